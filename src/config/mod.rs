@@ -1,0 +1,513 @@
+//! The matcher config: the contract between the language and the engine.
+//!
+//! Input: nothing (plain data). Output: serde types, versioned by [`CONFIG_VERSION`], that the
+//! compiler produces from a `.toolspec` file and the engine consumes. The engine never sees the
+//! AST; anything the language can say is visible here (`toolspec compile FILE` prints it as JSON).
+//!
+//! Spans point into the spec file that produced the config, so that findings can show the
+//! expectation they come from. Defaults written by the language are lowered into explicit values:
+//! a config read on its own says everything the engine will do.
+//!
+//! A config is plain data and can also be written by hand (or by another front end) and
+//! deserialized; [`Pattern`] compiles its regular expression while deserializing, so a config
+//! that deserializes is ready to run.
+
+pub mod profile;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::source::Span;
+pub use profile::Profile;
+
+/// The version of the config format this crate reads and writes.
+pub const CONFIG_VERSION: u32 = 1;
+
+/// Every spec compiled from one `.toolspec` file (what `toolspec compile FILE` prints).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompiledFile {
+    /// Always [`CONFIG_VERSION`].
+    pub version: u32,
+    /// The spec file, as named when it was compiled.
+    pub source: String,
+    /// The specs in file order.
+    pub specs: Vec<MatcherConfig>,
+}
+
+/// One named spec, lowered: what to expect of the transcripts it names.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MatcherConfig {
+    /// Always [`CONFIG_VERSION`].
+    pub version: u32,
+    /// The spec's name, unique within its file.
+    pub name: String,
+    /// Where the spec is declared in its file.
+    #[serde(default)]
+    pub span: Span,
+    /// Glob patterns of the transcripts this spec checks, relative to the spec file's folder.
+    #[serde(default)]
+    pub transcripts: Vec<TranscriptGlob>,
+    /// Transcript format to use instead of detection (a reader name), if the spec forces one.
+    #[serde(default)]
+    pub format: Option<String>,
+    /// How expectations must be ordered relative to each other in the transcript.
+    pub order: OrderMode,
+    /// Explicit "a before b" constraints between expectations, on top of `order`.
+    #[serde(default)]
+    pub before: Vec<BeforeRule>,
+    /// Expected calls, in the order written.
+    pub expectations: Vec<Expectation>,
+    /// Calls that must never happen.
+    #[serde(default)]
+    pub forbidden: Vec<Forbidden>,
+    /// What to do with calls that no expectation accounts for.
+    pub extra_calls: ExtraCalls,
+    /// How tool names are compared.
+    pub names: NameRules,
+    /// Native scoring weights, threshold and mode.
+    pub scoring: Scoring,
+    /// An existing metric whose scoring semantics replace the native scoring, if chosen.
+    #[serde(default)]
+    pub profile: Option<Profile>,
+}
+
+/// A transcript glob with its place in the spec.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TranscriptGlob {
+    /// The pattern, relative to the spec file's folder (`runs/*.jsonl`).
+    pub pattern: String,
+    /// Where it is written.
+    #[serde(default)]
+    pub span: Span,
+}
+
+/// How the expectations are ordered in the transcript.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OrderMode {
+    /// The calls are exactly the expected sequence: same order, nothing in between.
+    Strict,
+    /// Expected calls appear in the written order; other calls may come between.
+    InOrder,
+    /// Expected calls may appear in any order.
+    AnyOrder,
+}
+
+/// "`first` happens before `then`": every call matched to `first` precedes every call matched to
+/// `then`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BeforeRule {
+    /// Index into [`MatcherConfig::expectations`].
+    pub first: usize,
+    /// Index into [`MatcherConfig::expectations`].
+    pub then: usize,
+    /// Where the rule is written.
+    #[serde(default)]
+    pub span: Span,
+}
+
+/// One expected call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Expectation {
+    /// The label by which references and ordering rules name this expectation, if any.
+    #[serde(default)]
+    pub label: Option<String>,
+    /// The tool name as written (compared under [`MatcherConfig::names`]).
+    pub tool: String,
+    /// The argument mode this expectation was written under (for display; the checks are explicit).
+    pub args_mode: ArgsMode,
+    /// Constraints on the call's arguments.
+    pub args: ValueMatcher,
+    /// Constraints on the call's output, if any.
+    #[serde(default)]
+    pub output: Option<ValueMatcher>,
+    /// Whether the call must have errored (`Some(true)`), must not have (`Some(false)`), or either.
+    #[serde(default)]
+    pub errored: Option<bool>,
+    /// How many calls this expectation must match: `min..=max` (`max: None` is unbounded).
+    /// A plain expectation is `1..=1`; an optional one `0..=1`.
+    pub repeat: Repeat,
+    /// Relative weight in the native score (default 1).
+    pub weight: f64,
+    /// Where the expectation is written.
+    #[serde(default)]
+    pub span: Span,
+    /// Where the tool name is written.
+    #[serde(default)]
+    pub name_span: Span,
+}
+
+/// How many calls an expectation matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Repeat {
+    /// At least this many calls (0 means optional).
+    pub min: u32,
+    /// At most this many calls; `None` is unbounded.
+    pub max: Option<u32>,
+}
+
+impl Repeat {
+    /// Exactly one call: the default for an expectation.
+    pub const ONCE: Repeat = Repeat {
+        min: 1,
+        max: Some(1),
+    };
+    /// Zero or one call.
+    pub const OPTIONAL: Repeat = Repeat {
+        min: 0,
+        max: Some(1),
+    };
+}
+
+/// How written arguments are compared when no explicit constraint says otherwise.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "mode", rename_all = "snake_case")]
+pub enum ArgsMode {
+    /// Arguments are not checked (name-only).
+    Ignore,
+    /// The arguments equal the written ones exactly: no missing and no extra keys.
+    Exact,
+    /// The arguments contain the written ones, recursively; extra keys are allowed.
+    Subset,
+    /// Written strings match with similarity ≥ `threshold`; other values as in `Subset`.
+    Fuzzy {
+        /// Minimum similarity in [0, 1].
+        threshold: f64,
+    },
+}
+
+/// Constraints on one JSON value: a call's arguments or its output. All checks must hold.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ValueMatcher {
+    /// Checks on the value or on paths inside it.
+    pub checks: Vec<PathCheck>,
+    /// Whether the value (when an object) may have keys that no check names at the top level.
+    /// `false` is exact mode: an extra argument is a failure.
+    pub allow_extra_keys: bool,
+}
+
+impl ValueMatcher {
+    /// A matcher that accepts any value.
+    pub fn any() -> Self {
+        ValueMatcher {
+            checks: Vec::new(),
+            allow_extra_keys: true,
+        }
+    }
+}
+
+/// A check applied at a path inside the value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PathCheck {
+    /// Path from the value's root; empty means the whole value.
+    pub path: Path,
+    /// What must hold there.
+    pub check: Check,
+    /// Where the constraint is written.
+    #[serde(default)]
+    pub span: Span,
+}
+
+/// A path into a JSON value: object keys and array indices.
+///
+/// When a path step meets a string that holds JSON (as tool outputs often do), the engine parses
+/// the string and continues inside it.
+pub type Path = Vec<PathSeg>;
+
+/// One step of a [`Path`]. Serialized as a bare string (key) or number (index).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum PathSeg {
+    /// An array index.
+    Index(usize),
+    /// An object key.
+    Key(String),
+}
+
+/// A constraint on one value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Check {
+    /// Anything, including absent.
+    Any,
+    /// The path exists (any value, `null` included).
+    Present,
+    /// The path does not exist.
+    Absent,
+    /// JSON equality (see the engine docs for how numbers compare).
+    Equals {
+        /// The expected value.
+        value: Value,
+    },
+    /// The value contains the expected one recursively: objects may have extra keys; arrays
+    /// compare element-wise with the same rule and equal length.
+    Subset {
+        /// The expected value.
+        value: Value,
+    },
+    /// String similarity (Python difflib ratio) at least `threshold`.
+    Fuzzy {
+        /// The expected string.
+        value: String,
+        /// Minimum ratio in [0, 1].
+        threshold: f64,
+    },
+    /// A string matching the regular expression (anywhere, unless anchored).
+    Regex {
+        /// The expression, compiled when the config is built or deserialized.
+        pattern: Pattern,
+    },
+    /// A number within bounds.
+    Range {
+        /// Lower bound, if any.
+        #[serde(default)]
+        min: Option<f64>,
+        /// Upper bound, if any.
+        #[serde(default)]
+        max: Option<f64>,
+        /// Whether `min` itself is excluded.
+        #[serde(default)]
+        min_exclusive: bool,
+        /// Whether `max` itself is excluded.
+        #[serde(default)]
+        max_exclusive: bool,
+    },
+    /// A value of one of these JSON types.
+    Type {
+        /// Accepted types.
+        types: Vec<JsonType>,
+    },
+    /// Equal to one of these values.
+    OneOf {
+        /// Accepted values.
+        values: Vec<Value>,
+    },
+    /// A string containing this substring, or an array containing an element equal to this value.
+    Contains {
+        /// The substring or element.
+        value: Value,
+    },
+    /// Equal to a value seen earlier in the transcript: a path in the arguments or output of the
+    /// call matched to an earlier expectation.
+    Ref {
+        /// Index into [`MatcherConfig::expectations`] of the expectation that captures the value.
+        expectation: usize,
+        /// That expectation's label, for messages.
+        label: String,
+        /// Arguments or output of that call.
+        part: Part,
+        /// Path inside that part.
+        path: Path,
+    },
+    /// The inner check fails.
+    Not {
+        /// The negated check.
+        check: Box<Check>,
+    },
+    /// Every inner check holds.
+    AllOf {
+        /// The checks.
+        checks: Vec<Check>,
+    },
+}
+
+/// A part of a call that a reference reads from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Part {
+    /// The call's arguments.
+    Args,
+    /// The call's output.
+    Output,
+}
+
+/// A JSON type, as in JSON Schema (`integer` is a number with no fractional part).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JsonType {
+    /// `null`
+    Null,
+    /// `true` / `false`
+    Boolean,
+    /// any number
+    Number,
+    /// a number with no fractional part
+    Integer,
+    /// a string
+    String,
+    /// an array
+    Array,
+    /// an object
+    Object,
+}
+
+/// A tool that must never be called (optionally only with matching arguments).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Forbidden {
+    /// The tool name, compared under [`MatcherConfig::names`].
+    pub tool: String,
+    /// If set, only calls whose arguments match are forbidden.
+    #[serde(default)]
+    pub args: Option<ValueMatcher>,
+    /// Where it is written.
+    #[serde(default)]
+    pub span: Span,
+}
+
+/// The policy for calls that no expectation accounts for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExtraCalls {
+    /// Allowed; each costs [`Scoring::extra_call`].
+    Allow,
+    /// Any such call fails the spec.
+    Forbid,
+}
+
+/// How tool names are compared: both the expected and the called name are normalised, in this
+/// order: prefixes stripped, separators unified, case folded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NameRules {
+    /// Compare case-insensitively.
+    pub ignore_case: bool,
+    /// Treat `-`, `.`, ` ` and `_` as the same separator (`get-order` = `get_order`).
+    pub unify_separators: bool,
+    /// Prefixes removed from names before comparing (`functions.`); `*` matches one segment of
+    /// non-separator characters, so `mcp__*__` strips `mcp__github__`.
+    pub strip_prefixes: Vec<String>,
+}
+
+impl Default for NameRules {
+    fn default() -> Self {
+        NameRules {
+            ignore_case: false,
+            unify_separators: false,
+            strip_prefixes: Vec::new(),
+        }
+    }
+}
+
+/// Native scoring (see `docs/scoring.md`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Scoring {
+    /// Credit for a call that matches an expectation fully (default 1).
+    pub exact_match: f64,
+    /// Credit for a call with the right tool but failing constraints (default 0.5).
+    pub name_only: f64,
+    /// Penalty for each call that nothing accounts for (default 0).
+    pub extra_call: f64,
+    /// Penalty for each expectation with no matching call or only a wrong one (default 0).
+    pub wrong_or_missing: f64,
+    /// Minimum score to pass, in [0, 1] (default 1).
+    pub threshold: f64,
+    /// Binary mode: the score is 1 when every expectation is met and nothing forbidden
+    /// happened, else 0.
+    pub binary: bool,
+}
+
+impl Default for Scoring {
+    fn default() -> Self {
+        Scoring {
+            exact_match: 1.0,
+            name_only: 0.5,
+            extra_call: 0.0,
+            wrong_or_missing: 0.0,
+            threshold: 1.0,
+            binary: false,
+        }
+    }
+}
+
+/// A regular expression that serializes as its source text and compiles once, when built or
+/// deserialized. Matching is linear-time (the `regex` crate has no backtracking).
+#[derive(Clone)]
+pub struct Pattern {
+    source: String,
+    regex: regex::Regex,
+}
+
+impl Pattern {
+    /// Compile `source`. The error is the `regex` crate's, which names the offending position.
+    pub fn new(source: &str) -> Result<Self, regex::Error> {
+        let regex = regex::RegexBuilder::new(source)
+            .size_limit(1 << 22)
+            .dfa_size_limit(1 << 22)
+            .build()?;
+        Ok(Pattern {
+            source: source.to_owned(),
+            regex,
+        })
+    }
+
+    /// The expression as written.
+    pub fn as_str(&self) -> &str {
+        &self.source
+    }
+
+    /// The compiled expression.
+    pub fn regex(&self) -> &regex::Regex {
+        &self.regex
+    }
+}
+
+impl std::fmt::Debug for Pattern {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Pattern({:?})", self.source)
+    }
+}
+
+impl PartialEq for Pattern {
+    fn eq(&self, other: &Self) -> bool {
+        self.source == other.source
+    }
+}
+
+impl Serialize for Pattern {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.source)
+    }
+}
+
+impl<'de> Deserialize<'de> for Pattern {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let source = String::deserialize(d)?;
+        Pattern::new(&source).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pattern_round_trips_as_its_source() {
+        let p = Pattern::new("^ORD-[0-9]+$").unwrap();
+        let json = serde_json::to_string(&p).unwrap();
+        assert_eq!(json, r#""^ORD-[0-9]+$""#);
+        let back: Pattern = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, p);
+        assert!(back.regex().is_match("ORD-42"));
+        assert!(serde_json::from_str::<Pattern>(r#""(unclosed""#).is_err());
+    }
+
+    #[test]
+    fn path_segments_serialize_bare() {
+        let path: Path = vec![PathSeg::Key("items".into()), PathSeg::Index(0)];
+        assert_eq!(serde_json::to_string(&path).unwrap(), r#"["items",0]"#);
+        let back: Path = serde_json::from_str(r#"["items",0]"#).unwrap();
+        assert_eq!(back, path);
+    }
+
+    #[test]
+    fn checks_are_tagged_by_kind() {
+        let c = Check::Fuzzy {
+            value: "python tutorial".into(),
+            threshold: 0.8,
+        };
+        assert_eq!(
+            serde_json::to_value(&c).unwrap(),
+            serde_json::json!({"kind": "fuzzy", "value": "python tutorial", "threshold": 0.8})
+        );
+    }
+}

@@ -1,0 +1,293 @@
+//! Profiles: the scoring semantics of existing metrics, with their options.
+//!
+//! Each option is named exactly as in the peer library (and in the `toolspec score` input lines),
+//! and is `None` when not given, meaning "the peer's default" (the scorer in `score::profiles`
+//! applies it). The same structs are read from `.toolspec` specs and from the JSON lines of
+//! `toolspec score`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A metric whose scoring a spec reproduces.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "name", content = "options", rename_all = "snake_case")]
+pub enum Profile {
+    /// Axion `ToolCorrectness`.
+    Axion(AxionOptions),
+    /// DeepEval `ToolCorrectnessMetric` (deterministic part, plus an optional judge command).
+    Deepeval(DeepevalOptions),
+    /// Evalite `toolCallAccuracy`.
+    Evalite(EvaliteOptions),
+    /// LangChain agentevals trajectory match.
+    Agentevals(AgentevalsOptions),
+    /// Galtea Tool Correctness (set equality over normalised names).
+    Galtea(GalteaOptions),
+    /// promptfoo `tool-call-f1`.
+    Promptfoo(PromptfooOptions),
+}
+
+/// Options of Axion's `ToolCorrectness`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AxionOptions {
+    /// Compare arguments too (Axion default: false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub check_parameters: Option<bool>,
+    /// Order matters (Axion default: false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strict_order: Option<bool>,
+    /// `exact`, `subset` or `fuzzy` (Axion default: exact).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parameter_matching_strategy: Option<String>,
+    /// Similarity threshold for `fuzzy` (Axion default: 0.8).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fuzzy_threshold: Option<f64>,
+    /// Pass threshold (Axion default: 0.5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<f64>,
+    /// Which Axion revision to reproduce: `v0.2.2` or `HEAD` (default: HEAD).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rev: Option<String>,
+}
+
+/// Options of DeepEval's `ToolCorrectnessMetric`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeepevalOptions {
+    /// Subset of `INPUT_PARAMETERS`, `OUTPUT` (DeepEval default: empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evaluation_params: Option<Vec<String>>,
+    /// (DeepEval default: false)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub should_consider_ordering: Option<bool>,
+    /// (DeepEval default: false)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub should_exact_match: Option<bool>,
+    /// (DeepEval default: false)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strict_mode: Option<bool>,
+    /// (DeepEval default: 0.5)
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<f64>,
+    /// External judge command for the tool-selection part (see `docs/parity.md`); without one
+    /// that part scores 1, as in DeepEval without `available_tools`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<String>,
+}
+
+/// Options of Evalite's `toolCallAccuracy`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EvaliteOptions {
+    /// `exact` or `flexible` (Evalite default: exact).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// Weights merged over Evalite's defaults (`exact`, `nameOnly`, `extraPenalty`,
+    /// `wrongPenalty`); kept as given, since a JSON `null` weight is meaningful to Evalite.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weights: Option<BTreeMap<String, Value>>,
+}
+
+/// Options of agentevals' trajectory match.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentevalsOptions {
+    /// `strict`, `unordered`, `subset` or `superset` (default: strict).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trajectory_match_mode: Option<String>,
+    /// `exact`, `ignore`, `subset` or `superset` (default: exact).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_args_match_mode: Option<String>,
+    /// Per-tool override: a mode name or a list of argument keys (dotted paths) to compare.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_args_match_overrides: Option<BTreeMap<String, Value>>,
+}
+
+/// Options of Galtea's Tool Correctness (see `docs/parity.md`: the rules are a documented
+/// reading of Galtea's description, made explicit).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GalteaOptions {
+    /// Name canonicalisation: `exact`, `trim` or `doc_guess` (default: doc_guess).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+    /// Prefixes stripped by `doc_guess` (default: `functions.`, `function.`, `tools.`, `tool.`,
+    /// `default_api.`, `tools/`, `functions/`, `mcp.`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefixes: Option<Vec<String>>,
+    /// Turn camelCase into snake_case (default: false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub camel_to_snake: Option<bool>,
+}
+
+/// Options of promptfoo's `tool-call-f1`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PromptfooOptions {
+    /// Pass threshold on F1 (promptfoo default: 1.0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<f64>,
+    /// Invert pass/fail (`not-tool-call-f1`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inverse: Option<bool>,
+}
+
+/// Profile names and the options each accepts, for validation and did-you-mean hints.
+pub const KNOWN_PROFILES: &[(&str, &[&str])] = &[
+    (
+        "axion",
+        &[
+            "check_parameters",
+            "strict_order",
+            "parameter_matching_strategy",
+            "fuzzy_threshold",
+            "threshold",
+            "rev",
+        ],
+    ),
+    (
+        "deepeval",
+        &[
+            "evaluation_params",
+            "should_consider_ordering",
+            "should_exact_match",
+            "strict_mode",
+            "threshold",
+            "judge",
+        ],
+    ),
+    ("evalite", &["mode", "weights"]),
+    (
+        "agentevals",
+        &[
+            "trajectory_match_mode",
+            "tool_args_match_mode",
+            "tool_args_match_overrides",
+        ],
+    ),
+    ("galtea", &["profile", "prefixes", "camel_to_snake"]),
+    ("promptfoo", &["threshold", "inverse"]),
+];
+
+/// Why a profile could not be built from a name and options.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ProfileError {
+    /// No profile has this name.
+    #[error("unknown profile `{name}`")]
+    UnknownProfile {
+        /// The name given.
+        name: String,
+    },
+    /// The profile has no such option.
+    #[error("profile `{profile}` has no option `{option}`")]
+    UnknownOption {
+        /// The profile.
+        profile: String,
+        /// The option given.
+        option: String,
+    },
+    /// The option's value has the wrong type or is out of range.
+    #[error("invalid value for `{option}`: {message}")]
+    InvalidValue {
+        /// The option.
+        option: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl Profile {
+    /// The profile's name as written in specs (`axion`, `deepeval`, ...).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Profile::Axion(_) => "axion",
+            Profile::Deepeval(_) => "deepeval",
+            Profile::Evalite(_) => "evalite",
+            Profile::Agentevals(_) => "agentevals",
+            Profile::Galtea(_) => "galtea",
+            Profile::Promptfoo(_) => "promptfoo",
+        }
+    }
+
+    /// The options a profile accepts, or `None` for an unknown profile name.
+    pub fn known_options(name: &str) -> Option<&'static [&'static str]> {
+        KNOWN_PROFILES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, opts)| *opts)
+    }
+
+    /// Build a profile from its name and options. Every option is checked; the first problem is
+    /// returned (callers that want all of them check names with [`Profile::known_options`] first).
+    pub fn from_options(
+        name: &str,
+        options: serde_json::Map<String, Value>,
+    ) -> Result<Profile, ProfileError> {
+        let known = Profile::known_options(name).ok_or_else(|| ProfileError::UnknownProfile {
+            name: name.to_owned(),
+        })?;
+        if let Some(bad) = options.keys().find(|k| !known.contains(&k.as_str())) {
+            return Err(ProfileError::UnknownOption {
+                profile: name.to_owned(),
+                option: bad.clone(),
+            });
+        }
+        let tagged = serde_json::json!({ "name": name, "options": Value::Object(options.clone()) });
+        serde_json::from_value(tagged).map_err(|e| {
+            // Name the option whose value failed, by re-checking each one alone.
+            let option = options
+                .iter()
+                .find(|(k, v)| {
+                    let mut one = serde_json::Map::new();
+                    one.insert((*k).clone(), (*v).clone());
+                    serde_json::from_value::<Profile>(
+                        serde_json::json!({ "name": name, "options": Value::Object(one) }),
+                    )
+                    .is_err()
+                })
+                .map(|(k, _)| k.clone())
+                .unwrap_or_default();
+            ProfileError::InvalidValue {
+                option,
+                message: e.to_string(),
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn opts(v: Value) -> serde_json::Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    #[test]
+    fn builds_a_profile_and_serializes_only_given_options() {
+        let p = Profile::from_options("axion", opts(json!({"strict_order": true}))).unwrap();
+        assert_eq!(
+            serde_json::to_value(&p).unwrap(),
+            json!({"name": "axion", "options": {"strict_order": true}})
+        );
+    }
+
+    #[test]
+    fn rejects_unknown_names_options_and_bad_values() {
+        assert!(matches!(
+            Profile::from_options("axon", opts(json!({}))),
+            Err(ProfileError::UnknownProfile { .. })
+        ));
+        assert!(matches!(
+            Profile::from_options("axion", opts(json!({"strict": true}))),
+            Err(ProfileError::UnknownOption { .. })
+        ));
+        match Profile::from_options("deepeval", opts(json!({"threshold": "high"}))) {
+            Err(ProfileError::InvalidValue { option, .. }) => assert_eq!(option, "threshold"),
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! Engine: [`crate::config::MatcherConfig`] + ordered tool calls → verdict. Pure; no I/O.

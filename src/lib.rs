@@ -1,0 +1,24 @@
+//! toolspec: declare which tools an AI agent must call — with which arguments, in which order,
+//! at what cost for mistakes — and lint recorded agent transcripts against it.
+//!
+//! The pipeline, one module per stage:
+//!
+//! ```text
+//! .toolspec text ─ syntax ─▶ AST ─ compile ─▶ config::MatcherConfig ─┐
+//! transcript bytes ─ transcript ─▶ [ToolCall] ───────────────────────┴─ engine ─▶ verdict
+//!                                                    score (native, profiles) ─▶ report
+//! ```
+//!
+//! The library never prints; the `toolspec` binary (`src/cli/`) is the only part that talks to
+//! the terminal, the file system watcher and the process.
+#![warn(missing_docs)]
+#![warn(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod compile;
+pub mod config;
+pub mod engine;
+pub mod report;
+pub mod score;
+pub mod source;
+pub mod syntax;
+pub mod transcript;

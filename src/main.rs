@@ -1,0 +1,7 @@
+//! The `toolspec` binary: a thin layer over the library (see `cli/`).
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::main()
+}

@@ -1,0 +1,1 @@
+//! Reporters: verdicts and diagnostics → human, JSON, JUnit, SARIF and GitHub output.

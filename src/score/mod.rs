@@ -1,0 +1,1 @@
+//! Scoring: the native formula and the profiles that reproduce existing metrics.

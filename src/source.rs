@@ -1,0 +1,173 @@
+//! Source files and byte spans.
+//!
+//! Every stage keeps positions as byte offsets ([`Span`]); line and column are computed only when
+//! something is reported, with a [`LineIndex`] built once per file.
+
+use serde::{Deserialize, Serialize};
+
+/// A half-open byte range `start..end` in one source file (a spec or a transcript).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
+pub struct Span {
+    /// Offset of the first byte.
+    pub start: usize,
+    /// Offset one past the last byte.
+    pub end: usize,
+}
+
+impl Span {
+    /// A span from `start` to `end` (swapped if given backwards).
+    pub fn new(start: usize, end: usize) -> Self {
+        if end < start {
+            Span {
+                start: end,
+                end: start,
+            }
+        } else {
+            Span { start, end }
+        }
+    }
+
+    /// An empty span at `offset`.
+    pub fn point(offset: usize) -> Self {
+        Span {
+            start: offset,
+            end: offset,
+        }
+    }
+
+    /// Length in bytes.
+    pub fn len(&self) -> usize {
+        self.end - self.start
+    }
+
+    /// Whether the span covers no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.start == self.end
+    }
+
+    /// The smallest span covering both.
+    pub fn join(self, other: Span) -> Span {
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
+    }
+}
+
+impl From<Span> for miette::SourceSpan {
+    fn from(span: Span) -> Self {
+        miette::SourceSpan::new(span.start.into(), span.len())
+    }
+}
+
+impl From<std::ops::Range<usize>> for Span {
+    fn from(r: std::ops::Range<usize>) -> Self {
+        Span::new(r.start, r.end)
+    }
+}
+
+/// A 1-based line and column (column counted in characters).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct LineCol {
+    /// 1-based line number.
+    pub line: usize,
+    /// 1-based column, in Unicode scalar values.
+    pub col: usize,
+}
+
+/// Offsets of line starts in a text, for turning byte offsets into [`LineCol`].
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    /// Index the line starts of `text` (`\n` ends a line; `\r\n` too).
+    pub fn new(text: &[u8]) -> Self {
+        let mut starts = Vec::with_capacity(text.len() / 40 + 1);
+        starts.push(0);
+        starts.extend(memchr::memchr_iter(b'\n', text).map(|i| i + 1));
+        LineIndex { starts }
+    }
+
+    /// Number of lines (a trailing newline starts an empty last line).
+    pub fn line_count(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// Byte offset where 1-based `line` starts, if it exists.
+    pub fn line_start(&self, line: usize) -> Option<usize> {
+        self.starts.get(line.checked_sub(1)?).copied()
+    }
+
+    /// Line and column of `offset` in `text` (the text this index was built from).
+    /// Offsets past the end are clamped; an offset inside a UTF-8 sequence counts as its character.
+    pub fn line_col(&self, text: &[u8], offset: usize) -> LineCol {
+        let offset = offset.min(text.len());
+        let line = match self.starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let start = self.starts[line];
+        let col = text[start..offset]
+            .iter()
+            .filter(|&&b| (b & 0xC0) != 0x80)
+            .count();
+        LineCol {
+            line: line + 1,
+            col: col + 1,
+        }
+    }
+}
+
+/// A named source text: a spec or transcript file as read from disk.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    /// Path as given by the user or found by discovery (relative where possible).
+    pub name: String,
+    /// The whole text.
+    pub text: String,
+}
+
+impl SourceFile {
+    /// A source named `name` holding `text`.
+    pub fn new(name: impl Into<String>, text: impl Into<String>) -> Self {
+        SourceFile {
+            name: name.into(),
+            text: text.into(),
+        }
+    }
+
+    /// A miette source for rendering diagnostics that point into this file.
+    pub fn named_source(&self) -> miette::NamedSource<String> {
+        miette::NamedSource::new(&self.name, self.text.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_from_one_and_in_characters() {
+        let text = "ab\ncé d\n\nx".as_bytes();
+        let idx = LineIndex::new(text);
+        assert_eq!(idx.line_col(text, 0), LineCol { line: 1, col: 1 });
+        assert_eq!(idx.line_col(text, 3), LineCol { line: 2, col: 1 });
+        // 'é' is two bytes; the space after it is the third character.
+        assert_eq!(idx.line_col(text, 6), LineCol { line: 2, col: 3 });
+        assert_eq!(idx.line_col(text, 9), LineCol { line: 3, col: 1 });
+        assert_eq!(idx.line_col(text, 10), LineCol { line: 4, col: 1 });
+        assert_eq!(idx.line_col(text, 999), LineCol { line: 4, col: 2 });
+        assert_eq!(idx.line_count(), 4);
+        assert_eq!(idx.line_start(2), Some(3));
+        assert_eq!(idx.line_start(0), None);
+    }
+
+    #[test]
+    fn span_join_and_new_normalise() {
+        assert_eq!(Span::new(5, 2), Span { start: 2, end: 5 });
+        assert_eq!(Span::new(1, 3).join(Span::new(7, 9)), Span::new(1, 9));
+        assert!(Span::point(4).is_empty());
+    }
+}
