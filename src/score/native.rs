@@ -1,0 +1,1 @@
+//! Native scoring: credit for matched calls, penalties, clamping, threshold and binary mode.

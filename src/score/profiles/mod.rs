@@ -1,0 +1,1 @@
+//! Profiles: each reproduces an existing metric exactly, quirks included (see `docs/parity.md`).
