@@ -1,1 +1,2 @@
 //! Engine: [`crate::config::MatcherConfig`] + ordered tool calls → verdict. Pure; no I/O.
+pub mod difflib;
