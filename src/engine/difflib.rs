@@ -59,8 +59,8 @@ impl SequenceMatcher {
         let (mut besti, mut bestj, mut bestsize) = (alo, blo, 0usize);
         // `prev[j + 1]` is the length of the run ending at (i - 1, j); index shifted by one so that
         // j - 1 = -1 needs no branch.
-        for i in alo..ahi {
-            if let Some(js) = self.b2j.get(&a[i]) {
+        for (i, ai) in a.iter().enumerate().take(ahi).skip(alo) {
+            if let Some(js) = self.b2j.get(ai) {
                 for &j in js {
                     if j < blo {
                         continue;
