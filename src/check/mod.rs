@@ -1,0 +1,10 @@
+//! Checking a project: paths and settings → spec × transcript pairs → results.
+//!
+//! Input: command-line paths and `toolspec.toml` settings. Output: the pairs to check (each
+//! compiled spec bound to the transcript files its globs name), then their verdicts. Fails per
+//! file, never per run: a spec that does not compile or a transcript that cannot be read becomes
+//! a diagnostic and the other pairs are still checked.
+
+pub mod bind;
+pub mod discover;
+pub mod settings;
