@@ -15,12 +15,13 @@ use notify_debouncer_full::{new_debouncer, DebounceEventResult};
 
 /// Whether an event kind means a file's content or existence changed.
 pub fn is_change(kind: &EventKind) -> bool {
-    match kind {
-        EventKind::Create(_) | EventKind::Remove(_) => true,
-        EventKind::Modify(ModifyKind::Data(_) | ModifyKind::Name(_) | ModifyKind::Any) => true,
-        EventKind::Access(AccessKind::Close(AccessMode::Write)) => true,
-        _ => false,
-    }
+    matches!(
+        kind,
+        EventKind::Create(_)
+            | EventKind::Remove(_)
+            | EventKind::Modify(ModifyKind::Data(_) | ModifyKind::Name(_) | ModifyKind::Any)
+            | EventKind::Access(AccessKind::Close(AccessMode::Write))
+    )
 }
 
 /// A stream of changed-path batches under some folders.
