@@ -1,7 +1,7 @@
 //! Resolving `include`s: load, parse and collect the `tool` declarations of every included file,
 //! depth first, each file once; cycles and unreadable files are diagnostics.
 
-use super::loader::{normalize, SourceLoader};
+use super::loader::{normalize, resolve_include, SourceLoader};
 use super::lower::TOP_KEYWORDS;
 use super::suggest::did_you_mean;
 use crate::source::SourceFile;
@@ -40,6 +40,13 @@ fn visit(
 ) {
     for item in &file.items {
         let Item::Include(inc) = item else { continue };
+        // Check the resolved name before loading too, so that a cycle is reported even through a
+        // loader that cannot read the root file back (an editor buffer, a test map).
+        let expected_name = resolve_include(&from.name, &inc.path.value);
+        if let Some(d) = cycle(from, inc, chain, &expected_name) {
+            diags.push(d);
+            continue;
+        }
         let loaded = match loader.load(from, &inc.path.value) {
             Ok(s) => s,
             Err(e) => {
@@ -56,21 +63,8 @@ fn visit(
             }
         };
         let name = normalize(&loaded.name);
-        if let Some(pos) = chain.iter().position(|n| *n == name) {
-            let mut cycle: Vec<&str> = chain[pos..].iter().map(String::as_str).collect();
-            cycle.push(&name);
-            diags.push(
-                SpecDiagnostic::error(
-                    Code::IncludeCycle,
-                    from,
-                    format!("include cycle: `{}` is already being included", inc.path.value),
-                )
-                .label(inc.span, "this include closes the cycle")
-                .help(format!(
-                    "{}; move the shared declarations into a file that includes nothing of these",
-                    cycle.join(" includes ")
-                )),
-            );
+        if let Some(d) = cycle(from, inc, chain, &name) {
+            diags.push(d);
             continue;
         }
         if done.contains(&name) {
@@ -110,6 +104,30 @@ fn visit(
             file: parsed,
         });
     }
+}
+
+/// The include-cycle diagnostic, if `name` is already on the include chain.
+fn cycle(
+    from: &SourceFile,
+    inc: &crate::syntax::ast::Include,
+    chain: &[String],
+    name: &str,
+) -> Option<SpecDiagnostic> {
+    let pos = chain.iter().position(|n| n == name)?;
+    let mut files: Vec<&str> = chain[pos..].iter().map(String::as_str).collect();
+    files.push(name);
+    Some(
+        SpecDiagnostic::error(
+            Code::IncludeCycle,
+            from,
+            format!("include cycle: `{}` is already being included", inc.path.value),
+        )
+        .label(inc.span, "this include closes the cycle")
+        .help(format!(
+            "{}; move the shared declarations into a file that includes none of these",
+            files.join(" includes ")
+        )),
+    )
 }
 
 /// The diagnostic for an unknown word at the top level of `src`.

@@ -161,14 +161,18 @@ pub(crate) fn syntax_error(source: &SourceFile, err: pest::error::Error<Rule>) -
                 "`transcripts`" | "`format`" | "`order`" | "`args`" | "`names`" | "`threshold`"
                     | "`extra`" | "`score`" | "`binary`" | "`profile`" | "`never`"
                     | "`optional`" | "`at_least`" | "`at_most`" | "`exactly`" | "`between`"
-                    | "a label" | "a tool name"
+                    | "a label" | "a tool name" | "`call`"
             )
         });
     }
     // Put punctuation and keywords before descriptions, for a stable, readable order.
     words.sort_by_key(|w| (!w.starts_with('`'), w.clone()));
-    let expected = join_words(&words);
     let (found, span) = found_at(&source.text, offset);
+    // At the end of the file, what matters is what was left open.
+    if found == "end of file" && words.iter().any(|w| matches!(w.as_str(), "`}`" | "`)`" | "`]`")) {
+        words.retain(|w| matches!(w.as_str(), "`}`" | "`)`" | "`]`"));
+    }
+    let expected = join_words(&words);
     let help = if words.iter().any(|w| w == "a value or constraint") {
         "a value is JSON (`\"text\"`, `42`, `[1, 2]`, `{\"k\": true}`, `null`) or a constraint such as `present`, `type string`, `/regex/`, `1..=10` or `one_of [..]`"
     } else if words.iter().any(|w| w == "a statement") {
