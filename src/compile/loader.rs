@@ -1,0 +1,127 @@
+//! Loading included files: from disk ([`FsLoader`]) or from memory ([`MapLoader`], for tests and
+//! editors).
+
+use std::collections::HashMap;
+use std::io;
+
+use crate::source::SourceFile;
+
+/// Reads the file an `include` names. Paths are resolved relative to the including file; the
+/// returned file's `name` identifies it (two includes of the same file must give the same name,
+/// which is how include cycles are found).
+pub trait SourceLoader {
+    /// Load `path` as included from `from`.
+    fn load(&self, from: &SourceFile, path: &str) -> io::Result<SourceFile>;
+}
+
+/// `path` joined to the folder of `from` (unless absolute), with `.` and `..` resolved lexically.
+pub fn resolve_include(from: &str, path: &str) -> String {
+    let joined = if path.starts_with('/') {
+        path.to_owned()
+    } else {
+        match from.rfind('/') {
+            Some(i) => format!("{}/{}", &from[..i], path),
+            None => path.to_owned(),
+        }
+    };
+    normalize(&joined)
+}
+
+/// Resolve `.` and `..` components of a `/`-separated path without touching the file system.
+pub fn normalize(path: &str) -> String {
+    let absolute = path.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                if matches!(parts.last(), Some(p) if *p != "..") {
+                    parts.pop();
+                } else if !absolute {
+                    parts.push("..");
+                }
+            }
+            p => parts.push(p),
+        }
+    }
+    let body = parts.join("/");
+    if absolute {
+        format!("/{body}")
+    } else {
+        body
+    }
+}
+
+/// Reads included files from disk.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FsLoader;
+
+impl SourceLoader for FsLoader {
+    fn load(&self, from: &SourceFile, path: &str) -> io::Result<SourceFile> {
+        let name = resolve_include(&from.name, path);
+        let text = std::fs::read_to_string(&name)?;
+        Ok(SourceFile::new(name, text))
+    }
+}
+
+/// Serves included files from memory, keyed by their resolved path.
+#[derive(Debug, Clone, Default)]
+pub struct MapLoader {
+    files: HashMap<String, String>,
+}
+
+impl MapLoader {
+    /// An empty loader.
+    pub fn new() -> Self {
+        MapLoader::default()
+    }
+
+    /// Add (or replace) a file; builder style.
+    pub fn with(mut self, name: &str, text: &str) -> Self {
+        self.insert(name, text);
+        self
+    }
+
+    /// Add (or replace) a file.
+    pub fn insert(&mut self, name: &str, text: &str) {
+        self.files.insert(normalize(name), text.to_owned());
+    }
+}
+
+impl SourceLoader for MapLoader {
+    fn load(&self, from: &SourceFile, path: &str) -> io::Result<SourceFile> {
+        let name = resolve_include(&from.name, path);
+        match self.files.get(&name) {
+            Some(text) => Ok(SourceFile::new(name, text.clone())),
+            None => Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("no file `{name}`"),
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolves_relative_to_the_including_file() {
+        assert_eq!(resolve_include("specs/a.toolspec", "b.toolspec"), "specs/b.toolspec");
+        assert_eq!(resolve_include("specs/a.toolspec", "../c/d.toolspec"), "c/d.toolspec");
+        assert_eq!(resolve_include("a.toolspec", "./x/../b.toolspec"), "b.toolspec");
+        assert_eq!(resolve_include("/r/a.toolspec", "/abs.toolspec"), "/abs.toolspec");
+        assert_eq!(normalize("../../a"), "../../a");
+    }
+
+    #[test]
+    fn map_loader_serves_and_misses() {
+        let l = MapLoader::new().with("specs/tools.toolspec", "tool x()");
+        let from = SourceFile::new("specs/a.toolspec", "");
+        assert_eq!(l.load(&from, "tools.toolspec").unwrap().name, "specs/tools.toolspec");
+        assert_eq!(
+            l.load(&from, "nope.toolspec").unwrap_err().kind(),
+            io::ErrorKind::NotFound
+        );
+    }
+}

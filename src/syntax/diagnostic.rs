@@ -1,0 +1,102 @@
+//! The diagnostic type shared by the parser and the compiler.
+
+use miette::{LabeledSpan, NamedSource, Severity};
+
+use super::Code;
+use crate::source::{SourceFile, Span};
+
+/// A problem in a `.toolspec` file: stable code, message, labelled spans, help, severity, and the
+/// source it points into (so that miette renders it on its own).
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{message}")]
+pub struct SpecDiagnostic {
+    /// The stable code.
+    pub code: Code,
+    /// The one-line message.
+    pub message: String,
+    /// Error or warning.
+    pub severity: Severity,
+    /// Spans with their labels; the first is the primary one.
+    pub labels: Vec<(Span, String)>,
+    /// What to do about it.
+    pub help: Option<String>,
+    /// The file the spans point into.
+    pub source_name: String,
+    src: NamedSource<String>,
+}
+
+impl SpecDiagnostic {
+    /// An error with `code` and `message`, pointing into `source`.
+    pub fn error(code: Code, source: &SourceFile, message: impl Into<String>) -> Self {
+        SpecDiagnostic {
+            code,
+            message: message.into(),
+            severity: Severity::Error,
+            labels: Vec::new(),
+            help: None,
+            source_name: source.name.clone(),
+            src: source.named_source(),
+        }
+    }
+
+    /// A warning with `code` and `message`, pointing into `source`.
+    pub fn warning(code: Code, source: &SourceFile, message: impl Into<String>) -> Self {
+        SpecDiagnostic {
+            severity: Severity::Warning,
+            ..SpecDiagnostic::error(code, source, message)
+        }
+    }
+
+    /// Add a labelled span (the first added is the primary one).
+    pub fn label(mut self, span: Span, text: impl Into<String>) -> Self {
+        self.labels.push((span, text.into()));
+        self
+    }
+
+    /// Set the help text.
+    pub fn help(mut self, text: impl Into<String>) -> Self {
+        self.help = Some(text.into());
+        self
+    }
+
+    /// Whether this is an error (as opposed to a warning).
+    pub fn is_error(&self) -> bool {
+        self.severity == Severity::Error
+    }
+
+    /// The primary span.
+    pub fn span(&self) -> Option<Span> {
+        self.labels.first().map(|(s, _)| *s)
+    }
+}
+
+impl miette::Diagnostic for SpecDiagnostic {
+    fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        Some(Box::new(self.code.code()))
+    }
+
+    fn severity(&self) -> Option<Severity> {
+        Some(self.severity)
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn std::fmt::Display>)
+    }
+
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        Some(&self.src)
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        Some(Box::new(self.labels.iter().enumerate().map(|(i, (span, text))| {
+            let label = (!text.is_empty()).then(|| text.clone());
+            if i == 0 {
+                LabeledSpan::new_primary_with_span(label, *span)
+            } else {
+                LabeledSpan::new_with_span(label, *span)
+            }
+        })))
+    }
+}

@@ -1,0 +1,192 @@
+//! Turning a pest error into a readable syntax diagnostic: rule names become words.
+
+use pest::error::{ErrorVariant, InputLocation};
+use pest::Parser as _;
+
+use super::parser::{Grammar, Rule};
+use super::{Code, SpecDiagnostic};
+use crate::source::{SourceFile, Span};
+
+/// What the user would call the thing a rule matches.
+fn word(rule: Rule) -> Option<&'static str> {
+    use Rule::*;
+    Some(match rule {
+        EOI => "end of file",
+        include => "`include`",
+        tool_decl => "`tool`",
+        spec => "`spec`",
+        transcripts_stmt | order_stmt | format_stmt | args_stmt | names_stmt | threshold_stmt
+        | extra_stmt | score_stmt | binary_stmt | profile_stmt | never_stmt | before_stmt
+        | unknown_stmt => "a statement",
+        expectation | k_call => "`call`",
+        label => "a label",
+        repeat | rep_optional | rep_at_least | rep_at_most | rep_exactly | rep_between => "`call`",
+        name_opt => "a name rule",
+        score_entry => "a score entry such as `exact 1`",
+        profile_opts => "`{`",
+        profile_opt => "a profile option",
+        output => "`->`",
+        errored | k_errored => "`errored`",
+        weight | k_weight => "`weight`",
+        whole_exact | k_exact | c_exact => "`exact`",
+        whole_subset | k_subset | c_subset => "`subset`",
+        arg_list => "`(`",
+        field_list => "`{`",
+        spread => "`...`",
+        arg | path => "an argument name",
+        index => "an index",
+        constraint | c_not | reference | regex | range | cmp | c_type | c_one_of | c_contains
+        | c_fuzzy | c_present | c_absent | c_any => "a value or constraint",
+        ref_part => "`output` or `args`",
+        regex_body => "a regular expression",
+        regex_flags => "regex flags",
+        range_op => "`..`",
+        cmp_op => "a comparison",
+        json_object => "a JSON object",
+        json_array => "`[`",
+        json_member => "a quoted key",
+        boolean => "`true` or `false`",
+        null => "`null`",
+        string => "a string",
+        str_inner => "string text",
+        escape => "an escape such as `\\n` or `\\u00e9`",
+        number => "a number",
+        int => "a whole number",
+        ident | keyword => "a name",
+        tool_name | bare_tool => "a tool name",
+        k_include => "`include`",
+        k_tool => "`tool`",
+        k_spec => "`spec`",
+        k_transcripts => "`transcripts`",
+        k_format => "`format`",
+        k_order => "`order`",
+        k_args => "`args`",
+        k_names => "`names`",
+        k_strip => "`strip`",
+        k_threshold => "`threshold`",
+        k_extra => "`extra`",
+        k_score => "`score`",
+        k_binary => "`binary`",
+        k_profile => "`profile`",
+        k_never => "`never`",
+        k_before => "`before`",
+        k_optional => "`optional`",
+        k_at_least => "`at_least`",
+        k_at_most => "`at_most`",
+        k_exactly => "`exactly`",
+        k_between => "`between`",
+        k_and => "`and`",
+        k_fuzzy => "`fuzzy`",
+        k_type => "`type`",
+        k_one_of => "`one_of`",
+        k_contains => "`contains`",
+        k_present => "`present`",
+        k_absent => "`absent`",
+        k_any => "`any`",
+        k_not => "`not`",
+        _ => return None,
+    })
+}
+
+fn join_words(words: &[String]) -> String {
+    match words {
+        [] => "something else".to_owned(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} or {}", init.join(", "), last),
+    }
+}
+
+/// Describe what is at `offset`: the word or character found there.
+fn found_at(text: &str, offset: usize) -> (String, Span) {
+    let rest = &text[offset.min(text.len())..];
+    let Some(c) = rest.chars().next() else {
+        return ("end of file".to_owned(), Span::point(text.len()));
+    };
+    if c == '\n' || c == '\r' {
+        return ("end of line".to_owned(), Span::point(offset));
+    }
+    if c.is_alphanumeric() || c == '_' {
+        let len = rest
+            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '-'))
+            .unwrap_or(rest.len());
+        return (
+            format!("`{}`", &rest[..len]),
+            Span::new(offset, offset + len),
+        );
+    }
+    (format!("`{c}`"), Span::new(offset, offset + c.len_utf8()))
+}
+
+/// Build the syntax diagnostic for a failed parse of `source`.
+pub(crate) fn syntax_error(source: &SourceFile, err: pest::error::Error<Rule>) -> SpecDiagnostic {
+    let offset = match err.location {
+        InputLocation::Pos(p) => p,
+        InputLocation::Span((s, _)) => s,
+    };
+    let mut words: Vec<String> = Vec::new();
+    if let ErrorVariant::ParsingError { positives, .. } = &err.variant {
+        for r in positives {
+            if let Some(w) = word(*r) {
+                words.push(w.to_owned());
+            }
+        }
+    }
+    // Literal tokens (`)`, `,`, `:`) are only known with pest's detailed attempts, which cost time;
+    // collect them on the error path only, by parsing again.
+    pest::set_error_detail(true);
+    let detailed = Grammar::parse(Rule::file, &source.text).err();
+    pest::set_error_detail(false);
+    if let Some(attempts) = detailed.as_ref().and_then(|e| e.parse_attempts()) {
+        if attempts.max_position == offset {
+            for t in attempts.expected_tokens() {
+                // `ParsingToken` is not exported; its Debug form names the variant.
+                let token = t.to_string();
+                // Only closing and separating punctuation is worth naming; opening characters of
+                // strings, numbers or regexes are already covered by the rule's word.
+                if format!("{t:?}").starts_with("Sensitive")
+                    && matches!(token.as_str(), ")" | "]" | "}" | "," | ":" | "(" | "->")
+                {
+                    words.push(format!("`{token}`"));
+                }
+            }
+        }
+    }
+    // Keywords are written as one word; avoid listing every statement keyword.
+    words.sort();
+    words.dedup();
+    if words.iter().any(|w| w == "a statement") {
+        words.retain(|w| {
+            !matches!(
+                w.as_str(),
+                "`transcripts`" | "`format`" | "`order`" | "`args`" | "`names`" | "`threshold`"
+                    | "`extra`" | "`score`" | "`binary`" | "`profile`" | "`never`"
+                    | "`optional`" | "`at_least`" | "`at_most`" | "`exactly`" | "`between`"
+                    | "a label" | "a tool name" | "`call`"
+            )
+        });
+    }
+    // Put punctuation and keywords before descriptions, for a stable, readable order.
+    words.sort_by_key(|w| (!w.starts_with('`'), w.clone()));
+    let (found, span) = found_at(&source.text, offset);
+    // At the end of the file, what matters is what was left open.
+    if found == "end of file" && words.iter().any(|w| matches!(w.as_str(), "`}`" | "`)`" | "`]`")) {
+        words.retain(|w| matches!(w.as_str(), "`}`" | "`)`" | "`]`"));
+    }
+    let expected = join_words(&words);
+    let help = if words.iter().any(|w| w == "a value or constraint") {
+        "a value is JSON (`\"text\"`, `42`, `[1, 2]`, `{\"k\": true}`, `null`) or a constraint such as `present`, `type string`, `/regex/`, `1..=10` or `one_of [..]`"
+    } else if words.iter().any(|w| w == "a statement") {
+        "statements include `transcripts`, `order`, `args`, `call`, `never`, `a before b`; see docs/language.md"
+    } else if found == "end of file" {
+        "something is not closed: check for a missing `)`, `}`, `]` or `\"`"
+    } else {
+        "see docs/language.md for the syntax"
+    };
+    SpecDiagnostic::error(
+        Code::Syntax,
+        source,
+        format!("expected {expected}, found {found}"),
+    )
+    .label(span, format!("expected {expected}"))
+    .help(help)
+}

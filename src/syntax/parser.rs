@@ -1,0 +1,726 @@
+//! pest parser and the tree walk that builds the [`ast`](super::ast).
+
+use pest::iterators::Pair;
+use pest::Parser as _;
+
+use super::ast::*;
+use super::{expected, Code, SpecDiagnostic};
+use crate::config::Part;
+use crate::source::{SourceFile, Span};
+
+#[derive(pest_derive::Parser)]
+#[grammar = "../grammar/toolspec.pest"]
+pub(crate) struct Grammar;
+
+/// Parse `source` into a [`File`].
+pub(crate) fn parse_file(source: &SourceFile) -> Result<File, SpecDiagnostic> {
+    let pairs = match Grammar::parse(Rule::file, &source.text) {
+        Ok(p) => p,
+        Err(e) => return Err(expected::syntax_error(source, e)),
+    };
+    let file = pairs.into_iter().next().expect("file rule always yields a pair");
+    let comments: Vec<Comment> = file
+        .clone()
+        .into_inner()
+        .flatten()
+        .filter(|p| p.as_rule() == Rule::COMMENT)
+        .map(|c| {
+            let text = c.as_str().trim_end_matches('\r');
+            let start = c.as_span().start();
+            Comment {
+                text: text.to_owned(),
+                span: Span::new(start, start + text.len()),
+            }
+        })
+        .collect();
+    let comment_at_end = comments.iter().map(|c| (c.span.end, c.span.start)).collect();
+    let mut b = Builder {
+        source,
+        comments,
+        comment_at_end,
+    };
+    let mut items = Vec::new();
+    for p in b.children(file) {
+        match p.as_rule() {
+            Rule::include => items.push(Item::Include(b.include(p)?)),
+            Rule::tool_decl => items.push(Item::Tool(b.tool_decl(p)?)),
+            Rule::spec => items.push(Item::Spec(b.spec(p)?)),
+            Rule::unknown_stmt => items.push(Item::Unknown(b.unknown(p))),
+            _ => {}
+        }
+    }
+    Ok(File {
+        items,
+        comments: b.comments,
+    })
+}
+
+
+fn is_keyword(r: Rule) -> bool {
+    matches!(
+        r,
+        Rule::k_include
+            | Rule::k_tool
+            | Rule::k_spec
+            | Rule::k_transcripts
+            | Rule::k_format
+            | Rule::k_order
+            | Rule::k_args
+            | Rule::k_names
+            | Rule::k_strip
+            | Rule::k_threshold
+            | Rule::k_extra
+            | Rule::k_score
+            | Rule::k_binary
+            | Rule::k_profile
+            | Rule::k_never
+            | Rule::k_before
+            | Rule::k_call
+            | Rule::k_optional
+            | Rule::k_at_least
+            | Rule::k_at_most
+            | Rule::k_exactly
+            | Rule::k_between
+            | Rule::k_and
+            | Rule::k_errored
+            | Rule::k_weight
+            | Rule::k_exact
+            | Rule::k_subset
+            | Rule::k_fuzzy
+            | Rule::k_type
+            | Rule::k_one_of
+            | Rule::k_contains
+            | Rule::k_present
+            | Rule::k_absent
+            | Rule::k_any
+            | Rule::k_not
+            | Rule::EOI
+    )
+}
+
+struct Builder<'s> {
+    source: &'s SourceFile,
+    comments: Vec<Comment>,
+    /// Comment start by comment end, to trim trailing comments off spans.
+    comment_at_end: std::collections::HashMap<usize, usize>,
+}
+
+type R<T> = Result<T, SpecDiagnostic>;
+
+impl Builder<'_> {
+    /// A pair's span without the whitespace and comments pest's implicit whitespace leaves at
+    /// its end (an optional part that did not match still consumed the space before it).
+    fn span(&self, p: &Pair<'_, Rule>) -> Span {
+        let sp = p.as_span();
+        let (start, mut end) = (sp.start(), sp.end());
+        let bytes = self.source.text.as_bytes();
+        loop {
+            while end > start && bytes[end - 1].is_ascii_whitespace() {
+                end -= 1;
+            }
+            match self.comment_at_end.get(&end) {
+                Some(&c) if c >= start && c < end => end = c,
+                _ => break,
+            }
+        }
+        Span::new(start, end)
+    }
+
+    /// Inner pairs without keywords and comments.
+    fn children<'i>(&mut self, p: Pair<'i, Rule>) -> Vec<Pair<'i, Rule>> {
+        p.into_inner()
+            .filter(|c| c.as_rule() != Rule::COMMENT && !is_keyword(c.as_rule()))
+            .collect()
+    }
+
+    fn ident(&self, p: Pair<'_, Rule>) -> Ident {
+        Ident {
+            name: p.as_str().to_owned(),
+            span: self.span(&p),
+        }
+    }
+
+    fn tool_name(&mut self, p: Pair<'_, Rule>) -> R<Ident> {
+        let sp = self.span(&p);
+        let inner = p.into_inner().next().expect("tool_name has one child");
+        let name = match inner.as_rule() {
+            Rule::string => self.string(inner)?.value,
+            _ => inner.as_str().to_owned(),
+        };
+        Ok(Ident { name, span: sp })
+    }
+
+    fn string(&self, p: Pair<'_, Rule>) -> R<Str> {
+        let sp = self.span(&p);
+        let raw = &p.as_str()[1..p.as_str().len() - 1];
+        if let Some((at, len)) = bad_escape(raw) {
+            let start = sp.start + 1 + at;
+            return Err(SpecDiagnostic::error(
+                Code::Syntax,
+                self.source,
+                format!("invalid escape `{}` in string", &raw[at..at + len]),
+            )
+            .label(Span::new(start, start + len), "not a JSON escape")
+            .help("strings use JSON escapes: \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX"));
+        }
+        Ok(Str {
+            value: unescape(raw),
+            span: sp,
+        })
+    }
+
+    fn num(&self, p: Pair<'_, Rule>) -> R<Num> {
+        let sp = self.span(&p);
+        match p.as_str().parse::<f64>() {
+            Ok(v) if v.is_finite() => Ok(Num {
+                value: v,
+                span: sp,
+            }),
+            _ => Err(self.too_large(sp)),
+        }
+    }
+
+    fn too_large(&self, sp: Span) -> SpecDiagnostic {
+        SpecDiagnostic::error(Code::InvalidNumber, self.source, "number out of range")
+            .label(sp, "too large to represent")
+            .help("write a number within the range of a 64-bit float")
+    }
+
+    fn int(&self, p: Pair<'_, Rule>) -> Int {
+        Int {
+            value: p.as_str().parse().ok(),
+            span: self.span(&p),
+        }
+    }
+
+    fn include(&mut self, p: Pair<'_, Rule>) -> R<Include> {
+        let sp = self.span(&p);
+        let s = self.children(p).into_iter().next().expect("include path");
+        Ok(Include {
+            path: self.string(s)?,
+            span: sp,
+        })
+    }
+
+    fn unknown(&self, p: Pair<'_, Rule>) -> Unknown {
+        let sp = self.span(&p);
+        let text = p.as_str();
+        let end = text
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+            .unwrap_or(text.len());
+        Unknown {
+            word: Ident {
+                name: text[..end].to_owned(),
+                span: Span::new(sp.start, sp.start + end),
+            },
+            span: Span::new(sp.start, sp.start + text.trim_end().len()),
+        }
+    }
+
+    fn tool_decl(&mut self, p: Pair<'_, Rule>) -> R<ToolDecl> {
+        let sp = self.span(&p);
+        let mut it = self.children(p).into_iter();
+        let name = self.tool_name(it.next().expect("tool name"))?;
+        let args = self.arg_list(it.next().expect("tool args"))?;
+        Ok(ToolDecl {
+            name,
+            args,
+            span: sp,
+        })
+    }
+
+    fn spec(&mut self, p: Pair<'_, Rule>) -> R<Spec> {
+        let sp = self.span(&p);
+        let mut it = self.children(p).into_iter();
+        let name = self.ident(it.next().expect("spec name"));
+        let mut stmts = Vec::new();
+        for s in it {
+            stmts.push(self.stmt(s)?);
+        }
+        Ok(Spec {
+            name,
+            stmts,
+            span: sp,
+        })
+    }
+
+    fn stmt(&mut self, p: Pair<'_, Rule>) -> R<Stmt> {
+        let sp = self.span(&p);
+        let rule = p.as_rule();
+        if rule == Rule::unknown_stmt {
+            let u = self.unknown(p);
+            return Ok(Stmt {
+                span: u.span,
+                kind: StmtKind::Unknown(u),
+            });
+        }
+        if rule == Rule::binary_stmt {
+            return Ok(Stmt {
+                kind: StmtKind::Binary,
+                span: sp,
+            });
+        }
+        if rule == Rule::expectation {
+            return Ok(Stmt {
+                kind: StmtKind::Expect(Box::new(self.expectation(p)?)),
+                span: sp,
+            });
+        }
+        let kids = self.children(p);
+        let mut it = kids.into_iter();
+        let kind = match rule {
+            Rule::transcripts_stmt => {
+                StmtKind::Transcripts(it.map(|s| self.string(s)).collect::<R<_>>()?)
+            }
+            Rule::format_stmt => {
+                let v = it.next().expect("format value");
+                StmtKind::Format(if v.as_rule() == Rule::string {
+                    let s = self.string(v)?;
+                    Ident {
+                        name: s.value,
+                        span: s.span,
+                    }
+                } else {
+                    self.ident(v)
+                })
+            }
+            Rule::order_stmt => StmtKind::Order(self.ident(it.next().expect("order mode"))),
+            Rule::args_stmt => {
+                let mode = self.ident(it.next().expect("args mode"));
+                let threshold = it.next().map(|n| self.num(n)).transpose()?;
+                StmtKind::Args { mode, threshold }
+            }
+            Rule::names_stmt => {
+                let mut opts = Vec::new();
+                for o in it {
+                    let inner = o.into_inner().find(|c| !is_keyword(c.as_rule()) && c.as_rule() != Rule::COMMENT);
+                    let inner = inner.expect("name option");
+                    opts.push(match inner.as_rule() {
+                        Rule::string => NameOpt::Strip(self.string(inner)?),
+                        _ => NameOpt::Flag(self.ident(inner)),
+                    });
+                }
+                StmtKind::Names(opts)
+            }
+            Rule::threshold_stmt => StmtKind::Threshold(self.num(it.next().expect("threshold"))?),
+            Rule::extra_stmt => StmtKind::Extra(self.ident(it.next().expect("extra policy"))),
+            Rule::score_stmt => {
+                let mut entries = Vec::new();
+                for e in it {
+                    let mut ei = self.children(e).into_iter();
+                    let key = self.ident(ei.next().expect("score key"));
+                    let val = self.num(ei.next().expect("score value"))?;
+                    entries.push((key, val));
+                }
+                StmtKind::Score(entries)
+            }
+            Rule::profile_stmt => {
+                let name = self.ident(it.next().expect("profile name"));
+                let mut options = Vec::new();
+                let mut braces = false;
+                if let Some(opts) = it.next() {
+                    braces = true;
+                    for o in self.children(opts) {
+                        let mut oi = self.children(o).into_iter();
+                        let k = oi.next().expect("option key");
+                        let key = if k.as_rule() == Rule::string {
+                            let s = self.string(k)?;
+                            Ident {
+                                name: s.value,
+                                span: s.span,
+                            }
+                        } else {
+                            self.ident(k)
+                        };
+                        let v = self.json(oi.next().expect("option value"))?;
+                        options.push((key, v));
+                    }
+                }
+                StmtKind::Profile {
+                    name,
+                    options,
+                    braces,
+                }
+            }
+            Rule::never_stmt => {
+                let tool = self.tool_name(it.next().expect("never tool"))?;
+                let args = it.next().map(|a| self.arg_list(a)).transpose()?;
+                StmtKind::Never { tool, args }
+            }
+            Rule::before_stmt => {
+                let first = self.tool_name(it.next().expect("before first"))?;
+                let then = self.tool_name(it.next().expect("before then"))?;
+                StmtKind::Before { first, then }
+            }
+            other => unreachable!("statement rule {other:?}"),
+        };
+        Ok(Stmt { kind, span: sp })
+    }
+
+    fn expectation(&mut self, p: Pair<'_, Rule>) -> R<Expectation> {
+        let mut e = Expectation {
+            label: None,
+            repeat: None,
+            tool: Ident {
+                name: String::new(),
+                span: Span::default(),
+            },
+            args: None,
+            output: None,
+            suffixes: Vec::new(),
+        };
+        let mut seen_tool = false;
+        for c in self.children(p) {
+            match c.as_rule() {
+                Rule::label => e.label = Some(self.ident(c.into_inner().next().expect("label"))),
+                Rule::repeat => e.repeat = Some(self.repeat(c)),
+                Rule::tool_name => {
+                    e.tool = self.tool_name(c)?;
+                    seen_tool = true;
+                }
+                Rule::arg_list if seen_tool => {
+                    e.args = Some(Body::List(self.arg_list(c)?))
+                }
+                Rule::whole_exact | Rule::whole_subset => {
+                    let exact = c.as_rule() == Rule::whole_exact;
+                    let j = { let k = self.children(c).into_iter().next().expect("json"); self.json(k)? };
+                    e.args = Some(if exact { Body::Exact(j) } else { Body::Subset(j) });
+                }
+                Rule::output => {
+                    let o = self.children(c).into_iter().next().expect("output body");
+                    e.output = Some(match o.as_rule() {
+                        Rule::field_list => OutputBody::Fields(self.arg_list(o)?),
+                        Rule::constraint => OutputBody::Value(self.constraint(o)?),
+                        r => {
+                            let j = { let k = self.children(o).into_iter().next().expect("json"); self.json(k)? };
+                            if r == Rule::whole_exact {
+                                OutputBody::Exact(j)
+                            } else {
+                                OutputBody::Subset(j)
+                            }
+                        }
+                    });
+                }
+                Rule::errored => {
+                    let sp = self.span(&c);
+                    let b = self.children(c).into_iter().next();
+                    e.suffixes.push(Suffix::Errored {
+                        value: b.as_ref().is_none_or(|b| b.as_str() == "true"),
+                        written: b.is_some(),
+                        span: sp,
+                    });
+                }
+                Rule::weight => {
+                    let sp = self.span(&c);
+                    let k = self.children(c).into_iter().next().expect("weight");
+                    let n = self.num(k)?;
+                    e.suffixes.push(Suffix::Weight(n, sp));
+                }
+                _ => {}
+            }
+        }
+        Ok(e)
+    }
+
+    fn repeat(&mut self, p: Pair<'_, Rule>) -> RepeatAst {
+        let sp = self.span(&p);
+        let inner = p.into_inner().next().expect("repeat form");
+        let rule = inner.as_rule();
+        let ints: Vec<Int> = self
+            .children(inner)
+            .into_iter()
+            .map(|i| self.int(i))
+            .collect();
+        let mut ints = ints.into_iter();
+        let kind = match rule {
+            Rule::rep_optional => RepeatKind::Optional,
+            Rule::rep_at_least => RepeatKind::AtLeast(ints.next().expect("n")),
+            Rule::rep_at_most => RepeatKind::AtMost(ints.next().expect("n")),
+            Rule::rep_exactly => RepeatKind::Exactly(ints.next().expect("n")),
+            _ => {
+                let a = ints.next().expect("n");
+                RepeatKind::Between(a, ints.next().expect("m"))
+            }
+        };
+        RepeatAst { kind, span: sp }
+    }
+
+    fn arg_list(&mut self, p: Pair<'_, Rule>) -> R<ArgList> {
+        let sp = self.span(&p);
+        let mut list = ArgList {
+            args: Vec::new(),
+            spread: None,
+            span: sp,
+        };
+        for c in self.children(p) {
+            match c.as_rule() {
+                Rule::spread => list.spread = Some(self.span(&c)),
+                _ => {
+                    let asp = self.span(&c);
+                    let mut it = self.children(c).into_iter();
+                    let path = self.path(it.next().expect("path"))?;
+                    let constraint = self.constraint(it.next().expect("constraint"))?;
+                    list.args.push(Arg {
+                        path,
+                        constraint,
+                        span: asp,
+                    });
+                }
+            }
+        }
+        Ok(list)
+    }
+
+    fn path(&mut self, p: Pair<'_, Rule>) -> R<PathAst> {
+        let sp = self.span(&p);
+        let segs = self.segs(p.into_inner(), sp.start)?;
+        Ok(PathAst { segs, span: sp })
+    }
+
+    fn segs<'i>(
+        &mut self,
+        pairs: impl Iterator<Item = Pair<'i, Rule>>,
+        start: usize,
+    ) -> R<Vec<Seg>> {
+        let mut segs = Vec::new();
+        for c in pairs {
+            let sp = self.span(&c);
+            // A key is in brackets when the character before it is `[`.
+            let bracket = sp.start > start && self.source.text.as_bytes()[sp.start - 1] == b'[';
+            match c.as_rule() {
+                Rule::ident => segs.push(Seg::Key {
+                    name: c.as_str().to_owned(),
+                    quoted: false,
+                    bracket: false,
+                    span: sp,
+                }),
+                Rule::string => segs.push(Seg::Key {
+                    name: self.string(c)?.value,
+                    quoted: true,
+                    bracket,
+                    span: sp,
+                }),
+                Rule::index => segs.push(Seg::Index(c.as_str().parse().ok(), sp)),
+                _ => {}
+            }
+        }
+        Ok(segs)
+    }
+
+    fn constraint(&mut self, p: Pair<'_, Rule>) -> R<Constraint> {
+        let sp = self.span(&p);
+        let terms = self
+            .children(p)
+            .into_iter()
+            .map(|t| self.term(t))
+            .collect::<R<_>>()?;
+        Ok(Constraint { terms, span: sp })
+    }
+
+    fn term(&mut self, p: Pair<'_, Rule>) -> R<Term> {
+        let sp = self.span(&p);
+        let rule = p.as_rule();
+        let kind = match rule {
+            Rule::c_present => TermKind::Present,
+            Rule::c_absent => TermKind::Absent,
+            Rule::c_any => TermKind::Any,
+            Rule::c_not => {
+                let inner = self.children(p).into_iter().next().expect("negated term");
+                TermKind::Not(Box::new(self.term(inner)?))
+            }
+            Rule::reference => {
+                let mut it = p.into_inner();
+                let label = self.ident(it.next().expect("label"));
+                let part = if it.next().expect("part").as_str() == "output" {
+                    Part::Output
+                } else {
+                    Part::Args
+                };
+                let path = self.segs(it, sp.start)?;
+                TermKind::Ref { label, part, path }
+            }
+            Rule::regex => {
+                let mut it = p.into_inner();
+                let body = it.next().expect("regex body");
+                let flags = it.next().map(|f| f.as_str().to_owned()).unwrap_or_default();
+                TermKind::Regex {
+                    body: body.as_str().to_owned(),
+                    body_span: self.span(&body),
+                    flags,
+                }
+            }
+            Rule::range => {
+                let kids = self.children(p);
+                let mut min = None;
+                let mut max = None;
+                let mut inclusive = false;
+                let mut after_op = false;
+                for k in kids {
+                    match k.as_rule() {
+                        Rule::range_op => {
+                            inclusive = k.as_str() == "..=";
+                            after_op = true;
+                        }
+                        _ if after_op => max = Some(self.num(k)?),
+                        _ => min = Some(self.num(k)?),
+                    }
+                }
+                TermKind::Range {
+                    min,
+                    max,
+                    inclusive,
+                }
+            }
+            Rule::cmp => {
+                let mut it = self.children(p).into_iter();
+                let op = match it.next().expect("op").as_str() {
+                    ">" => CmpOp::Gt,
+                    ">=" => CmpOp::Ge,
+                    "<" => CmpOp::Lt,
+                    _ => CmpOp::Le,
+                };
+                TermKind::Cmp(op, self.num(it.next().expect("bound"))?)
+            }
+            Rule::c_type => TermKind::Type(
+                self.children(p)
+                    .into_iter()
+                    .map(|i| self.ident(i))
+                    .collect(),
+            ),
+            Rule::c_one_of => {
+                let arr = self.children(p).into_iter().next().expect("array");
+                match self.json(arr)?.kind {
+                    JsonKind::Array(items) => TermKind::OneOf(items),
+                    _ => unreachable!("one_of takes an array"),
+                }
+            }
+            Rule::c_contains | Rule::c_exact | Rule::c_subset => {
+                let j = { let k = self.children(p).into_iter().next().expect("json"); self.json(k)? };
+                match rule {
+                    Rule::c_contains => TermKind::Contains(j),
+                    Rule::c_exact => TermKind::Exact(j),
+                    _ => TermKind::Subset(j),
+                }
+            }
+            Rule::c_fuzzy => {
+                let mut it = self.children(p).into_iter();
+                let s = self.string(it.next().expect("fuzzy text"))?;
+                let t = it.next().map(|n| self.num(n)).transpose()?;
+                TermKind::Fuzzy(s, t)
+            }
+            _ => TermKind::Literal(self.json(p)?),
+        };
+        Ok(Term { kind, span: sp })
+    }
+
+    fn json(&mut self, p: Pair<'_, Rule>) -> R<Json> {
+        let sp = self.span(&p);
+        let kind = match p.as_rule() {
+            Rule::null => JsonKind::Null,
+            Rule::boolean => JsonKind::Bool(p.as_str() == "true"),
+            Rule::number => {
+                self.num(p.clone())?;
+                match serde_json::from_str::<serde_json::Number>(p.as_str()) {
+                    Ok(n) => JsonKind::Number(n),
+                    Err(_) => return Err(self.too_large(sp)),
+                }
+            }
+            Rule::string => JsonKind::String(self.string(p)?.value),
+            Rule::json_array => JsonKind::Array(
+                self.children(p)
+                    .into_iter()
+                    .map(|j| self.json(j))
+                    .collect::<R<_>>()?,
+            ),
+            Rule::json_object => {
+                let mut members = Vec::new();
+                for m in self.children(p) {
+                    let mut it = self.children(m).into_iter();
+                    let k = self.string(it.next().expect("key"))?;
+                    let v = self.json(it.next().expect("value"))?;
+                    members.push((k, v));
+                }
+                JsonKind::Object(members)
+            }
+            other => unreachable!("json rule {other:?}"),
+        };
+        Ok(Json { kind, span: sp })
+    }
+}
+
+/// Decode the JSON escapes of a string body the grammar has already validated. A lone UTF-16
+/// surrogate (which JSON allows but a Rust string cannot hold) becomes U+FFFD.
+pub(crate) fn unescape(raw: &str) -> String {
+    if !raw.contains('\\') {
+        return raw.to_owned();
+    }
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        match chars.next() {
+            Some('n') => out.push('\n'),
+            Some('t') => out.push('\t'),
+            Some('r') => out.push('\r'),
+            Some('b') => out.push('\u{8}'),
+            Some('f') => out.push('\u{c}'),
+            Some('u') => {
+                let hi = hex4(&mut chars);
+                if (0xD800..0xDC00).contains(&hi) {
+                    let mut look = chars.clone();
+                    if look.next() == Some('\\') && look.next() == Some('u') {
+                        let lo = hex4(&mut look);
+                        if (0xDC00..0xE000).contains(&lo) {
+                            chars = look;
+                            let c = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+                            out.push(char::from_u32(c).unwrap_or('\u{FFFD}'));
+                            continue;
+                        }
+                    }
+                    out.push('\u{FFFD}');
+                } else {
+                    out.push(char::from_u32(hi).unwrap_or('\u{FFFD}'));
+                }
+            }
+            Some(other) => out.push(other),
+            None => {}
+        }
+    }
+    out
+}
+
+/// The offset and length of the first invalid escape in a string body, if any.
+fn bad_escape(raw: &str) -> Option<(usize, usize)> {
+    let bytes = raw.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        let next = raw[i + 1..].chars().next()?;
+        match next {
+            '"' | '\\' | '/' | 'b' | 'f' | 'n' | 'r' | 't' => i += 2,
+            'u' => {
+                let hex = raw[i + 2..].chars().take(4).take_while(char::is_ascii_hexdigit).count();
+                if hex < 4 {
+                    return Some((i, 2 + hex));
+                }
+                i += 6;
+            }
+            other => return Some((i, 1 + other.len_utf8())),
+        }
+    }
+    None
+}
+
+fn hex4(chars: &mut std::str::Chars<'_>) -> u32 {
+    let mut v = 0;
+    for _ in 0..4 {
+        v = v * 16 + chars.next().and_then(|c| c.to_digit(16)).unwrap_or(0);
+    }
+    v
+}
