@@ -189,9 +189,21 @@ pub enum ColorChoice {
 }
 
 impl ColorChoice {
-    /// Decide once, from the flag, the environment and whether stdout is a terminal.
+    /// Whether to colour stdout.
     pub fn enabled(self) -> bool {
         use std::io::IsTerminal;
+        self.decide(std::io::stdout().is_terminal())
+    }
+
+    /// Whether to colour stderr.
+    pub fn enabled_stderr(self) -> bool {
+        use std::io::IsTerminal;
+        self.decide(std::io::stderr().is_terminal())
+    }
+
+    /// Decide from the flag, the environment (NO_COLOR, CLICOLOR_FORCE, CLICOLOR, TERM) and
+    /// whether the stream is a terminal.
+    fn decide(self, is_terminal: bool) -> bool {
         match self {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
@@ -208,7 +220,7 @@ impl ColorChoice {
                 {
                     return false;
                 }
-                std::io::stdout().is_terminal()
+                is_terminal
             }
         }
     }

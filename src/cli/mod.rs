@@ -2,24 +2,39 @@
 //! process, environment and terminal access; everything else is library code.
 
 pub mod args;
+pub mod commands;
+pub mod output;
 pub mod watch;
 
 use std::process::ExitCode;
 
 use clap::Parser;
 
+use args::{Cli, Command};
+use output::exit;
+
 /// Run the command line and return the process exit code.
 pub fn main() -> ExitCode {
-    let _cli = match args::Cli::try_parse() {
+    let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::from(2)
+            return exit::code(if e.use_stderr() {
+                exit::ERROR
             } else {
-                ExitCode::SUCCESS
-            };
+                exit::OK
+            });
         }
     };
-    ExitCode::SUCCESS
+    let status = match cli.command {
+        Command::Compile(a) => commands::compile::run(a),
+        Command::Fmt(a) => commands::fmt::run(a),
+        Command::Calls(a) => commands::calls::run(a),
+        Command::Init(a) => commands::init::run(a),
+        Command::Check(_) | Command::Watch(_) | Command::Score(_) => {
+            output::err("error: not available yet\n");
+            exit::ERROR
+        }
+    };
+    exit::code(status)
 }
