@@ -31,7 +31,9 @@ pub fn main() -> ExitCode {
         Command::Fmt(a) => commands::fmt::run(a),
         Command::Calls(a) => commands::calls::run(a),
         Command::Init(a) => commands::init::run(a),
-        Command::Check(_) | Command::Watch(_) | Command::Score(_) => {
+        Command::Check(a) => commands::check::run(a),
+        Command::Watch(a) => commands::watch::run(a),
+        Command::Score(_) => {
             output::err("error: not available yet\n");
             exit::ERROR
         }

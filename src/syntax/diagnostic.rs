@@ -68,6 +68,11 @@ impl SpecDiagnostic {
     pub fn span(&self) -> Option<Span> {
         self.labels.first().map(|(s, _)| *s)
     }
+
+    /// The text of the file the spans point into.
+    pub fn source_text(&self) -> &str {
+        self.src.inner()
+    }
 }
 
 impl miette::Diagnostic for SpecDiagnostic {
