@@ -22,7 +22,7 @@ use super::bind::{self, display_path, BoundGlob, GlobError};
 use super::discover::{self, Discovered};
 use super::settings::LoadedSettings;
 use crate::compile::{self, FsLoader, SpecDiagnostic};
-use crate::config::{MatcherConfig, TranscriptGlob};
+use crate::config::{ExtraCalls, MatcherConfig, TranscriptGlob};
 use crate::engine::{self, Verdict};
 use crate::report::model::{
     CallRef, ExpectationResult, Finding, Location, PairResult, Report, Severity,
@@ -130,7 +130,6 @@ pub fn check(opts: &CheckOptions, settings: &LoadedSettings, cwd: &Path) -> Repo
         let unit = units.len();
         let full = explicit_specs.contains(&path);
         for (si, spec) in specs.iter().enumerate() {
-            report.summary.specs += usize::from(full);
             if full {
                 for (g, glob) in spec.globs.iter().enumerate() {
                     let files = glob.expand();
@@ -163,6 +162,8 @@ pub fn check(opts: &CheckOptions, settings: &LoadedSettings, cwd: &Path) -> Repo
         }
     }
 
+    let checked_specs: BTreeSet<(usize, usize)> = bound.values().flatten().copied().collect();
+    report.summary.specs = checked_specs.len();
     let formats = format_overrides(settings, &root, &mut report);
     let outcomes: Vec<FileOutcome> = bound
         .par_iter()
@@ -526,7 +527,7 @@ fn pair_result(
     let file = &spec.file;
     let record_span = t.record.map(|r| r.span).unwrap_or(Span::point(0));
     let record_start = Span::new(record_span.start, record_span.start);
-    let mut call_loc = |i: usize, locator: &mut Locator| {
+    let call_loc = |i: usize, locator: &mut Locator| {
         t.calls
             .get(i)
             .and_then(|c| locator.locate(shown, c.span))
@@ -536,7 +537,13 @@ fn pair_result(
         .iter()
         .map(|o| {
             let exp = spec.config.expectations.get(o.expectation);
-            let passed = matches!(o.status, engine::Status::Matched | engine::Status::Skipped);
+            // Calls beyond an expectation's maximum are extra calls: they only fail it when the
+            // spec forbids extra calls.
+            let passed = match o.status {
+                engine::Status::Matched | engine::Status::Skipped => true,
+                engine::Status::TooMany => spec.config.extra_calls == ExtraCalls::Allow,
+                _ => false,
+            };
             ExpectationResult {
                 index: o.expectation,
                 tool: o.tool.clone(),

@@ -45,11 +45,14 @@ pub fn render(report: &Report, sources: Sources<'_>, opts: Options) -> Human {
         out.stderr.push_str(&render_finding(&handler, f, sources));
     }
     for r in &report.results {
-        if r.passed && !opts.verbose {
+        if (r.passed && !opts.verbose) || r.findings.is_empty() {
             continue;
         }
+        out.stdout.push_str(&pair_line(r, opts.color));
+        out.stdout.push_str("\n\n");
         for f in &r.findings {
             out.stdout.push_str(&render_finding(&handler, f, sources));
+            out.stdout.push('\n');
         }
     }
     if !report.results.is_empty() {

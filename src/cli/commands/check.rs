@@ -58,6 +58,7 @@ pub fn options(run: &RunArgs) -> CheckOptions {
     CheckOptions {
         paths: run.paths.clone(),
         allow_outside_root: run.allow_outside_root,
+        last_good: None,
     }
 }
 
