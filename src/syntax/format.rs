@@ -259,7 +259,17 @@ impl<'t> Printer<'t> {
                         .iter()
                         .map(|(k, v)| format!("{}: {}", raw(k.span), self.json(v)))
                         .collect();
-                    format!("profile {} {{ {} }}", raw(name.span), o.join(", "))
+                    let line = format!("profile {} {{ {} }}", raw(name.span), o.join(", "));
+                    if Self::too_wide(&line, indent) {
+                        let mut s = format!("profile {} {{\n", raw(name.span));
+                        for opt in o {
+                            s.push_str(&format!("{INDENT}{opt},\n"));
+                        }
+                        s.push('}');
+                        s
+                    } else {
+                        line
+                    }
                 }
             }
             StmtKind::Never { tool, args } => {

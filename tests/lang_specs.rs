@@ -1,0 +1,154 @@
+//! The bundled specs: each compiles without any diagnostic, its config is snapshotted, `fmt` is
+//! idempotent on it and keeps its compiled config, and together they use every construct.
+
+mod lang_common;
+
+use std::path::Path;
+
+use lang_common::render;
+use serde_json::Value;
+use toolspec::compile::{compile, FsLoader};
+use toolspec::source::SourceFile;
+use toolspec::syntax::format;
+
+fn spec_files() -> Vec<String> {
+    let mut out = Vec::new();
+    let mut dirs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("specs")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "toolspec") {
+                let rel = p.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap();
+                out.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn load(name: &str) -> SourceFile {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(name)).unwrap();
+    SourceFile::new(name, text)
+}
+
+/// The config without spans (which move when `fmt` re-lays the text).
+fn without_spans(mut v: Value) -> Value {
+    fn strip(v: &mut Value) {
+        match v {
+            Value::Object(m) => {
+                m.remove("span");
+                m.remove("name_span");
+                m.remove("source");
+                m.values_mut().for_each(strip);
+            }
+            Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut v);
+    v
+}
+
+fn compiled(src: &SourceFile) -> Value {
+    // Includes resolve relative to the file name, which is relative to the crate root.
+    let cwd_loader = RootLoader;
+    let r = compile(src, &cwd_loader);
+    let rendered: Vec<String> = r.diagnostics.iter().map(render).collect();
+    assert!(rendered.is_empty(), "{}:\n{}", src.name, rendered.join("\n"));
+    serde_json::to_value(r.file.expect("no diagnostics, so a config")).unwrap()
+}
+
+/// [`FsLoader`] with paths taken relative to the crate root, wherever the test runs from.
+struct RootLoader;
+
+impl toolspec::compile::SourceLoader for RootLoader {
+    fn load(&self, from: &SourceFile, path: &str) -> std::io::Result<SourceFile> {
+        let name = toolspec::compile::resolve_include(&from.name, path);
+        let full = Path::new(env!("CARGO_MANIFEST_DIR")).join(&name);
+        let text = std::fs::read_to_string(full)?;
+        let _ = FsLoader;
+        Ok(SourceFile::new(name, text))
+    }
+}
+
+#[test]
+fn there_are_at_least_30_specs() {
+    let n = spec_files()
+        .iter()
+        .filter(|f| load(f).text.contains("spec "))
+        .count();
+    assert!(n >= 30, "only {n} spec files");
+}
+
+#[test]
+fn every_spec_compiles_cleanly_and_its_config_is_snapshotted() {
+    for name in spec_files() {
+        let config = compiled(&load(&name));
+        let snap = name.trim_start_matches("specs/").replace('/', "__");
+        insta::assert_json_snapshot!(snap, config);
+    }
+}
+
+#[test]
+fn fmt_is_idempotent_and_keeps_the_config() {
+    for name in spec_files() {
+        let src = load(&name);
+        let once = format(&src).unwrap();
+        let formatted = SourceFile::new(name.clone(), once.clone());
+        let twice = format(&formatted).unwrap();
+        assert_eq!(once, twice, "fmt is not idempotent on {name}");
+        assert_eq!(
+            without_spans(compiled(&src)),
+            without_spans(compiled(&formatted)),
+            "fmt changed the config of {name}"
+        );
+        // Comments survive.
+        let count = |t: &str| t.lines().filter(|l| l.trim_start().starts_with('#')).count();
+        assert_eq!(count(&src.text), count(&once), "fmt lost a comment in {name}");
+    }
+}
+
+#[test]
+fn the_specs_use_every_construct() {
+    let mut text = String::new();
+    let mut json = String::new();
+    for name in spec_files() {
+        let src = load(&name);
+        text.push_str(&src.text);
+        json.push_str(&compiled(&src).to_string());
+    }
+    let in_text = [
+        "include ", "tool ", "...", "# ", "\\u", "\\n", "\\\"", "\\/", "format ", "order strict",
+        "order in_order", "order any", "args ignore", "args exact", "args subset", "args fuzzy",
+        "args fuzzy >=", "ignore_case", "unify_separators", "strip ", "threshold ", "extra allow",
+        "extra forbid", "score {", "name_only", "missing", "binary", "optional call", "at_least ",
+        "at_most ", "exactly ", "between ", " before ", "never ", "errored true", "errored false",
+        "errored\n", "weight ", " exact {", " subset {", "-> exact", "-> subset", "-> {", ".output.",
+        ".args.", "[0]", "\"row count\"", "[\"address.line1\"]", "/i", "..=", "..", "> ", ">= ",
+        "< ", "<= ", "|", " and ", "not ", "any", "present", "absent", "null", "true", "false",
+        "fuzzy \"", "one_of [", "contains ", "type ", "()",
+    ];
+    for needle in in_text {
+        assert!(text.contains(needle), "no spec uses `{needle}`");
+    }
+    for kind in [
+        "any", "present", "absent", "equals", "subset", "fuzzy", "regex", "range", "type",
+        "one_of", "contains", "ref", "not",
+    ] {
+        assert!(json.contains(&format!("\"kind\":\"{kind}\"")), "no spec lowers to a `{kind}` check");
+    }
+    for profile in ["axion", "deepeval", "evalite", "agentevals", "galtea", "promptfoo"] {
+        assert!(json.contains(&format!("\"name\":\"{profile}\"")), "no spec uses profile {profile}");
+    }
+}
+
+#[test]
+fn the_bundled_specs_are_formatted() {
+    for name in spec_files() {
+        let src = load(&name);
+        assert_eq!(format(&src).unwrap(), src.text, "run `toolspec fmt {name}`");
+    }
+}
