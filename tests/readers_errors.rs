@@ -44,20 +44,28 @@ fn truncated_document_says_it_was_cut_off() {
 #[test]
 fn invalid_line_in_the_middle_of_a_jsonl_file() {
     let text = concat!(
-        r#"{"timestamp":"t","type":"session_meta","payload":{}}"#, "\n",
-        r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"a","arguments":"{}","call_id":"c1"}}"#, "\n",
-        r#"{"timestamp":"t","type":"response_item" "payload":{}}"#, "\n",
-        r#"{"timestamp":"t","type":"event_msg","payload":{}}"#, "\n",
+        r#"{"timestamp":"t","type":"session_meta","payload":{}}"#,
+        "\n",
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"a","arguments":"{}","call_id":"c1"}}"#,
+        "\n",
+        r#"{"timestamp":"t","type":"response_item" "payload":{}}"#,
+        "\n",
+        r#"{"timestamp":"t","type":"event_msg","payload":{}}"#,
+        "\n",
     );
     let e = err("runs/a.jsonl", text.as_bytes());
     assert_eq!(e.code(), "invalid-json");
-    assert_eq!(e.to_string(), "runs/a.jsonl:3:41: invalid JSON: expected `,` or `}`");
+    assert_eq!(
+        e.to_string(),
+        "runs/a.jsonl:3:41: invalid JSON: expected `,` or `}`"
+    );
 }
 
 #[test]
 fn truncated_last_line_is_an_error_for_sessions() {
     let text = concat!(
-        r#"{"timestamp":"t","type":"session_meta","payload":{}}"#, "\n",
+        r#"{"timestamp":"t","type":"session_meta","payload":{}}"#,
+        "\n",
         r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"a","arg"#,
     );
     let e = err("live.jsonl", text.as_bytes());
@@ -69,8 +77,10 @@ fn truncated_last_line_is_an_error_for_sessions() {
 #[test]
 fn torn_last_line_of_an_mcp_log_is_a_finding() {
     let text = concat!(
-        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{}}}"#, "\n",
-        r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}]}}"#, "\n",
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}]}}"#,
+        "\n",
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/ca"#,
     );
     let ts = read("mcp.jsonl", text.as_bytes(), None).unwrap();
@@ -78,7 +88,10 @@ fn torn_last_line_of_an_mcp_log_is_a_finding() {
     assert_eq!(ts[0].calls.len(), 1);
     let f = &ts[0].findings[0];
     assert_eq!(f.code, "truncated-last-line");
-    assert_eq!(&text.as_bytes()[f.span.start..f.span.start + 10], b"{\"jsonrpc\"");
+    assert_eq!(
+        &text.as_bytes()[f.span.start..f.span.start + 10],
+        b"{\"jsonrpc\""
+    );
 }
 
 #[test]
@@ -93,7 +106,9 @@ fn invalid_utf8_is_located() {
 
 #[test]
 fn binary_garbage_is_rejected() {
-    let bytes: Vec<u8> = (0..4096u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+    let bytes: Vec<u8> = (0..4096u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+        .collect();
     let e = err("blob.bin", &bytes);
     assert!(matches!(e.code(), "binary" | "invalid-utf8"), "{e}");
     let gz = [0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00];
@@ -118,14 +133,23 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
 fn unknown_format_lists_every_format_tried() {
     let e = err("cfg.json", br#"{"name": "x", "version": 3}"#);
     assert_eq!(e.code(), "unknown-format");
-    let ReadError::DetectionFailed { tried, .. } = &e else { panic!() };
+    let ReadError::DetectionFailed { tried, .. } = &e else {
+        panic!()
+    };
     assert_eq!(tried.len(), Format::ALL.len());
     for f in Format::ALL {
         assert!(tried.iter().any(|r| r.format == f), "{f} not listed");
     }
-    assert!(tried[0].reason.contains("`name`, `version`"), "{}", tried[0].reason);
+    assert!(
+        tried[0].reason.contains("`name`, `version`"),
+        "{}",
+        tried[0].reason
+    );
     let help = miette::Diagnostic::help(&e).unwrap().to_string();
-    assert!(help.contains("--format") && help.contains("otel-genai: no `resourceSpans`"), "{help}");
+    assert!(
+        help.contains("--format") && help.contains("otel-genai: no `resourceSpans`"),
+        "{help}"
+    );
     // Plain text, and scalars.
     assert_eq!(err("notes.txt", b"hello\nworld\n").code(), "unknown-format");
     assert_eq!(err("n.json", b"[1, 2, 3]").code(), "unknown-format");
@@ -135,7 +159,11 @@ fn unknown_format_lists_every_format_tried() {
 fn wrong_shape_for_a_forced_format() {
     let e = read("x.json", br#"{"contents": []}"#, Some(Format::OpenaiChat)).unwrap_err();
     assert_eq!(e.code(), "wrong-shape");
-    assert!(e.to_string().starts_with("x.json:1:1: not a openai-chat transcript"), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("x.json:1:1: not a openai-chat transcript"),
+        "{e}"
+    );
     let e = read("x.json", br#"[1,2]"#, Some(Format::CodexCli)).unwrap_err();
     assert_eq!(e.code(), "wrong-shape");
 }
@@ -143,8 +171,10 @@ fn wrong_shape_for_a_forced_format() {
 #[test]
 fn dataset_line_of_no_format_is_located() {
     let text = concat!(
-        r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}]}"#, "\n",
-        r#"{"unrelated": true}"#, "\n",
+        r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}]}"#,
+        "\n",
+        r#"{"unrelated": true}"#,
+        "\n",
     );
     let e = err("set.jsonl", text.as_bytes());
     assert_eq!(e.code(), "wrong-shape");
@@ -169,10 +199,20 @@ fn streaming_reader_reports_the_same_errors() {
     let e = read_reader("s.jsonl", &text[..], None, |_| {}).unwrap_err();
     assert_eq!(e.code(), "invalid-json");
     assert_eq!(e.line_col(), Some((2, 25)));
-    assert_eq!(read_reader("e.jsonl", &b"\n\n"[..], None, |_| {}).unwrap_err().code(), "empty");
+    assert_eq!(
+        read_reader("e.jsonl", &b"\n\n"[..], None, |_| {})
+            .unwrap_err()
+            .code(),
+        "empty"
+    );
     let mut bad = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n".to_vec();
     bad.extend([0xff, b'\n']);
-    assert_eq!(read_reader("u.jsonl", &bad[..], None, |_| {}).unwrap_err().code(), "invalid-utf8");
+    assert_eq!(
+        read_reader("u.jsonl", &bad[..], None, |_| {})
+            .unwrap_err()
+            .code(),
+        "invalid-utf8"
+    );
 }
 
 #[test]
