@@ -88,6 +88,16 @@ fn check(root: &Path, transcripts: &str, truth: &str) -> (usize, Vec<String>) {
                     }
                     failures.push(format!("{}: {detail}", file.display()));
                 }
+                let mut streamed = Vec::new();
+                let bytes = std::fs::read(file).unwrap();
+                match toolspec::transcript::read_reader("f", &bytes[..], None, |t| streamed.push(t))
+                {
+                    Ok(()) if calls_json(&streamed) == got => {}
+                    Ok(()) => failures.push(format!("{}: streamed read differs", file.display())),
+                    Err(e) => {
+                        failures.push(format!("{}: streamed read failed: {e}", file.display()))
+                    }
+                }
                 for t in &ts {
                     for c in &t.calls {
                         assert!(

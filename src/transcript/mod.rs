@@ -129,3 +129,15 @@ pub fn read_file_with(
         emit,
     )
 }
+
+/// Stream transcripts from any buffered reader (`name` is used in messages), line by line:
+/// JSON lines and logs are never held whole; a JSON document spanning several lines is read
+/// whole (it must be parsed as one value anyway).
+pub fn read_reader(
+    name: &str,
+    reader: impl std::io::BufRead,
+    format: Option<Format>,
+    emit: impl FnMut(Transcript),
+) -> Result<(), ReadError> {
+    driver::read_stream(name, reader, format, emit)
+}
