@@ -14,10 +14,10 @@
 // TMP mod agentevals;
 // TMP mod axion;
 // TMP mod calls;
-// TMP mod deepeval;
+mod deepeval;
 mod evalite;
 // TMP mod galtea;
-// TMP pub mod judge;
+pub mod judge;
 // TMP mod promptfoo;
 mod stream;
 pub mod text;
@@ -147,9 +147,7 @@ pub(crate) fn score_into(
     };
     let res = match profile {
         ProfileName::Evalite => evalite::score(text, out),
-        ProfileName::Deepeval => Err(LineError::Malformed(format!(
-            "profile {profile} is not available in this build"
-        ))),
+        ProfileName::Deepeval => deepeval::score(text, out),
         ProfileName::Axion => Err(LineError::Malformed(format!(
             "profile {profile} is not available in this build"
         ))),

@@ -251,6 +251,65 @@ pub fn json_str(out: &mut String, s: &str) {
     out.push('"');
 }
 
+/// Python `json.dumps(v, indent=4, ensure_ascii=False)` with the given starting indent level.
+pub fn py_json_indent(out: &mut String, v: &Val<'_>, level: usize) {
+    let pad = |out: &mut String, n: usize| {
+        for _ in 0..n * 4 {
+            out.push(' ');
+        }
+    };
+    match v {
+        Val::Null => out.push_str("null"),
+        Val::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Val::Int(i) => {
+            let _ = write!(out, "{i}");
+        }
+        Val::UInt(u) => {
+            let _ = write!(out, "{u}");
+        }
+        Val::Float(f) => {
+            if f.is_nan() {
+                out.push_str("NaN");
+            } else if f.is_infinite() {
+                out.push_str(if *f > 0.0 { "Infinity" } else { "-Infinity" });
+            } else {
+                py_float(out, *f);
+            }
+        }
+        Val::Str(s) => json_str(out, s),
+        Val::Arr(items) if items.is_empty() => out.push_str("[]"),
+        Val::Obj(entries) if entries.is_empty() => out.push_str("{}"),
+        Val::Arr(items) => {
+            out.push_str("[\n");
+            for (i, x) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(",\n");
+                }
+                pad(out, level + 1);
+                py_json_indent(out, x, level + 1);
+            }
+            out.push('\n');
+            pad(out, level);
+            out.push(']');
+        }
+        Val::Obj(entries) => {
+            out.push_str("{\n");
+            for (i, (k, x)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(",\n");
+                }
+                pad(out, level + 1);
+                json_str(out, k);
+                out.push_str(": ");
+                py_json_indent(out, x, level + 1);
+            }
+            out.push('\n');
+            pad(out, level);
+            out.push('}');
+        }
+    }
+}
+
 /// Whether a key is a JavaScript array index (such keys come first, ascending, in objects).
 fn js_index_key(k: &str) -> Option<u32> {
     if k.is_empty() || k.len() > 10 || (k.len() > 1 && k.starts_with('0')) {
