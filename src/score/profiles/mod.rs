@@ -12,7 +12,7 @@
 //! results in input order.
 
 // TMP mod agentevals;
-// TMP mod axion;
+mod axion;
 // TMP mod calls;
 mod deepeval;
 mod evalite;
@@ -148,9 +148,7 @@ pub(crate) fn score_into(
     let res = match profile {
         ProfileName::Evalite => evalite::score(text, out),
         ProfileName::Deepeval => deepeval::score(text, out),
-        ProfileName::Axion => Err(LineError::Malformed(format!(
-            "profile {profile} is not available in this build"
-        ))),
+        ProfileName::Axion => axion::score(text, out),
         ProfileName::Agentevals => Err(LineError::Malformed(format!(
             "profile {profile} is not available in this build"
         ))),
