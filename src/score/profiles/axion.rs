@@ -514,7 +514,9 @@ mod tests {
 
     #[test]
     fn fuzzy_similarity_is_type_strict() {
-        let v = |s: &str| serde_json::from_str::<Val<'_>>(s).unwrap();
+        fn v(s: &str) -> Val<'_> {
+            serde_json::from_str(s).unwrap()
+        }
         assert_eq!(similarity(Some(&v("5")), Some(&v("5.0"))), 0.0);
         assert_eq!(similarity(Some(&v("null")), Some(&v("null"))), 0.0);
         assert_eq!(similarity(Some(&v("-5")), Some(&v("5"))), -1.0);
