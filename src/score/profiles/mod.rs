@@ -11,7 +11,7 @@
 //! `serde_json::Value` tree; [`score_stream`] scores chunks of lines in parallel and writes the
 //! results in input order.
 
-// TMP mod agentevals;
+mod agentevals;
 mod axion;
 // TMP mod calls;
 mod deepeval;
@@ -149,9 +149,7 @@ pub(crate) fn score_into(
         ProfileName::Evalite => evalite::score(text, out),
         ProfileName::Deepeval => deepeval::score(text, out),
         ProfileName::Axion => axion::score(text, out),
-        ProfileName::Agentevals => Err(LineError::Malformed(format!(
-            "profile {profile} is not available in this build"
-        ))),
+        ProfileName::Agentevals => agentevals::score(text, out),
         ProfileName::Galtea => Err(LineError::Malformed(format!(
             "profile {profile} is not available in this build"
         ))),
