@@ -16,7 +16,7 @@ mod axion;
 // TMP mod calls;
 mod deepeval;
 mod evalite;
-// TMP mod galtea;
+mod galtea;
 pub mod judge;
 // TMP mod promptfoo;
 mod stream;
@@ -150,9 +150,7 @@ pub(crate) fn score_into(
         ProfileName::Deepeval => deepeval::score(text, out),
         ProfileName::Axion => axion::score(text, out),
         ProfileName::Agentevals => agentevals::score(text, out),
-        ProfileName::Galtea => Err(LineError::Malformed(format!(
-            "profile {profile} is not available in this build"
-        ))),
+        ProfileName::Galtea => galtea::score(text, out),
         ProfileName::Promptfoo => Err(LineError::Malformed(format!(
             "profile {profile} is not available in this build"
         ))),
