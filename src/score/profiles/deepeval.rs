@@ -460,7 +460,6 @@ pub(crate) struct Verdict {
     pub(crate) success: Option<bool>,
     pub(crate) threshold: Option<f64>,
     pub(crate) reason: String,
-    pub(crate) selection_score: f64,
 }
 
 const NO_TOOLS: &str = "No available tools were provided to assess tool selection criteria";
@@ -546,7 +545,6 @@ fn evaluate(
         success: threshold.map(|t| final_score >= t),
         threshold,
         reason,
-        selection_score: selection,
     })
 }
 
@@ -575,17 +573,4 @@ pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, Line
             message,
         }),
     }
-}
-
-/// Score calls already in DeepEval's shape (for [`super::score_calls`]), with options as JSON.
-pub(crate) fn evaluate_json(
-    expected: &str,
-    called: &str,
-    options: &str,
-) -> Result<(f64, Option<bool>, Option<f64>, String, f64), String> {
-    let exp: Vec<Tool<'_>> = serde_json::from_str(expected).map_err(|e| e.to_string())?;
-    let cal: Vec<Tool<'_>> = serde_json::from_str(called).map_err(|e| e.to_string())?;
-    let opts: Options<'_> = serde_json::from_str(options).map_err(|e| e.to_string())?;
-    evaluate(&exp, &cal, &opts, None)
-        .map(|v| (v.score, v.success, v.threshold, v.reason, v.selection_score))
 }

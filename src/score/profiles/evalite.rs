@@ -509,9 +509,3 @@ pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, Line
         }),
     }
 }
-
-/// Parse an Evalite call list from JSON text (for [`super::score_calls`]).
-#[allow(dead_code)]
-pub(crate) fn parse_calls(json: &str) -> Result<Vec<Call<'_>>, serde_json::Error> {
-    serde_json::from_str(json)
-}

@@ -13,7 +13,7 @@
 
 mod agentevals;
 mod axion;
-// TMP mod calls;
+mod calls;
 mod deepeval;
 mod evalite;
 mod galtea;
@@ -29,7 +29,7 @@ use std::str::FromStr;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-// TMP pub use calls
+pub use calls::{score_calls, ExpectedCall, ProfileVerdict};
 pub use stream::{score_stream, Summary};
 
 /// The metrics `toolspec score --profile NAME` reproduces.
