@@ -12,13 +12,31 @@ pub mod settings;
 
 /// Codes the check run itself reports (beyond spec, reader and engine codes), with descriptions.
 pub const RUN_CODES: &[(&str, &str)] = &[
-    ("path-not-found", "a path given on the command line does not exist"),
+    (
+        "path-not-found",
+        "a path given on the command line does not exist",
+    ),
     ("unreadable-spec", "a spec file could not be read"),
-    ("glob-outside-root", "a spec's transcript glob reaches outside the project root"),
-    ("invalid-glob", "a spec's transcript glob is not a valid pattern"),
-    ("invalid-setting", "a pattern or value in toolspec.toml is invalid"),
-    ("unclaimed-transcript", "a transcript given on the command line is named by no spec"),
-    ("using-last-good-spec", "watch: a spec stopped compiling; its last good version is used"),
+    (
+        "glob-outside-root",
+        "a spec's transcript glob reaches outside the project root",
+    ),
+    (
+        "invalid-glob",
+        "a spec's transcript glob is not a valid pattern",
+    ),
+    (
+        "invalid-setting",
+        "a pattern or value in toolspec.toml is invalid",
+    ),
+    (
+        "unclaimed-transcript",
+        "a transcript given on the command line is named by no spec",
+    ),
+    (
+        "using-last-good-spec",
+        "watch: a spec stopped compiling; its last good version is used",
+    ),
 ];
 
 /// Codes of transcript read errors and read findings, with descriptions.
@@ -28,12 +46,30 @@ pub const READ_CODES: &[(&str, &str)] = &[
     ("invalid-utf8", "a transcript file is not valid UTF-8"),
     ("binary", "a transcript file holds binary data"),
     ("invalid-json", "a transcript file is not valid JSON"),
-    ("truncated", "a transcript file ends in the middle of a JSON value"),
-    ("wrong-shape", "a transcript's JSON does not have the shape of its format"),
-    ("unknown-format", "a transcript file matches no known format"),
-    ("invalid-arguments", "a call's arguments are not valid JSON; they are kept as raw text"),
-    ("truncated-last-line", "the last line of a JSON-lines file is cut off"),
-    ("unparseable-line", "a line of a JSON-lines file is not valid JSON and was skipped"),
+    (
+        "truncated",
+        "a transcript file ends in the middle of a JSON value",
+    ),
+    (
+        "wrong-shape",
+        "a transcript's JSON does not have the shape of its format",
+    ),
+    (
+        "unknown-format",
+        "a transcript file matches no known format",
+    ),
+    (
+        "invalid-arguments",
+        "a call's arguments are not valid JSON; they are kept as raw text",
+    ),
+    (
+        "truncated-last-line",
+        "the last line of a JSON-lines file is cut off",
+    ),
+    (
+        "unparseable-line",
+        "a line of a JSON-lines file is not valid JSON and was skipped",
+    ),
     ("orphan-result", "a tool result links to no call"),
 ];
 

@@ -22,11 +22,12 @@ use super::bind::{self, display_path, BoundGlob, GlobError};
 use super::discover::{self, Discovered};
 use super::settings::LoadedSettings;
 use crate::compile::{self, FsLoader, SpecDiagnostic};
-use crate::config::{ExtraCalls, MatcherConfig, TranscriptGlob};
+use crate::config::{Check, ExtraCalls, MatcherConfig, PathSeg, TranscriptGlob, ValueMatcher};
 use crate::engine::{self, Verdict};
 use crate::report::model::{
     CallRef, ExpectationResult, Finding, Location, PairResult, Report, Severity,
 };
+use crate::score::profiles::{self, ExpectedCall, ProfileVerdict};
 use crate::source::{LineIndex, SourceFile, Span};
 use crate::transcript::{self, Format, ReadError, Transcript};
 
@@ -156,7 +157,10 @@ pub fn check(opts: &CheckOptions, settings: &LoadedSettings, cwd: &Path) -> Repo
         if !bound.contains_key(&absolute(t)) {
             report.warnings.push(plain_warning(
                 "unclaimed-transcript",
-                format!("{} is not named by any spec's transcripts", display_path(t, cwd)),
+                format!(
+                    "{} is not named by any spec's transcripts",
+                    display_path(t, cwd)
+                ),
                 Some("add a glob that matches it to a spec's `transcripts` line".into()),
             ));
         }
@@ -197,7 +201,11 @@ fn absolute(p: &Path) -> PathBuf {
 fn exclude_set(patterns: &[String], root: &Path, report: &mut Report) -> GlobSet {
     let mut b = GlobSetBuilder::new();
     for p in patterns {
-        let full = format!("{}/{}", globset::escape(&root.to_string_lossy()), p.trim_start_matches("./"));
+        let full = format!(
+            "{}/{}",
+            globset::escape(&root.to_string_lossy()),
+            p.trim_start_matches("./")
+        );
         match GlobBuilder::new(&full).literal_separator(true).build() {
             Ok(g) => {
                 b.add(g);
@@ -212,16 +220,27 @@ fn exclude_set(patterns: &[String], root: &Path, report: &mut Report) -> GlobSet
     b.build().unwrap_or_else(|_| GlobSet::empty())
 }
 
-fn format_overrides(settings: &LoadedSettings, root: &Path, report: &mut Report) -> Vec<(globset::GlobMatcher, Format)> {
+fn format_overrides(
+    settings: &LoadedSettings,
+    root: &Path,
+    report: &mut Report,
+) -> Vec<(globset::GlobMatcher, Format)> {
     let mut out = Vec::new();
     for (pattern, name) in &settings.settings.formats {
-        let full = format!("{}/{}", globset::escape(&root.to_string_lossy()), pattern.trim_start_matches("./"));
+        let full = format!(
+            "{}/{}",
+            globset::escape(&root.to_string_lossy()),
+            pattern.trim_start_matches("./")
+        );
         let glob = GlobBuilder::new(&full).literal_separator(true).build();
         match (glob, name.parse::<Format>()) {
             (Ok(g), Ok(f)) => out.push((g.compile_matcher(), f)),
             (Err(e), _) => report.errors.push(plain_error(
                 "invalid-setting",
-                format!("format pattern `{pattern}` is not a valid glob: {}", e.kind()),
+                format!(
+                    "format pattern `{pattern}` is not a valid glob: {}",
+                    e.kind()
+                ),
                 None,
             )),
             (_, Err(e)) => report.errors.push(plain_error(
@@ -291,7 +310,11 @@ fn compile_spec_file(
         text: source.text,
     });
     let base = path.parent().unwrap_or(Path::new("")).to_path_buf();
-    let base = if base.as_os_str().is_empty() { PathBuf::from(".") } else { base };
+    let base = if base.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        base
+    };
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -428,18 +451,30 @@ fn check_file(
                 .format
                 .as_deref()
                 .and_then(|f| f.parse::<Format>().ok())
-                .or_else(|| formats.iter().find(|(g, _)| g.is_match(path)).map(|(_, f)| *f));
+                .or_else(|| {
+                    formats
+                        .iter()
+                        .find(|(g, _)| g.is_match(path))
+                        .map(|(_, f)| *f)
+                });
             m.entry(forced).or_insert_with(Vec::new).push(*s);
             m
         });
     let mut locator = Locator::new(path);
     for (format, specs) in by_format {
-        let mut pending: Vec<(Transcript, Vec<(usize, Verdict)>)> = Vec::new();
+        let mut pending: Vec<(Transcript, Vec<(usize, Verdict, Option<ProfileVerdict>)>)> =
+            Vec::new();
         let read = transcript::read_file_with(path, format, |t| {
             let verdicts = specs
                 .iter()
                 .enumerate()
-                .map(|(i, s)| (i, engine::run(&s.config, &t.calls)))
+                .map(|(i, s)| {
+                    let profile =
+                        s.config.profile.as_ref().map(|p| {
+                            profiles::score_calls(p, &expected_calls(&s.config), &t.calls)
+                        });
+                    (i, engine::run(&s.config, &t.calls), profile)
+                })
                 .collect();
             // Keep only what reporting needs: calls' spans, not their arguments and outputs.
             let slim = Transcript {
@@ -462,9 +497,15 @@ fn check_file(
         }
         out.transcripts = out.transcripts.max(pending.len());
         for (t, verdicts) in pending {
-            for (i, verdict) in verdicts {
-                out.results
-                    .push(pair_result(specs[i], &shown, &t, verdict, &mut locator));
+            for (i, verdict, profile) in verdicts {
+                out.results.push(pair_result(
+                    specs[i],
+                    &shown,
+                    &t,
+                    verdict,
+                    profile,
+                    &mut locator,
+                ));
             }
         }
     }
@@ -517,20 +558,57 @@ impl Locator {
     }
 }
 
+/// The expected calls a profile sees: each expectation's tool, repeated `min` times (optional
+/// expectations are left out, as the peers have no notion of them), with the arguments and output
+/// its literal checks pin (`Equals`/`Subset` values; other constraints cannot be expressed in the
+/// peers' inputs and are left out; an expectation without literal checks leaves them `None`).
+pub fn expected_calls(config: &MatcherConfig) -> Vec<ExpectedCall> {
+    config
+        .expectations
+        .iter()
+        .flat_map(|e| {
+            let call = ExpectedCall {
+                name: e.tool.clone(),
+                args: literal_value(&e.args),
+                output: e.output.as_ref().and_then(literal_value),
+            };
+            std::iter::repeat_n(call, e.repeat.min as usize)
+        })
+        .collect()
+}
+
+/// The JSON value a matcher's literal checks describe, if any.
+fn literal_value(m: &ValueMatcher) -> Option<serde_json::Value> {
+    let mut object = serde_json::Map::new();
+    for pc in &m.checks {
+        let value = match &pc.check {
+            Check::Equals { value } | Check::Subset { value } => value.clone(),
+            _ => continue,
+        };
+        match pc.path.as_slice() {
+            [] => return Some(value),
+            [PathSeg::Key(k)] => {
+                object.insert(k.clone(), value);
+            }
+            _ => {}
+        }
+    }
+    (!object.is_empty()).then_some(serde_json::Value::Object(object))
+}
+
 fn pair_result(
     spec: &Spec,
     shown: &str,
     t: &Transcript,
     verdict: Verdict,
+    profile: Option<ProfileVerdict>,
     locator: &mut Locator,
 ) -> PairResult {
     let file = &spec.file;
     let record_span = t.record.map(|r| r.span).unwrap_or(Span::point(0));
     let record_start = Span::new(record_span.start, record_span.start);
     let call_loc = |i: usize, locator: &mut Locator| {
-        t.calls
-            .get(i)
-            .and_then(|c| locator.locate(shown, c.span))
+        t.calls.get(i).and_then(|c| locator.locate(shown, c.span))
     };
     let expectations = verdict
         .expectations
@@ -593,7 +671,19 @@ fn pair_result(
         location: locator.locate(shown, f.span),
         related: None,
     }));
-    findings.sort_by(|a, b| (&a.location, &a.related, &a.code).cmp(&(&b.location, &b.related, &b.code)));
+    findings.sort_by(|a, b| {
+        (&a.location, &a.related, &a.code).cmp(&(&b.location, &b.related, &b.code))
+    });
+    // Under a profile, the peer's numbers decide; the engine's findings still explain.
+    let (score, threshold, passed, profile_details) = match profile {
+        Some(p) => (
+            p.score,
+            p.threshold.unwrap_or(verdict.threshold),
+            p.passed,
+            Some(p.details),
+        ),
+        None => (verdict.score, verdict.threshold, verdict.passed, None),
+    };
     PairResult {
         spec_file: file.shown.clone(),
         spec: spec.config.name.clone(),
@@ -601,13 +691,13 @@ fn pair_result(
         record: t.record.map(|r| r.line),
         format: t.format.to_string(),
         profile: spec.config.profile.as_ref().map(|p| p.name().to_owned()),
-        score: verdict.score,
-        threshold: verdict.threshold,
-        passed: verdict.passed,
+        score,
+        threshold,
+        passed,
         calls: t.calls.len(),
         counts: serde_json::to_value(verdict.counts).unwrap_or_default(),
         expectations,
         findings,
-        profile_details: None,
+        profile_details,
     }
 }

@@ -33,10 +33,7 @@ pub fn main() -> ExitCode {
         Command::Init(a) => commands::init::run(a),
         Command::Check(a) => commands::check::run(a),
         Command::Watch(a) => commands::watch::run(a),
-        Command::Score(_) => {
-            output::err("error: not available yet\n");
-            exit::ERROR
-        }
+        Command::Score(a) => commands::score::run(a),
     };
     exit::code(status)
 }

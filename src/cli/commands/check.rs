@@ -78,7 +78,10 @@ pub fn load_settings(run: &RunArgs, cwd: &Path) -> Result<LoadedSettings, u8> {
 }
 
 /// Run `f` on a pool of `threads` workers (default: rayon's, one per core).
-pub fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> Result<T, String> {
+pub fn with_threads<T: Send>(
+    threads: Option<usize>,
+    f: impl FnOnce() -> T + Send,
+) -> Result<T, String> {
     match threads {
         None => Ok(f()),
         Some(n) => rayon::ThreadPoolBuilder::new()
@@ -91,13 +94,21 @@ pub fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Sen
 
 /// Render a report: (stdout, stderr). Machine formats put everything in the document on stdout
 /// and repeat run errors on stderr as one line each.
-pub fn render(report: &Report, format: OutputFormat, color: bool, verbose: bool) -> (String, String) {
+pub fn render(
+    report: &Report,
+    format: OutputFormat,
+    color: bool,
+    verbose: bool,
+) -> (String, String) {
     let short_errors = || {
         report
             .errors
             .iter()
             .map(|f| match &f.location {
-                Some(l) => format!("error[{}]: {}:{}:{}: {}\n", f.code, l.file, l.line, l.column, f.message),
+                Some(l) => format!(
+                    "error[{}]: {}:{}:{}: {}\n",
+                    f.code, l.file, l.line, l.column, f.message
+                ),
                 None => format!("error[{}]: {}\n", f.code, f.message),
             })
             .collect::<String>()

@@ -5,4 +5,5 @@ pub mod check;
 pub mod compile;
 pub mod fmt;
 pub mod init;
+pub mod score;
 pub mod watch;

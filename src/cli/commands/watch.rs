@@ -99,16 +99,16 @@ pub fn run(args: WatchArgs) -> u8 {
                 with_threads(args.run.threads, || check(&opts, &settings, &cwd)).unwrap_or_default()
             };
             // A file no spec names is not news while watching.
-            partial.warnings.retain(|w| w.code != "unclaimed-transcript");
+            partial
+                .warnings
+                .retain(|w| w.code != "unclaimed-transcript");
             if partial.results.is_empty() && !affected && partial.errors.is_empty() {
                 continue;
             }
             report.results.retain(|r| !shown.contains(&r.transcript));
-            report.errors.retain(|e| {
-                e.location
-                    .as_ref()
-                    .is_none_or(|l| !shown.contains(&l.file))
-            });
+            report
+                .errors
+                .retain(|e| e.location.as_ref().is_none_or(|l| !shown.contains(&l.file)));
             report.results.extend(partial.results);
             report.errors.extend(partial.errors);
             report.sort();
@@ -121,7 +121,10 @@ pub fn run(args: WatchArgs) -> u8 {
 
 /// Editor and VCS files that never matter.
 fn is_noise(p: &Path) -> bool {
-    let name = p.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    let name = p
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
     p.components().any(|c| c.as_os_str() == ".git")
         || name.ends_with('~')
         || name.ends_with(".swp")
