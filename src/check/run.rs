@@ -60,6 +60,12 @@ impl LastGood {
     }
 }
 
+/// A spec file's specs, or the errors that kept it from compiling.
+type Compiled = Result<Vec<Spec>, Vec<Finding>>;
+
+/// One transcript's verdicts: per bound spec, the native verdict and the profile's, if any.
+type Verdicts = Vec<(usize, Verdict, Option<ProfileVerdict>)>;
+
 /// A compiled spec with what it needs to report: its file's text and its bound globs.
 struct Spec {
     file: Arc<SpecFile>,
@@ -107,7 +113,7 @@ pub fn check(opts: &CheckOptions, settings: &LoadedSettings, cwd: &Path) -> Repo
     }
     let explicit_specs: BTreeSet<PathBuf> = found.specs.iter().map(|p| absolute(p)).collect();
 
-    let compiled: Vec<(PathBuf, Result<Vec<Spec>, Vec<Finding>>, Vec<Finding>)> = spec_files
+    let compiled: Vec<(PathBuf, Compiled, Vec<Finding>)> = spec_files
         .par_iter()
         .map(|path| {
             let (specs, warnings) = compile_spec_file(path, settings, &root, opts, cwd);
@@ -260,7 +266,7 @@ fn compile_spec_file(
     root: &Path,
     opts: &CheckOptions,
     cwd: &Path,
-) -> (Result<Vec<Spec>, Vec<Finding>>, Vec<Finding>) {
+) -> (Compiled, Vec<Finding>) {
     let shown = display_path(&absolute(path), cwd);
     let text = match std::fs::read_to_string(path) {
         Ok(t) => t,
@@ -290,7 +296,7 @@ fn compile_spec_file(
             let fallback = SourceFile::new(shown.clone(), text);
             let again = compile::compile(&fallback, &FsLoader);
             if again.file.is_some() {
-                warnings.extend(errors.drain(..));
+                warnings.append(&mut errors);
                 warnings.push(plain_warning(
                     "using-last-good-spec",
                     format!("{shown} does not compile; checking with its last version that did"),
@@ -462,9 +468,8 @@ fn check_file(
         });
     let mut locator = Locator::new(path);
     for (format, specs) in by_format {
-        let mut pending: Vec<(Transcript, Vec<(usize, Verdict, Option<ProfileVerdict>)>)> =
-            Vec::new();
-        let read = transcript::read_file_with(path, format, |t| {
+        let mut pending: Vec<(Transcript, Verdicts)> = Vec::new();
+        let read = read_transcripts(path, &shown, format, |t| {
             let verdicts = specs
                 .iter()
                 .enumerate()
@@ -492,7 +497,7 @@ fn check_file(
             pending.push((slim, verdicts));
         });
         if let Err(e) = read {
-            out.errors.push(read_error(&e, &shown));
+            out.errors.push(read_error(&e, &shown, &mut locator));
             continue;
         }
         out.transcripts = out.transcripts.max(pending.len());
@@ -512,14 +517,46 @@ fn check_file(
     out
 }
 
-fn read_error(e: &ReadError, shown: &str) -> Finding {
-    let location = e.line_col().map(|(line, column)| Location {
+/// Files up to this size are read whole; larger ones are streamed by the reader.
+const WHOLE_FILE_LIMIT: u64 = 64 << 20;
+
+// Read errors carry a renderable snippet; they are built once per failed file, never in a loop.
+#[allow(clippy::result_large_err)]
+/// Read a transcript file under its display name (so messages never show absolute paths).
+fn read_transcripts(
+    path: &Path,
+    shown: &str,
+    format: Option<Format>,
+    emit: impl FnMut(Transcript),
+) -> Result<(), ReadError> {
+    let io = |source| ReadError::Io {
         file: shown.to_owned(),
-        line,
-        column,
-        end_line: line,
-        end_column: column,
-        span: [0, 0],
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    if len <= WHOLE_FILE_LIMIT {
+        let mut bytes = Vec::with_capacity(len as usize);
+        std::io::Read::read_to_end(&mut &file, &mut bytes).map_err(io)?;
+        transcript::read_with(shown, &bytes, format, emit)
+    } else {
+        let reader = std::io::BufReader::with_capacity(1 << 20, file);
+        transcript::read_reader(shown, reader, format, emit)
+    }
+}
+
+fn read_error(e: &ReadError, shown: &str, locator: &mut Locator) -> Finding {
+    let location = e.line_col().map(|(line, column)| {
+        locator
+            .locate_line_col(shown, line, column)
+            .unwrap_or(Location {
+                file: shown.to_owned(),
+                line,
+                column,
+                end_line: line,
+                end_column: column,
+                span: [0, 0],
+            })
     });
     Finding {
         code: e.code().to_owned(),
@@ -531,10 +568,14 @@ fn read_error(e: &ReadError, shown: &str) -> Finding {
     }
 }
 
+/// A file's bytes with their line index.
+type IndexedText = (Vec<u8>, LineIndex);
+
 /// Turns byte spans of one transcript file into locations, reading the file at most once more.
 struct Locator {
     path: PathBuf,
-    text: Option<Option<Arc<(Vec<u8>, LineIndex)>>>,
+    /// Loaded on first use: the file's bytes and line index, or `None` if unreadable.
+    text: Option<Option<Arc<IndexedText>>>,
 }
 
 impl Locator {
@@ -545,16 +586,32 @@ impl Locator {
         }
     }
 
-    fn locate(&mut self, shown: &str, span: Span) -> Option<Location> {
-        let loaded = self.text.get_or_insert_with(|| {
-            std::fs::read(&self.path).ok().map(|bytes| {
-                let index = LineIndex::new(&bytes);
-                Arc::new((bytes, index))
+    fn loaded(&mut self) -> Option<&Arc<IndexedText>> {
+        self.text
+            .get_or_insert_with(|| {
+                std::fs::read(&self.path).ok().map(|bytes| {
+                    let index = LineIndex::new(&bytes);
+                    Arc::new((bytes, index))
+                })
             })
-        });
-        loaded
             .as_ref()
-            .map(|t| Location::of(shown, &t.0, &t.1, span))
+    }
+
+    fn locate(&mut self, shown: &str, span: Span) -> Option<Location> {
+        self.loaded().map(|t| Location::of(shown, &t.0, &t.1, span))
+    }
+
+    /// The location of a 1-based line and column (in characters).
+    fn locate_line_col(&mut self, shown: &str, line: usize, col: usize) -> Option<Location> {
+        let t = self.loaded()?.clone();
+        let start = t.1.line_start(line)?;
+        let rest = std::str::from_utf8(&t.0[start..]).ok()?;
+        let offset = start
+            + rest
+                .char_indices()
+                .nth(col.saturating_sub(1))
+                .map_or(rest.len(), |(i, _)| i);
+        Some(Location::of(shown, &t.0, &t.1, Span::point(offset)))
     }
 }
 

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme};
 
-/// Render a diagnostic the way every command shows errors (no trailing blank line).
+/// Render a diagnostic the way every command shows errors, followed by a blank line.
 pub fn render(diag: &dyn Diagnostic, color: bool) -> String {
     let theme = if color {
         GraphicalTheme::unicode()
@@ -18,6 +18,7 @@ pub fn render(diag: &dyn Diagnostic, color: bool) -> String {
     if handler.render_report(&mut out, diag).is_err() {
         out = format!("{diag}\n");
     }
+    out.push('\n');
     out
 }
 

@@ -43,6 +43,7 @@ pub fn render(report: &Report, sources: Sources<'_>, opts: Options) -> Human {
     let mut out = Human::default();
     for f in report.errors.iter().chain(&report.warnings) {
         out.stderr.push_str(&render_finding(&handler, f, sources));
+        out.stderr.push('\n');
     }
     for r in &report.results {
         if (r.passed && !opts.verbose) || r.findings.is_empty() {
