@@ -37,9 +37,6 @@ pub fn run(args: WatchArgs) -> u8 {
     let full = |settings: &LoadedSettings| {
         with_threads(args.run.threads, || check(&base, settings, &cwd)).unwrap_or_default()
     };
-    let mut report = full(&settings);
-    show(&report, &args, color, &settings);
-
     let mut roots = if args.run.paths.is_empty() {
         vec![cwd.clone()]
     } else {
@@ -54,6 +51,9 @@ pub fn run(args: WatchArgs) -> u8 {
             return exit::ERROR;
         }
     };
+    // The watcher is in place before the first run, so no save made after it starts is missed.
+    let mut report = full(&settings);
+    show(&report, &args, color, &settings);
     while let Some(batch) = watcher.next_batch() {
         let changed = match batch {
             Ok(paths) => paths,
