@@ -167,14 +167,30 @@ impl BoundGlob {
     }
 }
 
-/// Express `path` relative to `cwd` when it lies under it (for display and stable output).
+/// Express `path` relative to `cwd` (with `..` steps when it lies elsewhere), for display and
+/// for machine formats: output never depends on where the project sits on disk.
 pub fn display_path(path: &Path, cwd: &Path) -> String {
-    let shown = path.strip_prefix(cwd).unwrap_or(path);
-    let s = shown.to_string_lossy();
-    if s.is_empty() {
+    let abs = |p: &Path| normalize(&std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()));
+    let (path, cwd) = (abs(path), abs(cwd));
+    let common = path
+        .components()
+        .zip(cwd.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    if common == 0 {
+        return path.to_string_lossy().into_owned();
+    }
+    let mut parts: Vec<String> =
+        std::iter::repeat_n("..".to_owned(), cwd.components().count() - common).collect();
+    parts.extend(
+        path.components()
+            .skip(common)
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    if parts.is_empty() {
         ".".to_owned()
     } else {
-        s.into_owned()
+        parts.join("/")
     }
 }
 
@@ -239,6 +255,21 @@ mod tests {
         assert!(BoundGlob::new("../../**", &r, &r, true).is_ok());
         let err = BoundGlob::new("runs/*/../x", &r, &r, false).unwrap_err();
         assert!(matches!(err, GlobError::Invalid { .. }));
+    }
+
+    #[test]
+    fn display_paths_are_relative_to_the_working_folder() {
+        let cwd = Path::new("/repo/examples");
+        assert_eq!(
+            display_path(Path::new("/repo/examples/a/b.json"), cwd),
+            "a/b.json"
+        );
+        assert_eq!(
+            display_path(Path::new("/repo/specs/x.toolspec"), cwd),
+            "../specs/x.toolspec"
+        );
+        assert_eq!(display_path(Path::new("/repo/examples"), cwd), ".");
+        assert_eq!(display_path(Path::new("/repo/examples/./c/../d"), cwd), "d");
     }
 
     #[test]
