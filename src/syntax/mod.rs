@@ -10,6 +10,7 @@
 
 pub mod ast;
 mod code;
+mod depth;
 mod diagnostic;
 mod expected;
 mod format;
@@ -22,6 +23,7 @@ use crate::source::SourceFile;
 
 /// Parse `source` into a syntax tree.
 pub fn parse(source: &SourceFile) -> Result<ast::File, SpecDiagnostic> {
+    depth::check(source)?;
     parser::parse_file(source)
 }
 
