@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod check;
 pub mod compile;
 pub mod config;
 pub mod engine;

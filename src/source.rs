@@ -6,7 +6,9 @@
 use serde::{Deserialize, Serialize};
 
 /// A half-open byte range `start..end` in one source file (a spec or a transcript).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize,
+)]
 pub struct Span {
     /// Offset of the first byte.
     pub start: usize,

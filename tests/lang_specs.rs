@@ -57,7 +57,12 @@ fn compiled(src: &SourceFile) -> Value {
     let cwd_loader = RootLoader;
     let r = compile(src, &cwd_loader);
     let rendered: Vec<String> = r.diagnostics.iter().map(render).collect();
-    assert!(rendered.is_empty(), "{}:\n{}", src.name, rendered.join("\n"));
+    assert!(
+        rendered.is_empty(),
+        "{}:\n{}",
+        src.name,
+        rendered.join("\n")
+    );
     serde_json::to_value(r.file.expect("no diagnostics, so a config")).unwrap()
 }
 
@@ -106,8 +111,16 @@ fn fmt_is_idempotent_and_keeps_the_config() {
             "fmt changed the config of {name}"
         );
         // Comments survive.
-        let count = |t: &str| t.lines().filter(|l| l.trim_start().starts_with('#')).count();
-        assert_eq!(count(&src.text), count(&once), "fmt lost a comment in {name}");
+        let count = |t: &str| {
+            t.lines()
+                .filter(|l| l.trim_start().starts_with('#'))
+                .count()
+        };
+        assert_eq!(
+            count(&src.text),
+            count(&once),
+            "fmt lost a comment in {name}"
+        );
     }
 }
 
@@ -121,15 +134,75 @@ fn the_specs_use_every_construct() {
         json.push_str(&compiled(&src).to_string());
     }
     let in_text = [
-        "include ", "tool ", "...", "# ", "\\u", "\\n", "\\\"", "\\/", "format ", "order strict",
-        "order in_order", "order any", "args ignore", "args exact", "args subset", "args fuzzy",
-        "args fuzzy >=", "ignore_case", "unify_separators", "strip ", "threshold ", "extra allow",
-        "extra forbid", "score {", "name_only", "missing", "binary", "optional call", "at_least ",
-        "at_most ", "exactly ", "between ", " before ", "never ", "errored true", "errored false",
-        "errored\n", "weight ", " exact {", " subset {", "-> exact", "-> subset", "-> {", ".output.",
-        ".args.", "[0]", "\"row count\"", "[\"address.line1\"]", "/i", "..=", "..", "> ", ">= ",
-        "< ", "<= ", "|", " and ", "not ", "any", "present", "absent", "null", "true", "false",
-        "fuzzy \"", "one_of [", "contains ", "type ", "()",
+        "include ",
+        "tool ",
+        "...",
+        "# ",
+        "\\u",
+        "\\n",
+        "\\\"",
+        "\\/",
+        "format ",
+        "order strict",
+        "order in_order",
+        "order any",
+        "args ignore",
+        "args exact",
+        "args subset",
+        "args fuzzy",
+        "args fuzzy >=",
+        "ignore_case",
+        "unify_separators",
+        "strip ",
+        "threshold ",
+        "extra allow",
+        "extra forbid",
+        "score {",
+        "name_only",
+        "missing",
+        "binary",
+        "optional call",
+        "at_least ",
+        "at_most ",
+        "exactly ",
+        "between ",
+        " before ",
+        "never ",
+        "errored true",
+        "errored false",
+        "errored\n",
+        "weight ",
+        " exact {",
+        " subset {",
+        "-> exact",
+        "-> subset",
+        "-> {",
+        ".output.",
+        ".args.",
+        "[0]",
+        "\"row count\"",
+        "[\"address.line1\"]",
+        "/i",
+        "..=",
+        "..",
+        "> ",
+        ">= ",
+        "< ",
+        "<= ",
+        "|",
+        " and ",
+        "not ",
+        "any",
+        "present",
+        "absent",
+        "null",
+        "true",
+        "false",
+        "fuzzy \"",
+        "one_of [",
+        "contains ",
+        "type ",
+        "()",
     ];
     for needle in in_text {
         assert!(text.contains(needle), "no spec uses `{needle}`");
@@ -138,10 +211,23 @@ fn the_specs_use_every_construct() {
         "any", "present", "absent", "equals", "subset", "fuzzy", "regex", "range", "type",
         "one_of", "contains", "ref", "not",
     ] {
-        assert!(json.contains(&format!("\"kind\":\"{kind}\"")), "no spec lowers to a `{kind}` check");
+        assert!(
+            json.contains(&format!("\"kind\":\"{kind}\"")),
+            "no spec lowers to a `{kind}` check"
+        );
     }
-    for profile in ["axion", "deepeval", "evalite", "agentevals", "galtea", "promptfoo"] {
-        assert!(json.contains(&format!("\"name\":\"{profile}\"")), "no spec uses profile {profile}");
+    for profile in [
+        "axion",
+        "deepeval",
+        "evalite",
+        "agentevals",
+        "galtea",
+        "promptfoo",
+    ] {
+        assert!(
+            json.contains(&format!("\"name\":\"{profile}\"")),
+            "no spec uses profile {profile}"
+        );
     }
 }
 

@@ -25,7 +25,9 @@ pub(crate) fn resolve(
     let mut out = Vec::new();
     let mut chain = vec![normalize(&root.name)];
     let mut done = vec![normalize(&root.name)];
-    visit(root, root_file, loader, diags, &mut chain, &mut done, &mut out);
+    visit(
+        root, root_file, loader, diags, &mut chain, &mut done, &mut out,
+    );
     out
 }
 
@@ -120,7 +122,10 @@ fn cycle(
         SpecDiagnostic::error(
             Code::IncludeCycle,
             from,
-            format!("include cycle: `{}` is already being included", inc.path.value),
+            format!(
+                "include cycle: `{}` is already being included",
+                inc.path.value
+            ),
         )
         .label(inc.span, "this include closes the cycle")
         .help(format!(

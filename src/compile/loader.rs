@@ -107,10 +107,22 @@ mod tests {
 
     #[test]
     fn resolves_relative_to_the_including_file() {
-        assert_eq!(resolve_include("specs/a.toolspec", "b.toolspec"), "specs/b.toolspec");
-        assert_eq!(resolve_include("specs/a.toolspec", "../c/d.toolspec"), "c/d.toolspec");
-        assert_eq!(resolve_include("a.toolspec", "./x/../b.toolspec"), "b.toolspec");
-        assert_eq!(resolve_include("/r/a.toolspec", "/abs.toolspec"), "/abs.toolspec");
+        assert_eq!(
+            resolve_include("specs/a.toolspec", "b.toolspec"),
+            "specs/b.toolspec"
+        );
+        assert_eq!(
+            resolve_include("specs/a.toolspec", "../c/d.toolspec"),
+            "c/d.toolspec"
+        );
+        assert_eq!(
+            resolve_include("a.toolspec", "./x/../b.toolspec"),
+            "b.toolspec"
+        );
+        assert_eq!(
+            resolve_include("/r/a.toolspec", "/abs.toolspec"),
+            "/abs.toolspec"
+        );
         assert_eq!(normalize("../../a"), "../../a");
     }
 
@@ -118,7 +130,10 @@ mod tests {
     fn map_loader_serves_and_misses() {
         let l = MapLoader::new().with("specs/tools.toolspec", "tool x()");
         let from = SourceFile::new("specs/a.toolspec", "");
-        assert_eq!(l.load(&from, "tools.toolspec").unwrap().name, "specs/tools.toolspec");
+        assert_eq!(
+            l.load(&from, "tools.toolspec").unwrap().name,
+            "specs/tools.toolspec"
+        );
         assert_eq!(
             l.load(&from, "nope.toolspec").unwrap_err().kind(),
             io::ErrorKind::NotFound

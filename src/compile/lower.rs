@@ -18,9 +18,26 @@ pub const DEFAULT_FUZZY: f64 = 0.8;
 
 /// Keywords that may start a statement inside a spec (for did-you-mean).
 pub(crate) const SPEC_KEYWORDS: &[&str] = &[
-    "transcripts", "format", "order", "args", "names", "threshold", "extra", "score", "binary",
-    "profile", "never", "call", "optional", "at_least", "at_most", "exactly", "between", "errored",
-    "weight", "before",
+    "transcripts",
+    "format",
+    "order",
+    "args",
+    "names",
+    "threshold",
+    "extra",
+    "score",
+    "binary",
+    "profile",
+    "never",
+    "call",
+    "optional",
+    "at_least",
+    "at_most",
+    "exactly",
+    "between",
+    "errored",
+    "weight",
+    "before",
 ];
 /// Keywords that may start a top-level item.
 pub(crate) const TOP_KEYWORDS: &[&str] = &["include", "tool", "spec"];
@@ -29,7 +46,9 @@ const ARGS_MODES: &[&str] = &["ignore", "exact", "subset", "fuzzy"];
 const NAME_FLAGS: &[&str] = &["ignore_case", "unify_separators"];
 const EXTRA_POLICIES: &[&str] = &["allow", "forbid"];
 const SCORE_KEYS: &[&str] = &["exact", "name_only", "extra", "missing"];
-const TYPES: &[&str] = &["null", "boolean", "number", "integer", "string", "array", "object"];
+const TYPES: &[&str] = &[
+    "null", "boolean", "number", "integer", "string", "array", "object",
+];
 
 /// State shared by all specs of one compilation.
 pub(crate) struct FileCx {
@@ -77,12 +96,7 @@ enum Refs<'a> {
     All(&'a HashMap<String, (usize, Span)>),
 }
 
-fn unknown_word(
-    src: &SourceFile,
-    what: &str,
-    word: &ast::Ident,
-    known: &[&str],
-) -> SpecDiagnostic {
+fn unknown_word(src: &SourceFile, what: &str, word: &ast::Ident, known: &[&str]) -> SpecDiagnostic {
     let d = SpecDiagnostic::error(
         Code::UnknownKeyword,
         src,
@@ -104,7 +118,10 @@ fn check_threshold(src: &SourceFile, n: &ast::Num, diags: &mut Vec<SpecDiagnosti
             SpecDiagnostic::error(
                 Code::ThresholdRange,
                 src,
-                format!("threshold {} is outside [0, 1]", src.text[n.span.start..n.span.end].trim()),
+                format!(
+                    "threshold {} is outside [0, 1]",
+                    src.text[n.span.start..n.span.end].trim()
+                ),
             )
             .label(n.span, "must be between 0 and 1")
             .help("thresholds are fractions: 0 accepts anything, 1 demands a perfect match"),
@@ -113,12 +130,23 @@ fn check_threshold(src: &SourceFile, n: &ast::Num, diags: &mut Vec<SpecDiagnosti
     n.value.clamp(0.0, 1.0)
 }
 
-fn check_weight(src: &SourceFile, what: &str, n: &ast::Num, diags: &mut Vec<SpecDiagnostic>) -> f64 {
+fn check_weight(
+    src: &SourceFile,
+    what: &str,
+    n: &ast::Num,
+    diags: &mut Vec<SpecDiagnostic>,
+) -> f64 {
     if n.value < 0.0 {
         diags.push(
-            SpecDiagnostic::error(Code::InvalidWeight, src, format!("{what} cannot be negative"))
-                .label(n.span, "negative")
-                .help("weights and penalties are non-negative amounts; a penalty is subtracted already"),
+            SpecDiagnostic::error(
+                Code::InvalidWeight,
+                src,
+                format!("{what} cannot be negative"),
+            )
+            .label(n.span, "negative")
+            .help(
+                "weights and penalties are non-negative amounts; a penalty is subtracted already",
+            ),
         );
     }
     n.value.max(0.0)
@@ -163,7 +191,14 @@ impl FileCx {
                     known.push(k.clone());
                 }
             }
-            for pc in self.constraint(src, &arg.constraint, Lit::Equals, Refs::Forbidden, &path, arg.span) {
+            for pc in self.constraint(
+                src,
+                &arg.constraint,
+                Lit::Equals,
+                Refs::Forbidden,
+                &path,
+                arg.span,
+            ) {
                 checks.push((pc.path, pc.check));
             }
         }
@@ -228,8 +263,12 @@ impl FileCx {
                     (_, value) => Check::Subset { value },
                 }
             }
-            TermKind::Exact(j) => Check::Equals { value: j.to_value() },
-            TermKind::Subset(j) => Check::Subset { value: j.to_value() },
+            TermKind::Exact(j) => Check::Equals {
+                value: j.to_value(),
+            },
+            TermKind::Subset(j) => Check::Subset {
+                value: j.to_value(),
+            },
             TermKind::Fuzzy(s, t) => Check::Fuzzy {
                 value: s.value.clone(),
                 threshold: match t {
@@ -272,10 +311,30 @@ impl FileCx {
             TermKind::Cmp(op, n) => {
                 let v = Some(n.value);
                 match op {
-                    ast::CmpOp::Gt => Check::Range { min: v, max: None, min_exclusive: true, max_exclusive: false },
-                    ast::CmpOp::Ge => Check::Range { min: v, max: None, min_exclusive: false, max_exclusive: false },
-                    ast::CmpOp::Lt => Check::Range { min: None, max: v, min_exclusive: false, max_exclusive: true },
-                    ast::CmpOp::Le => Check::Range { min: None, max: v, min_exclusive: false, max_exclusive: false },
+                    ast::CmpOp::Gt => Check::Range {
+                        min: v,
+                        max: None,
+                        min_exclusive: true,
+                        max_exclusive: false,
+                    },
+                    ast::CmpOp::Ge => Check::Range {
+                        min: v,
+                        max: None,
+                        min_exclusive: false,
+                        max_exclusive: false,
+                    },
+                    ast::CmpOp::Lt => Check::Range {
+                        min: None,
+                        max: v,
+                        min_exclusive: false,
+                        max_exclusive: true,
+                    },
+                    ast::CmpOp::Le => Check::Range {
+                        min: None,
+                        max: v,
+                        min_exclusive: false,
+                        max_exclusive: false,
+                    },
                 }
             }
             TermKind::Type(names) => {
@@ -303,7 +362,9 @@ impl FileCx {
             TermKind::OneOf(items) => Check::OneOf {
                 values: items.iter().map(ast::Json::to_value).collect(),
             },
-            TermKind::Contains(j) => Check::Contains { value: j.to_value() },
+            TermKind::Contains(j) => Check::Contains {
+                value: j.to_value(),
+            },
             TermKind::Present => Check::Present,
             TermKind::Absent => Check::Absent,
             TermKind::Any => Check::Any,
@@ -454,10 +515,12 @@ impl FileCx {
         // Settings first: they hold for the whole spec wherever they are written.
         for stmt in &spec.stmts {
             match &stmt.kind {
-                StmtKind::Transcripts(globs) => cfg.transcripts.extend(globs.iter().map(|g| TranscriptGlob {
-                    pattern: g.value.clone(),
-                    span: g.span,
-                })),
+                StmtKind::Transcripts(globs) => {
+                    cfg.transcripts.extend(globs.iter().map(|g| TranscriptGlob {
+                        pattern: g.value.clone(),
+                        span: g.span,
+                    }))
+                }
                 StmtKind::Format(f) => {
                     once(self, "format", stmt.span);
                     cfg.format = Some(f.name.clone());
@@ -468,7 +531,9 @@ impl FileCx {
                         "strict" => cfg.order = OrderMode::Strict,
                         "in_order" => cfg.order = OrderMode::InOrder,
                         "any" => cfg.order = OrderMode::AnyOrder,
-                        _ => self.diags.push(unknown_word(src, "order mode", m, ORDER_MODES)),
+                        _ => self
+                            .diags
+                            .push(unknown_word(src, "order mode", m, ORDER_MODES)),
                     }
                 }
                 StmtKind::Args { mode: m, threshold } => {
@@ -494,13 +559,17 @@ impl FileCx {
                         ("ignore", None) => mode = ArgsMode::Ignore,
                         ("exact", None) => mode = ArgsMode::Exact,
                         ("subset", None) => mode = ArgsMode::Subset,
-                        _ => self.diags.push(unknown_word(src, "argument mode", m, ARGS_MODES)),
+                        _ => self
+                            .diags
+                            .push(unknown_word(src, "argument mode", m, ARGS_MODES)),
                     }
                 }
                 StmtKind::Names(opts) => {
                     for o in opts {
                         match o {
-                            ast::NameOpt::Flag(f) if f.name == "ignore_case" => cfg.names.ignore_case = true,
+                            ast::NameOpt::Flag(f) if f.name == "ignore_case" => {
+                                cfg.names.ignore_case = true
+                            }
                             ast::NameOpt::Flag(f) if f.name == "unify_separators" => {
                                 cfg.names.unify_separators = true
                             }
@@ -528,7 +597,12 @@ impl FileCx {
                     match p.name.as_str() {
                         "allow" => cfg.extra_calls = ExtraCalls::Allow,
                         "forbid" => cfg.extra_calls = ExtraCalls::Forbid,
-                        _ => self.diags.push(unknown_word(src, "extra-call policy", p, EXTRA_POLICIES)),
+                        _ => self.diags.push(unknown_word(
+                            src,
+                            "extra-call policy",
+                            p,
+                            EXTRA_POLICIES,
+                        )),
                     }
                 }
                 StmtKind::Score(entries) => {
@@ -550,11 +624,13 @@ impl FileCx {
                             "extra" => &mut cfg.scoring.extra_call,
                             "missing" => &mut cfg.scoring.wrong_or_missing,
                             _ => {
-                                self.diags.push(unknown_word(src, "score key", k, SCORE_KEYS));
+                                self.diags
+                                    .push(unknown_word(src, "score key", k, SCORE_KEYS));
                                 continue;
                             }
                         };
-                        *slot = check_weight(src, &format!("score `{}`", k.name), v, &mut self.diags);
+                        *slot =
+                            check_weight(src, &format!("score `{}`", k.name), v, &mut self.diags);
                     }
                 }
                 StmtKind::Binary => {
@@ -619,7 +695,10 @@ impl FileCx {
                     });
                     if args.is_none() {
                         let norm = normalize(&tool.name, &cfg.names);
-                        if let Some((e, _)) = exps.iter().find(|(e, _)| normalize(&e.tool.name, &cfg.names) == norm) {
+                        if let Some((e, _)) = exps
+                            .iter()
+                            .find(|(e, _)| normalize(&e.tool.name, &cfg.names) == norm)
+                        {
                             self.diags.push(
                                 SpecDiagnostic::error(
                                     Code::ExpectedAndForbidden,
@@ -745,7 +824,9 @@ impl FileCx {
                 ValueMatcher {
                     checks: vec![PathCheck {
                         path: Vec::new(),
-                        check: Check::Equals { value: j.to_value() },
+                        check: Check::Equals {
+                            value: j.to_value(),
+                        },
                         span: j.span,
                     }],
                     allow_extra_keys: false,
@@ -756,7 +837,9 @@ impl FileCx {
                 ValueMatcher {
                     checks: vec![PathCheck {
                         path: Vec::new(),
-                        check: Check::Subset { value: j.to_value() },
+                        check: Check::Subset {
+                            value: j.to_value(),
+                        },
                         span: j.span,
                     }],
                     allow_extra_keys: true,
@@ -782,7 +865,9 @@ impl FileCx {
             ast::OutputBody::Exact(j) => ValueMatcher {
                 checks: vec![PathCheck {
                     path: Vec::new(),
-                    check: Check::Equals { value: j.to_value() },
+                    check: Check::Equals {
+                        value: j.to_value(),
+                    },
                     span: j.span,
                 }],
                 allow_extra_keys: false,
@@ -790,7 +875,9 @@ impl FileCx {
             ast::OutputBody::Subset(j) => ValueMatcher {
                 checks: vec![PathCheck {
                     path: Vec::new(),
-                    check: Check::Subset { value: j.to_value() },
+                    check: Check::Subset {
+                        value: j.to_value(),
+                    },
                     span: j.span,
                 }],
                 allow_extra_keys: true,
@@ -808,13 +895,27 @@ impl FileCx {
             match s {
                 ast::Suffix::Errored { value, span, .. } => {
                     if let Some(first) = errored_at.replace(*span) {
-                        self.diags.push(duplicate(src, Code::DuplicateSetting, "`errored` is set twice".into(), first, *span, "keep one"));
+                        self.diags.push(duplicate(
+                            src,
+                            Code::DuplicateSetting,
+                            "`errored` is set twice".into(),
+                            first,
+                            *span,
+                            "keep one",
+                        ));
                     }
                     errored = Some(*value);
                 }
                 ast::Suffix::Weight(n, span) => {
                     if let Some(first) = weight_at.replace(*span) {
-                        self.diags.push(duplicate(src, Code::DuplicateSetting, "`weight` is set twice".into(), first, *span, "keep one"));
+                        self.diags.push(duplicate(
+                            src,
+                            Code::DuplicateSetting,
+                            "`weight` is set twice".into(),
+                            first,
+                            *span,
+                            "keep one",
+                        ));
                     }
                     weight = check_weight(src, "a weight", n, &mut self.diags);
                 }
@@ -845,7 +946,11 @@ impl FileCx {
         checks: &mut Vec<PathCheck>,
     ) {
         let norm = normalize(&e.tool.name, names);
-        let Some(decl) = self.tools.iter().find(|t| normalize(&t.name, names) == norm) else {
+        let Some(decl) = self
+            .tools
+            .iter()
+            .find(|t| normalize(&t.name, names) == norm)
+        else {
             return;
         };
         let written: Vec<Path> = checks.iter().map(|c| c.path.clone()).collect();
@@ -908,9 +1013,13 @@ impl FileCx {
         };
         let zero = |this: &mut FileCx, span: Span| {
             this.diags.push(
-                SpecDiagnostic::error(Code::InvalidNumber, src, "an expectation must allow at least one call")
-                    .label(span, "allows no call")
-                    .help("to say a tool must not be called, write `never tool`"),
+                SpecDiagnostic::error(
+                    Code::InvalidNumber,
+                    src,
+                    "an expectation must allow at least one call",
+                )
+                .label(span, "allows no call")
+                .help("to say a tool must not be called, write `never tool`"),
             );
         };
         match &r.kind {
@@ -924,14 +1033,20 @@ impl FileCx {
                 if max == 0 {
                     zero(self, r.span);
                 }
-                Repeat { min: 0, max: Some(max) }
+                Repeat {
+                    min: 0,
+                    max: Some(max),
+                }
             }
             ast::RepeatKind::Exactly(n) => {
                 let v = get(self, n).unwrap_or(1);
                 if v == 0 {
                     zero(self, r.span);
                 }
-                Repeat { min: v, max: Some(v) }
+                Repeat {
+                    min: v,
+                    max: Some(v),
+                }
             }
             ast::RepeatKind::Between(a, b) => {
                 let (lo, hi) = (get(self, a).unwrap_or(1), get(self, b).unwrap_or(1));
@@ -944,7 +1059,10 @@ impl FileCx {
                 } else if hi == 0 {
                     zero(self, r.span);
                 }
-                Repeat { min: lo, max: Some(hi) }
+                Repeat {
+                    min: lo,
+                    max: Some(hi),
+                }
             }
         }
     }
@@ -959,15 +1077,19 @@ impl FileCx {
             let names: Vec<&str> = KNOWN_PROFILES.iter().map(|(n, _)| *n).collect();
             let hint = did_you_mean(&name.name, names.iter().copied());
             self.diags.push(
-                SpecDiagnostic::error(Code::UnknownProfile, src, format!("unknown profile `{}`", name.name))
-                    .label(
-                        name.span,
-                        match hint {
-                            Some(h) => format!("did you mean `{h}`?"),
-                            None => "no such profile".into(),
-                        },
-                    )
-                    .help(format!("profiles: {}", one_of(&names))),
+                SpecDiagnostic::error(
+                    Code::UnknownProfile,
+                    src,
+                    format!("unknown profile `{}`", name.name),
+                )
+                .label(
+                    name.span,
+                    match hint {
+                        Some(h) => format!("did you mean `{h}`?"),
+                        None => "no such profile".into(),
+                    },
+                )
+                .help(format!("profiles: {}", one_of(&names))),
             );
             return None;
         };
@@ -1001,7 +1123,11 @@ impl FileCx {
                             None => "unknown option".into(),
                         },
                     )
-                    .help(format!("`{}` options: {}", name.name, one_of(known))),
+                    .help(format!(
+                        "`{}` options: {}",
+                        name.name,
+                        one_of(known)
+                    )),
                 );
                 ok = false;
                 continue;
@@ -1047,7 +1173,9 @@ pub(crate) fn path_text(path: &Path) -> String {
     let mut s = String::new();
     for (i, seg) in path.iter().enumerate() {
         match seg {
-            PathSeg::Key(k) if k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !k.is_empty() => {
+            PathSeg::Key(k)
+                if k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !k.is_empty() =>
+            {
                 if i > 0 {
                     s.push('.');
                 }

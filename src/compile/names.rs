@@ -57,7 +57,10 @@ mod tests {
             strip_prefixes: vec!["functions.".into(), "mcp__*__".into()],
         };
         assert_eq!(normalize("functions.Get-Order", &rules), "get_order");
-        assert_eq!(normalize("mcp__github__create_issue", &rules), "create_issue");
+        assert_eq!(
+            normalize("mcp__github__create_issue", &rules),
+            "create_issue"
+        );
         assert_eq!(normalize("mcp____x", &rules), "mcp____x");
         assert_eq!(normalize("lookup", &NameRules::default()), "lookup");
     }

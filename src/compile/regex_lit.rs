@@ -90,14 +90,12 @@ fn locate(pattern: &str, offsets: &[usize], whole: Span) -> Option<(Span, String
             let sp = e.span();
             Some((map(sp.start.offset, sp.end.offset), e.kind().to_string()))
         }
-        Ok(ast) => {
-            match regex_syntax::hir::translate::Translator::new().translate(pattern, &ast) {
-                Err(e) => {
-                    let sp = e.span();
-                    Some((map(sp.start.offset, sp.end.offset), e.kind().to_string()))
-                }
-                Ok(_) => None,
+        Ok(ast) => match regex_syntax::hir::translate::Translator::new().translate(pattern, &ast) {
+            Err(e) => {
+                let sp = e.span();
+                Some((map(sp.start.offset, sp.end.offset), e.kind().to_string()))
             }
-        }
+            Ok(_) => None,
+        },
     }
 }

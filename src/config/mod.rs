@@ -367,7 +367,7 @@ pub enum ExtraCalls {
 
 /// How tool names are compared: both the expected and the called name are normalised, in this
 /// order: prefixes stripped, separators unified, case folded.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NameRules {
     /// Compare case-insensitively.
     pub ignore_case: bool,
@@ -376,16 +376,6 @@ pub struct NameRules {
     /// Prefixes removed from names before comparing (`functions.`); `*` matches one segment of
     /// non-separator characters, so `mcp__*__` strips `mcp__github__`.
     pub strip_prefixes: Vec<String>,
-}
-
-impl Default for NameRules {
-    fn default() -> Self {
-        NameRules {
-            ignore_case: false,
-            unify_separators: false,
-            strip_prefixes: Vec::new(),
-        }
-    }
 }
 
 /// Native scoring (see `docs/scoring.md`).

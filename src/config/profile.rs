@@ -47,7 +47,11 @@ pub struct AxionOptions {
     /// Pass threshold (Axion default: 0.5).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threshold: Option<f64>,
-    /// Which Axion revision to reproduce: `v0.2.2` or `HEAD` (default: HEAD).
+    /// Flexible-order score at HEAD: `recall` (default), `precision`, or `f1` (any other string
+    /// scores as f1, as Axion does). Rejected at `v0.2.2`, which has no such option.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scoring: Option<String>,
+    /// Which Axion revision to reproduce: `v0.2.2` or `head` (default: head).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rev: Option<String>,
 }
@@ -88,6 +92,10 @@ pub struct EvaliteOptions {
     /// `wrongPenalty`); kept as given, since a JSON `null` weight is meaningful to Evalite.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub weights: Option<BTreeMap<String, Value>>,
+    /// Pass threshold on the score (a toolspec addition: Evalite reports no pass/fail;
+    /// default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<f64>,
 }
 
 /// Options of agentevals' trajectory match.
@@ -144,6 +152,7 @@ pub const KNOWN_PROFILES: &[(&str, &[&str])] = &[
             "parameter_matching_strategy",
             "fuzzy_threshold",
             "threshold",
+            "scoring",
             "rev",
         ],
     ),
@@ -158,7 +167,7 @@ pub const KNOWN_PROFILES: &[(&str, &[&str])] = &[
             "judge",
         ],
     ),
-    ("evalite", &["mode", "weights"]),
+    ("evalite", &["mode", "weights", "threshold"]),
     (
         "agentevals",
         &[

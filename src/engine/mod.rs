@@ -1,1 +1,299 @@
-//! Engine: [`crate::config::MatcherConfig`] + ordered tool calls → verdict. Pure; no I/O.
+//! Engine: [`MatcherConfig`] + ordered tool calls → [`Verdict`]. Pure; no I/O; never panics.
+//!
+//! Input: a compiled spec and a transcript's normalised calls. Output: a score in [0, 1],
+//! pass/fail, for every expectation the calls it matched (or why none did), the calls nothing
+//! accounted for, and findings with spans. Nothing can fail: bad data in a config (a reference to
+//! an expectation that does not exist, NaN weights) degrades into findings or zero weights.
+//!
+//! The steps, each in its own file:
+//!
+//! 1. names ([`names`]): every tool name normalised once; calls and expectations get name ids;
+//! 2. forbidden calls are set aside;
+//! 3. candidates: for every (expectation, call) pair with the same name id, whether the call
+//!    satisfies every constraint ([`checks`]; paths step into JSON strings, parsed once per run,
+//!    [`resolve`]; fuzzy matching with bounded work, [`fuzzy`]);
+//! 4. alignment maximising total gain ([`align`]): order-preserving dynamic programme for
+//!    strict and in-order specs ([`in_order`]), min-cost flow for any order ([`any_order`]);
+//! 5. references: if any constraint refers to an earlier expectation, the calls matched to the
+//!    referenced expectations in step 4 are pinned, reference constraints are evaluated against
+//!    them, and the alignment is run once more;
+//! 6. the verdict: statuses, failures of name-only calls, native score
+//!    ([`crate::score::native`]), findings ([`explain`]).
+//!
+//! Semantics and the formula are documented in `docs/scoring.md`; the verdict's shape and the
+//! finding codes in `docs/engine.md`.
+
+pub mod align;
+pub mod any_order;
+pub mod checks;
+pub mod difflib;
+pub mod explain;
+pub mod fuzzy;
+pub mod in_order;
+pub mod json;
+pub mod names;
+pub mod resolve;
+pub mod verdict;
+
+use std::collections::HashMap;
+
+use crate::config::{Check, Expectation, ExtraCalls, MatcherConfig, OrderMode, Part};
+use crate::score::native::{self, NativeInputs};
+use crate::transcript::model::ToolCall;
+use align::{sane, Candidate, Slots};
+use checks::{Evaluator, RefMode};
+use names::NameTable;
+use resolve::ParseCache;
+pub use verdict::{
+    Counts, ExpectationOutcome, Failure, FailurePart, Finding, Severity, Status, Verdict,
+};
+
+/// Check `calls` (in transcript order) against `config`.
+pub fn run(config: &MatcherConfig, calls: &[ToolCall]) -> Verdict {
+    let exps = &config.expectations;
+    let (m, n) = (exps.len(), calls.len());
+    let cache = ParseCache::default();
+
+    let mut names = NameTable::default();
+    let exp_name: Vec<usize> = exps
+        .iter()
+        .map(|e| names.id(&config.names, &e.tool))
+        .collect();
+    let call_name: Vec<usize> = calls
+        .iter()
+        .map(|c| names.id(&config.names, &c.name))
+        .collect();
+    let forbidden_name: Vec<usize> = config
+        .forbidden
+        .iter()
+        .map(|f| names.id(&config.names, &f.tool))
+        .collect();
+
+    let plain = Evaluator {
+        calls,
+        cache: &cache,
+        refs: RefMode::Unavailable,
+    };
+    let forbidden_by: Vec<Option<usize>> = calls
+        .iter()
+        .enumerate()
+        .map(|(i, call)| {
+            config.forbidden.iter().enumerate().position(|(r, f)| {
+                forbidden_name[r] == call_name[i]
+                    && f.args
+                        .as_ref()
+                        .is_none_or(|a| plain.matcher(a, Some(&call.args), Part::Args, i, None))
+            })
+        })
+        .collect();
+
+    let mut exps_by_name: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (j, &id) in exp_name.iter().enumerate() {
+        exps_by_name.entry(id).or_default().push(j);
+    }
+    let slots: Vec<Slots> = exps
+        .iter()
+        .map(|e| Slots::of(e, &config.scoring, n))
+        .collect();
+
+    // Pass 1: reference constraints are taken as satisfied.
+    let optimistic = Evaluator {
+        refs: RefMode::Optimistic,
+        ..plain
+    };
+    let mut by_call: Vec<Vec<Candidate>> = (0..n)
+        .map(|i| {
+            if forbidden_by[i].is_some() {
+                return Vec::new();
+            }
+            exps_by_name
+                .get(&call_name[i])
+                .map(|js| {
+                    js.iter()
+                        .map(|&j| Candidate {
+                            exp: j,
+                            full: optimistic.satisfies(&exps[j], i),
+                        })
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+        .collect();
+    let align = |by_call: &[Vec<Candidate>]| match config.order {
+        OrderMode::Strict | OrderMode::InOrder => in_order::align(&slots, by_call),
+        OrderMode::AnyOrder => any_order::align(&slots, by_call, &exp_name),
+    };
+    let mut assigned = align(&by_call);
+
+    // Pass 2: pin the referenced expectations' calls, evaluate references against them, realign.
+    let referenced = referenced_expectations(exps);
+    if referenced.iter().any(|&r| r) {
+        let pinned = assigned.clone();
+        let mut pinned_to = vec![None; n];
+        for (k, calls_k) in pinned.iter().enumerate() {
+            if referenced[k] {
+                for &i in calls_k {
+                    pinned_to[i] = Some(k);
+                }
+            }
+        }
+        let with_refs: Vec<bool> = exps.iter().map(has_ref).collect();
+        let against = Evaluator {
+            refs: RefMode::Partners(&pinned),
+            ..plain
+        };
+        for (i, cands) in by_call.iter_mut().enumerate() {
+            cands.retain(|c| match pinned_to[i] {
+                Some(k) => c.exp == k,
+                None => !referenced[c.exp],
+            });
+            for c in cands.iter_mut() {
+                if with_refs[c.exp] {
+                    c.full = against.satisfies(&exps[c.exp], i);
+                }
+            }
+        }
+        assigned = align(&by_call);
+    }
+
+    // The verdict, with references judged against the final partners.
+    let judge = Evaluator {
+        refs: RefMode::Partners(&assigned),
+        ..plain
+    };
+    let mut owner = vec![None; n];
+    let mut outcomes = Vec::with_capacity(m);
+    let mut inputs = NativeInputs {
+        all_met: true,
+        ..NativeInputs::default()
+    };
+    let mut counts = Counts {
+        calls: n,
+        expectations: m,
+        ..Counts::default()
+    };
+    for (j, e) in exps.iter().enumerate() {
+        let calls_j = &assigned[j];
+        let mut failures = Vec::new();
+        let mut full = 0usize;
+        for &i in calls_j {
+            owner[i] = Some(j);
+            let f = judge.failures(e, i);
+            if f.is_empty() {
+                full += 1;
+            }
+            failures.extend(f);
+        }
+        let k = calls_j.len();
+        let name_only = k - full;
+        let min = slots[j].min;
+        let w = sane(e.weight);
+        // Name-only calls can only fill required slots; full matches fill the rest.
+        let req_name = name_only.min(min);
+        let req_full = full.min(min - req_name);
+        let credit = w
+            * (sane(config.scoring.exact_match) * req_full as f64
+                + sane(config.scoring.name_only) * req_name as f64);
+        let unmet = min - req_full;
+        inputs.earned += credit;
+        inputs.required_weight += w * min as f64;
+        inputs.unmet_weight += w * unmet as f64;
+        inputs.all_met &= unmet == 0;
+        counts.exact += full;
+        counts.name_only += name_only;
+        counts.missing += min - k.min(min);
+        let status = if k == 0 {
+            if min == 0 {
+                Status::Skipped
+            } else {
+                Status::Missing
+            }
+        } else if k < min {
+            Status::TooFew
+        } else if name_only > 0 {
+            Status::NameOnly
+        } else {
+            Status::Matched
+        };
+        outcomes.push(ExpectationOutcome {
+            expectation: j,
+            tool: e.tool.clone(),
+            label: e.label.clone(),
+            status,
+            calls: calls_j.clone(),
+            credit,
+            max_credit: w * sane(config.scoring.exact_match) * min as f64,
+            failures,
+        });
+    }
+    let unaccounted: Vec<usize> = (0..n).filter(|&i| owner[i].is_none()).collect();
+    counts.forbidden = forbidden_by.iter().filter(|f| f.is_some()).count();
+    counts.extra = unaccounted.len() - counts.forbidden;
+    inputs.unaccounted = unaccounted.len();
+
+    let strict_extras =
+        config.order == OrderMode::Strict || config.extra_calls == ExtraCalls::Forbid;
+    let ctx = explain::Context {
+        config,
+        calls,
+        exp_name: &exp_name,
+        call_name: &call_name,
+        forbidden_by: &forbidden_by,
+        owner: &owner,
+        by_call: &by_call,
+        strict_extras,
+    };
+    let before_broken = explain::before_violations(&ctx, &outcomes);
+    inputs.hard_failure =
+        counts.forbidden > 0 || (strict_extras && counts.extra > 0) || !before_broken.is_empty();
+    let result = native::score(&config.scoring, &inputs);
+    let findings = explain::findings(&ctx, &mut outcomes, before_broken, result.passed);
+
+    Verdict {
+        score: result.score,
+        passed: result.passed,
+        threshold: config.scoring.threshold,
+        counts,
+        expectations: outcomes,
+        unaccounted,
+        findings,
+    }
+}
+
+/// Which expectations some reference constraint reads from.
+fn referenced_expectations(exps: &[Expectation]) -> Vec<bool> {
+    let mut out = vec![false; exps.len()];
+    for e in exps {
+        for_each_check(e, &mut |c| {
+            if let Check::Ref { expectation, .. } = c {
+                if let Some(slot) = out.get_mut(*expectation) {
+                    *slot = true;
+                }
+            }
+        });
+    }
+    out
+}
+
+fn has_ref(e: &Expectation) -> bool {
+    let mut found = false;
+    for_each_check(e, &mut |c| found |= matches!(c, Check::Ref { .. }));
+    found
+}
+
+/// Visit every check of `e`, nested ones included.
+fn for_each_check(e: &Expectation, f: &mut dyn FnMut(&Check)) {
+    fn walk(c: &Check, f: &mut dyn FnMut(&Check)) {
+        f(c);
+        match c {
+            Check::Not { check } => walk(check, f),
+            Check::AllOf { checks } => checks.iter().for_each(|c| walk(c, f)),
+            _ => {}
+        }
+    }
+    for m in std::iter::once(&e.args).chain(e.output.as_ref()) {
+        for pc in &m.checks {
+            walk(&pc.check, f);
+        }
+    }
+}

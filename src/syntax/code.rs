@@ -115,9 +115,13 @@ impl Code {
     pub fn description(self) -> &'static str {
         match self {
             Code::Syntax => "the text does not follow the grammar",
-            Code::UnknownKeyword => "a word in a keyword position is not a known keyword, mode or option",
+            Code::UnknownKeyword => {
+                "a word in a keyword position is not a known keyword, mode or option"
+            }
             Code::DuplicateSpec => "two specs in one file have the same name",
-            Code::DuplicateArgument => "an argument or output field is constrained twice in one list",
+            Code::DuplicateArgument => {
+                "an argument or output field is constrained twice in one list"
+            }
             Code::DuplicateLabel => "two expectations in one spec have the same label",
             Code::DuplicateSetting => "a setting is given twice",
             Code::DuplicateTool => "two `tool` declarations have the same name",
@@ -131,7 +135,9 @@ impl Code {
             Code::InvalidProfileOption => "a profile option has a value of the wrong type",
             Code::UnknownReference => "a reference names no earlier labelled expectation",
             Code::UnknownExpectation => "a `before` rule names no single expectation",
-            Code::UnknownArgument => "an argument is not declared by its `tool` declaration (warning)",
+            Code::UnknownArgument => {
+                "an argument is not declared by its `tool` declaration (warning)"
+            }
             Code::GlobMatchesNothing => "a transcript glob matches no file (warning)",
             Code::IncludeCycle => "included files include each other in a cycle",
             Code::IncludeNotFound => "an included file cannot be read",

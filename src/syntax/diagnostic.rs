@@ -68,6 +68,11 @@ impl SpecDiagnostic {
     pub fn span(&self) -> Option<Span> {
         self.labels.first().map(|(s, _)| *s)
     }
+
+    /// The text of the file the spans point into.
+    pub fn source_text(&self) -> &str {
+        self.src.inner()
+    }
 }
 
 impl miette::Diagnostic for SpecDiagnostic {
@@ -90,13 +95,15 @@ impl miette::Diagnostic for SpecDiagnostic {
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        Some(Box::new(self.labels.iter().enumerate().map(|(i, (span, text))| {
-            let label = (!text.is_empty()).then(|| text.clone());
-            if i == 0 {
-                LabeledSpan::new_primary_with_span(label, *span)
-            } else {
-                LabeledSpan::new_with_span(label, *span)
-            }
-        })))
+        Some(Box::new(self.labels.iter().enumerate().map(
+            |(i, (span, text))| {
+                let label = (!text.is_empty()).then(|| text.clone());
+                if i == 0 {
+                    LabeledSpan::new_primary_with_span(label, *span)
+                } else {
+                    LabeledSpan::new_with_span(label, *span)
+                }
+            },
+        )))
     }
 }

@@ -158,10 +158,25 @@ pub(crate) fn syntax_error(source: &SourceFile, err: pest::error::Error<Rule>) -
         words.retain(|w| {
             !matches!(
                 w.as_str(),
-                "`transcripts`" | "`format`" | "`order`" | "`args`" | "`names`" | "`threshold`"
-                    | "`extra`" | "`score`" | "`binary`" | "`profile`" | "`never`"
-                    | "`optional`" | "`at_least`" | "`at_most`" | "`exactly`" | "`between`"
-                    | "a label" | "a tool name" | "`call`"
+                "`transcripts`"
+                    | "`format`"
+                    | "`order`"
+                    | "`args`"
+                    | "`names`"
+                    | "`threshold`"
+                    | "`extra`"
+                    | "`score`"
+                    | "`binary`"
+                    | "`profile`"
+                    | "`never`"
+                    | "`optional`"
+                    | "`at_least`"
+                    | "`at_most`"
+                    | "`exactly`"
+                    | "`between`"
+                    | "a label"
+                    | "a tool name"
+                    | "`call`"
             )
         });
     }
@@ -169,7 +184,11 @@ pub(crate) fn syntax_error(source: &SourceFile, err: pest::error::Error<Rule>) -
     words.sort_by_key(|w| (!w.starts_with('`'), w.clone()));
     let (found, span) = found_at(&source.text, offset);
     // At the end of the file, what matters is what was left open.
-    if found == "end of file" && words.iter().any(|w| matches!(w.as_str(), "`}`" | "`)`" | "`]`")) {
+    if found == "end of file"
+        && words
+            .iter()
+            .any(|w| matches!(w.as_str(), "`}`" | "`)`" | "`]`"))
+    {
         words.retain(|w| matches!(w.as_str(), "`}`" | "`)`" | "`]`"));
     }
     let expected = join_words(&words);

@@ -36,7 +36,10 @@ fn place<'c>(text: &str, spans: &[Span], comments: &[&'c Comment]) -> Placed<'c>
         end: Vec::new(),
     };
     for c in comments {
-        if let Some(i) = spans.iter().position(|s| s.start < c.span.start && c.span.start < s.end) {
+        if let Some(i) = spans
+            .iter()
+            .position(|s| s.start < c.span.start && c.span.start < s.end)
+        {
             p.inner[i].push(c);
             continue;
         }
@@ -127,7 +130,13 @@ impl<'t> Printer<'t> {
         let mut items: Vec<String> = list
             .args
             .iter()
-            .map(|a| format!("{}: {}", self.raw(a.path.span), self.constraint(&a.constraint)))
+            .map(|a| {
+                format!(
+                    "{}: {}",
+                    self.raw(a.path.span),
+                    self.constraint(&a.constraint)
+                )
+            })
             .collect();
         if list.spread.is_some() {
             items.push("...".into());
@@ -265,7 +274,11 @@ impl<'t> Printer<'t> {
             }
             StmtKind::Never { tool, args } => {
                 let one = |multi| match args {
-                    Some(l) => format!("never {}{}", raw(tool.span), self.list(l, "(", ")", false, multi)),
+                    Some(l) => format!(
+                        "never {}{}",
+                        raw(tool.span),
+                        self.list(l, "(", ")", false, multi)
+                    ),
                     None => format!("never {}", raw(tool.span)),
                 };
                 let s = one(false);
@@ -285,7 +298,8 @@ impl<'t> Printer<'t> {
                 }
                 let has_args = matches!(&e.args, Some(Body::List(l)) if !l.args.is_empty());
                 let s = self.expectation(e, has_args, false);
-                let has_fields = matches!(&e.output, Some(OutputBody::Fields(l)) if !l.args.is_empty());
+                let has_fields =
+                    matches!(&e.output, Some(OutputBody::Fields(l)) if !l.args.is_empty());
                 if Self::too_wide(&s, indent) && has_fields {
                     self.expectation(e, has_args, true)
                 } else {
@@ -434,9 +448,17 @@ pub(crate) fn format_file(text: &str, file: &File) -> String {
                 let line = match other {
                     Item::Include(i) => format!("include {}", p.raw(i.path.span)),
                     Item::Tool(t) => {
-                        let s = format!("tool {}{}", p.raw(t.name.span), p.list(&t.args, "(", ")", false, false));
+                        let s = format!(
+                            "tool {}{}",
+                            p.raw(t.name.span),
+                            p.list(&t.args, "(", ")", false, false)
+                        );
                         if Printer::too_wide(&s, 0) && !t.args.args.is_empty() {
-                            format!("tool {}{}", p.raw(t.name.span), p.list(&t.args, "(", ")", false, true))
+                            format!(
+                                "tool {}{}",
+                                p.raw(t.name.span),
+                                p.list(&t.args, "(", ")", false, true)
+                            )
                         } else {
                             s
                         }

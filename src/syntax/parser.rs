@@ -18,7 +18,10 @@ pub(crate) fn parse_file(source: &SourceFile) -> Result<File, SpecDiagnostic> {
         Ok(p) => p,
         Err(e) => return Err(expected::syntax_error(source, e)),
     };
-    let file = pairs.into_iter().next().expect("file rule always yields a pair");
+    let file = pairs
+        .into_iter()
+        .next()
+        .expect("file rule always yields a pair");
     let comments: Vec<Comment> = file
         .clone()
         .into_inner()
@@ -33,7 +36,10 @@ pub(crate) fn parse_file(source: &SourceFile) -> Result<File, SpecDiagnostic> {
             }
         })
         .collect();
-    let comment_at_end = comments.iter().map(|c| (c.span.end, c.span.start)).collect();
+    let comment_at_end = comments
+        .iter()
+        .map(|c| (c.span.end, c.span.start))
+        .collect();
     let mut b = Builder {
         source,
         comments,
@@ -54,7 +60,6 @@ pub(crate) fn parse_file(source: &SourceFile) -> Result<File, SpecDiagnostic> {
         comments: b.comments,
     })
 }
-
 
 fn is_keyword(r: Rule) -> bool {
     matches!(
@@ -172,10 +177,7 @@ impl Builder<'_> {
     fn num(&self, p: Pair<'_, Rule>) -> R<Num> {
         let sp = self.span(&p);
         match p.as_str().parse::<f64>() {
-            Ok(v) if v.is_finite() => Ok(Num {
-                value: v,
-                span: sp,
-            }),
+            Ok(v) if v.is_finite() => Ok(Num { value: v, span: sp }),
             _ => Err(self.too_large(sp)),
         }
     }
@@ -293,7 +295,9 @@ impl Builder<'_> {
             Rule::names_stmt => {
                 let mut opts = Vec::new();
                 for o in it {
-                    let inner = o.into_inner().find(|c| !is_keyword(c.as_rule()) && c.as_rule() != Rule::COMMENT);
+                    let inner = o
+                        .into_inner()
+                        .find(|c| !is_keyword(c.as_rule()) && c.as_rule() != Rule::COMMENT);
                     let inner = inner.expect("name option");
                     opts.push(match inner.as_rule() {
                         Rule::string => NameOpt::Strip(self.string(inner)?),
@@ -378,13 +382,18 @@ impl Builder<'_> {
                     e.tool = self.tool_name(c)?;
                     seen_tool = true;
                 }
-                Rule::arg_list if seen_tool => {
-                    e.args = Some(Body::List(self.arg_list(c)?))
-                }
+                Rule::arg_list if seen_tool => e.args = Some(Body::List(self.arg_list(c)?)),
                 Rule::whole_exact | Rule::whole_subset => {
                     let exact = c.as_rule() == Rule::whole_exact;
-                    let j = { let k = self.children(c).into_iter().next().expect("json"); self.json(k)? };
-                    e.args = Some(if exact { Body::Exact(j) } else { Body::Subset(j) });
+                    let j = {
+                        let k = self.children(c).into_iter().next().expect("json");
+                        self.json(k)?
+                    };
+                    e.args = Some(if exact {
+                        Body::Exact(j)
+                    } else {
+                        Body::Subset(j)
+                    });
                 }
                 Rule::output => {
                     let o = self.children(c).into_iter().next().expect("output body");
@@ -392,7 +401,10 @@ impl Builder<'_> {
                         Rule::field_list => OutputBody::Fields(self.arg_list(o)?),
                         Rule::constraint => OutputBody::Value(self.constraint(o)?),
                         r => {
-                            let j = { let k = self.children(o).into_iter().next().expect("json"); self.json(k)? };
+                            let j = {
+                                let k = self.children(o).into_iter().next().expect("json");
+                                self.json(k)?
+                            };
                             if r == Rule::whole_exact {
                                 OutputBody::Exact(j)
                             } else {
@@ -595,7 +607,10 @@ impl Builder<'_> {
                 }
             }
             Rule::c_contains | Rule::c_exact | Rule::c_subset => {
-                let j = { let k = self.children(p).into_iter().next().expect("json"); self.json(k)? };
+                let j = {
+                    let k = self.children(p).into_iter().next().expect("json");
+                    self.json(k)?
+                };
                 match rule {
                     Rule::c_contains => TermKind::Contains(j),
                     Rule::c_exact => TermKind::Exact(j),
@@ -705,7 +720,11 @@ fn bad_escape(raw: &str) -> Option<(usize, usize)> {
         match next {
             '"' | '\\' | '/' | 'b' | 'f' | 'n' | 'r' | 't' => i += 2,
             'u' => {
-                let hex = raw[i + 2..].chars().take(4).take_while(char::is_ascii_hexdigit).count();
+                let hex = raw[i + 2..]
+                    .chars()
+                    .take(4)
+                    .take_while(char::is_ascii_hexdigit)
+                    .count();
                 if hex < 4 {
                     return Some((i, 2 + hex));
                 }

@@ -1,10 +1,143 @@
 //! Transcript readers: bytes of a file on disk → normalized tool calls with locations.
 //!
-//! Input: a file's bytes (and optionally a forced format). Output: one or more transcripts
-//! (a JSONL dataset holds one per line), each an ordered list of [`ToolCall`]s with byte spans,
-//! the tools it declares, and read findings (e.g. arguments that are not valid JSON).
-//! Fails with a located error for malformed files and for files that match no format.
+//! Input: a file's bytes (and optionally a forced [`Format`]). Output: one or more
+//! [`Transcript`]s — a JSON document or a JSONL *session* (one event per line) is one transcript,
+//! a JSONL *dataset* (one transcript per line) gives one per line — each an ordered list of
+//! [`ToolCall`]s with byte spans, the tools it declares, and [`ReadFinding`]s (e.g. arguments
+//! that are not valid JSON). The format is sniffed from the content (see `docs/formats.md`).
+//!
+//! Fails with a located [`ReadError`] for empty, binary, non-UTF-8 or malformed files, for
+//! JSON of the wrong shape for a forced format, and for files that match no format
+//! ([`ReadError::DetectionFailed`] lists every format tried and why it did not match).
+//! Large JSONL files are streamed line by line ([`read_file_with`]), in bounded memory.
+
+// Read errors carry a renderable source snippet, so they are large; they are built once per
+// failed file, never in a hot loop, so boxing them would only add noise.
+#![allow(clippy::result_large_err)]
 
 pub mod model;
 
+mod detect;
+mod driver;
+mod error;
+mod format;
+mod readers;
+mod sink;
+mod spans;
+
+use std::io::Read;
+use std::path::Path;
+
+pub use error::{ReadError, Rejection};
+pub use format::{Format, UnknownFormat};
 pub use model::{ToolCall, ToolDecl};
+
+use crate::source::Span;
+
+/// Files up to this size are read whole; larger ones are streamed when they are JSON lines.
+const WHOLE_FILE_LIMIT: u64 = 64 << 20;
+
+/// Where a transcript sits in a JSONL dataset: its line and byte span.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecordLoc {
+    /// 1-based line number.
+    pub line: usize,
+    /// Byte span of the line (without its newline).
+    pub span: Span,
+}
+
+/// Something worth telling the user about one call or record, that did not stop reading.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadFinding {
+    /// Stable kebab-case code (`invalid-arguments`, `truncated-last-line`, `unparseable-line`,
+    /// `orphan-result`).
+    pub code: &'static str,
+    /// Plain explanation.
+    pub message: String,
+    /// Where in the file (the record concerned).
+    pub span: Span,
+}
+
+/// One transcript read from a file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Transcript {
+    /// The format it was read as.
+    pub format: Format,
+    /// For a JSONL dataset, the line this transcript came from; `None` for a whole file.
+    pub record: Option<RecordLoc>,
+    /// The tool calls, in call order.
+    pub calls: Vec<ToolCall>,
+    /// Tools the transcript declares as available (where the format records them).
+    pub tools: Vec<ToolDecl>,
+    /// Non-fatal problems.
+    pub findings: Vec<ReadFinding>,
+}
+
+/// Read the transcripts in `bytes` (the content of the file `name`, used in messages).
+/// `format` forces a format instead of detecting it.
+pub fn read(
+    name: &str,
+    bytes: &[u8],
+    format: Option<Format>,
+) -> Result<Vec<Transcript>, ReadError> {
+    let mut out = Vec::new();
+    read_with(name, bytes, format, |t| out.push(t))?;
+    Ok(out)
+}
+
+/// Like [`read`], handing each transcript to `emit` as soon as it is complete.
+pub fn read_with(
+    name: &str,
+    bytes: &[u8],
+    format: Option<Format>,
+    emit: impl FnMut(Transcript),
+) -> Result<(), ReadError> {
+    driver::read_bytes(name, bytes, format, emit)
+}
+
+/// Read a file from disk, collecting every transcript (see [`read_file_with`] to stream).
+pub fn read_file(path: &Path, format: Option<Format>) -> Result<Vec<Transcript>, ReadError> {
+    let mut out = Vec::new();
+    read_file_with(path, format, |t| out.push(t))?;
+    Ok(out)
+}
+
+/// Read a file from disk, handing each transcript to `emit` as soon as it is complete.
+/// Files over 64 MiB that are JSON lines (or logs) are streamed line by line: memory stays
+/// bounded by the longest line and by one session's calls, not by the file size.
+pub fn read_file_with(
+    path: &Path,
+    format: Option<Format>,
+    emit: impl FnMut(Transcript),
+) -> Result<(), ReadError> {
+    let name = path.display().to_string();
+    let io = |source| ReadError::Io {
+        file: name.clone(),
+        source,
+    };
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    if len <= WHOLE_FILE_LIMIT {
+        let mut bytes = Vec::with_capacity(len as usize);
+        file.read_to_end(&mut bytes).map_err(io)?;
+        return read_with(&name, &bytes, format, emit);
+    }
+    driver::read_stream(
+        &name,
+        std::io::BufReader::with_capacity(1 << 20, file),
+        format,
+        emit,
+    )
+}
+
+/// Stream transcripts from any buffered reader (`name` is used in messages), line by line:
+/// JSON lines and logs are never held whole; a JSON document spanning several lines is read
+/// whole (it must be parsed as one value anyway).
+pub fn read_reader(
+    name: &str,
+    reader: impl std::io::BufRead,
+    format: Option<Format>,
+    emit: impl FnMut(Transcript),
+) -> Result<(), ReadError> {
+    driver::read_stream(name, reader, format, emit)
+}

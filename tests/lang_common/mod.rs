@@ -31,5 +31,9 @@ pub fn render_all(text: &str, files: &[(&str, &str)]) -> String {
         r.diagnostics.iter().any(|d| d.is_error()),
         "file is None iff there is an error"
     );
-    r.diagnostics.iter().map(render).collect::<Vec<_>>().join("\n")
+    r.diagnostics
+        .iter()
+        .map(render)
+        .collect::<Vec<_>>()
+        .join("\n")
 }

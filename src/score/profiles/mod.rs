@@ -1,1 +1,273 @@
 //! Profiles: each reproduces an existing metric exactly, quirks included (see `docs/parity.md`).
+//!
+//! Input: one JSON line per case in the input format of that peer's oracle (options travel in
+//! the line), or a transcript's calls against a spec's expectations ([`score_calls`]). Output:
+//! one JSON line `{"id", "score", "passed", ...the peer's own fields}`. What can fail: a line
+//! that is not JSON (`{"id": null, "error": "line N: ..."}`) and a case the peer itself would
+//! reject (`{"id", "error"}`); neither stops a stream, and nothing here panics on any input.
+//!
+//! The hot path parses each line into typed structs that borrow from it (strings without
+//! escapes, argument objects kept as raw text until a comparison needs them), never into a
+//! `serde_json::Value` tree; [`score_stream`] scores chunks of lines in parallel and writes the
+//! results in input order.
+
+mod agentevals;
+mod axion;
+mod calls;
+mod deepeval;
+mod evalite;
+mod galtea;
+pub mod judge;
+// TMP mod promptfoo;
+mod stream;
+pub mod text;
+pub mod value;
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+pub use calls::{score_calls, ExpectedCall, ProfileVerdict};
+pub use stream::{score_stream, Summary};
+
+/// The metrics `toolspec score --profile NAME` reproduces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ProfileName {
+    /// Axion `ToolCorrectness` (both pinned revisions; `rev` in the line).
+    Axion,
+    /// DeepEval `ToolCorrectnessMetric`.
+    Deepeval,
+    /// Evalite `toolCallAccuracy`.
+    Evalite,
+    /// LangChain agentevals trajectory match.
+    Agentevals,
+    /// Galtea Tool Correctness.
+    Galtea,
+    /// promptfoo `tool-call-f1`.
+    Promptfoo,
+}
+
+impl ProfileName {
+    /// Every profile name, as accepted by [`FromStr`] (for did-you-mean hints).
+    pub const NAMES: &'static [&'static str] = &[
+        "axion",
+        "deepeval",
+        "evalite",
+        "agentevals",
+        "galtea",
+        "promptfoo",
+    ];
+
+    /// The name as written on the command line.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProfileName::Axion => "axion",
+            ProfileName::Deepeval => "deepeval",
+            ProfileName::Evalite => "evalite",
+            ProfileName::Agentevals => "agentevals",
+            ProfileName::Galtea => "galtea",
+            ProfileName::Promptfoo => "promptfoo",
+        }
+    }
+}
+
+impl fmt::Display for ProfileName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An unknown profile name; [`ProfileName::NAMES`] lists the known ones.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown profile `{0}` (known: axion, deepeval, evalite, agentevals, galtea, promptfoo)")]
+pub struct UnknownProfileName(pub String);
+
+impl FromStr for ProfileName {
+    type Err = UnknownProfileName;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(match s {
+            "axion" => ProfileName::Axion,
+            "deepeval" => ProfileName::Deepeval,
+            "evalite" => ProfileName::Evalite,
+            "agentevals" => ProfileName::Agentevals,
+            "galtea" => ProfileName::Galtea,
+            "promptfoo" => ProfileName::Promptfoo,
+            _ => return Err(UnknownProfileName(s.to_owned())),
+        })
+    }
+}
+
+/// How one line came out, for the run's [`Summary`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    /// Scored, passed.
+    Passed,
+    /// Scored, failed.
+    Failed,
+    /// Scored without a pass/fail (DeepEval with `threshold: null`).
+    Unjudged,
+    /// Rejected (the peer would raise) or malformed.
+    Error,
+}
+
+impl Outcome {
+    fn of(passed: Option<bool>) -> Outcome {
+        match passed {
+            Some(true) => Outcome::Passed,
+            Some(false) => Outcome::Failed,
+            None => Outcome::Unjudged,
+        }
+    }
+}
+
+/// Score one input line (that peer's oracle input format) and return one output JSON line,
+/// without the trailing newline. Never panics; see the module docs for the error lines.
+pub fn score_line(profile: ProfileName, line: &[u8]) -> Vec<u8> {
+    let mut out = String::new();
+    score_into(profile, line, 1, &mut out);
+    out.into_bytes()
+}
+
+/// Score one line (numbered `lineno` for error messages) into `out`.
+pub(crate) fn score_into(
+    profile: ProfileName,
+    line: &[u8],
+    lineno: usize,
+    out: &mut String,
+) -> Outcome {
+    let text = match std::str::from_utf8(line) {
+        Ok(t) => t.trim_end_matches(['\r', '\n']),
+        Err(e) => {
+            write_error(out, None, &format!("line {lineno}: invalid UTF-8: {e}"));
+            return Outcome::Error;
+        }
+    };
+    let res = match profile {
+        ProfileName::Evalite => evalite::score(text, out),
+        ProfileName::Deepeval => deepeval::score(text, out),
+        ProfileName::Axion => axion::score(text, out),
+        ProfileName::Agentevals => agentevals::score(text, out),
+        ProfileName::Galtea => galtea::score(text, out),
+        ProfileName::Promptfoo => Err(LineError::Malformed(format!(
+            "profile {profile} is not available in this build"
+        ))),
+    };
+    match res {
+        Ok(outcome) => outcome,
+        Err(LineError::Rejected { id, message }) => {
+            out.clear();
+            write_error(out, id, &message);
+            Outcome::Error
+        }
+        Err(LineError::Malformed(e)) => {
+            out.clear();
+            let id = recover_id(text);
+            let message = format!("line {lineno}: {e}");
+            write_error(out, id.as_deref(), &message);
+            Outcome::Error
+        }
+    }
+}
+
+/// Why a line produced an error line.
+#[derive(Debug)]
+pub(crate) enum LineError<'a> {
+    /// Not JSON, or not the peer's input shape.
+    Malformed(String),
+    /// Well-formed, but the peer would raise on it.
+    Rejected {
+        /// The case id, as raw JSON.
+        id: Option<&'a str>,
+        /// The peer's error (its exception type and message where it has one).
+        message: String,
+    },
+}
+
+impl From<serde_json::Error> for LineError<'_> {
+    fn from(e: serde_json::Error) -> Self {
+        LineError::Malformed(e.to_string())
+    }
+}
+
+/// The id of a line whose typed parse failed, if the line is at least a JSON object with one.
+fn recover_id(text: &str) -> Option<String> {
+    #[derive(Deserialize)]
+    struct IdOnly<'a> {
+        #[serde(borrow, default)]
+        id: Option<&'a RawValue>,
+    }
+    serde_json::from_str::<IdOnly<'_>>(text)
+        .ok()
+        .and_then(|x| x.id.map(|r| r.get().to_owned()))
+}
+
+/// `{"id":ID,"error":"..."}`.
+fn write_error(out: &mut String, id: Option<&str>, message: &str) {
+    out.push_str("{\"id\":");
+    out.push_str(id.unwrap_or("null"));
+    out.push_str(",\"error\":");
+    text::json_str(out, message);
+    out.push('}');
+}
+
+/// The raw id of a case (`null` when absent).
+fn raw_id<'a>(id: Option<&'a RawValue>) -> &'a str {
+    id.map(RawValue::get).unwrap_or("null")
+}
+
+/// Start an output line: `{"id":ID,"score":S,"passed":P`. The caller adds its fields and `}`.
+fn write_head(out: &mut String, id: &str, score: Option<f64>, passed: Option<bool>) {
+    out.push_str("{\"id\":");
+    out.push_str(id);
+    out.push_str(",\"score\":");
+    match score {
+        Some(s) => text::json_f64(out, s),
+        None => out.push_str("null"),
+    }
+    out.push_str(",\"passed\":");
+    write_opt_bool(out, passed);
+}
+
+fn write_opt_bool(out: &mut String, b: Option<bool>) {
+    out.push_str(match b {
+        Some(true) => "true",
+        Some(false) => "false",
+        None => "null",
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for n in ProfileName::NAMES {
+            assert_eq!(n.parse::<ProfileName>().unwrap().as_str(), *n);
+        }
+        assert!("axon".parse::<ProfileName>().is_err());
+    }
+
+    #[test]
+    fn malformed_lines_become_error_lines() {
+        for p in ProfileName::NAMES {
+            let p: ProfileName = p.parse().unwrap();
+            let out = score_line(p, b"{not json");
+            let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+            assert_eq!(v["id"], serde_json::Value::Null);
+            assert!(v["error"].as_str().unwrap().starts_with("line 1: "), "{v}");
+            let out = score_line(
+                p,
+                b"{\"id\":7,\"tools_called\":5,\"actualCalls\":5,\"outputs\":5}",
+            );
+            let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+            assert_eq!(v["id"], 7, "{p}: {v}");
+            assert!(v["error"].is_string(), "{p}: {v}");
+            let out = score_line(p, b"\xff\xfe");
+            assert!(serde_json::from_slice::<serde_json::Value>(&out).is_ok());
+        }
+    }
+}

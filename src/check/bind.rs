@@ -1,0 +1,284 @@
+//! Binding: a spec's transcript globs (relative to the spec file's folder) → transcript files.
+//!
+//! Each glob is split into a literal folder prefix and a wildcard rest (`../runs/**/*.jsonl` from
+//! `prompts/` becomes the folder `runs/` and the pattern `**/*.jsonl`). A prefix outside the
+//! project root is refused unless allowed, so a spec cannot make toolspec read `../../**`.
+//! Only the prefix folder is walked. Spec globs name transcripts deliberately, so `.gitignore`
+//! does not hide them (recorded runs are often ignored by git); hidden folders such as `.git` are
+//! still skipped and links are not followed. `*` stays within one folder; `**` crosses folders.
+
+use std::path::{Component, Path, PathBuf};
+
+use globset::{GlobBuilder, GlobMatcher};
+
+/// A compiled transcript glob of one spec.
+#[derive(Debug, Clone)]
+pub struct BoundGlob {
+    /// The pattern as written in the spec.
+    pub pattern: String,
+    /// The absolute literal part: a folder to walk, or the file itself when there is no wildcard.
+    pub prefix: PathBuf,
+    /// Matches absolute, normalised paths.
+    pub matcher: Option<GlobMatcher>,
+}
+
+/// Why a glob cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GlobError {
+    /// The literal part leaves the project root.
+    #[error("`{pattern}` reaches outside the project root {root}")]
+    OutsideRoot {
+        /// The pattern.
+        pattern: String,
+        /// The root.
+        root: String,
+    },
+    /// Not a valid glob.
+    #[error("`{pattern}` is not a valid glob: {message}")]
+    Invalid {
+        /// The pattern.
+        pattern: String,
+        /// The glob parser's message.
+        message: String,
+    },
+}
+
+/// Lexically normalise an absolute path: drop `.`, resolve `..` (never above `/`).
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+fn has_wildcard(s: &str) -> bool {
+    s.contains(['*', '?', '[', '{'])
+}
+
+impl BoundGlob {
+    /// Compile `pattern`, relative to `base` (the spec file's folder), refusing a literal part
+    /// outside `root` unless `allow_outside_root`.
+    pub fn new(
+        pattern: &str,
+        base: &Path,
+        root: &Path,
+        allow_outside_root: bool,
+    ) -> Result<BoundGlob, GlobError> {
+        let base = std::path::absolute(base).unwrap_or_else(|_| base.to_path_buf());
+        let root = normalize(&std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf()));
+        let mut prefix = if Path::new(pattern).is_absolute() {
+            PathBuf::from("/")
+        } else {
+            normalize(&base)
+        };
+        let mut rest: Vec<&str> = Vec::new();
+        for comp in pattern.split('/') {
+            match comp {
+                "" | "." if rest.is_empty() => {}
+                ".." if rest.is_empty() => {
+                    prefix.pop();
+                }
+                ".." => {
+                    return Err(GlobError::Invalid {
+                        pattern: pattern.to_owned(),
+                        message: "`..` may only appear before the first wildcard".to_owned(),
+                    })
+                }
+                c if rest.is_empty() && !has_wildcard(c) => prefix.push(c),
+                c => rest.push(c),
+            }
+        }
+        if !allow_outside_root && !prefix.starts_with(&root) {
+            return Err(GlobError::OutsideRoot {
+                pattern: pattern.to_owned(),
+                root: root.display().to_string(),
+            });
+        }
+        let matcher = if rest.is_empty() {
+            None
+        } else {
+            let prefix_str = prefix.to_string_lossy();
+            let full = format!(
+                "{}/{}",
+                globset::escape(prefix_str.trim_end_matches('/')),
+                rest.join("/")
+            );
+            let glob = GlobBuilder::new(&full)
+                .literal_separator(true)
+                .backslash_escape(true)
+                .build()
+                .map_err(|e| GlobError::Invalid {
+                    pattern: pattern.to_owned(),
+                    message: e.kind().to_string(),
+                })?;
+            Some(glob.compile_matcher())
+        };
+        Ok(BoundGlob {
+            pattern: pattern.to_owned(),
+            prefix,
+            matcher,
+        })
+    }
+
+    /// Whether the (any-form) `path` is matched by this glob.
+    pub fn matches(&self, path: &Path) -> bool {
+        let Ok(abs) = std::path::absolute(path) else {
+            return false;
+        };
+        let abs = normalize(&abs);
+        match &self.matcher {
+            Some(m) => m.is_match(&abs),
+            None => abs == self.prefix,
+        }
+    }
+
+    /// Every existing file the glob matches, sorted (absolute paths).
+    pub fn expand(&self) -> Vec<PathBuf> {
+        let Some(matcher) = &self.matcher else {
+            return if self.prefix.is_file() {
+                vec![self.prefix.clone()]
+            } else {
+                Vec::new()
+            };
+        };
+        if !self.prefix.is_dir() {
+            return Vec::new();
+        }
+        let walker = ignore::WalkBuilder::new(&self.prefix)
+            .standard_filters(false)
+            .hidden(true)
+            .follow_links(false)
+            .build();
+        let mut out: Vec<PathBuf> = walker
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+            .map(|e| e.into_path())
+            .filter(|p| matcher.is_match(p))
+            .collect();
+        out.sort();
+        out
+    }
+}
+
+/// Express `path` relative to `cwd` (with `..` steps when it lies elsewhere), for display and
+/// for machine formats: output never depends on where the project sits on disk.
+pub fn display_path(path: &Path, cwd: &Path) -> String {
+    let abs = |p: &Path| normalize(&std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()));
+    let (path, cwd) = (abs(path), abs(cwd));
+    let common = path
+        .components()
+        .zip(cwd.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    if common == 0 {
+        return path.to_string_lossy().into_owned();
+    }
+    let mut parts: Vec<String> =
+        std::iter::repeat_n("..".to_owned(), cwd.components().count() - common).collect();
+    parts.extend(
+        path.components()
+            .skip(common)
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    if parts.is_empty() {
+        ".".to_owned()
+    } else {
+        parts.join("/")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn tree() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        for f in [
+            "prompts/refund.toolspec",
+            "prompts/runs/a.jsonl",
+            "prompts/runs/b.json",
+            "prompts/runs/deep/c.jsonl",
+            "runs/shared.jsonl",
+            "prompts/runs/.hidden/d.jsonl",
+        ] {
+            fs::create_dir_all(r.join(f).parent().unwrap()).unwrap();
+            fs::write(r.join(f), "").unwrap();
+        }
+        fs::write(r.join("prompts/.gitignore"), "runs/\n").unwrap();
+        dir
+    }
+
+    #[test]
+    fn single_star_stays_in_its_folder_and_double_star_crosses() {
+        let dir = tree();
+        let r = dir.path();
+        let base = r.join("prompts");
+        let g = BoundGlob::new("runs/*.jsonl", &base, r, false).unwrap();
+        assert_eq!(g.expand(), [r.join("prompts/runs/a.jsonl")]);
+        let g = BoundGlob::new("./runs/**/*.jsonl", &base, r, false).unwrap();
+        assert_eq!(
+            g.expand(),
+            [
+                r.join("prompts/runs/a.jsonl"),
+                r.join("prompts/runs/deep/c.jsonl")
+            ]
+        );
+        assert!(g.matches(&r.join("prompts/runs/deep/c.jsonl")));
+        assert!(!g.matches(&r.join("prompts/runs/b.json")));
+    }
+
+    #[test]
+    fn parent_folders_and_literal_files_resolve() {
+        let dir = tree();
+        let r = dir.path();
+        let g = BoundGlob::new("../runs/shared.jsonl", &r.join("prompts"), r, false).unwrap();
+        assert!(g.matcher.is_none());
+        assert_eq!(g.expand(), [r.join("runs/shared.jsonl")]);
+        assert!(g.matches(&r.join("prompts/../runs/shared.jsonl")));
+    }
+
+    #[test]
+    fn escaping_the_root_is_refused_unless_allowed() {
+        let dir = tree();
+        let r = dir.path().join("prompts");
+        let err = BoundGlob::new("../../**", &r, &r, false).unwrap_err();
+        assert!(matches!(err, GlobError::OutsideRoot { .. }), "{err}");
+        assert!(BoundGlob::new("../../**", &r, &r, true).is_ok());
+        let err = BoundGlob::new("runs/*/../x", &r, &r, false).unwrap_err();
+        assert!(matches!(err, GlobError::Invalid { .. }));
+    }
+
+    #[test]
+    fn display_paths_are_relative_to_the_working_folder() {
+        let cwd = Path::new("/repo/examples");
+        assert_eq!(
+            display_path(Path::new("/repo/examples/a/b.json"), cwd),
+            "a/b.json"
+        );
+        assert_eq!(
+            display_path(Path::new("/repo/specs/x.toolspec"), cwd),
+            "../specs/x.toolspec"
+        );
+        assert_eq!(display_path(Path::new("/repo/examples"), cwd), ".");
+        assert_eq!(display_path(Path::new("/repo/examples/./c/../d"), cwd), "d");
+    }
+
+    #[test]
+    fn folders_with_glob_characters_are_escaped() {
+        let dir = tempfile::tempdir().unwrap();
+        let odd = dir.path().join("a[1]");
+        fs::create_dir_all(&odd).unwrap();
+        fs::write(odd.join("t.jsonl"), "").unwrap();
+        let g = BoundGlob::new("*.jsonl", &odd, dir.path(), false).unwrap();
+        assert_eq!(g.expand(), [odd.join("t.jsonl")]);
+    }
+}

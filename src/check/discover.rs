@@ -1,0 +1,133 @@
+//! Discovery: command-line paths → spec files and explicit transcript files.
+//!
+//! A folder is walked for `*.toolspec` files with the `ignore` crate, so `.gitignore`, `.ignore`
+//! and hidden files are respected as in ripgrep and ruff; symbolic links are not followed, so a
+//! link loop cannot trap the walk. A file path is taken as given (a pre-commit hook passes staged
+//! files): a `.toolspec` file is a spec, anything else a transcript.
+
+use std::path::{Path, PathBuf};
+
+use globset::GlobSet;
+
+/// The extension of spec files.
+pub const SPEC_EXTENSION: &str = "toolspec";
+
+/// What the given paths name.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Discovered {
+    /// Spec files, sorted, without duplicates.
+    pub specs: Vec<PathBuf>,
+    /// Transcript files named explicitly, sorted, without duplicates.
+    pub transcripts: Vec<PathBuf>,
+    /// Paths that could not be used (missing, unreadable folder entries).
+    pub problems: Vec<(PathBuf, String)>,
+}
+
+/// Whether `path` names a spec file.
+pub fn is_spec(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == SPEC_EXTENSION)
+}
+
+/// Resolve command-line `paths` (folders walked, files taken as given), skipping `exclude`d
+/// paths (matched against absolute paths) unless named explicitly as files.
+pub fn discover(paths: &[PathBuf], exclude: &GlobSet) -> Discovered {
+    let mut found = Discovered::default();
+    for path in paths {
+        if path.is_dir() {
+            walk_specs(path, exclude, &mut found);
+        } else if path.is_file() {
+            if is_spec(path) {
+                found.specs.push(path.clone());
+            } else {
+                found.transcripts.push(path.clone());
+            }
+        } else {
+            found
+                .problems
+                .push((path.clone(), "no such file or folder".to_owned()));
+        }
+    }
+    for list in [&mut found.specs, &mut found.transcripts] {
+        list.sort();
+        list.dedup();
+    }
+    found
+}
+
+/// Every spec file under `dir`, honouring ignore files.
+pub fn walk_specs(dir: &Path, exclude: &GlobSet, found: &mut Discovered) {
+    let walker = ignore::WalkBuilder::new(dir)
+        .follow_links(false)
+        .require_git(false)
+        .build();
+    for entry in walker {
+        match entry {
+            Ok(entry) => {
+                let p = entry.path();
+                if entry.file_type().is_some_and(|t| t.is_file())
+                    && is_spec(p)
+                    && !is_excluded(p, exclude)
+                {
+                    found.specs.push(strip_dot(p));
+                }
+            }
+            Err(err) => found.problems.push((dir.to_path_buf(), err.to_string())),
+        }
+    }
+}
+
+/// Whether `path` matches an exclude glob (globs are absolute, see [`crate::check::bind`]).
+pub fn is_excluded(path: &Path, exclude: &GlobSet) -> bool {
+    if exclude.is_empty() {
+        return false;
+    }
+    match std::path::absolute(path) {
+        Ok(abs) => exclude.is_match(crate::check::bind::normalize(&abs)),
+        Err(_) => false,
+    }
+}
+
+fn strip_dot(p: &Path) -> PathBuf {
+    p.strip_prefix(".").unwrap_or(p).to_path_buf()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    #[test]
+    fn walks_folders_respecting_gitignore_and_takes_files_as_given() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join("prompts")).unwrap();
+        fs::create_dir_all(root.join("node_modules/x")).unwrap();
+        fs::write(root.join(".gitignore"), "node_modules/\n").unwrap();
+        fs::write(root.join("prompts/a.toolspec"), "").unwrap();
+        fs::write(root.join("node_modules/x/b.toolspec"), "").unwrap();
+        fs::write(root.join("run.jsonl"), "").unwrap();
+        let found = discover(
+            &[
+                root.to_path_buf(),
+                root.join("run.jsonl"),
+                root.join("missing"),
+            ],
+            &GlobSet::empty(),
+        );
+        assert_eq!(found.specs, [root.join("prompts/a.toolspec")]);
+        assert_eq!(found.transcripts, [root.join("run.jsonl")]);
+        assert_eq!(found.problems.len(), 1);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlink_loops_do_not_trap_the_walk() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        fs::create_dir_all(root.join("a")).unwrap();
+        std::os::unix::fs::symlink(root, root.join("a/loop")).unwrap();
+        fs::write(root.join("a/s.toolspec"), "").unwrap();
+        let found = discover(&[root.to_path_buf()], &GlobSet::empty());
+        assert_eq!(found.specs, [root.join("a/s.toolspec")]);
+    }
+}

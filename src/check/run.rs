@@ -1,0 +1,760 @@
+//! Running a check: paths and settings → a [`Report`].
+//!
+//! 1. Discover spec files and explicit transcripts ([`super::discover`]).
+//! 2. Compile every spec file once, in parallel; compile errors become report errors and the
+//!    other files go on.
+//! 3. Bind each spec's globs ([`super::bind`]): explicit spec files (or folders) check every
+//!    transcript their globs name; explicit transcript files are checked against every spec of
+//!    the project whose globs name them (what a pre-commit hook needs).
+//! 4. Read each transcript file once, in parallel (rayon, one task per file), and run every spec
+//!    bound to it on each transcript it holds. Nothing about a file outlives its task but its
+//!    results, so memory follows the largest file being read, not the run.
+//! 5. Sort everything, so output is identical for any number of threads.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use rayon::prelude::*;
+
+use super::bind::{self, display_path, BoundGlob, GlobError};
+use super::discover::{self, Discovered};
+use super::settings::LoadedSettings;
+use crate::compile::{self, FsLoader, SpecDiagnostic};
+use crate::config::{Check, ExtraCalls, MatcherConfig, PathSeg, TranscriptGlob, ValueMatcher};
+use crate::engine::{self, Verdict};
+use crate::report::model::{
+    CallRef, ExpectationResult, Finding, Location, PairResult, Report, Severity,
+};
+use crate::score::profiles::{self, ExpectedCall, ProfileVerdict};
+use crate::source::{LineIndex, SourceFile, Span};
+use crate::transcript::{self, Format, ReadError, Transcript};
+
+/// What to check, beyond the settings.
+#[derive(Debug, Clone, Default)]
+pub struct CheckOptions {
+    /// Folders, spec files or transcript files; empty means the current folder.
+    pub paths: Vec<PathBuf>,
+    /// Let spec globs reach outside the project root.
+    pub allow_outside_root: bool,
+    /// For `watch`: the last text of each spec file that compiled. A spec that stops compiling
+    /// mid-edit is reported and checked in its last good version; every spec that compiles is
+    /// remembered here.
+    pub last_good: Option<LastGood>,
+}
+
+/// The last text of each spec file that compiled (shared between runs of a watch).
+#[derive(Debug, Clone, Default)]
+pub struct LastGood(Arc<Mutex<HashMap<PathBuf, String>>>);
+
+impl LastGood {
+    fn get(&self, path: &Path) -> Option<String> {
+        self.0.lock().ok()?.get(path).cloned()
+    }
+
+    fn set(&self, path: &Path, text: &str) {
+        if let Ok(mut m) = self.0.lock() {
+            m.insert(path.to_path_buf(), text.to_owned());
+        }
+    }
+}
+
+/// A spec file's specs, or the errors that kept it from compiling.
+type Compiled = Result<Vec<Spec>, Vec<Finding>>;
+
+/// One transcript's verdicts: per bound spec, the native verdict and the profile's, if any.
+type Verdicts = Vec<(usize, Verdict, Option<ProfileVerdict>)>;
+
+/// A compiled spec with what it needs to report: its file's text and its bound globs.
+struct Spec {
+    file: Arc<SpecFile>,
+    config: MatcherConfig,
+    globs: Vec<BoundGlob>,
+}
+
+/// A spec file's text, display name and line index.
+struct SpecFile {
+    shown: String,
+    text: String,
+    index: LineIndex,
+}
+
+impl SpecFile {
+    fn locate(&self, span: Span) -> Location {
+        Location::of(&self.shown, self.text.as_bytes(), &self.index, span)
+    }
+}
+
+/// Check the project and return the report (sorted, counted).
+pub fn check(opts: &CheckOptions, settings: &LoadedSettings, cwd: &Path) -> Report {
+    let mut report = Report::default();
+    let root = std::path::absolute(&settings.root).unwrap_or_else(|_| settings.root.clone());
+    let exclude = exclude_set(&settings.settings.exclude, &root, &mut report);
+    let paths = if opts.paths.is_empty() {
+        vec![cwd.to_path_buf()]
+    } else {
+        opts.paths.clone()
+    };
+    let found = discover::discover(&paths, &exclude);
+    for (path, problem) in &found.problems {
+        report.errors.push(plain_error(
+            "path-not-found",
+            format!("{}: {problem}", display_path(path, cwd)),
+            Some("check the path; folders are searched for *.toolspec files".into()),
+        ));
+    }
+    // Explicit transcripts are checked against every spec of the project that names them.
+    let mut spec_files: BTreeSet<PathBuf> = found.specs.iter().cloned().collect();
+    if !found.transcripts.is_empty() {
+        let mut all = Discovered::default();
+        discover::walk_specs(&root, &exclude, &mut all);
+        spec_files.extend(all.specs);
+    }
+    let explicit_specs: BTreeSet<PathBuf> = found.specs.iter().map(|p| absolute(p)).collect();
+
+    let compiled: Vec<(PathBuf, Compiled, Vec<Finding>)> = spec_files
+        .par_iter()
+        .map(|path| {
+            let (specs, warnings) = compile_spec_file(path, settings, &root, opts, cwd);
+            (absolute(path), specs, warnings)
+        })
+        .collect();
+    report.summary.spec_files = compiled.len();
+
+    // Bind: transcript file → specs that check it.
+    let mut bound: BTreeMap<PathBuf, Vec<(usize, usize)>> = BTreeMap::new();
+    let mut units: Vec<Vec<Spec>> = Vec::new();
+    for (path, specs, warnings) in compiled {
+        report.warnings.extend(warnings);
+        let specs = match specs {
+            Ok(s) => s,
+            Err(errors) => {
+                report.errors.extend(errors);
+                continue;
+            }
+        };
+        let unit = units.len();
+        let full = explicit_specs.contains(&path);
+        for (si, spec) in specs.iter().enumerate() {
+            if full {
+                for (g, glob) in spec.globs.iter().enumerate() {
+                    let files = glob.expand();
+                    if files.is_empty() {
+                        report
+                            .warnings
+                            .push(glob_warning(&spec.file, &spec.config.transcripts[g]));
+                    }
+                    for f in files {
+                        push_unique(bound.entry(f).or_default(), (unit, si));
+                    }
+                }
+            }
+            for t in &found.transcripts {
+                if spec.globs.iter().any(|g| g.matches(t)) {
+                    push_unique(bound.entry(absolute(t)).or_default(), (unit, si));
+                }
+            }
+        }
+        units.push(specs);
+    }
+    // An explicit transcript that no spec names is worth a word: it was not checked.
+    for t in &found.transcripts {
+        if !bound.contains_key(&absolute(t)) {
+            report.warnings.push(plain_warning(
+                "unclaimed-transcript",
+                format!(
+                    "{} is not named by any spec's transcripts",
+                    display_path(t, cwd)
+                ),
+                Some("add a glob that matches it to a spec's `transcripts` line".into()),
+            ));
+        }
+    }
+
+    let checked_specs: BTreeSet<(usize, usize)> = bound.values().flatten().copied().collect();
+    report.summary.specs = checked_specs.len();
+    let formats = format_overrides(settings, &root, &mut report);
+    let outcomes: Vec<FileOutcome> = bound
+        .par_iter()
+        .map(|(file, specs)| {
+            let specs: Vec<&Spec> = specs.iter().map(|&(u, s)| &units[u][s]).collect();
+            check_file(file, &specs, &formats, cwd)
+        })
+        .collect();
+    let mut transcripts = 0;
+    for o in outcomes {
+        transcripts += o.transcripts;
+        report.results.extend(o.results);
+        report.errors.extend(o.errors);
+    }
+    report.summary.transcripts = transcripts;
+    report.sort();
+    report.recount();
+    report
+}
+
+fn push_unique(v: &mut Vec<(usize, usize)>, item: (usize, usize)) {
+    if !v.contains(&item) {
+        v.push(item);
+    }
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    bind::normalize(&std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
+}
+
+fn exclude_set(patterns: &[String], root: &Path, report: &mut Report) -> GlobSet {
+    let mut b = GlobSetBuilder::new();
+    for p in patterns {
+        let full = format!(
+            "{}/{}",
+            globset::escape(&root.to_string_lossy()),
+            p.trim_start_matches("./")
+        );
+        match GlobBuilder::new(&full).literal_separator(true).build() {
+            Ok(g) => {
+                b.add(g);
+            }
+            Err(e) => report.errors.push(plain_error(
+                "invalid-setting",
+                format!("exclude pattern `{p}` is not a valid glob: {}", e.kind()),
+                None,
+            )),
+        }
+    }
+    b.build().unwrap_or_else(|_| GlobSet::empty())
+}
+
+fn format_overrides(
+    settings: &LoadedSettings,
+    root: &Path,
+    report: &mut Report,
+) -> Vec<(globset::GlobMatcher, Format)> {
+    let mut out = Vec::new();
+    for (pattern, name) in &settings.settings.formats {
+        let full = format!(
+            "{}/{}",
+            globset::escape(&root.to_string_lossy()),
+            pattern.trim_start_matches("./")
+        );
+        let glob = GlobBuilder::new(&full).literal_separator(true).build();
+        match (glob, name.parse::<Format>()) {
+            (Ok(g), Ok(f)) => out.push((g.compile_matcher(), f)),
+            (Err(e), _) => report.errors.push(plain_error(
+                "invalid-setting",
+                format!(
+                    "format pattern `{pattern}` is not a valid glob: {}",
+                    e.kind()
+                ),
+                None,
+            )),
+            (_, Err(e)) => report.errors.push(plain_error(
+                "invalid-setting",
+                format!("format override for `{pattern}`: {e}"),
+                None,
+            )),
+        }
+    }
+    out
+}
+
+/// Compile one spec file: its specs with globs bound, or its errors; plus warnings.
+fn compile_spec_file(
+    path: &Path,
+    settings: &LoadedSettings,
+    root: &Path,
+    opts: &CheckOptions,
+    cwd: &Path,
+) -> (Compiled, Vec<Finding>) {
+    let shown = display_path(&absolute(path), cwd);
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => {
+            let f = plain_error("unreadable-spec", format!("cannot read {shown}: {e}"), None);
+            return (Err(vec![f]), Vec::new());
+        }
+    };
+    let mut source = SourceFile::new(shown.clone(), text);
+    let mut result = compile::compile(&source, &FsLoader);
+    let mut errors = Vec::new();
+    let mut warnings = Vec::new();
+    for d in &result.diagnostics {
+        let f = spec_finding(d);
+        if d.is_error() {
+            errors.push(f);
+        } else {
+            warnings.push(f);
+        }
+    }
+    let key = absolute(path);
+    if let Some(last_good) = &opts.last_good {
+        if result.file.is_some() {
+            last_good.set(&key, &source.text);
+        } else if let Some(text) = last_good.get(&key) {
+            // Mid-edit: keep checking with the version that last compiled, and say so.
+            let fallback = SourceFile::new(shown.clone(), text);
+            let again = compile::compile(&fallback, &FsLoader);
+            if again.file.is_some() {
+                warnings.append(&mut errors);
+                warnings.push(plain_warning(
+                    "using-last-good-spec",
+                    format!("{shown} does not compile; checking with its last version that did"),
+                    Some("fix the errors above; the watch picks up the next save".into()),
+                ));
+                source = fallback;
+                result = again;
+            }
+        }
+    }
+    let Some(file) = result.file else {
+        return (Err(errors), warnings);
+    };
+    let spec_file = Arc::new(SpecFile {
+        shown,
+        index: LineIndex::new(source.text.as_bytes()),
+        text: source.text,
+    });
+    let base = path.parent().unwrap_or(Path::new("")).to_path_buf();
+    let base = if base.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        base
+    };
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let allow = opts.allow_outside_root || settings.settings.allow_outside_root;
+    let mut specs = Vec::new();
+    for mut config in file.specs {
+        if config.transcripts.is_empty() {
+            config.transcripts = settings
+                .settings
+                .transcripts
+                .iter()
+                .map(|p| TranscriptGlob {
+                    pattern: p.replace("{stem}", &stem).replace("{spec}", &config.name),
+                    span: config.span,
+                })
+                .collect();
+        }
+        if config.profile.is_none() {
+            if let Some(p) = &settings.settings.profile {
+                config.profile = p.resolve().ok();
+            }
+        }
+        let mut globs = Vec::new();
+        let mut keep = Vec::new();
+        for g in &config.transcripts {
+            match BoundGlob::new(&g.pattern, &base, root, allow) {
+                Ok(b) => {
+                    globs.push(b);
+                    keep.push(g.clone());
+                }
+                Err(e) => errors.push(glob_error(&spec_file, g, &e)),
+            }
+        }
+        config.transcripts = keep;
+        specs.push(Spec {
+            file: spec_file.clone(),
+            config,
+            globs,
+        });
+    }
+    if errors.is_empty() {
+        (Ok(specs), warnings)
+    } else {
+        (Err(errors), warnings)
+    }
+}
+
+fn spec_finding(d: &SpecDiagnostic) -> Finding {
+    let index = LineIndex::new(d.source_text().as_bytes());
+    Finding {
+        code: d.code.code().to_owned(),
+        severity: if d.is_error() {
+            Severity::Error
+        } else {
+            Severity::Warning
+        },
+        message: d.message.clone(),
+        help: d.help.clone(),
+        location: d
+            .span()
+            .map(|s| Location::of(&d.source_name, d.source_text().as_bytes(), &index, s)),
+        related: None,
+    }
+}
+
+fn glob_warning(file: &SpecFile, glob: &TranscriptGlob) -> Finding {
+    let source = SourceFile::new(file.shown.clone(), file.text.clone());
+    spec_finding(&compile::glob_matches_nothing(&source, glob))
+}
+
+fn glob_error(file: &SpecFile, glob: &TranscriptGlob, e: &GlobError) -> Finding {
+    let (code, help) = match e {
+        GlobError::OutsideRoot { .. } => (
+            "glob-outside-root",
+            "globs may not leave the project root; pass --allow-outside-root or set allow_outside_root = true in toolspec.toml to allow it",
+        ),
+        GlobError::Invalid { .. } => ("invalid-glob", "see docs/language.md for the glob syntax"),
+    };
+    Finding {
+        code: code.to_owned(),
+        severity: Severity::Error,
+        message: e.to_string(),
+        help: Some(help.to_owned()),
+        location: Some(file.locate(glob.span)),
+        related: None,
+    }
+}
+
+fn plain_error(code: &str, message: String, help: Option<String>) -> Finding {
+    Finding {
+        code: code.to_owned(),
+        severity: Severity::Error,
+        message,
+        help,
+        location: None,
+        related: None,
+    }
+}
+
+fn plain_warning(code: &str, message: String, help: Option<String>) -> Finding {
+    Finding {
+        severity: Severity::Warning,
+        ..plain_error(code, message, help)
+    }
+}
+
+/// What checking one transcript file produced.
+struct FileOutcome {
+    transcripts: usize,
+    results: Vec<PairResult>,
+    errors: Vec<Finding>,
+}
+
+/// Read one transcript file and run every bound spec on each transcript in it.
+fn check_file(
+    path: &Path,
+    specs: &[&Spec],
+    formats: &[(globset::GlobMatcher, Format)],
+    cwd: &Path,
+) -> FileOutcome {
+    let shown = display_path(path, cwd);
+    let mut out = FileOutcome {
+        transcripts: 0,
+        results: Vec::new(),
+        errors: Vec::new(),
+    };
+    // A spec that forces a format wins over the settings; specs that disagree read the file
+    // once per format.
+    let by_format: BTreeMap<Option<Format>, Vec<&Spec>> =
+        specs.iter().fold(BTreeMap::new(), |mut m, s| {
+            let forced = s
+                .config
+                .format
+                .as_deref()
+                .and_then(|f| f.parse::<Format>().ok())
+                .or_else(|| {
+                    formats
+                        .iter()
+                        .find(|(g, _)| g.is_match(path))
+                        .map(|(_, f)| *f)
+                });
+            m.entry(forced).or_insert_with(Vec::new).push(*s);
+            m
+        });
+    let mut locator = Locator::new(path);
+    for (format, specs) in by_format {
+        let mut pending: Vec<(Transcript, Verdicts)> = Vec::new();
+        let read = read_transcripts(path, &shown, format, |t| {
+            let verdicts = specs
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    let profile =
+                        s.config.profile.as_ref().map(|p| {
+                            profiles::score_calls(p, &expected_calls(&s.config), &t.calls)
+                        });
+                    (i, engine::run(&s.config, &t.calls), profile)
+                })
+                .collect();
+            // Keep only what reporting needs: calls' spans, not their arguments and outputs.
+            let slim = Transcript {
+                calls: t
+                    .calls
+                    .into_iter()
+                    .map(|c| transcript::ToolCall {
+                        args: serde_json::Value::Null,
+                        output: None,
+                        ..c
+                    })
+                    .collect(),
+                ..t
+            };
+            pending.push((slim, verdicts));
+        });
+        if let Err(e) = read {
+            out.errors.push(read_error(&e, &shown, &mut locator));
+            continue;
+        }
+        out.transcripts = out.transcripts.max(pending.len());
+        for (t, verdicts) in pending {
+            for (i, verdict, profile) in verdicts {
+                out.results.push(pair_result(
+                    specs[i],
+                    &shown,
+                    &t,
+                    verdict,
+                    profile,
+                    &mut locator,
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Files up to this size are read whole; larger ones are streamed by the reader.
+const WHOLE_FILE_LIMIT: u64 = 64 << 20;
+
+// Read errors carry a renderable snippet; they are built once per failed file, never in a loop.
+#[allow(clippy::result_large_err)]
+/// Read a transcript file under its display name (so messages never show absolute paths).
+fn read_transcripts(
+    path: &Path,
+    shown: &str,
+    format: Option<Format>,
+    emit: impl FnMut(Transcript),
+) -> Result<(), ReadError> {
+    let io = |source| ReadError::Io {
+        file: shown.to_owned(),
+        source,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    if len <= WHOLE_FILE_LIMIT {
+        let mut bytes = Vec::with_capacity(len as usize);
+        std::io::Read::read_to_end(&mut &file, &mut bytes).map_err(io)?;
+        transcript::read_with(shown, &bytes, format, emit)
+    } else {
+        let reader = std::io::BufReader::with_capacity(1 << 20, file);
+        transcript::read_reader(shown, reader, format, emit)
+    }
+}
+
+fn read_error(e: &ReadError, shown: &str, locator: &mut Locator) -> Finding {
+    let location = e.line_col().map(|(line, column)| {
+        locator
+            .locate_line_col(shown, line, column)
+            .unwrap_or(Location {
+                file: shown.to_owned(),
+                line,
+                column,
+                end_line: line,
+                end_column: column,
+                span: [0, 0],
+            })
+    });
+    Finding {
+        code: e.code().to_owned(),
+        severity: Severity::Error,
+        message: e.to_string(),
+        help: miette::Diagnostic::help(e).map(|h| h.to_string()),
+        location,
+        related: None,
+    }
+}
+
+/// A file's bytes with their line index.
+type IndexedText = (Vec<u8>, LineIndex);
+
+/// Turns byte spans of one transcript file into locations, reading the file at most once more.
+struct Locator {
+    path: PathBuf,
+    /// Loaded on first use: the file's bytes and line index, or `None` if unreadable.
+    text: Option<Option<Arc<IndexedText>>>,
+}
+
+impl Locator {
+    fn new(path: &Path) -> Self {
+        Locator {
+            path: path.to_path_buf(),
+            text: None,
+        }
+    }
+
+    fn loaded(&mut self) -> Option<&Arc<IndexedText>> {
+        self.text
+            .get_or_insert_with(|| {
+                std::fs::read(&self.path).ok().map(|bytes| {
+                    let index = LineIndex::new(&bytes);
+                    Arc::new((bytes, index))
+                })
+            })
+            .as_ref()
+    }
+
+    fn locate(&mut self, shown: &str, span: Span) -> Option<Location> {
+        self.loaded().map(|t| Location::of(shown, &t.0, &t.1, span))
+    }
+
+    /// The location of a 1-based line and column (in characters).
+    fn locate_line_col(&mut self, shown: &str, line: usize, col: usize) -> Option<Location> {
+        let t = self.loaded()?.clone();
+        let start = t.1.line_start(line)?;
+        let rest = std::str::from_utf8(&t.0[start..]).ok()?;
+        let offset = start
+            + rest
+                .char_indices()
+                .nth(col.saturating_sub(1))
+                .map_or(rest.len(), |(i, _)| i);
+        Some(Location::of(shown, &t.0, &t.1, Span::point(offset)))
+    }
+}
+
+/// The expected calls a profile sees: each expectation's tool, repeated `min` times (optional
+/// expectations are left out, as the peers have no notion of them), with the arguments and output
+/// its literal checks pin (`Equals`/`Subset` values; other constraints cannot be expressed in the
+/// peers' inputs and are left out; an expectation without literal checks leaves them `None`).
+pub fn expected_calls(config: &MatcherConfig) -> Vec<ExpectedCall> {
+    config
+        .expectations
+        .iter()
+        .flat_map(|e| {
+            let call = ExpectedCall {
+                name: e.tool.clone(),
+                args: literal_value(&e.args),
+                output: e.output.as_ref().and_then(literal_value),
+            };
+            std::iter::repeat_n(call, e.repeat.min as usize)
+        })
+        .collect()
+}
+
+/// The JSON value a matcher's literal checks describe, if any.
+fn literal_value(m: &ValueMatcher) -> Option<serde_json::Value> {
+    let mut object = serde_json::Map::new();
+    for pc in &m.checks {
+        let value = match &pc.check {
+            Check::Equals { value } | Check::Subset { value } => value.clone(),
+            _ => continue,
+        };
+        match pc.path.as_slice() {
+            [] => return Some(value),
+            [PathSeg::Key(k)] => {
+                object.insert(k.clone(), value);
+            }
+            _ => {}
+        }
+    }
+    (!object.is_empty()).then_some(serde_json::Value::Object(object))
+}
+
+fn pair_result(
+    spec: &Spec,
+    shown: &str,
+    t: &Transcript,
+    verdict: Verdict,
+    profile: Option<ProfileVerdict>,
+    locator: &mut Locator,
+) -> PairResult {
+    let file = &spec.file;
+    let record_span = t.record.map(|r| r.span).unwrap_or(Span::point(0));
+    let record_start = Span::new(record_span.start, record_span.start);
+    let call_loc = |i: usize, locator: &mut Locator| {
+        t.calls.get(i).and_then(|c| locator.locate(shown, c.span))
+    };
+    let expectations = verdict
+        .expectations
+        .iter()
+        .map(|o| {
+            let exp = spec.config.expectations.get(o.expectation);
+            // Calls beyond an expectation's maximum are extra calls: they only fail it when the
+            // spec forbids extra calls.
+            let passed = match o.status {
+                engine::Status::Matched | engine::Status::Skipped => true,
+                engine::Status::TooMany => spec.config.extra_calls == ExtraCalls::Allow,
+                _ => false,
+            };
+            ExpectationResult {
+                index: o.expectation,
+                tool: o.tool.clone(),
+                label: o.label.clone(),
+                status: serde_json::to_value(o.status)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default(),
+                passed,
+                calls: o
+                    .calls
+                    .iter()
+                    .map(|&i| CallRef {
+                        index: i,
+                        location: call_loc(i, locator),
+                    })
+                    .collect(),
+                reasons: o.failures.iter().map(|f| f.message.clone()).collect(),
+                location: exp.map(|e| file.locate(e.span)),
+            }
+        })
+        .collect();
+    let mut findings: Vec<Finding> = verdict
+        .findings
+        .iter()
+        .map(|f| Finding {
+            code: f.code.clone(),
+            severity: match f.severity {
+                engine::Severity::Error => Severity::Error,
+                engine::Severity::Warning => Severity::Warning,
+                engine::Severity::Info => Severity::Note,
+            },
+            message: f.message.clone(),
+            help: (!f.help.is_empty()).then(|| f.help.clone()),
+            location: match f.call {
+                Some(i) => call_loc(i, locator),
+                None => locator.locate(shown, record_start),
+            },
+            related: f.spec_span.map(|s| file.locate(s)),
+        })
+        .collect();
+    findings.extend(t.findings.iter().map(|f| Finding {
+        code: f.code.to_owned(),
+        severity: Severity::Warning,
+        message: f.message.clone(),
+        help: None,
+        location: locator.locate(shown, f.span),
+        related: None,
+    }));
+    findings.sort_by(|a, b| {
+        (&a.location, &a.related, &a.code).cmp(&(&b.location, &b.related, &b.code))
+    });
+    // Under a profile, the peer's numbers decide; the engine's findings still explain.
+    let (score, threshold, passed, profile_details) = match profile {
+        Some(p) => (
+            p.score,
+            p.threshold.unwrap_or(verdict.threshold),
+            p.passed,
+            Some(p.details),
+        ),
+        None => (verdict.score, verdict.threshold, verdict.passed, None),
+    };
+    PairResult {
+        spec_file: file.shown.clone(),
+        spec: spec.config.name.clone(),
+        transcript: shown.to_owned(),
+        record: t.record.map(|r| r.line),
+        format: t.format.to_string(),
+        profile: spec.config.profile.as_ref().map(|p| p.name().to_owned()),
+        score,
+        threshold,
+        passed,
+        calls: t.calls.len(),
+        counts: serde_json::to_value(verdict.counts).unwrap_or_default(),
+        expectations,
+        findings,
+        profile_details,
+    }
+}

@@ -1,0 +1,229 @@
+//! `toolspec.toml`: project settings found by walking up from the working directory.
+//!
+//! ```toml
+//! # Transcript globs for specs that name none, relative to each spec file's folder.
+//! # `{stem}` is the spec file's name without extension, `{spec}` the spec's name.
+//! transcripts = ["runs/{stem}/*.jsonl"]
+//! # Paths never checked (globs relative to this file's folder).
+//! exclude = ["vendor/**", "**/fixtures/broken/**"]
+//! # Profile for specs that choose none (a name, or a table with `name` and options).
+//! profile = "deepeval"
+//! # Allow spec globs that leave the project root (`../../**`).
+//! allow_outside_root = false
+//!
+//! # Transcript format overrides, by glob relative to this file's folder.
+//! [formats]
+//! "logs/**/*.log" = "mcp_jsonrpc"
+//! ```
+//!
+//! Paths in the file are relative to the file's own folder, never to the working directory.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::config::Profile;
+
+/// File names looked for, in order, in each folder while walking up.
+pub const SETTINGS_FILES: &[&str] = &["toolspec.toml", ".toolspec.toml"];
+
+/// Project settings, as written in `toolspec.toml` (all optional).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    /// Default transcript globs for specs that name none.
+    #[serde(default)]
+    pub transcripts: Vec<String>,
+    /// Globs of paths never checked.
+    #[serde(default)]
+    pub exclude: Vec<String>,
+    /// Default profile for specs that choose none.
+    #[serde(default)]
+    pub profile: Option<ProfileSetting>,
+    /// Transcript format by glob.
+    #[serde(default)]
+    pub formats: BTreeMap<String, String>,
+    /// Allow spec globs that leave the project root.
+    #[serde(default)]
+    pub allow_outside_root: bool,
+}
+
+/// A profile in settings: a bare name or a table `{ name = "...", ...options }`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum ProfileSetting {
+    /// Just the name; the profile's default options.
+    Name(String),
+    /// Name and options.
+    Table(BTreeMap<String, toml::Value>),
+}
+
+impl ProfileSetting {
+    /// Resolve into a [`Profile`], or explain what is wrong.
+    pub fn resolve(&self) -> Result<Profile, String> {
+        let (name, options) = match self {
+            ProfileSetting::Name(n) => (n.clone(), serde_json::Map::new()),
+            ProfileSetting::Table(t) => {
+                let name = match t.get("name") {
+                    Some(toml::Value::String(s)) => s.clone(),
+                    _ => return Err("a profile table needs `name = \"...\"`".into()),
+                };
+                let mut options = serde_json::Map::new();
+                for (k, v) in t.iter().filter(|(k, _)| k.as_str() != "name") {
+                    let json = serde_json::to_value(v).map_err(|e| e.to_string())?;
+                    options.insert(k.clone(), json);
+                }
+                (name, options)
+            }
+        };
+        Profile::from_options(&name, options).map_err(|e| e.to_string())
+    }
+}
+
+/// Settings together with where they were found.
+#[derive(Debug, Clone, Default)]
+pub struct LoadedSettings {
+    /// The settings file, if one was used.
+    pub path: Option<PathBuf>,
+    /// The folder paths in the settings are relative to (the file's folder, or the start folder).
+    pub root: PathBuf,
+    /// The settings (defaults when no file was used).
+    pub settings: Settings,
+}
+
+/// Why settings could not be loaded.
+#[derive(Debug, thiserror::Error, miette::Diagnostic)]
+pub enum SettingsError {
+    /// The file could not be read.
+    #[error("cannot read {path}: {source}")]
+    #[diagnostic(code(toolspec::settings::io))]
+    Io {
+        /// The file.
+        path: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The file is not valid settings.
+    #[error("invalid settings in {path}: {message}")]
+    #[diagnostic(
+        code(toolspec::settings::invalid),
+        help("see `toolspec check --help` and docs/cli.md for the keys of toolspec.toml")
+    )]
+    Invalid {
+        /// The file.
+        path: String,
+        /// What is wrong (with line and column from the TOML parser).
+        message: String,
+    },
+}
+
+impl LoadedSettings {
+    /// Parse settings text; `path` names the file in errors and gives the root folder.
+    pub fn parse(path: &Path, text: &str) -> Result<LoadedSettings, SettingsError> {
+        let settings: Settings = toml::from_str(text).map_err(|e| SettingsError::Invalid {
+            path: path.display().to_string(),
+            message: e.to_string().trim_end().to_owned(),
+        })?;
+        if let Some(p) = &settings.profile {
+            p.resolve().map_err(|message| SettingsError::Invalid {
+                path: path.display().to_string(),
+                message: format!("profile: {message}"),
+            })?;
+        }
+        let root = path
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."));
+        Ok(LoadedSettings {
+            path: Some(path.to_path_buf()),
+            root,
+            settings,
+        })
+    }
+
+    /// Read settings from an explicit file.
+    pub fn load(path: &Path) -> Result<LoadedSettings, SettingsError> {
+        let text = std::fs::read_to_string(path).map_err(|source| SettingsError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Self::parse(path, &text)
+    }
+
+    /// Walk up from `start` to the first folder holding a settings file and load it; with none,
+    /// defaults rooted at the nearest folder holding `.git`, else at `start`.
+    pub fn discover(start: &Path) -> Result<LoadedSettings, SettingsError> {
+        for dir in start.ancestors() {
+            for name in SETTINGS_FILES {
+                let candidate = dir.join(name);
+                if candidate.is_file() {
+                    return Self::load(&candidate);
+                }
+            }
+        }
+        Ok(Self::defaults(start))
+    }
+
+    /// Default settings rooted at the repository containing `start` (or `start` itself).
+    pub fn defaults(start: &Path) -> LoadedSettings {
+        let root = start
+            .ancestors()
+            .find(|d| d.join(".git").exists())
+            .unwrap_or(start)
+            .to_path_buf();
+        LoadedSettings {
+            path: None,
+            root,
+            settings: Settings::default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_key() {
+        let text = r#"
+transcripts = ["runs/{stem}/*.jsonl"]
+exclude = ["vendor/**"]
+profile = { name = "axion", strict_order = true }
+allow_outside_root = true
+[formats]
+"logs/**/*.log" = "mcp_jsonrpc"
+"#;
+        let loaded = LoadedSettings::parse(Path::new("proj/toolspec.toml"), text).unwrap();
+        assert_eq!(loaded.root, Path::new("proj"));
+        let s = &loaded.settings;
+        assert_eq!(s.transcripts, ["runs/{stem}/*.jsonl"]);
+        assert_eq!(s.exclude, ["vendor/**"]);
+        assert!(s.allow_outside_root);
+        assert_eq!(s.formats["logs/**/*.log"], "mcp_jsonrpc");
+        let profile = s.profile.as_ref().unwrap().resolve().unwrap();
+        assert_eq!(profile.name(), "axion");
+    }
+
+    #[test]
+    fn rejects_unknown_keys_and_bad_profiles_with_the_file_name() {
+        let err = LoadedSettings::parse(Path::new("t.toml"), "transcript = []").unwrap_err();
+        assert!(err.to_string().contains("t.toml"), "{err}");
+        assert!(err.to_string().contains("transcript"), "{err}");
+        let err = LoadedSettings::parse(Path::new("t.toml"), "profile = \"axon\"").unwrap_err();
+        assert!(err.to_string().contains("unknown profile"), "{err}");
+    }
+
+    #[test]
+    fn discovery_walks_up_to_the_nearest_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let nested = dir.path().join("a/b");
+        std::fs::create_dir_all(&nested).unwrap();
+        std::fs::write(dir.path().join("a/toolspec.toml"), "exclude = [\"x\"]").unwrap();
+        let loaded = LoadedSettings::discover(&nested).unwrap();
+        assert_eq!(loaded.root, dir.path().join("a"));
+        assert_eq!(loaded.settings.exclude, ["x"]);
+        let none = LoadedSettings::discover(dir.path()).unwrap();
+        assert!(none.path.is_none());
+    }
+}

@@ -1,0 +1,238 @@
+//! Command-line arguments.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Declare which tools an AI agent must call, and lint recorded transcripts against it.
+#[derive(Debug, Parser)]
+#[command(name = "toolspec", version, about, max_term_width = 100)]
+pub struct Cli {
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check transcripts against the specs that name them (the main job).
+    ///
+    /// PATHS may be folders (searched for *.toolspec files, respecting .gitignore), spec files
+    /// (checked against all their transcripts) or transcript files (checked against every spec
+    /// whose globs name them, as a pre-commit hook passes them). Default: the current folder.
+    Check(CheckArgs),
+    /// Check once, then re-check on every change until interrupted.
+    Watch(WatchArgs),
+    /// Print the matcher config compiled from spec files, as JSON.
+    Compile(CompileArgs),
+    /// Format spec files canonically (comments kept).
+    Fmt(FmtArgs),
+    /// Print the tool calls extracted from transcript files.
+    Calls(CallsArgs),
+    /// Score JSON-lines cases with an existing metric's semantics (a profile).
+    Score(ScoreArgs),
+    /// Write a starter spec next to a prompt file.
+    Init(InitArgs),
+}
+
+/// Options shared by `check` and `watch`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Folders, spec files or transcript files.
+    pub paths: Vec<PathBuf>,
+    /// Use this settings file instead of looking for toolspec.toml.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+    /// Ignore any toolspec.toml.
+    #[arg(long)]
+    pub no_config: bool,
+    /// Let spec globs reach outside the project root (e.g. `../../**`).
+    #[arg(long)]
+    pub allow_outside_root: bool,
+    /// Worker threads (default: all cores). Output is identical for any value.
+    #[arg(long, short = 'j', value_name = "N")]
+    pub threads: Option<usize>,
+    /// When to use colours.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+/// `toolspec check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Paths and settings.
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Human)]
+    pub format: OutputFormat,
+    /// Write the report to FILE instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
+    /// Exit 0 even when expectations fail (errors that stop the run still exit 2).
+    #[arg(long)]
+    pub exit_zero: bool,
+    /// Print passing pairs' details too, not only the summary line.
+    #[arg(long, short)]
+    pub verbose: bool,
+}
+
+/// `toolspec watch`.
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    /// Paths and settings.
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Quiet period after a change before re-checking, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 50)]
+    pub debounce: u64,
+    /// Do not clear the screen between runs.
+    #[arg(long)]
+    pub no_clear: bool,
+}
+
+/// `toolspec compile`.
+#[derive(Debug, Args)]
+pub struct CompileArgs {
+    /// Spec files.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// When to use colours in diagnostics.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+/// `toolspec fmt`.
+#[derive(Debug, Args)]
+pub struct FmtArgs {
+    /// Spec files or folders (default: the current folder).
+    pub paths: Vec<PathBuf>,
+    /// Do not write; exit 1 if any file is not formatted.
+    #[arg(long)]
+    pub check: bool,
+    /// Print the formatted text instead of writing it.
+    #[arg(long, conflicts_with = "check")]
+    pub stdout: bool,
+    /// When to use colours in diagnostics.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+/// `toolspec calls`.
+#[derive(Debug, Args)]
+pub struct CallsArgs {
+    /// Transcript files.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Print JSON (an array of calls per file) instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Read as this format instead of detecting it.
+    #[arg(long, value_name = "NAME")]
+    pub format: Option<String>,
+    /// When to use colours in diagnostics.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+/// `toolspec score`.
+#[derive(Debug, Args)]
+pub struct ScoreArgs {
+    /// The metric to reproduce: axion, deepeval, evalite, agentevals, galtea, promptfoo.
+    #[arg(long, short)]
+    pub profile: String,
+    /// JSON-lines cases (default: stdin).
+    pub file: Option<PathBuf>,
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 'j', value_name = "N")]
+    pub threads: Option<usize>,
+}
+
+/// `toolspec init`.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The prompt file the spec describes; the spec is written beside it.
+    pub prompt: PathBuf,
+    /// A transcript to derive the expected calls from.
+    #[arg(long, value_name = "FILE")]
+    pub transcript: Option<PathBuf>,
+    /// Overwrite an existing spec.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Output formats of `check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// Rendered diagnostics and a summary, for people.
+    Human,
+    /// One JSON document with a stable schema.
+    Json,
+    /// JUnit XML: a test case per expectation × transcript.
+    Junit,
+    /// SARIF 2.1.0, for code scanning.
+    Sarif,
+    /// GitHub Actions workflow annotations.
+    Github,
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// Colour when writing to a terminal and NO_COLOR is unset.
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+impl ColorChoice {
+    /// Whether to colour stdout.
+    pub fn enabled(self) -> bool {
+        use std::io::IsTerminal;
+        self.decide(std::io::stdout().is_terminal())
+    }
+
+    /// Whether to colour stderr.
+    pub fn enabled_stderr(self) -> bool {
+        use std::io::IsTerminal;
+        self.decide(std::io::stderr().is_terminal())
+    }
+
+    /// Decide from the flag, the environment (NO_COLOR, CLICOLOR_FORCE, CLICOLOR, TERM) and
+    /// whether the stream is a terminal.
+    fn decide(self, is_terminal: bool) -> bool {
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                let env = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+                if env("NO_COLOR").is_some() {
+                    return false;
+                }
+                if env("CLICOLOR_FORCE").is_some_and(|v| v != "0") {
+                    return true;
+                }
+                if env("CLICOLOR").is_some_and(|v| v == "0")
+                    || env("TERM").is_some_and(|v| v == "dumb")
+                {
+                    return false;
+                }
+                is_terminal
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+}

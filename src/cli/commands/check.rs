@@ -1,0 +1,156 @@
+//! `toolspec check`: the main job.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use toolspec::check::run::{check, CheckOptions};
+use toolspec::check::settings::LoadedSettings;
+use toolspec::report::{self, Report};
+
+use crate::cli::args::{CheckArgs, OutputFormat, RunArgs};
+use crate::cli::output::{self, exit};
+
+/// Run a check and print it in the chosen format; exit 0 (all passed), 1 (some expectation
+/// failed) or 2 (something could not be checked).
+pub fn run(args: CheckArgs) -> u8 {
+    let cwd = match std::env::current_dir() {
+        Ok(d) => d,
+        Err(e) => {
+            output::err(&format!("error: cannot read the current folder: {e}\n"));
+            return exit::ERROR;
+        }
+    };
+    let settings = match load_settings(&args.run, &cwd) {
+        Ok(s) => s,
+        Err(status) => return status,
+    };
+    let report = match with_threads(args.run.threads, || {
+        check(&options(&args.run), &settings, &cwd)
+    }) {
+        Ok(r) => r,
+        Err(e) => {
+            output::err(&format!("error: {e}\n"));
+            return exit::ERROR;
+        }
+    };
+    let color = args.run.color.enabled() && args.output_file.is_none();
+    let (stdout, stderr) = render(&report, args.format, color, args.verbose);
+    output::err(&stderr);
+    match &args.output_file {
+        Some(path) => {
+            if let Err(e) = std::fs::write(path, stdout) {
+                output::err(&format!("error: cannot write {}: {e}\n", path.display()));
+                return exit::ERROR;
+            }
+        }
+        None => output::out(&stdout),
+    }
+    let status = report.exit_status();
+    if args.exit_zero && status == exit::FAILED {
+        exit::OK
+    } else {
+        status
+    }
+}
+
+/// The check options from the shared run arguments.
+pub fn options(run: &RunArgs) -> CheckOptions {
+    CheckOptions {
+        paths: run.paths.clone(),
+        allow_outside_root: run.allow_outside_root,
+        last_good: None,
+    }
+}
+
+/// Settings from `--config`, `--no-config` or discovery; errors are printed (exit 2).
+pub fn load_settings(run: &RunArgs, cwd: &Path) -> Result<LoadedSettings, u8> {
+    let loaded = if run.no_config {
+        Ok(LoadedSettings::defaults(cwd))
+    } else if let Some(path) = &run.config {
+        LoadedSettings::load(path)
+    } else {
+        LoadedSettings::discover(cwd)
+    };
+    loaded.map_err(|e| {
+        output::err(&output::render(&e, run.color.enabled_stderr()));
+        exit::ERROR
+    })
+}
+
+/// Run `f` on a pool of `threads` workers (default: rayon's, one per core).
+pub fn with_threads<T: Send>(
+    threads: Option<usize>,
+    f: impl FnOnce() -> T + Send,
+) -> Result<T, String> {
+    match threads {
+        None => Ok(f()),
+        Some(n) => rayon::ThreadPoolBuilder::new()
+            .num_threads(n.max(1))
+            .build()
+            .map(|pool| pool.install(f))
+            .map_err(|e| e.to_string()),
+    }
+}
+
+/// Render a report: (stdout, stderr). Machine formats put everything in the document on stdout
+/// and repeat run errors on stderr as one line each.
+pub fn render(
+    report: &Report,
+    format: OutputFormat,
+    color: bool,
+    verbose: bool,
+) -> (String, String) {
+    let short_errors = || {
+        report
+            .errors
+            .iter()
+            .map(|f| match &f.location {
+                Some(l) => format!(
+                    "error[{}]: {}:{}:{}: {}\n",
+                    f.code, l.file, l.line, l.column, f.message
+                ),
+                None => format!("error[{}]: {}\n", f.code, f.message),
+            })
+            .collect::<String>()
+    };
+    match format {
+        OutputFormat::Human => {
+            let cache = SourceCache::default();
+            let sources = |name: &str| cache.get(name);
+            let h = report::human::render(
+                report,
+                &sources,
+                report::human::Options {
+                    color,
+                    verbose,
+                    width: output::terminal_width(),
+                },
+            );
+            (h.stdout, h.stderr)
+        }
+        OutputFormat::Json => (report::json::render(report), short_errors()),
+        OutputFormat::Junit => (report::junit::render(report), short_errors()),
+        OutputFormat::Sarif => (
+            report::sarif::render(report, &toolspec::check::describe_code),
+            short_errors(),
+        ),
+        OutputFormat::Github => (report::github::render(report), short_errors()),
+    }
+}
+
+/// File texts for rendering snippets, read once each, on demand.
+#[derive(Default)]
+pub struct SourceCache {
+    files: std::sync::Mutex<std::collections::HashMap<PathBuf, Option<Arc<String>>>>,
+}
+
+impl SourceCache {
+    /// The text of `name` (a path as shown in the report), if readable as UTF-8.
+    pub fn get(&self, name: &str) -> Option<Arc<String>> {
+        let mut files = self.files.lock().ok()?;
+        files
+            .entry(PathBuf::from(name))
+            .or_insert_with(|| std::fs::read_to_string(name).ok().map(Arc::new))
+            .clone()
+    }
+}

@@ -1,0 +1,191 @@
+//! `toolspec init PROMPT`: write a starter spec beside a prompt, optionally from a transcript.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use toolspec::compile::{compile, FsLoader};
+use toolspec::source::SourceFile;
+use toolspec::transcript;
+
+use crate::cli::args::InitArgs;
+use crate::cli::output::{self, exit};
+
+/// Write `PROMPT_STEM.toolspec` beside the prompt. With `--transcript`, one expectation per call
+/// of the transcript, in order, with its arguments as written there; otherwise a commented
+/// skeleton. The result is formatted and compiled before it is written, so it is always valid.
+pub fn run(args: InitArgs) -> u8 {
+    if !args.prompt.is_file() {
+        output::err(&format!(
+            "error: no such prompt file: {}\n",
+            args.prompt.display()
+        ));
+        return exit::ERROR;
+    }
+    let spec_path = args.prompt.with_extension("toolspec");
+    if spec_path.exists() && !args.force {
+        output::err(&format!(
+            "error: {} already exists (use --force to overwrite)\n",
+            spec_path.display()
+        ));
+        return exit::ERROR;
+    }
+    let stem = args
+        .prompt
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "agent".into());
+    let name = ident(&stem);
+    let dir = args.prompt.parent().unwrap_or(Path::new("")).to_path_buf();
+    let text = match &args.transcript {
+        None => skeleton(&args.prompt, &name, &stem),
+        Some(t) => match from_transcript(&args.prompt, &name, &dir, t) {
+            Ok(text) => text,
+            Err(e) => {
+                output::err(&e);
+                return exit::ERROR;
+            }
+        },
+    };
+    let source = SourceFile::new(spec_path.display().to_string(), text);
+    let text = toolspec::syntax::format(&source).unwrap_or(source.text.clone());
+    let checked = compile(
+        &SourceFile::new(source.name.clone(), text.clone()),
+        &FsLoader,
+    );
+    if checked.has_errors() {
+        for d in &checked.diagnostics {
+            output::err(&output::render(d, false));
+        }
+        output::err(
+            "error: the generated spec does not compile (this is a bug in toolspec init)\n",
+        );
+        return exit::ERROR;
+    }
+    if let Err(e) = std::fs::write(&spec_path, &text) {
+        output::err(&format!(
+            "error: cannot write {}: {e}\n",
+            spec_path.display()
+        ));
+        return exit::ERROR;
+    }
+    output::out(&format!("wrote {}\n", spec_path.display()));
+    exit::OK
+}
+
+fn skeleton(prompt: &Path, name: &str, stem: &str) -> String {
+    format!(
+        "# What {prompt} must make the agent do. Language: docs/language.md\n\
+         spec {name} {{\n\
+         \x20 transcripts \"runs/{stem}/*.json\", \"runs/{stem}/*.jsonl\"\n\
+         \x20 order in_order\n\
+         \x20 args subset\n\
+         \n\
+         \x20 # call lookup_order(order_id: \"ORD-1\")\n\
+         \x20 # optional call send_email(to: /@example\\.com$/)\n\
+         \x20 # never delete_account\n\
+         }}\n",
+        prompt = prompt.display()
+    )
+}
+
+fn from_transcript(prompt: &Path, name: &str, dir: &Path, t: &PathBuf) -> Result<String, String> {
+    let transcripts = transcript::read_file(t, None).map_err(|e| output::render(&e, false))?;
+    let Some(first) = transcripts.first() else {
+        return Err(format!("error: {} holds no transcript\n", t.display()));
+    };
+    let rel = relative(t, dir);
+    let mut out = format!(
+        "# What {} must make the agent do, drafted from {} ({}).\n\
+         # Loosen what may vary between runs. Language: docs/language.md\n\
+         spec {name} {{\n  transcripts {}\n  order in_order\n  args subset\n\n",
+        prompt.display(),
+        t.display(),
+        first.format,
+        quote(&rel)
+    );
+    for call in &first.calls {
+        out.push_str("  call ");
+        out.push_str(&tool_name(&call.name));
+        match &call.args {
+            Value::Object(map) if map.is_empty() => {}
+            Value::Object(map) => {
+                let parts: Vec<String> = map
+                    .iter()
+                    .map(|(k, v)| {
+                        format!(
+                            "{}: {}",
+                            key(k),
+                            serde_json::to_string(v).unwrap_or_default()
+                        )
+                    })
+                    .collect();
+                out.push_str(&format!("({})", parts.join(", ")));
+            }
+            other => out.push_str(&format!(
+                " exact {}",
+                serde_json::to_string(other).unwrap_or_default()
+            )),
+        }
+        if call.is_error {
+            out.push_str(" errored");
+        }
+        out.push('\n');
+    }
+    out.push_str("}\n");
+    Ok(out)
+}
+
+fn is_ident(s: &str) -> bool {
+    let mut chars = s.chars();
+    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+fn ident(s: &str) -> String {
+    let mut out: String = s
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    if !out.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        out.insert(0, '_');
+    }
+    out
+}
+
+fn quote(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_default()
+}
+
+fn key(k: &str) -> String {
+    if is_ident(k) {
+        k.to_owned()
+    } else {
+        quote(k)
+    }
+}
+
+fn tool_name(n: &str) -> String {
+    if is_ident(n) {
+        n.to_owned()
+    } else {
+        quote(n)
+    }
+}
+
+fn relative(path: &Path, dir: &Path) -> String {
+    let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let (path, dir) = (abs(path), abs(dir));
+    let common = path
+        .components()
+        .zip(dir.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let ups = dir.components().count() - common;
+    let mut rel: Vec<String> = std::iter::repeat_n("..".to_owned(), ups).collect();
+    rel.extend(
+        path.components()
+            .skip(common)
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    rel.join("/")
+}

@@ -1,0 +1,56 @@
+//! `toolspec score --profile NAME [FILE]`: re-score a dataset the way an existing metric does.
+
+use std::io::{BufReader, BufWriter, Write};
+use std::str::FromStr;
+
+use toolspec::score::profiles::{score_stream, ProfileName};
+
+use crate::cli::args::ScoreArgs;
+use crate::cli::output::{self, exit};
+
+/// Reads cases as JSON lines (the peer's own input format, options in each line) from FILE or
+/// stdin and writes one JSON line per case to stdout, in input order. A case the peer would
+/// reject becomes `{"id", "error"}` and the run goes on. Exit 0 when every line was read,
+/// 2 for a bad profile name or an I/O error. A summary goes to stderr.
+pub fn run(args: ScoreArgs) -> u8 {
+    let profile = match ProfileName::from_str(&args.profile) {
+        Ok(p) => p,
+        Err(e) => {
+            output::err(&format!("error: {e}\n"));
+            return exit::ERROR;
+        }
+    };
+    let threads = args.threads.unwrap_or(0);
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let result = match &args.file {
+        Some(path) => match std::fs::File::open(path) {
+            Ok(f) => score_stream(
+                profile,
+                BufReader::with_capacity(1 << 20, f),
+                &mut out,
+                threads,
+            ),
+            Err(e) => {
+                output::err(&format!("error: cannot read {}: {e}\n", path.display()));
+                return exit::ERROR;
+            }
+        },
+        None => score_stream(profile, std::io::stdin().lock(), &mut out, threads),
+    };
+    let result = result.and_then(|summary| out.flush().map(|_| summary));
+    match result {
+        Ok(s) => {
+            output::err(&format!(
+                "{} cases: {} passed, {} failed, {} without a verdict, {} errors\n",
+                s.cases, s.passed, s.failed, s.unjudged, s.errors
+            ));
+            exit::OK
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => exit::OK,
+        Err(e) => {
+            output::err(&format!("error: {e}\n"));
+            exit::ERROR
+        }
+    }
+}

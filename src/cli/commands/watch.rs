@@ -1,0 +1,150 @@
+//! `toolspec watch`: check once, then re-check what each saved change affects.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use toolspec::check::bind::{display_path, normalize};
+use toolspec::check::discover::is_spec;
+use toolspec::check::run::{check, CheckOptions, LastGood};
+use toolspec::check::settings::{LoadedSettings, SETTINGS_FILES};
+use toolspec::report::Report;
+
+use crate::cli::args::{OutputFormat, WatchArgs};
+use crate::cli::commands::check::{load_settings, options, render, with_threads};
+use crate::cli::output::{self, exit};
+use crate::cli::watch::{watch_roots, Watcher};
+
+/// Never returns on findings: only a watcher failure (or Ctrl-C) ends it.
+pub fn run(args: WatchArgs) -> u8 {
+    let cwd = match std::env::current_dir() {
+        Ok(d) => d,
+        Err(e) => {
+            output::err(&format!("error: cannot read the current folder: {e}\n"));
+            return exit::ERROR;
+        }
+    };
+    let mut settings = match load_settings(&args.run, &cwd) {
+        Ok(s) => s,
+        Err(status) => return status,
+    };
+    let color = args.run.color.enabled();
+    let last_good = LastGood::default();
+    let base = CheckOptions {
+        last_good: Some(last_good.clone()),
+        ..options(&args.run)
+    };
+    let full = |settings: &LoadedSettings| {
+        with_threads(args.run.threads, || check(&base, settings, &cwd)).unwrap_or_default()
+    };
+    let mut roots = if args.run.paths.is_empty() {
+        vec![cwd.clone()]
+    } else {
+        args.run.paths.clone()
+    };
+    roots.push(settings.root.clone());
+    let roots = watch_roots(&roots);
+    let watcher = match Watcher::new(&roots, Duration::from_millis(args.debounce)) {
+        Ok(w) => w,
+        Err(e) => {
+            output::err(&format!("error: {e}\n"));
+            return exit::ERROR;
+        }
+    };
+    // The watcher is in place before the first run, so no save made after it starts is missed.
+    let mut report = full(&settings);
+    show(&report, &args, color, &settings);
+    while let Some(batch) = watcher.next_batch() {
+        let changed = match batch {
+            Ok(paths) => paths,
+            Err(e) => {
+                output::err(&format!("warning: file watcher: {e}\n"));
+                continue;
+            }
+        };
+        let changed: BTreeSet<PathBuf> = changed
+            .into_iter()
+            .map(|p| normalize(&p))
+            .filter(|p| !is_noise(p))
+            .collect();
+        if changed.is_empty() {
+            continue;
+        }
+        let settings_changed = changed.iter().any(|p| {
+            p.file_name()
+                .is_some_and(|n| SETTINGS_FILES.iter().any(|s| n == *s))
+        });
+        if settings_changed && !args.run.no_config && args.run.config.is_none() {
+            if let Ok(s) = LoadedSettings::discover(&cwd) {
+                settings = s;
+            }
+        }
+        if settings_changed || changed.iter().any(|p| is_spec(p)) {
+            report = full(&settings);
+        } else {
+            // Only transcripts changed: re-check the pairs that name them, keep the rest.
+            let shown: BTreeSet<String> = changed.iter().map(|p| display_path(p, &cwd)).collect();
+            let existing: Vec<PathBuf> = changed.iter().filter(|p| p.is_file()).cloned().collect();
+            let affected = report.results.iter().any(|r| shown.contains(&r.transcript));
+            if existing.is_empty() && !affected {
+                continue;
+            }
+            let mut partial = if existing.is_empty() {
+                Report::default()
+            } else {
+                let opts = CheckOptions {
+                    paths: existing,
+                    ..base.clone()
+                };
+                with_threads(args.run.threads, || check(&opts, &settings, &cwd)).unwrap_or_default()
+            };
+            // A file no spec names is not news while watching.
+            partial
+                .warnings
+                .retain(|w| w.code != "unclaimed-transcript");
+            if partial.results.is_empty() && !affected && partial.errors.is_empty() {
+                continue;
+            }
+            report.results.retain(|r| !shown.contains(&r.transcript));
+            report
+                .errors
+                .retain(|e| e.location.as_ref().is_none_or(|l| !shown.contains(&l.file)));
+            report.results.extend(partial.results);
+            report.errors.extend(partial.errors);
+            report.sort();
+            report.recount();
+        }
+        show(&report, &args, color, &settings);
+    }
+    exit::OK
+}
+
+/// Editor and VCS files that never matter.
+fn is_noise(p: &Path) -> bool {
+    let name = p
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    p.components().any(|c| c.as_os_str() == ".git")
+        || name.ends_with('~')
+        || name.ends_with(".swp")
+        || name.ends_with(".swx")
+        || name.ends_with(".fmt-tmp")
+        || name == "4913"
+}
+
+fn show(report: &Report, args: &WatchArgs, color: bool, settings: &LoadedSettings) {
+    let (stdout, stderr) = render(report, OutputFormat::Human, color, false);
+    let mut text = String::new();
+    if !args.no_clear {
+        text.push_str("\x1b[2J\x1b[H");
+    }
+    text.push_str(&stdout);
+    output::out(&text);
+    output::err(&stderr);
+    let root = settings.root.display();
+    output::err(&format!(
+        "[watch] {} spec file(s) under {root}; waiting for changes (Ctrl-C to stop)\n",
+        report.summary.spec_files
+    ));
+}

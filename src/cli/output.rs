@@ -1,0 +1,63 @@
+//! Writing to the terminal: rendered diagnostics, and output that tolerates a closed pipe.
+
+use std::io::Write;
+
+use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme};
+
+/// Render a diagnostic the way every command shows errors, followed by a blank line.
+pub fn render(diag: &dyn Diagnostic, color: bool) -> String {
+    let theme = if color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    let handler = GraphicalReportHandler::new_themed(theme)
+        .with_width(terminal_width())
+        .with_links(false);
+    let mut out = String::new();
+    if handler.render_report(&mut out, diag).is_err() {
+        out = format!("{diag}\n");
+    }
+    out.push('\n');
+    out
+}
+
+/// Width used to wrap diagnostics: `COLUMNS` if set, else 100.
+pub fn terminal_width() -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .filter(|&w: &usize| w >= 40)
+        .unwrap_or(100)
+}
+
+/// Print to stdout; a closed pipe (`toolspec calls x | head`) is not an error.
+pub fn out(text: &str) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout.write_all(text.as_bytes());
+    let _ = stdout.flush();
+}
+
+/// Print to stderr.
+pub fn err(text: &str) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr.write_all(text.as_bytes());
+    let _ = stderr.flush();
+}
+
+/// Exit codes, decided in one place.
+pub mod exit {
+    use std::process::ExitCode;
+
+    /// Everything checked passed.
+    pub const OK: u8 = 0;
+    /// Some expectation failed (or a file needs formatting, for `fmt --check`).
+    pub const FAILED: u8 = 1;
+    /// Could not run: usage, spec compile error, unreadable input.
+    pub const ERROR: u8 = 2;
+
+    /// As a process exit code.
+    pub fn code(status: u8) -> ExitCode {
+        ExitCode::from(status)
+    }
+}

@@ -1,0 +1,408 @@
+//! Findings: what went wrong, where, and what to do about it.
+//!
+//! Severity rules: hard failures (forbidden call, extra call under a `forbid` policy or in strict
+//! order, broken `before` rule) are errors. Findings that only cost score (missing call,
+//! name-only match, order violation, too many calls) are errors when the spec failed and
+//! warnings when it passed anyway. An extra call that costs nothing is information.
+//!
+//! Messages number calls from 1 (`call #3` is the third call); the `call` fields are 0-based
+//! positions.
+
+use super::align::Candidate;
+use super::difflib;
+use super::verdict::{ExpectationOutcome, Finding, Severity, Status};
+use crate::config::{MatcherConfig, OrderMode};
+use crate::source::Span;
+use crate::transcript::model::ToolCall;
+
+/// What the findings are computed from.
+pub(crate) struct Context<'a> {
+    pub(crate) config: &'a MatcherConfig,
+    pub(crate) calls: &'a [ToolCall],
+    pub(crate) exp_name: &'a [usize],
+    pub(crate) call_name: &'a [usize],
+    pub(crate) forbidden_by: &'a [Option<usize>],
+    /// The expectation each call is matched to.
+    pub(crate) owner: &'a [Option<usize>],
+    /// Final candidates per call.
+    pub(crate) by_call: &'a [Vec<Candidate>],
+    /// Whether any extra call fails the spec (strict order or `forbid` policy).
+    pub(crate) strict_extras: bool,
+}
+
+fn finding(
+    code: &str,
+    severity: Severity,
+    message: String,
+    help: String,
+    expectation: Option<usize>,
+    spec_span: Option<Span>,
+    call: Option<usize>,
+) -> Finding {
+    Finding {
+        code: code.into(),
+        severity,
+        message,
+        help,
+        expectation,
+        spec_span,
+        call,
+    }
+}
+
+impl Context<'_> {
+    fn who(&self, j: usize) -> String {
+        let e = &self.config.expectations[j];
+        match &e.label {
+            Some(l) if l != &e.tool => format!("#{} `{}` ({l})", j + 1, e.tool),
+            _ => format!("#{} `{}`", j + 1, e.tool),
+        }
+    }
+}
+
+/// Broken `before` rules: (rule index, offending call of `then`, call of `first` it precedes).
+pub(crate) fn before_violations(
+    ctx: &Context<'_>,
+    outcomes: &[ExpectationOutcome],
+) -> Vec<(usize, usize, usize)> {
+    let mut out = Vec::new();
+    for (r, rule) in ctx.config.before.iter().enumerate() {
+        let (Some(a), Some(b)) = (outcomes.get(rule.first), outcomes.get(rule.then)) else {
+            continue;
+        };
+        if let (Some(&last_a), Some(&first_b)) = (a.calls.iter().max(), b.calls.iter().min()) {
+            if first_b < last_a {
+                out.push((r, first_b, last_a));
+            }
+        }
+    }
+    out
+}
+
+/// Every finding of a verdict, sorted; marks expectations whose surplus calls were left out as
+/// [`Status::TooMany`].
+pub(crate) fn findings(
+    ctx: &Context<'_>,
+    outcomes: &mut [ExpectationOutcome],
+    before_broken: Vec<(usize, usize, usize)>,
+    passed: bool,
+) -> Vec<Finding> {
+    let cfg = ctx.config;
+    let soft = if passed {
+        Severity::Warning
+    } else {
+        Severity::Error
+    };
+    let extra_severity = if ctx.strict_extras {
+        Severity::Error
+    } else if cfg.scoring.extra_call > 0.0 {
+        soft
+    } else {
+        Severity::Info
+    };
+    let mut out = Vec::new();
+    let in_order = cfg.order != OrderMode::AnyOrder;
+
+    for (i, rule) in ctx.forbidden_by.iter().enumerate() {
+        if let Some(r) = *rule {
+            let f = &cfg.forbidden[r];
+            let with = if f.args.is_some() {
+                " with these arguments"
+            } else {
+                ""
+            };
+            out.push(finding(
+                "forbidden-call",
+                Severity::Error,
+                format!(
+                    "call #{} calls `{}`{with}, which the spec forbids",
+                    i + 1,
+                    ctx.calls[i].name
+                ),
+                "the agent must not make this call; if it is acceptable, remove or narrow the \
+                 `forbid` rule"
+                    .into(),
+                None,
+                Some(f.span),
+                Some(i),
+            ));
+        }
+    }
+
+    for (r, then_call, first_call) in before_broken {
+        let rule = &cfg.before[r];
+        out.push(finding(
+            "before-violation",
+            Severity::Error,
+            format!(
+                "{} must come before {}, but call #{} precedes call #{}",
+                ctx.who(rule.first),
+                ctx.who(rule.then),
+                then_call + 1,
+                first_call + 1
+            ),
+            "the spec requires this order; make the agent call them in that order, or drop the \
+             `before` rule"
+                .into(),
+            Some(rule.then),
+            Some(rule.span),
+            Some(then_call),
+        ));
+    }
+
+    // Calls explained by an order violation are not reported again as unexpected.
+    let mut explained = vec![false; ctx.calls.len()];
+    for j in 0..outcomes.len() {
+        let e = &cfg.expectations[j];
+        let o = &outcomes[j];
+        let short = matches!(
+            o.status,
+            Status::Missing | Status::TooFew | Status::NameOnly
+        );
+        if in_order && short {
+            if let Some(i) = (0..ctx.calls.len()).find(|&i| {
+                !o.calls.contains(&i)
+                    && ctx.by_call[i].iter().any(|c| c.exp == j && c.full)
+                    && ctx.owner[i].is_none_or(|k| k != j)
+            }) {
+                explained[i] = ctx.owner[i].is_none();
+                let why = order_reason(ctx, outcomes, j, i);
+                let severity = if ctx.owner[i].is_none() && ctx.strict_extras {
+                    Severity::Error
+                } else {
+                    soft
+                };
+                out.push(finding(
+                    "order-violation",
+                    severity,
+                    format!(
+                        "call #{} `{}` satisfies expectation {}, but out of order: {why}",
+                        i + 1,
+                        ctx.calls[i].name,
+                        ctx.who(j)
+                    ),
+                    "this spec checks the order of calls; make the agent follow the written \
+                     order, or declare the spec `any order`"
+                        .into(),
+                    Some(j),
+                    Some(e.span),
+                    Some(i),
+                ));
+            }
+        }
+        match o.status {
+            Status::Missing => out.push(finding(
+                "missing-call",
+                soft,
+                format!("expected a call to {}, but none matched", ctx.who(j)),
+                missing_help(ctx, j),
+                Some(j),
+                Some(e.span),
+                None,
+            )),
+            Status::TooFew => out.push(finding(
+                "missing-call",
+                soft,
+                format!(
+                    "expected at least {} calls to {}, but only {} matched",
+                    e.repeat.min,
+                    ctx.who(j),
+                    o.calls.len()
+                ),
+                missing_help(ctx, j),
+                Some(j),
+                Some(e.span),
+                None,
+            )),
+            _ => {}
+        }
+        for &i in &o.calls {
+            let fails: Vec<_> = o.failures.iter().filter(|f| f.call == i).collect();
+            if fails.is_empty() {
+                continue;
+            }
+            let mut text: Vec<String> = fails.iter().take(3).map(|f| f.message.clone()).collect();
+            if fails.len() > 3 {
+                text.push(format!("and {} more", fails.len() - 3));
+            }
+            out.push(finding(
+                "name-only-match",
+                soft,
+                format!(
+                    "call #{} matches {} by name only: {}",
+                    i + 1,
+                    ctx.who(j),
+                    text.join("; ")
+                ),
+                "fix what the agent sends, or relax the constraint in the spec (every failed \
+                 constraint is listed in the verdict)"
+                    .into(),
+                Some(j),
+                fails[0].spec_span.or(Some(e.span)),
+                Some(i),
+            ));
+            for f in fails.iter().filter(|f| f.bounded) {
+                out.push(finding(
+                    "fuzzy-bound-applied",
+                    Severity::Warning,
+                    f.message.clone(),
+                    format!(
+                        "exact similarity is computed when len(actual) × len(expected) ≤ {}; \
+                         use a regex or `contains` constraint on very long strings",
+                        super::fuzzy::WORK_BOUND
+                    ),
+                    Some(j),
+                    f.spec_span,
+                    Some(i),
+                ));
+            }
+        }
+    }
+
+    for i in 0..ctx.calls.len() {
+        if ctx.owner[i].is_some() || ctx.forbidden_by[i].is_some() || explained[i] {
+            continue;
+        }
+        let name = &ctx.calls[i].name;
+        let same_name: Vec<usize> = (0..outcomes.len())
+            .filter(|&j| ctx.exp_name[j] == ctx.call_name[i])
+            .collect();
+        let full_at = same_name.iter().copied().find(|&j| {
+            let e = &cfg.expectations[j];
+            e.repeat
+                .max
+                .is_some_and(|mx| outcomes[j].calls.len() >= mx as usize)
+        });
+        if let Some(j) = full_at {
+            if outcomes[j].status == Status::Matched {
+                outcomes[j].status = Status::TooMany;
+            }
+            let e = &cfg.expectations[j];
+            out.push(finding(
+                "too-many-calls",
+                if ctx.strict_extras {
+                    Severity::Error
+                } else {
+                    extra_severity.max(soft)
+                },
+                format!(
+                    "call #{} is one call to `{name}` too many: {} allows at most {}",
+                    i + 1,
+                    ctx.who(j),
+                    e.repeat.max.unwrap_or(0)
+                ),
+                "remove the repeated call, or raise the expectation's maximum".into(),
+                Some(j),
+                Some(e.span),
+                Some(i),
+            ));
+            continue;
+        }
+        let help =
+            match same_name.first() {
+                Some(&j) => {
+                    format!(
+                "it has the name of expectation {}, but that expectation's slots are taken by \
+                 better-matching calls{}",
+                ctx.who(j),
+                if in_order { " or it is out of order" } else { "" }
+            )
+                }
+                None if ctx.strict_extras => {
+                    "add an expectation for it, or allow extra calls in the spec".into()
+                }
+                None => "extra calls are allowed by this spec".into(),
+            };
+        out.push(finding(
+            "unexpected-call",
+            extra_severity,
+            format!(
+                "call #{} `{name}` is not accounted for by any expectation",
+                i + 1
+            ),
+            help,
+            same_name.first().copied(),
+            None,
+            Some(i),
+        ));
+    }
+
+    out.sort_by(|a, b| {
+        (
+            a.call.unwrap_or(usize::MAX),
+            a.expectation.unwrap_or(usize::MAX),
+            &a.code,
+        )
+            .cmp(&(
+                b.call.unwrap_or(usize::MAX),
+                b.expectation.unwrap_or(usize::MAX),
+                &b.code,
+            ))
+    });
+    out
+}
+
+/// Why call `i`, which satisfies expectation `j`, could not be matched to it in order.
+fn order_reason(ctx: &Context<'_>, outcomes: &[ExpectationOutcome], j: usize, i: usize) -> String {
+    if let Some(p) = (0..j)
+        .rev()
+        .find(|&p| outcomes[p].calls.last().is_some_and(|&c| c > i))
+    {
+        let c = *outcomes[p].calls.last().unwrap_or(&0);
+        return format!(
+            "it comes before call #{} matched to the earlier expectation {}",
+            c + 1,
+            ctx.who(p)
+        );
+    }
+    if let Some(q) =
+        (j + 1..outcomes.len()).find(|&q| outcomes[q].calls.first().is_some_and(|&c| c < i))
+    {
+        let c = *outcomes[q].calls.first().unwrap_or(&0);
+        return format!(
+            "it comes after call #{} matched to the later expectation {}",
+            c + 1,
+            ctx.who(q)
+        );
+    }
+    match ctx.owner[i] {
+        Some(k) => format!("it is matched to expectation {} instead", ctx.who(k)),
+        None => "taking it would break the order of the other matches".into(),
+    }
+}
+
+/// Help for an expectation that got too few calls: where the right-named calls went, or which
+/// called tool has a similar name.
+fn missing_help(ctx: &Context<'_>, j: usize) -> String {
+    let named: Vec<usize> = (0..ctx.calls.len())
+        .filter(|&i| ctx.call_name[i] == ctx.exp_name[j] && ctx.forbidden_by[i].is_none())
+        .collect();
+    if !named.is_empty() {
+        let list: Vec<String> = named
+            .iter()
+            .take(5)
+            .map(|i| format!("#{}", i + 1))
+            .collect();
+        return format!(
+            "calls to this tool exist ({}) but are matched elsewhere or cannot be matched here",
+            list.join(", ")
+        );
+    }
+    let want = &ctx.config.expectations[j].tool;
+    let mut best: Option<(f64, usize)> = None;
+    for (i, call) in ctx.calls.iter().enumerate() {
+        let r = difflib::ratio(&call.name.to_lowercase(), &want.to_lowercase());
+        if r >= 0.6 && best.is_none_or(|(b, _)| r > b) {
+            best = Some((r, i));
+        }
+    }
+    match best {
+        Some((_, i)) => format!(
+            "the transcript never calls `{want}`; did you mean `{}` (call #{})? Names are \
+             compared under the spec's name rules (case, separators, prefixes)",
+            ctx.calls[i].name,
+            i + 1
+        ),
+        None => format!("the transcript never calls `{want}`"),
+    }
+}

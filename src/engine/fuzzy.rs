@@ -1,0 +1,129 @@
+//! Fuzzy string constraints with bounded work.
+//!
+//! The similarity is [`difflib::ratio`](super::difflib::ratio)`(actual, expected)`, exactly. Its
+//! cost grows with `len(actual) × len(expected)`, so an agent that pastes a megabyte into an
+//! argument must not stall a lint run. The decision is taken with the cheapest test that settles
+//! it, in this order:
+//!
+//! 1. If `len(actual) × len(expected) ≤` [`WORK_BOUND`], the exact ratio.
+//! 2. Otherwise `real_quick_ratio` (lengths only): an upper bound; below the threshold settles
+//!    "fails" exactly.
+//! 3. Otherwise `quick_ratio` (character multiset, O(len)): also an upper bound; below the
+//!    threshold settles "fails" exactly.
+//! 4. Otherwise the answer cannot be settled within the bound: the constraint fails and the
+//!    engine reports `fuzzy-bound-applied`, so the approximation is never silent.
+
+use std::collections::HashMap;
+
+use super::difflib;
+
+/// Largest `len(actual) × len(expected)` (in characters) for which the exact ratio is computed:
+/// 4 000 000, e.g. two 2 000-character strings, a few milliseconds at worst.
+pub const WORK_BOUND: u64 = 4_000_000;
+
+/// The decision on one fuzzy constraint.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Fuzzy {
+    /// The ratio was computed (exactly) and is at least the threshold.
+    Pass(f64),
+    /// Fails; the number is the exact ratio.
+    Fail(f64),
+    /// Fails; the number is an upper bound of the ratio, below the threshold.
+    Below(f64),
+    /// Could not be settled within [`WORK_BOUND`]; the number is the upper bound reached.
+    Bounded(f64),
+}
+
+/// Decide `ratio(actual, expected) >= threshold` with bounded work.
+pub(crate) fn decide(actual: &str, expected: &str, threshold: f64) -> Fuzzy {
+    let la = actual.chars().count();
+    let lb = expected.chars().count();
+    if (la as u64).saturating_mul(lb as u64) <= WORK_BOUND {
+        let r = difflib::ratio(actual, expected);
+        return if r >= threshold {
+            Fuzzy::Pass(r)
+        } else {
+            Fuzzy::Fail(r)
+        };
+    }
+    let real_quick = ratio_of(la.min(lb), la + lb);
+    if real_quick < threshold {
+        return Fuzzy::Below(real_quick);
+    }
+    let quick = quick_ratio(actual, expected, la + lb);
+    if quick < threshold {
+        Fuzzy::Below(quick)
+    } else {
+        Fuzzy::Bounded(quick)
+    }
+}
+
+/// CPython's `quick_ratio`: twice the size of the character multiset intersection over the total.
+fn quick_ratio(a: &str, b: &str, total: usize) -> f64 {
+    let mut avail: HashMap<char, i64> = HashMap::new();
+    for c in b.chars() {
+        *avail.entry(c).or_default() += 1;
+    }
+    let mut matches = 0usize;
+    for c in a.chars() {
+        if let Some(n) = avail.get_mut(&c) {
+            if *n > 0 {
+                matches += 1;
+                *n -= 1;
+            }
+        }
+    }
+    ratio_of(matches, total)
+}
+
+fn ratio_of(matches: usize, total: usize) -> f64 {
+    if total == 0 {
+        1.0
+    } else {
+        2.0 * matches as f64 / total as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_strings_use_the_exact_ratio() {
+        let r = difflib::ratio("Python tutorials", "python tutorial");
+        assert_eq!(
+            decide("Python tutorials", "python tutorial", 0.8),
+            Fuzzy::Pass(r)
+        );
+        assert_eq!(
+            decide("Python tutorials", "python tutorial", 0.99),
+            Fuzzy::Fail(r)
+        );
+        assert_eq!(decide("", "", 1.0), Fuzzy::Pass(1.0));
+    }
+
+    #[test]
+    fn quick_ratio_agrees_with_difflib() {
+        for (a, b) in [
+            ("abcd", "bcde"),
+            ("python tutorial", "Python tutorials"),
+            ("", "x"),
+        ] {
+            let m = difflib::SequenceMatcher::new(a, b);
+            let total = a.chars().count() + b.chars().count();
+            assert_eq!(quick_ratio(a, b, total), m.quick_ratio());
+        }
+    }
+
+    #[test]
+    fn megabyte_strings_are_settled_by_the_bounds() {
+        let big = "lorem ipsum dolor sit amet ".repeat(40_000); // ~1 MB
+                                                                // Length bound: a megabyte is never similar to a short expectation.
+        assert!(matches!(decide(&big, "short query", 0.5), Fuzzy::Below(_)));
+        // Multiset bound: different alphabets.
+        let other = "0123456789".repeat(100_000);
+        assert!(matches!(decide(&big, &other, 0.5), Fuzzy::Below(_)));
+        // Same alphabet and length: cannot be settled cheaply, so the bound is reported.
+        assert!(matches!(decide(&big, &big, 0.9), Fuzzy::Bounded(r) if r == 1.0));
+    }
+}

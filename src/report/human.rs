@@ -1,0 +1,419 @@
+//! `--format human`: miette-rendered findings that show the transcript location and the spec
+//! line, then one line per spec × transcript and a summary.
+//!
+//! Findings of failing pairs go to stdout; run errors (what kept something from being checked)
+//! go to stderr. Snippets are cut from the files around the span, so a 100 MB single-line
+//! transcript renders a few hundred bytes, not the whole line.
+
+use std::fmt;
+
+use miette::{
+    Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError,
+    MietteSpanContents, SourceCode, SourceSpan, SpanContents,
+};
+
+use super::model::{Finding, Location, PairResult, Report, Severity};
+
+/// Gives the text of a file named in the report (spec or transcript), if it can be read.
+pub type Sources<'a> = &'a dyn Fn(&str) -> Option<std::sync::Arc<String>>;
+
+/// The rendered output.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Human {
+    /// Findings, per-pair lines and the summary.
+    pub stdout: String,
+    /// Run errors and warnings.
+    pub stderr: String,
+}
+
+/// Rendering options.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// Use colour.
+    pub color: bool,
+    /// Show findings of passing pairs too.
+    pub verbose: bool,
+    /// Terminal width for wrapping.
+    pub width: usize,
+}
+
+/// Render the report for people.
+pub fn render(report: &Report, sources: Sources<'_>, opts: Options) -> Human {
+    let handler = handler(opts);
+    let mut out = Human::default();
+    for f in report.errors.iter().chain(&report.warnings) {
+        out.stderr.push_str(&render_finding(&handler, f, sources));
+        out.stderr.push('\n');
+    }
+    for r in &report.results {
+        if (r.passed && !opts.verbose) || r.findings.is_empty() {
+            continue;
+        }
+        out.stdout.push_str(&pair_line(r, opts.color));
+        out.stdout.push_str("\n\n");
+        for f in &r.findings {
+            out.stdout.push_str(&render_finding(&handler, f, sources));
+            out.stdout.push('\n');
+        }
+    }
+    if !report.results.is_empty() {
+        for r in &report.results {
+            out.stdout.push_str(&pair_line(r, opts.color));
+            out.stdout.push('\n');
+        }
+        out.stdout.push('\n');
+    }
+    let s = &report.summary;
+    let mut summary = format!(
+        "{} passed, {} failed ({} checked: {} specs, {} transcripts)",
+        s.passed, s.failed, s.checked, s.specs, s.transcripts
+    );
+    if s.errors > 0 {
+        summary.push_str(&format!(
+            "; {} error{} kept files from being checked",
+            s.errors,
+            if s.errors == 1 { "" } else { "s" }
+        ));
+    }
+    if s.warnings > 0 {
+        summary.push_str(&format!(
+            "; {} warning{}",
+            s.warnings,
+            if s.warnings == 1 { "" } else { "s" }
+        ));
+    }
+    out.stdout.push_str(&summary);
+    out.stdout.push('\n');
+    out
+}
+
+fn handler(opts: Options) -> GraphicalReportHandler {
+    let theme = if opts.color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    GraphicalReportHandler::new_themed(theme)
+        .with_width(opts.width)
+        .with_context_lines(1)
+        .with_links(false)
+}
+
+/// One line per pair: verdict, score against threshold, spec and transcript.
+pub fn pair_line(r: &PairResult, color: bool) -> String {
+    let (word, cmp) = if r.passed {
+        ("PASS", "≥")
+    } else {
+        ("FAIL", "<")
+    };
+    let word = match (color, r.passed) {
+        (true, true) => format!("\x1b[32m{word}\x1b[0m"),
+        (true, false) => format!("\x1b[31;1m{word}\x1b[0m"),
+        _ => word.to_owned(),
+    };
+    let target = match r.record {
+        Some(line) => format!("{}:{line}", r.transcript),
+        None => r.transcript.clone(),
+    };
+    let profile = r
+        .profile
+        .as_deref()
+        .map(|p| format!(" [{p}]"))
+        .unwrap_or_default();
+    format!(
+        "{word}  {:.2} {cmp} {:.2}  {}::{}  {target}{profile}",
+        r.score, r.threshold, r.spec_file, r.spec
+    )
+}
+
+fn render_finding(handler: &GraphicalReportHandler, f: &Finding, sources: Sources<'_>) -> String {
+    let diag = FindingDiagnostic::new(f, sources);
+    let mut s = String::new();
+    if handler.render_report(&mut s, &diag).is_err() {
+        s = format!("{}: {}\n", f.code, f.message);
+    }
+    s
+}
+
+/// A [`Finding`] as a miette diagnostic: the primary snippet, and the related location (the spec
+/// line an engine finding comes from) as a related diagnostic with its own snippet.
+#[derive(Debug)]
+struct FindingDiagnostic {
+    code: String,
+    message: String,
+    help: Option<String>,
+    severity: miette::Severity,
+    source: Option<Excerpt>,
+    label: Option<LabeledSpan>,
+    related: Vec<FindingDiagnostic>,
+}
+
+impl FindingDiagnostic {
+    fn new(f: &Finding, sources: Sources<'_>) -> Self {
+        let (source, label) = match &f.location {
+            Some(loc) => locate(loc, sources, Some("here")),
+            None => (None, None),
+        };
+        let related = f
+            .related
+            .iter()
+            .map(|loc| {
+                let (source, label) = locate(loc, sources, Some("expected here"));
+                FindingDiagnostic {
+                    code: String::new(),
+                    message: format!("expectation at {}:{}", loc.file, loc.line),
+                    help: None,
+                    severity: miette::Severity::Advice,
+                    source,
+                    label,
+                    related: Vec::new(),
+                }
+            })
+            .collect();
+        let message = match (&f.location, &source) {
+            // Without the file's text, still say where.
+            (Some(loc), None) => format!("{}:{}:{}: {}", loc.file, loc.line, loc.column, f.message),
+            _ => f.message.clone(),
+        };
+        FindingDiagnostic {
+            code: f.code.clone(),
+            message,
+            help: f.help.clone(),
+            severity: match f.severity {
+                Severity::Error => miette::Severity::Error,
+                Severity::Warning => miette::Severity::Warning,
+                Severity::Note => miette::Severity::Advice,
+            },
+            source,
+            label,
+            related,
+        }
+    }
+}
+
+fn locate(
+    loc: &Location,
+    sources: Sources<'_>,
+    label: Option<&str>,
+) -> (Option<Excerpt>, Option<LabeledSpan>) {
+    let Some(text) = sources(&loc.file) else {
+        return (None, None);
+    };
+    let (excerpt, span) = Excerpt::new(&loc.file, &text, loc.span[0], loc.span[1]);
+    let label = LabeledSpan::new_with_span(label.map(str::to_owned), span);
+    (Some(excerpt), Some(label))
+}
+
+impl fmt::Display for FindingDiagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for FindingDiagnostic {}
+
+impl Diagnostic for FindingDiagnostic {
+    fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        (!self.code.is_empty()).then(|| Box::new(&self.code) as Box<dyn fmt::Display>)
+    }
+    fn severity(&self) -> Option<miette::Severity> {
+        Some(self.severity)
+    }
+    fn help<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
+        self.help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn fmt::Display>)
+    }
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        self.source.as_ref().map(|s| s as &dyn SourceCode)
+    }
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        self.label
+            .clone()
+            .map(|l| Box::new(std::iter::once(l)) as Box<dyn Iterator<Item = LabeledSpan>>)
+    }
+    fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn Diagnostic> + 'a>> {
+        if self.related.is_empty() {
+            None
+        } else {
+            Some(Box::new(self.related.iter().map(|d| d as &dyn Diagnostic)))
+        }
+    }
+}
+
+/// The lines around a span, cut out of a file, that report their true line numbers.
+#[derive(Debug, Clone)]
+pub struct Excerpt {
+    name: String,
+    text: String,
+    /// 0-based line number of the excerpt's first line in the file.
+    first_line: usize,
+}
+
+/// Longest stretch of one line shown on each side of a span.
+const LINE_WINDOW: usize = 160;
+/// Longest span shown whole; longer spans are shown by their start.
+const MAX_SPAN: usize = 2000;
+
+impl Excerpt {
+    /// Cut the lines around `start..end` of `text` (one line of context each side; very long
+    /// lines clipped around the span) and return the excerpt and the span within it.
+    pub fn new(name: &str, text: &str, start: usize, end: usize) -> (Excerpt, SourceSpan) {
+        let start = floor_char(text, start.min(text.len()));
+        let mut end = floor_char(text, end.clamp(start, text.len()));
+        if end - start > MAX_SPAN {
+            // A whole record: point at its first line, or its first bytes.
+            let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
+            end = floor_char(text, line_end.min(start + LINE_WINDOW));
+        }
+        let bytes = text.as_bytes();
+        let line_start = |at: usize| {
+            bytes[..at]
+                .iter()
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1)
+        };
+        let line_end = |at: usize| {
+            bytes[at..]
+                .iter()
+                .position(|&b| b == b'\n')
+                .map_or(text.len(), |i| at + i)
+        };
+        let first = line_start(start);
+        let last = line_end(end);
+        // One line of context on each side.
+        let ctx_start = if first > 0 { line_start(first - 1) } else { 0 };
+        let ctx_end = if last < text.len() {
+            line_end(last + 1)
+        } else {
+            last
+        };
+        let first_line = bytes[..ctx_start].iter().filter(|&&b| b == b'\n').count();
+        let mut excerpt = String::new();
+        let mut span_start = 0;
+        let mut span_end = 0;
+        let mut pos = ctx_start;
+        while pos <= ctx_end {
+            let le = line_end(pos);
+            let (mut a, mut b) = (pos, le);
+            if b - a > 2 * LINE_WINDOW {
+                let (focus_a, focus_b) = if start <= le && end >= pos {
+                    (start.max(pos), end.min(le))
+                } else {
+                    (a, a)
+                };
+                a = floor_char(text, focus_a.saturating_sub(LINE_WINDOW).max(pos));
+                b = floor_char(text, (focus_b + LINE_WINDOW).min(le));
+            }
+            let offset = excerpt.len() as isize - a as isize;
+            if (a..=b).contains(&start) {
+                span_start = (start as isize + offset) as usize;
+            }
+            if (a..=b).contains(&end) {
+                span_end = (end as isize + offset) as usize;
+            }
+            excerpt.push_str(&text[a..b]);
+            if le >= ctx_end {
+                break;
+            }
+            excerpt.push('\n');
+            pos = le + 1;
+        }
+        let span_end = span_end.max(span_start);
+        (
+            Excerpt {
+                name: name.to_owned(),
+                text: excerpt,
+                first_line,
+            },
+            SourceSpan::new(span_start.into(), span_end - span_start),
+        )
+    }
+}
+
+fn floor_char(text: &str, mut at: usize) -> usize {
+    while at > 0 && !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+impl SourceCode for Excerpt {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        before: usize,
+        after: usize,
+    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        let inner = self.text.as_str().read_span(span, before, after)?;
+        Ok(Box::new(MietteSpanContents::new_named(
+            self.name.clone(),
+            inner.data(),
+            *inner.span(),
+            inner.line() + self.first_line,
+            inner.column(),
+            inner.line_count(),
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excerpts_keep_true_line_numbers_and_clip_long_lines() {
+        let text = format!(
+            "l1\nl2\n{}TARGET{}\nl4\nl5",
+            "x".repeat(5000),
+            "y".repeat(5000)
+        );
+        let start = text.find("TARGET").unwrap();
+        let (ex, span) = Excerpt::new("t.json", &text, start, start + 6);
+        assert_eq!(ex.first_line, 1);
+        assert!(ex.text.len() < 1000, "{}", ex.text.len());
+        assert_eq!(
+            &ex.text[span.offset()..span.offset() + span.len()],
+            "TARGET"
+        );
+        let contents = ex.read_span(&span, 0, 0).unwrap();
+        assert_eq!(contents.line(), 2);
+    }
+
+    #[test]
+    fn renders_a_finding_with_its_spec_line() {
+        let spec = "spec s {\n  call issue_refund(amount: 1)\n}\n".to_owned();
+        let transcript = "{\"calls\": []}\n".to_owned();
+        let loc = |file: &str, text: &str, a: usize, b: usize| {
+            Location::of(
+                file,
+                text.as_bytes(),
+                &crate::source::LineIndex::new(text.as_bytes()),
+                crate::source::Span::new(a, b),
+            )
+        };
+        let f = Finding {
+            code: "missing-call".into(),
+            severity: Severity::Error,
+            message: "expected a call to `issue_refund`; none matched".into(),
+            help: Some("the transcript has no call of this tool".into()),
+            location: Some(loc("t.json", &transcript, 0, 13)),
+            related: Some(loc("s.toolspec", &spec, 11, 40)),
+        };
+        let sources = |name: &str| match name {
+            "s.toolspec" => Some(std::sync::Arc::new(spec.clone())),
+            "t.json" => Some(std::sync::Arc::new(transcript.clone())),
+            _ => None,
+        };
+        let handler = handler(Options {
+            color: false,
+            verbose: false,
+            width: 80,
+        });
+        let text = render_finding(&handler, &f, &sources);
+        assert!(text.contains("missing-call"), "{text}");
+        assert!(text.contains("[t.json:1:1]"), "{text}");
+        assert!(text.contains("[s.toolspec:2:3]"), "{text}");
+        assert!(text.contains("call issue_refund(amount: 1)"), "{text}");
+    }
+}

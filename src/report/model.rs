@@ -1,0 +1,218 @@
+//! The report: what a `check` run found, as plain data with a stable schema.
+//!
+//! `--format json` is this structure serialized (field order as declared here). The other
+//! formats are views of it. Paths are as the user named them or relative to the working folder;
+//! nothing in it depends on the time or the machine.
+
+use serde::{Deserialize, Serialize};
+
+/// The schema version of [`Report`].
+pub const REPORT_VERSION: u32 = 1;
+
+/// Everything a run found.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Always [`REPORT_VERSION`].
+    pub version: u32,
+    /// Counts over the whole run.
+    pub summary: Summary,
+    /// One entry per spec × transcript checked, sorted by spec file, spec, transcript, record.
+    pub results: Vec<PairResult>,
+    /// Problems that kept something from being checked (spec compile errors, unreadable
+    /// transcripts, bad globs), sorted by file and position.
+    pub errors: Vec<Finding>,
+    /// Warnings about the run itself (e.g. a glob that matches nothing).
+    pub warnings: Vec<Finding>,
+}
+
+/// Counts over a run.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Summary {
+    /// Spec files read.
+    pub spec_files: usize,
+    /// Specs compiled.
+    pub specs: usize,
+    /// Transcripts checked (a dataset line counts as one).
+    pub transcripts: usize,
+    /// Spec × transcript pairs checked.
+    pub checked: usize,
+    /// Pairs that passed.
+    pub passed: usize,
+    /// Pairs that failed.
+    pub failed: usize,
+    /// Errors that kept something from being checked.
+    pub errors: usize,
+    /// Run warnings.
+    pub warnings: usize,
+}
+
+/// The result of one spec on one transcript.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairResult {
+    /// The spec file.
+    pub spec_file: String,
+    /// The spec's name.
+    pub spec: String,
+    /// The transcript file.
+    pub transcript: String,
+    /// For a dataset file (one transcript per line), the 1-based line of this transcript.
+    pub record: Option<usize>,
+    /// The transcript format read.
+    pub format: String,
+    /// The profile used, if not the native scoring.
+    pub profile: Option<String>,
+    /// Score in [0, 1].
+    pub score: f64,
+    /// Pass threshold.
+    pub threshold: f64,
+    /// Whether the pair passed.
+    pub passed: bool,
+    /// Calls in the transcript.
+    pub calls: usize,
+    /// Structured counts (exact matches, name-only, extras, missing, forbidden).
+    pub counts: serde_json::Value,
+    /// One entry per expectation of the spec, in spec order.
+    pub expectations: Vec<ExpectationResult>,
+    /// Findings, sorted by position in the transcript, then in the spec.
+    pub findings: Vec<Finding>,
+    /// The profile's own fields (e.g. DeepEval `reason`, Axion `explanation`), if a profile ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile_details: Option<serde_json::Value>,
+}
+
+/// How one expectation fared on one transcript.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExpectationResult {
+    /// Position in the spec (0-based).
+    pub index: usize,
+    /// The expected tool.
+    pub tool: String,
+    /// The expectation's label, if any.
+    pub label: Option<String>,
+    /// `matched`, `name_only`, `missing`, ... (the engine's status).
+    pub status: String,
+    /// Whether this expectation is met.
+    pub passed: bool,
+    /// The calls it matched: positions in the transcript (0-based) and where they are.
+    pub calls: Vec<CallRef>,
+    /// Why it is not met (empty when met).
+    pub reasons: Vec<String>,
+    /// Where the expectation is written.
+    pub location: Option<Location>,
+}
+
+/// A call of the transcript.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallRef {
+    /// Position in the transcript's calls (0-based).
+    pub index: usize,
+    /// Where the call is recorded.
+    pub location: Option<Location>,
+}
+
+/// Severity of a finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Fails the pair or stops a file from being checked.
+    Error,
+    /// Worth attention; does not fail.
+    Warning,
+    /// Information.
+    Note,
+}
+
+/// One thing to tell the user, with where it is in the transcript and in the spec.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Finding {
+    /// Stable code (`missing-call`, `toolspec::syntax`, ...).
+    pub code: String,
+    /// Severity.
+    pub severity: Severity,
+    /// What is wrong, in one sentence.
+    pub message: String,
+    /// How to fix it, if there is something to say.
+    pub help: Option<String>,
+    /// The primary location: in the transcript for engine findings, in the spec for spec errors.
+    pub location: Option<Location>,
+    /// A secondary location: the spec line an engine finding comes from.
+    pub related: Option<Location>,
+}
+
+/// A place in a file.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Location {
+    /// The file.
+    pub file: String,
+    /// 1-based line of the start.
+    pub line: usize,
+    /// 1-based column of the start (characters).
+    pub column: usize,
+    /// 1-based line of the end.
+    pub end_line: usize,
+    /// 1-based column of the end.
+    pub end_column: usize,
+    /// Byte offsets `[start, end)` in the file.
+    pub span: [usize; 2],
+}
+
+impl Location {
+    /// Locate a byte span of `text` (the file's content).
+    pub fn of(
+        file: &str,
+        text: &[u8],
+        index: &crate::source::LineIndex,
+        span: crate::source::Span,
+    ) -> Location {
+        let start = index.line_col(text, span.start);
+        let end = index.line_col(text, span.end);
+        Location {
+            file: file.to_owned(),
+            line: start.line,
+            column: start.col,
+            end_line: end.line,
+            end_column: end.col,
+            span: [span.start, span.end],
+        }
+    }
+}
+
+impl Report {
+    /// Recount the summary from the results, errors and warnings (file and spec counts are
+    /// left as set by the caller).
+    pub fn recount(&mut self) {
+        self.version = REPORT_VERSION;
+        self.summary.checked = self.results.len();
+        self.summary.passed = self.results.iter().filter(|r| r.passed).count();
+        self.summary.failed = self.summary.checked - self.summary.passed;
+        self.summary.errors = self.errors.len();
+        self.summary.warnings = self.warnings.len();
+    }
+
+    /// Sort everything into the documented, deterministic order.
+    pub fn sort(&mut self) {
+        self.results.sort_by(|a, b| {
+            (&a.spec_file, &a.spec, &a.transcript, a.record).cmp(&(
+                &b.spec_file,
+                &b.spec,
+                &b.transcript,
+                b.record,
+            ))
+        });
+        let key = |f: &Finding| (f.location.clone(), f.code.clone(), f.message.clone());
+        self.errors.sort_by_key(key);
+        self.warnings.sort_by_key(key);
+    }
+
+    /// The process outcome this report calls for: 2 if something could not be checked, else 1 if
+    /// a pair failed, else 0.
+    pub fn exit_status(&self) -> u8 {
+        if !self.errors.is_empty() {
+            2
+        } else if self.results.iter().any(|r| !r.passed) {
+            1
+        } else {
+            0
+        }
+    }
+}

@@ -1,0 +1,526 @@
+//! Axion `ToolCorrectness` (ax-foundry/axion `axion/metrics/tool/tool_correctness.py`), at tag
+//! `v0.2.2` and at HEAD `7ab96dc` (which adds `scoring` and the `[scoring] ` prefix).
+//!
+//! Input line: `{id, tools_called[{name, args}], expected_tools[...], options{check_parameters,
+//! strict_order, parameter_matching_strategy, fuzzy_threshold, threshold, scoring}, rev}`;
+//! `rev` is `v0.2.2` or `head` (default). A missing `args` is `{}`, null lists are empty.
+
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::text::{json_f64, json_str, py_repr, py_str, py_str_list};
+use super::value::{py_eq, Val};
+use super::{raw_id, write_head, LineError, Outcome};
+use crate::engine::difflib::SequenceMatcher;
+
+/// One Axion `ToolCall`: a name and an args dict.
+#[derive(Deserialize)]
+pub(crate) struct Tool<'a> {
+    #[serde(borrow)]
+    pub(crate) name: Cow<'a, str>,
+    #[serde(borrow, default)]
+    pub(crate) args: Option<Val<'a>>,
+}
+
+/// Axion's options, each `None` when absent (Axion's default applies).
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Options<'a> {
+    #[serde(default)]
+    pub(crate) check_parameters: Option<bool>,
+    #[serde(default)]
+    pub(crate) strict_order: Option<bool>,
+    #[serde(borrow, default)]
+    pub(crate) parameter_matching_strategy: Option<Cow<'a, str>>,
+    #[serde(default)]
+    pub(crate) fuzzy_threshold: Option<f64>,
+    #[serde(default)]
+    pub(crate) threshold: Option<f64>,
+    #[serde(borrow, default)]
+    pub(crate) scoring: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct Case<'a> {
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    tools_called: Option<Vec<Tool<'a>>>,
+    #[serde(borrow, default)]
+    expected_tools: Option<Vec<Tool<'a>>>,
+    #[serde(borrow, default)]
+    options: Option<Options<'a>>,
+    #[serde(borrow, default)]
+    rev: Option<Cow<'a, str>>,
+}
+
+/// Which Axion code to reproduce.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Rev {
+    /// Tag v0.2.2: recall only, no prefix.
+    V022,
+    /// HEAD 7ab96dc: `scoring` option, `[scoring] ` prefix in flexible mode.
+    Head,
+}
+
+impl Rev {
+    pub(crate) fn parse(s: Option<&str>) -> Result<Rev, String> {
+        match s {
+            None => Ok(Rev::Head),
+            Some("v0.2.2" | "0.2.2" | "478bbb18acdcd3e96f2bc18978159de7ec71c01f") => Ok(Rev::V022),
+            Some("head" | "HEAD" | "7ab96dc" | "7ab96dc90cdd0edf3416cc812811d60cf3f4af84") => {
+                Ok(Rev::Head)
+            }
+            Some(other) => Err(format!(
+                "ValueError: unknown Axion revision {other:?} (known: v0.2.2, head)"
+            )),
+        }
+    }
+}
+
+/// Axion's result.
+pub(crate) struct Verdict {
+    pub(crate) score: f64,
+    pub(crate) passed: bool,
+    pub(crate) threshold: f64,
+    pub(crate) explanation: String,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Strategy {
+    Exact,
+    Subset,
+    Fuzzy,
+}
+
+fn args_of<'v, 'a>(t: &'v Tool<'a>) -> &'v [(Cow<'a, str>, Val<'a>)] {
+    match &t.args {
+        Some(Val::Obj(e)) => e,
+        _ => &[],
+    }
+}
+
+fn empty_obj() -> Val<'static> {
+    Val::Obj(Vec::new())
+}
+
+/// `subset`: every expected key is in called; dicts recurse, other values compare with `==`.
+fn subset_match(called: &[(Cow<'_, str>, Val<'_>)], expected: &[(Cow<'_, str>, Val<'_>)]) -> bool {
+    expected.iter().all(|(k, ev)| {
+        let Some((_, cv)) = called.iter().find(|(k2, _)| k2 == k) else {
+            return false;
+        };
+        match (cv, ev) {
+            (Val::Obj(c), Val::Obj(e)) => subset_match(c, e),
+            _ => py_eq(cv, ev),
+        }
+    })
+}
+
+/// Python `type(v)` identity for the fuzzy similarity.
+fn py_type(v: &Val<'_>) -> u8 {
+    match v {
+        Val::Null => 0,
+        Val::Bool(_) => 1,
+        Val::Int(_) | Val::UInt(_) => 2,
+        Val::Float(_) => 3,
+        Val::Str(_) => 4,
+        Val::Arr(_) => 5,
+        Val::Obj(_) => 6,
+    }
+}
+
+fn int_of(v: &Val<'_>) -> i128 {
+    match *v {
+        Val::Int(i) => i as i128,
+        Val::UInt(u) => u as i128,
+        Val::Bool(b) => b as i128,
+        _ => 0,
+    }
+}
+
+/// `n / d` for non-negative integers, correctly rounded to `f64` as Python's `int / int` is.
+fn int_true_div(n: u128, d: u128) -> f64 {
+    if d == 0 {
+        return f64::NAN;
+    }
+    if n == 0 {
+        return 0.0;
+    }
+    if n < (1 << 53) && d < (1 << 53) {
+        return n as f64 / d as f64;
+    }
+    let k = n.leading_zeros() as i32 - 1;
+    let scaled = n << k;
+    let q = scaled / d;
+    let sticky = scaled % d != 0;
+    let bits = 128 - q.leading_zeros() as i32;
+    let shift = bits - 53;
+    if shift <= 0 {
+        return q as f64 * 2f64.powi(-k);
+    }
+    let mut mant = q >> shift;
+    let rest = q & ((1u128 << shift) - 1);
+    let half = 1u128 << (shift - 1);
+    if rest > half || (rest == half && (sticky || mant & 1 == 1)) {
+        mant += 1;
+    }
+    mant as f64 * 2f64.powi(shift - k)
+}
+
+/// `_calculate_similarity(v1 = called value, v2 = expected value)`.
+fn similarity(v1: Option<&Val<'_>>, v2: Option<&Val<'_>>) -> f64 {
+    let (Some(v1), Some(v2)) = (v1, v2) else {
+        return 0.0;
+    };
+    if matches!(v1, Val::Null) || matches!(v2, Val::Null) || py_type(v1) != py_type(v2) {
+        return 0.0;
+    }
+    match (v1, v2) {
+        (Val::Str(a), Val::Str(b)) => SequenceMatcher::new(a, b).ratio(),
+        (Val::Float(a), Val::Float(b)) => {
+            let (a, b) = (*a, *b);
+            if a == 0.0 && b == 0.0 {
+                1.0
+            } else if a == 0.0 || b == 0.0 {
+                0.0
+            } else {
+                1.0 - (a - b).abs() / a.abs().max(b.abs())
+            }
+        }
+        (Val::Obj(a), Val::Obj(b)) => {
+            let common: Vec<&(Cow<'_, str>, Val<'_>)> = b
+                .iter()
+                .filter(|(k, _)| a.iter().any(|(k1, _)| k1 == k))
+                .collect();
+            let union = a.len() + b.len() - common.len();
+            if union == 0 {
+                return 1.0;
+            }
+            let key_sim = common.len() as f64 / union as f64;
+            let value_sim = if common.is_empty() {
+                0.0
+            } else {
+                let mut s = 0.0;
+                for (k, bv) in &common {
+                    let av = a.iter().find(|(k1, _)| k1 == k).map(|(_, v)| v);
+                    s += similarity(av, Some(bv));
+                }
+                s / common.len() as f64
+            };
+            (key_sim + value_sim) / 2.0
+        }
+        (Val::Arr(_), Val::Arr(_)) => {
+            if py_eq(v1, v2) {
+                1.0
+            } else {
+                0.0
+            }
+        }
+        _ => {
+            // ints and bools (same Python type here)
+            let (a, b) = (int_of(v1), int_of(v2));
+            if a == 0 && b == 0 {
+                1.0
+            } else if a == 0 || b == 0 {
+                0.0
+            } else {
+                1.0 - int_true_div(
+                    (a - b).unsigned_abs(),
+                    a.unsigned_abs().max(b.unsigned_abs()),
+                )
+            }
+        }
+    }
+}
+
+fn params_match(
+    called: &[(Cow<'_, str>, Val<'_>)],
+    expected: &[(Cow<'_, str>, Val<'_>)],
+    strategy: Strategy,
+    fuzzy_threshold: f64,
+) -> bool {
+    match strategy {
+        Strategy::Exact => exact_dicts(called, expected),
+        Strategy::Subset => subset_match(called, expected),
+        Strategy::Fuzzy => {
+            if expected.is_empty() {
+                return true;
+            }
+            let mut sum = 0.0;
+            for (k, ev) in expected {
+                let cv = called.iter().find(|(k2, _)| k2 == k).map(|(_, v)| v);
+                sum += similarity(cv, Some(ev));
+            }
+            sum / expected.len() as f64 >= fuzzy_threshold
+        }
+    }
+}
+
+fn exact_dicts(a: &[(Cow<'_, str>, Val<'_>)], b: &[(Cow<'_, str>, Val<'_>)]) -> bool {
+    a.len() == b.len()
+        && a.iter().all(|(k, v)| {
+            b.iter()
+                .find(|(k2, _)| k2 == k)
+                .is_some_and(|(_, v2)| py_eq(v, v2))
+        })
+}
+
+/// Evaluate one case.
+pub(crate) fn evaluate(
+    called: &[Tool<'_>],
+    expected: &[Tool<'_>],
+    opts: &Options<'_>,
+    rev: Rev,
+) -> Result<Verdict, String> {
+    for t in called.iter().chain(expected) {
+        match &t.args {
+            None | Some(Val::Obj(_)) => {}
+            Some(_) => return Err(
+                "CustomValidationError: ValidationError: args: Input should be a valid dictionary"
+                    .to_owned(),
+            ),
+        }
+    }
+    if rev == Rev::V022 && opts.scoring.is_some() {
+        return Err(
+            "ValueError: option 'scoring' does not exist at v0.2.2 (Axion would silently ignore it)"
+                .to_owned(),
+        );
+    }
+    let threshold = match opts.threshold {
+        // `threshold or 0.5`: a zero threshold is falsy in Python (NaN is truthy).
+        Some(t) if t != 0.0 => t,
+        _ => 0.5,
+    };
+    let check = opts.check_parameters.unwrap_or(false);
+    let strategy = match opts.parameter_matching_strategy.as_deref() {
+        Some("subset") => Strategy::Subset,
+        Some("fuzzy") => Strategy::Fuzzy,
+        _ => Strategy::Exact,
+    };
+    let fuzzy_threshold = opts.fuzzy_threshold.unwrap_or(0.8);
+    let matches = |c: &Tool<'_>, e: &Tool<'_>| {
+        c.name == e.name
+            && (!check || {
+                let (ca, ea) = (args_of(c), args_of(e));
+                params_match(ca, ea, strategy, fuzzy_threshold)
+            })
+    };
+    let (score, explanation) = if expected.is_empty() && called.is_empty() {
+        (
+            1.0,
+            "Correct: No tools were expected and none were called.".to_owned(),
+        )
+    } else if expected.is_empty() {
+        (
+            0.0,
+            format!(
+                "Incorrect: No tools were expected, but {} were called.",
+                called.len()
+            ),
+        )
+    } else if opts.strict_order.unwrap_or(false) {
+        strict(called, expected, check, &matches)
+    } else {
+        flexible(
+            called,
+            expected,
+            check,
+            rev,
+            opts.scoring.as_deref(),
+            &matches,
+        )
+    };
+    Ok(Verdict {
+        score,
+        passed: score >= threshold,
+        threshold,
+        explanation,
+    })
+}
+
+fn strict(
+    called: &[Tool<'_>],
+    expected: &[Tool<'_>],
+    check: bool,
+    matches: &dyn Fn(&Tool<'_>, &Tool<'_>) -> bool,
+) -> (f64, String) {
+    if called.len() != expected.len() {
+        return (
+            0.0,
+            format!(
+                "Tool count mismatch: expected {}, got {}",
+                expected.len(),
+                called.len()
+            ),
+        );
+    }
+    for (i, (c, e)) in called.iter().zip(expected).enumerate() {
+        if !matches(c, e) {
+            let mut s = format!(
+                "Tool mismatch at position {i}: expected '{}', got '{}'",
+                e.name, c.name
+            );
+            if check {
+                s.push_str(" with args ");
+                py_repr(&mut s, c.args.as_ref().unwrap_or(&empty_obj()));
+            }
+            return (0.0, s);
+        }
+    }
+    (
+        1.0,
+        format!("All {} tools called correctly in order.", expected.len()),
+    )
+}
+
+fn flexible(
+    called: &[Tool<'_>],
+    expected: &[Tool<'_>],
+    check: bool,
+    rev: Rev,
+    scoring: Option<&str>,
+    matches: &dyn Fn(&Tool<'_>, &Tool<'_>) -> bool,
+) -> (f64, String) {
+    let mut remaining: Vec<usize> = (0..called.len()).collect();
+    let mut matched: Vec<usize> = Vec::new();
+    let mut missing: Vec<usize> = Vec::new();
+    for (ei, e) in expected.iter().enumerate() {
+        match remaining.iter().position(|&ci| matches(&called[ci], e)) {
+            Some(pos) => {
+                matched.push(ei);
+                remaining.remove(pos);
+            }
+            None => missing.push(ei),
+        }
+    }
+    let (m, ne, nc) = (
+        matched.len() as f64,
+        expected.len() as f64,
+        called.len() as f64,
+    );
+    let recall = m / ne;
+    let precision = if called.is_empty() { 1.0 } else { m / nc };
+    let scoring = scoring.unwrap_or("recall");
+    let score = match (rev, scoring) {
+        (Rev::V022, _) | (Rev::Head, "recall") => recall,
+        (Rev::Head, "precision") => precision,
+        _ => {
+            if recall == 0.0 || precision == 0.0 {
+                0.0
+            } else {
+                2.0 * precision * recall / (precision + recall)
+            }
+        }
+    };
+    let mut parts: Vec<String> = Vec::new();
+    if !matched.is_empty() {
+        let mut s = String::from("Correctly called: ");
+        py_str_list(&mut s, matched.iter().map(|&i| expected[i].name.as_ref()));
+        parts.push(s);
+    }
+    if !missing.is_empty() {
+        if check {
+            let items: Vec<String> = missing
+                .iter()
+                .map(|&i| {
+                    let e = &expected[i];
+                    let mut s = format!("{}(", e.name);
+                    py_repr(&mut s, e.args.as_ref().unwrap_or(&empty_obj()));
+                    s.push(')');
+                    s
+                })
+                .collect();
+            let mut s = String::from("Missing/incorrect calls: [");
+            for (i, it) in items.iter().enumerate() {
+                if i > 0 {
+                    s.push_str(", ");
+                }
+                py_str(&mut s, it);
+            }
+            s.push(']');
+            parts.push(s);
+        } else {
+            let mut s = String::from("Missing tools: ");
+            py_str_list(&mut s, missing.iter().map(|&i| expected[i].name.as_ref()));
+            parts.push(s);
+        }
+    }
+    if !remaining.is_empty() {
+        let mut s = String::from("Unexpected tools: ");
+        py_str_list(&mut s, remaining.iter().map(|&i| called[i].name.as_ref()));
+        parts.push(s);
+    }
+    let body = if parts.is_empty() {
+        "All expected tools were called correctly.".to_owned()
+    } else {
+        parts.join("; ")
+    };
+    let explanation = match rev {
+        Rev::V022 => body,
+        Rev::Head => format!("[{scoring}] {body}"),
+    };
+    (score, explanation)
+}
+
+/// Score one Axion input line.
+pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, LineError<'a>> {
+    let case: Case<'a> = serde_json::from_str(line)?;
+    let rejected = |message: String| LineError::Rejected {
+        id: case.id.map(RawValue::get),
+        message,
+    };
+    let rev = Rev::parse(case.rev.as_deref()).map_err(rejected)?;
+    let opts = case.options.unwrap_or_default();
+    let called = case.tools_called.unwrap_or_default();
+    let expected = case.expected_tools.unwrap_or_default();
+    let v = evaluate(&called, &expected, &opts, rev).map_err(|message| LineError::Rejected {
+        id: case.id.map(RawValue::get),
+        message,
+    })?;
+    write_head(out, raw_id(case.id), Some(v.score), Some(v.passed));
+    out.push_str(",\"explanation\":");
+    json_str(out, &v.explanation);
+    out.push_str(",\"threshold\":");
+    json_f64(out, v.threshold);
+    out.push_str(",\"rev\":");
+    out.push_str(match rev {
+        Rev::V022 => "\"v0.2.2\"",
+        Rev::Head => "\"head\"",
+    });
+    out.push('}');
+    Ok(Outcome::of(Some(v.passed)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_division_is_correctly_rounded() {
+        assert_eq!(int_true_div(1, 3), 1.0 / 3.0);
+        // 2^60+1 over 2^61: exactly 0.5 + 2^-61, rounds to 0.5 (ties and below-half go down).
+        assert_eq!(int_true_div((1 << 60) + 1, 1 << 61), 0.5);
+        let n: u128 = 9_007_199_254_740_993; // 2^53 + 1
+        assert_eq!(int_true_div(n, 3), 3_002_399_751_580_331.0);
+        assert_eq!(
+            int_true_div(18_446_744_073_709_551_615, 18_446_744_073_709_551_615),
+            1.0
+        );
+    }
+
+    #[test]
+    fn fuzzy_similarity_is_type_strict() {
+        fn v(s: &str) -> Val<'_> {
+            serde_json::from_str(s).unwrap()
+        }
+        assert_eq!(similarity(Some(&v("5")), Some(&v("5.0"))), 0.0);
+        assert_eq!(similarity(Some(&v("null")), Some(&v("null"))), 0.0);
+        assert_eq!(similarity(Some(&v("-5")), Some(&v("5"))), -1.0);
+        assert_eq!(similarity(Some(&v("true")), Some(&v("true"))), 1.0);
+        assert_eq!(similarity(Some(&v("[1]")), Some(&v("[1.0]"))), 1.0);
+    }
+}

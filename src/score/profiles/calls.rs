@@ -1,0 +1,279 @@
+//! Scoring a transcript's calls against a spec's expectations under a profile (`toolspec check`
+//! with `profile` in a spec).
+//!
+//! The calls are put into the peer's own input shape and scored by the same code as
+//! `toolspec score`, so a spec and a dataset line give the same number for the same calls.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use super::{score_line, ProfileName};
+use crate::config::Profile;
+use crate::transcript::model::ToolCall;
+
+/// One expected call, derived by the CLI from a spec's expectations.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExpectedCall {
+    /// The tool name.
+    pub name: String,
+    /// Expected arguments, if the expectation pins them (`None`: arguments not constrained).
+    #[serde(default)]
+    pub args: Option<Value>,
+    /// Expected output, if the expectation pins it.
+    #[serde(default)]
+    pub output: Option<Value>,
+}
+
+/// A profile's verdict on one transcript.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProfileVerdict {
+    /// The peer's score (0 when the peer would reject the case).
+    pub score: f64,
+    /// The peer's pass/fail (false when rejected; true when the peer has no threshold and
+    /// judges nothing, as DeepEval with `threshold: null`).
+    pub passed: bool,
+    /// The threshold the pass/fail used, if the peer has one.
+    pub threshold: Option<f64>,
+    /// The peer's own fields (DeepEval `success`/`reason`, Evalite `metadata`, Axion
+    /// `explanation`, ...), or `{"error": ...}` when the peer would reject the case.
+    pub details: Value,
+}
+
+fn options_map<T: Serialize>(opts: &T) -> Map<String, Value> {
+    match serde_json::to_value(opts) {
+        Ok(Value::Object(m)) => m,
+        _ => Map::new(),
+    }
+}
+
+fn args_or_empty(v: &Option<Value>) -> Value {
+    v.clone().unwrap_or_else(|| json!({}))
+}
+
+/// The peer's input line for these calls.
+fn case_line(
+    profile: &Profile,
+    expected: &[ExpectedCall],
+    actual: &[ToolCall],
+) -> (ProfileName, Value) {
+    match profile {
+        Profile::Axion(o) => {
+            let mut opts = options_map(o);
+            let rev = opts.remove("rev");
+            let mut line = json!({
+                "id": null,
+                "tools_called": actual.iter().map(|c| json!({"name": c.name, "args": c.args})).collect::<Vec<_>>(),
+                "expected_tools": expected.iter().map(|e| json!({"name": e.name, "args": args_or_empty(&e.args)})).collect::<Vec<_>>(),
+                "options": opts,
+            });
+            if let Some(r) = rev {
+                line["rev"] = r;
+            }
+            (ProfileName::Axion, line)
+        }
+        Profile::Deepeval(o) => (
+            ProfileName::Deepeval,
+            json!({
+                "id": null,
+                "tools_called": actual.iter().map(|c| json!({"name": c.name, "input_parameters": c.args, "output": c.output})).collect::<Vec<_>>(),
+                "expected_tools": expected.iter().map(|e| json!({"name": e.name, "input_parameters": e.args, "output": e.output})).collect::<Vec<_>>(),
+                "options": options_map(o),
+            }),
+        ),
+        Profile::Evalite(o) => {
+            let opts = options_map(o);
+            let expected_calls: Vec<Value> = expected
+                .iter()
+                .map(|e| match &e.args {
+                    Some(a) => json!({"toolName": e.name, "input": a}),
+                    None => json!({"toolName": e.name}),
+                })
+                .collect();
+            (
+                ProfileName::Evalite,
+                json!({
+                    "id": null,
+                    "actualCalls": actual.iter().map(|c| json!({"toolName": c.name, "input": c.args})).collect::<Vec<_>>(),
+                    "expectedCalls": expected_calls,
+                    "mode": opts.get("mode").cloned().unwrap_or(Value::Null),
+                    "weights": opts.get("weights").cloned().unwrap_or(Value::Null),
+                    "threshold": opts.get("threshold").cloned().unwrap_or(Value::Null),
+                }),
+            )
+        }
+        Profile::Agentevals(o) => {
+            let opts = options_map(o);
+            let message = |calls: Vec<(String, Value)>| {
+                let tcs: Vec<Value> = calls
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (name, args))| {
+                        json!({"id": format!("call_{i}"), "type": "function",
+                               "function": {"name": name, "arguments": args.to_string()}})
+                    })
+                    .collect();
+                json!([{"role": "assistant", "content": "", "tool_calls": tcs}])
+            };
+            (
+                ProfileName::Agentevals,
+                json!({
+                    "id": null,
+                    "outputs": message(actual.iter().map(|c| (c.name.clone(), c.args.clone())).collect()),
+                    "reference_outputs": message(expected.iter().map(|e| (e.name.clone(), args_or_empty(&e.args))).collect()),
+                    "trajectory_match_mode": opts.get("trajectory_match_mode").cloned().unwrap_or(json!("strict")),
+                    "tool_args_match_mode": opts.get("tool_args_match_mode").cloned().unwrap_or(json!("exact")),
+                    "tool_args_match_overrides": opts.get("tool_args_match_overrides").cloned().unwrap_or(Value::Null),
+                }),
+            )
+        }
+        Profile::Galtea(o) => (
+            ProfileName::Galtea,
+            json!({
+                "id": null,
+                "tools_called": actual.iter().map(|c| c.name.clone()).collect::<Vec<_>>(),
+                "expected_tools": expected.iter().map(|e| e.name.clone()).collect::<Vec<_>>(),
+                "options": {"galtea": options_map(o)},
+            }),
+        ),
+        Profile::Promptfoo(o) => {
+            let mut assertion = json!({
+                "type": if o.inverse.unwrap_or(false) { "not-tool-call-f1" } else { "tool-call-f1" },
+                "value": expected.iter().map(|e| e.name.clone()).collect::<Vec<_>>(),
+            });
+            if let Some(t) = o.threshold {
+                assertion["threshold"] = json!(t);
+            }
+            (
+                ProfileName::Promptfoo,
+                json!({
+                    "id": null,
+                    "assertion": assertion,
+                    "output": {"tool_calls": actual.iter().map(|c| json!({"type": "function", "function": {"name": c.name, "arguments": c.args.to_string()}})).collect::<Vec<_>>()},
+                }),
+            )
+        }
+    }
+}
+
+/// Score a transcript's calls against expected calls under a profile: the same numbers as
+/// `toolspec score --profile NAME` on the equivalent peer input line.
+pub fn score_calls(
+    profile: &Profile,
+    expected: &[ExpectedCall],
+    actual: &[ToolCall],
+) -> ProfileVerdict {
+    let (name, line) = case_line(profile, expected, actual);
+    let out = score_line(name, line.to_string().as_bytes());
+    let mut v: Map<String, Value> = match serde_json::from_slice(&out) {
+        Ok(Value::Object(m)) => m,
+        _ => {
+            let mut m = Map::new();
+            m.insert("error".into(), json!("internal: unreadable profile output"));
+            m
+        }
+    };
+    v.remove("id");
+    if v.contains_key("error") {
+        return ProfileVerdict {
+            score: 0.0,
+            passed: false,
+            threshold: None,
+            details: Value::Object(v),
+        };
+    }
+    let score = v
+        .remove("score")
+        .and_then(|s| s.as_f64())
+        .unwrap_or(f64::NAN);
+    let passed = v.remove("passed");
+    let threshold = v
+        .get("threshold")
+        .and_then(Value::as_f64)
+        .or(match profile {
+            Profile::Evalite(o) => Some(o.threshold.unwrap_or(1.0)),
+            _ => None,
+        });
+    ProfileVerdict {
+        score,
+        passed: passed.and_then(|p| p.as_bool()).unwrap_or(true),
+        threshold,
+        details: Value::Object(v),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::profile::{AxionOptions, DeepevalOptions, EvaliteOptions, GalteaOptions};
+
+    fn call(name: &str, args: Value) -> ToolCall {
+        ToolCall {
+            name: name.into(),
+            args,
+            id: None,
+            output: None,
+            is_error: false,
+            span: Default::default(),
+        }
+    }
+
+    fn exp(name: &str, args: Option<Value>) -> ExpectedCall {
+        ExpectedCall {
+            name: name.into(),
+            args,
+            output: None,
+        }
+    }
+
+    #[test]
+    fn axion_explanation_and_threshold() {
+        let v = score_calls(
+            &Profile::Axion(AxionOptions::default()),
+            &[exp("fetch", None), exp("store", None)],
+            &[call("fetch", json!({}))],
+        );
+        assert_eq!(v.score, 0.5);
+        assert!(v.passed);
+        assert_eq!(v.threshold, Some(0.5));
+        assert_eq!(
+            v.details["explanation"],
+            "[recall] Correctly called: ['fetch']; Missing tools: ['store']"
+        );
+    }
+
+    #[test]
+    fn evalite_expected_without_args_is_a_wildcard() {
+        let v = score_calls(
+            &Profile::Evalite(EvaliteOptions::default()),
+            &[exp("search", None)],
+            &[call("search", json!({"q": 1}))],
+        );
+        assert_eq!((v.score, v.passed), (1.0, true));
+        assert_eq!(v.details["metadata"]["exactMatches"], 1);
+    }
+
+    #[test]
+    fn deepeval_rejection_becomes_an_error_verdict() {
+        let opts = DeepevalOptions {
+            evaluation_params: Some(vec!["INPUT_PARAMETERS".into()]),
+            ..Default::default()
+        };
+        let v = score_calls(
+            &Profile::Deepeval(opts),
+            &[exp("a", None)],
+            &[call("a", json!({"x": 1}))],
+        );
+        assert!(!v.passed);
+        assert!(v.details["error"].as_str().unwrap().contains("NoneType"));
+    }
+
+    #[test]
+    fn galtea_normalises_names() {
+        let v = score_calls(
+            &Profile::Galtea(GalteaOptions::default()),
+            &[exp("search_web", None)],
+            &[call("functions.Search-Web", json!({}))],
+        );
+        assert_eq!(v.score, 1.0);
+    }
+}

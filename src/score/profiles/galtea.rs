@@ -1,0 +1,376 @@
+//! Galtea "Tool Correctness": set equality of normalised tool names (1 or 0).
+//!
+//! Galtea scores this on its servers and publishes only a description ("sanitize formatting and
+//! strip equivalent prefixes", "deduplicate by canonical name"), so the normalisation is an
+//! explicit, configurable reading of it, identical to `../shared/oracles/galtea/oracle.py`.
+//! Input line: `{id, tools_called | tools_used, expected_tools, options{galtea{profile,
+//! prefixes, camel_to_snake}}}`; list items are `{name, ...}` objects or plain strings.
+
+use std::borrow::Cow;
+use std::collections::BTreeSet;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+
+use super::text::{json_str, py_str_list};
+use super::value::Val;
+use super::{raw_id, write_head, LineError, Outcome};
+
+/// The default prefixes `doc_guess` strips (a guess, see `docs/parity.md`).
+pub const DEFAULT_PREFIXES: &[&str] = &[
+    "functions.",
+    "function.",
+    "tools.",
+    "tool.",
+    "default_api.",
+    "tools/",
+    "functions/",
+    "mcp.",
+];
+
+#[derive(Deserialize, Default)]
+struct GalteaOpts<'a> {
+    #[serde(borrow, default)]
+    profile: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    prefixes: Option<Vec<Cow<'a, str>>>,
+    #[serde(default)]
+    camel_to_snake: Option<bool>,
+}
+
+#[derive(Deserialize, Default)]
+struct Options<'a> {
+    #[serde(borrow, default)]
+    galtea: Option<GalteaOpts<'a>>,
+}
+
+#[derive(Deserialize)]
+struct Case<'a> {
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    tools_called: Option<Vec<Val<'a>>>,
+    #[serde(borrow, default)]
+    tools_used: Option<Vec<Val<'a>>>,
+    #[serde(borrow, default)]
+    expected_tools: Option<Vec<Val<'a>>>,
+    #[serde(borrow, default)]
+    options: Option<Options<'a>>,
+}
+
+/// The normalisation rules.
+#[derive(Debug, Clone)]
+pub(crate) struct Rules {
+    /// `exact`, `trim` or `doc_guess`.
+    pub(crate) profile: String,
+    /// Prefixes for `doc_guess`, lowercased.
+    pub(crate) prefixes: Vec<String>,
+    /// Split camelCase before folding.
+    pub(crate) camel_to_snake: bool,
+}
+
+impl Rules {
+    pub(crate) fn new(
+        profile: Option<&str>,
+        prefixes: Option<&[Cow<'_, str>]>,
+        camel_to_snake: Option<bool>,
+    ) -> Result<Rules, String> {
+        let profile = profile.unwrap_or("doc_guess");
+        if !matches!(profile, "exact" | "trim" | "doc_guess") {
+            let mut s = String::from("ValueError: unknown galtea profile ");
+            super::text::py_str(&mut s, profile);
+            return Err(s);
+        }
+        Ok(Rules {
+            profile: profile.to_owned(),
+            prefixes: match prefixes {
+                Some(p) => p.iter().map(|x| x.to_lowercase()).collect(),
+                None => DEFAULT_PREFIXES.iter().map(|x| x.to_string()).collect(),
+            },
+            camel_to_snake: camel_to_snake.unwrap_or(false),
+        })
+    }
+}
+
+/// Python `str.isspace()`.
+fn py_space(c: char) -> bool {
+    c.is_whitespace() || ('\x1c'..='\x1f').contains(&c)
+}
+
+/// The end of a leading `mcp__<server>__` (regex `^mcp__.+?__(?=.)`, case-insensitive), if any.
+fn mcp_prefix_end(n: &str) -> Option<usize> {
+    let head = n.get(..5)?;
+    if !head.eq_ignore_ascii_case("mcp__") {
+        return None;
+    }
+    let rest = &n[5..];
+    let mut chars = rest.char_indices();
+    let (_, first) = chars.next()?;
+    if first == '\n' {
+        return None;
+    }
+    let mut pos = first.len_utf8();
+    loop {
+        let tail = &rest[pos..];
+        if let Some(after) = tail.strip_prefix("__") {
+            if after.chars().next().is_some_and(|c| c != '\n') {
+                return Some(5 + pos + 2);
+            }
+        }
+        let c = tail.chars().next()?;
+        if c == '\n' {
+            return None;
+        }
+        pos += c.len_utf8();
+    }
+}
+
+/// Python `str.casefold()` for the characters whose folding differs from lowercasing in
+/// practice (ß, ς, and the ligatures); everything else is lowercased.
+fn casefold(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            'ß' | 'ẞ' => out.push_str("ss"),
+            'ς' => out.push('σ'),
+            'ﬀ' => out.push_str("ff"),
+            'ﬁ' => out.push_str("fi"),
+            'ﬂ' => out.push_str("fl"),
+            'ﬃ' => out.push_str("ffi"),
+            'ﬄ' => out.push_str("ffl"),
+            'ﬅ' | 'ﬆ' => out.push_str("st"),
+            c => out.extend(c.to_lowercase()),
+        }
+    }
+    out
+}
+
+/// `canon(name)` under the rules.
+pub(crate) fn canon(name: &str, rules: &Rules) -> String {
+    if rules.profile == "exact" {
+        return name.to_owned();
+    }
+    let mut n: String = name.trim_matches(py_space).to_owned();
+    if rules.profile == "trim" {
+        return n;
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        if let Some(end) = mcp_prefix_end(&n) {
+            n = n[end..].to_owned();
+            changed = true;
+        }
+        let low = n.to_lowercase();
+        for p in &rules.prefixes {
+            let plen = p.chars().count();
+            if low.starts_with(p.as_str()) && n.chars().count() > plen {
+                n = n.chars().skip(plen).collect();
+                changed = true;
+                break;
+            }
+        }
+    }
+    if rules.camel_to_snake {
+        let mut s = String::with_capacity(n.len() + 4);
+        let mut prev: Option<char> = None;
+        for c in n.chars() {
+            if c.is_ascii_uppercase()
+                && prev.is_some_and(|p| p.is_ascii_lowercase() || p.is_ascii_digit())
+            {
+                s.push('_');
+            }
+            s.push(c);
+            prev = Some(c);
+        }
+        n = s;
+    }
+    let folded = casefold(&n);
+    let mut out = String::with_capacity(folded.len());
+    let mut in_sep = false;
+    for c in folded.chars() {
+        if py_space(c) || matches!(c, '-' | '.' | '/' | ':') {
+            if !in_sep {
+                out.push('_');
+            }
+            in_sep = true;
+        } else {
+            out.push(c);
+            in_sep = false;
+        }
+    }
+    out.trim_matches('_').to_owned()
+}
+
+/// The result: canonical sets and the differences, sorted.
+pub(crate) struct Verdict {
+    pub(crate) used: Vec<String>,
+    pub(crate) expected: Vec<String>,
+    pub(crate) missing: Vec<String>,
+    pub(crate) extra: Vec<String>,
+}
+
+impl Verdict {
+    pub(crate) fn score(&self) -> f64 {
+        if self.missing.is_empty() && self.extra.is_empty() {
+            1.0
+        } else {
+            0.0
+        }
+    }
+    pub(crate) fn reason(&self) -> String {
+        if self.score() == 1.0 {
+            return "All expected tools were called and no unnecessary ones.".to_owned();
+        }
+        let mut parts = Vec::new();
+        if !self.missing.is_empty() {
+            let mut s = String::from("missing expected tools ");
+            py_str_list(&mut s, self.missing.iter().map(String::as_str));
+            parts.push(s);
+        }
+        if !self.extra.is_empty() {
+            let mut s = String::from("unnecessary tools ");
+            py_str_list(&mut s, self.extra.iter().map(String::as_str));
+            parts.push(s);
+        }
+        parts.join("; ")
+    }
+}
+
+/// Compare canonical name sets.
+pub(crate) fn evaluate<'s>(
+    used: impl IntoIterator<Item = &'s str>,
+    expected: impl IntoIterator<Item = &'s str>,
+    rules: &Rules,
+) -> Verdict {
+    let cu: BTreeSet<String> = used.into_iter().map(|n| canon(n, rules)).collect();
+    let ce: BTreeSet<String> = expected.into_iter().map(|n| canon(n, rules)).collect();
+    Verdict {
+        missing: ce.difference(&cu).cloned().collect(),
+        extra: cu.difference(&ce).cloned().collect(),
+        used: cu.into_iter().collect(),
+        expected: ce.into_iter().collect(),
+    }
+}
+
+fn names<'v>(list: &'v [Val<'_>]) -> Result<Vec<&'v str>, String> {
+    list.iter()
+        .map(|t| match t {
+            Val::Str(s) => Ok(s.as_ref()),
+            Val::Obj(_) => match t.get("name") {
+                Some(Val::Str(s)) => Ok(s.as_ref()),
+                Some(other) => Err(format!(
+                    "AttributeError: tool name must be a string, got a {}",
+                    other.type_name()
+                )),
+                None => Err("KeyError: 'name'".to_owned()),
+            },
+            other => Err(format!(
+                "TypeError: a tool must be a string or an object with a name, got a {}",
+                other.type_name()
+            )),
+        })
+        .collect()
+}
+
+fn write_list(out: &mut String, items: &[String]) {
+    out.push('[');
+    for (i, s) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        json_str(out, s);
+    }
+    out.push(']');
+}
+
+/// Score one Galtea input line.
+pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, LineError<'a>> {
+    let case: Case<'a> = serde_json::from_str(line)?;
+    let id = case.id;
+    let run = || -> Result<Verdict, String> {
+        let g = case
+            .options
+            .as_ref()
+            .and_then(|o| o.galtea.as_ref())
+            .map_or_else(GalteaOpts::default, |g| GalteaOpts {
+                profile: g.profile.clone(),
+                prefixes: g.prefixes.clone(),
+                camel_to_snake: g.camel_to_snake,
+            });
+        let rules = Rules::new(
+            g.profile.as_deref(),
+            g.prefixes.as_deref(),
+            g.camel_to_snake,
+        )?;
+        let used = case.tools_used.as_ref().or(case.tools_called.as_ref());
+        let used = names(used.map_or(&[][..], Vec::as_slice))?;
+        let exp = names(case.expected_tools.as_deref().unwrap_or(&[]))?;
+        Ok(evaluate(used, exp, &rules))
+    };
+    let v = run().map_err(|message| LineError::Rejected {
+        id: id.map(RawValue::get),
+        message,
+    })?;
+    let score = v.score();
+    let pass = score == 1.0;
+    write_head(out, raw_id(id), Some(score), Some(pass));
+    out.push_str(",\"success\":");
+    out.push_str(if pass { "true" } else { "false" });
+    out.push_str(",\"reason\":");
+    json_str(out, &v.reason());
+    out.push_str(",\"canonical_used\":");
+    write_list(out, &v.used);
+    out.push_str(",\"canonical_expected\":");
+    write_list(out, &v.expected);
+    out.push_str(",\"missing\":");
+    write_list(out, &v.missing);
+    out.push_str(",\"extra\":");
+    write_list(out, &v.extra);
+    out.push('}');
+    Ok(Outcome::of(Some(pass)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doc_guess_examples_from_the_oracle_readme() {
+        let r = Rules::new(None, None, None).unwrap();
+        for n in [
+            " Search_Web\n",
+            "search-web",
+            "search web",
+            "search.web",
+            "functions.search_web",
+            "FUNCTIONS.search_web",
+            "mcp__my_srv__search_web",
+            "tools/search_web",
+            "default_api.search_web",
+            "Tool.search_web",
+        ] {
+            assert_eq!(canon(n, &r), "search_web", "{n:?}");
+        }
+        assert_eq!(canon("searchWeb", &r), "searchweb");
+        assert_eq!(canon("tool_search_web", &r), "tool_search_web");
+        let camel = Rules::new(None, None, Some(true)).unwrap();
+        assert_eq!(canon("searchWeb", &camel), "search_web");
+        let trim = Rules::new(Some("trim"), None, None).unwrap();
+        assert_eq!(canon(" A.b ", &trim), "A.b");
+        assert!(Rules::new(Some("loose"), None, None).is_err());
+    }
+
+    #[test]
+    fn scores_set_equality() {
+        let r = Rules::new(None, None, None).unwrap();
+        let v = evaluate(["a", "functions.a", "b"], ["b", "A"], &r);
+        assert_eq!(v.score(), 1.0);
+        let v = evaluate(["a", "c"], ["a", "b"], &r);
+        assert_eq!(v.score(), 0.0);
+        assert_eq!(
+            v.reason(),
+            "missing expected tools ['b']; unnecessary tools ['c']"
+        );
+    }
+}

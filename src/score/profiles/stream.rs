@@ -1,0 +1,143 @@
+//! Scoring a stream of JSON lines in parallel, output in input order.
+
+use std::io::{self, BufRead, Write};
+
+use rayon::prelude::*;
+
+use super::{score_into, Outcome, ProfileName};
+
+/// Counts of a `toolspec score` run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Cases read (non-blank lines).
+    pub cases: usize,
+    /// Cases that passed.
+    pub passed: usize,
+    /// Cases that failed.
+    pub failed: usize,
+    /// Cases scored without a pass/fail (a `null` threshold).
+    pub unjudged: usize,
+    /// Lines that produced an error line (malformed, or rejected as the peer would).
+    pub errors: usize,
+}
+
+impl Summary {
+    fn add(&mut self, o: Outcome) {
+        self.cases += 1;
+        match o {
+            Outcome::Passed => self.passed += 1,
+            Outcome::Failed => self.failed += 1,
+            Outcome::Unjudged => self.unjudged += 1,
+            Outcome::Error => self.errors += 1,
+        }
+    }
+}
+
+/// Bytes read per batch; each batch is split into groups of lines scored in parallel.
+const BATCH_BYTES: usize = 4 << 20;
+/// Lines per parallel task: large enough that task overhead is noise.
+const LINES_PER_TASK: usize = 256;
+
+/// Score every non-blank line of `input` under `profile`, writing one output line per case, in
+/// input order. `threads` = 0 uses all cores; 1 scores on the calling thread. Blank lines are
+/// skipped (they are not cases), but line numbers in error messages count them.
+pub fn score_stream(
+    profile: ProfileName,
+    mut input: impl BufRead,
+    mut output: impl Write,
+    threads: usize,
+) -> io::Result<Summary> {
+    let pool = if threads == 1 {
+        None
+    } else {
+        Some(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .map_err(io::Error::other)?,
+        )
+    };
+    let mut summary = Summary::default();
+    let mut buf: Vec<u8> = Vec::with_capacity(BATCH_BYTES + 4096);
+    let mut next_lineno = 1usize;
+    let mut eof = false;
+    while !eof {
+        // Fill a batch of whole lines.
+        buf.clear();
+        while buf.len() < BATCH_BYTES {
+            let n = input.read_until(b'\n', &mut buf)?;
+            if n == 0 {
+                eof = true;
+                break;
+            }
+        }
+        if buf.is_empty() {
+            break;
+        }
+        let mut lines: Vec<(usize, &[u8])> = Vec::new();
+        for (i, line) in buf.split(|b| *b == b'\n').enumerate() {
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            lines.push((next_lineno + i, line));
+        }
+        next_lineno += memchr::memchr_iter(b'\n', &buf).count();
+        let score_group = |group: &[(usize, &[u8])]| {
+            let mut text = String::with_capacity(group.len() * 256);
+            let mut outcomes = Vec::with_capacity(group.len());
+            let mut one = String::new();
+            for (lineno, line) in group {
+                one.clear();
+                outcomes.push(score_into(profile, line, *lineno, &mut one));
+                text.push_str(&one);
+                text.push('\n');
+            }
+            (text, outcomes)
+        };
+        let results: Vec<(String, Vec<Outcome>)> = match &pool {
+            None => lines.chunks(LINES_PER_TASK).map(score_group).collect(),
+            Some(pool) => {
+                pool.install(|| lines.par_chunks(LINES_PER_TASK).map(score_group).collect())
+            }
+        };
+        for (text, outcomes) in results {
+            output.write_all(text.as_bytes())?;
+            for o in outcomes {
+                summary.add(o);
+            }
+        }
+    }
+    output.flush()?;
+    Ok(summary)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_order_skips_blank_lines_and_numbers_errors() {
+        let mut input = String::new();
+        for i in 0..1000 {
+            input.push_str(&format!(
+                "{{\"id\":{i},\"actualCalls\":[],\"expectedCalls\":[]}}\n"
+            ));
+            if i == 500 {
+                input.push_str("\n{oops\n");
+            }
+        }
+        for threads in [1, 0] {
+            let mut out = Vec::new();
+            let s =
+                score_stream(ProfileName::Evalite, input.as_bytes(), &mut out, threads).unwrap();
+            assert_eq!(s.cases, 1001);
+            assert_eq!(s.passed, 1000);
+            assert_eq!(s.errors, 1);
+            let lines: Vec<&str> = std::str::from_utf8(&out).unwrap().lines().collect();
+            assert_eq!(lines.len(), 1001);
+            assert!(lines[0].starts_with("{\"id\":0,"));
+            assert!(lines[501].contains("line 503: "), "{}", lines[501]);
+            assert!(lines[1000].starts_with("{\"id\":999,"));
+        }
+    }
+}

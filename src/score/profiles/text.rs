@@ -1,0 +1,447 @@
+//! How the peers print values: Python `repr`, JavaScript `JSON.stringify`, and JSON output lines.
+//!
+//! Explanations and metadata are compared byte for byte, so numbers must come out with each
+//! language's own rules: Python `repr(float)` (`1e-05`, `1e+16`, `100.0`) and JavaScript
+//! `Number#toString` (`1e-7`, `1e+21`, `100`). Both use the shortest round-trip digits, which
+//! Rust's `{:e}` gives; only the layout differs.
+
+use std::fmt::Write as _;
+
+use super::value::Val;
+
+/// Shortest round-trip digits and decimal exponent of a finite, non-zero `f64`:
+/// `x = 0.d1d2d3... × 10^(exp+1)`, i.e. `d1.d2d3... × 10^exp`.
+fn digits_exp(x: f64) -> (String, i32) {
+    let s = format!("{:e}", x.abs());
+    let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    let digits: String = mant.chars().filter(|c| *c != '.').collect();
+    (digits, exp.parse().unwrap_or(0))
+}
+
+/// Lay out `digits × 10^exp` positionally (`exp` is the exponent of the first digit).
+fn positional(out: &mut String, digits: &str, exp: i32, force_fraction: bool) {
+    let n = digits.len() as i32;
+    if exp < 0 {
+        out.push_str("0.");
+        for _ in 0..(-exp - 1) {
+            out.push('0');
+        }
+        out.push_str(digits);
+    } else if exp + 1 >= n {
+        out.push_str(digits);
+        for _ in 0..(exp + 1 - n) {
+            out.push('0');
+        }
+        if force_fraction {
+            out.push_str(".0");
+        }
+    } else {
+        let (a, b) = digits.split_at((exp + 1) as usize);
+        out.push_str(a);
+        out.push('.');
+        out.push_str(b);
+    }
+}
+
+fn scientific(out: &mut String, digits: &str, exp: i32, exp_min_width: usize) {
+    out.push_str(&digits[..1]);
+    if digits.len() > 1 {
+        out.push('.');
+        out.push_str(&digits[1..]);
+    }
+    out.push('e');
+    out.push(if exp < 0 { '-' } else { '+' });
+    let _ = write!(out, "{:0w$}", exp.unsigned_abs(), w = exp_min_width);
+}
+
+/// Python `repr(float)`.
+pub fn py_float(out: &mut String, x: f64) {
+    if x.is_nan() {
+        out.push_str("nan");
+    } else if x.is_infinite() {
+        out.push_str(if x > 0.0 { "inf" } else { "-inf" });
+    } else if x == 0.0 {
+        out.push_str(if x.is_sign_negative() { "-0.0" } else { "0.0" });
+    } else {
+        if x < 0.0 {
+            out.push('-');
+        }
+        let (d, e) = digits_exp(x);
+        if (-4..16).contains(&e) {
+            positional(out, &d, e, true);
+        } else {
+            scientific(out, &d, e, 2);
+        }
+    }
+}
+
+/// JavaScript `Number#toString` / `JSON.stringify` of a number (`null` for NaN and infinities).
+pub fn js_number(out: &mut String, x: f64) {
+    if !x.is_finite() {
+        out.push_str("null");
+    } else if x == 0.0 {
+        out.push('0');
+    } else {
+        if x < 0.0 {
+            out.push('-');
+        }
+        let (d, e) = digits_exp(x);
+        if (-7 < e) && (e < 21) {
+            positional(out, &d, e, false);
+        } else {
+            scientific(out, &d, e, 1);
+        }
+    }
+}
+
+/// Python `repr(str)`.
+pub fn py_str(out: &mut String, s: &str) {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if py_printable(c) => out.push(c),
+            c => {
+                let u = c as u32;
+                if u < 0x100 {
+                    let _ = write!(out, "\\x{u:02x}");
+                } else if u < 0x10000 {
+                    let _ = write!(out, "\\u{u:04x}");
+                } else {
+                    let _ = write!(out, "\\U{u:08x}");
+                }
+            }
+        }
+    }
+    out.push(quote);
+}
+
+/// CPython `str.isprintable()` for one character: false for categories Cc, Cf, Cs, Co, Cn, Zl,
+/// Zp and Zs other than the space. Without a Unicode table in the dependencies this covers the
+/// code points that occur in practice: controls, format characters, separators, surrogates,
+/// private use and noncharacters; unassigned code points elsewhere are treated as printable.
+fn py_printable(c: char) -> bool {
+    let u = c as u32;
+    if c == ' ' {
+        return true;
+    }
+    if u < 0x20 || (0x7f..=0xa0).contains(&u) || u == 0xad {
+        return false;
+    }
+    let excluded = matches!(
+        u,
+        0x0600..=0x0605
+            | 0x061c
+            | 0x06dd
+            | 0x070f
+            | 0x0890..=0x0891
+            | 0x08e2
+            | 0x1680
+            | 0x180e
+            | 0x2000..=0x200f
+            | 0x2028..=0x202e
+            | 0x205f..=0x2064
+            | 0x2066..=0x206f
+            | 0x3000
+            | 0xfeff
+            | 0xfff9..=0xfffb
+            | 0x110bd
+            | 0x110cd
+            | 0x13430..=0x1343f
+            | 0x1bca0..=0x1bca3
+            | 0x1d173..=0x1d17a
+            | 0xe0001
+            | 0xe0020..=0xe007f
+            | 0xe000..=0xf8ff
+            | 0xf0000..=0x10ffff
+            | 0xfdd0..=0xfdef
+    );
+    !excluded && (u & 0xfffe) != 0xfffe
+}
+
+/// Python `repr` of a value decoded by `json.loads` (`str(dict)` is the same).
+pub fn py_repr(out: &mut String, v: &Val<'_>) {
+    match v {
+        Val::Null => out.push_str("None"),
+        Val::Bool(true) => out.push_str("True"),
+        Val::Bool(false) => out.push_str("False"),
+        Val::Int(i) => {
+            let _ = write!(out, "{i}");
+        }
+        Val::UInt(u) => {
+            let _ = write!(out, "{u}");
+        }
+        Val::Float(f) => py_float(out, *f),
+        Val::Str(s) => py_str(out, s),
+        Val::Arr(items) => {
+            out.push('[');
+            for (i, x) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                py_repr(out, x);
+            }
+            out.push(']');
+        }
+        Val::Obj(entries) => {
+            out.push('{');
+            for (i, (k, x)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                py_str(out, k);
+                out.push_str(": ");
+                py_repr(out, x);
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// Python `repr` of a list of strings.
+pub fn py_str_list<'s>(out: &mut String, items: impl IntoIterator<Item = &'s str>) {
+    out.push('[');
+    for (i, s) in items.into_iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        py_str(out, s);
+    }
+    out.push(']');
+}
+
+/// A JSON string literal (the escaping both `JSON.stringify` and serde_json use).
+pub fn json_str(out: &mut String, s: &str) {
+    out.push('"');
+    let mut start = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let esc: Option<&str> = match b {
+            b'"' => Some("\\\""),
+            b'\\' => Some("\\\\"),
+            b'\n' => Some("\\n"),
+            b'\r' => Some("\\r"),
+            b'\t' => Some("\\t"),
+            0x08 => Some("\\b"),
+            0x0c => Some("\\f"),
+            0..=0x1f => None,
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        match esc {
+            Some(e) => out.push_str(e),
+            None => {
+                let _ = write!(out, "\\u{b:04x}");
+            }
+        }
+        start = i + 1;
+    }
+    out.push_str(&s[start..]);
+    out.push('"');
+}
+
+/// Python `json.dumps(v, indent=4, ensure_ascii=False)` with the given starting indent level.
+pub fn py_json_indent(out: &mut String, v: &Val<'_>, level: usize) {
+    let pad = |out: &mut String, n: usize| {
+        for _ in 0..n * 4 {
+            out.push(' ');
+        }
+    };
+    match v {
+        Val::Null => out.push_str("null"),
+        Val::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Val::Int(i) => {
+            let _ = write!(out, "{i}");
+        }
+        Val::UInt(u) => {
+            let _ = write!(out, "{u}");
+        }
+        Val::Float(f) => {
+            if f.is_nan() {
+                out.push_str("NaN");
+            } else if f.is_infinite() {
+                out.push_str(if *f > 0.0 { "Infinity" } else { "-Infinity" });
+            } else {
+                py_float(out, *f);
+            }
+        }
+        Val::Str(s) => json_str(out, s),
+        Val::Arr(items) if items.is_empty() => out.push_str("[]"),
+        Val::Obj(entries) if entries.is_empty() => out.push_str("{}"),
+        Val::Arr(items) => {
+            out.push_str("[\n");
+            for (i, x) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(",\n");
+                }
+                pad(out, level + 1);
+                py_json_indent(out, x, level + 1);
+            }
+            out.push('\n');
+            pad(out, level);
+            out.push(']');
+        }
+        Val::Obj(entries) => {
+            out.push_str("{\n");
+            for (i, (k, x)) in entries.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(",\n");
+                }
+                pad(out, level + 1);
+                json_str(out, k);
+                out.push_str(": ");
+                py_json_indent(out, x, level + 1);
+            }
+            out.push('\n');
+            pad(out, level);
+            out.push('}');
+        }
+    }
+}
+
+/// Whether a key is a JavaScript array index (such keys come first, ascending, in objects).
+fn js_index_key(k: &str) -> Option<u32> {
+    if k.is_empty() || k.len() > 10 || (k.len() > 1 && k.starts_with('0')) {
+        return None;
+    }
+    if !k.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    k.parse::<u64>()
+        .ok()
+        .filter(|n| *n < u32::MAX as u64)
+        .map(|n| n as u32)
+}
+
+/// `JSON.stringify` of a value decoded by `JSON.parse` (integer-like keys first, ascending).
+pub fn js_json(out: &mut String, v: &Val<'_>) {
+    match v {
+        Val::Null => out.push_str("null"),
+        Val::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        Val::Int(_) | Val::UInt(_) | Val::Float(_) => js_number(out, v.as_f64().unwrap_or(0.0)),
+        Val::Str(s) => json_str(out, s),
+        Val::Arr(items) => {
+            out.push('[');
+            for (i, x) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                js_json(out, x);
+            }
+            out.push(']');
+        }
+        Val::Obj(entries) => {
+            out.push('{');
+            let mut first = true;
+            let mut emit = |out: &mut String, k: &str, x: &Val<'_>| {
+                if !first {
+                    out.push(',');
+                }
+                first = false;
+                json_str(out, k);
+                out.push(':');
+                js_json(out, x);
+            };
+            let mut idx: Vec<(u32, usize)> = entries
+                .iter()
+                .enumerate()
+                .filter_map(|(i, (k, _))| js_index_key(k).map(|n| (n, i)))
+                .collect();
+            if idx.is_empty() {
+                for (k, x) in entries {
+                    emit(out, k, x);
+                }
+            } else {
+                idx.sort_unstable();
+                for (_, i) in &idx {
+                    emit(out, &entries[*i].0, &entries[*i].1);
+                }
+                for (k, x) in entries {
+                    if js_index_key(k).is_none() {
+                        emit(out, k, x);
+                    }
+                }
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// An `f64` as a JSON number for our own output lines (shortest round-trip, `null` if not
+/// finite), in JavaScript layout so integers print without `.0`.
+pub fn json_f64(out: &mut String, x: f64) {
+    js_number(out, x);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pf(x: f64) -> String {
+        let mut s = String::new();
+        py_float(&mut s, x);
+        s
+    }
+    fn jn(x: f64) -> String {
+        let mut s = String::new();
+        js_number(&mut s, x);
+        s
+    }
+
+    #[test]
+    fn python_float_repr() {
+        assert_eq!(pf(1e-5), "1e-05");
+        assert_eq!(pf(1e16), "1e+16");
+        assert_eq!(pf(1.5e300), "1.5e+300");
+        assert_eq!(pf(100.0), "100.0");
+        assert_eq!(pf(0.0001), "0.0001");
+        assert_eq!(pf(1.5), "1.5");
+        assert_eq!(pf(-2.0 / 3.0), "-0.6666666666666666");
+        assert_eq!(pf(123456789012345.6), "123456789012345.6");
+        assert_eq!(pf(1234567890123456.7), "1234567890123456.8");
+        assert_eq!(pf(-0.0), "-0.0");
+    }
+
+    #[test]
+    fn javascript_number_to_string() {
+        assert_eq!(jn(1e-7), "1e-7");
+        assert_eq!(jn(1e-6), "0.000001");
+        assert_eq!(jn(1e21), "1e+21");
+        assert_eq!(jn(1e20), "100000000000000000000");
+        assert_eq!(jn(1.0), "1");
+        assert_eq!(jn(0.75), "0.75");
+        assert_eq!(jn(-0.0), "0");
+    }
+
+    #[test]
+    fn python_str_repr_quotes_and_escapes() {
+        let r = |s: &str| {
+            let mut o = String::new();
+            py_str(&mut o, s);
+            o
+        };
+        assert_eq!(r("it's"), "\"it's\"");
+        assert_eq!(r("say \"hi\""), "'say \"hi\"'");
+        assert_eq!(r("a'b\"c"), "'a\\'b\"c'");
+        assert_eq!(r("é\n\u{1}\u{200b}😀"), "'é\\n\\x01\\u200b😀'");
+    }
+
+    #[test]
+    fn javascript_stringify_puts_index_keys_first() {
+        let v: Val = serde_json::from_str(r#"{"b":1.0,"10":2,"2":[1e21],"x":"\n"}"#).unwrap();
+        let mut o = String::new();
+        js_json(&mut o, &v);
+        assert_eq!(o, r#"{"2":[1e+21],"10":2,"b":1,"x":"\n"}"#);
+    }
+}

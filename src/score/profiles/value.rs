@@ -1,0 +1,343 @@
+//! A borrowed JSON value that keeps what the peers' languages see and `serde_json::Value` loses.
+//!
+//! Profiles compare arguments the way Python or JavaScript does, so the number kind matters
+//! (Python keeps `5` and `5.0` apart for Axion's fuzzy strategy) and so does the parse rule for
+//! duplicate keys (both `json.loads` and `JSON.parse` keep the first position and the last
+//! value). Strings are borrowed from the input line when they have no escapes, so parsing a case
+//! allocates little.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt;
+
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
+
+/// A JSON value borrowed from the input line.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Val<'a> {
+    /// `null`.
+    Null,
+    /// `true` / `false`.
+    Bool(bool),
+    /// An integer that fits `i64`.
+    Int(i64),
+    /// A positive integer above `i64::MAX` that fits `u64`.
+    UInt(u64),
+    /// A number written with a fraction or exponent (or too large for 64-bit integers).
+    Float(f64),
+    /// A string.
+    Str(Cow<'a, str>),
+    /// An array.
+    Arr(Vec<Val<'a>>),
+    /// An object, in first-appearance key order, duplicate keys merged (last value wins).
+    Obj(Vec<(Cow<'a, str>, Val<'a>)>),
+}
+
+impl<'a> Val<'a> {
+    /// Parse a raw JSON value borrowed from the line.
+    pub fn parse(raw: &'a RawValue) -> Result<Val<'a>, serde_json::Error> {
+        serde_json::from_str(raw.get())
+    }
+
+    /// The value of `key` in an object (`None` for a missing key or a non-object).
+    pub fn get(&self, key: &str) -> Option<&Val<'a>> {
+        match self {
+            Val::Obj(entries) => entries.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// The string, if this is one.
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Val::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The object's entries, if this is one.
+    pub fn as_obj(&self) -> Option<&[(Cow<'a, str>, Val<'a>)]> {
+        match self {
+            Val::Obj(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The number as an `f64` (what JavaScript holds), bools excluded.
+    pub fn as_f64(&self) -> Option<f64> {
+        match *self {
+            Val::Int(i) => Some(i as f64),
+            Val::UInt(u) => Some(u as f64),
+            Val::Float(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// A name for the value's type, for error messages.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Val::Null => "null",
+            Val::Bool(_) => "boolean",
+            Val::Int(_) | Val::UInt(_) | Val::Float(_) => "number",
+            Val::Str(_) => "string",
+            Val::Arr(_) => "array",
+            Val::Obj(_) => "object",
+        }
+    }
+}
+
+/// Python's numeric tower for `==`: bool is an int, ints compare exactly with floats.
+#[derive(Clone, Copy)]
+enum PyNum {
+    Int(i128),
+    Float(f64),
+}
+
+fn py_num(v: &Val<'_>) -> Option<PyNum> {
+    match *v {
+        Val::Bool(b) => Some(PyNum::Int(b as i128)),
+        Val::Int(i) => Some(PyNum::Int(i as i128)),
+        Val::UInt(u) => Some(PyNum::Int(u as i128)),
+        Val::Float(f) => Some(PyNum::Float(f)),
+        _ => None,
+    }
+}
+
+/// Exact comparison of an integer with a float, as CPython does it (no rounding of the int).
+fn int_eq_float(i: i128, f: f64) -> bool {
+    if !f.is_finite() || f.fract() != 0.0 || f.abs() >= 1.8e19 {
+        return false;
+    }
+    (f as i128) == i
+}
+
+/// Python `==` on values decoded by `json.loads` (`1 == 1.0 == True`, dict order ignored).
+pub fn py_eq(a: &Val<'_>, b: &Val<'_>) -> bool {
+    match (a, b) {
+        (Val::Null, Val::Null) => true,
+        (Val::Str(x), Val::Str(y)) => x == y,
+        (Val::Arr(x), Val::Arr(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| py_eq(p, q))
+        }
+        (Val::Obj(x), Val::Obj(y)) => {
+            x.len() == y.len()
+                && x.iter().all(|(k, v)| {
+                    y.iter()
+                        .find(|(k2, _)| k2 == k)
+                        .is_some_and(|(_, v2)| py_eq(v, v2))
+                })
+        }
+        _ => match (py_num(a), py_num(b)) {
+            (Some(PyNum::Int(x)), Some(PyNum::Int(y))) => x == y,
+            (Some(PyNum::Float(x)), Some(PyNum::Float(y))) => x == y,
+            (Some(PyNum::Int(x)), Some(PyNum::Float(y)))
+            | (Some(PyNum::Float(y)), Some(PyNum::Int(x))) => int_eq_float(x, y),
+            _ => false,
+        },
+    }
+}
+
+/// JavaScript structural equality of values decoded by `JSON.parse` (numbers are doubles,
+/// `true !== 1`, object key order ignored): evalite's `deepEqual` and its canonical-key
+/// equality agree with this on JSON data.
+pub fn js_eq(a: &Val<'_>, b: &Val<'_>) -> bool {
+    match (a, b) {
+        (Val::Null, Val::Null) => true,
+        (Val::Bool(x), Val::Bool(y)) => x == y,
+        (Val::Str(x), Val::Str(y)) => x == y,
+        (Val::Arr(x), Val::Arr(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| js_eq(p, q))
+        }
+        (Val::Obj(x), Val::Obj(y)) => {
+            x.len() == y.len()
+                && x.iter().all(|(k, v)| {
+                    y.iter()
+                        .find(|(k2, _)| k2 == k)
+                        .is_some_and(|(_, v2)| js_eq(v, v2))
+                })
+        }
+        _ => match (a.as_f64(), b.as_f64()) {
+            (Some(x), Some(y)) => x == y,
+            _ => false,
+        },
+    }
+}
+
+/// JavaScript `===`: primitives by value, objects and arrays never equal (distinct parses).
+pub fn js_strict_eq(a: &Val<'_>, b: &Val<'_>) -> bool {
+    match (a, b) {
+        (Val::Arr(_), _) | (Val::Obj(_), _) | (_, Val::Arr(_)) | (_, Val::Obj(_)) => false,
+        _ => js_eq(a, b),
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Val<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ValVisitor(std::marker::PhantomData))
+    }
+}
+
+struct ValVisitor<'a>(std::marker::PhantomData<&'a ()>);
+
+/// Objects larger than this get a hash index for duplicate-key detection, so a hostile object
+/// with many keys stays linear.
+const LINEAR_KEYS: usize = 24;
+
+impl<'de: 'a, 'a> Visitor<'de> for ValVisitor<'a> {
+    type Value = Val<'a>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<Val<'a>, E> {
+        Ok(Val::Null)
+    }
+    fn visit_none<E>(self) -> Result<Val<'a>, E> {
+        Ok(Val::Null)
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Val<'a>, E> {
+        Ok(Val::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Val<'a>, E> {
+        Ok(Val::Int(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Val<'a>, E> {
+        Ok(if v <= i64::MAX as u64 {
+            Val::Int(v as i64)
+        } else {
+            Val::UInt(v)
+        })
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Val<'a>, E> {
+        Ok(Val::Float(v))
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Val<'a>, E> {
+        Ok(Val::Str(Cow::Borrowed(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Val<'a>, E> {
+        Ok(Val::Str(Cow::Owned(v.to_owned())))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Val<'a>, E> {
+        Ok(Val::Str(Cow::Owned(v)))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Val<'a>, A::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+        while let Some(v) = seq.next_element()? {
+            out.push(v);
+        }
+        Ok(Val::Arr(out))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Val<'a>, A::Error> {
+        let mut out: Vec<(Cow<'a, str>, Val<'a>)> = Vec::new();
+        let mut index: Option<HashMap<String, usize>> = None;
+        while let Some(k) = map.next_key::<CowKey<'a>>()? {
+            let v: Val<'a> = map.next_value()?;
+            let key = k.0;
+            let found = match &mut index {
+                Some(ix) => ix.get(key.as_ref()).copied(),
+                None => out.iter().position(|(k2, _)| *k2 == key),
+            };
+            match found {
+                Some(i) => out[i].1 = v,
+                None => {
+                    if let Some(ix) = &mut index {
+                        ix.insert(key.to_string(), out.len());
+                    }
+                    out.push((key, v));
+                    if index.is_none() && out.len() > LINEAR_KEYS {
+                        index = Some(
+                            out.iter()
+                                .enumerate()
+                                .map(|(i, (k, _))| (k.to_string(), i))
+                                .collect(),
+                        );
+                    }
+                }
+            }
+        }
+        Ok(Val::Obj(out))
+    }
+}
+
+/// An object key, borrowed when it has no escapes.
+pub struct CowKey<'a>(pub Cow<'a, str>);
+
+impl<'de: 'a, 'a> Deserialize<'de> for CowKey<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KV<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for KV<'a> {
+            type Value = CowKey<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<CowKey<'a>, E> {
+                Ok(CowKey(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<CowKey<'a>, E> {
+                Ok(CowKey(Cow::Owned(v.to_owned())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<CowKey<'a>, E> {
+                Ok(CowKey(Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(KV(std::marker::PhantomData))
+    }
+}
+
+/// A field that distinguishes "absent" (`None`, via `#[serde(default)]`) from `null`
+/// (`Some(Val::Null)`): JavaScript's `undefined` versus `null`.
+pub fn present<'de: 'a, 'a, D: Deserializer<'de>>(d: D) -> Result<Option<Val<'a>>, D::Error> {
+    Val::deserialize(d).map(Some)
+}
+
+/// Like [`present`], for a raw value kept unparsed.
+pub fn present_raw<'de: 'a, 'a, D: Deserializer<'de>>(
+    d: D,
+) -> Result<Option<&'a RawValue>, D::Error> {
+    <&'a RawValue>::deserialize(d).map(Some)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(s: &str) -> Val<'_> {
+        serde_json::from_str(s).unwrap()
+    }
+
+    #[test]
+    fn python_equality_is_numeric_across_kinds() {
+        assert!(py_eq(&v("1"), &v("1.0")));
+        assert!(py_eq(&v("true"), &v("1")));
+        assert!(py_eq(
+            &v(r#"{"a":[1,{"b":false}]}"#),
+            &v(r#"{"a":[1.0,{"b":0}]}"#)
+        ));
+        assert!(!py_eq(&v("9007199254740993"), &v("9007199254740992.0")));
+        assert!(!py_eq(&v(r#""1""#), &v("1")));
+        assert!(!py_eq(&v("[1,2]"), &v("[2,1]")));
+    }
+
+    #[test]
+    fn javascript_equality_keeps_bools_apart() {
+        assert!(js_eq(&v("1"), &v("1.0")));
+        assert!(!js_eq(&v("true"), &v("1")));
+        assert!(js_eq(&v(r#"{"a":1,"b":2}"#), &v(r#"{"b":2,"a":1}"#)));
+        assert!(!js_strict_eq(&v("{}"), &v("{}")));
+    }
+
+    #[test]
+    fn duplicate_keys_keep_first_position_and_last_value() {
+        let mut s = String::from("{");
+        for i in 0..40 {
+            s.push_str(&format!("\"k{i}\":{i},"));
+        }
+        s.push_str("\"k3\":99,\"a\":1,\"a\":2}");
+        let val = v(&s);
+        let obj = val.as_obj().unwrap();
+        assert_eq!(obj.len(), 41);
+        assert_eq!(obj[3], (Cow::Borrowed("k3"), Val::Int(99)));
+        assert_eq!(val.get("a"), Some(&Val::Int(2)));
+    }
+}

@@ -1,0 +1,358 @@
+//! Content sniffing: which format a parsed JSON document or JSONL line is.
+//!
+//! Rules follow the detection table of `FORMATS.md` (first match wins), extended with the real
+//! shapes of `SOURCES.md`; the order and the judgement calls are in `docs/formats.md`.
+
+use serde_json::Value;
+
+use super::error::Rejection;
+use super::sink::{arr, s};
+use super::Format;
+
+const RESPONSES_ITEM_TYPES: &[&str] = &[
+    "function_call",
+    "function_call_output",
+    "reasoning",
+    "message",
+    "web_search_call",
+    "file_search_call",
+    "code_interpreter_call",
+    "computer_call",
+    "computer_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "mcp_call",
+    "mcp_list_tools",
+    "mcp_approval_request",
+    "local_shell_call",
+    "local_shell_call_output",
+    "shell_call",
+    "shell_call_output",
+    "apply_patch_call",
+    "apply_patch_call_output",
+    "image_generation_call",
+    "tool_search_call",
+    "tool_search_output",
+];
+
+const CODEX_LINE_TYPES: &[&str] = &[
+    "session_meta",
+    "response_item",
+    "event_msg",
+    "turn_context",
+    "compacted",
+];
+
+const UI_CHUNK_TYPES: &[&str] = &[
+    "start",
+    "start-step",
+    "finish-step",
+    "finish",
+    "text-start",
+    "text-delta",
+    "text-end",
+    "reasoning-start",
+    "reasoning-delta",
+    "reasoning-end",
+    "tool-input-start",
+    "tool-input-delta",
+    "tool-input-available",
+    "tool-input-error",
+    "tool-output-available",
+    "tool-output-error",
+];
+
+/// A JSONL line that decides the file is one session of `Format` (one event per line).
+pub(crate) fn line(v: &Value) -> Option<Format> {
+    if is_jsonrpc(v) {
+        return Some(Format::McpJsonrpc);
+    }
+    let o = v.as_object()?;
+    let ty = o.get("type").and_then(Value::as_str);
+    if o.contains_key("payload")
+        && o.contains_key("timestamp")
+        && ty.is_some_and(|t| CODEX_LINE_TYPES.contains(&t))
+    {
+        return Some(Format::CodexCli);
+    }
+    if ty.is_some_and(|t| matches!(t, "user" | "assistant" | "system"))
+        && o.contains_key("sessionId")
+    {
+        return Some(Format::ClaudeCode);
+    }
+    if o.contains_key("resourceSpans") {
+        return Some(Format::OtelGenai);
+    }
+    if o.contains_key("candidates") || is_gemini_cli_line(v) {
+        return Some(Format::Gemini);
+    }
+    if o.get("steps").is_some_and(Value::is_array) {
+        return Some(Format::VercelAiSdk);
+    }
+    if s(v, "object") == Some("chat.completion.chunk") {
+        return Some(Format::OpenaiChat);
+    }
+    None
+}
+
+/// A line that hints at a Claude Code session without deciding it (`summary`,
+/// `file-history-snapshot` and similar bookkeeping lines open many session files).
+pub(crate) fn claude_code_hint(v: &Value) -> bool {
+    matches!(
+        s(v, "type"),
+        Some(
+            "summary"
+                | "file-history-snapshot"
+                | "custom-title"
+                | "queue-operation"
+                | "attachment"
+                | "user"
+                | "assistant"
+                | "system"
+        )
+    ) && v.get("role").is_none()
+}
+
+fn is_jsonrpc(v: &Value) -> bool {
+    match v {
+        Value::Object(o) => o.get("jsonrpc").and_then(Value::as_str) == Some("2.0"),
+        Value::Array(a) => !a.is_empty() && a.iter().all(is_jsonrpc),
+        _ => false,
+    }
+}
+
+fn is_gemini_cli_line(v: &Value) -> bool {
+    match v.get("response") {
+        Some(Value::Object(r)) => r.contains_key("candidates"),
+        Some(Value::Array(a)) => a.first().is_some_and(|r| r.get("candidates").is_some()),
+        _ => false,
+    }
+}
+
+/// The message list of a document, if it has one: a bare array, or `messages` / `input`.
+pub(crate) fn messages(v: &Value) -> Option<&[Value]> {
+    match v {
+        Value::Array(a) => Some(a),
+        Value::Object(o) => o
+            .get("messages")
+            .or_else(|| o.get("input"))
+            .and_then(Value::as_array)
+            .map(Vec::as_slice),
+        _ => None,
+    }
+}
+
+/// Detect the format of a whole JSON document (or a dataset line).
+pub(crate) fn doc(v: &Value) -> Result<Format, Vec<Rejection>> {
+    if let Some(f) = line(v) {
+        return Ok(f);
+    }
+    if let Some(f) = doc_shape(v) {
+        return Ok(f);
+    }
+    Err(rejections(v))
+}
+
+fn doc_shape(v: &Value) -> Option<Format> {
+    if let Value::Object(o) = v {
+        let object = s(v, "object");
+        if (object == Some("response") && o.get("output").is_some_and(Value::is_array))
+            || (object == Some("list") && arr(v, "data").iter().any(is_responses_item))
+        {
+            return Some(Format::OpenaiResponses);
+        }
+        if object == Some("chat.completion") || o.get("choices").is_some_and(Value::is_array) {
+            return Some(Format::OpenaiChat);
+        }
+        if s(v, "type") == Some("message")
+            && s(v, "role") == Some("assistant")
+            && o.get("content").is_some_and(Value::is_array)
+        {
+            return Some(Format::AnthropicMessages);
+        }
+        if o.get("contents").is_some_and(Value::is_array) {
+            return Some(Format::Gemini);
+        }
+        if [
+            "tools_called",
+            "toolsCalled",
+            "expected_tools",
+            "expectedTools",
+        ]
+        .iter()
+        .any(|k| o.contains_key(*k))
+            || o.get("toolSpans").is_some_and(Value::is_array)
+            || o.get("testCases").is_some_and(Value::is_array)
+        {
+            return Some(Format::Deepeval);
+        }
+    }
+    if let Value::Array(a) = v {
+        if a.first()
+            .is_some_and(|x| s(x, "object") == Some("chat.completion.chunk"))
+        {
+            return Some(Format::OpenaiChat);
+        }
+        if !a.is_empty()
+            && a.iter().all(|x| {
+                s(x, "type").is_some_and(|t| UI_CHUNK_TYPES.contains(&t)) && x.get("role").is_none()
+            })
+        {
+            return Some(Format::VercelAiSdk);
+        }
+        if !a.is_empty() && a.iter().all(is_gemini_content) {
+            return Some(Format::Gemini);
+        }
+    }
+    let msgs = messages(v)?;
+    if msgs.is_empty() {
+        return None;
+    }
+    if msgs.iter().any(is_langchain_message) {
+        return Some(Format::Langchain);
+    }
+    if msgs.iter().any(is_responses_item) {
+        return Some(Format::OpenaiResponses);
+    }
+    if msgs
+        .iter()
+        .any(|m| m.get("parts").is_some_and(Value::is_array) || m.get("toolInvocations").is_some())
+    {
+        return Some(Format::VercelAiSdk);
+    }
+    let block_types = |m: &Value| -> Vec<String> {
+        arr(m, "content")
+            .iter()
+            .filter_map(|b| s(b, "type").map(str::to_string))
+            .collect()
+    };
+    let mut anthropic = false;
+    let mut vercel = false;
+    for m in msgs {
+        for t in block_types(m) {
+            match t.as_str() {
+                "tool-call" | "tool-result" => vercel = true,
+                "tool_use" | "tool_result" | "server_tool_use" | "thinking"
+                | "redacted_thinking" | "mcp_tool_use" | "mcp_tool_result" => anthropic = true,
+                _ => {}
+            }
+        }
+    }
+    if vercel {
+        return Some(Format::VercelAiSdk);
+    }
+    if anthropic {
+        return Some(Format::AnthropicMessages);
+    }
+    if msgs.iter().any(|m| {
+        m.get("tool_calls").is_some_and(|t| !t.is_null())
+            || m.get("function_call").is_some_and(|t| !t.is_null())
+            || matches!(s(m, "role"), Some("tool" | "function"))
+    }) {
+        return Some(Format::OpenaiChat);
+    }
+    // No tool activity at all: a plain chat transcript. Read as OpenAI Chat (zero calls) when it
+    // looks like role/content messages; an Anthropic request is told by its `max_tokens`.
+    if msgs.iter().all(|m| m.get("role").is_some()) {
+        if v.get("max_tokens").is_some() && v.get("system").is_some() {
+            return Some(Format::AnthropicMessages);
+        }
+        return Some(Format::OpenaiChat);
+    }
+    None
+}
+
+fn is_responses_item(v: &Value) -> bool {
+    s(v, "type").is_some_and(|t| RESPONSES_ITEM_TYPES.contains(&t))
+        && (v.get("role").is_none()
+            || s(v, "type") == Some("message")
+                && v.get("content").is_some_and(Value::is_array)
+                && v.get("parts").is_none())
+}
+
+fn is_gemini_content(v: &Value) -> bool {
+    v.get("role").is_some()
+        && v.get("parts")
+            .and_then(Value::as_array)
+            .is_some_and(|p| p.iter().all(|part| part.get("type").is_none()))
+}
+
+fn is_langchain_message(m: &Value) -> bool {
+    if m.get("lc").is_some() && s(m, "type") == Some("constructor") {
+        return true;
+    }
+    let lc_type = s(m, "type").is_some_and(|t| {
+        matches!(
+            t,
+            "human" | "ai" | "tool" | "system" | "AIMessageChunk" | "function" | "chat"
+        )
+    });
+    lc_type && (m.get("data").is_some_and(Value::is_object) || m.get("role").is_none())
+}
+
+fn rejections(v: &Value) -> Vec<Rejection> {
+    let shape = describe(v);
+    let r = |format, why: &str| Rejection {
+        format,
+        reason: format!("{why}; found {shape}"),
+    };
+    vec![
+        r(Format::OpenaiChat, "no `object: chat.completion`, no `choices`, and no messages with `tool_calls`, `function_call` or role `tool`/`function`"),
+        r(Format::OpenaiResponses, "no `object: response`/`list` and no typed items (`function_call`, `message`, …)"),
+        r(Format::AnthropicMessages, "no `type: message` document and no `tool_use`/`tool_result` content blocks"),
+        r(Format::VercelAiSdk, "no `steps`, no UI message `parts`, no `tool-call` parts and no UI message chunks"),
+        r(Format::Langchain, "no `lc` constructors, no `{type, data}` messages and no `human`/`ai`/`tool` typed messages"),
+        r(Format::OtelGenai, "no `resourceSpans`"),
+        r(Format::McpJsonrpc, "no `\"jsonrpc\": \"2.0\"` messages and no MCP log lines"),
+        r(Format::ClaudeCode, "no `user`/`assistant` lines with a `sessionId`"),
+        r(Format::CodexCli, "no `{timestamp, type, payload}` rollout lines"),
+        r(Format::Gemini, "no `candidates`, `contents` or `{role, parts}` list"),
+        r(Format::Deepeval, "no `tools_called`/`toolsCalled`/`expected_tools`, `toolSpans` or `testCases`"),
+    ]
+}
+
+/// A short description of a value's top level for error messages.
+pub(crate) fn describe(v: &Value) -> String {
+    match v {
+        Value::Object(o) => {
+            let keys: Vec<String> = o.keys().take(8).map(|k| format!("`{k}`")).collect();
+            let more = if o.len() > 8 { ", …" } else { "" };
+            if keys.is_empty() {
+                "an empty object".to_string()
+            } else {
+                format!("an object with keys {}{more}", keys.join(", "))
+            }
+        }
+        Value::Array(a) => match a.first() {
+            None => "an empty array".to_string(),
+            Some(first) => format!(
+                "an array of {} items, the first {}",
+                a.len(),
+                describe_scalarish(first)
+            ),
+        },
+        other => format!("a JSON {}", kind(other)),
+    }
+}
+
+fn describe_scalarish(v: &Value) -> String {
+    match v {
+        Value::Object(o) => {
+            let keys: Vec<String> = o.keys().take(6).map(|k| format!("`{k}`")).collect();
+            format!("an object with keys {}", keys.join(", "))
+        }
+        other => format!("a {}", kind(other)),
+    }
+}
+
+/// The JSON kind of a value, in words.
+pub(crate) fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}

@@ -1,0 +1,568 @@
+//! The reading pipeline: text checks, document-or-lines, detection, session-or-dataset,
+//! and handing finished transcripts out.
+
+use std::io::BufRead;
+
+use serde_json::Value;
+
+use crate::source::Span;
+
+use super::detect;
+use super::error::{offset_of, Locator, Rejection};
+use super::readers::{self, Origin, Session};
+use super::sink::Sink;
+use super::{Format, ReadError, ReadFinding, RecordLoc, Transcript};
+
+/// Lines buffered while the format of a JSONL file is still undecided.
+const MAX_UNDECIDED_LINES: usize = 512;
+
+const JSON_HELP: &str = "fix the JSON at this position (or re-export the transcript)";
+
+/// Read a whole file held in memory.
+pub(crate) fn read_bytes(
+    name: &str,
+    bytes: &[u8],
+    forced: Option<Format>,
+    mut emit: impl FnMut(Transcript),
+) -> Result<(), ReadError> {
+    check_text(name, bytes)?;
+    let loc = Locator {
+        name,
+        text: bytes,
+        base: 0,
+        first_line: 1,
+    };
+    let first = bytes.iter().position(|b| !b.is_ascii_whitespace());
+    let Some(first) = first else {
+        return Err(ReadError::Empty {
+            file: name.to_string(),
+        });
+    };
+    if matches!(bytes[first], b'{' | b'[') {
+        match serde_json::from_slice::<Value>(bytes) {
+            Ok(v) => return read_document(name, bytes, &v, forced, &mut emit),
+            Err(e) if e.to_string().starts_with("trailing characters") => {}
+            Err(e) => {
+                let help = if e.is_eof() {
+                    "the file ends before the JSON document is complete: it was probably cut off while being written"
+                } else {
+                    JSON_HELP
+                };
+                return Err(loc.json_error(&e, help));
+            }
+        }
+    }
+    let mut lines = Lines::new(name, forced, &mut emit);
+    let mut start = 0usize;
+    let mut no = 1usize;
+    while start < bytes.len() {
+        let (end, next, terminated) = match memchr::memchr(b'\n', &bytes[start..]) {
+            Some(i) => (start + i, start + i + 1, true),
+            None => (bytes.len(), bytes.len(), false),
+        };
+        lines.push(no, start, &bytes[start..end], terminated)?;
+        start = next;
+        no += 1;
+    }
+    lines.finish()
+}
+
+/// Stream a large file line by line.
+pub(crate) fn read_stream(
+    name: &str,
+    mut reader: impl BufRead,
+    forced: Option<Format>,
+    mut emit: impl FnMut(Transcript),
+) -> Result<(), ReadError> {
+    let mut buf = Vec::new();
+    let mut offset = 0usize;
+    let mut no = 1usize;
+    let mut lines = Lines::new(name, forced, &mut emit);
+    let mut seen_text = false;
+    loop {
+        buf.clear();
+        let n = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|source| ReadError::Io {
+                file: name.to_string(),
+                source,
+            })?;
+        if n == 0 {
+            break;
+        }
+        let terminated = buf.last() == Some(&b'\n');
+        let line = if terminated { &buf[..n - 1] } else { &buf[..] };
+        check_text_at(name, line, offset, no)?;
+        if !seen_text && line.iter().any(|b| !b.is_ascii_whitespace()) {
+            seen_text = true;
+            let t = line.trim_ascii_start();
+            if matches!(t.first(), Some(b'{' | b'['))
+                && serde_json::from_slice::<Value>(line).is_err()
+            {
+                // A pretty-printed document too big to stream: read it whole.
+                // Blank lines before it become spaces so offsets stay true.
+                let mut all = vec![b' '; offset];
+                all.extend_from_slice(&buf);
+                reader
+                    .read_to_end(&mut all)
+                    .map_err(|source| ReadError::Io {
+                        file: name.to_string(),
+                        source,
+                    })?;
+                drop(lines);
+                return read_bytes(name, &all, forced, emit);
+            }
+        }
+        lines.push(no, offset, line, terminated)?;
+        offset += n;
+        no += 1;
+    }
+    if !seen_text {
+        return Err(ReadError::Empty {
+            file: name.to_string(),
+        });
+    }
+    lines.finish()
+}
+
+/// Empty, binary and UTF-8 checks of a whole text.
+fn check_text(name: &str, bytes: &[u8]) -> Result<(), ReadError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(ReadError::Empty {
+            file: name.to_string(),
+        });
+    }
+    check_text_at(name, bytes, 0, 1)
+}
+
+fn check_text_at(
+    name: &str,
+    bytes: &[u8],
+    base: usize,
+    first_line: usize,
+) -> Result<(), ReadError> {
+    let loc = Locator {
+        name,
+        text: bytes,
+        base,
+        first_line,
+    };
+    if let Some(i) = bytes
+        .iter()
+        .position(|&b| b == 0 || (b < 0x20 && !matches!(b, b'\n' | b'\r' | b'\t' | 0x0c | 0x1b)))
+    {
+        let (line, col) = loc.line_col(i);
+        return Err(ReadError::Binary {
+            file: name.to_string(),
+            line,
+            col,
+            span: Span::new(base + i, base + i + 1).into(),
+        });
+    }
+    if let Err(e) = std::str::from_utf8(bytes) {
+        let i = e.valid_up_to();
+        let (line, col) = loc.line_col(i);
+        let len = e.error_len().unwrap_or(bytes.len() - i).max(1);
+        return Err(ReadError::InvalidUtf8 {
+            file: name.to_string(),
+            line,
+            col,
+            message: format!(
+                "byte 0x{:02x} at offset {} is not valid UTF-8",
+                bytes[i],
+                base + i
+            ),
+            src: None,
+            span: Span::new(base + i, base + i + len).into(),
+        });
+    }
+    Ok(())
+}
+
+fn detection_failed(name: &str, tried: Vec<Rejection>) -> ReadError {
+    ReadError::DetectionFailed {
+        file: name.to_string(),
+        tried,
+    }
+}
+
+/// A whole-file JSON document: one transcript.
+fn read_document(
+    name: &str,
+    bytes: &[u8],
+    v: &Value,
+    forced: Option<Format>,
+    emit: &mut impl FnMut(Transcript),
+) -> Result<(), ReadError> {
+    let format = match forced {
+        Some(f) => f,
+        None => detect::doc(v).map_err(|tried| detection_failed(name, tried))?,
+    };
+    let mut sink = Sink::default();
+    readers::read_doc(format, v, &mut sink)
+        .map_err(|msg| shape_error(name, bytes, 0, 1, format, msg))?;
+    sink.resolve(bytes, 0);
+    emit(transcript(format, None, sink));
+    Ok(())
+}
+
+fn shape_error(
+    name: &str,
+    text: &[u8],
+    base: usize,
+    first_line: usize,
+    format: Format,
+    msg: String,
+) -> ReadError {
+    let loc = Locator {
+        name,
+        text,
+        base,
+        first_line,
+    };
+    let start = text
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(0);
+    loc.wrong_shape(
+        start,
+        format!("not a {format} transcript: {msg}"),
+        "check the --format given, or leave it out to detect the format",
+    )
+}
+
+fn transcript(format: Format, record: Option<RecordLoc>, sink: Sink) -> Transcript {
+    let (calls, tools, findings) = sink.finish();
+    Transcript {
+        format,
+        record,
+        calls,
+        tools,
+        findings,
+    }
+}
+
+struct Buffered {
+    no: usize,
+    span: Span,
+    json_base: usize,
+    value: Value,
+    origin: Origin,
+    text: Vec<u8>,
+}
+
+enum State {
+    Undecided(Vec<Buffered>),
+    Session {
+        format: Format,
+        reader: Box<Session>,
+        sink: Box<Sink>,
+    },
+    Dataset,
+}
+
+/// JSON lines (or a log with JSON payloads), fed one line at a time.
+struct Lines<'a, F: FnMut(Transcript)> {
+    name: &'a str,
+    forced: Option<Format>,
+    emit: &'a mut F,
+    state: State,
+    claude_hint: bool,
+    json_lines: usize,
+    log_lines: bool,
+    torn: Option<ReadFinding>,
+}
+
+impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
+    fn new(name: &'a str, forced: Option<Format>, emit: &'a mut F) -> Self {
+        Lines {
+            name,
+            forced,
+            emit,
+            state: State::Undecided(Vec::new()),
+            claude_hint: false,
+            json_lines: 0,
+            log_lines: false,
+            torn: None,
+        }
+    }
+
+    fn push(
+        &mut self,
+        no: usize,
+        offset: usize,
+        raw: &[u8],
+        terminated: bool,
+    ) -> Result<(), ReadError> {
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let Some((origin, json_off)) = classify(raw) else {
+            return Ok(());
+        };
+        if origin != Origin::Unknown {
+            self.log_lines = true;
+        }
+        let json = &raw[json_off..];
+        let json_end = json.len()
+            - json
+                .iter()
+                .rev()
+                .take_while(|b| b.is_ascii_whitespace())
+                .count();
+        let json = &json[..json_end];
+        let span = Span::new(offset, offset + raw.len());
+        let value: Value = match serde_json::from_slice(json) {
+            Ok(v) => v,
+            Err(e) => {
+                let loc = Locator {
+                    name: self.name,
+                    text: raw,
+                    base: offset,
+                    first_line: no,
+                };
+                let at = json_off + offset_of(json, e.line(), e.column());
+                let (line, col) = loc.line_col(at);
+                let mcp = self.log_lines || self.current_format() == Some(Format::McpJsonrpc);
+                if !terminated && e.is_eof() {
+                    if mcp {
+                        self.torn = Some(ReadFinding {
+                            code: "truncated-last-line",
+                            message: format!(
+                                "line {no} is cut off mid-record (torn last line); it was skipped"
+                            ),
+                            span,
+                        });
+                        return Ok(());
+                    }
+                    return Err(loc.truncated(&e, 0));
+                }
+                if self.log_lines {
+                    return Ok(());
+                }
+                return Err(ReadError::InvalidJson {
+                    file: self.name.to_string(),
+                    line,
+                    col,
+                    message: e
+                        .to_string()
+                        .rsplit_once(" at line ")
+                        .map(|(m, _)| m.to_string())
+                        .unwrap_or_else(|| e.to_string()),
+                    help: format!(
+                        "line {no} of this JSON-lines file is not valid JSON; fix or remove it"
+                    ),
+                    src: None,
+                    span: Span::point(offset + at).into(),
+                });
+            }
+        };
+        self.json_lines += 1;
+        let json_base = offset + json_off;
+        match &mut self.state {
+            State::Session { reader, sink, .. } => {
+                sink.line = Some(span);
+                reader.line(&value, origin, sink);
+                Ok(())
+            }
+            State::Dataset => self.dataset_line(no, span, json_base, json, &value),
+            State::Undecided(_) => {
+                let b = Buffered {
+                    no,
+                    span,
+                    json_base,
+                    value,
+                    origin,
+                    text: json.to_vec(),
+                };
+                self.undecided(b)
+            }
+        }
+    }
+
+    fn current_format(&self) -> Option<Format> {
+        match &self.state {
+            State::Session { format, .. } => Some(*format),
+            _ => None,
+        }
+    }
+
+    fn undecided(&mut self, b: Buffered) -> Result<(), ReadError> {
+        let decision = match self.forced {
+            Some(f) => Some(
+                if f.is_session_format() || detect::line(&b.value) == Some(f) {
+                    Some(f)
+                } else {
+                    None
+                },
+            ),
+            None => match detect::line(&b.value) {
+                Some(f) => Some(Some(f)),
+                None if detect::claude_code_hint(&b.value) => {
+                    self.claude_hint = true;
+                    None
+                }
+                None if b.origin != Origin::Unknown => None,
+                None if detect::doc(&b.value).is_ok() => Some(None),
+                None => None,
+            },
+        };
+        let State::Undecided(buf) = &mut self.state else {
+            return Ok(());
+        };
+        buf.push(b);
+        match decision {
+            None if buf.len() < MAX_UNDECIDED_LINES => Ok(()),
+            None => {
+                let first = &buf[0].value;
+                Err(detection_failed(
+                    self.name,
+                    detect::doc(first).err().unwrap_or_default(),
+                ))
+            }
+            Some(choice) => self.decide(choice),
+        }
+    }
+
+    /// Leave the undecided state: `Some(format)` = one session; `None` = a dataset.
+    fn decide(&mut self, choice: Option<Format>) -> Result<(), ReadError> {
+        let buffered = match std::mem::replace(&mut self.state, State::Dataset) {
+            State::Undecided(b) => b,
+            other => {
+                self.state = other;
+                return Ok(());
+            }
+        };
+        match choice {
+            Some(format) => {
+                let first = buffered
+                    .iter()
+                    .find(|b| detect::line(&b.value).is_some())
+                    .or(buffered.first());
+                let reader = Box::new(Session::new(format, first.map(|b| &b.value)));
+                self.state = State::Session {
+                    format,
+                    reader,
+                    sink: Box::default(),
+                };
+                if let State::Session { reader, sink, .. } = &mut self.state {
+                    for b in &buffered {
+                        sink.line = Some(b.span);
+                        reader.line(&b.value, b.origin, sink);
+                    }
+                }
+                Ok(())
+            }
+            None => {
+                for b in buffered {
+                    self.dataset_line(b.no, b.span, b.json_base, &b.text, &b.value)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn dataset_line(
+        &mut self,
+        no: usize,
+        span: Span,
+        json_base: usize,
+        json: &[u8],
+        v: &Value,
+    ) -> Result<(), ReadError> {
+        let format = match self.forced {
+            Some(f) => f,
+            None => detect::doc(v).map_err(|_| {
+                Locator {
+                    name: self.name,
+                    text: json,
+                    base: json_base,
+                    first_line: no,
+                }
+                .wrong_shape(
+                    0,
+                    format!("line {no} of this dataset matches no transcript format (it is {})", detect::describe(v)),
+                    "every line of a JSONL dataset must be one transcript; pass --format to force one",
+                )
+            })?,
+        };
+        let mut sink = Sink::default();
+        readers::read_doc(format, v, &mut sink)
+            .map_err(|msg| shape_error(self.name, json, json_base, no, format, msg))?;
+        sink.resolve(json, json_base);
+        (self.emit)(transcript(format, Some(RecordLoc { line: no, span }), sink));
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<(), ReadError> {
+        if let State::Undecided(buf) = &self.state {
+            if buf.is_empty() {
+                return Err(detection_failed(
+                    self.name,
+                    Format::ALL
+                        .iter()
+                        .map(|&format| Rejection {
+                            format,
+                            reason: "the file holds no JSON records".to_string(),
+                        })
+                        .collect(),
+                ));
+            }
+            if self.claude_hint || self.forced.is_some() {
+                let f = self.forced.unwrap_or(Format::ClaudeCode);
+                self.decide(if f.is_session_format() { Some(f) } else { None })?;
+            } else if self.log_lines {
+                self.decide(Some(Format::McpJsonrpc))?;
+            } else {
+                let first = &buf[0].value;
+                return Err(detection_failed(
+                    self.name,
+                    detect::doc(first).err().unwrap_or_default(),
+                ));
+            }
+        }
+        if let State::Session {
+            format,
+            reader,
+            mut sink,
+        } = std::mem::replace(&mut self.state, State::Dataset)
+        {
+            sink.line = None;
+            reader.finish(&mut sink);
+            if let Some(t) = self.torn.take() {
+                sink.findings
+                    .push((t.clone(), super::sink::Loc::Span(t.span)));
+            }
+            (self.emit)(transcript(format, None, *sink));
+        }
+        let _ = self.json_lines;
+        Ok(())
+    }
+}
+
+/// Where a line's JSON starts and who sent it: raw JSON lines, Claude Desktop MCP log lines
+/// (`… [info] [server] Message from client: {…}`) and stdio captures (`STDIN: {…}`).
+/// `None` for lines without JSON (plain log text, `STDERR:` output, blank lines).
+fn classify(raw: &[u8]) -> Option<(Origin, usize)> {
+    let start = raw.iter().position(|b| !b.is_ascii_whitespace())?;
+    let t = &raw[start..];
+    if matches!(t[0], b'{' | b'[') {
+        return Some((Origin::Unknown, start));
+    }
+    for (prefix, origin) in [
+        (&b"STDIN: "[..], Origin::Client),
+        (b"STDOUT: ", Origin::Server),
+    ] {
+        if let Some(rest) = t.strip_prefix(prefix) {
+            let ws = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
+            return Some((origin, start + prefix.len() + ws));
+        }
+    }
+    for (needle, origin) in [
+        (&b"] Message from client: "[..], Origin::Client),
+        (b"] Message from server: ", Origin::Server),
+    ] {
+        if let Some(i) = memchr::memmem::find(t, needle) {
+            return Some((origin, start + i + needle.len()));
+        }
+    }
+    None
+}

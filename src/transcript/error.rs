@@ -1,0 +1,324 @@
+//! Errors that stop a file from being read (a per-call problem is a [`super::ReadFinding`] instead).
+
+use miette::{Diagnostic, NamedSource, SourceSpan};
+
+use crate::source::{LineIndex, Span};
+
+use super::Format;
+
+/// Largest file (in bytes) whose text is attached to an error for rendering a snippet.
+const MAX_SNIPPET_SOURCE: usize = 4 << 20;
+
+/// Why a format did not match a file (one entry of [`ReadError::DetectionFailed`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejection {
+    /// The format that was tried.
+    pub format: Format,
+    /// Why it did not match, in plain words.
+    pub reason: String,
+}
+
+/// A file that cannot be read. Every variant names the file; located variants carry the byte
+/// span and print `file:line:col:` first.
+#[derive(Debug, thiserror::Error, Diagnostic)]
+pub enum ReadError {
+    /// The file could not be opened or read.
+    #[error("{file}: cannot read file: {source}")]
+    #[diagnostic(
+        code(toolspec::read::io),
+        help("check that the path exists and is readable")
+    )]
+    Io {
+        /// File name.
+        file: String,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is empty or only whitespace.
+    #[error("{file}: empty file: no transcript to read")]
+    #[diagnostic(
+        code(toolspec::read::empty),
+        help("a transcript file holds a JSON document, JSON lines, or an MCP log")
+    )]
+    Empty {
+        /// File name.
+        file: String,
+    },
+    /// The file is not UTF-8 text.
+    #[error("{file}:{line}:{col}: invalid UTF-8: {message}")]
+    #[diagnostic(
+        code(toolspec::read::invalid_utf8),
+        help("transcripts are UTF-8 JSON; re-export the file as UTF-8")
+    )]
+    InvalidUtf8 {
+        /// File name.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        col: usize,
+        /// What is wrong.
+        message: String,
+        /// Text of the file, when small enough to show.
+        #[source_code]
+        src: Option<NamedSource<String>>,
+        /// The offending bytes.
+        #[label("not UTF-8")]
+        span: SourceSpan,
+    },
+    /// The file holds binary data (NUL bytes or control characters), not text.
+    #[error("{file}:{line}:{col}: binary data: this is not a text transcript")]
+    #[diagnostic(
+        code(toolspec::read::binary),
+        help("pass a JSON, JSONL or log file; compressed files must be decompressed first")
+    )]
+    Binary {
+        /// File name.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        col: usize,
+        /// The first binary byte.
+        span: SourceSpan,
+    },
+    /// The JSON is malformed.
+    #[error("{file}:{line}:{col}: invalid JSON: {message}")]
+    #[diagnostic(code(toolspec::read::invalid_json), help("{help}"))]
+    InvalidJson {
+        /// File name.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        col: usize,
+        /// serde_json's explanation, without its own position suffix.
+        message: String,
+        /// What to do about it.
+        help: String,
+        /// Text of the file, when small enough to show.
+        #[source_code]
+        src: Option<NamedSource<String>>,
+        /// Where parsing stopped.
+        #[label("here")]
+        span: SourceSpan,
+    },
+    /// The last line of a JSON-lines file was cut off mid-record.
+    #[error("{file}:{line}:{col}: truncated last line: {message}")]
+    #[diagnostic(
+        code(toolspec::read::truncated),
+        help("the file ends in the middle of a record (was it still being written?); remove the partial last line or let the writer finish")
+    )]
+    Truncated {
+        /// File name.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        col: usize,
+        /// serde_json's explanation.
+        message: String,
+        /// Text of the file, when small enough to show.
+        #[source_code]
+        src: Option<NamedSource<String>>,
+        /// The partial line.
+        #[label("incomplete record")]
+        span: SourceSpan,
+    },
+    /// Valid JSON of the wrong shape for the (detected or forced) format.
+    #[error("{file}:{line}:{col}: {message}")]
+    #[diagnostic(code(toolspec::read::wrong_shape), help("{help}"))]
+    WrongShape {
+        /// File name.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        col: usize,
+        /// What was expected and what was found.
+        message: String,
+        /// What to do about it.
+        help: String,
+        /// The offending value.
+        #[label("here")]
+        span: SourceSpan,
+    },
+    /// No format matched the content.
+    #[error("{file}: unknown transcript format: {}", summarize(.tried))]
+    #[diagnostic(
+        code(toolspec::read::unknown_format),
+        help("pass --format NAME to read it as a given format; formats tried:\n{}", list_rejections(.tried))
+    )]
+    DetectionFailed {
+        /// File name.
+        file: String,
+        /// Every format tried and why it did not match.
+        tried: Vec<Rejection>,
+    },
+}
+
+fn summarize(tried: &[Rejection]) -> String {
+    format!("none of {} formats matched", tried.len())
+}
+
+fn list_rejections(tried: &[Rejection]) -> String {
+    tried
+        .iter()
+        .map(|r| format!("  - {}: {}", r.format, r.reason))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+impl ReadError {
+    /// The stable kebab-case code of this error (also the suffix of the miette code).
+    pub fn code(&self) -> &'static str {
+        match self {
+            ReadError::Io { .. } => "io",
+            ReadError::Empty { .. } => "empty",
+            ReadError::InvalidUtf8 { .. } => "invalid-utf8",
+            ReadError::Binary { .. } => "binary",
+            ReadError::InvalidJson { .. } => "invalid-json",
+            ReadError::Truncated { .. } => "truncated",
+            ReadError::WrongShape { .. } => "wrong-shape",
+            ReadError::DetectionFailed { .. } => "unknown-format",
+        }
+    }
+
+    /// The file the error is about.
+    pub fn file(&self) -> &str {
+        match self {
+            ReadError::Io { file, .. }
+            | ReadError::Empty { file }
+            | ReadError::InvalidUtf8 { file, .. }
+            | ReadError::Binary { file, .. }
+            | ReadError::InvalidJson { file, .. }
+            | ReadError::Truncated { file, .. }
+            | ReadError::WrongShape { file, .. }
+            | ReadError::DetectionFailed { file, .. } => file,
+        }
+    }
+
+    /// The 1-based line and column, for located errors.
+    pub fn line_col(&self) -> Option<(usize, usize)> {
+        match self {
+            ReadError::InvalidUtf8 { line, col, .. }
+            | ReadError::Binary { line, col, .. }
+            | ReadError::InvalidJson { line, col, .. }
+            | ReadError::Truncated { line, col, .. }
+            | ReadError::WrongShape { line, col, .. } => Some((*line, *col)),
+            _ => None,
+        }
+    }
+}
+
+/// Where in a file an error points: file-level byte span, and line/column computed on demand.
+pub(crate) struct Locator<'a> {
+    pub name: &'a str,
+    /// The bytes the offsets are relative to (the whole file, or one streamed line).
+    pub text: &'a [u8],
+    /// Offset of `text[0]` in the file.
+    pub base: usize,
+    /// 1-based line number of `text`'s first line.
+    pub first_line: usize,
+}
+
+impl Locator<'_> {
+    /// Line and column of an offset into `text`.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let idx = LineIndex::new(self.text);
+        let lc = idx.line_col(self.text, offset);
+        (self.first_line + lc.line - 1, lc.col)
+    }
+
+    fn source(&self) -> Option<NamedSource<String>> {
+        if self.base != 0 || self.text.len() > MAX_SNIPPET_SOURCE {
+            return None;
+        }
+        std::str::from_utf8(self.text)
+            .ok()
+            .map(|t| NamedSource::new(self.name, t.to_string()))
+    }
+
+    fn span(&self, offset: usize, len: usize) -> SourceSpan {
+        Span::new(self.base + offset, self.base + offset + len).into()
+    }
+
+    /// A serde_json error at a 1-based line/column inside `text`.
+    pub fn json_error(&self, err: &serde_json::Error, help: &str) -> ReadError {
+        let offset = offset_of(self.text, err.line(), err.column());
+        let (line, col) = self.line_col(offset);
+        let message = strip_position(&err.to_string());
+        if err.is_eof() && self.base != 0 {
+            return ReadError::Truncated {
+                file: self.name.to_string(),
+                line,
+                col,
+                message,
+                src: None,
+                span: self.span(offset.min(self.text.len()), 0),
+            };
+        }
+        let message = if message.contains("recursion limit") {
+            "nesting too deep (more than 128 levels of arrays/objects)".to_string()
+        } else {
+            message
+        };
+        ReadError::InvalidJson {
+            file: self.name.to_string(),
+            line,
+            col,
+            message,
+            help: help.to_string(),
+            src: self.source(),
+            span: self.span(offset.min(self.text.len()), 0),
+        }
+    }
+
+    /// A truncated record spanning `text[start..]`.
+    pub fn truncated(&self, err: &serde_json::Error, start: usize) -> ReadError {
+        let offset = offset_of(self.text, err.line(), err.column()).max(start);
+        let (line, col) = self.line_col(offset);
+        ReadError::Truncated {
+            file: self.name.to_string(),
+            line,
+            col,
+            message: strip_position(&err.to_string()),
+            src: self.source(),
+            span: self.span(start, self.text.len().saturating_sub(start)),
+        }
+    }
+
+    /// Valid JSON of the wrong shape, at byte `offset` (relative to `text`).
+    pub fn wrong_shape(&self, offset: usize, message: String, help: &str) -> ReadError {
+        let (line, col) = self.line_col(offset);
+        ReadError::WrongShape {
+            file: self.name.to_string(),
+            line,
+            col,
+            message,
+            help: help.to_string(),
+            span: self.span(offset, 1.min(self.text.len().saturating_sub(offset))),
+        }
+    }
+}
+
+/// Byte offset of serde_json's 1-based (line, column) in `text` (column = bytes into the line;
+/// 0 means "at the end of the previous line").
+pub(crate) fn offset_of(text: &[u8], line: usize, column: usize) -> usize {
+    let mut start = 0usize;
+    for _ in 1..line.max(1) {
+        match memchr::memchr(b'\n', &text[start..]) {
+            Some(i) => start += i + 1,
+            None => return text.len(),
+        }
+    }
+    (start + column.saturating_sub(1)).min(text.len())
+}
+
+fn strip_position(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}

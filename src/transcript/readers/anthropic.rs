@@ -1,0 +1,97 @@
+//! Anthropic Messages API: request bodies, bare message lists and single `Message` documents;
+//! client tools, server tools and the MCP connector.
+
+use serde_json::Value;
+
+use super::super::detect;
+use super::super::sink::{arr, norm_output, s, Args, Sink};
+use super::super::spans::Seg;
+
+/// Read an Anthropic Messages document.
+pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
+    for t in arr(v, "tools") {
+        if let Some(name) = s(t, "name") {
+            sink.declare(name, t.get("description"), t.get("input_schema"));
+        }
+    }
+    if s(v, "type") == Some("message") && v.get("content").is_some_and(Value::is_array) {
+        blocks(v, &[Seg::K("content")], sink);
+        return Ok(());
+    }
+    let Some(msgs) = detect::messages(v) else {
+        return Err(format!(
+            "expected `messages`, a message list or a `Message`; found {}",
+            detect::describe(v)
+        ));
+    };
+    let root: &[Seg] = if v.is_array() {
+        &[]
+    } else {
+        &[Seg::K("messages")]
+    };
+    for (i, m) in msgs.iter().enumerate() {
+        let mut p = root.to_vec();
+        p.extend([Seg::I(i), Seg::K("content")]);
+        blocks(m, &p, sink);
+    }
+    Ok(())
+}
+
+/// The content blocks of one message (shared with Claude Code).
+pub(crate) fn blocks(m: &Value, path: &[Seg], sink: &mut Sink) {
+    for (j, b) in arr(m, "content").iter().enumerate() {
+        block(b, path, j, sink);
+    }
+}
+
+/// One content block at `path[j]`.
+pub(crate) fn block(b: &Value, path: &[Seg], j: usize, sink: &mut Sink) {
+    let ty = s(b, "type").unwrap_or("");
+    let loc = || {
+        let mut p = path.to_vec();
+        p.push(Seg::I(j));
+        p
+    };
+    match ty {
+        "tool_use" | "server_tool_use" | "mcp_tool_use" => {
+            let args = b.get("input").map(Args::Value).unwrap_or(Args::Empty);
+            let l = sink.at(&loc());
+            sink.call(
+                s(b, "name").unwrap_or(""),
+                args,
+                s(b, "id").map(str::to_string),
+                l,
+            );
+        }
+        "tool_result" | "mcp_tool_result" => {
+            let id = s(b, "tool_use_id").unwrap_or("");
+            let out = b.get("content").map(norm_output);
+            let err = b.get("is_error").and_then(Value::as_bool).unwrap_or(false);
+            if !sink.answer_id(id, out, err) {
+                let l = sink.at(&loc());
+                sink.finding(
+                    "orphan-result",
+                    format!("`{ty}` for `{id}` has no matching call"),
+                    l,
+                );
+            }
+        }
+        t if t.ends_with("_tool_result") => {
+            let id = s(b, "tool_use_id").unwrap_or("");
+            let content = b.get("content");
+            let err = content.is_some_and(|c| {
+                c.get("error_code").is_some() || s(c, "type").is_some_and(|t| t.ends_with("_error"))
+            });
+            let out = content.map(norm_output);
+            if !sink.answer_id(id, out, err) {
+                let l = sink.at(&loc());
+                sink.finding(
+                    "orphan-result",
+                    format!("`{ty}` for `{id}` has no matching call in this file"),
+                    l,
+                );
+            }
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,114 @@
+//! OpenAI Codex CLI rollout JSONL: `response_item` payloads carry calls and outputs;
+//! `event_msg` and `compacted` lines repeat them and are ignored.
+
+use serde_json::Value;
+
+use super::super::sink::{norm_output, s, Args, Sink};
+use super::super::spans::Seg;
+
+/// Codex session state (linking is by `call_id`, kept in the sink).
+#[derive(Default)]
+pub(crate) struct State;
+
+impl State {
+    /// Feed one rollout line.
+    pub fn line(&mut self, v: &Value, sink: &mut Sink) {
+        if s(v, "type") != Some("response_item") {
+            return;
+        }
+        let Some(p) = v.get("payload") else { return };
+        let loc = sink.at(&[Seg::K("payload")]);
+        let call_id = s(p, "call_id").map(str::to_string);
+        match s(p, "type").unwrap_or("") {
+            "function_call" => {
+                let args = p.get("arguments").map(Args::Value).unwrap_or(Args::Empty);
+                sink.call(s(p, "name").unwrap_or(""), args, call_id, loc);
+            }
+            "custom_tool_call" => {
+                let input = s(p, "input").unwrap_or("").to_string();
+                sink.call(s(p, "name").unwrap_or(""), Args::Raw(input), call_id, loc);
+            }
+            "local_shell_call" => {
+                let action = p
+                    .get("action")
+                    .cloned()
+                    .unwrap_or_else(|| Value::Object(Default::default()));
+                sink.call("local_shell", Args::Owned(action), call_id, loc);
+            }
+            "web_search_call" => {
+                let action = p
+                    .get("action")
+                    .cloned()
+                    .unwrap_or_else(|| Value::Object(Default::default()));
+                let i = sink.call_unique("web_search", Args::Owned(action), None, loc);
+                sink.answer(i, None, s(p, "status") == Some("failed"));
+            }
+            "function_call_output" | "custom_tool_call_output" => {
+                let Some(id) = call_id else { return };
+                let out = match p.get("output") {
+                    Some(Value::Object(o)) if o.contains_key("content") => {
+                        o.get("content").map(norm_output)
+                    }
+                    Some(o) => Some(norm_output(o)),
+                    None => None,
+                };
+                let err = out.as_ref().is_some_and(exit_code_failed);
+                if !sink.answer_id(&id, out, err) {
+                    sink.finding(
+                        "orphan-result",
+                        format!("output for `{id}` has no matching call"),
+                        loc,
+                    );
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Codex marks failure only through the exit code in the output text (JSON metadata or the
+/// `Exit code: N` header).
+pub(crate) fn exit_code_failed(out: &Value) -> bool {
+    let Some(text) = out.as_str() else {
+        return false;
+    };
+    if text.starts_with('{') {
+        if let Ok(v) = serde_json::from_str::<Value>(text) {
+            if let Some(code) = v.get("metadata").and_then(|m| m.get("exit_code")) {
+                return match code {
+                    Value::Null => false,
+                    Value::Number(n) => n.as_f64() != Some(0.0),
+                    _ => false,
+                };
+            }
+        }
+    }
+    if let Some(rest) = text.strip_prefix("Exit code: ") {
+        let first = rest.split('\n').next().unwrap_or("").trim();
+        return first.parse::<i64>().is_ok_and(|c| c != 0);
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn exit_codes_in_both_output_forms() {
+        assert!(exit_code_failed(&json!(
+            "{\"output\":\"x\",\"metadata\":{\"exit_code\":1,\"duration_seconds\":0.1}}"
+        )));
+        assert!(!exit_code_failed(&json!(
+            "{\"output\":\"x\",\"metadata\":{\"exit_code\":0}}"
+        )));
+        assert!(exit_code_failed(&json!(
+            "Exit code: 2\nWall time: 1 seconds\nOutput:\n"
+        )));
+        assert!(!exit_code_failed(&json!("Exit code: 0\nOutput:\n")));
+        assert!(!exit_code_failed(&json!(
+            "execution error: No such file or directory (os error 2)"
+        )));
+    }
+}

@@ -1,0 +1,123 @@
+//! LangChain / LangGraph messages: flat `model_dump()`, `messages_to_dict()` `{type, data}`,
+//! and `dumpd()` `lc` constructors (Python and JS namespaces).
+
+use serde_json::Value;
+
+use super::super::detect;
+use super::super::sink::{arr, norm_output, s, Args, Sink};
+use super::super::spans::Seg;
+
+/// Read a LangChain message list or state.
+pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
+    let Some(msgs) = detect::messages(v) else {
+        return Err(format!(
+            "expected a message list or `messages`; found {}",
+            detect::describe(v)
+        ));
+    };
+    let root: &[Seg] = if v.is_array() {
+        &[]
+    } else {
+        &[Seg::K("messages")]
+    };
+    for (i, m) in msgs.iter().enumerate() {
+        let mut p = root.to_vec();
+        p.push(Seg::I(i));
+        message(m, p, sink);
+    }
+    Ok(())
+}
+
+fn message(m: &Value, mut path: Vec<Seg>, sink: &mut Sink) {
+    let (kind, fields) = if m.get("lc").is_some() && s(m, "type") == Some("constructor") {
+        let class = m
+            .get("id")
+            .and_then(Value::as_array)
+            .and_then(|a| a.last())
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let kind = match class {
+            "AIMessage" | "AIMessageChunk" => "ai",
+            "ToolMessage" | "ToolMessageChunk" => "tool",
+            _ => "other",
+        };
+        path.push(Seg::K("kwargs"));
+        (kind, m.get("kwargs").unwrap_or(&Value::Null))
+    } else if let Some(data) = m.get("data").filter(|d| d.is_object()) {
+        path.push(Seg::K("data"));
+        (s(m, "type").unwrap_or(""), data)
+    } else {
+        (s(m, "type").unwrap_or(""), m)
+    };
+    match kind {
+        "ai" | "AIMessageChunk" => ai(fields, &path, sink),
+        "tool" => {
+            if let Some(id) = s(fields, "tool_call_id") {
+                let out = fields.get("content").map(norm_output);
+                let err = s(fields, "status") == Some("error");
+                sink.answer_id(id, out, err);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn ai(f: &Value, path: &[Seg], sink: &mut Sink) {
+    let at = |sink: &Sink, rest: &[Seg]| {
+        let mut p = path.to_vec();
+        p.extend_from_slice(rest);
+        sink.at(&p)
+    };
+    let has_tc = f.get("tool_calls").is_some();
+    let has_invalid = f.get("invalid_tool_calls").is_some();
+    for (j, tc) in arr(f, "tool_calls").iter().enumerate() {
+        let args = tc.get("args").map(Args::Value).unwrap_or(Args::Empty);
+        let l = at(sink, &[Seg::K("tool_calls"), Seg::I(j)]);
+        sink.call(
+            s(tc, "name").unwrap_or(""),
+            args,
+            s(tc, "id").map(str::to_string),
+            l,
+        );
+    }
+    for (j, tc) in arr(f, "invalid_tool_calls").iter().enumerate() {
+        let args = match tc.get("args") {
+            Some(Value::String(raw)) => match super::super::sink::parse_args_text(raw) {
+                Ok(v) => Args::Owned(v),
+                Err(_) => Args::Value(tc.get("args").unwrap_or(&Value::Null)),
+            },
+            Some(v) if !v.is_null() => Args::Value(v),
+            _ => Args::Empty,
+        };
+        let l = at(sink, &[Seg::K("invalid_tool_calls"), Seg::I(j)]);
+        sink.call(
+            s(tc, "name").unwrap_or(""),
+            args,
+            s(tc, "id").map(str::to_string),
+            l,
+        );
+    }
+    if !has_tc && !has_invalid {
+        if let Some(kw) = f.get("additional_kwargs") {
+            for (j, tc) in arr(kw, "tool_calls").iter().enumerate() {
+                let Some(func) = tc.get("function") else {
+                    continue;
+                };
+                let args = func
+                    .get("arguments")
+                    .map(Args::Value)
+                    .unwrap_or(Args::Empty);
+                let l = at(
+                    sink,
+                    &[Seg::K("additional_kwargs"), Seg::K("tool_calls"), Seg::I(j)],
+                );
+                sink.call(
+                    s(func, "name").unwrap_or(""),
+                    args,
+                    s(tc, "id").map(str::to_string),
+                    l,
+                );
+            }
+        }
+    }
+}

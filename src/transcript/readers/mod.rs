@@ -1,0 +1,151 @@
+//! One reader per format. Document formats read a whole JSON value; session formats are fed
+//! one JSONL line (event) at a time and may keep state across lines.
+
+mod anthropic;
+mod claude_code;
+mod codex;
+mod deepeval;
+mod gemini;
+mod langchain;
+mod mcp;
+mod openai_chat;
+mod openai_responses;
+mod otel;
+mod vercel;
+
+use serde_json::Value;
+
+use super::sink::Sink;
+use super::spans::Seg;
+use super::Format;
+
+/// Who wrote a log line (MCP logs record the direction; plain JSONL does not).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Origin {
+    Unknown,
+    Client,
+    Server,
+}
+
+/// A session reader: state carried across the lines of one JSONL session.
+pub(crate) enum Session {
+    Mcp(mcp::State),
+    ClaudeCode(claude_code::State),
+    Codex(codex::State),
+    Otel(otel::State),
+    ChatStream(openai_chat::Stream),
+    /// A document format whose lines are independent documents (Gemini responses, Vercel results).
+    Doc(Format),
+}
+
+impl Session {
+    /// A session reader for `format`; `first` is a line that decided it (chunk streams differ).
+    pub fn new(format: Format, first: Option<&Value>) -> Self {
+        match format {
+            Format::McpJsonrpc => Session::Mcp(mcp::State::default()),
+            Format::ClaudeCode => Session::ClaudeCode(claude_code::State),
+            Format::CodexCli => Session::Codex(codex::State),
+            Format::OtelGenai => Session::Otel(otel::State::default()),
+            Format::OpenaiChat
+                if first.is_some_and(|v| {
+                    v.get("object").and_then(Value::as_str) == Some("chat.completion.chunk")
+                }) =>
+            {
+                Session::ChatStream(openai_chat::Stream::default())
+            }
+            f => Session::Doc(f),
+        }
+    }
+
+    /// Feed one line (its location is `sink.line`).
+    pub fn line(&mut self, v: &Value, origin: Origin, sink: &mut Sink) {
+        match self {
+            Session::Mcp(s) => s.message(v, origin, sink),
+            Session::ClaudeCode(s) => s.line(v, sink),
+            Session::Codex(s) => s.line(v, sink),
+            Session::Otel(s) => s.batch(v, &[], sink),
+            Session::ChatStream(s) => s.chunk(v, &[], sink),
+            Session::Doc(f) => {
+                // A line that does not fit is skipped: sessions mix event kinds.
+                let _ = read_doc(*f, v, sink);
+            }
+        }
+    }
+
+    /// End of input.
+    pub fn finish(self, sink: &mut Sink) {
+        match self {
+            Session::Mcp(s) => s.finish(sink),
+            Session::Otel(s) => s.finish(sink),
+            Session::ChatStream(s) => s.finish(sink),
+            Session::ClaudeCode(_) | Session::Codex(_) | Session::Doc(_) => {}
+        }
+    }
+}
+
+/// Read one JSON document as `format`. `Err` explains a shape the format does not have.
+pub(crate) fn read_doc(format: Format, v: &Value, sink: &mut Sink) -> Result<(), String> {
+    match format {
+        Format::OpenaiChat => openai_chat::read(v, sink),
+        Format::OpenaiResponses => openai_responses::read(v, sink),
+        Format::AnthropicMessages => anthropic::read(v, sink),
+        Format::VercelAiSdk => vercel::read(v, sink),
+        Format::Langchain => langchain::read(v, sink),
+        Format::Gemini => gemini::read(v, sink),
+        Format::Deepeval => deepeval::read(v, sink),
+        Format::OtelGenai => {
+            let mut st = otel::State::default();
+            match v {
+                Value::Array(items) => {
+                    for (i, b) in items.iter().enumerate() {
+                        st.batch(b, &[Seg::I(i)], sink);
+                    }
+                }
+                _ => st.batch(v, &[], sink),
+            }
+            if st.is_empty() && v.get("resourceSpans").is_none() {
+                return Err("expected an OTLP/JSON export with `resourceSpans`".into());
+            }
+            st.finish(sink);
+            Ok(())
+        }
+        Format::McpJsonrpc | Format::ClaudeCode | Format::CodexCli => {
+            let items: Vec<(&Value, Vec<Seg>)> = match v {
+                Value::Array(a)
+                    if format != Format::McpJsonrpc
+                        || a.iter().any(Value::is_array)
+                        || a.iter().any(|x| x.get("jsonrpc").is_some()) =>
+                {
+                    a.iter()
+                        .enumerate()
+                        .map(|(i, x)| (x, vec![Seg::I(i)]))
+                        .collect()
+                }
+                _ => vec![(v, vec![])],
+            };
+            let mut session = Session::new(format, None);
+            let before = sink.calls.len();
+            let mut fitting = 0usize;
+            for (x, path) in &items {
+                if super::detect::line(x) == Some(format) || super::detect::claude_code_hint(x) {
+                    fitting += 1;
+                }
+                sink.prefix = path.clone();
+                session.line(x, Origin::Unknown, sink);
+            }
+            sink.prefix.clear();
+            session.finish(sink);
+            if fitting == 0 && sink.calls.len() == before {
+                return Err(format!(
+                    "expected {} lines",
+                    match format {
+                        Format::McpJsonrpc => "JSON-RPC 2.0 message",
+                        Format::ClaudeCode => "Claude Code session",
+                        _ => "Codex rollout",
+                    }
+                ));
+            }
+            Ok(())
+        }
+    }
+}

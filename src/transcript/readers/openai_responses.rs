@@ -1,0 +1,189 @@
+//! OpenAI Responses API: `Response` objects, input item lists, conversation item lists,
+//! request bodies; function, custom and hosted tool items.
+
+use serde_json::Value;
+
+use super::super::detect;
+use super::super::sink::{arr, norm_output, s, Args, Sink};
+use super::super::spans::Seg;
+
+/// Read a Responses document.
+pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
+    for t in arr(v, "tools") {
+        if let Some(name) = s(t, "name") {
+            sink.declare(name, t.get("description"), t.get("parameters"));
+        }
+    }
+    let (items, root): (&[Value], Seg) = if let Some(o) = v.get("output").and_then(Value::as_array)
+    {
+        (o, Seg::K("output"))
+    } else if let Some(d) = v.get("data").and_then(Value::as_array) {
+        (d, Seg::K("data"))
+    } else if let Some(m) = detect::messages(v) {
+        let seg = if v.get("messages").is_some() {
+            Seg::K("messages")
+        } else {
+            Seg::K("input")
+        };
+        (m, seg)
+    } else {
+        return Err(format!(
+            "expected `output`, `data`, `input` or an item list; found {}",
+            detect::describe(v)
+        ));
+    };
+    let bare = v.is_array();
+    let mut i = 0;
+    while i < items.len() {
+        let it = &items[i];
+        let path: Vec<Seg> = if bare {
+            vec![Seg::I(i)]
+        } else {
+            vec![root, Seg::I(i)]
+        };
+        let loc = sink.at(&path);
+        let ty = s(it, "type").unwrap_or("");
+        let call_id = s(it, "call_id").map(str::to_string);
+        let item_id = s(it, "id").map(str::to_string);
+        let failed = s(it, "status") == Some("failed");
+        let obj = |key: &str| {
+            it.get(key)
+                .cloned()
+                .unwrap_or_else(|| Value::Object(Default::default()))
+        };
+        match ty {
+            "function_call" => {
+                let args = it.get("arguments").map(Args::Value).unwrap_or(Args::Empty);
+                sink.call(s(it, "name").unwrap_or(""), args, call_id.or(item_id), loc);
+            }
+            "custom_tool_call" => {
+                let input = s(it, "input").unwrap_or("").to_string();
+                sink.call(
+                    s(it, "name").unwrap_or(""),
+                    Args::Raw(input),
+                    call_id.or(item_id),
+                    loc,
+                );
+            }
+            "computer_call" => {
+                let i2 = sink.call(
+                    "computer",
+                    Args::Owned(obj("action")),
+                    call_id.or(item_id),
+                    loc,
+                );
+                if failed {
+                    sink.answer(i2, None, true);
+                }
+            }
+            "shell_call" | "apply_patch_call" | "local_shell_call" => {
+                let (name, key) = match ty {
+                    "shell_call" => ("shell", "action"),
+                    "apply_patch_call" => ("apply_patch", "operation"),
+                    _ => ("local_shell", "action"),
+                };
+                let i2 = sink.call(name, Args::Owned(obj(key)), call_id.or(item_id), loc);
+                if failed {
+                    sink.answer(i2, None, true);
+                }
+            }
+            "function_call_output"
+            | "custom_tool_call_output"
+            | "computer_call_output"
+            | "shell_call_output"
+            | "apply_patch_call_output"
+            | "local_shell_call_output" => {
+                let id = call_id.or(item_id);
+                let out = it.get("output").map(norm_output);
+                if let Some(id) = id {
+                    if !sink.answer_id(&id, out, false) {
+                        sink.finding(
+                            "orphan-result",
+                            format!("`{ty}` for `{id}` has no matching call"),
+                            loc,
+                        );
+                    }
+                }
+            }
+            "web_search_call" => {
+                let i2 = sink.call("web_search", Args::Owned(obj("action")), item_id, loc);
+                sink.answer(i2, None, failed);
+            }
+            "file_search_call" => {
+                let mut args = serde_json::Map::new();
+                args.insert(
+                    "queries".into(),
+                    it.get("queries").cloned().unwrap_or(Value::Null),
+                );
+                let i2 = sink.call(
+                    "file_search",
+                    Args::Owned(Value::Object(args)),
+                    item_id,
+                    loc,
+                );
+                sink.answer(
+                    i2,
+                    it.get("results").filter(|r| !r.is_null()).cloned(),
+                    failed,
+                );
+            }
+            "code_interpreter_call" => {
+                let mut args = serde_json::Map::new();
+                args.insert(
+                    "code".into(),
+                    it.get("code").cloned().unwrap_or(Value::Null),
+                );
+                let i2 = sink.call(
+                    "code_interpreter",
+                    Args::Owned(Value::Object(args)),
+                    item_id,
+                    loc,
+                );
+                sink.answer(
+                    i2,
+                    it.get("outputs").filter(|r| !r.is_null()).map(norm_output),
+                    failed,
+                );
+            }
+            "image_generation_call" => {
+                let i2 = sink.call("image_generation", Args::Empty, item_id, loc);
+                sink.answer(
+                    i2,
+                    it.get("result").filter(|r| !r.is_null()).cloned(),
+                    failed,
+                );
+            }
+            "mcp_call" => {
+                let args = it.get("arguments").map(Args::Value).unwrap_or(Args::Empty);
+                let i2 = sink.call(s(it, "name").unwrap_or(""), args, item_id, loc);
+                let err = it.get("error").filter(|e| !e.is_null());
+                let out = match err {
+                    Some(e) => Some(norm_output(e)),
+                    None => it.get("output").filter(|o| !o.is_null()).map(norm_output),
+                };
+                sink.answer(i2, out, err.is_some() || failed);
+            }
+            "tool_search_call" => {
+                let args = it.get("arguments").map(Args::Value).unwrap_or(Args::Empty);
+                let i2 = sink.call("tool_search", args, call_id.or(item_id), loc);
+                // Its output item follows directly and carries no usable link.
+                if let Some(next) = items
+                    .get(i + 1)
+                    .filter(|n| s(n, "type") == Some("tool_search_output"))
+                {
+                    sink.answer(
+                        i2,
+                        next.get("tools").cloned(),
+                        s(next, "status") == Some("failed"),
+                    );
+                    i += 1;
+                } else if failed {
+                    sink.answer(i2, None, true);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    Ok(())
+}

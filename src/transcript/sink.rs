@@ -1,0 +1,351 @@
+//! The per-transcript collector readers push calls into: applies the universal argument and
+//! output rules, links results to calls, and records where each call sits in the file.
+
+use std::collections::{HashMap, VecDeque};
+
+use serde_json::Value;
+
+use crate::source::Span;
+
+use super::spans::{Seg, SpanTree};
+use super::{ReadFinding, ToolCall, ToolDecl};
+
+/// Where a call (or finding) sits: a known span, or a path into the current JSON document.
+#[derive(Debug, Clone)]
+pub(crate) enum Loc {
+    Span(Span),
+    Path(Vec<Seg>),
+}
+
+/// How a format gives a call's arguments.
+pub(crate) enum Args<'a> {
+    /// A JSON value; a string is decoded by the argument-string rule.
+    Value(&'a Value),
+    /// Owned value taken as is (already decoded).
+    Owned(Value),
+    /// Freeform input (custom tools, `apply_patch`): always the raw string.
+    Raw(String),
+    /// No arguments recorded: `{}`.
+    Empty,
+}
+
+/// Collects one transcript's calls.
+#[derive(Default)]
+pub(crate) struct Sink {
+    pub calls: Vec<ToolCall>,
+    locs: Vec<Loc>,
+    answered: Vec<bool>,
+    pub findings: Vec<(ReadFinding, Loc)>,
+    pub tools: Vec<ToolDecl>,
+    by_id: HashMap<String, usize>,
+    by_name: HashMap<String, VecDeque<usize>>,
+    /// When set, every location is this span (one JSONL line = one record).
+    pub line: Option<Span>,
+    /// Path of the current record inside the document (prepended to paths given to `at`).
+    pub prefix: Vec<Seg>,
+}
+
+impl Sink {
+    /// A location for the value at `path` in the current document (or the current line).
+    pub fn at(&self, path: &[Seg]) -> Loc {
+        match self.line {
+            Some(s) => Loc::Span(s),
+            None => {
+                let mut p = Vec::with_capacity(self.prefix.len() + path.len());
+                p.extend_from_slice(&self.prefix);
+                p.extend_from_slice(path);
+                Loc::Path(p)
+            }
+        }
+    }
+
+    /// Whether a call with this id was already recorded.
+    pub fn has_id(&self, id: &str) -> bool {
+        self.by_id.contains_key(id)
+    }
+
+    /// Record a call. A call whose id was already seen is a duplicate (history resent, resumed
+    /// session, provider-raw mirror) and is dropped: returns the existing call's index.
+    pub fn call(&mut self, name: &str, args: Args<'_>, id: Option<String>, loc: Loc) -> usize {
+        if let Some(id) = &id {
+            if let Some(&i) = self.by_id.get(id) {
+                return i;
+            }
+        }
+        self.call_unique(name, args, id, loc)
+    }
+
+    /// Record a call without de-duplicating by id.
+    pub fn call_unique(
+        &mut self,
+        name: &str,
+        args: Args<'_>,
+        id: Option<String>,
+        loc: Loc,
+    ) -> usize {
+        let args = match args {
+            Args::Value(Value::String(s)) => self.args_text(s, name, &loc),
+            Args::Value(v) => v.clone(),
+            Args::Owned(Value::String(s)) => self.args_text(&s, name, &loc),
+            Args::Owned(v) => v,
+            Args::Raw(s) => Value::String(s),
+            Args::Empty => Value::Object(Default::default()),
+        };
+        let i = self.calls.len();
+        if let Some(id) = &id {
+            self.by_id.insert(id.clone(), i);
+        }
+        self.by_name
+            .entry(name.to_string())
+            .or_default()
+            .push_back(i);
+        self.calls.push(ToolCall {
+            name: name.to_string(),
+            args,
+            id,
+            output: None,
+            is_error: false,
+            span: Span::default(),
+        });
+        self.locs.push(loc);
+        self.answered.push(false);
+        i
+    }
+
+    fn args_text(&mut self, s: &str, name: &str, loc: &Loc) -> Value {
+        match parse_args_text(s) {
+            Ok(v) => v,
+            Err(e) => {
+                self.findings.push((
+                    ReadFinding {
+                        code: "invalid-arguments",
+                        message: format!(
+                            "arguments of `{name}` are not valid JSON ({e}); kept as the raw string"
+                        ),
+                        span: Span::default(),
+                    },
+                    loc.clone(),
+                ));
+                Value::String(s.to_string())
+            }
+        }
+    }
+
+    /// Set the result of call `i` (the first result wins; later copies are duplicates).
+    pub fn answer(&mut self, i: usize, output: Option<Value>, is_error: bool) {
+        if i < self.calls.len() && !self.answered[i] {
+            self.answered[i] = true;
+            self.calls[i].output = output;
+            self.calls[i].is_error = is_error;
+        }
+    }
+
+    /// Link a result to the call with this id; false if there is none.
+    pub fn answer_id(&mut self, id: &str, output: Option<Value>, is_error: bool) -> bool {
+        match self.by_id.get(id) {
+            Some(&i) => {
+                self.answer(i, output, is_error);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Link a result to the oldest unanswered call with this name; false if there is none.
+    pub fn answer_name(&mut self, name: &str, output: Option<Value>, is_error: bool) -> bool {
+        let Some(q) = self.by_name.get_mut(name) else {
+            return false;
+        };
+        while let Some(&i) = q.front() {
+            if self.answered[i] {
+                q.pop_front();
+                continue;
+            }
+            q.pop_front();
+            self.answer(i, output, is_error);
+            return true;
+        }
+        false
+    }
+
+    /// Add a finding at `loc`.
+    pub fn finding(&mut self, code: &'static str, message: String, loc: Loc) {
+        self.findings.push((
+            ReadFinding {
+                code,
+                message,
+                span: Span::default(),
+            },
+            loc,
+        ));
+    }
+
+    /// Declare a tool (from a format's tool list), skipping repeats by name.
+    pub fn declare(&mut self, name: &str, description: Option<&Value>, parameters: Option<&Value>) {
+        if name.is_empty() || self.tools.iter().any(|t| t.name == name) {
+            return;
+        }
+        self.tools.push(ToolDecl {
+            name: name.to_string(),
+            description: description.and_then(Value::as_str).map(str::to_string),
+            parameters: parameters.filter(|p| !p.is_null()).cloned(),
+        });
+    }
+
+    /// Resolve path locations against the current document `text` (which starts at file
+    /// offset `base`). Calls already located keep their spans.
+    pub fn resolve(&mut self, text: &[u8], base: usize) {
+        let depth = self
+            .locs
+            .iter()
+            .chain(self.findings.iter().map(|(_, l)| l))
+            .filter_map(|l| match l {
+                Loc::Path(p) => Some(p.len()),
+                Loc::Span(_) => None,
+            })
+            .max();
+        let Some(depth) = depth else {
+            return;
+        };
+        let tree = SpanTree::build(text, depth);
+        let whole = Span::new(base, base + text.len());
+        let mut fix = |l: &mut Loc| {
+            if let Loc::Path(p) = l {
+                let span = tree
+                    .locate(p)
+                    .map(|(s, e)| Span::new(base + s, base + e))
+                    .unwrap_or(whole);
+                *l = Loc::Span(span);
+            }
+        };
+        self.locs.iter_mut().for_each(&mut fix);
+        self.findings.iter_mut().for_each(|(_, l)| fix(l));
+    }
+
+    /// Finish: spans copied onto calls and findings (call `resolve` first for documents).
+    pub fn finish(mut self) -> (Vec<ToolCall>, Vec<ToolDecl>, Vec<ReadFinding>) {
+        for (call, loc) in self.calls.iter_mut().zip(&self.locs) {
+            if let Loc::Span(s) = loc {
+                call.span = *s;
+            }
+        }
+        let findings = self
+            .findings
+            .into_iter()
+            .map(|(mut f, l)| {
+                if let Loc::Span(s) = l {
+                    f.span = s;
+                }
+                f
+            })
+            .collect();
+        (self.calls, self.tools, findings)
+    }
+}
+
+/// The argument-string rule: blank → `{}`, valid JSON → the value, else an error.
+pub(crate) fn parse_args_text(s: &str) -> Result<Value, serde_json::Error> {
+    if s.trim().is_empty() {
+        return Ok(Value::Object(Default::default()));
+    }
+    serde_json::from_str(s)
+}
+
+/// The output rule: strings verbatim; a non-empty list made only of text blocks → the texts
+/// joined with `"\n"`; anything else as JSON.
+pub(crate) fn norm_output(v: &Value) -> Value {
+    if let Value::Array(items) = v {
+        if !items.is_empty() && items.iter().all(is_text_block) {
+            let texts: Vec<&str> = items
+                .iter()
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .collect();
+            return Value::String(texts.join("\n"));
+        }
+    }
+    v.clone()
+}
+
+fn is_text_block(b: &Value) -> bool {
+    matches!(
+        b.get("type").and_then(Value::as_str),
+        Some("text" | "input_text" | "output_text")
+    ) && b.get("text").is_some_and(Value::is_string)
+}
+
+/// A string field of an object.
+pub(crate) fn s<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
+    v.get(key).and_then(Value::as_str)
+}
+
+/// An id as a string: strings as is, numbers in decimal.
+pub(crate) fn id_string(v: Option<&Value>) -> Option<String> {
+    match v? {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// An array field (empty slice if absent or not an array).
+pub(crate) fn arr<'v>(v: &'v Value, key: &str) -> &'v [Value] {
+    v.get(key)
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn argument_rule() {
+        assert_eq!(parse_args_text("  ").unwrap(), json!({}));
+        assert_eq!(parse_args_text("{\"a\":1}").unwrap(), json!({"a": 1}));
+        assert!(parse_args_text("{\"a\":").is_err());
+    }
+
+    #[test]
+    fn output_rule() {
+        let blocks = json!([{"type":"text","text":"a"},{"type":"output_text","text":"b"}]);
+        assert_eq!(norm_output(&blocks), json!("a\nb"));
+        let mixed = json!([{"type":"text","text":"a"},{"type":"image"}]);
+        assert_eq!(norm_output(&mixed), mixed);
+        assert_eq!(norm_output(&json!([])), json!([]));
+        assert_eq!(norm_output(&json!("{\"x\":1}")), json!("{\"x\":1}"));
+    }
+
+    #[test]
+    fn duplicates_by_id_are_counted_once_and_results_link() {
+        let mut s = Sink::default();
+        let a = s.call(
+            "f",
+            Args::Value(&json!("{\"x\":1}")),
+            Some("1".into()),
+            Loc::Span(Span::point(0)),
+        );
+        let b = s.call(
+            "f",
+            Args::Empty,
+            Some("1".into()),
+            Loc::Span(Span::point(5)),
+        );
+        assert_eq!(a, b);
+        s.call(
+            "g",
+            Args::Value(&json!("{bad")),
+            None,
+            Loc::Span(Span::point(9)),
+        );
+        assert!(s.answer_id("1", Some(json!("ok")), false));
+        assert!(s.answer_name("g", Some(json!("no")), true));
+        assert!(!s.answer_name("g", None, false));
+        let (calls, _, findings) = s.finish();
+        assert_eq!(calls.len(), 2);
+        assert_eq!(calls[1].args, json!("{bad"));
+        assert_eq!(findings.len(), 1);
+        assert_eq!(findings[0].span, Span::point(9));
+    }
+}

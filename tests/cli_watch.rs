@@ -1,0 +1,147 @@
+//! `toolspec watch` on real file edits in a temporary folder: an in-place write, an editor's
+//! atomic save (write a temporary file, rename it over the transcript), a spec syntax error
+//! mid-edit (reported; the last good spec keeps being used), its fix, and a deletion. Every
+//! step waits for the re-check output with a generous timeout; nothing asserts on timing.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+const PASSING: &str =
+    r#"{"tools_called": [{"name": "search", "input_parameters": {"query": "rust"}}]}"#;
+const FAILING: &str = r#"{"tools_called": [{"name": "browse", "input_parameters": {}}]}"#;
+const SPEC: &str = "spec s {\n  transcripts \"runs/*.json\"\n  call search(query: \"rust\")\n}\n";
+
+/// Lines from the child's stdout and stderr, tagged.
+struct Watch {
+    child: Child,
+    lines: Receiver<(bool, String)>,
+    seen: Vec<String>,
+}
+
+impl Watch {
+    fn start(dir: &Path) -> Watch {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolspec"))
+            .args([
+                "watch",
+                "--no-clear",
+                "--color",
+                "never",
+                "--debounce",
+                "50",
+            ])
+            .current_dir(dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start toolspec watch");
+        let (tx, rx) = mpsc::channel();
+        let out = child.stdout.take().unwrap();
+        let err = child.stderr.take().unwrap();
+        let tx2 = tx.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(out).lines().map_while(Result::ok) {
+                let _ = tx.send((false, line));
+            }
+        });
+        std::thread::spawn(move || {
+            for line in BufReader::new(err).lines().map_while(Result::ok) {
+                let _ = tx2.send((true, line));
+            }
+        });
+        Watch {
+            child,
+            lines: rx,
+            seen: Vec::new(),
+        }
+    }
+
+    /// Wait for the end of the next run — its summary line on stdout and the `[watch]` status
+    /// line on stderr (the two pipes are read independently, so either may come first) — and
+    /// return what was printed since the previous one.
+    fn next_run(&mut self) -> String {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let mut text = String::new();
+        let (mut summary, mut status) = (false, false);
+        loop {
+            if summary && status {
+                return text;
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok((is_err, line)) => {
+                    self.seen.push(line.clone());
+                    if is_err && line.starts_with("[watch]") {
+                        status = true;
+                        continue;
+                    }
+                    if !is_err && line.contains(" passed, ") && line.contains(" failed (") {
+                        summary = true;
+                    }
+                    text.push_str(&line);
+                    text.push('\n');
+                }
+                Err(_) => panic!(
+                    "no re-check within 60 s; output so far:\n{}",
+                    self.seen.join("\n")
+                ),
+            }
+        }
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn watch_rechecks_on_every_kind_of_save() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("runs")).unwrap();
+    std::fs::write(root.join("s.toolspec"), SPEC).unwrap();
+    std::fs::write(root.join("runs/t.json"), PASSING).unwrap();
+
+    let mut w = Watch::start(root);
+    let first = w.next_run();
+    assert!(first.contains("1 passed, 0 failed"), "{first}");
+
+    // In-place write.
+    std::fs::write(root.join("runs/t.json"), FAILING).unwrap();
+    let run = w.next_run();
+    assert!(run.contains("0 passed, 1 failed"), "{run}");
+    assert!(run.contains("missing-call"), "{run}");
+
+    // Atomic save: write elsewhere, rename over the transcript.
+    std::fs::write(root.join("runs/.t.json.tmp"), PASSING).unwrap();
+    std::fs::rename(root.join("runs/.t.json.tmp"), root.join("runs/t.json")).unwrap();
+    let run = w.next_run();
+    assert!(run.contains("1 passed, 0 failed"), "{run}");
+
+    // A syntax error mid-edit: shown, and the last good spec still checks the transcript.
+    std::fs::write(root.join("s.toolspec"), "spec s {\n  call search(\n").unwrap();
+    let run = w.next_run();
+    assert!(run.contains("toolspec::syntax"), "{run}");
+    assert!(run.contains("using-last-good-spec"), "{run}");
+    assert!(run.contains("1 passed, 0 failed"), "{run}");
+
+    // The fix: the new spec is used (it now expects another tool, so the run fails).
+    std::fs::write(
+        root.join("s.toolspec"),
+        SPEC.replace("call search(query: \"rust\")", "call fetch"),
+    )
+    .unwrap();
+    let run = w.next_run();
+    assert!(!run.contains("toolspec::syntax"), "{run}");
+    assert!(run.contains("0 passed, 1 failed"), "{run}");
+
+    // Deleting the transcript removes its result.
+    std::fs::remove_file(root.join("runs/t.json")).unwrap();
+    let run = w.next_run();
+    assert!(run.contains("0 passed, 0 failed (0 checked"), "{run}");
+}

@@ -1,0 +1,146 @@
+//! Data-driven: every transcript of the corpus (synthetic, real, and our own variant fixtures)
+//! read with format detection must give exactly its truth file's calls.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use toolspec::transcript::{read_file, Transcript};
+
+/// (transcript, truth) pairs under `root/<transcripts>/<format>/` and `root/<truth>/<format>/`.
+fn pairs(root: &Path, transcripts: &str, truth: &str) -> Vec<(PathBuf, PathBuf)> {
+    let mut out = Vec::new();
+    let Ok(formats) = std::fs::read_dir(root.join(transcripts)) else {
+        return out;
+    };
+    for fmt in formats.flatten() {
+        if !fmt.path().is_dir() || fmt.file_name() == "truth" {
+            continue;
+        }
+        for f in std::fs::read_dir(fmt.path()).unwrap().flatten() {
+            let name = f.file_name().to_string_lossy().to_string();
+            if name.ends_with(".truth.json") || name.ends_with(".md") {
+                continue;
+            }
+            let t = root
+                .join(truth)
+                .join(fmt.file_name())
+                .join(format!("{name}.truth.json"));
+            out.push((f.path(), t));
+        }
+    }
+    out.sort();
+    out
+}
+
+fn calls_json(ts: &[Transcript]) -> Value {
+    let calls: Vec<_> = ts.iter().flat_map(|t| t.calls.iter()).collect();
+    serde_json::to_value(calls).unwrap()
+}
+
+fn check(root: &Path, transcripts: &str, truth: &str) -> (usize, Vec<String>) {
+    let mut failures = Vec::new();
+    let all = pairs(root, transcripts, truth);
+    for (file, truth_file) in &all {
+        let expected: Value = match std::fs::read(truth_file) {
+            Ok(b) => serde_json::from_slice(&b).unwrap(),
+            Err(_) => {
+                failures.push(format!(
+                    "{}: no truth file {}",
+                    file.display(),
+                    truth_file.display()
+                ));
+                continue;
+            }
+        };
+        let fmt_dir = file
+            .parent()
+            .unwrap()
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .replace('_', "-");
+        match read_file(file, None) {
+            Err(e) => failures.push(format!("{}: read error: {e}", file.display())),
+            Ok(ts) => {
+                let got = calls_json(&ts);
+                if ts.iter().any(|t| t.format.to_string() != fmt_dir) {
+                    failures.push(format!(
+                        "{}: detected as {} (folder says {fmt_dir})",
+                        file.display(),
+                        ts[0].format
+                    ));
+                }
+                if got != expected {
+                    let (g, e) = (got.as_array().unwrap(), expected.as_array().unwrap());
+                    let mut detail = format!("{} calls, expected {}", g.len(), e.len());
+                    if let Some(i) = (0..g.len().min(e.len())).find(|&i| g[i] != e[i]) {
+                        detail.push_str(&format!(
+                            "; first difference at call {i}:\n    got      {}\n    expected {}",
+                            g[i], e[i]
+                        ));
+                    } else if g.len() != e.len() {
+                        let extra = if g.len() > e.len() {
+                            &g[e.len()]
+                        } else {
+                            &e[g.len()]
+                        };
+                        detail.push_str(&format!("; first extra/missing: {extra}"));
+                    }
+                    failures.push(format!("{}: {detail}", file.display()));
+                }
+                let mut streamed = Vec::new();
+                let bytes = std::fs::read(file).unwrap();
+                match toolspec::transcript::read_reader("f", &bytes[..], None, |t| streamed.push(t))
+                {
+                    Ok(()) if calls_json(&streamed) == got => {}
+                    Ok(()) => failures.push(format!("{}: streamed read differs", file.display())),
+                    Err(e) => {
+                        failures.push(format!("{}: streamed read failed: {e}", file.display()))
+                    }
+                }
+                for t in &ts {
+                    for c in &t.calls {
+                        assert!(
+                            c.span.end > c.span.start || c.span.end == 0,
+                            "{}: empty span",
+                            file.display()
+                        );
+                    }
+                }
+            }
+        }
+    }
+    (all.len(), failures)
+}
+
+#[test]
+fn every_corpus_transcript_matches_its_truth() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut failures = Vec::new();
+    let mut total = 0;
+    for (dir, t, g) in [
+        ("corpus", "transcripts", "truth"),
+        ("corpus/real", ".", "truth"),
+        ("formats", "transcripts", "truth"),
+    ] {
+        let (n, f) = check(&root.join(dir), t, g);
+        total += n;
+        failures.extend(f);
+    }
+    if let Ok(extra) = std::env::var("TOOLSPEC_EXTRA_CORPUS") {
+        let (n, f) = check(Path::new(&extra), "transcripts", "truth");
+        total += n;
+        failures.extend(f);
+    }
+    eprintln!("checked {total} transcripts");
+    assert!(
+        total >= 56,
+        "expected the whole corpus, found {total} transcripts"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {total} transcripts differ from truth:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

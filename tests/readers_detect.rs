@@ -1,0 +1,183 @@
+//! Detection: ambiguous files, the `--format` override, and JSONL datasets vs sessions.
+
+use serde_json::{json, Value};
+use toolspec::transcript::{read, Format};
+
+fn names(bytes: &[u8], format: Option<Format>) -> (Format, Vec<String>) {
+    let ts = read("x", bytes, format).unwrap();
+    assert_eq!(ts.len(), 1);
+    (
+        ts[0].format,
+        ts[0].calls.iter().map(|c| c.name.clone()).collect(),
+    )
+}
+
+#[test]
+fn anthropic_blocks_mirrored_in_tool_calls_is_anthropic_unless_forced() {
+    // A proxy log holding both shapes of the same call: first match in the table wins.
+    let doc = json!({"messages": [
+        {"role": "assistant",
+         "content": [{"type": "tool_use", "id": "toolu_1", "name": "search", "input": {"q": "a"}}],
+         "tool_calls": [{"id": "toolu_1", "type": "function", "function": {"name": "search_openai", "arguments": "{\"q\":\"a\"}"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "found"}]}
+    ]});
+    let bytes = serde_json::to_vec(&doc).unwrap();
+    assert_eq!(
+        names(&bytes, None),
+        (Format::AnthropicMessages, vec!["search".to_string()])
+    );
+    assert_eq!(
+        names(&bytes, Some(Format::OpenaiChat)),
+        (Format::OpenaiChat, vec!["search_openai".to_string()])
+    );
+}
+
+#[test]
+fn role_parts_lists_are_gemini_without_part_types_and_vercel_with_them() {
+    let gemini = json!([
+        {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}}]},
+        {"role": "user", "parts": [{"functionResponse": {"name": "f", "response": {"output": 1}}}]}
+    ]);
+    let vercel = json!([
+        {"role": "assistant", "parts": [{"type": "tool-f", "toolCallId": "c1", "state": "output-available", "input": {}, "output": 1}]}
+    ]);
+    let (f, n) = names(&serde_json::to_vec(&gemini).unwrap(), None);
+    assert_eq!((f, n.len()), (Format::Gemini, 1));
+    let (f, n) = names(&serde_json::to_vec(&vercel).unwrap(), None);
+    assert_eq!((f, n), (Format::VercelAiSdk, vec!["f".to_string()]));
+}
+
+#[test]
+fn hyphen_and_underscore_parts_tell_vercel_from_anthropic() {
+    let model_messages = json!([
+        {"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": {}}]},
+        {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1", "toolName": "f", "output": {"type": "text", "value": "ok"}}]}
+    ]);
+    let ts = read(
+        "m.json",
+        &serde_json::to_vec(&model_messages).unwrap(),
+        None,
+    )
+    .unwrap();
+    assert_eq!(ts[0].format, Format::VercelAiSdk);
+    assert_eq!(ts[0].calls[0].output, Some(json!("ok")));
+    // `role: tool` alone would also match OpenAI Chat; the hyphenated parts decide first.
+}
+
+#[test]
+fn langchain_typed_messages_win_over_role_messages() {
+    let state = json!({"messages": [
+        {"type": "ai", "content": "", "tool_calls": [{"name": "f", "args": {"x": 1}, "id": "c1", "type": "tool_call"}]},
+        {"type": "tool", "content": "done", "tool_call_id": "c1", "status": "error"}
+    ]});
+    let ts = read("s.json", &serde_json::to_vec(&state).unwrap(), None).unwrap();
+    assert_eq!(ts[0].format, Format::Langchain);
+    assert!(ts[0].calls[0].is_error);
+}
+
+#[test]
+fn responses_input_items_with_untyped_user_turns() {
+    let req = json!({"model": "gpt-4.1", "input": [
+        {"role": "user", "content": "hi"},
+        {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "r"}
+    ]});
+    let ts = read("r.json", &serde_json::to_vec(&req).unwrap(), None).unwrap();
+    assert_eq!(ts[0].format, Format::OpenaiResponses);
+    assert_eq!(ts[0].calls[0].output, Some(json!("r")));
+}
+
+#[test]
+fn single_line_session_file_is_read_as_a_session() {
+    let line = br#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"ls\"]}","call_id":"c1"}}"#;
+    let (f, n) = names(line, None);
+    assert_eq!((f, n), (Format::CodexCli, vec!["shell".to_string()]));
+}
+
+#[test]
+fn jsonl_of_whole_transcripts_is_a_dataset() {
+    let text = include_str!("fixtures/datasets/anthropic_messages.jsonl");
+    let truth = include_str!("fixtures/datasets/anthropic_messages.truth.jsonl");
+    let ts = read("set.jsonl", text.as_bytes(), None).unwrap();
+    let expected: Vec<Value> = truth
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(ts.len(), expected.len());
+    for (i, (t, e)) in ts.iter().zip(&expected).enumerate() {
+        assert_eq!(t.format, Format::AnthropicMessages);
+        let rec = t.record.expect("dataset transcripts carry their line");
+        assert_eq!(rec.line, i + 1);
+        assert_eq!(
+            serde_json::to_value(&t.calls).unwrap(),
+            *e,
+            "line {}",
+            i + 1
+        );
+        let line_text = &text[rec.span.start..rec.span.end];
+        assert!(serde_json::from_str::<Value>(line_text).is_ok() && !line_text.contains('\n'));
+        for c in &t.calls {
+            assert!(c.span.start >= rec.span.start && c.span.end <= rec.span.end);
+            let block: Value = serde_json::from_str(&text[c.span.start..c.span.end]).unwrap();
+            assert_eq!(block["id"].as_str(), c.id.as_deref());
+        }
+    }
+}
+
+#[test]
+fn jsonl_of_events_is_one_session_with_line_spans() {
+    let text = concat!(
+        r#"{"type":"summary","summary":"s","leafUuid":"u"}"#,
+        "\n",
+        r#"{"type":"assistant","sessionId":"S","uuid":"a","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"a"}}]}}"#,
+        "\n",
+        r#"{"type":"user","sessionId":"S","uuid":"b","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"x","is_error":true}]}}"#,
+        "\n",
+        // A resumed session repeats the line: counted once.
+        r#"{"type":"assistant","sessionId":"S","uuid":"a","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"a"}}]}}"#,
+        "\n",
+    );
+    let ts = read("s.jsonl", text.as_bytes(), None).unwrap();
+    assert_eq!(ts.len(), 1);
+    let t = &ts[0];
+    assert_eq!(
+        (t.format, t.record, t.calls.len()),
+        (Format::ClaudeCode, None, 1)
+    );
+    assert!(t.calls[0].is_error);
+    let line2 = text.lines().nth(1).unwrap();
+    assert_eq!(&text[t.calls[0].span.start..t.calls[0].span.end], line2);
+}
+
+#[test]
+fn forced_format_overrides_detection_for_jsonl() {
+    // Lines that look like a dataset of chat requests, read as forced OpenAI Chat: same thing;
+    // forcing a session format on them finds no session lines and says so.
+    let text = concat!(
+        r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"a","type":"function","function":{"name":"f","arguments":"{}"}}]}]}"#,
+        "\n",
+        r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"b","type":"function","function":{"name":"g","arguments":"{}"}}]}]}"#,
+        "\n",
+    );
+    let ts = read("d.jsonl", text.as_bytes(), Some(Format::OpenaiChat)).unwrap();
+    assert_eq!(ts.len(), 2);
+    let ts = read("d.jsonl", text.as_bytes(), Some(Format::McpJsonrpc)).unwrap();
+    assert_eq!(ts[0].calls.len(), 0);
+}
+
+#[test]
+fn spans_point_at_the_call_record_in_documents() {
+    let text =
+        include_bytes!("fixtures/corpus/transcripts/openai_chat/research_parallel.request.json");
+    let ts = read("r.json", text, None).unwrap();
+    for c in &ts[0].calls {
+        let rec: Value = serde_json::from_slice(&text[c.span.start..c.span.end]).unwrap();
+        assert_eq!(rec["id"].as_str(), c.id.as_deref());
+        assert_eq!(rec["function"]["name"].as_str(), Some(c.name.as_str()));
+    }
+    let tools: Vec<&str> = ts[0].tools.iter().map(|t| t.name.as_str()).collect();
+    assert!(
+        !tools.is_empty() && ts[0].tools[0].parameters.is_some(),
+        "{tools:?}"
+    );
+}

@@ -1,0 +1,227 @@
+//! Malformed input: every case is a located `ReadError` (or, where the format tolerates it,
+//! a finding) — never a panic.
+
+use toolspec::transcript::{read, read_reader, Format, ReadError};
+
+fn err(name: &str, bytes: &[u8]) -> ReadError {
+    match read(name, bytes, None) {
+        Ok(t) => panic!("{name}: expected an error, read {} transcripts", t.len()),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn empty_and_blank_files() {
+    for bytes in [&b""[..], b"   \n\n\t  \n"] {
+        let e = err("empty.json", bytes);
+        assert_eq!(e.code(), "empty");
+        assert!(e.to_string().starts_with("empty.json: empty file"), "{e}");
+    }
+}
+
+#[test]
+fn invalid_json_document_points_at_line_and_column() {
+    let text = b"{\n  \"messages\": [\n    {\"role\": \"user\" \"content\": \"hi\"}\n  ]\n}\n";
+    let e = err("runs/a.json", text);
+    assert_eq!(e.code(), "invalid-json");
+    assert_eq!(e.line_col(), Some((3, 21)));
+    assert_eq!(
+        e.to_string(),
+        "runs/a.json:3:21: invalid JSON: expected `,` or `}`"
+    );
+}
+
+#[test]
+fn truncated_document_says_it_was_cut_off() {
+    let text = b"{\"messages\": [{\"role\": \"user\", \"content\": \"hi\"}, {\"role\": \"assis";
+    let e = err("cut.json", text);
+    assert_eq!(e.code(), "invalid-json");
+    assert_eq!(e.line_col().unwrap().0, 1);
+    let help = miette::Diagnostic::help(&e).unwrap().to_string();
+    assert!(help.contains("cut off"), "{help}");
+}
+
+#[test]
+fn invalid_line_in_the_middle_of_a_jsonl_file() {
+    let text = concat!(
+        r#"{"timestamp":"t","type":"session_meta","payload":{}}"#,
+        "\n",
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"a","arguments":"{}","call_id":"c1"}}"#,
+        "\n",
+        r#"{"timestamp":"t","type":"response_item" "payload":{}}"#,
+        "\n",
+        r#"{"timestamp":"t","type":"event_msg","payload":{}}"#,
+        "\n",
+    );
+    let e = err("runs/a.jsonl", text.as_bytes());
+    assert_eq!(e.code(), "invalid-json");
+    assert_eq!(
+        e.to_string(),
+        "runs/a.jsonl:3:41: invalid JSON: expected `,` or `}`"
+    );
+}
+
+#[test]
+fn truncated_last_line_is_an_error_for_sessions() {
+    let text = concat!(
+        r#"{"timestamp":"t","type":"session_meta","payload":{}}"#,
+        "\n",
+        r#"{"timestamp":"t","type":"response_item","payload":{"type":"function_call","name":"a","arg"#,
+    );
+    let e = err("live.jsonl", text.as_bytes());
+    assert_eq!(e.code(), "truncated");
+    assert_eq!(e.line_col().unwrap().0, 2);
+    assert!(e.to_string().starts_with("live.jsonl:2:"), "{e}");
+}
+
+#[test]
+fn torn_last_line_of_an_mcp_log_is_a_finding() {
+    let text = concat!(
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a","arguments":{}}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}]}}"#,
+        "\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/ca"#,
+    );
+    let ts = read("mcp.jsonl", text.as_bytes(), None).unwrap();
+    assert_eq!(ts.len(), 1);
+    assert_eq!(ts[0].calls.len(), 1);
+    let f = &ts[0].findings[0];
+    assert_eq!(f.code, "truncated-last-line");
+    assert_eq!(
+        &text.as_bytes()[f.span.start..f.span.start + 10],
+        b"{\"jsonrpc\""
+    );
+}
+
+#[test]
+fn invalid_utf8_is_located() {
+    let mut bytes = b"{\"messages\": [\n{\"role\": \"user\", \"content\": \"caf".to_vec();
+    bytes.extend([0xC3, 0x28]);
+    bytes.extend(b"\"}]}");
+    let e = err("latin1.json", &bytes);
+    assert_eq!(e.code(), "invalid-utf8");
+    assert_eq!(e.line_col(), Some((2, 33)));
+}
+
+#[test]
+fn binary_garbage_is_rejected() {
+    let bytes: Vec<u8> = (0..4096u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+        .collect();
+    let e = err("blob.bin", &bytes);
+    assert!(matches!(e.code(), "binary" | "invalid-utf8"), "{e}");
+    let gz = [0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00];
+    assert_eq!(err("x.jsonl.gz", &gz).code(), "binary");
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_stack_overflow() {
+    let depth = 100_000;
+    let text = "[".repeat(depth) + &"]".repeat(depth);
+    let e = err("deep.json", text.as_bytes());
+    assert_eq!(e.code(), "invalid-json");
+    assert!(e.to_string().contains("nesting too deep"), "{e}");
+    let obj = "{\"a\":".repeat(depth) + "1" + &"}".repeat(depth);
+    assert_eq!(err("deep2.json", obj.as_bytes()).code(), "invalid-json");
+    // As a JSONL line too.
+    let jsonl = format!("{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}}\n{text}\n");
+    assert_eq!(err("deep.jsonl", jsonl.as_bytes()).code(), "invalid-json");
+}
+
+#[test]
+fn unknown_format_lists_every_format_tried() {
+    let e = err("cfg.json", br#"{"name": "x", "version": 3}"#);
+    assert_eq!(e.code(), "unknown-format");
+    let ReadError::DetectionFailed { tried, .. } = &e else {
+        panic!()
+    };
+    assert_eq!(tried.len(), Format::ALL.len());
+    for f in Format::ALL {
+        assert!(tried.iter().any(|r| r.format == f), "{f} not listed");
+    }
+    assert!(
+        tried[0].reason.contains("`name`, `version`"),
+        "{}",
+        tried[0].reason
+    );
+    let help = miette::Diagnostic::help(&e).unwrap().to_string();
+    assert!(
+        help.contains("--format") && help.contains("otel-genai: no `resourceSpans`"),
+        "{help}"
+    );
+    // Plain text, and scalars.
+    assert_eq!(err("notes.txt", b"hello\nworld\n").code(), "unknown-format");
+    assert_eq!(err("n.json", b"[1, 2, 3]").code(), "unknown-format");
+}
+
+#[test]
+fn wrong_shape_for_a_forced_format() {
+    let e = read("x.json", br#"{"contents": []}"#, Some(Format::OpenaiChat)).unwrap_err();
+    assert_eq!(e.code(), "wrong-shape");
+    assert!(
+        e.to_string()
+            .starts_with("x.json:1:1: not a openai-chat transcript"),
+        "{e}"
+    );
+    let e = read("x.json", br#"[1,2]"#, Some(Format::CodexCli)).unwrap_err();
+    assert_eq!(e.code(), "wrong-shape");
+}
+
+#[test]
+fn dataset_line_of_no_format_is_located() {
+    let text = concat!(
+        r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}]}"#,
+        "\n",
+        r#"{"unrelated": true}"#,
+        "\n",
+    );
+    let e = err("set.jsonl", text.as_bytes());
+    assert_eq!(e.code(), "wrong-shape");
+    assert_eq!(e.line_col(), Some((2, 1)));
+}
+
+#[test]
+fn invalid_arguments_are_kept_raw_with_a_finding() {
+    let text = br#"{"messages":[{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\": 1"}}]}]}"#;
+    let ts = read("x.json", text, None).unwrap();
+    let t = &ts[0];
+    assert_eq!(t.calls[0].args, serde_json::json!("{\"a\": 1"));
+    assert_eq!(t.findings.len(), 1);
+    assert_eq!(t.findings[0].code, "invalid-arguments");
+    assert_eq!(t.findings[0].span, t.calls[0].span);
+    assert!(text[t.calls[0].span.start..].starts_with(b"{\"id\":\"c1\""));
+}
+
+#[test]
+fn streaming_reader_reports_the_same_errors() {
+    let text = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n{\"jsonrpc\":\"2.0\",\"id\":1 \"result\":{}}\n";
+    let e = read_reader("s.jsonl", &text[..], None, |_| {}).unwrap_err();
+    assert_eq!(e.code(), "invalid-json");
+    assert_eq!(e.line_col(), Some((2, 25)));
+    assert_eq!(
+        read_reader("e.jsonl", &b"\n\n"[..], None, |_| {})
+            .unwrap_err()
+            .code(),
+        "empty"
+    );
+    let mut bad = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n".to_vec();
+    bad.extend([0xff, b'\n']);
+    assert_eq!(
+        read_reader("u.jsonl", &bad[..], None, |_| {})
+            .unwrap_err()
+            .code(),
+        "invalid-utf8"
+    );
+}
+
+#[test]
+fn errors_render_with_miette() {
+    let e = err("runs/a.json", b"{\"messages\": [}");
+    let mut out = String::new();
+    miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+        .render_report(&mut out, &e)
+        .unwrap();
+    assert!(out.contains("toolspec::read::invalid_json"), "{out}");
+    assert!(out.contains("runs/a.json:1:15"), "{out}");
+}
