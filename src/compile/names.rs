@@ -11,9 +11,8 @@ fn is_sep(c: char) -> bool {
 /// start of `name`, if it matches there.
 fn strip<'n>(name: &'n str, prefix: &str) -> Option<&'n str> {
     let mut rest = name;
-    let mut parts = prefix.split('*').peekable();
     let mut first = true;
-    while let Some(lit) = parts.next() {
+    for lit in prefix.split('*') {
         if !first {
             let run = rest.find(is_sep).unwrap_or(rest.len());
             if run == 0 {

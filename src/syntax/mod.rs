@@ -8,8 +8,13 @@
 //! The [`SpecDiagnostic`] type and its [`Code`]s live here because parsing is the first stage that
 //! produces them; `compile` re-exports them.
 
+// Diagnostics are the cold path and the public signatures return them by value (the CLI
+// contract); boxing them would cost every caller a deref for no measurable gain.
+#![allow(clippy::result_large_err)]
+
 pub mod ast;
 mod code;
+mod depth;
 mod diagnostic;
 mod expected;
 mod format;
@@ -22,6 +27,7 @@ use crate::source::SourceFile;
 
 /// Parse `source` into a syntax tree.
 pub fn parse(source: &SourceFile) -> Result<ast::File, SpecDiagnostic> {
+    depth::check(source)?;
     parser::parse_file(source)
 }
 
