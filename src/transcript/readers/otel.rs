@@ -8,6 +8,18 @@ use serde_json::{Map, Value};
 use super::super::sink::{arr, norm_output, parse_args_text, s, Args, Loc, Sink};
 use super::super::spans::Seg;
 
+/// Attributes the reading rule uses.
+const KEEP: &[&str] = &[
+    "gen_ai.operation.name",
+    "gen_ai.tool.name",
+    "gen_ai.tool.call.id",
+    "gen_ai.tool.call.arguments",
+    "gen_ai.tool.call.result",
+    "gen_ai.input.messages",
+    "gen_ai.output.messages",
+    "error.type",
+];
+
 struct SpanRec {
     start: u128,
     seq: usize,
@@ -35,8 +47,11 @@ impl State {
                 for (k, sp) in arr(ss, "spans").iter().enumerate() {
                     let mut attrs = Map::new();
                     for a in arr(sp, "attributes") {
+                        // Only the attributes the merge reads are decoded (spans carry many).
                         if let (Some(key), Some(val)) = (s(a, "key"), a.get("value")) {
-                            attrs.insert(key.to_string(), any_value(val));
+                            if KEEP.contains(&key) {
+                                attrs.insert(key.to_string(), any_value(val));
+                            }
                         }
                     }
                     let status = sp.get("status").and_then(|st| st.get("code"));
@@ -136,7 +151,7 @@ impl State {
         }
         let mut responses: HashMap<String, Value> = HashMap::new();
         for sp in &self.spans {
-            if let Some(msgs) = messages(sp.attrs.get("gen_ai.output.messages")) {
+            if let Some(msgs) = messages(sp.attrs.get("gen_ai.output.messages"), "\"tool_call\"") {
                 let mut k = 0usize;
                 for m in &msgs {
                     for part in arr(m, "parts") {
@@ -170,7 +185,9 @@ impl State {
                     }
                 }
             }
-            if let Some(msgs) = messages(sp.attrs.get("gen_ai.input.messages")) {
+            if let Some(msgs) =
+                messages(sp.attrs.get("gen_ai.input.messages"), "tool_call_response")
+            {
                 for m in &msgs {
                     for part in arr(m, "parts") {
                         if s(part, "type") != Some("tool_call_response") {
@@ -208,8 +225,11 @@ impl State {
     }
 }
 
-fn messages(v: Option<&Value>) -> Option<Vec<Value>> {
+/// Messages of a `gen_ai.*.messages` attribute (a JSON string, or structured), parsed only
+/// when the text mentions `needle` (most chat spans hold no tool parts worth decoding).
+fn messages(v: Option<&Value>, needle: &str) -> Option<Vec<Value>> {
     match v? {
+        Value::String(t) if memchr::memmem::find(t.as_bytes(), needle.as_bytes()).is_none() => None,
         Value::String(t) => match parse_args_text(t).ok()? {
             Value::Array(a) => Some(a),
             _ => None,
