@@ -11,7 +11,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-fn files(dir: &Path) -> Vec<(String, Vec<(PathBuf, Vec<u8>)>)> {
+/// Files of one format: (path, bytes).
+type Set = Vec<(PathBuf, Vec<u8>)>;
+
+fn files(dir: &Path) -> Vec<(String, Set)> {
     let mut out = Vec::new();
     let Ok(rd) = std::fs::read_dir(dir) else {
         return out;
