@@ -75,8 +75,9 @@ pub(crate) fn line(v: &Value) -> Option<Format> {
     {
         return Some(Format::CodexCli);
     }
+    // `claude -p --output-format stream-json` writes the same messages with `session_id`.
     if ty.is_some_and(|t| matches!(t, "user" | "assistant" | "system"))
-        && o.contains_key("sessionId")
+        && (o.contains_key("sessionId") || o.contains_key("session_id"))
     {
         return Some(Format::ClaudeCode);
     }
