@@ -75,8 +75,9 @@ pub(crate) fn line(v: &Value) -> Option<Format> {
     {
         return Some(Format::CodexCli);
     }
+    // `claude -p --output-format stream-json` writes the same messages with `session_id`.
     if ty.is_some_and(|t| matches!(t, "user" | "assistant" | "system"))
-        && o.contains_key("sessionId")
+        && (o.contains_key("sessionId") || o.contains_key("session_id"))
     {
         return Some(Format::ClaudeCode);
     }
@@ -220,22 +221,21 @@ fn doc_shape(v: &Value) -> Option<Format> {
     {
         return Some(Format::VercelAiSdk);
     }
-    let block_types = |m: &Value| -> Vec<String> {
-        arr(m, "content")
-            .iter()
-            .filter_map(|b| s(b, "type").map(str::to_string))
-            .collect()
-    };
     let mut anthropic = false;
     let mut vercel = false;
     for m in msgs {
-        for t in block_types(m) {
-            match t.as_str() {
-                "tool-call" | "tool-result" => vercel = true,
-                "tool_use" | "tool_result" | "server_tool_use" | "thinking"
-                | "redacted_thinking" | "mcp_tool_use" | "mcp_tool_result" => anthropic = true,
+        for b in arr(m, "content") {
+            match s(b, "type") {
+                Some("tool-call" | "tool-result") => vercel = true,
+                Some(
+                    "tool_use" | "tool_result" | "server_tool_use" | "thinking"
+                    | "redacted_thinking" | "mcp_tool_use" | "mcp_tool_result",
+                ) => anthropic = true,
                 _ => {}
             }
+        }
+        if vercel {
+            break;
         }
     }
     if vercel {

@@ -147,10 +147,16 @@ fn check_text_at(
         base,
         first_line,
     };
-    if let Some(i) = bytes
-        .iter()
-        .position(|&b| b == 0 || (b < 0x20 && !matches!(b, b'\n' | b'\r' | b'\t' | 0x0c | 0x1b)))
-    {
+    // NUL anywhere, or other control characters near the start, mean binary data (a JSON
+    // parser would also reject them, but with a confusing message). Scanning only a prefix for
+    // the rarer control characters keeps this check at memchr speed.
+    let sniff = &bytes[..bytes.len().min(4096)];
+    let binary = memchr::memchr(0, bytes).or_else(|| {
+        sniff
+            .iter()
+            .position(|&b| b < 0x20 && !matches!(b, b'\n' | b'\r' | b'\t' | 0x0c | 0x1b))
+    });
+    if let Some(i) = binary {
         let (line, col) = loc.line_col(i);
         return Err(ReadError::Binary {
             file: name.to_string(),
@@ -556,13 +562,18 @@ fn classify(raw: &[u8]) -> Option<(Origin, usize)> {
             return Some((origin, start + prefix.len() + ws));
         }
     }
-    for (needle, origin) in [
-        (&b"] Message from client: "[..], Origin::Client),
-        (b"] Message from server: ", Origin::Server),
-    ] {
-        if let Some(i) = memchr::memmem::find(t, needle) {
-            return Some((origin, start + i + needle.len()));
-        }
+    static MESSAGE_FROM: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"] Message from "));
+    if let Some(i) = MESSAGE_FROM.find(t) {
+        let rest = &t[i + b"] Message from ".len()..];
+        let (origin, skip) = if rest.starts_with(b"client: ") {
+            (Origin::Client, 8)
+        } else if rest.starts_with(b"server: ") {
+            (Origin::Server, 8)
+        } else {
+            return None;
+        };
+        return Some((origin, start + i + b"] Message from ".len() + skip));
     }
     None
 }
