@@ -212,7 +212,7 @@ fn write_error(out: &mut String, id: Option<&str>, message: &str) {
 }
 
 /// The raw id of a case (`null` when absent).
-fn raw_id<'a>(id: Option<&'a RawValue>) -> &'a str {
+fn raw_id(id: Option<&RawValue>) -> &str {
     id.map(RawValue::get).unwrap_or("null")
 }
 

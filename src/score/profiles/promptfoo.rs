@@ -353,7 +353,7 @@ fn truthy_obj<'v, 'a>(v: Option<&'v Val<'a>>) -> Option<&'v Val<'a>> {
 
 /// `extractToolNames`, in insertion order of a JavaScript `Set`.
 fn extract_names(output: &Val<'_>, names: &mut Vec<String>) -> Result<(), ParseLimit> {
-    let mut add = |n: &str, names: &mut Vec<String>| {
+    let add = |n: &str, names: &mut Vec<String>| {
         if !names.iter().any(|x| x == n) {
             names.push(n.to_owned());
         }
