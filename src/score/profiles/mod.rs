@@ -18,7 +18,7 @@ mod deepeval;
 mod evalite;
 mod galtea;
 pub mod judge;
-// TMP mod promptfoo;
+mod promptfoo;
 mod stream;
 pub mod text;
 pub mod value;
@@ -151,9 +151,7 @@ pub(crate) fn score_into(
         ProfileName::Axion => axion::score(text, out),
         ProfileName::Agentevals => agentevals::score(text, out),
         ProfileName::Galtea => galtea::score(text, out),
-        ProfileName::Promptfoo => Err(LineError::Malformed(format!(
-            "profile {profile} is not available in this build"
-        ))),
+        ProfileName::Promptfoo => promptfoo::score(text, out),
     };
     match res {
         Ok(outcome) => outcome,
@@ -214,7 +212,7 @@ fn write_error(out: &mut String, id: Option<&str>, message: &str) {
 }
 
 /// The raw id of a case (`null` when absent).
-fn raw_id<'a>(id: Option<&'a RawValue>) -> &'a str {
+fn raw_id(id: Option<&RawValue>) -> &str {
     id.map(RawValue::get).unwrap_or("null")
 }
 
