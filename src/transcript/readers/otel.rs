@@ -35,9 +35,15 @@ struct SpanRec {
 /// `gen_ai.prompt.N.{role,tool_call_id,content}`, and OpenInference
 /// `llm.output_messages.N.message.tool_calls.M.tool_call.{id,function.name,function.arguments}` /
 /// `llm.input_messages.N.message.{role,tool_call_id,content}`.
+/// A tool call part: id, name, arguments.
+type Part = (Option<String>, String, Option<Value>);
+
+/// A prompt message while flattened attributes are collected: role, tool_call_id, content.
+type PromptRef<'a> = (Option<&'a str>, Option<&'a str>, Option<&'a Value>);
+
 #[derive(Default)]
 struct Flat {
-    calls: std::collections::BTreeMap<(u32, u32), (Option<String>, String, Option<Value>)>,
+    calls: std::collections::BTreeMap<(u32, u32), Part>,
     responses: Vec<(String, Value)>,
 }
 
@@ -45,10 +51,7 @@ impl Flat {
     fn read(attrs: &[Value]) -> Flat {
         let mut flat = Flat::default();
         // Prompt messages: N → (role, tool_call_id, content); contents borrowed until known needed.
-        let mut prompts: std::collections::BTreeMap<
-            u32,
-            (Option<&str>, Option<&str>, Option<&Value>),
-        > = Default::default();
+        let mut prompts: std::collections::BTreeMap<u32, PromptRef<'_>> = Default::default();
         for a in attrs {
             let (Some(key), Some(val)) = (s(a, "key"), a.get("value")) else {
                 continue;
@@ -235,7 +238,7 @@ impl State {
         let mut responses: HashMap<String, Value> = HashMap::new();
         for sp in &mut self.spans {
             let flat = std::mem::take(&mut sp.flat);
-            let mut parts: Vec<(Option<String>, String, Option<Value>)> = Vec::new();
+            let mut parts: Vec<Part> = Vec::new();
             if let Some(msgs) = messages(sp.attrs.get("gen_ai.output.messages"), "\"tool_call\"") {
                 for m in &msgs {
                     for part in arr(m, "parts") {
