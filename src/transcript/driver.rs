@@ -43,6 +43,7 @@ pub(crate) fn read_bytes(
             Ok(v) => return read_document(name, bytes, &v, forced, &mut emit),
             Err(e) if e.to_string().starts_with("trailing characters") => {}
             Err(e) => {
+                check_utf8_at(name, bytes, 0, 1)?;
                 let help = if e.is_eof() {
                     "the file ends before the JSON document is complete: it was probably cut off while being written"
                 } else {
@@ -125,7 +126,9 @@ pub(crate) fn read_stream(
     lines.finish()
 }
 
-/// Empty, binary and UTF-8 checks of a whole text.
+/// Empty and binary checks of a whole text. UTF-8 is checked where it matters: serde_json
+/// validates every string it parses, so a separate pass is only run to explain a parse error
+/// (and on text lines a log reader skips), which keeps valid files at parser speed.
 fn check_text(name: &str, bytes: &[u8]) -> Result<(), ReadError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(ReadError::Empty {
@@ -165,6 +168,22 @@ fn check_text_at(
             span: Span::new(base + i, base + i + 1).into(),
         });
     }
+    Ok(())
+}
+
+/// An `InvalidUtf8` error if `bytes` (at file offset `base`, line `first_line`) is not UTF-8.
+fn check_utf8_at(
+    name: &str,
+    bytes: &[u8],
+    base: usize,
+    first_line: usize,
+) -> Result<(), ReadError> {
+    let loc = Locator {
+        name,
+        text: bytes,
+        base,
+        first_line,
+    };
     if let Err(e) = std::str::from_utf8(bytes) {
         let i = e.valid_up_to();
         let (line, col) = loc.line_col(i);
@@ -302,7 +321,7 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
     ) -> Result<(), ReadError> {
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
         let Some((origin, json_off)) = classify(raw) else {
-            return Ok(());
+            return check_utf8_at(self.name, raw, offset, no);
         };
         if origin != Origin::Unknown {
             self.log_lines = true;
@@ -319,6 +338,7 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
         let value: Value = match serde_json::from_slice(json) {
             Ok(v) => v,
             Err(e) => {
+                check_utf8_at(self.name, raw, offset, no)?;
                 let loc = Locator {
                     name: self.name,
                     text: raw,
