@@ -181,3 +181,37 @@ fn spans_point_at_the_call_record_in_documents() {
         "{tools:?}"
     );
 }
+
+#[test]
+fn deepeval_test_run_gives_one_transcript_per_test_case() {
+    let run = r#"{
+  "testCases": [
+    {"name": "a", "input": "q1", "toolsCalled": [{"name": "search", "inputParameters": {"q": "x"}, "output": "r"}]},
+    {"name": "b", "input": "q2",
+     "trace": {"toolSpans": [
+        {"name": "fetch", "status": "ERRORED", "startTime": "2026-01-01T00:00:02Z", "input": "{\"url\": \"u\"}", "output": "timeout"},
+        {"name": "search", "status": "SUCCESS", "startTime": "2026-01-01T00:00:01Z", "input": {"q": "y"}, "output": ["hit"]}
+     ]}}
+  ],
+  "testPassed": 1
+}"#;
+    let ts = read("run.json", run.as_bytes(), None).unwrap();
+    assert_eq!(ts.len(), 2);
+    assert!(ts.iter().all(|t| t.format == Format::Deepeval));
+    let recs: Vec<_> = ts.iter().map(|t| t.record.unwrap()).collect();
+    assert_eq!((recs[0].line, recs[1].line), (3, 4));
+    assert!(run[recs[0].span.start..recs[0].span.end].starts_with("{\"name\": \"a\""));
+    assert_eq!(
+        serde_json::to_value(&ts[0].calls).unwrap(),
+        json!([{"name": "search", "args": {"q": "x"}, "id": null, "output": "r", "is_error": false}])
+    );
+    assert_eq!(
+        serde_json::to_value(&ts[1].calls).unwrap(),
+        json!([
+            {"name": "search", "args": {"q": "y"}, "id": null, "output": ["hit"], "is_error": false},
+            {"name": "fetch", "args": {"url": "u"}, "id": null, "output": "timeout", "is_error": true}
+        ])
+    );
+    let c = &ts[1].calls[1];
+    assert!(run[c.span.start..c.span.end].starts_with("{\"name\": \"fetch\""));
+}

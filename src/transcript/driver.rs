@@ -5,12 +5,13 @@ use std::io::BufRead;
 
 use serde_json::Value;
 
-use crate::source::Span;
+use crate::source::{LineIndex, Span};
 
 use super::detect;
 use super::error::{offset_of, Locator, Rejection};
 use super::readers::{self, Origin, Session};
 use super::sink::Sink;
+use super::spans::{Seg, SpanTree};
 use super::{Format, ReadError, ReadFinding, RecordLoc, Transcript};
 
 /// Lines buffered while the format of a JSONL file is still undecided.
@@ -223,11 +224,49 @@ fn read_document(
         Some(f) => f,
         None => detect::doc(v).map_err(|tried| detection_failed(name, tried))?,
     };
+    if let Some(parts) = readers::split(format, v) {
+        return read_parts(bytes, format, parts, emit);
+    }
     let mut sink = Sink::default();
     readers::read_doc(format, v, &mut sink)
         .map_err(|msg| shape_error(name, bytes, 0, 1, format, msg))?;
     sink.resolve(bytes, 0);
     emit(transcript(format, None, sink));
+    Ok(())
+}
+
+/// A document holding several transcripts (a DeepEval test run or list of test cases): one
+/// transcript per part, located by the part's first line and byte span; one span index for all.
+fn read_parts(
+    bytes: &[u8],
+    format: Format,
+    parts: Vec<(Vec<Seg>, &Value)>,
+    emit: &mut impl FnMut(Transcript),
+) -> Result<(), ReadError> {
+    let mut sinks = Vec::with_capacity(parts.len());
+    for (path, part) in &parts {
+        let mut sink = Sink::default();
+        readers::read_part(format, part, path, &mut sink);
+        sinks.push(sink);
+    }
+    let depth = sinks
+        .iter()
+        .filter_map(Sink::path_depth)
+        .chain(parts.iter().map(|(p, _)| p.len()))
+        .max()
+        .unwrap_or(1);
+    let tree = SpanTree::build(bytes, depth);
+    let index = LineIndex::new(bytes);
+    let whole = Span::new(0, bytes.len());
+    for ((path, _), mut sink) in parts.iter().zip(sinks) {
+        sink.resolve_with(&tree, 0, whole);
+        let span = tree
+            .locate(path)
+            .map(|(s, e)| Span::new(s, e))
+            .unwrap_or(whole);
+        let line = index.line_col(bytes, span.start).line;
+        emit(transcript(format, Some(RecordLoc { line, span }), sink));
+    }
     Ok(())
 }
 
