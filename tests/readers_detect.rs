@@ -215,3 +215,29 @@ fn deepeval_test_run_gives_one_transcript_per_test_case() {
     let c = &ts[1].calls[1];
     assert!(run[c.span.start..c.span.end].starts_with("{\"name\": \"fetch\""));
 }
+
+#[test]
+fn forced_document_format_on_jsonl_keeps_a_dataset_and_response_lines_stay_a_session() {
+    let requests = concat!(
+        r#"{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]}]}"#,
+        "\n",
+        r#"{"contents":[{"role":"model","parts":[{"functionCall":{"name":"g","args":{}}}]}]}"#,
+        "\n",
+    );
+    assert_eq!(
+        read("r.jsonl", requests.as_bytes(), Some(Format::Gemini))
+            .unwrap()
+            .len(),
+        2
+    );
+    let responses = concat!(
+        r#"{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]}}]}"#,
+        "\n",
+        r#"{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"g","args":{}}}]}}]}"#,
+        "\n",
+    );
+    for forced in [None, Some(Format::Gemini)] {
+        let ts = read("s.jsonl", responses.as_bytes(), forced).unwrap();
+        assert_eq!((ts.len(), ts[0].calls.len()), (1, 2));
+    }
+}
