@@ -103,8 +103,11 @@ pub(crate) fn read_doc(format: Format, v: &Value, sink: &mut Sink) -> Result<(),
                 }
                 _ => st.batch(v, &[], sink),
             }
-            if st.is_empty() && v.get("resourceSpans").is_none() {
-                return Err("expected an OTLP/JSON export with `resourceSpans`".into());
+            if st.is_empty() && v.get("resourceSpans").is_none() && v.get("resourceLogs").is_none()
+            {
+                return Err(
+                    "expected an OTLP/JSON export with `resourceSpans` or `resourceLogs`".into(),
+                );
             }
             st.finish(sink);
             Ok(())
