@@ -241,3 +241,15 @@ fn forced_document_format_on_jsonl_keeps_a_dataset_and_response_lines_stay_a_ses
         assert_eq!((ts.len(), ts[0].calls.len()), (1, 2));
     }
 }
+
+#[test]
+fn byte_order_mark_is_ignored_and_offsets_stay_true() {
+    let mut bytes = b"\xEF\xBB\xBF".to_vec();
+    bytes.extend_from_slice(br#"{"messages":[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}]}"#);
+    let ts = read("bom.json", &bytes, None).unwrap();
+    let c = &ts[0].calls[0];
+    assert!(bytes[c.span.start..].starts_with(br#"{"id":"c""#));
+    let mut streamed = Vec::new();
+    toolspec::transcript::read_reader("bom.json", &bytes[..], None, |t| streamed.push(t)).unwrap();
+    assert_eq!(streamed[0].calls[0].span, c.span);
+}

@@ -17,6 +17,9 @@ use super::{Format, ReadError, ReadFinding, RecordLoc, Transcript};
 /// Lines buffered while the format of a JSONL file is still undecided.
 const MAX_UNDECIDED_LINES: usize = 512;
 
+/// The UTF-8 byte-order mark.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 const JSON_HELP: &str = "fix the JSON at this position (or re-export the transcript)";
 
 /// Read a whole file held in memory.
@@ -26,6 +29,13 @@ pub(crate) fn read_bytes(
     forced: Option<Format>,
     mut emit: impl FnMut(Transcript),
 ) -> Result<(), ReadError> {
+    if let Some(rest) = bytes.strip_prefix(BOM) {
+        // Windows tools often write a byte-order mark; blank it so offsets stay true.
+        let mut owned = Vec::with_capacity(bytes.len());
+        owned.extend_from_slice(b"   ");
+        owned.extend_from_slice(rest);
+        return read_bytes(name, &owned, forced, emit);
+    }
     check_text(name, bytes)?;
     let loc = Locator {
         name,
@@ -91,6 +101,9 @@ pub(crate) fn read_stream(
             })?;
         if n == 0 {
             break;
+        }
+        if offset == 0 && buf.starts_with(BOM) {
+            buf[..3].copy_from_slice(b"   ");
         }
         let terminated = buf.last() == Some(&b'\n');
         let line = if terminated { &buf[..n - 1] } else { &buf[..] };
