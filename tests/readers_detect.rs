@@ -252,4 +252,5 @@ fn byte_order_mark_is_ignored_and_offsets_stay_true() {
     let mut streamed = Vec::new();
     toolspec::transcript::read_reader("bom.json", &bytes[..], None, |t| streamed.push(t)).unwrap();
     assert_eq!(streamed[0].calls[0].span, c.span);
+    assert_eq!((streamed.len(), streamed[0].record), (1, None));
 }

@@ -348,6 +348,9 @@ struct Lines<'a, F: FnMut(Transcript)> {
     json_lines: usize,
     log_lines: bool,
     torn: Option<ReadFinding>,
+    /// Dataset records read so far, and the first one while it may be the only one.
+    datasets: usize,
+    held: Option<Transcript>,
 }
 
 impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
@@ -361,6 +364,8 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
             json_lines: 0,
             log_lines: false,
             torn: None,
+            datasets: 0,
+            held: None,
         }
     }
 
@@ -566,7 +571,18 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
         readers::read_doc(format, v, &mut sink)
             .map_err(|msg| shape_error(self.name, json, json_base, no, format, msg))?;
         sink.resolve(json, json_base);
-        (self.emit)(transcript(format, Some(RecordLoc { line: no, span }), sink));
+        let t = transcript(format, Some(RecordLoc { line: no, span }), sink);
+        // The first record is held until a second shows the file is a dataset: a file of one
+        // JSON document on one line reads the same as that document pretty-printed.
+        match self.held.take() {
+            Some(first) if self.datasets == 1 => {
+                (self.emit)(first);
+                (self.emit)(t);
+            }
+            _ if self.datasets == 0 => self.held = Some(t),
+            _ => (self.emit)(t),
+        }
+        self.datasets += 1;
         Ok(())
     }
 
@@ -610,6 +626,10 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
                     .push((t.clone(), super::sink::Loc::Span(t.span)));
             }
             (self.emit)(transcript(format, None, *sink));
+        }
+        if let Some(mut only) = self.held.take() {
+            only.record = None;
+            (self.emit)(only);
         }
         let _ = self.json_lines;
         Ok(())
