@@ -164,10 +164,14 @@ fn check_text_at(
         base,
         first_line,
     };
-    // NUL anywhere, or other control characters near the start, mean binary data (a JSON
-    // parser would also reject them, but with a confusing message). Scanning only a prefix for
-    // the rarer control characters keeps this check at memchr speed.
-    let sniff = &bytes[..bytes.len().min(4096)];
+    // NUL anywhere, or other control characters near the start of the file, mean binary data
+    // (a JSON parser would also reject them, but with a confusing message). Scanning only a
+    // prefix for the rarer control characters keeps this check at memchr speed.
+    let sniff = if base == 0 {
+        &bytes[..bytes.len().min(4096)]
+    } else {
+        &[][..]
+    };
     let binary = memchr::memchr(0, bytes).or_else(|| {
         sniff
             .iter()
