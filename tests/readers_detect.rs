@@ -254,3 +254,50 @@ fn byte_order_mark_is_ignored_and_offsets_stay_true() {
     assert_eq!(streamed[0].calls[0].span, c.span);
     assert_eq!((streamed.len(), streamed[0].record), (1, None));
 }
+
+#[test]
+fn request_log_resending_history_is_one_conversation() {
+    let sys = r#"{"role":"user","content":"refund ORD-1"}"#;
+    let a1 = r#"{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"lookup","arguments":"{\"o\":1}"}}]}"#;
+    let t1 = r#"{"role":"tool","tool_call_id":"c1","content":"found"}"#;
+    let a2 = r#"{"role":"assistant","tool_calls":[{"id":"c2","type":"function","function":{"name":"refund","arguments":"{\"o\":1"}}]}"#;
+    let t2 = r#"{"role":"tool","tool_call_id":"c2","content":"done"}"#;
+    let other = r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"z9","type":"function","function":{"name":"other","arguments":"{}"}}]}]}"#;
+    let text = format!(
+        "{{\"messages\":[{sys}]}}\n{{\"messages\":[{sys},{a1}]}}\n{{\"messages\":[{sys},{a1},{t1},{a2}]}}\n{{\"messages\":[{sys},{a1},{t1},{a2},{t2}]}}\n{other}\n"
+    );
+    let ts = read("proxy.jsonl", text.as_bytes(), None).unwrap();
+    // Line 1 has no calls (nothing to continue), lines 2-4 are one conversation, line 5 another.
+    assert_eq!(
+        ts.len(),
+        3,
+        "{:?}",
+        ts.iter().map(|t| t.record).collect::<Vec<_>>()
+    );
+    let conv = &ts[1];
+    assert_eq!(
+        serde_json::to_value(&conv.calls).unwrap(),
+        json!([
+            {"name": "lookup", "args": {"o": 1}, "id": "c1", "output": "found", "is_error": false},
+            {"name": "refund", "args": "{\"o\":1", "id": "c2", "output": "done", "is_error": false}
+        ])
+    );
+    let rec = conv.record.unwrap();
+    assert_eq!(rec.line, 2);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        &text[rec.span.start..rec.span.end],
+        [lines[1], lines[2], lines[3]].join("\n")
+    );
+    // First occurrences: c1 on line 2, c2 on line 3; one finding for the truncated arguments.
+    let line_of = |off: usize| text[..off].matches('\n').count() + 1;
+    assert_eq!(
+        (
+            line_of(conv.calls[0].span.start),
+            line_of(conv.calls[1].span.start)
+        ),
+        (2, 3)
+    );
+    assert_eq!(conv.findings.len(), 1);
+    assert_eq!(ts[2].calls[0].name, "other");
+}

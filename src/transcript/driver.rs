@@ -352,9 +352,10 @@ struct Lines<'a, F: FnMut(Transcript)> {
     json_lines: usize,
     log_lines: bool,
     torn: Option<ReadFinding>,
-    /// Dataset records read so far, and the first one while it may be the only one.
+    /// Dataset records read so far, and the transcript still open: held until a line that does
+    /// not continue it (see [`merge_continuation`]), so a one-line file reads like a document.
     datasets: usize,
-    held: Option<Transcript>,
+    open: Option<Transcript>,
 }
 
 impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
@@ -369,7 +370,7 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
             log_lines: false,
             torn: None,
             datasets: 0,
-            held: None,
+            open: None,
         }
     }
 
@@ -576,15 +577,16 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
             .map_err(|msg| shape_error(self.name, json, json_base, no, format, msg))?;
         sink.resolve(json, json_base);
         let t = transcript(format, Some(RecordLoc { line: no, span }), sink);
-        // The first record is held until a second shows the file is a dataset: a file of one
-        // JSON document on one line reads the same as that document pretty-printed.
-        match self.held.take() {
-            Some(first) if self.datasets == 1 => {
-                (self.emit)(first);
-                (self.emit)(t);
+        match self.open.take() {
+            Some(mut open) if continues(&open, &t) => {
+                merge_continuation(&mut open, t);
+                self.open = Some(open);
             }
-            _ if self.datasets == 0 => self.held = Some(t),
-            _ => (self.emit)(t),
+            Some(done) => {
+                (self.emit)(done);
+                self.open = Some(t);
+            }
+            None => self.open = Some(t),
         }
         self.datasets += 1;
         Ok(())
@@ -631,9 +633,11 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
             }
             (self.emit)(transcript(format, None, *sink));
         }
-        if let Some(mut only) = self.held.take() {
-            only.record = None;
-            (self.emit)(only);
+        if let Some(mut last) = self.open.take() {
+            if self.datasets == 1 {
+                last.record = None;
+            }
+            (self.emit)(last);
         }
         let _ = self.json_lines;
         Ok(())
@@ -672,4 +676,64 @@ fn classify(raw: &[u8]) -> Option<(Origin, usize)> {
         return Some((origin, start + i + b"] Message from ".len() + skip));
     }
     None
+}
+
+/// Whether dataset line `next` continues transcript `open`: request logs resend the whole
+/// history with every request, so a line that repeats any call id of the open transcript is the
+/// same conversation, one request later.
+fn continues(open: &Transcript, next: &Transcript) -> bool {
+    if open.format != next.format {
+        return false;
+    }
+    let ids: std::collections::HashSet<&str> =
+        open.calls.iter().filter_map(|c| c.id.as_deref()).collect();
+    !ids.is_empty()
+        && next
+            .calls
+            .iter()
+            .any(|c| c.id.as_deref().is_some_and(|id| ids.contains(id)))
+}
+
+/// Fold a continuation line into the open transcript: calls already seen keep their first
+/// record (and gain a result if they had none); new calls, their findings and tools are added;
+/// the record grows to cover both lines. Calls without ids cannot be matched and are added.
+fn merge_continuation(open: &mut Transcript, next: Transcript) {
+    let mut index: std::collections::HashMap<String, usize> = open
+        .calls
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| c.id.clone().map(|id| (id, i)))
+        .collect();
+    let mut added = Vec::new();
+    for c in next.calls {
+        match c.id.as_ref().and_then(|id| index.get(id)) {
+            Some(&i) => {
+                let known = &mut open.calls[i];
+                if known.output.is_none() && c.output.is_some() {
+                    known.output = c.output;
+                    known.is_error = c.is_error;
+                }
+            }
+            None => {
+                if let Some(id) = &c.id {
+                    index.insert(id.clone(), open.calls.len());
+                }
+                added.push(c.span);
+                open.calls.push(c);
+            }
+        }
+    }
+    open.findings.extend(next.findings.into_iter().filter(|f| {
+        added
+            .iter()
+            .any(|s| s.start <= f.span.start && f.span.end <= s.end)
+    }));
+    for t in next.tools {
+        if !open.tools.iter().any(|k| k.name == t.name) {
+            open.tools.push(t);
+        }
+    }
+    if let (Some(a), Some(b)) = (&mut open.record, next.record) {
+        a.span = a.span.join(b.span);
+    }
 }
