@@ -57,23 +57,28 @@ fn ours(bytes: &[u8]) -> usize {
         .unwrap_or(0)
 }
 
-/// Best MB/s over rounds of at least `min` each.
-fn measure(set: &[(PathBuf, Vec<u8>)], f: fn(&[u8]) -> usize, min: Duration) -> f64 {
+/// MB/s of one round of at least `min`.
+fn round(set: &[(PathBuf, Vec<u8>)], f: fn(&[u8]) -> usize, min: Duration) -> f64 {
     let bytes: usize = set.iter().map(|(_, b)| b.len()).sum();
-    let mut best = 0f64;
-    for _ in 0..5 {
-        let start = Instant::now();
-        let mut done = 0usize;
-        while start.elapsed() < min {
-            for (_, b) in set {
-                std::hint::black_box(f(b));
-            }
-            done += bytes;
+    let start = Instant::now();
+    let mut done = 0usize;
+    while start.elapsed() < min {
+        for (_, b) in set {
+            std::hint::black_box(f(b));
         }
-        let mbs = done as f64 / start.elapsed().as_secs_f64() / 1e6;
-        best = best.max(mbs);
+        done += bytes;
     }
-    best
+    done as f64 / start.elapsed().as_secs_f64() / 1e6
+}
+
+/// Best MB/s of (baseline, ours), rounds interleaved so a change in machine load hits both.
+fn measure(set: &[(PathBuf, Vec<u8>)], min: Duration) -> (f64, f64) {
+    let (mut base, mut ours_best) = (0f64, 0f64);
+    for _ in 0..7 {
+        base = base.max(round(set, baseline, min));
+        ours_best = ours_best.max(round(set, ours, min));
+    }
+    (base, ours_best)
 }
 
 fn main() {
@@ -98,7 +103,7 @@ fn main() {
             by_format.entry(fmt).or_default().extend(fs);
         }
     }
-    let min = Duration::from_millis(60);
+    let min = Duration::from_millis(40);
     println!(
         "{:<20} {:>9} {:>12} {:>12} {:>7}",
         "format", "KiB", "serde Value", "toolspec", "ratio"
@@ -106,8 +111,7 @@ fn main() {
     let (mut tb, mut tt) = (0f64, 0f64);
     for (fmt, set) in &by_format {
         let kib = set.iter().map(|(_, b)| b.len()).sum::<usize>() as f64 / 1024.0;
-        let base = measure(set, baseline, min);
-        let ours_mbs = measure(set, ours, min);
+        let (base, ours_mbs) = measure(set, min);
         tb += kib / base;
         tt += kib / ours_mbs;
         println!(

@@ -81,7 +81,7 @@ pub(crate) fn line(v: &Value) -> Option<Format> {
     {
         return Some(Format::ClaudeCode);
     }
-    if o.contains_key("resourceSpans") {
+    if o.contains_key("resourceSpans") || o.contains_key("resourceLogs") {
         return Some(Format::OtelGenai);
     }
     if o.contains_key("candidates") || is_gemini_cli_line(v) {
@@ -302,7 +302,7 @@ fn rejections(v: &Value) -> Vec<Rejection> {
         r(Format::AnthropicMessages, "no `type: message` document and no `tool_use`/`tool_result` content blocks"),
         r(Format::VercelAiSdk, "no `steps`, no UI message `parts`, no `tool-call` parts and no UI message chunks"),
         r(Format::Langchain, "no `lc` constructors, no `{type, data}` messages and no `human`/`ai`/`tool` typed messages"),
-        r(Format::OtelGenai, "no `resourceSpans`"),
+        r(Format::OtelGenai, "no `resourceSpans` or `resourceLogs`"),
         r(Format::McpJsonrpc, "no `\"jsonrpc\": \"2.0\"` messages and no MCP log lines"),
         r(Format::ClaudeCode, "no `user`/`assistant` lines with a `sessionId`"),
         r(Format::CodexCli, "no `{timestamp, type, payload}` rollout lines"),

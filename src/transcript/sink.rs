@@ -203,21 +203,29 @@ impl Sink {
     /// Resolve path locations against the current document `text` (which starts at file
     /// offset `base`). Calls already located keep their spans.
     pub fn resolve(&mut self, text: &[u8], base: usize) {
-        let depth = self
-            .locs
+        let Some(depth) = self.path_depth() else {
+            return;
+        };
+        let tree = SpanTree::build(text, depth);
+        self.resolve_with(&tree, base, Span::new(base, base + text.len()));
+    }
+
+    /// The longest path still to resolve, if any.
+    pub fn path_depth(&self) -> Option<usize> {
+        self.locs
             .iter()
             .chain(self.findings.iter().map(|(_, l)| l))
             .filter_map(|l| match l {
                 Loc::Path(p) => Some(p.len()),
                 Loc::Span(_) => None,
             })
-            .max();
-        let Some(depth) = depth else {
-            return;
-        };
-        let tree = SpanTree::build(text, depth);
-        let whole = Span::new(base, base + text.len());
-        let mut fix = |l: &mut Loc| {
+            .max()
+    }
+
+    /// Resolve path locations with an index built once for the document (offsets relative to
+    /// file offset `base`; unresolvable paths get `whole`).
+    pub fn resolve_with(&mut self, tree: &SpanTree<'_>, base: usize, whole: Span) {
+        let fix = |l: &mut Loc| {
             if let Loc::Path(p) = l {
                 let span = tree
                     .locate(p)
@@ -226,7 +234,7 @@ impl Sink {
                 *l = Loc::Span(span);
             }
         };
-        self.locs.iter_mut().for_each(&mut fix);
+        self.locs.iter_mut().for_each(fix);
         self.findings.iter_mut().for_each(|(_, l)| fix(l));
     }
 

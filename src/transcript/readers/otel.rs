@@ -35,9 +35,15 @@ struct SpanRec {
 /// `gen_ai.prompt.N.{role,tool_call_id,content}`, and OpenInference
 /// `llm.output_messages.N.message.tool_calls.M.tool_call.{id,function.name,function.arguments}` /
 /// `llm.input_messages.N.message.{role,tool_call_id,content}`.
+/// A tool call part: id, name, arguments.
+type Part = (Option<String>, String, Option<Value>);
+
+/// A prompt message while flattened attributes are collected: role, tool_call_id, content.
+type PromptRef<'a> = (Option<&'a str>, Option<&'a str>, Option<&'a Value>);
+
 #[derive(Default)]
 struct Flat {
-    calls: std::collections::BTreeMap<(u32, u32), (Option<String>, String, Option<Value>)>,
+    calls: std::collections::BTreeMap<(u32, u32), Part>,
     responses: Vec<(String, Value)>,
 }
 
@@ -45,10 +51,7 @@ impl Flat {
     fn read(attrs: &[Value]) -> Flat {
         let mut flat = Flat::default();
         // Prompt messages: N → (role, tool_call_id, content); contents borrowed until known needed.
-        let mut prompts: std::collections::BTreeMap<
-            u32,
-            (Option<&str>, Option<&str>, Option<&Value>),
-        > = Default::default();
+        let mut prompts: std::collections::BTreeMap<u32, PromptRef<'_>> = Default::default();
         for a in attrs {
             let (Some(key), Some(val)) = (s(a, "key"), a.get("value")) else {
                 continue;
@@ -123,6 +126,7 @@ impl State {
 
     /// Feed one `ExportTraceServiceRequest` at `path`.
     pub fn batch(&mut self, v: &Value, path: &[Seg], sink: &mut Sink) {
+        self.logs(v, path, sink);
         for (r, rs) in arr(v, "resourceSpans").iter().enumerate() {
             for (c, ss) in arr(rs, "scopeSpans").iter().enumerate() {
                 for (k, sp) in arr(ss, "spans").iter().enumerate() {
@@ -185,6 +189,83 @@ impl State {
         }
     }
 
+    /// Pre-1.37 GenAI log events (`resourceLogs`): `gen_ai.choice` and `gen_ai.assistant.message`
+    /// bodies carry `tool_calls[]` (OpenAI shape, arguments as a JSON string), `gen_ai.tool.message`
+    /// bodies `{id, content}`. Each event becomes a pseudo-span holding those parts, so the
+    /// merge rule (dedupe by id, order by time) applies unchanged.
+    fn logs(&mut self, v: &Value, path: &[Seg], sink: &mut Sink) {
+        for (r, rl) in arr(v, "resourceLogs").iter().enumerate() {
+            for (c, sl) in arr(rl, "scopeLogs").iter().enumerate() {
+                for (k, rec) in arr(sl, "logRecords").iter().enumerate() {
+                    let name = s(rec, "eventName").map(str::to_string).or_else(|| {
+                        arr(rec, "attributes")
+                            .iter()
+                            .find(|a| s(a, "key") == Some("event.name"))
+                            .and_then(|a| a.get("value"))
+                            .map(any_value)
+                            .and_then(|v| v.as_str().map(str::to_string))
+                    });
+                    let Some(name) = name else { continue };
+                    let body = rec.get("body").map(any_value).unwrap_or(Value::Null);
+                    let mut flat = Flat::default();
+                    let tool_calls = match name.as_str() {
+                        "gen_ai.choice" => body.get("message").map(|m| arr(m, "tool_calls")),
+                        "gen_ai.assistant.message" => Some(arr(&body, "tool_calls")),
+                        "gen_ai.tool.message" => {
+                            if let Some(id) = s(&body, "id") {
+                                let content = body.get("content").cloned().unwrap_or(Value::Null);
+                                flat.responses.push((id.to_string(), content));
+                            }
+                            None
+                        }
+                        _ => None,
+                    };
+                    for (m, tc) in tool_calls.unwrap_or(&[]).iter().enumerate() {
+                        let f = tc.get("function").unwrap_or(tc);
+                        flat.calls.insert(
+                            (0, m as u32),
+                            (
+                                s(tc, "id").map(str::to_string),
+                                s(f, "name").unwrap_or("").to_string(),
+                                f.get("arguments").cloned(),
+                            ),
+                        );
+                    }
+                    if flat.calls.is_empty() && flat.responses.is_empty() {
+                        continue;
+                    }
+                    let time = ["timeUnixNano", "observedTimeUnixNano"]
+                        .iter()
+                        .find_map(|key| match rec.get(*key) {
+                            Some(Value::String(t)) => t.parse::<u128>().ok().filter(|&t| t > 0),
+                            Some(Value::Number(n)) => n.as_u64().map(u128::from).filter(|&t| t > 0),
+                            _ => None,
+                        })
+                        .unwrap_or(0);
+                    let mut p = path.to_vec();
+                    p.extend([
+                        Seg::K("resourceLogs"),
+                        Seg::I(r),
+                        Seg::K("scopeLogs"),
+                        Seg::I(c),
+                        Seg::K("logRecords"),
+                        Seg::I(k),
+                    ]);
+                    let loc = sink.at(&p);
+                    let seq = self.spans.len();
+                    self.spans.push(SpanRec {
+                        start: time,
+                        seq,
+                        attrs: Map::new(),
+                        error: false,
+                        loc,
+                        flat,
+                    });
+                }
+            }
+        }
+    }
+
     /// Merge tool spans and message parts into calls.
     pub fn finish(mut self, sink: &mut Sink) {
         self.spans.sort_by_key(|sp| (sp.start, sp.seq));
@@ -235,7 +316,7 @@ impl State {
         let mut responses: HashMap<String, Value> = HashMap::new();
         for sp in &mut self.spans {
             let flat = std::mem::take(&mut sp.flat);
-            let mut parts: Vec<(Option<String>, String, Option<Value>)> = Vec::new();
+            let mut parts: Vec<Part> = Vec::new();
             if let Some(msgs) = messages(sp.attrs.get("gen_ai.output.messages"), "\"tool_call\"") {
                 for m in &msgs {
                     for part in arr(m, "parts") {
