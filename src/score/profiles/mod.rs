@@ -138,6 +138,8 @@ pub(crate) fn score_into(
     lineno: usize,
     out: &mut String,
 ) -> Outcome {
+    // `out` may already hold earlier lines: an error replaces only what this line wrote.
+    let mark = out.len();
     let text = match std::str::from_utf8(line) {
         Ok(t) => t.trim_end_matches(['\r', '\n']),
         Err(e) => {
@@ -156,12 +158,12 @@ pub(crate) fn score_into(
     match res {
         Ok(outcome) => outcome,
         Err(LineError::Rejected { id, message }) => {
-            out.clear();
+            out.truncate(mark);
             write_error(out, id, &message);
             Outcome::Error
         }
         Err(LineError::Malformed(e)) => {
-            out.clear();
+            out.truncate(mark);
             let id = recover_id(text);
             let message = format!("line {lineno}: {e}");
             write_error(out, id.as_deref(), &message);

@@ -81,6 +81,10 @@ pub fn js_number(out: &mut String, x: f64) {
         out.push_str("null");
     } else if x == 0.0 {
         out.push('0');
+    } else if (1e-6..1e21).contains(&x.abs()) {
+        // In this range JavaScript prints positionally with the shortest round-trip digits,
+        // which is exactly Rust's `Display` for f64 (and needs no allocation).
+        let _ = write!(out, "{x}");
     } else {
         if x < 0.0 {
             out.push('-');
