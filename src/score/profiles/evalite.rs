@@ -37,7 +37,7 @@ struct Case<'a> {
 /// other keys are kept only to print the object back in the metadata.
 pub(crate) struct Call<'a> {
     pub(crate) name: Option<Val<'a>>,
-    pub(crate) input: Option<&'a RawValue>,
+    pub(crate) input: Option<Val<'a>>,
     /// Keys other than `toolName`/`input`, with every key's first position: `(position, key,
     /// value)`; `toolName` and `input` positions in `name_pos` / `input_pos`.
     extras: Vec<(usize, Cow<'a, str>, Val<'a>)>,
@@ -215,17 +215,6 @@ fn weights(w: Option<&Val<'_>>) -> Weights {
     out
 }
 
-/// `deepEqual` on two raw inputs: equal text is equal; otherwise compare parsed values.
-fn raw_deep_equal(a: &RawValue, b: &RawValue) -> bool {
-    if a.get() == b.get() {
-        return true;
-    }
-    match (Val::parse(a), Val::parse(b)) {
-        (Ok(x), Ok(y)) => js_eq(&x, &y),
-        _ => false,
-    }
-}
-
 /// `undefined === undefined`, else JavaScript `===` on the names.
 fn same_name(a: &Option<Val<'_>>, b: &Option<Val<'_>>) -> bool {
     match (a, b) {
@@ -281,10 +270,10 @@ pub(crate) fn evaluate(
                 wrong += 1;
                 continue;
             }
-            let exact = match (rf.input, out.input) {
+            let exact = match (&rf.input, &out.input) {
                 (None, _) => true,
                 (Some(_), None) => false,
-                (Some(ri), Some(oi)) => raw_deep_equal(oi, ri),
+                (Some(ri), Some(oi)) => js_eq(oi, ri),
             };
             if exact {
                 e += 1;
@@ -377,9 +366,6 @@ fn flexible_mode<'a>(
     d: f64,
     meta: &mut String,
 ) -> Result<f64, String> {
-    let parse = |c: &Call<'a>| -> Option<Val<'a>> { c.input.and_then(|r| Val::parse(r).ok()) };
-    let exp_inputs: Vec<Option<Val<'a>>> = expected.iter().map(parse).collect();
-    let act_inputs: Vec<Option<Val<'a>>> = actual.iter().map(parse).collect();
 
     // refMap: canonical key -> expected calls, keys in first-appearance order. Small cases
     // compare values directly (no key strings, no hashing); large ones hash canonical keys so
@@ -405,13 +391,13 @@ fn flexible_mode<'a>(
     for (i, c) in expected.iter().enumerate() {
         let found = if small {
             reps.iter()
-                .position(|&r| same_key(&expected[r].name, &exp_inputs[r], &c.name, &exp_inputs[i]))
+                .position(|&r| same_key(&expected[r].name, &expected[r].input, &c.name, &expected[i].input))
         } else {
-            by_key.get(&canonical_key(&c.name, &exp_inputs[i])).copied()
+            by_key.get(&canonical_key(&c.name, &expected[i].input)).copied()
         };
         let g = found.unwrap_or_else(|| {
             if !small {
-                by_key.insert(canonical_key(&c.name, &exp_inputs[i]), reps.len());
+                by_key.insert(canonical_key(&c.name, &expected[i].input), reps.len());
             }
             reps.push(i);
             reps.len() - 1
@@ -427,9 +413,9 @@ fn flexible_mode<'a>(
     for (i, c) in actual.iter().enumerate() {
         let g = if small {
             reps.iter()
-                .position(|&r| same_key(&expected[r].name, &exp_inputs[r], &c.name, &act_inputs[i]))
+                .position(|&r| same_key(&expected[r].name, &expected[r].input, &c.name, &actual[i].input))
         } else {
-            by_key.get(&canonical_key(&c.name, &act_inputs[i])).copied()
+            by_key.get(&canonical_key(&c.name, &actual[i].input)).copied()
         };
         match g {
             // `refList.pop()`: the group's last remaining call is the one consumed.
@@ -519,9 +505,9 @@ fn flexible_mode<'a>(
                 meta.push(',');
             }
             if *is_actual {
-                actual[i].write_js(meta, act_inputs[i].as_ref());
+                actual[i].write_js(meta, actual[i].input.as_ref());
             } else {
-                expected[i].write_js(meta, exp_inputs[i].as_ref());
+                expected[i].write_js(meta, expected[i].input.as_ref());
             }
         }
         meta.push(']');
