@@ -366,7 +366,6 @@ fn flexible_mode<'a>(
     d: f64,
     meta: &mut String,
 ) -> Result<f64, String> {
-
     // refMap: canonical key -> expected calls, keys in first-appearance order. Small cases
     // compare values directly (no key strings, no hashing); large ones hash canonical keys so
     // the cost stays linear.
@@ -390,10 +389,18 @@ fn flexible_mode<'a>(
     let mut by_key: HashMap<String, usize> = HashMap::new();
     for (i, c) in expected.iter().enumerate() {
         let found = if small {
-            reps.iter()
-                .position(|&r| same_key(&expected[r].name, &expected[r].input, &c.name, &expected[i].input))
+            reps.iter().position(|&r| {
+                same_key(
+                    &expected[r].name,
+                    &expected[r].input,
+                    &c.name,
+                    &expected[i].input,
+                )
+            })
         } else {
-            by_key.get(&canonical_key(&c.name, &expected[i].input)).copied()
+            by_key
+                .get(&canonical_key(&c.name, &expected[i].input))
+                .copied()
         };
         let g = found.unwrap_or_else(|| {
             if !small {
@@ -412,10 +419,18 @@ fn flexible_mode<'a>(
     let mut leftovers = Vec::new();
     for (i, c) in actual.iter().enumerate() {
         let g = if small {
-            reps.iter()
-                .position(|&r| same_key(&expected[r].name, &expected[r].input, &c.name, &actual[i].input))
+            reps.iter().position(|&r| {
+                same_key(
+                    &expected[r].name,
+                    &expected[r].input,
+                    &c.name,
+                    &actual[i].input,
+                )
+            })
         } else {
-            by_key.get(&canonical_key(&c.name, &actual[i].input)).copied()
+            by_key
+                .get(&canonical_key(&c.name, &actual[i].input))
+                .copied()
         };
         match g {
             // `refList.pop()`: the group's last remaining call is the one consumed.
@@ -518,27 +533,34 @@ fn flexible_mode<'a>(
 
 /// Score one Evalite input line.
 pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, LineError<'a>> {
+    thread_local! {
+        // The metadata is built before the head line can be written (the score comes last);
+        // reusing one buffer per thread keeps the hot path free of that allocation.
+        static META: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
     let case: Case<'a> = serde_json::from_str(line)?;
     let id = raw_id(case.id);
-    let mut meta = String::new();
-    match evaluate(
-        &case.actual,
-        &case.expected,
-        case.mode.as_ref(),
-        case.weights.as_ref(),
-        &mut meta,
-    ) {
-        Ok(score) => {
-            let passed = score >= case.threshold.unwrap_or(1.0);
-            write_head(out, id, (!score.is_nan()).then_some(score), Some(passed));
-            out.push_str(",\"metadata\":");
-            out.push_str(&meta);
-            out.push('}');
-            Ok(Outcome::of(Some(passed)))
+    META.with_borrow_mut(|meta| {
+        meta.clear();
+        match evaluate(
+            &case.actual,
+            &case.expected,
+            case.mode.as_ref(),
+            case.weights.as_ref(),
+            meta,
+        ) {
+            Ok(score) => {
+                let passed = score >= case.threshold.unwrap_or(1.0);
+                write_head(out, id, (!score.is_nan()).then_some(score), Some(passed));
+                out.push_str(",\"metadata\":");
+                out.push_str(meta);
+                out.push('}');
+                Ok(Outcome::of(Some(passed)))
+            }
+            Err(message) => Err(LineError::Rejected {
+                id: case.id.map(RawValue::get),
+                message,
+            }),
         }
-        Err(message) => Err(LineError::Rejected {
-            id: case.id.map(RawValue::get),
-            message,
-        }),
-    }
+    })
 }

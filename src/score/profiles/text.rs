@@ -229,6 +229,11 @@ pub fn py_str_list<'s>(out: &mut String, items: impl IntoIterator<Item = &'s str
 /// A JSON string literal (the escaping both `JSON.stringify` and serde_json use).
 pub fn json_str(out: &mut String, s: &str) {
     out.push('"');
+    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     let mut start = 0;
     for (i, b) in s.bytes().enumerate() {
         let esc: Option<&str> = match b {
