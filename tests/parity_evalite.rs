@@ -69,3 +69,28 @@ fn hashed_flexible_path_agrees_with_the_small_path() {
     }
     assert!(checked > 1000, "{checked}");
 }
+
+/// `score_stream` on all threads writes exactly what `score_line` gives, line by line, in order.
+#[test]
+fn parallel_stream_equals_line_by_line() {
+    let lines = vector_lines("evalite");
+    let input = lines.join("\n") + "\n";
+    let mut out = Vec::new();
+    let summary = toolspec::score::profiles::score_stream(
+        ProfileName::Evalite,
+        input.as_bytes(),
+        &mut out,
+        0,
+    )
+    .unwrap();
+    assert_eq!(summary.cases, lines.len());
+    assert_eq!(summary.errors, 1, "one vector is an invalid mode");
+    let got: Vec<&[u8]> = out
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .collect();
+    assert_eq!(got.len(), lines.len());
+    for (line, g) in lines.iter().zip(got) {
+        assert_eq!(score_line(ProfileName::Evalite, line.as_bytes()), g);
+    }
+}
