@@ -53,9 +53,19 @@ fn greedy_first_match_trap() {
 fn strict_requires_exactly_the_sequence() {
     let s = spec(OrderMode::Strict, vec![exp("a"), exp("b")]);
     assert!(run(&s, &[call("a", json!({})), call("b", json!({}))]).passed);
-    let v = run(&s, &[call("a", json!({})), call("x", json!({})), call("b", json!({}))]);
+    let v = run(
+        &s,
+        &[
+            call("a", json!({})),
+            call("x", json!({})),
+            call("b", json!({})),
+        ],
+    );
     assert!(!v.passed);
-    assert_eq!(v.score, 1.0, "the expectations are all met; the extra call fails the spec");
+    assert_eq!(
+        v.score, 1.0,
+        "the expectations are all met; the extra call fails the spec"
+    );
     assert_eq!(codes(&v), ["unexpected-call"]);
     assert_eq!(v.findings[0].severity, Severity::Error);
     let v = run(&s, &[call("b", json!({})), call("a", json!({}))]);
@@ -69,15 +79,31 @@ fn in_order_allows_calls_between_but_not_reordering() {
     let s = spec(OrderMode::InOrder, vec![exp("a"), exp("b"), exp("c")]);
     let v = run(
         &s,
-        &[call("a", json!({})), call("x", json!({})), call("b", json!({})), call("c", json!({}))],
+        &[
+            call("a", json!({})),
+            call("x", json!({})),
+            call("b", json!({})),
+            call("c", json!({})),
+        ],
     );
     assert!(v.passed);
     assert_eq!(v.unaccounted, vec![1]);
     assert_eq!(v.findings[0].severity, Severity::Info);
     // c before b: only two of three can be aligned in order.
-    let v = run(&s, &[call("a", json!({})), call("c", json!({})), call("b", json!({}))]);
+    let v = run(
+        &s,
+        &[
+            call("a", json!({})),
+            call("c", json!({})),
+            call("b", json!({})),
+        ],
+    );
     assert!((v.score - 2.0 / 3.0).abs() < 1e-12);
-    let ov = v.findings.iter().find(|f| f.code == "order-violation").unwrap();
+    let ov = v
+        .findings
+        .iter()
+        .find(|f| f.code == "order-violation")
+        .unwrap();
     assert!(ov.message.contains("out of order"), "{}", ov.message);
 }
 
@@ -189,13 +215,25 @@ fn forbidden_tools_with_and_without_arguments() {
         span: Default::default(),
     });
     s.forbidden.push(forbid("git_push", Some(m)));
-    let ok = [call("lookup", json!({})), call("git_push", json!({"force": false}))];
+    let ok = [
+        call("lookup", json!({})),
+        call("git_push", json!({"force": false})),
+    ];
     assert!(run(&s, &ok).passed);
-    let v = run(&s, &[call("lookup", json!({})), call("git_push", json!({"force": true}))]);
+    let v = run(
+        &s,
+        &[
+            call("lookup", json!({})),
+            call("git_push", json!({"force": true})),
+        ],
+    );
     assert!(!v.passed);
     assert_eq!(v.counts.forbidden, 1);
     assert_eq!(codes(&v), ["forbidden-call"]);
-    let v = run(&s, &[call("delete_account", json!({})), call("lookup", json!({}))]);
+    let v = run(
+        &s,
+        &[call("delete_account", json!({})), call("lookup", json!({}))],
+    );
     assert!(!v.passed);
     assert_eq!(v.findings[0].call, Some(0));
 }
@@ -212,7 +250,11 @@ fn a_forbidden_call_is_never_matched_to_an_expectation() {
 #[test]
 fn extra_call_policy_and_penalty() {
     let mut s = spec(OrderMode::AnyOrder, vec![exp("a")]);
-    let calls = [call("a", json!({})), call("b", json!({})), call("c", json!({}))];
+    let calls = [
+        call("a", json!({})),
+        call("b", json!({})),
+        call("c", json!({})),
+    ];
     assert!(run(&s, &calls).passed);
     s.scoring.extra_call = 0.25;
     s.scoring.threshold = 0.5;
@@ -243,14 +285,25 @@ fn name_rules_apply_to_both_sides() {
 fn missing_calls_suggest_close_names() {
     let s = spec(OrderMode::InOrder, vec![exp("get_order")]);
     let v = run(&s, &[call("get_orders", json!({}))]);
-    let f = v.findings.iter().find(|f| f.code == "missing-call").unwrap();
-    assert!(f.help.contains("did you mean `get_orders` (call #1)"), "{}", f.help);
+    let f = v
+        .findings
+        .iter()
+        .find(|f| f.code == "missing-call")
+        .unwrap();
+    assert!(
+        f.help.contains("did you mean `get_orders` (call #1)"),
+        "{}",
+        f.help
+    );
     assert_eq!(f.severity, Severity::Error);
 }
 
 #[test]
 fn name_only_findings_list_the_failures() {
-    let s = spec(OrderMode::InOrder, vec![exp("search").eq("q", json!("rust"))]);
+    let s = spec(
+        OrderMode::InOrder,
+        vec![exp("search").eq("q", json!("rust"))],
+    );
     let v = run(&s, &[call("search", json!({"q": "go"}))]);
     assert_eq!(v.score, 0.5);
     assert_eq!(v.counts.name_only, 1);
@@ -279,7 +332,10 @@ fn verdict_serializes_with_a_stable_shape() {
     let v = run(&s, &[call("a", json!({"x": 2}))]);
     let j = serde_json::to_value(&v).unwrap();
     assert_eq!(j["expectations"][0]["status"], json!("name_only"));
-    assert_eq!(j["expectations"][0]["failures"][0]["check"], json!("equals"));
+    assert_eq!(
+        j["expectations"][0]["failures"][0]["check"],
+        json!("equals")
+    );
     assert_eq!(j["findings"][0]["code"], json!("name-only-match"));
     assert_eq!(j["findings"][0]["severity"], json!("error"));
     let back: Verdict = serde_json::from_value(j).unwrap();

@@ -15,7 +15,11 @@ fn one(e: Expectation, c: toolspec::transcript::model::ToolCall) -> Verdict {
 
 /// The failure messages of the single expectation.
 fn messages(v: &Verdict) -> Vec<String> {
-    v.expectations[0].failures.iter().map(|f| f.message.clone()).collect()
+    v.expectations[0]
+        .failures
+        .iter()
+        .map(|f| f.message.clone())
+        .collect()
 }
 
 fn passes(e: Expectation, args: Value) -> bool {
@@ -56,7 +60,10 @@ fn subset_is_recursive_and_names_the_difference() {
         json!({"order": {"items": [{"sku": "A", "qty": 2}], "gift": true, "note": "x"}})
     ));
     assert_eq!(
-        fails_with(e(), json!({"order": {"items": [{"sku": "B"}], "gift": true}})),
+        fails_with(
+            e(),
+            json!({"order": {"items": [{"sku": "B"}], "gift": true}})
+        ),
         [r#"order: at items[0].sku: "B" ≠ "A""#]
     );
     assert_eq!(
@@ -200,7 +207,14 @@ fn type_one_of_contains() {
         fails_with(o(), json!({"unit": "k"})),
         [r#"unit: "k" is not one of ["c","f"]"#]
     );
-    let c = || exp("t").arg("q", Check::Contains { value: json!("rust") });
+    let c = || {
+        exp("t").arg(
+            "q",
+            Check::Contains {
+                value: json!("rust"),
+            },
+        )
+    };
     assert!(passes(c(), json!({"q": "learn rust fast"})));
     assert!(passes(c(), json!({"q": ["go", "rust"]})));
     assert_eq!(
@@ -224,7 +238,10 @@ fn present_absent_any() {
     assert!(passes(e(), json!({"a": null})));
     assert_eq!(
         fails_with(e(), json!({"b": 1})),
-        ["a: missing; it must be present", "b: must be absent, found 1"]
+        [
+            "a: missing; it must be present",
+            "b: must be absent, found 1"
+        ]
     );
 }
 
@@ -246,14 +263,22 @@ fn not_and_all_of() {
         )
     };
     assert!(passes(e(), json!({"x": "ok"})));
-    assert_eq!(fails_with(e(), json!({"x": ""})), [r#"x: "" must not equal """#]);
+    assert_eq!(
+        fails_with(e(), json!({"x": ""})),
+        [r#"x: "" must not equal """#]
+    );
     assert_eq!(
         fails_with(e(), json!({"x": 1})),
         ["x: expected string, got number 1"]
     );
     // Not(Present) on an absent path holds.
     assert!(passes(
-        exp("t").arg("gone", Check::Not { check: Box::new(Check::Present) }),
+        exp("t").arg(
+            "gone",
+            Check::Not {
+                check: Box::new(Check::Present)
+            }
+        ),
         json!({})
     ));
 }
@@ -275,13 +300,27 @@ fn nested_paths_step_into_json_strings() {
     let out = json!({"content": json!({"order": {"status": "shipped", "lines": [{"sku": "A"}]}}).to_string()});
     let e = || {
         exp("t")
-            .out("content.order.status", Check::Equals { value: json!("shipped") })
-            .out("content.order.lines.0.sku", Check::Equals { value: json!("A") })
+            .out(
+                "content.order.status",
+                Check::Equals {
+                    value: json!("shipped"),
+                },
+            )
+            .out(
+                "content.order.lines.0.sku",
+                Check::Equals { value: json!("A") },
+            )
     };
-    let v = run(&spec(OrderMode::InOrder, vec![e()]), &[call_out("t", json!({}), out.clone())]);
+    let v = run(
+        &spec(OrderMode::InOrder, vec![e()]),
+        &[call_out("t", json!({}), out.clone())],
+    );
     assert_eq!(v.expectations[0].status, Status::Matched, "{v:#?}");
     let bad = json!({"content": json!({"order": {"status": "lost", "lines": []}}).to_string()});
-    let v = run(&spec(OrderMode::InOrder, vec![e()]), &[call_out("t", json!({}), bad)]);
+    let v = run(
+        &spec(OrderMode::InOrder, vec![e()]),
+        &[call_out("t", json!({}), bad)],
+    );
     assert_eq!(
         messages(&v),
         [
@@ -289,19 +328,37 @@ fn nested_paths_step_into_json_strings() {
             r#"output.content.order.lines[0].sku: missing; it must equal "A""#
         ]
     );
-    assert!(v.expectations[0].failures.iter().all(|f| f.part == FailurePart::Output));
+    assert!(v.expectations[0]
+        .failures
+        .iter()
+        .all(|f| f.part == FailurePart::Output));
     // A whole-output subset against a string holding JSON parses it.
-    let s = exp("t").out("", Check::Subset { value: json!({"content": {}}) });
+    let s = exp("t").out(
+        "",
+        Check::Subset {
+            value: json!({"content": {}}),
+        },
+    );
     let wrapped = json!(json!({"content": {"x": 1}}).to_string());
-    let v = run(&spec(OrderMode::InOrder, vec![s]), &[call_out("t", json!({}), wrapped)]);
+    let v = run(
+        &spec(OrderMode::InOrder, vec![s]),
+        &[call_out("t", json!({}), wrapped)],
+    );
     assert_eq!(v.expectations[0].status, Status::Matched);
 }
 
 #[test]
 fn output_and_errored() {
-    let e = || exp("t").out("ok", Check::Equals { value: json!(true) }).errored(false);
+    let e = || {
+        exp("t")
+            .out("ok", Check::Equals { value: json!(true) })
+            .errored(false)
+    };
     let good = call_out("t", json!({}), json!({"ok": true}));
-    assert_eq!(one(e(), good.clone()).expectations[0].status, Status::Matched);
+    assert_eq!(
+        one(e(), good.clone()).expectations[0].status,
+        Status::Matched
+    );
     let mut failed = good;
     failed.is_error = true;
     assert_eq!(
@@ -331,7 +388,10 @@ fn references_compare_with_the_matched_earlier_call() {
         r#"order_id: "ORD-1" ≠ "ORD-58213" captured from lookup.output.order_id"#
     );
     assert_eq!(v.expectations[1].failures[0].expected, json!("ORD-58213"));
-    let ok = [calls[0].clone(), call("refund", json!({"order_id": "ORD-58213"}))];
+    let ok = [
+        calls[0].clone(),
+        call("refund", json!({"order_id": "ORD-58213"})),
+    ];
     assert_eq!(run(&s, &ok).score, 1.0);
 }
 

@@ -23,7 +23,13 @@ fn exp_spec() -> impl Strategy<Value = ExpSpec> {
     (
         0..TOOLS.len(),
         prop::option::of(0i64..3),
-        prop::sample::select(vec![(1, Some(1)), (0, Some(1)), (1, None), (2, Some(3)), (0, None)]),
+        prop::sample::select(vec![
+            (1, Some(1)),
+            (0, Some(1)),
+            (1, None),
+            (2, Some(3)),
+            (0, None),
+        ]),
         prop::sample::select(vec![1.0, 2.0, 0.5]),
     )
         .prop_map(|(tool, x, repeat, weight)| ExpSpec {
@@ -39,7 +45,9 @@ fn build(exps: &[ExpSpec], order: OrderMode, scoring: &Scoring) -> MatcherConfig
         order,
         exps.iter()
             .map(|e| {
-                let mut x = exp(TOOLS[e.tool]).repeat(e.repeat.0, e.repeat.1).weight(e.weight);
+                let mut x = exp(TOOLS[e.tool])
+                    .repeat(e.repeat.0, e.repeat.1)
+                    .weight(e.weight);
                 if let Some(v) = e.x {
                     x = x.eq("x", json!(v));
                 }
@@ -59,14 +67,16 @@ fn scoring() -> impl Strategy<Value = Scoring> {
         prop::sample::select(vec![1.0, 0.7]),
         any::<bool>(),
     )
-        .prop_map(|(name_only, extra_call, wrong_or_missing, threshold, binary)| Scoring {
-            exact_match: 1.0,
-            name_only,
-            extra_call,
-            wrong_or_missing,
-            threshold,
-            binary,
-        })
+        .prop_map(
+            |(name_only, extra_call, wrong_or_missing, threshold, binary)| Scoring {
+                exact_match: 1.0,
+                name_only,
+                extra_call,
+                wrong_or_missing,
+                threshold,
+                binary,
+            },
+        )
 }
 
 fn calls() -> impl Strategy<Value = Vec<ToolCall>> {
@@ -78,7 +88,11 @@ fn calls() -> impl Strategy<Value = Vec<ToolCall>> {
 }
 
 fn order() -> impl Strategy<Value = OrderMode> {
-    prop::sample::select(vec![OrderMode::Strict, OrderMode::InOrder, OrderMode::AnyOrder])
+    prop::sample::select(vec![
+        OrderMode::Strict,
+        OrderMode::InOrder,
+        OrderMode::AnyOrder,
+    ])
 }
 
 /// The calls that satisfy the expectations exactly, in the written order.
