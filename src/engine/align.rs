@@ -86,15 +86,4 @@ impl Slots {
             opt_full: scaled(extra, false, true, calls),
         }
     }
-
-    /// The gain of a call filling slot number `k` (0-based, in fill order), if it may fill it.
-    pub(crate) fn gain(&self, k: usize, full: bool) -> Option<i128> {
-        if k < self.min {
-            Some(if full { self.req_full } else { self.req_name })
-        } else if self.max.is_none_or(|m| k < m) && full {
-            Some(self.opt_full)
-        } else {
-            None
-        }
-    }
 }
