@@ -259,8 +259,8 @@ pub(crate) fn findings(
         }
     }
 
-    for i in 0..ctx.calls.len() {
-        if ctx.owner[i].is_some() || ctx.forbidden_by[i].is_some() || explained[i] {
+    for (i, &done) in explained.iter().enumerate() {
+        if ctx.owner[i].is_some() || ctx.forbidden_by[i].is_some() || done {
             continue;
         }
         let name = &ctx.calls[i].name;
