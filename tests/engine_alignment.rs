@@ -341,3 +341,42 @@ fn verdict_serializes_with_a_stable_shape() {
     let back: Verdict = serde_json::from_value(j).unwrap();
     assert_eq!(back, v);
 }
+
+#[test]
+fn before_rules_pick_the_call_that_respects_them() {
+    // Two equally good `pay` calls; the unconstrained optimum would take the first, which comes
+    // before `auth`. The engine takes the second instead of reporting a violation.
+    let mut s = spec(OrderMode::AnyOrder, vec![exp("auth"), exp("pay")]);
+    s.before.push(BeforeRule {
+        first: 0,
+        then: 1,
+        span: Default::default(),
+    });
+    let v = run(
+        &s,
+        &[
+            call("pay", json!({})),
+            call("auth", json!({})),
+            call("pay", json!({})),
+        ],
+    );
+    assert!(v.passed, "{v:#?}");
+    assert_eq!(v.expectations[1].calls, vec![2]);
+    assert_eq!(v.unaccounted, vec![0]);
+}
+
+#[test]
+fn before_rules_do_not_hide_a_violation_behind_a_missing_call() {
+    // In order a, b with the rule "b before a": honouring it would mean dropping a match, which
+    // scores worse; the engine reports the broken rule instead.
+    let mut s = spec(OrderMode::InOrder, vec![exp("a"), exp("b")]);
+    s.before.push(BeforeRule {
+        first: 1,
+        then: 0,
+        span: Default::default(),
+    });
+    let v = run(&s, &[call("a", json!({})), call("b", json!({}))]);
+    assert_eq!(v.score, 1.0);
+    assert!(!v.passed);
+    assert_eq!(codes(&v), ["before-violation"]);
+}

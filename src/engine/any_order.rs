@@ -309,6 +309,7 @@ mod tests {
             req_full: 1000,
             req_name: 500,
             opt_full: 1,
+            unit: 1,
         }
     }
 

@@ -217,6 +217,7 @@ mod tests {
             req_full: 1000,
             req_name: 500,
             opt_full: 1,
+            unit: 1,
         }
     }
 

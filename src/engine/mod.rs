@@ -17,7 +17,9 @@
 //! 5. references: if any constraint refers to an earlier expectation, the calls matched to the
 //!    referenced expectations in step 4 are pinned, reference constraints are evaluated against
 //!    them, and the alignment is run once more;
-//! 6. the verdict: statuses, failures of name-only calls, native score
+//! 6. `before` rules: if the alignment breaks one, a bounded search for one that does not
+//!    ([`before`]);
+//! 7. the verdict: statuses, failures of name-only calls, native score
 //!    ([`crate::score::native`]), findings ([`explain`]).
 //!
 //! Semantics and the formula are documented in `docs/scoring.md`; the verdict's shape and the
@@ -25,6 +27,7 @@
 
 pub mod align;
 pub mod any_order;
+pub mod before;
 pub mod checks;
 pub mod difflib;
 pub mod explain;
@@ -154,6 +157,9 @@ pub fn run(config: &MatcherConfig, calls: &[ToolCall]) -> Verdict {
             }
         }
         assigned = align(&by_call);
+    }
+    if !config.before.is_empty() {
+        assigned = before::respect(&config.before, &slots, &by_call, assigned, &align);
     }
 
     // The verdict, with references judged against the final partners.
