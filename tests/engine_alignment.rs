@@ -380,3 +380,41 @@ fn before_rules_do_not_hide_a_violation_behind_a_missing_call() {
     assert!(!v.passed);
     assert_eq!(codes(&v), ["before-violation"]);
 }
+
+#[test]
+fn malformed_configs_degrade_instead_of_panicking() {
+    let mut s = spec(
+        OrderMode::AnyOrder,
+        vec![
+            exp("a").repeat(3, Some(1)).weight(f64::NAN),
+            exp("b")
+                .arg("x", reference(42, "nowhere", Part::Output, "id"))
+                .weight(-2.0),
+            exp(""),
+        ],
+    );
+    s.before.push(BeforeRule {
+        first: 9,
+        then: 0,
+        span: Default::default(),
+    });
+    s.scoring.threshold = f64::INFINITY;
+    s.scoring.extra_call = f64::NAN;
+    for order in [OrderMode::Strict, OrderMode::InOrder, OrderMode::AnyOrder] {
+        s.order = order;
+        let v = run(
+            &s,
+            &[
+                call("a", json!("not an object")),
+                call("b", json!({"x": 1})),
+                call("", json!(null)),
+                call("a", json!([1, 2])),
+            ],
+        );
+        assert!((0.0..=1.0).contains(&v.score));
+        assert_eq!(
+            v.expectations[1].failures[0].message,
+            "x: cannot compare with nowhere.output.id: `nowhere` matched no call"
+        );
+    }
+}

@@ -32,6 +32,8 @@ struct States {
     looping: bool,
     max_total: Option<usize>,
     list: Vec<(usize, usize)>,
+    /// `(q, f)` → position in `list` (`usize::MAX`: not a state), row-major by `q`.
+    index: Vec<usize>,
 }
 
 impl States {
@@ -47,10 +49,12 @@ impl States {
             None => s.min.max(1).min(compatible),
         };
         let mut list = Vec::new();
+        let mut index = vec![usize::MAX; (min + 1) * (cap + 1)];
         for q in 0..=min {
             for f in 0..=cap {
                 // Bounded: at most `cap` calls in all. Unbounded: `f == cap` means "cap or more".
                 if max.is_none() || q + f <= cap {
+                    index[q * (cap + 1) + f] = list.len();
                     list.push((q, f));
                 }
             }
@@ -61,11 +65,18 @@ impl States {
             looping: max.is_none(),
             max_total: max,
             list,
+            index,
         }
     }
 
     fn index(&self, q: usize, f: usize) -> Option<usize> {
-        self.list.iter().position(|&x| x == (q, f))
+        if f > self.cap {
+            return None;
+        }
+        self.index
+            .get(q * (self.cap + 1) + f)
+            .copied()
+            .filter(|&i| i != usize::MAX)
     }
 
     /// The state after adding a call (full or name-only) to `(q, f)`, if allowed.
@@ -253,6 +264,30 @@ mod tests {
         // Required: two slots; the name-only call may only fill a required one, so the best is
         // full, full (required) + full (optional), and the name-only call stays out.
         assert_eq!(align(&s, &by_call), vec![vec![0, 2, 3], vec![4]]);
+    }
+
+    #[test]
+    fn huge_bounded_maxima_are_relaxed_then_trimmed() {
+        // 8 000 calls × 8 001 states would exceed the budget: the maximum is relaxed, then the
+        // surplus trimmed.
+        let s = [slots(0, Some(7_000))];
+        let by_call = vec![cand(0, true); 8_000];
+        let got = align(&s, &by_call);
+        assert_eq!(got[0].len(), 7_000);
+        assert_eq!(got[0][0], 0);
+    }
+
+    #[test]
+    fn large_bounded_repeats_stay_correct() {
+        let s = [slots(2, Some(300))];
+        let mut by_call = vec![cand(0, true); 400];
+        by_call[5] = cand(0, false);
+        let got = align(&s, &by_call);
+        assert_eq!(got[0].len(), 300);
+        assert!(
+            !got[0].contains(&5),
+            "a name-only call never displaces a full one here"
+        );
     }
 
     #[test]
