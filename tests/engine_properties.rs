@@ -282,3 +282,49 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #[test]
+    fn references_and_before_rules_keep_the_verdict_well_formed(
+        exps in prop::collection::vec(exp_spec(), 1..6),
+        cs in calls(),
+        o in order(),
+        sc in scoring(),
+        refs in prop::collection::vec((0usize..6, 0usize..6), 0..3),
+        rules in prop::collection::vec((0usize..6, 0usize..6), 0..3),
+    ) {
+        let mut s = build(&exps, o, &sc);
+        let m = s.expectations.len();
+        for (from, to) in refs {
+            let (from, to) = (from % m, to % m);
+            if to < from {
+                s.expectations[from].args.checks.push(PathCheck {
+                    path: path("x"),
+                    check: reference(to, "earlier", Part::Args, "x"),
+                    span: Default::default(),
+                });
+            }
+        }
+        for (a, b) in rules {
+            if a % m != b % m {
+                s.before.push(BeforeRule { first: a % m, then: b % m, span: Default::default() });
+            }
+        }
+        let v = run(&s, &cs);
+        prop_assert!((0.0..=1.0).contains(&v.score));
+        let mut seen = vec![0; cs.len()];
+        for e in &v.expectations { for &i in &e.calls { seen[i] += 1; } }
+        for &i in &v.unaccounted { seen[i] += 1; }
+        prop_assert!(seen.iter().all(|&n| n == 1));
+        // A broken rule is reported exactly when the chosen calls break it.
+        for r in &s.before {
+            let a = v.expectations[r.first].calls.iter().max();
+            let b = v.expectations[r.then].calls.iter().min();
+            let broken = matches!((a, b), (Some(x), Some(y)) if y < x);
+            if broken {
+                prop_assert!(!v.passed);
+                prop_assert!(v.findings.iter().any(|f| f.code == "before-violation"));
+            }
+        }
+    }
+}
