@@ -412,6 +412,9 @@ fn malformed_configs_degrade_instead_of_panicking() {
             ],
         );
         assert!((0.0..=1.0).contains(&v.score));
+        assert_eq!(v.threshold, 1.0);
+        let json = serde_json::to_string(&v).unwrap();
+        assert_eq!(serde_json::from_str::<Verdict>(&json).unwrap(), v);
         assert_eq!(
             v.expectations[1].failures[0].message,
             "x: cannot compare with nowhere.output.id: `nowhere` matched no call"

@@ -258,7 +258,7 @@ pub fn run(config: &MatcherConfig, calls: &[ToolCall]) -> Verdict {
     Verdict {
         score: result.score,
         passed: result.passed,
-        threshold: config.scoring.threshold,
+        threshold: native::threshold(&config.scoring),
         counts,
         expectations: outcomes,
         unaccounted,
