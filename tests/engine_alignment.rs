@@ -341,3 +341,83 @@ fn verdict_serializes_with_a_stable_shape() {
     let back: Verdict = serde_json::from_value(j).unwrap();
     assert_eq!(back, v);
 }
+
+#[test]
+fn before_rules_pick_the_call_that_respects_them() {
+    // Two equally good `pay` calls; the unconstrained optimum would take the first, which comes
+    // before `auth`. The engine takes the second instead of reporting a violation.
+    let mut s = spec(OrderMode::AnyOrder, vec![exp("auth"), exp("pay")]);
+    s.before.push(BeforeRule {
+        first: 0,
+        then: 1,
+        span: Default::default(),
+    });
+    let v = run(
+        &s,
+        &[
+            call("pay", json!({})),
+            call("auth", json!({})),
+            call("pay", json!({})),
+        ],
+    );
+    assert!(v.passed, "{v:#?}");
+    assert_eq!(v.expectations[1].calls, vec![2]);
+    assert_eq!(v.unaccounted, vec![0]);
+}
+
+#[test]
+fn before_rules_do_not_hide_a_violation_behind_a_missing_call() {
+    // In order a, b with the rule "b before a": honouring it would mean dropping a match, which
+    // scores worse; the engine reports the broken rule instead.
+    let mut s = spec(OrderMode::InOrder, vec![exp("a"), exp("b")]);
+    s.before.push(BeforeRule {
+        first: 1,
+        then: 0,
+        span: Default::default(),
+    });
+    let v = run(&s, &[call("a", json!({})), call("b", json!({}))]);
+    assert_eq!(v.score, 1.0);
+    assert!(!v.passed);
+    assert_eq!(codes(&v), ["before-violation"]);
+}
+
+#[test]
+fn malformed_configs_degrade_instead_of_panicking() {
+    let mut s = spec(
+        OrderMode::AnyOrder,
+        vec![
+            exp("a").repeat(3, Some(1)).weight(f64::NAN),
+            exp("b")
+                .arg("x", reference(42, "nowhere", Part::Output, "id"))
+                .weight(-2.0),
+            exp(""),
+        ],
+    );
+    s.before.push(BeforeRule {
+        first: 9,
+        then: 0,
+        span: Default::default(),
+    });
+    s.scoring.threshold = f64::INFINITY;
+    s.scoring.extra_call = f64::NAN;
+    for order in [OrderMode::Strict, OrderMode::InOrder, OrderMode::AnyOrder] {
+        s.order = order;
+        let v = run(
+            &s,
+            &[
+                call("a", json!("not an object")),
+                call("b", json!({"x": 1})),
+                call("", json!(null)),
+                call("a", json!([1, 2])),
+            ],
+        );
+        assert!((0.0..=1.0).contains(&v.score));
+        assert_eq!(v.threshold, 1.0);
+        let json = serde_json::to_string(&v).unwrap();
+        assert_eq!(serde_json::from_str::<Verdict>(&json).unwrap(), v);
+        assert_eq!(
+            v.expectations[1].failures[0].message,
+            "x: cannot compare with nowhere.output.id: `nowhere` matched no call"
+        );
+    }
+}

@@ -180,3 +180,151 @@ proptest! {
         prop_assert!(strict <= any + 1e-9);
     }
 }
+
+/// The best native score over every valid assignment, by exhaustive search (small inputs only).
+fn brute_force(exps: &[ExpSpec], cs: &[ToolCall], sc: &Scoring, in_order: bool) -> f64 {
+    fn rec(
+        i: usize,
+        exps: &[ExpSpec],
+        cs: &[ToolCall],
+        sc: &Scoring,
+        in_order: bool,
+        choice: &mut Vec<usize>,
+        best: &mut f64,
+    ) {
+        if i == cs.len() {
+            if let Some(s) = evaluate(exps, cs, sc, in_order, choice) {
+                *best = best.max(s);
+            }
+            return;
+        }
+        choice[i] = usize::MAX;
+        rec(i + 1, exps, cs, sc, in_order, choice, best);
+        for j in 0..exps.len() {
+            if cs[i].name == TOOLS[exps[j].tool] {
+                choice[i] = j;
+                rec(i + 1, exps, cs, sc, in_order, choice, best);
+            }
+        }
+        choice[i] = usize::MAX;
+    }
+    let mut choice = vec![usize::MAX; cs.len()];
+    let mut best = f64::NEG_INFINITY;
+    rec(0, exps, cs, sc, in_order, &mut choice, &mut best);
+    best
+}
+
+/// The native score of one assignment (`usize::MAX`: unaccounted), if the assignment is valid.
+fn evaluate(
+    exps: &[ExpSpec],
+    cs: &[ToolCall],
+    sc: &Scoring,
+    in_order: bool,
+    choice: &[usize],
+) -> Option<f64> {
+    if in_order {
+        let mut last = 0;
+        for &j in choice.iter().filter(|&&j| j != usize::MAX) {
+            if j < last {
+                return None;
+            }
+            last = j;
+        }
+    }
+    let (mut earned, mut w_total, mut unmet) = (0.0, 0.0, 0.0);
+    for (j, e) in exps.iter().enumerate() {
+        let mine: Vec<usize> = (0..cs.len()).filter(|&i| choice[i] == j).collect();
+        let full = mine
+            .iter()
+            .filter(|&&i| e.x.is_none_or(|x| cs[i].args["x"] == json!(x)))
+            .count();
+        let name = mine.len() - full;
+        let min = e.repeat.0 as usize;
+        // Name-only calls fill required slots only; no more calls than the maximum.
+        if name > min || e.repeat.1.is_some_and(|m| mine.len() > m as usize) {
+            return None;
+        }
+        let req_full = full.min(min - name);
+        earned += e.weight * (sc.exact_match * req_full as f64 + sc.name_only * name as f64);
+        w_total += e.weight * min as f64;
+        unmet += e.weight * (min - req_full) as f64;
+    }
+    let u = choice.iter().filter(|&&j| j == usize::MAX).count() as f64;
+    let pen = sc.extra_call * u + sc.wrong_or_missing * unmet;
+    let raw = if w_total > 0.0 {
+        (earned - pen) / w_total
+    } else {
+        1.0 - pen
+    };
+    Some(raw.clamp(0.0, 1.0))
+}
+
+fn small_calls() -> impl Strategy<Value = Vec<ToolCall>> {
+    prop::collection::vec((0..3usize, 0i64..2), 0..7).prop_map(|v| {
+        v.into_iter()
+            .map(|(t, x)| call(TOOLS[t], json!({ "x": x })))
+            .collect()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+    #[test]
+    fn alignment_is_optimal_against_exhaustive_search(
+        exps in prop::collection::vec(exp_spec().prop_filter("small tools", |e| e.tool < 3), 0..4),
+        cs in small_calls(),
+        sc in scoring().prop_map(|s| Scoring { binary: false, ..s }),
+    ) {
+        for (mode, in_order) in [(OrderMode::AnyOrder, false), (OrderMode::InOrder, true)] {
+            let v = run(&build(&exps, mode, &sc), &cs);
+            let best = brute_force(&exps, &cs, &sc, in_order);
+            prop_assert!((v.score - best).abs() < 1e-9, "{:?}: engine {} vs best {}", mode, v.score, best);
+        }
+    }
+}
+
+proptest! {
+    #[test]
+    fn references_and_before_rules_keep_the_verdict_well_formed(
+        exps in prop::collection::vec(exp_spec(), 1..6),
+        cs in calls(),
+        o in order(),
+        sc in scoring(),
+        refs in prop::collection::vec((0usize..6, 0usize..6), 0..3),
+        rules in prop::collection::vec((0usize..6, 0usize..6), 0..3),
+    ) {
+        let mut s = build(&exps, o, &sc);
+        let m = s.expectations.len();
+        for (from, to) in refs {
+            let (from, to) = (from % m, to % m);
+            if to < from {
+                s.expectations[from].args.checks.push(PathCheck {
+                    path: path("x"),
+                    check: reference(to, "earlier", Part::Args, "x"),
+                    span: Default::default(),
+                });
+            }
+        }
+        for (a, b) in rules {
+            if a % m != b % m {
+                s.before.push(BeforeRule { first: a % m, then: b % m, span: Default::default() });
+            }
+        }
+        let v = run(&s, &cs);
+        prop_assert!((0.0..=1.0).contains(&v.score));
+        let mut seen = vec![0; cs.len()];
+        for e in &v.expectations { for &i in &e.calls { seen[i] += 1; } }
+        for &i in &v.unaccounted { seen[i] += 1; }
+        prop_assert!(seen.iter().all(|&n| n == 1));
+        // A broken rule is reported exactly when the chosen calls break it.
+        for r in &s.before {
+            let a = v.expectations[r.first].calls.iter().max();
+            let b = v.expectations[r.then].calls.iter().min();
+            let broken = matches!((a, b), (Some(x), Some(y)) if y < x);
+            if broken {
+                prop_assert!(!v.passed);
+                prop_assert!(v.findings.iter().any(|f| f.code == "before-violation"));
+            }
+        }
+    }
+}

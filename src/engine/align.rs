@@ -34,6 +34,8 @@ pub(crate) struct Slots {
     pub(crate) req_name: i128,
     /// Gain of a fully matching call in an optional slot.
     pub(crate) opt_full: i128,
+    /// One unit of real gain (`K³`): `total / unit` is the real-gain part of a total.
+    pub(crate) unit: i128,
 }
 
 /// A call's eligibility for one expectation.
@@ -45,6 +47,12 @@ pub(crate) struct Candidate {
     pub(crate) full: bool,
 }
 
+/// The calls (ascending) assigned to each expectation.
+pub(crate) type Assignment = Vec<Vec<usize>>;
+
+/// An alignment algorithm over per-call candidates.
+pub(crate) type Aligner<'a> = dyn Fn(&[Vec<Candidate>]) -> Assignment + 'a;
+
 /// A non-negative, finite number (negative or NaN weights count as 0).
 pub(crate) fn sane(x: f64) -> f64 {
     if x.is_finite() && x > 0.0 {
@@ -54,8 +62,12 @@ pub(crate) fn sane(x: f64) -> f64 {
     }
 }
 
+/// Tie-break levels are exact up to this many calls; beyond, only tie-breaking degrades (sums
+/// stay far below `i128::MAX`).
+const MAX_LEVEL: usize = 2_000_000;
+
 fn scaled(real: f64, required_full: bool, full: bool, calls: usize) -> i128 {
-    let k = calls as i128 + 1;
+    let k = calls.min(MAX_LEVEL) as i128 + 1;
     let units = (sane(real) * SCALE).round() as i128;
     units * k * k * k + i128::from(required_full) * k * k + i128::from(full) * k + 1
 }
@@ -84,17 +96,7 @@ impl Slots {
             req_full: scaled(w * exact + extra + w * wrong, true, true, calls),
             req_name: scaled(w * name_only + extra, false, false, calls),
             opt_full: scaled(extra, false, true, calls),
-        }
-    }
-
-    /// The gain of a call filling slot number `k` (0-based, in fill order), if it may fill it.
-    pub(crate) fn gain(&self, k: usize, full: bool) -> Option<i128> {
-        if k < self.min {
-            Some(if full { self.req_full } else { self.req_name })
-        } else if self.max.is_none_or(|m| k < m) && full {
-            Some(self.opt_full)
-        } else {
-            None
+            unit: (calls.min(MAX_LEVEL) as i128 + 1).pow(3),
         }
     }
 }

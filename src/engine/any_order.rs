@@ -102,8 +102,12 @@ fn solve_group(
         }
     }
     for (sn, edges) in incoming.iter_mut().enumerate() {
-        edges.sort_by_key(|&(gain, ci)| (Reverse(gain), ci));
+        let key = |&(gain, ci): &(i128, usize)| (Reverse(gain), ci);
+        if edges.len() > capacity && capacity > 0 {
+            edges.select_nth_unstable_by_key(capacity - 1, key);
+        }
         edges.truncate(capacity);
+        edges.sort_by_key(key);
         let node = slot_nodes[sn].2;
         for &(gain, ci) in edges.iter() {
             g.edge(call_node[ci], node, 1, -gain);
@@ -305,6 +309,7 @@ mod tests {
             req_full: 1000,
             req_name: 500,
             opt_full: 1,
+            unit: 1,
         }
     }
 

@@ -259,8 +259,8 @@ pub(crate) fn findings(
         }
     }
 
-    for i in 0..ctx.calls.len() {
-        if ctx.owner[i].is_some() || ctx.forbidden_by[i].is_some() || explained[i] {
+    for (i, &done) in explained.iter().enumerate() {
+        if ctx.owner[i].is_some() || ctx.forbidden_by[i].is_some() || done {
             continue;
         }
         let name = &ctx.calls[i].name;
@@ -389,9 +389,23 @@ fn missing_help(ctx: &Context<'_>, j: usize) -> String {
         );
     }
     let want = &ctx.config.expectations[j].tool;
+    let want_lower = want.to_lowercase();
+    // Each distinct called name once (transcripts repeat a few names many times).
+    let mut seen = std::collections::HashSet::new();
     let mut best: Option<(f64, usize)> = None;
     for (i, call) in ctx.calls.iter().enumerate() {
-        let r = difflib::ratio(&call.name.to_lowercase(), &want.to_lowercase());
+        if !seen.insert(call.name.as_str()) {
+            continue;
+        }
+        // Bounded work: at most 2 000 distinct names, and the length bound first.
+        if seen.len() > 2_000 {
+            break;
+        }
+        let (la, lb) = (call.name.chars().count(), want_lower.chars().count());
+        if 2.0 * la.min(lb) as f64 / ((la + lb).max(1) as f64) < 0.6 {
+            continue;
+        }
+        let r = difflib::ratio(&call.name.to_lowercase(), &want_lower);
         if r >= 0.6 && best.is_none_or(|(b, _)| r > b) {
             best = Some((r, i));
         }

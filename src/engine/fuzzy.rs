@@ -1,6 +1,6 @@
 //! Fuzzy string constraints with bounded work.
 //!
-//! The similarity is [`difflib::ratio`](super::difflib::ratio)`(actual, expected)`, exactly. Its
+//! The similarity is [`super::difflib::ratio`] of `(actual, expected)`, exactly. Its
 //! cost grows with `len(actual) × len(expected)`, so an agent that pastes a megabyte into an
 //! argument must not stall a lint run. The decision is taken with the cheapest test that settles
 //! it, in this order:

@@ -2,15 +2,19 @@
 //!
 //! The calls matched to expectation `j` all come before those matched to `j + 1`; other calls may
 //! come between. A dynamic programme over the calls in transcript order keeps, for every state
-//! "on expectation `j`, `k` calls taken", the best total gain; a call either stays unaccounted or
-//! fills the next slot of the current expectation or of a later one (a prefix maximum makes
-//! "any later one" O(1)). Only the states of expectations whose name matches the call change, and
-//! the back-pointers of those changes are all that is stored.
+//! "on expectation `j`, holding `q` name-only and `f` full calls", the best total gain; a call
+//! either stays unaccounted or joins the current expectation or a later one (a prefix maximum
+//! makes "any later one" O(1)). The gain of an expectation depends only on `(q, f)`: name-only
+//! calls take required slots, full calls the remaining required slots, then optional ones, so a
+//! late name-only call may push an earlier full call from a required slot into an optional one.
+//! Only the states of expectations whose name matches the call change, and the back-pointers of
+//! those changes are all that is stored.
 //!
-//! Cost: O(n · S) time for the prefix maxima plus O(pairs · K) for the transitions, and
-//! O(pairs · K) memory, where `S = Σ_j (K_j + 1)` and `K_j` is the number of counted states of
-//! expectation `j`: its maximum if bounded, else its minimum (at least 1), capped by the number of calls
-//! whose name matches it. Ties keep the earlier call.
+//! Cost: O(n · S) time for the prefix maxima plus O(pairs · S_j) for the transitions, and as much
+//! memory for back-pointers, where `S_j ≤ (min_j + 1) · (K_j + 1)` is the number of states of
+//! expectation `j` (`K_j`: its maximum if bounded, else its minimum, at least 1, both capped by
+//! the calls whose name matches it) and `S = Σ S_j`. For plain expectations `S_j = 3`. Ties keep
+//! the earlier call.
 
 use super::align::{Candidate, Slots};
 
@@ -19,6 +23,82 @@ const NEG: i128 = i128::MIN / 4;
 /// Above this many `n · S` steps, large bounded maxima are treated as unbounded and the
 /// surplus trimmed afterwards (never needed by realistic specs).
 const STATE_BUDGET: usize = 50_000_000;
+
+/// The states of one expectation: every `(q, f)` with `q ≤ min`, `q + f ≤ max`, `f ≤ cap`.
+struct States {
+    min: usize,
+    /// Largest total count tracked; with `looping`, `f == cap` stands for "cap or more".
+    cap: usize,
+    looping: bool,
+    max_total: Option<usize>,
+    list: Vec<(usize, usize)>,
+    /// `(q, f)` → position in `list` (`usize::MAX`: not a state), row-major by `q`.
+    index: Vec<usize>,
+}
+
+impl States {
+    fn new(s: &Slots, compatible: usize, relax: bool) -> Self {
+        let max = if relax && s.max.is_some_and(|x| x > s.min + 1) {
+            None
+        } else {
+            s.max
+        };
+        let min = s.min.min(compatible);
+        let cap = match max {
+            Some(x) => x.min(compatible),
+            None => s.min.max(1).min(compatible),
+        };
+        let mut list = Vec::new();
+        let mut index = vec![usize::MAX; (min + 1) * (cap + 1)];
+        for q in 0..=min {
+            for f in 0..=cap {
+                // Bounded: at most `cap` calls in all. Unbounded: `f == cap` means "cap or more".
+                if max.is_none() || q + f <= cap {
+                    index[q * (cap + 1) + f] = list.len();
+                    list.push((q, f));
+                }
+            }
+        }
+        States {
+            min: s.min,
+            cap,
+            looping: max.is_none(),
+            max_total: max,
+            list,
+            index,
+        }
+    }
+
+    fn index(&self, q: usize, f: usize) -> Option<usize> {
+        if f > self.cap {
+            return None;
+        }
+        self.index
+            .get(q * (self.cap + 1) + f)
+            .copied()
+            .filter(|&i| i != usize::MAX)
+    }
+
+    /// The state after adding a call (full or name-only) to `(q, f)`, if allowed.
+    fn next(&self, (q, f): (usize, usize), full: bool) -> Option<(usize, usize)> {
+        let (q2, f2) = if full { (q, f + 1) } else { (q + 1, f) };
+        if q2 > self.min || self.max_total.is_some_and(|m| q2 + f2 > m) {
+            return None;
+        }
+        if full && f2 > self.cap {
+            return if self.looping { Some((q, f)) } else { None };
+        }
+        Some((q2, f2))
+    }
+
+    /// Total gain of holding `q` name-only and `f` full calls.
+    fn gain(&self, sl: &Slots, (q, f): (usize, usize)) -> i128 {
+        let req_full = f.min(self.min.saturating_sub(q));
+        q as i128 * sl.req_name
+            + req_full as i128 * sl.req_full
+            + (f - req_full) as i128 * sl.opt_full
+    }
+}
 
 /// The calls (ascending) assigned to each expectation.
 pub(crate) fn align(slots: &[Slots], by_call: &[Vec<Candidate>]) -> Vec<Vec<usize>> {
@@ -32,38 +112,25 @@ pub(crate) fn align(slots: &[Slots], by_call: &[Vec<Candidate>]) -> Vec<Vec<usiz
     for c in by_call.iter().flatten() {
         compatible[c.exp] += 1;
     }
-    let counted = |relax: bool| -> (Vec<usize>, Vec<bool>) {
-        let mut k = Vec::with_capacity(m);
-        let mut loops = Vec::with_capacity(m);
-        for (s, &cnt) in slots.iter().zip(&compatible) {
-            let max = if relax && s.max.is_some_and(|x| x > s.min + 1) {
-                None
-            } else {
-                s.max
-            };
-            let kj = match max {
-                Some(x) => x.min(cnt),
-                None => s.min.max(1).min(cnt),
-            };
-            k.push(kj);
-            // Unbounded: the top state loops (optional slots) once the minimum is reached.
-            loops.push(max.is_none() && kj >= s.min);
-        }
-        (k, loops)
+    let build = |relax: bool| -> Vec<States> {
+        slots
+            .iter()
+            .zip(&compatible)
+            .map(|(s, &c)| States::new(s, c, relax))
+            .collect()
     };
-    let (mut k, mut loops) = counted(false);
-    if n.saturating_mul(k.iter().map(|x| x + 1).sum::<usize>()) > STATE_BUDGET {
-        (k, loops) = counted(true);
+    let mut states = build(false);
+    if n.saturating_mul(states.iter().map(|s| s.list.len()).sum::<usize>()) > STATE_BUDGET {
+        states = build(true);
     }
     let mut offset = Vec::with_capacity(m + 1);
     let mut total = 0usize;
-    for &kj in &k {
+    for st in &states {
         offset.push(total);
-        total += kj + 1;
+        total += st.list.len();
     }
-    offset.push(total);
     let exp_of: Vec<usize> = (0..m)
-        .flat_map(|j| std::iter::repeat_n(j, k[j] + 1))
+        .flat_map(|j| std::iter::repeat_n(j, states[j].list.len()))
         .collect();
 
     let mut f = vec![NEG; total];
@@ -72,6 +139,7 @@ pub(crate) fn align(slots: &[Slots], by_call: &[Vec<Candidate>]) -> Vec<Vec<usiz
     let mut starts = Vec::with_capacity(n + 1);
     let mut moves: Vec<(u32, u32)> = Vec::new();
     let mut prefix = vec![(NEG, 0usize); total];
+    let mut writes: Vec<(usize, i128, usize)> = Vec::new();
     for cands in by_call {
         starts.push(moves.len());
         if cands.is_empty() {
@@ -86,44 +154,38 @@ pub(crate) fn align(slots: &[Slots], by_call: &[Vec<Candidate>]) -> Vec<Vec<usiz
         }
         for c in cands {
             let j = c.exp;
-            let (off, kj) = (offset[j], k[j]);
-            let sl = &slots[j];
-            // Top state first, then downwards, so every read sees the value before this call.
-            let top = off + kj;
-            let mut top_best: Option<(i128, usize)> = None;
-            if loops[j] && kj > 0 {
-                if let Some(g) = sl.gain(kj, c.full) {
-                    if f[top] > NEG {
-                        top_best = Some((f[top] + g, top));
-                    }
-                }
-            }
-            let mut writes: Vec<(usize, i128, usize)> = Vec::new();
-            for kk in (0..kj).rev() {
-                let Some(g) = sl.gain(kk, c.full) else {
-                    continue;
-                };
-                let (src_val, src) = if kk == 0 {
+            let (off, st, sl) = (offset[j], &states[j], &slots[j]);
+            writes.clear();
+            for (si, &state) in st.list.iter().enumerate() {
+                // State (0, 0) is entered from the best state of any earlier expectation.
+                let (val, src) = if si == 0 {
                     prefix[off]
                 } else {
-                    (f[off + kk], off + kk)
+                    (f[off + si], off + si)
                 };
-                if src_val <= NEG {
+                if val <= NEG {
                     continue;
                 }
-                let cand = (src_val + g, src);
-                if kk + 1 == kj {
-                    if top_best.is_none_or(|t| cand.0 > t.0) {
-                        top_best = Some(cand);
-                    }
+                let Some(to) = st.next(state, c.full) else {
+                    continue;
+                };
+                let Some(ti) = st.index(to.0, to.1) else {
+                    continue;
+                };
+                // A loop at the top state stands for one more full call in an optional slot.
+                let delta = if to == state {
+                    sl.opt_full
                 } else {
-                    writes.push((off + kk + 1, cand.0, cand.1));
+                    st.gain(sl, to) - st.gain(sl, state)
+                };
+                let v = val + delta;
+                match writes.iter_mut().find(|w| w.0 == off + ti) {
+                    Some(w) if v > w.1 => *w = (off + ti, v, src),
+                    Some(_) => {}
+                    None => writes.push((off + ti, v, src)),
                 }
             }
-            if let Some((v, src)) = top_best {
-                writes.push((top, v, src));
-            }
-            for (to, v, src) in writes {
+            for &(to, v, src) in &writes {
                 if v > f[to] {
                     f[to] = v;
                     moves.push((to as u32, src as u32));
@@ -166,6 +228,7 @@ mod tests {
             req_full: 1000,
             req_name: 500,
             opt_full: 1,
+            unit: 1,
         }
     }
 
@@ -201,6 +264,30 @@ mod tests {
         // Required: two slots; the name-only call may only fill a required one, so the best is
         // full, full (required) + full (optional), and the name-only call stays out.
         assert_eq!(align(&s, &by_call), vec![vec![0, 2, 3], vec![4]]);
+    }
+
+    #[test]
+    fn huge_bounded_maxima_are_relaxed_then_trimmed() {
+        // 8 000 calls × 8 001 states would exceed the budget: the maximum is relaxed, then the
+        // surplus trimmed.
+        let s = [slots(0, Some(7_000))];
+        let by_call = vec![cand(0, true); 8_000];
+        let got = align(&s, &by_call);
+        assert_eq!(got[0].len(), 7_000);
+        assert_eq!(got[0][0], 0);
+    }
+
+    #[test]
+    fn large_bounded_repeats_stay_correct() {
+        let s = [slots(2, Some(300))];
+        let mut by_call = vec![cand(0, true); 400];
+        by_call[5] = cand(0, false);
+        let got = align(&s, &by_call);
+        assert_eq!(got[0].len(), 300);
+        assert!(
+            !got[0].contains(&5),
+            "a name-only call never displaces a full one here"
+        );
     }
 
     #[test]

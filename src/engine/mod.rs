@@ -7,32 +7,35 @@
 //!
 //! The steps, each in its own file:
 //!
-//! 1. names ([`names`]): every tool name normalised once; calls and expectations get name ids;
+//! 1. names (`names.rs`): every tool name normalised once; calls and expectations get name ids;
 //! 2. forbidden calls are set aside;
 //! 3. candidates: for every (expectation, call) pair with the same name id, whether the call
-//!    satisfies every constraint ([`checks`]; paths step into JSON strings, parsed once per run,
-//!    [`resolve`]; fuzzy matching with bounded work, [`fuzzy`]);
-//! 4. alignment maximising total gain ([`align`]): order-preserving dynamic programme for
-//!    strict and in-order specs ([`in_order`]), min-cost flow for any order ([`any_order`]);
+//!    satisfies every constraint (`checks.rs`; paths step into JSON strings, parsed once per run,
+//!    `resolve.rs`; fuzzy matching with bounded work, [`fuzzy`]);
+//! 4. alignment maximising total gain (`align.rs`): order-preserving dynamic programme for
+//!    strict and in-order specs (`in_order.rs`), min-cost flow for any order (`any_order.rs`);
 //! 5. references: if any constraint refers to an earlier expectation, the calls matched to the
 //!    referenced expectations in step 4 are pinned, reference constraints are evaluated against
 //!    them, and the alignment is run once more;
-//! 6. the verdict: statuses, failures of name-only calls, native score
-//!    ([`crate::score::native`]), findings ([`explain`]).
+//! 6. `before` rules: if the alignment breaks one, a bounded search for one that does not
+//!    (`before.rs`);
+//! 7. the verdict: statuses, failures of name-only calls, native score
+//!    ([`crate::score::native`]), findings (`explain.rs`).
 //!
 //! Semantics and the formula are documented in `docs/scoring.md`; the verdict's shape and the
 //! finding codes in `docs/engine.md`.
 
-pub mod align;
-pub mod any_order;
-pub mod checks;
+mod align;
+mod any_order;
+mod before;
+mod checks;
 pub mod difflib;
-pub mod explain;
+mod explain;
 pub mod fuzzy;
-pub mod in_order;
-pub mod json;
-pub mod names;
-pub mod resolve;
+mod in_order;
+mod json;
+mod names;
+mod resolve;
 pub mod verdict;
 
 use std::collections::HashMap;
@@ -155,6 +158,9 @@ pub fn run(config: &MatcherConfig, calls: &[ToolCall]) -> Verdict {
         }
         assigned = align(&by_call);
     }
+    if !config.before.is_empty() {
+        assigned = before::respect(&config.before, &slots, &by_call, assigned, &align);
+    }
 
     // The verdict, with references judged against the final partners.
     let judge = Evaluator {
@@ -252,7 +258,7 @@ pub fn run(config: &MatcherConfig, calls: &[ToolCall]) -> Verdict {
     Verdict {
         score: result.score,
         passed: result.passed,
-        threshold: config.scoring.threshold,
+        threshold: native::threshold(&config.scoring),
         counts,
         expectations: outcomes,
         unaccounted,

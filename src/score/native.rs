@@ -55,6 +55,15 @@ fn sane(x: f64) -> f64 {
     }
 }
 
+/// The threshold in effect: the configured one, or 1 when it is not a finite number.
+pub fn threshold(scoring: &Scoring) -> f64 {
+    if scoring.threshold.is_finite() {
+        scoring.threshold
+    } else {
+        1.0
+    }
+}
+
 /// Score an alignment's tallies under `scoring`.
 pub fn score(scoring: &Scoring, inputs: &NativeInputs) -> NativeScore {
     let score = if scoring.binary {
@@ -78,11 +87,7 @@ pub fn score(scoring: &Scoring, inputs: &NativeInputs) -> NativeScore {
             0.0
         }
     };
-    let threshold = if scoring.threshold.is_finite() {
-        scoring.threshold
-    } else {
-        1.0
-    };
+    let threshold = threshold(scoring);
     NativeScore {
         score,
         passed: !inputs.hard_failure && score + THRESHOLD_EPSILON >= threshold,

@@ -1,0 +1,197 @@
+//! Engine throughput: 10 000 calls against 100 expectations, in each order mode.
+//!
+//! `cargo bench --bench engine` prints one line per scenario and mode (median of 5 runs).
+//! Scenarios: `spread` (100 expectations over 25 tools, 10 000 calls over 50 tools, every
+//! constraint kind) and `dense` (every expectation and call is the same tool, the worst case for
+//! candidate pairs: 1 000 000 of them).
+#![allow(clippy::print_stdout)]
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use toolspec::config::*;
+use toolspec::engine::run;
+use toolspec::source::Span;
+use toolspec::transcript::model::ToolCall;
+
+fn check(path: &str, check: Check) -> PathCheck {
+    PathCheck {
+        path: vec![PathSeg::Key(path.into())],
+        check,
+        span: Span::default(),
+    }
+}
+
+fn expectation(tool: String, checks: Vec<PathCheck>, repeat: Repeat) -> Expectation {
+    Expectation {
+        label: None,
+        tool,
+        args_mode: ArgsMode::Subset,
+        args: ValueMatcher {
+            checks,
+            allow_extra_keys: true,
+        },
+        output: None,
+        errored: None,
+        repeat,
+        weight: 1.0,
+        span: Span::default(),
+        name_span: Span::default(),
+    }
+}
+
+fn config(order: OrderMode, expectations: Vec<Expectation>) -> MatcherConfig {
+    MatcherConfig {
+        version: CONFIG_VERSION,
+        name: "bench".into(),
+        span: Span::default(),
+        transcripts: Vec::new(),
+        format: None,
+        order,
+        before: Vec::new(),
+        expectations,
+        forbidden: vec![Forbidden {
+            tool: "delete_account".into(),
+            args: None,
+            span: Span::default(),
+        }],
+        extra_calls: ExtraCalls::Allow,
+        names: NameRules {
+            ignore_case: true,
+            unify_separators: true,
+            strip_prefixes: vec!["functions.".into()],
+        },
+        scoring: Scoring::default(),
+        profile: None,
+    }
+}
+
+fn call(name: String, args: serde_json::Value, output: serde_json::Value) -> ToolCall {
+    ToolCall {
+        name,
+        args,
+        id: None,
+        output: Some(output),
+        is_error: false,
+        span: Span::default(),
+    }
+}
+
+/// A small deterministic generator (xorshift).
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+fn spread() -> (Vec<Expectation>, Vec<ToolCall>) {
+    let pattern = Pattern::new("^ORD-[0-9]+$").unwrap();
+    let exps = (0..100)
+        .map(|j| {
+            let checks = vec![
+                check(
+                    "k",
+                    Check::Equals {
+                        value: json!(j % 7),
+                    },
+                ),
+                check(
+                    "query",
+                    Check::Fuzzy {
+                        value: format!("find the order number {j}"),
+                        threshold: 0.8,
+                    },
+                ),
+                check(
+                    "id",
+                    Check::Regex {
+                        pattern: pattern.clone(),
+                    },
+                ),
+                check(
+                    "amount",
+                    Check::Range {
+                        min: Some(0.0),
+                        max: Some(1000.0),
+                        min_exclusive: false,
+                        max_exclusive: false,
+                    },
+                ),
+            ];
+            let repeat = if j % 10 == 0 {
+                Repeat { min: 1, max: None }
+            } else {
+                Repeat::ONCE
+            };
+            expectation(format!("tool_{}", j % 25), checks, repeat)
+        })
+        .collect();
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let calls = (0..10_000)
+        .map(|i| {
+            let t = rng.next(50);
+            let j = rng.next(100);
+            call(
+                format!("functions.Tool-{t}"),
+                json!({
+                    "k": rng.next(7),
+                    "query": format!("find the order number {j}"),
+                    "id": format!("ORD-{i}"),
+                    "amount": rng.next(1200),
+                }),
+                json!(json!({"status": "ok", "n": i}).to_string()),
+            )
+        })
+        .collect();
+    (exps, calls)
+}
+
+fn dense() -> (Vec<Expectation>, Vec<ToolCall>) {
+    let exps = (0..100)
+        .map(|j| {
+            expectation(
+                "search".into(),
+                vec![check("x", Check::Equals { value: json!(j) })],
+                Repeat::ONCE,
+            )
+        })
+        .collect();
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let calls = (0..10_000)
+        .map(|_| call("search".into(), json!({"x": rng.next(150)}), json!(null)))
+        .collect();
+    (exps, calls)
+}
+
+fn time(cfg: &MatcherConfig, calls: &[ToolCall]) -> (Duration, f64) {
+    let mut times = Vec::new();
+    let mut score = 0.0;
+    for _ in 0..5 {
+        let t = Instant::now();
+        let v = run(cfg, calls);
+        times.push(t.elapsed());
+        score = v.score;
+    }
+    times.sort();
+    (times[2], score)
+}
+
+fn main() {
+    for (name, (exps, calls)) in [("spread", spread()), ("dense", dense())] {
+        for order in [OrderMode::Strict, OrderMode::InOrder, OrderMode::AnyOrder] {
+            let cfg = config(order, exps.clone());
+            let (t, score) = time(&cfg, &calls);
+            println!(
+                "engine/{name:<6} {:<9} {} calls × {} expectations: {:>8.2} ms (score {score:.3})",
+                format!("{order:?}"),
+                calls.len(),
+                exps.len(),
+                t.as_secs_f64() * 1e3
+            );
+        }
+    }
+}
