@@ -33,9 +33,19 @@ fn pairs(transcripts: &Path, truth: &Path) -> Vec<(PathBuf, PathBuf)> {
 fn calls_json_equals_every_truth_file() {
     let root = Path::new("tests/fixtures");
     let mut all = pairs(&root.join("corpus/transcripts"), &root.join("corpus/truth"));
-    all.extend(pairs(&root.join("corpus/real"), &root.join("corpus/real/truth")));
-    all.extend(pairs(&root.join("formats/transcripts"), &root.join("formats/truth")));
-    assert!(all.len() >= 80, "the fixtures are all there ({})", all.len());
+    all.extend(pairs(
+        &root.join("corpus/real"),
+        &root.join("corpus/real/truth"),
+    ));
+    all.extend(pairs(
+        &root.join("formats/transcripts"),
+        &root.join("formats/truth"),
+    ));
+    assert!(
+        all.len() >= 80,
+        "the fixtures are all there ({})",
+        all.len()
+    );
     let mut failures = Vec::new();
     for (file, truth) in &all {
         let out = Command::new(env!("CARGO_BIN_EXE_toolspec"))

@@ -285,13 +285,13 @@ pub(crate) fn findings(
                 } else {
                     extra_severity.max(soft)
                 },
-                format!(
-                    "call #{} is one call to `{name}` too many: {} allows at most {}",
-                    i + 1,
-                    ctx.who(j),
-                    e.repeat.max.unwrap_or(0)
-                ),
-                "remove the repeated call, or raise the expectation's maximum".into(),
+                too_many_message(i, name, &ctx.who(j), &e.repeat, &outcomes[j].calls),
+                if e.repeat == crate::config::Repeat::ONCE {
+                    "a plain `call` expects one call; write `at_least 1 call` if repeats are fine"
+                        .into()
+                } else {
+                    "remove the repeated call, or raise the expectation's maximum".into()
+                },
                 Some(j),
                 Some(e.span),
                 Some(i),
@@ -418,5 +418,56 @@ fn missing_help(ctx: &Context<'_>, j: usize) -> String {
             i + 1
         ),
         None => format!("the transcript never calls `{want}`"),
+    }
+}
+
+/// The message for a call beyond an expectation's maximum. A plain `call` states no limit in
+/// words, so its message says what happened rather than quoting a maximum the user never wrote.
+fn too_many_message(
+    call: usize,
+    name: &str,
+    who: &str,
+    repeat: &crate::config::Repeat,
+    matched: &[usize],
+) -> String {
+    if *repeat == crate::config::Repeat::ONCE {
+        let first = matched
+            .first()
+            .map(|c| format!(" by call #{}", c + 1))
+            .unwrap_or_default();
+        format!(
+            "call #{} is another call to `{name}`: {who} expects one call and is already met{first}",
+            call + 1
+        )
+    } else {
+        format!(
+            "call #{} is one call to `{name}` too many: {who} allows at most {}",
+            call + 1,
+            repeat.max.unwrap_or(0)
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::too_many_message;
+    use crate::config::Repeat;
+
+    #[test]
+    fn a_plain_call_is_not_said_to_have_a_maximum() {
+        let m = too_many_message(3, "Bash", "#4 `Bash`", &Repeat::ONCE, &[7]);
+        assert_eq!(
+            m,
+            "call #4 is another call to `Bash`: #4 `Bash` expects one call and is already met by call #8"
+        );
+        let counted = Repeat {
+            min: 0,
+            max: Some(2),
+        };
+        let m = too_many_message(5, "search", "#1 `search`", &counted, &[1, 2]);
+        assert_eq!(
+            m,
+            "call #6 is one call to `search` too many: #1 `search` allows at most 2"
+        );
     }
 }

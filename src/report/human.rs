@@ -268,8 +268,6 @@ pub struct Excerpt {
 
 /// Longest stretch of one line shown on each side of a span.
 const LINE_WINDOW: usize = 160;
-/// Longest span shown whole; longer spans are shown by their start.
-const MAX_SPAN: usize = 2000;
 
 impl Excerpt {
     /// Cut the lines around `start..end` of `text` (one line of context each side; very long
@@ -277,8 +275,9 @@ impl Excerpt {
     pub fn new(name: &str, text: &str, start: usize, end: usize) -> (Excerpt, SourceSpan) {
         let start = floor_char(text, start.min(text.len()));
         let mut end = floor_char(text, end.clamp(start, text.len()));
-        if end - start > MAX_SPAN {
-            // A whole record: point at its first line, or its first bytes.
+        if end - start > LINE_WINDOW {
+            // A whole record (often one long JSONL line): point at its start, within its first
+            // line, rather than underlining kilobytes.
             let line_end = text[start..].find('\n').map_or(text.len(), |i| start + i);
             end = floor_char(text, line_end.min(start + LINE_WINDOW));
         }
