@@ -53,7 +53,10 @@ fn literals_follow_the_args_mode() {
     assert!(!exact.args.allow_extra_keys);
 
     let subset = first(&format!("  call search{lit}"));
-    assert_eq!(checks(&subset)[2], json!({"kind": "subset", "value": {"a": 1}}));
+    assert_eq!(
+        checks(&subset)[2],
+        json!({"kind": "subset", "value": {"a": 1}})
+    );
     assert!(subset.args.allow_extra_keys);
 
     let fuzzy = first(&format!("  args fuzzy >= 0.6\n  call search{lit}"));
@@ -62,11 +65,17 @@ fn literals_follow_the_args_mode() {
         json!({"kind": "fuzzy", "value": "python tutorial", "threshold": 0.6})
     );
     assert_eq!(checks(&fuzzy)[1], json!({"kind": "subset", "value": 3}));
-    assert_eq!(first("  args fuzzy\n  call s(q: \"x\")").args_mode, ArgsMode::Fuzzy { threshold: 0.8 });
+    assert_eq!(
+        first("  args fuzzy\n  call s(q: \"x\")").args_mode,
+        ArgsMode::Fuzzy { threshold: 0.8 }
+    );
 
     // `ignore`: what is written still applies; unlisted arguments are never checked.
     let ignore = first(&format!("  args ignore\n  call search{lit}"));
-    assert_eq!(checks(&ignore)[0], json!({"kind": "equals", "value": "python tutorial"}));
+    assert_eq!(
+        checks(&ignore)[0],
+        json!({"kind": "equals", "value": "python tutorial"})
+    );
     assert!(ignore.args.allow_extra_keys);
 }
 
@@ -85,20 +94,50 @@ fn spread_and_missing_parentheses() {
 #[test]
 fn counts() {
     let r = |s: &str| first(&format!("  {s} call f")).repeat;
-    assert_eq!(r("optional"), Repeat { min: 0, max: Some(1) });
+    assert_eq!(
+        r("optional"),
+        Repeat {
+            min: 0,
+            max: Some(1)
+        }
+    );
     assert_eq!(r("at_least 2"), Repeat { min: 2, max: None });
-    assert_eq!(r("at_most 3"), Repeat { min: 0, max: Some(3) });
-    assert_eq!(r("exactly 4"), Repeat { min: 4, max: Some(4) });
-    assert_eq!(r("between 1 and 5"), Repeat { min: 1, max: Some(5) });
+    assert_eq!(
+        r("at_most 3"),
+        Repeat {
+            min: 0,
+            max: Some(3)
+        }
+    );
+    assert_eq!(
+        r("exactly 4"),
+        Repeat {
+            min: 4,
+            max: Some(4)
+        }
+    );
+    assert_eq!(
+        r("between 1 and 5"),
+        Repeat {
+            min: 1,
+            max: Some(5)
+        }
+    );
 }
 
 #[test]
 fn ranges_and_comparisons() {
     let e = first("  call f(a: 1..5, b: 1..=5, c: 2.., d: ..=9, e: > 1, f: >= 1, g: < 1, h: <= 1)");
     let c = checks(&e);
-    assert_eq!(c[0], json!({"kind": "range", "min": 1.0, "max": 5.0, "min_exclusive": false, "max_exclusive": true}));
+    assert_eq!(
+        c[0],
+        json!({"kind": "range", "min": 1.0, "max": 5.0, "min_exclusive": false, "max_exclusive": true})
+    );
     assert_eq!(c[1]["max_exclusive"], json!(false));
-    assert_eq!(c[2], json!({"kind": "range", "min": 2.0, "max": null, "min_exclusive": false, "max_exclusive": false}));
+    assert_eq!(
+        c[2],
+        json!({"kind": "range", "min": 2.0, "max": null, "min_exclusive": false, "max_exclusive": false})
+    );
     assert_eq!(c[3]["max"], json!(9.0));
     assert_eq!(c[4]["min_exclusive"], json!(true));
     assert_eq!(c[5]["min_exclusive"], json!(false));
@@ -120,8 +159,14 @@ fn references_paths_and_combinations() {
         serde_json::to_value(&e.args.checks[1].path).unwrap(),
         json!(["a b", "c", 2])
     );
-    assert_eq!(checks(e)[1], json!({"kind": "not", "check": {"kind": "absent"}}));
-    assert_eq!(checks(e)[2], json!({"kind": "type", "types": ["string", "null"]}));
+    assert_eq!(
+        checks(e)[1],
+        json!({"kind": "not", "check": {"kind": "absent"}})
+    );
+    assert_eq!(
+        checks(e)[2],
+        json!({"kind": "type", "types": ["string", "null"]})
+    );
 }
 
 #[test]
@@ -140,15 +185,24 @@ fn regex_flags_and_escaped_slashes() {
 fn tool_declarations_fill_unwritten_arguments() {
     let r = compile_with(
         "include \"t.toolspec\"\nspec s {\n  call refund(amount: 5)\n  call refund\n}\n",
-        &[("t.toolspec", "tool refund(amount: type integer, reason: type string)\n")],
+        &[(
+            "t.toolspec",
+            "tool refund(amount: type integer, reason: type string)\n",
+        )],
     );
     assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
     let s = &r.file.unwrap().specs[0];
     assert_eq!(
         checks(&s.expectations[0]),
-        vec![json!({"kind": "subset", "value": 5}), json!({"kind": "type", "types": ["string"]})]
+        vec![
+            json!({"kind": "subset", "value": 5}),
+            json!({"kind": "type", "types": ["string"]})
+        ]
     );
-    assert!(s.expectations[1].args.checks.is_empty(), "a bare call stays name-only");
+    assert!(
+        s.expectations[1].args.checks.is_empty(),
+        "a bare call stays name-only"
+    );
 }
 
 #[test]

@@ -21,12 +21,67 @@ const SPECS: &[&str] = &[
 ];
 
 const TOKENS: &[&str] = &[
-    "spec", "call", "never", "before", "include", "tool", "order", "args", "names", "score",
-    "profile", "threshold", "extra", "binary", "optional", "at_least", "between", "and", "not",
-    "exact", "subset", "fuzzy", "type", "one_of", "contains", "present", "absent", "any",
-    "errored", "weight", "transcripts", "x", "lookup", "a.output.b", "(", ")", "{", "}", "[", "]",
-    ",", ":", "->", "...", "..=", "..", ">=", "<", "/a(b/", "/x/i", "\"s\"", "\"\\u00e9\"",
-    "\"\\q\"", "1", "-2.5", "1e999", "99999999999", "#c\n", "\n", " ", "\"a.toolspec\"",
+    "spec",
+    "call",
+    "never",
+    "before",
+    "include",
+    "tool",
+    "order",
+    "args",
+    "names",
+    "score",
+    "profile",
+    "threshold",
+    "extra",
+    "binary",
+    "optional",
+    "at_least",
+    "between",
+    "and",
+    "not",
+    "exact",
+    "subset",
+    "fuzzy",
+    "type",
+    "one_of",
+    "contains",
+    "present",
+    "absent",
+    "any",
+    "errored",
+    "weight",
+    "transcripts",
+    "x",
+    "lookup",
+    "a.output.b",
+    "(",
+    ")",
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    ":",
+    "->",
+    "...",
+    "..=",
+    "..",
+    ">=",
+    "<",
+    "/a(b/",
+    "/x/i",
+    "\"s\"",
+    "\"\\u00e9\"",
+    "\"\\q\"",
+    "1",
+    "-2.5",
+    "1e999",
+    "99999999999",
+    "#c\n",
+    "\n",
+    " ",
+    "\"a.toolspec\"",
 ];
 
 fn loader() -> MapLoader {
@@ -46,7 +101,10 @@ fn check_spans(d: &SpecDiagnostic, texts: &[(&str, &str)]) {
         .unwrap_or_else(|| panic!("diagnostic points into unknown file {}", d.source_name));
     assert!(!d.labels.is_empty(), "diagnostic without a span: {d:?}");
     for (span, _) in &d.labels {
-        assert!(span.start <= span.end && span.end <= text.len(), "span {span:?} outside text");
+        assert!(
+            span.start <= span.end && span.end <= text.len(),
+            "span {span:?} outside text"
+        );
         assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end));
     }
     assert!(d.help.is_some(), "diagnostic without help: {d:?}");
@@ -63,15 +121,18 @@ fn exercise(text: &str) {
         ("loop.toolspec", "include \"loop.toolspec\"\n"),
     ];
     if r.file.is_none() {
-        assert!(r.diagnostics.iter().any(|d| d.is_error()), "rejected without an error");
+        assert!(
+            r.diagnostics.iter().any(|d| d.is_error()),
+            "rejected without an error"
+        );
     }
     for d in &r.diagnostics {
         check_spans(d, &texts);
         let _ = lang_common::render(d);
     }
     if let Ok(once) = format(&src) {
-        let twice = format(&SourceFile::new("a.toolspec", once.clone()))
-            .expect("formatted text parses");
+        let twice =
+            format(&SourceFile::new("a.toolspec", once.clone())).expect("formatted text parses");
         assert_eq!(once, twice, "fmt not idempotent on:\n{text}");
     }
 }
@@ -131,7 +192,10 @@ fn apply(text: &str, muts: &[Mutation]) -> String {
 }
 
 fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(400)
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(400)
 }
 
 proptest! {
@@ -175,9 +239,17 @@ fn the_unmutated_specs_pass_the_same_checks() {
 fn deep_nesting_is_a_diagnostic_not_a_stack_overflow() {
     for (n, ok) in [(60usize, true), (100_000, false)] {
         for text in [
-            format!("spec a {{\n call x(a: {}1{})\n}}\n", "[".repeat(n), "]".repeat(n)),
+            format!(
+                "spec a {{\n call x(a: {}1{})\n}}\n",
+                "[".repeat(n),
+                "]".repeat(n)
+            ),
             format!("spec a {{\n call x(a: {}1)\n}}\n", "not ".repeat(n)),
-            format!("spec a {{\n call x(a: {}1{})\n}}\n", "{\"k\": ".repeat(n), "}".repeat(n)),
+            format!(
+                "spec a {{\n call x(a: {}1{})\n}}\n",
+                "{\"k\": ".repeat(n),
+                "}".repeat(n)
+            ),
         ] {
             let r = compile(&SourceFile::new("a.toolspec", text.as_str()), &loader());
             assert_eq!(r.file.is_some(), ok, "{n} levels");

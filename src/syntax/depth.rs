@@ -41,7 +41,9 @@ pub(crate) fn check(source: &SourceFile) -> Result<(), SpecDiagnostic> {
         }
         if depth + nots > MAX_DEPTH {
             let at = i.min(b.len().saturating_sub(1));
-            let end = (at + 1..=b.len()).find(|&e| source.text.is_char_boundary(e)).unwrap_or(b.len());
+            let end = (at + 1..=b.len())
+                .find(|&e| source.text.is_char_boundary(e))
+                .unwrap_or(b.len());
             return Err(SpecDiagnostic::error(
                 Code::Syntax,
                 source,
