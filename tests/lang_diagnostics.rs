@@ -20,6 +20,7 @@ const CASES: &[(&str, &str, &[(&str, &str)])] = &[
     ("unknown_keyword_top_level", "sepc a {\n}\n", &[]),
     ("unknown_keyword_order_mode", "spec a {\n  order inorder\n  call lookup\n}\n", &[]),
     ("unknown_keyword_score_key", "spec a {\n  score { exact 1, nmae_only 0.5 }\n}\n", &[]),
+    ("unknown_keyword_format", "spec a {\n  format claude_cod\n}\n", &[]),
     ("unknown_keyword_type", "spec a {\n  call lookup(order_id: type strng)\n}\n", &[]),
     ("duplicate_spec", "spec a {\n  call lookup\n}\n\nspec a {\n  call refund\n}\n", &[]),
     (

@@ -523,7 +523,14 @@ impl FileCx {
                 }
                 StmtKind::Format(f) => {
                     once(self, "format", stmt.span);
-                    cfg.format = Some(f.name.clone());
+                    // Stored under its canonical name, so the config says which reader runs.
+                    match f.name.parse::<crate::transcript::Format>() {
+                        Ok(format) => cfg.format = Some(format.name().to_owned()),
+                        Err(_) => {
+                            let names = crate::transcript::Format::ALL.map(|f| f.name());
+                            self.diags.push(unknown_word(src, "transcript format", f, &names));
+                        }
+                    }
                 }
                 StmtKind::Order(m) => {
                     once(self, "order", stmt.span);
@@ -693,7 +700,8 @@ impl FileCx {
                         checks: self.arg_list(src, list, lit, Refs::All(&labels), "argument"),
                         allow_extra_keys: true,
                     });
-                    if args.is_none() {
+                    // `never t()` forbids every call of `t`, like `never t`.
+                    if args.as_ref().is_none_or(|a| a.checks.is_empty()) {
                         let norm = normalize(&tool.name, &cfg.names);
                         if let Some((e, _)) = exps
                             .iter()
