@@ -528,7 +528,8 @@ impl FileCx {
                         Ok(format) => cfg.format = Some(format.name().to_owned()),
                         Err(_) => {
                             let names = crate::transcript::Format::ALL.map(|f| f.name());
-                            self.diags.push(unknown_word(src, "transcript format", f, &names));
+                            self.diags
+                                .push(unknown_word(src, "transcript format", f, &names));
                         }
                     }
                 }
