@@ -9,8 +9,11 @@ use lang_common::{compile_with, render, render_all};
 use toolspec::compile::{glob_matches_nothing, Code};
 use toolspec::source::SourceFile;
 
+/// Files an `include` may read: (resolved name, text).
+type Files = &'static [(&'static str, &'static str)];
+
 /// (snapshot name, spec text, included files). Each case produces the diagnostic its name says.
-const CASES: &[(&str, &str, &[(&str, &str)])] = &[
+const CASES: &[(&str, &str, Files)] = &[
     ("syntax_missing_value", "spec a {\n  call lookup(order_id: )\n}\n", &[]),
     ("syntax_unclosed_list", "spec a {\n  call lookup(order_id: \"A\"\n}\n", &[]),
     ("syntax_missing_colon", "spec a {\n  call lookup(order_id \"A\")\n}\n", &[]),
