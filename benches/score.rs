@@ -7,7 +7,8 @@
 //! JSON parsing included), next to `serde_json::from_slice::<Value>` of the same lines on one
 //! thread and on all threads, plus cases per CPU-second (from /proc/self/stat, when available).
 //!
-//! Run: `cargo bench --bench score` (optionally `-- evalite` to run one profile).
+//! Run: `cargo bench --bench score` (optionally `-- evalite` to run one profile;
+//! `TOOLSPEC_BENCH_SCORE_ONLY=1` skips all but the single-thread scoring, for profiling).
 
 use std::io::{BufRead, BufReader};
 use std::time::Instant;
@@ -157,6 +158,10 @@ fn main() {
             let s = score_stream(profile, blob.as_bytes(), std::io::sink(), 1).expect("scored");
             assert_eq!(s.cases, n);
         });
+        if std::env::var_os("TOOLSPEC_BENCH_SCORE_ONLY").is_some() {
+            println!("{:<11} {:>7}  {}", name, n, fmt(&score1));
+            continue;
+        }
         let score_all = measure(n, secs, || {
             let s = score_stream(profile, blob.as_bytes(), std::io::sink(), 0).expect("scored");
             assert_eq!(s.cases, n);

@@ -181,3 +181,123 @@ fn spans_point_at_the_call_record_in_documents() {
         "{tools:?}"
     );
 }
+
+#[test]
+fn deepeval_test_run_gives_one_transcript_per_test_case() {
+    let run = r#"{
+  "testCases": [
+    {"name": "a", "input": "q1", "toolsCalled": [{"name": "search", "inputParameters": {"q": "x"}, "output": "r"}]},
+    {"name": "b", "input": "q2",
+     "trace": {"toolSpans": [
+        {"name": "fetch", "status": "ERRORED", "startTime": "2026-01-01T00:00:02Z", "input": "{\"url\": \"u\"}", "output": "timeout"},
+        {"name": "search", "status": "SUCCESS", "startTime": "2026-01-01T00:00:01Z", "input": {"q": "y"}, "output": ["hit"]}
+     ]}}
+  ],
+  "testPassed": 1
+}"#;
+    let ts = read("run.json", run.as_bytes(), None).unwrap();
+    assert_eq!(ts.len(), 2);
+    assert!(ts.iter().all(|t| t.format == Format::Deepeval));
+    let recs: Vec<_> = ts.iter().map(|t| t.record.unwrap()).collect();
+    assert_eq!((recs[0].line, recs[1].line), (3, 4));
+    assert!(run[recs[0].span.start..recs[0].span.end].starts_with("{\"name\": \"a\""));
+    assert_eq!(
+        serde_json::to_value(&ts[0].calls).unwrap(),
+        json!([{"name": "search", "args": {"q": "x"}, "id": null, "output": "r", "is_error": false}])
+    );
+    assert_eq!(
+        serde_json::to_value(&ts[1].calls).unwrap(),
+        json!([
+            {"name": "search", "args": {"q": "y"}, "id": null, "output": ["hit"], "is_error": false},
+            {"name": "fetch", "args": {"url": "u"}, "id": null, "output": "timeout", "is_error": true}
+        ])
+    );
+    let c = &ts[1].calls[1];
+    assert!(run[c.span.start..c.span.end].starts_with("{\"name\": \"fetch\""));
+}
+
+#[test]
+fn forced_document_format_on_jsonl_keeps_a_dataset_and_response_lines_stay_a_session() {
+    let requests = concat!(
+        r#"{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]}]}"#,
+        "\n",
+        r#"{"contents":[{"role":"model","parts":[{"functionCall":{"name":"g","args":{}}}]}]}"#,
+        "\n",
+    );
+    assert_eq!(
+        read("r.jsonl", requests.as_bytes(), Some(Format::Gemini))
+            .unwrap()
+            .len(),
+        2
+    );
+    let responses = concat!(
+        r#"{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]}}]}"#,
+        "\n",
+        r#"{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"g","args":{}}}]}}]}"#,
+        "\n",
+    );
+    for forced in [None, Some(Format::Gemini)] {
+        let ts = read("s.jsonl", responses.as_bytes(), forced).unwrap();
+        assert_eq!((ts.len(), ts[0].calls.len()), (1, 2));
+    }
+}
+
+#[test]
+fn byte_order_mark_is_ignored_and_offsets_stay_true() {
+    let mut bytes = b"\xEF\xBB\xBF".to_vec();
+    bytes.extend_from_slice(br#"{"messages":[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}]}"#);
+    let ts = read("bom.json", &bytes, None).unwrap();
+    let c = &ts[0].calls[0];
+    assert!(bytes[c.span.start..].starts_with(br#"{"id":"c""#));
+    let mut streamed = Vec::new();
+    toolspec::transcript::read_reader("bom.json", &bytes[..], None, |t| streamed.push(t)).unwrap();
+    assert_eq!(streamed[0].calls[0].span, c.span);
+    assert_eq!((streamed.len(), streamed[0].record), (1, None));
+}
+
+#[test]
+fn request_log_resending_history_is_one_conversation() {
+    let sys = r#"{"role":"user","content":"refund ORD-1"}"#;
+    let a1 = r#"{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"lookup","arguments":"{\"o\":1}"}}]}"#;
+    let t1 = r#"{"role":"tool","tool_call_id":"c1","content":"found"}"#;
+    let a2 = r#"{"role":"assistant","tool_calls":[{"id":"c2","type":"function","function":{"name":"refund","arguments":"{\"o\":1"}}]}"#;
+    let t2 = r#"{"role":"tool","tool_call_id":"c2","content":"done"}"#;
+    let other = r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"z9","type":"function","function":{"name":"other","arguments":"{}"}}]}]}"#;
+    let text = format!(
+        "{{\"messages\":[{sys}]}}\n{{\"messages\":[{sys},{a1}]}}\n{{\"messages\":[{sys},{a1},{t1},{a2}]}}\n{{\"messages\":[{sys},{a1},{t1},{a2},{t2}]}}\n{other}\n"
+    );
+    let ts = read("proxy.jsonl", text.as_bytes(), None).unwrap();
+    // Line 1 has no calls (nothing to continue), lines 2-4 are one conversation, line 5 another.
+    assert_eq!(
+        ts.len(),
+        3,
+        "{:?}",
+        ts.iter().map(|t| t.record).collect::<Vec<_>>()
+    );
+    let conv = &ts[1];
+    assert_eq!(
+        serde_json::to_value(&conv.calls).unwrap(),
+        json!([
+            {"name": "lookup", "args": {"o": 1}, "id": "c1", "output": "found", "is_error": false},
+            {"name": "refund", "args": "{\"o\":1", "id": "c2", "output": "done", "is_error": false}
+        ])
+    );
+    let rec = conv.record.unwrap();
+    assert_eq!(rec.line, 2);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        &text[rec.span.start..rec.span.end],
+        [lines[1], lines[2], lines[3]].join("\n")
+    );
+    // First occurrences: c1 on line 2, c2 on line 3; one finding for the truncated arguments.
+    let line_of = |off: usize| text[..off].matches('\n').count() + 1;
+    assert_eq!(
+        (
+            line_of(conv.calls[0].span.start),
+            line_of(conv.calls[1].span.start)
+        ),
+        (2, 3)
+    );
+    assert_eq!(conv.findings.len(), 1);
+    assert_eq!(ts[2].calls[0].name, "other");
+}

@@ -285,6 +285,35 @@ mod tests {
     }
 
     #[test]
+    fn every_known_option_is_accepted_by_its_profile() {
+        for (name, options) in KNOWN_PROFILES {
+            for option in *options {
+                // A value of the right type for each option, so only the name is being tested.
+                let value = match *option {
+                    "check_parameters"
+                    | "strict_order"
+                    | "should_consider_ordering"
+                    | "should_exact_match"
+                    | "strict_mode"
+                    | "camel_to_snake"
+                    | "inverse" => {
+                        json!(true)
+                    }
+                    "fuzzy_threshold" | "threshold" => json!(0.5),
+                    "evaluation_params" | "prefixes" => json!(["INPUT_PARAMETERS"]),
+                    "weights" | "tool_args_match_overrides" => json!({"x": 1}),
+                    _ => json!("exact"),
+                };
+                let mut m = serde_json::Map::new();
+                m.insert((*option).to_owned(), value);
+                let p = Profile::from_options(name, m)
+                    .unwrap_or_else(|e| panic!("{name}.{option}: {e}"));
+                assert_eq!(p.name(), *name);
+            }
+        }
+    }
+
+    #[test]
     fn rejects_unknown_names_options_and_bad_values() {
         assert!(matches!(
             Profile::from_options("axon", opts(json!({}))),

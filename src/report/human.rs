@@ -37,6 +37,9 @@ pub struct Options {
     pub width: usize,
 }
 
+/// Above this many spec × transcript pairs, passing pairs are counted rather than listed.
+pub const MAX_LISTED_PAIRS: usize = 50;
+
 /// Render the report for people.
 pub fn render(report: &Report, sources: Sources<'_>, opts: Options) -> Human {
     let handler = handler(opts);
@@ -57,9 +60,22 @@ pub fn render(report: &Report, sources: Sources<'_>, opts: Options) -> Human {
         }
     }
     if !report.results.is_empty() {
+        // Every failing pair is listed; passing ones too unless there are many of them.
+        let list_passing = opts.verbose || report.results.len() <= MAX_LISTED_PAIRS;
+        let mut hidden = 0;
         for r in &report.results {
+            if r.passed && !list_passing {
+                hidden += 1;
+                continue;
+            }
             out.stdout.push_str(&pair_line(r, opts.color));
             out.stdout.push('\n');
+        }
+        if hidden > 0 {
+            out.stdout.push_str(&format!(
+                "… and {hidden} passing pair{} (-v lists them)\n",
+                if hidden == 1 { "" } else { "s" }
+            ));
         }
         out.stdout.push('\n');
     }

@@ -75,12 +75,13 @@ pub(crate) fn line(v: &Value) -> Option<Format> {
     {
         return Some(Format::CodexCli);
     }
+    // `claude -p --output-format stream-json` writes the same messages with `session_id`.
     if ty.is_some_and(|t| matches!(t, "user" | "assistant" | "system"))
-        && o.contains_key("sessionId")
+        && (o.contains_key("sessionId") || o.contains_key("session_id"))
     {
         return Some(Format::ClaudeCode);
     }
-    if o.contains_key("resourceSpans") {
+    if o.contains_key("resourceSpans") || o.contains_key("resourceLogs") {
         return Some(Format::OtelGenai);
     }
     if o.contains_key("candidates") || is_gemini_cli_line(v) {
@@ -220,22 +221,21 @@ fn doc_shape(v: &Value) -> Option<Format> {
     {
         return Some(Format::VercelAiSdk);
     }
-    let block_types = |m: &Value| -> Vec<String> {
-        arr(m, "content")
-            .iter()
-            .filter_map(|b| s(b, "type").map(str::to_string))
-            .collect()
-    };
     let mut anthropic = false;
     let mut vercel = false;
     for m in msgs {
-        for t in block_types(m) {
-            match t.as_str() {
-                "tool-call" | "tool-result" => vercel = true,
-                "tool_use" | "tool_result" | "server_tool_use" | "thinking"
-                | "redacted_thinking" | "mcp_tool_use" | "mcp_tool_result" => anthropic = true,
+        for b in arr(m, "content") {
+            match s(b, "type") {
+                Some("tool-call" | "tool-result") => vercel = true,
+                Some(
+                    "tool_use" | "tool_result" | "server_tool_use" | "thinking"
+                    | "redacted_thinking" | "mcp_tool_use" | "mcp_tool_result",
+                ) => anthropic = true,
                 _ => {}
             }
+        }
+        if vercel {
+            break;
         }
     }
     if vercel {
@@ -302,7 +302,7 @@ fn rejections(v: &Value) -> Vec<Rejection> {
         r(Format::AnthropicMessages, "no `type: message` document and no `tool_use`/`tool_result` content blocks"),
         r(Format::VercelAiSdk, "no `steps`, no UI message `parts`, no `tool-call` parts and no UI message chunks"),
         r(Format::Langchain, "no `lc` constructors, no `{type, data}` messages and no `human`/`ai`/`tool` typed messages"),
-        r(Format::OtelGenai, "no `resourceSpans`"),
+        r(Format::OtelGenai, "no `resourceSpans` or `resourceLogs`"),
         r(Format::McpJsonrpc, "no `\"jsonrpc\": \"2.0\"` messages and no MCP log lines"),
         r(Format::ClaudeCode, "no `user`/`assistant` lines with a `sessionId`"),
         r(Format::CodexCli, "no `{timestamp, type, payload}` rollout lines"),

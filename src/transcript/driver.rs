@@ -5,16 +5,20 @@ use std::io::BufRead;
 
 use serde_json::Value;
 
-use crate::source::Span;
+use crate::source::{LineIndex, Span};
 
 use super::detect;
 use super::error::{offset_of, Locator, Rejection};
 use super::readers::{self, Origin, Session};
 use super::sink::Sink;
+use super::spans::{Seg, SpanTree};
 use super::{Format, ReadError, ReadFinding, RecordLoc, Transcript};
 
 /// Lines buffered while the format of a JSONL file is still undecided.
 const MAX_UNDECIDED_LINES: usize = 512;
+
+/// The UTF-8 byte-order mark.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 const JSON_HELP: &str = "fix the JSON at this position (or re-export the transcript)";
 
@@ -25,6 +29,13 @@ pub(crate) fn read_bytes(
     forced: Option<Format>,
     mut emit: impl FnMut(Transcript),
 ) -> Result<(), ReadError> {
+    if let Some(rest) = bytes.strip_prefix(BOM) {
+        // Windows tools often write a byte-order mark; blank it so offsets stay true.
+        let mut owned = Vec::with_capacity(bytes.len());
+        owned.extend_from_slice(b"   ");
+        owned.extend_from_slice(rest);
+        return read_bytes(name, &owned, forced, emit);
+    }
     check_text(name, bytes)?;
     let loc = Locator {
         name,
@@ -43,6 +54,7 @@ pub(crate) fn read_bytes(
             Ok(v) => return read_document(name, bytes, &v, forced, &mut emit),
             Err(e) if e.to_string().starts_with("trailing characters") => {}
             Err(e) => {
+                check_utf8_at(name, bytes, 0, 1)?;
                 let help = if e.is_eof() {
                     "the file ends before the JSON document is complete: it was probably cut off while being written"
                 } else {
@@ -90,6 +102,9 @@ pub(crate) fn read_stream(
         if n == 0 {
             break;
         }
+        if offset == 0 && buf.starts_with(BOM) {
+            buf[..3].copy_from_slice(b"   ");
+        }
         let terminated = buf.last() == Some(&b'\n');
         let line = if terminated { &buf[..n - 1] } else { &buf[..] };
         check_text_at(name, line, offset, no)?;
@@ -125,7 +140,9 @@ pub(crate) fn read_stream(
     lines.finish()
 }
 
-/// Empty, binary and UTF-8 checks of a whole text.
+/// Empty and binary checks of a whole text. UTF-8 is checked where it matters: serde_json
+/// validates every string it parses, so a separate pass is only run to explain a parse error
+/// (and on text lines a log reader skips), which keeps valid files at parser speed.
 fn check_text(name: &str, bytes: &[u8]) -> Result<(), ReadError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(ReadError::Empty {
@@ -147,10 +164,20 @@ fn check_text_at(
         base,
         first_line,
     };
-    if let Some(i) = bytes
-        .iter()
-        .position(|&b| b == 0 || (b < 0x20 && !matches!(b, b'\n' | b'\r' | b'\t' | 0x0c | 0x1b)))
-    {
+    // NUL anywhere, or other control characters near the start of the file, mean binary data
+    // (a JSON parser would also reject them, but with a confusing message). Scanning only a
+    // prefix for the rarer control characters keeps this check at memchr speed.
+    let sniff = if base == 0 {
+        &bytes[..bytes.len().min(4096)]
+    } else {
+        &[][..]
+    };
+    let binary = memchr::memchr(0, bytes).or_else(|| {
+        sniff
+            .iter()
+            .position(|&b| b < 0x20 && !matches!(b, b'\n' | b'\r' | b'\t' | 0x0c | 0x1b))
+    });
+    if let Some(i) = binary {
         let (line, col) = loc.line_col(i);
         return Err(ReadError::Binary {
             file: name.to_string(),
@@ -159,6 +186,22 @@ fn check_text_at(
             span: Span::new(base + i, base + i + 1).into(),
         });
     }
+    Ok(())
+}
+
+/// An `InvalidUtf8` error if `bytes` (at file offset `base`, line `first_line`) is not UTF-8.
+fn check_utf8_at(
+    name: &str,
+    bytes: &[u8],
+    base: usize,
+    first_line: usize,
+) -> Result<(), ReadError> {
+    let loc = Locator {
+        name,
+        text: bytes,
+        base,
+        first_line,
+    };
     if let Err(e) = std::str::from_utf8(bytes) {
         let i = e.valid_up_to();
         let (line, col) = loc.line_col(i);
@@ -198,11 +241,49 @@ fn read_document(
         Some(f) => f,
         None => detect::doc(v).map_err(|tried| detection_failed(name, tried))?,
     };
+    if let Some(parts) = readers::split(format, v) {
+        return read_parts(bytes, format, parts, emit);
+    }
     let mut sink = Sink::default();
     readers::read_doc(format, v, &mut sink)
         .map_err(|msg| shape_error(name, bytes, 0, 1, format, msg))?;
     sink.resolve(bytes, 0);
     emit(transcript(format, None, sink));
+    Ok(())
+}
+
+/// A document holding several transcripts (a DeepEval test run or list of test cases): one
+/// transcript per part, located by the part's first line and byte span; one span index for all.
+fn read_parts(
+    bytes: &[u8],
+    format: Format,
+    parts: Vec<(Vec<Seg>, &Value)>,
+    emit: &mut impl FnMut(Transcript),
+) -> Result<(), ReadError> {
+    let mut sinks = Vec::with_capacity(parts.len());
+    for (path, part) in &parts {
+        let mut sink = Sink::default();
+        readers::read_part(format, part, path, &mut sink);
+        sinks.push(sink);
+    }
+    let depth = sinks
+        .iter()
+        .filter_map(Sink::path_depth)
+        .chain(parts.iter().map(|(p, _)| p.len()))
+        .max()
+        .unwrap_or(1);
+    let tree = SpanTree::build(bytes, depth);
+    let index = LineIndex::new(bytes);
+    let whole = Span::new(0, bytes.len());
+    for ((path, _), mut sink) in parts.iter().zip(sinks) {
+        sink.resolve_with(&tree, 0, whole);
+        let span = tree
+            .locate(path)
+            .map(|(s, e)| Span::new(s, e))
+            .unwrap_or(whole);
+        let line = index.line_col(bytes, span.start).line;
+        emit(transcript(format, Some(RecordLoc { line, span }), sink));
+    }
     Ok(())
 }
 
@@ -271,6 +352,10 @@ struct Lines<'a, F: FnMut(Transcript)> {
     json_lines: usize,
     log_lines: bool,
     torn: Option<ReadFinding>,
+    /// Dataset records read so far, and the transcript still open: held until a line that does
+    /// not continue it (see [`merge_continuation`]), so a one-line file reads like a document.
+    datasets: usize,
+    open: Option<Transcript>,
 }
 
 impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
@@ -284,6 +369,8 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
             json_lines: 0,
             log_lines: false,
             torn: None,
+            datasets: 0,
+            open: None,
         }
     }
 
@@ -296,7 +383,7 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
     ) -> Result<(), ReadError> {
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
         let Some((origin, json_off)) = classify(raw) else {
-            return Ok(());
+            return check_utf8_at(self.name, raw, offset, no);
         };
         if origin != Origin::Unknown {
             self.log_lines = true;
@@ -313,6 +400,7 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
         let value: Value = match serde_json::from_slice(json) {
             Ok(v) => v,
             Err(e) => {
+                check_utf8_at(self.name, raw, offset, no)?;
                 let loc = Locator {
                     name: self.name,
                     text: raw,
@@ -488,7 +576,19 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
         readers::read_doc(format, v, &mut sink)
             .map_err(|msg| shape_error(self.name, json, json_base, no, format, msg))?;
         sink.resolve(json, json_base);
-        (self.emit)(transcript(format, Some(RecordLoc { line: no, span }), sink));
+        let t = transcript(format, Some(RecordLoc { line: no, span }), sink);
+        match self.open.take() {
+            Some(mut open) if continues(&open, &t) => {
+                merge_continuation(&mut open, t);
+                self.open = Some(open);
+            }
+            Some(done) => {
+                (self.emit)(done);
+                self.open = Some(t);
+            }
+            None => self.open = Some(t),
+        }
+        self.datasets += 1;
         Ok(())
     }
 
@@ -533,6 +633,12 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
             }
             (self.emit)(transcript(format, None, *sink));
         }
+        if let Some(mut last) = self.open.take() {
+            if self.datasets == 1 {
+                last.record = None;
+            }
+            (self.emit)(last);
+        }
         let _ = self.json_lines;
         Ok(())
     }
@@ -556,13 +662,78 @@ fn classify(raw: &[u8]) -> Option<(Origin, usize)> {
             return Some((origin, start + prefix.len() + ws));
         }
     }
-    for (needle, origin) in [
-        (&b"] Message from client: "[..], Origin::Client),
-        (b"] Message from server: ", Origin::Server),
-    ] {
-        if let Some(i) = memchr::memmem::find(t, needle) {
-            return Some((origin, start + i + needle.len()));
-        }
+    static MESSAGE_FROM: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"] Message from "));
+    if let Some(i) = MESSAGE_FROM.find(t) {
+        let rest = &t[i + b"] Message from ".len()..];
+        let (origin, skip) = if rest.starts_with(b"client: ") {
+            (Origin::Client, 8)
+        } else if rest.starts_with(b"server: ") {
+            (Origin::Server, 8)
+        } else {
+            return None;
+        };
+        return Some((origin, start + i + b"] Message from ".len() + skip));
     }
     None
+}
+
+/// Whether dataset line `next` continues transcript `open`: request logs resend the whole
+/// history with every request, so a line that repeats any call id of the open transcript is the
+/// same conversation, one request later.
+fn continues(open: &Transcript, next: &Transcript) -> bool {
+    if open.format != next.format {
+        return false;
+    }
+    let ids: std::collections::HashSet<&str> =
+        open.calls.iter().filter_map(|c| c.id.as_deref()).collect();
+    !ids.is_empty()
+        && next
+            .calls
+            .iter()
+            .any(|c| c.id.as_deref().is_some_and(|id| ids.contains(id)))
+}
+
+/// Fold a continuation line into the open transcript: calls already seen keep their first
+/// record (and gain a result if they had none); new calls, their findings and tools are added;
+/// the record grows to cover both lines. Calls without ids cannot be matched and are added.
+fn merge_continuation(open: &mut Transcript, next: Transcript) {
+    let mut index: std::collections::HashMap<String, usize> = open
+        .calls
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| c.id.clone().map(|id| (id, i)))
+        .collect();
+    let mut added = Vec::new();
+    for c in next.calls {
+        match c.id.as_ref().and_then(|id| index.get(id)) {
+            Some(&i) => {
+                let known = &mut open.calls[i];
+                if known.output.is_none() && c.output.is_some() {
+                    known.output = c.output;
+                    known.is_error = c.is_error;
+                }
+            }
+            None => {
+                if let Some(id) = &c.id {
+                    index.insert(id.clone(), open.calls.len());
+                }
+                added.push(c.span);
+                open.calls.push(c);
+            }
+        }
+    }
+    open.findings.extend(next.findings.into_iter().filter(|f| {
+        added
+            .iter()
+            .any(|s| s.start <= f.span.start && f.span.end <= s.end)
+    }));
+    for t in next.tools {
+        if !open.tools.iter().any(|k| k.name == t.name) {
+            open.tools.push(t);
+        }
+    }
+    if let (Some(a), Some(b)) = (&mut open.record, next.record) {
+        a.span = a.span.join(b.span);
+    }
 }

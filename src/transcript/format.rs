@@ -63,17 +63,13 @@ impl Format {
         }
     }
 
-    /// Whether a JSONL file of this format is one session (one event per line) rather than a
-    /// dataset (one transcript per line).
+    /// Whether a JSONL file of this format is always one session (one event per line) rather
+    /// than a dataset (one transcript per line). Gemini, Vercel and OpenAI Chat JSONL files are
+    /// sessions only when their lines are responses, results or stream chunks.
     pub fn is_session_format(self) -> bool {
         matches!(
             self,
-            Format::McpJsonrpc
-                | Format::ClaudeCode
-                | Format::CodexCli
-                | Format::OtelGenai
-                | Format::Gemini
-                | Format::VercelAiSdk
+            Format::McpJsonrpc | Format::ClaudeCode | Format::CodexCli | Format::OtelGenai
         )
     }
 }

@@ -38,7 +38,8 @@ pub(crate) struct Sink {
     pub findings: Vec<(ReadFinding, Loc)>,
     pub tools: Vec<ToolDecl>,
     by_id: HashMap<String, usize>,
-    by_name: HashMap<String, VecDeque<usize>>,
+    /// Built on first use: only formats without ids link results by name.
+    by_name: Option<HashMap<String, VecDeque<usize>>>,
     /// When set, every location is this span (one JSONL line = one record).
     pub line: Option<Span>,
     /// Path of the current record inside the document (prepended to paths given to `at`).
@@ -95,10 +96,9 @@ impl Sink {
         if let Some(id) = &id {
             self.by_id.insert(id.clone(), i);
         }
-        self.by_name
-            .entry(name.to_string())
-            .or_default()
-            .push_back(i);
+        if let Some(by_name) = &mut self.by_name {
+            by_name.entry(name.to_string()).or_default().push_back(i);
+        }
         self.calls.push(ToolCall {
             name: name.to_string(),
             args,
@@ -153,7 +153,15 @@ impl Sink {
 
     /// Link a result to the oldest unanswered call with this name; false if there is none.
     pub fn answer_name(&mut self, name: &str, output: Option<Value>, is_error: bool) -> bool {
-        let Some(q) = self.by_name.get_mut(name) else {
+        let calls = &self.calls;
+        let by_name = self.by_name.get_or_insert_with(|| {
+            let mut m: HashMap<String, VecDeque<usize>> = HashMap::new();
+            for (i, c) in calls.iter().enumerate() {
+                m.entry(c.name.clone()).or_default().push_back(i);
+            }
+            m
+        });
+        let Some(q) = by_name.get_mut(name) else {
             return false;
         };
         while let Some(&i) = q.front() {
@@ -195,21 +203,29 @@ impl Sink {
     /// Resolve path locations against the current document `text` (which starts at file
     /// offset `base`). Calls already located keep their spans.
     pub fn resolve(&mut self, text: &[u8], base: usize) {
-        let depth = self
-            .locs
+        let Some(depth) = self.path_depth() else {
+            return;
+        };
+        let tree = SpanTree::build(text, depth);
+        self.resolve_with(&tree, base, Span::new(base, base + text.len()));
+    }
+
+    /// The longest path still to resolve, if any.
+    pub fn path_depth(&self) -> Option<usize> {
+        self.locs
             .iter()
             .chain(self.findings.iter().map(|(_, l)| l))
             .filter_map(|l| match l {
                 Loc::Path(p) => Some(p.len()),
                 Loc::Span(_) => None,
             })
-            .max();
-        let Some(depth) = depth else {
-            return;
-        };
-        let tree = SpanTree::build(text, depth);
-        let whole = Span::new(base, base + text.len());
-        let mut fix = |l: &mut Loc| {
+            .max()
+    }
+
+    /// Resolve path locations with an index built once for the document (offsets relative to
+    /// file offset `base`; unresolvable paths get `whole`).
+    pub fn resolve_with(&mut self, tree: &SpanTree<'_>, base: usize, whole: Span) {
+        let fix = |l: &mut Loc| {
             if let Loc::Path(p) = l {
                 let span = tree
                     .locate(p)
@@ -218,7 +234,7 @@ impl Sink {
                 *l = Loc::Span(span);
             }
         };
-        self.locs.iter_mut().for_each(&mut fix);
+        self.locs.iter_mut().for_each(fix);
         self.findings.iter_mut().for_each(|(_, l)| fix(l));
     }
 

@@ -1,4 +1,6 @@
 //! Shared by the `parity_*` tests: read a gzip-compressed vector file, collect mismatches.
+// Each test binary uses a subset of these helpers.
+#![allow(dead_code)]
 
 use std::io::{BufRead, BufReader};
 

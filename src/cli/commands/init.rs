@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
+use toolspec::check::bind::display_path;
 use toolspec::compile::{compile, FsLoader};
 use toolspec::source::SourceFile;
 use toolspec::transcript;
@@ -93,7 +94,7 @@ fn from_transcript(prompt: &Path, name: &str, dir: &Path, t: &PathBuf) -> Result
     let Some(first) = transcripts.first() else {
         return Err(format!("error: {} holds no transcript\n", t.display()));
     };
-    let rel = relative(t, dir);
+    let rel = display_path(t, dir);
     let mut out = format!(
         "# What {} must make the agent do, drafted from {} ({}).\n\
          # Loosen what may vary between runs. Language: docs/language.md\n\
@@ -170,22 +171,4 @@ fn tool_name(n: &str) -> String {
     } else {
         quote(n)
     }
-}
-
-fn relative(path: &Path, dir: &Path) -> String {
-    let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
-    let (path, dir) = (abs(path), abs(dir));
-    let common = path
-        .components()
-        .zip(dir.components())
-        .take_while(|(a, b)| a == b)
-        .count();
-    let ups = dir.components().count() - common;
-    let mut rel: Vec<String> = std::iter::repeat_n("..".to_owned(), ups).collect();
-    rel.extend(
-        path.components()
-            .skip(common)
-            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
-    );
-    rel.join("/")
 }

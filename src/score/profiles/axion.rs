@@ -155,7 +155,7 @@ fn int_true_div(n: u128, d: u128) -> f64 {
     let k = n.leading_zeros() as i32 - 1;
     let scaled = n << k;
     let q = scaled / d;
-    let sticky = scaled % d != 0;
+    let sticky = !scaled.is_multiple_of(d);
     let bits = 128 - q.leading_zeros() as i32;
     let shift = bits - 53;
     if shift <= 0 {

@@ -353,18 +353,21 @@ fn names_repr<'s>(names: impl IntoIterator<Item = &'s str>) -> String {
 }
 
 /// `_generate_reason` (the tool-calling part).
+/// `raw` is the mode's score before strict mode and tool selection (what DeepEval recomputes
+/// here), `lcs` the weighted LCS of ordering mode.
 fn calling_reason(
     exp: &[Tool<'_>],
     called: &[Tool<'_>],
     opts: &Options<'_>,
-    f: &Flags,
-) -> Result<String, String> {
+    raw: f64,
+    lcs: &[usize],
+) -> String {
     let en = names_repr(exp.iter().map(|t| t.name.as_ref()));
     let cn = names_repr(called.iter().map(|t| t.name.as_ref()));
     let tm = type_mismatches(exp, called);
     let tm_repr = names_repr(tm.iter().map(String::as_str));
     if opts.should_exact_match {
-        let ok = exact_score(exp, called, f) != 0.0;
+        let ok = raw != 0.0;
         let mut s = format!(
             "{}: expected {en}, called {cn}.",
             if ok {
@@ -377,21 +380,13 @@ fn calling_reason(
             s.push_str(&format!(" Tool type mismatches: {tm_repr}."));
         }
         s.push_str(" See details above.");
-        return Ok(s);
+        return s;
     }
     if opts.should_consider_ordering {
-        let (lcs, weight) = weighted_lcs(exp, called, f)?;
-        let score = if exp.is_empty() && called.is_empty() {
-            1.0
-        } else if exp.is_empty() {
-            0.0
-        } else {
-            weight / exp.len() as f64
-        };
-        if score == 1.0 {
-            return Ok(format!(
+        if raw == 1.0 {
+            return format!(
                 "Correct ordering: all expected tools {en} were called in the correct order."
-            ));
+            );
         }
         let called_names: Vec<&str> = called.iter().map(|t| t.name.as_ref()).collect();
         let lcs_names: Vec<&str> = lcs.iter().map(|&i| exp[i].name.as_ref()).collect();
@@ -416,15 +411,13 @@ fn calling_reason(
         if !tm.is_empty() {
             issues.push(format!("tool type mismatches {tm_repr}"));
         }
-        return Ok(format!(
+        return format!(
             "Incorrect tool usage: {}; expected {en}, called {cn}. See more details above.",
             issues.join(" and ")
-        ));
+        );
     }
-    if unordered_score(exp, called, f)? == 1.0 {
-        return Ok(format!(
-            "All expected tools {en} were called (order not considered)."
-        ));
+    if raw == 1.0 {
+        return format!("All expected tools {en} were called (order not considered).");
     }
     // set(expected) - (set(called) & set(expected)), by ToolCall equality.
     let mut missing: Vec<&Tool<'_>> = Vec::new();
@@ -448,10 +441,10 @@ fn calling_reason(
     if !tm.is_empty() {
         issues.push(format!("tool type mismatches {tm_repr}"));
     }
-    Ok(format!(
+    format!(
         "Incomplete tool usage: {}; expected {en}, called {cn}. See more details above.",
         issues.join("; ")
-    ))
+    )
 }
 
 /// The metric's result.
@@ -493,10 +486,12 @@ fn evaluate(
         opts.threshold
     };
     let below = |s: f64| threshold.is_some_and(|t| s < t);
-    let mut score = if opts.should_exact_match {
+    let mut lcs = Vec::new();
+    let raw = if opts.should_exact_match {
         exact_score(exp, called, &f)
     } else if opts.should_consider_ordering {
-        let (_, weight) = weighted_lcs(exp, called, &f)?;
+        let (l, weight) = weighted_lcs(exp, called, &f)?;
+        lcs = l;
         if exp.is_empty() && called.is_empty() {
             1.0
         } else if exp.is_empty() {
@@ -507,6 +502,7 @@ fn evaluate(
     } else {
         unordered_score(exp, called, &f)?
     };
+    let mut score = raw;
     if opts.strict_mode && below(score) {
         score = 0.0;
     }
@@ -536,7 +532,7 @@ fn evaluate(
     if opts.strict_mode && below(final_score) {
         final_score = 0.0;
     }
-    let calling = calling_reason(exp, called, opts, &f)?;
+    let calling = calling_reason(exp, called, opts, raw, &lcs);
     let reason = format!(
         "[\n\t Tool Calling Reason: {calling}\n\t Tool Selection Reason: {selection_reason}\n]\n"
     );

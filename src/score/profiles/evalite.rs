@@ -8,6 +8,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
+use std::fmt::Write as _;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
@@ -36,7 +37,7 @@ struct Case<'a> {
 /// other keys are kept only to print the object back in the metadata.
 pub(crate) struct Call<'a> {
     pub(crate) name: Option<Val<'a>>,
-    pub(crate) input: Option<&'a RawValue>,
+    pub(crate) input: Option<Val<'a>>,
     /// Keys other than `toolName`/`input`, with every key's first position: `(position, key,
     /// value)`; `toolName` and `input` positions in `name_pos` / `input_pos`.
     extras: Vec<(usize, Cow<'a, str>, Val<'a>)>,
@@ -214,17 +215,6 @@ fn weights(w: Option<&Val<'_>>) -> Weights {
     out
 }
 
-/// `deepEqual` on two raw inputs: equal text is equal; otherwise compare parsed values.
-fn raw_deep_equal(a: &RawValue, b: &RawValue) -> bool {
-    if a.get() == b.get() {
-        return true;
-    }
-    match (Val::parse(a), Val::parse(b)) {
-        (Ok(x), Ok(y)) => js_eq(&x, &y),
-        _ => false,
-    }
-}
-
 /// `undefined === undefined`, else JavaScript `===` on the names.
 fn same_name(a: &Option<Val<'_>>, b: &Option<Val<'_>>) -> bool {
     match (a, b) {
@@ -251,13 +241,13 @@ pub(crate) fn evaluate(
         meta.push_str(
             "{\"warning\":\"Reference tool calls are empty but predictions exist\",\"outputCount\":",
         );
-        meta.push_str(&o.to_string());
+        let _ = write!(meta, "{o}");
         meta.push('}');
         return Ok(0.0);
     }
     if o == 0 {
         meta.push_str("{\"warning\":\"No tool calls found in output\",\"referenceCount\":");
-        meta.push_str(&r.to_string());
+        let _ = write!(meta, "{r}");
         meta.push('}');
         return Ok(0.0);
     }
@@ -280,10 +270,10 @@ pub(crate) fn evaluate(
                 wrong += 1;
                 continue;
             }
-            let exact = match (rf.input, out.input) {
+            let exact = match (&rf.input, &out.input) {
                 (None, _) => true,
                 (Some(_), None) => false,
-                (Some(ri), Some(oi)) => raw_deep_equal(oi, ri),
+                (Some(ri), Some(oi)) => js_eq(oi, ri),
             };
             if exact {
                 e += 1;
@@ -295,11 +285,11 @@ pub(crate) fn evaluate(
         let score =
             clamp01((e as f64 + w.name_only * n as f64) / d - w.wrong_penalty * (wrong as f64 / d));
         meta.push_str("{\"mode\":\"exact\",\"exactMatches\":");
-        meta.push_str(&e.to_string());
+        let _ = write!(meta, "{e}");
         meta.push_str(",\"nameOnlyMatches\":");
-        meta.push_str(&n.to_string());
+        let _ = write!(meta, "{n}");
         meta.push_str(",\"wrongOrMissing\":");
-        meta.push_str(&wrong.to_string());
+        let _ = write!(meta, "{wrong}");
         totals(meta, r, o);
         meta.push('}');
         return Ok(score);
@@ -309,9 +299,9 @@ pub(crate) fn evaluate(
 
 fn totals(meta: &mut String, r: usize, o: usize) {
     meta.push_str(",\"totals\":{\"reference\":");
-    meta.push_str(&r.to_string());
+    let _ = write!(meta, "{r}");
     meta.push_str(",\"output\":");
-    meta.push_str(&o.to_string());
+    let _ = write!(meta, "{o}");
     meta.push('}');
 }
 
@@ -366,6 +356,9 @@ fn stable(out: &mut String, v: &Val<'_>) {
     }
 }
 
+/// Up to this many calls in a case, flexible mode compares values pairwise instead of hashing.
+const SMALL: usize = 32;
+
 fn flexible_mode<'a>(
     actual: &[Call<'a>],
     expected: &[Call<'a>],
@@ -373,49 +366,111 @@ fn flexible_mode<'a>(
     d: f64,
     meta: &mut String,
 ) -> Result<f64, String> {
-    let parse = |c: &Call<'a>| -> Option<Val<'a>> { c.input.and_then(|r| Val::parse(r).ok()) };
-    let exp_inputs: Vec<Option<Val<'a>>> = expected.iter().map(parse).collect();
-    let act_inputs: Vec<Option<Val<'a>>> = actual.iter().map(parse).collect();
-
-    // refMap: canonical key -> indices of expected calls, keys in first-appearance order.
-    let mut groups: Vec<Vec<usize>> = Vec::new();
+    // refMap: canonical key -> expected calls, keys in first-appearance order. Small cases
+    // compare values directly (no key strings, no hashing); large ones hash canonical keys so
+    // the cost stays linear.
+    let small = expected.len() + actual.len() <= SMALL;
+    let same_key =
+        |an: &Option<Val<'_>>, ai: &Option<Val<'_>>, bn: &Option<Val<'_>>, bi: &Option<Val<'_>>| {
+            let names = match (an, bn) {
+                (None, None) => true,
+                (Some(x), Some(y)) => js_eq(x, y),
+                _ => false,
+            };
+            names
+                && match (ai, bi) {
+                    (None, None) => true,
+                    (Some(x), Some(y)) => js_eq(x, y),
+                    _ => false,
+                }
+        };
+    let mut reps: Vec<usize> = Vec::new(); // first expected index of each group
+    let mut group_of: Vec<usize> = Vec::with_capacity(expected.len());
     let mut by_key: HashMap<String, usize> = HashMap::new();
     for (i, c) in expected.iter().enumerate() {
-        let key = canonical_key(&c.name, &exp_inputs[i]);
-        let g = *by_key.entry(key).or_insert_with(|| {
-            groups.push(Vec::new());
-            groups.len() - 1
+        let found = if small {
+            reps.iter().position(|&r| {
+                same_key(
+                    &expected[r].name,
+                    &expected[r].input,
+                    &c.name,
+                    &expected[i].input,
+                )
+            })
+        } else {
+            by_key
+                .get(&canonical_key(&c.name, &expected[i].input))
+                .copied()
+        };
+        let g = found.unwrap_or_else(|| {
+            if !small {
+                by_key.insert(canonical_key(&c.name, &expected[i].input), reps.len());
+            }
+            reps.push(i);
+            reps.len() - 1
         });
-        groups[g].push(i);
+        group_of.push(g);
+    }
+    let mut remaining: Vec<usize> = vec![0; reps.len()];
+    for &g in &group_of {
+        remaining[g] += 1;
     }
     let mut matches = Vec::new();
     let mut leftovers = Vec::new();
     for (i, c) in actual.iter().enumerate() {
-        let key = canonical_key(&c.name, &act_inputs[i]);
-        match by_key.get(&key) {
-            Some(&g) if !groups[g].is_empty() => {
-                groups[g].pop();
+        let g = if small {
+            reps.iter().position(|&r| {
+                same_key(
+                    &expected[r].name,
+                    &expected[r].input,
+                    &c.name,
+                    &actual[i].input,
+                )
+            })
+        } else {
+            by_key
+                .get(&canonical_key(&c.name, &actual[i].input))
+                .copied()
+        };
+        match g {
+            // `refList.pop()`: the group's last remaining call is the one consumed.
+            Some(g) if remaining[g] > 0 => {
+                remaining[g] -= 1;
                 matches.push(i);
             }
             _ => leftovers.push(i),
         }
     }
-    let missing_calls: Vec<usize> = groups.iter().flatten().copied().collect();
+    // The first `remaining[g]` calls of each group, groups in first-appearance order.
+    let mut missing_calls: Vec<usize> = Vec::new();
+    let mut members: Vec<Vec<usize>> = vec![Vec::new(); reps.len()];
+    for (i, &g) in group_of.iter().enumerate() {
+        if members[g].len() < remaining[g] {
+            members[g].push(i);
+        }
+    }
+    for m in &members {
+        missing_calls.extend_from_slice(m);
+    }
     // missingByName, keyed like a JavaScript Map (SameValueZero on the names).
     let mut by_name: Vec<(Option<&Val<'_>>, usize)> = Vec::new();
     let mut name_index: HashMap<&str, usize> = HashMap::new();
+    let find_name = |by_name: &Vec<(Option<&Val<'_>>, usize)>,
+                     name_index: &HashMap<&str, usize>,
+                     name: Option<&Val<'_>>| match name {
+        Some(Val::Str(s)) if !small => name_index.get(s.as_ref()).copied(),
+        _ => by_name.iter().position(|(n, _)| match (n, name) {
+            (None, None) => true,
+            (Some(x), Some(y)) => js_strict_eq(x, y),
+            _ => false,
+        }),
+    };
     for &i in &missing_calls {
         let name = expected[i].name.as_ref();
-        let slot = match name {
-            Some(Val::Str(s)) => name_index.get(s.as_ref()).copied(),
-            _ => by_name
-                .iter()
-                .position(|(n, _)| same_name(&n.cloned(), &name.cloned())),
-        };
-        match slot {
+        match find_name(&by_name, &name_index, name) {
             Some(s) => by_name[s].1 += 1,
             None => {
-                if let Some(Val::Str(s)) = name {
+                if let (Some(Val::Str(s)), false) = (name, small) {
                     name_index.insert(s.as_ref(), by_name.len());
                 }
                 by_name.push((name, 1));
@@ -425,14 +480,7 @@ fn flexible_mode<'a>(
     let mut name_only = Vec::new();
     let mut extras = Vec::new();
     for &i in &leftovers {
-        let name = actual[i].name.as_ref();
-        let slot = match name {
-            Some(Val::Str(s)) => name_index.get(s.as_ref()).copied(),
-            _ => by_name
-                .iter()
-                .position(|(n, _)| same_name(&n.cloned(), &name.cloned())),
-        };
-        match slot {
+        match find_name(&by_name, &name_index, actual[i].name.as_ref()) {
             Some(s) if by_name[s].1 > 0 => {
                 by_name[s].1 -= 1;
                 name_only.push(i);
@@ -445,13 +493,13 @@ fn flexible_mode<'a>(
     let score = clamp01((e as f64 + w.name_only * n as f64) / d - w.extra_penalty * (x as f64 / d));
 
     meta.push_str("{\"mode\":\"flexible\",\"exactMatches\":");
-    meta.push_str(&e.to_string());
+    let _ = write!(meta, "{e}");
     meta.push_str(",\"nameOnlyMatches\":");
-    meta.push_str(&n.to_string());
+    let _ = write!(meta, "{n}");
     meta.push_str(",\"extras\":");
-    meta.push_str(&x.to_string());
+    let _ = write!(meta, "{x}");
     meta.push_str(",\"missing\":");
-    meta.push_str(&missing.to_string());
+    let _ = write!(meta, "{missing}");
     totals(meta, expected.len(), actual.len());
     meta.push_str(",\"details\":{");
     let lists: [(&str, &[usize], bool); 4] = [
@@ -472,9 +520,9 @@ fn flexible_mode<'a>(
                 meta.push(',');
             }
             if *is_actual {
-                actual[i].write_js(meta, act_inputs[i].as_ref());
+                actual[i].write_js(meta, actual[i].input.as_ref());
             } else {
-                expected[i].write_js(meta, exp_inputs[i].as_ref());
+                expected[i].write_js(meta, expected[i].input.as_ref());
             }
         }
         meta.push(']');
@@ -485,27 +533,34 @@ fn flexible_mode<'a>(
 
 /// Score one Evalite input line.
 pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, LineError<'a>> {
+    thread_local! {
+        // The metadata is built before the head line can be written (the score comes last);
+        // reusing one buffer per thread keeps the hot path free of that allocation.
+        static META: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
     let case: Case<'a> = serde_json::from_str(line)?;
     let id = raw_id(case.id);
-    let mut meta = String::new();
-    match evaluate(
-        &case.actual,
-        &case.expected,
-        case.mode.as_ref(),
-        case.weights.as_ref(),
-        &mut meta,
-    ) {
-        Ok(score) => {
-            let passed = score >= case.threshold.unwrap_or(1.0);
-            write_head(out, id, (!score.is_nan()).then_some(score), Some(passed));
-            out.push_str(",\"metadata\":");
-            out.push_str(&meta);
-            out.push('}');
-            Ok(Outcome::of(Some(passed)))
+    META.with_borrow_mut(|meta| {
+        meta.clear();
+        match evaluate(
+            &case.actual,
+            &case.expected,
+            case.mode.as_ref(),
+            case.weights.as_ref(),
+            meta,
+        ) {
+            Ok(score) => {
+                let passed = score >= case.threshold.unwrap_or(1.0);
+                write_head(out, id, (!score.is_nan()).then_some(score), Some(passed));
+                out.push_str(",\"metadata\":");
+                out.push_str(meta);
+                out.push('}');
+                Ok(Outcome::of(Some(passed)))
+            }
+            Err(message) => Err(LineError::Rejected {
+                id: case.id.map(RawValue::get),
+                message,
+            }),
         }
-        Err(message) => Err(LineError::Rejected {
-            id: case.id.map(RawValue::get),
-            message,
-        }),
-    }
+    })
 }

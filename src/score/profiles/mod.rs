@@ -18,7 +18,7 @@ mod deepeval;
 mod evalite;
 mod galtea;
 pub mod judge;
-// TMP mod promptfoo;
+mod promptfoo;
 mod stream;
 pub mod text;
 pub mod value;
@@ -138,6 +138,8 @@ pub(crate) fn score_into(
     lineno: usize,
     out: &mut String,
 ) -> Outcome {
+    // `out` may already hold earlier lines: an error replaces only what this line wrote.
+    let mark = out.len();
     let text = match std::str::from_utf8(line) {
         Ok(t) => t.trim_end_matches(['\r', '\n']),
         Err(e) => {
@@ -145,25 +147,30 @@ pub(crate) fn score_into(
             return Outcome::Error;
         }
     };
-    let res = match profile {
-        ProfileName::Evalite => evalite::score(text, out),
-        ProfileName::Deepeval => deepeval::score(text, out),
-        ProfileName::Axion => axion::score(text, out),
-        ProfileName::Agentevals => agentevals::score(text, out),
-        ProfileName::Galtea => galtea::score(text, out),
-        ProfileName::Promptfoo => Err(LineError::Malformed(format!(
-            "profile {profile} is not available in this build"
-        ))),
+    // Each case is a JSON object (serde would also read a struct from an array).
+    let res = if !text.trim_start().starts_with('{') {
+        Err(LineError::Malformed(
+            "expected a JSON object (one case per line)".to_owned(),
+        ))
+    } else {
+        match profile {
+            ProfileName::Evalite => evalite::score(text, out),
+            ProfileName::Deepeval => deepeval::score(text, out),
+            ProfileName::Axion => axion::score(text, out),
+            ProfileName::Agentevals => agentevals::score(text, out),
+            ProfileName::Galtea => galtea::score(text, out),
+            ProfileName::Promptfoo => promptfoo::score(text, out),
+        }
     };
     match res {
         Ok(outcome) => outcome,
         Err(LineError::Rejected { id, message }) => {
-            out.clear();
+            out.truncate(mark);
             write_error(out, id, &message);
             Outcome::Error
         }
         Err(LineError::Malformed(e)) => {
-            out.clear();
+            out.truncate(mark);
             let id = recover_id(text);
             let message = format!("line {lineno}: {e}");
             write_error(out, id.as_deref(), &message);
@@ -199,6 +206,10 @@ fn recover_id(text: &str) -> Option<String> {
         #[serde(borrow, default)]
         id: Option<&'a RawValue>,
     }
+    // Only an object has an id (serde would also read a struct from an array).
+    if !text.trim_start().starts_with('{') {
+        return None;
+    }
     serde_json::from_str::<IdOnly<'_>>(text)
         .ok()
         .and_then(|x| x.id.map(|r| r.get().to_owned()))
@@ -214,7 +225,7 @@ fn write_error(out: &mut String, id: Option<&str>, message: &str) {
 }
 
 /// The raw id of a case (`null` when absent).
-fn raw_id<'a>(id: Option<&'a RawValue>) -> &'a str {
+fn raw_id(id: Option<&RawValue>) -> &str {
     id.map(RawValue::get).unwrap_or("null")
 }
 
@@ -269,5 +280,32 @@ mod tests {
             let out = score_line(p, b"\xff\xfe");
             assert!(serde_json::from_slice::<serde_json::Value>(&out).is_ok());
         }
+    }
+
+    #[test]
+    fn hostile_lines_are_error_lines_not_crashes() {
+        let d = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+        let deep = format!(
+            "{{\"id\":1,\"tools_called\":{d},\"expected_tools\":{d},\"actualCalls\":{d},\"expectedCalls\":{d},\"outputs\":{d},\"reference_outputs\":{d},\"assertion\":{d}}}"
+        );
+        let mut wide = String::from("{\"id\":2,\"actualCalls\":[{\"toolName\":\"a\",\"input\":{");
+        for i in 0..50_000 {
+            wide.push_str(&format!("\"k{i}\":{i},"));
+        }
+        wide.push_str("\"k0\":-1}}],\"expectedCalls\":[{\"toolName\":\"a\",\"input\":{}}],\"mode\":\"flexible\"}");
+        for p in ProfileName::NAMES {
+            let p: ProfileName = p.parse().unwrap();
+            for line in [deep.as_bytes(), d.as_bytes(), b"", b"null", b"[]"] {
+                let out = score_line(p, line);
+                let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+                assert!(v["error"].is_string(), "{p}: {v}");
+            }
+        }
+        let out = score_line(ProfileName::Evalite, wide.as_bytes());
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(
+            v["metadata"]["nameOnlyMatches"], 1,
+            "duplicate key kept once"
+        );
     }
 }

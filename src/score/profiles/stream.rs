@@ -75,21 +75,26 @@ pub fn score_stream(
             break;
         }
         let mut lines: Vec<(usize, &[u8])> = Vec::new();
-        for (i, line) in buf.split(|b| *b == b'\n').enumerate() {
-            if line.iter().all(u8::is_ascii_whitespace) {
-                continue;
+        let mut start = 0;
+        let mut lineno = next_lineno;
+        for end in memchr::memchr_iter(b'\n', &buf).chain(std::iter::once(buf.len())) {
+            if start > buf.len() {
+                break;
             }
-            lines.push((next_lineno + i, line));
+            let line = &buf[start..end];
+            if !line.iter().all(u8::is_ascii_whitespace) {
+                lines.push((lineno, line));
+            }
+            lineno += 1;
+            start = end + 1;
         }
-        next_lineno += memchr::memchr_iter(b'\n', &buf).count();
+        next_lineno = lineno - 1;
         let score_group = |group: &[(usize, &[u8])]| {
-            let mut text = String::with_capacity(group.len() * 256);
+            let bytes: usize = group.iter().map(|(_, l)| l.len()).sum();
+            let mut text = String::with_capacity(bytes + group.len() * 64);
             let mut outcomes = Vec::with_capacity(group.len());
-            let mut one = String::new();
             for (lineno, line) in group {
-                one.clear();
-                outcomes.push(score_into(profile, line, *lineno, &mut one));
-                text.push_str(&one);
+                outcomes.push(score_into(profile, line, *lineno, &mut text));
                 text.push('\n');
             }
             (text, outcomes)

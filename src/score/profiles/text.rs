@@ -81,6 +81,10 @@ pub fn js_number(out: &mut String, x: f64) {
         out.push_str("null");
     } else if x == 0.0 {
         out.push('0');
+    } else if (1e-6..1e21).contains(&x.abs()) {
+        // In this range JavaScript prints positionally with the shortest round-trip digits,
+        // which is exactly Rust's `Display` for f64 (and needs no allocation).
+        let _ = write!(out, "{x}");
     } else {
         if x < 0.0 {
             out.push('-');
@@ -225,6 +229,11 @@ pub fn py_str_list<'s>(out: &mut String, items: impl IntoIterator<Item = &'s str
 /// A JSON string literal (the escaping both `JSON.stringify` and serde_json use).
 pub fn json_str(out: &mut String, s: &str) {
     out.push('"');
+    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     let mut start = 0;
     for (i, b) in s.bytes().enumerate() {
         let esc: Option<&str> = match b {

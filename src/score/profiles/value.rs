@@ -222,14 +222,14 @@ impl<'de: 'a, 'a> Visitor<'de> for ValVisitor<'a> {
         Ok(Val::Str(Cow::Owned(v)))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Val<'a>, A::Error> {
-        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(4).min(64));
         while let Some(v) = seq.next_element()? {
             out.push(v);
         }
         Ok(Val::Arr(out))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Val<'a>, A::Error> {
-        let mut out: Vec<(Cow<'a, str>, Val<'a>)> = Vec::new();
+        let mut out: Vec<(Cow<'a, str>, Val<'a>)> = Vec::with_capacity(4);
         let mut index: Option<HashMap<String, usize>> = None;
         while let Some(k) = map.next_key::<CowKey<'a>>()? {
             let v: Val<'a> = map.next_value()?;

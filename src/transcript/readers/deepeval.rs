@@ -88,3 +88,26 @@ fn spans(items: &[Value], base: &[Seg], sink: &mut Sink) {
         sink.answer(c, out, s(sp, "status") == Some("ERRORED"));
     }
 }
+
+/// The test cases of a test run (`testCases`) or of a top-level list, when there are several.
+pub(crate) fn cases(v: &Value) -> Option<Vec<(Vec<Seg>, &Value)>> {
+    let (items, root): (&[Value], Option<Seg>) = match v {
+        Value::Array(a) => (a, None),
+        _ => (v.get("testCases")?.as_array()?, Some(Seg::K("testCases"))),
+    };
+    if items.len() < 2 {
+        return None;
+    }
+    Some(
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (root.into_iter().chain([Seg::I(i)]).collect(), c))
+            .collect(),
+    )
+}
+
+/// Read one test case found at `path`.
+pub(crate) fn read_case(v: &Value, path: &[Seg], sink: &mut Sink) {
+    case(v, path, sink);
+}

@@ -103,8 +103,11 @@ pub(crate) fn read_doc(format: Format, v: &Value, sink: &mut Sink) -> Result<(),
                 }
                 _ => st.batch(v, &[], sink),
             }
-            if st.is_empty() && v.get("resourceSpans").is_none() {
-                return Err("expected an OTLP/JSON export with `resourceSpans`".into());
+            if st.is_empty() && v.get("resourceSpans").is_none() && v.get("resourceLogs").is_none()
+            {
+                return Err(
+                    "expected an OTLP/JSON export with `resourceSpans` or `resourceLogs`".into(),
+                );
             }
             st.finish(sink);
             Ok(())
@@ -147,5 +150,21 @@ pub(crate) fn read_doc(format: Format, v: &Value, sink: &mut Sink) -> Result<(),
             }
             Ok(())
         }
+    }
+}
+
+/// The transcripts inside one document, when it holds several (a DeepEval test run with
+/// several test cases, or a list of test cases): (path, value) of each. `None` = one transcript.
+pub(crate) fn split(format: Format, v: &Value) -> Option<Vec<(Vec<Seg>, &Value)>> {
+    match format {
+        Format::Deepeval => deepeval::cases(v),
+        _ => None,
+    }
+}
+
+/// Read one part returned by [`split`], found at `path`.
+pub(crate) fn read_part(format: Format, v: &Value, path: &[Seg], sink: &mut Sink) {
+    if format == Format::Deepeval {
+        deepeval::read_case(v, path, sink);
     }
 }

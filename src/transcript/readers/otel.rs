@@ -8,12 +8,108 @@ use serde_json::{Map, Value};
 use super::super::sink::{arr, norm_output, parse_args_text, s, Args, Loc, Sink};
 use super::super::spans::Seg;
 
+/// Attributes the reading rule uses.
+const KEEP: &[&str] = &[
+    "gen_ai.operation.name",
+    "gen_ai.tool.name",
+    "gen_ai.tool.call.id",
+    "gen_ai.tool.call.arguments",
+    "gen_ai.tool.call.result",
+    "gen_ai.input.messages",
+    "gen_ai.output.messages",
+    "error.type",
+];
+
 struct SpanRec {
     start: u128,
     seq: usize,
     attrs: Map<String, Value>,
     error: bool,
     loc: Loc,
+    /// Vendor-flattened tool calls (OpenLLMetry, OpenInference), in (message, call) order.
+    flat: Flat,
+}
+
+/// Tool calls and tool results spelled as flattened attributes:
+/// OpenLLMetry `gen_ai.completion.N.tool_calls.M.{id,name,arguments}` /
+/// `gen_ai.prompt.N.{role,tool_call_id,content}`, and OpenInference
+/// `llm.output_messages.N.message.tool_calls.M.tool_call.{id,function.name,function.arguments}` /
+/// `llm.input_messages.N.message.{role,tool_call_id,content}`.
+/// A tool call part: id, name, arguments.
+type Part = (Option<String>, String, Option<Value>);
+
+/// A prompt message while flattened attributes are collected: role, tool_call_id, content.
+type PromptRef<'a> = (Option<&'a str>, Option<&'a str>, Option<&'a Value>);
+
+#[derive(Default)]
+struct Flat {
+    calls: std::collections::BTreeMap<(u32, u32), Part>,
+    responses: Vec<(String, Value)>,
+}
+
+impl Flat {
+    fn read(attrs: &[Value]) -> Flat {
+        let mut flat = Flat::default();
+        // Prompt messages: N → (role, tool_call_id, content); contents borrowed until known needed.
+        let mut prompts: std::collections::BTreeMap<u32, PromptRef<'_>> = Default::default();
+        for a in attrs {
+            let (Some(key), Some(val)) = (s(a, "key"), a.get("value")) else {
+                continue;
+            };
+            let (rest, completion) = if let Some(r) = key.strip_prefix("gen_ai.completion.") {
+                (r, true)
+            } else if let Some(r) = key.strip_prefix("llm.output_messages.") {
+                (r, true)
+            } else if let Some(r) = key.strip_prefix("gen_ai.prompt.") {
+                (r, false)
+            } else if let Some(r) = key.strip_prefix("llm.input_messages.") {
+                (r, false)
+            } else {
+                continue;
+            };
+            let Some((n, field)) = rest.split_once('.') else {
+                continue;
+            };
+            let Ok(n) = n.parse::<u32>() else { continue };
+            let field = field.strip_prefix("message.").unwrap_or(field);
+            if completion {
+                let Some(tc) = field.strip_prefix("tool_calls.") else {
+                    continue;
+                };
+                let Some((m, f)) = tc.split_once('.') else {
+                    continue;
+                };
+                let Ok(m) = m.parse::<u32>() else { continue };
+                let f = f.strip_prefix("tool_call.").unwrap_or(f);
+                let f = f.strip_prefix("function.").unwrap_or(f);
+                let entry = flat.calls.entry((n, m)).or_default();
+                let v = any_value(val);
+                match f {
+                    "id" => entry.0 = v.as_str().map(str::to_string),
+                    "name" => entry.1 = v.as_str().unwrap_or("").to_string(),
+                    "arguments" => entry.2 = Some(v),
+                    _ => {}
+                }
+            } else {
+                let e = prompts.entry(n).or_default();
+                match field {
+                    "role" => e.0 = val.get("stringValue").and_then(Value::as_str),
+                    "tool_call_id" => e.1 = val.get("stringValue").and_then(Value::as_str),
+                    "content" => e.2 = Some(val),
+                    _ => {}
+                }
+            }
+        }
+        for (role, id, content) in prompts.into_values() {
+            if let (Some("tool"), Some(id)) = (role, id) {
+                flat.responses.push((
+                    id.to_string(),
+                    content.map(any_value).unwrap_or(Value::Null),
+                ));
+            }
+        }
+        flat
+    }
 }
 
 /// Spans collected across batches (exporters write children before parents).
@@ -30,13 +126,18 @@ impl State {
 
     /// Feed one `ExportTraceServiceRequest` at `path`.
     pub fn batch(&mut self, v: &Value, path: &[Seg], sink: &mut Sink) {
+        self.logs(v, path, sink);
         for (r, rs) in arr(v, "resourceSpans").iter().enumerate() {
             for (c, ss) in arr(rs, "scopeSpans").iter().enumerate() {
                 for (k, sp) in arr(ss, "spans").iter().enumerate() {
                     let mut attrs = Map::new();
+                    let flat = Flat::read(arr(sp, "attributes"));
                     for a in arr(sp, "attributes") {
+                        // Only the attributes the merge reads are decoded (spans carry many).
                         if let (Some(key), Some(val)) = (s(a, "key"), a.get("value")) {
-                            attrs.insert(key.to_string(), any_value(val));
+                            if KEEP.contains(&key) {
+                                attrs.insert(key.to_string(), any_value(val));
+                            }
                         }
                     }
                     let status = sp.get("status").and_then(|st| st.get("code"));
@@ -66,6 +167,7 @@ impl State {
                         start,
                         seq,
                         attrs,
+                        flat,
                         error,
                         loc,
                     };
@@ -82,6 +184,83 @@ impl State {
                         );
                     }
                     self.spans.push(rec);
+                }
+            }
+        }
+    }
+
+    /// Pre-1.37 GenAI log events (`resourceLogs`): `gen_ai.choice` and `gen_ai.assistant.message`
+    /// bodies carry `tool_calls[]` (OpenAI shape, arguments as a JSON string), `gen_ai.tool.message`
+    /// bodies `{id, content}`. Each event becomes a pseudo-span holding those parts, so the
+    /// merge rule (dedupe by id, order by time) applies unchanged.
+    fn logs(&mut self, v: &Value, path: &[Seg], sink: &mut Sink) {
+        for (r, rl) in arr(v, "resourceLogs").iter().enumerate() {
+            for (c, sl) in arr(rl, "scopeLogs").iter().enumerate() {
+                for (k, rec) in arr(sl, "logRecords").iter().enumerate() {
+                    let name = s(rec, "eventName").map(str::to_string).or_else(|| {
+                        arr(rec, "attributes")
+                            .iter()
+                            .find(|a| s(a, "key") == Some("event.name"))
+                            .and_then(|a| a.get("value"))
+                            .map(any_value)
+                            .and_then(|v| v.as_str().map(str::to_string))
+                    });
+                    let Some(name) = name else { continue };
+                    let body = rec.get("body").map(any_value).unwrap_or(Value::Null);
+                    let mut flat = Flat::default();
+                    let tool_calls = match name.as_str() {
+                        "gen_ai.choice" => body.get("message").map(|m| arr(m, "tool_calls")),
+                        "gen_ai.assistant.message" => Some(arr(&body, "tool_calls")),
+                        "gen_ai.tool.message" => {
+                            if let Some(id) = s(&body, "id") {
+                                let content = body.get("content").cloned().unwrap_or(Value::Null);
+                                flat.responses.push((id.to_string(), content));
+                            }
+                            None
+                        }
+                        _ => None,
+                    };
+                    for (m, tc) in tool_calls.unwrap_or(&[]).iter().enumerate() {
+                        let f = tc.get("function").unwrap_or(tc);
+                        flat.calls.insert(
+                            (0, m as u32),
+                            (
+                                s(tc, "id").map(str::to_string),
+                                s(f, "name").unwrap_or("").to_string(),
+                                f.get("arguments").cloned(),
+                            ),
+                        );
+                    }
+                    if flat.calls.is_empty() && flat.responses.is_empty() {
+                        continue;
+                    }
+                    let time = ["timeUnixNano", "observedTimeUnixNano"]
+                        .iter()
+                        .find_map(|key| match rec.get(*key) {
+                            Some(Value::String(t)) => t.parse::<u128>().ok().filter(|&t| t > 0),
+                            Some(Value::Number(n)) => n.as_u64().map(u128::from).filter(|&t| t > 0),
+                            _ => None,
+                        })
+                        .unwrap_or(0);
+                    let mut p = path.to_vec();
+                    p.extend([
+                        Seg::K("resourceLogs"),
+                        Seg::I(r),
+                        Seg::K("scopeLogs"),
+                        Seg::I(c),
+                        Seg::K("logRecords"),
+                        Seg::I(k),
+                    ]);
+                    let loc = sink.at(&p);
+                    let seq = self.spans.len();
+                    self.spans.push(SpanRec {
+                        start: time,
+                        seq,
+                        attrs: Map::new(),
+                        error: false,
+                        loc,
+                        flat,
+                    });
                 }
             }
         }
@@ -135,42 +314,53 @@ impl State {
             entries.push(e);
         }
         let mut responses: HashMap<String, Value> = HashMap::new();
-        for sp in &self.spans {
-            if let Some(msgs) = messages(sp.attrs.get("gen_ai.output.messages")) {
-                let mut k = 0usize;
+        for sp in &mut self.spans {
+            let flat = std::mem::take(&mut sp.flat);
+            let mut parts: Vec<Part> = Vec::new();
+            if let Some(msgs) = messages(sp.attrs.get("gen_ai.output.messages"), "\"tool_call\"") {
                 for m in &msgs {
                     for part in arr(m, "parts") {
-                        if s(part, "type") != Some("tool_call") {
-                            continue;
-                        }
-                        k += 1;
-                        let id = s(part, "id").map(str::to_string);
-                        let existing = id.as_ref().and_then(|i| by_id.get(i.trim()).copied());
-                        match existing {
-                            Some(e) => {
-                                if entries[e].args.is_none() {
-                                    entries[e].args = part.get("arguments").cloned();
-                                }
-                            }
-                            None => {
-                                if let Some(id) = &id {
-                                    by_id.insert(id.trim().to_string(), entries.len());
-                                }
-                                entries.push(Entry {
-                                    key: (sp.start, sp.seq, k),
-                                    id,
-                                    name: s(part, "name").unwrap_or("").to_string(),
-                                    args: part.get("arguments").cloned(),
-                                    output: None,
-                                    error: false,
-                                    loc: sp.loc.clone(),
-                                });
-                            }
+                        if s(part, "type") == Some("tool_call") {
+                            parts.push((
+                                s(part, "id").map(str::to_string),
+                                s(part, "name").unwrap_or("").to_string(),
+                                part.get("arguments").cloned(),
+                            ));
                         }
                     }
                 }
             }
-            if let Some(msgs) = messages(sp.attrs.get("gen_ai.input.messages")) {
+            parts.extend(flat.calls.into_values());
+            for (id, resp) in flat.responses {
+                responses.entry(id.trim().to_string()).or_insert(resp);
+            }
+            for (k, (id, name, args)) in parts.into_iter().enumerate() {
+                let existing = id.as_ref().and_then(|i| by_id.get(i.trim()).copied());
+                match existing {
+                    Some(e) => {
+                        if entries[e].args.is_none() {
+                            entries[e].args = args;
+                        }
+                    }
+                    None => {
+                        if let Some(id) = &id {
+                            by_id.insert(id.trim().to_string(), entries.len());
+                        }
+                        entries.push(Entry {
+                            key: (sp.start, sp.seq, k + 1),
+                            id,
+                            name,
+                            args,
+                            output: None,
+                            error: false,
+                            loc: sp.loc.clone(),
+                        });
+                    }
+                }
+            }
+            if let Some(msgs) =
+                messages(sp.attrs.get("gen_ai.input.messages"), "tool_call_response")
+            {
                 for m in &msgs {
                     for part in arr(m, "parts") {
                         if s(part, "type") != Some("tool_call_response") {
@@ -208,8 +398,11 @@ impl State {
     }
 }
 
-fn messages(v: Option<&Value>) -> Option<Vec<Value>> {
+/// Messages of a `gen_ai.*.messages` attribute (a JSON string, or structured), parsed only
+/// when the text mentions `needle` (most chat spans hold no tool parts worth decoding).
+fn messages(v: Option<&Value>, needle: &str) -> Option<Vec<Value>> {
     match v? {
+        Value::String(t) if memchr::memmem::find(t.as_bytes(), needle.as_bytes()).is_none() => None,
         Value::String(t) => match parse_args_text(t).ok()? {
             Value::Array(a) => Some(a),
             _ => None,
