@@ -20,6 +20,11 @@ const CASES: &[(&str, &str, Files)] = &[
     ("syntax_bad_escape", "spec a {\n  call lookup(order_id: \"A\\q\")\n}\n", &[]),
     ("syntax_unclosed_spec", "spec a {\n  call lookup\n", &[]),
     ("unknown_keyword_statement", "spec a {\n  odrer in_order\n  call lookup\n}\n", &[]),
+    (
+        "unknown_keyword_missing_call",
+        "spec a {\n  lookup_order(order_id: \"ORD-1\")\n}\n",
+        &[],
+    ),
     ("unknown_keyword_top_level", "sepc a {\n}\n", &[]),
     ("unknown_keyword_order_mode", "spec a {\n  order inorder\n  call lookup\n}\n", &[]),
     ("unknown_keyword_score_key", "spec a {\n  score { exact 1, nmae_only 0.5 }\n}\n", &[]),
