@@ -236,3 +236,25 @@ fn the_bundled_specs_are_formatted() {
         assert_eq!(format(&src).unwrap(), src.text, "run `toolspec fmt {name}`");
     }
 }
+
+#[test]
+fn toolspec_compile_succeeds_on_every_spec() {
+    let files = spec_files();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolspec"))
+        .arg("compile")
+        .args(&files)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let printed = printed.as_array().expect("one config per file");
+    assert_eq!(printed.len(), files.len());
+    for (name, config) in files.iter().zip(printed) {
+        assert_eq!(config, &compiled(&load(name)), "{name}");
+    }
+}
