@@ -9,17 +9,26 @@ use lang_common::{compile_with, render, render_all};
 use toolspec::compile::{glob_matches_nothing, Code};
 use toolspec::source::SourceFile;
 
+/// Files an `include` may read: (resolved name, text).
+type Files = &'static [(&'static str, &'static str)];
+
 /// (snapshot name, spec text, included files). Each case produces the diagnostic its name says.
-const CASES: &[(&str, &str, &[(&str, &str)])] = &[
+const CASES: &[(&str, &str, Files)] = &[
     ("syntax_missing_value", "spec a {\n  call lookup(order_id: )\n}\n", &[]),
     ("syntax_unclosed_list", "spec a {\n  call lookup(order_id: \"A\"\n}\n", &[]),
     ("syntax_missing_colon", "spec a {\n  call lookup(order_id \"A\")\n}\n", &[]),
     ("syntax_bad_escape", "spec a {\n  call lookup(order_id: \"A\\q\")\n}\n", &[]),
     ("syntax_unclosed_spec", "spec a {\n  call lookup\n", &[]),
     ("unknown_keyword_statement", "spec a {\n  odrer in_order\n  call lookup\n}\n", &[]),
+    (
+        "unknown_keyword_missing_call",
+        "spec a {\n  lookup_order(order_id: \"ORD-1\")\n}\n",
+        &[],
+    ),
     ("unknown_keyword_top_level", "sepc a {\n}\n", &[]),
     ("unknown_keyword_order_mode", "spec a {\n  order inorder\n  call lookup\n}\n", &[]),
     ("unknown_keyword_score_key", "spec a {\n  score { exact 1, nmae_only 0.5 }\n}\n", &[]),
+    ("unknown_keyword_format", "spec a {\n  format claude_cod\n}\n", &[]),
     ("unknown_keyword_type", "spec a {\n  call lookup(order_id: type strng)\n}\n", &[]),
     ("duplicate_spec", "spec a {\n  call lookup\n}\n\nspec a {\n  call refund\n}\n", &[]),
     (

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use lang_common::render;
 use serde_json::Value;
-use toolspec::compile::{compile, FsLoader};
+use toolspec::compile::compile;
 use toolspec::source::SourceFile;
 use toolspec::syntax::format;
 
@@ -54,8 +54,7 @@ fn without_spans(mut v: Value) -> Value {
 
 fn compiled(src: &SourceFile) -> Value {
     // Includes resolve relative to the file name, which is relative to the crate root.
-    let cwd_loader = RootLoader;
-    let r = compile(src, &cwd_loader);
+    let r = compile(src, &RootLoader);
     let rendered: Vec<String> = r.diagnostics.iter().map(render).collect();
     assert!(
         rendered.is_empty(),
@@ -66,7 +65,7 @@ fn compiled(src: &SourceFile) -> Value {
     serde_json::to_value(r.file.expect("no diagnostics, so a config")).unwrap()
 }
 
-/// [`FsLoader`] with paths taken relative to the crate root, wherever the test runs from.
+/// Like `FsLoader`, with paths taken relative to the crate root wherever the test runs from.
 struct RootLoader;
 
 impl toolspec::compile::SourceLoader for RootLoader {
@@ -74,7 +73,6 @@ impl toolspec::compile::SourceLoader for RootLoader {
         let name = toolspec::compile::resolve_include(&from.name, path);
         let full = Path::new(env!("CARGO_MANIFEST_DIR")).join(&name);
         let text = std::fs::read_to_string(full)?;
-        let _ = FsLoader;
         Ok(SourceFile::new(name, text))
     }
 }
@@ -236,5 +234,27 @@ fn the_bundled_specs_are_formatted() {
     for name in spec_files() {
         let src = load(&name);
         assert_eq!(format(&src).unwrap(), src.text, "run `toolspec fmt {name}`");
+    }
+}
+
+#[test]
+fn toolspec_compile_succeeds_on_every_spec() {
+    let files = spec_files();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolspec"))
+        .arg("compile")
+        .args(&files)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let printed = printed.as_array().expect("one config per file");
+    assert_eq!(printed.len(), files.len());
+    for (name, config) in files.iter().zip(printed) {
+        assert_eq!(config, &compiled(&load(name)), "{name}");
     }
 }

@@ -523,7 +523,15 @@ impl FileCx {
                 }
                 StmtKind::Format(f) => {
                     once(self, "format", stmt.span);
-                    cfg.format = Some(f.name.clone());
+                    // Stored under its canonical name, so the config says which reader runs.
+                    match f.name.parse::<crate::transcript::Format>() {
+                        Ok(format) => cfg.format = Some(format.name().to_owned()),
+                        Err(_) => {
+                            let names = crate::transcript::Format::ALL.map(|f| f.name());
+                            self.diags
+                                .push(unknown_word(src, "transcript format", f, &names));
+                        }
+                    }
                 }
                 StmtKind::Order(m) => {
                     once(self, "order", stmt.span);
@@ -647,6 +655,17 @@ impl FileCx {
                     d.help = Some(
                         "a spec statement starts with a keyword such as `call`, `order`, `args` or `never`, or is `label: call ...` or `a before b`".into(),
                     );
+                    // `lookup_order(id: 1)` alone is almost always a call missing its keyword.
+                    let rest = src.text[u.word.span.end..u.span.end].trim_start();
+                    if rest.starts_with('(')
+                        && did_you_mean(&u.word.name, SPEC_KEYWORDS.iter().copied()).is_none()
+                    {
+                        d.labels[0].1 = "not a keyword".into();
+                        d.help = Some(format!(
+                            "to expect a call of this tool, write `call {}(...)`",
+                            u.word.name
+                        ));
+                    }
                     self.diags.push(d);
                 }
                 StmtKind::Expect(_) | StmtKind::Never { .. } | StmtKind::Before { .. } => {}
@@ -693,7 +712,8 @@ impl FileCx {
                         checks: self.arg_list(src, list, lit, Refs::All(&labels), "argument"),
                         allow_extra_keys: true,
                     });
-                    if args.is_none() {
+                    // `never t()` forbids every call of `t`, like `never t`.
+                    if args.as_ref().is_none_or(|a| a.checks.is_empty()) {
                         let norm = normalize(&tool.name, &cfg.names);
                         if let Some((e, _)) = exps
                             .iter()

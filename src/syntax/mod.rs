@@ -36,3 +36,85 @@ pub fn format(source: &SourceFile) -> Result<String, SpecDiagnostic> {
     let file = parse(source)?;
     Ok(format::format_file(&source.text, &file))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::ast::*;
+    use super::*;
+
+    fn parse_str(text: &str) -> File {
+        parse(&SourceFile::new("t.toolspec", text)).unwrap()
+    }
+
+    fn only_stmt(text: &str) -> Stmt {
+        match parse_str(text).items.remove(0) {
+            Item::Spec(mut s) => s.stmts.remove(0),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn spans_exclude_trailing_space_and_comments() {
+        let text = "spec s {\n  call f(a: 1)   # why\n\n  never g\n}\n";
+        let st = only_stmt(text);
+        assert_eq!(&text[st.span.start..st.span.end], "call f(a: 1)");
+        let file = parse_str(text);
+        assert_eq!(file.comments.len(), 1);
+        assert_eq!(file.comments[0].text, "# why");
+    }
+
+    #[test]
+    fn keywords_are_whole_words() {
+        // `callx` is not `call x`: it is an unknown statement.
+        let st = only_stmt("spec s {\n  callx f\n}\n");
+        assert!(matches!(st.kind, StmtKind::Unknown(ref u) if u.word.name == "callx"));
+        // A label may be a keyword.
+        let st = only_stmt("spec s {\n  order: call f\n}\n");
+        assert!(
+            matches!(st.kind, StmtKind::Expect(ref e) if e.label.as_ref().unwrap().name == "order")
+        );
+    }
+
+    #[test]
+    fn tool_names_carry_namespaces_and_strings() {
+        let st = only_stmt("spec s {\n  call functions.get-order/v2(x: 1)\n}\n");
+        let StmtKind::Expect(e) = st.kind else {
+            panic!()
+        };
+        assert_eq!(e.tool.name, "functions.get-order/v2");
+        let st = only_stmt("spec s {\n  never \"send mail\"\n}\n");
+        let StmtKind::Never { tool, .. } = st.kind else {
+            panic!()
+        };
+        assert_eq!(tool.name, "send mail");
+    }
+
+    #[test]
+    fn output_and_suffixes_parse_in_place() {
+        let st = only_stmt(
+            "spec s {\n  call f exact {\"a\": 1} -> subset {\"b\": 2} errored weight 2\n}\n",
+        );
+        let StmtKind::Expect(e) = st.kind else {
+            panic!()
+        };
+        assert!(matches!(e.args, Some(Body::Exact(_))));
+        assert!(matches!(e.output, Some(OutputBody::Subset(_))));
+        assert_eq!(e.suffixes.len(), 2);
+    }
+
+    #[test]
+    fn syntax_errors_speak_words() {
+        let err = parse(&SourceFile::new("t", "spec s {\n  call f(a: )\n}\n")).unwrap_err();
+        assert_eq!(err.code, Code::Syntax);
+        assert!(
+            err.message.contains("a value or constraint"),
+            "{}",
+            err.message
+        );
+        assert!(
+            !err.message.contains('_'),
+            "rule names leak: {}",
+            err.message
+        );
+    }
+}
