@@ -1,6 +1,6 @@
 //! `toolspec init PROMPT`: write a starter spec beside a prompt, optionally from a transcript.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
 use toolspec::check::bind::display_path;
@@ -89,7 +89,7 @@ fn skeleton(prompt: &Path, name: &str, stem: &str) -> String {
     )
 }
 
-fn from_transcript(prompt: &Path, name: &str, dir: &Path, t: &PathBuf) -> Result<String, String> {
+fn from_transcript(prompt: &Path, name: &str, dir: &Path, t: &Path) -> Result<String, String> {
     let transcripts = transcript::read_file(t, None).map_err(|e| output::render(&e, false))?;
     let Some(first) = transcripts.first() else {
         return Err(format!("error: {} holds no transcript\n", t.display()));
