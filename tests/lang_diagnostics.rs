@@ -136,6 +136,16 @@ const CASES: &[(&str, &str, Files)] = &[
         &[("other.toolspec", "spec b {\n  call refund\n}\n")],
     ),
     (
+        "reference_in_never",
+        "spec a {\n  lookup: call lookup_order\n  never refund(order_id: lookup.output.id)\n}\n",
+        &[],
+    ),
+    (
+        "contradictory_order",
+        "spec a {\n  order in_order\n  check: call check_eligibility\n  refund: call issue_refund\n  refund before check\n}\n",
+        &[],
+    ),
+    (
         "all_errors_of_a_file",
         "spec refund {\n  odrer strict\n  threshold 2\n  call issue_refund(order_id: lookup.output.id, order_id: \"x\")\n  never issue_refund\n  profile galtea { prefix: [\"functions.\"] }\n}\n\nspec refund {\n  call email(to: /(/)\n}\n",
         &[],

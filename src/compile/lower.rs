@@ -92,8 +92,9 @@ enum Refs<'a> {
     Forbidden,
     /// Labels of expectations before `.1` (an expectation's own constraints).
     Before(&'a HashMap<String, (usize, Span)>, usize),
-    /// Any label (`never` rules, which are not ordered).
-    All(&'a HashMap<String, (usize, Span)>),
+    /// None: a `never` rule recognises a forbidden call on its own, before any expectation is
+    /// matched, so there is nothing yet to read a value from.
+    Never,
 }
 
 fn unknown_word(src: &SourceFile, what: &str, word: &ast::Ident, known: &[&str]) -> SpecDiagnostic {
@@ -400,8 +401,19 @@ impl FileCx {
                 );
                 return None;
             }
+            Refs::Never => {
+                self.diags.push(
+                    SpecDiagnostic::error(
+                        Code::UnknownReference,
+                        src,
+                        format!("`{}` cannot be referenced in a `never` rule", label.name),
+                    )
+                    .label(span, "a forbidden call is recognised before any expectation is matched")
+                    .help("constrain forbidden calls with literal values (`never refund(amount_cents: > 10000)`), or state the rule as an expectation"),
+                );
+                return None;
+            }
             Refs::Before(labels, i) => (labels, Some(i)),
-            Refs::All(labels) => (labels, None),
         };
         match labels.get(&label.name) {
             Some((idx, _)) if before.is_none_or(|b| *idx < b) => Some(Check::Ref {
@@ -709,7 +721,7 @@ impl FileCx {
             match &stmt.kind {
                 StmtKind::Never { tool, args } => {
                     let args = args.as_ref().map(|list| ValueMatcher {
-                        checks: self.arg_list(src, list, lit, Refs::All(&labels), "argument"),
+                        checks: self.arg_list(src, list, lit, Refs::Never, "argument"),
                         allow_extra_keys: true,
                     });
                     // `never t()` forbids every call of `t`, like `never t`.
@@ -753,6 +765,26 @@ impl FileCx {
                                 )
                                 .label(stmt.span, "both sides name the same expectation")
                                 .help("name two different expectations, by label or by tool"),
+                            );
+                        } else if a > b && cfg.order != OrderMode::AnyOrder {
+                            let word = if cfg.order == OrderMode::Strict {
+                                "strict"
+                            } else {
+                                "in_order"
+                            };
+                            self.diags.push(
+                                SpecDiagnostic::error(
+                                    Code::ContradictoryOrder,
+                                    src,
+                                    format!(
+                                        "`{}` contradicts `order {word}`: the expectations are written the other way round",
+                                        &src.text[stmt.span.start..stmt.span.end]
+                                    ),
+                                )
+                                .label(stmt.span, "this rule can never hold")
+                                .label(exps[b].1, "written first")
+                                .label(exps[a].1, "written second")
+                                .help(format!("under `order {word}` the written order already applies: swap the two `call` lines, or use `order any` with `before` rules")),
                             );
                         } else {
                             cfg.before.push(BeforeRule {

@@ -49,6 +49,8 @@ pub enum Code {
     IncludeNotFound,
     /// An included file declares specs (only `tool` declarations and includes are shared).
     SpecInInclude,
+    /// A `before` rule contradicts the written order of a `strict` or `in_order` spec.
+    ContradictoryOrder,
 }
 
 impl Code {
@@ -76,6 +78,7 @@ impl Code {
         Code::IncludeCycle,
         Code::IncludeNotFound,
         Code::SpecInInclude,
+        Code::ContradictoryOrder,
     ];
 
     /// The kebab-case name (`duplicate-spec`).
@@ -103,6 +106,7 @@ impl Code {
             Code::IncludeCycle => "include-cycle",
             Code::IncludeNotFound => "include-not-found",
             Code::SpecInInclude => "spec-in-include",
+            Code::ContradictoryOrder => "contradictory-order",
         }
     }
 
@@ -142,6 +146,9 @@ impl Code {
             Code::IncludeCycle => "included files include each other in a cycle",
             Code::IncludeNotFound => "an included file cannot be read",
             Code::SpecInInclude => "an included file declares a spec",
+            Code::ContradictoryOrder => {
+                "a `before` rule contradicts the written order of an ordered spec"
+            }
         }
     }
 }
