@@ -1,4 +1,4 @@
-//! Every `toolspec` example in docs/language.md parses (fragments inside a spec), and the
+//! Every `toolspec` example in the docs and the README parses (fragments inside a spec), and the
 //! complete ones compile.
 
 use toolspec::compile::{compile, MapLoader};
@@ -7,7 +7,28 @@ use toolspec::syntax::parse;
 
 #[test]
 fn the_language_docs_examples_parse() {
-    let doc = include_str!("../docs/language.md");
+    let blocks = check_examples(include_str!("../docs/language.md"));
+    assert!(blocks >= 7, "found only {blocks} examples");
+}
+
+#[test]
+fn the_other_docs_examples_compile() {
+    for (name, doc) in [
+        ("README.md", include_str!("../README.md")),
+        ("docs/parity.md", include_str!("../docs/parity.md")),
+        ("docs/scoring.md", include_str!("../docs/scoring.md")),
+        ("docs/cli.md", include_str!("../docs/cli.md")),
+    ] {
+        let blocks = check_examples(doc);
+        assert!(
+            name != "docs/parity.md" || blocks >= 4,
+            "{name}: {blocks} examples"
+        );
+    }
+}
+
+/// Parse every ```toolspec block of `doc` (compile the complete ones); return how many there were.
+fn check_examples(doc: &str) -> usize {
     let mut blocks = 0;
     let mut rest = doc;
     while let Some(start) = rest.find("```toolspec\n") {
@@ -43,5 +64,5 @@ fn the_language_docs_examples_parse() {
             assert!(errors.is_empty(), "{errors:?}\n{text}");
         }
     }
-    assert!(blocks >= 7, "found only {blocks} examples");
+    blocks
 }
