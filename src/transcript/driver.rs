@@ -342,11 +342,7 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
                     file: self.name.to_string(),
                     line,
                     col,
-                    message: e
-                        .to_string()
-                        .rsplit_once(" at line ")
-                        .map(|(m, _)| m.to_string())
-                        .unwrap_or_else(|| e.to_string()),
+                    message: super::error::json_message(&e),
                     help: format!(
                         "line {no} of this JSON-lines file is not valid JSON; fix or remove it"
                     ),
