@@ -13,6 +13,7 @@ mod code;
 mod diagnostic;
 mod expected;
 mod format;
+mod nesting;
 mod parser;
 
 pub use code::Code;
