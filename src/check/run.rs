@@ -116,7 +116,11 @@ pub fn check(opts: &CheckOptions, settings: &LoadedSettings, cwd: &Path) -> Repo
     let compiled: Vec<(PathBuf, Compiled, Vec<Finding>)> = spec_files
         .par_iter()
         .map(|path| {
-            let (specs, warnings) = compile_spec_file(path, settings, &root, opts, cwd);
+            let shown = display_path(&absolute(path), cwd);
+            let (specs, warnings) = isolate(&shown, "compiling this spec file", || {
+                compile_spec_file(path, settings, &root, opts, cwd)
+            })
+            .unwrap_or_else(|f| (Err(vec![f]), Vec::new()));
             (absolute(path), specs, warnings)
         })
         .collect();
@@ -179,7 +183,15 @@ pub fn check(opts: &CheckOptions, settings: &LoadedSettings, cwd: &Path) -> Repo
         .par_iter()
         .map(|(file, specs)| {
             let specs: Vec<&Spec> = specs.iter().map(|&(u, s)| &units[u][s]).collect();
-            check_file(file, &specs, &formats, cwd)
+            let shown = display_path(file, cwd);
+            isolate(&shown, "checking this transcript file", || {
+                check_file(file, &specs, &formats, cwd)
+            })
+            .unwrap_or_else(|f| FileOutcome {
+                transcripts: 0,
+                results: Vec::new(),
+                errors: vec![f],
+            })
         })
         .collect();
     let mut transcripts = 0;
@@ -192,6 +204,27 @@ pub fn check(opts: &CheckOptions, settings: &LoadedSettings, cwd: &Path) -> Repo
     report.sort();
     report.recount();
     report
+}
+
+/// Run `f`, turning a panic into an `internal-error` finding about `shown`, so that one file
+/// that trips a bug is reported (exit 2) and every other file is still checked (ruff's
+/// pattern). The default panic hook has already printed the message and location on stderr.
+fn isolate<T>(shown: &str, doing: &str, f: impl FnOnce() -> T) -> Result<T, Finding> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_owned());
+        plain_error(
+            "internal-error",
+            format!("{shown}: internal error while {doing}: {what}"),
+            Some(
+                "this is a bug in toolspec, not in your file; please report it with the file attached (the other files were checked)"
+                    .into(),
+            ),
+        )
+    })
 }
 
 fn push_unique(v: &mut Vec<(usize, usize)>, item: (usize, usize)) {
@@ -496,9 +529,10 @@ fn check_file(
             };
             pending.push((slim, verdicts));
         });
+        // Transcripts read before an error (the records of a dataset before a broken line) are
+        // still reported, next to the error.
         if let Err(e) = read {
             out.errors.push(read_error(&e, &shown, &mut locator));
-            continue;
         }
         out.transcripts = out.transcripts.max(pending.len());
         for (t, verdicts) in pending {
@@ -756,5 +790,29 @@ fn pair_result(
         expectations,
         findings,
         profile_details,
+    }
+}
+
+#[cfg(test)]
+mod isolation_tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_becomes_an_internal_error_finding() {
+        let ok = isolate("a.json", "checking", || 7);
+        assert_eq!(ok.ok(), Some(7));
+        let boom: Result<(), Finding> =
+            isolate("runs/b.json", "checking this transcript file", || {
+                panic!("index out of bounds: {}", 3)
+            });
+        let fixed: Result<(), Finding> = isolate("c.toolspec", "compiling", || panic!("fixed"));
+        let f = boom.unwrap_err();
+        assert_eq!(f.code, "internal-error");
+        assert_eq!(f.severity, Severity::Error);
+        assert_eq!(
+            f.message,
+            "runs/b.json: internal error while checking this transcript file: index out of bounds: 3"
+        );
+        assert!(fixed.unwrap_err().message.ends_with("compiling: fixed"));
     }
 }
