@@ -5,6 +5,10 @@
 //! overflow the stack of a worker thread, which no error handling can catch. JSON transcripts get
 //! the same limit from serde_json (128 levels).
 
+// A diagnostic is built at most once per file, never in a loop: boxing it would only add noise
+// (the same choice as the parser's).
+#![allow(clippy::result_large_err)]
+
 use super::{Code, SpecDiagnostic};
 use crate::source::{SourceFile, Span};
 
