@@ -20,6 +20,7 @@ use rayon::prelude::*;
 
 use super::bind::{self, display_path, BoundGlob, GlobError};
 use super::discover::{self, Discovered};
+use super::locate;
 use super::settings::LoadedSettings;
 use crate::compile::{self, FsLoader, SpecDiagnostic};
 use crate::config::{Check, ExtraCalls, MatcherConfig, PathSeg, TranscriptGlob, ValueMatcher};
@@ -62,9 +63,6 @@ impl LastGood {
 
 /// A spec file's specs, or the errors that kept it from compiling.
 type Compiled = Result<Vec<Spec>, Vec<Finding>>;
-
-/// One transcript's verdicts: per bound spec, the native verdict and the profile's, if any.
-type Verdicts = Vec<(usize, Verdict, Option<ProfileVerdict>)>;
 
 /// A compiled spec with what it needs to report: its file's text and its bound globs.
 struct Spec {
@@ -209,6 +207,8 @@ pub fn check(opts: &CheckOptions, settings: &LoadedSettings, cwd: &Path) -> Repo
 /// Run `f`, turning a panic into an `internal-error` finding about `shown`, so that one file
 /// that trips a bug is reported (exit 2) and every other file is still checked (ruff's
 /// pattern). The default panic hook has already printed the message and location on stderr.
+// The finding is built only when a file panicked: never in a hot path.
+#[allow(clippy::result_large_err)]
 fn isolate<T>(shown: &str, doing: &str, f: impl FnOnce() -> T) -> Result<T, Finding> {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
         let what = payload
@@ -469,6 +469,11 @@ struct FileOutcome {
 }
 
 /// Read one transcript file and run every bound spec on each transcript in it.
+///
+/// Each transcript is checked as soon as the reader hands it over and only its results are kept,
+/// with locations as byte spans; lines and columns are filled in once the file is done
+/// ([`locate`]), from the bytes already read, or by streaming a file too large to hold. So memory
+/// follows the results and one transcript's calls, never the file size.
 fn check_file(
     path: &Path,
     specs: &[&Spec],
@@ -499,54 +504,49 @@ fn check_file(
             m.entry(forced).or_insert_with(Vec::new).push(*s);
             m
         });
-    let mut locator = Locator::new(path);
+    // The file's bytes when it is small enough to read whole: read once, for every format and
+    // for placing the findings.
+    let mut whole: Option<Vec<u8>> = None;
     for (format, specs) in by_format {
-        let mut pending: Vec<(Transcript, Verdicts)> = Vec::new();
-        let read = read_transcripts(path, &shown, format, |t| {
-            let verdicts = specs
-                .iter()
-                .enumerate()
-                .map(|(i, s)| {
-                    let profile =
-                        s.config.profile.as_ref().map(|p| {
-                            profiles::score_calls(p, &expected_calls(&s.config), &t.calls)
-                        });
-                    (i, engine::run(&s.config, &t.calls), profile)
-                })
-                .collect();
-            // Keep only what reporting needs: calls' spans, not their arguments and outputs.
-            let slim = Transcript {
-                calls: t
-                    .calls
-                    .into_iter()
-                    .map(|c| transcript::ToolCall {
-                        args: serde_json::Value::Null,
-                        output: None,
-                        ..c
-                    })
-                    .collect(),
-                ..t
-            };
-            pending.push((slim, verdicts));
-        });
+        let mut count = 0;
+        let results = &mut out.results;
+        let emit = |t: Transcript| {
+            count += 1;
+            for s in &specs {
+                let profile = s
+                    .config
+                    .profile
+                    .as_ref()
+                    .map(|p| profiles::score_calls(p, &expected_calls(&s.config), &t.calls));
+                let verdict = engine::run(&s.config, &t.calls);
+                results.push(pair_result(s, &shown, &t, verdict, profile));
+            }
+        };
+        let read = read_transcripts(path, &shown, format, &mut whole, emit);
         // Transcripts read before an error (the records of a dataset before a broken line) are
         // still reported, next to the error.
         if let Err(e) = read {
-            out.errors.push(read_error(&e, &shown, &mut locator));
+            out.errors.push(read_error(&e, &shown));
         }
-        out.transcripts = out.transcripts.max(pending.len());
-        for (t, verdicts) in pending {
-            for (i, verdict, profile) in verdicts {
-                out.results.push(pair_result(
-                    specs[i],
-                    &shown,
-                    &t,
-                    verdict,
-                    profile,
-                    &mut locator,
-                ));
-            }
-        }
+        out.transcripts = out.transcripts.max(count);
+    }
+    let text = whole.as_deref();
+    let locations = out
+        .results
+        .iter_mut()
+        .flat_map(|r| {
+            let calls = r
+                .expectations
+                .iter_mut()
+                .flat_map(|e| e.calls.iter_mut().filter_map(|c| c.location.as_mut()));
+            let findings = r.findings.iter_mut().filter_map(|f| f.location.as_mut());
+            calls.chain(findings)
+        })
+        .chain(out.errors.iter_mut().filter_map(|f| f.location.as_mut()))
+        .filter(|l| l.file == shown);
+    locate::resolve(locations, text, path);
+    for r in &mut out.results {
+        sort_findings(&mut r.findings);
     }
     out
 }
@@ -556,97 +556,52 @@ const WHOLE_FILE_LIMIT: u64 = 64 << 20;
 
 // Read errors carry a renderable snippet; they are built once per failed file, never in a loop.
 #[allow(clippy::result_large_err)]
-/// Read a transcript file under its display name (so messages never show absolute paths).
+/// Read a transcript file under its display name (so messages never show absolute paths). A file
+/// up to [`WHOLE_FILE_LIMIT`] is read into `whole` once (and reused); a larger one is streamed.
 fn read_transcripts(
     path: &Path,
     shown: &str,
     format: Option<Format>,
+    whole: &mut Option<Vec<u8>>,
     emit: impl FnMut(Transcript),
 ) -> Result<(), ReadError> {
     let io = |source| ReadError::Io {
         file: shown.to_owned(),
         source,
     };
-    let file = std::fs::File::open(path).map_err(io)?;
-    let len = file.metadata().map_err(io)?.len();
-    if len <= WHOLE_FILE_LIMIT {
+    if whole.is_none() {
+        let file = std::fs::File::open(path).map_err(io)?;
+        let len = file.metadata().map_err(io)?.len();
+        if len > WHOLE_FILE_LIMIT {
+            let reader = std::io::BufReader::with_capacity(1 << 20, file);
+            return transcript::read_reader(shown, reader, format, emit);
+        }
         let mut bytes = Vec::with_capacity(len as usize);
         std::io::Read::read_to_end(&mut &file, &mut bytes).map_err(io)?;
-        transcript::read_with(shown, &bytes, format, emit)
-    } else {
-        let reader = std::io::BufReader::with_capacity(1 << 20, file);
-        transcript::read_reader(shown, reader, format, emit)
+        *whole = Some(bytes);
     }
+    let bytes = whole.as_deref().unwrap_or_default();
+    transcript::read_with(shown, bytes, format, emit)
 }
 
-fn read_error(e: &ReadError, shown: &str, locator: &mut Locator) -> Finding {
-    let location = e.line_col().map(|(line, column)| {
-        locator
-            .locate_line_col(shown, line, column)
-            .unwrap_or(Location {
-                file: shown.to_owned(),
-                line,
-                column,
-                end_line: line,
-                end_column: column,
-                span: [0, 0],
-            })
-    });
+fn read_error(e: &ReadError, shown: &str) -> Finding {
     Finding {
         code: e.code().to_owned(),
         severity: Severity::Error,
         message: e.to_string(),
         help: miette::Diagnostic::help(e).map(|h| h.to_string()),
-        location,
+        location: e
+            .line_col()
+            .map(|(line, column)| locate::pending_line_col(shown, line, column)),
         related: None,
     }
 }
 
-/// A file's bytes with their line index.
-type IndexedText = (Vec<u8>, LineIndex);
-
-/// Turns byte spans of one transcript file into locations, reading the file at most once more.
-struct Locator {
-    path: PathBuf,
-    /// Loaded on first use: the file's bytes and line index, or `None` if unreadable.
-    text: Option<Option<Arc<IndexedText>>>,
-}
-
-impl Locator {
-    fn new(path: &Path) -> Self {
-        Locator {
-            path: path.to_path_buf(),
-            text: None,
-        }
-    }
-
-    fn loaded(&mut self) -> Option<&Arc<IndexedText>> {
-        self.text
-            .get_or_insert_with(|| {
-                std::fs::read(&self.path).ok().map(|bytes| {
-                    let index = LineIndex::new(&bytes);
-                    Arc::new((bytes, index))
-                })
-            })
-            .as_ref()
-    }
-
-    fn locate(&mut self, shown: &str, span: Span) -> Option<Location> {
-        self.loaded().map(|t| Location::of(shown, &t.0, &t.1, span))
-    }
-
-    /// The location of a 1-based line and column (in characters).
-    fn locate_line_col(&mut self, shown: &str, line: usize, col: usize) -> Option<Location> {
-        let t = self.loaded()?.clone();
-        let start = t.1.line_start(line)?;
-        let rest = std::str::from_utf8(&t.0[start..]).ok()?;
-        let offset = start
-            + rest
-                .char_indices()
-                .nth(col.saturating_sub(1))
-                .map_or(rest.len(), |(i, _)| i);
-        Some(Location::of(shown, &t.0, &t.1, Span::point(offset)))
-    }
+/// Findings in file order: by location, then the spec place they relate to, then code.
+fn sort_findings(findings: &mut [Finding]) {
+    findings.sort_by(|a, b| {
+        (&a.location, &a.related, &a.code).cmp(&(&b.location, &b.related, &b.code))
+    });
 }
 
 /// The expected calls a profile sees: each expectation's tool, repeated `min` times (optional
@@ -693,14 +648,11 @@ fn pair_result(
     t: &Transcript,
     verdict: Verdict,
     profile: Option<ProfileVerdict>,
-    locator: &mut Locator,
 ) -> PairResult {
     let file = &spec.file;
     let record_span = t.record.map(|r| r.span).unwrap_or(Span::point(0));
     let record_start = Span::new(record_span.start, record_span.start);
-    let call_loc = |i: usize, locator: &mut Locator| {
-        t.calls.get(i).and_then(|c| locator.locate(shown, c.span))
-    };
+    let call_loc = |i: usize| t.calls.get(i).map(|c| locate::pending(shown, c.span));
     let expectations = verdict
         .expectations
         .iter()
@@ -727,7 +679,7 @@ fn pair_result(
                     .iter()
                     .map(|&i| CallRef {
                         index: i,
-                        location: call_loc(i, locator),
+                        location: call_loc(i),
                     })
                     .collect(),
                 reasons: o.failures.iter().map(|f| f.message.clone()).collect(),
@@ -748,8 +700,8 @@ fn pair_result(
             message: f.message.clone(),
             help: (!f.help.is_empty()).then(|| f.help.clone()),
             location: match f.call {
-                Some(i) => call_loc(i, locator),
-                None => locator.locate(shown, record_start),
+                Some(i) => call_loc(i),
+                None => Some(locate::pending(shown, record_start)),
             },
             related: f.spec_span.map(|s| file.locate(s)),
         })
@@ -759,12 +711,9 @@ fn pair_result(
         severity: Severity::Warning,
         message: f.message.clone(),
         help: None,
-        location: locator.locate(shown, f.span),
+        location: Some(locate::pending(shown, f.span)),
         related: None,
     }));
-    findings.sort_by(|a, b| {
-        (&a.location, &a.related, &a.code).cmp(&(&b.location, &b.related, &b.code))
-    });
     // Under a profile, the peer's numbers decide; the engine's findings still explain.
     let (score, threshold, passed, profile_details) = match profile {
         Some(p) => (
