@@ -11,7 +11,7 @@ use super::detect;
 use super::error::{offset_of, Locator, Rejection};
 use super::readers::{self, Origin, Session};
 use super::sink::Sink;
-use super::{Format, ReadError, ReadFinding, RecordLoc, Transcript};
+use super::{Format, Keep, ReadError, ReadFinding, RecordLoc, Transcript};
 
 /// Lines buffered while the format of a JSONL file is still undecided.
 const MAX_UNDECIDED_LINES: usize = 512;
@@ -23,6 +23,7 @@ pub(crate) fn read_bytes(
     name: &str,
     bytes: &[u8],
     forced: Option<Format>,
+    keep: &Keep,
     mut emit: impl FnMut(Transcript),
 ) -> Result<(), ReadError> {
     check_text(name, bytes)?;
@@ -40,7 +41,7 @@ pub(crate) fn read_bytes(
     };
     if matches!(bytes[first], b'{' | b'[') {
         match serde_json::from_slice::<Value>(bytes) {
-            Ok(v) => return read_document(name, bytes, &v, forced, &mut emit),
+            Ok(v) => return read_document(name, bytes, &v, forced, keep, &mut emit),
             Err(e) if e.to_string().starts_with("trailing characters") => {}
             Err(e) => {
                 let help = if e.is_eof() {
@@ -52,7 +53,7 @@ pub(crate) fn read_bytes(
             }
         }
     }
-    let mut lines = Lines::new(name, forced, &mut emit);
+    let mut lines = Lines::new(name, forced, keep, &mut emit);
     let mut start = 0usize;
     let mut no = 1usize;
     while start < bytes.len() {
@@ -72,12 +73,13 @@ pub(crate) fn read_stream(
     name: &str,
     mut reader: impl BufRead,
     forced: Option<Format>,
+    keep: &Keep,
     mut emit: impl FnMut(Transcript),
 ) -> Result<(), ReadError> {
     let mut buf = Vec::new();
     let mut offset = 0usize;
     let mut no = 1usize;
-    let mut lines = Lines::new(name, forced, &mut emit);
+    let mut lines = Lines::new(name, forced, keep, &mut emit);
     let mut seen_text = false;
     loop {
         buf.clear();
@@ -110,7 +112,7 @@ pub(crate) fn read_stream(
                         source,
                     })?;
                 drop(lines);
-                return read_bytes(name, &all, forced, emit);
+                return read_bytes(name, &all, forced, keep, emit);
             }
         }
         lines.push(no, offset, line, terminated)?;
@@ -192,13 +194,14 @@ fn read_document(
     bytes: &[u8],
     v: &Value,
     forced: Option<Format>,
+    keep: &Keep,
     emit: &mut impl FnMut(Transcript),
 ) -> Result<(), ReadError> {
     let format = match forced {
         Some(f) => f,
         None => detect::doc(v).map_err(|tried| detection_failed(name, tried))?,
     };
-    let mut sink = Sink::default();
+    let mut sink = Sink::keeping(keep);
     readers::read_doc(format, v, &mut sink)
         .map_err(|msg| shape_error(name, bytes, 0, 1, format, msg))?;
     sink.resolve(bytes, 0);
@@ -265,6 +268,7 @@ enum State {
 struct Lines<'a, F: FnMut(Transcript)> {
     name: &'a str,
     forced: Option<Format>,
+    keep: &'a Keep,
     emit: &'a mut F,
     state: State,
     claude_hint: bool,
@@ -274,10 +278,11 @@ struct Lines<'a, F: FnMut(Transcript)> {
 }
 
 impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
-    fn new(name: &'a str, forced: Option<Format>, emit: &'a mut F) -> Self {
+    fn new(name: &'a str, forced: Option<Format>, keep: &'a Keep, emit: &'a mut F) -> Self {
         Lines {
             name,
             forced,
+            keep,
             emit,
             state: State::Undecided(Vec::new()),
             claude_hint: false,
@@ -437,7 +442,7 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
                 self.state = State::Session {
                     format,
                     reader,
-                    sink: Box::default(),
+                    sink: Box::new(Sink::keeping(self.keep)),
                 };
                 if let State::Session { reader, sink, .. } = &mut self.state {
                     for b in &buffered {
@@ -480,7 +485,7 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
                 )
             })?,
         };
-        let mut sink = Sink::default();
+        let mut sink = Sink::keeping(self.keep);
         readers::read_doc(format, v, &mut sink)
             .map_err(|msg| shape_error(self.name, json, json_base, no, format, msg))?;
         sink.resolve(json, json_base);
