@@ -522,7 +522,8 @@ fn check_file(
                 results.push(pair_result(s, &shown, &t, verdict, profile));
             }
         };
-        let read = read_transcripts(path, &shown, format, &mut whole, emit);
+        let keep = keep_for(&specs);
+        let read = read_transcripts(path, &shown, format, &keep, &mut whole, emit);
         // Transcripts read before an error (the records of a dataset before a broken line) are
         // still reported, next to the error.
         if let Err(e) = read {
@@ -562,6 +563,7 @@ fn read_transcripts(
     path: &Path,
     shown: &str,
     format: Option<Format>,
+    keep: &transcript::Keep,
     whole: &mut Option<Vec<u8>>,
     emit: impl FnMut(Transcript),
 ) -> Result<(), ReadError> {
@@ -574,14 +576,79 @@ fn read_transcripts(
         let len = file.metadata().map_err(io)?.len();
         if len > WHOLE_FILE_LIMIT {
             let reader = std::io::BufReader::with_capacity(1 << 20, file);
-            return transcript::read_reader(shown, reader, format, emit);
+            return transcript::read_reader_with_keep(shown, reader, format, keep, emit);
         }
         let mut bytes = Vec::with_capacity(len as usize);
         std::io::Read::read_to_end(&mut &file, &mut bytes).map_err(io)?;
         *whole = Some(bytes);
     }
     let bytes = whole.as_deref().unwrap_or_default();
-    transcript::read_with(shown, bytes, format, emit)
+    transcript::read_with_keep(shown, bytes, format, keep, emit)
+}
+
+/// What `specs` need of each call, so the reader can drop the rest as it goes (the issue's
+/// "lazy arguments"): the arguments of calls an expectation or a `never` rule may match (by
+/// name, under each spec's name rules), the outputs of calls an expectation with an output check
+/// or a reference into an output may match. Under a profile everything is kept: the peer's
+/// scorer reads every call.
+fn keep_for(specs: &[&Spec]) -> transcript::Keep {
+    use crate::config::{NameRules, Part};
+    use std::collections::HashSet;
+    if specs.iter().any(|s| s.config.profile.is_some()) {
+        return transcript::Keep::default();
+    }
+    type Wanted = Vec<(NameRules, HashSet<String>)>;
+    let mut args: Wanted = Vec::new();
+    let mut outputs: Wanted = Vec::new();
+    for s in specs {
+        let c = &s.config;
+        let norm = |tool: &str| engine::names::normalise(&c.names, tool);
+        let mut a: HashSet<String> = c.expectations.iter().map(|e| norm(&e.tool)).collect();
+        a.extend(c.forbidden.iter().map(|f| norm(&f.tool)));
+        let mut o: HashSet<String> = HashSet::new();
+        for e in &c.expectations {
+            if e.output.is_some() {
+                o.insert(norm(&e.tool));
+            }
+            let matchers = std::iter::once(&e.args).chain(e.output.as_ref());
+            for pc in matchers.flat_map(|m| &m.checks) {
+                each_check(&pc.check, &mut |check| {
+                    if let Check::Ref {
+                        expectation,
+                        part: Part::Output,
+                        ..
+                    } = check
+                    {
+                        if let Some(target) = c.expectations.get(*expectation) {
+                            o.insert(norm(&target.tool));
+                        }
+                    }
+                });
+            }
+        }
+        args.push((c.names.clone(), a));
+        outputs.push((c.names.clone(), o));
+    }
+    let filter = |wanted: Wanted| -> transcript::NameFilter {
+        Arc::new(move |name: &str| {
+            wanted.iter().any(|(rules, set)| {
+                !set.is_empty() && set.contains(&engine::names::normalise(rules, name))
+            })
+        })
+    };
+    transcript::Keep {
+        args: Some(filter(args)),
+        outputs: Some(filter(outputs)),
+    }
+}
+
+fn each_check(c: &Check, f: &mut dyn FnMut(&Check)) {
+    f(c);
+    match c {
+        Check::Not { check } => each_check(check, f),
+        Check::AllOf { checks } => checks.iter().for_each(|c| each_check(c, f)),
+        _ => {}
+    }
 }
 
 fn read_error(e: &ReadError, shown: &str) -> Finding {
