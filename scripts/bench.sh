@@ -108,34 +108,56 @@ if want growth; then
 fi
 
 if want memory; then
-  say "(c) peak memory on ${BIG_GB} GB JSONL files (must stay under 64 MB)"
+  say "(c) peak memory on ${BIG_GB} GB JSONL files (target: under 64 MB)"
   corpus
   big="$BENCH_DIR/big"
   mkdir -p "$big/runs"
-  python3 - "$CORPUS" "$big/runs" "$BIG_GB" <<'PY'
+  # Long Claude Code sessions with large tool outputs (what makes real session logs big).
+  [[ -d "$BENCH_DIR/long-sessions" ]] || python3 "$GEN_BIG" --out "$BENCH_DIR/long-sessions" \
+      --n 200 --scale 8 --seed 7 --formats claude_code > /dev/null
+  python3 - "$CORPUS" "$BENCH_DIR/long-sessions" "$big/runs" "$BIG_GB" <<'PY'
 import glob, json, os, sys
-corpus, out, gb = sys.argv[1], sys.argv[2], float(sys.argv[3])
+corpus, long_sessions, out, gb = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
 target = int(gb * 1e9)
-def fill(path, chunks):
+def fill(path, chunks, unique=lambda c, k: c):
     if os.path.exists(path) and os.path.getsize(path) >= target:
         return
-    size = 0
+    size, k = 0, 0
     with open(path, "w") as f:
         while size < target:
             for c in chunks:
+                c = unique(c, k)
                 f.write(c)
                 size += len(c)
                 if size >= target:
                     break
+            k += 1
     print(f"wrote {path}: {os.path.getsize(path) / 1e9:.2f} GB")
-# A dataset: one OpenAI Chat request per line (each line one transcript).
+# Each pass renames the call and message ids, so every call is a new call (the reader drops
+# calls whose id it has seen, as a resumed session repeats them).
+rename = lambda c, k: c.replace('"toolu_', f'"toolu_p{k}_').replace('"msg_', f'"msg_p{k}_')
+# 1. One session whose bytes are mostly tool outputs and text (few calls per MB).
+events = [open(p).read() for p in sorted(glob.glob(f"{long_sessions}/transcripts/claude_code/*.session.jsonl"))]
+fill(os.path.join(out, "session.jsonl"), events, rename)
+# 2. One session made of many short sessions: many calls per MB.
+events = [open(p).read() for p in sorted(glob.glob(f"{corpus}/transcripts/claude_code/*.session.jsonl"))]
+fill(os.path.join(out, "many-calls.jsonl"), events, rename)
+# 3. A dataset: one OpenAI Chat request per line (each line one transcript).
 docs = [json.dumps(json.load(open(p)), separators=(",", ":")) + "\n"
         for p in sorted(glob.glob(f"{corpus}/transcripts/openai_chat/*.request.json"))]
 fill(os.path.join(out, "dataset.jsonl"), docs)
-# A session: Claude Code events, one per line (the whole file is one transcript).
-events = [open(p).read() for p in sorted(glob.glob(f"{corpus}/transcripts/claude_code/*.session.jsonl"))]
-fill(os.path.join(out, "session.jsonl"), events)
 PY
+  for f in session many-calls; do
+    cat > "$big/$f.toolspec" <<EOF
+spec coding_session {
+  transcripts "runs/$f.jsonl"
+  order any
+  at_least 1 call Read(file_path: type string)
+  at_least 1 call Bash(command: /test/)
+  never git_push
+}
+EOF
+  done
   cat > "$big/dataset.toolspec" <<'EOF'
 spec refund_dataset {
   transcripts "runs/dataset.jsonl"
@@ -145,23 +167,21 @@ spec refund_dataset {
   never close_account
 }
 EOF
-  cat > "$big/session.toolspec" <<'EOF'
-spec coding_session {
-  transcripts "runs/session.jsonl"
-  order any
-  at_least 1 call Read(file_path: type string)
-  at_least 1 call Bash(command: /test/)
-  never git_push
-}
-EOF
-  for s in dataset session; do
+  for s in session many-calls dataset; do
+    (cd "$big" && "$BIN" check "$s.toolspec" --no-config --format json > "$big/$s.report.json" || true)
     for fmt in human json; do
       read -r wall user sys rss < <(cd "$big" && timed "$BIN" check "$s.toolspec" --no-config --format "$fmt")
-      python3 -c "print(f'check {\"$s\"}.toolspec ($(du -h "$big/runs/$s.jsonl" | cut -f1), --format $fmt): wall {$wall:.1f} s, CPU {$user+$sys:.1f} s, max RSS {$rss/1024:.1f} MB')"
+      python3 - "$big/$s.report.json" "$s" "$fmt" "$wall" "$user" "$sys" "$rss" "$(stat -c %s "$big/runs/$s.jsonl")" <<'PY'
+import json, sys
+path, s, fmt, wall, user, sys_, rss, size = sys.argv[1:]
+d = json.load(open(path))
+calls = sum(r["calls"] for r in d["results"])
+findings = sum(len(r["findings"]) for r in d["results"])
+print(f"check {s}.jsonl ({int(size)/1e9:.2f} GB, {len(d['results'])} transcript(s), {calls} calls, {findings} findings), "
+      f"--format {fmt}: wall {float(wall):.1f} s, CPU {float(user)+float(sys_):.1f} s, max RSS {int(rss)/1024:.1f} MB")
+PY
     done
   done
-  read -r wall user sys rss < <(timed "$BIN" calls "$big/runs/session.jsonl")
-  python3 -c "print(f'calls session.jsonl: wall {$wall:.1f} s, max RSS {$rss/1024:.1f} MB')"
 fi
 
 if want precommit; then
