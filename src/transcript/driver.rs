@@ -16,6 +16,9 @@ use super::{Format, Keep, ReadError, ReadFinding, RecordLoc, Transcript};
 /// Lines buffered while the format of a JSONL file is still undecided.
 const MAX_UNDECIDED_LINES: usize = 512;
 
+/// Bytes checked for binary content and UTF-8 before a streamed file's first line is read.
+const HEAD_CHECK: usize = 64 << 10;
+
 const JSON_HELP: &str = "fix the JSON at this position (or re-export the transcript)";
 
 /// Read a whole file held in memory.
@@ -79,6 +82,21 @@ pub(crate) fn read_stream(
     let mut buf = Vec::new();
     let mut offset = 0usize;
     let mut no = 1usize;
+    // A binary file may hold no newline at all: judge its first bytes before reading a whole
+    // "line" of it into memory.
+    let head = reader.fill_buf().map_err(|source| ReadError::Io {
+        file: name.to_string(),
+        source,
+    })?;
+    let head = &head[..head.len().min(HEAD_CHECK)];
+    if let Err(e) = check_text_at(name, head, 0, 1) {
+        // A multi-byte character cut by the end of the window is not an error.
+        let cut = matches!(&e, ReadError::InvalidUtf8 { .. })
+            && std::str::from_utf8(head).is_err_and(|u| u.error_len().is_none());
+        if !cut {
+            return Err(e);
+        }
+    }
     let mut lines = Lines::new(name, forced, keep, &mut emit);
     let mut seen_text = false;
     loop {

@@ -247,3 +247,33 @@ mod keep_tests {
         assert_eq!(some.findings, all.findings);
     }
 }
+
+#[cfg(test)]
+mod stream_head_tests {
+    use super::*;
+
+    /// `byte` forever, but panics past 1 MiB: a stream must be judged before it is buffered.
+    struct Endless(u8, usize);
+
+    impl std::io::Read for Endless {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.1 += buf.len();
+            assert!(
+                self.1 <= 1 << 20,
+                "read {} bytes of a binary stream",
+                self.1
+            );
+            buf.fill(self.0);
+            Ok(buf.len())
+        }
+    }
+
+    #[test]
+    fn a_stream_without_newlines_is_judged_by_its_first_bytes() {
+        for (byte, code) in [(0u8, "binary"), (0xff, "invalid-utf8")] {
+            let reader = std::io::BufReader::with_capacity(64 << 10, Endless(byte, 0));
+            let err = read_reader("big.jsonl", reader, None, |_| {}).unwrap_err();
+            assert_eq!(err.code(), code);
+        }
+    }
+}
