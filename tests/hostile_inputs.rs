@@ -180,6 +180,23 @@ fn a_binary_file_named_jsonl_is_an_error() {
 }
 
 #[test]
+fn a_large_binary_file_without_newlines_is_refused_from_its_first_bytes() {
+    let p = Project::new();
+    // 200 MB of zero bytes (sparse: no disk used), over the whole-file limit: streamed, and
+    // judged by its first bytes instead of being buffered as one 200 MB "line".
+    let f = std::fs::File::create(p.path("runs/zeros.jsonl")).unwrap();
+    f.set_len(200_000_000).unwrap();
+    drop(f);
+    let run = p.check(&[]);
+    assert_eq!(run.code, Some(2), "{}", run.stderr);
+    let errors = run.errors_about("zeros.jsonl");
+    assert_eq!(errors.len(), 1, "{}", run.stdout);
+    assert_eq!(errors[0]["code"], "binary");
+    assert_eq!(errors[0]["location"]["line"], 1);
+    run.assert_good_checked();
+}
+
+#[test]
 fn an_empty_file_is_an_error() {
     let p = Project::new();
     p.write("runs/empty.jsonl", "");

@@ -166,7 +166,8 @@ fn stream_line_cols(path: &Path, offsets: &[usize]) -> std::io::Result<Vec<(usiz
     // Line and column (characters since the line start) at byte `pos + at`.
     let (mut pos, mut line, mut col) = (0usize, 1usize, 0usize);
     let mut next = 0;
-    loop {
+    // Stops reading once every offset is placed.
+    while next < offsets.len() {
         let n = file.read(&mut buf)?;
         if n == 0 {
             break;
