@@ -136,8 +136,24 @@ def fill(path, chunks, unique=lambda c, k: c):
 # Each pass renames the call and message ids, so every call is a new call (the reader drops
 # calls whose id it has seen, as a resumed session repeats them).
 rename = lambda c, k: c.replace('"toolu_', f'"toolu_p{k}_').replace('"msg_', f'"msg_p{k}_')
-# 1. One session whose bytes are mostly tool outputs and text (few calls per MB).
-events = [open(p).read() for p in sorted(glob.glob(f"{long_sessions}/transcripts/claude_code/*.session.jsonl"))]
+# 1. One session whose bytes are mostly tool outputs (each at least 64 KB: file reads, test
+#    logs), so few calls per MB: how long agent sessions get big.
+def pad_outputs(line):
+    try:
+        ev = json.loads(line)
+    except ValueError:
+        return line
+    content = (ev.get("message") or {}).get("content")
+    if not isinstance(content, list):
+        return line
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "tool_result":
+            c = block.get("content")
+            if isinstance(c, str) and c:
+                block["content"] = (c + "\n") * (65536 // (len(c) + 1) + 1)
+    return json.dumps(ev, separators=(",", ":")) + "\n"
+events = ["".join(pad_outputs(l) for l in open(p))
+          for p in sorted(glob.glob(f"{long_sessions}/transcripts/claude_code/*.session.jsonl"))]
 fill(os.path.join(out, "session.jsonl"), events, rename)
 # 2. One session made of many short sessions: many calls per MB.
 events = [open(p).read() for p in sorted(glob.glob(f"{corpus}/transcripts/claude_code/*.session.jsonl"))]
