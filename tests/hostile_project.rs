@@ -164,3 +164,53 @@ fn symlink_loops_during_discovery_and_globbing_end() {
     assert_eq!(run.errors_about("runs/a").len(), 1, "{}", run.stdout);
     run.assert_good_checked();
 }
+
+#[cfg(unix)]
+#[test]
+fn watch_starts_over_symlink_loops_and_sees_a_save() {
+    use std::io::{BufRead, BufReader};
+    use std::os::unix::fs::symlink;
+    use std::process::{Command, Stdio};
+    use std::time::Duration;
+    let p = Project::new();
+    symlink(p.root(), p.path("runs/up")).unwrap();
+    symlink(p.path("runs/b"), p.path("runs/a")).unwrap();
+    symlink(p.path("runs/a"), p.path("runs/b")).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolspec"))
+        .args(["watch", "--no-config", "--no-clear", "--color", "never"])
+        .current_dir(p.root())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let wait_for_report = || loop {
+        // Generous: this only keeps a broken watch from hanging the test suite.
+        match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(line) if line.starts_with("[watch]") => return true,
+            Ok(_) => continue,
+            Err(_) => return false,
+        }
+    };
+    let first = wait_for_report();
+    if first {
+        std::fs::write(
+            p.path("runs/good.json"),
+            hostile_support::GOOD_TRANSCRIPT.replace("find x", "find y"),
+        )
+        .unwrap();
+    }
+    let second = first && wait_for_report();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(first, "no first report");
+    assert!(second, "no report after a save");
+}
