@@ -7,6 +7,7 @@
 
 pub mod bind;
 pub mod discover;
+mod locate;
 pub mod run;
 pub mod settings;
 

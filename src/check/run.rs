@@ -20,6 +20,7 @@ use rayon::prelude::*;
 
 use super::bind::{self, display_path, BoundGlob, GlobError};
 use super::discover::{self, Discovered};
+use super::locate;
 use super::settings::LoadedSettings;
 use crate::compile::{self, FsLoader, SpecDiagnostic};
 use crate::config::{Check, ExtraCalls, MatcherConfig, PathSeg, TranscriptGlob, ValueMatcher};
@@ -62,9 +63,6 @@ impl LastGood {
 
 /// A spec file's specs, or the errors that kept it from compiling.
 type Compiled = Result<Vec<Spec>, Vec<Finding>>;
-
-/// One transcript's verdicts: per bound spec, the native verdict and the profile's, if any.
-type Verdicts = Vec<(usize, Verdict, Option<ProfileVerdict>)>;
 
 /// A compiled spec with what it needs to report: its file's text and its bound globs.
 struct Spec {
@@ -116,7 +114,11 @@ pub fn check(opts: &CheckOptions, settings: &LoadedSettings, cwd: &Path) -> Repo
     let compiled: Vec<(PathBuf, Compiled, Vec<Finding>)> = spec_files
         .par_iter()
         .map(|path| {
-            let (specs, warnings) = compile_spec_file(path, settings, &root, opts, cwd);
+            let shown = display_path(&absolute(path), cwd);
+            let (specs, warnings) = isolate(&shown, "compiling this spec file", || {
+                compile_spec_file(path, settings, &root, opts, cwd)
+            })
+            .unwrap_or_else(|f| (Err(vec![f]), Vec::new()));
             (absolute(path), specs, warnings)
         })
         .collect();
@@ -179,7 +181,15 @@ pub fn check(opts: &CheckOptions, settings: &LoadedSettings, cwd: &Path) -> Repo
         .par_iter()
         .map(|(file, specs)| {
             let specs: Vec<&Spec> = specs.iter().map(|&(u, s)| &units[u][s]).collect();
-            check_file(file, &specs, &formats, cwd)
+            let shown = display_path(file, cwd);
+            isolate(&shown, "checking this transcript file", || {
+                check_file(file, &specs, &formats, cwd)
+            })
+            .unwrap_or_else(|f| FileOutcome {
+                transcripts: 0,
+                results: Vec::new(),
+                errors: vec![f],
+            })
         })
         .collect();
     let mut transcripts = 0;
@@ -192,6 +202,29 @@ pub fn check(opts: &CheckOptions, settings: &LoadedSettings, cwd: &Path) -> Repo
     report.sort();
     report.recount();
     report
+}
+
+/// Run `f`, turning a panic into an `internal-error` finding about `shown`, so that one file
+/// that trips a bug is reported (exit 2) and every other file is still checked (ruff's
+/// pattern). The default panic hook has already printed the message and location on stderr.
+// The finding is built only when a file panicked: never in a hot path.
+#[allow(clippy::result_large_err)]
+fn isolate<T>(shown: &str, doing: &str, f: impl FnOnce() -> T) -> Result<T, Finding> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).map_err(|payload| {
+        let what = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".to_owned());
+        plain_error(
+            "internal-error",
+            format!("{shown}: internal error while {doing}: {what}"),
+            Some(
+                "this is a bug in toolspec, not in your file; please report it with the file attached (the other files were checked)"
+                    .into(),
+            ),
+        )
+    })
 }
 
 fn push_unique(v: &mut Vec<(usize, usize)>, item: (usize, usize)) {
@@ -436,6 +469,11 @@ struct FileOutcome {
 }
 
 /// Read one transcript file and run every bound spec on each transcript in it.
+///
+/// Each transcript is checked as soon as the reader hands it over and only its results are kept,
+/// with locations as byte spans; lines and columns are filled in once the file is done
+/// ([`locate`]), from the bytes already read, or by streaming a file too large to hold. So memory
+/// follows the results and one transcript's calls, never the file size.
 fn check_file(
     path: &Path,
     specs: &[&Spec],
@@ -466,53 +504,50 @@ fn check_file(
             m.entry(forced).or_insert_with(Vec::new).push(*s);
             m
         });
-    let mut locator = Locator::new(path);
+    // The file's bytes when it is small enough to read whole: read once, for every format and
+    // for placing the findings.
+    let mut whole: Option<Vec<u8>> = None;
     for (format, specs) in by_format {
-        let mut pending: Vec<(Transcript, Verdicts)> = Vec::new();
-        let read = read_transcripts(path, &shown, format, |t| {
-            let verdicts = specs
-                .iter()
-                .enumerate()
-                .map(|(i, s)| {
-                    let profile =
-                        s.config.profile.as_ref().map(|p| {
-                            profiles::score_calls(p, &expected_calls(&s.config), &t.calls)
-                        });
-                    (i, engine::run(&s.config, &t.calls), profile)
-                })
-                .collect();
-            // Keep only what reporting needs: calls' spans, not their arguments and outputs.
-            let slim = Transcript {
-                calls: t
-                    .calls
-                    .into_iter()
-                    .map(|c| transcript::ToolCall {
-                        args: serde_json::Value::Null,
-                        output: None,
-                        ..c
-                    })
-                    .collect(),
-                ..t
-            };
-            pending.push((slim, verdicts));
-        });
-        if let Err(e) = read {
-            out.errors.push(read_error(&e, &shown, &mut locator));
-            continue;
-        }
-        out.transcripts = out.transcripts.max(pending.len());
-        for (t, verdicts) in pending {
-            for (i, verdict, profile) in verdicts {
-                out.results.push(pair_result(
-                    specs[i],
-                    &shown,
-                    &t,
-                    verdict,
-                    profile,
-                    &mut locator,
-                ));
+        let mut count = 0;
+        let results = &mut out.results;
+        let emit = |t: Transcript| {
+            count += 1;
+            for s in &specs {
+                let profile = s
+                    .config
+                    .profile
+                    .as_ref()
+                    .map(|p| profiles::score_calls(p, &expected_calls(&s.config), &t.calls));
+                let verdict = engine::run(&s.config, &t.calls);
+                results.push(pair_result(s, &shown, &t, verdict, profile));
             }
+        };
+        let keep = keep_for(&specs);
+        let read = read_transcripts(path, &shown, format, &keep, &mut whole, emit);
+        // Transcripts read before an error (the records of a dataset before a broken line) are
+        // still reported, next to the error.
+        if let Err(e) = read {
+            out.errors.push(read_error(&e, &shown));
         }
+        out.transcripts = out.transcripts.max(count);
+    }
+    let text = whole.as_deref();
+    let locations = out
+        .results
+        .iter_mut()
+        .flat_map(|r| {
+            let calls = r
+                .expectations
+                .iter_mut()
+                .flat_map(|e| e.calls.iter_mut().filter_map(|c| c.location.as_mut()));
+            let findings = r.findings.iter_mut().filter_map(|f| f.location.as_mut());
+            calls.chain(findings)
+        })
+        .chain(out.errors.iter_mut().filter_map(|f| f.location.as_mut()))
+        .filter(|l| l.file == shown);
+    locate::resolve(locations, text, path);
+    for r in &mut out.results {
+        sort_findings(&mut r.findings);
     }
     out
 }
@@ -522,97 +557,118 @@ const WHOLE_FILE_LIMIT: u64 = 64 << 20;
 
 // Read errors carry a renderable snippet; they are built once per failed file, never in a loop.
 #[allow(clippy::result_large_err)]
-/// Read a transcript file under its display name (so messages never show absolute paths).
+/// Read a transcript file under its display name (so messages never show absolute paths). A file
+/// up to [`WHOLE_FILE_LIMIT`] is read into `whole` once (and reused); a larger one is streamed.
 fn read_transcripts(
     path: &Path,
     shown: &str,
     format: Option<Format>,
+    keep: &transcript::Keep,
+    whole: &mut Option<Vec<u8>>,
     emit: impl FnMut(Transcript),
 ) -> Result<(), ReadError> {
     let io = |source| ReadError::Io {
         file: shown.to_owned(),
         source,
     };
-    let file = std::fs::File::open(path).map_err(io)?;
-    let len = file.metadata().map_err(io)?.len();
-    if len <= WHOLE_FILE_LIMIT {
+    if whole.is_none() {
+        let file = std::fs::File::open(path).map_err(io)?;
+        let len = file.metadata().map_err(io)?.len();
+        if len > WHOLE_FILE_LIMIT {
+            let reader = std::io::BufReader::with_capacity(1 << 20, file);
+            return transcript::read_reader_with_keep(shown, reader, format, keep, emit);
+        }
         let mut bytes = Vec::with_capacity(len as usize);
         std::io::Read::read_to_end(&mut &file, &mut bytes).map_err(io)?;
-        transcript::read_with(shown, &bytes, format, emit)
-    } else {
-        let reader = std::io::BufReader::with_capacity(1 << 20, file);
-        transcript::read_reader(shown, reader, format, emit)
+        *whole = Some(bytes);
+    }
+    let bytes = whole.as_deref().unwrap_or_default();
+    transcript::read_with_keep(shown, bytes, format, keep, emit)
+}
+
+/// What `specs` need of each call, so the reader can drop the rest as it goes (the issue's
+/// "lazy arguments"): the arguments of calls an expectation or a `never` rule may match (by
+/// name, under each spec's name rules), the outputs of calls an expectation with an output check
+/// or a reference into an output may match. Under a profile everything is kept: the peer's
+/// scorer reads every call.
+fn keep_for(specs: &[&Spec]) -> transcript::Keep {
+    use crate::config::{NameRules, Part};
+    use std::collections::HashSet;
+    if specs.iter().any(|s| s.config.profile.is_some()) {
+        return transcript::Keep::default();
+    }
+    type Wanted = Vec<(NameRules, HashSet<String>)>;
+    let mut args: Wanted = Vec::new();
+    let mut outputs: Wanted = Vec::new();
+    for s in specs {
+        let c = &s.config;
+        let norm = |tool: &str| engine::names::normalise(&c.names, tool);
+        let mut a: HashSet<String> = c.expectations.iter().map(|e| norm(&e.tool)).collect();
+        a.extend(c.forbidden.iter().map(|f| norm(&f.tool)));
+        let mut o: HashSet<String> = HashSet::new();
+        for e in &c.expectations {
+            if e.output.is_some() {
+                o.insert(norm(&e.tool));
+            }
+            let matchers = std::iter::once(&e.args).chain(e.output.as_ref());
+            for pc in matchers.flat_map(|m| &m.checks) {
+                each_check(&pc.check, &mut |check| {
+                    if let Check::Ref {
+                        expectation,
+                        part: Part::Output,
+                        ..
+                    } = check
+                    {
+                        if let Some(target) = c.expectations.get(*expectation) {
+                            o.insert(norm(&target.tool));
+                        }
+                    }
+                });
+            }
+        }
+        args.push((c.names.clone(), a));
+        outputs.push((c.names.clone(), o));
+    }
+    let filter = |wanted: Wanted| -> transcript::NameFilter {
+        Arc::new(move |name: &str| {
+            wanted.iter().any(|(rules, set)| {
+                !set.is_empty() && set.contains(&engine::names::normalise(rules, name))
+            })
+        })
+    };
+    transcript::Keep {
+        args: Some(filter(args)),
+        outputs: Some(filter(outputs)),
     }
 }
 
-fn read_error(e: &ReadError, shown: &str, locator: &mut Locator) -> Finding {
-    let location = e.line_col().map(|(line, column)| {
-        locator
-            .locate_line_col(shown, line, column)
-            .unwrap_or(Location {
-                file: shown.to_owned(),
-                line,
-                column,
-                end_line: line,
-                end_column: column,
-                span: [0, 0],
-            })
-    });
+fn each_check(c: &Check, f: &mut dyn FnMut(&Check)) {
+    f(c);
+    match c {
+        Check::Not { check } => each_check(check, f),
+        Check::AllOf { checks } => checks.iter().for_each(|c| each_check(c, f)),
+        _ => {}
+    }
+}
+
+fn read_error(e: &ReadError, shown: &str) -> Finding {
     Finding {
         code: e.code().to_owned(),
         severity: Severity::Error,
         message: e.to_string(),
         help: miette::Diagnostic::help(e).map(|h| h.to_string()),
-        location,
+        location: e
+            .line_col()
+            .map(|(line, column)| locate::pending_line_col(shown, line, column)),
         related: None,
     }
 }
 
-/// A file's bytes with their line index.
-type IndexedText = (Vec<u8>, LineIndex);
-
-/// Turns byte spans of one transcript file into locations, reading the file at most once more.
-struct Locator {
-    path: PathBuf,
-    /// Loaded on first use: the file's bytes and line index, or `None` if unreadable.
-    text: Option<Option<Arc<IndexedText>>>,
-}
-
-impl Locator {
-    fn new(path: &Path) -> Self {
-        Locator {
-            path: path.to_path_buf(),
-            text: None,
-        }
-    }
-
-    fn loaded(&mut self) -> Option<&Arc<IndexedText>> {
-        self.text
-            .get_or_insert_with(|| {
-                std::fs::read(&self.path).ok().map(|bytes| {
-                    let index = LineIndex::new(&bytes);
-                    Arc::new((bytes, index))
-                })
-            })
-            .as_ref()
-    }
-
-    fn locate(&mut self, shown: &str, span: Span) -> Option<Location> {
-        self.loaded().map(|t| Location::of(shown, &t.0, &t.1, span))
-    }
-
-    /// The location of a 1-based line and column (in characters).
-    fn locate_line_col(&mut self, shown: &str, line: usize, col: usize) -> Option<Location> {
-        let t = self.loaded()?.clone();
-        let start = t.1.line_start(line)?;
-        let rest = std::str::from_utf8(&t.0[start..]).ok()?;
-        let offset = start
-            + rest
-                .char_indices()
-                .nth(col.saturating_sub(1))
-                .map_or(rest.len(), |(i, _)| i);
-        Some(Location::of(shown, &t.0, &t.1, Span::point(offset)))
-    }
+/// Findings in file order: by location, then the spec place they relate to, then code.
+fn sort_findings(findings: &mut [Finding]) {
+    findings.sort_by(|a, b| {
+        (&a.location, &a.related, &a.code).cmp(&(&b.location, &b.related, &b.code))
+    });
 }
 
 /// The expected calls a profile sees: each expectation's tool, repeated `min` times (optional
@@ -659,14 +715,11 @@ fn pair_result(
     t: &Transcript,
     verdict: Verdict,
     profile: Option<ProfileVerdict>,
-    locator: &mut Locator,
 ) -> PairResult {
     let file = &spec.file;
     let record_span = t.record.map(|r| r.span).unwrap_or(Span::point(0));
     let record_start = Span::new(record_span.start, record_span.start);
-    let call_loc = |i: usize, locator: &mut Locator| {
-        t.calls.get(i).and_then(|c| locator.locate(shown, c.span))
-    };
+    let call_loc = |i: usize| t.calls.get(i).map(|c| locate::pending(shown, c.span));
     let expectations = verdict
         .expectations
         .iter()
@@ -693,7 +746,7 @@ fn pair_result(
                     .iter()
                     .map(|&i| CallRef {
                         index: i,
-                        location: call_loc(i, locator),
+                        location: call_loc(i),
                     })
                     .collect(),
                 reasons: o.failures.iter().map(|f| f.message.clone()).collect(),
@@ -714,8 +767,8 @@ fn pair_result(
             message: f.message.clone(),
             help: (!f.help.is_empty()).then(|| f.help.clone()),
             location: match f.call {
-                Some(i) => call_loc(i, locator),
-                None => locator.locate(shown, record_start),
+                Some(i) => call_loc(i),
+                None => Some(locate::pending(shown, record_start)),
             },
             related: f.spec_span.map(|s| file.locate(s)),
         })
@@ -725,12 +778,9 @@ fn pair_result(
         severity: Severity::Warning,
         message: f.message.clone(),
         help: None,
-        location: locator.locate(shown, f.span),
+        location: Some(locate::pending(shown, f.span)),
         related: None,
     }));
-    findings.sort_by(|a, b| {
-        (&a.location, &a.related, &a.code).cmp(&(&b.location, &b.related, &b.code))
-    });
     // Under a profile, the peer's numbers decide; the engine's findings still explain.
     let (score, threshold, passed, profile_details) = match profile {
         Some(p) => (
@@ -756,5 +806,29 @@ fn pair_result(
         expectations,
         findings,
         profile_details,
+    }
+}
+
+#[cfg(test)]
+mod isolation_tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_becomes_an_internal_error_finding() {
+        let ok = isolate("a.json", "checking", || 7);
+        assert_eq!(ok.ok(), Some(7));
+        let boom: Result<(), Finding> =
+            isolate("runs/b.json", "checking this transcript file", || {
+                panic!("index out of bounds: {}", 3)
+            });
+        let fixed: Result<(), Finding> = isolate("c.toolspec", "compiling", || panic!("fixed"));
+        let f = boom.unwrap_err();
+        assert_eq!(f.code, "internal-error");
+        assert_eq!(f.severity, Severity::Error);
+        assert_eq!(
+            f.message,
+            "runs/b.json: internal error while checking this transcript file: index out of bounds: 3"
+        );
+        assert!(fixed.unwrap_err().message.ends_with("compiling: fixed"));
     }
 }

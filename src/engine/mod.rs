@@ -34,7 +34,7 @@ mod explain;
 pub mod fuzzy;
 mod in_order;
 mod json;
-mod names;
+pub mod names;
 mod resolve;
 pub mod verdict;
 

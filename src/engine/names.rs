@@ -34,7 +34,7 @@ fn is_sep(c: char) -> bool {
 }
 
 /// `name` normalised under `rules`.
-pub(crate) fn normalise(rules: &NameRules, name: &str) -> String {
+pub fn normalise(rules: &NameRules, name: &str) -> String {
     let mut s = name;
     for prefix in &rules.strip_prefixes {
         if let Some(rest) = strip(prefix, s) {

@@ -18,6 +18,7 @@ mod depth;
 mod diagnostic;
 mod expected;
 mod format;
+mod nesting;
 mod parser;
 
 pub use code::Code;

@@ -12,13 +12,16 @@ use super::error::{offset_of, Locator, Rejection};
 use super::readers::{self, Origin, Session};
 use super::sink::Sink;
 use super::spans::{Seg, SpanTree};
-use super::{Format, ReadError, ReadFinding, RecordLoc, Transcript};
+use super::{Format, Keep, ReadError, ReadFinding, RecordLoc, Transcript};
 
 /// Lines buffered while the format of a JSONL file is still undecided.
 const MAX_UNDECIDED_LINES: usize = 512;
 
 /// The UTF-8 byte-order mark.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// Bytes checked for binary content and UTF-8 before a streamed file's first line is read.
+const HEAD_CHECK: usize = 64 << 10;
 
 const JSON_HELP: &str = "fix the JSON at this position (or re-export the transcript)";
 
@@ -27,6 +30,7 @@ pub(crate) fn read_bytes(
     name: &str,
     bytes: &[u8],
     forced: Option<Format>,
+    keep: &Keep,
     mut emit: impl FnMut(Transcript),
 ) -> Result<(), ReadError> {
     if let Some(rest) = bytes.strip_prefix(BOM) {
@@ -34,7 +38,7 @@ pub(crate) fn read_bytes(
         let mut owned = Vec::with_capacity(bytes.len());
         owned.extend_from_slice(b"   ");
         owned.extend_from_slice(rest);
-        return read_bytes(name, &owned, forced, emit);
+        return read_bytes(name, &owned, forced, keep, emit);
     }
     check_text(name, bytes)?;
     let loc = Locator {
@@ -51,7 +55,7 @@ pub(crate) fn read_bytes(
     };
     if matches!(bytes[first], b'{' | b'[') {
         match serde_json::from_slice::<Value>(bytes) {
-            Ok(v) => return read_document(name, bytes, &v, forced, &mut emit),
+            Ok(v) => return read_document(name, bytes, &v, forced, keep, &mut emit),
             Err(e) if e.to_string().starts_with("trailing characters") => {}
             Err(e) => {
                 check_utf8_at(name, bytes, 0, 1)?;
@@ -64,7 +68,7 @@ pub(crate) fn read_bytes(
             }
         }
     }
-    let mut lines = Lines::new(name, forced, &mut emit);
+    let mut lines = Lines::new(name, forced, keep, &mut emit);
     let mut start = 0usize;
     let mut no = 1usize;
     while start < bytes.len() {
@@ -84,12 +88,28 @@ pub(crate) fn read_stream(
     name: &str,
     mut reader: impl BufRead,
     forced: Option<Format>,
+    keep: &Keep,
     mut emit: impl FnMut(Transcript),
 ) -> Result<(), ReadError> {
     let mut buf = Vec::new();
     let mut offset = 0usize;
     let mut no = 1usize;
-    let mut lines = Lines::new(name, forced, &mut emit);
+    // A binary file may hold no newline at all: judge its first bytes before reading a whole
+    // "line" of it into memory.
+    let head = reader.fill_buf().map_err(|source| ReadError::Io {
+        file: name.to_string(),
+        source,
+    })?;
+    let head = &head[..head.len().min(HEAD_CHECK)];
+    if let Err(e) = check_text_at(name, head, 0, 1) {
+        // A multi-byte character cut by the end of the window is not an error.
+        let cut = matches!(&e, ReadError::InvalidUtf8 { .. })
+            && std::str::from_utf8(head).is_err_and(|u| u.error_len().is_none());
+        if !cut {
+            return Err(e);
+        }
+    }
+    let mut lines = Lines::new(name, forced, keep, &mut emit);
     let mut seen_text = false;
     loop {
         buf.clear();
@@ -125,7 +145,7 @@ pub(crate) fn read_stream(
                         source,
                     })?;
                 drop(lines);
-                return read_bytes(name, &all, forced, emit);
+                return read_bytes(name, &all, forced, keep, emit);
             }
         }
         lines.push(no, offset, line, terminated)?;
@@ -235,6 +255,7 @@ fn read_document(
     bytes: &[u8],
     v: &Value,
     forced: Option<Format>,
+    keep: &Keep,
     emit: &mut impl FnMut(Transcript),
 ) -> Result<(), ReadError> {
     let format = match forced {
@@ -242,9 +263,9 @@ fn read_document(
         None => detect::doc(v).map_err(|tried| detection_failed(name, tried))?,
     };
     if let Some(parts) = readers::split(format, v) {
-        return read_parts(bytes, format, parts, emit);
+        return read_parts(bytes, format, parts, keep, emit);
     }
-    let mut sink = Sink::default();
+    let mut sink = Sink::keeping(keep);
     readers::read_doc(format, v, &mut sink)
         .map_err(|msg| shape_error(name, bytes, 0, 1, format, msg))?;
     sink.resolve(bytes, 0);
@@ -258,11 +279,12 @@ fn read_parts(
     bytes: &[u8],
     format: Format,
     parts: Vec<(Vec<Seg>, &Value)>,
+    keep: &Keep,
     emit: &mut impl FnMut(Transcript),
 ) -> Result<(), ReadError> {
     let mut sinks = Vec::with_capacity(parts.len());
     for (path, part) in &parts {
-        let mut sink = Sink::default();
+        let mut sink = Sink::keeping(keep);
         readers::read_part(format, part, path, &mut sink);
         sinks.push(sink);
     }
@@ -346,6 +368,7 @@ enum State {
 struct Lines<'a, F: FnMut(Transcript)> {
     name: &'a str,
     forced: Option<Format>,
+    keep: &'a Keep,
     emit: &'a mut F,
     state: State,
     claude_hint: bool,
@@ -359,10 +382,11 @@ struct Lines<'a, F: FnMut(Transcript)> {
 }
 
 impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
-    fn new(name: &'a str, forced: Option<Format>, emit: &'a mut F) -> Self {
+    fn new(name: &'a str, forced: Option<Format>, keep: &'a Keep, emit: &'a mut F) -> Self {
         Lines {
             name,
             forced,
+            keep,
             emit,
             state: State::Undecided(Vec::new()),
             claude_hint: false,
@@ -430,11 +454,7 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
                     file: self.name.to_string(),
                     line,
                     col,
-                    message: e
-                        .to_string()
-                        .rsplit_once(" at line ")
-                        .map(|(m, _)| m.to_string())
-                        .unwrap_or_else(|| e.to_string()),
+                    message: super::error::json_message(&e),
                     help: format!(
                         "line {no} of this JSON-lines file is not valid JSON; fix or remove it"
                     ),
@@ -529,7 +549,7 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
                 self.state = State::Session {
                     format,
                     reader,
-                    sink: Box::default(),
+                    sink: Box::new(Sink::keeping(self.keep)),
                 };
                 if let State::Session { reader, sink, .. } = &mut self.state {
                     for b in &buffered {
@@ -572,7 +592,7 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
                 )
             })?,
         };
-        let mut sink = Sink::default();
+        let mut sink = Sink::keeping(self.keep);
         readers::read_doc(format, v, &mut sink)
             .map_err(|msg| shape_error(self.name, json, json_base, no, format, msg))?;
         sink.resolve(json, json_base);

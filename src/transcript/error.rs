@@ -259,11 +259,7 @@ impl Locator<'_> {
                 span: self.span(offset.min(self.text.len()), 0),
             };
         }
-        let message = if message.contains("recursion limit") {
-            "nesting too deep (more than 128 levels of arrays/objects)".to_string()
-        } else {
-            message
-        };
+        let message = plain_json_message(message);
         ReadError::InvalidJson {
             file: self.name.to_string(),
             line,
@@ -316,9 +312,36 @@ pub(crate) fn offset_of(text: &[u8], line: usize, column: usize) -> usize {
     (start + column.saturating_sub(1)).min(text.len())
 }
 
+/// serde_json's message for `err`, without its position (reported separately) and with the
+/// recursion limit said in the user's terms.
+pub(crate) fn json_message(err: &serde_json::Error) -> String {
+    plain_json_message(strip_position(&err.to_string()))
+}
+
+fn plain_json_message(message: String) -> String {
+    if message.contains("recursion limit") {
+        "nesting too deep (more than 128 levels of arrays/objects)".to_string()
+    } else {
+        message
+    }
+}
+
 fn strip_position(msg: &str) -> String {
     match msg.rfind(" at line ") {
         Some(i) => msg[..i].to_string(),
         None => msg.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn too_deep_json_lines_say_so_like_whole_documents() {
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        let text = format!("{{\"a\":1}}\n{deep}\n");
+        let err = crate::transcript::read("deep.jsonl", text.as_bytes(), None).unwrap_err();
+        let shown = err.to_string();
+        assert!(shown.contains("nesting too deep"), "{shown}");
+        assert!(!shown.contains("recursion limit"), "{shown}");
     }
 }

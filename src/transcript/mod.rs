@@ -92,7 +92,18 @@ pub fn read_with(
     format: Option<Format>,
     emit: impl FnMut(Transcript),
 ) -> Result<(), ReadError> {
-    driver::read_bytes(name, bytes, format, emit)
+    driver::read_bytes(name, bytes, format, &Keep::default(), emit)
+}
+
+/// Like [`read_with`], keeping of each call only what `keep` asks for.
+pub fn read_with_keep(
+    name: &str,
+    bytes: &[u8],
+    format: Option<Format>,
+    keep: &Keep,
+    emit: impl FnMut(Transcript),
+) -> Result<(), ReadError> {
+    driver::read_bytes(name, bytes, format, keep, emit)
 }
 
 /// Read a file from disk, collecting every transcript (see [`read_file_with`] to stream).
@@ -126,6 +137,7 @@ pub fn read_file_with(
         &name,
         std::io::BufReader::with_capacity(1 << 20, file),
         format,
+        &Keep::default(),
         emit,
     )
 }
@@ -139,5 +151,129 @@ pub fn read_reader(
     format: Option<Format>,
     emit: impl FnMut(Transcript),
 ) -> Result<(), ReadError> {
-    driver::read_stream(name, reader, format, emit)
+    driver::read_stream(name, reader, format, &Keep::default(), emit)
+}
+
+/// Like [`read_reader`], keeping of each call only what `keep` asks for.
+pub fn read_reader_with_keep(
+    name: &str,
+    reader: impl std::io::BufRead,
+    format: Option<Format>,
+    keep: &Keep,
+    emit: impl FnMut(Transcript),
+) -> Result<(), ReadError> {
+    driver::read_stream(name, reader, format, keep, emit)
+}
+
+/// A test on a tool name.
+pub type NameFilter = std::sync::Arc<dyn Fn(&str) -> bool + Send + Sync>;
+
+/// Which parts of each call a reader keeps. By default everything; a caller that knows which
+/// calls it will look into (the check runner, from its specs) drops the arguments and outputs
+/// of the others as they are read, so a long session costs memory for what is checked, not for
+/// every tool output it holds. A dropped part reads as `null` (arguments) or `None` (output);
+/// arguments that are not valid JSON are reported all the same.
+#[derive(Clone, Default)]
+pub struct Keep {
+    /// Keep the arguments of calls whose name passes (`None`: of every call).
+    pub args: Option<NameFilter>,
+    /// Keep the output of calls whose name passes (`None`: of every call).
+    pub outputs: Option<NameFilter>,
+}
+
+impl Keep {
+    /// Whether the arguments of a call named `name` are kept.
+    pub fn args_of(&self, name: &str) -> bool {
+        self.args.as_ref().is_none_or(|f| f(name))
+    }
+
+    /// Whether the output of a call named `name` is kept.
+    pub fn output_of(&self, name: &str) -> bool {
+        self.outputs.as_ref().is_none_or(|f| f(name))
+    }
+}
+
+impl std::fmt::Debug for Keep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Keep")
+            .field("args", &self.args.as_ref().map(|_| "filter"))
+            .field("outputs", &self.outputs.as_ref().map(|_| "filter"))
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod keep_tests {
+    use super::*;
+
+    const CHAT: &str = r#"{"messages":[
+      {"role":"assistant","content":null,"tool_calls":[
+        {"id":"a","type":"function","function":{"name":"lookup","arguments":"{\"q\":\"x\"}"}},
+        {"id":"b","type":"function","function":{"name":"read_file","arguments":"{\"path\":"}}]},
+      {"role":"tool","tool_call_id":"a","content":"found"},
+      {"role":"tool","tool_call_id":"b","content":"a large file"}]}"#;
+
+    fn read_keeping(keep: &Keep) -> Transcript {
+        let mut out = Vec::new();
+        read_with_keep("t.json", CHAT.as_bytes(), None, keep, |t| out.push(t)).unwrap();
+        out.remove(0)
+    }
+
+    #[test]
+    fn dropped_parts_are_not_kept_and_the_rest_is_identical() {
+        let all = read_keeping(&Keep::default());
+        assert_eq!(
+            all,
+            read("t.json", CHAT.as_bytes(), None).unwrap().remove(0)
+        );
+        let only_lookup: NameFilter = std::sync::Arc::new(|n: &str| n == "lookup");
+        let some = read_keeping(&Keep {
+            args: Some(only_lookup.clone()),
+            outputs: Some(only_lookup),
+        });
+        assert_eq!(some.calls[0], all.calls[0]);
+        assert_eq!(some.calls[1].args, serde_json::Value::Null);
+        assert_eq!(some.calls[1].output, None);
+        assert_eq!(
+            (
+                &some.calls[1].name,
+                some.calls[1].span,
+                some.calls[1].is_error
+            ),
+            (&all.calls[1].name, all.calls[1].span, all.calls[1].is_error)
+        );
+        // Arguments that are not JSON are reported whether they are kept or not.
+        assert_eq!(all.findings.len(), 1);
+        assert_eq!(some.findings, all.findings);
+    }
+}
+
+#[cfg(test)]
+mod stream_head_tests {
+    use super::*;
+
+    /// `byte` forever, but panics past 1 MiB: a stream must be judged before it is buffered.
+    struct Endless(u8, usize);
+
+    impl std::io::Read for Endless {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.1 += buf.len();
+            assert!(
+                self.1 <= 1 << 20,
+                "read {} bytes of a binary stream",
+                self.1
+            );
+            buf.fill(self.0);
+            Ok(buf.len())
+        }
+    }
+
+    #[test]
+    fn a_stream_without_newlines_is_judged_by_its_first_bytes() {
+        for (byte, code) in [(0u8, "binary"), (0xff, "invalid-utf8")] {
+            let reader = std::io::BufReader::with_capacity(64 << 10, Endless(byte, 0));
+            let err = read_reader("big.jsonl", reader, None, |_| {}).unwrap_err();
+            assert_eq!(err.code(), code);
+        }
+    }
 }

@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::source::Span;
 
 use super::spans::{Seg, SpanTree};
-use super::{ReadFinding, ToolCall, ToolDecl};
+use super::{Keep, ReadFinding, ToolCall, ToolDecl};
 
 /// Where a call (or finding) sits: a known span, or a path into the current JSON document.
 #[derive(Debug, Clone)]
@@ -44,9 +44,19 @@ pub(crate) struct Sink {
     pub line: Option<Span>,
     /// Path of the current record inside the document (prepended to paths given to `at`).
     pub prefix: Vec<Seg>,
+    /// What to keep of each call (everything by default).
+    pub keep: Keep,
 }
 
 impl Sink {
+    /// An empty sink that keeps of each call what `keep` asks for.
+    pub fn keeping(keep: &Keep) -> Sink {
+        Sink {
+            keep: keep.clone(),
+            ..Sink::default()
+        }
+    }
+
     /// A location for the value at `path` in the current document (or the current line).
     pub fn at(&self, path: &[Seg]) -> Loc {
         match self.line {
@@ -84,13 +94,24 @@ impl Sink {
         id: Option<String>,
         loc: Loc,
     ) -> usize {
-        let args = match args {
-            Args::Value(Value::String(s)) => self.args_text(s, name, &loc),
-            Args::Value(v) => v.clone(),
-            Args::Owned(Value::String(s)) => self.args_text(&s, name, &loc),
-            Args::Owned(v) => v,
-            Args::Raw(s) => Value::String(s),
-            Args::Empty => Value::Object(Default::default()),
+        let args = if !self.keep.args_of(name) {
+            // Not needed: nothing is built or cloned, but arguments that are not valid JSON are
+            // still reported, as when they are kept.
+            match &args {
+                Args::Value(Value::String(s)) => self.check_args_text(s, name, &loc),
+                Args::Owned(Value::String(s)) => self.check_args_text(s, name, &loc),
+                _ => {}
+            }
+            Value::Null
+        } else {
+            match args {
+                Args::Value(Value::String(s)) => self.args_text(s, name, &loc),
+                Args::Value(v) => v.clone(),
+                Args::Owned(Value::String(s)) => self.args_text(&s, name, &loc),
+                Args::Owned(v) => v,
+                Args::Raw(s) => Value::String(s),
+                Args::Empty => Value::Object(Default::default()),
+            }
         };
         let i = self.calls.len();
         if let Some(id) = &id {
@@ -116,26 +137,40 @@ impl Sink {
         match parse_args_text(s) {
             Ok(v) => v,
             Err(e) => {
-                self.findings.push((
-                    ReadFinding {
-                        code: "invalid-arguments",
-                        message: format!(
-                            "arguments of `{name}` are not valid JSON ({e}); kept as the raw string"
-                        ),
-                        span: Span::default(),
-                    },
-                    loc.clone(),
-                ));
+                self.invalid_args(&e, name, loc);
                 Value::String(s.to_string())
             }
         }
+    }
+
+    /// [`Self::args_text`] without keeping the value: only the finding, if any.
+    fn check_args_text(&mut self, s: &str, name: &str, loc: &Loc) {
+        if s.trim().is_empty() {
+            return;
+        }
+        if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(s) {
+            self.invalid_args(&e, name, loc);
+        }
+    }
+
+    fn invalid_args(&mut self, e: &serde_json::Error, name: &str, loc: &Loc) {
+        self.findings.push((
+            ReadFinding {
+                code: "invalid-arguments",
+                message: format!(
+                    "arguments of `{name}` are not valid JSON ({e}); kept as the raw string"
+                ),
+                span: Span::default(),
+            },
+            loc.clone(),
+        ));
     }
 
     /// Set the result of call `i` (the first result wins; later copies are duplicates).
     pub fn answer(&mut self, i: usize, output: Option<Value>, is_error: bool) {
         if i < self.calls.len() && !self.answered[i] {
             self.answered[i] = true;
-            self.calls[i].output = output;
+            self.calls[i].output = output.filter(|_| self.keep.output_of(&self.calls[i].name));
             self.calls[i].is_error = is_error;
         }
     }

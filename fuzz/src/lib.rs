@@ -1,0 +1,545 @@
+//! The bodies of the fuzz targets, shared by the libFuzzer binaries (`fuzz_targets/*.rs`) and by
+//! the replay of every saved crash input (`tests/hostile_fuzz_regressions.rs` includes this file).
+//!
+//! Each target feeds arbitrary bytes to one stage and checks more than "does not panic":
+//! diagnostics must render (their spans lie inside the text, on character boundaries), `fmt`
+//! output must parse again and be a fixed point, a compiled config must survive a JSON round trip
+//! and run, call spans must lie inside the file, and `score` must print valid JSON.
+
+use std::collections::BTreeMap;
+
+use arbitrary::{Arbitrary, Unstructured};
+use serde_json::{json, Map, Value};
+use toolspec::compile::{self, MapLoader};
+use toolspec::config::profile::KNOWN_PROFILES;
+use toolspec::config::{
+    ArgsMode, BeforeRule, Check, CompiledFile, Expectation, ExtraCalls, Forbidden, JsonType,
+    MatcherConfig, NameRules, OrderMode, Part, PathCheck, PathSeg, Pattern, Profile, Repeat,
+    Scoring, ValueMatcher, CONFIG_VERSION,
+};
+use toolspec::engine;
+use toolspec::score::profiles::{self, ProfileName};
+use toolspec::source::{SourceFile, Span};
+use toolspec::transcript::{self, Format, ToolCall};
+
+/// Every target, by name (the folder names under `fuzz/corpus/` and `tests/fuzz_regressions/`).
+pub const TARGETS: &[&str] = &[
+    "spec_parser",
+    "compile",
+    "transcript_read",
+    "engine",
+    "score_line",
+];
+
+/// Run the target `name` on `data`.
+pub fn run(name: &str, data: &[u8]) {
+    match name {
+        "spec_parser" => spec_parser(data),
+        "compile" => compile(data),
+        "transcript_read" => transcript_read(data),
+        "engine" => engine(data),
+        "score_line" => score_line(data),
+        other => panic!("unknown fuzz target {other}"),
+    }
+}
+
+/// Render a diagnostic as the CLI does (no colour): panics if a span is out of bounds.
+fn render(d: &dyn miette::Diagnostic) -> String {
+    let mut out = String::new();
+    miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+        .render_report(&mut out, d)
+        .expect("diagnostic renders");
+    out
+}
+
+/// The spec parser and formatter.
+pub fn spec_parser(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let source = SourceFile::new("fuzz.toolspec", text.to_owned());
+    match toolspec::syntax::format(&source) {
+        Ok(formatted) => {
+            let again = SourceFile::new("fuzz.toolspec", formatted.clone());
+            let twice = match toolspec::syntax::format(&again) {
+                Ok(t) => t,
+                Err(e) => panic!(
+                    "fmt output does not parse: {}\n--- input\n{text}\n--- formatted\n{formatted}",
+                    e.message
+                ),
+            };
+            assert_eq!(twice, formatted, "fmt is not idempotent on {text:?}");
+        }
+        Err(d) => {
+            render(&d);
+        }
+    }
+}
+
+/// The compiler, with one includable file: the input is `included \0 main`.
+pub fn compile(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let (included, main) = text.split_once('\0').unwrap_or(("", text));
+    let loader = MapLoader::new()
+        .with("shared.toolspec", included)
+        .with("main.toolspec", main);
+    let source = SourceFile::new("main.toolspec", main.to_owned());
+    let result = compile::compile(&source, &loader);
+    for d in &result.diagnostics {
+        render(d);
+    }
+    let Some(file) = result.file else { return };
+    let text = serde_json::to_string(&file).expect("a compiled file serializes");
+    let back: CompiledFile = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("a compiled file deserializes: {e}\n{text}"));
+    assert_eq!(back, file, "config JSON round trip");
+    let calls = sample_calls();
+    for spec in &file.specs {
+        run_spec(spec, &calls);
+    }
+}
+
+/// A few calls of every shape (JSON-in-string output, errors, nested arguments).
+fn sample_calls() -> Vec<ToolCall> {
+    let call = |name: &str, args: Value, output: Option<Value>, is_error| ToolCall {
+        name: name.into(),
+        args,
+        id: None,
+        output,
+        is_error,
+        span: Span::default(),
+    };
+    vec![
+        call(
+            "lookup",
+            json!({"q": "x", "n": 1}),
+            Some(json!("{\"id\": 7}")),
+            false,
+        ),
+        call(
+            "search",
+            json!({"query": "refund policy", "filters": {"date": {"from": "2024"}}}),
+            None,
+            false,
+        ),
+        call(
+            "functions.get_order",
+            json!({"order_id": "ORD-1", "items": [1, 2.5, "a"]}),
+            Some(json!({"status": "ok"})),
+            false,
+        ),
+        call(
+            "issue_refund",
+            json!("{not json"),
+            Some(json!("boom")),
+            true,
+        ),
+        call("lookup", json!({}), None, false),
+    ]
+}
+
+fn run_spec(spec: &MatcherConfig, calls: &[ToolCall]) {
+    let verdict = engine::run(spec, calls);
+    assert!(
+        (0.0..=1.0).contains(&verdict.score) || verdict.score.is_nan(),
+        "score {} out of [0, 1]",
+        verdict.score
+    );
+    for f in &verdict.findings {
+        if let Some(i) = f.call {
+            assert!(i < calls.len(), "finding names call {i} of {}", calls.len());
+        }
+    }
+    if let Some(p) = &spec.profile {
+        let expected = toolspec::check::run::expected_calls(spec);
+        let v = profiles::score_calls(p, &expected, calls);
+        serde_json::to_string(&v.details).expect("profile details serialize");
+    }
+}
+
+/// Every transcript reader: the first byte picks the format (0: detection) and the file name;
+/// the rest is the file. Read whole and streamed.
+pub fn transcript_read(data: &[u8]) {
+    let Some((&sel, bytes)) = data.split_first() else {
+        return;
+    };
+    let n = Format::ALL.len() + 1;
+    let format = match sel as usize % n {
+        0 => None,
+        i => Some(Format::ALL[i - 1]),
+    };
+    let name = ["t.json", "t.jsonl", "t.log"][(sel as usize / n) % 3];
+    match transcript::read(name, bytes, format) {
+        Ok(transcripts) => {
+            for t in &transcripts {
+                for c in &t.calls {
+                    assert!(
+                        c.span.start <= c.span.end && c.span.end <= bytes.len(),
+                        "call span {:?} outside {} bytes",
+                        c.span,
+                        bytes.len()
+                    );
+                }
+                for f in &t.findings {
+                    assert!(f.span.end <= bytes.len(), "finding span {:?}", f.span);
+                }
+                if let Some(r) = t.record {
+                    assert!(r.span.end <= bytes.len(), "record span {:?}", r.span);
+                }
+            }
+        }
+        Err(e) => {
+            render(&e);
+            let _ = (e.code(), e.line_col());
+        }
+    }
+    let streamed = transcript::read_reader(name, bytes, format, |t| {
+        std::hint::black_box(t);
+    });
+    if let Err(e) = streamed {
+        render(&e);
+    }
+}
+
+/// `score` one line per profile: the first byte picks the profile; the output is valid JSON.
+pub fn score_line(data: &[u8]) {
+    let Some((&sel, line)) = data.split_first() else {
+        return;
+    };
+    let name = ProfileName::NAMES[sel as usize % ProfileName::NAMES.len()];
+    let profile: ProfileName = name.parse().expect("known profile");
+    let out = profiles::score_line(profile, line);
+    serde_json::from_slice::<Value>(&out).unwrap_or_else(|e| {
+        panic!(
+            "score_line({name}) printed invalid JSON ({e}): {}",
+            String::from_utf8_lossy(&out)
+        )
+    });
+    let mut sink = Vec::new();
+    let _ = profiles::score_stream(profile, line, &mut sink, 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The engine: an arbitrary (small) config built directly, as a hand-written config could be,
+// with references and `before` rules that may point anywhere, and arbitrary calls.
+
+const TOOLS: &[&str] = &[
+    "lookup",
+    "search",
+    "Search",
+    "functions.search",
+    "get-order",
+    "get_order",
+    "mcp__github__create_issue",
+    "",
+];
+const KEYS: &[&str] = &["q", "id", "items", "query", "a", "b", ""];
+const REGEXES: &[&str] = &["^a", "x+", "[0-9]{2,}", "(?i)search", "^$", ".*", "é|ß"];
+
+#[derive(Debug, Arbitrary)]
+enum V {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Arr(Vec<V>),
+    Obj(Vec<(u8, V)>),
+    /// A string holding JSON, as tool outputs often are.
+    JsonStr(Box<V>),
+}
+
+impl V {
+    fn value(&self) -> Value {
+        match self {
+            V::Null => Value::Null,
+            V::Bool(b) => json!(b),
+            V::Int(i) => json!(i),
+            V::Float(f) => serde_json::Number::from_f64(*f).map_or(Value::Null, Value::Number),
+            V::Str(s) => json!(s),
+            V::Arr(a) => Value::Array(a.iter().map(V::value).collect()),
+            V::Obj(o) => Value::Object(
+                o.iter()
+                    .map(|(k, v)| (KEYS[*k as usize % KEYS.len()].to_owned(), v.value()))
+                    .collect::<Map<_, _>>(),
+            ),
+            V::JsonStr(v) => json!(v.value().to_string()),
+        }
+    }
+}
+
+#[derive(Debug, Arbitrary)]
+enum Seg {
+    Key(u8),
+    Index(u8),
+}
+
+fn path(segs: &[Seg]) -> Vec<PathSeg> {
+    segs.iter()
+        .take(4)
+        .map(|s| match s {
+            Seg::Key(k) => PathSeg::Key(KEYS[*k as usize % KEYS.len()].to_owned()),
+            Seg::Index(i) => PathSeg::Index(*i as usize % 4),
+        })
+        .collect()
+}
+
+#[derive(Debug, Arbitrary)]
+enum C {
+    Any,
+    Present,
+    Absent,
+    Equals(V),
+    Subset(V),
+    Fuzzy(String, u8),
+    Regex(u8),
+    Range(Option<i32>, Option<f32>, bool, bool),
+    Type(u8),
+    OneOf(Vec<V>),
+    Contains(V),
+    Ref(u8, bool, Vec<Seg>),
+    Not(Box<C>),
+    AllOf(Vec<C>),
+}
+
+impl C {
+    fn check(&self, exps: usize) -> Check {
+        match self {
+            C::Any => Check::Any,
+            C::Present => Check::Present,
+            C::Absent => Check::Absent,
+            C::Equals(v) => Check::Equals { value: v.value() },
+            C::Subset(v) => Check::Subset { value: v.value() },
+            C::Fuzzy(s, t) => Check::Fuzzy {
+                value: s.clone(),
+                threshold: *t as f64 / 255.0,
+            },
+            C::Regex(i) => Check::Regex {
+                pattern: Pattern::new(REGEXES[*i as usize % REGEXES.len()]).expect("regex"),
+            },
+            C::Range(min, max, a, b) => Check::Range {
+                min: min.map(f64::from),
+                max: max.map(f64::from).filter(|m| m.is_finite()),
+                min_exclusive: *a,
+                max_exclusive: *b,
+            },
+            C::Type(mask) => Check::Type {
+                types: [
+                    JsonType::Null,
+                    JsonType::Boolean,
+                    JsonType::Number,
+                    JsonType::Integer,
+                    JsonType::String,
+                    JsonType::Array,
+                    JsonType::Object,
+                ]
+                .into_iter()
+                .enumerate()
+                .filter(|(i, _)| mask & (1 << i) != 0)
+                .map(|(_, t)| t)
+                .collect(),
+            },
+            C::OneOf(vs) => Check::OneOf {
+                values: vs.iter().map(V::value).collect(),
+            },
+            C::Contains(v) => Check::Contains { value: v.value() },
+            // May point at a later expectation, itself, or past the end: a hand-written config
+            // can, and the engine must not fall over.
+            C::Ref(e, output, segs) => Check::Ref {
+                expectation: *e as usize % (exps + 2),
+                label: format!("e{e}"),
+                part: if *output { Part::Output } else { Part::Args },
+                path: path(segs),
+            },
+            C::Not(c) => Check::Not {
+                check: Box::new(c.check(exps)),
+            },
+            C::AllOf(cs) => Check::AllOf {
+                checks: cs.iter().take(4).map(|c| c.check(exps)).collect(),
+            },
+        }
+    }
+}
+
+#[derive(Debug, Arbitrary)]
+struct M {
+    checks: Vec<(Vec<Seg>, C)>,
+    allow_extra_keys: bool,
+}
+
+impl M {
+    fn matcher(&self, exps: usize) -> ValueMatcher {
+        ValueMatcher {
+            checks: self
+                .checks
+                .iter()
+                .take(6)
+                .map(|(p, c)| PathCheck {
+                    path: path(p),
+                    check: c.check(exps),
+                    span: Span::default(),
+                })
+                .collect(),
+            allow_extra_keys: self.allow_extra_keys,
+        }
+    }
+}
+
+#[derive(Debug, Arbitrary)]
+struct E {
+    label: bool,
+    tool: u8,
+    args: M,
+    output: Option<M>,
+    errored: Option<bool>,
+    min: u8,
+    max: Option<u8>,
+    weight: u8,
+}
+
+#[derive(Debug, Arbitrary)]
+struct Call {
+    tool: u8,
+    args: V,
+    output: Option<V>,
+    is_error: bool,
+}
+
+#[derive(Debug, Arbitrary)]
+struct EngineInput {
+    order: u8,
+    forbid_extra: bool,
+    ignore_case: bool,
+    unify_separators: bool,
+    strip: Vec<u8>,
+    binary: bool,
+    threshold: u8,
+    name_only: u8,
+    extra_call: u8,
+    wrong_or_missing: u8,
+    exps: Vec<E>,
+    forbidden: Vec<(u8, Option<M>)>,
+    before: Vec<(u8, u8)>,
+    profile: Option<(u8, BTreeMap<u8, V>)>,
+    calls: Vec<Call>,
+}
+
+const STRIPS: &[&str] = &["functions.", "mcp__*__", "*.", ""];
+
+fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
+    let exps: Vec<&E> = input.exps.iter().take(6).collect();
+    let n = exps.len();
+    let tool = |t: u8| TOOLS[t as usize % TOOLS.len()].to_owned();
+    let expectations = exps
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let min = (e.min % 4) as u32;
+            Expectation {
+                label: e.label.then(|| format!("e{i}")),
+                tool: tool(e.tool),
+                args_mode: ArgsMode::Subset,
+                args: e.args.matcher(n),
+                output: e.output.as_ref().map(|m| m.matcher(n)),
+                errored: e.errored,
+                repeat: Repeat {
+                    min,
+                    max: e.max.map(|m| (m % 5) as u32),
+                },
+                weight: e.weight as f64 / 16.0,
+                span: Span::default(),
+                name_span: Span::default(),
+            }
+        })
+        .collect();
+    let profile = input.profile.as_ref().and_then(|(p, opts)| {
+        let (name, known) = KNOWN_PROFILES[*p as usize % KNOWN_PROFILES.len()];
+        let options: Map<String, Value> = opts
+            .iter()
+            .take(4)
+            .filter(|_| !known.is_empty())
+            .map(|(k, v)| (known[*k as usize % known.len()].to_owned(), v.value()))
+            .collect();
+        Profile::from_options(name, options).ok()
+    });
+    let config = MatcherConfig {
+        version: CONFIG_VERSION,
+        name: "fuzz".into(),
+        span: Span::default(),
+        transcripts: Vec::new(),
+        format: None,
+        order: [OrderMode::Strict, OrderMode::InOrder, OrderMode::AnyOrder]
+            [input.order as usize % 3],
+        before: input
+            .before
+            .iter()
+            .take(4)
+            .map(|(a, b)| BeforeRule {
+                first: *a as usize % (n + 1),
+                then: *b as usize % (n + 1),
+                span: Span::default(),
+            })
+            .collect(),
+        expectations,
+        forbidden: input
+            .forbidden
+            .iter()
+            .take(3)
+            .map(|(t, m)| Forbidden {
+                tool: tool(*t),
+                args: m.as_ref().map(|m| m.matcher(n)),
+                span: Span::default(),
+            })
+            .collect(),
+        extra_calls: if input.forbid_extra {
+            ExtraCalls::Forbid
+        } else {
+            ExtraCalls::Allow
+        },
+        names: NameRules {
+            ignore_case: input.ignore_case,
+            unify_separators: input.unify_separators,
+            strip_prefixes: input
+                .strip
+                .iter()
+                .take(2)
+                .map(|s| STRIPS[*s as usize % STRIPS.len()].to_owned())
+                .collect(),
+        },
+        scoring: Scoring {
+            exact_match: 1.0,
+            name_only: input.name_only as f64 / 255.0,
+            extra_call: input.extra_call as f64 / 255.0,
+            wrong_or_missing: input.wrong_or_missing as f64 / 255.0,
+            threshold: input.threshold as f64 / 255.0,
+            binary: input.binary,
+        },
+        profile,
+    };
+    let calls = input
+        .calls
+        .iter()
+        .take(24)
+        .map(|c| ToolCall {
+            name: tool(c.tool),
+            args: c.args.value(),
+            id: None,
+            output: c.output.as_ref().map(V::value),
+            is_error: c.is_error,
+            span: Span::default(),
+        })
+        .collect();
+    (config, calls)
+}
+
+/// The engine (and profile scoring) on an arbitrary config and calls.
+pub fn engine(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let Ok(input) = EngineInput::arbitrary(&mut u) else {
+        return;
+    };
+    let (config, calls) = build(&input);
+    run_spec(&config, &calls);
+}

@@ -1,0 +1,274 @@
+#!/usr/bin/env bash
+# Regenerate the benchmark inputs and run every measurement of docs/performance.md, in one run.
+#
+#   scripts/bench.sh [all|score|check|memory|precommit|watch|growth]...   (default: all)
+#
+# Environment:
+#   GEN_BIG         the corpus generator (default: ../shared/corpus/gen_big.py)
+#   BENCH_DIR       where generated inputs go (default: /tmp/toolspec-bench)
+#   CORPUS          the large corpus (default: /tmp/bigcorpus; regenerated if missing or REGEN=1)
+#   BIG_GB          size of the peak-memory JSONL files in GB (default: 1)
+#   REPS            repetitions per measurement (default: 3)
+# Needs: cargo, python3, /usr/bin/time (GNU time), hyperfine (apt-get install hyperfine).
+# Prints everything; tee it: scripts/bench.sh | tee /tmp/toolspec-bench.log
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$ROOT"
+GEN_BIG="${GEN_BIG:-$ROOT/../shared/corpus/gen_big.py}"
+BENCH_DIR="${BENCH_DIR:-/tmp/toolspec-bench}"
+CORPUS="${CORPUS:-/tmp/bigcorpus}"
+BIG_GB="${BIG_GB:-1}"
+REPS="${REPS:-3}"
+export TOOLSPEC_BENCH_REPS="$REPS" TOOLSPEC_BENCH_CORPUS="$CORPUS"
+SECTIONS=("${@:-all}")
+want() { [[ " ${SECTIONS[*]} " == *" all "* || " ${SECTIONS[*]} " == *" $1 "* ]]; }
+say() { printf '\n### %s\n' "$*"; }
+BIN="$ROOT/target/release/toolspec"
+mkdir -p "$BENCH_DIR"
+
+say "machine"
+uname -srm
+grep -m1 'model name' /proc/cpuinfo || true
+echo "cpus: $(nproc); load: $(cut -d' ' -f1-3 /proc/loadavg)"
+rustc --version
+date -u +"%Y-%m-%dT%H:%M:%SZ"
+git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || true
+
+say "build (release: lto thin, codegen-units 1)"
+cargo build --release --quiet
+cargo bench --no-run --quiet 2>/dev/null || cargo bench --no-run
+
+corpus() {
+  if [[ ! -d "$CORPUS/transcripts" || "${REGEN:-0}" == 1 ]]; then
+    rm -rf "$CORPUS"
+    python3 "$GEN_BIG" --out "$CORPUS" --n 5000 --scale 2 --seed 7
+  fi
+  echo "corpus: $CORPUS ($(du -sh "$CORPUS/transcripts" | cut -f1), $(find "$CORPUS/transcripts" -type f | wc -l) files)"
+}
+
+# /usr/bin/time fields: wall s, user s, sys s, max RSS KB.
+timed() { /usr/bin/time -f '%e %U %S %M' "$@" 2>&1 >/dev/null | tail -n1; }
+
+if want score; then
+  say "(a) toolspec score: cases per CPU-second, per profile, vs serde_json -> Value (library, in memory)"
+  cargo bench --quiet --bench score
+  say "(a) toolspec score through the binary: a file of cases -> stdout, CPU time from /usr/bin/time"
+  python3 - "$BENCH_DIR" <<'PY'
+import gzip, json, sys, os
+out = sys.argv[1]
+strip = {"evalite": ["evalite", "kind"], "deepeval": None}
+for name in ["evalite", "deepeval"]:
+    lines = []
+    for raw in gzip.open(f"tests/fixtures/vectors/{name}.jsonl.gz", "rt"):
+        if not raw.strip():
+            continue
+        v = json.loads(raw)
+        if name == "deepeval":
+            for r in v.get("results", []):
+                lines.append(json.dumps({"id": v["id"], "tools_called": v["tools_called"],
+                                         "expected_tools": v["expected_tools"], "options": r["options"]}))
+        else:
+            for k in strip[name]:
+                v.pop(k, None)
+            lines.append(json.dumps(v))
+    reps = max(1, 400_000 // len(lines))
+    with open(os.path.join(out, f"{name}.cases.jsonl"), "w") as f:
+        for _ in range(reps):
+            f.write("\n".join(lines) + "\n")
+    print(f"{name}: {len(lines) * reps} cases ({len(lines)} vectors x {reps})")
+PY
+  for p in evalite deepeval; do
+    f="$BENCH_DIR/$p.cases.jsonl"
+    n=$(wc -l < "$f")
+    for j in 1 "$(nproc)"; do
+      read -r wall user sys rss < <(timed "$BIN" score --profile "$p" -j "$j" "$f")
+      python3 -c "n=$n; w=$wall; c=$user+$sys; print(f'score --profile $p -j $j: {n} cases, wall {w:.2f} s, CPU {c:.2f} s -> {n/w:,.0f} cases/s, {n/c:,.0f} cases/CPU-s, max RSS {$rss/1024:.1f} MB')"
+    done
+  done
+fi
+
+if want check; then
+  say "(b) toolspec check over the large corpus vs serde_json -> Value of the same files (library)"
+  corpus
+  cargo bench --quiet --bench check -- corpus
+  say "(b) the same through the binary (JSON report to /dev/null)"
+  bytes=$(find "$CORPUS/transcripts" -type f -printf '%s\n' | awk '{s+=$1} END {print s}')
+  for j in 1 "$(nproc)"; do
+    for _ in $(seq "$REPS"); do
+      read -r wall user sys rss < <(cd "$CORPUS" && timed "$BIN" check bench.toolspec --no-config --format json -j "$j")
+      python3 -c "b=$bytes/1e6; w=$wall; c=$user+$sys; print(f'toolspec check -j $j: wall {w:.2f} s, CPU {c:.2f} s -> {b/w:.0f} MB/s, {b/c:.0f} MB/CPU-s, max RSS {$rss/1024:.1f} MB')"
+    done
+  done
+fi
+
+if want growth; then
+  say "(f) growth with transcript size, and 1 MB strings under fuzzy constraints"
+  cargo bench --quiet --bench check -- growth fuzzy
+fi
+
+if want memory; then
+  say "(c) peak memory on ${BIG_GB} GB JSONL files (target: under 64 MB)"
+  corpus
+  big="$BENCH_DIR/big"
+  mkdir -p "$big/runs"
+  # Long Claude Code sessions with large tool outputs (what makes real session logs big).
+  [[ -d "$BENCH_DIR/long-sessions" ]] || python3 "$GEN_BIG" --out "$BENCH_DIR/long-sessions" \
+      --n 200 --scale 8 --seed 7 --formats claude_code > /dev/null
+  python3 - "$CORPUS" "$BENCH_DIR/long-sessions" "$big/runs" "$BIG_GB" <<'PY'
+import glob, json, os, sys
+corpus, long_sessions, out, gb = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
+target = int(gb * 1e9)
+def fill(path, chunks, unique=lambda c, k: c):
+    if os.path.exists(path) and os.path.getsize(path) >= target:
+        return
+    size, k = 0, 0
+    with open(path, "w") as f:
+        while size < target:
+            for c in chunks:
+                c = unique(c, k)
+                f.write(c)
+                size += len(c)
+                if size >= target:
+                    break
+            k += 1
+    print(f"wrote {path}: {os.path.getsize(path) / 1e9:.2f} GB")
+# Each pass renames the call and message ids, so every call is a new call (the reader drops
+# calls whose id it has seen, as a resumed session repeats them).
+rename = lambda c, k: c.replace('"toolu_', f'"toolu_p{k}_').replace('"msg_', f'"msg_p{k}_')
+# 1. One session whose bytes are mostly tool outputs (each at least 64 KB: file reads, test
+#    logs), so few calls per MB: how long agent sessions get big.
+def pad_outputs(line):
+    try:
+        ev = json.loads(line)
+    except ValueError:
+        return line
+    content = (ev.get("message") or {}).get("content")
+    if not isinstance(content, list):
+        return line
+    for block in content:
+        if isinstance(block, dict) and block.get("type") == "tool_result":
+            c = block.get("content")
+            if isinstance(c, str) and c:
+                block["content"] = (c + "\n") * (65536 // (len(c) + 1) + 1)
+    return json.dumps(ev, separators=(",", ":")) + "\n"
+events = ["".join(pad_outputs(l) for l in open(p))
+          for p in sorted(glob.glob(f"{long_sessions}/transcripts/claude_code/*.session.jsonl"))]
+fill(os.path.join(out, "session.jsonl"), events, rename)
+# 2. One session made of many short sessions: many calls per MB.
+events = [open(p).read() for p in sorted(glob.glob(f"{corpus}/transcripts/claude_code/*.session.jsonl"))]
+fill(os.path.join(out, "many-calls.jsonl"), events, rename)
+# 3. A dataset: one OpenAI Chat request per line (each line one transcript).
+docs = [json.dumps(json.load(open(p)), separators=(",", ":")) + "\n"
+        for p in sorted(glob.glob(f"{corpus}/transcripts/openai_chat/*.request.json"))]
+fill(os.path.join(out, "dataset.jsonl"), docs)
+PY
+  for f in session many-calls; do
+    cat > "$big/$f.toolspec" <<EOF
+spec coding_session {
+  transcripts "runs/$f.jsonl"
+  order any
+  at_least 1 call Read(file_path: type string)
+  at_least 1 call Bash(command: /test/)
+  never git_push
+}
+EOF
+  done
+  cat > "$big/dataset.toolspec" <<'EOF'
+spec refund_dataset {
+  transcripts "runs/dataset.jsonl"
+  order in_order
+  call lookup_customer(email: /@/)
+  call get_order(order_id: /^ORD-/)
+  never close_account
+}
+EOF
+  for s in session many-calls dataset; do
+    (cd "$big" && "$BIN" check "$s.toolspec" --no-config --format json > "$big/$s.report.json" || true)
+    for fmt in human json; do
+      read -r wall user sys rss < <(cd "$big" && timed "$BIN" check "$s.toolspec" --no-config --format "$fmt")
+      python3 - "$big/$s.report.json" "$s" "$fmt" "$wall" "$user" "$sys" "$rss" "$(stat -c %s "$big/runs/$s.jsonl")" <<'PY'
+import json, sys
+path, s, fmt, wall, user, sys_, rss, size = sys.argv[1:]
+d = json.load(open(path))
+calls = sum(r["calls"] for r in d["results"])
+findings = sum(len(r["findings"]) for r in d["results"])
+print(f"check {s}.jsonl ({int(size)/1e9:.2f} GB, {len(d['results'])} transcript(s), {calls} calls, {findings} findings), "
+      f"--format {fmt}: wall {float(wall):.1f} s, CPU {float(user)+float(sys_):.1f} s, max RSS {int(rss)/1024:.1f} MB")
+PY
+    done
+  done
+fi
+
+if want precommit; then
+  say "(d) pre-commit: one spec, one ~100 KB transcript, vs a minimal clap binary's start-up"
+  corpus
+  pc="$BENCH_DIR/precommit"
+  mkdir -p "$pc/runs"
+  src=$(find "$CORPUS/transcripts/openai_chat" -name '*support_refund.request.json' -size +60k -size -140k | sort | head -n1)
+  cp "$src" "$pc/runs/refund.json"
+  cat > "$pc/refund.toolspec" <<'EOF'
+spec refund {
+  transcripts "runs/*.json"
+  order in_order
+  args subset
+  customer: call lookup_customer(email: /@/)
+  ord: call get_order(order_id: /^ORD-[0-9]+$/)
+  call check_refund_eligibility(order_id: ord.args.order_id)
+  at_least 1 call issue_refund(order_id: ord.args.order_id, amount_cents: 1..=100000)
+  optional call send_email(to: customer.args.email, subject: fuzzy "Your refund for" >= 0.3)
+  never close_account
+}
+EOF
+  echo "transcript: $(du -h "$pc/runs/refund.json" | cut -f1) ($src)"
+  mc="$BENCH_DIR/minclap"
+  mkdir -p "$mc/src"
+  clapv=$(cargo tree -p clap --depth 0 -e normal 2>/dev/null | head -n1 | sed 's/.* v//')
+  cat > "$mc/Cargo.toml" <<EOF
+[package]
+name = "minclap"
+version = "0.1.0"
+edition = "2021"
+[dependencies]
+clap = { version = "=${clapv}", features = ["derive"] }
+[profile.release]
+lto = "thin"
+codegen-units = 1
+EOF
+  cat > "$mc/src/main.rs" <<'EOF'
+use clap::Parser;
+/// A minimal clap binary: parses the same arguments as the pre-commit call, does nothing.
+#[derive(Parser)]
+struct Cli {
+    command: String,
+    paths: Vec<std::path::PathBuf>,
+    #[arg(long)]
+    no_config: bool,
+}
+fn main() {
+    let cli = Cli::parse();
+    std::hint::black_box((cli.command, cli.paths, cli.no_config));
+}
+EOF
+  cp "$ROOT/Cargo.lock" "$mc/Cargo.lock" 2>/dev/null || true
+  (cd "$mc" && cargo build --release --quiet --offline 2>/dev/null || cargo build --release --quiet)
+  (cd "$pc" && "$BIN" check runs/refund.json --no-config >/dev/null; echo "toolspec exit status: $?") || true
+  (cd "$pc" && hyperfine -N --warmup 50 --runs 500 --ignore-failure \
+     "$mc/target/release/minclap check runs/refund.json --no-config" \
+     "$BIN check runs/refund.json --no-config" \
+     "$BIN check refund.toolspec --no-config" \
+     --export-json "$BENCH_DIR/precommit.json")
+  python3 - "$BENCH_DIR/precommit.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+base = r[0]
+for x in r[1:]:
+    print(f"{x['command'].split('/')[-1]}: mean {x['mean']*1e3:.2f} ms, median {x['median']*1e3:.2f} ms "
+          f"= {x['median']/base['median']:.2f}x the minimal clap binary (median {base['median']*1e3:.2f} ms; target <= 2x)")
+PY
+fi
+
+if want watch; then
+  say "(e) watch: save -> re-checked report, vs the debounce interval (target: debounce + 10 ms)"
+  cargo bench --quiet --bench watch -- 50 100
+fi

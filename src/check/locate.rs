@@ -1,0 +1,285 @@
+//! Line and column of byte offsets in a transcript file, resolved once per file, after it is
+//! checked.
+//!
+//! While a file is checked, findings point into it with byte spans only ([`pending`] locations).
+//! When the file is done, [`resolve`] fills in every line and column in one go: from the bytes
+//! already in memory when the file was read whole, or in one streaming pass over the file when it
+//! was too large to hold (so a 1 GB transcript is never loaded to place its findings).
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use crate::report::model::Location;
+use crate::source::{LineIndex, Span};
+
+/// Marks a location whose byte offset is still to be found from its line and column.
+const UNKNOWN_OFFSET: [usize; 2] = [usize::MAX, usize::MAX];
+
+/// A location in `file` known by its byte span; line and column come from [`resolve`].
+pub(crate) fn pending(file: &str, span: Span) -> Location {
+    Location {
+        file: file.to_owned(),
+        line: 0,
+        column: 0,
+        end_line: 0,
+        end_column: 0,
+        span: [span.start, span.end],
+    }
+}
+
+/// A location in `file` known by its 1-based line and column (a read error); [`resolve`] finds
+/// its byte offset.
+pub(crate) fn pending_line_col(file: &str, line: usize, column: usize) -> Location {
+    Location {
+        file: file.to_owned(),
+        line,
+        column,
+        end_line: line,
+        end_column: column,
+        span: UNKNOWN_OFFSET,
+    }
+}
+
+fn is_pending(l: &Location) -> bool {
+    l.line == 0 || l.span == UNKNOWN_OFFSET
+}
+
+/// Fill in every pending location of `locations`, from `text` (the whole file, if it was read
+/// whole) or by streaming `path`. A line/column past the end of the file keeps its line and
+/// column at offset 0; if the file cannot be read again, lines and columns fall back to 1:1 (a
+/// location is never dropped).
+pub(crate) fn resolve<'a>(
+    locations: impl IntoIterator<Item = &'a mut Location>,
+    text: Option<&[u8]>,
+    path: &Path,
+) {
+    let mut pending: Vec<&mut Location> = locations.into_iter().filter(|l| is_pending(l)).collect();
+    if pending.is_empty() {
+        return;
+    }
+    let index = text.map(LineIndex::new);
+    // Read errors come with a line and column: find their offsets first.
+    pending.retain_mut(|l| {
+        if l.span != UNKNOWN_OFFSET {
+            return true;
+        }
+        let at = match (text, &index) {
+            (Some(bytes), Some(index)) => index
+                .line_start(l.line)
+                .map(|start| start + char_offset(&bytes[start..], l.column)),
+            _ => streamed_offset_of_line_col(path, l.line, l.column),
+        };
+        l.span = [at.unwrap_or(0); 2];
+        at.is_some()
+    });
+    match (text, &index) {
+        (Some(bytes), Some(index)) => {
+            for l in pending {
+                let start = index.line_col(bytes, l.span[0]);
+                let end = index.line_col(bytes, l.span[1]);
+                (l.line, l.column) = (start.line, start.col);
+                (l.end_line, l.end_column) = (end.line, end.col);
+            }
+        }
+        _ => {
+            let mut offsets: Vec<usize> = pending.iter().flat_map(|l| l.span).collect();
+            offsets.sort_unstable();
+            offsets.dedup();
+            let found = stream_line_cols(path, &offsets).unwrap_or_default();
+            let at = |o: usize| {
+                offsets
+                    .binary_search(&o)
+                    .ok()
+                    .and_then(|i| found.get(i))
+                    .copied()
+                    .unwrap_or((1, 1))
+            };
+            for l in pending {
+                (l.line, l.column) = at(l.span[0]);
+                (l.end_line, l.end_column) = at(l.span[1]);
+            }
+        }
+    }
+}
+
+/// Offset in `bytes` where the 1-based `column`-th character starts (characters counted as
+/// UTF-8 sequence starts, on across line ends); the end of `bytes` if it has fewer.
+fn char_offset(bytes: &[u8], column: usize) -> usize {
+    let mut skip = column.saturating_sub(1);
+    for (i, &b) in bytes.iter().enumerate() {
+        if (b & 0xC0) != 0x80 {
+            if skip == 0 {
+                return i;
+            }
+            skip -= 1;
+        }
+    }
+    bytes.len()
+}
+
+/// The offset of 1-based `line` and `column`, streaming the file (never holding a line whole);
+/// `None` if the file has fewer lines or cannot be read.
+fn streamed_offset_of_line_col(path: &Path, line: usize, column: usize) -> Option<usize> {
+    let mut reader = BufReader::with_capacity(1 << 16, std::fs::File::open(path).ok()?);
+    let (mut cur, mut pos) = (1usize, 0usize);
+    while cur < line {
+        let buf = reader.fill_buf().ok()?;
+        if buf.is_empty() {
+            return None;
+        }
+        let n = match memchr::memchr(b'\n', buf) {
+            Some(i) => {
+                cur += 1;
+                i + 1
+            }
+            None => buf.len(),
+        };
+        reader.consume(n);
+        pos += n;
+    }
+    let mut skip = column.saturating_sub(1);
+    loop {
+        let buf = reader.fill_buf().ok()?;
+        if buf.is_empty() {
+            return Some(pos);
+        }
+        for (i, &b) in buf.iter().enumerate() {
+            if (b & 0xC0) != 0x80 {
+                if skip == 0 {
+                    return Some(pos + i);
+                }
+                skip -= 1;
+            }
+        }
+        let n = buf.len();
+        reader.consume(n);
+        pos += n;
+    }
+}
+
+/// The 1-based (line, column) of each of the sorted, distinct `offsets`, in one pass over the
+/// file, as [`LineIndex::line_col`] gives them (offsets past the end are clamped to it).
+fn stream_line_cols(path: &Path, offsets: &[usize]) -> std::io::Result<Vec<(usize, usize)>> {
+    let mut file = std::fs::File::open(path)?;
+    let mut buf = vec![0u8; 1 << 20];
+    let mut out = Vec::with_capacity(offsets.len());
+    // Line and column (characters since the line start) at byte `pos + at`.
+    let (mut pos, mut line, mut col) = (0usize, 1usize, 0usize);
+    let mut next = 0;
+    // Stops reading once every offset is placed.
+    while next < offsets.len() {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        let mut at = 0;
+        loop {
+            while next < offsets.len() && offsets[next] == pos + at {
+                out.push((line, col + 1));
+                next += 1;
+            }
+            if at == n {
+                break;
+            }
+            let stop = match offsets.get(next) {
+                Some(&o) if o < pos + n => o - pos,
+                _ => n,
+            };
+            let seg = &buf[at..stop];
+            match memchr::memrchr(b'\n', seg) {
+                Some(last) => {
+                    line += memchr::memchr_iter(b'\n', seg).count();
+                    col = chars(&seg[last + 1..]);
+                }
+                None => col += chars(seg),
+            }
+            at = stop;
+        }
+        pos += n;
+    }
+    out.resize(offsets.len(), (line, col + 1));
+    Ok(out)
+}
+
+/// Characters in `bytes` (UTF-8 sequence starts; a stray byte counts as one).
+fn chars(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| (b & 0xC0) != 0x80).count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn whole(text: &[u8], spans: &[(usize, usize)]) -> Vec<Location> {
+        let mut locs: Vec<Location> = spans
+            .iter()
+            .map(|&(s, e)| pending("f", Span::new(s, e)))
+            .collect();
+        resolve(locs.iter_mut(), Some(text), Path::new("/nonexistent"));
+        locs
+    }
+
+    fn streamed(text: &[u8], spans: &[(usize, usize)]) -> Vec<Location> {
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        f.write_all(text).unwrap();
+        let mut locs: Vec<Location> = spans
+            .iter()
+            .map(|&(s, e)| pending("f", Span::new(s, e)))
+            .collect();
+        resolve(locs.iter_mut(), None, f.path());
+        locs
+    }
+
+    #[test]
+    fn streaming_agrees_with_the_whole_text_everywhere() {
+        let text = "{\"a\": \"é\"}\n\n  {\"b\": [1,\n2]}\nlast line without newline ü".as_bytes();
+        let spans: Vec<(usize, usize)> = (0..=text.len() + 3)
+            .map(|s| (s, (s + 7).min(text.len() + 5)))
+            .collect();
+        let a = whole(text, &spans);
+        let b = streamed(text, &spans);
+        assert_eq!(a, b);
+        // Offsets are clamped to the end, like LineIndex::line_col.
+        let index = LineIndex::new(text);
+        let lc = index.line_col(text, 14);
+        assert_eq!((a[14].line, a[14].column), (lc.line, lc.col));
+    }
+
+    #[test]
+    fn offsets_across_chunk_boundaries() {
+        // Lines of 1000 bytes, so that the 1 MiB read buffer splits lines.
+        let line = format!("{}\n", "x".repeat(999));
+        let text = line.repeat(3000);
+        let spans = [
+            (0, 0),
+            (1 << 20, (1 << 20) + 1),
+            (2_999_999, 3_000_000),
+            (1_048_575, 1_048_577),
+        ];
+        assert_eq!(
+            whole(text.as_bytes(), &spans),
+            streamed(text.as_bytes(), &spans)
+        );
+        let s = &streamed(text.as_bytes(), &spans)[1];
+        assert_eq!(
+            (s.line, s.column),
+            ((1 << 20) / 1000 + 1, (1 << 20) % 1000 + 1)
+        );
+    }
+
+    #[test]
+    fn line_and_column_become_offsets() {
+        let text = "ab\ncdé f\n".as_bytes();
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        f.write_all(text).unwrap();
+        for src in [Some(text), None] {
+            let mut locs = [pending_line_col("f", 2, 4), pending_line_col("f", 9, 1)];
+            resolve(locs.iter_mut(), src, f.path());
+            assert_eq!(locs[0].span, [7, 7], "{src:?}");
+            assert_eq!((locs[0].line, locs[0].column), (2, 4));
+            // A line past the end keeps its line and column, at offset 0.
+            assert_eq!((locs[1].line, locs[1].column, locs[1].span), (9, 1, [0, 0]));
+        }
+    }
+}

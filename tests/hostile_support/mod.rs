@@ -1,0 +1,159 @@
+//! Shared helpers of the hostile-input tests: a throw-away project (spec + transcripts in a temp
+//! folder) and a run of the real `toolspec` binary over it, with the JSON report parsed.
+//!
+//! Large inputs are generated here at test time, never committed.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+/// A good OpenAI Chat transcript with one `lookup(q: "x")` call, answered.
+pub const GOOD_TRANSCRIPT: &str = r#"{"model":"gpt-4o","messages":[
+{"role":"user","content":"find x"},
+{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"lookup","arguments":"{\"q\":\"x\"}"}}]},
+{"role":"tool","tool_call_id":"c1","content":"found"}]}
+"#;
+
+/// A spec that checks every file under `runs/` for one `lookup(q: "x")` call.
+pub const SPEC: &str = r#"spec lookup_once {
+  transcripts "runs/*"
+  call lookup(q: "x")
+}
+"#;
+
+/// A temporary project: `spec.toolspec` + `runs/good.json`.
+pub struct Project {
+    /// Keeps the folder alive.
+    pub dir: tempfile::TempDir,
+}
+
+impl Project {
+    /// A project with [`SPEC`] and one good transcript.
+    pub fn new() -> Project {
+        Project::with_spec(SPEC)
+    }
+
+    /// A project with this spec text and one good transcript.
+    pub fn with_spec(spec: &str) -> Project {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::create_dir_all(dir.path().join("runs")).expect("runs folder");
+        std::fs::write(dir.path().join("spec.toolspec"), spec).expect("spec");
+        std::fs::write(dir.path().join("runs/good.json"), GOOD_TRANSCRIPT).expect("transcript");
+        Project { dir }
+    }
+
+    /// The project folder.
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// A path inside the project.
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    /// Write a file inside the project (folders created).
+    pub fn write(&self, rel: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.path(rel);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).expect("folder");
+        }
+        std::fs::write(&p, bytes).expect("write");
+        p
+    }
+
+    /// `toolspec check --format json --no-config ARGS...` in the project folder.
+    pub fn check(&self, args: &[&str]) -> Run {
+        let mut all = vec!["check", "--format", "json", "--no-config"];
+        all.extend_from_slice(args);
+        run_in(self.root(), &all)
+    }
+}
+
+/// The outcome of one run of the binary.
+#[derive(Debug)]
+pub struct Run {
+    /// Exit code (`None` if killed by a signal: a crash).
+    pub code: Option<i32>,
+    /// Standard output.
+    pub stdout: String,
+    /// Standard error.
+    pub stderr: String,
+}
+
+impl Run {
+    /// The JSON report printed on stdout.
+    pub fn report(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not a JSON report ({e})\nstdout: {}\nstderr: {}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+
+    /// The report's errors with code `needle` (with or without `toolspec::`), or located in a file whose path ends with
+    /// `/needle` (or is `needle`); an error without a location is taken to be in the file its
+    /// message starts with.
+    pub fn errors_about(&self, needle: &str) -> Vec<Value> {
+        let report = self.report();
+        let slash = format!("/{needle}");
+        report["errors"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|e| {
+                let file = e["location"]["file"].as_str().unwrap_or_else(|| {
+                    // Errors without a location name their file first: `path: message`.
+                    e["message"]
+                        .as_str()
+                        .and_then(|m| m.split(':').next())
+                        .unwrap_or("")
+                });
+                let code = e["code"].as_str().unwrap_or("");
+                // Spec diagnostics carry the `toolspec::` prefix of their miette code.
+                code == needle
+                    || code.strip_prefix("toolspec::") == Some(needle)
+                    || file == needle
+                    || file.ends_with(&slash)
+            })
+            .cloned()
+            .collect()
+    }
+
+    /// The result for the transcript whose display path ends with `name`.
+    pub fn result_for(&self, name: &str) -> Option<Value> {
+        let report = self.report();
+        report["results"]
+            .as_array()?
+            .iter()
+            .find(|r| r["transcript"].as_str().is_some_and(|t| t.ends_with(name)))
+            .cloned()
+    }
+
+    /// Assert the good transcript was still checked, and passed: the rest of the run went on.
+    pub fn assert_good_checked(&self) {
+        let good = self
+            .result_for("good.json")
+            .unwrap_or_else(|| panic!("good.json was not checked:\n{}", self.stdout));
+        assert_eq!(good["passed"], true, "{good:#}");
+    }
+}
+
+/// Run the binary with `args` in `cwd`.
+pub fn run_in(cwd: &Path, args: &[&str]) -> Run {
+    let out = Command::new(env!("CARGO_BIN_EXE_toolspec"))
+        .args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run toolspec");
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
