@@ -215,10 +215,13 @@ fn an_empty_file_is_an_error() {
 fn a_dataset_cut_mid_line_reports_the_records_before_the_cut() {
     let p = Project::new();
     let line = GOOD_TRANSCRIPT.replace('\n', "");
+    // Distinct conversations: identical lines would read as one request log resending its
+    // history, which the reader merges into one transcript.
+    let other = line.replace("c1", "c2").replace("find x", "find x again");
     // A dataset (one transcript per line) whose last line was cut mid-write.
     p.write(
         "runs/cut.jsonl",
-        format!("{line}\n{line}\n{}", &line[..line.len() / 2]),
+        format!("{line}\n{other}\n{}", &line[..line.len() / 2]),
     );
     let run = p.check(&[]);
     assert_eq!(run.code, Some(2), "{}", run.stderr);

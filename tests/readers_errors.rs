@@ -225,3 +225,23 @@ fn errors_render_with_miette() {
     assert!(out.contains("toolspec::read::invalid_json"), "{out}");
     assert!(out.contains("runs/a.json:1:15"), "{out}");
 }
+
+/// A dataset whose last line was cut mid-write: the error names line 3, and the two records
+/// before it are still handed out (the last one was held open until the next line).
+#[test]
+fn records_before_a_torn_dataset_line_are_still_emitted() {
+    let line = |id: &str| {
+        format!(
+            r#"{{"messages":[{{"role":"assistant","content":null,"tool_calls":[{{"id":"{id}","type":"function","function":{{"name":"lookup","arguments":"{{}}"}}}}]}}]}}"#
+        )
+    };
+    let (a, b) = (line("c1"), line("c2"));
+    let text = format!("{a}\n{b}\n{}", &a[..a.len() / 2]);
+    let mut got = Vec::new();
+    let e = toolspec::transcript::read_with("cut.jsonl", text.as_bytes(), None, |t| {
+        got.push(t.calls[0].id.clone())
+    })
+    .unwrap_err();
+    assert_eq!(e.line_col().map(|(l, _)| l), Some(3), "{e}");
+    assert_eq!(got, [Some("c1".to_owned()), Some("c2".to_owned())]);
+}

@@ -47,7 +47,7 @@ pub(crate) fn check(source: &SourceFile) -> Result<(), SpecDiagnostic> {
             return Err(SpecDiagnostic::error(
                 Code::Syntax,
                 source,
-                format!("nesting deeper than {MAX_DEPTH} levels"),
+                format!("nesting too deep: more than {MAX_DEPTH} levels"),
             )
             .label(Span::new(at, end), "too deep")
             .help("flatten the value; specs rarely need more than a few levels"));
@@ -59,4 +59,39 @@ pub(crate) fn check(source: &SourceFile) -> Result<(), SpecDiagnostic> {
 
 fn is_word(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_' || c == b'-' || c == b'.'
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check_text(text: &str) -> Result<(), SpecDiagnostic> {
+        check(&SourceFile::new("t.toolspec", text.to_owned()))
+    }
+
+    #[test]
+    fn brackets_in_strings_and_comments_do_not_count() {
+        let many = "[".repeat(500);
+        let text = format!("# {many}\nspec s {{ call f(q: \"{many}\\\"{many}\") }}\n");
+        assert!(check_text(&text).is_ok());
+        let limit = format!("{}{}", "[".repeat(MAX_DEPTH), "]".repeat(MAX_DEPTH));
+        assert!(check_text(&limit).is_ok());
+    }
+
+    #[test]
+    fn chains_of_not_count_as_nesting() {
+        let text = format!("spec s {{ call f(q: {}1) }}", "not ".repeat(MAX_DEPTH + 1));
+        assert!(check_text(&text).is_err());
+    }
+
+    #[test]
+    fn parse_reports_the_limit_instead_of_overflowing() {
+        let text = format!(
+            "spec s {{ call f(q: {}1{}) }}",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        let err = crate::syntax::parse(&SourceFile::new("t.toolspec", text)).unwrap_err();
+        assert!(err.message.contains("nesting too deep"), "{}", err.message);
+    }
 }

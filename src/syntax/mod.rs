@@ -18,7 +18,6 @@ mod depth;
 mod diagnostic;
 mod expected;
 mod format;
-mod nesting;
 mod parser;
 
 pub use code::Code;

@@ -14,7 +14,6 @@ pub(crate) struct Grammar;
 
 /// Parse `source` into a [`File`].
 pub(crate) fn parse_file(source: &SourceFile) -> Result<File, SpecDiagnostic> {
-    super::nesting::check(source)?;
     let pairs = match Grammar::parse(Rule::file, &source.text) {
         Ok(p) => p,
         Err(e) => return Err(expected::syntax_error(source, e)),

@@ -101,7 +101,7 @@ pub(crate) fn read_stream(
         source,
     })?;
     let head = &head[..head.len().min(HEAD_CHECK)];
-    if let Err(e) = check_text_at(name, head, 0, 1) {
+    if let Err(e) = check_text_at(name, head, 0, 1).and_then(|_| check_utf8_at(name, head, 0, 1)) {
         // A multi-byte character cut by the end of the window is not an error.
         let cut = matches!(&e, ReadError::InvalidUtf8 { .. })
             && std::str::from_utf8(head).is_err_and(|u| u.error_len().is_none());
@@ -398,7 +398,25 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
         }
     }
 
+    /// Read one line. On an error, the dataset record still held open is emitted first: records
+    /// read before a broken line are reported next to the error, not lost with it.
     fn push(
+        &mut self,
+        no: usize,
+        offset: usize,
+        raw: &[u8],
+        terminated: bool,
+    ) -> Result<(), ReadError> {
+        let result = self.push_line(no, offset, raw, terminated);
+        if result.is_err() {
+            if let Some(t) = self.open.take() {
+                (self.emit)(t);
+            }
+        }
+        result
+    }
+
+    fn push_line(
         &mut self,
         no: usize,
         offset: usize,
