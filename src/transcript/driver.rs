@@ -167,10 +167,7 @@ fn check_text_at(
         base,
         first_line,
     };
-    if let Some(i) = bytes
-        .iter()
-        .position(|&b| b == 0 || (b < 0x20 && !matches!(b, b'\n' | b'\r' | b'\t' | 0x0c | 0x1b)))
-    {
+    if let Some(i) = first_control_byte(bytes) {
         let (line, col) = loc.line_col(i);
         return Err(ReadError::Binary {
             file: name.to_string(),
@@ -197,6 +194,32 @@ fn check_text_at(
         });
     }
     Ok(())
+}
+
+/// Whether `b` is a control byte no text file holds (NUL, or below 0x20 other than newline,
+/// carriage return, tab, form feed and escape).
+fn is_control(b: u8) -> bool {
+    // Bitwise, not short-circuit, so that the block scan below compiles to vector compares.
+    (b == 0) | ((b < 0x20) & (b != b'\n') & (b != b'\r') & (b != b'\t') & (b != 0x0c) & (b != 0x1b))
+}
+
+/// The position of the first control byte. Scans 64-byte blocks without branching (so the
+/// compiler vectorizes it) and looks closer only in a block that has one: this runs over every
+/// byte of every transcript.
+fn first_control_byte(bytes: &[u8]) -> Option<usize> {
+    let mut blocks = bytes.chunks_exact(64);
+    let mut at = 0;
+    for block in &mut blocks {
+        if block.iter().fold(false, |any, &b| any | is_control(b)) {
+            return block.iter().position(|&b| is_control(b)).map(|i| at + i);
+        }
+        at += 64;
+    }
+    blocks
+        .remainder()
+        .iter()
+        .position(|&b| is_control(b))
+        .map(|i| at + i)
 }
 
 fn detection_failed(name: &str, tried: Vec<Rejection>) -> ReadError {
@@ -584,4 +607,31 @@ fn classify(raw: &[u8]) -> Option<(Origin, usize)> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_block_scan_finds_the_first_control_byte_anywhere() {
+        let naive = |b: &[u8]| {
+            b.iter().position(|&c| {
+                c == 0 || (c < 0x20 && !matches!(c, b'\n' | b'\r' | b'\t' | 0x0c | 0x1b))
+            })
+        };
+        let text = b"{\"a\": \"line\tone\r\n\x1b[0m\x0c\"}\n".repeat(9);
+        assert_eq!(first_control_byte(&text), None);
+        for len in [0, 1, 63, 64, 65, 200] {
+            for at in 0..len {
+                for bad in [0u8, 1, 0x1f, 0x0b] {
+                    let mut t = text[..len.min(text.len())].to_vec();
+                    t.resize(len, b' ');
+                    t[at] = bad;
+                    assert_eq!(first_control_byte(&t), naive(&t), "len {len} at {at}");
+                    assert_eq!(first_control_byte(&t), Some(at));
+                }
+            }
+        }
+    }
 }
