@@ -6,7 +6,8 @@
 //!   document whole, JSON lines one by one) with the same thread counts. Bytes per second of
 //!   wall time and per CPU-second, and the ratio check / parse.
 //! * `growth`: cost against transcript size: one OpenAI Chat transcript with 1×, 4× and 16× the
-//!   calls (read + engine, per order mode); time per call must stay flat for linear growth.
+//!   calls (read + engine, per order mode; other multiples with `TOOLSPEC_BENCH_SIZES=1,4,16,64`);
+//!   time per call must stay flat for linear growth.
 //! * `fuzzy`: a fuzzy constraint over 1 MB arguments (the engine's bounded work).
 //!
 //! Run: `cargo bench --bench check -- [corpus|growth|fuzzy]...` with `TOOLSPEC_BENCH_CORPUS`
@@ -348,10 +349,15 @@ fn growth(reps: usize) {
         "order", "size", "calls", "KB", "read ms", "engine ms", "us/call total", "vs 1x"
     );
     let base = 40; // rounds at 1x: 200 calls, ~330 KB
+    let sizes: Vec<usize> = std::env::var("TOOLSPEC_BENCH_SIZES")
+        .unwrap_or_else(|_| "1,4,16".into())
+        .split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .collect();
     for order in ["in_order", "any", "strict"] {
         let config = compile_spec(&growth_spec(order)).remove(0);
         let mut first = None;
-        for k in [1usize, 4, 16] {
+        for &k in &sizes {
             let bytes = chat_transcript(base * k);
             let mut calls = 0;
             let (read, _) = repeat(reps, || {

@@ -10,7 +10,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use crate::report::model::Location;
-use crate::source::{LineIndex, Span};
+use crate::source::Span;
 
 /// Marks a location whose byte offset is still to be found from its line and column.
 const UNKNOWN_OFFSET: [usize; 2] = [usize::MAX, usize::MAX];
@@ -57,48 +57,116 @@ pub(crate) fn resolve<'a>(
     if pending.is_empty() {
         return;
     }
-    let index = text.map(LineIndex::new);
     // Read errors come with a line and column: find their offsets first.
     pending.retain_mut(|l| {
         if l.span != UNKNOWN_OFFSET {
             return true;
         }
-        let at = match (text, &index) {
-            (Some(bytes), Some(index)) => index
-                .line_start(l.line)
+        let at = match text {
+            Some(bytes) => line_start(bytes, l.line)
                 .map(|start| start + char_offset(&bytes[start..], l.column)),
-            _ => streamed_offset_of_line_col(path, l.line, l.column),
+            None => streamed_offset_of_line_col(path, l.line, l.column),
         };
         l.span = [at.unwrap_or(0); 2];
         at.is_some()
     });
-    match (text, &index) {
-        (Some(bytes), Some(index)) => {
-            for l in pending {
-                let start = index.line_col(bytes, l.span[0]);
-                let end = index.line_col(bytes, l.span[1]);
-                (l.line, l.column) = (start.line, start.col);
-                (l.end_line, l.end_column) = (end.line, end.col);
-            }
+    // Every distinct offset, in order, placed by one pass over the text: each byte is looked at
+    // once, however many findings share a long line.
+    let mut offsets: Vec<usize> = pending.iter().flat_map(|l| l.span).collect();
+    offsets.sort_unstable();
+    offsets.dedup();
+    let found = match text {
+        Some(bytes) => {
+            let mut cursor = Cursor::new(&offsets);
+            cursor.feed(bytes);
+            cursor.finish()
         }
-        _ => {
-            let mut offsets: Vec<usize> = pending.iter().flat_map(|l| l.span).collect();
-            offsets.sort_unstable();
-            offsets.dedup();
-            let found = stream_line_cols(path, &offsets).unwrap_or_default();
-            let at = |o: usize| {
-                offsets
-                    .binary_search(&o)
-                    .ok()
-                    .and_then(|i| found.get(i))
-                    .copied()
-                    .unwrap_or((1, 1))
+        None => stream_line_cols(path, &offsets).unwrap_or_default(),
+    };
+    let at = |o: usize| {
+        offsets
+            .binary_search(&o)
+            .ok()
+            .and_then(|i| found.get(i))
+            .copied()
+            .unwrap_or((1, 1))
+    };
+    for l in pending {
+        (l.line, l.column) = at(l.span[0]);
+        (l.end_line, l.end_column) = at(l.span[1]);
+    }
+}
+
+/// Byte offset where 1-based `line` starts in `text`, if it has that many lines.
+fn line_start(text: &[u8], line: usize) -> Option<usize> {
+    match line.checked_sub(1)? {
+        0 => Some(0),
+        n => memchr::memchr_iter(b'\n', text).nth(n - 1).map(|i| i + 1),
+    }
+}
+
+/// Places sorted, distinct offsets while the text goes by in chunks, in the sense of
+/// [`LineIndex::line_col`](crate::source::LineIndex::line_col) (offsets past the end are clamped to it).
+struct Cursor<'o> {
+    offsets: &'o [usize],
+    out: Vec<(usize, usize)>,
+    /// Bytes seen so far.
+    pos: usize,
+    /// Line (1-based) and characters since its start, at `pos`.
+    line: usize,
+    col: usize,
+}
+
+impl<'o> Cursor<'o> {
+    fn new(offsets: &'o [usize]) -> Self {
+        Cursor {
+            offsets,
+            out: Vec::with_capacity(offsets.len()),
+            pos: 0,
+            line: 1,
+            col: 0,
+        }
+    }
+
+    fn done(&self) -> bool {
+        self.out.len() == self.offsets.len()
+    }
+
+    /// The next `chunk` of the text.
+    fn feed(&mut self, chunk: &[u8]) {
+        let mut at = 0;
+        loop {
+            while let Some(&o) = self.offsets.get(self.out.len()) {
+                if o != self.pos + at {
+                    break;
+                }
+                self.out.push((self.line, self.col + 1));
+            }
+            if at == chunk.len() || self.done() {
+                break;
+            }
+            let stop = match self.offsets.get(self.out.len()) {
+                Some(&o) if o < self.pos + chunk.len() => o - self.pos,
+                _ => chunk.len(),
             };
-            for l in pending {
-                (l.line, l.column) = at(l.span[0]);
-                (l.end_line, l.end_column) = at(l.span[1]);
+            let seg = &chunk[at..stop];
+            match memchr::memrchr(b'\n', seg) {
+                Some(last) => {
+                    self.line += memchr::memchr_iter(b'\n', seg).count();
+                    self.col = chars(&seg[last + 1..]);
+                }
+                None => self.col += chars(seg),
             }
+            at = stop;
         }
+        self.pos += chunk.len();
+    }
+
+    /// The places of all offsets (those past the end at the end).
+    fn finish(mut self) -> Vec<(usize, usize)> {
+        let end = (self.line, self.col + 1);
+        self.out.resize(self.offsets.len(), end);
+        self.out
     }
 }
 
@@ -158,47 +226,19 @@ fn streamed_offset_of_line_col(path: &Path, line: usize, column: usize) -> Optio
 }
 
 /// The 1-based (line, column) of each of the sorted, distinct `offsets`, in one pass over the
-/// file, as [`LineIndex::line_col`] gives them (offsets past the end are clamped to it).
+/// file that stops once every offset is placed.
 fn stream_line_cols(path: &Path, offsets: &[usize]) -> std::io::Result<Vec<(usize, usize)>> {
     let mut file = std::fs::File::open(path)?;
     let mut buf = vec![0u8; 1 << 20];
-    let mut out = Vec::with_capacity(offsets.len());
-    // Line and column (characters since the line start) at byte `pos + at`.
-    let (mut pos, mut line, mut col) = (0usize, 1usize, 0usize);
-    let mut next = 0;
-    // Stops reading once every offset is placed.
-    while next < offsets.len() {
+    let mut cursor = Cursor::new(offsets);
+    while !cursor.done() {
         let n = file.read(&mut buf)?;
         if n == 0 {
             break;
         }
-        let mut at = 0;
-        loop {
-            while next < offsets.len() && offsets[next] == pos + at {
-                out.push((line, col + 1));
-                next += 1;
-            }
-            if at == n {
-                break;
-            }
-            let stop = match offsets.get(next) {
-                Some(&o) if o < pos + n => o - pos,
-                _ => n,
-            };
-            let seg = &buf[at..stop];
-            match memchr::memrchr(b'\n', seg) {
-                Some(last) => {
-                    line += memchr::memchr_iter(b'\n', seg).count();
-                    col = chars(&seg[last + 1..]);
-                }
-                None => col += chars(seg),
-            }
-            at = stop;
-        }
-        pos += n;
+        cursor.feed(&buf[..n]);
     }
-    out.resize(offsets.len(), (line, col + 1));
-    Ok(out)
+    Ok(cursor.finish())
 }
 
 /// Characters in `bytes` (UTF-8 sequence starts; a stray byte counts as one).
@@ -209,6 +249,7 @@ fn chars(bytes: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::source::LineIndex;
     use std::io::Write;
 
     fn whole(text: &[u8], spans: &[(usize, usize)]) -> Vec<Location> {
@@ -240,10 +281,17 @@ mod tests {
         let a = whole(text, &spans);
         let b = streamed(text, &spans);
         assert_eq!(a, b);
-        // Offsets are clamped to the end, like LineIndex::line_col.
+        // Every offset (past the end: clamped) is placed as LineIndex::line_col places it.
         let index = LineIndex::new(text);
-        let lc = index.line_col(text, 14);
-        assert_eq!((a[14].line, a[14].column), (lc.line, lc.col));
+        for (l, &(s, e)) in a.iter().zip(&spans) {
+            let (start, end) = (index.line_col(text, s), index.line_col(text, e));
+            assert_eq!((l.line, l.column), (start.line, start.col), "offset {s}");
+            assert_eq!(
+                (l.end_line, l.end_column),
+                (end.line, end.col),
+                "offset {e}"
+            );
+        }
     }
 
     #[test]

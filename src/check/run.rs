@@ -111,17 +111,15 @@ pub fn check(opts: &CheckOptions, settings: &LoadedSettings, cwd: &Path) -> Repo
     }
     let explicit_specs: BTreeSet<PathBuf> = found.specs.iter().map(|p| absolute(p)).collect();
 
-    let compiled: Vec<(PathBuf, Compiled, Vec<Finding>)> = spec_files
-        .par_iter()
-        .map(|path| {
-            let shown = display_path(&absolute(path), cwd);
-            let (specs, warnings) = isolate(&shown, "compiling this spec file", || {
-                compile_spec_file(path, settings, &root, opts, cwd)
-            })
-            .unwrap_or_else(|f| (Err(vec![f]), Vec::new()));
-            (absolute(path), specs, warnings)
+    let spec_files: Vec<PathBuf> = spec_files.into_iter().collect();
+    let compiled: Vec<(PathBuf, Compiled, Vec<Finding>)> = par_map(&spec_files, |path| {
+        let shown = display_path(&absolute(path), cwd);
+        let (specs, warnings) = isolate(&shown, "compiling this spec file", || {
+            compile_spec_file(path, settings, &root, opts, cwd)
         })
-        .collect();
+        .unwrap_or_else(|f| (Err(vec![f]), Vec::new()));
+        (absolute(path), specs, warnings)
+    });
     report.summary.spec_files = compiled.len();
 
     // Bind: transcript file → specs that check it.
@@ -177,21 +175,19 @@ pub fn check(opts: &CheckOptions, settings: &LoadedSettings, cwd: &Path) -> Repo
     let checked_specs: BTreeSet<(usize, usize)> = bound.values().flatten().copied().collect();
     report.summary.specs = checked_specs.len();
     let formats = format_overrides(settings, &root, &mut report);
-    let outcomes: Vec<FileOutcome> = bound
-        .par_iter()
-        .map(|(file, specs)| {
-            let specs: Vec<&Spec> = specs.iter().map(|&(u, s)| &units[u][s]).collect();
-            let shown = display_path(file, cwd);
-            isolate(&shown, "checking this transcript file", || {
-                check_file(file, &specs, &formats, cwd)
-            })
-            .unwrap_or_else(|f| FileOutcome {
-                transcripts: 0,
-                results: Vec::new(),
-                errors: vec![f],
-            })
+    let work: Vec<(&PathBuf, &Vec<(usize, usize)>)> = bound.iter().collect();
+    let outcomes: Vec<FileOutcome> = par_map(&work, |(file, specs)| {
+        let specs: Vec<&Spec> = specs.iter().map(|&(u, s)| &units[u][s]).collect();
+        let shown = display_path(file, cwd);
+        isolate(&shown, "checking this transcript file", || {
+            check_file(file, &specs, &formats, cwd)
         })
-        .collect();
+        .unwrap_or_else(|f| FileOutcome {
+            transcripts: 0,
+            results: Vec::new(),
+            errors: vec![f],
+        })
+    });
     let mut transcripts = 0;
     for o in outcomes {
         transcripts += o.transcripts;
@@ -207,6 +203,16 @@ pub fn check(opts: &CheckOptions, settings: &LoadedSettings, cwd: &Path) -> Repo
 /// Run `f`, turning a panic into an `internal-error` finding about `shown`, so that one file
 /// that trips a bug is reported (exit 2) and every other file is still checked (ruff's
 /// pattern). The default panic hook has already printed the message and location on stderr.
+/// `f` over `items` on rayon's pool, in order; on this thread when there is at most one item,
+/// so that a pre-commit run on one spec and one transcript never starts the thread pool.
+fn par_map<T: Sync, U: Send>(items: &[T], f: impl Fn(&T) -> U + Sync + Send) -> Vec<U> {
+    if items.len() <= 1 {
+        items.iter().map(f).collect()
+    } else {
+        items.par_iter().map(f).collect()
+    }
+}
+
 // The finding is built only when a file panicked: never in a hot path.
 #[allow(clippy::result_large_err)]
 fn isolate<T>(shown: &str, doing: &str, f: impl FnOnce() -> T) -> Result<T, Finding> {
