@@ -14,7 +14,7 @@ use serde_json::value::RawValue;
 
 use super::judge::{self, JudgeRequest};
 use super::text::{py_json_indent, py_repr, py_str_list};
-use super::value::{py_eq, Val};
+use super::value::{from_line, lazy_py_eq, py_eq, Lazy, Val};
 use super::{raw_id, write_head, write_opt_bool, LineError, Outcome};
 
 /// One `ToolCall` as pydantic validates it.
@@ -23,9 +23,9 @@ pub(crate) struct Tool<'a> {
     #[serde(borrow)]
     pub(crate) name: Cow<'a, str>,
     #[serde(borrow, default)]
-    pub(crate) input_parameters: Option<Val<'a>>,
+    pub(crate) input_parameters: Option<Lazy<'a>>,
     #[serde(borrow, default)]
-    pub(crate) output: Option<Val<'a>>,
+    pub(crate) output: Option<Lazy<'a>>,
     #[serde(borrow, default, rename = "type")]
     pub(crate) kind: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
@@ -73,7 +73,7 @@ struct Case<'a> {
     options: Option<Options<'a>>,
 }
 
-impl Tool<'_> {
+impl<'a> Tool<'a> {
     fn kind(&self) -> &str {
         self.kind.as_deref().unwrap_or("FUNCTION")
     }
@@ -85,25 +85,33 @@ impl Tool<'_> {
             ));
         }
         match &self.input_parameters {
-            None | Some(Val::Null) | Some(Val::Obj(_)) => Ok(()),
-            Some(other) => Err(format!(
+            Some(p) if !p.is_null() && !p.is_obj() => Err(format!(
                 "ValidationError: input_parameters: Input should be a valid dictionary (got {})",
-                other.type_name()
+                p.val().type_name()
             )),
+            _ => Ok(()),
         }
     }
-    fn params(&self) -> Option<&Val<'_>> {
-        match &self.input_parameters {
-            Some(Val::Null) | None => None,
-            Some(v) => Some(v),
-        }
+    /// `input_parameters`, `None` for absent or `null`.
+    fn params(&self) -> Option<&Lazy<'a>> {
+        self.input_parameters.as_ref().filter(|p| !p.is_null())
     }
-    fn out(&self) -> &Val<'_> {
-        self.output.as_ref().unwrap_or(&Val::Null)
+    /// `output`, `None` for absent or `null`.
+    fn out(&self) -> Option<&Lazy<'a>> {
+        self.output.as_ref().filter(|p| !p.is_null())
     }
 }
 
-fn opt_eq(a: Option<&Val<'_>>, b: Option<&Val<'_>>) -> bool {
+/// Python `==` of two optional values (`None` is `null`).
+fn opt_eq(a: Option<&Lazy<'_>>, b: Option<&Lazy<'_>>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(x), Some(y)) => lazy_py_eq(x, y),
+        _ => false,
+    }
+}
+
+fn val_opt_eq(a: Option<&Val<'_>>, b: Option<&Val<'_>>) -> bool {
     match (a, b) {
         (None, None) => true,
         (Some(x), Some(y)) => py_eq(x, y),
@@ -113,7 +121,7 @@ fn opt_eq(a: Option<&Val<'_>>, b: Option<&Val<'_>>) -> bool {
 
 /// `ToolCall.__eq__`: name, input_parameters and output (not the type).
 fn call_eq(a: &Tool<'_>, b: &Tool<'_>) -> bool {
-    a.name == b.name && opt_eq(a.params(), b.params()) && py_eq(a.out(), b.out())
+    a.name == b.name && opt_eq(a.params(), b.params()) && opt_eq(a.out(), b.out())
 }
 
 fn same_tool(e: &Tool<'_>, c: &Tool<'_>) -> bool {
@@ -124,7 +132,7 @@ const NONE_KEYS: &str = "AttributeError: 'NoneType' object has no attribute 'key
 
 /// `_compare_dicts(d1 = expected, d2 = called)`.
 fn compare_dicts(d1: Option<&Val<'_>>, d2: Option<&Val<'_>>) -> Result<f64, String> {
-    if opt_eq(d1, d2) {
+    if val_opt_eq(d1, d2) {
         return Ok(1.0);
     }
     let (Some(Val::Obj(a)), Some(Val::Obj(b))) = (d1, d2) else {
@@ -155,10 +163,10 @@ struct Flags {
 
 fn pair_score(e: &Tool<'_>, c: &Tool<'_>, f: &Flags) -> Result<f64, String> {
     let mut s = 1.0;
-    if f.ip {
-        s *= compare_dicts(e.params(), c.params())?;
+    if f.ip && !opt_eq(e.params(), c.params()) {
+        s *= compare_dicts(e.params().map(Lazy::val), c.params().map(Lazy::val))?;
     }
-    if f.out && !py_eq(e.out(), c.out()) {
+    if f.out && !opt_eq(e.out(), c.out()) {
         s = 0.0;
     }
     Ok(s)
@@ -175,7 +183,7 @@ fn exact_score(exp: &[Tool<'_>], called: &[Tool<'_>], f: &Flags) -> f64 {
         if f.ip && !opt_eq(c.params(), e.params()) {
             return 0.0;
         }
-        if f.out && !py_eq(c.out(), e.out()) {
+        if f.out && !opt_eq(c.out(), e.out()) {
             return 0.0;
         }
     }
@@ -275,44 +283,58 @@ fn py_max3(a: f64, b: f64, c: f64) -> f64 {
 
 /// `ToolCall.__repr__`.
 fn tool_repr(out: &mut String, t: &Tool<'_>) {
-    let mut fields: Vec<String> = Vec::new();
+    out.push_str("ToolCall(\n    ");
+    let mut first = true;
+    let mut field = |out: &mut String, label: &str| {
+        if !first {
+            out.push_str(",\n    ");
+        }
+        first = false;
+        out.push_str(label);
+        out.push('=');
+    };
     if !t.name.is_empty() {
-        fields.push(format!("name=\"{}\"", t.name));
+        field(out, "name");
+        out.push('"');
+        out.push_str(&t.name);
+        out.push('"');
     }
-    fields.push(format!("type=\"{}\"", t.kind()));
+    field(out, "type");
+    out.push('"');
+    out.push_str(t.kind());
+    out.push('"');
     if let Some(d) = t.description.as_deref().filter(|d| !d.is_empty()) {
-        fields.push(format!("description=\"{d}\""));
+        field(out, "description");
+        out.push('"');
+        out.push_str(d);
+        out.push('"');
     }
     if let Some(r) = t.reasoning.as_deref().filter(|r| !r.is_empty()) {
-        fields.push(format!("reasoning=\"{r}\""));
+        field(out, "reasoning");
+        out.push('"');
+        out.push_str(r);
+        out.push('"');
     }
-    let nested = |label: &str, v: &Val<'_>| {
-        let mut dumped = String::new();
-        py_json_indent(&mut dumped, v, 0);
-        let mut lines = dumped.lines();
-        let mut s = format!("{label}={}", lines.next().unwrap_or(""));
-        for l in lines {
-            s.push_str("\n    ");
-            s.push_str(l);
-        }
-        s
-    };
-    if let Some(Val::Obj(e)) = t.params() {
-        if !e.is_empty() {
-            fields.push(nested("input_parameters", t.params().unwrap_or(&Val::Null)));
+    // `json.dumps(indent=4)` with every line after the first indented once more: the same as
+    // dumping one level deeper.
+    if let Some(p) = t.params() {
+        let v = p.val();
+        if matches!(v, Val::Obj(e) if !e.is_empty()) {
+            field(out, "input_parameters");
+            py_json_indent(out, v, 1);
         }
     }
-    match t.out() {
-        Val::Null => {}
-        v @ Val::Obj(_) => fields.push(nested("output", v)),
-        v => {
-            let mut s = String::from("output=");
-            py_repr(&mut s, v);
-            fields.push(s);
+    match t.out().map(Lazy::val) {
+        None | Some(Val::Null) => {}
+        Some(v @ Val::Obj(_)) => {
+            field(out, "output");
+            py_json_indent(out, v, 1);
+        }
+        Some(v) => {
+            field(out, "output");
+            py_repr(out, v);
         }
     }
-    out.push_str("ToolCall(\n    ");
-    out.push_str(&fields.join(",\n    "));
     out.push_str("\n)");
 }
 
@@ -346,78 +368,110 @@ fn distinct<'s>(names: impl Iterator<Item = &'s str>) -> Vec<&'s str> {
     v
 }
 
-fn names_repr<'s>(names: impl IntoIterator<Item = &'s str>) -> String {
-    let mut s = String::new();
-    py_str_list(&mut s, names);
-    s
+fn names_repr(out: &mut String, tools: &[Tool<'_>]) {
+    py_str_list(out, tools.iter().map(|t| t.name.as_ref()));
 }
 
-/// `_generate_reason` (the tool-calling part).
+/// Issues joined by `sep`.
+struct Issues<'s> {
+    out: &'s mut String,
+    sep: &'static str,
+    any: bool,
+}
+
+impl Issues<'_> {
+    fn next(&mut self) -> &mut String {
+        if self.any {
+            self.out.push_str(self.sep);
+        }
+        self.any = true;
+        self.out
+    }
+}
+
+/// `_generate_reason` (the tool-calling part), appended to `s`.
 /// `raw` is the mode's score before strict mode and tool selection (what DeepEval recomputes
 /// here), `lcs` the weighted LCS of ordering mode.
 fn calling_reason(
+    s: &mut String,
     exp: &[Tool<'_>],
     called: &[Tool<'_>],
     opts: &Options<'_>,
     raw: f64,
     lcs: &[usize],
-) -> String {
-    let en = names_repr(exp.iter().map(|t| t.name.as_ref()));
-    let cn = names_repr(called.iter().map(|t| t.name.as_ref()));
+) {
     let tm = type_mismatches(exp, called);
-    let tm_repr = names_repr(tm.iter().map(String::as_str));
+    let tail = |s: &mut String, end: &str| {
+        s.push_str("; expected ");
+        names_repr(s, exp);
+        s.push_str(", called ");
+        names_repr(s, called);
+        s.push_str(end);
+    };
     if opts.should_exact_match {
-        let ok = raw != 0.0;
-        let mut s = format!(
-            "{}: expected {en}, called {cn}.",
-            if ok {
-                "Exact match"
-            } else {
-                "Not an exact match"
-            }
-        );
+        s.push_str(if raw != 0.0 {
+            "Exact match"
+        } else {
+            "Not an exact match"
+        });
+        s.push_str(": expected ");
+        names_repr(s, exp);
+        s.push_str(", called ");
+        names_repr(s, called);
+        s.push('.');
         if !tm.is_empty() {
-            s.push_str(&format!(" Tool type mismatches: {tm_repr}."));
+            s.push_str(" Tool type mismatches: ");
+            py_str_list(s, tm.iter().map(String::as_str));
+            s.push('.');
         }
         s.push_str(" See details above.");
-        return s;
+        return;
     }
     if opts.should_consider_ordering {
         if raw == 1.0 {
-            return format!(
-                "Correct ordering: all expected tools {en} were called in the correct order."
-            );
+            s.push_str("Correct ordering: all expected tools ");
+            names_repr(s, exp);
+            s.push_str(" were called in the correct order.");
+            return;
         }
-        let called_names: Vec<&str> = called.iter().map(|t| t.name.as_ref()).collect();
-        let lcs_names: Vec<&str> = lcs.iter().map(|&i| exp[i].name.as_ref()).collect();
         let exp_set = distinct(exp.iter().map(|t| t.name.as_ref()));
-        let missing: Vec<&str> = exp_set
+        let missing = exp_set
             .iter()
             .copied()
-            .filter(|n| !called_names.contains(n))
-            .collect();
-        let out_of_order: Vec<&str> = exp_set
+            .filter(|n| !called.iter().any(|c| c.name == *n));
+        let out_of_order = exp_set
             .iter()
             .copied()
-            .filter(|n| !lcs_names.contains(n))
-            .collect();
-        let mut issues = Vec::new();
-        if !missing.is_empty() {
-            issues.push(format!("missing tools {}", names_repr(missing)));
+            .filter(|n| !lcs.iter().any(|&i| exp[i].name == *n));
+        s.push_str("Incorrect tool usage: ");
+        let mut issues = Issues {
+            out: s,
+            sep: " and ",
+            any: false,
+        };
+        if missing.clone().next().is_some() {
+            let o = issues.next();
+            o.push_str("missing tools ");
+            py_str_list(o, missing);
         }
-        if !out_of_order.is_empty() {
-            issues.push(format!("out-of-order tools {}", names_repr(out_of_order)));
+        if out_of_order.clone().next().is_some() {
+            let o = issues.next();
+            o.push_str("out-of-order tools ");
+            py_str_list(o, out_of_order);
         }
         if !tm.is_empty() {
-            issues.push(format!("tool type mismatches {tm_repr}"));
+            let o = issues.next();
+            o.push_str("tool type mismatches ");
+            py_str_list(o, tm.iter().map(String::as_str));
         }
-        return format!(
-            "Incorrect tool usage: {}; expected {en}, called {cn}. See more details above.",
-            issues.join(" and ")
-        );
+        tail(s, ". See more details above.");
+        return;
     }
     if raw == 1.0 {
-        return format!("All expected tools {en} were called (order not considered).");
+        s.push_str("All expected tools ");
+        names_repr(s, exp);
+        s.push_str(" were called (order not considered).");
+        return;
     }
     // set(expected) - (set(called) & set(expected)), by ToolCall equality.
     let mut missing: Vec<&Tool<'_>> = Vec::new();
@@ -426,42 +480,46 @@ fn calling_reason(
             missing.push(e);
         }
     }
-    let mut issues = Vec::new();
+    s.push_str("Incomplete tool usage: ");
+    let mut issues = Issues {
+        out: s,
+        sep: "; ",
+        any: false,
+    };
     if !missing.is_empty() || tm.is_empty() {
-        let mut s = String::from("missing tools [");
+        let o = issues.next();
+        o.push_str("missing tools [");
         for (i, t) in missing.iter().enumerate() {
             if i > 0 {
-                s.push_str(", ");
+                o.push_str(", ");
             }
-            tool_repr(&mut s, t);
+            tool_repr(o, t);
         }
-        s.push(']');
-        issues.push(s);
+        o.push(']');
     }
     if !tm.is_empty() {
-        issues.push(format!("tool type mismatches {tm_repr}"));
+        let o = issues.next();
+        o.push_str("tool type mismatches ");
+        py_str_list(o, tm.iter().map(String::as_str));
     }
-    format!(
-        "Incomplete tool usage: {}; expected {en}, called {cn}. See more details above.",
-        issues.join("; ")
-    )
+    tail(s, ". See more details above.");
 }
 
-/// The metric's result.
-pub(crate) struct Verdict {
-    pub(crate) score: f64,
-    pub(crate) success: Option<bool>,
-    pub(crate) threshold: Option<f64>,
-    pub(crate) reason: String,
+/// The metric's result (the reason is written to a buffer the caller passes).
+struct Verdict {
+    score: f64,
+    success: Option<bool>,
+    threshold: Option<f64>,
 }
 
 const NO_TOOLS: &str = "No available tools were provided to assess tool selection criteria";
 
-fn evaluate(
-    exp: &[Tool<'_>],
-    called: &[Tool<'_>],
-    opts: &Options<'_>,
-    input: Option<&RawValue>,
+fn evaluate<'a>(
+    exp: &[Tool<'a>],
+    called: &[Tool<'a>],
+    opts: &Options<'a>,
+    input: Option<&'a RawValue>,
+    reason: &mut String,
 ) -> Result<Verdict, String> {
     for t in exp.iter().chain(called) {
         t.validate()?;
@@ -507,10 +565,10 @@ fn evaluate(
         score = 0.0;
     }
     let available = opts.available_tools.as_deref().unwrap_or(&[]);
-    let (selection, selection_reason) = if available.is_empty() {
-        (1.0, NO_TOOLS.to_owned())
+    let (selection, selection_reason): (f64, Cow<'_, str>) = if available.is_empty() {
+        (1.0, NO_TOOLS.into())
     } else if let Some(x) = opts.llm_tool_selection_score {
-        (x, "oracle stub tool-selection score".to_owned())
+        (x, "oracle stub tool-selection score".into())
     } else if let Some(cmd) = opts.judge.as_deref() {
         let req = JudgeRequest {
             input,
@@ -518,11 +576,11 @@ fn evaluate(
             available_tools: available,
         };
         let answer = judge::ask(cmd, &req)?;
-        (answer.score, answer.reason)
+        (answer.score, answer.reason.into())
     } else {
         (
             1.0,
-            "No judge configured: tool selection not assessed (toolspec scores it 1)".to_owned(),
+            "No judge configured: tool selection not assessed (toolspec scores it 1)".into(),
         )
     };
     let mut final_score = score.min(selection);
@@ -532,24 +590,30 @@ fn evaluate(
     if opts.strict_mode && below(final_score) {
         final_score = 0.0;
     }
-    let calling = calling_reason(exp, called, opts, raw, &lcs);
-    let reason = format!(
-        "[\n\t Tool Calling Reason: {calling}\n\t Tool Selection Reason: {selection_reason}\n]\n"
-    );
+    reason.push_str("[\n\t Tool Calling Reason: ");
+    calling_reason(reason, exp, called, opts, raw, &lcs);
+    reason.push_str("\n\t Tool Selection Reason: ");
+    reason.push_str(&selection_reason);
+    reason.push_str("\n]\n");
     Ok(Verdict {
         score: final_score,
         success: threshold.map(|t| final_score >= t),
         threshold,
-        reason,
     })
 }
 
 /// Score one DeepEval input line.
 pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, LineError<'a>> {
-    let case: Case<'a> = serde_json::from_str(line)?;
+    thread_local! {
+        // The reason is built before it is escaped into the line; one buffer per thread.
+        static REASON: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
+    let case: Case<'a> = from_line(line)?;
     let opts = case.options.unwrap_or_default();
     let id = raw_id(case.id);
-    match evaluate(&case.expected_tools, &case.tools_called, &opts, case.input) {
+    REASON.with_borrow_mut(|reason| {
+    reason.clear();
+    match evaluate(&case.expected_tools, &case.tools_called, &opts, case.input, reason) {
         Ok(v) => {
             write_head(out, id, Some(v.score), v.success);
             out.push_str(",\"success\":");
@@ -560,7 +624,7 @@ pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, Line
                 None => out.push_str("null"),
             }
             out.push_str(",\"reason\":");
-            super::text::json_str(out, &v.reason);
+            super::text::json_str(out, reason);
             out.push('}');
             Ok(Outcome::of(v.success))
         }
@@ -569,4 +633,5 @@ pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, Line
             message,
         }),
     }
+    })
 }

@@ -8,14 +8,14 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
-use std::fmt::Write as _;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 use serde_json::value::RawValue;
 
-use super::text::{js_json, json_str};
+use super::fast::Parser;
+use super::text::{js_json, json_str, push_u64};
 use super::value::{js_eq, js_strict_eq, CowKey, Val};
-use super::{raw_id, write_head, LineError, Outcome};
+use super::{write_head, LineError, Outcome};
 
 #[derive(serde::Deserialize)]
 struct Case<'a> {
@@ -31,6 +31,124 @@ struct Case<'a> {
     weights: Option<Val<'a>>,
     #[serde(default)]
     threshold: Option<f64>,
+}
+
+/// A case's fields, from either reader.
+struct Parsed<'a> {
+    id: Option<&'a str>,
+    actual: Vec<Call<'a>>,
+    expected: Vec<Call<'a>>,
+    mode: Option<Val<'a>>,
+    weights: Option<Val<'a>>,
+    threshold: Option<f64>,
+}
+
+impl<'a> From<Case<'a>> for Parsed<'a> {
+    fn from(c: Case<'a>) -> Self {
+        Parsed {
+            id: c.id.map(RawValue::get),
+            actual: c.actual,
+            expected: c.expected,
+            mode: c.mode,
+            weights: c.weights,
+            threshold: c.threshold,
+        }
+    }
+}
+
+/// The fast reader (see [`super::fast`]): `None` sends the line to serde_json. Reproduces the
+/// derived `Case`: known fields at most once, both call lists required, `null` for an optional
+/// field is absent, `threshold` a number.
+fn fast_case(line: &str) -> Option<Parsed<'_>> {
+    let mut p = Parser::new(line);
+    p.eat(b'{')?;
+    let mut c = Parsed {
+        id: None,
+        actual: Vec::new(),
+        expected: Vec::new(),
+        mode: None,
+        weights: None,
+        threshold: None,
+    };
+    let mut seen = [false; 6];
+    loop {
+        let k = p.string()?;
+        p.eat(b':')?;
+        let slot = match k {
+            "id" => 0,
+            "actualCalls" => 1,
+            "expectedCalls" => 2,
+            "mode" => 3,
+            "weights" => 4,
+            "threshold" => 5,
+            _ => 6,
+        };
+        if slot < 6 {
+            if seen[slot] {
+                return None;
+            }
+            seen[slot] = true;
+        }
+        match slot {
+            0 => c.id = Some(p.raw_value()?),
+            1 => c.actual = fast_calls(p.value()?)?,
+            2 => c.expected = fast_calls(p.value()?)?,
+            3 => c.mode = non_null(p.value()?),
+            4 => c.weights = non_null(p.value()?),
+            5 => {
+                c.threshold = match p.value()? {
+                    Val::Null => None,
+                    v => Some(v.as_f64()?),
+                }
+            }
+            _ => {
+                p.value()?;
+            }
+        }
+        if !p.comma_or(b'}')? {
+            break;
+        }
+    }
+    (seen[1] && seen[2] && p.at_end()).then_some(c)
+}
+
+fn non_null(v: Val<'_>) -> Option<Val<'_>> {
+    (v != Val::Null).then_some(v)
+}
+
+fn fast_calls(v: Val<'_>) -> Option<Vec<Call<'_>>> {
+    let Val::Arr(items) = v else { return None };
+    items
+        .into_iter()
+        .map(|item| {
+            let Val::Obj(entries) = item else {
+                return None;
+            };
+            // Entries are already in first-position order with duplicates merged, which is
+            // what the `Call` visitor builds.
+            let mut c = Call {
+                name: None,
+                input: None,
+                extras: Vec::new(),
+                name_pos: usize::MAX,
+                input_pos: usize::MAX,
+            };
+            for (pos, (k, v)) in entries.into_iter().enumerate() {
+                match k.as_ref() {
+                    "toolName" => {
+                        c.name = Some(v);
+                        c.name_pos = pos;
+                    }
+                    "input" => {
+                        c.input = Some(v);
+                        c.input_pos = pos;
+                    }
+                    _ => c.extras.push((pos, k, v)),
+                }
+            }
+            Some(c)
+        })
+        .collect()
 }
 
 /// One call object as JavaScript sees it: `toolName` and `input` may be absent (`undefined`),
@@ -97,8 +215,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for Call<'a> {
 }
 
 impl Call<'_> {
-    /// `JSON.stringify(call)`, with the input already parsed.
-    fn write_js(&self, out: &mut String, input: Option<&Val<'_>>) {
+    /// `JSON.stringify(call)`.
+    fn write_js(&self, out: &mut String) {
         out.push('{');
         let total = self.extras.len()
             + usize::from(self.name.is_some())
@@ -109,7 +227,13 @@ impl Call<'_> {
             let (k, v): (&str, &Val<'_>) = if pos == self.name_pos {
                 ("toolName", self.name.as_ref().unwrap_or(&Val::Null))
             } else if pos == self.input_pos {
-                ("input", input.unwrap_or(&Val::Null))
+                if !first {
+                    out.push(',');
+                }
+                first = false;
+                out.push_str("\"input\":");
+                js_json(out, self.input.as_ref().unwrap_or(&Val::Null));
+                continue;
             } else if let Some((_, k, v)) = extras.next() {
                 (k, v)
             } else {
@@ -225,9 +349,9 @@ fn same_name(a: &Option<Val<'_>>, b: &Option<Val<'_>>) -> bool {
 }
 
 /// The metric: score (NaN possible with odd weights) and the metadata object, as JSON text.
-pub(crate) fn evaluate(
-    actual: &[Call<'_>],
-    expected: &[Call<'_>],
+pub(crate) fn evaluate<'a>(
+    actual: &[Call<'a>],
+    expected: &[Call<'a>],
     mode: Option<&Val<'_>>,
     w: Option<&Val<'_>>,
     meta: &mut String,
@@ -241,13 +365,13 @@ pub(crate) fn evaluate(
         meta.push_str(
             "{\"warning\":\"Reference tool calls are empty but predictions exist\",\"outputCount\":",
         );
-        let _ = write!(meta, "{o}");
+        push_u64(meta, o as u64);
         meta.push('}');
         return Ok(0.0);
     }
     if o == 0 {
         meta.push_str("{\"warning\":\"No tool calls found in output\",\"referenceCount\":");
-        let _ = write!(meta, "{r}");
+        push_u64(meta, r as u64);
         meta.push('}');
         return Ok(0.0);
     }
@@ -285,11 +409,11 @@ pub(crate) fn evaluate(
         let score =
             clamp01((e as f64 + w.name_only * n as f64) / d - w.wrong_penalty * (wrong as f64 / d));
         meta.push_str("{\"mode\":\"exact\",\"exactMatches\":");
-        let _ = write!(meta, "{e}");
+        push_u64(meta, e as u64);
         meta.push_str(",\"nameOnlyMatches\":");
-        let _ = write!(meta, "{n}");
+        push_u64(meta, n as u64);
         meta.push_str(",\"wrongOrMissing\":");
-        let _ = write!(meta, "{wrong}");
+        push_u64(meta, wrong as u64);
         totals(meta, r, o);
         meta.push('}');
         return Ok(score);
@@ -299,9 +423,9 @@ pub(crate) fn evaluate(
 
 fn totals(meta: &mut String, r: usize, o: usize) {
     meta.push_str(",\"totals\":{\"reference\":");
-    let _ = write!(meta, "{r}");
+    push_u64(meta, r as u64);
     meta.push_str(",\"output\":");
-    let _ = write!(meta, "{o}");
+    push_u64(meta, o as u64);
     meta.push('}');
 }
 
@@ -493,13 +617,13 @@ fn flexible_mode<'a>(
     let score = clamp01((e as f64 + w.name_only * n as f64) / d - w.extra_penalty * (x as f64 / d));
 
     meta.push_str("{\"mode\":\"flexible\",\"exactMatches\":");
-    let _ = write!(meta, "{e}");
+    push_u64(meta, e as u64);
     meta.push_str(",\"nameOnlyMatches\":");
-    let _ = write!(meta, "{n}");
+    push_u64(meta, n as u64);
     meta.push_str(",\"extras\":");
-    let _ = write!(meta, "{x}");
+    push_u64(meta, x as u64);
     meta.push_str(",\"missing\":");
-    let _ = write!(meta, "{missing}");
+    push_u64(meta, missing as u64);
     totals(meta, expected.len(), actual.len());
     meta.push_str(",\"details\":{");
     let lists: [(&str, &[usize], bool); 4] = [
@@ -520,9 +644,9 @@ fn flexible_mode<'a>(
                 meta.push(',');
             }
             if *is_actual {
-                actual[i].write_js(meta, actual[i].input.as_ref());
+                actual[i].write_js(meta);
             } else {
-                expected[i].write_js(meta, expected[i].input.as_ref());
+                expected[i].write_js(meta);
             }
         }
         meta.push(']');
@@ -533,13 +657,24 @@ fn flexible_mode<'a>(
 
 /// Score one Evalite input line.
 pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, LineError<'a>> {
+    score_with(line, out, true)
+}
+
+fn score_with<'a>(
+    line: &'a str,
+    out: &mut String,
+    fast: bool,
+) -> Result<Outcome, LineError<'a>> {
     thread_local! {
         // The metadata is built before the head line can be written (the score comes last);
         // reusing one buffer per thread keeps the hot path free of that allocation.
         static META: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
     }
-    let case: Case<'a> = serde_json::from_str(line)?;
-    let id = raw_id(case.id);
+    let case = match fast.then(|| fast_case(line)).flatten() {
+        Some(c) => c,
+        None => Parsed::from(serde_json::from_str::<Case<'a>>(line)?),
+    };
+    let id = case.id.unwrap_or("null");
     META.with_borrow_mut(|meta| {
         meta.clear();
         match evaluate(
@@ -558,9 +693,64 @@ pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, Line
                 Ok(Outcome::of(Some(passed)))
             }
             Err(message) => Err(LineError::Rejected {
-                id: case.id.map(RawValue::get),
+                id: case.id,
                 message,
             }),
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::BufRead;
+
+    fn both(line: &str) -> (String, String) {
+        let run = |fast| {
+            let mut out = String::new();
+            match score_with(line, &mut out, fast) {
+                Ok(_) => out,
+                Err(LineError::Rejected { id, message }) => format!("{id:?} {message}"),
+                Err(LineError::Malformed(m)) => m,
+            }
+        };
+        (run(true), run(false))
+    }
+
+    /// The fast reader and serde_json give the same output on every vector and on odd lines.
+    #[test]
+    fn fast_reader_agrees_with_serde() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/vectors/evalite.jsonl.gz"
+        );
+        let file = std::fs::File::open(path).unwrap();
+        let mut lines: Vec<String> = std::io::BufReader::new(flate2::read::GzDecoder::new(file))
+            .lines()
+            .map(Result::unwrap)
+            .collect();
+        let mut fast_lines = 0;
+        for l in &lines {
+            fast_lines += usize::from(fast_case(l).is_some());
+        }
+        assert!(fast_lines > lines.len() / 2, "{fast_lines} of {}", lines.len());
+        let call = r#"{"toolName":"a","x":1,"input":{"q":1,"q":[2.5,-3]},"x":null,"toolName":"b"}"#;
+        for extra in [
+            format!(r#"{{"id":{{"k":[1]}},"actualCalls":[{call}],"expectedCalls":[{call}],"mode":"flexible","threshold":0.5}}"#),
+            format!(r#"{{"id":1,"actualCalls":[{call}],"expectedCalls":[],"mode":null,"weights":null,"threshold":null,"z":[{{}}]}}"#),
+            r#"{"id":1,"actualCalls":[],"expectedCalls":[],"id":2}"#.to_owned(),
+            r#"{"id":1,"actualCalls":[1],"expectedCalls":[]}"#.to_owned(),
+            r#"{"id":1,"actualCalls":[],"expectedCalls":[],"threshold":"1"}"#.to_owned(),
+            r#"{"id":1,"actualCalls":[]}"#.to_owned(),
+            r#"{"id":1,"actualCalls":[],"expectedCalls":[]} x"#.to_owned(),
+            r#"{"id":-0,"actualCalls":[{"toolName":"a","input":1e2}],"expectedCalls":[{"toolName":"a","input":100}],"mode":"exact"}"#.to_owned(),
+            r#"{"actualCalls":[{"toolName":"a","input":{"s":"\n"}}],"expectedCalls":[{"toolName":"a"}],"mode":{"m":1}}"#.to_owned(),
+        ] {
+            lines.push(extra);
+        }
+        for l in &lines {
+            let (fast, slow) = both(l);
+            assert_eq!(fast, slow, "{l}");
+        }
+    }
 }

@@ -46,10 +46,10 @@ impl Serialize for ToolOut<'_, '_> {
             m.serialize_entry("description", d.as_ref())?;
         }
         if let Some(p) = &t.input_parameters {
-            m.serialize_entry("input_parameters", &ValOut(p))?;
+            m.serialize_entry("input_parameters", &ValOut(p.val()))?;
         }
         if let Some(o) = &t.output {
-            m.serialize_entry("output", &ValOut(o))?;
+            m.serialize_entry("output", &ValOut(o.val()))?;
         }
         m.end()
     }

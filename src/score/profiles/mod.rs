@@ -16,6 +16,7 @@ mod axion;
 mod calls;
 mod deepeval;
 mod evalite;
+mod fast;
 mod galtea;
 pub mod judge;
 mod promptfoo;

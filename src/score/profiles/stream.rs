@@ -62,13 +62,36 @@ pub fn score_stream(
     let mut next_lineno = 1usize;
     let mut eof = false;
     while !eof {
-        // Fill a batch of whole lines.
+        // Fill a batch of whole lines: whole reader buffers until the batch is full, then up to
+        // the last newline of the next one (a line longer than a batch makes a longer batch).
         buf.clear();
-        while buf.len() < BATCH_BYTES {
-            let n = input.read_until(b'\n', &mut buf)?;
-            if n == 0 {
+        loop {
+            let avail = match input.fill_buf() {
+                Ok(a) => a,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if avail.is_empty() {
                 eof = true;
                 break;
+            }
+            if buf.len() + avail.len() < BATCH_BYTES {
+                let n = avail.len();
+                buf.extend_from_slice(avail);
+                input.consume(n);
+                continue;
+            }
+            match memchr::memrchr(b'\n', avail) {
+                Some(i) => {
+                    buf.extend_from_slice(&avail[..=i]);
+                    input.consume(i + 1);
+                    break;
+                }
+                None => {
+                    let n = avail.len();
+                    buf.extend_from_slice(avail);
+                    input.consume(n);
+                }
             }
         }
         if buf.is_empty() {

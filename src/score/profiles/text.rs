@@ -75,12 +75,34 @@ pub fn py_float(out: &mut String, x: f64) {
     }
 }
 
+/// A non-negative integer in decimal (without `fmt`, which costs more than the digits).
+pub fn push_u64(out: &mut String, mut n: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or("0"));
+}
+
 /// JavaScript `Number#toString` / `JSON.stringify` of a number (`null` for NaN and infinities).
 pub fn js_number(out: &mut String, x: f64) {
     if !x.is_finite() {
         out.push_str("null");
     } else if x == 0.0 {
         out.push('0');
+    } else if x.fract() == 0.0 && x.abs() < 1e15 {
+        // Integral values (most scores and counts) print as integers in both languages.
+        if x < 0.0 {
+            out.push('-');
+        }
+        push_u64(out, x.abs() as u64);
     } else if (1e-6..1e21).contains(&x.abs()) {
         // In this range JavaScript prints positionally with the shortest round-trip digits,
         // which is exactly Rust's `Display` for f64 (and needs no allocation).
@@ -100,6 +122,16 @@ pub fn js_number(out: &mut String, x: f64) {
 
 /// Python `repr(str)`.
 pub fn py_str(out: &mut String, s: &str) {
+    // Printable ASCII without quotes or backslashes comes out as is, in single quotes.
+    if s
+        .bytes()
+        .all(|b| (0x20..0x7f).contains(&b) && b != b'\'' && b != b'\\')
+    {
+        out.push('\'');
+        out.push_str(s);
+        out.push('\'');
+        return;
+    }
     let quote = if s.contains('\'') && !s.contains('"') {
         '"'
     } else {
