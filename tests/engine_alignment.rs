@@ -421,3 +421,38 @@ fn malformed_configs_degrade_instead_of_panicking() {
         );
     }
 }
+
+/// An unaccounted call of an expected tool says which constraint it breaks, not only that the
+/// expectation's slot went to another call.
+#[test]
+fn an_unaccounted_call_of_an_expected_tool_says_what_it_breaks() {
+    let range = Check::Range {
+        min: Some(1.0),
+        max: Some(12999.0),
+        min_exclusive: false,
+        max_exclusive: false,
+    };
+    let s = spec(
+        OrderMode::InOrder,
+        vec![exp("issue_refund").arg("amount_cents", range)],
+    );
+    let v = run(
+        &s,
+        &[
+            call("issue_refund", json!({"amount_cents": 12999})),
+            call("issue_refund", json!({"amount_cents": 18997})),
+        ],
+    );
+    let extra = v
+        .findings
+        .iter()
+        .find(|f| f.code == "too-many-calls" || f.code == "unexpected-call")
+        .expect("the second call is reported");
+    assert_eq!(extra.call, Some(1));
+    let help = &extra.help;
+    let msg = &extra.message;
+    assert!(
+        help.contains("18997 is above the maximum 12999") || msg.contains("18997"),
+        "{msg} / {help}"
+    );
+}

@@ -28,6 +28,9 @@ pub(crate) struct Context<'a> {
     pub(crate) by_call: &'a [Vec<Candidate>],
     /// Whether any extra call fails the spec (strict order or `forbid` policy).
     pub(crate) strict_extras: bool,
+    /// Why call `.1` does not satisfy expectation `.0` (empty when it does), with references
+    /// judged against the final partners.
+    pub(crate) failures: &'a dyn Fn(usize, usize) -> Vec<crate::engine::Failure>,
 }
 
 fn finding(
@@ -286,11 +289,17 @@ pub(crate) fn findings(
                     extra_severity.max(soft)
                 },
                 too_many_message(i, name, &ctx.who(j), &e.repeat, &outcomes[j].calls),
-                if e.repeat == crate::config::Repeat::ONCE {
-                    "a plain `call` expects one call; write `at_least 1 call` if repeats are fine"
-                        .into()
-                } else {
-                    "remove the repeated call, or raise the expectation's maximum".into()
+                {
+                    let broken = (ctx.failures)(j, i);
+                    if !broken.is_empty() {
+                        let why: Vec<&str> = broken.iter().map(|f| f.message.as_str()).collect();
+                        format!("it would not match anyway: {}", why.join("; "))
+                    } else if e.repeat == crate::config::Repeat::ONCE {
+                        "a plain `call` expects one call; write `at_least 1 call` if repeats are fine"
+                            .into()
+                    } else {
+                        "remove the repeated call, or raise the expectation's maximum".into()
+                    }
                 },
                 Some(j),
                 Some(e.span),
@@ -298,8 +307,22 @@ pub(crate) fn findings(
             ));
             continue;
         }
+        // A call of an expected tool that breaks a constraint says which: that is usually why
+        // it was left out.
+        let broken = same_name
+            .first()
+            .map(|&j| (ctx.failures)(j, i))
+            .unwrap_or_default();
         let help =
             match same_name.first() {
+                Some(&j) if !broken.is_empty() => {
+                    let why: Vec<&str> = broken.iter().map(|f| f.message.as_str()).collect();
+                    format!(
+                        "it has the name of expectation {}, but {}",
+                        ctx.who(j),
+                        why.join("; ")
+                    )
+                }
                 Some(&j) => {
                     format!(
                 "it has the name of expectation {}, but that expectation's slots are taken by \

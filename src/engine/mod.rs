@@ -239,6 +239,7 @@ pub fn run(config: &MatcherConfig, calls: &[ToolCall]) -> Verdict {
 
     let strict_extras =
         config.order == OrderMode::Strict || config.extra_calls == ExtraCalls::Forbid;
+    let why = |j: usize, i: usize| judge.failures(&exps[j], i);
     let ctx = explain::Context {
         config,
         calls,
@@ -248,6 +249,7 @@ pub fn run(config: &MatcherConfig, calls: &[ToolCall]) -> Verdict {
         owner: &owner,
         by_call: &by_call,
         strict_extras,
+        failures: &why,
     };
     let before_broken = explain::before_violations(&ctx, &outcomes);
     inputs.hard_failure =

@@ -660,11 +660,7 @@ pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, Line
     score_with(line, out, true)
 }
 
-fn score_with<'a>(
-    line: &'a str,
-    out: &mut String,
-    fast: bool,
-) -> Result<Outcome, LineError<'a>> {
+fn score_with<'a>(line: &'a str, out: &mut String, fast: bool) -> Result<Outcome, LineError<'a>> {
     thread_local! {
         // The metadata is built before the head line can be written (the score comes last);
         // reusing one buffer per thread keeps the hot path free of that allocation.
@@ -733,7 +729,11 @@ mod tests {
         for l in &lines {
             fast_lines += usize::from(fast_case(l).is_some());
         }
-        assert!(fast_lines > lines.len() / 2, "{fast_lines} of {}", lines.len());
+        assert!(
+            fast_lines > lines.len() / 2,
+            "{fast_lines} of {}",
+            lines.len()
+        );
         let call = r#"{"toolName":"a","x":1,"input":{"q":1,"q":[2.5,-3]},"x":null,"toolName":"b"}"#;
         for extra in [
             format!(r#"{{"id":{{"k":[1]}},"actualCalls":[{call}],"expectedCalls":[{call}],"mode":"flexible","threshold":0.5}}"#),

@@ -123,8 +123,7 @@ pub fn js_number(out: &mut String, x: f64) {
 /// Python `repr(str)`.
 pub fn py_str(out: &mut String, s: &str) {
     // Printable ASCII without quotes or backslashes comes out as is, in single quotes.
-    if s
-        .bytes()
+    if s.bytes()
         .all(|b| (0x20..0x7f).contains(&b) && b != b'\'' && b != b'\\')
     {
         out.push('\'');
