@@ -207,22 +207,22 @@ if want precommit; then
   corpus
   pc="$BENCH_DIR/precommit"
   mkdir -p "$pc/runs"
-  src=$(find "$CORPUS/transcripts/openai_chat" -name '*support_refund.request.json' -size +60k -size -140k | sort | head -n1)
-  cp "$src" "$pc/runs/refund.json"
-  cat > "$pc/refund.toolspec" <<'EOF'
-spec refund {
-  transcripts "runs/*.json"
+  src=$(find "$CORPUS/transcripts/claude_code" -name '*coding_agent.session.jsonl' -size +90k -size -110k | sort | head -n1)
+  cp "$src" "$pc/runs/session.jsonl"
+  cat > "$pc/coding.toolspec" <<'EOF'
+spec claude_code_fix {
+  transcripts "runs/*.jsonl"
   order in_order
   args subset
-  customer: call lookup_customer(email: /@/)
-  ord: call get_order(order_id: /^ORD-[0-9]+$/)
-  call check_refund_eligibility(order_id: ord.args.order_id)
-  at_least 1 call issue_refund(order_id: ord.args.order_id, amount_cents: 1..=100000)
-  optional call send_email(to: customer.args.email, subject: fuzzy "Your refund for" >= 0.3)
-  never close_account
+  at_least 1 call Grep(pattern: type string)
+  read: at_least 1 call Read(file_path: /\.(py|ts|go|rs)$/)
+  edit: at_least 1 call Edit(file_path: read.args.file_path)
+  at_least 1 call Bash(command: /test/)
+  never WebFetch(url: /evil/)
+  read before edit
 }
 EOF
-  echo "transcript: $(du -h "$pc/runs/refund.json" | cut -f1) ($src)"
+  echo "transcript: $(stat -c %s "$pc/runs/session.jsonl") bytes ($src)"
   mc="$BENCH_DIR/minclap"
   mkdir -p "$mc/src"
   clapv=$(cargo tree -p clap --depth 0 -e normal 2>/dev/null | head -n1 | sed 's/.* v//')
@@ -254,11 +254,12 @@ fn main() {
 EOF
   cp "$ROOT/Cargo.lock" "$mc/Cargo.lock" 2>/dev/null || true
   (cd "$mc" && cargo build --release --quiet --offline 2>/dev/null || cargo build --release --quiet)
-  (cd "$pc" && "$BIN" check runs/refund.json --no-config >/dev/null; echo "toolspec exit status: $?") || true
+  (cd "$pc" && "$BIN" check runs/session.jsonl --no-config | tail -n1) || true
   (cd "$pc" && hyperfine -N --warmup 50 --runs 500 --ignore-failure \
-     "$mc/target/release/minclap check runs/refund.json --no-config" \
-     "$BIN check runs/refund.json --no-config" \
-     "$BIN check refund.toolspec --no-config" \
+     "$mc/target/release/minclap check runs/session.jsonl --no-config" \
+     "$BIN check runs/session.jsonl --no-config" \
+     "$BIN check coding.toolspec --no-config" \
+     "$BIN --version" \
      --export-json "$BENCH_DIR/precommit.json")
   python3 - "$BENCH_DIR/precommit.json" <<'PY'
 import json, sys

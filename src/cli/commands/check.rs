@@ -144,13 +144,23 @@ pub struct SourceCache {
     files: std::sync::Mutex<std::collections::HashMap<PathBuf, Option<Arc<String>>>>,
 }
 
+/// Files larger than this get no snippets (their findings still say `file:line:column`): the
+/// check streamed them in bounded memory, and showing a snippet must not load them whole.
+const SNIPPET_FILE_LIMIT: u64 = 64 << 20;
+
 impl SourceCache {
-    /// The text of `name` (a path as shown in the report), if readable as UTF-8.
+    /// The text of `name` (a path as shown in the report), if readable as UTF-8 and at most
+    /// [`SNIPPET_FILE_LIMIT`] bytes.
     pub fn get(&self, name: &str) -> Option<Arc<String>> {
         let mut files = self.files.lock().ok()?;
         files
             .entry(PathBuf::from(name))
-            .or_insert_with(|| std::fs::read_to_string(name).ok().map(Arc::new))
+            .or_insert_with(|| {
+                let small = std::fs::metadata(name).is_ok_and(|m| m.len() <= SNIPPET_FILE_LIMIT);
+                small
+                    .then(|| std::fs::read_to_string(name).ok().map(Arc::new))
+                    .flatten()
+            })
             .clone()
     }
 }
