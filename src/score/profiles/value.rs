@@ -377,10 +377,12 @@ fn needs_check(b: &[u8]) -> bool {
     if memchr::memchr(b'\\', b).is_some() {
         return true;
     }
-    if memchr::memchr2_iter(b'e', b'E', b)
-        .any(|i| i > 0 && (b[i - 1].is_ascii_digit() || b[i - 1] == b'.'))
-    {
-        return true;
+    let mut prev = 0u8;
+    for &c in b {
+        if c | 0x20 == b'e' && (prev.is_ascii_digit() || prev == b'.') {
+            return true;
+        }
+        prev = c;
     }
     if b.len() > 2 * LAZY_DEPTH {
         let (mut depth, mut max, mut run, mut longest) = (0usize, 0usize, 0usize, 0usize);
