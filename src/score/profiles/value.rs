@@ -335,6 +335,15 @@ impl<'a> Lazy<'a> {
         }
     }
 
+    /// A raw value the fast reader ([`super::fast`]) has already checked: it parses.
+    pub(crate) fn checked(raw: &'a str) -> Lazy<'a> {
+        Lazy {
+            raw,
+            needs_check: false,
+            val: std::cell::OnceCell::new(),
+        }
+    }
+
     /// The raw JSON text.
     pub fn raw(&self) -> &'a str {
         self.raw
@@ -343,8 +352,13 @@ impl<'a> Lazy<'a> {
     /// The parsed value (parsed on first use). A value that cannot be parsed reads as `null`;
     /// callers rule that out first with [`Lazy::needs_check`] and a whole-line parse.
     pub fn val(&self) -> &Val<'a> {
-        self.val
-            .get_or_init(|| serde_json::from_str(self.raw).unwrap_or(Val::Null))
+        self.val.get_or_init(|| {
+            let mut p = super::fast::Parser::new(self.raw);
+            match p.value() {
+                Some(v) if p.at_end() => v,
+                _ => serde_json::from_str(self.raw).unwrap_or(Val::Null),
+            }
+        })
     }
 
     /// Whether `JSON.stringify(JSON.parse(raw))` is `raw` itself: no whitespace between tokens,
