@@ -847,27 +847,33 @@ fn score_with<'a>(line: &'a str, out: &mut String, fast: bool) -> Result<Outcome
     let opts = case.options.unwrap_or_default();
     let id = raw_id(case.id);
     REASON.with_borrow_mut(|reason| {
-    reason.clear();
-    match evaluate(&case.expected_tools, &case.tools_called, &opts, case.input, reason) {
-        Ok(v) => {
-            write_head(out, id, Some(v.score), v.success);
-            out.push_str(",\"success\":");
-            write_opt_bool(out, v.success);
-            out.push_str(",\"threshold\":");
-            match v.threshold {
-                Some(t) => super::text::json_f64(out, t),
-                None => out.push_str("null"),
+        reason.clear();
+        match evaluate(
+            &case.expected_tools,
+            &case.tools_called,
+            &opts,
+            case.input,
+            reason,
+        ) {
+            Ok(v) => {
+                write_head(out, id, Some(v.score), v.success);
+                out.push_str(",\"success\":");
+                write_opt_bool(out, v.success);
+                out.push_str(",\"threshold\":");
+                match v.threshold {
+                    Some(t) => super::text::json_f64(out, t),
+                    None => out.push_str("null"),
+                }
+                out.push_str(",\"reason\":");
+                super::text::json_str(out, reason);
+                out.push('}');
+                Ok(Outcome::of(v.success))
             }
-            out.push_str(",\"reason\":");
-            super::text::json_str(out, reason);
-            out.push('}');
-            Ok(Outcome::of(v.success))
+            Err(message) => Err(LineError::Rejected {
+                id: case.id.map(RawValue::get),
+                message,
+            }),
         }
-        Err(message) => Err(LineError::Rejected {
-            id: case.id.map(RawValue::get),
-            message,
-        }),
-    }
     })
 }
 

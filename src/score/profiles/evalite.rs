@@ -531,20 +531,22 @@ fn flexible_mode<'a>(
     // compare values directly (no key strings, no hashing); large ones hash canonical keys so
     // the cost stays linear.
     let small = expected.len() + actual.len() <= SMALL;
-    let same_key =
-        |an: &Option<Val<'_>>, ai: &Option<Lazy<'_>>, bn: &Option<Val<'_>>, bi: &Option<Lazy<'_>>| {
-            let names = match (an, bn) {
-                (None, None) => true,
-                (Some(x), Some(y)) => js_eq(x, y),
-                _ => false,
-            };
-            names
-                && match (ai, bi) {
-                    (None, None) => true,
-                    (Some(x), Some(y)) => lazy_js_eq(x, y),
-                    _ => false,
-                }
+    let same_key = |an: &Option<Val<'_>>,
+                    ai: &Option<Lazy<'_>>,
+                    bn: &Option<Val<'_>>,
+                    bi: &Option<Lazy<'_>>| {
+        let names = match (an, bn) {
+            (None, None) => true,
+            (Some(x), Some(y)) => js_eq(x, y),
+            _ => false,
         };
+        names
+            && match (ai, bi) {
+                (None, None) => true,
+                (Some(x), Some(y)) => lazy_js_eq(x, y),
+                _ => false,
+            }
+    };
     let mut reps: Vec<usize> = Vec::new(); // first expected index of each group
     let mut group_of: Vec<usize> = Vec::with_capacity(expected.len());
     let mut by_key: HashMap<String, usize> = HashMap::new();
@@ -697,11 +699,7 @@ pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, Line
     score_with(line, out, true)
 }
 
-fn score_with<'a>(
-    line: &'a str,
-    out: &mut String,
-    fast: bool,
-) -> Result<Outcome, LineError<'a>> {
+fn score_with<'a>(line: &'a str, out: &mut String, fast: bool) -> Result<Outcome, LineError<'a>> {
     thread_local! {
         // The metadata is built before the head line can be written (the score comes last);
         // reusing one buffer per thread keeps the hot path free of that allocation.
@@ -770,7 +768,11 @@ mod tests {
         for l in &lines {
             fast_lines += usize::from(fast_case(l).is_some());
         }
-        assert!(fast_lines > lines.len() / 2, "{fast_lines} of {}", lines.len());
+        assert!(
+            fast_lines > lines.len() / 2,
+            "{fast_lines} of {}",
+            lines.len()
+        );
         let call = r#"{"toolName":"a","x":1,"input":{"q":1,"q":[2.5,-3]},"x":null,"toolName":"b"}"#;
         for extra in [
             format!(r#"{{"id":{{"k":[1]}},"actualCalls":[{call}],"expectedCalls":[{call}],"mode":"flexible","threshold":0.5}}"#),

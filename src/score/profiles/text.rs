@@ -123,8 +123,7 @@ pub fn js_number(out: &mut String, x: f64) {
 /// Python `repr(str)`.
 pub fn py_str(out: &mut String, s: &str) {
     // Printable ASCII without quotes or backslashes comes out as is, in single quotes.
-    if s
-        .bytes()
+    if s.bytes()
         .all(|b| (0x20..0x7f).contains(&b) && b != b'\'' && b != b'\\')
     {
         out.push('\'');
@@ -499,7 +498,12 @@ mod tests {
 
     #[test]
     fn json_strings_escape_like_serde() {
-        for x in ["plain", "a\"b\\c\nd\re\tf\u{8}\u{c}\u{1}\u{1f}é😀", "", "\n"] {
+        for x in [
+            "plain",
+            "a\"b\\c\nd\re\tf\u{8}\u{c}\u{1}\u{1f}é😀",
+            "",
+            "\n",
+        ] {
             let mut o = String::new();
             json_str(&mut o, x);
             assert_eq!(o, serde_json::to_string(x).unwrap());

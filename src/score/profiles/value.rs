@@ -590,7 +590,9 @@ mod tests {
     #[test]
     fn lazy_scan_knows_when_the_text_is_what_javascript_prints() {
         let canon = |s: &str| Lazy::new(s).is_js_canonical();
-        assert!(canon(r#"{"a":1,"b":[true,null,"x",-5,{"c":false}],"c":{"a":0}}"#));
+        assert!(canon(
+            r#"{"a":1,"b":[true,null,"x",-5,{"c":false}],"c":{"a":0}}"#
+        ));
         assert!(canon(r#""é""#));
         for no in [
             r#"{"a":1.0}"#,
@@ -635,7 +637,9 @@ b""#,
         }
         for line in [r#"{"a":[1e400],"b":"x"}"#, r#"{"a":[1e400],"b":1}"#] {
             let lazy = from_line::<T<'_>>(line).err().unwrap().to_string();
-            let eager = serde_json::from_str::<Val<'_>>(line).unwrap_err().to_string();
+            let eager = serde_json::from_str::<Val<'_>>(line)
+                .unwrap_err()
+                .to_string();
             assert_eq!(lazy, eager);
         }
         let e = from_line::<T<'_>>(r#"{"a":[1],"b":"x"}"#).err().unwrap();
