@@ -12,6 +12,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::fast::Parser;
 use super::judge::{self, JudgeRequest};
 use super::text::{py_json_indent, py_repr, py_str_list};
 use super::value::{from_line, lazy_py_eq, py_eq, Lazy, Val};
@@ -71,6 +72,233 @@ struct Case<'a> {
     expected_tools: Vec<Tool<'a>>,
     #[serde(borrow, default)]
     options: Option<Options<'a>>,
+}
+
+/// The fast reader (see [`super::fast`]) for a whole line: `None` sends the line to serde_json.
+/// Reproduces the derived structs: known fields at most once, required fields present, `null`
+/// for an `Option` is `None`, `threshold` defaults to 0.5 only when absent.
+fn fast_case(line: &str) -> Option<Case<'_>> {
+    let mut p = Parser::new(line);
+    p.eat(b'{')?;
+    let mut c = Case {
+        id: None,
+        input: None,
+        tools_called: Vec::new(),
+        expected_tools: Vec::new(),
+        options: None,
+    };
+    let mut seen = [false; 5];
+    loop {
+        let k = p.string()?;
+        p.eat(b':')?;
+        let slot = match k {
+            "id" => 0,
+            "input" => 1,
+            "tools_called" => 2,
+            "expected_tools" => 3,
+            "options" => 4,
+            _ => 5,
+        };
+        if slot < 5 {
+            if seen[slot] {
+                return None;
+            }
+            seen[slot] = true;
+        }
+        match slot {
+            0 => c.id = Some(raw(p.skip_value()?)?),
+            1 => c.input = Some(raw(p.skip_value()?)?).filter(|r| r.get() != "null"),
+            2 => c.tools_called = fast_tools(&mut p)?,
+            3 => c.expected_tools = fast_tools(&mut p)?,
+            4 => c.options = fast_options(&mut p)?,
+            _ => {
+                p.skip_value()?;
+            }
+        }
+        if !p.comma_or(b'}')? {
+            break;
+        }
+    }
+    (seen[2] && seen[3] && p.at_end()).then_some(c)
+}
+
+/// A checked raw text as a `RawValue` (it parses, so this only wraps it).
+fn raw(s: &str) -> Option<&RawValue> {
+    serde_json::from_str(s).ok()
+}
+
+fn is_null(p: &mut Parser<'_>) -> Option<bool> {
+    p.ws();
+    if p.peek()? == b'n' {
+        p.value()?;
+        Some(true)
+    } else {
+        Some(false)
+    }
+}
+
+fn fast_opt_str<'a>(p: &mut Parser<'a>) -> Option<Option<Cow<'a, str>>> {
+    if is_null(p)? {
+        return Some(None);
+    }
+    Some(Some(Cow::Borrowed(p.string()?)))
+}
+
+fn fast_opt_f64(p: &mut Parser<'_>) -> Option<Option<f64>> {
+    match p.value()? {
+        Val::Null => Some(None),
+        v => Some(Some(v.as_f64()?)),
+    }
+}
+
+fn fast_bool(p: &mut Parser<'_>) -> Option<bool> {
+    match p.value()? {
+        Val::Bool(b) => Some(b),
+        _ => None,
+    }
+}
+
+fn fast_lazy<'a>(p: &mut Parser<'a>) -> Option<Option<Lazy<'a>>> {
+    let raw = p.skip_value()?;
+    Some((raw != "null").then(|| Lazy::checked(raw)))
+}
+
+fn fast_tools<'a>(p: &mut Parser<'a>) -> Option<Vec<Tool<'a>>> {
+    p.eat(b'[')?;
+    let mut tools = Vec::new();
+    p.ws();
+    if p.peek()? == b']' {
+        p.eat(b']')?;
+        return Some(tools);
+    }
+    loop {
+        tools.push(fast_tool(p)?);
+        if !p.comma_or(b']')? {
+            break;
+        }
+    }
+    Some(tools)
+}
+
+fn fast_tool<'a>(p: &mut Parser<'a>) -> Option<Tool<'a>> {
+    p.eat(b'{')?;
+    let mut t = Tool {
+        name: Cow::Borrowed(""),
+        input_parameters: None,
+        output: None,
+        kind: None,
+        description: None,
+        reasoning: None,
+    };
+    let mut seen = [false; 6];
+    loop {
+        let k = p.string()?;
+        p.eat(b':')?;
+        let slot = match k {
+            "name" => 0,
+            "input_parameters" => 1,
+            "output" => 2,
+            "type" => 3,
+            "description" => 4,
+            "reasoning" => 5,
+            _ => 6,
+        };
+        if slot < 6 {
+            if seen[slot] {
+                return None;
+            }
+            seen[slot] = true;
+        }
+        match slot {
+            0 => t.name = Cow::Borrowed(p.string()?),
+            1 => t.input_parameters = fast_lazy(p)?,
+            2 => t.output = fast_lazy(p)?,
+            3 => t.kind = fast_opt_str(p)?,
+            4 => t.description = fast_opt_str(p)?,
+            5 => t.reasoning = fast_opt_str(p)?,
+            _ => {
+                p.skip_value()?;
+            }
+        }
+        if !p.comma_or(b'}')? {
+            break;
+        }
+    }
+    seen[0].then_some(t)
+}
+
+fn fast_options<'a>(p: &mut Parser<'a>) -> Option<Option<Options<'a>>> {
+    if is_null(p)? {
+        return Some(None);
+    }
+    p.eat(b'{')?;
+    let mut o = Options {
+        threshold: default_threshold(),
+        ..Options::default()
+    };
+    p.ws();
+    if p.peek()? == b'}' {
+        p.eat(b'}')?;
+        return Some(Some(o));
+    }
+    let mut seen = [false; 8];
+    loop {
+        let k = p.string()?;
+        p.eat(b':')?;
+        let slot = match k {
+            "evaluation_params" => 0,
+            "should_consider_ordering" => 1,
+            "should_exact_match" => 2,
+            "strict_mode" => 3,
+            "threshold" => 4,
+            "available_tools" => 5,
+            "llm_tool_selection_score" => 6,
+            "judge" => 7,
+            _ => 8,
+        };
+        if slot < 8 {
+            if seen[slot] {
+                return None;
+            }
+            seen[slot] = true;
+        }
+        match slot {
+            0 => {
+                p.eat(b'[')?;
+                p.ws();
+                if p.peek()? == b']' {
+                    p.eat(b']')?;
+                } else {
+                    loop {
+                        o.evaluation_params.push(Cow::Borrowed(p.string()?));
+                        if !p.comma_or(b']')? {
+                            break;
+                        }
+                    }
+                }
+            }
+            1 => o.should_consider_ordering = fast_bool(p)?,
+            2 => o.should_exact_match = fast_bool(p)?,
+            3 => o.strict_mode = fast_bool(p)?,
+            4 => o.threshold = fast_opt_f64(p)?,
+            5 => {
+                o.available_tools = if is_null(p)? {
+                    None
+                } else {
+                    Some(fast_tools(p)?)
+                }
+            }
+            6 => o.llm_tool_selection_score = fast_opt_f64(p)?,
+            7 => o.judge = fast_opt_str(p)?,
+            _ => {
+                p.skip_value()?;
+            }
+        }
+        if !p.comma_or(b'}')? {
+            break;
+        }
+    }
+    Some(Some(o))
 }
 
 impl<'a> Tool<'a> {
@@ -604,11 +832,18 @@ fn evaluate<'a>(
 
 /// Score one DeepEval input line.
 pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, LineError<'a>> {
+    score_with(line, out, true)
+}
+
+fn score_with<'a>(line: &'a str, out: &mut String, fast: bool) -> Result<Outcome, LineError<'a>> {
     thread_local! {
         // The reason is built before it is escaped into the line; one buffer per thread.
         static REASON: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
     }
-    let case: Case<'a> = from_line(line)?;
+    let case: Case<'a> = match fast.then(|| fast_case(line)).flatten() {
+        Some(c) => c,
+        None => from_line(line)?,
+    };
     let opts = case.options.unwrap_or_default();
     let id = raw_id(case.id);
     REASON.with_borrow_mut(|reason| {
@@ -640,4 +875,63 @@ pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, Line
             }),
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::BufRead;
+
+    fn run(line: &str, fast: bool) -> String {
+        let mut out = String::new();
+        match score_with(line, &mut out, fast) {
+            Ok(_) => out,
+            Err(LineError::Rejected { id, message }) => format!("{id:?} {message}"),
+            Err(LineError::Malformed(m)) => m,
+        }
+    }
+
+    /// The fast reader and serde_json give the same output on every vector combination and on
+    /// odd lines.
+    #[test]
+    fn fast_reader_agrees_with_serde() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/vectors/deepeval.jsonl.gz"
+        );
+        let file = std::fs::File::open(path).unwrap();
+        let mut lines = Vec::new();
+        for l in std::io::BufReader::new(flate2::read::GzDecoder::new(file)).lines() {
+            let l = l.unwrap();
+            let v: serde_json::Value = serde_json::from_str(&l).unwrap();
+            for r in v["results"].as_array().into_iter().flatten() {
+                lines.push(
+                    serde_json::json!({"id": v["id"], "tools_called": v["tools_called"],
+                        "expected_tools": v["expected_tools"], "options": r["options"]})
+                    .to_string(),
+                );
+            }
+            lines.push(l);
+        }
+        let fast = lines.iter().filter(|l| fast_case(l).is_some()).count();
+        assert!(fast > lines.len() / 2, "{fast} of {}", lines.len());
+        let t = r#"{"name":"a","input_parameters":{"x":[1,2.5]},"output":null,"type":"MCP","description":"d","reasoning":null,"z":1}"#;
+        for extra in [
+            format!(r#"{{"id":"x","input":{{"q":1}},"tools_called":[{t}],"expected_tools":[{t}],"options":{{}}}}"#),
+            format!(r#"{{"id":1,"tools_called":[{t}],"expected_tools":[],"options":null}}"#),
+            format!(r#"{{"tools_called":[{t}],"expected_tools":[{t}],"options":{{"threshold":null,"strict_mode":true,"evaluation_params":["INPUT_PARAMETERS","OUTPUT"]}}}}"#),
+            format!(r#"{{"tools_called":[],"expected_tools":[{t}],"options":{{"available_tools":[{t}],"llm_tool_selection_score":0.25,"should_consider_ordering":true}}}}"#),
+            r#"{"tools_called":[],"expected_tools":[],"options":{"strict_mode":null}}"#.to_owned(),
+            r#"{"tools_called":[],"expected_tools":[],"tools_called":[]}"#.to_owned(),
+            r#"{"tools_called":[{"name":null}],"expected_tools":[]}"#.to_owned(),
+            r#"{"tools_called":[{"name":"a","input_parameters":[1e400]}],"expected_tools":[]}"#.to_owned(),
+            r#"{"tools_called":[{"name":"a","input_parameters":{"s":"\u00e9"}}],"expected_tools":[{"name":"a","input_parameters":{"s":"é"}}],"options":{"evaluation_params":["INPUT_PARAMETERS"]}}"#.to_owned(),
+            r#"{"tools_called":[],"expected_tools":[]}"#.to_owned(),
+        ] {
+            lines.push(extra);
+        }
+        for l in &lines {
+            assert_eq!(run(l, true), run(l, false), "{l}");
+        }
+    }
 }

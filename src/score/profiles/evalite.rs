@@ -14,7 +14,7 @@ use serde_json::value::RawValue;
 
 use super::fast::Parser;
 use super::text::{js_json, json_str, push_u64};
-use super::value::{js_eq, js_strict_eq, CowKey, Val};
+use super::value::{from_line, js_eq, js_strict_eq, lazy_js_eq, CowKey, Lazy, Val};
 use super::{write_head, LineError, Outcome};
 
 #[derive(serde::Deserialize)]
@@ -91,8 +91,8 @@ fn fast_case(line: &str) -> Option<Parsed<'_>> {
         }
         match slot {
             0 => c.id = Some(p.raw_value()?),
-            1 => c.actual = fast_calls(p.value()?)?,
-            2 => c.expected = fast_calls(p.value()?)?,
+            1 => c.actual = fast_calls(&mut p)?,
+            2 => c.expected = fast_calls(&mut p)?,
             3 => c.mode = non_null(p.value()?),
             4 => c.weights = non_null(p.value()?),
             5 => {
@@ -116,46 +116,79 @@ fn non_null(v: Val<'_>) -> Option<Val<'_>> {
     (v != Val::Null).then_some(v)
 }
 
-fn fast_calls(v: Val<'_>) -> Option<Vec<Call<'_>>> {
-    let Val::Arr(items) = v else { return None };
-    items
-        .into_iter()
-        .map(|item| {
-            let Val::Obj(entries) = item else {
-                return None;
-            };
-            // Entries are already in first-position order with duplicates merged, which is
-            // what the `Call` visitor builds.
-            let mut c = Call {
-                name: None,
-                input: None,
-                extras: Vec::new(),
-                name_pos: usize::MAX,
-                input_pos: usize::MAX,
-            };
-            for (pos, (k, v)) in entries.into_iter().enumerate() {
-                match k.as_ref() {
+/// A list of calls read straight into [`Call`]s, as the `Call` visitor builds them (first
+/// position and last value for a repeated key); `input` kept as checked raw text.
+fn fast_calls<'a>(p: &mut Parser<'a>) -> Option<Vec<Call<'a>>> {
+    p.eat(b'[')?;
+    let mut calls = Vec::new();
+    p.ws();
+    if p.peek()? == b']' {
+        p.eat(b']')?;
+        return Some(calls);
+    }
+    loop {
+        p.eat(b'{')?;
+        let mut c = Call {
+            name: None,
+            input: None,
+            extras: Vec::new(),
+            name_pos: usize::MAX,
+            input_pos: usize::MAX,
+        };
+        let mut n = 0;
+        p.ws();
+        if p.peek()? == b'}' {
+            p.eat(b'}')?;
+        } else {
+            loop {
+                let k = p.string()?;
+                p.eat(b':')?;
+                match k {
                     "toolName" => {
-                        c.name = Some(v);
-                        c.name_pos = pos;
+                        c.name = Some(p.value()?);
+                        if c.name_pos == usize::MAX {
+                            c.name_pos = n;
+                            n += 1;
+                        }
                     }
                     "input" => {
-                        c.input = Some(v);
-                        c.input_pos = pos;
+                        c.input = Some(Lazy::checked(p.skip_value()?));
+                        if c.input_pos == usize::MAX {
+                            c.input_pos = n;
+                            n += 1;
+                        }
                     }
-                    _ => c.extras.push((pos, k, v)),
+                    _ => {
+                        let v = p.value()?;
+                        if let Some(e) = c.extras.iter_mut().find(|e| e.1 == k) {
+                            e.2 = v;
+                        } else {
+                            if c.extras.len() == 24 {
+                                return None;
+                            }
+                            c.extras.push((n, Cow::Borrowed(k), v));
+                            n += 1;
+                        }
+                    }
+                }
+                if !p.comma_or(b'}')? {
+                    break;
                 }
             }
-            Some(c)
-        })
-        .collect()
+        }
+        calls.push(c);
+        if !p.comma_or(b']')? {
+            break;
+        }
+    }
+    Some(calls)
 }
 
 /// One call object as JavaScript sees it: `toolName` and `input` may be absent (`undefined`),
 /// other keys are kept only to print the object back in the metadata.
 pub(crate) struct Call<'a> {
     pub(crate) name: Option<Val<'a>>,
-    pub(crate) input: Option<Val<'a>>,
+    pub(crate) input: Option<Lazy<'a>>,
     /// Keys other than `toolName`/`input`, with every key's first position: `(position, key,
     /// value)`; `toolName` and `input` positions in `name_pos` / `input_pos`.
     extras: Vec<(usize, Cow<'a, str>, Val<'a>)>,
@@ -232,7 +265,11 @@ impl Call<'_> {
                 }
                 first = false;
                 out.push_str("\"input\":");
-                js_json(out, self.input.as_ref().unwrap_or(&Val::Null));
+                match &self.input {
+                    Some(i) if i.is_js_canonical() => out.push_str(i.raw()),
+                    Some(i) => js_json(out, i.val()),
+                    None => out.push_str("null"),
+                }
                 continue;
             } else if let Some((_, k, v)) = extras.next() {
                 (k, v)
@@ -397,7 +434,7 @@ pub(crate) fn evaluate<'a>(
             let exact = match (&rf.input, &out.input) {
                 (None, _) => true,
                 (Some(_), None) => false,
-                (Some(ri), Some(oi)) => js_eq(oi, ri),
+                (Some(ri), Some(oi)) => lazy_js_eq(oi, ri),
             };
             if exact {
                 e += 1;
@@ -430,7 +467,7 @@ fn totals(meta: &mut String, r: usize, o: usize) {
 }
 
 /// `stringifyToolCall`: `JSON.stringify({toolName, input: stableSerialize(input)})`.
-fn canonical_key(name: &Option<Val<'_>>, input: &Option<Val<'_>>) -> String {
+fn canonical_key(name: &Option<Val<'_>>, input: &Option<Lazy<'_>>) -> String {
     let mut k = String::from("{");
     let mut first = true;
     if let Some(n) = name {
@@ -443,7 +480,7 @@ fn canonical_key(name: &Option<Val<'_>>, input: &Option<Val<'_>>) -> String {
             k.push(',');
         }
         k.push_str("\"input\":");
-        stable(&mut k, i);
+        stable(&mut k, i.val());
     }
     k.push('}');
     k
@@ -494,20 +531,22 @@ fn flexible_mode<'a>(
     // compare values directly (no key strings, no hashing); large ones hash canonical keys so
     // the cost stays linear.
     let small = expected.len() + actual.len() <= SMALL;
-    let same_key =
-        |an: &Option<Val<'_>>, ai: &Option<Val<'_>>, bn: &Option<Val<'_>>, bi: &Option<Val<'_>>| {
-            let names = match (an, bn) {
-                (None, None) => true,
-                (Some(x), Some(y)) => js_eq(x, y),
-                _ => false,
-            };
-            names
-                && match (ai, bi) {
-                    (None, None) => true,
-                    (Some(x), Some(y)) => js_eq(x, y),
-                    _ => false,
-                }
+    let same_key = |an: &Option<Val<'_>>,
+                    ai: &Option<Lazy<'_>>,
+                    bn: &Option<Val<'_>>,
+                    bi: &Option<Lazy<'_>>| {
+        let names = match (an, bn) {
+            (None, None) => true,
+            (Some(x), Some(y)) => js_eq(x, y),
+            _ => false,
         };
+        names
+            && match (ai, bi) {
+                (None, None) => true,
+                (Some(x), Some(y)) => lazy_js_eq(x, y),
+                _ => false,
+            }
+    };
     let mut reps: Vec<usize> = Vec::new(); // first expected index of each group
     let mut group_of: Vec<usize> = Vec::with_capacity(expected.len());
     let mut by_key: HashMap<String, usize> = HashMap::new();
@@ -668,7 +707,7 @@ fn score_with<'a>(line: &'a str, out: &mut String, fast: bool) -> Result<Outcome
     }
     let case = match fast.then(|| fast_case(line)).flatten() {
         Some(c) => c,
-        None => Parsed::from(serde_json::from_str::<Case<'a>>(line)?),
+        None => Parsed::from(from_line::<Case<'a>>(line)?),
     };
     let id = case.id.unwrap_or("null");
     META.with_borrow_mut(|meta| {

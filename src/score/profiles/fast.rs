@@ -122,6 +122,48 @@ impl<'a> Parser<'a> {
         self.s.get(start..self.i)
     }
 
+    /// The raw text of the next value, checked as [`Parser::value`] would read it but without
+    /// building it (for values kept [`super::value::Lazy`]).
+    pub(crate) fn skip_value(&mut self) -> Option<&'a str> {
+        self.ws();
+        let start = self.i;
+        self.skip()?;
+        self.s.get(start..self.i)
+    }
+
+    fn skip(&mut self) -> Option<()> {
+        self.ws();
+        match self.peek()? {
+            b'"' => self.string().map(drop),
+            b'{' | b'[' => {
+                let close = if self.peek()? == b'{' { b'}' } else { b']' };
+                self.i += 1;
+                self.depth += 1;
+                if self.depth > MAX_DEPTH {
+                    return None;
+                }
+                self.ws();
+                if self.peek()? == close {
+                    self.i += 1;
+                } else {
+                    loop {
+                        if close == b'}' {
+                            self.string()?;
+                            self.eat(b':')?;
+                        }
+                        self.skip()?;
+                        if !self.comma_or(close)? {
+                            break;
+                        }
+                    }
+                }
+                self.depth -= 1;
+                Some(())
+            }
+            _ => self.value().map(drop),
+        }
+    }
+
     /// The next value.
     pub(crate) fn value(&mut self) -> Option<Val<'a>> {
         self.ws();

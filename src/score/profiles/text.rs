@@ -257,32 +257,43 @@ pub fn py_str_list<'s>(out: &mut String, items: impl IntoIterator<Item = &'s str
     out.push(']');
 }
 
+/// Bytes a JSON string literal escapes: `"`, `\\` and control characters.
+static JSON_ESCAPE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = true;
+        i += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
+
 /// A JSON string literal (the escaping both `JSON.stringify` and serde_json use).
 pub fn json_str(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     out.push('"');
-    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
-        out.push_str(s);
-        out.push('"');
-        return;
-    }
+    let b = s.as_bytes();
     let mut start = 0;
-    for (i, b) in s.bytes().enumerate() {
-        let esc: Option<&str> = match b {
-            b'"' => Some("\\\""),
-            b'\\' => Some("\\\\"),
-            b'\n' => Some("\\n"),
-            b'\r' => Some("\\r"),
-            b'\t' => Some("\\t"),
-            0x08 => Some("\\b"),
-            0x0c => Some("\\f"),
-            0..=0x1f => None,
-            _ => continue,
-        };
+    for (i, &c) in b.iter().enumerate() {
+        if !JSON_ESCAPE[usize::from(c)] {
+            continue;
+        }
+        // Escaped bytes are ASCII, so `start..i` are char boundaries.
         out.push_str(&s[start..i]);
-        match esc {
-            Some(e) => out.push_str(e),
-            None => {
-                let _ = write!(out, "\\u{b:04x}");
+        match c {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            _ => {
+                out.push_str("\\u00");
+                out.push(char::from(HEX[usize::from(c >> 4)]));
+                out.push(char::from(HEX[usize::from(c & 15)]));
             }
         }
         start = i + 1;
@@ -483,5 +494,19 @@ mod tests {
         let mut o = String::new();
         js_json(&mut o, &v);
         assert_eq!(o, r#"{"2":[1e+21],"10":2,"b":1,"x":"\n"}"#);
+    }
+
+    #[test]
+    fn json_strings_escape_like_serde() {
+        for x in [
+            "plain",
+            "a\"b\\c\nd\re\tf\u{8}\u{c}\u{1}\u{1f}é😀",
+            "",
+            "\n",
+        ] {
+            let mut o = String::new();
+            json_str(&mut o, x);
+            assert_eq!(o, serde_json::to_string(x).unwrap());
+        }
     }
 }

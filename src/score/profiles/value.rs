@@ -335,6 +335,15 @@ impl<'a> Lazy<'a> {
         }
     }
 
+    /// A raw value the fast reader ([`super::fast`]) has already checked: it parses.
+    pub(crate) fn checked(raw: &'a str) -> Lazy<'a> {
+        Lazy {
+            raw,
+            needs_check: false,
+            val: std::cell::OnceCell::new(),
+        }
+    }
+
     /// The raw JSON text.
     pub fn raw(&self) -> &'a str {
         self.raw
@@ -343,8 +352,13 @@ impl<'a> Lazy<'a> {
     /// The parsed value (parsed on first use). A value that cannot be parsed reads as `null`;
     /// callers rule that out first with [`Lazy::needs_check`] and a whole-line parse.
     pub fn val(&self) -> &Val<'a> {
-        self.val
-            .get_or_init(|| serde_json::from_str(self.raw).unwrap_or(Val::Null))
+        self.val.get_or_init(|| {
+            let mut p = super::fast::Parser::new(self.raw);
+            match p.value() {
+                Some(v) if p.at_end() => v,
+                _ => serde_json::from_str(self.raw).unwrap_or(Val::Null),
+            }
+        })
     }
 
     /// Whether `JSON.stringify(JSON.parse(raw))` is `raw` itself: no whitespace between tokens,
@@ -377,10 +391,12 @@ fn needs_check(b: &[u8]) -> bool {
     if memchr::memchr(b'\\', b).is_some() {
         return true;
     }
-    if memchr::memchr2_iter(b'e', b'E', b)
-        .any(|i| i > 0 && (b[i - 1].is_ascii_digit() || b[i - 1] == b'.'))
-    {
-        return true;
+    let mut prev = 0u8;
+    for &c in b {
+        if c | 0x20 == b'e' && (prev.is_ascii_digit() || prev == b'.') {
+            return true;
+        }
+        prev = c;
     }
     if b.len() > 2 * LAZY_DEPTH {
         let (mut depth, mut max, mut run, mut longest) = (0usize, 0usize, 0usize, 0usize);
