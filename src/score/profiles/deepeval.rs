@@ -16,7 +16,7 @@ use super::fast::Parser;
 use super::judge::{self, JudgeRequest};
 use super::text::{py_json_indent, py_repr, py_str_list};
 use super::value::{from_line, lazy_py_eq, py_eq, Lazy, Val};
-use super::{raw_id, write_head, write_opt_bool, LineError, Outcome};
+use super::{raw_text, write_head, write_opt_bool, LineError, Outcome};
 
 /// One `ToolCall` as pydantic validates it.
 #[derive(Deserialize, Debug)]
@@ -62,8 +62,9 @@ fn default_threshold() -> Option<f64> {
 
 #[derive(Deserialize)]
 struct Case<'a> {
-    #[serde(borrow, default)]
-    id: Option<&'a RawValue>,
+    /// The raw JSON text of the id.
+    #[serde(borrow, default, deserialize_with = "raw_text")]
+    id: Option<&'a str>,
     #[serde(borrow, default)]
     input: Option<&'a RawValue>,
     #[serde(borrow)]
@@ -106,7 +107,7 @@ fn fast_case(line: &str) -> Option<Case<'_>> {
             seen[slot] = true;
         }
         match slot {
-            0 => c.id = Some(raw(p.skip_value()?)?),
+            0 => c.id = Some(p.skip_value()?),
             1 => c.input = Some(raw(p.skip_value()?)?).filter(|r| r.get() != "null"),
             2 => c.tools_called = fast_tools(&mut p)?,
             3 => c.expected_tools = fast_tools(&mut p)?,
@@ -141,7 +142,7 @@ fn fast_opt_str<'a>(p: &mut Parser<'a>) -> Option<Option<Cow<'a, str>>> {
     if is_null(p)? {
         return Some(None);
     }
-    Some(Some(Cow::Borrowed(p.string()?)))
+    Some(Some(p.cow_string()?))
 }
 
 fn fast_opt_f64(p: &mut Parser<'_>) -> Option<Option<f64>> {
@@ -210,7 +211,7 @@ fn fast_tool<'a>(p: &mut Parser<'a>) -> Option<Tool<'a>> {
             seen[slot] = true;
         }
         match slot {
-            0 => t.name = Cow::Borrowed(p.string()?),
+            0 => t.name = p.cow_string()?,
             1 => t.input_parameters = fast_lazy(p)?,
             2 => t.output = fast_lazy(p)?,
             3 => t.kind = fast_opt_str(p)?,
@@ -270,7 +271,7 @@ fn fast_options<'a>(p: &mut Parser<'a>) -> Option<Option<Options<'a>>> {
                     p.eat(b']')?;
                 } else {
                     loop {
-                        o.evaluation_params.push(Cow::Borrowed(p.string()?));
+                        o.evaluation_params.push(p.cow_string()?);
                         if !p.comma_or(b']')? {
                             break;
                         }
@@ -845,7 +846,7 @@ fn score_with<'a>(line: &'a str, out: &mut String, fast: bool) -> Result<Outcome
         None => from_line(line)?,
     };
     let opts = case.options.unwrap_or_default();
-    let id = raw_id(case.id);
+    let id = case.id.unwrap_or("null");
     REASON.with_borrow_mut(|reason| {
         reason.clear();
         match evaluate(
@@ -870,7 +871,7 @@ fn score_with<'a>(line: &'a str, out: &mut String, fast: bool) -> Result<Outcome
                 Ok(Outcome::of(v.success))
             }
             Err(message) => Err(LineError::Rejected {
-                id: case.id.map(RawValue::get),
+                id: case.id,
                 message,
             }),
         }

@@ -225,6 +225,11 @@ fn write_error(out: &mut String, id: Option<&str>, message: &str) {
     out.push('}');
 }
 
+/// A field kept as its raw JSON text (serde `deserialize_with`), borrowed from the line.
+fn raw_text<'de: 'a, 'a, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'a str>, D::Error> {
+    <&'a RawValue>::deserialize(d).map(|r| Some(r.get()))
+}
+
 /// The raw id of a case (`null` when absent).
 fn raw_id(id: Option<&RawValue>) -> &str {
     id.map(RawValue::get).unwrap_or("null")

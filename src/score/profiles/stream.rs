@@ -33,6 +33,11 @@ impl Summary {
     }
 }
 
+/// A line to score: its number and its bytes.
+type Line<'a> = (usize, &'a [u8]);
+/// A group's output text and the outcome of each of its lines.
+type Group = (String, Vec<Outcome>);
+
 /// Bytes read per batch; each batch is split into groups of lines scored in parallel.
 const BATCH_BYTES: usize = 4 << 20;
 /// Lines per parallel task: large enough that task overhead is noise.
@@ -60,6 +65,7 @@ pub fn score_stream(
     let mut summary = Summary::default();
     let mut buf: Vec<u8> = Vec::with_capacity(BATCH_BYTES + 4096);
     let mut next_lineno = 1usize;
+    let mut outs: Vec<Group> = Vec::new();
     let mut eof = false;
     while !eof {
         // Fill a batch of whole lines: whole reader buffers until the batch is full, then up to
@@ -97,7 +103,7 @@ pub fn score_stream(
         if buf.is_empty() {
             break;
         }
-        let mut lines: Vec<(usize, &[u8])> = Vec::new();
+        let mut lines: Vec<Line<'_>> = Vec::new();
         let mut start = 0;
         let mut lineno = next_lineno;
         for end in memchr::memchr_iter(b'\n', &buf).chain(std::iter::once(buf.len())) {
@@ -112,25 +118,36 @@ pub fn score_stream(
             start = end + 1;
         }
         next_lineno = lineno - 1;
-        let score_group = |group: &[(usize, &[u8])]| {
-            let bytes: usize = group.iter().map(|(_, l)| l.len()).sum();
-            let mut text = String::with_capacity(bytes + group.len() * 64);
-            let mut outcomes = Vec::with_capacity(group.len());
+        // One output buffer per group of lines, kept from batch to batch: allocating them anew
+        // each batch makes the allocator hand fresh pages to the kernel and fault them back in.
+        let groups = lines.len().div_ceil(LINES_PER_TASK);
+        if outs.len() < groups {
+            outs.resize_with(groups, Default::default);
+        }
+        let score_group = |(out, group): (&mut Group, &[Line<'_>])| {
+            let (text, outcomes) = out;
+            text.clear();
+            outcomes.clear();
             for (lineno, line) in group {
-                outcomes.push(score_into(profile, line, *lineno, &mut text));
+                outcomes.push(score_into(profile, line, *lineno, text));
                 text.push('\n');
             }
-            (text, outcomes)
         };
-        let results: Vec<(String, Vec<Outcome>)> = match &pool {
-            None => lines.chunks(LINES_PER_TASK).map(score_group).collect(),
-            Some(pool) => {
-                pool.install(|| lines.par_chunks(LINES_PER_TASK).map(score_group).collect())
-            }
-        };
-        for (text, outcomes) in results {
+        match &pool {
+            None => outs
+                .iter_mut()
+                .zip(lines.chunks(LINES_PER_TASK))
+                .for_each(score_group),
+            Some(pool) => pool.install(|| {
+                outs[..groups]
+                    .par_iter_mut()
+                    .zip(lines.par_chunks(LINES_PER_TASK))
+                    .for_each(score_group);
+            }),
+        }
+        for (text, outcomes) in &outs[..groups] {
             output.write_all(text.as_bytes())?;
-            for o in outcomes {
+            for &o in outcomes {
                 summary.add(o);
             }
         }
