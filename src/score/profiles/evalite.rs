@@ -5,26 +5,111 @@
 //! `threshold` is a toolspec addition (Evalite has no pass/fail): `passed = score >= threshold`,
 //! default 1.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
-use serde_json::value::RawValue;
 
-use super::fast::Parser;
+use super::tape::{Buffers, Tape, V};
 use super::text::{js_json, json_str, push_u64};
-use super::value::{from_line, js_eq, js_strict_eq, lazy_js_eq, CowKey, Lazy, Val};
-use super::{write_head, LineError, Outcome};
+use super::value::{js_eq, js_strict_eq, CowKey, Val};
+use super::view::{Json, Kind};
+use super::{raw_text, write_head, LineError, Outcome};
 
+/// One call object as JavaScript sees it: `toolName` and `input` may be absent (`undefined`);
+/// the whole object is printed back in the metadata.
+pub(crate) struct Call<'t> {
+    obj: V<'t>,
+    name: Option<V<'t>>,
+    input: Option<V<'t>>,
+}
+
+/// A case read from its tape.
+struct Case<'t> {
+    actual: Vec<Call<'t>>,
+    expected: Vec<Call<'t>>,
+    mode: Option<V<'t>>,
+    weights: Option<V<'t>>,
+    threshold: Option<f64>,
+}
+
+/// Reads the case from its tape as the serde reader does (both call lists required, each call
+/// an object, `null` for an optional field is absent, `threshold` a number), or `None` where
+/// that reader would fail.
+fn case_of<'t>(root: V<'t>) -> Option<Case<'t>> {
+    if !root.is_obj() {
+        return None;
+    }
+    let mut c = Case {
+        actual: Vec::new(),
+        expected: Vec::new(),
+        mode: None,
+        weights: None,
+        threshold: None,
+    };
+    let (mut actual, mut expected) = (false, false);
+    for (k, v) in root.entries() {
+        match k {
+            "actualCalls" => {
+                c.actual = calls_of(v)?;
+                actual = true;
+            }
+            "expectedCalls" => {
+                c.expected = calls_of(v)?;
+                expected = true;
+            }
+            "mode" => c.mode = (!v.is_null()).then_some(v),
+            "weights" => c.weights = (!v.is_null()).then_some(v),
+            "threshold" => {
+                c.threshold = match v.kind() {
+                    Kind::Null => None,
+                    _ => Some(v.as_f64()?),
+                }
+            }
+            _ => {}
+        }
+    }
+    (actual && expected).then_some(c)
+}
+
+fn calls_of(v: V<'_>) -> Option<Vec<Call<'_>>> {
+    if !matches!(v.kind(), Kind::Arr) {
+        return None;
+    }
+    let items = v.items();
+    let mut calls = Vec::with_capacity(items.len());
+    for obj in items {
+        if !obj.is_obj() {
+            return None;
+        }
+        let mut call = Call {
+            obj,
+            name: None,
+            input: None,
+        };
+        for (k, x) in obj.entries() {
+            match k {
+                "toolName" => call.name = Some(x),
+                "input" => call.input = Some(x),
+                _ => {}
+            }
+        }
+        calls.push(call);
+    }
+    Some(calls)
+}
+
+/// The line's shape as serde_json checks it: this reader gives the error of a line the tape
+/// reader leaves to it, and the raw id of a line it then reads from a [`Val`] tape.
 #[derive(serde::Deserialize)]
-struct Case<'a> {
-    #[serde(borrow, default)]
-    id: Option<&'a RawValue>,
-    #[serde(borrow, rename = "actualCalls")]
-    actual: Vec<Call<'a>>,
-    #[serde(borrow, rename = "expectedCalls")]
-    expected: Vec<Call<'a>>,
+#[allow(dead_code)]
+struct SerdeCase<'a> {
+    #[serde(borrow, default, deserialize_with = "raw_text")]
+    id: Option<&'a str>,
+    #[serde(rename = "actualCalls")]
+    actual: Vec<SerdeCall>,
+    #[serde(rename = "expectedCalls")]
+    expected: Vec<SerdeCall>,
     #[serde(borrow, default)]
     mode: Option<Val<'a>>,
     #[serde(borrow, default)]
@@ -33,268 +118,35 @@ struct Case<'a> {
     threshold: Option<f64>,
 }
 
-/// A case's fields, from either reader.
-struct Parsed<'a> {
-    id: Option<&'a str>,
-    actual: Vec<Call<'a>>,
-    expected: Vec<Call<'a>>,
-    mode: Option<Val<'a>>,
-    weights: Option<Val<'a>>,
-    threshold: Option<f64>,
-}
+/// A call object, checked as the metric reads it.
+struct SerdeCall;
 
-impl<'a> From<Case<'a>> for Parsed<'a> {
-    fn from(c: Case<'a>) -> Self {
-        Parsed {
-            id: c.id.map(RawValue::get),
-            actual: c.actual,
-            expected: c.expected,
-            mode: c.mode,
-            weights: c.weights,
-            threshold: c.threshold,
-        }
-    }
-}
-
-/// The fast reader (see [`super::fast`]): `None` sends the line to serde_json. Reproduces the
-/// derived `Case`: known fields at most once, both call lists required, `null` for an optional
-/// field is absent, `threshold` a number.
-fn fast_case(line: &str) -> Option<Parsed<'_>> {
-    let mut p = Parser::new(line);
-    p.eat(b'{')?;
-    let mut c = Parsed {
-        id: None,
-        actual: Vec::new(),
-        expected: Vec::new(),
-        mode: None,
-        weights: None,
-        threshold: None,
-    };
-    let mut seen = [false; 6];
-    loop {
-        let k = p.string()?;
-        p.eat(b':')?;
-        let slot = match k {
-            "id" => 0,
-            "actualCalls" => 1,
-            "expectedCalls" => 2,
-            "mode" => 3,
-            "weights" => 4,
-            "threshold" => 5,
-            _ => 6,
-        };
-        if slot < 6 {
-            if seen[slot] {
-                return None;
-            }
-            seen[slot] = true;
-        }
-        match slot {
-            0 => c.id = Some(p.raw_value()?),
-            1 => c.actual = fast_calls(&mut p)?,
-            2 => c.expected = fast_calls(&mut p)?,
-            3 => c.mode = non_null(p.value()?),
-            4 => c.weights = non_null(p.value()?),
-            5 => {
-                c.threshold = match p.value()? {
-                    Val::Null => None,
-                    v => Some(v.as_f64()?),
-                }
-            }
-            _ => {
-                p.value()?;
-            }
-        }
-        if !p.comma_or(b'}')? {
-            break;
-        }
-    }
-    (seen[1] && seen[2] && p.at_end()).then_some(c)
-}
-
-fn non_null(v: Val<'_>) -> Option<Val<'_>> {
-    (v != Val::Null).then_some(v)
-}
-
-/// A list of calls read straight into [`Call`]s, as the `Call` visitor builds them (first
-/// position and last value for a repeated key); `input` kept as checked raw text.
-fn fast_calls<'a>(p: &mut Parser<'a>) -> Option<Vec<Call<'a>>> {
-    p.eat(b'[')?;
-    let mut calls = Vec::new();
-    p.ws();
-    if p.peek()? == b']' {
-        p.eat(b']')?;
-        return Some(calls);
-    }
-    loop {
-        p.eat(b'{')?;
-        let mut c = Call {
-            name: None,
-            input: None,
-            extras: Vec::new(),
-            name_pos: usize::MAX,
-            input_pos: usize::MAX,
-        };
-        let mut n = 0;
-        p.ws();
-        if p.peek()? == b'}' {
-            p.eat(b'}')?;
-        } else {
-            loop {
-                let k = p.string()?;
-                p.eat(b':')?;
-                match k {
-                    "toolName" => {
-                        c.name = Some(p.value()?);
-                        if c.name_pos == usize::MAX {
-                            c.name_pos = n;
-                            n += 1;
-                        }
-                    }
-                    "input" => {
-                        c.input = Some(Lazy::checked(p.skip_value()?));
-                        if c.input_pos == usize::MAX {
-                            c.input_pos = n;
-                            n += 1;
-                        }
-                    }
-                    _ => {
-                        let v = p.value()?;
-                        if let Some(e) = c.extras.iter_mut().find(|e| e.1 == k) {
-                            e.2 = v;
-                        } else {
-                            if c.extras.len() == 24 {
-                                return None;
-                            }
-                            c.extras.push((n, Cow::Borrowed(k), v));
-                            n += 1;
-                        }
-                    }
-                }
-                if !p.comma_or(b'}')? {
-                    break;
-                }
-            }
-        }
-        calls.push(c);
-        if !p.comma_or(b']')? {
-            break;
-        }
-    }
-    Some(calls)
-}
-
-/// One call object as JavaScript sees it: `toolName` and `input` may be absent (`undefined`),
-/// other keys are kept only to print the object back in the metadata.
-pub(crate) struct Call<'a> {
-    pub(crate) name: Option<Val<'a>>,
-    pub(crate) input: Option<Lazy<'a>>,
-    /// Keys other than `toolName`/`input`, with every key's first position: `(position, key,
-    /// value)`; `toolName` and `input` positions in `name_pos` / `input_pos`.
-    extras: Vec<(usize, Cow<'a, str>, Val<'a>)>,
-    name_pos: usize,
-    input_pos: usize,
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Call<'a> {
+impl<'de> Deserialize<'de> for SerdeCall {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-            type Value = Call<'a>;
+        struct CallVisitor;
+        impl<'de> Visitor<'de> for CallVisitor {
+            type Value = SerdeCall;
             fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a tool call object")
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Call<'a>, A::Error> {
-                let mut c = Call {
-                    name: None,
-                    input: None,
-                    extras: Vec::new(),
-                    name_pos: usize::MAX,
-                    input_pos: usize::MAX,
-                };
-                let mut n = 0;
-                while let Some(CowKey(k)) = map.next_key()? {
-                    match k.as_ref() {
-                        "toolName" => {
-                            c.name = Some(map.next_value()?);
-                            if c.name_pos == usize::MAX {
-                                c.name_pos = n;
-                                n += 1;
-                            }
-                        }
-                        "input" => {
-                            c.input = Some(map.next_value()?);
-                            if c.input_pos == usize::MAX {
-                                c.input_pos = n;
-                                n += 1;
-                            }
-                        }
-                        _ => {
-                            let v: Val<'a> = map.next_value()?;
-                            if let Some(e) = c.extras.iter_mut().find(|e| e.1 == k) {
-                                e.2 = v;
-                            } else {
-                                c.extras.push((n, k, v));
-                                n += 1;
-                            }
-                        }
-                    }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<SerdeCall, A::Error> {
+                while let Some(CowKey(_)) = map.next_key()? {
+                    map.next_value::<Val<'_>>()?;
                 }
-                Ok(c)
+                Ok(SerdeCall)
             }
         }
-        d.deserialize_map(V(std::marker::PhantomData))
-    }
-}
-
-impl Call<'_> {
-    /// `JSON.stringify(call)`.
-    fn write_js(&self, out: &mut String) {
-        out.push('{');
-        let total = self.extras.len()
-            + usize::from(self.name.is_some())
-            + usize::from(self.input.is_some());
-        let mut extras = self.extras.iter();
-        let mut first = true;
-        for pos in 0..total {
-            let (k, v): (&str, &Val<'_>) = if pos == self.name_pos {
-                ("toolName", self.name.as_ref().unwrap_or(&Val::Null))
-            } else if pos == self.input_pos {
-                if !first {
-                    out.push(',');
-                }
-                first = false;
-                out.push_str("\"input\":");
-                match &self.input {
-                    Some(i) if i.is_js_canonical() => out.push_str(i.raw()),
-                    Some(i) => js_json(out, i.val()),
-                    None => out.push_str("null"),
-                }
-                continue;
-            } else if let Some((_, k, v)) = extras.next() {
-                (k, v)
-            } else {
-                continue;
-            };
-            if !first {
-                out.push(',');
-            }
-            first = false;
-            json_str(out, k);
-            out.push(':');
-            js_json(out, v);
-        }
-        out.push('}');
+        d.deserialize_map(CallVisitor)
     }
 }
 
 /// JavaScript `ToNumber` of a weight (as used by `*`): `null` → 0, booleans → 0/1, numeric
 /// strings parsed, anything else NaN.
-fn js_to_number(v: &Val<'_>) -> f64 {
-    match v {
-        Val::Null => 0.0,
-        Val::Bool(b) => f64::from(u8::from(*b)),
-        Val::Str(s) => {
+fn js_to_number(v: V<'_>) -> f64 {
+    match v.kind() {
+        Kind::Null => 0.0,
+        Kind::Bool(b) => f64::from(u8::from(b)),
+        Kind::Str(s) => {
             let t = s.trim();
             if t.is_empty() {
                 0.0
@@ -309,34 +161,40 @@ fn js_to_number(v: &Val<'_>) -> f64 {
                 }
             }
         }
-        Val::Arr(items) => match items.as_slice() {
-            [] => 0.0,
-            [one] if !matches!(one, Val::Arr(_) | Val::Obj(_)) => js_to_number(one),
-            _ => f64::NAN,
-        },
-        Val::Obj(_) => f64::NAN,
+        Kind::Arr => {
+            let mut items = v.items();
+            match (items.next(), items.next()) {
+                (None, _) => 0.0,
+                (Some(one), None) if !one.is_container() => js_to_number(one),
+                _ => f64::NAN,
+            }
+        }
+        Kind::Obj => f64::NAN,
         _ => v.as_f64().unwrap_or(f64::NAN),
     }
 }
 
 /// JavaScript template-literal rendering of an invalid `mode`.
-fn js_to_string(v: &Val<'_>) -> String {
-    match v {
-        Val::Str(s) => s.to_string(),
-        Val::Null => "null".into(),
-        Val::Bool(b) => b.to_string(),
-        Val::Obj(_) => "[object Object]".into(),
-        Val::Arr(items) => items
-            .iter()
-            .map(|x| match x {
-                Val::Null => String::new(),
-                x => js_to_string(x),
+fn js_to_string(v: V<'_>) -> String {
+    match v.kind() {
+        Kind::Str(s) => s.to_string(),
+        Kind::Null => "null".into(),
+        Kind::Bool(b) => b.to_string(),
+        Kind::Obj => "[object Object]".into(),
+        Kind::Arr => v
+            .items()
+            .map(|x| {
+                if x.is_null() {
+                    String::new()
+                } else {
+                    js_to_string(x)
+                }
             })
             .collect::<Vec<_>>()
             .join(","),
-        n => {
+        _ => {
             let mut s = String::new();
-            super::text::js_number(&mut s, n.as_f64().unwrap_or(0.0));
+            super::text::js_number(&mut s, v.as_f64().unwrap_or(0.0));
             s
         }
     }
@@ -357,15 +215,15 @@ struct Weights {
     wrong_penalty: f64,
 }
 
-fn weights(w: Option<&Val<'_>>) -> Weights {
+fn weights(w: Option<V<'_>>) -> Weights {
     let mut out = Weights {
         name_only: 0.5,
         extra_penalty: 0.25,
         wrong_penalty: 0.25,
     };
-    if let Some(Val::Obj(entries)) = w {
-        for (k, v) in entries {
-            match k.as_ref() {
+    if let Some(w) = w {
+        for (k, v) in w.entries() {
+            match k {
                 "nameOnly" => out.name_only = js_to_number(v),
                 "extraPenalty" => out.extra_penalty = js_to_number(v),
                 "wrongPenalty" => out.wrong_penalty = js_to_number(v),
@@ -377,7 +235,7 @@ fn weights(w: Option<&Val<'_>>) -> Weights {
 }
 
 /// `undefined === undefined`, else JavaScript `===` on the names.
-fn same_name(a: &Option<Val<'_>>, b: &Option<Val<'_>>) -> bool {
+fn same_name(a: Option<V<'_>>, b: Option<V<'_>>) -> bool {
     match (a, b) {
         (None, None) => true,
         (Some(x), Some(y)) => js_strict_eq(x, y),
@@ -385,12 +243,17 @@ fn same_name(a: &Option<Val<'_>>, b: &Option<Val<'_>>) -> bool {
     }
 }
 
+/// Deep equality of two values; equal texts are equal at once.
+fn same_value(a: V<'_>, b: V<'_>) -> bool {
+    a.same_text(b) || js_eq(a, b)
+}
+
 /// The metric: score (NaN possible with odd weights) and the metadata object, as JSON text.
-pub(crate) fn evaluate<'a>(
-    actual: &[Call<'a>],
-    expected: &[Call<'a>],
-    mode: Option<&Val<'_>>,
-    w: Option<&Val<'_>>,
+fn evaluate(
+    actual: &[Call<'_>],
+    expected: &[Call<'_>],
+    mode: Option<V<'_>>,
+    w: Option<V<'_>>,
     meta: &mut String,
 ) -> Result<f64, String> {
     let (o, r) = (actual.len(), expected.len());
@@ -412,11 +275,14 @@ pub(crate) fn evaluate<'a>(
         meta.push('}');
         return Ok(0.0);
     }
-    let flexible = match mode {
-        None | Some(Val::Null) => false,
-        Some(Val::Str(s)) if s == "exact" => false,
-        Some(Val::Str(s)) if s == "flexible" => true,
-        Some(m) => return Err(format!("Invalid mode: {}", js_to_string(m))),
+    let flexible = match mode.map(V::kind) {
+        None | Some(Kind::Null) => false,
+        Some(Kind::Str("exact")) => false,
+        Some(Kind::Str("flexible")) => true,
+        Some(_) => {
+            let m = mode.map(js_to_string).unwrap_or_default();
+            return Err(format!("Invalid mode: {m}"));
+        }
     };
     let w = weights(w);
     let d = r.max(1) as f64;
@@ -427,14 +293,14 @@ pub(crate) fn evaluate<'a>(
                 wrong += 1;
                 continue;
             };
-            if !same_name(&out.name, &rf.name) {
+            if !same_name(out.name, rf.name) {
                 wrong += 1;
                 continue;
             }
-            let exact = match (&rf.input, &out.input) {
+            let exact = match (rf.input, out.input) {
                 (None, _) => true,
                 (Some(_), None) => false,
-                (Some(ri), Some(oi)) => lazy_js_eq(oi, ri),
+                (Some(ri), Some(oi)) => same_value(oi, ri),
             };
             if exact {
                 e += 1;
@@ -467,7 +333,7 @@ fn totals(meta: &mut String, r: usize, o: usize) {
 }
 
 /// `stringifyToolCall`: `JSON.stringify({toolName, input: stableSerialize(input)})`.
-fn canonical_key(name: &Option<Val<'_>>, input: &Option<Lazy<'_>>) -> String {
+fn canonical_key(name: Option<V<'_>>, input: Option<V<'_>>) -> String {
     let mut k = String::from("{");
     let mut first = true;
     if let Some(n) = name {
@@ -480,18 +346,18 @@ fn canonical_key(name: &Option<Val<'_>>, input: &Option<Lazy<'_>>) -> String {
             k.push(',');
         }
         k.push_str("\"input\":");
-        stable(&mut k, i.val());
+        stable(&mut k, i);
     }
     k.push('}');
     k
 }
 
 /// `JSON.stringify(stableSerialize(v))`: object keys sorted by UTF-16 code units.
-fn stable(out: &mut String, v: &Val<'_>) {
-    match v {
-        Val::Arr(items) => {
+fn stable(out: &mut String, v: V<'_>) {
+    match v.kind() {
+        Kind::Arr => {
             out.push('[');
-            for (i, x) in items.iter().enumerate() {
+            for (i, x) in v.items().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
@@ -499,8 +365,8 @@ fn stable(out: &mut String, v: &Val<'_>) {
             }
             out.push(']');
         }
-        Val::Obj(entries) => {
-            let mut sorted: Vec<&(Cow<'_, str>, Val<'_>)> = entries.iter().collect();
+        Kind::Obj => {
+            let mut sorted: Vec<(&str, V<'_>)> = v.entries().collect();
             sorted.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
             out.push('{');
             for (i, (k, x)) in sorted.into_iter().enumerate() {
@@ -513,16 +379,16 @@ fn stable(out: &mut String, v: &Val<'_>) {
             }
             out.push('}');
         }
-        other => js_json(out, other),
+        _ => js_json(out, v),
     }
 }
 
 /// Up to this many calls in a case, flexible mode compares values pairwise instead of hashing.
 const SMALL: usize = 32;
 
-fn flexible_mode<'a>(
-    actual: &[Call<'a>],
-    expected: &[Call<'a>],
+fn flexible_mode(
+    actual: &[Call<'_>],
+    expected: &[Call<'_>],
     w: &Weights,
     d: f64,
     meta: &mut String,
@@ -531,10 +397,7 @@ fn flexible_mode<'a>(
     // compare values directly (no key strings, no hashing); large ones hash canonical keys so
     // the cost stays linear.
     let small = expected.len() + actual.len() <= SMALL;
-    let same_key = |an: &Option<Val<'_>>,
-                    ai: &Option<Lazy<'_>>,
-                    bn: &Option<Val<'_>>,
-                    bi: &Option<Lazy<'_>>| {
+    let same_key = |an: Option<V<'_>>, ai: Option<V<'_>>, bn: Option<V<'_>>, bi: Option<V<'_>>| {
         let names = match (an, bn) {
             (None, None) => true,
             (Some(x), Some(y)) => js_eq(x, y),
@@ -543,7 +406,7 @@ fn flexible_mode<'a>(
         names
             && match (ai, bi) {
                 (None, None) => true,
-                (Some(x), Some(y)) => lazy_js_eq(x, y),
+                (Some(x), Some(y)) => same_value(x, y),
                 _ => false,
             }
     };
@@ -552,22 +415,14 @@ fn flexible_mode<'a>(
     let mut by_key: HashMap<String, usize> = HashMap::new();
     for (i, c) in expected.iter().enumerate() {
         let found = if small {
-            reps.iter().position(|&r| {
-                same_key(
-                    &expected[r].name,
-                    &expected[r].input,
-                    &c.name,
-                    &expected[i].input,
-                )
-            })
+            reps.iter()
+                .position(|&r| same_key(expected[r].name, expected[r].input, c.name, c.input))
         } else {
-            by_key
-                .get(&canonical_key(&c.name, &expected[i].input))
-                .copied()
+            by_key.get(&canonical_key(c.name, c.input)).copied()
         };
         let g = found.unwrap_or_else(|| {
             if !small {
-                by_key.insert(canonical_key(&c.name, &expected[i].input), reps.len());
+                by_key.insert(canonical_key(c.name, c.input), reps.len());
             }
             reps.push(i);
             reps.len() - 1
@@ -582,18 +437,10 @@ fn flexible_mode<'a>(
     let mut leftovers = Vec::new();
     for (i, c) in actual.iter().enumerate() {
         let g = if small {
-            reps.iter().position(|&r| {
-                same_key(
-                    &expected[r].name,
-                    &expected[r].input,
-                    &c.name,
-                    &actual[i].input,
-                )
-            })
+            reps.iter()
+                .position(|&r| same_key(expected[r].name, expected[r].input, c.name, c.input))
         } else {
-            by_key
-                .get(&canonical_key(&c.name, &actual[i].input))
-                .copied()
+            by_key.get(&canonical_key(c.name, c.input)).copied()
         };
         match g {
             // `refList.pop()`: the group's last remaining call is the one consumed.
@@ -616,25 +463,25 @@ fn flexible_mode<'a>(
         missing_calls.extend_from_slice(m);
     }
     // missingByName, keyed like a JavaScript Map (SameValueZero on the names).
-    let mut by_name: Vec<(Option<&Val<'_>>, usize)> = Vec::new();
+    let mut by_name: Vec<(Option<V<'_>>, usize)> = Vec::new();
     let mut name_index: HashMap<&str, usize> = HashMap::new();
-    let find_name = |by_name: &Vec<(Option<&Val<'_>>, usize)>,
+    let find_name = |by_name: &Vec<(Option<V<'_>>, usize)>,
                      name_index: &HashMap<&str, usize>,
-                     name: Option<&Val<'_>>| match name {
-        Some(Val::Str(s)) if !small => name_index.get(s.as_ref()).copied(),
+                     name: Option<V<'_>>| match name.and_then(V::as_str) {
+        Some(s) if !small => name_index.get(s).copied(),
         _ => by_name.iter().position(|(n, _)| match (n, name) {
             (None, None) => true,
-            (Some(x), Some(y)) => js_strict_eq(x, y),
+            (Some(x), Some(y)) => js_strict_eq(*x, y),
             _ => false,
         }),
     };
     for &i in &missing_calls {
-        let name = expected[i].name.as_ref();
+        let name = expected[i].name;
         match find_name(&by_name, &name_index, name) {
             Some(s) => by_name[s].1 += 1,
             None => {
-                if let (Some(Val::Str(s)), false) = (name, small) {
-                    name_index.insert(s.as_ref(), by_name.len());
+                if let (Some(s), false) = (name.and_then(V::as_str), small) {
+                    name_index.insert(s, by_name.len());
                 }
                 by_name.push((name, 1));
             }
@@ -643,7 +490,7 @@ fn flexible_mode<'a>(
     let mut name_only = Vec::new();
     let mut extras = Vec::new();
     for &i in &leftovers {
-        match find_name(&by_name, &name_index, actual[i].name.as_ref()) {
+        match find_name(&by_name, &name_index, actual[i].name) {
             Some(s) if by_name[s].1 > 0 => {
                 by_name[s].1 -= 1;
                 name_only.push(i);
@@ -682,17 +529,25 @@ fn flexible_mode<'a>(
             if j > 0 {
                 meta.push(',');
             }
-            if *is_actual {
-                actual[i].write_js(meta);
-            } else {
-                expected[i].write_js(meta);
-            }
+            // `JSON.stringify` of the call object as it was given.
+            js_json(
+                meta,
+                if *is_actual {
+                    actual[i].obj
+                } else {
+                    expected[i].obj
+                },
+            );
         }
         meta.push(']');
     }
     meta.push_str("}}");
     Ok(score)
 }
+
+/// A well-formed line that the metric cannot read (the serde reader accepted it, so this would be
+/// a bug in [`case_of`]).
+const SHAPE: &str = "the case does not have Evalite's input shape";
 
 /// Score one Evalite input line.
 pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, LineError<'a>> {
@@ -701,43 +556,83 @@ pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, Line
 
 fn score_with<'a>(line: &'a str, out: &mut String, fast: bool) -> Result<Outcome, LineError<'a>> {
     thread_local! {
-        // The metadata is built before the head line can be written (the score comes last);
-        // reusing one buffer per thread keeps the hot path free of that allocation.
-        static META: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+        // Tape buffers and the metadata (built before the head line can be written: the score
+        // comes first), per thread.
+        static BUFS: std::cell::RefCell<(Buffers, String)> =
+            std::cell::RefCell::new((Buffers::default(), String::new()));
     }
-    let case = match fast.then(|| fast_case(line)).flatten() {
-        Some(c) => c,
-        None => Parsed::from(from_line::<Case<'a>>(line)?),
-    };
-    let id = case.id.unwrap_or("null");
-    META.with_borrow_mut(|meta| {
-        meta.clear();
-        match evaluate(
-            &case.actual,
-            &case.expected,
-            case.mode.as_ref(),
-            case.weights.as_ref(),
-            meta,
-        ) {
-            Ok(score) => {
-                let passed = score >= case.threshold.unwrap_or(1.0);
-                write_head(out, id, (!score.is_nan()).then_some(score), Some(passed));
-                out.push_str(",\"metadata\":");
-                out.push_str(meta);
-                out.push('}');
-                Ok(Outcome::of(Some(passed)))
+    BUFS.with_borrow_mut(|(bufs, meta)| {
+        if fast {
+            if let Some(tape) = Tape::parse(line, bufs) {
+                let result =
+                    case_of(tape.root()).map(|case| score_case(&tape, case, line, out, meta));
+                tape.recycle(bufs);
+                if let Some(result) = result {
+                    return result;
+                }
             }
-            Err(message) => Err(LineError::Rejected {
-                id: case.id,
-                message,
-            }),
         }
+        // The line as serde_json reads it: its error, or its value as a tape.
+        let tape = {
+            serde_json::from_str::<SerdeCase<'a>>(line)?;
+            let val = serde_json::from_str(line)?;
+            Tape::from_val(&val, bufs)
+        };
+        let result = match case_of(tape.root()) {
+            Some(case) => score_case(&tape, case, line, out, meta),
+            None => Err(LineError::Malformed(SHAPE.to_owned())),
+        };
+        tape.recycle(bufs);
+        result
     })
+}
+
+fn score_case<'a>(
+    tape: &Tape<'_>,
+    case: Case<'_>,
+    line: &'a str,
+    out: &mut String,
+    meta: &mut String,
+) -> Result<Outcome, LineError<'a>> {
+    // The id as raw text of the line (a tape built from a `Val` has none: the serde reader has
+    // it).
+    let id: Option<&'a str> = if tape.root().raw().is_some() {
+        tape.root()
+            .get("id")
+            .and_then(V::raw_span)
+            .and_then(|r| line.get(r))
+    } else {
+        serde_json::from_str::<SerdeCase<'a>>(line)
+            .ok()
+            .and_then(|c| c.id)
+    };
+    meta.clear();
+    match evaluate(&case.actual, &case.expected, case.mode, case.weights, meta) {
+        Ok(score) => {
+            let passed = score >= case.threshold.unwrap_or(1.0);
+            write_head(
+                out,
+                id.unwrap_or("null"),
+                (!score.is_nan()).then_some(score),
+                Some(passed),
+            );
+            out.push_str(",\"metadata\":");
+            out.push_str(meta);
+            out.push('}');
+            Ok(Outcome::of(Some(passed)))
+        }
+        Err(message) => Err(LineError::Rejected { id, message }),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether the tape reader takes the line (no serde fallback).
+    fn reads_fast(line: &str) -> bool {
+        Tape::parse(line, &mut Buffers::default()).is_some_and(|t| case_of(t.root()).is_some())
+    }
     use std::io::BufRead;
 
     fn both(line: &str) -> (String, String) {
@@ -766,7 +661,7 @@ mod tests {
             .collect();
         let mut fast_lines = 0;
         for l in &lines {
-            fast_lines += usize::from(fast_case(l).is_some());
+            fast_lines += usize::from(reads_fast(l));
         }
         assert!(
             fast_lines > lines.len() / 2,

@@ -12,16 +12,16 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 use serde::Serialize;
-use serde_json::value::RawValue;
 
 use super::deepeval::Tool;
-use super::value::Val;
+use super::view::{Json, Kind};
 
 /// What the judge is asked.
-pub(crate) struct JudgeRequest<'r, 'a> {
-    pub(crate) input: Option<&'a RawValue>,
-    pub(crate) tools_called: &'r [Tool<'a>],
-    pub(crate) available_tools: &'r [Tool<'a>],
+pub(crate) struct JudgeRequest<'r, 't> {
+    /// The case's `input`, as raw JSON text.
+    pub(crate) input: Option<&'t str>,
+    pub(crate) tools_called: &'r [Tool<'t>],
+    pub(crate) available_tools: &'r [Tool<'t>],
 }
 
 /// The judge's answer.
@@ -33,51 +33,54 @@ pub struct JudgeAnswer {
     pub reason: String,
 }
 
-struct ToolOut<'r, 'a>(&'r Tool<'a>);
+struct ToolOut<'r, 't>(&'r Tool<'t>);
 
 impl Serialize for ToolOut<'_, '_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let t = self.0;
         let mut m = s.serialize_map(None)?;
-        m.serialize_entry("name", t.name.as_ref())?;
-        m.serialize_entry("type", t.kind.as_deref().unwrap_or("FUNCTION"))?;
-        if let Some(d) = &t.description {
-            m.serialize_entry("description", d.as_ref())?;
+        m.serialize_entry("name", t.name)?;
+        m.serialize_entry("type", t.kind.unwrap_or("FUNCTION"))?;
+        if let Some(d) = t.description {
+            m.serialize_entry("description", d)?;
         }
-        if let Some(p) = &t.input_parameters {
-            m.serialize_entry("input_parameters", &ValOut(p.val()))?;
+        if let Some(p) = t.input_parameters {
+            m.serialize_entry("input_parameters", &JsonOut(p))?;
         }
-        if let Some(o) = &t.output {
-            m.serialize_entry("output", &ValOut(o.val()))?;
+        if let Some(o) = t.output {
+            m.serialize_entry("output", &JsonOut(o))?;
         }
         m.end()
     }
 }
 
-struct ValOut<'r, 'a>(&'r Val<'a>);
+/// Any [`Json`] value as serde data.
+struct JsonOut<J>(J);
 
-impl Serialize for ValOut<'_, '_> {
+impl<'s, J: Json<'s>> Serialize for JsonOut<J> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::{SerializeMap, SerializeSeq};
-        match self.0 {
-            Val::Null => s.serialize_unit(),
-            Val::Bool(b) => s.serialize_bool(*b),
-            Val::Int(i) => s.serialize_i64(*i),
-            Val::UInt(u) => s.serialize_u64(*u),
-            Val::Float(f) => s.serialize_f64(*f),
-            Val::Str(x) => s.serialize_str(x),
-            Val::Arr(items) => {
+        match self.0.kind() {
+            Kind::Null => s.serialize_unit(),
+            Kind::Bool(b) => s.serialize_bool(b),
+            Kind::Int(i) => s.serialize_i64(i),
+            Kind::UInt(u) => s.serialize_u64(u),
+            Kind::Float(f) => s.serialize_f64(f),
+            Kind::Str(x) => s.serialize_str(x),
+            Kind::Arr => {
+                let items = self.0.items();
                 let mut q = s.serialize_seq(Some(items.len()))?;
                 for x in items {
-                    q.serialize_element(&ValOut(x))?;
+                    q.serialize_element(&JsonOut(x))?;
                 }
                 q.end()
             }
-            Val::Obj(entries) => {
+            Kind::Obj => {
+                let entries = self.0.entries();
                 let mut m = s.serialize_map(Some(entries.len()))?;
                 for (k, x) in entries {
-                    m.serialize_entry(k.as_ref(), &ValOut(x))?;
+                    m.serialize_entry(k, &JsonOut(x))?;
                 }
                 m.end()
             }
@@ -92,7 +95,7 @@ fn request_json(req: &JudgeRequest<'_, '_>) -> String {
     };
     format!(
         "{{\"protocol\":\"toolspec-judge/1\",\"metric\":\"deepeval.tool_selection\",\"input\":{},\"tools_called\":{},\"available_tools\":{}}}\n",
-        req.input.map(RawValue::get).unwrap_or("null"),
+        req.input.unwrap_or("null"),
         tools(req.tools_called),
         tools(req.available_tools)
     )

@@ -6,23 +6,26 @@
 //! that is not JSON (`{"id": null, "error": "line N: ..."}`) and a case the peer itself would
 //! reject (`{"id", "error"}`); neither stops a stream, and nothing here panics on any input.
 //!
-//! The hot path parses each line into typed structs that borrow from it (strings without
-//! escapes, argument objects kept as raw text until a comparison needs them), never into a
-//! `serde_json::Value` tree; [`score_stream`] scores chunks of lines in parallel and writes the
-//! results in input order.
+//! The hot profiles (DeepEval, Evalite) read each line into a [`tape`]: one flat, reused list
+//! of nodes, strings borrowed from the line, no allocation per value; equalities and printers
+//! work on it through [`view::Json`], which a parsed [`value::Val`] also implements (the other
+//! profiles, and lines the tape leaves to serde_json). [`score_stream`] scores chunks of lines
+//! in parallel and writes the results in input order.
 
 mod agentevals;
 mod axion;
 mod calls;
 mod deepeval;
 mod evalite;
-mod fast;
 mod galtea;
 pub mod judge;
 mod promptfoo;
+mod scan;
 mod stream;
+mod tape;
 pub mod text;
 pub mod value;
+mod view;
 
 use std::fmt;
 use std::str::FromStr;

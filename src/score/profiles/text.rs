@@ -7,15 +7,58 @@
 
 use std::fmt::Write as _;
 
-use super::value::Val;
+use super::view::{Json, Kind};
 
-/// Shortest round-trip digits and decimal exponent of a finite, non-zero `f64`:
-/// `x = 0.d1d2d3... × 10^(exp+1)`, i.e. `d1.d2d3... × 10^exp`.
-fn digits_exp(x: f64) -> (String, i32) {
-    let s = format!("{:e}", x.abs());
-    let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
-    let digits: String = mant.chars().filter(|c| *c != '.').collect();
-    (digits, exp.parse().unwrap_or(0))
+/// Shortest round-trip digits (at most 17) and decimal exponent of a finite, non-zero `f64`:
+/// `|x| = d1.d2d3... × 10^exp`. The digits come from zmij (Schubfach, the formatter serde_json
+/// uses), which picks the same shortest, closest digits as Rust's `{:e}`, Python's `repr` and
+/// JavaScript's `Number#toString`; only the layout is ours.
+struct Shortest {
+    buf: [u8; 17],
+    len: usize,
+    exp: i32,
+}
+
+impl Shortest {
+    fn of(x: f64) -> Shortest {
+        let mut z = zmij::Buffer::new();
+        let text = z.format_finite(x.abs());
+        let (mant, exp) = match text.split_once('e') {
+            Some((m, e)) => (m, e.parse::<i32>().unwrap_or(0)),
+            None => (text, 0),
+        };
+        let mut d = Shortest {
+            buf: [b'0'; 17],
+            len: 0,
+            exp: 0,
+        };
+        // Position of the decimal point in `mant`, and the first non-zero digit.
+        let point = mant.find('.').unwrap_or(mant.len()) as i32;
+        let mut first: Option<i32> = None;
+        for (i, c) in mant.bytes().enumerate() {
+            if c == b'.' || (first.is_none() && c == b'0') {
+                continue;
+            }
+            if first.is_none() {
+                let i = i as i32;
+                first = Some(if i < point { i } else { i - 1 });
+            }
+            if d.len < d.buf.len() {
+                d.buf[d.len] = c;
+                d.len += 1;
+            }
+        }
+        while d.len > 1 && d.buf[d.len - 1] == b'0' {
+            d.len -= 1;
+        }
+        d.exp = exp + point - 1 - first.unwrap_or(0);
+        d
+    }
+
+    fn digits(&self) -> &str {
+        // Only ASCII digits were copied.
+        std::str::from_utf8(&self.buf[..self.len]).unwrap_or("0")
+    }
 }
 
 /// Lay out `digits × 10^exp` positionally (`exp` is the exponent of the first digit).
@@ -51,7 +94,10 @@ fn scientific(out: &mut String, digits: &str, exp: i32, exp_min_width: usize) {
     }
     out.push('e');
     out.push(if exp < 0 { '-' } else { '+' });
-    let _ = write!(out, "{:0w$}", exp.unsigned_abs(), w = exp_min_width);
+    if exp_min_width == 2 && exp.unsigned_abs() < 10 {
+        out.push('0');
+    }
+    push_u64(out, u64::from(exp.unsigned_abs()));
 }
 
 /// Python `repr(float)`.
@@ -66,11 +112,11 @@ pub fn py_float(out: &mut String, x: f64) {
         if x < 0.0 {
             out.push('-');
         }
-        let (d, e) = digits_exp(x);
-        if (-4..16).contains(&e) {
-            positional(out, &d, e, true);
+        let d = Shortest::of(x);
+        if (-4..16).contains(&d.exp) {
+            positional(out, d.digits(), d.exp, true);
         } else {
-            scientific(out, &d, e, 2);
+            scientific(out, d.digits(), d.exp, 2);
         }
     }
 }
@@ -91,6 +137,14 @@ pub fn push_u64(out: &mut String, mut n: u64) {
     out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or("0"));
 }
 
+/// An integer in decimal.
+pub fn push_i64(out: &mut String, n: i64) {
+    if n < 0 {
+        out.push('-');
+    }
+    push_u64(out, n.unsigned_abs());
+}
+
 /// JavaScript `Number#toString` / `JSON.stringify` of a number (`null` for NaN and infinities).
 pub fn js_number(out: &mut String, x: f64) {
     if !x.is_finite() {
@@ -103,19 +157,15 @@ pub fn js_number(out: &mut String, x: f64) {
             out.push('-');
         }
         push_u64(out, x.abs() as u64);
-    } else if (1e-6..1e21).contains(&x.abs()) {
-        // In this range JavaScript prints positionally with the shortest round-trip digits,
-        // which is exactly Rust's `Display` for f64 (and needs no allocation).
-        let _ = write!(out, "{x}");
     } else {
         if x < 0.0 {
             out.push('-');
         }
-        let (d, e) = digits_exp(x);
-        if (-7 < e) && (e < 21) {
-            positional(out, &d, e, false);
+        let d = Shortest::of(x);
+        if (-7 < d.exp) && (d.exp < 21) {
+            positional(out, d.digits(), d.exp, false);
         } else {
-            scientific(out, &d, e, 1);
+            scientific(out, d.digits(), d.exp, 1);
         }
     }
 }
@@ -207,22 +257,18 @@ fn py_printable(c: char) -> bool {
 }
 
 /// Python `repr` of a value decoded by `json.loads` (`str(dict)` is the same).
-pub fn py_repr(out: &mut String, v: &Val<'_>) {
-    match v {
-        Val::Null => out.push_str("None"),
-        Val::Bool(true) => out.push_str("True"),
-        Val::Bool(false) => out.push_str("False"),
-        Val::Int(i) => {
-            let _ = write!(out, "{i}");
-        }
-        Val::UInt(u) => {
-            let _ = write!(out, "{u}");
-        }
-        Val::Float(f) => py_float(out, *f),
-        Val::Str(s) => py_str(out, s),
-        Val::Arr(items) => {
+pub(crate) fn py_repr<'s, J: Json<'s>>(out: &mut String, v: J) {
+    match v.kind() {
+        Kind::Null => out.push_str("None"),
+        Kind::Bool(true) => out.push_str("True"),
+        Kind::Bool(false) => out.push_str("False"),
+        Kind::Int(i) => push_i64(out, i),
+        Kind::UInt(u) => push_u64(out, u),
+        Kind::Float(f) => py_float(out, f),
+        Kind::Str(s) => py_str(out, s),
+        Kind::Arr => {
             out.push('[');
-            for (i, x) in items.iter().enumerate() {
+            for (i, x) in v.items().enumerate() {
                 if i > 0 {
                     out.push_str(", ");
                 }
@@ -230,9 +276,9 @@ pub fn py_repr(out: &mut String, v: &Val<'_>) {
             }
             out.push(']');
         }
-        Val::Obj(entries) => {
+        Kind::Obj => {
             out.push('{');
-            for (i, (k, x)) in entries.iter().enumerate() {
+            for (i, (k, x)) in v.entries().enumerate() {
                 if i > 0 {
                     out.push_str(", ");
                 }
@@ -266,7 +312,7 @@ pub fn json_str(out: &mut String, s: &str) {
     let b = s.as_bytes();
     let mut start = 0;
     loop {
-        let i = super::fast::plain_run_end(b, start);
+        let i = super::scan::plain_run_end(b, start);
         // Escaped bytes are ASCII, so `start..i` are char boundaries.
         out.push_str(&s[start..i]);
         let Some(&c) = b.get(i) else { break };
@@ -290,36 +336,32 @@ pub fn json_str(out: &mut String, s: &str) {
 }
 
 /// Python `json.dumps(v, indent=4, ensure_ascii=False)` with the given starting indent level.
-pub fn py_json_indent(out: &mut String, v: &Val<'_>, level: usize) {
+pub(crate) fn py_json_indent<'s, J: Json<'s>>(out: &mut String, v: J, level: usize) {
     let pad = |out: &mut String, n: usize| {
         for _ in 0..n * 4 {
             out.push(' ');
         }
     };
-    match v {
-        Val::Null => out.push_str("null"),
-        Val::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Val::Int(i) => {
-            let _ = write!(out, "{i}");
-        }
-        Val::UInt(u) => {
-            let _ = write!(out, "{u}");
-        }
-        Val::Float(f) => {
+    match v.kind() {
+        Kind::Null => out.push_str("null"),
+        Kind::Bool(b) => out.push_str(if b { "true" } else { "false" }),
+        Kind::Int(i) => push_i64(out, i),
+        Kind::UInt(u) => push_u64(out, u),
+        Kind::Float(f) => {
             if f.is_nan() {
                 out.push_str("NaN");
             } else if f.is_infinite() {
-                out.push_str(if *f > 0.0 { "Infinity" } else { "-Infinity" });
+                out.push_str(if f > 0.0 { "Infinity" } else { "-Infinity" });
             } else {
-                py_float(out, *f);
+                py_float(out, f);
             }
         }
-        Val::Str(s) => json_str(out, s),
-        Val::Arr(items) if items.is_empty() => out.push_str("[]"),
-        Val::Obj(entries) if entries.is_empty() => out.push_str("{}"),
-        Val::Arr(items) => {
+        Kind::Str(s) => json_str(out, s),
+        Kind::Arr if v.items().len() == 0 => out.push_str("[]"),
+        Kind::Obj if v.entries().len() == 0 => out.push_str("{}"),
+        Kind::Arr => {
             out.push_str("[\n");
-            for (i, x) in items.iter().enumerate() {
+            for (i, x) in v.items().enumerate() {
                 if i > 0 {
                     out.push_str(",\n");
                 }
@@ -330,9 +372,9 @@ pub fn py_json_indent(out: &mut String, v: &Val<'_>, level: usize) {
             pad(out, level);
             out.push(']');
         }
-        Val::Obj(entries) => {
+        Kind::Obj => {
             out.push_str("{\n");
-            for (i, (k, x)) in entries.iter().enumerate() {
+            for (i, (k, x)) in v.entries().enumerate() {
                 if i > 0 {
                     out.push_str(",\n");
                 }
@@ -363,15 +405,15 @@ fn js_index_key(k: &str) -> Option<u32> {
 }
 
 /// `JSON.stringify` of a value decoded by `JSON.parse` (integer-like keys first, ascending).
-pub fn js_json(out: &mut String, v: &Val<'_>) {
-    match v {
-        Val::Null => out.push_str("null"),
-        Val::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Val::Int(_) | Val::UInt(_) | Val::Float(_) => js_number(out, v.as_f64().unwrap_or(0.0)),
-        Val::Str(s) => json_str(out, s),
-        Val::Arr(items) => {
+pub(crate) fn js_json<'s, J: Json<'s>>(out: &mut String, v: J) {
+    match v.kind() {
+        Kind::Null => out.push_str("null"),
+        Kind::Bool(b) => out.push_str(if b { "true" } else { "false" }),
+        Kind::Int(_) | Kind::UInt(_) | Kind::Float(_) => js_number(out, v.as_f64().unwrap_or(0.0)),
+        Kind::Str(s) => json_str(out, s),
+        Kind::Arr => {
             out.push('[');
-            for (i, x) in items.iter().enumerate() {
+            for (i, x) in v.items().enumerate() {
                 if i > 0 {
                     out.push(',');
                 }
@@ -379,10 +421,10 @@ pub fn js_json(out: &mut String, v: &Val<'_>) {
             }
             out.push(']');
         }
-        Val::Obj(entries) => {
+        Kind::Obj => {
             out.push('{');
             let mut first = true;
-            let mut emit = |out: &mut String, k: &str, x: &Val<'_>| {
+            let mut emit = |out: &mut String, k: &str, x: J| {
                 if !first {
                     out.push(',');
                 }
@@ -391,21 +433,20 @@ pub fn js_json(out: &mut String, v: &Val<'_>) {
                 out.push(':');
                 js_json(out, x);
             };
-            let mut idx: Vec<(u32, usize)> = entries
-                .iter()
-                .enumerate()
-                .filter_map(|(i, (k, _))| js_index_key(k).map(|n| (n, i)))
-                .collect();
-            if idx.is_empty() {
-                for (k, x) in entries {
+            if v.entries().all(|(k, _)| js_index_key(k).is_none()) {
+                for (k, x) in v.entries() {
                     emit(out, k, x);
                 }
             } else {
-                idx.sort_unstable();
-                for (_, i) in &idx {
-                    emit(out, &entries[*i].0, &entries[*i].1);
+                let mut idx: Vec<(u32, &'s str, J)> = v
+                    .entries()
+                    .filter_map(|(k, x)| js_index_key(k).map(|n| (n, k, x)))
+                    .collect();
+                idx.sort_unstable_by_key(|e| e.0);
+                for &(_, k, x) in &idx {
+                    emit(out, k, x);
                 }
-                for (k, x) in entries {
+                for (k, x) in v.entries() {
                     if js_index_key(k).is_none() {
                         emit(out, k, x);
                     }
@@ -435,6 +476,33 @@ mod tests {
         let mut s = String::new();
         js_number(&mut s, x);
         s
+    }
+
+    /// `py_float` and `js_number` print every double of `tests/fixtures/numbers.jsonl.gz` as
+    /// CPython's `repr` and node's `String(x)` did (ties between two shortest digit strings go
+    /// to the even one, where Rust's `{:e}` rounds up).
+    #[test]
+    fn numbers_print_as_python_and_javascript_do() {
+        use std::io::BufRead;
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/numbers.jsonl.gz"
+        );
+        let file = std::fs::File::open(path).unwrap();
+        let mut n = 0;
+        for line in std::io::BufReader::new(flate2::read::GzDecoder::new(file)).lines() {
+            let (hex, py, js): (String, String, String) =
+                serde_json::from_str(&line.unwrap()).unwrap();
+            let mut bytes = [0u8; 8];
+            for (i, b) in bytes.iter_mut().enumerate() {
+                *b = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap();
+            }
+            let x = f64::from_le_bytes(bytes);
+            assert_eq!(pf(x), py, "{hex}");
+            assert_eq!(jn(x), js, "{hex}");
+            n += 1;
+        }
+        assert!(n > 12_000);
     }
 
     #[test]
@@ -477,7 +545,8 @@ mod tests {
 
     #[test]
     fn javascript_stringify_puts_index_keys_first() {
-        let v: Val = serde_json::from_str(r#"{"b":1.0,"10":2,"2":[1e21],"x":"\n"}"#).unwrap();
+        let v: crate::score::profiles::value::Val =
+            serde_json::from_str(r#"{"b":1.0,"10":2,"2":[1e21],"x":"\n"}"#).unwrap();
         let mut o = String::new();
         js_json(&mut o, &v);
         assert_eq!(o, r#"{"2":[1e+21],"10":2,"b":1,"x":"\n"}"#);

@@ -1,0 +1,317 @@
+//! Scanning primitives for the tape reader ([`super::tape`]): plain string runs found eight
+//! bytes at a time, escapes, and numbers read exactly as serde_json reads them.
+//!
+//! Each answers `None` where serde_json must decide (a surrogate escape, a control character in a
+//! string, a number out of range, anything malformed), so the caller can hand the line to
+//! serde_json for its value or its error.
+
+use super::value::Val;
+
+/// Bytes that end the plain part of a string: the quote, a backslash, control characters.
+static STOP: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        t[i] = true;
+        i += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of every byte of `w` (little-endian) that is a [`STOP`] byte, plus possibly some
+/// bits *above* the lowest one (borrows), so only the lowest set bit is meaningful.
+#[inline]
+fn stop_bits(w: u64) -> u64 {
+    let quote = w ^ (ONES * u64::from(b'"'));
+    let backslash = w ^ (ONES * u64::from(b'\\'));
+    let zero_byte = |x: u64| x.wrapping_sub(ONES) & !x;
+    (zero_byte(quote) | zero_byte(backslash) | (w.wrapping_sub(ONES * 0x20) & !w)) & HIGH
+}
+
+/// The index of the first [`STOP`] byte (`"`, `\\` or a control byte) at or after `i`, or
+/// `b.len()`: eight bytes per step while they last.
+#[inline]
+pub(crate) fn plain_run_end(b: &[u8], mut i: usize) -> usize {
+    while let Some(chunk) = b.get(i..i + 8) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(chunk);
+        let bits = stop_bits(u64::from_le_bytes(w));
+        if bits != 0 {
+            return i + (bits.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < b.len() && !STOP[usize::from(b[i])] {
+        i += 1;
+    }
+    i
+}
+
+/// The rest of the string of `s` from the backslash at `j`: decoded into `out` when given, else
+/// only checked. Answers the index after the closing quote. Escapes of surrogates (paired or
+/// not) answer `None`: serde_json decides those, as it does control characters.
+pub(crate) fn unescape(s: &str, mut j: usize, mut out: Option<&mut String>) -> Option<usize> {
+    let b = s.as_bytes();
+    loop {
+        match *b.get(j)? {
+            b'"' => return Some(j + 1),
+            b'\\' => {
+                let c = match *b.get(j + 1)? {
+                    b'"' => '"',
+                    b'\\' => '\\',
+                    b'/' => '/',
+                    b'b' => '\u{8}',
+                    b'f' => '\u{c}',
+                    b'n' => '\n',
+                    b'r' => '\r',
+                    b't' => '\t',
+                    b'u' => {
+                        let unit = hex4(b.get(j + 2..j + 6)?)?;
+                        j += 4;
+                        char::from_u32(unit)?
+                    }
+                    _ => return None,
+                };
+                j += 2;
+                if let Some(o) = out.as_deref_mut() {
+                    o.push(c);
+                }
+            }
+            _ => return None,
+        }
+        let k = plain_run_end(b, j);
+        if let Some(o) = out.as_deref_mut() {
+            o.push_str(s.get(j..k)?);
+        }
+        j = k;
+    }
+}
+
+/// Four hex digits as a code unit.
+fn hex4(h: &[u8]) -> Option<u32> {
+    let mut n = 0u32;
+    for &c in h.get(..4)? {
+        n = n * 16 + char::from(c).to_digit(16)?;
+    }
+    Some(n)
+}
+
+/// Exact powers of ten as doubles (10^22 is the largest exact one).
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// Where a number's parts are in the line.
+struct NumberText {
+    start: usize,
+    end: usize,
+    neg: bool,
+    /// The integer digits.
+    int: (usize, usize),
+    /// The fraction digits (empty when there is no fraction).
+    frac: (usize, usize),
+    /// The exponent's sign and digits, if there is an exponent.
+    exp: Option<(bool, usize, usize)>,
+}
+
+fn digits(b: &[u8], mut i: usize) -> (usize, usize) {
+    let start = i;
+    while b.get(i).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+    }
+    (start, i)
+}
+
+/// The number starting at `start`, by JSON's grammar (`None` if it breaks it).
+fn number_syntax(b: &[u8], start: usize) -> Option<NumberText> {
+    let neg = b.get(start) == Some(&b'-');
+    let int = digits(b, start + usize::from(neg));
+    // At least one digit, no leading zero.
+    if int.1 == int.0 || (int.1 - int.0 > 1 && b[int.0] == b'0') {
+        return None;
+    }
+    let mut i = int.1;
+    let mut frac = (i, i);
+    if b.get(i) == Some(&b'.') {
+        frac = digits(b, i + 1);
+        if frac.1 == frac.0 {
+            return None;
+        }
+        i = frac.1;
+    }
+    let mut exp = None;
+    if let Some(b'e' | b'E') = b.get(i) {
+        i += 1;
+        let sign_neg = match b.get(i) {
+            Some(b'-') => {
+                i += 1;
+                true
+            }
+            Some(b'+') => {
+                i += 1;
+                false
+            }
+            _ => false,
+        };
+        let (a, e) = digits(b, i);
+        if a == e {
+            return None;
+        }
+        exp = Some((sign_neg, a, e));
+        i = e;
+    }
+    Some(NumberText {
+        start,
+        end: i,
+        neg,
+        int,
+        frac,
+        exp,
+    })
+}
+
+/// The number at `start` of `s` and the index after it, with the value serde_json gives it.
+/// Integers of up to 18 digits (not `-0`, which serde_json reads as a float) and decimals of up
+/// to 15 significant digits scaled by a power of ten up to 10^22 are computed here exactly (one
+/// multiplication or division of exact doubles, serde_json's own fast path); anything else is
+/// parsed by serde_json itself.
+pub(crate) fn number(s: &str, start: usize) -> Option<(Val<'static>, usize)> {
+    let b = s.as_bytes();
+    let n = number_syntax(b, start)?;
+    let serde = || -> Option<(Val<'static>, usize)> {
+        let v: Val<'_> = serde_json::from_str(s.get(n.start..n.end)?).ok()?;
+        let v = match v {
+            Val::Int(i) => Val::Int(i),
+            Val::UInt(u) => Val::UInt(u),
+            Val::Float(f) => Val::Float(f),
+            _ => return None,
+        };
+        Some((v, n.end))
+    };
+    let int_len = n.int.1 - n.int.0;
+    if n.frac.0 == n.frac.1 && n.exp.is_none() {
+        if int_len > 18 || (n.neg && int_len == 1 && b[n.int.0] == b'0') {
+            return serde();
+        }
+        let mut v: i64 = 0;
+        for &c in &b[n.int.0..n.int.1] {
+            v = v * 10 + i64::from(c - b'0');
+        }
+        return Some((Val::Int(if n.neg { -v } else { v }), n.end));
+    }
+    // Significant digits: the integer part (without a lone leading zero) and the fraction.
+    let int_digits = if int_len == 1 && b[n.int.0] == b'0' {
+        &b[n.int.0..n.int.0]
+    } else {
+        &b[n.int.0..n.int.1]
+    };
+    let frac_digits = &b[n.frac.0..n.frac.1];
+    let mut exp10: i64 = -(frac_digits.len() as i64);
+    if let Some((neg, a, e)) = n.exp {
+        if e - a > 4 {
+            return serde();
+        }
+        let mut x: i64 = 0;
+        for &c in &b[a..e] {
+            x = x * 10 + i64::from(c - b'0');
+        }
+        exp10 += if neg { -x } else { x };
+    }
+    let mut mant: u64 = 0;
+    let mut count = 0usize;
+    for &c in int_digits.iter().chain(frac_digits) {
+        if count == 0 && c == b'0' {
+            continue;
+        }
+        count += 1;
+        if count > 15 {
+            return serde();
+        }
+        mant = mant * 10 + u64::from(c - b'0');
+    }
+    let m = mant as f64;
+    let v = if mant == 0 {
+        0.0
+    } else if (0..=22).contains(&exp10) {
+        m * POW10[exp10 as usize]
+    } else if (-22..0).contains(&exp10) {
+        m / POW10[(-exp10) as usize]
+    } else {
+        return serde();
+    };
+    Some((Val::Float(if n.neg { -v } else { v }), n.end))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_runs_end_at_quotes_backslashes_and_controls() {
+        let find = |s: &[u8]| {
+            s.iter()
+                .position(|&c| STOP[usize::from(c)])
+                .unwrap_or(s.len())
+        };
+        let mut cases: Vec<Vec<u8>> = vec![b"".to_vec(), b"abc".to_vec(), "é€😀".into()];
+        for special in [b'"', b'\\', 0, 0x1f, b'\n'] {
+            for len in 0..20 {
+                for at in 0..=len {
+                    let mut v: Vec<u8> = (0..len).map(|i| b"a\x7f\x80\xff 0!~"[i % 8]).collect();
+                    v.insert(at, special);
+                    cases.push(v);
+                }
+            }
+        }
+        for c in &cases {
+            for start in 0..c.len() {
+                assert_eq!(
+                    plain_run_end(c, start),
+                    start + find(&c[start..]),
+                    "{c:?} {start}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn numbers_are_read_as_serde_json_reads_them() {
+        for s in [
+            "0",
+            "-1",
+            "123456789012345678",
+            "-123456789012345678",
+            "1234567890123456789",
+            "18446744073709551616",
+            "0.1",
+            "2.5000000000000000001",
+            "0.30000000000000004",
+            "123456789012345.6",
+            "1e5",
+            "1.5E3",
+            "-2.5e-3",
+            "1e22",
+            "1e23",
+            "4.9e-324",
+            "1.7976931348623157e308",
+            "0e0",
+            "-0",
+            "-0.0",
+            "0.000",
+            "1e-22",
+            "7e-23",
+        ] {
+            let want: Val<'_> = serde_json::from_str(s).unwrap();
+            assert_eq!(number(s, 0), Some((want, s.len())), "{s}");
+        }
+        for s in ["01", "1.", "-", "1e", "1e+", ".5", "1e400", "-x"] {
+            assert_eq!(number(s, 0), None, "{s}");
+        }
+    }
+}
