@@ -65,6 +65,11 @@ const CASES: &[(&str, &str, Files)] = &[
         "spec a {\n  call search(query: fuzzy \"python\" >= 80)\n}\n",
         &[],
     ),
+    (
+        "threshold_range_profile",
+        "spec a {\n  profile deepeval { threshold: 1.5 }\n}\n",
+        &[],
+    ),
     ("invalid_weight", "spec a {\n  score { extra -0.5 }\n}\n", &[]),
     ("invalid_number_between", "spec a {\n  between 3 and 1 call search\n}\n", &[]),
     ("invalid_number_range", "spec a {\n  call refund(amount: 100..10)\n}\n", &[]),

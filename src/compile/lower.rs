@@ -1184,6 +1184,20 @@ impl FileCx {
                 ok = false;
                 continue;
             }
+            // A threshold written in a spec is a fraction whatever the profile; the peers take
+            // any number, but above 1 nothing passes and below 0 everything does.
+            if k.name.ends_with("threshold") {
+                if let ast::JsonKind::Number(n) = &v.kind {
+                    let value = n.as_f64().unwrap_or(f64::NAN);
+                    let num = ast::Num {
+                        value,
+                        span: v.span,
+                    };
+                    let before = self.diags.len();
+                    check_threshold(src, &num, &mut self.diags);
+                    ok &= self.diags.len() == before;
+                }
+            }
             map.insert(k.name.clone(), v.to_value());
         }
         if !ok {
