@@ -19,6 +19,16 @@ const CASES: &[(&str, &str, Files)] = &[
     ("syntax_missing_colon", "spec a {\n  call lookup(order_id \"A\")\n}\n", &[]),
     ("syntax_bad_escape", "spec a {\n  call lookup(order_id: \"A\\q\")\n}\n", &[]),
     ("syntax_unclosed_spec", "spec a {\n  call lookup\n", &[]),
+    (
+        "syntax_unclosed_string",
+        "spec a {\n  transcripts \"runs/*.json\n  call lookup\n}\n",
+        &[],
+    ),
+    (
+        "syntax_unclosed_regex",
+        "spec a {\n  call lookup(order_id: /^ORD-)\n}\n",
+        &[],
+    ),
     ("syntax_stray_brace", "spec a {\n  call lookup\n}\n}\n", &[]),
     ("syntax_missing_spec_brace", "spec a\n  call lookup\n}\n", &[]),
     (

@@ -141,7 +141,14 @@ fn join_words(words: &[String]) -> String {
 fn found_at(text: &str, offset: usize) -> (String, Span) {
     let rest = &text[offset.min(text.len())..];
     let Some(c) = rest.chars().next() else {
-        return ("end of file".to_owned(), Span::point(text.len()));
+        // Point just after the last word, where something is missing (a label past the last line
+        // break is not drawn); at the very end of the text, under the last character.
+        let end = text.trim_end().len();
+        let span = match text[..end].chars().next_back() {
+            Some(last) if end == text.len() => Span::new(end - last.len_utf8(), end),
+            _ => Span::point(end),
+        };
+        return ("end of file".to_owned(), span);
     };
     if c == '\n' || c == '\r' {
         return ("end of line".to_owned(), Span::point(offset));
@@ -296,11 +303,31 @@ pub(crate) fn syntax_error(source: &SourceFile, err: pest::error::Error<Rule>) -
         "a value is JSON (`\"text\"`, `42`, `[1, 2]`, `{\"k\": true}`, `null`) or a constraint such as `present`, `type string`, `/regex/`, `1..=10` or `one_of [..]`"
     } else if words.iter().any(|w| w == "a statement") {
         "statements include `transcripts`, `order`, `args`, `call`, `never`, `a before b`; see docs/language.md"
-    } else if found == "end of file" {
+    } else if found == "end of file"
+        && words
+            .iter()
+            .all(|w| matches!(w.as_str(), "`}`" | "`)`" | "`]`"))
+    {
         "something is not closed: check for a missing `)`, `}`, `]` or `\"`"
     } else {
         "see docs/language.md for the syntax"
     };
+    // A string or regex that does not end on its line fails where it starts, which the words
+    // above would call a wrong character: say what is wrong.
+    let rest = &source.text[offset.min(source.text.len())..];
+    if rest.starts_with('"') && !closed_on_line(&rest[1..], '"') {
+        return SpecDiagnostic::error(Code::Syntax, source, "unclosed string")
+            .label(span, "this string does not end on its line")
+            .help("close it with `\"`; a string stays on one line (write a line break as `\\n`)");
+    }
+    if rest.starts_with('/')
+        && words.iter().any(|w| w == "a value or constraint")
+        && !closed_on_line(&rest[1..], '/')
+    {
+        return SpecDiagnostic::error(Code::Syntax, source, "unclosed regular expression")
+            .label(span, "this regex does not end on its line")
+            .help("close it with `/` (write `/` inside it as `\\/`); a regex stays on one line");
+    }
     SpecDiagnostic::error(
         Code::Syntax,
         source,
@@ -308,4 +335,22 @@ pub(crate) fn syntax_error(source: &SourceFile, err: pest::error::Error<Rule>) -
     )
     .label(span, format!("expected {expected}"))
     .help(help)
+}
+
+/// Whether `close` appears, not escaped by `\\`, before the end of the line.
+fn closed_on_line(text: &str, close: char) -> bool {
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                if chars.next().is_none_or(|c| c == '\n') {
+                    return false;
+                }
+            }
+            '\n' => return false,
+            c if c == close => return true,
+            _ => {}
+        }
+    }
+    false
 }
