@@ -342,11 +342,11 @@ fn closed_on_line(text: &str, close: char) -> bool {
     let mut chars = text.chars();
     while let Some(c) = chars.next() {
         match c {
-            '\\' => {
-                if chars.next().is_none_or(|c| c == '\n') {
-                    return false;
-                }
-            }
+            // An escape: skip the escaped character, unless the line ends there.
+            '\\' => match chars.next() {
+                None | Some('\n') => return false,
+                Some(_) => {}
+            },
             '\n' => return false,
             c if c == close => return true,
             _ => {}
