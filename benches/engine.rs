@@ -1,9 +1,11 @@
 //! Engine throughput: 10 000 calls against 100 expectations, in each order mode.
 //!
 //! `cargo bench --bench engine` prints one line per scenario and mode (median of 5 runs).
-//! Scenarios: `spread` (100 expectations over 25 tools, 10 000 calls over 50 tools, every
-//! constraint kind) and `dense` (every expectation and call is the same tool, the worst case for
-//! candidate pairs: 1 000 000 of them).
+//! Scenarios: `spread` (100 expectations over 25 tools, 10 000 calls over 50 tools; every check
+//! kind of the config on arguments and outputs, output strings holding JSON, references to
+//! earlier expectations (the two-pass alignment), a `before` rule, name rules and a forbidden
+//! tool) and `dense` (every expectation and call is the same tool, the worst case for candidate
+//! pairs: 1 000 000 of them).
 #![allow(clippy::print_stdout)]
 
 use std::time::{Duration, Instant};
@@ -24,7 +26,7 @@ fn check(path: &str, check: Check) -> PathCheck {
 
 fn expectation(tool: String, checks: Vec<PathCheck>, repeat: Repeat) -> Expectation {
     Expectation {
-        label: None,
+        label: Some(tool.clone()),
         tool,
         args_mode: ArgsMode::Subset,
         args: ValueMatcher {
@@ -122,12 +124,67 @@ fn spread() -> (Vec<Expectation>, Vec<ToolCall>) {
                     },
                 ),
             ];
+            let mut checks = checks;
+            // The remaining kinds, one expectation in five each.
+            checks.push(check(
+                "amount",
+                match j % 5 {
+                    0 => Check::Type {
+                        types: vec![JsonType::Integer],
+                    },
+                    1 => Check::OneOf {
+                        values: (0..1200).step_by(7).map(|v| json!(v)).collect(),
+                    },
+                    2 => Check::Not {
+                        check: Box::new(Check::Absent),
+                    },
+                    3 => Check::AllOf {
+                        checks: vec![Check::Present, Check::Any],
+                    },
+                    _ => Check::Subset { value: json!(500) },
+                },
+            ));
+            checks.push(check(
+                "query",
+                Check::Contains {
+                    value: json!("order"),
+                },
+            ));
+            // Every tenth expectation reads the `k` of the one before it.
+            if j % 10 == 9 {
+                checks.push(check(
+                    "k",
+                    Check::Ref {
+                        expectation: j - 1,
+                        label: format!("tool_{}", (j - 1) % 25),
+                        part: Part::Args,
+                        path: vec![PathSeg::Key("k".into())],
+                    },
+                ));
+            }
             let repeat = if j % 10 == 0 {
                 Repeat { min: 1, max: None }
             } else {
                 Repeat::ONCE
             };
-            expectation(format!("tool_{}", j % 25), checks, repeat)
+            let mut e = expectation(format!("tool_{}", j % 25), checks, repeat);
+            // Outputs are strings holding JSON, as tools return them.
+            e.output = Some(ValueMatcher {
+                checks: vec![
+                    check("status", Check::Equals { value: json!("ok") }),
+                    check(
+                        "n",
+                        Check::Range {
+                            min: Some(0.0),
+                            max: None,
+                            min_exclusive: false,
+                            max_exclusive: false,
+                        },
+                    ),
+                ],
+                allow_extra_keys: true,
+            });
+            e
         })
         .collect();
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
@@ -183,7 +240,14 @@ fn time(cfg: &MatcherConfig, calls: &[ToolCall]) -> (Duration, f64) {
 fn main() {
     for (name, (exps, calls)) in [("spread", spread()), ("dense", dense())] {
         for order in [OrderMode::Strict, OrderMode::InOrder, OrderMode::AnyOrder] {
-            let cfg = config(order, exps.clone());
+            let mut cfg = config(order, exps.clone());
+            if name == "spread" {
+                cfg.before.push(BeforeRule {
+                    first: 3,
+                    then: 4,
+                    span: Span::default(),
+                });
+            }
             let (t, score) = time(&cfg, &calls);
             println!(
                 "engine/{name:<6} {:<9} {} calls × {} expectations: {:>8.2} ms (score {score:.3})",

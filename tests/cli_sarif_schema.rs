@@ -39,4 +39,15 @@ fn sarif_output_validates_against_the_2_1_0_schema() {
             }
         }
     }
+    // A spec error's label (its did-you-mean) is the location's message.
+    let sarif = sarif_of("tests/cmd/broken.in");
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    let unknown = results
+        .iter()
+        .find(|r| r["ruleId"] == "toolspec::unknown-keyword")
+        .expect("broken.in has an unknown keyword");
+    assert_eq!(
+        unknown["locations"][0]["message"]["text"],
+        "did you mean `order`?"
+    );
 }

@@ -19,6 +19,28 @@ const CASES: &[(&str, &str, Files)] = &[
     ("syntax_missing_colon", "spec a {\n  call lookup(order_id \"A\")\n}\n", &[]),
     ("syntax_bad_escape", "spec a {\n  call lookup(order_id: \"A\\q\")\n}\n", &[]),
     ("syntax_unclosed_spec", "spec a {\n  call lookup\n", &[]),
+    (
+        "syntax_unclosed_string",
+        "spec a {\n  transcripts \"runs/*.json\n  call lookup\n}\n",
+        &[],
+    ),
+    (
+        "syntax_unclosed_regex",
+        "spec a {\n  call lookup(order_id: /^ORD-)\n}\n",
+        &[],
+    ),
+    ("syntax_stray_brace", "spec a {\n  call lookup\n}\n}\n", &[]),
+    ("syntax_missing_spec_brace", "spec a\n  call lookup\n}\n", &[]),
+    (
+        "syntax_after_and",
+        "spec a {\n  call lookup(order_id: type string and )\n}\n",
+        &[],
+    ),
+    (
+        "syntax_json_value",
+        "spec a {\n  call lookup(filter: {\"status\": })\n}\n",
+        &[],
+    ),
     ("unknown_keyword_statement", "spec a {\n  odrer in_order\n  call lookup\n}\n", &[]),
     (
         "unknown_keyword_missing_call",
@@ -51,6 +73,11 @@ const CASES: &[(&str, &str, Files)] = &[
     (
         "threshold_range_fuzzy",
         "spec a {\n  call search(query: fuzzy \"python\" >= 80)\n}\n",
+        &[],
+    ),
+    (
+        "threshold_range_profile",
+        "spec a {\n  profile deepeval { threshold: 1.5 }\n}\n",
         &[],
     ),
     ("invalid_weight", "spec a {\n  score { extra -0.5 }\n}\n", &[]),

@@ -218,3 +218,68 @@ fn settings_lower() {
     );
     assert_json_snapshot!("settings_spec", s);
 }
+
+/// The compiler judges "the same tool" exactly as the engine does: a spec that expects a tool
+/// under one spelling and forbids it under another is an error exactly when the engine would treat
+/// the two as one tool (and so could never match the expectation).
+#[test]
+fn the_compiler_and_the_engine_agree_on_tool_names() {
+    use toolspec::compile::Code;
+    use toolspec::engine::run;
+    use toolspec::source::Span;
+    use toolspec::transcript::model::ToolCall;
+
+    for (rules, expected, forbidden, same) in [
+        // `*` followed by text takes the shortest run, separators included.
+        (
+            "strip \"mcp__*__\"",
+            "search",
+            "mcp__claude_ai_gmail__search",
+            true,
+        ),
+        // `/` is a separator.
+        (
+            "unify_separators",
+            "github_create_issue",
+            "github/create-issue",
+            true,
+        ),
+        // Only the first matching prefix is stripped.
+        (
+            "strip \"a.\", strip \"b.\"",
+            "b.lookup",
+            "a.b.lookup",
+            false,
+        ),
+        ("strip \"a.\", strip \"b.\"", "lookup", "a.lookup", true),
+    ] {
+        let text =
+            format!("spec s {{\n  names {rules}\n  call {expected}\n  never {forbidden}\n}}\n");
+        let r = compile_with(&text, &[]);
+        let flagged = r
+            .diagnostics
+            .iter()
+            .any(|d| d.code == Code::ExpectedAndForbidden);
+        assert_eq!(flagged, same, "{text}");
+        // The engine: a call of the forbidden spelling meets the expectation iff they are one tool.
+        let without_never = text.replace(&format!("  never {forbidden}\n"), "");
+        let config = compile_with(&without_never, &[])
+            .file
+            .unwrap()
+            .specs
+            .remove(0);
+        let call = ToolCall {
+            name: forbidden.into(),
+            args: json!({}),
+            id: None,
+            output: None,
+            is_error: false,
+            span: Span::default(),
+        };
+        assert_eq!(
+            run(&config, &[call]).passed,
+            same,
+            "{rules}: {forbidden} vs {expected}"
+        );
+    }
+}

@@ -1,6 +1,8 @@
 //! Property tests: random bytes, token soup and mutations of the bundled specs never make the
 //! parser, compiler or formatter panic; every rejection is a diagnostic whose spans lie inside
-//! the text; `fmt` stays idempotent on whatever parses.
+//! the text, says what was expected in words (never "something else", never a grammar rule name)
+//! and has help; `fmt` refuses exactly what does not parse, stays idempotent on whatever parses
+//! and never changes what a file compiles to (the same config, or the same errors).
 
 mod lang_common;
 
@@ -9,16 +11,39 @@ use toolspec::compile::{compile, MapLoader, SpecDiagnostic};
 use toolspec::source::SourceFile;
 use toolspec::syntax::format;
 
-const SPECS: &[&str] = &[
-    include_str!("../specs/02_refund_flow.toolspec"),
-    include_str!("../specs/06_claude_code.toolspec"),
-    include_str!("../specs/11_travel_booking.toolspec"),
-    include_str!("../specs/13_sql_agent.toolspec"),
-    include_str!("../specs/20_translation.toolspec"),
-    include_str!("../specs/27_gemini_functions.toolspec"),
-    include_str!("../specs/29_parity_deepeval.toolspec"),
-    include_str!("../specs/33_output_contracts.toolspec"),
-];
+/// Every file of `specs/` as (name relative to `specs/`, text), read once.
+fn bundled() -> &'static [(String, String)] {
+    static FILES: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
+    FILES.get_or_init(|| {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("specs");
+        let mut out = Vec::new();
+        let mut dirs = vec![root.clone()];
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|x| x == "toolspec") {
+                    let name = p
+                        .strip_prefix(&root)
+                        .unwrap()
+                        .to_string_lossy()
+                        .replace('\\', "/");
+                    out.push((name, std::fs::read_to_string(&p).unwrap()));
+                }
+            }
+        }
+        out.sort();
+        out
+    })
+}
+
+/// The files mutations start from: every bundled file (specs and shared declarations).
+fn specs() -> Vec<&'static str> {
+    bundled().iter().map(|(_, t)| t.as_str()).collect()
+}
+
+const LOOP: &str = "include \"loop.toolspec\"\n";
 
 const TOKENS: &[&str] = &[
     "spec",
@@ -84,13 +109,22 @@ const TOKENS: &[&str] = &[
     "\"a.toolspec\"",
 ];
 
+/// Every bundled file under its name, as includes see it from `a.toolspec`, and a self-include.
+fn files() -> Vec<(&'static str, &'static str)> {
+    let mut f: Vec<(&str, &str)> = bundled()
+        .iter()
+        .map(|(n, t)| (n.as_str(), t.as_str()))
+        .collect();
+    f.push(("loop.toolspec", LOOP));
+    f
+}
+
 fn loader() -> MapLoader {
-    MapLoader::new()
-        .with(
-            "shared/support_tools.toolspec",
-            include_str!("../specs/shared/support_tools.toolspec"),
-        )
-        .with("loop.toolspec", "include \"loop.toolspec\"\n")
+    let mut l = MapLoader::new();
+    for (name, text) in files() {
+        l.insert(name, text);
+    }
+    l
 }
 
 fn check_spans(d: &SpecDiagnostic, texts: &[(&str, &str)]) {
@@ -108,18 +142,55 @@ fn check_spans(d: &SpecDiagnostic, texts: &[(&str, &str)]) {
         assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end));
     }
     assert!(d.help.is_some(), "diagnostic without help: {d:?}");
+    if d.code == toolspec::compile::Code::Syntax {
+        // Words, not pest rule names (the label says what was expected; the message also
+        // quotes the text found, which may be anything).
+        let said = &d.labels[0].1;
+        assert!(
+            !said.contains("something else"),
+            "syntax error without an expectation: {said} at {:?} in:\n{text}",
+            d.labels[0].0
+        );
+        for rule in RULE_WORDS {
+            assert!(
+                !said.contains(rule),
+                "rule name `{rule}` leaks: {said} in:\n{text}"
+            );
+        }
+    }
 }
+
+/// Pieces of grammar rule names that must never reach a message.
+const RULE_WORDS: &[&str] = &[
+    "k_",
+    "_stmt",
+    "json_",
+    "c_",
+    "rep_",
+    "arg_list",
+    "field_list",
+    "tool_name",
+    "bare_tool",
+    "str_inner",
+    "regex_body",
+    "regex_flags",
+    "range_op",
+    "cmp_op",
+    "ref_part",
+    "path_seg",
+    "profile_opt",
+    "score_entry",
+    "name_opt",
+    "EOI",
+    "SOI",
+];
 
 fn exercise(text: &str) {
     let src = SourceFile::new("a.toolspec", text);
     let l = loader();
     let r = compile(&src, &l);
-    let support = include_str!("../specs/shared/support_tools.toolspec");
-    let texts = [
-        ("a.toolspec", text),
-        ("shared/support_tools.toolspec", support),
-        ("loop.toolspec", "include \"loop.toolspec\"\n"),
-    ];
+    let mut texts = files();
+    texts.insert(0, ("a.toolspec", text));
     if r.file.is_none() {
         assert!(
             r.diagnostics.iter().any(|d| d.is_error()),
@@ -130,11 +201,68 @@ fn exercise(text: &str) {
         check_spans(d, &texts);
         let _ = lang_common::render(d);
     }
-    if let Ok(once) = format(&src) {
-        let twice =
-            format(&SourceFile::new("a.toolspec", once.clone())).expect("formatted text parses");
-        assert_eq!(once, twice, "fmt not idempotent on:\n{text}");
+    match format(&src) {
+        Ok(once) => {
+            let formatted = SourceFile::new("a.toolspec", once.clone());
+            let twice = format(&formatted).expect("formatted text parses");
+            assert_eq!(once, twice, "fmt not idempotent on:\n{text}");
+            // `fmt` never changes what a file means: the same config (spans aside), or, for a
+            // file with errors, the same errors.
+            let after = compile(&formatted, &l);
+            match (&r.file, &after.file) {
+                (Some(a), Some(b)) => assert_eq!(
+                    without_spans(serde_json::to_value(a).unwrap()),
+                    without_spans(serde_json::to_value(b).unwrap()),
+                    "fmt changed the config of:\n{text}\n--- formatted:\n{once}"
+                ),
+                (None, None) => assert_eq!(
+                    codes(&r.diagnostics),
+                    codes(&after.diagnostics),
+                    "fmt changed the diagnostics of:\n{text}\n--- formatted:\n{once}"
+                ),
+                _ => panic!("fmt changed whether this compiles:\n{text}\n--- formatted:\n{once}"),
+            }
+        }
+        Err(d) => {
+            // `fmt` refuses exactly the files that do not parse, with the parser's diagnostic.
+            assert_eq!(
+                r.diagnostics.len(),
+                1,
+                "fmt refused a file that parses:\n{text}"
+            );
+            assert_eq!(r.diagnostics[0].message, d.message);
+            check_spans(&d, &texts);
+        }
     }
+}
+
+/// The codes of the errors, sorted (warnings depend on nothing `fmt` touches either, but are
+/// kept out so the comparison says what matters).
+fn codes(diags: &[SpecDiagnostic]) -> Vec<&'static str> {
+    let mut c: Vec<&'static str> = diags
+        .iter()
+        .filter(|d| d.is_error())
+        .map(|d| d.code.name())
+        .collect();
+    c.sort_unstable();
+    c
+}
+
+/// A config without spans (which move when `fmt` re-lays the text).
+fn without_spans(mut v: serde_json::Value) -> serde_json::Value {
+    fn strip(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(m) => {
+                m.remove("span");
+                m.remove("name_span");
+                m.values_mut().for_each(strip);
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut v);
+    v
 }
 
 #[derive(Debug, Clone)]
@@ -215,10 +343,10 @@ proptest! {
 
     #[test]
     fn mutated_specs_never_panic(
-        which in 0..SPECS.len(),
+        which in 0..specs().len(),
         muts in proptest::collection::vec(mutation(), 1..6),
     ) {
-        exercise(&apply(SPECS[which], &muts));
+        exercise(&apply(specs()[which], &muts));
     }
 
     #[test]
@@ -230,7 +358,7 @@ proptest! {
 
 #[test]
 fn the_unmutated_specs_pass_the_same_checks() {
-    for s in SPECS {
+    for s in specs() {
         exercise(s);
     }
 }

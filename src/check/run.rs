@@ -422,6 +422,11 @@ fn spec_finding(d: &SpecDiagnostic) -> Finding {
         location: d
             .span()
             .map(|s| Location::of(&d.source_name, d.source_text().as_bytes(), &index, s)),
+        label: d
+            .labels
+            .first()
+            .map(|(_, l)| l.clone())
+            .filter(|l| !l.is_empty()),
         related: None,
     }
 }
@@ -445,6 +450,7 @@ fn glob_error(file: &SpecFile, glob: &TranscriptGlob, e: &GlobError) -> Finding 
         message: e.to_string(),
         help: Some(help.to_owned()),
         location: Some(file.locate(glob.span)),
+        label: None,
         related: None,
     }
 }
@@ -456,6 +462,7 @@ fn plain_error(code: &str, message: String, help: Option<String>) -> Finding {
         message,
         help,
         location: None,
+        label: None,
         related: None,
     }
 }
@@ -666,6 +673,7 @@ fn read_error(e: &ReadError, shown: &str) -> Finding {
         location: e
             .line_col()
             .map(|(line, column)| locate::pending_line_col(shown, line, column)),
+        label: None,
         related: None,
     }
 }
@@ -776,6 +784,7 @@ fn pair_result(
                 Some(i) => call_loc(i),
                 None => Some(locate::pending(shown, record_start)),
             },
+            label: None,
             related: f.spec_span.map(|s| file.locate(s)),
         })
         .collect();
@@ -785,6 +794,7 @@ fn pair_result(
         message: f.message.clone(),
         help: None,
         location: Some(locate::pending(shown, f.span)),
+        label: None,
         related: None,
     }));
     // Under a profile, the peer's numbers decide; the engine's findings still explain.

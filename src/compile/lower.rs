@@ -4,7 +4,6 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::names::normalize;
 use super::regex_lit::RegexCache;
 use super::suggest::{did_you_mean, one_of};
 use crate::config::profile::{ProfileError, KNOWN_PROFILES};
@@ -726,10 +725,10 @@ impl FileCx {
                     });
                     // `never t()` forbids every call of `t`, like `never t`.
                     if args.as_ref().is_none_or(|a| a.checks.is_empty()) {
-                        let norm = normalize(&tool.name, &cfg.names);
+                        let norm = cfg.names.normalise(&tool.name);
                         if let Some((e, _)) = exps
                             .iter()
-                            .find(|(e, _)| normalize(&e.tool.name, &cfg.names) == norm)
+                            .find(|(e, _)| cfg.names.normalise(&e.tool.name) == norm)
                         {
                             self.diags.push(
                                 SpecDiagnostic::error(
@@ -813,11 +812,11 @@ impl FileCx {
         if let Some((i, _)) = labels.get(&name.name) {
             return Some(*i);
         }
-        let norm = normalize(&name.name, rules);
+        let norm = rules.normalise(&name.name);
         let hits: Vec<usize> = exps
             .iter()
             .enumerate()
-            .filter(|(_, (e, _))| normalize(&e.tool.name, rules) == norm)
+            .filter(|(_, (e, _))| rules.normalise(&e.tool.name) == norm)
             .map(|(i, _)| i)
             .collect();
         match hits.as_slice() {
@@ -997,12 +996,8 @@ impl FileCx {
         list: &ast::ArgList,
         checks: &mut Vec<PathCheck>,
     ) {
-        let norm = normalize(&e.tool.name, names);
-        let Some(decl) = self
-            .tools
-            .iter()
-            .find(|t| normalize(&t.name, names) == norm)
-        else {
+        let norm = names.normalise(&e.tool.name);
+        let Some(decl) = self.tools.iter().find(|t| names.normalise(&t.name) == norm) else {
             return;
         };
         let written: Vec<Path> = checks.iter().map(|c| c.path.clone()).collect();
@@ -1183,6 +1178,20 @@ impl FileCx {
                 );
                 ok = false;
                 continue;
+            }
+            // A threshold written in a spec is a fraction whatever the profile; the peers take
+            // any number, but above 1 nothing passes and below 0 everything does.
+            if k.name.ends_with("threshold") {
+                if let ast::JsonKind::Number(n) = &v.kind {
+                    let value = n.as_f64().unwrap_or(f64::NAN);
+                    let num = ast::Num {
+                        value,
+                        span: v.span,
+                    };
+                    let before = self.diags.len();
+                    check_threshold(src, &num, &mut self.diags);
+                    ok &= self.diags.len() == before;
+                }
             }
             map.insert(k.name.clone(), v.to_value());
         }

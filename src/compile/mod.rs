@@ -13,7 +13,6 @@
 mod includes;
 mod loader;
 mod lower;
-mod names;
 mod regex_lit;
 mod suggest;
 

@@ -12,6 +12,7 @@
 //! deserialized; [`Pattern`] compiles its regular expression while deserializing, so a config
 //! that deserializes is ready to run.
 
+mod names;
 pub mod profile;
 
 use serde::{Deserialize, Serialize};
@@ -366,15 +367,15 @@ pub enum ExtraCalls {
 }
 
 /// How tool names are compared: both the expected and the called name are normalised, in this
-/// order: prefixes stripped, separators unified, case folded.
+/// order: one prefix stripped, separators unified, case folded ([`NameRules::normalise`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NameRules {
     /// Compare case-insensitively.
     pub ignore_case: bool,
-    /// Treat `-`, `.`, ` ` and `_` as the same separator (`get-order` = `get_order`).
+    /// Treat `-`, `.`, ` `, `/` and `_` as the same separator (`get-order` = `get_order`).
     pub unify_separators: bool,
-    /// Prefixes removed from names before comparing (`functions.`); `*` matches one segment of
-    /// non-separator characters, so `mcp__*__` strips `mcp__github__`.
+    /// Prefixes removed from names before comparing (`functions.`), the first that matches;
+    /// `*` matches one segment, so `mcp__*__` strips `mcp__github__` and `mcp__claude_ai__`.
     pub strip_prefixes: Vec<String>,
 }
 

@@ -39,6 +39,10 @@ fn annotation(f: &Finding) -> String {
     }
     props.push(format!("title={}", escape_property(&f.code)));
     let mut message = f.message.clone();
+    // The label says what the location shows (a did-you-mean, ...); the message may say it already.
+    if let Some(l) = f.label.as_ref().filter(|l| !f.message.contains(l.as_str())) {
+        message.push_str(&format!(": {l}"));
+    }
     if let Some(r) = &f.related {
         message.push_str(&format!(
             "\n(expected at {}:{}:{})",

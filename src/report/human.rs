@@ -167,7 +167,7 @@ struct FindingDiagnostic {
 impl FindingDiagnostic {
     fn new(f: &Finding, sources: Sources<'_>) -> Self {
         let (source, label) = match &f.location {
-            Some(loc) => locate(loc, sources, Some("here")),
+            Some(loc) => locate(loc, sources, Some(f.label.as_deref().unwrap_or("here"))),
             None => (None, None),
         };
         let related = f
@@ -413,6 +413,7 @@ mod tests {
             message: "expected a call to `issue_refund`; none matched".into(),
             help: Some("the transcript has no call of this tool".into()),
             location: Some(loc("t.json", &transcript, 0, 13)),
+            label: None,
             related: Some(loc("s.toolspec", &spec, 11, 40)),
         };
         let sources = |name: &str| match name {

@@ -135,6 +135,10 @@ pub struct Finding {
     pub help: Option<String>,
     /// The primary location: in the transcript for engine findings, in the spec for spec errors.
     pub location: Option<Location>,
+    /// What the primary location shows, when there is more to say than "here" (a spec
+    /// diagnostic's label, e.g. ``did you mean `order`?``).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
     /// A secondary location: the spec line an engine finding comes from.
     pub related: Option<Location>,
 }

@@ -156,7 +156,7 @@ pub fn render(report: &Report, describe: &dyn Fn(&str) -> Option<String>) -> Str
                 .map(|l| SarifLocation {
                     id: None,
                     physical_location: physical(l),
-                    message: None,
+                    message: f.label.as_ref().map(|text| Text { text: text.clone() }),
                 })
                 .collect(),
             related_locations: f

@@ -88,6 +88,47 @@ fn word(rule: Rule) -> Option<&'static str> {
     })
 }
 
+/// What may start a file item (pest reports only `file` there).
+const TOP_LEVEL: &[&str] = &["`include`", "`tool`", "`spec`"];
+
+/// The words of everything a constraint term can start with: where a term is expected they are
+/// said as one, "a value or constraint".
+const TERM_STARTS: &[&str] = &[
+    "`[`",
+    "`{`",
+    "`..`",
+    "`absent`",
+    "`any`",
+    "`contains`",
+    "`exact`",
+    "`fuzzy`",
+    "`not`",
+    "`null`",
+    "`one_of`",
+    "`present`",
+    "`subset`",
+    "`true` or `false`",
+    "`type`",
+    "a JSON object",
+    "a comparison",
+    "a name",
+    "a number",
+    "a regular expression",
+    "a string",
+    "a value or constraint",
+];
+
+/// The words of everything a JSON value can start with, said as one: "a JSON value".
+const JSON_STARTS: &[&str] = &[
+    "`[`",
+    "`{`",
+    "`null`",
+    "`true` or `false`",
+    "a JSON object",
+    "a number",
+    "a string",
+];
+
 fn join_words(words: &[String]) -> String {
     match words {
         [] => "something else".to_owned(),
@@ -100,7 +141,14 @@ fn join_words(words: &[String]) -> String {
 fn found_at(text: &str, offset: usize) -> (String, Span) {
     let rest = &text[offset.min(text.len())..];
     let Some(c) = rest.chars().next() else {
-        return ("end of file".to_owned(), Span::point(text.len()));
+        // Point just after the last word, where something is missing (a label past the last line
+        // break is not drawn); at the very end of the text, under the last character.
+        let end = text.trim_end().len();
+        let span = match text[..end].chars().next_back() {
+            Some(last) if end == text.len() => Span::new(end - last.len_utf8(), end),
+            _ => Span::point(end),
+        };
+        return ("end of file".to_owned(), span);
     };
     if c == '\n' || c == '\r' {
         return ("end of line".to_owned(), Span::point(offset));
@@ -117,6 +165,31 @@ fn found_at(text: &str, offset: usize) -> (String, Span) {
     (format!("`{c}`"), Span::new(offset, offset + c.len_utf8()))
 }
 
+/// Serialises detailed parses: pest's detail switch is one global flag, read when a parse starts,
+/// so two threads explaining errors at once could turn it off under each other.
+static DETAIL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The literal tokens pest's detailed attempts expected at the furthest position it reached in
+/// `text`, with that position; `None` if `text` parses.
+fn detailed_tokens(text: &str) -> Option<(usize, Vec<String>)> {
+    let guard = DETAIL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    pest::set_error_detail(true);
+    let detailed = Grammar::parse(Rule::file, text).err();
+    pest::set_error_detail(false);
+    drop(guard);
+    let attempts = detailed?.parse_attempts()?;
+    let tokens = attempts
+        .expected_tokens()
+        .into_iter()
+        // `ParsingToken` is not exported; its Debug form names the variant.
+        .filter(|t| format!("{t:?}").starts_with("Sensitive"))
+        .map(|t| t.to_string())
+        .collect();
+    Some((attempts.max_position, tokens))
+}
+
 /// Build the syntax diagnostic for a failed parse of `source`.
 pub(crate) fn syntax_error(source: &SourceFile, err: pest::error::Error<Rule>) -> SpecDiagnostic {
     let offset = match err.location {
@@ -124,36 +197,68 @@ pub(crate) fn syntax_error(source: &SourceFile, err: pest::error::Error<Rule>) -
         InputLocation::Span((s, _)) => s,
     };
     let mut words: Vec<String> = Vec::new();
+    let mut term_context = false;
+    let mut top_level = false;
     if let ErrorVariant::ParsingError { positives, .. } = &err.variant {
         for r in positives {
             if let Some(w) = word(*r) {
                 words.push(w.to_owned());
             }
+            match r {
+                // Between items: pest names only the whole-file rule.
+                Rule::file => {
+                    top_level = true;
+                    words.extend(TOP_LEVEL.iter().map(|w| (*w).to_owned()));
+                }
+                Rule::include
+                | Rule::tool_decl
+                | Rule::spec
+                | Rule::k_include
+                | Rule::k_tool
+                | Rule::k_spec => top_level = true,
+                // After `and` or `not`, pest lists every way a term can start.
+                Rule::k_present | Rule::c_present | Rule::constraint => term_context = true,
+                _ => {}
+            }
         }
     }
     // Literal tokens (`)`, `,`, `:`) are only known with pest's detailed attempts, which cost time;
-    // collect them on the error path only, by parsing again.
-    pest::set_error_detail(true);
-    let detailed = Grammar::parse(Rule::file, &source.text).err();
-    pest::set_error_detail(false);
-    if let Some(attempts) = detailed.as_ref().and_then(|e| e.parse_attempts()) {
-        if attempts.max_position == offset {
-            for t in attempts.expected_tokens() {
-                // `ParsingToken` is not exported; its Debug form names the variant.
-                let token = t.to_string();
-                // Only closing and separating punctuation is worth naming; opening characters of
-                // strings, numbers or regexes are already covered by the rule's word.
-                if format!("{t:?}").starts_with("Sensitive")
-                    && matches!(token.as_str(), ")" | "]" | "}" | "," | ":" | "(" | "->")
-                {
-                    words.push(format!("`{token}`"));
-                }
-            }
+    // collect them on the error path only, by parsing again. Those attempts see inside atomic
+    // rules, so an unknown statement's unclosed `{ ...` can carry them past the error; then the
+    // text up to the error tells what could follow there.
+    let tokens = match detailed_tokens(&source.text) {
+        Some((at, tokens)) if at == offset => Some(tokens),
+        _ => detailed_tokens(&source.text[..offset])
+            .filter(|(at, _)| *at == offset)
+            .map(|(_, tokens)| tokens),
+    };
+    for token in tokens.unwrap_or_default() {
+        // Only closing and separating punctuation is worth naming; opening characters of
+        // strings, numbers or regexes are already covered by the rule's word.
+        if matches!(
+            token.as_str(),
+            ")" | "]" | "}" | "," | ":" | "(" | "{" | "->"
+        ) {
+            words.push(format!("`{token}`"));
         }
     }
     // Keywords are written as one word; avoid listing every statement keyword.
     words.sort();
     words.dedup();
+    if top_level {
+        // An unknown word there parses (the compiler names it); what fails is anything else.
+        words.retain(|w| w != "a statement");
+    }
+    if term_context {
+        words.retain(|w| !TERM_STARTS.contains(&w.as_str()));
+        words.push("a value or constraint".to_owned());
+    } else if JSON_STARTS
+        .iter()
+        .all(|j| *j == "`{`" || words.iter().any(|w| w == j))
+    {
+        words.retain(|w| !JSON_STARTS.contains(&w.as_str()));
+        words.push("a JSON value".to_owned());
+    }
     if words.iter().any(|w| w == "a statement") {
         words.retain(|w| {
             !matches!(
@@ -192,15 +297,37 @@ pub(crate) fn syntax_error(source: &SourceFile, err: pest::error::Error<Rule>) -
         words.retain(|w| matches!(w.as_str(), "`}`" | "`)`" | "`]`"));
     }
     let expected = join_words(&words);
-    let help = if words.iter().any(|w| w == "a value or constraint") {
+    let help = if top_level {
+        "a file holds `include \"path\"`, `tool name(...)` and `spec name { ... }` items; a `}` too many ends a spec early"
+    } else if words.iter().any(|w| w == "a value or constraint") {
         "a value is JSON (`\"text\"`, `42`, `[1, 2]`, `{\"k\": true}`, `null`) or a constraint such as `present`, `type string`, `/regex/`, `1..=10` or `one_of [..]`"
     } else if words.iter().any(|w| w == "a statement") {
         "statements include `transcripts`, `order`, `args`, `call`, `never`, `a before b`; see docs/language.md"
-    } else if found == "end of file" {
+    } else if found == "end of file"
+        && words
+            .iter()
+            .all(|w| matches!(w.as_str(), "`}`" | "`)`" | "`]`"))
+    {
         "something is not closed: check for a missing `)`, `}`, `]` or `\"`"
     } else {
         "see docs/language.md for the syntax"
     };
+    // A string or regex that does not end on its line fails where it starts, which the words
+    // above would call a wrong character: say what is wrong.
+    let rest = &source.text[offset.min(source.text.len())..];
+    if rest.starts_with('"') && !closed_on_line(&rest[1..], '"') {
+        return SpecDiagnostic::error(Code::Syntax, source, "unclosed string")
+            .label(span, "this string does not end on its line")
+            .help("close it with `\"`; a string stays on one line (write a line break as `\\n`)");
+    }
+    if rest.starts_with('/')
+        && words.iter().any(|w| w == "a value or constraint")
+        && !closed_on_line(&rest[1..], '/')
+    {
+        return SpecDiagnostic::error(Code::Syntax, source, "unclosed regular expression")
+            .label(span, "this regex does not end on its line")
+            .help("close it with `/` (write `/` inside it as `\\/`); a regex stays on one line");
+    }
     SpecDiagnostic::error(
         Code::Syntax,
         source,
@@ -208,4 +335,22 @@ pub(crate) fn syntax_error(source: &SourceFile, err: pest::error::Error<Rule>) -
     )
     .label(span, format!("expected {expected}"))
     .help(help)
+}
+
+/// Whether `close` appears, not escaped by `\\`, before the end of the line.
+fn closed_on_line(text: &str, close: char) -> bool {
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            // An escape: skip the escaped character, unless the line ends there.
+            '\\' => match chars.next() {
+                None | Some('\n') => return false,
+                Some(_) => {}
+            },
+            '\n' => return false,
+            c if c == close => return true,
+            _ => {}
+        }
+    }
+    false
 }
