@@ -94,25 +94,7 @@ impl Sink {
         id: Option<String>,
         loc: Loc,
     ) -> usize {
-        let args = if !self.keep.args_of(name) {
-            // Not needed: nothing is built or cloned, but arguments that are not valid JSON are
-            // still reported, as when they are kept.
-            match &args {
-                Args::Value(Value::String(s)) => self.check_args_text(s, name, &loc),
-                Args::Owned(Value::String(s)) => self.check_args_text(s, name, &loc),
-                _ => {}
-            }
-            Value::Null
-        } else {
-            match args {
-                Args::Value(Value::String(s)) => self.args_text(s, name, &loc),
-                Args::Value(v) => v.clone(),
-                Args::Owned(Value::String(s)) => self.args_text(&s, name, &loc),
-                Args::Owned(v) => v,
-                Args::Raw(s) => Value::String(s),
-                Args::Empty => Value::Object(Default::default()),
-            }
-        };
+        let args = self.decode_args(name, args, &loc);
         let i = self.calls.len();
         if let Some(id) = &id {
             self.by_id.insert(id.clone(), i);
@@ -131,6 +113,40 @@ impl Sink {
         self.locs.push(loc);
         self.answered.push(false);
         i
+    }
+
+    /// Replace the arguments of call `i`, for formats that give them after the call starts
+    /// (streams: the input arrives in later chunks). Same rules and findings as [`Self::call`].
+    pub fn set_args(&mut self, i: usize, args: Args<'_>) {
+        if i < self.calls.len() {
+            let name = std::mem::take(&mut self.calls[i].name);
+            let loc = self.locs[i].clone();
+            self.calls[i].args = self.decode_args(&name, args, &loc);
+            self.calls[i].name = name;
+        }
+    }
+
+    /// The argument rules (FORMATS §0): a string is decoded (blank → `{}`, not JSON → kept raw
+    /// with an `invalid-arguments` finding), values are taken as is.
+    fn decode_args(&mut self, name: &str, args: Args<'_>, loc: &Loc) -> Value {
+        if !self.keep.args_of(name) {
+            // Not needed: nothing is built or cloned, but arguments that are not valid JSON are
+            // still reported, as when they are kept.
+            match &args {
+                Args::Value(Value::String(s)) => self.check_args_text(s, name, loc),
+                Args::Owned(Value::String(s)) => self.check_args_text(s, name, loc),
+                _ => {}
+            }
+            return Value::Null;
+        }
+        match args {
+            Args::Value(Value::String(s)) => self.args_text(s, name, loc),
+            Args::Value(v) => v.clone(),
+            Args::Owned(Value::String(s)) => self.args_text(&s, name, loc),
+            Args::Owned(v) => v,
+            Args::Raw(s) => Value::String(s),
+            Args::Empty => Value::Object(Default::default()),
+        }
     }
 
     fn args_text(&mut self, s: &str, name: &str, loc: &Loc) -> Value {
@@ -166,12 +182,21 @@ impl Sink {
         ));
     }
 
-    /// Set the result of call `i` (the first result wins; later copies are duplicates).
+    /// Set the result of call `i` (the first result wins; later copies are duplicates). A call
+    /// already flagged by [`Self::flag_error`] stays an error.
     pub fn answer(&mut self, i: usize, output: Option<Value>, is_error: bool) {
         if i < self.calls.len() && !self.answered[i] {
             self.answered[i] = true;
             self.calls[i].output = output.filter(|_| self.keep.output_of(&self.calls[i].name));
-            self.calls[i].is_error = is_error;
+            self.calls[i].is_error |= is_error;
+        }
+    }
+
+    /// Mark call `i` as failed without answering it: the call record itself says it failed
+    /// (`status: "failed"`), and its output may still follow in a later item.
+    pub fn flag_error(&mut self, i: usize) {
+        if let Some(c) = self.calls.get_mut(i) {
+            c.is_error = true;
         }
     }
 
