@@ -245,3 +245,93 @@ fn records_before_a_torn_dataset_line_are_still_emitted() {
     assert_eq!(e.line_col().map(|(l, _)| l), Some(3), "{e}");
     assert_eq!(got, [Some("c1".to_owned()), Some("c2".to_owned())]);
 }
+
+/// Every format that stores arguments as a string keeps an invalid one raw *and* reports it
+/// (FORMATS §0), including those whose arguments arrive in pieces (chat and UI chunk streams).
+#[test]
+fn invalid_argument_strings_are_reported_in_every_format() {
+    let cut = r#""{\"q\": \"tide""#;
+    let cases: Vec<(&str, String)> = vec![
+        (
+            "chat.json",
+            format!(
+                r#"{{"messages":[{{"role":"assistant","tool_calls":[{{"id":"c1","type":"function","function":{{"name":"f","arguments":{cut}}}}}]}}]}}"#
+            ),
+        ),
+        (
+            "legacy.json",
+            format!(
+                r#"{{"messages":[{{"role":"assistant","content":null,"function_call":{{"name":"f","arguments":{cut}}}}}]}}"#
+            ),
+        ),
+        (
+            "stream.jsonl",
+            [
+                r#"{"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":"{\"q\": "}}]}}]}"#,
+                r#"{"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"tide"}}]},"finish_reason":"length"}]}"#,
+            ]
+            .join("\n"),
+        ),
+        (
+            "responses.json",
+            format!(
+                r#"[{{"type":"function_call","call_id":"c1","name":"f","arguments":{cut},"status":"incomplete"}}]"#
+            ),
+        ),
+        (
+            "mcp_call.json",
+            format!(
+                r#"{{"object":"response","output":[{{"type":"mcp_call","id":"m1","name":"f","server_label":"s","arguments":{cut},"output":null,"error":null}}]}}"#
+            ),
+        ),
+        (
+            "vercel_steps.json",
+            format!(
+                r#"{{"steps":[{{"content":[{{"type":"tool-call","toolCallId":"c1","toolName":"f","input":{cut},"invalid":true,"dynamic":true}}]}}]}}"#
+            ),
+        ),
+        (
+            "vercel_ui.json",
+            format!(
+                r#"[{{"id":"m","role":"assistant","parts":[{{"type":"tool-f","toolCallId":"c1","state":"output-error","rawInput":{cut},"errorText":"bad"}}]}}]"#
+            ),
+        ),
+        (
+            "vercel_chunks.json",
+            r#"[{"type":"start"},{"type":"tool-input-start","toolCallId":"c1","toolName":"f"},{"type":"tool-input-delta","toolCallId":"c1","inputTextDelta":"{\"q\": \"tide"},{"type":"finish"}]"#.to_string(),
+        ),
+        (
+            "langchain.json",
+            format!(
+                r#"[{{"type":"ai","content":"","tool_calls":[],"invalid_tool_calls":[{{"name":"f","args":{cut},"id":"c1","error":null,"type":"invalid_tool_call"}}]}}]"#
+            ),
+        ),
+        (
+            "otel.json",
+            format!(
+                r#"{{"resourceSpans":[{{"scopeSpans":[{{"spans":[{{"name":"execute_tool f","startTimeUnixNano":"1","attributes":[{{"key":"gen_ai.operation.name","value":{{"stringValue":"execute_tool"}}}},{{"key":"gen_ai.tool.name","value":{{"stringValue":"f"}}}},{{"key":"gen_ai.tool.call.arguments","value":{{"stringValue":{cut}}}}}]}}]}}]}}]}}"#
+            ),
+        ),
+        (
+            "rollout.jsonl",
+            format!(
+                r#"{{"timestamp":"t","type":"response_item","payload":{{"type":"function_call","name":"f","arguments":{cut},"call_id":"c1"}}}}"#
+            ),
+        ),
+        (
+            "deepeval.json",
+            format!(r#"{{"tools_called":[{{"name":"f","args":{cut}}}]}}"#),
+        ),
+    ];
+    for (name, text) in &cases {
+        let ts = read(name, text.as_bytes(), None).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let calls: Vec<_> = ts.iter().flat_map(|t| &t.calls).collect();
+        assert_eq!(calls.len(), 1, "{name}: {calls:?}");
+        assert_eq!(calls[0].args, serde_json::json!("{\"q\": \"tide"), "{name}");
+        let findings: Vec<_> = ts.iter().flat_map(|t| &t.findings).collect();
+        assert!(
+            findings.iter().any(|f| f.code == "invalid-arguments"),
+            "{name}: no invalid-arguments finding ({findings:?})"
+        );
+    }
+}
