@@ -104,6 +104,31 @@ fn invalid_utf8_is_located() {
     assert_eq!(e.line_col(), Some((2, 33)));
 }
 
+/// UTF-16 (Windows PowerShell's `>` writes it) is named, with or without a byte-order mark,
+/// not called binary; the same error when streamed.
+#[test]
+fn utf16_files_are_named_as_such() {
+    let text = r#"{"tools_called": [{"name": "search"}]}"#;
+    let le: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+    for (bytes, kind) in [
+        ([&[0xff, 0xfe][..], &le].concat(), "FF FE"),
+        ([&[0xfe, 0xff][..], &be].concat(), "FE FF"),
+        (le.clone(), "little-endian"),
+        (be.clone(), "big-endian"),
+    ] {
+        let e = err("ps.json", &bytes);
+        assert_eq!(e.code(), "invalid-utf8", "{kind}");
+        assert_eq!(e.line_col(), Some((1, 1)));
+        assert!(
+            e.to_string().contains("UTF-16") && e.to_string().contains(kind),
+            "{e}"
+        );
+        let streamed = read_reader("ps.json", &bytes[..], None, |_| {}).unwrap_err();
+        assert_eq!(streamed.to_string(), e.to_string());
+    }
+}
+
 #[test]
 fn binary_garbage_is_rejected() {
     let bytes: Vec<u8> = (0..4096u32)

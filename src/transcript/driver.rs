@@ -178,6 +178,9 @@ fn check_text_at(
     base: usize,
     first_line: usize,
 ) -> Result<(), ReadError> {
+    if base == 0 {
+        utf16_check(name, bytes)?;
+    }
     let loc = Locator {
         name,
         text: bytes,
@@ -206,6 +209,30 @@ fn check_text_at(
         });
     }
     Ok(())
+}
+
+/// UTF-16 text (what Windows PowerShell's `>` writes) is named as such rather than called
+/// binary: a byte-order mark `FF FE` / `FE FF`, or ASCII with every other byte NUL at the start.
+fn utf16_check(name: &str, bytes: &[u8]) -> Result<(), ReadError> {
+    let kind = match bytes {
+        [0xff, 0xfe, ..] => "UTF-16 (little-endian byte-order mark FF FE)",
+        [0xfe, 0xff, ..] => "UTF-16 (big-endian byte-order mark FE FF)",
+        [a, 0, b, 0, ..] if a.is_ascii() && *a != 0 && b.is_ascii() && *b != 0 => {
+            "UTF-16 little-endian (every other byte is NUL)"
+        }
+        [0, a, 0, b, ..] if a.is_ascii() && *a != 0 && b.is_ascii() && *b != 0 => {
+            "UTF-16 big-endian (every other byte is NUL)"
+        }
+        _ => return Ok(()),
+    };
+    Err(ReadError::InvalidUtf8 {
+        file: name.to_string(),
+        line: 1,
+        col: 1,
+        message: format!("the file is {kind}, not UTF-8"),
+        src: None,
+        span: Span::new(0, 2).into(),
+    })
 }
 
 /// An `InvalidUtf8` error if `bytes` (at file offset `base`, line `first_line`) is not UTF-8.
