@@ -134,7 +134,15 @@ fn generated_corpus_is_streamed_equal_to_its_truth_with_bounded_memory() {
     if !generate(
         &gen,
         &[
-            "--n", "140", "--seed", "7", "--scale", "3", "--bundle", "--formats", &formats,
+            "--n",
+            "140",
+            "--seed",
+            "7",
+            "--scale",
+            "3",
+            "--bundle",
+            "--formats",
+            &formats,
         ],
     ) {
         return;
@@ -149,14 +157,21 @@ fn generated_corpus_is_streamed_equal_to_its_truth_with_bounded_memory() {
         {
             let name = f.file_name().to_string_lossy().into_owned();
             let truth: Value = serde_json::from_slice(
-                &std::fs::read(gen.join("truth").join(fmt).join(format!("{name}.truth.json")))
-                    .unwrap(),
+                &std::fs::read(
+                    gen.join("truth")
+                        .join(fmt)
+                        .join(format!("{name}.truth.json")),
+                )
+                .unwrap(),
             )
             .unwrap();
             let mut got = Vec::new();
-            read_reader(&name, BufReader::new(File::open(f.path()).unwrap()), None, |t| {
-                got.push(t)
-            })
+            read_reader(
+                &name,
+                BufReader::new(File::open(f.path()).unwrap()),
+                None,
+                |t| got.push(t),
+            )
             .unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(got.len(), 1, "{fmt}/{name} is one session");
             assert_eq!(calls_json(&got[0]), truth, "{fmt}/{name}");

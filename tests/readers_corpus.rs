@@ -172,7 +172,11 @@ fn every_variant_row_names_existing_fixtures_and_every_own_fixture_has_a_row() {
     let mut own: Vec<String> = Vec::new();
     for (dir, skip) in [("formats/transcripts", ""), ("datasets", ".truth.jsonl")] {
         for f in walk(&fixtures.join(dir)) {
-            let rel = f.strip_prefix(&fixtures).unwrap().to_string_lossy().into_owned();
+            let rel = f
+                .strip_prefix(&fixtures)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
             if skip.is_empty() || !rel.ends_with(skip) {
                 own.push(rel);
             }
