@@ -378,6 +378,30 @@ fn compile_spec_file(
                 })
                 .collect();
         }
+        if config.transcripts.is_empty() {
+            // Nothing would ever check it: say so rather than pass in silence. Pointed at the
+            // spec's header line, not its whole body.
+            let header = spec_file.text
+                [config.span.start..config.span.end.min(spec_file.text.len())]
+                .find('\n')
+                .map_or(config.span, |n| {
+                    Span::new(config.span.start, config.span.start + n)
+                });
+            warnings.push(Finding {
+                location: Some(spec_file.locate(header)),
+                ..plain_warning(
+                    "spec-without-transcripts",
+                    format!(
+                        "spec `{}` names no transcripts and toolspec.toml gives no default, so it checks nothing",
+                        config.name
+                    ),
+                    Some(
+                        "add `transcripts \"runs/*.jsonl\"` to the spec, or `transcripts = [\"runs/{stem}/*.jsonl\"]` to toolspec.toml"
+                            .into(),
+                    ),
+                )
+            });
+        }
         if config.profile.is_none() {
             if let Some(p) = &settings.settings.profile {
                 config.profile = p.resolve().ok();

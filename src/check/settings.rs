@@ -131,8 +131,10 @@ impl LoadedSettings {
                 message: format!("profile: {message}"),
             })?;
         }
+        // `--config toolspec.toml` has the empty parent "": that is the working folder.
         let root = path
             .parent()
+            .filter(|p| !p.as_os_str().is_empty())
             .map(Path::to_path_buf)
             .unwrap_or_else(|| PathBuf::from("."));
         Ok(LoadedSettings {
@@ -212,6 +214,14 @@ allow_outside_root = true
         assert!(err.to_string().contains("transcript"), "{err}");
         let err = LoadedSettings::parse(Path::new("t.toml"), "profile = \"axon\"").unwrap_err();
         assert!(err.to_string().contains("unknown profile"), "{err}");
+    }
+
+    #[test]
+    fn a_bare_file_name_is_rooted_at_the_working_folder() {
+        let loaded = LoadedSettings::parse(Path::new("alt.toml"), "exclude = [\"x\"]").unwrap();
+        assert_eq!(loaded.root, Path::new("."));
+        let loaded = LoadedSettings::parse(Path::new("cfg/alt.toml"), "").unwrap();
+        assert_eq!(loaded.root, Path::new("cfg"));
     }
 
     #[test]
