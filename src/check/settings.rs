@@ -96,13 +96,16 @@ pub struct LoadedSettings {
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 pub enum SettingsError {
     /// The file could not be read.
-    #[error("cannot read {path}: {source}")]
-    #[diagnostic(code(toolspec::settings::io))]
+    #[error("cannot read {path}: {cause}")]
+    #[diagnostic(
+        code(toolspec::settings::io),
+        help("check that the settings file exists and is readable (a --config path is relative to the working folder)")
+    )]
     Io {
         /// The file.
         path: String,
-        /// The I/O error.
-        source: std::io::Error,
+        /// The I/O error (in the message; not a `source`, or renderers would print it twice).
+        cause: std::io::Error,
     },
     /// The file is not valid settings.
     #[error("invalid settings in {path}: {message}")]
@@ -146,9 +149,9 @@ impl LoadedSettings {
 
     /// Read settings from an explicit file.
     pub fn load(path: &Path) -> Result<LoadedSettings, SettingsError> {
-        let text = std::fs::read_to_string(path).map_err(|source| SettingsError::Io {
+        let text = std::fs::read_to_string(path).map_err(|cause| SettingsError::Io {
             path: path.display().to_string(),
-            source,
+            cause,
         })?;
         Self::parse(path, &text)
     }
