@@ -682,10 +682,20 @@ fn each_check(c: &Check, f: &mut dyn FnMut(&Check)) {
 }
 
 fn read_error(e: &ReadError, shown: &str) -> Finding {
+    // A located error's text starts with `file:line:col: `; the finding carries that location,
+    // so the message would say it twice (reporters print the location themselves).
+    let text = e.to_string();
+    let message = match e.line_col() {
+        Some((line, col)) => text
+            .strip_prefix(&format!("{}:{line}:{col}: ", e.file()))
+            .map(str::to_owned)
+            .unwrap_or(text),
+        None => text,
+    };
     Finding {
         code: e.code().to_owned(),
         severity: Severity::Error,
-        message: e.to_string(),
+        message,
         help: miette::Diagnostic::help(e).map(|h| h.to_string()),
         location: e
             .line_col()
