@@ -769,19 +769,29 @@ fn classify(raw: &[u8]) -> Option<(Origin, usize)> {
 }
 
 /// Whether dataset line `next` continues transcript `open`: request logs resend the whole
-/// history with every request, so a line that repeats any call id of the open transcript is the
-/// same conversation, one request later.
+/// history with every request, so a line that repeats a call of the open transcript — same id,
+/// same name, same arguments — is the same conversation, one request later. Repeating an id alone
+/// is not enough: datasets of separate examples (fine-tuning files) often reuse ids such as
+/// `call_1` for different calls, and a shared id whose call differs means a different conversation.
 fn continues(open: &Transcript, next: &Transcript) -> bool {
     if open.format != next.format {
         return false;
     }
-    let ids: std::collections::HashSet<&str> =
-        open.calls.iter().filter_map(|c| c.id.as_deref()).collect();
-    !ids.is_empty()
-        && next
-            .calls
-            .iter()
-            .any(|c| c.id.as_deref().is_some_and(|id| ids.contains(id)))
+    let known: std::collections::HashMap<&str, &super::ToolCall> = open
+        .calls
+        .iter()
+        .filter_map(|c| c.id.as_deref().map(|id| (id, c)))
+        .collect();
+    let mut shared = false;
+    for c in &next.calls {
+        if let Some(k) = c.id.as_deref().and_then(|id| known.get(id)) {
+            if k.name != c.name || k.args != c.args {
+                return false;
+            }
+            shared = true;
+        }
+    }
+    shared
 }
 
 /// Fold a continuation line into the open transcript: calls already seen keep their first
