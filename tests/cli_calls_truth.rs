@@ -66,3 +66,42 @@ fn calls_json_equals_every_truth_file() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// JSONL datasets (one transcript per line: fine-tuning files, batch inputs, bundles):
+/// `calls --json` prints one truth array per line, equal to `<name>.truth.jsonl` line by line.
+#[test]
+fn calls_json_of_a_dataset_is_one_truth_array_per_line() {
+    let dir = Path::new("tests/fixtures/datasets");
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for f in std::fs::read_dir(dir).unwrap().flatten() {
+        let name = f.file_name().to_string_lossy().into_owned();
+        let Some(stem) = name.strip_suffix(".jsonl") else {
+            continue;
+        };
+        if stem.ends_with(".truth") {
+            continue;
+        }
+        let truth: Vec<Value> = std::fs::read_to_string(dir.join(format!("{stem}.truth.jsonl")))
+            .unwrap()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let out = Command::new(env!("CARGO_BIN_EXE_toolspec"))
+            .args(["calls", "--json"])
+            .arg(f.path())
+            .output()
+            .unwrap();
+        let got: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        if !out.status.success() || got != Value::Array(truth) {
+            failures.push(format!(
+                "{name}: differs from {stem}.truth.jsonl; stderr: {}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
+        }
+        checked += 1;
+    }
+    assert!(checked >= 2, "the dataset fixtures are there ({checked})");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

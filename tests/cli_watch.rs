@@ -1,7 +1,9 @@
 //! `toolspec watch` on real file edits in a temporary folder: an in-place write, an editor's
 //! atomic save (write a temporary file, rename it over the transcript), a spec syntax error
-//! mid-edit (reported; the last good spec keeps being used), its fix, and a deletion. Every
-//! step waits for the re-check output with a generous timeout; nothing asserts on timing.
+//! mid-edit (reported; the last good spec keeps being used), its fix, a rename and a deletion.
+//! A transcript change re-checks only its own pairs (the status line counts them); reading the
+//! files never starts a run. Every step waits for the re-check output with a generous timeout;
+//! nothing asserts on timing.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -23,15 +25,15 @@ struct Watch {
 
 impl Watch {
     fn start(dir: &Path) -> Watch {
+        Watch::start_with(dir, &["--no-clear"])
+    }
+
+    fn start_with(dir: &Path, extra: &[&str]) -> Watch {
         let mut child = Command::new(env!("CARGO_BIN_EXE_toolspec"))
-            .args([
-                "watch",
-                "--no-clear",
-                "--color",
-                "never",
-                "--debounce",
-                "50",
-            ])
+            // A save's events must land in one batch even on a loaded machine: a generous debounce
+            // (it only delays each re-check; nothing here asserts on time).
+            .args(["watch", "--color", "never", "--debounce", "250"])
+            .args(extra)
             .current_dir(dir)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -60,7 +62,7 @@ impl Watch {
 
     /// Wait for the end of the next run — its summary line on stdout and the `[watch]` status
     /// line on stderr (the two pipes are read independently, so either may come first) — and
-    /// return what was printed since the previous one.
+    /// return what was printed since the previous one (the status line included).
     fn next_run(&mut self) -> String {
         let deadline = Instant::now() + Duration::from_secs(60);
         let mut text = String::new();
@@ -75,7 +77,6 @@ impl Watch {
                     self.seen.push(line.clone());
                     if is_err && line.starts_with("[watch]") {
                         status = true;
-                        continue;
                     }
                     if !is_err && line.contains(" passed, ") && line.contains(" failed (") {
                         summary = true;
@@ -106,22 +107,59 @@ fn watch_rechecks_on_every_kind_of_save() {
     std::fs::create_dir_all(root.join("runs")).unwrap();
     std::fs::write(root.join("s.toolspec"), SPEC).unwrap();
     std::fs::write(root.join("runs/t.json"), PASSING).unwrap();
+    std::fs::write(root.join("runs/u.json"), PASSING).unwrap();
+    // Reading every file, as an editor or toolspec itself does, changes nothing.
+    let read_all = || {
+        for f in ["s.toolspec", "runs/t.json", "runs/u.json", "runs/v.json"] {
+            let _ = std::fs::read(root.join(f));
+        }
+    };
 
     let mut w = Watch::start(root);
     let first = w.next_run();
-    assert!(first.contains("1 passed, 0 failed"), "{first}");
+    assert!(first.contains("2 passed, 0 failed"), "{first}");
+    assert!(first.contains("[watch] checked 2 pair(s)"), "{first}");
+    read_all();
 
-    // In-place write.
+    // Transcript edits first (a spec edit re-runs everything, so its events must not be pending
+    // when a partial re-check is asserted).
+
+    // In-place write: only that transcript's pair is checked again.
     std::fs::write(root.join("runs/t.json"), FAILING).unwrap();
     let run = w.next_run();
-    assert!(run.contains("0 passed, 1 failed"), "{run}");
+    assert!(run.contains("1 passed, 1 failed"), "{run}");
     assert!(run.contains("missing-call"), "{run}");
+    assert!(run.contains("re-checked 1 of 2 pair(s)"), "{run}");
+    assert!(run.contains("runs/t.json"), "{run}");
+    read_all();
 
     // Atomic save: write elsewhere, rename over the transcript.
     std::fs::write(root.join("runs/.t.json.tmp"), PASSING).unwrap();
     std::fs::rename(root.join("runs/.t.json.tmp"), root.join("runs/t.json")).unwrap();
     let run = w.next_run();
-    assert!(run.contains("1 passed, 0 failed"), "{run}");
+    assert!(run.contains("2 passed, 0 failed"), "{run}");
+    assert!(run.contains("re-checked 1 of 2 pair(s)"), "{run}");
+    read_all();
+
+    // A rename: the old name's result goes, the new name is checked.
+    std::fs::rename(root.join("runs/u.json"), root.join("runs/v.json")).unwrap();
+    let run = w.next_run();
+    let pairs: Vec<&str> = run
+        .lines()
+        .filter(|l| l.starts_with("PASS") || l.starts_with("FAIL"))
+        .collect();
+    assert!(pairs.iter().any(|l| l.ends_with("runs/v.json")), "{run}");
+    assert!(!pairs.iter().any(|l| l.ends_with("runs/u.json")), "{run}");
+    assert!(run.contains("2 passed, 0 failed (2 checked"), "{run}");
+    assert!(run.contains("re-checked 1 of 2 pair(s)"), "{run}");
+    read_all();
+
+    // Deleting a transcript removes its result.
+    std::fs::remove_file(root.join("runs/t.json")).unwrap();
+    let run = w.next_run();
+    assert!(run.contains("1 passed, 0 failed (1 checked"), "{run}");
+    assert!(run.contains("re-checked 0 of 1 pair(s)"), "{run}");
+    read_all();
 
     // A syntax error mid-edit: shown, and the last good spec still checks the transcript.
     std::fs::write(root.join("s.toolspec"), "spec s {\n  call search(\n").unwrap();
@@ -129,6 +167,7 @@ fn watch_rechecks_on_every_kind_of_save() {
     assert!(run.contains("toolspec::syntax"), "{run}");
     assert!(run.contains("using-last-good-spec"), "{run}");
     assert!(run.contains("1 passed, 0 failed"), "{run}");
+    assert!(run.contains("[watch] checked 1 pair(s)"), "{run}");
 
     // The fix: the new spec is used (it now expects another tool, so the run fails).
     std::fs::write(
@@ -139,9 +178,21 @@ fn watch_rechecks_on_every_kind_of_save() {
     let run = w.next_run();
     assert!(!run.contains("toolspec::syntax"), "{run}");
     assert!(run.contains("0 passed, 1 failed"), "{run}");
+}
 
-    // Deleting the transcript removes its result.
-    std::fs::remove_file(root.join("runs/t.json")).unwrap();
+/// Without `--no-clear` the screen is cleared before every run (ANSI clear + home).
+#[test]
+fn watch_clears_the_screen_between_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("runs")).unwrap();
+    std::fs::write(root.join("s.toolspec"), SPEC).unwrap();
+    std::fs::write(root.join("runs/t.json"), PASSING).unwrap();
+    let mut w = Watch::start_with(root, &[]);
+    let first = w.next_run();
+    assert!(first.contains("\x1b[2J\x1b[HPASS"), "{first:?}");
+    std::fs::write(root.join("runs/t.json"), FAILING).unwrap();
     let run = w.next_run();
-    assert!(run.contains("0 passed, 0 failed (0 checked"), "{run}");
+    assert!(run.contains("\x1b[2J\x1b[HFAIL"), "{run:?}");
+    assert!(run.contains("0 passed, 1 failed"), "{run}");
 }

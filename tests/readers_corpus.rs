@@ -144,3 +144,59 @@ fn every_corpus_transcript_matches_its_truth() {
         failures.join("\n")
     );
 }
+
+/// docs/formats.md maps every FORMATS.md variant to its fixtures: each path it names exists,
+/// and every fixture of our own (`formats/`) and every dataset is listed, so a new one gets a row.
+#[test]
+fn every_variant_row_names_existing_fixtures_and_every_own_fixture_has_a_row() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("docs/formats.md")).unwrap();
+    let section = doc
+        .split("## Fixtures per variant")
+        .nth(1)
+        .and_then(|s| s.split("\n## ").next())
+        .expect("docs/formats.md has a `Fixtures per variant` section");
+    let named: Vec<&str> = section
+        .lines()
+        .filter(|l| l.starts_with("| "))
+        .flat_map(|l| l.rsplit('|').nth(1).unwrap_or("").split('`'))
+        .filter(|p| p.contains('/') && p.contains('.'))
+        .collect();
+    assert!(named.len() >= 60, "{} fixtures named", named.len());
+    let fixtures = root.join("tests/fixtures");
+    let missing: Vec<_> = named
+        .iter()
+        .filter(|p| !fixtures.join(p).is_file())
+        .collect();
+    assert!(missing.is_empty(), "named but missing: {missing:?}");
+    let mut own: Vec<String> = Vec::new();
+    for (dir, skip) in [("formats/transcripts", ""), ("datasets", ".truth.jsonl")] {
+        for f in walk(&fixtures.join(dir)) {
+            let rel = f
+                .strip_prefix(&fixtures)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            if skip.is_empty() || !rel.ends_with(skip) {
+                own.push(rel);
+            }
+        }
+    }
+    let unlisted: Vec<_> = own
+        .iter()
+        .filter(|f| !named.contains(&f.as_str()))
+        .collect();
+    assert!(unlisted.is_empty(), "fixtures without a row: {unlisted:?}");
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        if e.path().is_dir() {
+            out.extend(walk(&e.path()));
+        } else {
+            out.push(e.path());
+        }
+    }
+    out
+}

@@ -301,3 +301,130 @@ fn request_log_resending_history_is_one_conversation() {
     assert_eq!(conv.findings.len(), 1);
     assert_eq!(ts[2].calls[0].name, "other");
 }
+
+/// A dataset of separate examples that reuse call ids (fine-tuning files often number every
+/// example's calls from `call_1`) is not a request log: a shared id whose call differs (other
+/// name or arguments) starts another transcript, so no example is lost as a "duplicate".
+#[test]
+fn examples_reusing_call_ids_stay_separate_transcripts() {
+    let line = |name: &str, city: &str, out: &str| {
+        format!(
+            r#"{{"messages":[{{"role":"user","content":"?"}},{{"role":"assistant","tool_calls":[{{"id":"call_1","type":"function","function":{{"name":"{name}","arguments":"{{\"city\":\"{city}\"}}"}}}}]}},{{"role":"tool","tool_call_id":"call_1","content":"{out}"}}]}}"#
+        )
+    };
+    let text = [
+        line("get_weather", "Oslo", "7C"),
+        line("get_weather", "Rome", "21C"),
+        line("get_time", "Rome", "14:00"),
+    ]
+    .join("\n");
+    let ts = read("ft.jsonl", text.as_bytes(), None).unwrap();
+    let got: Vec<(usize, &str, &serde_json::Value, Option<&serde_json::Value>)> = ts
+        .iter()
+        .map(|t| {
+            let c = &t.calls[0];
+            (
+                t.record.unwrap().line,
+                c.name.as_str(),
+                &c.args,
+                c.output.as_ref(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (
+                1,
+                "get_weather",
+                &json!({"city": "Oslo"}),
+                Some(&json!("7C"))
+            ),
+            (
+                2,
+                "get_weather",
+                &json!({"city": "Rome"}),
+                Some(&json!("21C"))
+            ),
+            (
+                3,
+                "get_time",
+                &json!({"city": "Rome"}),
+                Some(&json!("14:00"))
+            ),
+        ]
+    );
+}
+
+/// The tools a transcript declares as available, where its format records them: Chat `tools`
+/// and legacy `functions`, Responses and Anthropic `tools`, Gemini `functionDeclarations`,
+/// OTel `gen_ai.tool.definitions`, MCP `tools/list` results, Claude Code stream-json `init`.
+/// In declaration order, each once (the lists were read off the files independently).
+#[test]
+fn declared_tools_are_read_where_the_format_records_them() {
+    const SUPPORT: &[&str] = &[
+        "lookup_customer",
+        "get_order",
+        "check_refund_eligibility",
+        "issue_refund",
+        "create_return_label",
+        "send_email",
+        "add_ticket_note",
+    ];
+    let legacy: Vec<&str> = SUPPORT
+        .iter()
+        .copied()
+        .chain(["get_refund_policy"])
+        .collect();
+    let cases: &[(&str, &[&str], bool)] = &[
+        (
+            "corpus/transcripts/openai_chat/support_refund.request.json",
+            SUPPORT,
+            true,
+        ),
+        (
+            "formats/transcripts/openai_chat/gen.support_refund.legacy_functions.json",
+            &legacy,
+            true,
+        ),
+        (
+            "corpus/transcripts/anthropic_messages/support_refund.request.json",
+            SUPPORT,
+            true,
+        ),
+        (
+            "corpus/transcripts/gemini/support_refund.rest.json",
+            SUPPORT,
+            true,
+        ),
+        (
+            "formats/transcripts/openai_responses/hosted_tools.response.json",
+            &["lookup"],
+            true,
+        ),
+        (
+            "corpus/transcripts/otel_genai/support_refund.otlp.json",
+            SUPPORT,
+            false,
+        ),
+        (
+            "corpus/transcripts/mcp_jsonrpc/support_refund.jsonl",
+            SUPPORT,
+            true,
+        ),
+        (
+            "formats/transcripts/claude_code/print.stream-json.jsonl",
+            &["Bash", "Read"],
+            false,
+        ),
+    ];
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    for (file, names, with_schema) in cases {
+        let ts = toolspec::transcript::read_file(&root.join(file), None).unwrap();
+        let got: Vec<&str> = ts[0].tools.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(&got, names, "{file}");
+        if *with_schema {
+            assert!(ts[0].tools.iter().all(|t| t.parameters.is_some()), "{file}");
+        }
+    }
+}

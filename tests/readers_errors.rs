@@ -104,6 +104,31 @@ fn invalid_utf8_is_located() {
     assert_eq!(e.line_col(), Some((2, 33)));
 }
 
+/// UTF-16 (Windows PowerShell's `>` writes it) is named, with or without a byte-order mark,
+/// not called binary; the same error when streamed.
+#[test]
+fn utf16_files_are_named_as_such() {
+    let text = r#"{"tools_called": [{"name": "search"}]}"#;
+    let le: Vec<u8> = text.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let be: Vec<u8> = text.encode_utf16().flat_map(u16::to_be_bytes).collect();
+    for (bytes, kind) in [
+        ([&[0xff, 0xfe][..], &le].concat(), "FF FE"),
+        ([&[0xfe, 0xff][..], &be].concat(), "FE FF"),
+        (le.clone(), "little-endian"),
+        (be.clone(), "big-endian"),
+    ] {
+        let e = err("ps.json", &bytes);
+        assert_eq!(e.code(), "invalid-utf8", "{kind}");
+        assert_eq!(e.line_col(), Some((1, 1)));
+        assert!(
+            e.to_string().contains("UTF-16") && e.to_string().contains(kind),
+            "{e}"
+        );
+        let streamed = read_reader("ps.json", &bytes[..], None, |_| {}).unwrap_err();
+        assert_eq!(streamed.to_string(), e.to_string());
+    }
+}
+
 #[test]
 fn binary_garbage_is_rejected() {
     let bytes: Vec<u8> = (0..4096u32)
@@ -244,4 +269,94 @@ fn records_before_a_torn_dataset_line_are_still_emitted() {
     .unwrap_err();
     assert_eq!(e.line_col().map(|(l, _)| l), Some(3), "{e}");
     assert_eq!(got, [Some("c1".to_owned()), Some("c2".to_owned())]);
+}
+
+/// Every format that stores arguments as a string keeps an invalid one raw *and* reports it
+/// (FORMATS §0), including those whose arguments arrive in pieces (chat and UI chunk streams).
+#[test]
+fn invalid_argument_strings_are_reported_in_every_format() {
+    let cut = r#""{\"q\": \"tide""#;
+    let cases: Vec<(&str, String)> = vec![
+        (
+            "chat.json",
+            format!(
+                r#"{{"messages":[{{"role":"assistant","tool_calls":[{{"id":"c1","type":"function","function":{{"name":"f","arguments":{cut}}}}}]}}]}}"#
+            ),
+        ),
+        (
+            "legacy.json",
+            format!(
+                r#"{{"messages":[{{"role":"assistant","content":null,"function_call":{{"name":"f","arguments":{cut}}}}}]}}"#
+            ),
+        ),
+        (
+            "stream.jsonl",
+            [
+                r#"{"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"f","arguments":"{\"q\": "}}]}}]}"#,
+                r#"{"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"tide"}}]},"finish_reason":"length"}]}"#,
+            ]
+            .join("\n"),
+        ),
+        (
+            "responses.json",
+            format!(
+                r#"[{{"type":"function_call","call_id":"c1","name":"f","arguments":{cut},"status":"incomplete"}}]"#
+            ),
+        ),
+        (
+            "mcp_call.json",
+            format!(
+                r#"{{"object":"response","output":[{{"type":"mcp_call","id":"m1","name":"f","server_label":"s","arguments":{cut},"output":null,"error":null}}]}}"#
+            ),
+        ),
+        (
+            "vercel_steps.json",
+            format!(
+                r#"{{"steps":[{{"content":[{{"type":"tool-call","toolCallId":"c1","toolName":"f","input":{cut},"invalid":true,"dynamic":true}}]}}]}}"#
+            ),
+        ),
+        (
+            "vercel_ui.json",
+            format!(
+                r#"[{{"id":"m","role":"assistant","parts":[{{"type":"tool-f","toolCallId":"c1","state":"output-error","rawInput":{cut},"errorText":"bad"}}]}}]"#
+            ),
+        ),
+        (
+            "vercel_chunks.json",
+            r#"[{"type":"start"},{"type":"tool-input-start","toolCallId":"c1","toolName":"f"},{"type":"tool-input-delta","toolCallId":"c1","inputTextDelta":"{\"q\": \"tide"},{"type":"finish"}]"#.to_string(),
+        ),
+        (
+            "langchain.json",
+            format!(
+                r#"[{{"type":"ai","content":"","tool_calls":[],"invalid_tool_calls":[{{"name":"f","args":{cut},"id":"c1","error":null,"type":"invalid_tool_call"}}]}}]"#
+            ),
+        ),
+        (
+            "otel.json",
+            format!(
+                r#"{{"resourceSpans":[{{"scopeSpans":[{{"spans":[{{"name":"execute_tool f","startTimeUnixNano":"1","attributes":[{{"key":"gen_ai.operation.name","value":{{"stringValue":"execute_tool"}}}},{{"key":"gen_ai.tool.name","value":{{"stringValue":"f"}}}},{{"key":"gen_ai.tool.call.arguments","value":{{"stringValue":{cut}}}}}]}}]}}]}}]}}"#
+            ),
+        ),
+        (
+            "rollout.jsonl",
+            format!(
+                r#"{{"timestamp":"t","type":"response_item","payload":{{"type":"function_call","name":"f","arguments":{cut},"call_id":"c1"}}}}"#
+            ),
+        ),
+        (
+            "deepeval.json",
+            format!(r#"{{"tools_called":[{{"name":"f","args":{cut}}}]}}"#),
+        ),
+    ];
+    for (name, text) in &cases {
+        let ts = read(name, text.as_bytes(), None).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let calls: Vec<_> = ts.iter().flat_map(|t| &t.calls).collect();
+        assert_eq!(calls.len(), 1, "{name}: {calls:?}");
+        assert_eq!(calls[0].args, serde_json::json!("{\"q\": \"tide"), "{name}");
+        let findings: Vec<_> = ts.iter().flat_map(|t| &t.findings).collect();
+        assert!(
+            findings.iter().any(|f| f.code == "invalid-arguments"),
+            "{name}: no invalid-arguments finding ({findings:?})"
+        );
+    }
 }

@@ -378,6 +378,30 @@ fn compile_spec_file(
                 })
                 .collect();
         }
+        if config.transcripts.is_empty() {
+            // Nothing would ever check it: say so rather than pass in silence. Pointed at the
+            // spec's header line, not its whole body.
+            let header = spec_file.text
+                [config.span.start..config.span.end.min(spec_file.text.len())]
+                .find('\n')
+                .map_or(config.span, |n| {
+                    Span::new(config.span.start, config.span.start + n)
+                });
+            warnings.push(Finding {
+                location: Some(spec_file.locate(header)),
+                ..plain_warning(
+                    "spec-without-transcripts",
+                    format!(
+                        "spec `{}` names no transcripts and toolspec.toml gives no default, so it checks nothing",
+                        config.name
+                    ),
+                    Some(
+                        "add `transcripts \"runs/*.jsonl\"` to the spec, or `transcripts = [\"runs/{stem}/*.jsonl\"]` to toolspec.toml"
+                            .into(),
+                    ),
+                )
+            });
+        }
         if config.profile.is_none() {
             if let Some(p) = &settings.settings.profile {
                 config.profile = p.resolve().ok();
@@ -665,10 +689,20 @@ fn each_check(c: &Check, f: &mut dyn FnMut(&Check)) {
 }
 
 fn read_error(e: &ReadError, shown: &str) -> Finding {
+    // A located error's text starts with `file:line:col: `; the finding carries that location,
+    // so the message would say it twice (reporters print the location themselves).
+    let text = e.to_string();
+    let message = match e.line_col() {
+        Some((line, col)) => text
+            .strip_prefix(&format!("{}:{line}:{col}: ", e.file()))
+            .map(str::to_owned)
+            .unwrap_or(text),
+        None => text,
+    };
     Finding {
         code: e.code().to_owned(),
         severity: Severity::Error,
-        message: e.to_string(),
+        message,
         help: miette::Diagnostic::help(e).map(|h| h.to_string()),
         location: e
             .line_col()

@@ -96,13 +96,16 @@ pub struct LoadedSettings {
 #[derive(Debug, thiserror::Error, miette::Diagnostic)]
 pub enum SettingsError {
     /// The file could not be read.
-    #[error("cannot read {path}: {source}")]
-    #[diagnostic(code(toolspec::settings::io))]
+    #[error("cannot read {path}: {cause}")]
+    #[diagnostic(
+        code(toolspec::settings::io),
+        help("check that the settings file exists and is readable (a --config path is relative to the working folder)")
+    )]
     Io {
         /// The file.
         path: String,
-        /// The I/O error.
-        source: std::io::Error,
+        /// The I/O error (in the message; not a `source`, or renderers would print it twice).
+        cause: std::io::Error,
     },
     /// The file is not valid settings.
     #[error("invalid settings in {path}: {message}")]
@@ -131,8 +134,10 @@ impl LoadedSettings {
                 message: format!("profile: {message}"),
             })?;
         }
+        // `--config toolspec.toml` has the empty parent "": that is the working folder.
         let root = path
             .parent()
+            .filter(|p| !p.as_os_str().is_empty())
             .map(Path::to_path_buf)
             .unwrap_or_else(|| PathBuf::from("."));
         Ok(LoadedSettings {
@@ -144,9 +149,9 @@ impl LoadedSettings {
 
     /// Read settings from an explicit file.
     pub fn load(path: &Path) -> Result<LoadedSettings, SettingsError> {
-        let text = std::fs::read_to_string(path).map_err(|source| SettingsError::Io {
+        let text = std::fs::read_to_string(path).map_err(|cause| SettingsError::Io {
             path: path.display().to_string(),
-            source,
+            cause,
         })?;
         Self::parse(path, &text)
     }
@@ -212,6 +217,14 @@ allow_outside_root = true
         assert!(err.to_string().contains("transcript"), "{err}");
         let err = LoadedSettings::parse(Path::new("t.toml"), "profile = \"axon\"").unwrap_err();
         assert!(err.to_string().contains("unknown profile"), "{err}");
+    }
+
+    #[test]
+    fn a_bare_file_name_is_rooted_at_the_working_folder() {
+        let loaded = LoadedSettings::parse(Path::new("alt.toml"), "exclude = [\"x\"]").unwrap();
+        assert_eq!(loaded.root, Path::new("."));
+        let loaded = LoadedSettings::parse(Path::new("cfg/alt.toml"), "").unwrap();
+        assert_eq!(loaded.root, Path::new("cfg"));
     }
 
     #[test]

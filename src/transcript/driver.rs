@@ -178,6 +178,9 @@ fn check_text_at(
     base: usize,
     first_line: usize,
 ) -> Result<(), ReadError> {
+    if base == 0 {
+        utf16_check(name, bytes)?;
+    }
     let loc = Locator {
         name,
         text: bytes,
@@ -206,6 +209,30 @@ fn check_text_at(
         });
     }
     Ok(())
+}
+
+/// UTF-16 text (what Windows PowerShell's `>` writes) is named as such rather than called
+/// binary: a byte-order mark `FF FE` / `FE FF`, or ASCII with every other byte NUL at the start.
+fn utf16_check(name: &str, bytes: &[u8]) -> Result<(), ReadError> {
+    let kind = match bytes {
+        [0xff, 0xfe, ..] => "UTF-16 (little-endian byte-order mark FF FE)",
+        [0xfe, 0xff, ..] => "UTF-16 (big-endian byte-order mark FE FF)",
+        [a, 0, b, 0, ..] if a.is_ascii() && *a != 0 && b.is_ascii() && *b != 0 => {
+            "UTF-16 little-endian (every other byte is NUL)"
+        }
+        [0, a, 0, b, ..] if a.is_ascii() && *a != 0 && b.is_ascii() && *b != 0 => {
+            "UTF-16 big-endian (every other byte is NUL)"
+        }
+        _ => return Ok(()),
+    };
+    Err(ReadError::InvalidUtf8 {
+        file: name.to_string(),
+        line: 1,
+        col: 1,
+        message: format!("the file is {kind}, not UTF-8"),
+        src: None,
+        span: Span::new(0, 2).into(),
+    })
 }
 
 /// An `InvalidUtf8` error if `bytes` (at file offset `base`, line `first_line`) is not UTF-8.
@@ -742,19 +769,29 @@ fn classify(raw: &[u8]) -> Option<(Origin, usize)> {
 }
 
 /// Whether dataset line `next` continues transcript `open`: request logs resend the whole
-/// history with every request, so a line that repeats any call id of the open transcript is the
-/// same conversation, one request later.
+/// history with every request, so a line that repeats a call of the open transcript — same id,
+/// same name, same arguments — is the same conversation, one request later. Repeating an id alone
+/// is not enough: datasets of separate examples (fine-tuning files) often reuse ids such as
+/// `call_1` for different calls, and a shared id whose call differs means a different conversation.
 fn continues(open: &Transcript, next: &Transcript) -> bool {
     if open.format != next.format {
         return false;
     }
-    let ids: std::collections::HashSet<&str> =
-        open.calls.iter().filter_map(|c| c.id.as_deref()).collect();
-    !ids.is_empty()
-        && next
-            .calls
-            .iter()
-            .any(|c| c.id.as_deref().is_some_and(|id| ids.contains(id)))
+    let known: std::collections::HashMap<&str, &super::ToolCall> = open
+        .calls
+        .iter()
+        .filter_map(|c| c.id.as_deref().map(|id| (id, c)))
+        .collect();
+    let mut shared = false;
+    for c in &next.calls {
+        if let Some(k) = c.id.as_deref().and_then(|id| known.get(id)) {
+            if k.name != c.name || k.args != c.args {
+                return false;
+            }
+            shared = true;
+        }
+    }
+    shared
 }
 
 /// Fold a continuation line into the open transcript: calls already seen keep their first

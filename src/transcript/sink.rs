@@ -75,15 +75,40 @@ impl Sink {
         self.by_id.contains_key(id)
     }
 
-    /// Record a call. A call whose id was already seen is a duplicate (history resent, resumed
-    /// session, provider-raw mirror) and is dropped: returns the existing call's index.
+    /// Record a call. A call whose id was already seen, with the same name and arguments, is a
+    /// duplicate (history resent, resumed session, provider-raw mirror) and is dropped: returns
+    /// the existing call's index. The same id on a different call is a reused id (some
+    /// OpenAI-compatible servers number calls per response): a new call, and results with that
+    /// id link to it from then on.
     pub fn call(&mut self, name: &str, args: Args<'_>, id: Option<String>, loc: Loc) -> usize {
         if let Some(id) = &id {
             if let Some(&i) = self.by_id.get(id) {
-                return i;
+                if self.calls[i].name == name && self.same_args(i, &args) {
+                    return i;
+                }
             }
         }
         self.call_unique(name, args, id, loc)
+    }
+
+    /// Whether `args` decode to the arguments call `i` holds (true when they were not kept, or
+    /// this record gives none: nothing to tell them apart by).
+    fn same_args(&self, i: usize, args: &Args<'_>) -> bool {
+        let known = &self.calls[i].args;
+        if !self.keep.args_of(&self.calls[i].name) {
+            return true;
+        }
+        let text = |s: &str| match parse_args_text(s) {
+            Ok(v) => v == *known,
+            Err(_) => known.as_str() == Some(s),
+        };
+        match args {
+            Args::Value(Value::String(s)) | Args::Owned(Value::String(s)) => text(s),
+            Args::Value(v) => *v == known,
+            Args::Owned(v) => v == known,
+            Args::Raw(s) => known.as_str() == Some(s.as_str()),
+            Args::Empty => true,
+        }
     }
 
     /// Record a call without de-duplicating by id.
@@ -94,25 +119,7 @@ impl Sink {
         id: Option<String>,
         loc: Loc,
     ) -> usize {
-        let args = if !self.keep.args_of(name) {
-            // Not needed: nothing is built or cloned, but arguments that are not valid JSON are
-            // still reported, as when they are kept.
-            match &args {
-                Args::Value(Value::String(s)) => self.check_args_text(s, name, &loc),
-                Args::Owned(Value::String(s)) => self.check_args_text(s, name, &loc),
-                _ => {}
-            }
-            Value::Null
-        } else {
-            match args {
-                Args::Value(Value::String(s)) => self.args_text(s, name, &loc),
-                Args::Value(v) => v.clone(),
-                Args::Owned(Value::String(s)) => self.args_text(&s, name, &loc),
-                Args::Owned(v) => v,
-                Args::Raw(s) => Value::String(s),
-                Args::Empty => Value::Object(Default::default()),
-            }
-        };
+        let args = self.decode_args(name, args, &loc);
         let i = self.calls.len();
         if let Some(id) = &id {
             self.by_id.insert(id.clone(), i);
@@ -131,6 +138,40 @@ impl Sink {
         self.locs.push(loc);
         self.answered.push(false);
         i
+    }
+
+    /// Replace the arguments of call `i`, for formats that give them after the call starts
+    /// (streams: the input arrives in later chunks). Same rules and findings as [`Self::call`].
+    pub fn set_args(&mut self, i: usize, args: Args<'_>) {
+        if i < self.calls.len() {
+            let name = std::mem::take(&mut self.calls[i].name);
+            let loc = self.locs[i].clone();
+            self.calls[i].args = self.decode_args(&name, args, &loc);
+            self.calls[i].name = name;
+        }
+    }
+
+    /// The argument rules (FORMATS §0): a string is decoded (blank → `{}`, not JSON → kept raw
+    /// with an `invalid-arguments` finding), values are taken as is.
+    fn decode_args(&mut self, name: &str, args: Args<'_>, loc: &Loc) -> Value {
+        if !self.keep.args_of(name) {
+            // Not needed: nothing is built or cloned, but arguments that are not valid JSON are
+            // still reported, as when they are kept.
+            match &args {
+                Args::Value(Value::String(s)) => self.check_args_text(s, name, loc),
+                Args::Owned(Value::String(s)) => self.check_args_text(s, name, loc),
+                _ => {}
+            }
+            return Value::Null;
+        }
+        match args {
+            Args::Value(Value::String(s)) => self.args_text(s, name, loc),
+            Args::Value(v) => v.clone(),
+            Args::Owned(Value::String(s)) => self.args_text(&s, name, loc),
+            Args::Owned(v) => v,
+            Args::Raw(s) => Value::String(s),
+            Args::Empty => Value::Object(Default::default()),
+        }
     }
 
     fn args_text(&mut self, s: &str, name: &str, loc: &Loc) -> Value {
@@ -166,12 +207,21 @@ impl Sink {
         ));
     }
 
-    /// Set the result of call `i` (the first result wins; later copies are duplicates).
+    /// Set the result of call `i` (the first result wins; later copies are duplicates). A call
+    /// already flagged by [`Self::flag_error`] stays an error.
     pub fn answer(&mut self, i: usize, output: Option<Value>, is_error: bool) {
         if i < self.calls.len() && !self.answered[i] {
             self.answered[i] = true;
             self.calls[i].output = output.filter(|_| self.keep.output_of(&self.calls[i].name));
-            self.calls[i].is_error = is_error;
+            self.calls[i].is_error |= is_error;
+        }
+    }
+
+    /// Mark call `i` as failed without answering it: the call record itself says it failed
+    /// (`status: "failed"`), and its output may still follow in a later item.
+    pub fn flag_error(&mut self, i: usize) {
+        if let Some(c) = self.calls.get_mut(i) {
+            c.is_error = true;
         }
     }
 
@@ -366,6 +416,51 @@ mod tests {
         assert_eq!(norm_output(&mixed), mixed);
         assert_eq!(norm_output(&json!([])), json!([]));
         assert_eq!(norm_output(&json!("{\"x\":1}")), json!("{\"x\":1}"));
+    }
+
+    #[test]
+    fn a_reused_id_on_another_call_is_a_new_call_and_results_link_to_the_latest() {
+        let mut s = Sink::default();
+        let at = |o| Loc::Span(Span::point(o));
+        let a = s.call(
+            "f",
+            Args::Value(&json!("{\"x\":1}")),
+            Some("c0".into()),
+            at(0),
+        );
+        assert!(s.answer_id("c0", Some(json!("one")), false));
+        // Same id, same call (resent): the same call.
+        let again = s.call("f", Args::Value(&json!({"x": 1})), Some("c0".into()), at(3));
+        assert_eq!(a, again);
+        // Same id, other arguments or name: new calls.
+        let b = s.call(
+            "f",
+            Args::Value(&json!("{\"x\":2}")),
+            Some("c0".into()),
+            at(5),
+        );
+        assert_ne!(a, b);
+        assert!(s.answer_id("c0", Some(json!("two")), false));
+        let c = s.call(
+            "g",
+            Args::Value(&json!("{\"x\":2}")),
+            Some("c0".into()),
+            at(9),
+        );
+        assert_ne!(b, c);
+        let (calls, _, _) = s.finish();
+        let got: Vec<_> = calls
+            .iter()
+            .map(|c| (c.name.as_str(), c.output.clone()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("f", Some(json!("one"))),
+                ("f", Some(json!("two"))),
+                ("g", None)
+            ]
+        );
     }
 
     #[test]

@@ -12,6 +12,11 @@ use crate::cli::output::{self, exit};
 /// is_error}` (an array of such arrays for a JSONL dataset); for several files, an object from
 /// file name to that value. Otherwise a table per transcript. Unreadable files are reported on
 /// stderr with file:line:col and the others are still read.
+///
+/// Output is written as transcripts are read (`read_file_with` streams large JSONL files), so a
+/// 1 GB dataset costs memory for one record, not for the file; the JSON text is the same as
+/// pretty-printing the whole value at once. A dataset cut off mid-file keeps the records read
+/// before the error.
 pub fn run(args: CallsArgs) -> u8 {
     let color = args.color.enabled_stderr();
     let format = match args.format.as_deref().map(Format::from_str) {
@@ -23,35 +28,89 @@ pub fn run(args: CallsArgs) -> u8 {
         }
     };
     let mut status = exit::OK;
-    let mut by_file = serde_json::Map::new();
+    let several = args.files.len() > 1;
+    let mut files_written = 0usize;
     for path in &args.files {
         let name = path.display().to_string();
-        let transcripts = match transcript::read_file(path, format) {
-            Ok(t) => t,
-            Err(e) => {
-                output::err(&output::render(&e, color));
-                status = exit::ERROR;
-                continue;
+        let mut file = JsonFile::default();
+        let read = transcript::read_file_with(path, format, |t| {
+            if !args.json {
+                output::out(&table(&name, std::slice::from_ref(&t)));
+                return;
             }
-        };
+            if file.records == 0 && !file.single {
+                if several {
+                    let key = serde_json::to_string(&name).unwrap_or_default();
+                    let sep = if files_written == 0 { "{\n" } else { ",\n" };
+                    output::out(&format!("{sep}  {key}: "));
+                    files_written += 1;
+                }
+                if t.record.is_none() {
+                    file.single = true;
+                    output::out(&pretty(&calls_json(&t), if several { 2 } else { 0 }));
+                    return;
+                }
+            }
+            file.element(&calls_json(&t), several);
+        });
         if args.json {
-            by_file.insert(name, file_json(&transcripts));
-        } else {
-            output::out(&table(&name, &transcripts));
+            file.close(several);
+        }
+        if let Err(e) = read {
+            output::err(&output::render(&e, color));
+            status = exit::ERROR;
         }
     }
     if args.json {
-        let value = if args.files.len() == 1 {
-            by_file.into_iter().next().map(|(_, v)| v)
-        } else {
-            Some(Value::Object(by_file))
-        };
-        if let Some(v) = value {
-            output::out(&serde_json::to_string_pretty(&v).unwrap_or_default());
-            output::out("\n");
+        match (several, files_written) {
+            (true, 0) => output::out("{}\n"),
+            (true, _) => output::out("\n}\n"),
+            (false, _) => {}
         }
     }
     status
+}
+
+/// The `--json` value of one file being written: a single transcript's array, or the array of
+/// a dataset's records (opened at the first record).
+#[derive(Default)]
+struct JsonFile {
+    single: bool,
+    records: usize,
+}
+
+impl JsonFile {
+    fn element(&mut self, v: &Value, several: bool) {
+        let base = if several { 2 } else { 0 };
+        let open = if self.records == 0 { "[\n" } else { ",\n" };
+        output::out(&format!(
+            "{open}{}{}",
+            " ".repeat(base + 2),
+            pretty(v, base + 2)
+        ));
+        self.records += 1;
+    }
+
+    fn close(&self, several: bool) {
+        let base = if several { 2 } else { 0 };
+        if self.records > 0 {
+            output::out(&format!("\n{}]", " ".repeat(base)));
+        }
+        if !several && (self.single || self.records > 0) {
+            output::out("\n");
+        }
+    }
+}
+
+/// `v` pretty-printed as `serde_json::to_string_pretty` does, for a value that starts `indent`
+/// spaces in (every line after the first is shifted; JSON strings hold no raw newlines).
+fn pretty(v: &Value, indent: usize) -> String {
+    let text = serde_json::to_string_pretty(v).unwrap_or_default();
+    if indent == 0 {
+        return text;
+    }
+    let pad = format!("\n{}", " ".repeat(indent));
+    text.replace('\n', &pad)
 }
 
 fn calls_json(t: &Transcript) -> Value {
@@ -63,13 +122,6 @@ fn calls_json(t: &Transcript) -> Value {
             })
             .collect(),
     )
-}
-
-fn file_json(transcripts: &[Transcript]) -> Value {
-    match transcripts {
-        [one] if one.record.is_none() => calls_json(one),
-        many => Value::Array(many.iter().map(calls_json).collect()),
-    }
 }
 
 fn table(name: &str, transcripts: &[Transcript]) -> String {

@@ -53,7 +53,7 @@ pub fn run(args: WatchArgs) -> u8 {
     };
     // The watcher is in place before the first run, so no save made after it starts is missed.
     let mut report = full(&settings);
-    show(&report, &args, color, &settings);
+    show(&report, &args, color, &settings, None);
     while let Some(batch) = watcher.next_batch() {
         let changed = match batch {
             Ok(paths) => paths,
@@ -79,6 +79,7 @@ pub fn run(args: WatchArgs) -> u8 {
                 settings = s;
             }
         }
+        let mut rechecked = None;
         if settings_changed || changed.iter().any(|p| is_spec(p)) {
             report = full(&settings);
         } else {
@@ -109,12 +110,14 @@ pub fn run(args: WatchArgs) -> u8 {
             report
                 .errors
                 .retain(|e| e.location.as_ref().is_none_or(|l| !shown.contains(&l.file)));
+            let n = partial.results.len();
             report.results.extend(partial.results);
             report.errors.extend(partial.errors);
             report.sort();
             report.recount();
+            rechecked = Some((n, shown));
         }
-        show(&report, &args, color, &settings);
+        show(&report, &args, color, &settings, rechecked.as_ref());
     }
     exit::OK
 }
@@ -133,7 +136,15 @@ fn is_noise(p: &Path) -> bool {
         || name == "4913"
 }
 
-fn show(report: &Report, args: &WatchArgs, color: bool, settings: &LoadedSettings) {
+/// Print a run. `rechecked`: after a transcript-only change, how many pairs were checked again
+/// and which transcripts changed (the status line says so: the rest was not re-read).
+fn show(
+    report: &Report,
+    args: &WatchArgs,
+    color: bool,
+    settings: &LoadedSettings,
+    rechecked: Option<&(usize, BTreeSet<String>)>,
+) {
     let (stdout, stderr) = render(report, OutputFormat::Human, color, false);
     let mut text = String::new();
     if !args.no_clear {
@@ -143,8 +154,16 @@ fn show(report: &Report, args: &WatchArgs, color: bool, settings: &LoadedSetting
     output::out(&text);
     output::err(&stderr);
     let root = settings.root.display();
+    let what = match rechecked {
+        None => format!("checked {} pair(s)", report.results.len()),
+        Some((n, changed)) => format!(
+            "re-checked {n} of {} pair(s) (changed: {})",
+            report.results.len(),
+            changed.iter().cloned().collect::<Vec<_>>().join(", ")
+        ),
+    };
     output::err(&format!(
-        "[watch] {} spec file(s) under {root}; waiting for changes (Ctrl-C to stop)\n",
+        "[watch] {what}; {} spec file(s) under {root}; waiting for changes (Ctrl-C to stop)\n",
         report.summary.spec_files
     ));
 }

@@ -14,11 +14,23 @@ pub(crate) struct State;
 impl State {
     /// Feed one session line.
     pub fn line(&mut self, v: &Value, sink: &mut Sink) {
-        if !matches!(
-            v.get("type").and_then(Value::as_str),
-            Some("user" | "assistant")
-        ) {
-            return;
+        match v.get("type").and_then(Value::as_str) {
+            Some("user" | "assistant") => {}
+            // `claude -p --output-format stream-json` opens with the tools the session offers
+            // (names only).
+            Some("system") if v.get("subtype").and_then(Value::as_str) == Some("init") => {
+                for name in v
+                    .get("tools")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                {
+                    sink.declare(name, None, None);
+                }
+                return;
+            }
+            _ => return,
         }
         let Some(m) = v.get("message") else { return };
         anthropic::blocks(m, &[Seg::K("message"), Seg::K("content")], sink);

@@ -73,7 +73,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
                     loc,
                 );
                 if failed {
-                    sink.answer(i2, None, true);
+                    sink.flag_error(i2);
                 }
             }
             "shell_call" | "apply_patch_call" | "local_shell_call" => {
@@ -83,8 +83,9 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
                     _ => ("local_shell", "action"),
                 };
                 let i2 = sink.call(name, Args::Owned(obj(key)), call_id.or(item_id), loc);
+                // Its `*_output` item may still follow: flag, do not answer.
                 if failed {
-                    sink.answer(i2, None, true);
+                    sink.flag_error(i2);
                 }
             }
             "function_call_output"
@@ -95,8 +96,11 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
             | "local_shell_call_output" => {
                 let id = call_id.or(item_id);
                 let out = it.get("output").map(norm_output);
+                // Only the hosted-tool output items say they failed: `apply_patch_call_output`
+                // by `status`, `shell_call_output` by an outcome that is not exit code 0.
+                let error = failed || (ty == "shell_call_output" && shell_failed(it));
                 if let Some(id) = id {
-                    if !sink.answer_id(&id, out, false) {
+                    if !sink.answer_id(&id, out, error) {
                         sink.finding(
                             "orphan-result",
                             format!("`{ty}` for `{id}` has no matching call"),
@@ -186,4 +190,22 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
         i += 1;
     }
     Ok(())
+}
+
+/// Whether a `shell_call_output` records a failed command: an outcome that timed out or exited
+/// with a code other than 0 (FORMATS §0: an exit code ≠ 0 is an error, as for Codex).
+fn shell_failed(it: &Value) -> bool {
+    arr(it, "output").iter().any(|o| {
+        let Some(outcome) = o.get("outcome") else {
+            return false;
+        };
+        match s(outcome, "type") {
+            Some("timeout") => true,
+            Some("exit") => outcome
+                .get("exit_code")
+                .and_then(Value::as_i64)
+                .is_some_and(|c| c != 0),
+            _ => false,
+        }
+    })
 }

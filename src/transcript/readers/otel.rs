@@ -116,6 +116,8 @@ impl Flat {
 #[derive(Default)]
 pub(crate) struct State {
     spans: Vec<SpanRec>,
+    /// The last `gen_ai.tool.definitions` text declared (chat spans repeat it every turn).
+    last_definitions: Option<String>,
 }
 
 impl State {
@@ -137,6 +139,8 @@ impl State {
                         if let (Some(key), Some(val)) = (s(a, "key"), a.get("value")) {
                             if KEEP.contains(&key) {
                                 attrs.insert(key.to_string(), any_value(val));
+                            } else if key == "gen_ai.tool.definitions" {
+                                self.declare(val, sink);
                             }
                         }
                     }
@@ -185,6 +189,29 @@ impl State {
                     }
                     self.spans.push(rec);
                 }
+            }
+        }
+    }
+
+    /// Declare the tools of a `gen_ai.tool.definitions` attribute: a JSON string (or structured
+    /// value) holding a list of `{type, name, description, parameters}` (the Chat Completions
+    /// nesting under `function` is accepted too).
+    fn declare(&mut self, val: &Value, sink: &mut Sink) {
+        let defs = match any_value(val) {
+            Value::String(text) => {
+                if self.last_definitions.as_deref() == Some(text.as_str()) {
+                    return;
+                }
+                let parsed = serde_json::from_str::<Value>(&text).unwrap_or(Value::Null);
+                self.last_definitions = Some(text);
+                parsed
+            }
+            other => other,
+        };
+        for d in defs.as_array().map(Vec::as_slice).unwrap_or(&[]) {
+            let d = d.get("function").filter(|f| f.is_object()).unwrap_or(d);
+            if let Some(name) = s(d, "name") {
+                sink.declare(name, d.get("description"), d.get("parameters"));
             }
         }
     }

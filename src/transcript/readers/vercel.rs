@@ -228,26 +228,31 @@ fn chunks(items: &[Value], sink: &mut Sink) {
             continue;
         };
         let id = id.to_string();
-        match s(c, "type").unwrap_or("") {
-            "tool-input-start" | "tool-input-available" | "tool-input-error"
-                if !index.contains_key(&id) =>
-            {
-                let l = sink.at(&[Seg::I(k)]);
-                let i = sink.call_unique(
-                    s(c, "toolName").unwrap_or(""),
-                    Args::Empty,
-                    Some(id.clone()),
-                    l,
-                );
-                index.insert(id.clone(), i);
-                pending_args.push((id.clone(), i));
-                if s(c, "type") != Some("tool-input-start") {
+        let ty = s(c, "type").unwrap_or("");
+        match ty {
+            "tool-input-start" | "tool-input-available" | "tool-input-error" => {
+                let i = match index.get(&id) {
+                    Some(&i) => i,
+                    None => {
+                        let l = sink.at(&[Seg::I(k)]);
+                        let i = sink.call_unique(
+                            s(c, "toolName").unwrap_or(""),
+                            Args::Empty,
+                            Some(id.clone()),
+                            l,
+                        );
+                        index.insert(id.clone(), i);
+                        pending_args.push((id.clone(), i));
+                        i
+                    }
+                };
+                if ty != "tool-input-start" {
                     set_input(c, i, &id, &mut has_input, sink);
                 }
-            }
-            "tool-input-available" | "tool-input-error" => {
-                let i = index[&id];
-                set_input(c, i, &id, &mut has_input, sink);
+                // The UI stream turns an input error into the part's `output-error`.
+                if ty == "tool-input-error" {
+                    sink.answer(i, c.get("errorText").cloned(), true);
+                }
             }
             "tool-input-delta" => {
                 deltas
@@ -271,11 +276,7 @@ fn chunks(items: &[Value], sink: &mut Sink) {
     for (id, i) in pending_args {
         if !has_input.get(&id).copied().unwrap_or(false) {
             if let Some(text) = deltas.remove(&id) {
-                let v = match super::super::sink::parse_args_text(&text) {
-                    Ok(v) => v,
-                    Err(_) => Value::String(text),
-                };
-                sink.calls[i].args = v;
+                sink.set_args(i, Args::Owned(Value::String(text)));
             }
         }
     }
@@ -289,12 +290,7 @@ fn set_input(
     sink: &mut Sink,
 ) {
     if let Some(input) = c.get("input") {
-        sink.calls[i].args = match input {
-            Value::String(t) => {
-                super::super::sink::parse_args_text(t).unwrap_or_else(|_| input.clone())
-            }
-            other => other.clone(),
-        };
+        sink.set_args(i, Args::Value(input));
         has_input.insert(id.to_string(), true);
     }
 }

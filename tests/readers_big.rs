@@ -1,0 +1,239 @@
+//! A large JSONL file made at test time by the corpus generator (`tests/fixtures/gen/gen_big.py`,
+//! a copy of the shared corpus's `gen_big.py` and `corpuskit.py`, standard library only) is
+//! streamed: every transcript equals the generator's truth, and the heap stays bounded while a
+//! file over the whole-file limit (64 MiB) is read. Nothing generated is committed.
+//!
+//! Needs `python3` (CPython ≥ 3.8). Without it the test says so and passes, except under CI
+//! (`CI` set), where a missing interpreter is a failure: CI must run it.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+
+use serde_json::Value;
+use toolspec::transcript::{read_file_with, read_reader, Transcript};
+
+/// Counts live heap bytes and their peak, so the test can see what streaming costs.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let now = LIVE.fetch_add(layout.size(), Relaxed) + layout.size();
+            PEAK.fetch_max(now, Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(p, layout) };
+        LIVE.fetch_sub(layout.size(), Relaxed);
+    }
+    unsafe fn realloc(&self, p: *mut u8, layout: Layout, new: usize) -> *mut u8 {
+        let q = unsafe { System.realloc(p, layout, new) };
+        if !q.is_null() {
+            if new >= layout.size() {
+                let now = LIVE.fetch_add(new - layout.size(), Relaxed) + new - layout.size();
+                PEAK.fetch_max(now, Relaxed);
+            } else {
+                LIVE.fetch_sub(layout.size() - new, Relaxed);
+            }
+        }
+        q
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+/// The formats whose generated files are single documents: their bundles are JSONL datasets.
+/// (OTel bundles are left out: an OTLP JSONL file is one collector session by rule, not a
+/// dataset — docs/formats.md, "Dataset or session".)
+const DOCUMENT_FORMATS: &str =
+    "openai_chat,openai_responses,anthropic_messages,vercel_ai_sdk,langchain,gemini,deepeval";
+
+fn python() -> Option<String> {
+    let candidates = std::env::var("TOOLSPEC_PYTHON")
+        .map(|p| vec![p])
+        .unwrap_or_else(|_| vec!["python3".into(), "python".into()]);
+    candidates.into_iter().find(|p| {
+        Command::new(p)
+            .args(["-c", "import sys; assert sys.version_info >= (3, 8)"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
+}
+
+/// Run the generator into `out`; false (with a message) if there is no Python.
+fn generate(out: &Path, args: &[&str]) -> bool {
+    let Some(py) = python() else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "python3 is needed for this test and CI must have it"
+        );
+        eprintln!("SKIPPED: python3 (>= 3.8) not found; set TOOLSPEC_PYTHON to run this test");
+        return false;
+    };
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/gen/gen_big.py");
+    let status = Command::new(py)
+        .arg(script)
+        .arg("--out")
+        .arg(out)
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("run gen_big.py");
+    assert!(status.success(), "gen_big.py failed: {status}");
+    true
+}
+
+fn calls_json(t: &Transcript) -> Value {
+    serde_json::to_value(&t.calls).unwrap()
+}
+
+/// (transcript line, truth line) of every bundle.
+fn bundle_lines(bundles: &Path) -> Vec<(String, String)> {
+    let mut names: Vec<PathBuf> = std::fs::read_dir(bundles)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            let n = p.to_string_lossy();
+            n.ends_with(".jsonl") && !n.ends_with(".truth.jsonl")
+        })
+        .collect();
+    names.sort();
+    let mut out = Vec::new();
+    for n in names {
+        let truth = n.with_extension("truth.jsonl");
+        let lines = std::fs::read_to_string(&n).unwrap();
+        let truths = std::fs::read_to_string(&truth).unwrap();
+        let (lines, truths): (Vec<_>, Vec<_>) = (lines.lines().collect(), truths.lines().collect());
+        assert_eq!(lines.len(), truths.len(), "{}", n.display());
+        out.extend(
+            lines
+                .into_iter()
+                .zip(truths)
+                .map(|(l, t)| (l.to_owned(), t.to_owned())),
+        );
+    }
+    out
+}
+
+#[test]
+fn generated_corpus_is_streamed_equal_to_its_truth_with_bounded_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let gen = dir.path().join("gen");
+    let formats = format!("{DOCUMENT_FORMATS},claude_code,codex_cli");
+    if !generate(
+        &gen,
+        &[
+            "--n",
+            "140",
+            "--seed",
+            "7",
+            "--scale",
+            "3",
+            "--bundle",
+            "--formats",
+            &formats,
+        ],
+    ) {
+        return;
+    }
+
+    // Sessions (Claude Code, Codex): each generated file, streamed line by line, is its truth.
+    let mut sessions = 0;
+    for fmt in ["claude_code", "codex_cli"] {
+        for f in std::fs::read_dir(gen.join("transcripts").join(fmt))
+            .unwrap()
+            .flatten()
+        {
+            let name = f.file_name().to_string_lossy().into_owned();
+            let truth: Value = serde_json::from_slice(
+                &std::fs::read(
+                    gen.join("truth")
+                        .join(fmt)
+                        .join(format!("{name}.truth.json")),
+                )
+                .unwrap(),
+            )
+            .unwrap();
+            let mut got = Vec::new();
+            read_reader(
+                &name,
+                BufReader::new(File::open(f.path()).unwrap()),
+                None,
+                |t| got.push(t),
+            )
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(got.len(), 1, "{fmt}/{name} is one session");
+            assert_eq!(calls_json(&got[0]), truth, "{fmt}/{name}");
+            sessions += 1;
+        }
+    }
+    assert!(sessions >= 10, "{sessions} sessions generated");
+
+    // One dataset over the whole-file limit: the bundles of every document format, interleaved
+    // and repeated. Each line is its own transcript and must equal its truth line.
+    let lines = bundle_lines(&gen.join("bundles"));
+    assert!(lines.len() >= 100, "{} bundle lines", lines.len());
+    let big = dir.path().join("big.jsonl");
+    let mut truths: Vec<&str> = Vec::new();
+    {
+        let mut w = BufWriter::new(File::create(&big).unwrap());
+        let mut written = 0usize;
+        while written <= 80 << 20 {
+            for (l, t) in &lines {
+                writeln!(w, "{l}").unwrap();
+                written += l.len() + 1;
+                truths.push(t);
+            }
+        }
+    }
+    let size = std::fs::metadata(&big).unwrap().len() as usize;
+    assert!(size > 64 << 20, "{size} bytes is over the whole-file limit");
+    let longest = BufReader::new(File::open(&big).unwrap())
+        .lines()
+        .map(|l| l.unwrap().len())
+        .max()
+        .unwrap();
+
+    let before = LIVE.load(Relaxed);
+    PEAK.store(before, Relaxed);
+    let mut n = 0usize;
+    let mut mismatches = Vec::new();
+    read_file_with(&big, None, |t| {
+        let rec = t.record.expect("a dataset line is a record");
+        assert_eq!(rec.line, n + 1, "records come out in order");
+        // Compare without keeping anything: the transcript is dropped here.
+        if mismatches.len() < 5
+            && calls_json(&t) != serde_json::from_str::<Value>(truths[n]).unwrap()
+        {
+            mismatches.push(format!("line {}: {}", n + 1, t.format));
+        }
+        n += 1;
+    })
+    .unwrap();
+    let peak = PEAK.load(Relaxed) - before;
+    assert_eq!(n, truths.len(), "one transcript per line");
+    assert!(mismatches.is_empty(), "differ from truth: {mismatches:?}");
+    // Bounded: a few buffers and one line's values, not the file (80+ MiB): the read buffer
+    // (1 MiB) plus room for one line's parse tree and transcript.
+    let bound = (8 << 20) + 8 * longest;
+    assert!(
+        peak < bound,
+        "peak heap {peak} bytes while streaming {size} bytes (bound {bound}, longest line {longest})"
+    );
+    eprintln!(
+        "streamed {size} bytes, {n} transcripts; peak heap {:.1} MiB (longest line {} KiB)",
+        peak as f64 / (1 << 20) as f64,
+        longest >> 10
+    );
+}
