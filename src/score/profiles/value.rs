@@ -106,7 +106,9 @@ fn py_num(v: &Val<'_>) -> Option<PyNum> {
 
 /// Exact comparison of an integer with a float, as CPython does it (no rounding of the int).
 fn int_eq_float(i: i128, f: f64) -> bool {
-    if !f.is_finite() || f.fract() != 0.0 || f.abs() >= 1.8e19 {
+    // The ints here are bool, i64 or u64 (|i| < 2^64); below 2^64 an integral double converts
+    // to i128 exactly.
+    if !f.is_finite() || f.fract() != 0.0 || f.abs() >= 18_446_744_073_709_551_616.0 {
         return false;
     }
     (f as i128) == i
