@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::pyjson;
 use super::text::json_str;
 use super::value::{py_eq, Val};
 use super::{raw_id, write_head, LineError, Outcome};
@@ -102,11 +103,12 @@ impl TrajMode {
 /// Parse `function.arguments` as Python's `json.loads` would, into a dict.
 fn parse_args<'a>(raw: &Val<'a>) -> Result<Val<'a>, String> {
     let parsed = match raw {
-        Val::Str(s) => {
-            let v: Val<'_> =
-                serde_json::from_str(s).map_err(|e| format!("JSONDecodeError: {e}"))?;
-            into_owned(v)
-        }
+        // LangChain parses with `json.loads(arguments, strict=False)`: what serde_json rejects
+        // may still be Python JSON (raw control characters in strings, `NaN`, `1e400`).
+        Val::Str(s) => match serde_json::from_str::<Val<'_>>(s) {
+            Ok(v) => into_owned(v),
+            Err(e) => pyjson::loads(s).map_err(|_| format!("JSONDecodeError: {e}"))?,
+        },
         Val::Obj(_) => raw.clone(),
         Val::Null => Val::Obj(Vec::new()),
         other => other.clone(),
@@ -227,22 +229,51 @@ fn get_path<'v, 'a>(v: &'v Val<'a>, path: &str) -> Option<&'v Val<'a>> {
     }
 }
 
+/// Python `==` between two values inside argument dicts. Every `NaN` there is the one float
+/// object `json.loads` hands out, and container comparisons test identity first, so a `NaN`
+/// inside a dict or a list equals a `NaN` (only `NaN` args come from [`pyjson`]).
+fn eq_within(a: &Val<'_>, b: &Val<'_>) -> bool {
+    match (a, b) {
+        (Val::Float(x), Val::Float(y)) if x.is_nan() && y.is_nan() => true,
+        (Val::Arr(x), Val::Arr(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| eq_within(p, q))
+        }
+        (Val::Obj(x), Val::Obj(y)) => {
+            x.len() == y.len()
+                && x.iter().all(|(k, v)| {
+                    y.iter()
+                        .find(|(k2, _)| k2 == k)
+                        .is_some_and(|(_, v2)| eq_within(v, v2))
+                })
+        }
+        _ => py_eq(a, b),
+    }
+}
+
+/// Python `x == y` written out (the subset/superset matchers, key paths): `NaN == NaN` is false
+/// here, there is no identity test.
+fn eq_direct(a: &Val<'_>, b: &Val<'_>) -> bool {
+    let nan = |v: &Val<'_>| matches!(v, Val::Float(x) if x.is_nan());
+    !nan(a) && !nan(b) && eq_within(a, b)
+}
+
 fn args_match(mode: &ArgMode<'_>, a: &Val<'_>, b: &Val<'_>) -> bool {
     let (ao, bo) = (a.as_obj().unwrap_or(&[]), b.as_obj().unwrap_or(&[]));
     match mode {
-        ArgMode::Exact => py_eq(a, b),
+        // `tool_call == reference_tool_call`: a dict comparison.
+        ArgMode::Exact => eq_within(a, b),
         ArgMode::Ignore => true,
         ArgMode::Subset => ao
             .iter()
-            .all(|(k, v)| b.get(k).is_some_and(|bv| py_eq(bv, v))),
+            .all(|(k, v)| b.get(k).is_some_and(|bv| eq_direct(bv, v))),
         ArgMode::Superset => bo
             .iter()
-            .all(|(k, v)| a.get(k).is_some_and(|av| py_eq(av, v))),
+            .all(|(k, v)| a.get(k).is_some_and(|av| eq_direct(av, v))),
         ArgMode::Keys(paths) => paths.iter().all(|p| {
             let p = p.as_str().unwrap_or("");
             match (get_path(a, p), get_path(b, p)) {
                 (None, None) => true,
-                (Some(x), Some(y)) => py_eq(x, y),
+                (Some(x), Some(y)) => eq_direct(x, y),
                 _ => false,
             }
         }),

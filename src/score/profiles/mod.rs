@@ -20,6 +20,7 @@ mod fast;
 mod galtea;
 pub mod judge;
 mod promptfoo;
+mod pyjson;
 mod stream;
 pub mod text;
 pub mod value;
