@@ -554,9 +554,14 @@ fn tool_repr(out: &mut String, t: &Tool<'_>) {
     }
     match t.out().map(Lazy::val) {
         None | Some(Val::Null) => {}
-        Some(v @ Val::Obj(_)) => {
+        Some(v @ Val::Obj(entries)) => {
             field(out, "output");
             py_json_indent(out, v, 1);
+            // `_indent_nested_field` adds "\n" + the lines after the first: a one-line dump
+            // (`{}`) ends with an empty line.
+            if entries.is_empty() {
+                out.push('\n');
+            }
         }
         Some(v) => {
             field(out, "output");
