@@ -151,6 +151,23 @@ fn the_judge_scores_tool_selection_and_min_composes() {
     assert_eq!(got["score"], 1.0, "{got}");
 }
 
+/// The oracle reads `options` as `case.get("options") or {}`: a line without options, or with
+/// `null`, is scored with DeepEval's defaults (threshold 0.5), like `{}`.
+#[test]
+fn absent_or_null_options_are_deepeval_defaults() {
+    let score = |extra: &str| {
+        let line = format!(
+            r#"{{"id":1,"tools_called":[{{"name":"a"}}],"expected_tools":[{{"name":"a"}},{{"name":"b"}}]{extra}}}"#
+        );
+        output(&score_line(ProfileName::Deepeval, line.as_bytes()))
+    };
+    let want = score(r#","options":{}"#);
+    assert_eq!(want["threshold"], 0.5, "{want}");
+    assert_eq!(want["success"], true, "{want}");
+    assert_eq!(score(""), want);
+    assert_eq!(score(r#","options":null"#), want);
+}
+
 #[test]
 fn reasons_follow_deepeval_templates() {
     let got = output(&score_line(ProfileName::Deepeval, &case(json!({}))));

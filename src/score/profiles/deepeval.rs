@@ -35,7 +35,7 @@ pub(crate) struct Tool<'a> {
     pub(crate) reasoning: Option<Cow<'a, str>>,
 }
 
-#[derive(Deserialize, Default)]
+#[derive(Deserialize)]
 struct Options<'a> {
     #[serde(borrow, default)]
     evaluation_params: Vec<Cow<'a, str>>,
@@ -58,6 +58,22 @@ struct Options<'a> {
 #[allow(clippy::unnecessary_wraps)]
 fn default_threshold() -> Option<f64> {
     Some(0.5)
+}
+
+/// DeepEval's defaults: what the oracle passes for a line without `options` (or `null`).
+impl Default for Options<'_> {
+    fn default() -> Self {
+        Options {
+            evaluation_params: Vec::new(),
+            should_consider_ordering: false,
+            should_exact_match: false,
+            strict_mode: false,
+            threshold: default_threshold(),
+            available_tools: None,
+            llm_tool_selection_score: None,
+            judge: None,
+        }
+    }
 }
 
 #[derive(Deserialize)]
