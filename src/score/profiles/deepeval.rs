@@ -39,11 +39,11 @@ pub(crate) struct Tool<'a> {
 struct Options<'a> {
     #[serde(borrow, default)]
     evaluation_params: Vec<Cow<'a, str>>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "py_truthy")]
     should_consider_ordering: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "py_truthy")]
     should_exact_match: bool,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "py_truthy")]
     strict_mode: bool,
     #[serde(default = "default_threshold")]
     threshold: Option<f64>,
@@ -53,6 +53,21 @@ struct Options<'a> {
     llm_tool_selection_score: Option<f64>,
     #[serde(borrow, default)]
     judge: Option<Cow<'a, str>>,
+}
+
+/// The oracle passes these flags as `bool(opts.get(...))`: Python truthiness of any JSON value
+/// (`null`, `0`, `""`, `[]`, `{}` are false).
+fn py_truthy<'de, D: serde::Deserializer<'de>>(d: D) -> Result<bool, D::Error> {
+    Ok(match Val::deserialize(d)? {
+        Val::Null => false,
+        Val::Bool(b) => b,
+        Val::Int(i) => i != 0,
+        Val::UInt(u) => u != 0,
+        Val::Float(f) => f != 0.0,
+        Val::Str(s) => !s.is_empty(),
+        Val::Arr(items) => !items.is_empty(),
+        Val::Obj(entries) => !entries.is_empty(),
+    })
 }
 
 #[allow(clippy::unnecessary_wraps)]
