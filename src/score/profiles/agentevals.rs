@@ -185,7 +185,7 @@ fn py_type(v: &Val<'_>) -> &'static str {
 
 /// What `for x in value` yields, for the JSON types (a string yields its characters, a dict
 /// its keys); numbers, booleans and `None` are not iterable.
-fn py_iter<'v, 'a>(v: &'v Val<'a>) -> Result<Vec<Val<'a>>, String> {
+fn py_iter<'a>(v: &Val<'a>) -> Result<Vec<Val<'a>>, String> {
     match v {
         Val::Arr(items) => Ok(items.clone()),
         Val::Str(s) => Ok(s
@@ -286,7 +286,6 @@ fn normalize_message<'a>(m: &Val<'a>) -> Result<Msg<'a>, String> {
     // `_create_message_from_message_type` converts every message's tool calls (OpenAI shape:
     // `function.arguments` parsed, `function.name`, `id`), then checks the role; pydantic
     // validates the calls of an AI message only.
-    let role = role.clone();
     let mut calls = Vec::new();
     if let Some(tcs) = tool_calls {
         for tc in py_iter(tcs)? {
@@ -338,7 +337,7 @@ fn normalize_message<'a>(m: &Val<'a>) -> Result<Msg<'a>, String> {
             calls.push((Some(name.clone()), Some(args), id));
         }
     }
-    let role = openai_role(&role)?;
+    let role = openai_role(role)?;
     // Only an AI message keeps its tool calls (and an empty list is dropped); pydantic's
     // `ToolCall`: `name` a string, `args` a dict, `id` a string or None.
     let mut out_calls = Vec::new();
