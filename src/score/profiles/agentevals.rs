@@ -184,10 +184,10 @@ fn py_type(v: &Val<'_>) -> &'static str {
 }
 
 /// What `for x in value` yields, for the JSON types (a string yields its characters, a dict
-/// its keys); numbers, booleans and `None` are not iterable.
-fn py_iter<'a>(v: &Val<'a>) -> Result<Vec<Val<'a>>, String> {
+/// its keys); numbers, booleans and `None` are not iterable. A list is borrowed.
+fn py_iter<'v, 'a>(v: &'v Val<'a>) -> Result<Cow<'v, [Val<'a>]>, String> {
     match v {
-        Val::Arr(items) => Ok(items.clone()),
+        Val::Arr(items) => Ok(Cow::Borrowed(items)),
         Val::Str(s) => Ok(s
             .chars()
             .map(|c| Val::Str(Cow::Owned(c.to_string())))
@@ -260,11 +260,11 @@ fn normalize_message<'a>(m: &Val<'a>) -> Result<Msg<'a>, String> {
     // with truthy tool calls: every item must be a mapping, and gets an `id`.
     if ai_by_role {
         if let Some(tcs) = tool_calls.filter(|t| truthy(t)) {
-            for tc in py_iter(tcs)? {
+            for tc in py_iter(tcs)?.iter() {
                 if !matches!(tc, Val::Obj(_)) {
                     return Err(format!(
                         "TypeError: '{}' object is not a mapping",
-                        py_type(&tc)
+                        py_type(tc)
                     ));
                 }
             }
@@ -284,17 +284,23 @@ fn normalize_message<'a>(m: &Val<'a>) -> Result<Msg<'a>, String> {
         }
     }
     // `_create_message_from_message_type` converts every message's tool calls (OpenAI shape:
-    // `function.arguments` parsed, `function.name`, `id`), then checks the role; pydantic
-    // validates the calls of an AI message only.
+    // `function.arguments` parsed, `function.name`, `id`), then checks the role; pydantic then
+    // validates the calls of an AI message only (`name` a string, `args` a dict, `id` a string
+    // or None). Only an AI message keeps its calls, and an empty list is dropped.
+    let role = openai_role(role);
+    let ai = matches!(&role, Ok(r) if r == "assistant");
     let mut calls = Vec::new();
+    let mut invalid = false;
     if let Some(tcs) = tool_calls {
-        for tc in py_iter(tcs)? {
-            let has_function = match &tc {
-                Val::Obj(_) => tc.get("function").is_some(),
-                Val::Str(s) => s.contains("function"),
+        let items = py_iter(tcs)?;
+        for tc in items.iter() {
+            let function = match tc {
+                Val::Obj(_) => tc.get("function"),
+                Val::Str(s) => s.contains("function").then_some(&Val::Null),
                 Val::Arr(items) => items
                     .iter()
-                    .any(|x| matches!(x, Val::Str(s) if s == "function")),
+                    .any(|x| matches!(x, Val::Str(s) if s == "function"))
+                    .then_some(&Val::Null),
                 other => {
                     return Err(format!(
                         "TypeError: argument of type '{}' is not iterable",
@@ -302,63 +308,59 @@ fn normalize_message<'a>(m: &Val<'a>) -> Result<Msg<'a>, String> {
                     ))
                 }
             };
-            if !has_function {
+            let (name, args, id) = match function {
                 // LangChain's own `{name, args, id}`, taken as is.
-                calls.push((
-                    tc.get("name").cloned(),
-                    tc.get("args").cloned(),
-                    tc.get("id").cloned(),
-                ));
+                None => (tc.get("name"), tc.get("args").cloned(), tc.get("id")),
+                Some(f @ Val::Obj(_)) => {
+                    let Some(raw_args) = f.get("arguments") else {
+                        return Err("KeyError: 'arguments'".to_owned());
+                    };
+                    let args = parse_args(raw_args)?;
+                    let Some(name) = f.get("name") else {
+                        return Err("KeyError: 'name'".to_owned());
+                    };
+                    // The id was defaulted to "" for an AI message (by `role`); otherwise it
+                    // must be there.
+                    let id = tc.get("id");
+                    if id.is_none() && !ai_by_role {
+                        return Err("KeyError: 'id'".to_owned());
+                    }
+                    (Some(name), Some(args), id)
+                }
+                Some(other) => {
+                    return Err(format!(
+                        "TypeError: '{}' object is not subscriptable",
+                        if matches!(tc, Val::Obj(_)) {
+                            py_type(other)
+                        } else {
+                            "str"
+                        }
+                    ))
+                }
+            };
+            if !ai {
                 continue;
             }
-            let f = match &tc {
-                Val::Obj(_) => tc.get("function"),
-                _ => None,
-            };
-            let Some(f @ Val::Obj(_)) = f else {
-                return Err(format!(
-                    "TypeError: '{}' object is not subscriptable",
-                    f.map_or("str", py_type)
-                ));
-            };
-            let Some(raw_args) = f.get("arguments") else {
-                return Err("KeyError: 'arguments'".to_owned());
-            };
-            let args = parse_args(raw_args)?;
-            let Some(name) = f.get("name") else {
-                return Err("KeyError: 'name'".to_owned());
-            };
-            // The id was defaulted to "" for an AI message (by `role`); otherwise it must be there.
-            let id = match tc.get("id") {
-                Some(id) => Some(id.clone()),
-                None if ai_by_role => Some(Val::Str(Cow::Borrowed(""))),
-                None => return Err("KeyError: 'id'".to_owned()),
-            };
-            calls.push((Some(name.clone()), Some(args), id));
-        }
-    }
-    let role = openai_role(role)?;
-    // Only an AI message keeps its tool calls (and an empty list is dropped); pydantic's
-    // `ToolCall`: `name` a string, `args` a dict, `id` a string or None.
-    let mut out_calls = Vec::new();
-    if role == "assistant" {
-        for (name, args, id) in calls {
             match (name, args, id) {
                 (
                     Some(Val::Str(name)),
                     Some(args @ Val::Obj(_)),
                     None | Some(Val::Null | Val::Str(_)),
                 ) => {
-                    out_calls.push(Call { name, args });
+                    calls.push(Call {
+                        name: name.clone(),
+                        args,
+                    });
                 }
-                _ => return Err(VALIDATION.to_owned()),
+                _ => invalid = true,
             }
         }
     }
-    Ok(Msg {
-        role,
-        calls: out_calls,
-    })
+    let role = role?;
+    if invalid {
+        return Err(VALIDATION.to_owned());
+    }
+    Ok(Msg { role, calls })
 }
 
 /// `_normalize_to_openai_messages_list` plus LangChain's round trip, reduced to what the modes

@@ -547,8 +547,26 @@ fn stable(out: &mut String, v: &Val<'_>) {
     }
 }
 
+/// Whether a raw JSON text could spell a `__proto__` key: plainly, or with a `\u` escape of
+/// one of its letters (`_`, `p`, `r`, `o`, `t`; other escapes such as `\u00e9` cannot).
+fn may_spell_proto(raw: &[u8]) -> bool {
+    memchr::memchr2_iter(b'_', b'\\', raw).any(|i| {
+        if raw[i] == b'_' {
+            raw[i..].starts_with(b"__proto__")
+        } else {
+            raw.get(i + 1..i + 6).is_some_and(|h| {
+                h.starts_with(b"u00")
+                    && matches!(
+                        &h[3..],
+                        b"5f" | b"5F" | b"70" | b"72" | b"6f" | b"6F" | b"74"
+                    )
+            })
+        }
+    })
+}
+
 /// Whether an input has a `__proto__` key at some depth (the tree is walked only when the raw
-/// text could spell one, plainly or with `\u` escapes).
+/// text could spell one).
 fn has_proto_key(input: &Lazy<'_>) -> bool {
     fn walk(v: &Val<'_>) -> bool {
         match v {
@@ -557,10 +575,7 @@ fn has_proto_key(input: &Lazy<'_>) -> bool {
             _ => false,
         }
     }
-    let raw = input.raw().as_bytes();
-    (memchr::memmem::find(raw, b"__proto__").is_some()
-        || memchr::memmem::find(raw, b"\\u").is_some())
-        && walk(input.val())
+    may_spell_proto(input.raw().as_bytes()) && walk(input.val())
 }
 
 /// Up to this many calls in a case, flexible mode compares values pairwise instead of hashing.
