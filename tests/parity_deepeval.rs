@@ -1,11 +1,13 @@
 //! `toolspec score --profile deepeval` reproduces every DeepEval `ToolCorrectnessMetric` vector
 //! (deepeval 4.3.1, deterministic part): each case under each of its 11 option combinations,
-//! score within 1e-9, same success, same error-or-not. The pluggable judge is tested with a
-//! fixture script.
+//! score within 1e-9, same success, the same error. The extra vectors (made by
+//! `tests/fixtures/vectors/make_extra_vectors.py` with the real DeepEval) add the reason text,
+//! `type`, `threshold: null` and `available_tools` with a stub LLM's selection score. The
+//! pluggable judge is tested with a fixture script.
 
 mod parity_support;
 
-use parity_support::{close, output, report, vector_lines};
+use parity_support::{close, output, reason_modulo_set_order, report, vector_lines};
 use serde_json::{json, Value};
 use toolspec::score::profiles::{score_line, ProfileName};
 
@@ -27,7 +29,7 @@ fn every_deepeval_vector_matches() {
                 input.to_string().as_bytes(),
             ));
             let ok = if !r["error"].is_null() {
-                got.get("error").is_some()
+                got["error"] == r["error"] && got.get("score").is_none()
             } else {
                 got.get("error").is_none()
                     && close(&got["score"], &r["score"])
@@ -43,6 +45,60 @@ fn every_deepeval_vector_matches() {
         }
     }
     report("deepeval", checked, 22_000, &bad);
+}
+
+#[test]
+fn every_extra_deepeval_vector_matches_reason_included() {
+    assert_eq!(
+        reason_modulo_set_order("x missing tools ['b', 'a'] and out-of-order tools ['c'] y"),
+        "x missing tools ['a', 'b'] and out-of-order tools ['c'] y"
+    );
+    let lines = vector_lines("deepeval_extra");
+    let (mut bad, mut checked, mut reasons_exact) = (Vec::new(), 0, 0);
+    let mut combos = std::collections::BTreeSet::new();
+    for line in &lines {
+        let v: Value = serde_json::from_str(line).unwrap();
+        for r in v["results"].as_array().unwrap() {
+            checked += 1;
+            combos.insert(r["combo"].as_str().unwrap().to_owned());
+            let input = json!({
+                "id": v["id"], "input": v["input"], "tools_called": v["tools_called"],
+                "expected_tools": v["expected_tools"], "options": r["options"],
+            });
+            let got = output(&score_line(
+                ProfileName::Deepeval,
+                input.to_string().as_bytes(),
+            ));
+            let ok = if !r["error"].is_null() {
+                got["error"] == r["error"] && got.get("score").is_none()
+            } else {
+                let (want_reason, got_reason) = (
+                    r["reason"].as_str().unwrap(),
+                    got["reason"].as_str().unwrap_or_default(),
+                );
+                reasons_exact += usize::from(want_reason == got_reason);
+                got.get("error").is_none()
+                    && close(&got["score"], &r["score"])
+                    && got["success"] == r["success"]
+                    && got["passed"] == r["success"]
+                    && reason_modulo_set_order(got_reason) == reason_modulo_set_order(want_reason)
+            };
+            if !ok {
+                bad.push(format!(
+                    "{} {}: want {r}\n   got {got}",
+                    v["id"], r["combo"]
+                ));
+            }
+        }
+    }
+    assert_eq!(combos.len(), 17 + 30, "{combos:?}");
+    report("deepeval extra", checked, 24_017, &bad);
+    // Most reasons have at most one item per set, so they are identical byte for byte
+    // (20 158 of the 23 987).
+    assert!(
+        reasons_exact > checked * 4 / 5,
+        "{reasons_exact} of {checked}"
+    );
 }
 
 fn case(options: Value) -> Vec<u8> {
@@ -93,6 +149,23 @@ fn the_judge_scores_tool_selection_and_min_composes() {
         &case(json!({"available_tools": [{"name": "a"}]})),
     ));
     assert_eq!(got["score"], 1.0, "{got}");
+}
+
+/// The oracle reads `options` as `case.get("options") or {}`: a line without options, or with
+/// `null`, is scored with DeepEval's defaults (threshold 0.5), like `{}`.
+#[test]
+fn absent_or_null_options_are_deepeval_defaults() {
+    let score = |extra: &str| {
+        let line = format!(
+            r#"{{"id":1,"tools_called":[{{"name":"a"}}],"expected_tools":[{{"name":"a"}},{{"name":"b"}}]{extra}}}"#
+        );
+        output(&score_line(ProfileName::Deepeval, line.as_bytes()))
+    };
+    let want = score(r#","options":{}"#);
+    assert_eq!(want["threshold"], 0.5, "{want}");
+    assert_eq!(want["success"], true, "{want}");
+    assert_eq!(score(""), want);
+    assert_eq!(score(r#","options":null"#), want);
 }
 
 #[test]

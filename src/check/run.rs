@@ -550,11 +550,14 @@ fn check_file(
         let emit = |t: Transcript| {
             count += 1;
             for s in &specs {
-                let profile = s
-                    .config
-                    .profile
-                    .as_ref()
-                    .map(|p| profiles::score_calls(p, &expected_calls(&s.config), &t.calls));
+                let profile = s.config.profile.as_ref().map(|p| {
+                    profiles::score_calls_with_tools(
+                        p,
+                        &expected_calls(&s.config),
+                        &t.calls,
+                        &t.tools,
+                    )
+                });
                 let verdict = engine::run(&s.config, &t.calls);
                 results.push(pair_result(s, &shown, &t, verdict, profile));
             }

@@ -79,6 +79,38 @@ pub struct DeepevalOptions {
     /// that part scores 1, as in DeepEval without `available_tools`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<String>,
+    /// DeepEval's `available_tools`: tool names or `ToolCall` objects (`name`, `description`,
+    /// `type`, `input_parameters`). When left out and a `judge` is set, `toolspec check` gives
+    /// the judge the tools the transcript declares.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub available_tools: Option<Vec<AvailableTool>>,
+}
+
+/// One of DeepEval's `available_tools` in a spec: a name, or a `ToolCall` object.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum AvailableTool {
+    /// Just the tool's name.
+    Name(String),
+    /// A `ToolCall` object as DeepEval takes it (`name` required).
+    Call(AvailableToolCall),
+}
+
+/// A `ToolCall` given as one of DeepEval's `available_tools`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AvailableToolCall {
+    /// Tool name.
+    pub name: String,
+    /// `FUNCTION` (default) or `MCP`.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// Description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Parameters (a JSON object).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_parameters: Option<serde_json::Map<String, Value>>,
 }
 
 /// Options of Evalite's `toolCallAccuracy`.
@@ -165,6 +197,7 @@ pub const KNOWN_PROFILES: &[(&str, &[&str])] = &[
             "strict_mode",
             "threshold",
             "judge",
+            "available_tools",
         ],
     ),
     ("evalite", &["mode", "weights", "threshold"]),
@@ -300,7 +333,9 @@ mod tests {
                         json!(true)
                     }
                     "fuzzy_threshold" | "threshold" => json!(0.5),
-                    "evaluation_params" | "prefixes" => json!(["INPUT_PARAMETERS"]),
+                    "evaluation_params" | "prefixes" | "available_tools" => {
+                        json!(["INPUT_PARAMETERS"])
+                    }
                     "weights" | "tool_args_match_overrides" => json!({"x": 1}),
                     _ => json!("exact"),
                 };
@@ -323,6 +358,20 @@ mod tests {
             Profile::from_options("axion", opts(json!({"strict": true}))),
             Err(ProfileError::UnknownOption { .. })
         ));
+        let p = Profile::from_options(
+            "deepeval",
+            opts(json!({"available_tools": ["search", {"name": "book", "type": "MCP"}]})),
+        )
+        .unwrap();
+        assert_eq!(
+            serde_json::to_value(&p).unwrap()["options"]["available_tools"],
+            json!(["search", {"name": "book", "type": "MCP"}])
+        );
+        assert!(Profile::from_options(
+            "deepeval",
+            opts(json!({"available_tools": [{"description": "no name"}]}))
+        )
+        .is_err());
         match Profile::from_options("deepeval", opts(json!({"threshold": "high"}))) {
             Err(ProfileError::InvalidValue { option, .. }) => assert_eq!(option, "threshold"),
             other => panic!("{other:?}"),

@@ -51,3 +51,74 @@ pub fn report(peer: &str, checked: usize, expected: usize, mismatches: &[String]
             .join("\n")
     );
 }
+
+/// A DeepEval reason with the items of its Python-set lists (`missing tools [...]`,
+/// `out-of-order tools [...]`) sorted. DeepEval prints those sets in hash order, which changes
+/// with `PYTHONHASHSEED`; toolspec prints them in first-appearance order (`docs/parity.md`).
+/// Everything else in the reason must be byte for byte the same.
+pub fn reason_modulo_set_order(reason: &str) -> String {
+    let mut out = String::with_capacity(reason.len());
+    let mut rest = reason;
+    loop {
+        let next = ["missing tools [", "out-of-order tools ["]
+            .iter()
+            .filter_map(|m| rest.find(m).map(|i| (i, m.len())))
+            .min();
+        let Some((at, len)) = next else {
+            out.push_str(rest);
+            return out;
+        };
+        out.push_str(&rest[..at + len]);
+        rest = &rest[at + len..];
+        match split_list(rest) {
+            Some((mut items, end)) => {
+                items.sort_unstable();
+                out.push_str(&items.join(", "));
+                out.push(']');
+                rest = &rest[end + 1..];
+            }
+            None => {
+                out.push_str(rest);
+                return out;
+            }
+        }
+    }
+}
+
+/// The top-level items of a Python list repr whose `[` was just read, and the index of its `]`.
+fn split_list(s: &str) -> Option<(Vec<&str>, usize)> {
+    let b = s.as_bytes();
+    let (mut depth, mut quote, mut start, mut i) = (0usize, None::<u8>, 0usize, 0usize);
+    let mut items = Vec::new();
+    while i < b.len() {
+        let c = b[i];
+        match quote {
+            Some(q) => {
+                if c == b'\\' {
+                    i += 1;
+                } else if c == q {
+                    quote = None;
+                }
+            }
+            None => match c {
+                b'\'' | b'"' => quote = Some(c),
+                b'[' | b'(' | b'{' => depth += 1,
+                b']' if depth == 0 => {
+                    if i > start {
+                        items.push(&s[start..i]);
+                    }
+                    return Some((items, i));
+                }
+                b']' | b')' | b'}' => depth = depth.saturating_sub(1),
+                b',' if depth == 0 && b.get(i + 1) == Some(&b' ') => {
+                    items.push(&s[start..i]);
+                    start = i + 2;
+                    i += 1;
+                }
+                _ => {}
+            },
+        }
+        i += 1;
+    }
+    None
+}

@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::pyjson;
 use super::text::json_str;
 use super::value::{py_eq, Val};
 use super::{raw_id, write_head, LineError, Outcome};
@@ -22,10 +23,11 @@ struct Case<'a> {
     outputs: Option<Val<'a>>,
     #[serde(borrow, default)]
     reference_outputs: Option<Val<'a>>,
-    #[serde(borrow, default)]
-    trajectory_match_mode: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    tool_args_match_mode: Option<Cow<'a, str>>,
+    /// `None` when absent (agentevals' default); an explicit `null` is `Some(Val::Null)`.
+    #[serde(borrow, default, deserialize_with = "super::value::present")]
+    trajectory_match_mode: Option<Val<'a>>,
+    #[serde(borrow, default, deserialize_with = "super::value::present")]
+    tool_args_match_mode: Option<Val<'a>>,
     #[serde(borrow, default)]
     tool_args_match_overrides: Option<Val<'a>>,
 }
@@ -52,17 +54,36 @@ pub(crate) enum ArgMode<'v> {
     Keys(&'v [Val<'v>]),
 }
 
-fn arg_mode(s: &str) -> Result<ArgMode<'static>, String> {
-    Ok(match s {
+/// Python's `str()` of an option value, as the error messages print it.
+fn py_str(v: &Val<'_>) -> String {
+    match v {
+        Val::Str(s) => s.to_string(),
+        other => {
+            let mut t = String::new();
+            super::text::py_repr(&mut t, other);
+            t
+        }
+    }
+}
+
+/// `tool_args_match_mode`, checked when the evaluator is created.
+fn arg_mode(v: &Val<'_>) -> Result<ArgMode<'static>, String> {
+    match v.as_str().and_then(known_arg_mode) {
+        Some(m) => Ok(m),
+        None => Err(format!(
+            "ValueError: Invalid tool args match mode: `{}`. Must be either `exact`, `ignore`, `subset`, or `superset`.",
+            py_str(v)
+        )),
+    }
+}
+
+fn known_arg_mode(s: &str) -> Option<ArgMode<'static>> {
+    Some(match s {
         "exact" => ArgMode::Exact,
         "ignore" => ArgMode::Ignore,
         "subset" => ArgMode::Subset,
         "superset" => ArgMode::Superset,
-        other => {
-            return Err(format!(
-                "ValueError: Invalid tool args match mode: {other}. Must be one of exact, ignore, subset, superset"
-            ))
-        }
+        _ => return None,
     })
 }
 
@@ -76,15 +97,16 @@ pub(crate) enum TrajMode {
 }
 
 impl TrajMode {
-    pub(crate) fn parse(s: &str) -> Result<TrajMode, String> {
-        Ok(match s {
-            "strict" => TrajMode::Strict,
-            "unordered" => TrajMode::Unordered,
-            "subset" => TrajMode::Subset,
-            "superset" => TrajMode::Superset,
-            other => {
+    pub(crate) fn parse(v: &Val<'_>) -> Result<TrajMode, String> {
+        Ok(match v.as_str() {
+            Some("strict") => TrajMode::Strict,
+            Some("unordered") => TrajMode::Unordered,
+            Some("subset") => TrajMode::Subset,
+            Some("superset") => TrajMode::Superset,
+            _ => {
                 return Err(format!(
-                    "ValueError: Invalid trajectory match type: {other}. Must be one of strict, unordered, subset, superset"
+                    "ValueError: Invalid trajectory match type: `{}`. Must be one of `strict`, `unordered`, `subset`, or `superset`.",
+                    py_str(v)
                 ))
             }
         })
@@ -99,23 +121,22 @@ impl TrajMode {
     }
 }
 
-/// Parse `function.arguments` as Python's `json.loads` would, into a dict.
+/// `function.arguments` as LangChain reads it: a string is parsed with
+/// `json.loads(arguments, strict=False)`, anything else is taken as is (pydantic then wants a
+/// dict in an AI message).
 fn parse_args<'a>(raw: &Val<'a>) -> Result<Val<'a>, String> {
-    let parsed = match raw {
-        Val::Str(s) => {
-            let v: Val<'_> =
-                serde_json::from_str(s).map_err(|e| format!("JSONDecodeError: {e}"))?;
-            into_owned(v)
-        }
-        Val::Obj(_) => raw.clone(),
-        Val::Null => Val::Obj(Vec::new()),
+    Ok(match raw {
+        // What serde_json rejects may still be Python JSON (raw control characters in strings,
+        // `NaN`, `1e400`): the fallback reads it as Python does.
+        Val::Str(s) => match serde_json::from_str::<Val<'_>>(s) {
+            Ok(v) => into_owned(v),
+            Err(e) => pyjson::loads(s).map_err(|_| format!("JSONDecodeError: {e}"))?,
+        },
         other => other.clone(),
-    };
-    match parsed {
-        Val::Obj(_) => Ok(parsed),
-        _ => Err("ValidationError: 1 validation error for AIMessage".to_owned()),
-    }
+    })
 }
+
+const VALIDATION: &str = "ValidationError: 1 validation error for AIMessage";
 
 /// Detach a value from the temporary string it was parsed from.
 fn into_owned(v: Val<'_>) -> Val<'static> {
@@ -135,6 +156,213 @@ fn into_owned(v: Val<'_>) -> Val<'static> {
     }
 }
 
+/// Python truthiness of a JSON value.
+fn truthy(v: &Val<'_>) -> bool {
+    match v {
+        Val::Null => false,
+        Val::Bool(b) => *b,
+        Val::Int(i) => *i != 0,
+        Val::UInt(u) => *u != 0,
+        Val::Float(f) => *f != 0.0,
+        Val::Str(s) => !s.is_empty(),
+        Val::Arr(items) => !items.is_empty(),
+        Val::Obj(entries) => !entries.is_empty(),
+    }
+}
+
+/// The Python type name, for `TypeError` messages.
+fn py_type(v: &Val<'_>) -> &'static str {
+    match v {
+        Val::Null => "NoneType",
+        Val::Bool(_) => "bool",
+        Val::Int(_) | Val::UInt(_) => "int",
+        Val::Float(_) => "float",
+        Val::Str(_) => "str",
+        Val::Arr(_) => "list",
+        Val::Obj(_) => "dict",
+    }
+}
+
+/// What `for x in value` yields, for the JSON types (a string yields its characters, a dict
+/// its keys); numbers, booleans and `None` are not iterable. A list is borrowed.
+fn py_iter<'v, 'a>(v: &'v Val<'a>) -> Result<Cow<'v, [Val<'a>]>, String> {
+    match v {
+        Val::Arr(items) => Ok(Cow::Borrowed(items)),
+        Val::Str(s) => Ok(s
+            .chars()
+            .map(|c| Val::Str(Cow::Owned(c.to_string())))
+            .collect()),
+        Val::Obj(entries) => Ok(entries.iter().map(|(k, _)| Val::Str(k.clone())).collect()),
+        other => Err(format!(
+            "TypeError: '{}' object is not iterable",
+            py_type(other)
+        )),
+    }
+}
+
+/// The roles `_create_message_from_message_type` accepts, mapped as
+/// `convert_to_openai_messages` prints them (`remove` builds a message it then cannot print).
+fn openai_role<'a>(r: &Val<'a>) -> Result<Cow<'a, str>, String> {
+    let name = match r {
+        Val::Str(s) => s.as_ref(),
+        _ => "",
+    };
+    Ok(match name {
+        "human" | "user" => Cow::Borrowed("user"),
+        "ai" | "assistant" => Cow::Borrowed("assistant"),
+        "system" | "developer" | "function" | "tool" => match r {
+            Val::Str(s) => s.clone(),
+            _ => Cow::Borrowed(""),
+        },
+        "remove" => {
+            return Err(
+                "ValueError: Unknown BaseMessage type <class 'langchain_core.messages.modifier.RemoveMessage'>"
+                    .to_owned(),
+            )
+        }
+        _ => {
+            let shown = match r {
+                Val::Str(s) => s.to_string(),
+                Val::Null => "None".to_owned(),
+                other => {
+                    let mut t = String::new();
+                    super::text::py_repr(&mut t, other);
+                    t
+                }
+            };
+            return Err(format!(
+                "ValueError: Unexpected message type: '{shown}'. Use one of 'human', 'user', 'ai', 'assistant', 'function', 'tool', 'system', or 'developer'."
+            ));
+        }
+    })
+}
+
+/// One message through agentevals' `_convert_to_openai_message` and LangChain's round trip,
+/// reduced to what the modes read: the role and, for an AI message, its tool calls.
+fn normalize_message<'a>(m: &Val<'a>) -> Result<Msg<'a>, String> {
+    let Val::Obj(_) = m else {
+        // `dict(message)` on a non-dict.
+        return Err(match m {
+            Val::Str(_) | Val::Arr(_) => {
+                "ValueError: dictionary update sequence element #0 has length 1; 2 is required"
+                    .to_owned()
+            }
+            other => format!("TypeError: '{}' object is not iterable", py_type(other)),
+        });
+    };
+    // `role`, else `type` (a present `role` wins even when null).
+    let Some(role) = m.get("role").or_else(|| m.get("type")) else {
+        return Err("ValueError: Message dict must contain 'role' and 'content' keys".to_owned());
+    };
+    let ai_by_role = matches!(m.get("role"), Some(Val::Str(r)) if r == "ai" || r == "assistant");
+    let tool_calls = m.get("tool_calls").filter(|t| !matches!(t, Val::Null));
+    // `[{**tc, "id": tc.get("id", "")} for tc in tool_calls]` for an AI message (by `role`)
+    // with truthy tool calls: every item must be a mapping, and gets an `id`.
+    if ai_by_role {
+        if let Some(tcs) = tool_calls.filter(|t| truthy(t)) {
+            for tc in py_iter(tcs)?.iter() {
+                if !matches!(tc, Val::Obj(_)) {
+                    return Err(format!(
+                        "TypeError: '{}' object is not a mapping",
+                        py_type(tc)
+                    ));
+                }
+            }
+        }
+    }
+    // `content or ""`: anything truthy must be a string or a list of strings and dicts.
+    if let Some(c) = m.get("content").filter(|c| truthy(c)) {
+        let ok = match c {
+            Val::Str(_) => true,
+            Val::Arr(items) => items.iter().all(|x| matches!(x, Val::Str(_) | Val::Obj(_))),
+            _ => false,
+        };
+        if !ok {
+            return Err(
+                "ValidationError: content: Input should be a valid string or list".to_owned(),
+            );
+        }
+    }
+    // `_create_message_from_message_type` converts every message's tool calls (OpenAI shape:
+    // `function.arguments` parsed, `function.name`, `id`), then checks the role; pydantic then
+    // validates the calls of an AI message only (`name` a string, `args` a dict, `id` a string
+    // or None). Only an AI message keeps its calls, and an empty list is dropped.
+    let role = openai_role(role);
+    let ai = matches!(&role, Ok(r) if r == "assistant");
+    let mut calls = Vec::new();
+    let mut invalid = false;
+    if let Some(tcs) = tool_calls {
+        let items = py_iter(tcs)?;
+        for tc in items.iter() {
+            let function = match tc {
+                Val::Obj(_) => tc.get("function"),
+                Val::Str(s) => s.contains("function").then_some(&Val::Null),
+                Val::Arr(items) => items
+                    .iter()
+                    .any(|x| matches!(x, Val::Str(s) if s == "function"))
+                    .then_some(&Val::Null),
+                other => {
+                    return Err(format!(
+                        "TypeError: argument of type '{}' is not iterable",
+                        py_type(other)
+                    ))
+                }
+            };
+            let (name, args, id) = match function {
+                // LangChain's own `{name, args, id}`, taken as is.
+                None => (tc.get("name"), tc.get("args").cloned(), tc.get("id")),
+                Some(f @ Val::Obj(_)) => {
+                    let Some(raw_args) = f.get("arguments") else {
+                        return Err("KeyError: 'arguments'".to_owned());
+                    };
+                    let args = parse_args(raw_args)?;
+                    let Some(name) = f.get("name") else {
+                        return Err("KeyError: 'name'".to_owned());
+                    };
+                    // The id was defaulted to "" for an AI message (by `role`); otherwise it
+                    // must be there.
+                    let id = tc.get("id");
+                    if id.is_none() && !ai_by_role {
+                        return Err("KeyError: 'id'".to_owned());
+                    }
+                    (Some(name), Some(args), id)
+                }
+                Some(other) => {
+                    return Err(format!(
+                        "TypeError: '{}' object is not subscriptable",
+                        if matches!(tc, Val::Obj(_)) {
+                            py_type(other)
+                        } else {
+                            "str"
+                        }
+                    ))
+                }
+            };
+            if !ai {
+                continue;
+            }
+            match (name, args, id) {
+                (
+                    Some(Val::Str(name)),
+                    Some(args @ Val::Obj(_)),
+                    None | Some(Val::Null | Val::Str(_)),
+                ) => {
+                    calls.push(Call {
+                        name: name.clone(),
+                        args,
+                    });
+                }
+                _ => invalid = true,
+            }
+        }
+    }
+    let role = role?;
+    if invalid {
+        return Err(VALIDATION.to_owned());
+    }
+    Ok(Msg { role, calls })
+}
+
 /// `_normalize_to_openai_messages_list` plus LangChain's round trip, reduced to what the modes
 /// read: roles (aliases mapped) and tool calls (empty lists dropped, arguments parsed).
 pub(crate) fn normalize<'a>(v: Option<&Val<'a>>) -> Result<Vec<Msg<'a>>, String> {
@@ -144,72 +372,23 @@ pub(crate) fn normalize<'a>(v: Option<&Val<'a>>) -> Result<Vec<Msg<'a>>, String>
         Some(obj @ Val::Obj(_)) => {
             if obj.get("role").is_some() {
                 vec![obj]
-            } else if let Some(Val::Arr(items)) = obj.get("messages") {
-                items.iter().collect()
-            } else {
-                return Err("ValueError: Expected a list of messages, a message dict or a dict with a \"messages\" key".to_owned());
-            }
-        }
-        Some(other) => {
-            return Err(format!(
-                "ValueError: Expected a list of messages, got a {}",
-                other.type_name()
-            ))
-        }
-    };
-    let mut out = Vec::with_capacity(list.len());
-    for m in list {
-        let Val::Obj(_) = m else {
-            return Err(format!(
-                "ValueError: Message must be a dict, got a {}",
-                m.type_name()
-            ));
-        };
-        let role: Cow<'a, str> = match m.get("role").or_else(|| m.get("type")) {
-            Some(Val::Str(r)) => match r.as_ref() {
-                "human" => Cow::Borrowed("user"),
-                "ai" => Cow::Borrowed("assistant"),
-                _ => r.clone(),
-            },
-            _ => {
-                return Err(
-                    "ValueError: Message dict must contain 'role' and 'content' keys".to_owned(),
-                )
-            }
-        };
-        let mut calls = Vec::new();
-        if role == "assistant" {
-            if let Some(Val::Arr(tcs)) = m.get("tool_calls") {
-                for tc in tcs {
-                    let (name, args) = match (tc.get("function"), tc.get("name")) {
-                        (Some(f @ Val::Obj(_)), _) => (
-                            f.get("name"),
-                            parse_args(f.get("arguments").unwrap_or(&Val::Null))?,
-                        ),
-                        (_, Some(n)) => {
-                            (Some(n), parse_args(tc.get("args").unwrap_or(&Val::Null))?)
-                        }
-                        _ => {
-                            return Err(
-                                "ValidationError: 1 validation error for AIMessage".to_owned()
-                            )
-                        }
-                    };
-                    let name = match name {
-                        Some(Val::Str(s)) => s.clone(),
-                        _ => {
-                            return Err(
-                                "ValidationError: 1 validation error for AIMessage".to_owned()
-                            )
-                        }
-                    };
-                    calls.push(Call { name, args });
+            } else if let Some(inner) = obj.get("messages") {
+                match inner {
+                    Val::Arr(items) => items.iter().collect(),
+                    // A non-list is wrapped in a list.
+                    other => vec![other],
                 }
+            } else {
+                return Err(
+                    "ValueError: if messages is a dict, it must contain a 'messages' key"
+                        .to_owned(),
+                );
             }
         }
-        out.push(Msg { role, calls });
-    }
-    Ok(out)
+        // A non-list is wrapped in a list.
+        Some(other) => vec![other],
+    };
+    list.into_iter().map(normalize_message).collect()
 }
 
 /// Walk a dotted path through dicts only; anything else on the way is `None`.
@@ -227,143 +406,179 @@ fn get_path<'v, 'a>(v: &'v Val<'a>, path: &str) -> Option<&'v Val<'a>> {
     }
 }
 
-fn args_match(mode: &ArgMode<'_>, a: &Val<'_>, b: &Val<'_>) -> bool {
-    let (ao, bo) = (a.as_obj().unwrap_or(&[]), b.as_obj().unwrap_or(&[]));
-    match mode {
-        ArgMode::Exact => py_eq(a, b),
-        ArgMode::Ignore => true,
-        ArgMode::Subset => ao
-            .iter()
-            .all(|(k, v)| b.get(k).is_some_and(|bv| py_eq(bv, v))),
-        ArgMode::Superset => bo
-            .iter()
-            .all(|(k, v)| a.get(k).is_some_and(|av| py_eq(av, v))),
-        ArgMode::Keys(paths) => paths.iter().all(|p| {
-            let p = p.as_str().unwrap_or("");
-            match (get_path(a, p), get_path(b, p)) {
-                (None, None) => true,
-                (Some(x), Some(y)) => py_eq(x, y),
-                _ => false,
-            }
-        }),
+/// Python `==` between two values inside argument dicts. Every `NaN` there is the one float
+/// object `json.loads` hands out, and container comparisons test identity first, so a `NaN`
+/// inside a dict or a list equals a `NaN` (only `NaN` args come from [`pyjson`]).
+fn eq_within(a: &Val<'_>, b: &Val<'_>) -> bool {
+    match (a, b) {
+        (Val::Float(x), Val::Float(y)) if x.is_nan() && y.is_nan() => true,
+        (Val::Arr(x), Val::Arr(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| eq_within(p, q))
+        }
+        (Val::Obj(x), Val::Obj(y)) => {
+            x.len() == y.len()
+                && x.iter().all(|(k, v)| {
+                    y.iter()
+                        .find(|(k2, _)| k2 == k)
+                        .is_some_and(|(_, v2)| eq_within(v, v2))
+                })
+        }
+        _ => py_eq(a, b),
     }
 }
 
-/// The matcher settings: default mode and per-tool overrides.
+/// Python `x == y` written out (the subset/superset matchers, key paths): `NaN == NaN` is false
+/// here, there is no identity test.
+fn eq_direct(a: &Val<'_>, b: &Val<'_>) -> bool {
+    let nan = |v: &Val<'_>| matches!(v, Val::Float(x) if x.is_nan());
+    !nan(a) && !nan(b) && eq_within(a, b)
+}
+
+fn args_match(mode: &ArgMode<'_>, a: &Val<'_>, b: &Val<'_>) -> Result<bool, String> {
+    let (ao, bo) = (a.as_obj().unwrap_or(&[]), b.as_obj().unwrap_or(&[]));
+    Ok(match mode {
+        // `tool_call == reference_tool_call`: a dict comparison.
+        ArgMode::Exact => eq_within(a, b),
+        ArgMode::Ignore => true,
+        ArgMode::Subset => ao
+            .iter()
+            .all(|(k, v)| b.get(k).is_some_and(|bv| eq_direct(bv, v))),
+        ArgMode::Superset => bo
+            .iter()
+            .all(|(k, v)| a.get(k).is_some_and(|av| eq_direct(av, v))),
+        // `all(get(a, key) == get(b, key) for key in keys)`: stops at the first difference; a
+        // key that is not a string fails (`key.split`) when it is reached.
+        ArgMode::Keys(paths) => {
+            for p in *paths {
+                let Val::Str(p) = p else {
+                    return Err(format!(
+                        "AttributeError: '{}' object has no attribute 'split'",
+                        py_type(p)
+                    ));
+                };
+                let same = match (get_path(a, p), get_path(b, p)) {
+                    (None, None) => true,
+                    (Some(x), Some(y)) => eq_direct(x, y),
+                    _ => false,
+                };
+                if !same {
+                    return Ok(false);
+                }
+            }
+            true
+        }
+    })
+}
+
+/// The matcher settings: the default mode and the per-tool overrides, looked up (and checked)
+/// each time a pair of same-name calls is compared, as `_get_matcher_for_tool_name` does.
 pub(crate) struct Matcher<'v> {
     default: ArgMode<'v>,
-    overrides: Vec<(&'v str, ArgMode<'v>)>,
+    overrides: Option<&'v Val<'v>>,
 }
 
 impl<'v> Matcher<'v> {
     pub(crate) fn new(
-        default: Option<&str>,
+        default: Option<&Val<'_>>,
         overrides: Option<&'v Val<'v>>,
     ) -> Result<Self, String> {
-        let default = arg_mode(default.unwrap_or("exact"))?;
-        let mut list = Vec::new();
-        match overrides {
-            None | Some(Val::Null) => {}
-            Some(Val::Obj(entries)) => {
-                for (k, v) in entries {
-                    // `overrides.get(name, False)` must be truthy: "" and [] are ignored.
-                    let mode = match v {
-                        Val::Str(s) if s.is_empty() => continue,
-                        Val::Str(s) => arg_mode(s)?,
-                        Val::Arr(items) if items.is_empty() => continue,
-                        Val::Arr(items) => {
-                            if items.iter().any(|p| p.as_str().is_none()) {
-                                return Err(format!(
-                                    "ValueError: override for {k:?}: key paths must be strings"
-                                ));
-                            }
-                            ArgMode::Keys(items)
-                        }
-                        Val::Null | Val::Bool(false) => continue,
-                        other => {
-                            return Err(format!(
-                                "ValueError: override for {k:?} must be a mode name or a list of keys, got a {}",
-                                other.type_name()
-                            ))
-                        }
-                    };
-                    list.push((k.as_ref(), mode));
-                }
-            }
-            Some(other) => {
-                return Err(format!(
-                    "ValueError: tool_args_match_overrides must be an object, got a {}",
-                    other.type_name()
-                ))
-            }
-        }
+        let default = match default {
+            None => ArgMode::Exact,
+            Some(v) => arg_mode(v)?,
+        };
         Ok(Matcher {
             default,
-            overrides: list,
+            overrides: overrides.filter(|o| !matches!(o, Val::Null)),
         })
     }
 
-    fn matches(&self, name: &str, a: &Val<'_>, b: &Val<'_>) -> bool {
-        let mode = self
-            .overrides
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, m)| m)
-            .unwrap_or(&self.default);
-        args_match(mode, a, b)
+    fn matches(&self, name: &str, a: &Val<'_>, b: &Val<'_>) -> Result<bool, String> {
+        let Some(overrides) = self.overrides else {
+            return args_match(&self.default, a, b);
+        };
+        let Val::Obj(_) = overrides else {
+            return Err(format!(
+                "AttributeError: '{}' object has no attribute 'get'",
+                py_type(overrides)
+            ));
+        };
+        // `overrides.get(name, False)` must be truthy: "", [], {}, 0, false, null are ignored.
+        let mode = match overrides.get(name).filter(|v| truthy(v)) {
+            None => self.default.clone(),
+            // An unknown mode string is not an error: it falls to `_ignore_match`.
+            Some(Val::Str(s)) => known_arg_mode(s).unwrap_or(ArgMode::Ignore),
+            Some(Val::Arr(items)) => ArgMode::Keys(items),
+            Some(other) => {
+                let mut shown = String::new();
+                super::text::py_repr(&mut shown, other);
+                return Err(format!(
+                    "ValueError: Invalid tool args match override: {shown}"
+                ));
+            }
+        };
+        args_match(&mode, a, b)
     }
 }
 
 /// `_is_trajectory_superset(A, B)`: each call of B greedily takes the first unused call of A
 /// with the same name and `m(a.args, b.args)`.
-fn superset(a: &[&Call<'_>], b: &[&Call<'_>], m: &Matcher<'_>) -> bool {
+fn superset(a: &[&Call<'_>], b: &[&Call<'_>], m: &Matcher<'_>) -> Result<bool, String> {
     let mut used = vec![false; a.len()];
     'outer: for rc in b {
         for (i, oc) in a.iter().enumerate() {
-            if !used[i] && oc.name == rc.name && m.matches(&rc.name, &oc.args, &rc.args) {
+            if !used[i] && oc.name == rc.name && m.matches(&rc.name, &oc.args, &rc.args)? {
                 used[i] = true;
                 continue 'outer;
             }
         }
-        return false;
+        return Ok(false);
     }
-    true
+    Ok(true)
 }
 
-fn strict(out: &[Msg<'_>], refs: &[Msg<'_>], m: &Matcher<'_>) -> bool {
+fn strict(out: &[Msg<'_>], refs: &[Msg<'_>], m: &Matcher<'_>) -> Result<bool, String> {
     if out.len() != refs.len() {
-        return false;
+        return Ok(false);
     }
     for (o, r) in out.iter().zip(refs) {
         if o.role != r.role || o.calls.is_empty() != r.calls.is_empty() {
-            return false;
+            return Ok(false);
         }
         if o.calls.len() != r.calls.len() {
-            return false;
+            return Ok(false);
         }
         let mut used = vec![false; r.calls.len()];
         for oc in &o.calls {
-            let found = r.calls.iter().enumerate().position(|(i, rc)| {
-                !used[i] && rc.name == oc.name && m.matches(&oc.name, &oc.args, &rc.args)
-            });
+            let mut found = None;
+            for (i, rc) in r.calls.iter().enumerate() {
+                if !used[i] && rc.name == oc.name && m.matches(&oc.name, &oc.args, &rc.args)? {
+                    found = Some(i);
+                    break;
+                }
+            }
             match found {
                 Some(i) => used[i] = true,
-                None => return false,
+                None => return Ok(false),
             }
         }
     }
-    true
+    Ok(true)
 }
 
 /// Score normalised trajectories.
-pub(crate) fn evaluate(out: &[Msg<'_>], refs: &[Msg<'_>], mode: TrajMode, m: &Matcher<'_>) -> bool {
+pub(crate) fn evaluate(
+    out: &[Msg<'_>],
+    refs: &[Msg<'_>],
+    mode: TrajMode,
+    m: &Matcher<'_>,
+) -> Result<bool, String> {
     let oc: Vec<&Call<'_>> = out.iter().flat_map(|x| x.calls.iter()).collect();
     let rc: Vec<&Call<'_>> = refs.iter().flat_map(|x| x.calls.iter()).collect();
     match mode {
         TrajMode::Strict => strict(out, refs, m),
         TrajMode::Superset => superset(&oc, &rc, m),
         TrajMode::Subset => superset(&rc, &oc, m),
-        TrajMode::Unordered => superset(&oc, &rc, m) && superset(&rc, &oc, m),
+        TrajMode::Unordered => Ok(superset(&oc, &rc, m)? && superset(&rc, &oc, m)?),
     }
 }
 
@@ -372,14 +587,17 @@ pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, Line
     let case: Case<'a> = serde_json::from_str(line)?;
     let id = case.id;
     let run = || -> Result<(bool, TrajMode), String> {
-        let mode = TrajMode::parse(case.trajectory_match_mode.as_deref().unwrap_or("strict"))?;
+        let mode = match &case.trajectory_match_mode {
+            None => TrajMode::Strict,
+            Some(v) => TrajMode::parse(v)?,
+        };
         let m = Matcher::new(
-            case.tool_args_match_mode.as_deref(),
+            case.tool_args_match_mode.as_ref(),
             case.tool_args_match_overrides.as_ref(),
         )?;
         let o = normalize(case.outputs.as_ref())?;
         let r = normalize(case.reference_outputs.as_ref())?;
-        Ok((evaluate(&o, &r, mode, &m), mode))
+        Ok((evaluate(&o, &r, mode, &m)?, mode))
     };
     match run() {
         Ok((pass, mode)) => {

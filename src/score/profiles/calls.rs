@@ -8,8 +8,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use super::{score_line, ProfileName};
+use crate::config::profile::{AvailableTool, DeepevalOptions};
 use crate::config::Profile;
-use crate::transcript::model::ToolCall;
+use crate::transcript::model::{ToolCall, ToolDecl};
 
 /// One expected call, derived by the CLI from a spec's expectations.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -50,11 +51,45 @@ fn args_or_empty(v: &Option<Value>) -> Value {
     v.clone().unwrap_or_else(|| json!({}))
 }
 
+/// DeepEval's options for the line: `available_tools` as `ToolCall` objects, from the spec, or
+/// else (only when a judge will be asked) the tools the transcript declares.
+fn deepeval_options(o: &DeepevalOptions, declared: &[ToolDecl]) -> Map<String, Value> {
+    let mut opts = options_map(o);
+    let available: Vec<Value> = match &o.available_tools {
+        Some(list) => list
+            .iter()
+            .map(|t| match t {
+                AvailableTool::Name(n) => json!({ "name": n }),
+                AvailableTool::Call(c) => serde_json::to_value(c).unwrap_or(Value::Null),
+            })
+            .collect(),
+        None if o.judge.is_some() => declared
+            .iter()
+            .map(|d| {
+                let mut t = Map::new();
+                t.insert("name".into(), json!(d.name));
+                if let Some(desc) = &d.description {
+                    t.insert("description".into(), json!(desc));
+                }
+                // A JSON Schema object is a dict, as `input_parameters` must be.
+                if let Some(p @ Value::Object(_)) = &d.parameters {
+                    t.insert("input_parameters".into(), p.clone());
+                }
+                Value::Object(t)
+            })
+            .collect(),
+        None => return opts,
+    };
+    opts.insert("available_tools".into(), Value::Array(available));
+    opts
+}
+
 /// The peer's input line for these calls.
 fn case_line(
     profile: &Profile,
     expected: &[ExpectedCall],
     actual: &[ToolCall],
+    declared: &[ToolDecl],
 ) -> (ProfileName, Value) {
     match profile {
         Profile::Axion(o) => {
@@ -77,7 +112,7 @@ fn case_line(
                 "id": null,
                 "tools_called": actual.iter().map(|c| json!({"name": c.name, "input_parameters": c.args, "output": c.output})).collect::<Vec<_>>(),
                 "expected_tools": expected.iter().map(|e| json!({"name": e.name, "input_parameters": e.args, "output": e.output})).collect::<Vec<_>>(),
-                "options": options_map(o),
+                "options": deepeval_options(o, declared),
             }),
         ),
         Profile::Evalite(o) => {
@@ -162,7 +197,18 @@ pub fn score_calls(
     expected: &[ExpectedCall],
     actual: &[ToolCall],
 ) -> ProfileVerdict {
-    let (name, line) = case_line(profile, expected, actual);
+    score_calls_with_tools(profile, expected, actual, &[])
+}
+
+/// [`score_calls`], with the tools the transcript declares: DeepEval's `available_tools` when
+/// the profile sets a `judge` and no `available_tools` of its own (what `toolspec check` does).
+pub fn score_calls_with_tools(
+    profile: &Profile,
+    expected: &[ExpectedCall],
+    actual: &[ToolCall],
+    declared: &[ToolDecl],
+) -> ProfileVerdict {
+    let (name, line) = case_line(profile, expected, actual, declared);
     let out = score_line(name, line.to_string().as_bytes());
     let mut v: Map<String, Value> = match serde_json::from_slice(&out) {
         Ok(Value::Object(m)) => m,
@@ -265,6 +311,55 @@ mod tests {
         );
         assert!(!v.passed);
         assert!(v.details["error"].as_str().unwrap().contains("NoneType"));
+    }
+
+    #[test]
+    fn deepeval_available_tools_come_from_the_spec_or_the_transcript() {
+        let decl = |n: &str| ToolDecl {
+            name: n.into(),
+            description: Some(format!("{n} things")),
+            parameters: Some(json!({"type": "object"})),
+        };
+        let judge = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/parity_judge.sh"
+        );
+        let with = |available_tools, judge: Option<&str>| {
+            Profile::Deepeval(DeepevalOptions {
+                judge: judge.map(str::to_owned),
+                available_tools,
+                ..Default::default()
+            })
+        };
+        let exp = [exp("a", None)];
+        let calls = [call("a", json!({}))];
+        let declared = [decl("a"), decl("b"), decl("c")];
+        // A judge and no list in the spec: the transcript's three declared tools.
+        let v = score_calls_with_tools(&with(None, Some(judge)), &exp, &calls, &declared);
+        assert_eq!(v.score, 0.25, "{v:?}");
+        let reason = v.details["reason"].as_str().unwrap();
+        assert!(
+            reason.contains("fixture judge saw 3 available tools"),
+            "{reason}"
+        );
+        // The spec's list wins.
+        let v = score_calls_with_tools(
+            &with(Some(vec![AvailableTool::Name("x".into())]), Some(judge)),
+            &exp,
+            &calls,
+            &declared,
+        );
+        assert!(v.details["reason"]
+            .as_str()
+            .unwrap()
+            .contains("saw 1 available tools"));
+        // Without a judge the declared tools are not DeepEval's available tools.
+        let v = score_calls_with_tools(&with(None, None), &exp, &calls, &declared);
+        assert_eq!(v.score, 1.0);
+        assert!(v.details["reason"]
+            .as_str()
+            .unwrap()
+            .contains("No available tools were provided"));
     }
 
     #[test]

@@ -78,12 +78,13 @@ struct SerdeTool<'a> {
 struct SerdeOptions<'a> {
     #[serde(borrow, default)]
     evaluation_params: Vec<Cow<'a, str>>,
-    #[serde(default)]
-    should_consider_ordering: bool,
-    #[serde(default)]
-    should_exact_match: bool,
-    #[serde(default)]
-    strict_mode: bool,
+    // The oracle reads the flags with `bool(...)`: any JSON value.
+    #[serde(borrow, default)]
+    should_consider_ordering: Option<Val<'a>>,
+    #[serde(borrow, default)]
+    should_exact_match: Option<Val<'a>>,
+    #[serde(borrow, default)]
+    strict_mode: Option<Val<'a>>,
     #[serde(default)]
     threshold: Option<f64>,
     #[serde(borrow, default)]
@@ -131,16 +132,24 @@ fn opt_f64(v: V<'_>) -> Option<Option<f64>> {
     }
 }
 
-fn bool_of(v: V<'_>) -> Option<bool> {
+/// Python `bool(...)` of a JSON value, as the oracle reads DeepEval's flags: `null`, `false`,
+/// zero, `""`, `[]` and `{}` are false.
+fn py_truthy(v: V<'_>) -> bool {
     match v.kind() {
-        Kind::Bool(b) => Some(b),
-        _ => None,
+        Kind::Null => false,
+        Kind::Bool(b) => b,
+        Kind::Int(i) => i != 0,
+        Kind::UInt(u) => u != 0,
+        Kind::Float(f) => f != 0.0,
+        Kind::Str(s) => !s.is_empty(),
+        Kind::Arr => v.items().len() > 0,
+        Kind::Obj => v.entries().len() > 0,
     }
 }
 
-/// Reads the case from its tape as the serde reader does (known fields at most once, required
-/// fields present, `null` for an `Option` is `None`, `threshold` 0.5 only when absent), or
-/// `None` where that reader would fail.
+/// Reads the case from its tape as the serde reader does (required fields present, `null` for
+/// an `Option` is `None`, the flags by Python truthiness, `threshold` 0.5 when absent, as without
+/// `options`), or `None` where that reader would fail.
 fn case_of<'t>(root: V<'t>) -> Option<Case<'t>> {
     if !root.is_obj() {
         return None;
@@ -233,9 +242,9 @@ fn options_of(v: V<'_>) -> Option<Options<'_>> {
                 }
                 o.evaluation_params = x.items().map(V::as_str).collect::<Option<_>>()?;
             }
-            "should_consider_ordering" => o.should_consider_ordering = bool_of(x)?,
-            "should_exact_match" => o.should_exact_match = bool_of(x)?,
-            "strict_mode" => o.strict_mode = bool_of(x)?,
+            "should_consider_ordering" => o.should_consider_ordering = py_truthy(x),
+            "should_exact_match" => o.should_exact_match = py_truthy(x),
+            "strict_mode" => o.strict_mode = py_truthy(x),
             "threshold" => o.threshold = opt_f64(x)?,
             "available_tools" => {
                 o.available_tools = match non_null(x) {
@@ -489,6 +498,11 @@ fn tool_repr(out: &mut String, t: &Tool<'_>) {
         Some(v) if v.is_obj() => {
             field(out, "output");
             py_json_indent(out, v, 1);
+            // `_indent_nested_field` adds "\n" + the lines after the first: a one-line dump
+            // (`{}`) ends with an empty line.
+            if v.entries().len() == 0 {
+                out.push('\n');
+            }
         }
         Some(v) => {
             field(out, "output");

@@ -140,37 +140,62 @@ impl<'de> Deserialize<'de> for SerdeCall {
     }
 }
 
-/// JavaScript `ToNumber` of a weight (as used by `*`): `null` → 0, booleans → 0/1, numeric
-/// strings parsed, anything else NaN.
+/// JavaScript `ToNumber` of a weight (as used by `*`): `null` → 0, booleans → 0/1, strings by
+/// `StringToNumber`, arrays through their string (`[]` → 0, `["2"]` → 2, `[true]` → NaN),
+/// objects NaN.
 fn js_to_number(v: V<'_>) -> f64 {
     match v.kind() {
         Kind::Null => 0.0,
         Kind::Bool(b) => f64::from(u8::from(b)),
-        Kind::Str(s) => {
-            let t = s.trim();
-            if t.is_empty() {
-                0.0
-            } else {
-                match t {
-                    "Infinity" | "+Infinity" => f64::INFINITY,
-                    "-Infinity" => f64::NEG_INFINITY,
-                    _ if t.contains(|c: char| c.is_ascii_alphabetic() && c != 'e' && c != 'E') => {
-                        f64::NAN
-                    }
-                    _ => t.parse().unwrap_or(f64::NAN),
-                }
-            }
-        }
-        Kind::Arr => {
-            let mut items = v.items();
-            match (items.next(), items.next()) {
-                (None, _) => 0.0,
-                (Some(one), None) if !one.is_container() => js_to_number(one),
-                _ => f64::NAN,
-            }
-        }
+        Kind::Str(s) => js_string_to_number(s),
+        Kind::Arr => js_string_to_number(&js_to_string(v)),
         Kind::Obj => f64::NAN,
         _ => v.as_f64().unwrap_or(f64::NAN),
+    }
+}
+
+/// `StringToNumber`: JavaScript white space trimmed, empty → 0, `Infinity` with a sign,
+/// decimal literals, and unsigned `0x`/`0o`/`0b` integers; anything else NaN.
+fn js_string_to_number(s: &str) -> f64 {
+    let t = s.trim_matches(|c: char| {
+        matches!(c, '\u{9}'..='\u{d}' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'..='\u{200a}'
+            | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}')
+    });
+    if t.is_empty() {
+        return 0.0;
+    }
+    let radix = match t.get(..2) {
+        Some("0x" | "0X") => 16,
+        Some("0o" | "0O") => 8,
+        Some("0b" | "0B") => 2,
+        _ => 10,
+    };
+    if radix != 10 {
+        let digits = &t[2..];
+        if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+            return f64::NAN;
+        }
+        // `as` rounds the exact integer to nearest, as JavaScript does.
+        return u128::from_str_radix(digits, radix).map_or_else(
+            |_| {
+                digits.chars().fold(0.0, |n, c| {
+                    n * f64::from(radix) + f64::from(c.to_digit(radix).unwrap_or(0))
+                })
+            },
+            |n| n as f64,
+        );
+    }
+    match t.strip_prefix(['+', '-']).unwrap_or(t) {
+        "Infinity" if t.starts_with('-') => f64::NEG_INFINITY,
+        "Infinity" => f64::INFINITY,
+        // With only these characters Rust's grammar is JavaScript's (no `inf`, `nan`).
+        u if u
+            .bytes()
+            .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+' | b'-')) =>
+        {
+            t.parse().unwrap_or(f64::NAN)
+        }
+        _ => f64::NAN,
     }
 }
 
@@ -366,7 +391,9 @@ fn stable(out: &mut String, v: V<'_>) {
             out.push(']');
         }
         Kind::Obj => {
-            let mut sorted: Vec<(&str, V<'_>)> = v.entries().collect();
+            // `result[key] = ...` with key `__proto__` runs the prototype setter: no own property.
+            let mut sorted: Vec<(&str, V<'_>)> =
+                v.entries().filter(|(k, _)| *k != "__proto__").collect();
             sorted.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
             out.push('{');
             for (i, (k, x)) in sorted.into_iter().enumerate() {
@@ -383,6 +410,37 @@ fn stable(out: &mut String, v: V<'_>) {
     }
 }
 
+/// Whether a raw JSON text could spell a `__proto__` key: plainly, or with a `\u` escape of
+/// one of its letters (`_`, `p`, `r`, `o`, `t`; other escapes such as `\u00e9` cannot).
+fn may_spell_proto(raw: &[u8]) -> bool {
+    memchr::memchr2_iter(b'_', b'\\', raw).any(|i| {
+        if raw[i] == b'_' {
+            raw[i..].starts_with(b"__proto__")
+        } else {
+            raw.get(i + 1..i + 6).is_some_and(|h| {
+                h.starts_with(b"u00")
+                    && matches!(
+                        &h[3..],
+                        b"5f" | b"5F" | b"70" | b"72" | b"6f" | b"6F" | b"74"
+                    )
+            })
+        }
+    })
+}
+
+/// Whether an input has a `__proto__` key at some depth (the tree is walked only when the raw
+/// text could spell one).
+fn has_proto_key(input: V<'_>) -> bool {
+    fn walk(v: V<'_>) -> bool {
+        match v.kind() {
+            Kind::Obj => v.entries().any(|(k, x)| k == "__proto__" || walk(x)),
+            Kind::Arr => v.items().any(walk),
+            _ => false,
+        }
+    }
+    input.raw().is_none_or(|r| may_spell_proto(r.as_bytes())) && walk(input)
+}
+
 /// Up to this many calls in a case, flexible mode compares values pairwise instead of hashing.
 const SMALL: usize = 32;
 
@@ -396,7 +454,13 @@ fn flexible_mode(
     // refMap: canonical key -> expected calls, keys in first-appearance order. Small cases
     // compare values directly (no key strings, no hashing); large ones hash canonical keys so
     // the cost stays linear.
-    let small = expected.len() + actual.len() <= SMALL;
+    // Deep equality is the canonical keys' equality, except for `__proto__` keys, which
+    // `stableSerialize` drops: inputs with one take the canonical keys.
+    let small = expected.len() + actual.len() <= SMALL
+        && !actual
+            .iter()
+            .chain(expected)
+            .any(|c| c.input.is_some_and(has_proto_key));
     let same_key = |an: Option<V<'_>>, ai: Option<V<'_>>, bn: Option<V<'_>>, bi: Option<V<'_>>| {
         let names = match (an, bn) {
             (None, None) => true,

@@ -20,6 +20,7 @@ mod evalite;
 mod galtea;
 pub mod judge;
 mod promptfoo;
+mod pyjson;
 mod scan;
 mod stream;
 mod tape;
@@ -33,7 +34,7 @@ use std::str::FromStr;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-pub use calls::{score_calls, ExpectedCall, ProfileVerdict};
+pub use calls::{score_calls, score_calls_with_tools, ExpectedCall, ProfileVerdict};
 pub use stream::{score_stream, Summary};
 
 /// The metrics `toolspec score --profile NAME` reproduces.

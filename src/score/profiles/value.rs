@@ -102,7 +102,9 @@ fn py_num(k: Kind<'_>) -> Option<PyNum> {
 
 /// Exact comparison of an integer with a float, as CPython does it (no rounding of the int).
 fn int_eq_float(i: i128, f: f64) -> bool {
-    if !f.is_finite() || f.fract() != 0.0 || f.abs() >= 1.8e19 {
+    // The ints here are bool, i64 or u64 (|i| < 2^64); below 2^64 an integral double converts
+    // to i128 exactly.
+    if !f.is_finite() || f.fract() != 0.0 || f.abs() >= 18_446_744_073_709_551_616.0 {
         return false;
     }
     (f as i128) == i
@@ -275,6 +277,12 @@ impl<'de: 'a, 'a> Deserialize<'de> for CowKey<'a> {
         }
         d.deserialize_str(KV(std::marker::PhantomData))
     }
+}
+
+/// A field that distinguishes "absent" (`None`, via `#[serde(default)]`) from `null`
+/// (`Some(Val::Null)`): JavaScript's `undefined` versus `null`.
+pub fn present<'de: 'a, 'a, D: Deserializer<'de>>(d: D) -> Result<Option<Val<'a>>, D::Error> {
+    Val::deserialize(d).map(Some)
 }
 
 #[cfg(test)]
