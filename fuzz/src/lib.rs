@@ -203,7 +203,8 @@ pub fn transcript_read(data: &[u8]) {
     }
 }
 
-/// `score` one line per profile: the first byte picks the profile; the output is valid JSON.
+/// `score` one line per profile: the first byte picks the profile; the output is valid JSON and
+/// the same as serde_json's reading of the line gives.
 pub fn score_line(data: &[u8]) {
     let Some((&sel, line)) = data.split_first() else {
         return;
@@ -217,6 +218,14 @@ pub fn score_line(data: &[u8]) {
             String::from_utf8_lossy(&out)
         )
     });
+    // The tape reader must agree with serde_json on every line, byte for byte.
+    let reference = profiles::score_line_reference(profile, line);
+    assert_eq!(
+        String::from_utf8_lossy(&out),
+        String::from_utf8_lossy(&reference),
+        "score_line({name}): the tape reader and serde_json disagree on {:?}",
+        String::from_utf8_lossy(line)
+    );
     let mut sink = Vec::new();
     let _ = profiles::score_stream(profile, line, &mut sink, 1);
 }

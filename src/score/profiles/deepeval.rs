@@ -17,7 +17,7 @@ use super::tape::{Buffers, Tape, V};
 use super::text::{py_json_indent, py_repr, py_str_list};
 use super::value::{py_eq, Val};
 use super::view::{Json, Kind};
-use super::{raw_text, write_head, write_opt_bool, LineError, Outcome};
+use super::{raw_text, write_head, write_opt_bool, LineError, Outcome, Reader};
 
 /// One `ToolCall` as pydantic validates it, read from the case's tape.
 #[derive(Debug)]
@@ -778,8 +778,12 @@ fn evaluate<'t>(
 const SHAPE: &str = "the case does not have DeepEval's input shape";
 
 /// Score one DeepEval input line.
-pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, LineError<'a>> {
-    score_with(line, out, true)
+pub(crate) fn score<'a>(
+    line: &'a str,
+    out: &mut String,
+    reader: Reader,
+) -> Result<Outcome, LineError<'a>> {
+    score_with(line, out, reader == Reader::Tape)
 }
 
 fn score_with<'a>(line: &'a str, out: &mut String, fast: bool) -> Result<Outcome, LineError<'a>> {

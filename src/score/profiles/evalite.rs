@@ -14,7 +14,7 @@ use super::tape::{Buffers, Tape, V};
 use super::text::{js_json, json_str, push_u64};
 use super::value::{js_eq, js_strict_eq, CowKey, Val};
 use super::view::{Json, Kind};
-use super::{raw_text, write_head, LineError, Outcome};
+use super::{raw_text, write_head, LineError, Outcome, Reader};
 
 /// One call object as JavaScript sees it: `toolName` and `input` may be absent (`undefined`);
 /// the whole object is printed back in the metadata.
@@ -614,8 +614,12 @@ fn flexible_mode(
 const SHAPE: &str = "the case does not have Evalite's input shape";
 
 /// Score one Evalite input line.
-pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, LineError<'a>> {
-    score_with(line, out, true)
+pub(crate) fn score<'a>(
+    line: &'a str,
+    out: &mut String,
+    reader: Reader,
+) -> Result<Outcome, LineError<'a>> {
+    score_with(line, out, reader == Reader::Tape)
 }
 
 fn score_with<'a>(line: &'a str, out: &mut String, fast: bool) -> Result<Outcome, LineError<'a>> {

@@ -136,12 +136,41 @@ pub fn score_line(profile: ProfileName, line: &[u8]) -> Vec<u8> {
     out.into_bytes()
 }
 
+/// [`score_line`] with the line read by serde_json alone, the tape reader bypassed: the
+/// reference that tests and the `score_line` fuzz target hold the fast reader to (both must
+/// print the same bytes for every line).
+#[doc(hidden)]
+pub fn score_line_reference(profile: ProfileName, line: &[u8]) -> Vec<u8> {
+    let mut out = String::new();
+    score_into_with(profile, line, 1, &mut out, Reader::Serde);
+    out.into_bytes()
+}
+
+/// How the hot profiles read a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reader {
+    /// The tape reader, with serde_json for what it leaves aside.
+    Tape,
+    /// serde_json only (the reference).
+    Serde,
+}
+
 /// Score one line (numbered `lineno` for error messages) into `out`.
 pub(crate) fn score_into(
     profile: ProfileName,
     line: &[u8],
     lineno: usize,
     out: &mut String,
+) -> Outcome {
+    score_into_with(profile, line, lineno, out, Reader::Tape)
+}
+
+fn score_into_with(
+    profile: ProfileName,
+    line: &[u8],
+    lineno: usize,
+    out: &mut String,
+    reader: Reader,
 ) -> Outcome {
     // `out` may already hold earlier lines: an error replaces only what this line wrote.
     let mark = out.len();
@@ -159,8 +188,8 @@ pub(crate) fn score_into(
         ))
     } else {
         match profile {
-            ProfileName::Evalite => evalite::score(text, out),
-            ProfileName::Deepeval => deepeval::score(text, out),
+            ProfileName::Evalite => evalite::score(text, out, reader),
+            ProfileName::Deepeval => deepeval::score(text, out, reader),
             ProfileName::Axion => axion::score(text, out),
             ProfileName::Agentevals => agentevals::score(text, out),
             ProfileName::Galtea => galtea::score(text, out),
