@@ -18,10 +18,6 @@ use rayon::prelude::*;
 use serde_json::{Map, Value};
 use toolspec::score::profiles::{score_stream, ProfileName};
 
-/// The allocator of the `toolspec` binary, so the figures are those of `toolspec score`.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 fn vector_lines(name: &str) -> Vec<Value> {
     let path = format!(
         "{}/tests/fixtures/vectors/{name}.jsonl.gz",
