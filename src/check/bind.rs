@@ -151,7 +151,7 @@ impl BoundGlob {
         if !self.prefix.is_dir() {
             return Vec::new();
         }
-        let walker = ignore::WalkBuilder::new(&self.prefix)
+        let walker = crate::check::discover::walker(&self.prefix)
             .standard_filters(false)
             .hidden(true)
             .follow_links(false)
