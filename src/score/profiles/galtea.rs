@@ -162,7 +162,8 @@ pub(crate) fn canon(name: &str, rules: &Rules) -> String {
             changed = true;
         }
         let low = n.to_lowercase();
-        for p in &rules.prefixes {
+        // An empty prefix strips nothing (the reference oracle would loop forever on it).
+        for p in rules.prefixes.iter().filter(|p| !p.is_empty()) {
             let plen = p.chars().count();
             if low.starts_with(p.as_str()) && n.chars().count() > plen {
                 n = n.chars().skip(plen).collect();
@@ -334,6 +335,16 @@ pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, Line
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An empty prefix in the options strips nothing (found by the engine fuzz target: it made
+    /// the normalisation loop forever).
+    #[test]
+    fn empty_prefixes_strip_nothing() {
+        let line = br#"{"id":1,"tools_called":[{"name":"mcp__github__create_issue"}],"expected_tools":[{"name":"create_issue"}],"options":{"galtea":{"prefixes":["", "git"]}}}"#;
+        let out = super::super::score_line(super::super::ProfileName::Galtea, line);
+        let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(v["score"], 1.0, "{v}");
+    }
 
     #[test]
     fn doc_guess_examples_from_the_oracle_readme() {
