@@ -1,6 +1,6 @@
 //! `toolspec score --profile NAME [FILE]`: re-score a dataset the way an existing metric does.
 
-use std::io::{BufReader, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::str::FromStr;
 
 use toolspec::score::profiles::{score_stream, ProfileName};
@@ -25,12 +25,7 @@ pub fn run(args: ScoreArgs) -> u8 {
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let result = match &args.file {
         Some(path) => match std::fs::File::open(path) {
-            Ok(f) => score_stream(
-                profile,
-                BufReader::with_capacity(1 << 20, f),
-                &mut out,
-                threads,
-            ),
+            Ok(f) => score_stream(profile, f, &mut out, threads),
             Err(e) => {
                 output::err(&format!("error: cannot read {}: {e}\n", path.display()));
                 return exit::ERROR;

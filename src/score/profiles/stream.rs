@@ -1,6 +1,6 @@
 //! Scoring a stream of JSON lines in parallel, output in input order.
 
-use std::io::{self, BufRead, Write};
+use std::io::{self, Read, Write};
 
 use rayon::prelude::*;
 
@@ -48,7 +48,7 @@ const LINES_PER_TASK: usize = 256;
 /// skipped (they are not cases), but line numbers in error messages count them.
 pub fn score_stream(
     profile: ProfileName,
-    mut input: impl BufRead,
+    mut input: impl Read,
     mut output: impl Write,
     threads: usize,
 ) -> io::Result<Summary> {
@@ -63,59 +63,52 @@ pub fn score_stream(
         )
     };
     let mut summary = Summary::default();
-    let mut buf: Vec<u8> = Vec::with_capacity(BATCH_BYTES + 4096);
+    // Input is read straight into this buffer (no reader buffer in between): `buf[..filled]`
+    // is what has been read, whole lines are scored, and the unfinished last line moves to the
+    // front for the next batch. A line longer than the buffer doubles it.
+    let mut buf = vec![0u8; BATCH_BYTES];
+    let mut filled = 0usize;
     let mut next_lineno = 1usize;
     let mut outs: Vec<Group> = Vec::new();
     let mut eof = false;
-    while !eof {
-        // Fill a batch of whole lines: whole reader buffers until the batch is full, then up to
-        // the last newline of the next one (a line longer than a batch makes a longer batch).
-        buf.clear();
-        loop {
-            let avail = match input.fill_buf() {
-                Ok(a) => a,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+    loop {
+        while filled < buf.len() && !eof {
+            match input.read(&mut buf[filled..]) {
+                Ok(0) => eof = true,
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(e),
-            };
-            if avail.is_empty() {
-                eof = true;
-                break;
-            }
-            if buf.len() + avail.len() < BATCH_BYTES {
-                let n = avail.len();
-                buf.extend_from_slice(avail);
-                input.consume(n);
-                continue;
-            }
-            match memchr::memrchr(b'\n', avail) {
-                Some(i) => {
-                    buf.extend_from_slice(&avail[..=i]);
-                    input.consume(i + 1);
-                    break;
-                }
-                None => {
-                    let n = avail.len();
-                    buf.extend_from_slice(avail);
-                    input.consume(n);
-                }
             }
         }
-        if buf.is_empty() {
+        let end = if eof {
+            filled
+        } else {
+            match memchr::memrchr(b'\n', &buf[..filled]) {
+                Some(i) => i + 1,
+                None => {
+                    let n = buf.len();
+                    buf.resize(2 * n, 0);
+                    continue;
+                }
+            }
+        };
+        if end == 0 {
             break;
         }
+        let batch = &buf[..end];
         let mut lines: Vec<Line<'_>> = Vec::new();
         let mut start = 0;
         let mut lineno = next_lineno;
-        for end in memchr::memchr_iter(b'\n', &buf).chain(std::iter::once(buf.len())) {
-            if start > buf.len() {
+        for line_end in memchr::memchr_iter(b'\n', batch).chain(std::iter::once(batch.len())) {
+            if start > batch.len() {
                 break;
             }
-            let line = &buf[start..end];
+            let line = &batch[start..line_end];
             if !line.iter().all(u8::is_ascii_whitespace) {
                 lines.push((lineno, line));
             }
             lineno += 1;
-            start = end + 1;
+            start = line_end + 1;
         }
         next_lineno = lineno - 1;
         // One output buffer per group of lines, kept from batch to batch: allocating them anew
@@ -151,6 +144,8 @@ pub fn score_stream(
                 summary.add(o);
             }
         }
+        buf.copy_within(end..filled, 0);
+        filled -= end;
     }
     output.flush()?;
     Ok(summary)
@@ -159,6 +154,58 @@ pub fn score_stream(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A reader that hands out at most `n` bytes per read.
+    struct Trickle<'a>(&'a [u8], usize);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            let n = self.1.min(out.len()).min(self.0.len());
+            out[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    /// Lines cut across reads, a line longer than a batch and a last line without a newline
+    /// come out as the same cases, in order, as one line at a time.
+    #[test]
+    fn lines_survive_any_read_sizes() {
+        let long_id = "x".repeat(BATCH_BYTES + 10);
+        let mut input = String::new();
+        for i in 0..300 {
+            input.push_str(&format!(
+                "{{\"id\":{i},\"actualCalls\":[],\"expectedCalls\":[]}}\n"
+            ));
+        }
+        input.push_str(&format!(
+            "{{\"id\":\"{long_id}\",\"actualCalls\":[],\"expectedCalls\":[]}}\n\n"
+        ));
+        input.push_str("{\"id\":\"last\",\"actualCalls\":[],\"expectedCalls\":[]}");
+        let want: String = input
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| {
+                String::from_utf8(super::super::score_line(ProfileName::Evalite, l.as_bytes()))
+                    .unwrap()
+                    + "\n"
+            })
+            .collect();
+        for n in [1 << 20, 4096, 7] {
+            for threads in [1, 0] {
+                let mut out = Vec::new();
+                let s = score_stream(
+                    ProfileName::Evalite,
+                    Trickle(input.as_bytes(), n),
+                    &mut out,
+                    threads,
+                )
+                .unwrap();
+                assert_eq!(s.cases, 302);
+                assert!(String::from_utf8(out).unwrap() == want, "read size {n}");
+            }
+        }
+    }
 
     #[test]
     fn keeps_order_skips_blank_lines_and_numbers_errors() {
