@@ -53,40 +53,67 @@ timed() { /usr/bin/time -f '%e %U %S %M' "$@" 2>&1 >/dev/null | tail -n1; }
 if want score; then
   say "(a) toolspec score: cases per CPU-second, per profile, vs serde_json -> Value (library, in memory)"
   # The profiles whose conformance vectors are in the repository.
-  profiles=$(ls tests/fixtures/vectors/ | sed -n 's/\.jsonl\.gz$//p' | grep -v difflib | tr '\n' ' ')
+  profiles=$(ls tests/fixtures/vectors/ | sed -n 's/\.jsonl\.gz$//p' | grep -v -e difflib -e _extra | tr '\n' ' ')
   cargo bench --quiet --bench score -- $profiles
-  say "(a) toolspec score through the binary: a file of cases -> stdout, CPU time from /usr/bin/time"
+  say "(a) toolspec score through the binary vs the peers, same run"
+  # Case files: the conformance vectors without their expected results, as the peers' oracles
+  # read them (compact JSON, as in the vector files), repeated to about 400 000 cases; and the
+  # same cases as Python's json.dumps writes them (spaces, \u escapes), a common dataset style.
   python3 - "$BENCH_DIR" <<'PY'
 import gzip, json, sys, os
 out = sys.argv[1]
-strip = {"evalite": ["evalite", "kind"], "deepeval": None}
 for name in ["evalite", "deepeval"]:
-    lines = []
+    cases = []
     for raw in gzip.open(f"tests/fixtures/vectors/{name}.jsonl.gz", "rt"):
         if not raw.strip():
             continue
         v = json.loads(raw)
         if name == "deepeval":
             for r in v.get("results", []):
-                lines.append(json.dumps({"id": v["id"], "tools_called": v["tools_called"],
-                                         "expected_tools": v["expected_tools"], "options": r["options"]}))
+                cases.append({"id": v["id"], "tools_called": v["tools_called"],
+                              "expected_tools": v["expected_tools"], "options": r["options"]})
         else:
-            for k in strip[name]:
-                v.pop(k, None)
-            lines.append(json.dumps(v))
-    reps = max(1, 400_000 // len(lines))
-    with open(os.path.join(out, f"{name}.cases.jsonl"), "w") as f:
-        for _ in range(reps):
-            f.write("\n".join(lines) + "\n")
-    print(f"{name}: {len(lines) * reps} cases ({len(lines)} vectors x {reps})")
+            v.pop("evalite", None)
+            v.pop("kind", None)
+            cases.append(v)
+    reps = max(1, 400_000 // len(cases))
+    for style, dump in [("compact", lambda c: json.dumps(c, separators=(",", ":"), ensure_ascii=False)),
+                        ("python", json.dumps)]:
+        lines = "\n".join(dump(c) for c in cases) + "\n"
+        with open(os.path.join(out, f"{name}.{style}.jsonl"), "w") as f:
+            for _ in range(reps):
+                f.write(lines)
+        if style == "compact":
+            with open(os.path.join(out, f"{name}.peer.jsonl"), "w") as f:
+                f.write(lines)
+    print(f"{name}: {len(cases) * reps} cases ({len(cases)} vectors x {reps})")
 PY
+  PEERS="${PEERS:-/tmp/toolspec-peers}"
+  peer() { # peer evalite|deepeval -> "cases per CPU-second" of the real library, or nothing
+    case "$1" in
+      evalite) [[ -d "$PEERS/evalite/node_modules/evalite" ]] &&
+        EVALITE_DIR="$PEERS/evalite" node benches/peers/evalite_scorer.mjs "$BENCH_DIR/evalite.peer.jsonl" 10 ;;
+      deepeval) [[ -x "$PEERS/deepeval/bin/python" ]] &&
+        "$PEERS/deepeval/bin/python" benches/peers/deepeval_metric.py "$BENCH_DIR/deepeval.peer.jsonl" 10 ;;
+    esac
+  }
+  [[ -d "$PEERS/evalite" && -d "$PEERS/deepeval" ]] || echo "peers not installed (benches/peers/setup.sh $PEERS): ratios against the issue's figures only"
   for p in evalite deepeval; do
-    f="$BENCH_DIR/$p.cases.jsonl"
-    n=$(wc -l < "$f")
-    for j in 1 "$(nproc)"; do
-      read -r wall user sys rss < <(timed "$BIN" score --profile "$p" -j "$j" "$f")
-      python3 -c "n=$n; w=$wall; c=$user+$sys; print(f'score --profile $p -j $j: {n} cases, wall {w:.2f} s, CPU {c:.2f} s -> {n/w:,.0f} cases/s, {n/c:,.0f} cases/CPU-s, max RSS {$rss/1024:.1f} MB')"
+    before=$(peer "$p" || true); [[ -n "$before" ]] && echo "peer before: $before"
+    for style in compact python; do
+      f="$BENCH_DIR/$p.$style.jsonl"
+      n=$(wc -l < "$f")
+      for j in 1 "$(nproc)"; do
+        best=""
+        for _ in $(seq "$REPS"); do
+          read -r wall user sys rss < <(timed "$BIN" score --profile "$p" -j "$j" "$f")
+          best=$(python3 -c "b='$best'; w=$wall; c=$user+$sys; print(f'{w} {c} $rss' if not b or c < float(b.split()[1]) else b)")
+        done
+        read -r wall cpu rss <<< "$best"
+        python3 -c "n=$n; w=$wall; c=$cpu; print(f'toolspec score --profile $p ($style) -j $j: {n} cases, wall {w:.2f} s, CPU {c:.2f} s -> {n/w:,.0f} cases/s, {n/c:,.0f} cases/CPU-s, max RSS {$rss/1024:.1f} MB (best of $REPS)')"
+      done
     done
+    after=$(peer "$p" || true); [[ -n "$after" ]] && echo "peer after: $after"
   done
 fi
 
