@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::judge::{self, JudgeRequest};
-use super::tape::{Buffers, Tape, V};
+use super::tape::{self, Raw, TapeProfile, V};
 use super::text::{py_json_indent, py_repr, py_str_list};
 use super::value::{py_eq, Val};
 use super::view::{Json, Kind};
@@ -44,10 +44,8 @@ struct Options<'t> {
     judge: Option<&'t str>,
 }
 
-/// A case: its raw id and input (printed back as they are) and its tools.
+/// A case: its tools and options (the raw id and input are read from the line).
 struct Case<'t> {
-    id: Option<&'t str>,
-    input: Option<&'t str>,
     tools_called: Vec<Tool<'t>>,
     expected_tools: Vec<Tool<'t>>,
     options: Options<'t>,
@@ -155,8 +153,6 @@ fn case_of<'t>(root: V<'t>) -> Option<Case<'t>> {
         return None;
     }
     let mut c = Case {
-        id: None,
-        input: None,
         tools_called: Vec::new(),
         expected_tools: Vec::new(),
         options: Options {
@@ -167,8 +163,6 @@ fn case_of<'t>(root: V<'t>) -> Option<Case<'t>> {
     let (mut called, mut expected) = (false, false);
     for (k, v) in root.entries() {
         match k {
-            "id" => c.id = v.raw(),
-            "input" => c.input = non_null(v).and_then(V::raw),
             "tools_called" => {
                 c.tools_called = tools_of(v)?;
                 called = true;
@@ -688,11 +682,11 @@ struct Verdict {
 
 const NO_TOOLS: &str = "No available tools were provided to assess tool selection criteria";
 
-fn evaluate<'t>(
+fn evaluate<'t, 'a>(
     exp: &[Tool<'t>],
     called: &[Tool<'t>],
     opts: &Options<'t>,
-    input: Option<&'t str>,
+    input: impl FnOnce() -> Option<&'a str>,
     reason: &mut String,
 ) -> Result<Verdict, String> {
     for t in exp.iter().chain(called) {
@@ -742,7 +736,7 @@ fn evaluate<'t>(
         (x, "oracle stub tool-selection score".into())
     } else if let Some(cmd) = opts.judge {
         let req = JudgeRequest {
-            input,
+            input: input(),
             tools_called: called,
             available_tools: available,
         };
@@ -773,98 +767,64 @@ fn evaluate<'t>(
     })
 }
 
-/// A well-formed line that the metric cannot read (the serde reader accepted it, so this would be
-/// a bug in [`case_of`]).
-const SHAPE: &str = "the case does not have DeepEval's input shape";
-
 /// Score one DeepEval input line.
 pub(crate) fn score<'a>(
     line: &'a str,
     out: &mut String,
     reader: Reader,
 ) -> Result<Outcome, LineError<'a>> {
-    score_with(line, out, reader == Reader::Tape)
+    tape::score_line::<Deepeval>(line, out, reader)
 }
 
-fn score_with<'a>(line: &'a str, out: &mut String, fast: bool) -> Result<Outcome, LineError<'a>> {
-    thread_local! {
-        // Tape buffers and the reason (built before it is escaped into the line), per thread.
-        static BUFS: std::cell::RefCell<(Buffers, String)> =
-            std::cell::RefCell::new((Buffers::default(), String::new()));
+/// DeepEval's lines, read into a tape.
+struct Deepeval;
+
+impl TapeProfile for Deepeval {
+    type Case<'t> = Case<'t>;
+    const SHAPE: &'static str = "the case does not have DeepEval's input shape";
+
+    fn case_of(root: V<'_>) -> Option<Case<'_>> {
+        case_of(root)
     }
-    BUFS.with_borrow_mut(|(bufs, reason)| {
-        if fast {
-            if let Some(tape) = Tape::parse(line, bufs) {
-                let result =
-                    case_of(tape.root()).map(|case| score_case(&tape, case, line, out, reason));
-                tape.recycle(bufs);
-                if let Some(result) = result {
-                    return result;
-                }
-            }
-        }
-        // The line as serde_json reads it: its error, or its value as a tape.
-        let tape = {
-            serde_json::from_str::<SerdeCase<'a>>(line)?;
-            let val = serde_json::from_str(line)?;
-            Tape::from_val(&val, bufs)
-        };
-        let result = match case_of(tape.root()) {
-            Some(case) => score_case(&tape, case, line, out, reason),
-            None => Err(LineError::Malformed(SHAPE.to_owned())),
-        };
-        tape.recycle(bufs);
-        result
-    })
-}
 
-fn score_case<'a>(
-    tape: &Tape<'_>,
-    case: Case<'_>,
-    line: &'a str,
-    out: &mut String,
-    reason: &mut String,
-) -> Result<Outcome, LineError<'a>> {
-    let mut case = case;
-    // The id as raw text of the line (a tape built from a `Val` has none: the serde reader has
-    // it, and the input).
-    let id: Option<&'a str> = if tape.root().raw().is_some() {
-        tape.root()
-            .get("id")
-            .and_then(V::raw_span)
-            .and_then(|r| line.get(r))
-    } else {
-        let serde = serde_json::from_str::<SerdeCase<'a>>(line).ok();
-        case.input = serde
-            .as_ref()
-            .and_then(|c| c.input)
-            .map(RawValue::get)
-            .filter(|i| *i != "null");
-        serde.and_then(|c| c.id)
-    };
-    reason.clear();
-    match evaluate(
-        &case.expected_tools,
-        &case.tools_called,
-        &case.options,
-        case.input,
-        reason,
-    ) {
-        Ok(v) => {
-            write_head(out, id.unwrap_or("null"), Some(v.score), v.success);
-            out.push_str(",\"success\":");
-            write_opt_bool(out, v.success);
-            out.push_str(",\"threshold\":");
-            match v.threshold {
-                Some(t) => super::text::json_f64(out, t),
-                None => out.push_str("null"),
+    fn check(line: &str) -> Result<(), serde_json::Error> {
+        serde_json::from_str::<SerdeCase<'_>>(line).map(drop)
+    }
+
+    /// `scratch` holds the reason, built before it is escaped into the line.
+    fn score<'a>(
+        case: Case<'_>,
+        raw: &Raw<'a, '_>,
+        out: &mut String,
+        reason: &mut String,
+    ) -> Result<Outcome, LineError<'a>> {
+        let id = raw.get("id");
+        reason.clear();
+        let result = evaluate(
+            &case.expected_tools,
+            &case.tools_called,
+            &case.options,
+            // The judge is given the input as written.
+            || raw.get("input").filter(|i| *i != "null"),
+            reason,
+        );
+        match result {
+            Ok(v) => {
+                write_head(out, id.unwrap_or("null"), Some(v.score), v.success);
+                out.push_str(",\"success\":");
+                write_opt_bool(out, v.success);
+                out.push_str(",\"threshold\":");
+                match v.threshold {
+                    Some(t) => super::text::json_f64(out, t),
+                    None => out.push_str("null"),
+                }
+                out.push_str(",\"reason\":");
+                super::text::json_str(out, reason);
+                out.push('}');
+                Ok(Outcome::of(v.success))
             }
-            out.push_str(",\"reason\":");
-            super::text::json_str(out, reason);
-            out.push('}');
-            Ok(Outcome::of(v.success))
+            Err(message) => Err(LineError::Rejected { id, message }),
         }
-        Err(message) => Err(LineError::Rejected { id, message }),
     }
 }
 
@@ -874,13 +834,18 @@ mod tests {
 
     /// Whether the tape reader takes the line (no serde fallback).
     fn reads_fast(line: &str) -> bool {
-        Tape::parse(line, &mut Buffers::default()).is_some_and(|t| case_of(t.root()).is_some())
+        tape::Tape::parse(line, &mut tape::Buffers::default())
+            .is_some_and(|t| case_of(t.root()).is_some())
     }
     use std::io::BufRead;
 
     fn run(line: &str, fast: bool) -> String {
         let mut out = String::new();
-        match score_with(line, &mut out, fast) {
+        match score(
+            line,
+            &mut out,
+            if fast { Reader::Tape } else { Reader::Serde },
+        ) {
             Ok(_) => out,
             Err(LineError::Rejected { id, message }) => format!("{id:?} {message}"),
             Err(LineError::Malformed(m)) => m,

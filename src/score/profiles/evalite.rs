@@ -10,7 +10,7 @@ use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 
-use super::tape::{Buffers, Tape, V};
+use super::tape::{self, Raw, TapeProfile, V};
 use super::text::{js_json, json_str, push_u64};
 use super::value::{js_eq, js_strict_eq, CowKey, Val};
 use super::view::{Json, Kind};
@@ -609,87 +609,56 @@ fn flexible_mode(
     Ok(score)
 }
 
-/// A well-formed line that the metric cannot read (the serde reader accepted it, so this would be
-/// a bug in [`case_of`]).
-const SHAPE: &str = "the case does not have Evalite's input shape";
-
 /// Score one Evalite input line.
 pub(crate) fn score<'a>(
     line: &'a str,
     out: &mut String,
     reader: Reader,
 ) -> Result<Outcome, LineError<'a>> {
-    score_with(line, out, reader == Reader::Tape)
+    tape::score_line::<Evalite>(line, out, reader)
 }
 
-fn score_with<'a>(line: &'a str, out: &mut String, fast: bool) -> Result<Outcome, LineError<'a>> {
-    thread_local! {
-        // Tape buffers and the metadata (built before the head line can be written: the score
-        // comes first), per thread.
-        static BUFS: std::cell::RefCell<(Buffers, String)> =
-            std::cell::RefCell::new((Buffers::default(), String::new()));
+/// Evalite's lines, read into a tape.
+struct Evalite;
+
+impl TapeProfile for Evalite {
+    type Case<'t> = Case<'t>;
+    const SHAPE: &'static str = "the case does not have Evalite's input shape";
+
+    fn case_of(root: V<'_>) -> Option<Case<'_>> {
+        case_of(root)
     }
-    BUFS.with_borrow_mut(|(bufs, meta)| {
-        if fast {
-            if let Some(tape) = Tape::parse(line, bufs) {
-                let result =
-                    case_of(tape.root()).map(|case| score_case(&tape, case, line, out, meta));
-                tape.recycle(bufs);
-                if let Some(result) = result {
-                    return result;
-                }
-            }
-        }
-        // The line as serde_json reads it: its error, or its value as a tape.
-        let tape = {
-            serde_json::from_str::<SerdeCase<'a>>(line)?;
-            let val = serde_json::from_str(line)?;
-            Tape::from_val(&val, bufs)
-        };
-        let result = match case_of(tape.root()) {
-            Some(case) => score_case(&tape, case, line, out, meta),
-            None => Err(LineError::Malformed(SHAPE.to_owned())),
-        };
-        tape.recycle(bufs);
-        result
-    })
-}
 
-fn score_case<'a>(
-    tape: &Tape<'_>,
-    case: Case<'_>,
-    line: &'a str,
-    out: &mut String,
-    meta: &mut String,
-) -> Result<Outcome, LineError<'a>> {
-    // The id as raw text of the line (a tape built from a `Val` has none: the serde reader has
-    // it).
-    let id: Option<&'a str> = if tape.root().raw().is_some() {
-        tape.root()
-            .get("id")
-            .and_then(V::raw_span)
-            .and_then(|r| line.get(r))
-    } else {
-        serde_json::from_str::<SerdeCase<'a>>(line)
-            .ok()
-            .and_then(|c| c.id)
-    };
-    meta.clear();
-    match evaluate(&case.actual, &case.expected, case.mode, case.weights, meta) {
-        Ok(score) => {
-            let passed = score >= case.threshold.unwrap_or(1.0);
-            write_head(
-                out,
-                id.unwrap_or("null"),
-                (!score.is_nan()).then_some(score),
-                Some(passed),
-            );
-            out.push_str(",\"metadata\":");
-            out.push_str(meta);
-            out.push('}');
-            Ok(Outcome::of(Some(passed)))
+    fn check(line: &str) -> Result<(), serde_json::Error> {
+        serde_json::from_str::<SerdeCase<'_>>(line).map(drop)
+    }
+
+    /// `scratch` holds the metadata, built before the head of the line can be written (the
+    /// score comes first).
+    fn score<'a>(
+        case: Case<'_>,
+        raw: &Raw<'a, '_>,
+        out: &mut String,
+        meta: &mut String,
+    ) -> Result<Outcome, LineError<'a>> {
+        let id = raw.get("id");
+        meta.clear();
+        match evaluate(&case.actual, &case.expected, case.mode, case.weights, meta) {
+            Ok(score) => {
+                let passed = score >= case.threshold.unwrap_or(1.0);
+                write_head(
+                    out,
+                    id.unwrap_or("null"),
+                    (!score.is_nan()).then_some(score),
+                    Some(passed),
+                );
+                out.push_str(",\"metadata\":");
+                out.push_str(meta);
+                out.push('}');
+                Ok(Outcome::of(Some(passed)))
+            }
+            Err(message) => Err(LineError::Rejected { id, message }),
         }
-        Err(message) => Err(LineError::Rejected { id, message }),
     }
 }
 
@@ -699,14 +668,19 @@ mod tests {
 
     /// Whether the tape reader takes the line (no serde fallback).
     fn reads_fast(line: &str) -> bool {
-        Tape::parse(line, &mut Buffers::default()).is_some_and(|t| case_of(t.root()).is_some())
+        tape::Tape::parse(line, &mut tape::Buffers::default())
+            .is_some_and(|t| case_of(t.root()).is_some())
     }
     use std::io::BufRead;
 
     fn both(line: &str) -> (String, String) {
         let run = |fast| {
             let mut out = String::new();
-            match score_with(line, &mut out, fast) {
+            match score(
+                line,
+                &mut out,
+                if fast { Reader::Tape } else { Reader::Serde },
+            ) {
                 Ok(_) => out,
                 Err(LineError::Rejected { id, message }) => format!("{id:?} {message}"),
                 Err(LineError::Malformed(m)) => m,

@@ -13,9 +13,93 @@
 //! (which gives the exact errors) and, for a line that is well-formed after all, builds the
 //! tape from the resulting [`Val`] with [`Tape::from_val`], so both roads end in the same tape.
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use serde_json::value::RawValue;
+
 use super::scan::{number, plain_run_end, unescape};
 use super::value::Val;
 use super::view::{Json, Kind};
+use super::{LineError, Outcome, Reader};
+
+/// A profile whose case lines are read into a tape ([`score_line`] drives it).
+pub(crate) trait TapeProfile {
+    /// A case, read from a line's tape.
+    type Case<'t>;
+    /// What a case the serde reader accepts but [`TapeProfile::case_of`] does not read is
+    /// called (a bug, were it ever to happen).
+    const SHAPE: &'static str;
+    /// The case in the line's top-level value, read as the serde reader reads it, or `None`
+    /// where that reader would fail.
+    fn case_of(root: V<'_>) -> Option<Self::Case<'_>>;
+    /// The serde reader of the line: its shape check, and its error for a line it rejects.
+    fn check(line: &str) -> Result<(), serde_json::Error>;
+    /// Score a case into `out` (one output line, no newline); `raw` gives the raw text of the
+    /// line's fields, `scratch` is a buffer kept between lines.
+    fn score<'a>(
+        case: Self::Case<'_>,
+        raw: &Raw<'a, '_>,
+        out: &mut String,
+        scratch: &mut String,
+    ) -> Result<Outcome, LineError<'a>>;
+}
+
+/// Score one line of profile `P`: the tape reader first; serde_json for what it leaves aside
+/// (the exact error of a line it rejects, else the line's value, as a tape), so every line is
+/// scored by the same code. [`Reader::Serde`] skips the tape reader (the reference).
+pub(crate) fn score_line<'a, P: TapeProfile>(
+    line: &'a str,
+    out: &mut String,
+    reader: Reader,
+) -> Result<Outcome, LineError<'a>> {
+    thread_local! {
+        // Tape buffers and a scratch buffer, per thread.
+        static BUFS: std::cell::RefCell<(Buffers, String)> =
+            std::cell::RefCell::new((Buffers::default(), String::new()));
+    }
+    BUFS.with_borrow_mut(|(bufs, scratch)| {
+        if reader == Reader::Tape {
+            if let Some(tape) = Tape::parse(line, bufs) {
+                let raw = Raw { tape: &tape, line };
+                let result = P::case_of(tape.root()).map(|case| P::score(case, &raw, out, scratch));
+                tape.recycle(bufs);
+                if let Some(result) = result {
+                    return result;
+                }
+            }
+        }
+        P::check(line)?;
+        let val: Val<'_> = serde_json::from_str(line)?;
+        let tape = Tape::from_val(&val, bufs);
+        let raw = Raw { tape: &tape, line };
+        let result = match P::case_of(tape.root()) {
+            Some(case) => P::score(case, &raw, out, scratch),
+            None => Err(LineError::Malformed(P::SHAPE.to_owned())),
+        };
+        tape.recycle(bufs);
+        result
+    })
+}
+
+/// The raw JSON text of a line's top-level fields (ids and inputs are printed back as written).
+pub(crate) struct Raw<'a, 't> {
+    tape: &'t Tape<'t>,
+    line: &'a str,
+}
+
+impl<'a> Raw<'a, '_> {
+    /// The raw text of field `key` of the line (the last one, as a JSON parser keeps it).
+    pub(crate) fn get(&self, key: &str) -> Option<&'a str> {
+        if self.tape.root().raw().is_some() {
+            let span = self.tape.root().get(key)?.raw_span()?;
+            return self.line.get(span);
+        }
+        // A tape built from a `Val` has no text: ask serde_json for the fields' raw values.
+        let fields: BTreeMap<Cow<'a, str>, &'a RawValue> = serde_json::from_str(self.line).ok()?;
+        fields.get(key).map(|r| r.get())
+    }
+}
 
 /// Deeper values go to serde_json (whose recursion limit is 128).
 const MAX_DEPTH: usize = 64;
