@@ -13,11 +13,11 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::judge::{self, JudgeRequest};
-use super::tape::{self, Raw, TapeProfile, V};
+use super::tape::{Raw, TapeProfile, V};
 use super::text::{py_json_indent, py_repr, py_str_list};
 use super::value::{py_eq, Val};
 use super::view::{Json, Kind};
-use super::{raw_text, write_head, write_opt_bool, LineError, Outcome, Reader};
+use super::{raw_text, write_head, write_opt_bool, LineError, Outcome};
 
 /// One `ToolCall` as pydantic validates it, read from the case's tape.
 #[derive(Debug)]
@@ -45,7 +45,7 @@ struct Options<'t> {
 }
 
 /// A case: its tools and options (the raw id and input are read from the line).
-struct Case<'t> {
+pub(crate) struct Case<'t> {
     tools_called: Vec<Tool<'t>>,
     expected_tools: Vec<Tool<'t>>,
     options: Options<'t>,
@@ -768,16 +768,8 @@ fn evaluate<'t, 'a>(
 }
 
 /// Score one DeepEval input line.
-pub(crate) fn score<'a>(
-    line: &'a str,
-    out: &mut String,
-    reader: Reader,
-) -> Result<Outcome, LineError<'a>> {
-    tape::score_line::<Deepeval>(line, out, reader)
-}
-
 /// DeepEval's lines, read into a tape.
-struct Deepeval;
+pub(crate) struct Deepeval;
 
 impl TapeProfile for Deepeval {
     type Case<'t> = Case<'t>;
@@ -831,21 +823,20 @@ impl TapeProfile for Deepeval {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::score::profiles::{tape, Reader};
 
     /// Whether the tape reader takes the line (no serde fallback).
     fn reads_fast(line: &str) -> bool {
         tape::Tape::parse(line, &mut tape::Buffers::default())
             .is_some_and(|t| case_of(t.root()).is_some())
     }
+
     use std::io::BufRead;
 
     fn run(line: &str, fast: bool) -> String {
         let mut out = String::new();
-        match score(
-            line,
-            &mut out,
-            if fast { Reader::Tape } else { Reader::Serde },
-        ) {
+        let reader = if fast { Reader::Tape } else { Reader::Serde };
+        match tape::score_line::<Deepeval>(line, &mut out, reader) {
             Ok(_) => out,
             Err(LineError::Rejected { id, message }) => format!("{id:?} {message}"),
             Err(LineError::Malformed(m)) => m,

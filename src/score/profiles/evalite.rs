@@ -10,11 +10,11 @@ use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 
-use super::tape::{self, Raw, TapeProfile, V};
+use super::tape::{Raw, TapeProfile, V};
 use super::text::{js_json, json_str, push_u64};
 use super::value::{js_eq, js_strict_eq, CowKey, Val};
 use super::view::{Json, Kind};
-use super::{raw_text, write_head, LineError, Outcome, Reader};
+use super::{raw_text, write_head, LineError, Outcome};
 
 /// One call object as JavaScript sees it: `toolName` and `input` may be absent (`undefined`);
 /// the whole object is printed back in the metadata.
@@ -25,7 +25,7 @@ pub(crate) struct Call<'t> {
 }
 
 /// A case read from its tape.
-struct Case<'t> {
+pub(crate) struct Case<'t> {
     actual: Vec<Call<'t>>,
     expected: Vec<Call<'t>>,
     mode: Option<V<'t>>,
@@ -610,16 +610,8 @@ fn flexible_mode(
 }
 
 /// Score one Evalite input line.
-pub(crate) fn score<'a>(
-    line: &'a str,
-    out: &mut String,
-    reader: Reader,
-) -> Result<Outcome, LineError<'a>> {
-    tape::score_line::<Evalite>(line, out, reader)
-}
-
 /// Evalite's lines, read into a tape.
-struct Evalite;
+pub(crate) struct Evalite;
 
 impl TapeProfile for Evalite {
     type Case<'t> = Case<'t>;
@@ -665,22 +657,21 @@ impl TapeProfile for Evalite {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::score::profiles::{tape, Reader};
 
     /// Whether the tape reader takes the line (no serde fallback).
     fn reads_fast(line: &str) -> bool {
         tape::Tape::parse(line, &mut tape::Buffers::default())
             .is_some_and(|t| case_of(t.root()).is_some())
     }
+
     use std::io::BufRead;
 
     fn both(line: &str) -> (String, String) {
         let run = |fast| {
             let mut out = String::new();
-            match score(
-                line,
-                &mut out,
-                if fast { Reader::Tape } else { Reader::Serde },
-            ) {
+            let reader = if fast { Reader::Tape } else { Reader::Serde };
+            match tape::score_line::<Evalite>(line, &mut out, reader) {
                 Ok(_) => out,
                 Err(LineError::Rejected { id, message }) => format!("{id:?} {message}"),
                 Err(LineError::Malformed(m)) => m,

@@ -188,8 +188,8 @@ fn score_into_with(
         ))
     } else {
         match profile {
-            ProfileName::Evalite => evalite::score(text, out, reader),
-            ProfileName::Deepeval => deepeval::score(text, out, reader),
+            ProfileName::Evalite => tape::score_line::<evalite::Evalite>(text, out, reader),
+            ProfileName::Deepeval => tape::score_line::<deepeval::Deepeval>(text, out, reader),
             ProfileName::Axion => axion::score(text, out),
             ProfileName::Agentevals => agentevals::score(text, out),
             ProfileName::Galtea => galtea::score(text, out),
