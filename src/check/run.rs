@@ -676,9 +676,11 @@ fn keep_for(specs: &[&Spec]) -> transcript::Keep {
             })
         })
     };
+    let no_outputs = outputs.iter().all(|(_, set)| set.is_empty());
     transcript::Keep {
         args: Some(filter(args)),
         outputs: Some(filter(outputs)),
+        no_outputs,
     }
 }
 

@@ -9,6 +9,7 @@ use crate::source::{LineIndex, Span};
 
 use super::detect;
 use super::error::{offset_of, Locator, Rejection};
+use super::prune::{self, Prune};
 use super::readers::{self, Origin, Session};
 use super::sink::Sink;
 use super::spans::{Seg, SpanTree};
@@ -491,7 +492,19 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
                 .count();
         let json = &json[..json_end];
         let span = Span::new(offset, offset + raw.len());
-        let value: Value = match serde_json::from_slice(json) {
+        // Once the session's format is known, its reader's rule for what need not be built.
+        let prune = match &self.state {
+            State::Session {
+                format: Format::ClaudeCode,
+                ..
+            } if self.keep.restricts() => Some(Prune::claude_code(!self.keep.no_outputs)),
+            _ => None,
+        };
+        let parsed = match prune {
+            Some(rule) => prune::parse_line(json, rule),
+            None => serde_json::from_slice(json),
+        };
+        let value: Value = match parsed {
             Ok(v) => v,
             Err(e) => {
                 check_utf8_at(self.name, raw, offset, no)?;

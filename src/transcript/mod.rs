@@ -21,6 +21,7 @@ mod detect;
 mod driver;
 mod error;
 mod format;
+mod prune;
 mod readers;
 mod sink;
 mod spans;
@@ -179,6 +180,9 @@ pub struct Keep {
     pub args: Option<NameFilter>,
     /// Keep the output of calls whose name passes (`None`: of every call).
     pub outputs: Option<NameFilter>,
+    /// Keep no call's output at all (whatever `outputs` says). Readers then need not build
+    /// output payloads: a Claude Code session's tool results are parsed but never built.
+    pub no_outputs: bool,
 }
 
 impl Keep {
@@ -187,9 +191,16 @@ impl Keep {
         self.args.as_ref().is_none_or(|f| f(name))
     }
 
+    /// Whether anything is left out. Under [`Keep::default`] a reader builds each line as
+    /// serde_json does; otherwise it may also skip building the members its format's reader
+    /// never reads (see `transcript::prune`).
+    pub fn restricts(&self) -> bool {
+        self.args.is_some() || self.outputs.is_some() || self.no_outputs
+    }
+
     /// Whether the output of a call named `name` is kept.
     pub fn output_of(&self, name: &str) -> bool {
-        self.outputs.as_ref().is_none_or(|f| f(name))
+        !self.no_outputs && self.outputs.as_ref().is_none_or(|f| f(name))
     }
 }
 
@@ -198,6 +209,7 @@ impl std::fmt::Debug for Keep {
         f.debug_struct("Keep")
             .field("args", &self.args.as_ref().map(|_| "filter"))
             .field("outputs", &self.outputs.as_ref().map(|_| "filter"))
+            .field("no_outputs", &self.no_outputs)
             .finish()
     }
 }
@@ -230,6 +242,7 @@ mod keep_tests {
         let some = read_keeping(&Keep {
             args: Some(only_lookup.clone()),
             outputs: Some(only_lookup),
+            no_outputs: false,
         });
         assert_eq!(some.calls[0], all.calls[0]);
         assert_eq!(some.calls[1].args, serde_json::Value::Null);

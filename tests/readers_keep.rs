@@ -1,0 +1,95 @@
+//! What a reader leaves out when told that no output is needed (`Keep::no_outputs`, set by the
+//! check runner when no spec looks at outputs): for every transcript in the fixtures, in every
+//! format, the calls, declared tools and findings are those of a full read, with every output
+//! `None`; and with filters that pass every call, they are exactly those of a full read. Under
+//! a restricted `Keep`, Claude Code lines are parsed without building what the reader never
+//! reads (`transcript::prune`), so this pins that the pruned parse changes nothing else.
+
+use std::path::{Path, PathBuf};
+
+use toolspec::transcript::{read_with_keep, Keep, Transcript};
+
+fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            files(&p, out);
+        } else if !p.to_string_lossy().ends_with(".truth.json")
+            && p.extension()
+                .is_some_and(|x| x == "json" || x == "jsonl" || x == "log")
+        {
+            out.push(p);
+        }
+    }
+}
+
+fn read(path: &Path, keep: &Keep) -> Result<Vec<Transcript>, String> {
+    let bytes = std::fs::read(path).unwrap();
+    let mut out = Vec::new();
+    read_with_keep(&path.display().to_string(), &bytes, None, keep, |t| {
+        out.push(t)
+    })
+    .map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+#[test]
+fn without_outputs_everything_but_the_outputs_is_read_the_same() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut all = Vec::new();
+    for sub in ["corpus", "formats"] {
+        files(&root.join(sub), &mut all);
+    }
+    all.sort();
+    let no_outputs = Keep {
+        no_outputs: true,
+        ..Keep::default()
+    };
+    // Filters that pass every name: nothing is left out, but the reader may prune what it never
+    // reads, so this read must equal the full one exactly.
+    let everything: toolspec::transcript::NameFilter = std::sync::Arc::new(|_: &str| true);
+    let filtered = Keep {
+        args: Some(everything.clone()),
+        outputs: Some(everything),
+        no_outputs: false,
+    };
+    let (mut compared, mut sessions) = (0, 0);
+    for path in &all {
+        let full = read(path, &Keep::default());
+        assert_eq!(
+            read(path, &filtered),
+            full,
+            "{}: a read with filters that pass everything differs",
+            path.display()
+        );
+        let lean = read(path, &no_outputs);
+        let (full, lean) = match (full, lean) {
+            (Ok(f), Ok(l)) => (f, l),
+            (Err(f), Err(l)) => {
+                assert_eq!(f, l, "{}: different errors", path.display());
+                continue;
+            }
+            (f, l) => panic!("{}: {f:?} vs {l:?}", path.display()),
+        };
+        let mut expected = full.clone();
+        for t in &mut expected {
+            for c in &mut t.calls {
+                c.output = None;
+            }
+        }
+        assert_eq!(lean, expected, "{}", path.display());
+        assert!(lean
+            .iter()
+            .flat_map(|t| &t.calls)
+            .all(|c| c.output.is_none()));
+        compared += 1;
+        if path.to_string_lossy().contains("claude_code") {
+            sessions += 1;
+        }
+    }
+    assert!(compared > 100, "only {compared} transcripts compared");
+    assert!(
+        sessions >= 7,
+        "only {sessions} Claude Code sessions compared"
+    );
+}
