@@ -146,9 +146,85 @@ impl SourceFile {
     }
 }
 
+/// Why a source text could not be read.
+#[derive(Debug)]
+pub enum ReadTextError {
+    /// The file could not be read.
+    Io(std::io::Error),
+    /// The file is not UTF-8: the first byte where decoding stopped, and where it is.
+    NotUtf8 {
+        /// Byte offset of that byte.
+        offset: usize,
+        /// Its line and column (the column counts the valid characters before it, plus one).
+        at: LineCol,
+        /// The byte.
+        byte: u8,
+    },
+}
+
+impl std::fmt::Display for ReadTextError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadTextError::Io(e) => e.fmt(f),
+            ReadTextError::NotUtf8 { at, byte, .. } => write!(
+                f,
+                "line {}, column {}: byte 0x{byte:02X} is not UTF-8 (toolspec reads specs and settings as UTF-8 text)",
+                at.line, at.col
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ReadTextError {}
+
+impl From<ReadTextError> for std::io::Error {
+    fn from(e: ReadTextError) -> std::io::Error {
+        match e {
+            ReadTextError::Io(e) => e,
+            e @ ReadTextError::NotUtf8 { .. } => {
+                std::io::Error::new(std::io::ErrorKind::InvalidData, e.to_string())
+            }
+        }
+    }
+}
+
+/// Read a text file (a spec) as UTF-8. Where it is not UTF-8, the error says where
+/// (`std::fs::read_to_string` only says that it is not).
+pub fn read_text(path: &std::path::Path) -> Result<String, ReadTextError> {
+    let bytes = std::fs::read(path).map_err(ReadTextError::Io)?;
+    String::from_utf8(bytes).map_err(|e| {
+        let offset = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        ReadTextError::NotUtf8 {
+            offset,
+            at: LineIndex::new(bytes).line_col(bytes, offset),
+            byte: bytes[offset],
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn read_text_says_where_a_file_is_not_utf8() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("latin1.toolspec");
+        std::fs::write(&path, b"spec s {\n  call caf\xe9()\n}\n").unwrap();
+        let e = read_text(&path).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "line 2, column 11: byte 0xE9 is not UTF-8 (toolspec reads specs and settings as UTF-8 text)"
+        );
+        assert!(matches!(e, ReadTextError::NotUtf8 { offset: 19, .. }));
+        std::fs::write(&path, "spec s {}\n").unwrap();
+        assert_eq!(read_text(&path).unwrap(), "spec s {}\n");
+        assert!(matches!(
+            read_text(&dir.path().join("missing")),
+            Err(ReadTextError::Io(_))
+        ));
+    }
 
     #[test]
     fn line_col_counts_from_one_and_in_characters() {

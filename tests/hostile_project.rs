@@ -43,6 +43,40 @@ fn a_spec_that_includes_itself_is_an_include_cycle_and_other_specs_run() {
 }
 
 #[test]
+fn a_spec_that_is_not_utf8_is_a_located_error_and_other_specs_run() {
+    let p = Project::new();
+    // Saved as Latin-1 by an old editor: `é` is the single byte 0xE9.
+    p.write(
+        "latin1.toolspec",
+        b"spec cafe {\n  transcripts \"runs/*\"\n  call caf\xe9()\n}\n",
+    );
+    let run = p.check(&[]);
+    assert_eq!(run.code, Some(2), "{}\n{}", run.stdout, run.stderr);
+    let errors = run.errors_about("latin1.toolspec");
+    assert_eq!(errors.len(), 1, "{}", run.stdout);
+    let e = &errors[0];
+    assert_eq!(e["code"], "unreadable-spec");
+    assert_eq!(
+        (&e["location"]["line"], &e["location"]["column"]),
+        (&3.into(), &11.into())
+    );
+    assert!(e["message"].as_str().unwrap().contains("0xE9"), "{e:#}");
+    assert!(e["help"].as_str().unwrap().contains("UTF-8"), "{e:#}");
+    run.assert_good_checked();
+    // `compile` and `fmt` say where, too.
+    for cmd in ["compile", "fmt"] {
+        let out = run_in(p.root(), &[cmd, "latin1.toolspec"]);
+        assert_eq!(out.code, Some(2), "{cmd}: {}", out.stderr);
+        assert!(
+            out.stderr
+                .contains("line 3, column 11: byte 0xE9 is not UTF-8"),
+            "{cmd}: {}",
+            out.stderr
+        );
+    }
+}
+
+#[test]
 fn nesting_100_000_levels_deep_in_a_spec_is_a_diagnostic_not_a_crash() {
     let p = Project::new();
     let deep = format!("{}1{}", "[".repeat(100_000), "]".repeat(100_000));

@@ -29,7 +29,7 @@ use crate::report::model::{
     CallRef, ExpectationResult, Finding, Location, PairResult, Report, Severity,
 };
 use crate::score::profiles::{self, ExpectedCall, ProfileVerdict};
-use crate::source::{LineIndex, SourceFile, Span};
+use crate::source::{LineIndex, ReadTextError, SourceFile, Span};
 use crate::transcript::{self, Format, ReadError, Transcript};
 
 /// What to check, beyond the settings.
@@ -307,8 +307,30 @@ fn compile_spec_file(
     cwd: &Path,
 ) -> (Compiled, Vec<Finding>) {
     let shown = display_path(&absolute(path), cwd);
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::source::read_text(path) {
         Ok(t) => t,
+        Err(ReadTextError::NotUtf8 { offset, at, byte }) => {
+            let f = Finding {
+                location: Some(Location {
+                    file: shown.clone(),
+                    line: at.line,
+                    column: at.col,
+                    end_line: at.line,
+                    end_column: at.col + 1,
+                    span: [offset, offset + 1],
+                }),
+                ..plain_error(
+                    "unreadable-spec",
+                    format!("this spec is not UTF-8: byte 0x{byte:02X} cannot be decoded"),
+                    Some(
+                        "toolspec reads specs as UTF-8 text; re-save the file as UTF-8 \
+                         (the location is the first byte that is not)"
+                            .into(),
+                    ),
+                )
+            };
+            return (Err(vec![f]), Vec::new());
+        }
         Err(e) => {
             let f = plain_error("unreadable-spec", format!("cannot read {shown}: {e}"), None);
             return (Err(vec![f]), Vec::new());

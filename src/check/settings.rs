@@ -149,9 +149,9 @@ impl LoadedSettings {
 
     /// Read settings from an explicit file.
     pub fn load(path: &Path) -> Result<LoadedSettings, SettingsError> {
-        let text = std::fs::read_to_string(path).map_err(|cause| SettingsError::Io {
+        let text = crate::source::read_text(path).map_err(|e| SettingsError::Io {
             path: path.display().to_string(),
-            cause,
+            cause: e.into(),
         })?;
         Self::parse(path, &text)
     }

@@ -59,7 +59,7 @@ pub struct FsLoader;
 impl SourceLoader for FsLoader {
     fn load(&self, from: &SourceFile, path: &str) -> io::Result<SourceFile> {
         let name = resolve_include(&from.name, path);
-        let text = std::fs::read_to_string(&name)?;
+        let text = crate::source::read_text(std::path::Path::new(&name))?;
         Ok(SourceFile::new(name, text))
     }
 }

@@ -14,7 +14,7 @@ pub fn run(args: CompileArgs) -> u8 {
     let mut compiled = Vec::new();
     for path in &args.files {
         let name = path.display().to_string();
-        let text = match std::fs::read_to_string(path) {
+        let text = match toolspec::source::read_text(path) {
             Ok(t) => t,
             Err(e) => {
                 output::err(&format!("error: cannot read {name}: {e}\n"));

@@ -30,7 +30,7 @@ pub fn run(args: FmtArgs) -> u8 {
         .chain(found.transcripts.iter().filter(|p| discover::is_spec(p)))
     {
         let name = path.display().to_string();
-        let text = match std::fs::read_to_string(path) {
+        let text = match toolspec::source::read_text(path) {
             Ok(t) => t,
             Err(e) => {
                 output::err(&format!("error: cannot read {name}: {e}\n"));
