@@ -6,9 +6,12 @@
 //! it is named here, and then fails until a bundled spec uses it.
 //! `cargo test --test lang_constructs -- --nocapture` prints the table of constructs per file.
 
+mod lang_common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use lang_common::bundled_spec_files as spec_files;
 use toolspec::config::Part;
 use toolspec::source::SourceFile;
 use toolspec::syntax::ast::*;
@@ -568,24 +571,6 @@ impl Seen {
             JsonKind::Null | JsonKind::Bool(_) | JsonKind::Number(_) => {}
         }
     }
-}
-
-fn spec_files() -> Vec<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut out = Vec::new();
-    let mut dirs = vec![root.join("specs")];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "toolspec") {
-                out.push(p.strip_prefix(root).unwrap().to_string_lossy().into_owned());
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 /// Constructs used by each bundled file.

@@ -15,26 +15,15 @@ use toolspec::syntax::format;
 fn bundled() -> &'static [(String, String)] {
     static FILES: std::sync::OnceLock<Vec<(String, String)>> = std::sync::OnceLock::new();
     FILES.get_or_init(|| {
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("specs");
-        let mut out = Vec::new();
-        let mut dirs = vec![root.clone()];
-        while let Some(d) = dirs.pop() {
-            for e in std::fs::read_dir(&d).unwrap() {
-                let p = e.unwrap().path();
-                if p.is_dir() {
-                    dirs.push(p);
-                } else if p.extension().is_some_and(|x| x == "toolspec") {
-                    let name = p
-                        .strip_prefix(&root)
-                        .unwrap()
-                        .to_string_lossy()
-                        .replace('\\', "/");
-                    out.push((name, std::fs::read_to_string(&p).unwrap()));
-                }
-            }
-        }
-        out.sort();
-        out
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        lang_common::bundled_spec_files()
+            .into_iter()
+            .map(|rel| {
+                let text = std::fs::read_to_string(root.join(&rel)).unwrap();
+                // Names relative to `specs/`, as includes name them.
+                (rel.strip_prefix("specs/").unwrap().to_owned(), text)
+            })
+            .collect()
     })
 }
 

@@ -4,6 +4,8 @@
 //! (a name is its name, a string literal decodes to its value, a number parses to its value, a
 //! JSON literal is that JSON, a regex body is the body).
 
+mod lang_common;
+
 use std::path::Path;
 
 use toolspec::source::{SourceFile, Span};
@@ -367,19 +369,11 @@ fn check(name: &str, text: &str) -> usize {
 
 #[test]
 fn every_node_of_every_bundled_spec_has_its_span() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs");
-    let mut dirs = vec![root];
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut nodes = 0;
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "toolspec") {
-                let text = std::fs::read_to_string(&p).unwrap();
-                nodes += check(&p.display().to_string(), &text);
-            }
-        }
+    for name in lang_common::bundled_spec_files() {
+        let text = std::fs::read_to_string(root.join(&name)).unwrap();
+        nodes += check(&name, &text);
     }
     assert!(nodes > 2000, "only {nodes} nodes checked");
 }

@@ -6,29 +6,11 @@ mod lang_common;
 
 use std::path::Path;
 
-use lang_common::render;
+use lang_common::{bundled_spec_files as spec_files, render};
 use serde_json::Value;
 use toolspec::compile::compile;
 use toolspec::source::SourceFile;
 use toolspec::syntax::format;
-
-fn spec_files() -> Vec<String> {
-    let mut out = Vec::new();
-    let mut dirs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("specs")];
-    while let Some(d) = dirs.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                dirs.push(p);
-            } else if p.extension().is_some_and(|x| x == "toolspec") {
-                let rel = p.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap();
-                out.push(rel.to_string_lossy().replace('\\', "/"));
-            }
-        }
-    }
-    out.sort();
-    out
-}
 
 fn load(name: &str) -> SourceFile {
     let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(name)).unwrap();

@@ -4,6 +4,27 @@
 use toolspec::compile::{compile, CompileResult, MapLoader, SpecDiagnostic};
 use toolspec::source::SourceFile;
 
+/// Every bundled spec file (`specs/**/*.toolspec`), as paths relative to the repository with
+/// `/` separators, sorted.
+pub fn bundled_spec_files() -> Vec<String> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = Vec::new();
+    let mut dirs = vec![root.join("specs")];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|x| x == "toolspec") {
+                let rel = p.strip_prefix(root).unwrap();
+                out.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 /// Render a diagnostic as the CLI does, without colours (unicode, 100 columns).
 pub fn render(d: &SpecDiagnostic) -> String {
     let mut s = String::new();

@@ -767,7 +767,6 @@ fn evaluate<'t, 'a>(
     })
 }
 
-/// Score one DeepEval input line.
 /// DeepEval's lines, read into a tape.
 pub(crate) struct Deepeval;
 

@@ -609,7 +609,6 @@ fn flexible_mode(
     Ok(score)
 }
 
-/// Score one Evalite input line.
 /// Evalite's lines, read into a tape.
 pub(crate) struct Evalite;
 
