@@ -1,10 +1,11 @@
-//! Line and column of byte offsets in a transcript file, resolved once per file, after it is
-//! checked.
+//! Line and column of byte offsets in a transcript file, resolved as its transcripts are checked.
 //!
-//! While a file is checked, findings point into it with byte spans only ([`pending`] locations).
-//! When the file is done, [`resolve`] fills in every line and column in one go: from the bytes
-//! already in memory when the file was read whole, or in one streaming pass over the file when it
-//! was too large to hold (so a 1 GB transcript is never loaded to place its findings).
+//! While a transcript is checked, findings point into its file with byte spans only ([`pending`]
+//! locations). Once its results are complete, a [`Locator`] fills in their lines and columns:
+//! from the bytes already in memory when the file was read whole, or by streaming the file when
+//! it was too large to hold (so a 1 GB transcript is never loaded to place its findings). The
+//! locator keeps its place between transcripts, so a file's transcripts, in order, cost one pass
+//! over it together.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
@@ -53,47 +54,172 @@ pub(crate) fn resolve<'a>(
     text: Option<&[u8]>,
     path: &Path,
 ) {
-    let mut pending: Vec<&mut Location> = locations.into_iter().filter(|l| is_pending(l)).collect();
-    if pending.is_empty() {
-        return;
+    Locator::new(text, path).resolve(locations);
+}
+
+/// Places the pending locations of a file, batch after batch (a transcript's results at a
+/// time), following the file forward: offsets that only grow from batch to batch (the
+/// transcripts of a file, in order) are placed in one pass over it, however many batches. An
+/// offset behind the last one placed starts the pass again from the top.
+pub(crate) struct Locator<'t> {
+    text: Option<&'t [u8]>,
+    path: &'t Path,
+    /// The file, when it is streamed (opened on first use).
+    file: Option<std::fs::File>,
+    /// Streamed bytes of the file from `buf_start`.
+    buf: Vec<u8>,
+    buf_start: usize,
+    /// The file could not be read: everything is placed at 1:1.
+    broken: bool,
+    /// Bytes passed so far, and the line (1-based) and characters since its start there.
+    pos: usize,
+    line: usize,
+    col: usize,
+}
+
+/// Bytes read at a time from a streamed file.
+const READ_CHUNK: usize = 1 << 20;
+
+impl<'t> Locator<'t> {
+    /// A locator over `text` (the whole file, if it was read whole) or streaming `path`.
+    pub(crate) fn new(text: Option<&'t [u8]>, path: &'t Path) -> Self {
+        Locator {
+            text,
+            path,
+            file: None,
+            buf: Vec::new(),
+            buf_start: 0,
+            broken: false,
+            pos: 0,
+            line: 1,
+            col: 0,
+        }
     }
-    // Read errors come with a line and column: find their offsets first.
-    pending.retain_mut(|l| {
-        if l.span != UNKNOWN_OFFSET {
-            return true;
+
+    /// Fill in every pending location of `locations` (see [`resolve`]).
+    pub(crate) fn resolve<'a>(&mut self, locations: impl IntoIterator<Item = &'a mut Location>) {
+        let mut pending: Vec<&mut Location> =
+            locations.into_iter().filter(|l| is_pending(l)).collect();
+        if pending.is_empty() {
+            return;
         }
-        let at = match text {
-            Some(bytes) => line_start(bytes, l.line)
-                .map(|start| start + char_offset(&bytes[start..], l.column)),
-            None => streamed_offset_of_line_col(path, l.line, l.column),
+        // Read errors come with a line and column: find their offsets first.
+        let (text, path) = (self.text, self.path);
+        pending.retain_mut(|l| {
+            if l.span != UNKNOWN_OFFSET {
+                return true;
+            }
+            let at = match text {
+                Some(bytes) => line_start(bytes, l.line)
+                    .map(|start| start + char_offset(&bytes[start..], l.column)),
+                None => streamed_offset_of_line_col(path, l.line, l.column),
+            };
+            l.span = [at.unwrap_or(0); 2];
+            at.is_some()
+        });
+        // Every distinct offset, in order, placed by one pass over the text: each byte is looked
+        // at once, however many findings share a long line.
+        let mut offsets: Vec<usize> = pending.iter().flat_map(|l| l.span).collect();
+        offsets.sort_unstable();
+        offsets.dedup();
+        let found = self.place(&offsets);
+        let at = |o: usize| {
+            offsets
+                .binary_search(&o)
+                .ok()
+                .and_then(|i| found.get(i))
+                .copied()
+                .unwrap_or((1, 1))
         };
-        l.span = [at.unwrap_or(0); 2];
-        at.is_some()
-    });
-    // Every distinct offset, in order, placed by one pass over the text: each byte is looked at
-    // once, however many findings share a long line.
-    let mut offsets: Vec<usize> = pending.iter().flat_map(|l| l.span).collect();
-    offsets.sort_unstable();
-    offsets.dedup();
-    let found = match text {
-        Some(bytes) => {
-            let mut cursor = Cursor::new(&offsets);
-            cursor.feed(bytes);
-            cursor.finish()
+        for l in pending {
+            (l.line, l.column) = at(l.span[0]);
+            (l.end_line, l.end_column) = at(l.span[1]);
         }
-        None => stream_line_cols(path, &offsets).unwrap_or_default(),
-    };
-    let at = |o: usize| {
-        offsets
-            .binary_search(&o)
-            .ok()
-            .and_then(|i| found.get(i))
-            .copied()
-            .unwrap_or((1, 1))
-    };
-    for l in pending {
-        (l.line, l.column) = at(l.span[0]);
-        (l.end_line, l.end_column) = at(l.span[1]);
+    }
+
+    /// The 1-based (line, column) of each of the sorted, distinct `offsets`, in the sense of
+    /// [`LineIndex::line_col`](crate::source::LineIndex::line_col) (offsets past the end are
+    /// clamped to it); empty if a streamed file cannot be read.
+    fn place(&mut self, offsets: &[usize]) -> Vec<(usize, usize)> {
+        if offsets.first().is_some_and(|&o| o < self.pos) {
+            self.restart();
+        }
+        let mut out = Vec::with_capacity(offsets.len());
+        for &o in offsets {
+            if self.advance_to(o).is_err() {
+                self.broken = true;
+            }
+            if self.broken {
+                return Vec::new();
+            }
+            out.push((self.line, self.col + 1));
+        }
+        out
+    }
+
+    fn restart(&mut self) {
+        (self.pos, self.line, self.col) = (0, 1, 0);
+        self.buf.clear();
+        self.buf_start = 0;
+        self.file = None;
+    }
+
+    /// Pass the bytes up to `offset` (or the end of the file).
+    fn advance_to(&mut self, offset: usize) -> std::io::Result<()> {
+        if let Some(text) = self.text {
+            let stop = offset.min(text.len()).max(self.pos);
+            let seg = &text[self.pos..stop];
+            self.pass(seg);
+            return Ok(());
+        }
+        while self.pos < offset {
+            let buf_end = self.buf_start + self.buf.len();
+            if self.pos == buf_end {
+                let file = match &mut self.file {
+                    Some(f) => f,
+                    None => self.file.insert(std::fs::File::open(self.path)?),
+                };
+                self.buf.resize(READ_CHUNK, 0);
+                let n = read_some(file, &mut self.buf)?;
+                self.buf.truncate(n);
+                self.buf_start = buf_end;
+                if n == 0 {
+                    return Ok(()); // the end of the file
+                }
+                continue;
+            }
+            let stop = offset.min(buf_end);
+            let seg = &self.buf[self.pos - self.buf_start..stop - self.buf_start];
+            let (line, col) = passed(seg, self.line, self.col);
+            (self.line, self.col, self.pos) = (line, col, stop);
+        }
+        Ok(())
+    }
+
+    fn pass(&mut self, seg: &[u8]) {
+        (self.line, self.col) = passed(seg, self.line, self.col);
+        self.pos += seg.len();
+    }
+}
+
+/// Line and column after `seg`, from `line` and `col` before it.
+fn passed(seg: &[u8], line: usize, col: usize) -> (usize, usize) {
+    match memchr::memrchr(b'\n', seg) {
+        Some(last) => (
+            line + memchr::memchr_iter(b'\n', seg).count(),
+            chars(&seg[last + 1..]),
+        ),
+        None => (line, col + chars(seg)),
+    }
+}
+
+/// Read what is there (retrying interrupted reads).
+fn read_some(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
+    loop {
+        match file.read(buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            r => return r,
+        }
     }
 }
 
@@ -102,71 +228,6 @@ fn line_start(text: &[u8], line: usize) -> Option<usize> {
     match line.checked_sub(1)? {
         0 => Some(0),
         n => memchr::memchr_iter(b'\n', text).nth(n - 1).map(|i| i + 1),
-    }
-}
-
-/// Places sorted, distinct offsets while the text goes by in chunks, in the sense of
-/// [`LineIndex::line_col`](crate::source::LineIndex::line_col) (offsets past the end are clamped to it).
-struct Cursor<'o> {
-    offsets: &'o [usize],
-    out: Vec<(usize, usize)>,
-    /// Bytes seen so far.
-    pos: usize,
-    /// Line (1-based) and characters since its start, at `pos`.
-    line: usize,
-    col: usize,
-}
-
-impl<'o> Cursor<'o> {
-    fn new(offsets: &'o [usize]) -> Self {
-        Cursor {
-            offsets,
-            out: Vec::with_capacity(offsets.len()),
-            pos: 0,
-            line: 1,
-            col: 0,
-        }
-    }
-
-    fn done(&self) -> bool {
-        self.out.len() == self.offsets.len()
-    }
-
-    /// The next `chunk` of the text.
-    fn feed(&mut self, chunk: &[u8]) {
-        let mut at = 0;
-        loop {
-            while let Some(&o) = self.offsets.get(self.out.len()) {
-                if o != self.pos + at {
-                    break;
-                }
-                self.out.push((self.line, self.col + 1));
-            }
-            if at == chunk.len() || self.done() {
-                break;
-            }
-            let stop = match self.offsets.get(self.out.len()) {
-                Some(&o) if o < self.pos + chunk.len() => o - self.pos,
-                _ => chunk.len(),
-            };
-            let seg = &chunk[at..stop];
-            match memchr::memrchr(b'\n', seg) {
-                Some(last) => {
-                    self.line += memchr::memchr_iter(b'\n', seg).count();
-                    self.col = chars(&seg[last + 1..]);
-                }
-                None => self.col += chars(seg),
-            }
-            at = stop;
-        }
-        self.pos += chunk.len();
-    }
-
-    /// The places of all offsets (those past the end at the end).
-    fn finish(mut self) -> Vec<(usize, usize)> {
-        let end = (self.line, self.col + 1);
-        self.out.resize(self.offsets.len(), end);
-        self.out
     }
 }
 
@@ -223,22 +284,6 @@ fn streamed_offset_of_line_col(path: &Path, line: usize, column: usize) -> Optio
         reader.consume(n);
         pos += n;
     }
-}
-
-/// The 1-based (line, column) of each of the sorted, distinct `offsets`, in one pass over the
-/// file that stops once every offset is placed.
-fn stream_line_cols(path: &Path, offsets: &[usize]) -> std::io::Result<Vec<(usize, usize)>> {
-    let mut file = std::fs::File::open(path)?;
-    let mut buf = vec![0u8; 1 << 20];
-    let mut cursor = Cursor::new(offsets);
-    while !cursor.done() {
-        let n = file.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        cursor.feed(&buf[..n]);
-    }
-    Ok(cursor.finish())
 }
 
 /// Characters in `bytes` (UTF-8 sequence starts; a stray byte counts as one).

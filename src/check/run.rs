@@ -7,8 +7,12 @@
 //!    transcript their globs name; explicit transcript files are checked against every spec of
 //!    the project whose globs name them (what a pre-commit hook needs).
 //! 4. Read each transcript file once, in parallel (rayon, one task per file), and run every spec
-//!    bound to it on each transcript it holds. Nothing about a file outlives its task but its
-//!    results, so memory follows the largest file being read, not the run.
+//!    bound to it on each transcript it holds. Each result is handed to a
+//!    [`PairSink`] as soon as it is complete (its locations resolved, its findings sorted): the
+//!    sink keeps it ([`Collect`], for [`check`]) or renders it and keeps only where its text is
+//!    ([`crate::report::stream::Streamer`], for [`check_with`]). Nothing about a transcript
+//!    outlives it but what the sink keeps, so memory follows the largest transcript being
+//!    checked, not the file or the run.
 //! 5. Sort everything, so output is identical for any number of threads.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -28,6 +32,7 @@ use crate::engine::{self, Verdict};
 use crate::report::model::{
     CallRef, ExpectationResult, Finding, Location, PairResult, Report, Severity,
 };
+use crate::report::stream::{Collect, PairSink};
 use crate::score::profiles::{self, ExpectedCall, ProfileVerdict};
 use crate::source::{LineIndex, ReadTextError, SourceFile, Span};
 use crate::transcript::{self, Format, ReadError, Transcript};
@@ -67,6 +72,8 @@ type Compiled = Result<Vec<Spec>, Vec<Finding>>;
 /// A compiled spec with what it needs to report: its file's text and its bound globs.
 struct Spec {
     file: Arc<SpecFile>,
+    /// The spec's name, shared by the sort keys of its results.
+    name: Arc<str>,
     config: MatcherConfig,
     globs: Vec<BoundGlob>,
 }
@@ -74,6 +81,8 @@ struct Spec {
 /// A spec file's text, display name and line index.
 struct SpecFile {
     shown: String,
+    /// `shown`, shared by the sort keys of its results.
+    key: Arc<str>,
     text: String,
     index: LineIndex,
 }
@@ -86,6 +95,49 @@ impl SpecFile {
 
 /// Check the project and return the report (sorted, counted).
 pub fn check(opts: &CheckOptions, settings: &LoadedSettings, cwd: &Path) -> Report {
+    let Checked { mut report, pairs } = check_with(opts, settings, cwd, &Collect);
+    report.results = pairs;
+    report
+}
+
+/// A check whose results went to a [`PairSink`].
+#[derive(Debug)]
+pub struct Checked<E> {
+    /// The report without its results: summary (all counts, results included), errors and
+    /// warnings, sorted.
+    pub report: Report,
+    /// What the sink kept of each result, in report order ([`Report::sort`]).
+    pub pairs: Vec<E>,
+}
+
+impl<E> Checked<E> {
+    /// The process outcome, as [`Report::exit_status`] gives it for the whole report.
+    pub fn exit_status(&self) -> u8 {
+        if !self.report.errors.is_empty() {
+            2
+        } else if self.report.summary.failed > 0 {
+            1
+        } else {
+            0
+        }
+    }
+}
+
+/// Where a result goes in report order: spec file, spec, transcript, record.
+type SortKey = (Arc<str>, Arc<str>, Arc<str>, Option<usize>);
+
+/// What a file's task keeps of a result: its sort key, whether it passed, the sink's entry.
+type Kept<E> = (SortKey, bool, E);
+
+/// Check the project, handing each result to `sink` as soon as it is complete (from worker
+/// threads, in no particular order); return the rest of the report and what the sink kept, in
+/// report order. With [`Collect`] this is [`check`].
+pub fn check_with<S: PairSink>(
+    opts: &CheckOptions,
+    settings: &LoadedSettings,
+    cwd: &Path,
+    sink: &S,
+) -> Checked<S::Entry> {
     let mut report = Report::default();
     let root = std::path::absolute(&settings.root).unwrap_or_else(|_| settings.root.clone());
     let exclude = exclude_set(&settings.settings.exclude, &root, &mut report);
@@ -176,28 +228,39 @@ pub fn check(opts: &CheckOptions, settings: &LoadedSettings, cwd: &Path) -> Repo
     report.summary.specs = checked_specs.len();
     let formats = format_overrides(settings, &root, &mut report);
     let work: Vec<(&PathBuf, &Vec<(usize, usize)>)> = bound.iter().collect();
-    let outcomes: Vec<FileOutcome> = par_map(&work, |(file, specs)| {
+    let outcomes: Vec<FileOutcome<S::Entry>> = par_map(&work, |(file, specs)| {
         let specs: Vec<&Spec> = specs.iter().map(|&(u, s)| &units[u][s]).collect();
         let shown = display_path(file, cwd);
+        // A file that panics is reported as an error, and what it had handed to the sink is
+        // dropped with its outcome (as if it had no results).
         isolate(&shown, "checking this transcript file", || {
-            check_file(file, &specs, &formats, cwd)
+            check_file(file, &specs, &formats, cwd, sink)
         })
         .unwrap_or_else(|f| FileOutcome {
             transcripts: 0,
-            results: Vec::new(),
+            pairs: Vec::new(),
             errors: vec![f],
         })
     });
     let mut transcripts = 0;
+    let mut pairs: Vec<Kept<S::Entry>> = Vec::new();
     for o in outcomes {
         transcripts += o.transcripts;
-        report.results.extend(o.results);
+        pairs.extend(o.pairs);
         report.errors.extend(o.errors);
     }
     report.summary.transcripts = transcripts;
+    // As Report::sort sorts results (a stable sort, from the same order).
+    pairs.sort_by(|a, b| a.0.cmp(&b.0));
     report.sort();
     report.recount();
-    report
+    report.summary.checked = pairs.len();
+    report.summary.passed = pairs.iter().filter(|p| p.1).count();
+    report.summary.failed = report.summary.checked - report.summary.passed;
+    Checked {
+        report,
+        pairs: pairs.into_iter().map(|p| p.2).collect(),
+    }
 }
 
 /// Run `f`, turning a panic into an `internal-error` finding about `shown`, so that one file
@@ -372,6 +435,7 @@ fn compile_spec_file(
         return (Err(errors), warnings);
     };
     let spec_file = Arc::new(SpecFile {
+        key: Arc::from(shown.as_str()),
         shown,
         index: LineIndex::new(source.text.as_bytes()),
         text: source.text,
@@ -443,6 +507,7 @@ fn compile_spec_file(
         config.transcripts = keep;
         specs.push(Spec {
             file: spec_file.clone(),
+            name: Arc::from(config.name.as_str()),
             config,
             globs,
         });
@@ -521,28 +586,41 @@ fn plain_warning(code: &str, message: String, help: Option<String>) -> Finding {
 }
 
 /// What checking one transcript file produced.
-struct FileOutcome {
+struct FileOutcome<E> {
     transcripts: usize,
-    results: Vec<PairResult>,
+    pairs: Vec<Kept<E>>,
     errors: Vec<Finding>,
+}
+
+/// What a result needs of its transcript once the specs have run: not the calls, only where
+/// they are.
+struct Seen {
+    format: Format,
+    record: Option<transcript::RecordLoc>,
+    /// Each call's span, by position.
+    spans: Vec<Span>,
+    findings: Vec<transcript::ReadFinding>,
 }
 
 /// Read one transcript file and run every bound spec on each transcript in it.
 ///
-/// Each transcript is checked as soon as the reader hands it over and only its results are kept,
-/// with locations as byte spans; lines and columns are filled in once the file is done
-/// ([`locate`]), from the bytes already read, or by streaming a file too large to hold. So memory
-/// follows the results and one transcript's calls, never the file size.
-fn check_file(
+/// Each transcript is checked as soon as the reader hands it over; its calls are dropped once
+/// every spec has run, and each result is handed to `sink` with its lines and columns filled in
+/// ([`locate::Locator`], which follows the file forward: from the bytes already read, or by
+/// streaming a file too large to hold). So memory follows one transcript's calls and results,
+/// never the file size or the number of transcripts in it.
+fn check_file<S: PairSink>(
     path: &Path,
     specs: &[&Spec],
     formats: &[(globset::GlobMatcher, Format)],
     cwd: &Path,
-) -> FileOutcome {
+    sink: &S,
+) -> FileOutcome<S::Entry> {
     let shown = display_path(path, cwd);
+    let key: Arc<str> = Arc::from(shown.as_str());
     let mut out = FileOutcome {
         transcripts: 0,
-        results: Vec::new(),
+        pairs: Vec::new(),
         errors: Vec::new(),
     };
     // A spec that forces a format wins over the settings; specs that disagree read the file
@@ -565,27 +643,57 @@ fn check_file(
         });
     // The file's bytes when it is small enough to read whole: read once, for every format and
     // for placing the findings.
-    let mut whole: Option<Vec<u8>> = None;
+    let mut whole: Option<Option<Vec<u8>>> = None;
     for (format, specs) in by_format {
+        if whole.is_none() {
+            match open_transcripts(path, &shown) {
+                Ok(bytes) => whole = Some(bytes),
+                Err(e) => {
+                    out.errors.push(read_error(&e, &shown));
+                    continue;
+                }
+            }
+        }
+        let text = whole.as_ref().and_then(|w| w.as_deref());
+        let mut locator = locate::Locator::new(text, path);
         let mut count = 0;
-        let results = &mut out.results;
+        let pairs = &mut out.pairs;
         let emit = |t: Transcript| {
             count += 1;
-            for s in &specs {
-                let profile = s.config.profile.as_ref().map(|p| {
-                    profiles::score_calls_with_tools(
-                        p,
-                        &expected_calls(&s.config),
-                        &t.calls,
-                        &t.tools,
-                    )
-                });
-                let verdict = engine::run(&s.config, &t.calls);
-                results.push(pair_result(s, &shown, &t, verdict, profile));
+            let verdicts: Vec<(Verdict, Option<ProfileVerdict>)> = specs
+                .iter()
+                .map(|s| {
+                    let profile = s.config.profile.as_ref().map(|p| {
+                        profiles::score_calls_with_tools(
+                            p,
+                            &expected_calls(&s.config),
+                            &t.calls,
+                            &t.tools,
+                        )
+                    });
+                    (engine::run(&s.config, &t.calls), profile)
+                })
+                .collect();
+            let t = Seen {
+                format: t.format,
+                record: t.record,
+                spans: t.calls.iter().map(|c| c.span).collect(),
+                findings: t.findings,
+            };
+            for (s, (verdict, profile)) in specs.iter().zip(verdicts) {
+                let mut r = pair_result(s, &shown, &t, verdict, profile);
+                locator.resolve(pair_locations(&mut r).filter(|l| l.file == shown));
+                sort_findings(&mut r.findings);
+                let k = (s.file.key.clone(), s.name.clone(), key.clone(), r.record);
+                let passed = r.passed;
+                pairs.push((k, passed, sink.pair(r)));
             }
         };
         let keep = keep_for(&specs);
-        let read = read_transcripts(path, &shown, format, &keep, &mut whole, emit);
+        let read = match text {
+            Some(bytes) => transcript::read_with_keep(&shown, bytes, format, &keep, emit),
+            None => stream_transcripts(path, &shown, format, &keep, emit),
+        };
         // Transcripts read before an error (the records of a dataset before a broken line) are
         // still reported, next to the error.
         if let Err(e) = read {
@@ -593,25 +701,25 @@ fn check_file(
         }
         out.transcripts = out.transcripts.max(count);
     }
-    let text = whole.as_deref();
+    let text = whole.as_ref().and_then(|w| w.as_deref());
     let locations = out
-        .results
+        .errors
         .iter_mut()
-        .flat_map(|r| {
-            let calls = r
-                .expectations
-                .iter_mut()
-                .flat_map(|e| e.calls.iter_mut().filter_map(|c| c.location.as_mut()));
-            let findings = r.findings.iter_mut().filter_map(|f| f.location.as_mut());
-            calls.chain(findings)
-        })
-        .chain(out.errors.iter_mut().filter_map(|f| f.location.as_mut()))
+        .filter_map(|f| f.location.as_mut())
         .filter(|l| l.file == shown);
     locate::resolve(locations, text, path);
-    for r in &mut out.results {
-        sort_findings(&mut r.findings);
-    }
     out
+}
+
+/// The locations of a result that point into its transcript (and possibly others): its matched
+/// calls and its findings.
+fn pair_locations(r: &mut PairResult) -> impl Iterator<Item = &mut Location> {
+    let calls = r
+        .expectations
+        .iter_mut()
+        .flat_map(|e| e.calls.iter_mut().filter_map(|c| c.location.as_mut()));
+    let findings = r.findings.iter_mut().filter_map(|f| f.location.as_mut());
+    calls.chain(findings)
 }
 
 /// Files up to this size are read whole; larger ones are streamed by the reader.
@@ -619,33 +727,39 @@ const WHOLE_FILE_LIMIT: u64 = 64 << 20;
 
 // Read errors carry a renderable snippet; they are built once per failed file, never in a loop.
 #[allow(clippy::result_large_err)]
-/// Read a transcript file under its display name (so messages never show absolute paths). A file
-/// up to [`WHOLE_FILE_LIMIT`] is read into `whole` once (and reused); a larger one is streamed.
-fn read_transcripts(
-    path: &Path,
-    shown: &str,
-    format: Option<Format>,
-    keep: &transcript::Keep,
-    whole: &mut Option<Vec<u8>>,
-    emit: impl FnMut(Transcript),
-) -> Result<(), ReadError> {
+/// Open a transcript file: its bytes if it is at most [`WHOLE_FILE_LIMIT`] bytes (read once,
+/// reused for every format and for placing findings), `None` if it is to be streamed. Errors
+/// name the file by its display name (so messages never show absolute paths).
+fn open_transcripts(path: &Path, shown: &str) -> Result<Option<Vec<u8>>, ReadError> {
     let io = |source| ReadError::Io {
         file: shown.to_owned(),
         source,
     };
-    if whole.is_none() {
-        let file = std::fs::File::open(path).map_err(io)?;
-        let len = file.metadata().map_err(io)?.len();
-        if len > WHOLE_FILE_LIMIT {
-            let reader = std::io::BufReader::with_capacity(1 << 20, file);
-            return transcript::read_reader_with_keep(shown, reader, format, keep, emit);
-        }
-        let mut bytes = Vec::with_capacity(len as usize);
-        std::io::Read::read_to_end(&mut &file, &mut bytes).map_err(io)?;
-        *whole = Some(bytes);
+    let file = std::fs::File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    if len > WHOLE_FILE_LIMIT {
+        return Ok(None);
     }
-    let bytes = whole.as_deref().unwrap_or_default();
-    transcript::read_with_keep(shown, bytes, format, keep, emit)
+    let mut bytes = Vec::with_capacity(len as usize);
+    std::io::Read::read_to_end(&mut &file, &mut bytes).map_err(io)?;
+    Ok(Some(bytes))
+}
+
+#[allow(clippy::result_large_err)]
+/// Stream a transcript file too large to read whole.
+fn stream_transcripts(
+    path: &Path,
+    shown: &str,
+    format: Option<Format>,
+    keep: &transcript::Keep,
+    emit: impl FnMut(Transcript),
+) -> Result<(), ReadError> {
+    let file = std::fs::File::open(path).map_err(|source| ReadError::Io {
+        file: shown.to_owned(),
+        source,
+    })?;
+    let reader = std::io::BufReader::with_capacity(1 << 20, file);
+    transcript::read_reader_with_keep(shown, reader, format, keep, emit)
 }
 
 /// What `specs` need of each call, so the reader can drop the rest as it goes (the issue's
@@ -787,14 +901,14 @@ fn literal_value(m: &ValueMatcher) -> Option<serde_json::Value> {
 fn pair_result(
     spec: &Spec,
     shown: &str,
-    t: &Transcript,
+    t: &Seen,
     verdict: Verdict,
     profile: Option<ProfileVerdict>,
 ) -> PairResult {
     let file = &spec.file;
     let record_span = t.record.map(|r| r.span).unwrap_or(Span::point(0));
     let record_start = Span::new(record_span.start, record_span.start);
-    let call_loc = |i: usize| t.calls.get(i).map(|c| locate::pending(shown, c.span));
+    let call_loc = |i: usize| t.spans.get(i).map(|&span| locate::pending(shown, span));
     let expectations = verdict
         .expectations
         .iter()
@@ -829,18 +943,22 @@ fn pair_result(
             }
         })
         .collect();
+    let counts = serde_json::to_value(verdict.counts).unwrap_or_default();
+    let (score, threshold, passed) = (verdict.score, verdict.threshold, verdict.passed);
+    // The engine's findings are moved, not copied: a transcript with 100 000 unexpected calls
+    // has as many findings, and they are the largest part of its result.
     let mut findings: Vec<Finding> = verdict
         .findings
-        .iter()
+        .into_iter()
         .map(|f| Finding {
-            code: f.code.clone(),
+            code: f.code,
             severity: match f.severity {
                 engine::Severity::Error => Severity::Error,
                 engine::Severity::Warning => Severity::Warning,
                 engine::Severity::Info => Severity::Note,
             },
-            message: f.message.clone(),
-            help: (!f.help.is_empty()).then(|| f.help.clone()),
+            message: f.message,
+            help: (!f.help.is_empty()).then_some(f.help),
             location: match f.call {
                 Some(i) => call_loc(i),
                 None => Some(locate::pending(shown, record_start)),
@@ -862,11 +980,11 @@ fn pair_result(
     let (score, threshold, passed, profile_details) = match profile {
         Some(p) => (
             p.score,
-            p.threshold.unwrap_or(verdict.threshold),
+            p.threshold.unwrap_or(threshold),
             p.passed,
             Some(p.details),
         ),
-        None => (verdict.score, verdict.threshold, verdict.passed, None),
+        None => (score, threshold, passed, None),
     };
     PairResult {
         spec_file: file.shown.clone(),
@@ -878,8 +996,8 @@ fn pair_result(
         score,
         threshold,
         passed,
-        calls: t.calls.len(),
-        counts: serde_json::to_value(verdict.counts).unwrap_or_default(),
+        calls: t.spans.len(),
+        counts,
         expectations,
         findings,
         profile_details,

@@ -1,26 +1,49 @@
 //! `--format github`: GitHub Actions workflow commands (`::error file=…,line=…::message`), one
 //! per finding, then a plain summary line (GitHub shows only the first few annotations).
 
-use super::model::{Finding, Report, Severity};
+use super::model::{Finding, PairResult, Report, Severity, Summary};
 
 /// Render the report as workflow commands.
 pub fn render(report: &Report) -> String {
+    let mut out = run_annotations(report);
+    let mut buf = Vec::new();
+    for r in &report.results {
+        let _ = pair_annotations(r, &mut buf);
+    }
+    out.push_str(&String::from_utf8_lossy(&buf));
+    out.push_str(&summary_line(&report.summary));
+    out
+}
+
+/// The annotations of the run's errors, then its warnings.
+pub fn run_annotations(report: &Report) -> String {
+    annotations(report.errors.iter().chain(&report.warnings))
+}
+
+/// Write the annotations of a pair's findings.
+pub fn pair_annotations(r: &PairResult, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    for f in &r.findings {
+        out.write_all(annotation(f).as_bytes())?;
+        out.write_all(b"\n")?;
+    }
+    Ok(())
+}
+
+fn annotations<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> String {
     let mut out = String::new();
-    let all = report
-        .errors
-        .iter()
-        .chain(&report.warnings)
-        .chain(report.results.iter().flat_map(|r| r.findings.iter()));
-    for f in all {
+    for f in findings {
         out.push_str(&annotation(f));
         out.push('\n');
     }
-    let s = &report.summary;
-    out.push_str(&format!(
+    out
+}
+
+/// The last line: counts of the run.
+pub fn summary_line(s: &Summary) -> String {
+    format!(
         "toolspec: {} checked, {} passed, {} failed, {} errors\n",
         s.checked, s.passed, s.failed, s.errors
-    ));
-    out
+    )
 }
 
 fn annotation(f: &Finding) -> String {

@@ -12,7 +12,7 @@ use miette::{
     MietteSpanContents, SourceCode, SourceSpan, SpanContents,
 };
 
-use super::model::{Finding, Location, PairResult, Report, Severity};
+use super::model::{Finding, Location, PairResult, Report, Severity, Summary};
 
 /// Gives the text of a file named in the report (spec or transcript), if it can be read.
 pub type Sources<'a> = &'a dyn Fn(&str) -> Option<std::sync::Arc<String>>;
@@ -42,44 +42,93 @@ pub const MAX_LISTED_PAIRS: usize = 50;
 
 /// Render the report for people.
 pub fn render(report: &Report, sources: Sources<'_>, opts: Options) -> Human {
-    let handler = handler(opts);
-    let mut out = Human::default();
-    for f in report.errors.iter().chain(&report.warnings) {
-        out.stderr.push_str(&render_finding(&handler, f, sources));
-        out.stderr.push('\n');
-    }
+    let mut out = Human {
+        stdout: String::new(),
+        stderr: render_run_findings(report, sources, opts),
+    };
     for r in &report.results {
-        if (r.passed && !opts.verbose) || r.findings.is_empty() {
+        let stdout = &mut out.stdout;
+        let _ = pair_details(r, sources, opts, &mut |s| {
+            stdout.push_str(s);
+            Ok::<(), std::convert::Infallible>(())
+        });
+    }
+    let listing = report
+        .results
+        .iter()
+        .map(|r| (r.passed, pair_line(r, opts.color)));
+    out.stdout.push_str(&pair_listing(listing, opts));
+    out.stdout.push_str(&summary_line(&report.summary));
+    out
+}
+
+/// What goes to stderr: the run's errors, then its warnings, rendered.
+pub fn render_run_findings(report: &Report, sources: Sources<'_>, opts: Options) -> String {
+    let handler = handler(opts);
+    let mut out = String::new();
+    for f in report.errors.iter().chain(&report.warnings) {
+        out.push_str(&render_finding(&handler, f, sources));
+        out.push('\n');
+    }
+    out
+}
+
+/// A pair's section of stdout: its line and its findings rendered, for a failing pair (any pair
+/// with `verbose`) that has findings; nothing otherwise. Handed to `out` a finding at a time.
+pub fn pair_details<E>(
+    r: &PairResult,
+    sources: Sources<'_>,
+    opts: Options,
+    out: &mut dyn FnMut(&str) -> Result<(), E>,
+) -> Result<(), E> {
+    if (r.passed && !opts.verbose) || r.findings.is_empty() {
+        return Ok(());
+    }
+    let handler = handler(opts);
+    out(&pair_line(r, opts.color))?;
+    out("\n\n")?;
+    for f in &r.findings {
+        let mut text = render_finding(&handler, f, sources);
+        text.push('\n');
+        out(&text)?;
+    }
+    Ok(())
+}
+
+/// The list of pairs after the findings, from each pair's `(passed, pair_line)` in report
+/// order: every failing pair, passing ones too unless there are more than [`MAX_LISTED_PAIRS`]
+/// pairs (or with `verbose`), then a blank line. Empty without pairs.
+pub fn pair_listing(pairs: impl ExactSizeIterator<Item = (bool, String)>, opts: Options) -> String {
+    let mut out = String::new();
+    if pairs.len() == 0 {
+        return out;
+    }
+    let list_passing = opts.verbose || pairs.len() <= MAX_LISTED_PAIRS;
+    let mut hidden = 0;
+    for (passed, line) in pairs {
+        if passed && !list_passing {
+            hidden += 1;
             continue;
         }
-        out.stdout.push_str(&pair_line(r, opts.color));
-        out.stdout.push_str("\n\n");
-        for f in &r.findings {
-            out.stdout.push_str(&render_finding(&handler, f, sources));
-            out.stdout.push('\n');
-        }
+        out.push_str(&line);
+        out.push('\n');
     }
-    if !report.results.is_empty() {
-        // Every failing pair is listed; passing ones too unless there are many of them.
-        let list_passing = opts.verbose || report.results.len() <= MAX_LISTED_PAIRS;
-        let mut hidden = 0;
-        for r in &report.results {
-            if r.passed && !list_passing {
-                hidden += 1;
-                continue;
-            }
-            out.stdout.push_str(&pair_line(r, opts.color));
-            out.stdout.push('\n');
-        }
-        if hidden > 0 {
-            out.stdout.push_str(&format!(
-                "… and {hidden} passing pair{} (-v lists them)\n",
-                if hidden == 1 { "" } else { "s" }
-            ));
-        }
-        out.stdout.push('\n');
+    out.push_str(&hidden_pairs_line(hidden));
+    out.push('\n');
+    out
+}
+
+/// The line that counts the passing pairs left out of the list (empty for none).
+pub fn hidden_pairs_line(hidden: usize) -> String {
+    match hidden {
+        0 => String::new(),
+        1 => "… and 1 passing pair (-v lists them)\n".to_owned(),
+        n => format!("… and {n} passing pairs (-v lists them)\n"),
     }
-    let s = &report.summary;
+}
+
+/// The last line: counts of the run.
+pub fn summary_line(s: &Summary) -> String {
     let mut summary = format!(
         "{} passed, {} failed ({} checked: {} specs, {} transcripts)",
         s.passed, s.failed, s.checked, s.specs, s.transcripts
@@ -98,9 +147,8 @@ pub fn render(report: &Report, sources: Sources<'_>, opts: Options) -> Human {
             if s.warnings == 1 { "" } else { "s" }
         ));
     }
-    out.stdout.push_str(&summary);
-    out.stdout.push('\n');
-    out
+    summary.push('\n');
+    summary
 }
 
 fn handler(opts: Options) -> GraphicalReportHandler {

@@ -1,6 +1,11 @@
 //! `--format json`: the [`Report`] serialized, pretty-printed, field order as declared.
+//!
+//! [`render`] serializes a whole report; [`write_pair`] and [`write_document`] give the same
+//! bytes a pair at a time, for the streaming reporter ([`super::stream`]).
 
-use super::model::Report;
+use std::io::{self, Write};
+
+use super::model::{PairResult, Report};
 
 /// Render the report as JSON text (with a trailing newline).
 pub fn render(report: &Report) -> String {
@@ -8,4 +13,68 @@ pub fn render(report: &Report) -> String {
         serde_json::to_string_pretty(report).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
     s.push('\n');
     s
+}
+
+/// Write one result as it appears in the `results` array of [`render`]'s document (indented
+/// two levels, no separator).
+pub fn write_pair(r: &PairResult, out: &mut dyn Write) -> io::Result<()> {
+    let mut w = Indent {
+        out,
+        indent: b"    ",
+    };
+    w.out.write_all(w.indent)?;
+    serde_json::to_writer_pretty(&mut w, r).map_err(io::Error::other)
+}
+
+/// Write the document of `head` (whose `results` are ignored) with `results` spliced in: each
+/// call writes one result, as [`write_pair`] does. Gives the bytes of [`render`] on the report
+/// with those results.
+pub fn write_document(
+    head: &Report,
+    count: usize,
+    mut results: impl FnMut(usize, &mut dyn Write) -> io::Result<()>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let empty = Report {
+        results: Vec::new(),
+        ..head.clone()
+    };
+    let doc = render(&empty);
+    // `version` and `summary` hold numbers only: the first `"results": []` is the member.
+    const EMPTY: &str = "\n  \"results\": []";
+    let Some(at) = doc.find(EMPTY).filter(|_| count > 0) else {
+        return out.write_all(doc.as_bytes());
+    };
+    let (before, after) = doc.split_at(at + EMPTY.len() - 1);
+    out.write_all(before.as_bytes())?;
+    for i in 0..count {
+        out.write_all(if i == 0 { b"\n" } else { b",\n" })?;
+        results(i, out)?;
+    }
+    out.write_all(b"\n  ")?;
+    out.write_all(after.as_bytes())
+}
+
+/// Adds `indent` after every line break (pretty JSON has line breaks only between tokens:
+/// inside strings they are escaped).
+struct Indent<'a> {
+    out: &'a mut dyn Write,
+    indent: &'static [u8],
+}
+
+impl Write for Indent<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut rest = buf;
+        while let Some(i) = memchr::memchr(b'\n', rest) {
+            self.out.write_all(&rest[..=i])?;
+            self.out.write_all(self.indent)?;
+            rest = &rest[i + 1..];
+        }
+        self.out.write_all(rest)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
 }

@@ -1,10 +1,12 @@
 //! `toolspec check`: the main job.
 
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use toolspec::check::run::{check, CheckOptions};
+use toolspec::check::run::{check, check_with, CheckOptions};
 use toolspec::check::settings::LoadedSettings;
+use toolspec::report::stream::{Format, Streamer};
 use toolspec::report::{self, Report};
 
 use crate::cli::args::{CheckArgs, OutputFormat, RunArgs};
@@ -12,6 +14,10 @@ use crate::cli::output::{self, exit};
 
 /// Run a check and print it in the chosen format; exit 0 (all passed), 1 (some expectation
 /// failed) or 2 (something could not be checked).
+///
+/// Every format but SARIF streams: results are rendered as they are checked, spooled to a
+/// temporary file, and copied to the output in report order ([`report::stream`]), so memory does
+/// not follow the size of the report. SARIF is rendered from the whole report.
 pub fn run(args: CheckArgs) -> u8 {
     let cwd = match std::env::current_dir() {
         Ok(d) => d,
@@ -24,28 +30,94 @@ pub fn run(args: CheckArgs) -> u8 {
         Ok(s) => s,
         Err(status) => return status,
     };
-    let report = match with_threads(args.run.threads, || {
-        check(&options(&args.run), &settings, &cwd)
+    let color = args.run.color.enabled() && args.output_file.is_none();
+    let cache = SourceCache::default();
+    let sources = |name: &str| cache.get(name);
+    let human = report::human::Options {
+        color,
+        verbose: args.verbose,
+        width: output::terminal_width(),
+    };
+    let format = match args.format {
+        OutputFormat::Json => Some(Format::Json),
+        OutputFormat::Human => Some(Format::Human {
+            sources: &sources,
+            options: human,
+        }),
+        OutputFormat::Github => Some(Format::Github),
+        OutputFormat::Junit => Some(Format::Junit),
+        OutputFormat::Sarif => None,
+    };
+    let Some(format) = format else {
+        let report = match with_threads(args.run.threads, || {
+            check(&options(&args.run), &settings, &cwd)
+        }) {
+            Ok(r) => r,
+            Err(e) => {
+                output::err(&format!("error: {e}\n"));
+                return exit::ERROR;
+            }
+        };
+        let (stdout, stderr) = render(&report, args.format, color, args.verbose);
+        output::err(&stderr);
+        let status = report.exit_status();
+        return write_output(&args, status, |out| out.write_all(stdout.as_bytes()));
+    };
+    let streamer = Streamer::new(format);
+    let checked = match with_threads(args.run.threads, || {
+        check_with(&options(&args.run), &settings, &cwd, &streamer)
     }) {
-        Ok(r) => r,
+        Ok(c) => c,
         Err(e) => {
             output::err(&format!("error: {e}\n"));
             return exit::ERROR;
         }
     };
-    let color = args.run.color.enabled() && args.output_file.is_none();
-    let (stdout, stderr) = render(&report, args.format, color, args.verbose);
+    let head = &checked.report;
+    let stderr = match format {
+        Format::Human { .. } => report::human::render_run_findings(head, &sources, human),
+        _ => short_errors(head),
+    };
     output::err(&stderr);
+    write_output(&args, checked.exit_status(), |out| {
+        streamer.write(head, &checked.pairs, out)
+    })
+}
+
+/// Write stdout (or `--output-file`) with `write`, and give the exit status: `status`, or 2 if
+/// the output cannot be written (a closed stdout pipe is not an error), 0 for a failed check
+/// under `--exit-zero`.
+fn write_output(
+    args: &CheckArgs,
+    status: u8,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> u8 {
     match &args.output_file {
         Some(path) => {
-            if let Err(e) = std::fs::write(path, stdout) {
+            let written = std::fs::File::create(path).and_then(|f| {
+                let mut out = BufWriter::with_capacity(1 << 16, f);
+                write(&mut out)?;
+                out.flush()
+            });
+            if let Err(e) = written {
                 output::err(&format!("error: cannot write {}: {e}\n", path.display()));
                 return exit::ERROR;
             }
         }
-        None => output::out(&stdout),
+        None => {
+            let stdout = std::io::stdout().lock();
+            let mut out = BufWriter::with_capacity(1 << 16, stdout);
+            let written = write(&mut out).and_then(|()| out.flush());
+            match written {
+                // `toolspec check | head` closes the pipe early: not an error.
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    output::err(&format!("error: cannot write the report: {e}\n"));
+                    return exit::ERROR;
+                }
+                _ => {}
+            }
+        }
     }
-    let status = report.exit_status();
     if args.exit_zero && status == exit::FAILED {
         exit::OK
     } else {
@@ -100,19 +172,7 @@ pub fn render(
     color: bool,
     verbose: bool,
 ) -> (String, String) {
-    let short_errors = || {
-        report
-            .errors
-            .iter()
-            .map(|f| match &f.location {
-                Some(l) => format!(
-                    "error[{}]: {}:{}:{}: {}\n",
-                    f.code, l.file, l.line, l.column, f.message
-                ),
-                None => format!("error[{}]: {}\n", f.code, f.message),
-            })
-            .collect::<String>()
-    };
+    let short_errors = || short_errors(report);
     match format {
         OutputFormat::Human => {
             let cache = SourceCache::default();
@@ -136,6 +196,21 @@ pub fn render(
         ),
         OutputFormat::Github => (report::github::render(report), short_errors()),
     }
+}
+
+/// What machine formats print on stderr: each run error on one line.
+fn short_errors(report: &Report) -> String {
+    report
+        .errors
+        .iter()
+        .map(|f| match &f.location {
+            Some(l) => format!(
+                "error[{}]: {}:{}:{}: {}\n",
+                f.code, l.file, l.line, l.column, f.message
+            ),
+            None => format!("error[{}]: {}\n", f.code, f.message),
+        })
+        .collect()
 }
 
 /// File texts for rendering snippets, read once each, on demand.

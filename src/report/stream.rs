@@ -1,0 +1,200 @@
+//! Reports that are written as they are produced, so memory does not follow the report's size.
+//!
+//! A check hands every spec × transcript result to a [`PairSink`] as soon as the result is
+//! complete, on the worker thread that checked it and in no particular order
+//! ([`crate::check::run::check_with`]). What the sink returns for each result is kept, sorted
+//! into the report's order ([`Report::sort`]), and returned with the rest of the report (summary,
+//! errors, warnings).
+//!
+//! - [`Collect`] keeps the results themselves: the in-memory [`Report`] of
+//!   [`crate::check::run::check`].
+//! - [`Streamer`] renders each result in an output format right away, into a [`Spool`] (a
+//!   temporary file), and keeps only where its text is. Once the run is done,
+//!   [`Streamer::write`] writes the document, with the results' text copied from the spool in
+//!   report order: the same bytes as rendering the collected [`Report`], in memory that follows
+//!   the number of pairs (a few dozen bytes each), not their findings.
+//!
+//! Formats that stream: JSON, human, GitHub, JUnit. SARIF does not: its rule table, which comes
+//! first, numbers every code used by any finding, and each result refers to its rule by that
+//! number, so it is rendered from a collected report.
+
+use std::io::{self, Write};
+use std::sync::Arc;
+
+use super::model::{PairResult, Report};
+use super::spool::{Part, Spool};
+use super::{github, human, json, junit};
+
+/// Takes each result of a check as soon as it is complete; called from worker threads.
+pub trait PairSink: Sync {
+    /// What is kept of a result (sorted into report order by the check).
+    type Entry: Send;
+
+    /// Take one result (its findings sorted, its locations resolved).
+    fn pair(&self, result: PairResult) -> Self::Entry;
+}
+
+/// A sink that keeps every result: gives the in-memory [`Report`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Collect;
+
+impl PairSink for Collect {
+    type Entry = PairResult;
+
+    fn pair(&self, result: PairResult) -> PairResult {
+        result
+    }
+}
+
+/// File texts for the human format's snippets, from any thread.
+pub type SyncSources<'a> = &'a (dyn Fn(&str) -> Option<Arc<String>> + Sync);
+
+/// An output format that streams.
+#[derive(Clone, Copy)]
+pub enum Format<'a> {
+    /// `--format json` ([`json::render`]).
+    Json,
+    /// `--format human` ([`human::render`]): stdout only; stderr is
+    /// [`human::render_run_findings`].
+    Human {
+        /// File texts for snippets.
+        sources: SyncSources<'a>,
+        /// Rendering options.
+        options: human::Options,
+    },
+    /// `--format github` ([`github::render`]).
+    Github,
+    /// `--format junit` ([`junit::render`]).
+    Junit,
+}
+
+impl std::fmt::Debug for Format<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Format::Json => "Json",
+            Format::Human { .. } => "Human",
+            Format::Github => "Github",
+            Format::Junit => "Junit",
+        })
+    }
+}
+
+/// A sink that renders each result into a spool; [`Streamer::write`] writes the document.
+#[derive(Debug)]
+pub struct Streamer<'a> {
+    format: Format<'a>,
+    spool: Spool,
+}
+
+/// What a [`Streamer`] keeps of a result: whether it passed, and where its text is.
+#[derive(Debug)]
+pub struct Rendered {
+    passed: bool,
+    /// JUnit: the suite's counts for the document's header.
+    counts: [usize; 4],
+    /// The result's main text (JSON: its object; human: its findings; GitHub: its annotations;
+    /// JUnit: its suite).
+    main: Part,
+    /// Human: its line in the list of pairs.
+    line: Part,
+}
+
+impl<'a> Streamer<'a> {
+    /// A streamer for `format`, spooling to a temporary file ([`Spool::new`]).
+    pub fn new(format: Format<'a>) -> Self {
+        Streamer::with_spool(format, Spool::new())
+    }
+
+    /// A streamer for `format` with the given spool.
+    pub fn with_spool(format: Format<'a>, spool: Spool) -> Self {
+        Streamer { format, spool }
+    }
+
+    /// The spool the results are rendered into.
+    pub fn spool(&self) -> &Spool {
+        &self.spool
+    }
+
+    /// Write the document: `head` is the report without its results (summary, errors,
+    /// warnings), `pairs` the kept results in report order. The bytes are those of rendering
+    /// `head` with the results in the format (human: its stdout).
+    pub fn write(&self, head: &Report, pairs: &[Rendered], out: &mut dyn Write) -> io::Result<()> {
+        let copy = |parts: &mut dyn Iterator<Item = &Part>, out: &mut dyn Write| {
+            self.spool.copy_to(parts, out)
+        };
+        match self.format {
+            Format::Json => json::write_document(
+                head,
+                pairs.len(),
+                |i, out| copy(&mut std::iter::once(&pairs[i].main), out),
+                out,
+            ),
+            Format::Human { options, .. } => {
+                copy(&mut pairs.iter().map(|p| &p.main), out)?;
+                if !pairs.is_empty() {
+                    let list_passing = options.verbose || pairs.len() <= human::MAX_LISTED_PAIRS;
+                    let mut listed = pairs.iter().filter(|p| list_passing || !p.passed);
+                    copy(&mut listed.by_ref().map(|p| &p.line), out)?;
+                    let hidden = pairs.iter().filter(|p| !list_passing && p.passed).count();
+                    out.write_all(human::hidden_pairs_line(hidden).as_bytes())?;
+                    out.write_all(b"\n")?;
+                }
+                out.write_all(human::summary_line(&head.summary).as_bytes())
+            }
+            Format::Github => {
+                out.write_all(github::run_annotations(head).as_bytes())?;
+                copy(&mut pairs.iter().map(|p| &p.main), out)?;
+                out.write_all(github::summary_line(&head.summary).as_bytes())
+            }
+            Format::Junit => {
+                let mut counts = [0; 4];
+                for p in pairs {
+                    for (c, n) in counts.iter_mut().zip(p.counts) {
+                        *c += n;
+                    }
+                }
+                junit::write_document(
+                    head,
+                    counts,
+                    |out| copy(&mut pairs.iter().map(|p| &p.main), out),
+                    out,
+                )
+            }
+        }
+    }
+}
+
+impl PairSink for Streamer<'_> {
+    type Entry = Rendered;
+
+    fn pair(&self, r: PairResult) -> Rendered {
+        let mut main = self.spool.writer();
+        let mut line = self.spool.writer();
+        let mut counts = [0; 4];
+        // Writing to a spool never fails (what the file cannot take stays in memory), and a
+        // report always serializes (string keys only).
+        let _ = (|| -> io::Result<()> {
+            match self.format {
+                Format::Json => json::write_pair(&r, &mut main),
+                Format::Human { sources, options } => {
+                    human::pair_details(&r, sources, options, &mut |s| {
+                        main.write_all(s.as_bytes())
+                    })?;
+                    writeln!(line, "{}", human::pair_line(&r, options.color))
+                }
+                Format::Github => github::pair_annotations(&r, &mut main),
+                Format::Junit => {
+                    let suite = junit::pair_suite(&r);
+                    counts = junit::suite_counts(&suite);
+                    main.write_all(junit::suite_text(suite).as_bytes())
+                }
+            }
+        })();
+        Rendered {
+            passed: r.passed,
+            counts,
+            main: main.finish(),
+            line: line.finish(),
+        }
+    }
+}

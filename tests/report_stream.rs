@@ -1,0 +1,234 @@
+//! The streaming reporters (`report::stream`: results rendered as they are checked, spooled to a
+//! temporary file, copied out in report order) give exactly the bytes of rendering the collected
+//! report, for every streaming format and option, on several thread counts, on disk and in
+//! memory; and the collected report itself does not depend on the thread count.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use toolspec::check::run::{check, check_with, CheckOptions};
+use toolspec::check::settings::LoadedSettings;
+use toolspec::report::human::Options;
+use toolspec::report::spool::Spool;
+use toolspec::report::stream::{Format, Streamer};
+use toolspec::report::{github, human, json, junit, Report};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn on_threads<T: Send>(n: usize, f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(n)
+        .build()
+        .unwrap()
+        .install(f)
+}
+
+/// A project with what exercises the order of results: a dataset file whose records give one
+/// pair each per spec, a dataset broken part-way (results before the error, a located error),
+/// two spec files naming the same files, a spec that forces another format on a file (read
+/// twice), a session with many findings on one line, and a spec that does not compile.
+fn mixed_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let runs = dir.path().join("runs");
+    std::fs::create_dir_all(&runs).unwrap();
+    let data =
+        std::fs::read_to_string(root().join("tests/fixtures/datasets/openai_chat.jsonl")).unwrap();
+    // 12 records: the fixture's, three times.
+    std::fs::write(runs.join("data.jsonl"), data.repeat(3)).unwrap();
+    let mut lines: Vec<&str> = data.lines().collect();
+    lines.insert(2, "{\"messages\": [");
+    std::fs::write(runs.join("broken.jsonl"), lines.join("\n") + "\n").unwrap();
+    std::fs::copy(
+        root().join("examples/runs/coding/claude-code-session.jsonl"),
+        runs.join("session.jsonl"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("refund.toolspec"),
+        r#"spec refund {
+  transcripts "runs/data.jsonl"
+  transcripts "runs/broken.jsonl"
+  order in_order
+  call lookup_customer(email: /@/)
+  call get_order(order_id: /^ORD-1/)
+  call issue_refund(amount_cents: 1..=5000)
+  never get_refund_policy
+}
+
+spec loose {
+  transcripts "runs/*.jsonl"
+  order any
+  extra forbid
+  at_least 1 call send_email
+}
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("again.toolspec"),
+        r#"spec refund {
+  transcripts "runs/data.jsonl"
+  format openai-chat
+  order any
+  call lookup_customer
+  call create_return_label(carrier: "ups")
+}
+
+spec session {
+  transcripts "runs/session.jsonl"
+  order in_order
+  call Read(file_path: /\.rs$/)
+  never Bash
+}
+"#,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("bad.toolspec"),
+        "spec bad {\n  transcripts \"runs/*.jsonl\"\n  odrer any\n}\n",
+    )
+    .unwrap();
+    dir
+}
+
+/// Every streaming format, with the options that change its output.
+fn formats<'a>(sources: toolspec::report::stream::SyncSources<'a>) -> Vec<(String, Format<'a>)> {
+    let mut out = vec![
+        ("json".to_owned(), Format::Json),
+        ("github".to_owned(), Format::Github),
+        ("junit".to_owned(), Format::Junit),
+    ];
+    for color in [false, true] {
+        for verbose in [false, true] {
+            out.push((
+                format!("human color={color} verbose={verbose}"),
+                Format::Human {
+                    sources,
+                    options: Options {
+                        color,
+                        verbose,
+                        width: 100,
+                    },
+                },
+            ));
+        }
+    }
+    out
+}
+
+/// What the format renders from the whole report (human: stdout).
+fn render_whole(report: &Report, format: Format<'_>) -> String {
+    match format {
+        Format::Json => json::render(report),
+        Format::Github => github::render(report),
+        Format::Junit => junit::render(report),
+        Format::Human { sources, options } => human::render(report, sources, options).stdout,
+    }
+}
+
+fn assert_streams_the_same(project: &Path) {
+    let settings = LoadedSettings::discover(project).unwrap();
+    let opts = CheckOptions::default();
+    let read = |name: &str| {
+        std::fs::read_to_string(project.join(name))
+            .ok()
+            .map(Arc::new)
+    };
+    let whole = on_threads(1, || check(&opts, &settings, project));
+    assert!(
+        !whole.results.is_empty(),
+        "{}: nothing checked",
+        project.display()
+    );
+    for threads in [1, 2, 4] {
+        let again = on_threads(threads, || check(&opts, &settings, project));
+        assert_eq!(again, whole, "{} on {threads} threads", project.display());
+        for (name, format) in formats(&read) {
+            let want = render_whole(&whole, format);
+            for on_disk in [true, false] {
+                let spool = if on_disk {
+                    Spool::new()
+                } else {
+                    Spool::in_memory()
+                };
+                let streamer = Streamer::with_spool(format, spool);
+                let checked =
+                    on_threads(threads, || check_with(&opts, &settings, project, &streamer));
+                assert_eq!(streamer.spool().on_disk(), on_disk);
+                let head = Report {
+                    results: Vec::new(),
+                    ..whole.clone()
+                };
+                assert_eq!(checked.report, head, "{name}: the rest of the report");
+                assert_eq!(checked.exit_status(), whole.exit_status());
+                let mut out = Vec::new();
+                streamer
+                    .write(&checked.report, &checked.pairs, &mut out)
+                    .unwrap();
+                let got = String::from_utf8(out).unwrap();
+                assert!(
+                    got == want,
+                    "{}, {name}, {threads} threads, on disk {on_disk}: streamed output differs\n\
+                     --- streamed\n{got}\n--- whole\n{want}",
+                    project.display()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_examples_stream_as_they_render() {
+    assert_streams_the_same(&root().join("examples"));
+}
+
+#[test]
+fn a_broken_project_streams_as_it_renders() {
+    assert_streams_the_same(&root().join("tests/cmd/broken.in"));
+}
+
+#[test]
+fn datasets_sessions_and_errors_stream_as_they_render() {
+    let dir = mixed_project();
+    let report = check(
+        &CheckOptions::default(),
+        &LoadedSettings::discover(dir.path()).unwrap(),
+        dir.path(),
+    );
+    // The project does what it is meant to exercise.
+    let records = |t: &str| {
+        report
+            .results
+            .iter()
+            .filter(|r| r.transcript == t && r.record.is_some())
+            .count()
+    };
+    assert!(
+        records("runs/data.jsonl") >= 24,
+        "{}",
+        records("runs/data.jsonl")
+    );
+    assert!(records("runs/broken.jsonl") >= 2);
+    assert!(report.errors.iter().any(|e| e.code == "invalid-json"));
+    assert!(report
+        .errors
+        .iter()
+        .any(|e| e.code.contains("unknown-keyword")));
+    assert!(report.results.iter().any(|r| !r.passed));
+    assert!(report
+        .results
+        .iter()
+        .any(|r| r.findings.len() > 3 && r.transcript == "runs/session.jsonl"));
+    assert_streams_the_same(dir.path());
+}
+
+/// Above 50 pairs the human format counts passing pairs instead of listing them.
+#[test]
+fn many_pairs_stream_as_they_render() {
+    let dir = mixed_project();
+    let data = std::fs::read_to_string(dir.path().join("runs/data.jsonl")).unwrap();
+    std::fs::write(dir.path().join("runs/data.jsonl"), data.repeat(6)).unwrap();
+    assert_streams_the_same(dir.path());
+}
