@@ -361,6 +361,50 @@ mod tests {
         );
     }
 
+    /// Batch after batch (a file's transcripts), forward, backward (a second format reading the
+    /// file again) and past the end: the same places as one pass, from memory and streamed.
+    #[test]
+    fn batches_in_any_order_agree_with_one_pass() {
+        let line = "{\"é\": 1, \"x\": \"ü\"}\n";
+        let text = format!("{}no newline at the end {}", line.repeat(5000), "ä".repeat(10));
+        let text = text.as_bytes();
+        let mut f = tempfile::NamedTempFile::new().unwrap();
+        f.write_all(text).unwrap();
+        let n = text.len();
+        let batches: Vec<Vec<(usize, usize)>> = vec![
+            vec![(0, 5), (3, 3)],
+            vec![(30, 40), (29, 2000)],
+            vec![(1 << 20, (1 << 20) + 9), (50_000, 50_001)],
+            vec![(7, 8)], // behind: starts over
+            vec![(n - 1, n), (n, n + 10)],
+            vec![(n + 5, n + 6)],
+            vec![(100, 120)],
+        ];
+        let all: Vec<(usize, usize)> = batches.iter().flatten().copied().collect();
+        let want = whole(text, &all);
+        for src in [Some(text), None] {
+            let mut locator = Locator::new(src, f.path());
+            let mut got = Vec::new();
+            for b in &batches {
+                let mut locs: Vec<Location> = b
+                    .iter()
+                    .map(|&(s, e)| pending("f", Span::new(s, e)))
+                    .collect();
+                locator.resolve(locs.iter_mut());
+                got.extend(locs);
+            }
+            assert_eq!(got, want, "streamed: {}", src.is_none());
+        }
+    }
+
+    #[test]
+    fn an_unreadable_file_places_everything_at_the_start() {
+        let mut locs = [pending("f", Span::new(10, 20))];
+        Locator::new(None, Path::new("/nonexistent/file")).resolve(locs.iter_mut());
+        assert_eq!((locs[0].line, locs[0].column), (1, 1));
+        assert_eq!((locs[0].end_line, locs[0].end_column), (1, 1));
+    }
+
     #[test]
     fn line_and_column_become_offsets() {
         let text = "ab\ncdé f\n".as_bytes();

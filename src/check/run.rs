@@ -674,12 +674,21 @@ fn check_file<S: PairSink>(
                     (engine::run(&s.config, &t.calls), profile)
                 })
                 .collect();
+            // The calls (often most of a transcript's memory) go before the results are built.
+            let Transcript {
+                format,
+                record,
+                calls,
+                tools,
+                findings,
+            } = t;
             let t = Seen {
-                format: t.format,
-                record: t.record,
-                spans: t.calls.iter().map(|c| c.span).collect(),
-                findings: t.findings,
+                format,
+                record,
+                spans: calls.iter().map(|c| c.span).collect(),
+                findings,
             };
+            drop((calls, tools));
             for (s, (verdict, profile)) in specs.iter().zip(verdicts) {
                 let mut r = pair_result(s, &shown, &t, verdict, profile);
                 locator.resolve(pair_locations(&mut r).filter(|l| l.file == shown));
