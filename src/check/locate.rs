@@ -366,7 +366,11 @@ mod tests {
     #[test]
     fn batches_in_any_order_agree_with_one_pass() {
         let line = "{\"é\": 1, \"x\": \"ü\"}\n";
-        let text = format!("{}no newline at the end {}", line.repeat(5000), "ä".repeat(10));
+        let text = format!(
+            "{}no newline at the end {}",
+            line.repeat(5000),
+            "ä".repeat(10)
+        );
         let text = text.as_bytes();
         let mut f = tempfile::NamedTempFile::new().unwrap();
         f.write_all(text).unwrap();
