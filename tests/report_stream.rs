@@ -11,7 +11,7 @@ use toolspec::check::settings::LoadedSettings;
 use toolspec::report::human::Options;
 use toolspec::report::spool::Spool;
 use toolspec::report::stream::{Format, Streamer};
-use toolspec::report::{github, human, json, junit, Report};
+use toolspec::report::{github, human, json, junit, sarif, Report};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -99,6 +99,12 @@ fn formats<'a>(sources: toolspec::report::stream::SyncSources<'a>) -> Vec<(Strin
         ("json".to_owned(), Format::Json),
         ("github".to_owned(), Format::Github),
         ("junit".to_owned(), Format::Junit),
+        (
+            "sarif".to_owned(),
+            Format::Sarif {
+                describe: &toolspec::check::describe_code,
+            },
+        ),
     ];
     for color in [false, true] {
         for verbose in [false, true] {
@@ -125,6 +131,7 @@ fn render_whole(report: &Report, format: Format<'_>) -> String {
         Format::Github => github::render(report),
         Format::Junit => junit::render(report),
         Format::Human { sources, options } => human::render(report, sources, options).stdout,
+        Format::Sarif { describe } => sarif::render(report, describe),
     }
 }
 

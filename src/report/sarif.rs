@@ -6,6 +6,7 @@
 //! related location.
 
 use std::collections::BTreeMap;
+use std::io::{self, Write};
 
 use serde::Serialize;
 
@@ -119,13 +120,37 @@ pub fn render(report: &Report, describe: &dyn Fn(&str) -> Option<String>) -> Str
         .chain(&report.warnings)
         .chain(report.results.iter().flat_map(|r| r.findings.iter()))
         .collect();
-    let codes: BTreeMap<&str, usize> = {
-        let mut set: Vec<&str> = findings.iter().map(|f| f.code.as_str()).collect();
+    let codes = Codes::new(findings.iter().map(|f| f.code.as_str()));
+    render_findings(&findings, &codes, describe)
+}
+
+/// The rule table: every code used, sorted, numbered from 0.
+#[derive(Debug, Default)]
+pub struct Codes<'a>(BTreeMap<&'a str, usize>);
+
+impl<'a> Codes<'a> {
+    /// The table of `codes` (repeats and order do not matter).
+    pub fn new(codes: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut set: Vec<&str> = codes.into_iter().collect();
         set.sort_unstable();
         set.dedup();
-        set.into_iter().enumerate().map(|(i, c)| (c, i)).collect()
-    };
+        Codes(set.into_iter().enumerate().map(|(i, c)| (c, i)).collect())
+    }
+
+    /// The rule index of `code` (0 for a code not in the table).
+    pub fn index(&self, code: &str) -> usize {
+        self.0.get(code).copied().unwrap_or(0)
+    }
+}
+
+/// The document with `findings` as its results and `codes` as its rules.
+fn render_findings(
+    findings: &[&Finding],
+    codes: &Codes<'_>,
+    describe: &dyn Fn(&str) -> Option<String>,
+) -> String {
     let rules = codes
+        .0
         .keys()
         .map(|c| Rule {
             id: (*c).to_owned(),
@@ -136,41 +161,7 @@ pub fn render(report: &Report, describe: &dyn Fn(&str) -> Option<String>) -> Str
         .collect();
     let results = findings
         .iter()
-        .map(|f| SarifResult {
-            rule_id: f.code.clone(),
-            rule_index: codes[f.code.as_str()],
-            level: match f.severity {
-                Severity::Error => "error",
-                Severity::Warning => "warning",
-                Severity::Note => "note",
-            },
-            message: Text {
-                text: match &f.help {
-                    Some(h) => format!("{}\nhelp: {h}", f.message),
-                    None => f.message.clone(),
-                },
-            },
-            locations: f
-                .location
-                .iter()
-                .map(|l| SarifLocation {
-                    id: None,
-                    physical_location: physical(l),
-                    message: f.label.as_ref().map(|text| Text { text: text.clone() }),
-                })
-                .collect(),
-            related_locations: f
-                .related
-                .iter()
-                .map(|l| SarifLocation {
-                    id: Some(1),
-                    physical_location: physical(l),
-                    message: Some(Text {
-                        text: "expectation in the spec".to_owned(),
-                    }),
-                })
-                .collect(),
-        })
+        .map(|f| sarif_result(f, codes.index(&f.code)))
         .collect();
     let log = Log {
         schema: SCHEMA,
@@ -190,4 +181,249 @@ pub fn render(report: &Report, describe: &dyn Fn(&str) -> Option<String>) -> Str
     let mut s = serde_json::to_string_pretty(&log).unwrap_or_default();
     s.push('\n');
     s
+}
+
+fn sarif_result(f: &Finding, rule_index: usize) -> SarifResult {
+    SarifResult {
+        rule_id: f.code.clone(),
+        rule_index,
+        level: match f.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        },
+        message: Text {
+            text: match &f.help {
+                Some(h) => format!("{}\nhelp: {h}", f.message),
+                None => f.message.clone(),
+            },
+        },
+        locations: f
+            .location
+            .iter()
+            .map(|l| SarifLocation {
+                id: None,
+                physical_location: physical(l),
+                message: f.label.as_ref().map(|text| Text { text: text.clone() }),
+            })
+            .collect(),
+        related_locations: f
+            .related
+            .iter()
+            .map(|l| SarifLocation {
+                id: Some(1),
+                physical_location: physical(l),
+                message: Some(Text {
+                    text: "expectation in the spec".to_owned(),
+                }),
+            })
+            .collect(),
+    }
+}
+
+/// Write the results of `findings` as they appear in the `results` array of [`render`]'s
+/// document (indented four levels, separated by `,` and a line break, none before the first or
+/// after the last), each with the rule index `index` gives its code. The streaming reporter
+/// writes a placeholder index here and fixes it with [`RuleIndexes`] once all codes are known.
+pub fn write_results(
+    findings: &[Finding],
+    index: &mut dyn FnMut(&str) -> usize,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    for (i, f) in findings.iter().enumerate() {
+        if i > 0 {
+            out.write_all(b",\n")?;
+        }
+        let mut w = Indent {
+            out: &mut *out,
+            indent: b"        ",
+        };
+        w.out.write_all(w.indent)?;
+        serde_json::to_writer_pretty(&mut w, &sarif_result(f, index(&f.code)))
+            .map_err(io::Error::other)?;
+    }
+    Ok(())
+}
+
+/// Write the document of `head`'s errors and warnings, with the rule table of `codes` (which
+/// must hold theirs), and the results `more` writes (as [`write_results`] does: no separator
+/// before the first or after the last) after theirs; `more` returns whether it wrote any.
+/// Gives the bytes of [`render`] on the report whose results hold the findings `more` writes.
+pub fn write_document(
+    head: &Report,
+    codes: &Codes<'_>,
+    describe: &dyn Fn(&str) -> Option<String>,
+    more: &mut dyn FnMut(&mut dyn Write, bool) -> io::Result<()>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let findings: Vec<&Finding> = head.errors.iter().chain(&head.warnings).collect();
+    let doc = render_findings(&findings, codes, describe);
+    // `results` is the run's last member: the document ends with it.
+    const EMPTY_END: &str = "[]\n    }\n  ]\n}\n";
+    const END: &str = "\n      ]\n    }\n  ]\n}\n";
+    if let Some(before) = doc.strip_suffix(EMPTY_END) {
+        out.write_all(before.as_bytes())?;
+        let mut body = Vec::new();
+        more(&mut body, true)?;
+        if body.is_empty() {
+            return out.write_all(EMPTY_END.as_bytes());
+        }
+        out.write_all(b"[\n")?;
+        out.write_all(&body)?;
+        return out.write_all(END.as_bytes());
+    }
+    let Some(before) = doc.strip_suffix(END) else {
+        return out.write_all(doc.as_bytes());
+    };
+    out.write_all(before.as_bytes())?;
+    more(out, false)?;
+    out.write_all(END.as_bytes())
+}
+
+/// Adds `indent` after every line break (pretty JSON has line breaks only between tokens).
+struct Indent<'a> {
+    out: &'a mut dyn Write,
+    indent: &'static [u8],
+}
+
+impl Write for Indent<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut rest = buf;
+        while let Some(i) = memchr::memchr(b'\n', rest) {
+            self.out.write_all(&rest[..=i])?;
+            self.out.write_all(self.indent)?;
+            rest = &rest[i + 1..];
+        }
+        self.out.write_all(rest)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+/// A writer that replaces the number after each `"ruleIndex": ` by `map(number)`: results are
+/// spooled with a placeholder index (the code's number in order of first use) and get their
+/// rule's index when copied out. The key cannot occur elsewhere: quotes inside JSON strings are
+/// escaped.
+pub struct RuleIndexes<'a> {
+    out: &'a mut dyn Write,
+    map: &'a dyn Fn(usize) -> usize,
+    /// Bytes of the key matched so far, or the placeholder's digits.
+    state: State,
+}
+
+enum State {
+    Key(usize),
+    Digits(usize),
+}
+
+const KEY: &[u8] = b"\"ruleIndex\": ";
+
+impl<'a> RuleIndexes<'a> {
+    /// Rewrite into `out` with `map`.
+    pub fn new(out: &'a mut dyn Write, map: &'a dyn Fn(usize) -> usize) -> Self {
+        RuleIndexes {
+            out,
+            map,
+            state: State::Key(0),
+        }
+    }
+
+    /// Write what is pending (a number at the very end).
+    pub fn finish(mut self) -> io::Result<()> {
+        match self.state {
+            State::Key(k) => self.out.write_all(&KEY[..k]),
+            State::Digits(n) => {
+                self.out.write_all(KEY)?;
+                write!(self.out, "{}", (self.map)(n))
+            }
+        }?;
+        self.state = State::Key(0);
+        Ok(())
+    }
+}
+
+impl Write for RuleIndexes<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        // `plain` starts the bytes not yet written that are passed through as they are.
+        let mut plain = 0;
+        let mut i = 0;
+        while i < buf.len() {
+            let b = buf[i];
+            match self.state {
+                State::Key(k) => {
+                    if b == KEY[k] {
+                        if k == 0 {
+                            self.out.write_all(&buf[plain..i])?;
+                        }
+                        self.state = if k + 1 == KEY.len() {
+                            State::Digits(0)
+                        } else {
+                            State::Key(k + 1)
+                        };
+                        i += 1;
+                        plain = i;
+                    } else if k > 0 {
+                        // Not the key: what matched goes out as it was; `b` is looked at again
+                        // (a quote may start the key).
+                        self.out.write_all(&KEY[..k])?;
+                        self.state = State::Key(0);
+                        plain = i;
+                    } else if let Some(q) = memchr::memchr(b'"', &buf[i..]) {
+                        i += q;
+                    } else {
+                        i = buf.len();
+                    }
+                }
+                State::Digits(n) => {
+                    if b.is_ascii_digit() {
+                        self.state =
+                            State::Digits(n.saturating_mul(10).saturating_add((b - b'0') as usize));
+                        i += 1;
+                        plain = i;
+                    } else {
+                        self.out.write_all(KEY)?;
+                        write!(self.out, "{}", (self.map)(n))?;
+                        self.state = State::Key(0);
+                        plain = i;
+                    }
+                }
+            }
+        }
+        self.out.write_all(&buf[plain..])?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Placeholders are replaced wherever the writes split the text; other text, quotes and
+    /// near-misses of the key pass unchanged.
+    #[test]
+    fn rule_indexes_are_rewritten_across_any_split() {
+        let text = "{\"ruleId\": \"a\",\n \"ruleIndex\": 12,\n \"x\": \"\\\"ruleIndex\\\": 3\"}\n\
+                    \"ruleIndex\"x \"rule\" \"ruleIndex\": 0}\"ruleIndex\": 7";
+        let want = text
+            .replace("\"ruleIndex\": 12", "\"ruleIndex\": 112")
+            .replace("\"ruleIndex\": 0", "\"ruleIndex\": 100")
+            .replace("\"ruleIndex\": 7", "\"ruleIndex\": 107");
+        let map = |n: usize| n + 100;
+        for split in 1..=text.len() {
+            let mut out = Vec::new();
+            let mut w = RuleIndexes::new(&mut out, &map);
+            for chunk in text.as_bytes().chunks(split) {
+                w.write_all(chunk).unwrap();
+            }
+            w.finish().unwrap();
+            assert_eq!(String::from_utf8(out).unwrap(), want, "chunks of {split}");
+        }
+    }
 }

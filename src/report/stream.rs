@@ -14,16 +14,18 @@
 //!   report order: the same bytes as rendering the collected [`Report`], in memory that follows
 //!   the number of pairs (a few dozen bytes each), not their findings.
 //!
-//! Formats that stream: JSON, human, GitHub, JUnit. SARIF does not: its rule table, which comes
-//! first, numbers every code used by any finding, and each result refers to its rule by that
-//! number, so it is rendered from a collected report.
+//! Every format streams. SARIF's rule table, which comes first, numbers every code used by any
+//! finding, and each result refers to its rule by that number: results are spooled with a
+//! placeholder number per code and get their rule's number as they are copied out
+//! ([`sarif::RuleIndexes`]). JUnit holds one pair's suite at a time (its score case lists every
+//! finding of the pair in one description); the other formats write a pair a finding at a time.
 
 use std::io::{self, Write};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use super::model::{PairResult, Report};
 use super::spool::{Part, Spool};
-use super::{github, human, json, junit};
+use super::{github, human, json, junit, sarif};
 
 /// Takes each result of a check as soon as it is complete; called from worker threads.
 pub trait PairSink: Sync {
@@ -66,6 +68,11 @@ pub enum Format<'a> {
     Github,
     /// `--format junit` ([`junit::render`]).
     Junit,
+    /// `--format sarif` ([`sarif::render`]).
+    Sarif {
+        /// A rule's short description from its code.
+        describe: &'a (dyn Fn(&str) -> Option<String> + Sync),
+    },
 }
 
 impl std::fmt::Debug for Format<'_> {
@@ -75,6 +82,7 @@ impl std::fmt::Debug for Format<'_> {
             Format::Human { .. } => "Human",
             Format::Github => "Github",
             Format::Junit => "Junit",
+            Format::Sarif { .. } => "Sarif",
         })
     }
 }
@@ -84,6 +92,9 @@ impl std::fmt::Debug for Format<'_> {
 pub struct Streamer<'a> {
     format: Format<'a>,
     spool: Spool,
+    /// SARIF: the codes of the findings spooled, numbered in order of first use (the
+    /// placeholder rule index of their results).
+    codes: Mutex<Vec<String>>,
 }
 
 /// What a [`Streamer`] keeps of a result: whether it passed, and where its text is.
@@ -107,7 +118,11 @@ impl<'a> Streamer<'a> {
 
     /// A streamer for `format` with the given spool.
     pub fn with_spool(format: Format<'a>, spool: Spool) -> Self {
-        Streamer { format, spool }
+        Streamer {
+            format,
+            spool,
+            codes: Mutex::new(Vec::new()),
+        }
     }
 
     /// The spool the results are rendered into.
@@ -160,6 +175,33 @@ impl<'a> Streamer<'a> {
                     out,
                 )
             }
+            Format::Sarif { describe } => {
+                let spooled = self
+                    .codes
+                    .lock()
+                    .map_err(|_| io::Error::other("a panic poisoned the SARIF rule table"))?;
+                let run = head.errors.iter().chain(&head.warnings);
+                let codes = sarif::Codes::new(
+                    run.map(|f| f.code.as_str())
+                        .chain(spooled.iter().map(String::as_str)),
+                );
+                let map = |placeholder: usize| {
+                    spooled.get(placeholder).map_or(0, |code| codes.index(code))
+                };
+                let mut more = |out: &mut dyn Write, first: bool| {
+                    let mut first = first;
+                    let mut fixed = sarif::RuleIndexes::new(out, &map);
+                    for p in pairs.iter().filter(|p| !p.main.is_empty()) {
+                        if !first {
+                            fixed.write_all(b",\n")?;
+                        }
+                        first = false;
+                        self.spool.copy_to([&p.main], &mut fixed)?;
+                    }
+                    fixed.finish()
+                };
+                sarif::write_document(head, &codes, describe, &mut more, out)
+            }
         }
     }
 }
@@ -187,6 +229,19 @@ impl PairSink for Streamer<'_> {
                     let suite = junit::pair_suite(&r);
                     counts = junit::suite_counts(&suite);
                     main.write_all(junit::suite_text(suite).as_bytes())
+                }
+                Format::Sarif { .. } => {
+                    let mut placeholder = |code: &str| match self.codes.lock() {
+                        Ok(mut codes) => match codes.iter().position(|c| c == code) {
+                            Some(i) => i,
+                            None => {
+                                codes.push(code.to_owned());
+                                codes.len() - 1
+                            }
+                        },
+                        Err(_) => 0,
+                    };
+                    sarif::write_results(&r.findings, &mut placeholder, &mut main)
                 }
             }
         })();

@@ -4,7 +4,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use toolspec::check::run::{check, check_with, CheckOptions};
+use toolspec::check::run::{check_with, CheckOptions};
 use toolspec::check::settings::LoadedSettings;
 use toolspec::report::stream::{Format, Streamer};
 use toolspec::report::{self, Report};
@@ -15,9 +15,9 @@ use crate::cli::output::{self, exit};
 /// Run a check and print it in the chosen format; exit 0 (all passed), 1 (some expectation
 /// failed) or 2 (something could not be checked).
 ///
-/// Every format but SARIF streams: results are rendered as they are checked, spooled to a
-/// temporary file, and copied to the output in report order ([`report::stream`]), so memory does
-/// not follow the size of the report. SARIF is rendered from the whole report.
+/// Results are rendered as they are checked, spooled to a temporary file, and copied to the
+/// output in report order ([`report::stream`]), so memory does not follow the size of the
+/// report.
 pub fn run(args: CheckArgs) -> u8 {
     let cwd = match std::env::current_dir() {
         Ok(d) => d,
@@ -38,30 +38,18 @@ pub fn run(args: CheckArgs) -> u8 {
         verbose: args.verbose,
         width: output::terminal_width(),
     };
+    let describe = toolspec::check::describe_code;
     let format = match args.format {
-        OutputFormat::Json => Some(Format::Json),
-        OutputFormat::Human => Some(Format::Human {
+        OutputFormat::Json => Format::Json,
+        OutputFormat::Human => Format::Human {
             sources: &sources,
             options: human,
-        }),
-        OutputFormat::Github => Some(Format::Github),
-        OutputFormat::Junit => Some(Format::Junit),
-        OutputFormat::Sarif => None,
-    };
-    let Some(format) = format else {
-        let report = match with_threads(args.run.threads, || {
-            check(&options(&args.run), &settings, &cwd)
-        }) {
-            Ok(r) => r,
-            Err(e) => {
-                output::err(&format!("error: {e}\n"));
-                return exit::ERROR;
-            }
-        };
-        let (stdout, stderr) = render(&report, args.format, color, args.verbose);
-        output::err(&stderr);
-        let status = report.exit_status();
-        return write_output(&args, status, |out| out.write_all(stdout.as_bytes()));
+        },
+        OutputFormat::Github => Format::Github,
+        OutputFormat::Junit => Format::Junit,
+        OutputFormat::Sarif => Format::Sarif {
+            describe: &describe,
+        },
     };
     let streamer = Streamer::new(format);
     let checked = match with_threads(args.run.threads, || {
