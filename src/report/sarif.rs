@@ -245,15 +245,19 @@ pub fn write_results(
     Ok(())
 }
 
+/// Writes results into a document; told whether they come first.
+pub type WriteResults<'a> = dyn FnMut(&mut dyn Write, bool) -> io::Result<()> + 'a;
+
 /// Write the document of `head`'s errors and warnings, with the rule table of `codes` (which
-/// must hold theirs), and the results `more` writes (as [`write_results`] does: no separator
-/// before the first or after the last) after theirs; `more` returns whether it wrote any.
-/// Gives the bytes of [`render`] on the report whose results hold the findings `more` writes.
+/// must hold theirs), and after their results those `more` writes, if any (as
+/// [`write_results`] does, at least one, no separator before the first or after the last;
+/// `more` is told whether they come first). Gives the bytes of [`render`] on the report whose
+/// results hold the findings `more` writes.
 pub fn write_document(
     head: &Report,
     codes: &Codes<'_>,
     describe: &dyn Fn(&str) -> Option<String>,
-    more: &mut dyn FnMut(&mut dyn Write, bool) -> io::Result<()>,
+    more: Option<&mut WriteResults<'_>>,
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let findings: Vec<&Finding> = head.errors.iter().chain(&head.warnings).collect();
@@ -261,22 +265,19 @@ pub fn write_document(
     // `results` is the run's last member: the document ends with it.
     const EMPTY_END: &str = "[]\n    }\n  ]\n}\n";
     const END: &str = "\n      ]\n    }\n  ]\n}\n";
-    if let Some(before) = doc.strip_suffix(EMPTY_END) {
-        out.write_all(before.as_bytes())?;
-        let mut body = Vec::new();
-        more(&mut body, true)?;
-        if body.is_empty() {
-            return out.write_all(EMPTY_END.as_bytes());
-        }
-        out.write_all(b"[\n")?;
-        out.write_all(&body)?;
-        return out.write_all(END.as_bytes());
-    }
-    let Some(before) = doc.strip_suffix(END) else {
+    let Some(more) = more else {
         return out.write_all(doc.as_bytes());
     };
-    out.write_all(before.as_bytes())?;
-    more(out, false)?;
+    if let Some(before) = doc.strip_suffix(EMPTY_END) {
+        out.write_all(before.as_bytes())?;
+        out.write_all(b"[\n")?;
+        more(out, true)?;
+    } else if let Some(before) = doc.strip_suffix(END) {
+        out.write_all(before.as_bytes())?;
+        more(out, false)?;
+    } else {
+        return Err(io::Error::other("unexpected SARIF layout"));
+    }
     out.write_all(END.as_bytes())
 }
 

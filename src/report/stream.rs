@@ -200,7 +200,10 @@ impl<'a> Streamer<'a> {
                     }
                     fixed.finish()
                 };
-                sarif::write_document(head, &codes, describe, &mut more, out)
+                let any = pairs.iter().any(|p| !p.main.is_empty());
+                let more: Option<&mut sarif::WriteResults<'_>> =
+                    if any { Some(&mut more) } else { None };
+                sarif::write_document(head, &codes, describe, more, out)
             }
         }
     }
