@@ -4,8 +4,8 @@
 //! checked, on the worker thread that checked it, into a [`Spool`]: one anonymous temporary file
 //! (deleted by the OS when closed, also on a crash). Each rendered part is remembered as a list
 //! of [`Piece`]s (offset and length in the file); once every pair is known and sorted, the parts
-//! are copied to the output in that order. Memory per pair is then a few dozen bytes, whatever
-//! its findings.
+//! are copied to the output in that order. Memory per pair is then a few hundred bytes at most,
+//! whatever its findings.
 //!
 //! If the temporary file cannot be created or written (no space, an unwritable `TMPDIR`), the
 //! bytes that could not be written are kept in memory instead: the output is the same, only the
@@ -188,6 +188,8 @@ impl PartWriter<'_> {
     pub fn finish(mut self) -> Part {
         let buf = std::mem::take(&mut self.buf);
         self.spool.append(buf, &mut self.part);
+        // Kept per pair until the run ends: no spare capacity.
+        self.part.shrink_to_fit();
         std::mem::take(&mut self.part)
     }
 }

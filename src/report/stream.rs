@@ -12,7 +12,7 @@
 //!   temporary file), and keeps only where its text is. Once the run is done,
 //!   [`Streamer::write`] writes the document, with the results' text copied from the spool in
 //!   report order: the same bytes as rendering the collected [`Report`], in memory that follows
-//!   the number of pairs (a few dozen bytes each), not their findings.
+//!   the number of pairs (a few hundred bytes each), not their findings.
 //!
 //! Every format streams. SARIF's rule table, which comes first, numbers every code used by any
 //! finding, and each result refers to its rule by that number: results are spooled with a
@@ -108,6 +108,9 @@ pub struct Rendered {
     main: Part,
     /// Human: its line in the list of pairs.
     line: Part,
+    /// SARIF: the placeholder numbers of its findings' codes (the rule table holds the codes of
+    /// the pairs kept, not of a file whose check panicked after it spooled some).
+    codes: Box<[usize]>,
 }
 
 impl<'a> Streamer<'a> {
@@ -180,10 +183,16 @@ impl<'a> Streamer<'a> {
                     .codes
                     .lock()
                     .map_err(|_| io::Error::other("a panic poisoned the SARIF rule table"))?;
+                let mut used: Vec<usize> =
+                    pairs.iter().flat_map(|p| p.codes.iter().copied()).collect();
+                used.sort_unstable();
+                used.dedup();
                 let run = head.errors.iter().chain(&head.warnings);
                 let codes = sarif::Codes::new(
-                    run.map(|f| f.code.as_str())
-                        .chain(spooled.iter().map(String::as_str)),
+                    run.map(|f| f.code.as_str()).chain(
+                        used.iter()
+                            .filter_map(|&i| spooled.get(i).map(String::as_str)),
+                    ),
                 );
                 let map = |placeholder: usize| {
                     spooled.get(placeholder).map_or(0, |code| codes.index(code))
@@ -216,6 +225,7 @@ impl PairSink for Streamer<'_> {
         let mut main = self.spool.writer();
         let mut line = self.spool.writer();
         let mut counts = [0; 4];
+        let mut codes = Vec::new();
         // Writing to a spool never fails (what the file cannot take stays in memory), and a
         // report always serializes (string keys only).
         let _ = (|| -> io::Result<()> {
@@ -234,15 +244,21 @@ impl PairSink for Streamer<'_> {
                     main.write_all(junit::suite_text(suite).as_bytes())
                 }
                 Format::Sarif { .. } => {
-                    let mut placeholder = |code: &str| match self.codes.lock() {
-                        Ok(mut codes) => match codes.iter().position(|c| c == code) {
-                            Some(i) => i,
-                            None => {
-                                codes.push(code.to_owned());
-                                codes.len() - 1
-                            }
-                        },
-                        Err(_) => 0,
+                    let mut placeholder = |code: &str| {
+                        let i = match self.codes.lock() {
+                            Ok(mut all) => match all.iter().position(|c| c == code) {
+                                Some(i) => i,
+                                None => {
+                                    all.push(code.to_owned());
+                                    all.len() - 1
+                                }
+                            },
+                            Err(_) => 0,
+                        };
+                        if !codes.contains(&i) {
+                            codes.push(i);
+                        }
+                        i
                     };
                     sarif::write_results(&r.findings, &mut placeholder, &mut main)
                 }
@@ -253,6 +269,7 @@ impl PairSink for Streamer<'_> {
             counts,
             main: main.finish(),
             line: line.finish(),
+            codes: codes.into_boxed_slice(),
         }
     }
 }
