@@ -48,19 +48,19 @@ fn case_of<'t>(root: V<'t>) -> Option<Case<'t>> {
         threshold: None,
     };
     let (mut actual, mut expected) = (false, false);
-    for (k, v) in root.entries() {
+    for (k, v) in root.members() {
         match k {
-            "actualCalls" => {
+            b"actualCalls" => {
                 c.actual = calls_of(v)?;
                 actual = true;
             }
-            "expectedCalls" => {
+            b"expectedCalls" => {
                 c.expected = calls_of(v)?;
                 expected = true;
             }
-            "mode" => c.mode = (!v.is_null()).then_some(v),
-            "weights" => c.weights = (!v.is_null()).then_some(v),
-            "threshold" => {
+            b"mode" => c.mode = (!v.is_null()).then_some(v),
+            b"weights" => c.weights = (!v.is_null()).then_some(v),
+            b"threshold" => {
                 c.threshold = match v.kind() {
                     Kind::Null => None,
                     _ => Some(v.as_f64()?),
@@ -87,10 +87,10 @@ fn calls_of(v: V<'_>) -> Option<Vec<Call<'_>>> {
             name: None,
             input: None,
         };
-        for (k, x) in obj.entries() {
+        for (k, x) in obj.members() {
             match k {
-                "toolName" => call.name = Some(x),
-                "input" => call.input = Some(x),
+                b"toolName" => call.name = Some(x),
+                b"input" => call.input = Some(x),
                 _ => {}
             }
         }
@@ -413,6 +413,14 @@ fn stable(out: &mut String, v: V<'_>) {
 /// Whether a raw JSON text could spell a `__proto__` key: plainly, or with a `\u` escape of
 /// one of its letters (`_`, `p`, `r`, `o`, `t`; other escapes such as `\u00e9` cannot).
 fn may_spell_proto(raw: &[u8]) -> bool {
+    // Most inputs have neither byte: one pass without early exit (vectorized) tells, where
+    // the iterator below would pay its setup for nothing.
+    if !raw
+        .iter()
+        .fold(false, |seen, &c| seen | (c == b'_') | (c == b'\\'))
+    {
+        return false;
+    }
     memchr::memchr2_iter(b'_', b'\\', raw).any(|i| {
         if raw[i] == b'_' {
             raw[i..].starts_with(b"__proto__")
@@ -517,14 +525,28 @@ fn flexible_mode(
     }
     // The first `remaining[g]` calls of each group, groups in first-appearance order.
     let mut missing_calls: Vec<usize> = Vec::new();
-    let mut members: Vec<Vec<usize>> = vec![Vec::new(); reps.len()];
-    for (i, &g) in group_of.iter().enumerate() {
-        if members[g].len() < remaining[g] {
-            members[g].push(i);
+    if small {
+        // A pass per group (at most `SMALL` of them), no list per group.
+        for (g, &left) in remaining.iter().enumerate() {
+            missing_calls.extend(
+                group_of
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &h)| h == g)
+                    .map(|(i, _)| i)
+                    .take(left),
+            );
         }
-    }
-    for m in &members {
-        missing_calls.extend_from_slice(m);
+    } else {
+        let mut members: Vec<Vec<usize>> = vec![Vec::new(); reps.len()];
+        for (i, &g) in group_of.iter().enumerate() {
+            if members[g].len() < remaining[g] {
+                members[g].push(i);
+            }
+        }
+        for m in &members {
+            missing_calls.extend_from_slice(m);
+        }
     }
     // missingByName, keyed like a JavaScript Map (SameValueZero on the names).
     let mut by_name: Vec<(Option<V<'_>>, usize)> = Vec::new();
@@ -593,15 +615,17 @@ fn flexible_mode(
             if j > 0 {
                 meta.push(',');
             }
-            // `JSON.stringify` of the call object as it was given.
-            js_json(
-                meta,
-                if *is_actual {
-                    actual[i].obj
-                } else {
-                    expected[i].obj
-                },
-            );
+            // `JSON.stringify` of the call object as it was given: its text when that is what
+            // `JSON.stringify` prints.
+            let obj = if *is_actual {
+                actual[i].obj
+            } else {
+                expected[i].obj
+            };
+            match obj.js_canonical_raw() {
+                Some(raw) => meta.push_str(raw),
+                None => js_json(meta, obj),
+            }
         }
         meta.push(']');
     }
