@@ -413,14 +413,6 @@ fn stable(out: &mut String, v: V<'_>) {
 /// Whether a raw JSON text could spell a `__proto__` key: plainly, or with a `\u` escape of
 /// one of its letters (`_`, `p`, `r`, `o`, `t`; other escapes such as `\u00e9` cannot).
 fn may_spell_proto(raw: &[u8]) -> bool {
-    // Most inputs have neither byte: one pass without early exit (vectorized) tells, where
-    // the iterator below would pay its setup for nothing.
-    if !raw
-        .iter()
-        .fold(false, |seen, &c| seen | (c == b'_') | (c == b'\\'))
-    {
-        return false;
-    }
     memchr::memchr2_iter(b'_', b'\\', raw).any(|i| {
         if raw[i] == b'_' {
             raw[i..].starts_with(b"__proto__")
@@ -452,6 +444,19 @@ fn has_proto_key(input: V<'_>) -> bool {
 /// Up to this many calls in a case, flexible mode compares values pairwise instead of hashing.
 const SMALL: usize = 32;
 
+/// The index lists of flexible mode, kept per thread from case to case (no allocation per case).
+#[derive(Default)]
+struct Lists {
+    reps: Vec<usize>,
+    group_of: Vec<usize>,
+    remaining: Vec<usize>,
+    matches: Vec<usize>,
+    leftovers: Vec<usize>,
+    missing_calls: Vec<usize>,
+    name_only: Vec<usize>,
+    extras: Vec<usize>,
+}
+
 fn flexible_mode(
     actual: &[Call<'_>],
     expected: &[Call<'_>],
@@ -459,6 +464,45 @@ fn flexible_mode(
     d: f64,
     meta: &mut String,
 ) -> Result<f64, String> {
+    thread_local! {
+        static LISTS: std::cell::RefCell<Lists> = std::cell::RefCell::new(Lists::default());
+    }
+    let mut lists = LISTS.with_borrow_mut(std::mem::take);
+    let result = flexible_mode_in(&mut lists, actual, expected, w, d, meta);
+    LISTS.with_borrow_mut(|l| *l = lists);
+    result
+}
+
+fn flexible_mode_in(
+    lists: &mut Lists,
+    actual: &[Call<'_>],
+    expected: &[Call<'_>],
+    w: &Weights,
+    d: f64,
+    meta: &mut String,
+) -> Result<f64, String> {
+    let Lists {
+        reps,
+        group_of,
+        remaining,
+        matches,
+        leftovers,
+        missing_calls,
+        name_only,
+        extras,
+    } = lists;
+    for l in [
+        &mut *reps,
+        &mut *group_of,
+        &mut *remaining,
+        &mut *matches,
+        &mut *leftovers,
+        &mut *missing_calls,
+        &mut *name_only,
+        &mut *extras,
+    ] {
+        l.clear();
+    }
     // refMap: canonical key -> expected calls, keys in first-appearance order. Small cases
     // compare values directly (no key strings, no hashing); large ones hash canonical keys so
     // the cost stays linear.
@@ -482,8 +526,7 @@ fn flexible_mode(
                 _ => false,
             }
     };
-    let mut reps: Vec<usize> = Vec::new(); // first expected index of each group
-    let mut group_of: Vec<usize> = Vec::with_capacity(expected.len());
+    // `reps`: the first expected index of each group.
     let mut by_key: HashMap<String, usize> = HashMap::new();
     for (i, c) in expected.iter().enumerate() {
         let found = if small {
@@ -501,12 +544,10 @@ fn flexible_mode(
         });
         group_of.push(g);
     }
-    let mut remaining: Vec<usize> = vec![0; reps.len()];
-    for &g in &group_of {
+    remaining.resize(reps.len(), 0);
+    for &g in group_of.iter() {
         remaining[g] += 1;
     }
-    let mut matches = Vec::new();
-    let mut leftovers = Vec::new();
     for (i, c) in actual.iter().enumerate() {
         let g = if small {
             reps.iter()
@@ -524,7 +565,6 @@ fn flexible_mode(
         }
     }
     // The first `remaining[g]` calls of each group, groups in first-appearance order.
-    let mut missing_calls: Vec<usize> = Vec::new();
     if small {
         // A pass per group (at most `SMALL` of them), no list per group.
         for (g, &left) in remaining.iter().enumerate() {
@@ -561,7 +601,7 @@ fn flexible_mode(
             _ => false,
         }),
     };
-    for &i in &missing_calls {
+    for &i in missing_calls.iter() {
         let name = expected[i].name;
         match find_name(&by_name, &name_index, name) {
             Some(s) => by_name[s].1 += 1,
@@ -573,9 +613,7 @@ fn flexible_mode(
             }
         }
     }
-    let mut name_only = Vec::new();
-    let mut extras = Vec::new();
-    for &i in &leftovers {
+    for &i in leftovers.iter() {
         match find_name(&by_name, &name_index, actual[i].name) {
             Some(s) if by_name[s].1 > 0 => {
                 by_name[s].1 -= 1;
@@ -599,10 +637,10 @@ fn flexible_mode(
     totals(meta, expected.len(), actual.len());
     meta.push_str(",\"details\":{");
     let lists: [(&str, &[usize], bool); 4] = [
-        ("matches", &matches, true),
-        ("nameOnlyMatches", &name_only, true),
-        ("extras", &extras, true),
-        ("missingToolCalls", &missing_calls, false),
+        ("matches", matches, true),
+        ("nameOnlyMatches", name_only, true),
+        ("extras", extras, true),
+        ("missingToolCalls", missing_calls, false),
     ];
     for (li, (label, idx, is_actual)) in lists.iter().enumerate() {
         if li > 0 {
