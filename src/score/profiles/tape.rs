@@ -565,48 +565,45 @@ impl<'a> Tape<'a> {
     /// Whether the raw text of the value at node `i` is exactly what `JSON.stringify` prints
     /// for it: compact (no whitespace), strings without escapes (so nothing to escape), integers
     /// of at most 15 characters (printed back digit for digit), no floats, and no integer-like
-    /// keys (which `JSON.stringify` moves to the front).
+    /// keys (which `JSON.stringify` moves to the front). One pass over the value's nodes: the
+    /// tokens' lengths plus the brackets, commas and colons must add up to the text's length
+    /// (any whitespace would make it longer). Strings that look like an index are refused
+    /// whether they are keys or not (the caller then prints the value).
     fn js_canonical(&self, i: usize) -> bool {
-        let Some(n) = self.nodes.get(i) else {
+        let Some(nodes) = self.nodes.get(i..self.end(i)) else {
             return false;
         };
-        if n.raw_start == NO_RAW {
-            return false;
-        }
-        let len = n.raw_end.wrapping_sub(n.raw_start) as usize;
-        let raw_len = |k: usize| {
-            self.nodes.get(k).map_or(usize::MAX / 4, |m| {
-                m.raw_end.wrapping_sub(m.raw_start) as usize
-            })
-        };
-        match n.tag {
-            Tag::Null | Tag::True | Tag::False | Tag::Str => true,
-            Tag::Int => len <= 15,
-            Tag::UInt | Tag::Float | Tag::OwnedStr => false,
-            Tag::Arr | Tag::Obj => {
-                let obj = n.tag == Tag::Obj;
-                // Brackets and separators, then each member's key, colon and value.
-                let mut want = 2 + (n.a as usize).saturating_sub(1);
-                let mut k = i + 1;
-                for _ in 0..n.a {
-                    if obj {
-                        let key_ok = self.nodes.get(k).is_some_and(|m| m.tag == Tag::Str)
-                            && super::text::js_index_key(self.str_at(k)).is_none();
-                        if !key_ok {
-                            return false;
-                        }
-                        want += raw_len(k) + 1;
-                        k += 1;
-                    }
-                    if !self.js_canonical(k) {
+        let b = self.src.as_bytes();
+        let mut want = 0usize;
+        for n in nodes {
+            if n.raw_start == NO_RAW {
+                return false;
+            }
+            let len = n.raw_end.wrapping_sub(n.raw_start) as usize;
+            want += match n.tag {
+                Tag::Null | Tag::True | Tag::False => len,
+                Tag::Str => {
+                    let text = b.get(n.a as usize..n.b as usize).unwrap_or_default();
+                    if text.first().is_some_and(u8::is_ascii_digit)
+                        && std::str::from_utf8(text)
+                            .ok()
+                            .and_then(super::text::js_index_key)
+                            .is_some()
+                    {
                         return false;
                     }
-                    want += raw_len(k);
-                    k = self.end(k);
+                    len
                 }
-                want == len
-            }
+                Tag::Int if len <= 15 => len,
+                Tag::Int | Tag::UInt | Tag::Float | Tag::OwnedStr => return false,
+                Tag::Arr => 2 + (n.a as usize).saturating_sub(1),
+                // Brackets, commas and one colon per member.
+                Tag::Obj => 2 + (n.a as usize).saturating_sub(1) + n.a as usize,
+            };
         }
+        nodes
+            .first()
+            .is_some_and(|n| n.raw_end.wrapping_sub(n.raw_start) as usize == want)
     }
 
     /// The text of the string node at `i` (empty for other nodes).
@@ -917,6 +914,7 @@ mod tests {
             r#"{"\u0061":1}"#,
             r#"{"b":1,"0":2}"#,
             r#"{"1":1}"#,
+            r#"{"a":"7"}"#,
             "[1,\n2]",
             "{\"a\"\t:1}",
         ];
