@@ -1,6 +1,6 @@
 //! `toolspec score --profile NAME [FILE]`: re-score a dataset the way an existing metric does.
 
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::str::FromStr;
 
 use toolspec::score::profiles::{score_stream, ProfileName};
@@ -21,8 +21,10 @@ pub fn run(args: ScoreArgs) -> u8 {
         }
     };
     let threads = args.threads.unwrap_or(0);
+    // No buffer of our own: `score_stream` writes whole groups of lines, each ending with a
+    // newline, which the locked stdout passes straight to the file (one copy fewer).
     let stdout = std::io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut out = stdout.lock();
     let result = match &args.file {
         Some(path) => match std::fs::File::open(path) {
             Ok(f) => score_stream(profile, f, &mut out, threads),

@@ -13,6 +13,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::judge::{self, JudgeRequest};
+use super::scan::same_str;
 use super::tape::{Raw, TapeProfile, V};
 use super::text::{py_json_indent, py_repr, py_str_list};
 use super::value::{py_eq, Val};
@@ -161,17 +162,17 @@ fn case_of<'t>(root: V<'t>) -> Option<Case<'t>> {
         },
     };
     let (mut called, mut expected) = (false, false);
-    for (k, v) in root.entries() {
+    for (k, v) in root.members() {
         match k {
-            "tools_called" => {
+            b"tools_called" => {
                 c.tools_called = tools_of(v)?;
                 called = true;
             }
-            "expected_tools" => {
+            b"expected_tools" => {
                 c.expected_tools = tools_of(v)?;
                 expected = true;
             }
-            "options" if !v.is_null() => c.options = options_of(v)?,
+            b"options" if !v.is_null() => c.options = options_of(v)?,
             _ => {}
         }
     }
@@ -203,17 +204,17 @@ fn tool_of(v: V<'_>) -> Option<Tool<'_>> {
         reasoning: None,
     };
     let mut named = false;
-    for (k, x) in v.entries() {
+    for (k, x) in v.members() {
         match k {
-            "name" => {
+            b"name" => {
                 t.name = x.as_str()?;
                 named = true;
             }
-            "input_parameters" => t.input_parameters = non_null(x),
-            "output" => t.output = non_null(x),
-            "type" => t.kind = opt_str(x)?,
-            "description" => t.description = opt_str(x)?,
-            "reasoning" => t.reasoning = opt_str(x)?,
+            b"input_parameters" => t.input_parameters = non_null(x),
+            b"output" => t.output = non_null(x),
+            b"type" => t.kind = opt_str(x)?,
+            b"description" => t.description = opt_str(x)?,
+            b"reasoning" => t.reasoning = opt_str(x)?,
             _ => {}
         }
     }
@@ -228,26 +229,26 @@ fn options_of(v: V<'_>) -> Option<Options<'_>> {
         threshold: Some(0.5),
         ..Options::default()
     };
-    for (k, x) in v.entries() {
+    for (k, x) in v.members() {
         match k {
-            "evaluation_params" => {
+            b"evaluation_params" => {
                 if !matches!(x.kind(), Kind::Arr) {
                     return None;
                 }
                 o.evaluation_params = x.items().map(V::as_str).collect::<Option<_>>()?;
             }
-            "should_consider_ordering" => o.should_consider_ordering = py_truthy(x),
-            "should_exact_match" => o.should_exact_match = py_truthy(x),
-            "strict_mode" => o.strict_mode = py_truthy(x),
-            "threshold" => o.threshold = opt_f64(x)?,
-            "available_tools" => {
+            b"should_consider_ordering" => o.should_consider_ordering = py_truthy(x),
+            b"should_exact_match" => o.should_exact_match = py_truthy(x),
+            b"strict_mode" => o.strict_mode = py_truthy(x),
+            b"threshold" => o.threshold = opt_f64(x)?,
+            b"available_tools" => {
                 o.available_tools = match non_null(x) {
                     Some(x) => Some(tools_of(x)?),
                     None => None,
                 }
             }
-            "llm_tool_selection_score" => o.llm_tool_selection_score = opt_f64(x)?,
-            "judge" => o.judge = opt_str(x)?,
+            b"llm_tool_selection_score" => o.llm_tool_selection_score = opt_f64(x)?,
+            b"judge" => o.judge = opt_str(x)?,
             _ => {}
         }
     }
@@ -286,11 +287,13 @@ fn opt_eq(a: Option<V<'_>>, b: Option<V<'_>>) -> bool {
 
 /// `ToolCall.__eq__`: name, input_parameters and output (not the type).
 fn call_eq(a: &Tool<'_>, b: &Tool<'_>) -> bool {
-    a.name == b.name && opt_eq(a.input_parameters, b.input_parameters) && opt_eq(a.output, b.output)
+    same_str(a.name, b.name)
+        && opt_eq(a.input_parameters, b.input_parameters)
+        && opt_eq(a.output, b.output)
 }
 
 fn same_tool(e: &Tool<'_>, c: &Tool<'_>) -> bool {
-    e.name == c.name && e.kind() == c.kind()
+    same_str(e.name, c.name) && same_str(e.kind(), c.kind())
 }
 
 const NONE_KEYS: &str = "AttributeError: 'NoneType' object has no attribute 'keys'";
@@ -341,7 +344,7 @@ fn exact_score(exp: &[Tool<'_>], called: &[Tool<'_>], f: &Flags) -> f64 {
         return 0.0;
     }
     for (c, e) in called.iter().zip(exp) {
-        if c.name != e.name || c.kind() != e.kind() {
+        if !same_str(c.name, e.name) || !same_str(c.kind(), e.kind()) {
             return 0.0;
         }
         if f.ip && !opt_eq(c.input_parameters, e.input_parameters) {
@@ -511,7 +514,7 @@ fn type_mismatches(exp: &[Tool<'_>], called: &[Tool<'_>]) -> Vec<String> {
     for e in exp {
         if let Some(c) = called
             .iter()
-            .find(|c| e.name == c.name && e.kind() != c.kind())
+            .find(|c| same_str(e.name, c.name) && !same_str(e.kind(), c.kind()))
         {
             v.push(format!(
                 "{} (expected {}, called {})",
@@ -529,7 +532,7 @@ fn type_mismatches(exp: &[Tool<'_>], called: &[Tool<'_>]) -> Vec<String> {
 fn distinct<'s>(names: impl Iterator<Item = &'s str>) -> Vec<&'s str> {
     let mut v: Vec<&str> = Vec::new();
     for n in names {
-        if !v.contains(&n) {
+        if !v.iter().any(|m| same_str(m, n)) {
             v.push(n);
         }
     }
@@ -606,11 +609,11 @@ fn calling_reason(
         let missing = exp_set
             .iter()
             .copied()
-            .filter(|n| !called.iter().any(|c| c.name == *n));
+            .filter(|n| !called.iter().any(|c| same_str(c.name, n)));
         let out_of_order = exp_set
             .iter()
             .copied()
-            .filter(|n| !lcs.iter().any(|&i| exp[i].name == *n));
+            .filter(|n| !lcs.iter().any(|&i| same_str(exp[i].name, n)));
         s.push_str("Incorrect tool usage: ");
         let mut issues = Issues {
             out: s,

@@ -48,19 +48,19 @@ fn case_of<'t>(root: V<'t>) -> Option<Case<'t>> {
         threshold: None,
     };
     let (mut actual, mut expected) = (false, false);
-    for (k, v) in root.entries() {
+    for (k, v) in root.members() {
         match k {
-            "actualCalls" => {
+            b"actualCalls" => {
                 c.actual = calls_of(v)?;
                 actual = true;
             }
-            "expectedCalls" => {
+            b"expectedCalls" => {
                 c.expected = calls_of(v)?;
                 expected = true;
             }
-            "mode" => c.mode = (!v.is_null()).then_some(v),
-            "weights" => c.weights = (!v.is_null()).then_some(v),
-            "threshold" => {
+            b"mode" => c.mode = (!v.is_null()).then_some(v),
+            b"weights" => c.weights = (!v.is_null()).then_some(v),
+            b"threshold" => {
                 c.threshold = match v.kind() {
                     Kind::Null => None,
                     _ => Some(v.as_f64()?),
@@ -87,10 +87,10 @@ fn calls_of(v: V<'_>) -> Option<Vec<Call<'_>>> {
             name: None,
             input: None,
         };
-        for (k, x) in obj.entries() {
+        for (k, x) in obj.members() {
             match k {
-                "toolName" => call.name = Some(x),
-                "input" => call.input = Some(x),
+                b"toolName" => call.name = Some(x),
+                b"input" => call.input = Some(x),
                 _ => {}
             }
         }
@@ -444,6 +444,19 @@ fn has_proto_key(input: V<'_>) -> bool {
 /// Up to this many calls in a case, flexible mode compares values pairwise instead of hashing.
 const SMALL: usize = 32;
 
+/// The index lists of flexible mode, kept per thread from case to case (no allocation per case).
+#[derive(Default)]
+struct Lists {
+    reps: Vec<usize>,
+    group_of: Vec<usize>,
+    remaining: Vec<usize>,
+    matches: Vec<usize>,
+    leftovers: Vec<usize>,
+    missing_calls: Vec<usize>,
+    name_only: Vec<usize>,
+    extras: Vec<usize>,
+}
+
 fn flexible_mode(
     actual: &[Call<'_>],
     expected: &[Call<'_>],
@@ -451,6 +464,45 @@ fn flexible_mode(
     d: f64,
     meta: &mut String,
 ) -> Result<f64, String> {
+    thread_local! {
+        static LISTS: std::cell::RefCell<Lists> = std::cell::RefCell::new(Lists::default());
+    }
+    let mut lists = LISTS.with_borrow_mut(std::mem::take);
+    let result = flexible_mode_in(&mut lists, actual, expected, w, d, meta);
+    LISTS.with_borrow_mut(|l| *l = lists);
+    result
+}
+
+fn flexible_mode_in(
+    lists: &mut Lists,
+    actual: &[Call<'_>],
+    expected: &[Call<'_>],
+    w: &Weights,
+    d: f64,
+    meta: &mut String,
+) -> Result<f64, String> {
+    let Lists {
+        reps,
+        group_of,
+        remaining,
+        matches,
+        leftovers,
+        missing_calls,
+        name_only,
+        extras,
+    } = lists;
+    for l in [
+        &mut *reps,
+        &mut *group_of,
+        &mut *remaining,
+        &mut *matches,
+        &mut *leftovers,
+        &mut *missing_calls,
+        &mut *name_only,
+        &mut *extras,
+    ] {
+        l.clear();
+    }
     // refMap: canonical key -> expected calls, keys in first-appearance order. Small cases
     // compare values directly (no key strings, no hashing); large ones hash canonical keys so
     // the cost stays linear.
@@ -474,8 +526,7 @@ fn flexible_mode(
                 _ => false,
             }
     };
-    let mut reps: Vec<usize> = Vec::new(); // first expected index of each group
-    let mut group_of: Vec<usize> = Vec::with_capacity(expected.len());
+    // `reps`: the first expected index of each group.
     let mut by_key: HashMap<String, usize> = HashMap::new();
     for (i, c) in expected.iter().enumerate() {
         let found = if small {
@@ -493,12 +544,10 @@ fn flexible_mode(
         });
         group_of.push(g);
     }
-    let mut remaining: Vec<usize> = vec![0; reps.len()];
-    for &g in &group_of {
+    remaining.resize(reps.len(), 0);
+    for &g in group_of.iter() {
         remaining[g] += 1;
     }
-    let mut matches = Vec::new();
-    let mut leftovers = Vec::new();
     for (i, c) in actual.iter().enumerate() {
         let g = if small {
             reps.iter()
@@ -516,15 +565,28 @@ fn flexible_mode(
         }
     }
     // The first `remaining[g]` calls of each group, groups in first-appearance order.
-    let mut missing_calls: Vec<usize> = Vec::new();
-    let mut members: Vec<Vec<usize>> = vec![Vec::new(); reps.len()];
-    for (i, &g) in group_of.iter().enumerate() {
-        if members[g].len() < remaining[g] {
-            members[g].push(i);
+    if small {
+        // A pass per group (at most `SMALL` of them), no list per group.
+        for (g, &left) in remaining.iter().enumerate() {
+            missing_calls.extend(
+                group_of
+                    .iter()
+                    .enumerate()
+                    .filter(|&(_, &h)| h == g)
+                    .map(|(i, _)| i)
+                    .take(left),
+            );
         }
-    }
-    for m in &members {
-        missing_calls.extend_from_slice(m);
+    } else {
+        let mut members: Vec<Vec<usize>> = vec![Vec::new(); reps.len()];
+        for (i, &g) in group_of.iter().enumerate() {
+            if members[g].len() < remaining[g] {
+                members[g].push(i);
+            }
+        }
+        for m in &members {
+            missing_calls.extend_from_slice(m);
+        }
     }
     // missingByName, keyed like a JavaScript Map (SameValueZero on the names).
     let mut by_name: Vec<(Option<V<'_>>, usize)> = Vec::new();
@@ -539,7 +601,7 @@ fn flexible_mode(
             _ => false,
         }),
     };
-    for &i in &missing_calls {
+    for &i in missing_calls.iter() {
         let name = expected[i].name;
         match find_name(&by_name, &name_index, name) {
             Some(s) => by_name[s].1 += 1,
@@ -551,9 +613,7 @@ fn flexible_mode(
             }
         }
     }
-    let mut name_only = Vec::new();
-    let mut extras = Vec::new();
-    for &i in &leftovers {
+    for &i in leftovers.iter() {
         match find_name(&by_name, &name_index, actual[i].name) {
             Some(s) if by_name[s].1 > 0 => {
                 by_name[s].1 -= 1;
@@ -577,10 +637,10 @@ fn flexible_mode(
     totals(meta, expected.len(), actual.len());
     meta.push_str(",\"details\":{");
     let lists: [(&str, &[usize], bool); 4] = [
-        ("matches", &matches, true),
-        ("nameOnlyMatches", &name_only, true),
-        ("extras", &extras, true),
-        ("missingToolCalls", &missing_calls, false),
+        ("matches", matches, true),
+        ("nameOnlyMatches", name_only, true),
+        ("extras", extras, true),
+        ("missingToolCalls", missing_calls, false),
     ];
     for (li, (label, idx, is_actual)) in lists.iter().enumerate() {
         if li > 0 {
@@ -593,15 +653,17 @@ fn flexible_mode(
             if j > 0 {
                 meta.push(',');
             }
-            // `JSON.stringify` of the call object as it was given.
-            js_json(
-                meta,
-                if *is_actual {
-                    actual[i].obj
-                } else {
-                    expected[i].obj
-                },
-            );
+            // `JSON.stringify` of the call object as it was given: its text when that is what
+            // `JSON.stringify` prints.
+            let obj = if *is_actual {
+                actual[i].obj
+            } else {
+                expected[i].obj
+            };
+            match obj.js_canonical_raw() {
+                Some(raw) => meta.push_str(raw),
+                None => js_json(meta, obj),
+            }
         }
         meta.push(']');
     }

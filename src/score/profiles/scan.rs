@@ -35,8 +35,35 @@ fn stop_bits(w: u64) -> u64 {
 
 /// The index of the first [`STOP`] byte (`"`, `\\` or a control byte) at or after `i`, or
 /// `b.len()`: eight bytes per step while they last.
-#[inline]
+#[inline(always)]
 pub(crate) fn plain_run_end(b: &[u8], mut i: usize) -> usize {
+    // Eight bytes first (most keys and many values end there), then sixteen per step (two
+    // independent words), then eight, then one.
+    if let Some(chunk) = b.get(i..i + 8) {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(chunk);
+        let bits = stop_bits(u64::from_le_bytes(w));
+        if bits != 0 {
+            return i + (bits.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while let Some(chunk) = b.get(i..i + 16) {
+        let mut w0 = [0u8; 8];
+        let mut w1 = [0u8; 8];
+        w0.copy_from_slice(&chunk[..8]);
+        w1.copy_from_slice(&chunk[8..]);
+        let s0 = stop_bits(u64::from_le_bytes(w0));
+        let s1 = stop_bits(u64::from_le_bytes(w1));
+        if s0 | s1 != 0 {
+            return if s0 != 0 {
+                i + (s0.trailing_zeros() / 8) as usize
+            } else {
+                i + 8 + (s1.trailing_zeros() / 8) as usize
+            };
+        }
+        i += 16;
+    }
     while let Some(chunk) = b.get(i..i + 8) {
         let mut w = [0u8; 8];
         w.copy_from_slice(chunk);
@@ -50,6 +77,39 @@ pub(crate) fn plain_run_end(b: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     i
+}
+
+/// Byte equality of two short strings without a call to `memcmp` (keys, tool names and kinds
+/// are mostly 4 to 16 bytes): two overlapping loads per side, else the library comparison.
+#[inline(always)]
+pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word8 = |x: &[u8]| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(x);
+        u64::from_le_bytes(w)
+    };
+    let word4 = |x: &[u8]| {
+        let mut w = [0u8; 4];
+        w.copy_from_slice(x);
+        u32::from_le_bytes(w)
+    };
+    match n {
+        0 => true,
+        1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        4..=7 => word4(&a[..4]) == word4(&b[..4]) && word4(&a[n - 4..]) == word4(&b[n - 4..]),
+        8..=16 => word8(&a[..8]) == word8(&b[..8]) && word8(&a[n - 8..]) == word8(&b[n - 8..]),
+        _ => a == b,
+    }
+}
+
+/// [`same_bytes`] of two strings.
+#[inline(always)]
+pub(crate) fn same_str(a: &str, b: &str) -> bool {
+    same_bytes(a.as_bytes(), b.as_bytes())
 }
 
 /// The rest of the string of `s` from the backslash at `j`: decoded into `out` when given, else
@@ -261,7 +321,7 @@ mod tests {
         };
         let mut cases: Vec<Vec<u8>> = vec![b"".to_vec(), b"abc".to_vec(), "é€😀".into()];
         for special in [b'"', b'\\', 0, 0x1f, b'\n'] {
-            for len in 0..20 {
+            for len in 0..40 {
                 for at in 0..=len {
                     let mut v: Vec<u8> = (0..len).map(|i| b"a\x7f\x80\xff 0!~"[i % 8]).collect();
                     v.insert(at, special);
@@ -278,6 +338,25 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn same_bytes_is_byte_equality() {
+        let words: Vec<Vec<u8>> = (0..40)
+            .map(|n| (0..n).map(|i| b"abcdefghij"[i % 10]).collect())
+            .collect();
+        for a in &words {
+            for b in &words {
+                assert_eq!(same_bytes(a, b), a == b);
+                // One byte changed anywhere.
+                for k in 0..b.len() {
+                    let mut c = b.clone();
+                    c[k] ^= 0x80;
+                    assert_eq!(same_bytes(a, &c), *a == c, "{a:?} {c:?}");
+                }
+            }
+        }
+        assert!(same_str("é€", "é€") && !same_str("é€", "é£"));
     }
 
     #[test]

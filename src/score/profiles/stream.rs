@@ -41,11 +41,90 @@ type Group = (String, Vec<Outcome>);
 /// Bytes read per batch; each batch is split into groups of lines scored in parallel.
 const BATCH_BYTES: usize = 4 << 20;
 /// Lines per parallel task: large enough that task overhead is noise.
-const LINES_PER_TASK: usize = 256;
+const LINES_PER_TASK: usize = 64;
+
+/// Input read for one batch: `buf[..filled]` has been read, `buf[..end]` are whole lines (the
+/// unfinished last line, `buf[end..filled]`, moves to the next batch).
+struct Batch {
+    buf: Vec<u8>,
+    filled: usize,
+    end: usize,
+    eof: bool,
+}
+
+impl Batch {
+    fn new() -> Batch {
+        Batch {
+            buf: vec![0u8; BATCH_BYTES],
+            filled: 0,
+            end: 0,
+            eof: false,
+        }
+    }
+
+    /// Read until the buffer is full or the input ends, straight into the buffer (no reader
+    /// buffer in between), and find the end of the last whole line. A line longer than the
+    /// buffer doubles it.
+    fn fill(&mut self, input: &mut impl Read) -> io::Result<()> {
+        loop {
+            while self.filled < self.buf.len() && !self.eof {
+                match input.read(&mut self.buf[self.filled..]) {
+                    Ok(0) => self.eof = true,
+                    Ok(n) => self.filled += n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            if self.eof {
+                self.end = self.filled;
+                return Ok(());
+            }
+            if let Some(i) = memchr::memrchr(b'\n', &self.buf[..self.filled]) {
+                self.end = i + 1;
+                return Ok(());
+            }
+            let n = self.buf.len();
+            self.buf.resize(2 * n, 0);
+        }
+    }
+
+    /// Start `next` with this batch's unfinished last line.
+    fn carry_into(&self, next: &mut Batch) {
+        let tail = &self.buf[self.end..self.filled];
+        if next.buf.len() < self.buf.len() {
+            next.buf.resize(self.buf.len(), 0);
+        }
+        next.buf[..tail.len()].copy_from_slice(tail);
+        next.filled = tail.len();
+        next.end = 0;
+        next.eof = self.eof;
+    }
+}
+
+/// The non-blank lines of `batch` (whole lines), numbered from `lineno`; the number of the
+/// next batch's first line.
+fn split_lines<'a>(batch: &'a [u8], mut lineno: usize, lines: &mut Vec<Line<'a>>) -> usize {
+    let mut start = 0;
+    for line_end in memchr::memchr_iter(b'\n', batch).chain(std::iter::once(batch.len())) {
+        if start > batch.len() {
+            break;
+        }
+        let line = &batch[start..line_end];
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            lines.push((lineno, line));
+        }
+        lineno += 1;
+        start = line_end + 1;
+    }
+    lineno - 1
+}
 
 /// Score every non-blank line of `input` under `profile`, writing one output line per case, in
 /// input order. `threads` = 0 uses all cores; 1 scores on the calling thread. Blank lines are
 /// skipped (they are not cases), but line numbers in error messages count them.
+///
+/// With a thread pool, the calling thread does the I/O while the pool scores: it writes the
+/// previous batch's output and reads the next batch during the scoring of this one.
 pub fn score_stream(
     profile: ProfileName,
     mut input: impl Read,
@@ -63,57 +142,27 @@ pub fn score_stream(
         )
     };
     let mut summary = Summary::default();
-    // Input is read straight into this buffer (no reader buffer in between): `buf[..filled]`
-    // is what has been read, whole lines are scored, and the unfinished last line moves to the
-    // front for the next batch. A line longer than the buffer doubles it.
-    let mut buf = vec![0u8; BATCH_BYTES];
-    let mut filled = 0usize;
-    let mut next_lineno = 1usize;
+    let mut cur = Batch::new();
+    let mut next = Batch::new();
+    cur.fill(&mut input)?;
+    let mut lineno = 1usize;
+    // One output buffer per group of lines, kept from batch to batch (allocating them anew
+    // each batch makes the allocator hand fresh pages to the kernel and fault them back in);
+    // two sets: this batch's, and the previous one's, still to be written.
     let mut outs: Vec<Group> = Vec::new();
-    let mut eof = false;
+    let mut prev: Vec<Group> = Vec::new();
+    let mut prev_groups = 0usize;
+    let mut lines_hint = 0usize;
     loop {
-        while filled < buf.len() && !eof {
-            match input.read(&mut buf[filled..]) {
-                Ok(0) => eof = true,
-                Ok(n) => filled += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
-        }
-        let end = if eof {
-            filled
-        } else {
-            match memchr::memrchr(b'\n', &buf[..filled]) {
-                Some(i) => i + 1,
-                None => {
-                    let n = buf.len();
-                    buf.resize(2 * n, 0);
-                    continue;
-                }
-            }
-        };
-        if end == 0 {
+        if cur.end == 0 {
+            write_groups(&prev[..prev_groups], &mut output, &mut summary)?;
             break;
         }
-        let batch = &buf[..end];
-        let mut lines: Vec<Line<'_>> = Vec::new();
-        let mut start = 0;
-        let mut lineno = next_lineno;
-        for line_end in memchr::memchr_iter(b'\n', batch).chain(std::iter::once(batch.len())) {
-            if start > batch.len() {
-                break;
-            }
-            let line = &batch[start..line_end];
-            if !line.iter().all(u8::is_ascii_whitespace) {
-                lines.push((lineno, line));
-            }
-            lineno += 1;
-            start = line_end + 1;
-        }
-        next_lineno = lineno - 1;
-        // One output buffer per group of lines, kept from batch to batch: allocating them anew
-        // each batch makes the allocator hand fresh pages to the kernel and fault them back in.
-        let groups = lines.len().div_ceil(LINES_PER_TASK);
+        cur.carry_into(&mut next);
+        // One allocation per batch (its borrows end with the batch).
+        let mut batch_lines: Vec<Line<'_>> = Vec::with_capacity(lines_hint);
+        let next_lineno = split_lines(&cur.buf[..cur.end], lineno, &mut batch_lines);
+        let groups = batch_lines.len().div_ceil(LINES_PER_TASK);
         if outs.len() < groups {
             outs.resize_with(groups, Default::default);
         }
@@ -126,29 +175,52 @@ pub fn score_stream(
                 text.push('\n');
             }
         };
+        let mut io_result = Ok(());
         match &pool {
-            None => outs
-                .iter_mut()
-                .zip(lines.chunks(LINES_PER_TASK))
-                .for_each(score_group),
-            Some(pool) => pool.install(|| {
-                outs[..groups]
-                    .par_iter_mut()
-                    .zip(lines.par_chunks(LINES_PER_TASK))
+            None => {
+                outs.iter_mut()
+                    .zip(batch_lines.chunks(LINES_PER_TASK))
                     .for_each(score_group);
-            }),
-        }
-        for (text, outcomes) in &outs[..groups] {
-            output.write_all(text.as_bytes())?;
-            for &o in outcomes {
-                summary.add(o);
+                io_result = write_groups(&prev[..prev_groups], &mut output, &mut summary)
+                    .and_then(|()| next.fill(&mut input));
+            }
+            Some(pool) => {
+                let (outs, batch_lines) = (&mut outs[..groups], &batch_lines);
+                pool.in_place_scope(|s| {
+                    s.spawn(move |_| {
+                        outs.par_iter_mut()
+                            .zip(batch_lines.par_chunks(LINES_PER_TASK))
+                            .for_each(score_group);
+                    });
+                    io_result = write_groups(&prev[..prev_groups], &mut output, &mut summary)
+                        .and_then(|()| next.fill(&mut input));
+                });
             }
         }
-        buf.copy_within(end..filled, 0);
-        filled -= end;
+        io_result?;
+        lines_hint = batch_lines.len() + batch_lines.len() / 8;
+        std::mem::swap(&mut cur, &mut next);
+        std::mem::swap(&mut outs, &mut prev);
+        prev_groups = groups;
+        lineno = next_lineno;
     }
     output.flush()?;
     Ok(summary)
+}
+
+/// Write groups' output text and count their outcomes.
+fn write_groups(
+    groups: &[Group],
+    output: &mut impl Write,
+    summary: &mut Summary,
+) -> io::Result<()> {
+    for (text, outcomes) in groups {
+        output.write_all(text.as_bytes())?;
+        for &o in outcomes {
+            summary.add(o);
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -128,14 +128,14 @@ enum Tag {
 struct Node {
     tag: Tag,
     /// Strings: start of the text. Arrays and objects: the number of items or members.
+    /// Numbers: the low half of their `i64`, `u64` or `f64` bits.
     a: u32,
     /// Strings: end of the text. Arrays and objects: the index of the first node after them.
+    /// Numbers: the high half of their bits.
     b: u32,
     /// The value's text in the line, `raw_start == NO_RAW` if it has none.
     raw_start: u32,
     raw_end: u32,
-    /// Numbers: `i64`, `u64` or `f64` bits.
-    num: u64,
 }
 
 impl Node {
@@ -146,8 +146,21 @@ impl Node {
             b: 0,
             raw_start: NO_RAW,
             raw_end: 0,
-            num: 0,
         }
+    }
+
+    /// A number node: `tag` and the number's 64 bits.
+    fn number(tag: Tag, bits: u64) -> Node {
+        Node {
+            a: bits as u32,
+            b: (bits >> 32) as u32,
+            ..Node::new(tag)
+        }
+    }
+
+    /// A number node's 64 bits.
+    fn bits(self) -> u64 {
+        u64::from(self.a) | (u64::from(self.b) << 32)
     }
 }
 
@@ -174,11 +187,22 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// A hash of a key for duplicate detection: its length and two bytes.
+#[inline(always)]
+fn key_hash(k: &[u8]) -> u32 {
+    match k {
+        [] => 0,
+        [first, .., last] => k.len() as u32 ^ (u32::from(*first) << 1) ^ (u32::from(*last) * 3),
+        [one] => 1 ^ (u32::from(*one) << 1),
+    }
+}
+
 /// Node and text buffers kept between lines.
 #[derive(Default)]
 pub(crate) struct Buffers {
     nodes: Vec<Node>,
     text: String,
+    stack: Vec<Open>,
 }
 
 /// A parsed line: node 0 is the top-level value.
@@ -186,15 +210,24 @@ pub(crate) struct Tape<'a> {
     src: &'a str,
     nodes: Vec<Node>,
     text: String,
+    /// The reader's stack of open containers (kept with the buffers, so that it is not cleared
+    /// for every line).
+    stack: Vec<Open>,
 }
 
 impl<'a> Tape<'a> {
     fn with_buffers(src: &'a str, bufs: &mut Buffers) -> Tape<'a> {
         let mut nodes = std::mem::take(&mut bufs.nodes);
         let mut text = std::mem::take(&mut bufs.text);
+        let stack = std::mem::take(&mut bufs.stack);
         nodes.clear();
         text.clear();
-        Tape { src, nodes, text }
+        Tape {
+            src,
+            nodes,
+            text,
+            stack,
+        }
     }
 
     /// Read `line` (one JSON value, with whitespace around it), or `None` (see the module docs);
@@ -222,6 +255,7 @@ impl<'a> Tape<'a> {
     pub(crate) fn recycle(self, bufs: &mut Buffers) {
         bufs.nodes = self.nodes;
         bufs.text = self.text;
+        bufs.stack = self.stack;
     }
 
     /// The top-level value.
@@ -236,9 +270,18 @@ impl<'a> Tape<'a> {
 
     /// Read the whole line: one loop over the values, with the open containers on a stack.
     fn read(&mut self) -> Option<()> {
+        let mut stack = std::mem::take(&mut self.stack);
+        stack.resize(MAX_DEPTH, Open::default());
+        let result = self.read_with(&mut stack);
+        self.stack = stack;
+        result
+    }
+
+    /// [`Tape::read`] with a stack of [`MAX_DEPTH`] entries (any contents).
+    #[inline(always)]
+    fn read_with(&mut self, stack: &mut [Open]) -> Option<()> {
         let src = self.src;
         let b = src.as_bytes();
-        let mut stack = [Open::default(); MAX_DEPTH];
         let mut depth = 0usize;
         let mut i = skip_ws(b, 0);
         'value: loop {
@@ -260,7 +303,7 @@ impl<'a> Tape<'a> {
                         i += 1;
                         self.close(at, 0, i);
                     } else {
-                        let open = &mut stack[depth];
+                        let open = stack.get_mut(depth)?;
                         *open = Open {
                             at,
                             n: 0,
@@ -276,21 +319,38 @@ impl<'a> Tape<'a> {
                 }
                 b'-' | b'0'..=b'9' => {
                     let (v, end) = number(src, i)?;
-                    i = end;
-                    self.push_scalar(&v, start, i);
-                }
-                c => {
-                    let (word, v): (&[u8], Val<'_>) = match c {
-                        b't' => (b"true", Val::Bool(true)),
-                        b'f' => (b"false", Val::Bool(false)),
-                        b'n' => (b"null", Val::Null),
+                    let (tag, num) = match v {
+                        Val::Int(n) => (Tag::Int, n as u64),
+                        Val::UInt(n) => (Tag::UInt, n),
+                        Val::Float(f) => (Tag::Float, f.to_bits()),
                         _ => return None,
                     };
-                    if b.get(i..i + word.len())? != word {
+                    i = end;
+                    self.push(Node {
+                        raw_start: start as u32,
+                        raw_end: end as u32,
+                        ..Node::number(tag, num)
+                    });
+                }
+                c => {
+                    // Fixed-length comparisons (no call to `memcmp`).
+                    let (ok, len, tag) = match c {
+                        b't' => (b.get(i..i + 4) == Some(b"true".as_slice()), 4, Tag::True),
+                        b'f' => (b.get(i..i + 5) == Some(b"false".as_slice()), 5, Tag::False),
+                        b'n' => (b.get(i..i + 4) == Some(b"null".as_slice()), 4, Tag::Null),
+                        _ => return None,
+                    };
+                    if !ok {
                         return None;
                     }
-                    i += word.len();
-                    self.push_scalar(&v, start, i);
+                    i += len;
+                    self.push(Node {
+                        tag,
+                        a: 0,
+                        b: 0,
+                        raw_start: start as u32,
+                        raw_end: i as u32,
+                    });
                 }
             }
             // After a value: the next item of the open container, or its end.
@@ -322,53 +382,87 @@ impl<'a> Tape<'a> {
 
     /// A member's key at `i` (a string), checked against the object's earlier keys, then the
     /// colon: the index of the member's value.
+    #[inline(always)]
     fn key(&mut self, i: usize, open: &mut Open) -> Option<usize> {
         let b = self.src.as_bytes();
         if b.get(i) != Some(&b'"') || open.n == MAX_KEYS {
             return None;
         }
-        let i = self.string_at(i)?;
+        // The key's node, and a cheap hash of it from the bytes just scanned.
+        let start = i + 1;
+        let j = plain_run_end(b, start);
+        let (i, hash) = if b.get(j) == Some(&b'"') {
+            self.push(Node {
+                tag: Tag::Str,
+                a: start as u32,
+                b: j as u32,
+                raw_start: i as u32,
+                raw_end: (j + 1) as u32,
+            });
+            (j + 1, key_hash(b.get(start..j).unwrap_or_default()))
+        } else {
+            let after = self.escaped_string_at(i, j)?;
+            (after, key_hash(self.bytes_at(self.nodes.len() - 1)))
+        };
+        // One bit per key of this object: two keys are compared only when their bits collide.
         let key = self.nodes.len() - 1;
-        // One bit per key of this object, by a cheap hash: two keys are compared only when
-        // their bits collide.
-        let bit = 1u64 << (self.key_hash(key) & 63);
+        let bit = 1u64 << (hash & 63);
         if open.seen & bit != 0 && self.has_key(open.at, open.n, key) {
             return None;
         }
         open.seen |= bit;
-        let i = skip_ws(b, i);
-        if b.get(i) != Some(&b':') {
-            return None;
-        }
-        Some(skip_ws(b, i + 1))
+        // Compact JSON has the colon right after the key, then the value.
+        let i = if b.get(i) == Some(&b':') {
+            i + 1
+        } else {
+            let i = skip_ws(b, i);
+            if b.get(i) != Some(&b':') {
+                return None;
+            }
+            i + 1
+        };
+        Some(skip_ws(b, i))
     }
 
     /// A string node for the string whose opening quote is at `i`; the index after it.
-    #[inline]
+    #[inline(always)]
     fn string_at(&mut self, i: usize) -> Option<usize> {
         let b = self.src.as_bytes();
         let start = i + 1;
         let j = plain_run_end(b, start);
-        let (tag, a, end, after) = match *b.get(j)? {
-            b'"' => (Tag::Str, start, j, j + 1),
-            b'\\' => {
-                let from = self.text.len();
-                self.text.push_str(self.src.get(start..j)?);
-                let after = unescape(self.src, j, Some(&mut self.text))?;
-                if self.text.len() >= NO_RAW as usize {
-                    return None;
-                }
-                (Tag::OwnedStr, from, self.text.len(), after)
-            }
-            _ => return None,
-        };
+        if b.get(j) == Some(&b'"') {
+            self.push(Node {
+                tag: Tag::Str,
+                a: start as u32,
+                b: j as u32,
+                raw_start: i as u32,
+                raw_end: (j + 1) as u32,
+            });
+            return Some(j + 1);
+        }
+        self.escaped_string_at(i, j)
+    }
+
+    /// [`Tape::string_at`] for a string with an escape (or a stop byte) at `j`.
+    #[inline(never)]
+    fn escaped_string_at(&mut self, i: usize, j: usize) -> Option<usize> {
+        let b = self.src.as_bytes();
+        if b.get(j) != Some(&b'\\') {
+            return None;
+        }
+        let start = i + 1;
+        let from = self.text.len();
+        self.text.push_str(self.src.get(start..j)?);
+        let after = unescape(self.src, j, Some(&mut self.text))?;
+        if self.text.len() >= NO_RAW as usize {
+            return None;
+        }
         self.push(Node {
-            tag,
-            a: a as u32,
-            b: end as u32,
+            tag: Tag::OwnedStr,
+            a: from as u32,
+            b: self.text.len() as u32,
             raw_start: i as u32,
             raw_end: after as u32,
-            num: 0,
         });
         Some(after)
     }
@@ -388,24 +482,12 @@ impl<'a> Tape<'a> {
         text.get(range).unwrap_or(&[])
     }
 
-    /// A hash of the key at node `key` for duplicate detection: its length and two bytes.
-    #[inline]
-    fn key_hash(&self, key: usize) -> u32 {
-        match self.bytes_at(key) {
-            [] => 0,
-            k @ [first, .., last] => {
-                k.len() as u32 ^ (u32::from(*first) << 1) ^ (u32::from(*last) * 3)
-            }
-            [one] => 1 ^ (u32::from(*one) << 1),
-        }
-    }
-
     /// Whether the first `n` members of the object at `obj` have the key of node `key`.
     fn has_key(&self, obj: usize, n: u32, key: usize) -> bool {
         let name = self.bytes_at(key);
         let mut k = obj + 1;
         for _ in 0..n {
-            if self.bytes_at(k) == name {
+            if super::scan::same_bytes(self.bytes_at(k), name) {
                 return true;
             }
             k = self.end(k + 1);
@@ -418,18 +500,9 @@ impl<'a> Tape<'a> {
             Val::Null => Node::new(Tag::Null),
             Val::Bool(false) => Node::new(Tag::False),
             Val::Bool(true) => Node::new(Tag::True),
-            Val::Int(i) => Node {
-                num: i as u64,
-                ..Node::new(Tag::Int)
-            },
-            Val::UInt(u) => Node {
-                num: u,
-                ..Node::new(Tag::UInt)
-            },
-            Val::Float(f) => Node {
-                num: f.to_bits(),
-                ..Node::new(Tag::Float)
-            },
+            Val::Int(i) => Node::number(Tag::Int, i as u64),
+            Val::UInt(u) => Node::number(Tag::UInt, u),
+            Val::Float(f) => Node::number(Tag::Float, f.to_bits()),
             // Strings and containers are pushed by `value` and `push_val`.
             Val::Str(_) | Val::Arr(_) | Val::Obj(_) => Node::new(Tag::Null),
         };
@@ -489,6 +562,50 @@ impl<'a> Tape<'a> {
         }
     }
 
+    /// Whether the raw text of the value at node `i` is exactly what `JSON.stringify` prints
+    /// for it: compact (no whitespace), strings without escapes (so nothing to escape), integers
+    /// of at most 15 characters (printed back digit for digit), no floats, and no integer-like
+    /// keys (which `JSON.stringify` moves to the front). One pass over the value's nodes: the
+    /// tokens' lengths plus the brackets, commas and colons must add up to the text's length
+    /// (any whitespace would make it longer). Strings that look like an index are refused
+    /// whether they are keys or not (the caller then prints the value).
+    fn js_canonical(&self, i: usize) -> bool {
+        let Some(nodes) = self.nodes.get(i..self.end(i)) else {
+            return false;
+        };
+        let b = self.src.as_bytes();
+        let mut want = 0usize;
+        for n in nodes {
+            if n.raw_start == NO_RAW {
+                return false;
+            }
+            let len = n.raw_end.wrapping_sub(n.raw_start) as usize;
+            want += match n.tag {
+                Tag::Null | Tag::True | Tag::False => len,
+                Tag::Str => {
+                    let text = b.get(n.a as usize..n.b as usize).unwrap_or_default();
+                    if text.first().is_some_and(u8::is_ascii_digit)
+                        && std::str::from_utf8(text)
+                            .ok()
+                            .and_then(super::text::js_index_key)
+                            .is_some()
+                    {
+                        return false;
+                    }
+                    len
+                }
+                Tag::Int if len <= 15 => len,
+                Tag::Int | Tag::UInt | Tag::Float | Tag::OwnedStr => return false,
+                Tag::Arr => 2 + (n.a as usize).saturating_sub(1),
+                // Brackets, commas and one colon per member.
+                Tag::Obj => 2 + (n.a as usize).saturating_sub(1) + n.a as usize,
+            };
+        }
+        nodes
+            .first()
+            .is_some_and(|n| n.raw_end.wrapping_sub(n.raw_start) as usize == want)
+    }
+
     /// The text of the string node at `i` (empty for other nodes).
     fn str_at(&self, i: usize) -> &str {
         let Some(n) = self.nodes.get(i) else {
@@ -543,6 +660,24 @@ impl<'t> V<'t> {
         (n.raw_start != NO_RAW).then_some(n.raw_start as usize..n.raw_end as usize)
     }
 
+    /// The value's text in the line if it is exactly what `JSON.stringify` prints for the
+    /// value `JSON.parse` reads from it (see [`Tape::js_canonical`]), so it can be copied.
+    pub(crate) fn js_canonical_raw(self) -> Option<&'t str> {
+        let raw = self.raw()?;
+        self.t.js_canonical(self.i as usize).then_some(raw)
+    }
+
+    /// The members of an object with their keys as bytes (empty for anything but an object):
+    /// what the profiles match known keys on, without making each key a `&str`.
+    pub(crate) fn members(self) -> Members<'t> {
+        let n = self.node();
+        Members {
+            t: self.t,
+            next: self.i as usize + 1,
+            left: if n.tag == Tag::Obj { n.a as usize } else { 0 },
+        }
+    }
+
     /// `null`?
     pub(crate) fn is_null(self) -> bool {
         self.node().tag == Tag::Null
@@ -556,7 +691,7 @@ impl<'t> V<'t> {
     /// Whether the two values have the same text in the line (so they are equal under every
     /// equality the profiles use).
     pub(crate) fn same_text(self, other: V<'_>) -> bool {
-        matches!((self.raw(), other.raw()), (Some(a), Some(b)) if a == b)
+        matches!((self.raw(), other.raw()), (Some(a), Some(b)) if super::scan::same_str(a, b))
     }
 }
 
@@ -570,9 +705,9 @@ impl<'t> Json<'t> for V<'t> {
             Tag::Null => Kind::Null,
             Tag::False => Kind::Bool(false),
             Tag::True => Kind::Bool(true),
-            Tag::Int => Kind::Int(n.num as i64),
-            Tag::UInt => Kind::UInt(n.num),
-            Tag::Float => Kind::Float(f64::from_bits(n.num)),
+            Tag::Int => Kind::Int(n.bits() as i64),
+            Tag::UInt => Kind::UInt(n.bits()),
+            Tag::Float => Kind::Float(f64::from_bits(n.bits())),
             Tag::Str | Tag::OwnedStr => Kind::Str(self.t.str_at(self.i as usize)),
             Tag::Arr => Kind::Arr,
             Tag::Obj => Kind::Obj,
@@ -660,6 +795,32 @@ impl<'t> Iterator for Entries<'t> {
 
 impl ExactSizeIterator for Entries<'_> {}
 
+/// The members of an object in a tape, keys as bytes ([`V::members`]).
+pub(crate) struct Members<'t> {
+    t: &'t Tape<'t>,
+    next: usize,
+    left: usize,
+}
+
+impl<'t> Iterator for Members<'t> {
+    type Item = (&'t [u8], V<'t>);
+
+    #[inline]
+    fn next(&mut self) -> Option<(&'t [u8], V<'t>)> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let key = self.t.bytes_at(self.next);
+        let v = V {
+            t: self.t,
+            i: self.next as u32 + 1,
+        };
+        self.next = self.t.end(self.next + 1);
+        Some((key, v))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -719,6 +880,75 @@ mod tests {
         assert_eq!(root.get("b").unwrap().raw(), Some(r#"{"c": null}"#));
         assert!(root.get("b").unwrap().get("c").unwrap().is_null());
         assert!(root.get("z").is_none());
+    }
+
+    /// A value's text is copied for `JSON.stringify` only where it is what `js_json` prints.
+    #[test]
+    fn js_canonical_text_is_what_js_json_prints() {
+        let mut bufs = Buffers::default();
+        let canonical = [
+            r#"{"toolName":"search","input":{"q":"x é €😀","n":1,"m":-25,"t":true,"f":false,"z":null}}"#,
+            r#"[1,[2,[3,{}]],[],"a b",{"a":{"b":[null]}}]"#,
+            r#"{"10a":1,"01":2,"4294967295":3,"-1":4,"":5,"__proto__":6}"#,
+            "999999999999999",
+            "-99999999999999",
+            r#""""#,
+            "[]",
+            "{}",
+            // Whitespace around the value is not part of its text.
+            " [1,2]\n",
+        ];
+        let not = [
+            r#"{"a": 1}"#,
+            r#"[1, 2]"#,
+            " [1, 2] ",
+            r#"{"a":1.5}"#,
+            r#"{"a":7.0}"#,
+            r#"{"a":1e2}"#,
+            r#"{"a":-0}"#,
+            "1000000000000000",
+            "-100000000000000",
+            "18446744073709551615",
+            r#"{"a":"x\ny"}"#,
+            r#"{"a":"\u00e9"}"#,
+            r#"{"\u0061":1}"#,
+            r#"{"b":1,"0":2}"#,
+            r#"{"1":1}"#,
+            r#"{"a":"7"}"#,
+            "[1,\n2]",
+            "{\"a\"\t:1}",
+        ];
+        for (line, want) in canonical
+            .iter()
+            .map(|l| (*l, true))
+            .chain(not.iter().map(|l| (*l, false)))
+        {
+            let tape = Tape::parse(line, &mut bufs).expect(line);
+            let got = tape.root().js_canonical_raw();
+            assert_eq!(got.is_some(), want, "{line}");
+            let mut printed = String::new();
+            super::super::text::js_json(&mut printed, tape.root());
+            if let Some(raw) = got {
+                assert_eq!(raw, printed, "{line}");
+            }
+            // Every member of a canonical value is canonical too.
+            if want {
+                for x in tape
+                    .root()
+                    .items()
+                    .chain(tape.root().entries().map(|e| e.1))
+                {
+                    assert!(x.js_canonical_raw().is_some(), "{line}");
+                }
+            }
+            tape.recycle(&mut bufs);
+        }
+        // A tape built from a `Val` has no text to copy.
+        let val: Val<'_> = serde_json::from_str("[1]").unwrap();
+        assert!(Tape::from_val(&val, &mut bufs)
+            .root()
+            .js_canonical_raw()
+            .is_none());
     }
 
     #[test]

@@ -13,14 +13,49 @@ use super::view::{Json, Kind};
 /// `|x| = d1.d2d3... × 10^exp`. The digits come from zmij (Schubfach, the formatter serde_json
 /// uses), which picks the same shortest, closest digits as Rust's `{:e}`, Python's `repr` and
 /// JavaScript's `Number#toString`; only the layout is ours.
+#[derive(Clone, Copy)]
 struct Shortest {
     buf: [u8; 17],
     len: usize,
     exp: i32,
 }
 
+/// Entries of the per-thread cache of [`Shortest::of`] (case files repeat a few thresholds and
+/// scores on every line).
+const SHORTEST_CACHE: usize = 64;
+
 impl Shortest {
+    /// [`Shortest::compute`], remembered per thread by the bits of `|x|` (direct-mapped).
     fn of(x: f64) -> Shortest {
+        const EMPTY: (u64, Shortest) = (
+            0,
+            Shortest {
+                buf: [b'0'; 17],
+                len: 0,
+                exp: 0,
+            },
+        );
+        thread_local! {
+            static CACHE: std::cell::RefCell<[(u64, Shortest); SHORTEST_CACHE]> =
+                const { std::cell::RefCell::new([EMPTY; SHORTEST_CACHE]) };
+        }
+        let bits = x.abs().to_bits();
+        // Zero (bits 0, the empty slots' key) is never asked for; it would be computed anyway.
+        if bits == 0 {
+            return Shortest::compute(x);
+        }
+        let slot = ((bits ^ (bits >> 17) ^ (bits >> 41)) as usize) % SHORTEST_CACHE;
+        CACHE.with_borrow_mut(|cache| {
+            let (key, d) = &mut cache[slot];
+            if *key != bits {
+                *d = Shortest::compute(x);
+                *key = bits;
+            }
+            *d
+        })
+    }
+
+    fn compute(x: f64) -> Shortest {
         let mut z = zmij::Buffer::new();
         let text = z.format_finite(x.abs());
         let (mant, exp) = match text.split_once('e') {
@@ -391,7 +426,7 @@ pub(crate) fn py_json_indent<'s, J: Json<'s>>(out: &mut String, v: J, level: usi
 }
 
 /// Whether a key is a JavaScript array index (such keys come first, ascending, in objects).
-fn js_index_key(k: &str) -> Option<u32> {
+pub(crate) fn js_index_key(k: &str) -> Option<u32> {
     if k.is_empty() || k.len() > 10 || (k.len() > 1 && k.starts_with('0')) {
         return None;
     }

@@ -116,7 +116,7 @@ fn same_members<'s, J: Json<'s>>(a: J, b: J, eq: fn(J, J) -> bool) -> bool {
     x.len() == y.len()
         && x.into_iter().all(|(k, v)| {
             y.clone()
-                .find(|(k2, _)| *k2 == k)
+                .find(|(k2, _)| super::scan::same_str(k2, k))
                 .is_some_and(|(_, v2)| eq(v, v2))
         })
 }
@@ -125,7 +125,7 @@ fn same_members<'s, J: Json<'s>>(a: J, b: J, eq: fn(J, J) -> bool) -> bool {
 pub(crate) fn py_eq<'s, J: Json<'s>>(a: J, b: J) -> bool {
     match (a.kind(), b.kind()) {
         (Kind::Null, Kind::Null) => true,
-        (Kind::Str(x), Kind::Str(y)) => x == y,
+        (Kind::Str(x), Kind::Str(y)) => super::scan::same_str(x, y),
         (Kind::Arr, Kind::Arr) => {
             let (x, y) = (a.items(), b.items());
             x.len() == y.len() && x.zip(y).all(|(p, q)| py_eq(p, q))
@@ -148,7 +148,7 @@ pub(crate) fn js_eq<'s, J: Json<'s>>(a: J, b: J) -> bool {
     match (a.kind(), b.kind()) {
         (Kind::Null, Kind::Null) => true,
         (Kind::Bool(x), Kind::Bool(y)) => x == y,
-        (Kind::Str(x), Kind::Str(y)) => x == y,
+        (Kind::Str(x), Kind::Str(y)) => super::scan::same_str(x, y),
         (Kind::Arr, Kind::Arr) => {
             let (x, y) = (a.items(), b.items());
             x.len() == y.len() && x.zip(y).all(|(p, q)| js_eq(p, q))

@@ -42,7 +42,9 @@ pub(crate) trait Json<'s>: Copy {
 
     /// The value of `key` in an object.
     fn get(self, key: &str) -> Option<Self> {
-        self.entries().find(|(k, _)| *k == key).map(|(_, v)| v)
+        self.entries()
+            .find(|(k, _)| super::scan::same_str(k, key))
+            .map(|(_, v)| v)
     }
 
     /// The string, if this is one.
