@@ -156,7 +156,7 @@ fn assert_streams_the_same(project: &Path) {
             let want = render_whole(&whole, format);
             for on_disk in [true, false] {
                 let spool = if on_disk {
-                    Spool::new()
+                    Spool::spilling_after(0)
                 } else {
                     Spool::in_memory()
                 };

@@ -7,6 +7,10 @@
 //! are copied to the output in that order. Memory per pair is then a few hundred bytes at most,
 //! whatever its findings.
 //!
+//! The file is created only once the parts held in memory pass [`MEMORY_LIMIT`]: a small run
+//! (a pre-commit hook's one spec and one transcript) never touches the disk, and a large one
+//! holds at most that much in memory besides the file.
+//!
 //! If the temporary file cannot be created or written (no space, an unwritable `TMPDIR`), the
 //! bytes that could not be written are kept in memory instead: the output is the same, only the
 //! memory bound is lost. Reading the spool back can still fail (an I/O error); that is returned.
@@ -17,6 +21,9 @@ use std::sync::Mutex;
 
 /// Bytes a [`PartWriter`] gathers before it appends them to the spool file (one lock per chunk).
 const CHUNK: usize = 64 << 10;
+
+/// Rendered bytes a [`Spool::new`] keeps in memory before it creates its temporary file.
+pub const MEMORY_LIMIT: usize = 4 << 20;
 
 /// A temporary file that rendered parts are appended to, from any thread.
 #[derive(Debug)]
@@ -33,6 +40,11 @@ struct Inner {
     writable: bool,
     /// Bytes appended to the file so far.
     len: u64,
+    /// Bytes kept in memory so far.
+    held: usize,
+    /// While there is no file: how many bytes may be kept in memory before one is created
+    /// (`None`: none will be).
+    spill_after: Option<usize>,
 }
 
 /// A stretch of a rendered part.
@@ -59,31 +71,48 @@ impl Default for Spool {
 }
 
 impl Spool {
-    /// A spool in a new anonymous temporary file (in `TMPDIR`); if none can be created, a spool
-    /// that keeps everything in memory.
+    /// A spool that keeps parts in memory up to [`MEMORY_LIMIT`] bytes, then in a new anonymous
+    /// temporary file (in `TMPDIR`); if none can be created, in memory.
     pub fn new() -> Spool {
-        Spool::with_file(tempfile::tempfile().ok())
+        Spool::spilling_after(MEMORY_LIMIT)
+    }
+
+    /// A spool that creates its temporary file once more than `limit` bytes would be kept in
+    /// memory (`0`: with the first part).
+    pub fn spilling_after(limit: usize) -> Spool {
+        Spool::with(None, Some(limit))
     }
 
     /// A spool that keeps everything in memory (what [`Spool::new`] falls back to).
     pub fn in_memory() -> Spool {
-        Spool::with_file(None)
+        Spool::with(None, None)
     }
 
-    fn with_file(file: Option<File>) -> Spool {
+    #[cfg(test)]
+    fn with_file(file: File) -> Spool {
+        Spool::with(Some(file), None)
+    }
+
+    fn with(file: Option<File>, spill_after: Option<usize>) -> Spool {
         Spool {
             inner: Mutex::new(Inner {
                 writable: file.is_some(),
                 file,
                 len: 0,
+                held: 0,
+                spill_after,
             }),
         }
     }
 
-    /// Whether parts go to a file (`false`: the file could not be created, or a write failed,
-    /// and parts are kept in memory).
+    /// Whether parts go to a file, now or once they pass the memory limit (`false`: the spool
+    /// keeps everything in memory, because it was made so, or because the file could not be
+    /// created or a write to it failed).
     pub fn on_disk(&self) -> bool {
-        self.inner.lock().map(|i| i.writable).unwrap_or(false)
+        self.inner
+            .lock()
+            .map(|i| i.writable || i.spill_after.is_some())
+            .unwrap_or(false)
     }
 
     /// A writer for one part; [`PartWriter::finish`] gives the part.
@@ -104,6 +133,15 @@ impl Spool {
             part.push(Piece::Memory(bytes));
             return;
         };
+        if let Some(limit) = inner.spill_after {
+            if inner.held + bytes.len() > limit {
+                inner.spill_after = None;
+                if let Ok(file) = tempfile::tempfile() {
+                    inner.file = Some(file);
+                    inner.writable = true;
+                }
+            }
+        }
         let offset = inner.len;
         let written = match (inner.writable, inner.file.as_mut()) {
             (true, Some(f)) => f.write_all(&bytes).is_ok(),
@@ -125,6 +163,7 @@ impl Spool {
             // A failed write may have left part of `bytes` in the file: no more is written to it
             // (what it holds before `len` is still sound) and memory takes over.
             inner.writable = false;
+            inner.held += bytes.len();
             part.push(Piece::Memory(bytes));
         }
     }
@@ -259,9 +298,27 @@ mod tests {
 
     #[test]
     fn parts_come_back_as_written_in_any_order() {
-        let spool = Spool::new();
+        let spool = Spool::spilling_after(0);
         assert!(spool.on_disk());
         check_roundtrip(&spool);
+        assert!(spool.inner.lock().unwrap().file.is_some());
+    }
+
+    /// Parts first kept in memory, then in the file once the limit is passed, come back alike;
+    /// a spool whose parts stay under the limit never creates a file.
+    #[test]
+    fn a_spool_moves_to_its_file_past_the_memory_limit() {
+        let spool = Spool::spilling_after(2 * CHUNK);
+        check_roundtrip(&spool);
+        let inner = spool.inner.lock().unwrap();
+        assert!(inner.file.is_some() && inner.held <= 2 * CHUNK && inner.len > 0);
+        drop(inner);
+        let small = Spool::new();
+        let part = write_part(&small, b"PASS");
+        let mut out = Vec::new();
+        small.copy_to([&part], &mut out).unwrap();
+        assert_eq!(out, b"PASS");
+        assert!(small.on_disk() && small.inner.lock().unwrap().file.is_none());
     }
 
     #[test]
@@ -278,7 +335,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("spool");
         std::fs::write(&path, b"").unwrap();
-        let spool = Spool::with_file(Some(File::open(&path).unwrap())); // read-only
+        let spool = Spool::with_file(File::open(&path).unwrap()); // read-only
         let parts = parts_of(&spool);
         assert!(!spool.on_disk());
         let mut out = Vec::new();
