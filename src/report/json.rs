@@ -56,10 +56,12 @@ pub fn write_document(
 }
 
 /// Adds `indent` after every line break (pretty JSON has line breaks only between tokens:
-/// inside strings they are escaped).
-struct Indent<'a> {
-    out: &'a mut dyn Write,
-    indent: &'static [u8],
+/// inside strings they are escaped). Also nests SARIF's results.
+pub(super) struct Indent<'a> {
+    /// Where the indented text goes.
+    pub(super) out: &'a mut dyn Write,
+    /// What follows each line break.
+    pub(super) indent: &'static [u8],
 }
 
 impl Write for Indent<'_> {

@@ -10,6 +10,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
+use super::json::Indent;
 use super::model::{Finding, Location, Report, Severity};
 
 /// SARIF schema URI.
@@ -279,29 +280,6 @@ pub fn write_document(
         return Err(io::Error::other("unexpected SARIF layout"));
     }
     out.write_all(END.as_bytes())
-}
-
-/// Adds `indent` after every line break (pretty JSON has line breaks only between tokens).
-struct Indent<'a> {
-    out: &'a mut dyn Write,
-    indent: &'static [u8],
-}
-
-impl Write for Indent<'_> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let mut rest = buf;
-        while let Some(i) = memchr::memchr(b'\n', rest) {
-            self.out.write_all(&rest[..=i])?;
-            self.out.write_all(self.indent)?;
-            rest = &rest[i + 1..];
-        }
-        self.out.write_all(rest)?;
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.out.flush()
-    }
 }
 
 /// A writer that replaces the number after each `"ruleIndex": ` by `map(number)`: results are
