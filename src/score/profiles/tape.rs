@@ -724,12 +724,7 @@ impl<'t> Json<'t> for V<'t> {
     }
 
     fn entries(self) -> Entries<'t> {
-        let n = self.node();
-        Entries {
-            t: self.t,
-            next: self.i as usize + 1,
-            left: if n.tag == Tag::Obj { n.a as usize } else { 0 },
-        }
+        Entries(self.members())
     }
 }
 
@@ -763,43 +758,49 @@ impl<'t> Iterator for Items<'t> {
 
 impl ExactSizeIterator for Items<'_> {}
 
-/// The members of an object in a tape.
+/// The members of an object in a tape, keys as text.
 #[derive(Clone)]
-pub(crate) struct Entries<'t> {
-    t: &'t Tape<'t>,
-    next: usize,
-    left: usize,
-}
+pub(crate) struct Entries<'t>(Members<'t>);
 
 impl<'t> Iterator for Entries<'t> {
     type Item = (&'t str, V<'t>);
 
     fn next(&mut self) -> Option<(&'t str, V<'t>)> {
-        if self.left == 0 {
-            return None;
-        }
-        self.left -= 1;
-        let key = self.t.str_at(self.next);
-        let v = V {
-            t: self.t,
-            i: self.next as u32 + 1,
-        };
-        self.next = self.t.end(self.next + 1);
-        Some((key, v))
+        let (key, v) = self.0.next_member()?;
+        Some((self.0.t.str_at(key), v))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.left, Some(self.left))
+        (self.0.left, Some(self.0.left))
     }
 }
 
 impl ExactSizeIterator for Entries<'_> {}
 
 /// The members of an object in a tape, keys as bytes ([`V::members`]).
+#[derive(Clone)]
 pub(crate) struct Members<'t> {
     t: &'t Tape<'t>,
     next: usize,
     left: usize,
+}
+
+impl<'t> Members<'t> {
+    /// The next member: its key's node and its value.
+    #[inline]
+    fn next_member(&mut self) -> Option<(usize, V<'t>)> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let key = self.next;
+        let v = V {
+            t: self.t,
+            i: key as u32 + 1,
+        };
+        self.next = self.t.end(key + 1);
+        Some((key, v))
+    }
 }
 
 impl<'t> Iterator for Members<'t> {
@@ -807,17 +808,8 @@ impl<'t> Iterator for Members<'t> {
 
     #[inline]
     fn next(&mut self) -> Option<(&'t [u8], V<'t>)> {
-        if self.left == 0 {
-            return None;
-        }
-        self.left -= 1;
-        let key = self.t.bytes_at(self.next);
-        let v = V {
-            t: self.t,
-            i: self.next as u32 + 1,
-        };
-        self.next = self.t.end(self.next + 1);
-        Some((key, v))
+        let (key, v) = self.next_member()?;
+        Some((self.t.bytes_at(key), v))
     }
 }
 
