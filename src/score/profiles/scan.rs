@@ -33,6 +33,21 @@ fn stop_bits(w: u64) -> u64 {
     (zero_byte(quote) | zero_byte(backslash) | (w.wrapping_sub(ONES * 0x20) & !w)) & HIGH
 }
 
+/// Eight bytes as a little-endian word.
+#[inline(always)]
+fn load8(x: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(x);
+    u64::from_le_bytes(w)
+}
+
+/// The offset of the first [`STOP`] byte among eight, if any.
+#[inline(always)]
+fn stop_in_word(chunk: &[u8]) -> Option<usize> {
+    let bits = stop_bits(load8(chunk));
+    (bits != 0).then_some((bits.trailing_zeros() / 8) as usize)
+}
+
 /// The index of the first [`STOP`] byte (`"`, `\\` or a control byte) at or after `i`, or
 /// `b.len()`: eight bytes per step while they last.
 #[inline(always)]
@@ -40,21 +55,14 @@ pub(crate) fn plain_run_end(b: &[u8], mut i: usize) -> usize {
     // Eight bytes first (most keys and many values end there), then sixteen per step (two
     // independent words), then eight, then one.
     if let Some(chunk) = b.get(i..i + 8) {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(chunk);
-        let bits = stop_bits(u64::from_le_bytes(w));
-        if bits != 0 {
-            return i + (bits.trailing_zeros() / 8) as usize;
+        if let Some(k) = stop_in_word(chunk) {
+            return i + k;
         }
         i += 8;
     }
     while let Some(chunk) = b.get(i..i + 16) {
-        let mut w0 = [0u8; 8];
-        let mut w1 = [0u8; 8];
-        w0.copy_from_slice(&chunk[..8]);
-        w1.copy_from_slice(&chunk[8..]);
-        let s0 = stop_bits(u64::from_le_bytes(w0));
-        let s1 = stop_bits(u64::from_le_bytes(w1));
+        let s0 = stop_bits(load8(&chunk[..8]));
+        let s1 = stop_bits(load8(&chunk[8..]));
         if s0 | s1 != 0 {
             return if s0 != 0 {
                 i + (s0.trailing_zeros() / 8) as usize
@@ -65,11 +73,8 @@ pub(crate) fn plain_run_end(b: &[u8], mut i: usize) -> usize {
         i += 16;
     }
     while let Some(chunk) = b.get(i..i + 8) {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(chunk);
-        let bits = stop_bits(u64::from_le_bytes(w));
-        if bits != 0 {
-            return i + (bits.trailing_zeros() / 8) as usize;
+        if let Some(k) = stop_in_word(chunk) {
+            return i + k;
         }
         i += 8;
     }
@@ -87,11 +92,6 @@ pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     if n != b.len() {
         return false;
     }
-    let word8 = |x: &[u8]| {
-        let mut w = [0u8; 8];
-        w.copy_from_slice(x);
-        u64::from_le_bytes(w)
-    };
     let word4 = |x: &[u8]| {
         let mut w = [0u8; 4];
         w.copy_from_slice(x);
@@ -101,7 +101,7 @@ pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
         0 => true,
         1..=3 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
         4..=7 => word4(&a[..4]) == word4(&b[..4]) && word4(&a[n - 4..]) == word4(&b[n - 4..]),
-        8..=16 => word8(&a[..8]) == word8(&b[..8]) && word8(&a[n - 8..]) == word8(&b[n - 8..]),
+        8..=16 => load8(&a[..8]) == load8(&b[..8]) && load8(&a[n - 8..]) == load8(&b[n - 8..]),
         _ => a == b,
     }
 }

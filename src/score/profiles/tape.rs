@@ -392,13 +392,7 @@ impl<'a> Tape<'a> {
         let start = i + 1;
         let j = plain_run_end(b, start);
         let (i, hash) = if b.get(j) == Some(&b'"') {
-            self.push(Node {
-                tag: Tag::Str,
-                a: start as u32,
-                b: j as u32,
-                raw_start: i as u32,
-                raw_end: (j + 1) as u32,
-            });
+            self.push_plain_string(i, j);
             (j + 1, key_hash(b.get(start..j).unwrap_or_default()))
         } else {
             let after = self.escaped_string_at(i, j)?;
@@ -424,6 +418,18 @@ impl<'a> Tape<'a> {
         Some(skip_ws(b, i))
     }
 
+    /// The node of a string without escapes: opening quote at `i`, closing quote at `j`.
+    #[inline(always)]
+    fn push_plain_string(&mut self, i: usize, j: usize) {
+        self.push(Node {
+            tag: Tag::Str,
+            a: (i + 1) as u32,
+            b: j as u32,
+            raw_start: i as u32,
+            raw_end: (j + 1) as u32,
+        });
+    }
+
     /// A string node for the string whose opening quote is at `i`; the index after it.
     #[inline(always)]
     fn string_at(&mut self, i: usize) -> Option<usize> {
@@ -431,13 +437,7 @@ impl<'a> Tape<'a> {
         let start = i + 1;
         let j = plain_run_end(b, start);
         if b.get(j) == Some(&b'"') {
-            self.push(Node {
-                tag: Tag::Str,
-                a: start as u32,
-                b: j as u32,
-                raw_start: i as u32,
-                raw_end: (j + 1) as u32,
-            });
+            self.push_plain_string(i, j);
             return Some(j + 1);
         }
         self.escaped_string_at(i, j)
