@@ -113,13 +113,10 @@ pub struct Checked<E> {
 impl<E> Checked<E> {
     /// The process outcome, as [`Report::exit_status`] gives it for the whole report.
     pub fn exit_status(&self) -> u8 {
-        if !self.report.errors.is_empty() {
-            2
-        } else if self.report.summary.failed > 0 {
-            1
-        } else {
-            0
-        }
+        crate::report::model::exit_status(
+            !self.report.errors.is_empty(),
+            self.report.summary.failed > 0,
+        )
     }
 }
 

@@ -211,12 +211,20 @@ impl Report {
     /// The process outcome this report calls for: 2 if something could not be checked, else 1 if
     /// a pair failed, else 0.
     pub fn exit_status(&self) -> u8 {
-        if !self.errors.is_empty() {
-            2
-        } else if self.results.iter().any(|r| !r.passed) {
-            1
-        } else {
-            0
-        }
+        exit_status(
+            !self.errors.is_empty(),
+            self.results.iter().any(|r| !r.passed),
+        )
+    }
+}
+
+/// The process outcome: 2 if something could not be checked, else 1 if a pair failed, else 0.
+pub fn exit_status(has_errors: bool, any_failed: bool) -> u8 {
+    if has_errors {
+        2
+    } else if any_failed {
+        1
+    } else {
+        0
     }
 }
