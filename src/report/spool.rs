@@ -179,7 +179,9 @@ impl Spool {
             .inner
             .lock()
             .map_err(|_| io::Error::other("the report spool was poisoned by a panic"))?;
-        let mut buf = vec![0u8; CHUNK];
+        // Allocated on the first piece that lies in the file: a run that stayed in memory (every
+        // small run, such as a pre-commit hook's) never zeroes 64 KB it does not use.
+        let mut buf = Vec::new();
         // Where the file's cursor is, so that pieces read in file order need no seek.
         let mut at: Option<u64> = None;
         for piece in parts.into_iter().flatten() {
@@ -192,6 +194,9 @@ impl Spool {
                         .ok_or_else(|| io::Error::other("the report spool file is gone"))?;
                     if at != Some(*offset) {
                         file.seek(SeekFrom::Start(*offset))?;
+                    }
+                    if buf.is_empty() {
+                        buf = vec![0u8; CHUNK];
                     }
                     let mut left = *len;
                     while left > 0 {

@@ -70,6 +70,11 @@ pub(crate) fn read_bytes(
         }
     }
     let mut lines = Lines::new(name, forced, keep, &mut emit);
+    // UTF-8 checked once for the whole file (a word-at-a-time scan), so that the lines can be
+    // parsed as text and serde_json need not check every string it reads again. A file that
+    // is not valid UTF-8 is read as bytes, line by line, so that the lines before the bad byte
+    // are still read and the error names its line.
+    let text = std::str::from_utf8(bytes).ok();
     let mut start = 0usize;
     let mut no = 1usize;
     while start < bytes.len() {
@@ -77,7 +82,11 @@ pub(crate) fn read_bytes(
             Some(i) => (start + i, start + i + 1, true),
             None => (bytes.len(), bytes.len(), false),
         };
-        lines.push(no, start, &bytes[start..end], terminated)?;
+        let line = Line {
+            bytes: &bytes[start..end],
+            text: text.and_then(|t| t.get(start..end)),
+        };
+        lines.push(no, start, line, terminated)?;
         start = next;
         no += 1;
     }
@@ -149,6 +158,10 @@ pub(crate) fn read_stream(
                 return read_bytes(name, &all, forced, keep, emit);
             }
         }
+        let line = Line {
+            bytes: line,
+            text: std::str::from_utf8(line).ok(),
+        };
         lines.push(no, offset, line, terminated)?;
         offset += n;
         no += 1;
@@ -161,9 +174,10 @@ pub(crate) fn read_stream(
     lines.finish()
 }
 
-/// Empty and binary checks of a whole text. UTF-8 is checked where it matters: serde_json
-/// validates every string it parses, so a separate pass is only run to explain a parse error
-/// (and on text lines a log reader skips), which keeps valid files at parser speed.
+/// Empty and binary checks of a whole text. UTF-8 is checked elsewhere: once per file held in
+/// memory and once per streamed line, so that valid lines are parsed as text; a line that is
+/// not valid UTF-8 is parsed as bytes (serde_json checks each string), and a separate pass
+/// explains a parse error (and checks the text lines a log reader skips).
 fn check_text(name: &str, bytes: &[u8]) -> Result<(), ReadError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(ReadError::Empty {
@@ -398,6 +412,13 @@ fn transcript(format: Format, record: Option<RecordLoc>, sink: Sink) -> Transcri
     }
 }
 
+/// One line of a file: its bytes, and the same bytes as text if they are valid UTF-8.
+#[derive(Clone, Copy)]
+struct Line<'t> {
+    bytes: &'t [u8],
+    text: Option<&'t str>,
+}
+
 struct Buffered {
     no: usize,
     span: Span,
@@ -457,10 +478,10 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
         &mut self,
         no: usize,
         offset: usize,
-        raw: &[u8],
+        line: Line<'_>,
         terminated: bool,
     ) -> Result<(), ReadError> {
-        let result = self.push_line(no, offset, raw, terminated);
+        let result = self.push_line(no, offset, line, terminated);
         if result.is_err() {
             if let Some(t) = self.open.take() {
                 (self.emit)(t);
@@ -473,10 +494,10 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
         &mut self,
         no: usize,
         offset: usize,
-        raw: &[u8],
+        line: Line<'_>,
         terminated: bool,
     ) -> Result<(), ReadError> {
-        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let raw = line.bytes.strip_suffix(b"\r").unwrap_or(line.bytes);
         let Some((origin, json_off)) = classify(raw) else {
             return check_utf8_at(self.name, raw, offset, no);
         };
@@ -491,6 +512,8 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
                 .take_while(|b| b.is_ascii_whitespace())
                 .count();
         let json = &json[..json_end];
+        // The same bytes as text, where they are known to be UTF-8.
+        let json_text = line.text.and_then(|t| t.get(json_off..json_off + json_end));
         let span = Span::new(offset, offset + raw.len());
         // Once the session's format is known, its reader's rule for what need not be built.
         let prune = match &self.state {
@@ -500,9 +523,11 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
             } if self.keep.restricts() => Some(Prune::claude_code(!self.keep.no_outputs)),
             _ => None,
         };
-        let parsed = match prune {
-            Some(rule) => prune::parse_line(json, rule),
-            None => serde_json::from_slice(json),
+        let parsed = match (prune, json_text) {
+            (Some(rule), Some(text)) => prune::parse_line_str(text, rule),
+            (Some(rule), None) => prune::parse_line(json, rule),
+            (None, Some(text)) => serde_json::from_str(text),
+            (None, None) => serde_json::from_slice(json),
         };
         let value: Value = match parsed {
             Ok(v) => v,

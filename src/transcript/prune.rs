@@ -57,6 +57,15 @@ pub(crate) fn parse_line(json: &[u8], rule: Prune) -> serde_json::Result<Value> 
     Ok(v)
 }
 
+/// [`parse_line`] for a line already known to be UTF-8: serde_json then checks no string's
+/// UTF-8 again (neither the ones it builds nor the members it skips). Same values and errors.
+pub(crate) fn parse_line_str(json: &str, rule: Prune) -> serde_json::Result<Value> {
+    let mut de = serde_json::Deserializer::from_str(json);
+    let v = Level { rule, at: At::Top }.deserialize(&mut de)?;
+    de.end()?;
+    Ok(v)
+}
+
 /// Where in the line a value is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum At {
@@ -284,6 +293,34 @@ mod tests {
                 assert_eq!(got, want, "{line} (outputs kept: {outputs})");
                 // Same member order as serde_json's for what is kept.
                 assert_eq!(got.to_string(), want.to_string());
+            }
+        }
+    }
+
+    #[test]
+    fn text_and_bytes_give_the_same_values_and_errors() {
+        let bad = [
+            r#"{"toolUseResult":[1,}"#,
+            r#"{"a":1} x"#,
+            r#"{"a":"\q"}"#,
+            "{\"a\":\"\u{1}\"}",
+        ];
+        for line in LINES.iter().chain(&bad) {
+            for outputs in [true, false] {
+                let rule = Prune::claude_code(outputs);
+                let (a, b) = (
+                    parse_line(line.as_bytes(), rule),
+                    parse_line_str(line, rule),
+                );
+                match (a, b) {
+                    (Ok(a), Ok(b)) => assert_eq!(a.to_string(), b.to_string(), "{line}"),
+                    (Err(a), Err(b)) => assert_eq!(
+                        (a.line(), a.column(), a.to_string()),
+                        (b.line(), b.column(), b.to_string()),
+                        "{line}"
+                    ),
+                    (a, b) => panic!("{line}: {a:?} against {b:?}"),
+                }
             }
         }
     }
