@@ -172,6 +172,85 @@ fn a_glob_that_escapes_the_repository_is_refused_unless_allowed() {
     allowed.assert_good_checked();
 }
 
+#[test]
+fn an_include_that_escapes_the_repository_is_refused_unless_allowed() {
+    let outer = tempfile::tempdir().unwrap();
+    let root = outer.path().join("work/repo");
+    std::fs::create_dir_all(root.join("runs")).unwrap();
+    std::fs::write(
+        root.join("runs/good.json"),
+        hostile_support::GOOD_TRANSCRIPT,
+    )
+    .unwrap();
+    std::fs::write(root.join("spec.toolspec"), SPEC).unwrap();
+    // Not a spec: were it read, the parse error would quote it.
+    std::fs::write(
+        outer.path().join("credentials"),
+        "aws_secret = hunter2-sk-live\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("leak.toolspec"),
+        "include \"../../credentials\"\nspec leak {\n  transcripts \"runs/*.json\"\n  call lookup\n}\n",
+    )
+    .unwrap();
+    #[cfg(unix)]
+    {
+        // Through a symbolic link inside the repository, too.
+        std::os::unix::fs::symlink(
+            outer.path().join("credentials"),
+            root.join("creds.toolspec"),
+        )
+        .unwrap();
+        std::fs::write(
+            root.join("linked.toolspec"),
+            "include \"creds.toolspec\"\nspec linked {\n  transcripts \"runs/*.json\"\n  call lookup\n}\n",
+        )
+        .unwrap();
+    }
+
+    let args = ["check", "--format", "json", "--no-config"];
+    let refused = run_in(&root, &args);
+    assert_eq!(refused.code, Some(2), "{}", refused.stderr);
+    let errors = refused.errors_about("include-not-found");
+    let expected = if cfg!(unix) { 2 } else { 1 };
+    assert_eq!(errors.len(), expected, "{}", refused.stdout);
+    for e in &errors {
+        assert!(
+            e["help"].as_str().unwrap().contains("--allow-outside-root"),
+            "{e}"
+        );
+        assert!(e["message"]
+            .as_str()
+            .unwrap()
+            .contains("cannot read included file"));
+    }
+    assert!(!refused.stdout.contains("hunter2"), "{}", refused.stdout);
+    assert!(!refused.stderr.contains("hunter2"), "{}", refused.stderr);
+    refused.assert_good_checked();
+
+    let mut allowed_args = args.to_vec();
+    allowed_args.push("--allow-outside-root");
+    let allowed = run_in(&root, &allowed_args);
+    assert!(
+        allowed.errors_about("include-not-found").is_empty(),
+        "{}",
+        allowed.stdout
+    );
+    allowed.assert_good_checked();
+    // What the refusal keeps out of the report: once allowed, the file is read, and the human
+    // report quotes it.
+    let human = run_in(&root, &["check", "--no-config", "--allow-outside-root"]);
+    assert!(
+        format!("{}{}", human.stdout, human.stderr).contains("hunter2"),
+        "{}\n{}",
+        human.stdout,
+        human.stderr
+    );
+    let human = run_in(&root, &["check", "--no-config"]);
+    assert!(!format!("{}{}", human.stdout, human.stderr).contains("hunter2"));
+}
+
 #[cfg(unix)]
 #[test]
 fn symlink_loops_during_discovery_and_globbing_end() {

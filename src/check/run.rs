@@ -26,7 +26,7 @@ use super::bind::{self, display_path, BoundGlob, GlobError};
 use super::discover::{self, Discovered};
 use super::locate;
 use super::settings::LoadedSettings;
-use crate::compile::{self, FsLoader, SpecDiagnostic};
+use crate::compile::{self, FsLoader, ProjectLoader, SourceLoader, SpecDiagnostic};
 use crate::config::{Check, ExtraCalls, MatcherConfig, PathSeg, TranscriptGlob, ValueMatcher};
 use crate::engine::{self, Verdict};
 use crate::report::model::{
@@ -397,7 +397,16 @@ fn compile_spec_file(
         }
     };
     let mut source = SourceFile::new(shown.clone(), text);
-    let mut result = compile::compile(&source, &FsLoader);
+    // Includes stay inside the project unless globs may leave it too.
+    let rooted;
+    let loader: &dyn SourceLoader =
+        if opts.allow_outside_root || settings.settings.allow_outside_root {
+            &FsLoader
+        } else {
+            rooted = ProjectLoader::new(root).for_spec(path);
+            &rooted
+        };
+    let mut result = compile::compile(&source, loader);
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
     for d in &result.diagnostics {
@@ -415,7 +424,7 @@ fn compile_spec_file(
         } else if let Some(text) = last_good.get(&key) {
             // Mid-edit: keep checking with the version that last compiled, and say so.
             let fallback = SourceFile::new(shown.clone(), text);
-            let again = compile::compile(&fallback, &FsLoader);
+            let again = compile::compile(&fallback, loader);
             if again.file.is_some() {
                 warnings.append(&mut errors);
                 warnings.push(plain_warning(

@@ -8,7 +8,7 @@
 //! exclude = ["vendor/**", "**/fixtures/broken/**"]
 //! # Profile for specs that choose none (a name, or a table with `name` and options).
 //! profile = "deepeval"
-//! # Allow spec globs that leave the project root (`../../**`).
+//! # Allow spec globs and includes that leave the project root (`../../**`).
 //! allow_outside_root = false
 //!
 //! # Transcript format overrides, by glob relative to this file's folder.
@@ -44,7 +44,7 @@ pub struct Settings {
     /// Transcript format by glob.
     #[serde(default)]
     pub formats: BTreeMap<String, String>,
-    /// Allow spec globs that leave the project root.
+    /// Allow spec globs and includes that leave the project root.
     #[serde(default)]
     pub allow_outside_root: bool,
 }

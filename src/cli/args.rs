@@ -47,7 +47,7 @@ pub struct RunArgs {
     /// Ignore any toolspec.toml.
     #[arg(long)]
     pub no_config: bool,
-    /// Let spec globs reach outside the project root (e.g. `../../**`).
+    /// Let spec globs and includes reach outside the project root (e.g. `../../**`).
     #[arg(long)]
     pub allow_outside_root: bool,
     /// Worker threads (default: all cores). Output is identical for any value.

@@ -1,7 +1,7 @@
 //! Resolving `include`s: load, parse and collect the `tool` declarations of every included file,
 //! depth first, each file once; cycles and unreadable files are diagnostics.
 
-use super::loader::{normalize, resolve_include, SourceLoader};
+use super::loader::{normalize, resolve_include, OutsideRoot, SourceLoader};
 use super::lower::TOP_KEYWORDS;
 use super::suggest::did_you_mean;
 use crate::source::SourceFile;
@@ -59,7 +59,12 @@ fn visit(
                         format!("cannot read included file `{}`", inc.path.value),
                     )
                     .label(inc.path.span, e.to_string())
-                    .help("the path is relative to the including file's folder"),
+                    .help(if OutsideRoot::of(&e).is_some() {
+                        "includes may not leave the project root; pass --allow-outside-root \
+                         or set allow_outside_root = true in toolspec.toml to allow it"
+                    } else {
+                        "the path is relative to the including file's folder"
+                    }),
                 );
                 continue;
             }

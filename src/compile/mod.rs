@@ -17,7 +17,10 @@ mod regex_lit;
 mod suggest;
 
 pub use crate::syntax::{Code, SpecDiagnostic};
-pub use loader::{normalize as normalize_path, resolve_include, FsLoader, MapLoader, SourceLoader};
+pub use loader::{
+    normalize as normalize_path, resolve_include, FsLoader, MapLoader, OutsideRoot, ProjectLoader,
+    SourceLoader,
+};
 pub use lower::DEFAULT_FUZZY;
 
 use std::collections::HashMap;
