@@ -227,6 +227,14 @@ print(f"check {s}.jsonl ({int(size)/1e9:.2f} GB, {len(d['results'])} transcript(
 PY
     done
   done
+  # 4. Every transcript of the corpus failing: the human report shows a snippet of each, from
+  #    files it reads again (kept within a budget: cli::sources).
+  printf '%s\n' 'spec fails_everywhere {' '  transcripts "transcripts/*/*"' '  order any' \
+    '  call no_such_tool_anywhere' '}' > "$CORPUS/fails_everywhere.toolspec"
+  for fmt in human json; do
+    read -r wall user sys rss < <(cd "$CORPUS" && timed "$BIN" check fails_everywhere.toolspec --no-config --format "$fmt")
+    echo "check the corpus ($(du -sh "$CORPUS/transcripts" | cut -f1)), a spec failing on every transcript, --format $fmt: wall $wall s, CPU $(python3 -c "print(round($user + $sys, 2))") s, max RSS $((rss / 1024)) MB"
+  done
 fi
 
 if want precommit; then

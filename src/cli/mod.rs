@@ -4,6 +4,7 @@
 pub mod args;
 pub mod commands;
 pub mod output;
+pub mod sources;
 pub mod watch;
 
 use std::process::ExitCode;

@@ -1,8 +1,7 @@
 //! `toolspec check`: the main job.
 
 use std::io::{BufWriter, Write};
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::Path;
 
 use toolspec::check::run::{check_with, CheckOptions};
 use toolspec::check::settings::LoadedSettings;
@@ -11,6 +10,7 @@ use toolspec::report::{self, Report};
 
 use crate::cli::args::{CheckArgs, OutputFormat, RunArgs};
 use crate::cli::output::{self, exit};
+use crate::cli::sources::SourceCache;
 
 /// Run a check and print it in the chosen format; exit 0 (all passed), 1 (some expectation
 /// failed) or 2 (something could not be checked).
@@ -199,31 +199,4 @@ fn short_errors(report: &Report) -> String {
             None => format!("error[{}]: {}\n", f.code, f.message),
         })
         .collect()
-}
-
-/// File texts for rendering snippets, read once each, on demand.
-#[derive(Default)]
-pub struct SourceCache {
-    files: std::sync::Mutex<std::collections::HashMap<PathBuf, Option<Arc<String>>>>,
-}
-
-/// Files larger than this get no snippets (their findings still say `file:line:column`): the
-/// check streamed them in bounded memory, and showing a snippet must not load them whole.
-const SNIPPET_FILE_LIMIT: u64 = 64 << 20;
-
-impl SourceCache {
-    /// The text of `name` (a path as shown in the report), if readable as UTF-8 and at most
-    /// [`SNIPPET_FILE_LIMIT`] bytes.
-    pub fn get(&self, name: &str) -> Option<Arc<String>> {
-        let mut files = self.files.lock().ok()?;
-        files
-            .entry(PathBuf::from(name))
-            .or_insert_with(|| {
-                let small = std::fs::metadata(name).is_ok_and(|m| m.len() <= SNIPPET_FILE_LIMIT);
-                small
-                    .then(|| std::fs::read_to_string(name).ok().map(Arc::new))
-                    .flatten()
-            })
-            .clone()
-    }
 }
