@@ -171,7 +171,9 @@ pub fn transcript_read(data: &[u8]) {
         i => Some(Format::ALL[i - 1]),
     };
     let name = ["t.json", "t.jsonl", "t.log"][(sel as usize / n) % 3];
-    match transcript::read(name, bytes, format) {
+    let full = transcript::read(name, bytes, format);
+    same_when_restricted(name, bytes, format, &full);
+    match full {
         Ok(transcripts) => {
             for t in &transcripts {
                 for c in &t.calls {
@@ -560,6 +562,51 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
         })
         .collect();
     (config, calls)
+}
+
+/// What `check` reads with, keeping the arguments of some calls and no outputs, must read the
+/// same file the same way: the same error, or the same transcripts with the same calls in the
+/// same places (the restricted read skips building what it leaves out, which is a different
+/// parse of a Claude Code line; see `transcript::prune`).
+fn same_when_restricted(
+    name: &str,
+    bytes: &[u8],
+    format: Option<Format>,
+    full: &Result<Vec<transcript::Transcript>, transcript::ReadError>,
+) {
+    let even: transcript::NameFilter = std::sync::Arc::new(|n: &str| n.len().is_multiple_of(2));
+    let keep = transcript::Keep {
+        args: Some(even),
+        no_outputs: true,
+        ..transcript::Keep::default()
+    };
+    let mut kept = Vec::new();
+    let restricted = transcript::read_with_keep(name, bytes, format, &keep, |t| kept.push(t));
+    match (full, restricted) {
+        (Ok(all), Ok(())) => {
+            assert_eq!(all.len(), kept.len(), "transcripts");
+            for (a, k) in all.iter().zip(&kept) {
+                assert_eq!(a.format, k.format);
+                assert_eq!(a.calls.len(), k.calls.len(), "calls");
+                for (ca, ck) in a.calls.iter().zip(&k.calls) {
+                    assert_eq!(
+                        (&ca.name, ca.span, &ca.id, ca.is_error),
+                        (&ck.name, ck.span, &ck.id, ck.is_error)
+                    );
+                    if ca.name.len().is_multiple_of(2) {
+                        assert_eq!(ca.args, ck.args, "arguments of {}", ca.name);
+                    }
+                    assert_eq!(ck.output, None);
+                }
+            }
+        }
+        (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+        (a, b) => panic!(
+            "full read {:?}, restricted read {:?}",
+            a.as_ref().err(),
+            b.err()
+        ),
+    }
 }
 
 /// The engine (and profile scoring) on an arbitrary config and calls.
