@@ -259,6 +259,42 @@ mod keep_tests {
         assert_eq!(all.findings.len(), 1);
         assert_eq!(some.findings, all.findings);
     }
+
+    /// A call repeated with its id is one call; an id reused for another call (some servers
+    /// number calls per response) is a new call. Both hold when the arguments, which tell them
+    /// apart, are not kept (found by fuzzing the restricted read against the full one).
+    #[test]
+    fn repeated_calls_and_reused_ids_are_told_apart_without_the_arguments() {
+        let chat = r#"{"messages":[
+          {"role":"assistant","content":null,"tool_calls":[
+            {"id":"c0","type":"function","function":{"name":"weather","arguments":"{\"city\": \"Oslo\", \"unit\": \"C\"}"}}]},
+          {"role":"tool","tool_call_id":"c0","content":"7C"},
+          {"role":"assistant","content":null,"tool_calls":[
+            {"id":"c0","type":"function","function":{"name":"weather","arguments":"{\"unit\":\"C\",\"city\":\"Oslo\"}"}},
+            {"id":"c0","type":"function","function":{"name":"weather","arguments":"{\"city\": \"Rome\"}"}},
+            {"id":"c0","type":"function","function":{"name":"weather","arguments":"{\"city\": \"Rome\"}"}}]},
+          {"role":"tool","tool_call_id":"c0","content":"21C"}]}"#;
+        let names = |keep: &Keep| {
+            let mut out = Vec::new();
+            read_with_keep("t.json", chat.as_bytes(), None, keep, |t| out.push(t)).unwrap();
+            out.remove(0)
+                .calls
+                .iter()
+                .map(|c| c.span)
+                .collect::<Vec<_>>()
+        };
+        let all = names(&Keep::default());
+        // Oslo (repeated with its members in another order: the same call), then Rome (a
+        // reused id: a new call, repeated once).
+        assert_eq!(all.len(), 2);
+        let none: NameFilter = std::sync::Arc::new(|_: &str| false);
+        let without_args = Keep {
+            args: Some(none),
+            outputs: None,
+            no_outputs: true,
+        };
+        assert_eq!(names(&without_args), all);
+    }
 }
 
 #[cfg(test)]

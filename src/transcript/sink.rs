@@ -38,6 +38,9 @@ pub(crate) struct Sink {
     pub findings: Vec<(ReadFinding, Loc)>,
     pub tools: Vec<ToolDecl>,
     by_id: HashMap<String, usize>,
+    /// For calls with an id whose arguments are not kept: a fingerprint of the arguments, so
+    /// that a repeated call is still told from a reused id (see [`Self::call`]).
+    fingerprints: HashMap<usize, u64>,
     /// Built on first use: only formats without ids link results by name.
     by_name: Option<HashMap<String, VecDeque<usize>>>,
     /// When set, every location is this span (one JSONL line = one record).
@@ -96,7 +99,8 @@ impl Sink {
     fn same_args(&self, i: usize, args: &Args<'_>) -> bool {
         let known = &self.calls[i].args;
         if !self.keep.args_of(&self.calls[i].name) {
-            return true;
+            return matches!(args, Args::Empty)
+                || self.fingerprints.get(&i) == Some(&args_fingerprint(args));
         }
         let text = |s: &str| match parse_args_text(s) {
             Ok(v) => v == *known,
@@ -119,8 +123,11 @@ impl Sink {
         id: Option<String>,
         loc: Loc,
     ) -> usize {
-        let args = self.decode_args(name, args, &loc);
         let i = self.calls.len();
+        let (args, fp) = self.decode_args(name, args, &loc, id.is_some());
+        if let Some(fp) = fp {
+            self.fingerprints.insert(i, fp);
+        }
         if let Some(id) = &id {
             self.by_id.insert(id.clone(), i);
         }
@@ -146,32 +153,60 @@ impl Sink {
         if i < self.calls.len() {
             let name = std::mem::take(&mut self.calls[i].name);
             let loc = self.locs[i].clone();
-            self.calls[i].args = self.decode_args(&name, args, &loc);
+            let wanted = self.calls[i].id.is_some();
+            let (decoded, fp) = self.decode_args(&name, args, &loc, wanted);
+            self.calls[i].args = decoded;
             self.calls[i].name = name;
+            if let Some(fp) = fp {
+                self.fingerprints.insert(i, fp);
+            }
         }
     }
 
     /// The argument rules (FORMATS §0): a string is decoded (blank → `{}`, not JSON → kept raw
     /// with an `invalid-arguments` finding), values are taken as is.
-    fn decode_args(&mut self, name: &str, args: Args<'_>, loc: &Loc) -> Value {
+    ///
+    /// Arguments that are not kept read as `null`; with `fingerprint`, the fingerprint of what
+    /// they would have been is returned beside.
+    fn decode_args(
+        &mut self,
+        name: &str,
+        args: Args<'_>,
+        loc: &Loc,
+        fingerprint: bool,
+    ) -> (Value, Option<u64>) {
         if !self.keep.args_of(name) {
-            // Not needed: nothing is built or cloned, but arguments that are not valid JSON are
+            // Not needed: nothing is kept or cloned, but arguments that are not valid JSON are
             // still reported, as when they are kept.
-            match &args {
-                Args::Value(Value::String(s)) => self.check_args_text(s, name, loc),
-                Args::Owned(Value::String(s)) => self.check_args_text(s, name, loc),
-                _ => {}
-            }
-            return Value::Null;
+            let text = match &args {
+                Args::Value(Value::String(s)) | Args::Owned(Value::String(s)) => Some(s.as_str()),
+                _ => None,
+            };
+            let fp = match text {
+                Some(s) if fingerprint => Some(match parse_args_text(s) {
+                    Ok(v) => fingerprint_of(&v),
+                    Err(e) => {
+                        self.invalid_args(&e, name, loc);
+                        fingerprint_of_str(s)
+                    }
+                }),
+                Some(s) => {
+                    self.check_args_text(s, name, loc);
+                    None
+                }
+                None => fingerprint.then(|| args_fingerprint(&args)),
+            };
+            return (Value::Null, fp);
         }
-        match args {
+        let value = match args {
             Args::Value(Value::String(s)) => self.args_text(s, name, loc),
             Args::Value(v) => v.clone(),
             Args::Owned(Value::String(s)) => self.args_text(&s, name, loc),
             Args::Owned(v) => v,
             Args::Raw(s) => Value::String(s),
             Args::Empty => Value::Object(Default::default()),
-        }
+        };
+        (value, None)
     }
 
     fn args_text(&mut self, s: &str, name: &str, loc: &Loc) -> Value {
@@ -345,6 +380,58 @@ impl Sink {
 }
 
 /// The argument-string rule: blank → `{}`, valid JSON → the value, else an error.
+/// The fingerprint of the arguments a call would keep (the argument rules of
+/// [`Sink::decode_args`], without their findings).
+fn args_fingerprint(args: &Args<'_>) -> u64 {
+    match args {
+        Args::Value(Value::String(s)) | Args::Owned(Value::String(s)) => match parse_args_text(s) {
+            Ok(v) => fingerprint_of(&v),
+            Err(_) => fingerprint_of_str(s),
+        },
+        Args::Value(v) => fingerprint_of(v),
+        Args::Owned(v) => fingerprint_of(v),
+        Args::Raw(s) => fingerprint_of_str(s),
+        Args::Empty => fingerprint_of(&Value::Object(Default::default())),
+    }
+}
+
+/// A 64-bit fingerprint of a JSON value, equal for values serde_json calls equal (objects
+/// compared as maps, whatever their members' order).
+fn fingerprint_of(v: &Value) -> u64 {
+    use std::hash::{Hash, Hasher};
+    fn hash_of(f: impl FnOnce(&mut std::collections::hash_map::DefaultHasher)) -> u64 {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        f(&mut h);
+        h.finish()
+    }
+    match v {
+        Value::Null => hash_of(|h| 0u8.hash(h)),
+        Value::Bool(b) => hash_of(|h| (1u8, b).hash(h)),
+        Value::Number(n) => hash_of(|h| (2u8, n).hash(h)),
+        Value::String(s) => fingerprint_of_str(s),
+        Value::Array(items) => hash_of(|h| {
+            4u8.hash(h);
+            for item in items {
+                fingerprint_of(item).hash(h);
+            }
+        }),
+        // Member order does not count: the members' hashes are summed.
+        Value::Object(members) => {
+            let sum = members.iter().fold(0u64, |acc, (k, v)| {
+                acc.wrapping_add(hash_of(|h| (k, fingerprint_of(v)).hash(h)))
+            });
+            hash_of(|h| (5u8, sum, members.len()).hash(h))
+        }
+    }
+}
+
+fn fingerprint_of_str(s: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (3u8, s).hash(&mut h);
+    h.finish()
+}
+
 pub(crate) fn parse_args_text(s: &str) -> Result<Value, serde_json::Error> {
     if s.trim().is_empty() {
         return Ok(Value::Object(Default::default()));
