@@ -1,4 +1,5 @@
-//! Scanning primitives for the tape reader ([`super::tape`]): plain string runs found eight
+//! Scanning primitives for the tape reader ([`super::tape`]): a per-line mask of the bytes that
+//! end a plain string (SSE2 through `safe_arch`), plain string runs found eight
 //! bytes at a time, escapes, and numbers read exactly as serde_json reads them.
 //!
 //! Each answers `None` where serde_json must decide (a surrogate escape, a control character in a
@@ -82,6 +83,97 @@ pub(crate) fn plain_run_end(b: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     i
+}
+
+/// One bit per byte of `b` (bit `i % 64` of word `i / 64`), set for the [`STOP`] bytes: the
+/// whole line classified once, 16 bytes per step, so that the reader finds each string's end
+/// with a bit scan ([`next_stop`]) instead of scanning the string. The last word's bits past
+/// the end of `b` are clear.
+pub(crate) fn stop_mask(b: &[u8], out: &mut Vec<u64>) {
+    out.clear();
+    let (blocks, rest) = b.as_chunks::<64>();
+    out.reserve(blocks.len() + 1);
+    for block in blocks {
+        out.push(block_stops(block));
+    }
+    if !rest.is_empty() {
+        // Padded with a byte that is not a stop byte.
+        let mut last = [b'a'; 64];
+        last[..rest.len()].copy_from_slice(rest);
+        out.push(block_stops(&last));
+    }
+}
+
+/// The index of the first [`STOP`] byte at or after `i` in the line whose [`stop_mask`] is
+/// `mask`, or `len` (the line's length) if there is none.
+#[inline(always)]
+pub(crate) fn next_stop(mask: &[u64], i: usize, len: usize) -> usize {
+    let mut w = i / 64;
+    let Some(&first) = mask.get(w) else {
+        return len;
+    };
+    let mut m = first & (u64::MAX << (i % 64));
+    while m == 0 {
+        w += 1;
+        match mask.get(w) {
+            Some(&x) => m = x,
+            None => return len,
+        }
+    }
+    w * 64 + m.trailing_zeros() as usize
+}
+
+/// The [`STOP`] bytes of 64 bytes as a bit mask: SSE2 (baseline on x86-64) through the safe
+/// wrappers of `safe_arch`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn block_stops(block: &[u8; 64]) -> u64 {
+    use safe_arch::{
+        cmp_eq_mask_i8_m128i, load_unaligned_m128i, min_u8_m128i, move_mask_i8_m128i,
+        set_splat_i8_m128i,
+    };
+    let quote = set_splat_i8_m128i(b'"' as i8);
+    let backslash = set_splat_i8_m128i(b'\\' as i8);
+    let control_max = set_splat_i8_m128i(0x1f);
+    let (parts, _) = block.as_chunks::<16>();
+    let mut m = 0u64;
+    for (k, part) in parts.iter().enumerate() {
+        let x = load_unaligned_m128i(part);
+        // A control byte is one that `min(x, 0x1f)` leaves unchanged.
+        let stops = cmp_eq_mask_i8_m128i(x, quote)
+            | cmp_eq_mask_i8_m128i(x, backslash)
+            | cmp_eq_mask_i8_m128i(min_u8_m128i(x, control_max), x);
+        m |= u64::from(move_mask_i8_m128i(stops) as u16) << (16 * k);
+    }
+    m
+}
+
+/// [`block_stops`] elsewhere.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn block_stops(block: &[u8; 64]) -> u64 {
+    block_stops_swar(block)
+}
+
+/// [`block_stops`] without SIMD: exact per-byte tests on 8-byte words.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+#[inline(always)]
+fn block_stops_swar(block: &[u8; 64]) -> u64 {
+    const LOW7: u64 = !HIGH;
+    // The high bit of each byte of `x` that is zero (no borrows between bytes).
+    let zero = |x: u64| !(((x & LOW7) + LOW7) | x) & HIGH;
+    let (words, _) = block.as_chunks::<8>();
+    let mut m = 0u64;
+    for (k, w) in words.iter().enumerate() {
+        let w = u64::from_le_bytes(*w);
+        // Below 0x20: the top three bits clear.
+        let control = !(((w & LOW7) + ONES * 0x60) | w) & HIGH;
+        let bits =
+            zero(w ^ (ONES * u64::from(b'"'))) | zero(w ^ (ONES * u64::from(b'\\'))) | control;
+        // The eight high bits gathered into one byte.
+        m |= ((bits >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * k);
+    }
+    m
 }
 
 /// Byte equality of two short strings without a call to `memcmp` (keys, tool names and kinds
@@ -336,6 +428,41 @@ mod tests {
                     start + find(&c[start..]),
                     "{c:?} {start}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn stop_masks_find_what_plain_runs_find() {
+        let mut lines: Vec<Vec<u8>> = vec![b"".to_vec(), "é€😀\"x".into()];
+        for special in [b'"', b'\\', 0, 0x1f, b'\n', b'\t'] {
+            for len in [0usize, 1, 15, 16, 17, 63, 64, 65, 127, 128, 130, 200] {
+                for at in [0, 1, len / 2, len.saturating_sub(1), len] {
+                    let mut v: Vec<u8> = (0..len)
+                        .map(|i| b"a\x7f\x80\xff 0!~\x20\x21\x5b\x5d\xe9"[i % 13])
+                        .collect();
+                    v.insert(at.min(len), special);
+                    v.push(b'z');
+                    lines.push(v);
+                }
+            }
+        }
+        // Every byte value, at every offset of a block.
+        lines.push((0..=255u8).chain(0..=255u8).collect());
+        let mut mask = Vec::new();
+        for line in &lines {
+            stop_mask(line, &mut mask);
+            assert_eq!(mask.len(), line.len().div_ceil(64));
+            for (k, block) in line.as_chunks::<64>().0.iter().enumerate() {
+                assert_eq!(block_stops_swar(block), mask[k], "{line:?}");
+            }
+            for i in 0..=line.len() + 70 {
+                let want = if i >= line.len() {
+                    line.len()
+                } else {
+                    plain_run_end(line, i)
+                };
+                assert_eq!(next_stop(&mask, i, line.len()), want, "{line:?} {i}");
             }
         }
     }

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 use serde_json::value::RawValue;
 
-use super::scan::{number, plain_run_end, unescape};
+use super::scan::{next_stop, number, stop_mask, unescape};
 use super::value::Val;
 use super::view::{Json, Kind};
 use super::{LineError, Outcome, Reader};
@@ -203,6 +203,7 @@ pub(crate) struct Buffers {
     nodes: Vec<Node>,
     text: String,
     stack: Vec<Open>,
+    stops: Vec<u64>,
 }
 
 /// A parsed line: node 0 is the top-level value.
@@ -213,6 +214,8 @@ pub(crate) struct Tape<'a> {
     /// The reader's stack of open containers (kept with the buffers, so that it is not cleared
     /// for every line).
     stack: Vec<Open>,
+    /// The line's [`stop_mask`]: where each string ends is found in it.
+    stops: Vec<u64>,
 }
 
 impl<'a> Tape<'a> {
@@ -220,6 +223,7 @@ impl<'a> Tape<'a> {
         let mut nodes = std::mem::take(&mut bufs.nodes);
         let mut text = std::mem::take(&mut bufs.text);
         let stack = std::mem::take(&mut bufs.stack);
+        let stops = std::mem::take(&mut bufs.stops);
         nodes.clear();
         text.clear();
         Tape {
@@ -227,6 +231,7 @@ impl<'a> Tape<'a> {
             nodes,
             text,
             stack,
+            stops,
         }
     }
 
@@ -256,6 +261,7 @@ impl<'a> Tape<'a> {
         bufs.nodes = self.nodes;
         bufs.text = self.text;
         bufs.stack = self.stack;
+        bufs.stops = self.stops;
     }
 
     /// The top-level value.
@@ -272,6 +278,7 @@ impl<'a> Tape<'a> {
     fn read(&mut self) -> Option<()> {
         let mut stack = std::mem::take(&mut self.stack);
         stack.resize(MAX_DEPTH, Open::default());
+        stop_mask(self.src.as_bytes(), &mut self.stops);
         let result = self.read_with(&mut stack);
         self.stack = stack;
         result
@@ -390,7 +397,7 @@ impl<'a> Tape<'a> {
         }
         // The key's node, and a cheap hash of it from the bytes just scanned.
         let start = i + 1;
-        let j = plain_run_end(b, start);
+        let j = next_stop(&self.stops, start, b.len());
         let (i, hash) = if b.get(j) == Some(&b'"') {
             self.push_plain_string(i, j);
             (j + 1, key_hash(b.get(start..j).unwrap_or_default()))
@@ -434,8 +441,7 @@ impl<'a> Tape<'a> {
     #[inline(always)]
     fn string_at(&mut self, i: usize) -> Option<usize> {
         let b = self.src.as_bytes();
-        let start = i + 1;
-        let j = plain_run_end(b, start);
+        let j = next_stop(&self.stops, i + 1, b.len());
         if b.get(j) == Some(&b'"') {
             self.push_plain_string(i, j);
             return Some(j + 1);
