@@ -15,7 +15,7 @@ use serde_json::value::RawValue;
 use super::judge::{self, JudgeRequest};
 use super::scan::same_str;
 use super::tape::{Raw, TapeProfile, V};
-use super::text::{py_json_indent, py_repr, py_str_list};
+use super::text::{json_str_body, py_json_indent, py_repr, py_str_list};
 use super::value::{py_eq, Val};
 use super::view::{Json, Kind};
 use super::{raw_text, write_head, write_opt_bool, LineError, Outcome};
@@ -676,12 +676,21 @@ fn calling_reason(
     tail(s, ". See more details above.");
 }
 
-/// The metric's result (the reason is written to a buffer the caller passes).
-struct Verdict {
+/// The metric's result. The reason is `[\n\t Tool Calling Reason: {calling}\n\t Tool
+/// Selection Reason: {selection}\n]\n`, whose calling part is written to a buffer the caller
+/// passes: the caller writes the fixed text as an escaped literal and escapes only the two
+/// parts at run time.
+struct Verdict<'s> {
     score: f64,
     success: Option<bool>,
     threshold: Option<f64>,
+    selection_reason: Cow<'s, str>,
 }
+
+/// The fixed text of the reason around its two parts, escaped for a JSON string.
+const REASON_HEAD: &str = "[\\n\\t Tool Calling Reason: ";
+const REASON_MIDDLE: &str = "\\n\\t Tool Selection Reason: ";
+const REASON_TAIL: &str = "\\n]\\n";
 
 const NO_TOOLS: &str = "No available tools were provided to assess tool selection criteria";
 
@@ -690,8 +699,8 @@ fn evaluate<'t, 'a>(
     called: &[Tool<'t>],
     opts: &Options<'t>,
     input: impl FnOnce() -> Option<&'a str>,
-    reason: &mut String,
-) -> Result<Verdict, String> {
+    calling: &mut String,
+) -> Result<Verdict<'t>, String> {
     for t in exp.iter().chain(called) {
         t.validate()?;
     }
@@ -758,15 +767,12 @@ fn evaluate<'t, 'a>(
     if opts.strict_mode && below(final_score) {
         final_score = 0.0;
     }
-    reason.push_str("[\n\t Tool Calling Reason: ");
-    calling_reason(reason, exp, called, opts, raw, &lcs);
-    reason.push_str("\n\t Tool Selection Reason: ");
-    reason.push_str(&selection_reason);
-    reason.push_str("\n]\n");
+    calling_reason(calling, exp, called, opts, raw, &lcs);
     Ok(Verdict {
         score: final_score,
         success: threshold.map(|t| final_score >= t),
         threshold,
+        selection_reason,
     })
 }
 
@@ -785,22 +791,22 @@ impl TapeProfile for Deepeval {
         serde_json::from_str::<SerdeCase<'_>>(line).map(drop)
     }
 
-    /// `scratch` holds the reason, built before it is escaped into the line.
+    /// `scratch` holds the calling part of the reason, built before it is escaped into the line.
     fn score<'a>(
         case: Case<'_>,
         raw: &Raw<'a, '_>,
         out: &mut String,
-        reason: &mut String,
+        calling: &mut String,
     ) -> Result<Outcome, LineError<'a>> {
         let id = raw.get("id");
-        reason.clear();
+        calling.clear();
         let result = evaluate(
             &case.expected_tools,
             &case.tools_called,
             &case.options,
             // The judge is given the input as written.
             || raw.get("input").filter(|i| *i != "null"),
-            reason,
+            calling,
         );
         match result {
             Ok(v) => {
@@ -812,9 +818,13 @@ impl TapeProfile for Deepeval {
                     Some(t) => super::text::json_f64(out, t),
                     None => out.push_str("null"),
                 }
-                out.push_str(",\"reason\":");
-                super::text::json_str(out, reason);
-                out.push('}');
+                out.push_str(",\"reason\":\"");
+                out.push_str(REASON_HEAD);
+                json_str_body(out, calling);
+                out.push_str(REASON_MIDDLE);
+                json_str_body(out, &v.selection_reason);
+                out.push_str(REASON_TAIL);
+                out.push_str("\"}");
                 Ok(Outcome::of(v.success))
             }
             Err(message) => Err(LineError::Rejected { id, message }),

@@ -341,9 +341,16 @@ pub fn py_str_list<'s>(out: &mut String, items: impl IntoIterator<Item = &'s str
 /// A JSON string literal (the escaping both `JSON.stringify` and serde_json use). Runs that
 /// need no escaping are found eight bytes at a time and copied whole.
 pub fn json_str(out: &mut String, s: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     out.reserve(s.len() + 2);
     out.push('"');
+    json_str_body(out, s);
+    out.push('"');
+}
+
+/// [`json_str`] without the quotes: the escaped text, so that a string built in pieces can be
+/// escaped piece by piece (escaping works character by character).
+pub(crate) fn json_str_body(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let b = s.as_bytes();
     let mut start = 0;
     loop {
@@ -367,7 +374,6 @@ pub fn json_str(out: &mut String, s: &str) {
         }
         start = i + 1;
     }
-    out.push('"');
 }
 
 /// Python `json.dumps(v, indent=4, ensure_ascii=False)` with the given starting indent level.
