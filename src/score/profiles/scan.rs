@@ -62,14 +62,24 @@ pub(crate) fn plain_run_end(b: &[u8], mut i: usize) -> usize {
         i += 8;
     }
     while let Some(chunk) = b.get(i..i + 16) {
-        let s0 = stop_bits(load8(&chunk[..8]));
-        let s1 = stop_bits(load8(&chunk[8..]));
-        if s0 | s1 != 0 {
-            return if s0 != 0 {
-                i + (s0.trailing_zeros() / 8) as usize
-            } else {
-                i + 8 + (s1.trailing_zeros() / 8) as usize
-            };
+        #[cfg(target_arch = "x86_64")]
+        {
+            let m = stops16(chunk.try_into().unwrap_or(&[0; 16]));
+            if m != 0 {
+                return i + m.trailing_zeros() as usize;
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let s0 = stop_bits(load8(&chunk[..8]));
+            let s1 = stop_bits(load8(&chunk[8..]));
+            if s0 | s1 != 0 {
+                return if s0 != 0 {
+                    i + (s0.trailing_zeros() / 8) as usize
+                } else {
+                    i + 8 + (s1.trailing_zeros() / 8) as usize
+                };
+            }
         }
         i += 16;
     }
@@ -90,11 +100,11 @@ pub(crate) fn plain_run_end(b: &[u8], mut i: usize) -> usize {
 /// with a bit scan ([`next_stop`]) instead of scanning the string. The last word's bits past
 /// the end of `b` are clear.
 pub(crate) fn stop_mask(b: &[u8], out: &mut Vec<u64>) {
-    out.clear();
     let (blocks, rest) = b.as_chunks::<64>();
-    out.reserve(blocks.len() + 1);
-    for block in blocks {
-        out.push(block_stops(block));
+    out.clear();
+    out.resize(blocks.len(), 0);
+    for (word, block) in out.iter_mut().zip(blocks) {
+        *word = block_stops(block);
     }
     if !rest.is_empty() {
         // Padded with a byte that is not a stop byte.
@@ -128,24 +138,28 @@ pub(crate) fn next_stop(mask: &[u64], i: usize, len: usize) -> usize {
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn block_stops(block: &[u8; 64]) -> u64 {
+    let (parts, _) = block.as_chunks::<16>();
+    let mut m = 0u64;
+    for (k, part) in parts.iter().enumerate() {
+        m |= u64::from(stops16(part)) << (16 * k);
+    }
+    m
+}
+
+/// [`block_stops`] of 16 bytes.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn stops16(part: &[u8; 16]) -> u16 {
     use safe_arch::{
         cmp_eq_mask_i8_m128i, load_unaligned_m128i, min_u8_m128i, move_mask_i8_m128i,
         set_splat_i8_m128i,
     };
-    let quote = set_splat_i8_m128i(b'"' as i8);
-    let backslash = set_splat_i8_m128i(b'\\' as i8);
-    let control_max = set_splat_i8_m128i(0x1f);
-    let (parts, _) = block.as_chunks::<16>();
-    let mut m = 0u64;
-    for (k, part) in parts.iter().enumerate() {
-        let x = load_unaligned_m128i(part);
-        // A control byte is one that `min(x, 0x1f)` leaves unchanged.
-        let stops = cmp_eq_mask_i8_m128i(x, quote)
-            | cmp_eq_mask_i8_m128i(x, backslash)
-            | cmp_eq_mask_i8_m128i(min_u8_m128i(x, control_max), x);
-        m |= u64::from(move_mask_i8_m128i(stops) as u16) << (16 * k);
-    }
-    m
+    let x = load_unaligned_m128i(part);
+    // A control byte is one that `min(x, 0x1f)` leaves unchanged.
+    let stops = cmp_eq_mask_i8_m128i(x, set_splat_i8_m128i(b'"' as i8))
+        | cmp_eq_mask_i8_m128i(x, set_splat_i8_m128i(b'\\' as i8))
+        | cmp_eq_mask_i8_m128i(min_u8_m128i(x, set_splat_i8_m128i(0x1f)), x);
+    move_mask_i8_m128i(stops) as u16
 }
 
 /// [`block_stops`] elsewhere.
