@@ -358,13 +358,31 @@ fn exact_score(exp: &[Tool<'_>], called: &[Tool<'_>], f: &Flags) -> f64 {
 }
 
 fn unordered_score(exp: &[Tool<'_>], called: &[Tool<'_>], f: &Flags) -> Result<f64, String> {
+    // DeepEval skips a called tool equal (`ToolCall.__eq__`) to one matched already. Equality
+    // is an equivalence (Python `==` on JSON values), so each called tool gets the index of the
+    // first one equal to it, its class, and a matched tool takes its whole class: one
+    // comparison per pair of called tools at most, instead of one per (expected, called,
+    // matched) triple. `slots[i]` = (class of tool i, whether class i is taken); no allocation
+    // for the usual handful of calls.
+    let mut small = [(0usize, false); 16];
+    let mut large = Vec::new();
+    let slots: &mut [(usize, bool)] = match small.get_mut(..called.len()) {
+        Some(s) => s,
+        None => {
+            large.resize(called.len(), (0, false));
+            &mut large
+        }
+    };
+    for (i, c) in called.iter().enumerate() {
+        let class = (0..i).find(|&j| call_eq(c, &called[j])).unwrap_or(i);
+        slots[i].0 = class;
+    }
     let mut total = 0.0;
-    let mut matched: Vec<usize> = Vec::new();
     for e in exp {
         let mut best = 0.0;
         let mut best_c = None;
         for (ci, c) in called.iter().enumerate() {
-            if matched.iter().any(|&m| call_eq(c, &called[m])) {
+            if slots[slots[ci].0].1 {
                 continue;
             }
             if same_tool(e, c) {
@@ -378,7 +396,8 @@ fn unordered_score(exp: &[Tool<'_>], called: &[Tool<'_>], f: &Flags) -> Result<f
         if best > 0.0 {
             total += best;
             if let Some(ci) = best_c {
-                matched.push(ci);
+                let class = slots[ci].0;
+                slots[class].1 = true;
             }
         }
     }
@@ -852,6 +871,35 @@ mod tests {
             Ok(_) => out,
             Err(LineError::Rejected { id, message }) => format!("{id:?} {message}"),
             Err(LineError::Malformed(m)) => m,
+        }
+    }
+
+    /// A called tool equal to one matched already is skipped, however it is written (`1` and
+    /// `1.0` are equal in Python), and a different one is not.
+    #[test]
+    fn called_tools_equal_to_a_matched_one_are_skipped() {
+        let opts = r#""options":{"evaluation_params":["INPUT_PARAMETERS"]}"#;
+        for (called, want) in [
+            (
+                r#"[{"name":"a","input_parameters":{"x":1}},{"name":"a","input_parameters":{"x":1.0}}]"#,
+                0.5,
+            ),
+            (
+                r#"[{"name":"a","input_parameters":{"x":1}},{"name":"a","input_parameters":{"x":1,"y":2}}]"#,
+                0.75,
+            ),
+            (
+                r#"[{"name":"a","input_parameters":{"x":1}},{"name":"b"},{"name":"a","input_parameters":{"x":1}}]"#,
+                0.5,
+            ),
+        ] {
+            let line = format!(
+                r#"{{"tools_called":{called},"expected_tools":[{{"name":"a","input_parameters":{{"x":1}}}},{{"name":"a","input_parameters":{{"x":1}}}}],{opts}}}"#
+            );
+            for fast in [true, false] {
+                let v: serde_json::Value = serde_json::from_str(&run(&line, fast)).unwrap();
+                assert_eq!(v["score"], want, "{line}");
+            }
         }
     }
 
