@@ -309,11 +309,14 @@ fn compare_dicts(d1: Option<V<'_>>, d2: Option<V<'_>>) -> Result<f64, String> {
     if !a.is_obj() || !b.is_obj() {
         return Err(NONE_KEYS.to_owned());
     }
-    let total =
-        (a.entries().len() + b.entries().filter(|(k, _)| a.get(k).is_none()).count()) as f64;
+    // Keys compared as bytes.
+    let total = (a.entries().len()
+        + b.members()
+            .filter(|(k, _)| a.get_bytes(k).is_none())
+            .count()) as f64;
     let mut s = 0.0;
-    for (k, v1) in a.entries() {
-        let Some(v2) = b.get(k) else { continue };
+    for (k, v1) in a.members() {
+        let Some(v2) = b.get_bytes(k) else { continue };
         if v1.same_text(v2) || py_eq(v1, v2) {
             s += 1.0 / total;
         } else if v1.is_obj() && v2.is_obj() {

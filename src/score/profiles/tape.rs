@@ -684,6 +684,15 @@ impl<'t> V<'t> {
         }
     }
 
+    /// The value of member `key` of an object (the first one; `None` for anything but an
+    /// object), keys compared as bytes.
+    #[inline]
+    pub(crate) fn get_bytes(self, key: &[u8]) -> Option<V<'t>> {
+        self.members()
+            .find(|(k, _)| super::scan::same_bytes(k, key))
+            .map(|(_, v)| v)
+    }
+
     /// `null`?
     pub(crate) fn is_null(self) -> bool {
         self.node().tag == Tag::Null
@@ -704,6 +713,11 @@ impl<'t> V<'t> {
 impl<'t> Json<'t> for V<'t> {
     type Items = Items<'t>;
     type Entries = Entries<'t>;
+
+    /// [`V::get_bytes`]: no `&str` made of each key on the way.
+    fn get(self, key: &str) -> Option<V<'t>> {
+        self.get_bytes(key.as_bytes())
+    }
 
     fn kind(self) -> Kind<'t> {
         let n = self.node();
