@@ -342,20 +342,28 @@ fn number_syntax(b: &[u8], start: usize) -> Option<NumberText> {
     })
 }
 
+/// A number as serde_json reads it (a [`Val`] number, without `Val`'s drop glue).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Num {
+    Int(i64),
+    UInt(u64),
+    Float(f64),
+}
+
 /// The number at `start` of `s` and the index after it, with the value serde_json gives it.
 /// Integers of up to 18 digits (not `-0`, which serde_json reads as a float) and decimals of up
 /// to 15 significant digits scaled by a power of ten up to 10^22 are computed here exactly (one
 /// multiplication or division of exact doubles, serde_json's own fast path); anything else is
 /// parsed by serde_json itself.
-pub(crate) fn number(s: &str, start: usize) -> Option<(Val<'static>, usize)> {
+pub(crate) fn number(s: &str, start: usize) -> Option<(Num, usize)> {
     let b = s.as_bytes();
     let n = number_syntax(b, start)?;
-    let serde = || -> Option<(Val<'static>, usize)> {
+    let serde = || -> Option<(Num, usize)> {
         let v: Val<'_> = serde_json::from_str(s.get(n.start..n.end)?).ok()?;
         let v = match v {
-            Val::Int(i) => Val::Int(i),
-            Val::UInt(u) => Val::UInt(u),
-            Val::Float(f) => Val::Float(f),
+            Val::Int(i) => Num::Int(i),
+            Val::UInt(u) => Num::UInt(u),
+            Val::Float(f) => Num::Float(f),
             _ => return None,
         };
         Some((v, n.end))
@@ -369,7 +377,7 @@ pub(crate) fn number(s: &str, start: usize) -> Option<(Val<'static>, usize)> {
         for &c in &b[n.int.0..n.int.1] {
             v = v * 10 + i64::from(c - b'0');
         }
-        return Some((Val::Int(if n.neg { -v } else { v }), n.end));
+        return Some((Num::Int(if n.neg { -v } else { v }), n.end));
     }
     // Significant digits: the integer part (without a lone leading zero) and the fraction.
     let int_digits = if int_len == 1 && b[n.int.0] == b'0' {
@@ -411,7 +419,7 @@ pub(crate) fn number(s: &str, start: usize) -> Option<(Val<'static>, usize)> {
     } else {
         return serde();
     };
-    Some((Val::Float(if n.neg { -v } else { v }), n.end))
+    Some((Num::Float(if n.neg { -v } else { v }), n.end))
 }
 
 #[cfg(test)]
@@ -528,7 +536,15 @@ mod tests {
             "7e-23",
         ] {
             let want: Val<'_> = serde_json::from_str(s).unwrap();
-            assert_eq!(number(s, 0), Some((want, s.len())), "{s}");
+            let got = number(s, 0).map(|(n, end)| {
+                let v = match n {
+                    Num::Int(i) => Val::Int(i),
+                    Num::UInt(u) => Val::UInt(u),
+                    Num::Float(f) => Val::Float(f),
+                };
+                (v, end)
+            });
+            assert_eq!(got, Some((want, s.len())), "{s}");
         }
         for s in ["01", "1.", "-", "1e", "1e+", ".5", "1e400", "-x"] {
             assert_eq!(number(s, 0), None, "{s}");

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 use serde_json::value::RawValue;
 
-use super::scan::{next_stop, number, stop_mask, unescape};
+use super::scan::{next_stop, number, stop_mask, unescape, Num};
 use super::value::Val;
 use super::view::{Json, Kind};
 use super::{LineError, Outcome, Reader};
@@ -327,10 +327,9 @@ impl<'a> Tape<'a> {
                 b'-' | b'0'..=b'9' => {
                     let (v, end) = number(src, i)?;
                     let (tag, num) = match v {
-                        Val::Int(n) => (Tag::Int, n as u64),
-                        Val::UInt(n) => (Tag::UInt, n),
-                        Val::Float(f) => (Tag::Float, f.to_bits()),
-                        _ => return None,
+                        Num::Int(n) => (Tag::Int, n as u64),
+                        Num::UInt(n) => (Tag::UInt, n),
+                        Num::Float(f) => (Tag::Float, f.to_bits()),
                     };
                     i = end;
                     self.push(Node {
