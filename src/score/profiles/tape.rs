@@ -705,7 +705,21 @@ impl<'t> V<'t> {
     /// Whether the two values have the same text in the line (so they are equal under every
     /// equality the profiles use).
     pub(crate) fn same_text(self, other: V<'_>) -> bool {
-        matches!((self.raw(), other.raw()), (Some(a), Some(b)) if super::scan::same_str(a, b))
+        // As bytes: no `&str` (and its boundary checks) made of either text.
+        matches!((self.raw_bytes(), other.raw_bytes()), (Some(a), Some(b)) if super::scan::same_bytes(a, b))
+    }
+
+    /// [`V::raw`] as bytes.
+    #[inline]
+    fn raw_bytes(self) -> Option<&'t [u8]> {
+        let n = self.node();
+        if n.raw_start == NO_RAW {
+            return None;
+        }
+        self.t
+            .src
+            .as_bytes()
+            .get(n.raw_start as usize..n.raw_end as usize)
     }
 }
 
