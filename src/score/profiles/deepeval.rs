@@ -843,7 +843,11 @@ impl TapeProfile for Deepeval {
                 out.push_str(REASON_HEAD);
                 json_str_body(out, calling);
                 out.push_str(REASON_MIDDLE);
-                json_str_body(out, &v.selection_reason);
+                match &v.selection_reason {
+                    // The usual one: nothing in it to escape.
+                    Cow::Borrowed(NO_TOOLS) => out.push_str(NO_TOOLS),
+                    other => json_str_body(out, other),
+                }
                 out.push_str(REASON_TAIL);
                 out.push_str("\"}");
                 Ok(Outcome::of(v.success))
@@ -903,6 +907,14 @@ mod tests {
                 assert_eq!(v["score"], want, "{line}");
             }
         }
+    }
+
+    /// The selection reason written without escaping needs none.
+    #[test]
+    fn no_tools_reason_needs_no_escaping() {
+        let mut escaped = String::new();
+        json_str_body(&mut escaped, NO_TOOLS);
+        assert_eq!(escaped, NO_TOOLS);
     }
 
     /// Without `options` (absent or `null`) the threshold is DeepEval's default 0.5, as the
