@@ -732,6 +732,20 @@ impl<'t> Json<'t> for V<'t> {
         self.get_bytes(key.as_bytes())
     }
 
+    /// The text of a string, from the node already at hand (what [`Json::kind`] gives, without
+    /// looking the node up again in [`Tape::str_at`]).
+    #[inline]
+    fn as_str(self) -> Option<&'t str> {
+        let n = self.node();
+        let range = n.a as usize..n.b as usize;
+        let text = match n.tag {
+            Tag::Str => self.t.src,
+            Tag::OwnedStr => self.t.text.as_str(),
+            _ => return None,
+        };
+        Some(text.get(range).unwrap_or(""))
+    }
+
     fn kind(self) -> Kind<'t> {
         let n = self.node();
         match n.tag {
