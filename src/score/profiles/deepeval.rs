@@ -15,7 +15,7 @@ use serde_json::value::RawValue;
 use super::judge::{self, JudgeRequest};
 use super::scan::same_str;
 use super::tape::{Raw, TapeProfile, V};
-use super::text::{py_json_indent, py_repr, py_str_list};
+use super::text::{json_str_body, py_json_indent, py_repr, py_str_list};
 use super::value::{py_eq, Val};
 use super::view::{Json, Kind};
 use super::{raw_text, write_head, write_opt_bool, LineError, Outcome};
@@ -186,23 +186,18 @@ fn tools_of(v: V<'_>) -> Option<Vec<Tool<'_>>> {
     let items = v.items();
     let mut tools = Vec::with_capacity(items.len());
     for x in items {
-        tools.push(tool_of(x)?);
+        // Filled in place (a tool is 96 bytes: no copy of one built aside).
+        tools.push(Tool::empty());
+        tool_of(x, tools.last_mut()?)?;
     }
     Some(tools)
 }
 
-fn tool_of(v: V<'_>) -> Option<Tool<'_>> {
+/// Reads a tool into `t` (an empty one), or `None` where the serde reader would fail.
+fn tool_of<'t>(v: V<'t>, t: &mut Tool<'t>) -> Option<()> {
     if !v.is_obj() {
         return None;
     }
-    let mut t = Tool {
-        name: "",
-        input_parameters: None,
-        output: None,
-        kind: None,
-        description: None,
-        reasoning: None,
-    };
     let mut named = false;
     for (k, x) in v.members() {
         match k {
@@ -218,7 +213,7 @@ fn tool_of(v: V<'_>) -> Option<Tool<'_>> {
             _ => {}
         }
     }
-    named.then_some(t)
+    named.then_some(())
 }
 
 fn options_of(v: V<'_>) -> Option<Options<'_>> {
@@ -255,7 +250,19 @@ fn options_of(v: V<'_>) -> Option<Options<'_>> {
     Some(o)
 }
 
-impl Tool<'_> {
+impl<'t> Tool<'t> {
+    /// A tool with no fields yet.
+    const fn empty() -> Tool<'t> {
+        Tool {
+            name: "",
+            input_parameters: None,
+            output: None,
+            kind: None,
+            description: None,
+            reasoning: None,
+        }
+    }
+
     fn kind(&self) -> &str {
         self.kind.unwrap_or("FUNCTION")
     }
@@ -298,22 +305,24 @@ fn same_tool(e: &Tool<'_>, c: &Tool<'_>) -> bool {
 
 const NONE_KEYS: &str = "AttributeError: 'NoneType' object has no attribute 'keys'";
 
-/// `_compare_dicts(d1 = expected, d2 = called)`.
+/// `_compare_dicts(d1 = expected, d2 = called)` for unequal `d1` and `d2`: its first step,
+/// `if d1 == d2: return 1.0`, is left to the callers, which have made that comparison already
+/// (the comparison of two unequal dicts was made twice).
 fn compare_dicts(d1: Option<V<'_>>, d2: Option<V<'_>>) -> Result<f64, String> {
-    if opt_eq(d1, d2) {
-        return Ok(1.0);
-    }
     let (Some(a), Some(b)) = (d1, d2) else {
         return Err(NONE_KEYS.to_owned());
     };
     if !a.is_obj() || !b.is_obj() {
         return Err(NONE_KEYS.to_owned());
     }
-    let total =
-        (a.entries().len() + b.entries().filter(|(k, _)| a.get(k).is_none()).count()) as f64;
+    // Keys compared as bytes.
+    let total = (a.entries().len()
+        + b.members()
+            .filter(|(k, _)| a.get_bytes(k).is_none())
+            .count()) as f64;
     let mut s = 0.0;
-    for (k, v1) in a.entries() {
-        let Some(v2) = b.get(k) else { continue };
+    for (k, v1) in a.members() {
+        let Some(v2) = b.get_bytes(k) else { continue };
         if v1.same_text(v2) || py_eq(v1, v2) {
             s += 1.0 / total;
         } else if v1.is_obj() && v2.is_obj() {
@@ -358,13 +367,31 @@ fn exact_score(exp: &[Tool<'_>], called: &[Tool<'_>], f: &Flags) -> f64 {
 }
 
 fn unordered_score(exp: &[Tool<'_>], called: &[Tool<'_>], f: &Flags) -> Result<f64, String> {
+    // DeepEval skips a called tool equal (`ToolCall.__eq__`) to one matched already. Equality
+    // is an equivalence (Python `==` on JSON values), so each called tool gets the index of the
+    // first one equal to it, its class, and a matched tool takes its whole class: one
+    // comparison per pair of called tools at most, instead of one per (expected, called,
+    // matched) triple. `slots[i]` = (class of tool i, whether class i is taken); no allocation
+    // for the usual handful of calls.
+    let mut small = [(0usize, false); 16];
+    let mut large = Vec::new();
+    let slots: &mut [(usize, bool)] = match small.get_mut(..called.len()) {
+        Some(s) => s,
+        None => {
+            large.resize(called.len(), (0, false));
+            &mut large
+        }
+    };
+    for (i, c) in called.iter().enumerate() {
+        let class = (0..i).find(|&j| call_eq(c, &called[j])).unwrap_or(i);
+        slots[i].0 = class;
+    }
     let mut total = 0.0;
-    let mut matched: Vec<usize> = Vec::new();
     for e in exp {
         let mut best = 0.0;
         let mut best_c = None;
         for (ci, c) in called.iter().enumerate() {
-            if matched.iter().any(|&m| call_eq(c, &called[m])) {
+            if slots[slots[ci].0].1 {
                 continue;
             }
             if same_tool(e, c) {
@@ -378,7 +405,8 @@ fn unordered_score(exp: &[Tool<'_>], called: &[Tool<'_>], f: &Flags) -> Result<f
         if best > 0.0 {
             total += best;
             if let Some(ci) = best_c {
-                matched.push(ci);
+                let class = slots[ci].0;
+                slots[class].1 = true;
             }
         }
     }
@@ -676,12 +704,21 @@ fn calling_reason(
     tail(s, ". See more details above.");
 }
 
-/// The metric's result (the reason is written to a buffer the caller passes).
-struct Verdict {
+/// The metric's result. The reason is `[\n\t Tool Calling Reason: {calling}\n\t Tool
+/// Selection Reason: {selection}\n]\n`, whose calling part is written to a buffer the caller
+/// passes: the caller writes the fixed text as an escaped literal and escapes only the two
+/// parts at run time.
+struct Verdict<'s> {
     score: f64,
     success: Option<bool>,
     threshold: Option<f64>,
+    selection_reason: Cow<'s, str>,
 }
+
+/// The fixed text of the reason around its two parts, escaped for a JSON string.
+const REASON_HEAD: &str = "[\\n\\t Tool Calling Reason: ";
+const REASON_MIDDLE: &str = "\\n\\t Tool Selection Reason: ";
+const REASON_TAIL: &str = "\\n]\\n";
 
 const NO_TOOLS: &str = "No available tools were provided to assess tool selection criteria";
 
@@ -690,8 +727,8 @@ fn evaluate<'t, 'a>(
     called: &[Tool<'t>],
     opts: &Options<'t>,
     input: impl FnOnce() -> Option<&'a str>,
-    reason: &mut String,
-) -> Result<Verdict, String> {
+    calling: &mut String,
+) -> Result<Verdict<'t>, String> {
     for t in exp.iter().chain(called) {
         t.validate()?;
     }
@@ -758,15 +795,12 @@ fn evaluate<'t, 'a>(
     if opts.strict_mode && below(final_score) {
         final_score = 0.0;
     }
-    reason.push_str("[\n\t Tool Calling Reason: ");
-    calling_reason(reason, exp, called, opts, raw, &lcs);
-    reason.push_str("\n\t Tool Selection Reason: ");
-    reason.push_str(&selection_reason);
-    reason.push_str("\n]\n");
+    calling_reason(calling, exp, called, opts, raw, &lcs);
     Ok(Verdict {
         score: final_score,
         success: threshold.map(|t| final_score >= t),
         threshold,
+        selection_reason,
     })
 }
 
@@ -785,22 +819,22 @@ impl TapeProfile for Deepeval {
         serde_json::from_str::<SerdeCase<'_>>(line).map(drop)
     }
 
-    /// `scratch` holds the reason, built before it is escaped into the line.
+    /// `scratch` holds the calling part of the reason, built before it is escaped into the line.
     fn score<'a>(
         case: Case<'_>,
         raw: &Raw<'a, '_>,
         out: &mut String,
-        reason: &mut String,
+        calling: &mut String,
     ) -> Result<Outcome, LineError<'a>> {
         let id = raw.get("id");
-        reason.clear();
+        calling.clear();
         let result = evaluate(
             &case.expected_tools,
             &case.tools_called,
             &case.options,
             // The judge is given the input as written.
             || raw.get("input").filter(|i| *i != "null"),
-            reason,
+            calling,
         );
         match result {
             Ok(v) => {
@@ -812,9 +846,17 @@ impl TapeProfile for Deepeval {
                     Some(t) => super::text::json_f64(out, t),
                     None => out.push_str("null"),
                 }
-                out.push_str(",\"reason\":");
-                super::text::json_str(out, reason);
-                out.push('}');
+                out.push_str(",\"reason\":\"");
+                out.push_str(REASON_HEAD);
+                json_str_body(out, calling);
+                out.push_str(REASON_MIDDLE);
+                match &v.selection_reason {
+                    // The usual one: nothing in it to escape.
+                    Cow::Borrowed(NO_TOOLS) => out.push_str(NO_TOOLS),
+                    other => json_str_body(out, other),
+                }
+                out.push_str(REASON_TAIL);
+                out.push_str("\"}");
                 Ok(Outcome::of(v.success))
             }
             Err(message) => Err(LineError::Rejected { id, message }),
@@ -843,6 +885,43 @@ mod tests {
             Err(LineError::Rejected { id, message }) => format!("{id:?} {message}"),
             Err(LineError::Malformed(m)) => m,
         }
+    }
+
+    /// A called tool equal to one matched already is skipped, however it is written (`1` and
+    /// `1.0` are equal in Python), and a different one is not.
+    #[test]
+    fn called_tools_equal_to_a_matched_one_are_skipped() {
+        let opts = r#""options":{"evaluation_params":["INPUT_PARAMETERS"]}"#;
+        for (called, want) in [
+            (
+                r#"[{"name":"a","input_parameters":{"x":1}},{"name":"a","input_parameters":{"x":1.0}}]"#,
+                0.5,
+            ),
+            (
+                r#"[{"name":"a","input_parameters":{"x":1}},{"name":"a","input_parameters":{"x":1,"y":2}}]"#,
+                0.75,
+            ),
+            (
+                r#"[{"name":"a","input_parameters":{"x":1}},{"name":"b"},{"name":"a","input_parameters":{"x":1}}]"#,
+                0.5,
+            ),
+        ] {
+            let line = format!(
+                r#"{{"tools_called":{called},"expected_tools":[{{"name":"a","input_parameters":{{"x":1}}}},{{"name":"a","input_parameters":{{"x":1}}}}],{opts}}}"#
+            );
+            for fast in [true, false] {
+                let v: serde_json::Value = serde_json::from_str(&run(&line, fast)).unwrap();
+                assert_eq!(v["score"], want, "{line}");
+            }
+        }
+    }
+
+    /// The selection reason written without escaping needs none.
+    #[test]
+    fn no_tools_reason_needs_no_escaping() {
+        let mut escaped = String::new();
+        json_str_body(&mut escaped, NO_TOOLS);
+        assert_eq!(escaped, NO_TOOLS);
     }
 
     /// Without `options` (absent or `null`) the threshold is DeepEval's default 0.5, as the

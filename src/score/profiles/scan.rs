@@ -1,4 +1,5 @@
-//! Scanning primitives for the tape reader ([`super::tape`]): plain string runs found eight
+//! Scanning primitives for the tape reader ([`super::tape`]): a per-line mask of the bytes that
+//! end a plain string (SSE2 through `safe_arch`), plain string runs found eight
 //! bytes at a time, escapes, and numbers read exactly as serde_json reads them.
 //!
 //! Each answers `None` where serde_json must decide (a surrogate escape, a control character in a
@@ -61,14 +62,24 @@ pub(crate) fn plain_run_end(b: &[u8], mut i: usize) -> usize {
         i += 8;
     }
     while let Some(chunk) = b.get(i..i + 16) {
-        let s0 = stop_bits(load8(&chunk[..8]));
-        let s1 = stop_bits(load8(&chunk[8..]));
-        if s0 | s1 != 0 {
-            return if s0 != 0 {
-                i + (s0.trailing_zeros() / 8) as usize
-            } else {
-                i + 8 + (s1.trailing_zeros() / 8) as usize
-            };
+        #[cfg(target_arch = "x86_64")]
+        {
+            let m = stops16(chunk.try_into().unwrap_or(&[0; 16]));
+            if m != 0 {
+                return i + m.trailing_zeros() as usize;
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let s0 = stop_bits(load8(&chunk[..8]));
+            let s1 = stop_bits(load8(&chunk[8..]));
+            if s0 | s1 != 0 {
+                return if s0 != 0 {
+                    i + (s0.trailing_zeros() / 8) as usize
+                } else {
+                    i + 8 + (s1.trailing_zeros() / 8) as usize
+                };
+            }
         }
         i += 16;
     }
@@ -82,6 +93,101 @@ pub(crate) fn plain_run_end(b: &[u8], mut i: usize) -> usize {
         i += 1;
     }
     i
+}
+
+/// One bit per byte of `b` (bit `i % 64` of word `i / 64`), set for the [`STOP`] bytes: the
+/// whole line classified once, 16 bytes per step, so that the reader finds each string's end
+/// with a bit scan ([`next_stop`]) instead of scanning the string. The last word's bits past
+/// the end of `b` are clear.
+pub(crate) fn stop_mask(b: &[u8], out: &mut Vec<u64>) {
+    let (blocks, rest) = b.as_chunks::<64>();
+    out.clear();
+    out.resize(blocks.len(), 0);
+    for (word, block) in out.iter_mut().zip(blocks) {
+        *word = block_stops(block);
+    }
+    if !rest.is_empty() {
+        // Padded with a byte that is not a stop byte.
+        let mut last = [b'a'; 64];
+        last[..rest.len()].copy_from_slice(rest);
+        out.push(block_stops(&last));
+    }
+}
+
+/// The index of the first [`STOP`] byte at or after `i` in the line whose [`stop_mask`] is
+/// `mask`, or `len` (the line's length) if there is none.
+#[inline(always)]
+pub(crate) fn next_stop(mask: &[u64], i: usize, len: usize) -> usize {
+    let mut w = i / 64;
+    let Some(&first) = mask.get(w) else {
+        return len;
+    };
+    let mut m = first & (u64::MAX << (i % 64));
+    while m == 0 {
+        w += 1;
+        match mask.get(w) {
+            Some(&x) => m = x,
+            None => return len,
+        }
+    }
+    w * 64 + m.trailing_zeros() as usize
+}
+
+/// The [`STOP`] bytes of 64 bytes as a bit mask: SSE2 (baseline on x86-64) through the safe
+/// wrappers of `safe_arch`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn block_stops(block: &[u8; 64]) -> u64 {
+    let (parts, _) = block.as_chunks::<16>();
+    let mut m = 0u64;
+    for (k, part) in parts.iter().enumerate() {
+        m |= u64::from(stops16(part)) << (16 * k);
+    }
+    m
+}
+
+/// [`block_stops`] of 16 bytes.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn stops16(part: &[u8; 16]) -> u16 {
+    use safe_arch::{
+        cmp_eq_mask_i8_m128i, load_unaligned_m128i, min_u8_m128i, move_mask_i8_m128i,
+        set_splat_i8_m128i,
+    };
+    let x = load_unaligned_m128i(part);
+    // A control byte is one that `min(x, 0x1f)` leaves unchanged.
+    let stops = cmp_eq_mask_i8_m128i(x, set_splat_i8_m128i(b'"' as i8))
+        | cmp_eq_mask_i8_m128i(x, set_splat_i8_m128i(b'\\' as i8))
+        | cmp_eq_mask_i8_m128i(min_u8_m128i(x, set_splat_i8_m128i(0x1f)), x);
+    move_mask_i8_m128i(stops) as u16
+}
+
+/// [`block_stops`] elsewhere.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn block_stops(block: &[u8; 64]) -> u64 {
+    block_stops_swar(block)
+}
+
+/// [`block_stops`] without SIMD: exact per-byte tests on 8-byte words.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+#[inline(always)]
+fn block_stops_swar(block: &[u8; 64]) -> u64 {
+    const LOW7: u64 = !HIGH;
+    // The high bit of each byte of `x` that is zero (no borrows between bytes).
+    let zero = |x: u64| !(((x & LOW7) + LOW7) | x) & HIGH;
+    let (words, _) = block.as_chunks::<8>();
+    let mut m = 0u64;
+    for (k, w) in words.iter().enumerate() {
+        let w = u64::from_le_bytes(*w);
+        // Below 0x20: the top three bits clear.
+        let control = !(((w & LOW7) + ONES * 0x60) | w) & HIGH;
+        let bits =
+            zero(w ^ (ONES * u64::from(b'"'))) | zero(w ^ (ONES * u64::from(b'\\'))) | control;
+        // The eight high bits gathered into one byte.
+        m |= ((bits >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * k);
+    }
+    m
 }
 
 /// Byte equality of two short strings without a call to `memcmp` (keys, tool names and kinds
@@ -236,20 +342,28 @@ fn number_syntax(b: &[u8], start: usize) -> Option<NumberText> {
     })
 }
 
+/// A number as serde_json reads it (a [`Val`] number, without `Val`'s drop glue).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Num {
+    Int(i64),
+    UInt(u64),
+    Float(f64),
+}
+
 /// The number at `start` of `s` and the index after it, with the value serde_json gives it.
 /// Integers of up to 18 digits (not `-0`, which serde_json reads as a float) and decimals of up
 /// to 15 significant digits scaled by a power of ten up to 10^22 are computed here exactly (one
 /// multiplication or division of exact doubles, serde_json's own fast path); anything else is
 /// parsed by serde_json itself.
-pub(crate) fn number(s: &str, start: usize) -> Option<(Val<'static>, usize)> {
+pub(crate) fn number(s: &str, start: usize) -> Option<(Num, usize)> {
     let b = s.as_bytes();
     let n = number_syntax(b, start)?;
-    let serde = || -> Option<(Val<'static>, usize)> {
+    let serde = || -> Option<(Num, usize)> {
         let v: Val<'_> = serde_json::from_str(s.get(n.start..n.end)?).ok()?;
         let v = match v {
-            Val::Int(i) => Val::Int(i),
-            Val::UInt(u) => Val::UInt(u),
-            Val::Float(f) => Val::Float(f),
+            Val::Int(i) => Num::Int(i),
+            Val::UInt(u) => Num::UInt(u),
+            Val::Float(f) => Num::Float(f),
             _ => return None,
         };
         Some((v, n.end))
@@ -263,7 +377,7 @@ pub(crate) fn number(s: &str, start: usize) -> Option<(Val<'static>, usize)> {
         for &c in &b[n.int.0..n.int.1] {
             v = v * 10 + i64::from(c - b'0');
         }
-        return Some((Val::Int(if n.neg { -v } else { v }), n.end));
+        return Some((Num::Int(if n.neg { -v } else { v }), n.end));
     }
     // Significant digits: the integer part (without a lone leading zero) and the fraction.
     let int_digits = if int_len == 1 && b[n.int.0] == b'0' {
@@ -305,7 +419,7 @@ pub(crate) fn number(s: &str, start: usize) -> Option<(Val<'static>, usize)> {
     } else {
         return serde();
     };
-    Some((Val::Float(if n.neg { -v } else { v }), n.end))
+    Some((Num::Float(if n.neg { -v } else { v }), n.end))
 }
 
 #[cfg(test)]
@@ -336,6 +450,41 @@ mod tests {
                     start + find(&c[start..]),
                     "{c:?} {start}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn stop_masks_find_what_plain_runs_find() {
+        let mut lines: Vec<Vec<u8>> = vec![b"".to_vec(), "é€😀\"x".into()];
+        for special in [b'"', b'\\', 0, 0x1f, b'\n', b'\t'] {
+            for len in [0usize, 1, 15, 16, 17, 63, 64, 65, 127, 128, 130, 200] {
+                for at in [0, 1, len / 2, len.saturating_sub(1), len] {
+                    let mut v: Vec<u8> = (0..len)
+                        .map(|i| b"a\x7f\x80\xff 0!~\x20\x21\x5b\x5d\xe9"[i % 13])
+                        .collect();
+                    v.insert(at.min(len), special);
+                    v.push(b'z');
+                    lines.push(v);
+                }
+            }
+        }
+        // Every byte value, at every offset of a block.
+        lines.push((0..=255u8).chain(0..=255u8).collect());
+        let mut mask = Vec::new();
+        for line in &lines {
+            stop_mask(line, &mut mask);
+            assert_eq!(mask.len(), line.len().div_ceil(64));
+            for (k, block) in line.as_chunks::<64>().0.iter().enumerate() {
+                assert_eq!(block_stops_swar(block), mask[k], "{line:?}");
+            }
+            for i in 0..=line.len() + 70 {
+                let want = if i >= line.len() {
+                    line.len()
+                } else {
+                    plain_run_end(line, i)
+                };
+                assert_eq!(next_stop(&mask, i, line.len()), want, "{line:?} {i}");
             }
         }
     }
@@ -387,7 +536,15 @@ mod tests {
             "7e-23",
         ] {
             let want: Val<'_> = serde_json::from_str(s).unwrap();
-            assert_eq!(number(s, 0), Some((want, s.len())), "{s}");
+            let got = number(s, 0).map(|(n, end)| {
+                let v = match n {
+                    Num::Int(i) => Val::Int(i),
+                    Num::UInt(u) => Val::UInt(u),
+                    Num::Float(f) => Val::Float(f),
+                };
+                (v, end)
+            });
+            assert_eq!(got, Some((want, s.len())), "{s}");
         }
         for s in ["01", "1.", "-", "1e", "1e+", ".5", "1e400", "-x"] {
             assert_eq!(number(s, 0), None, "{s}");

@@ -33,8 +33,8 @@ impl Summary {
     }
 }
 
-/// A line to score: its number and its bytes.
-type Line<'a> = (usize, &'a [u8]);
+/// A line to score: its number and where it is in its batch (start, end).
+type Line = (usize, usize, usize);
 /// A group's output text and the outcome of each of its lines.
 type Group = (String, Vec<Outcome>);
 
@@ -101,9 +101,10 @@ impl Batch {
     }
 }
 
-/// The non-blank lines of `batch` (whole lines), numbered from `lineno`; the number of the
-/// next batch's first line.
-fn split_lines<'a>(batch: &'a [u8], mut lineno: usize, lines: &mut Vec<Line<'a>>) -> usize {
+/// The non-blank lines of `batch` (whole lines), numbered from `lineno`, replacing `lines`;
+/// the number of the next batch's first line.
+fn split_lines(batch: &[u8], mut lineno: usize, lines: &mut Vec<Line>) -> usize {
+    lines.clear();
     let mut start = 0;
     for line_end in memchr::memchr_iter(b'\n', batch).chain(std::iter::once(batch.len())) {
         if start > batch.len() {
@@ -111,7 +112,7 @@ fn split_lines<'a>(batch: &'a [u8], mut lineno: usize, lines: &mut Vec<Line<'a>>
         }
         let line = &batch[start..line_end];
         if !line.iter().all(u8::is_ascii_whitespace) {
-            lines.push((lineno, line));
+            lines.push((lineno, start, line_end));
         }
         lineno += 1;
         start = line_end + 1;
@@ -124,7 +125,8 @@ fn split_lines<'a>(batch: &'a [u8], mut lineno: usize, lines: &mut Vec<Line<'a>>
 /// skipped (they are not cases), but line numbers in error messages count them.
 ///
 /// With a thread pool, the calling thread does the I/O while the pool scores: it writes the
-/// previous batch's output and reads the next batch during the scoring of this one.
+/// previous batch's output, reads the next batch and splits it into lines during the scoring
+/// of this one (so the pool never waits for the split).
 pub fn score_stream(
     profile: ProfileName,
     mut input: impl Read,
@@ -145,64 +147,70 @@ pub fn score_stream(
     let mut cur = Batch::new();
     let mut next = Batch::new();
     cur.fill(&mut input)?;
-    let mut lineno = 1usize;
+    // The lines of the batch being scored, and of the one being read; the number of the first
+    // line after the batch that was split last.
+    let mut lines: Vec<Line> = Vec::new();
+    let mut next_lines: Vec<Line> = Vec::new();
+    let mut lineno = split_lines(&cur.buf[..cur.end], 1, &mut lines);
     // One output buffer per group of lines, kept from batch to batch (allocating them anew
     // each batch makes the allocator hand fresh pages to the kernel and fault them back in);
     // two sets: this batch's, and the previous one's, still to be written.
     let mut outs: Vec<Group> = Vec::new();
     let mut prev: Vec<Group> = Vec::new();
     let mut prev_groups = 0usize;
-    let mut lines_hint = 0usize;
     loop {
         if cur.end == 0 {
             write_groups(&prev[..prev_groups], &mut output, &mut summary)?;
             break;
         }
         cur.carry_into(&mut next);
-        // One allocation per batch (its borrows end with the batch).
-        let mut batch_lines: Vec<Line<'_>> = Vec::with_capacity(lines_hint);
-        let next_lineno = split_lines(&cur.buf[..cur.end], lineno, &mut batch_lines);
-        let groups = batch_lines.len().div_ceil(LINES_PER_TASK);
+        let groups = lines.len().div_ceil(LINES_PER_TASK);
         if outs.len() < groups {
             outs.resize_with(groups, Default::default);
         }
-        let score_group = |(out, group): (&mut Group, &[Line<'_>])| {
+        let buf = &cur.buf[..cur.end];
+        let score_group = |(out, group): (&mut Group, &[Line])| {
             let (text, outcomes) = out;
             text.clear();
             outcomes.clear();
-            for (lineno, line) in group {
-                outcomes.push(score_into(profile, line, *lineno, text));
+            for &(lineno, start, end) in group {
+                let line = buf.get(start..end).unwrap_or_default();
+                outcomes.push(score_into(profile, line, lineno, text));
                 text.push('\n');
             }
+        };
+        // The calling thread's part: write the previous batch, read and split the next.
+        let mut io = |output: &mut _, summary: &mut Summary| {
+            write_groups(&prev[..prev_groups], output, summary)?;
+            next.fill(&mut input)?;
+            lineno = split_lines(&next.buf[..next.end], lineno, &mut next_lines);
+            io::Result::Ok(())
         };
         let mut io_result = Ok(());
         match &pool {
             None => {
                 outs.iter_mut()
-                    .zip(batch_lines.chunks(LINES_PER_TASK))
+                    .zip(lines.chunks(LINES_PER_TASK))
                     .for_each(score_group);
-                io_result = write_groups(&prev[..prev_groups], &mut output, &mut summary)
-                    .and_then(|()| next.fill(&mut input));
+                io_result = io(&mut output, &mut summary);
             }
             Some(pool) => {
-                let (outs, batch_lines) = (&mut outs[..groups], &batch_lines);
+                let (outs, lines) = (&mut outs[..groups], &lines);
                 pool.in_place_scope(|s| {
                     s.spawn(move |_| {
                         outs.par_iter_mut()
-                            .zip(batch_lines.par_chunks(LINES_PER_TASK))
+                            .zip(lines.par_chunks(LINES_PER_TASK))
                             .for_each(score_group);
                     });
-                    io_result = write_groups(&prev[..prev_groups], &mut output, &mut summary)
-                        .and_then(|()| next.fill(&mut input));
+                    io_result = io(&mut output, &mut summary);
                 });
             }
         }
         io_result?;
-        lines_hint = batch_lines.len() + batch_lines.len() / 8;
         std::mem::swap(&mut cur, &mut next);
+        std::mem::swap(&mut lines, &mut next_lines);
         std::mem::swap(&mut outs, &mut prev);
         prev_groups = groups;
-        lineno = next_lineno;
     }
     output.flush()?;
     Ok(summary)

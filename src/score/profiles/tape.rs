@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 use serde_json::value::RawValue;
 
-use super::scan::{number, plain_run_end, unescape};
+use super::scan::{next_stop, number, stop_mask, unescape, Num};
 use super::value::Val;
 use super::view::{Json, Kind};
 use super::{LineError, Outcome, Reader};
@@ -203,6 +203,7 @@ pub(crate) struct Buffers {
     nodes: Vec<Node>,
     text: String,
     stack: Vec<Open>,
+    stops: Vec<u64>,
 }
 
 /// A parsed line: node 0 is the top-level value.
@@ -213,6 +214,8 @@ pub(crate) struct Tape<'a> {
     /// The reader's stack of open containers (kept with the buffers, so that it is not cleared
     /// for every line).
     stack: Vec<Open>,
+    /// The line's [`stop_mask`]: where each string ends is found in it.
+    stops: Vec<u64>,
 }
 
 impl<'a> Tape<'a> {
@@ -220,6 +223,7 @@ impl<'a> Tape<'a> {
         let mut nodes = std::mem::take(&mut bufs.nodes);
         let mut text = std::mem::take(&mut bufs.text);
         let stack = std::mem::take(&mut bufs.stack);
+        let stops = std::mem::take(&mut bufs.stops);
         nodes.clear();
         text.clear();
         Tape {
@@ -227,6 +231,7 @@ impl<'a> Tape<'a> {
             nodes,
             text,
             stack,
+            stops,
         }
     }
 
@@ -256,6 +261,7 @@ impl<'a> Tape<'a> {
         bufs.nodes = self.nodes;
         bufs.text = self.text;
         bufs.stack = self.stack;
+        bufs.stops = self.stops;
     }
 
     /// The top-level value.
@@ -272,6 +278,7 @@ impl<'a> Tape<'a> {
     fn read(&mut self) -> Option<()> {
         let mut stack = std::mem::take(&mut self.stack);
         stack.resize(MAX_DEPTH, Open::default());
+        stop_mask(self.src.as_bytes(), &mut self.stops);
         let result = self.read_with(&mut stack);
         self.stack = stack;
         result
@@ -320,10 +327,9 @@ impl<'a> Tape<'a> {
                 b'-' | b'0'..=b'9' => {
                     let (v, end) = number(src, i)?;
                     let (tag, num) = match v {
-                        Val::Int(n) => (Tag::Int, n as u64),
-                        Val::UInt(n) => (Tag::UInt, n),
-                        Val::Float(f) => (Tag::Float, f.to_bits()),
-                        _ => return None,
+                        Num::Int(n) => (Tag::Int, n as u64),
+                        Num::UInt(n) => (Tag::UInt, n),
+                        Num::Float(f) => (Tag::Float, f.to_bits()),
                     };
                     i = end;
                     self.push(Node {
@@ -390,7 +396,7 @@ impl<'a> Tape<'a> {
         }
         // The key's node, and a cheap hash of it from the bytes just scanned.
         let start = i + 1;
-        let j = plain_run_end(b, start);
+        let j = next_stop(&self.stops, start, b.len());
         let (i, hash) = if b.get(j) == Some(&b'"') {
             self.push_plain_string(i, j);
             (j + 1, key_hash(b.get(start..j).unwrap_or_default()))
@@ -434,8 +440,7 @@ impl<'a> Tape<'a> {
     #[inline(always)]
     fn string_at(&mut self, i: usize) -> Option<usize> {
         let b = self.src.as_bytes();
-        let start = i + 1;
-        let j = plain_run_end(b, start);
+        let j = next_stop(&self.stops, i + 1, b.len());
         if b.get(j) == Some(&b'"') {
             self.push_plain_string(i, j);
             return Some(j + 1);
@@ -678,6 +683,15 @@ impl<'t> V<'t> {
         }
     }
 
+    /// The value of member `key` of an object (the first one; `None` for anything but an
+    /// object), keys compared as bytes.
+    #[inline]
+    pub(crate) fn get_bytes(self, key: &[u8]) -> Option<V<'t>> {
+        self.members()
+            .find(|(k, _)| super::scan::same_bytes(k, key))
+            .map(|(_, v)| v)
+    }
+
     /// `null`?
     pub(crate) fn is_null(self) -> bool {
         self.node().tag == Tag::Null
@@ -691,13 +705,46 @@ impl<'t> V<'t> {
     /// Whether the two values have the same text in the line (so they are equal under every
     /// equality the profiles use).
     pub(crate) fn same_text(self, other: V<'_>) -> bool {
-        matches!((self.raw(), other.raw()), (Some(a), Some(b)) if super::scan::same_str(a, b))
+        // As bytes: no `&str` (and its boundary checks) made of either text.
+        matches!((self.raw_bytes(), other.raw_bytes()), (Some(a), Some(b)) if super::scan::same_bytes(a, b))
+    }
+
+    /// [`V::raw`] as bytes.
+    #[inline]
+    fn raw_bytes(self) -> Option<&'t [u8]> {
+        let n = self.node();
+        if n.raw_start == NO_RAW {
+            return None;
+        }
+        self.t
+            .src
+            .as_bytes()
+            .get(n.raw_start as usize..n.raw_end as usize)
     }
 }
 
 impl<'t> Json<'t> for V<'t> {
     type Items = Items<'t>;
     type Entries = Entries<'t>;
+
+    /// [`V::get_bytes`]: no `&str` made of each key on the way.
+    fn get(self, key: &str) -> Option<V<'t>> {
+        self.get_bytes(key.as_bytes())
+    }
+
+    /// The text of a string, from the node already at hand (what [`Json::kind`] gives, without
+    /// looking the node up again in [`Tape::str_at`]).
+    #[inline]
+    fn as_str(self) -> Option<&'t str> {
+        let n = self.node();
+        let range = n.a as usize..n.b as usize;
+        let text = match n.tag {
+            Tag::Str => self.t.src,
+            Tag::OwnedStr => self.t.text.as_str(),
+            _ => return None,
+        };
+        Some(text.get(range).unwrap_or(""))
+    }
 
     fn kind(self) -> Kind<'t> {
         let n = self.node();

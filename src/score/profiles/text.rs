@@ -208,9 +208,7 @@ pub fn js_number(out: &mut String, x: f64) {
 /// Python `repr(str)`.
 pub fn py_str(out: &mut String, s: &str) {
     // Printable ASCII without quotes or backslashes comes out as is, in single quotes.
-    if s.bytes()
-        .all(|b| (0x20..0x7f).contains(&b) && b != b'\'' && b != b'\\')
-    {
+    if plain_repr(s.as_bytes()) {
         out.push('\'');
         out.push_str(s);
         out.push('\'');
@@ -246,6 +244,34 @@ pub fn py_str(out: &mut String, s: &str) {
         }
     }
     out.push(quote);
+}
+
+/// Whether every byte is printable ASCII other than `'` and `\\` (what [`py_str`] copies as
+/// is): eight bytes per step, the last word overlapping the one before it.
+fn plain_repr(b: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // Exact "is there such a byte" tests (a borrow or carry only follows a byte that is
+    // already out of range).
+    let has_zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
+    let plain = |w: &[u8; 8]| {
+        let x = u64::from_le_bytes(*w);
+        let below_space = x.wrapping_sub(ONES * 0x20) & !x;
+        let del_or_more = x.wrapping_add(ONES) | x;
+        (below_space | del_or_more) & HIGH == 0
+            && has_zero(x ^ (ONES * u64::from(b'\''))) == 0
+            && has_zero(x ^ (ONES * u64::from(b'\\'))) == 0
+    };
+    let (words, rest) = b.as_chunks::<8>();
+    if rest.is_empty() {
+        return words.iter().all(plain);
+    }
+    let mut last = [b'a'; 8];
+    match b.len().checked_sub(8) {
+        Some(from) => last.copy_from_slice(&b[from..]),
+        None => last[..b.len()].copy_from_slice(b),
+    }
+    words.iter().all(plain) && plain(&last)
 }
 
 /// CPython `str.isprintable()` for one character: false for categories Cc, Cf, Cs, Co, Cn, Zl,
@@ -341,9 +367,16 @@ pub fn py_str_list<'s>(out: &mut String, items: impl IntoIterator<Item = &'s str
 /// A JSON string literal (the escaping both `JSON.stringify` and serde_json use). Runs that
 /// need no escaping are found eight bytes at a time and copied whole.
 pub fn json_str(out: &mut String, s: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     out.reserve(s.len() + 2);
     out.push('"');
+    json_str_body(out, s);
+    out.push('"');
+}
+
+/// [`json_str`] without the quotes: the escaped text, so that a string built in pieces can be
+/// escaped piece by piece (escaping works character by character).
+pub(crate) fn json_str_body(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let b = s.as_bytes();
     let mut start = 0;
     loop {
@@ -367,7 +400,6 @@ pub fn json_str(out: &mut String, s: &str) {
         }
         start = i + 1;
     }
-    out.push('"');
 }
 
 /// Python `json.dumps(v, indent=4, ensure_ascii=False)` with the given starting indent level.
@@ -585,6 +617,27 @@ mod tests {
         let mut o = String::new();
         js_json(&mut o, &v);
         assert_eq!(o, r#"{"2":[1e+21],"10":2,"b":1,"x":"\n"}"#);
+    }
+
+    #[test]
+    fn plain_repr_is_the_byte_test() {
+        let byte_test = |b: &[u8]| {
+            b.iter()
+                .all(|&c| (0x20..0x7f).contains(&c) && c != b'\'' && c != b'\\')
+        };
+        for odd in [
+            0u8, 0x1f, 0x20, 0x26, 0x27, 0x28, 0x5b, 0x5c, 0x5d, 0x7e, 0x7f, 0x80, 0xc3, 0xff,
+        ] {
+            for len in 0..30 {
+                for at in 0..=len {
+                    let mut v: Vec<u8> = (0..len).map(|i| b"az~ !09AZ"[i % 9]).collect();
+                    v.insert(at, odd);
+                    assert_eq!(plain_repr(&v), byte_test(&v), "{v:?}");
+                    v.remove(at);
+                    assert_eq!(plain_repr(&v), byte_test(&v), "{v:?}");
+                }
+            }
+        }
     }
 
     #[test]
