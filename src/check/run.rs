@@ -661,14 +661,27 @@ fn check_file<S: PairSink>(
                 .iter()
                 .map(|s| {
                     let profile = s.config.profile.as_ref().map(|p| {
+                        // Under a profile the calls are read in full (`keep_for`).
+                        let full;
+                        let calls = match &t.compact {
+                            Some(table) => {
+                                full = table.to_calls();
+                                &full
+                            }
+                            None => &t.calls,
+                        };
                         profiles::score_calls_with_tools(
                             p,
                             &expected_calls(&s.config),
-                            &t.calls,
+                            calls,
                             &t.tools,
                         )
                     });
-                    (engine::run(&s.config, &t.calls), profile)
+                    let verdict = match &t.compact {
+                        Some(table) => engine::run(&s.config, table),
+                        None => engine::run(&s.config, &t.calls),
+                    };
+                    (verdict, profile)
                 })
                 .collect();
             // The calls (often most of a transcript's memory) go before the results are built.
@@ -676,16 +689,21 @@ fn check_file<S: PairSink>(
                 format,
                 record,
                 calls,
+                compact,
                 tools,
                 findings,
             } = t;
+            let spans = match compact {
+                Some(table) => table.into_spans(),
+                None => calls.iter().map(|c| c.span).collect(),
+            };
+            drop((calls, tools));
             let t = Seen {
                 format,
                 record,
-                spans: calls.iter().map(|c| c.span).collect(),
+                spans,
                 findings,
             };
-            drop((calls, tools));
             for (s, (verdict, profile)) in specs.iter().zip(verdicts) {
                 let mut r = pair_result(s, &shown, &t, verdict, profile);
                 locator.resolve(pair_locations(&mut r).filter(|l| l.file == shown));
@@ -769,7 +787,7 @@ fn stream_transcripts(
 }
 
 /// What `specs` need of each call, so the reader can drop the rest as it goes (the issue's
-/// "lazy arguments"): the arguments of calls an expectation or a `never` rule may match (by
+/// "lazy arguments"), and calls handed over compact ([`transcript::CallTable`]): the arguments of calls an expectation or a `never` rule may match (by
 /// name, under each spec's name rules), the outputs of calls an expectation with an output check
 /// or a reference into an output may match. Under a profile everything is kept: the peer's
 /// scorer reads every call.
@@ -823,6 +841,7 @@ fn keep_for(specs: &[&Spec]) -> transcript::Keep {
         args: Some(filter(args)),
         outputs: Some(filter(outputs)),
         no_outputs,
+        compact: true,
     }
 }
 

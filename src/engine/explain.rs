@@ -11,14 +11,14 @@
 use super::align::Candidate;
 use super::difflib;
 use super::verdict::{ExpectationOutcome, Finding, Severity, Status};
+use super::Calls;
 use crate::config::{MatcherConfig, OrderMode};
 use crate::source::Span;
-use crate::transcript::model::ToolCall;
 
 /// What the findings are computed from.
 pub(crate) struct Context<'a> {
     pub(crate) config: &'a MatcherConfig,
-    pub(crate) calls: &'a [ToolCall],
+    pub(crate) calls: &'a dyn Calls,
     pub(crate) exp_name: &'a [usize],
     pub(crate) call_name: &'a [usize],
     pub(crate) forbidden_by: &'a [Option<usize>],
@@ -120,7 +120,7 @@ pub(crate) fn findings(
                 format!(
                     "call #{} calls `{}`{with}, which the spec forbids",
                     i + 1,
-                    ctx.calls[i].name
+                    ctx.calls.name(i)
                 ),
                 "the agent must not make this call; if it is acceptable, remove or narrow the \
                  `forbid` rule"
@@ -154,7 +154,7 @@ pub(crate) fn findings(
     }
 
     // Calls explained by an order violation are not reported again as unexpected.
-    let mut explained = vec![false; ctx.calls.len()];
+    let mut explained = vec![false; ctx.calls.count()];
     for j in 0..outcomes.len() {
         let e = &cfg.expectations[j];
         let o = &outcomes[j];
@@ -163,7 +163,7 @@ pub(crate) fn findings(
             Status::Missing | Status::TooFew | Status::NameOnly
         );
         if in_order && short {
-            if let Some(i) = (0..ctx.calls.len()).find(|&i| {
+            if let Some(i) = (0..ctx.calls.count()).find(|&i| {
                 !o.calls.contains(&i)
                     && ctx.by_call[i].iter().any(|c| c.exp == j && c.full)
                     && ctx.owner[i].is_none_or(|k| k != j)
@@ -181,7 +181,7 @@ pub(crate) fn findings(
                     format!(
                         "call #{} `{}` satisfies expectation {}, but out of order: {why}",
                         i + 1,
-                        ctx.calls[i].name,
+                        ctx.calls.name(i),
                         ctx.who(j)
                     ),
                     "this spec checks the order of calls; make the agent follow the written \
@@ -266,7 +266,7 @@ pub(crate) fn findings(
         if ctx.owner[i].is_some() || ctx.forbidden_by[i].is_some() || done {
             continue;
         }
-        let name = &ctx.calls[i].name;
+        let name = ctx.calls.name(i);
         let same_name: Vec<usize> = (0..outcomes.len())
             .filter(|&j| ctx.exp_name[j] == ctx.call_name[i])
             .collect();
@@ -397,7 +397,7 @@ fn order_reason(ctx: &Context<'_>, outcomes: &[ExpectationOutcome], j: usize, i:
 /// Help for an expectation that got too few calls: where the right-named calls went, or which
 /// called tool has a similar name.
 fn missing_help(ctx: &Context<'_>, j: usize) -> String {
-    let named: Vec<usize> = (0..ctx.calls.len())
+    let named: Vec<usize> = (0..ctx.calls.count())
         .filter(|&i| ctx.call_name[i] == ctx.exp_name[j] && ctx.forbidden_by[i].is_none())
         .collect();
     if !named.is_empty() {
@@ -416,19 +416,20 @@ fn missing_help(ctx: &Context<'_>, j: usize) -> String {
     // Each distinct called name once (transcripts repeat a few names many times).
     let mut seen = std::collections::HashSet::new();
     let mut best: Option<(f64, usize)> = None;
-    for (i, call) in ctx.calls.iter().enumerate() {
-        if !seen.insert(call.name.as_str()) {
+    for i in 0..ctx.calls.count() {
+        let name = ctx.calls.name(i);
+        if !seen.insert(name) {
             continue;
         }
         // Bounded work: at most 2 000 distinct names, and the length bound first.
         if seen.len() > 2_000 {
             break;
         }
-        let (la, lb) = (call.name.chars().count(), want_lower.chars().count());
+        let (la, lb) = (name.chars().count(), want_lower.chars().count());
         if 2.0 * la.min(lb) as f64 / ((la + lb).max(1) as f64) < 0.6 {
             continue;
         }
-        let r = difflib::ratio(&call.name.to_lowercase(), &want_lower);
+        let r = difflib::ratio(&name.to_lowercase(), &want_lower);
         if r >= 0.6 && best.is_none_or(|(b, _)| r > b) {
             best = Some((r, i));
         }
@@ -437,7 +438,7 @@ fn missing_help(ctx: &Context<'_>, j: usize) -> String {
         Some((_, i)) => format!(
             "the transcript never calls `{want}`; did you mean `{}` (call #{})? Names are \
              compared under the spec's name rules (case, separators, prefixes)",
-            ctx.calls[i].name,
+            ctx.calls.name(i),
             i + 1
         ),
         None => format!("the transcript never calls `{want}`"),

@@ -38,11 +38,14 @@ pub mod names;
 mod resolve;
 pub mod verdict;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+
+use serde_json::Value;
 
 use crate::config::{Check, Expectation, ExtraCalls, MatcherConfig, OrderMode, Part};
 use crate::score::native::{self, NativeInputs};
-use crate::transcript::model::ToolCall;
+use crate::transcript::model::{CallTable, ToolCall};
 use align::{sane, Candidate, Slots};
 use checks::{Evaluator, RefMode};
 use names::NameTable;
@@ -51,10 +54,109 @@ pub use verdict::{
     Counts, ExpectationOutcome, Failure, FailurePart, Finding, Severity, Status, Verdict,
 };
 
-/// Check `calls` (in transcript order) against `config`.
-pub fn run(config: &MatcherConfig, calls: &[ToolCall]) -> Verdict {
+/// The calls the engine checks, in transcript order, whatever holds them: a list of
+/// [`ToolCall`]s, or the compact [`CallTable`] a check reads.
+pub trait Calls {
+    /// Number of calls.
+    fn count(&self) -> usize;
+    /// The name of call `i`.
+    fn name(&self, i: usize) -> &str;
+    /// Whether call `i` is marked as failed.
+    fn is_error(&self, i: usize) -> bool;
+    /// The arguments of call `i`: borrowed when they are held as JSON, parsed when held as text
+    /// (`null` when they were not kept).
+    fn args(&self, i: usize) -> Cow<'_, Value>;
+    /// The output of call `i`, if one is recorded (and kept).
+    fn output(&self, i: usize) -> Option<&Value>;
+}
+
+impl Calls for [ToolCall] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn name(&self, i: usize) -> &str {
+        self.get(i).map_or("", |c| c.name.as_str())
+    }
+    fn is_error(&self, i: usize) -> bool {
+        self.get(i).is_some_and(|c| c.is_error)
+    }
+    fn args(&self, i: usize) -> Cow<'_, Value> {
+        match self.get(i) {
+            Some(c) => Cow::Borrowed(&c.args),
+            None => Cow::Owned(Value::Null),
+        }
+    }
+    fn output(&self, i: usize) -> Option<&Value> {
+        self.get(i).and_then(|c| c.output.as_ref())
+    }
+}
+
+impl Calls for Vec<ToolCall> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn name(&self, i: usize) -> &str {
+        self.as_slice().name(i)
+    }
+    fn is_error(&self, i: usize) -> bool {
+        self.as_slice().is_error(i)
+    }
+    fn args(&self, i: usize) -> Cow<'_, Value> {
+        self.as_slice().args(i)
+    }
+    fn output(&self, i: usize) -> Option<&Value> {
+        self.as_slice().output(i)
+    }
+}
+
+impl Calls for CallTable {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn name(&self, i: usize) -> &str {
+        CallTable::name(self, i)
+    }
+    fn is_error(&self, i: usize) -> bool {
+        CallTable::is_error(self, i)
+    }
+    fn args(&self, i: usize) -> Cow<'_, Value> {
+        Cow::Owned(CallTable::args(self, i))
+    }
+    fn output(&self, i: usize) -> Option<&Value> {
+        CallTable::output(self, i)
+    }
+}
+
+/// Check `calls` (in transcript order) against `config`: a `&[ToolCall]` (or `&Vec`), or a
+/// compact [`CallTable`].
+pub fn run<C: Calls + ?Sized>(config: &MatcherConfig, calls: &C) -> Verdict {
+    run_dyn(config, &AsDyn(calls))
+}
+
+/// A sized handle on any [`Calls`], so that slices too are seen as `&dyn Calls`.
+struct AsDyn<'a, C: ?Sized>(&'a C);
+
+impl<C: Calls + ?Sized> Calls for AsDyn<'_, C> {
+    fn count(&self) -> usize {
+        self.0.count()
+    }
+    fn name(&self, i: usize) -> &str {
+        self.0.name(i)
+    }
+    fn is_error(&self, i: usize) -> bool {
+        self.0.is_error(i)
+    }
+    fn args(&self, i: usize) -> Cow<'_, Value> {
+        self.0.args(i)
+    }
+    fn output(&self, i: usize) -> Option<&Value> {
+        self.0.output(i)
+    }
+}
+
+fn run_dyn(config: &MatcherConfig, calls: &dyn Calls) -> Verdict {
     let exps = &config.expectations;
-    let (m, n) = (exps.len(), calls.len());
+    let (m, n) = (exps.len(), calls.count());
     let cache = ParseCache::default();
 
     let mut names = NameTable::default();
@@ -62,9 +164,8 @@ pub fn run(config: &MatcherConfig, calls: &[ToolCall]) -> Verdict {
         .iter()
         .map(|e| names.id(&config.names, &e.tool))
         .collect();
-    let call_name: Vec<usize> = calls
-        .iter()
-        .map(|c| names.id(&config.names, &c.name))
+    let call_name: Vec<usize> = (0..n)
+        .map(|i| names.id(&config.names, calls.name(i)))
         .collect();
     let forbidden_name: Vec<usize> = config
         .forbidden
@@ -77,15 +178,14 @@ pub fn run(config: &MatcherConfig, calls: &[ToolCall]) -> Verdict {
         cache: &cache,
         refs: RefMode::Unavailable,
     };
-    let forbidden_by: Vec<Option<usize>> = calls
-        .iter()
-        .enumerate()
-        .map(|(i, call)| {
+    let forbidden_by: Vec<Option<usize>> = (0..n)
+        .map(|i| {
             config.forbidden.iter().enumerate().position(|(r, f)| {
                 forbidden_name[r] == call_name[i]
-                    && f.args
-                        .as_ref()
-                        .is_none_or(|a| plain.matcher(a, Some(&call.args), Part::Args, i, None))
+                    && f.args.as_ref().is_none_or(|a| {
+                        plain
+                            .with_args(i, |ev, args| ev.matcher(a, Some(args), Part::Args, i, None))
+                    })
             })
         })
         .collect();

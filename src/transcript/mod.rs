@@ -31,7 +31,7 @@ use std::path::Path;
 
 pub use error::{ReadError, Rejection};
 pub use format::{Format, UnknownFormat};
-pub use model::{ToolCall, ToolDecl};
+pub use model::{CallTable, ToolCall, ToolDecl};
 
 use crate::source::Span;
 
@@ -66,8 +66,11 @@ pub struct Transcript {
     pub format: Format,
     /// For a JSONL dataset, the line this transcript came from; `None` for a whole file.
     pub record: Option<RecordLoc>,
-    /// The tool calls, in call order.
+    /// The tool calls, in call order (empty when read with [`Keep::compact`]: see `compact`).
     pub calls: Vec<ToolCall>,
+    /// With [`Keep::compact`], the tool calls in compact form instead of `calls`; `None`
+    /// otherwise.
+    pub compact: Option<CallTable>,
     /// Tools the transcript declares as available (where the format records them).
     pub tools: Vec<ToolDecl>,
     /// Non-fatal problems.
@@ -183,6 +186,11 @@ pub struct Keep {
     /// Keep no call's output at all (whatever `outputs` says). Readers then need not build
     /// output payloads: a Claude Code session's tool results are parsed but never built.
     pub no_outputs: bool,
+    /// Hand the calls over as a [`CallTable`] (in [`Transcript::compact`]) rather than as
+    /// [`ToolCall`]s: names interned, ids not kept, arguments as JSON text. A session of 200 000
+    /// calls then costs tens of bytes per call plus the text of the arguments kept, instead of
+    /// a JSON tree per call (what `check` asks for).
+    pub compact: bool,
 }
 
 impl Keep {
@@ -210,6 +218,7 @@ impl std::fmt::Debug for Keep {
             .field("args", &self.args.as_ref().map(|_| "filter"))
             .field("outputs", &self.outputs.as_ref().map(|_| "filter"))
             .field("no_outputs", &self.no_outputs)
+            .field("compact", &self.compact)
             .finish()
     }
 }
@@ -243,6 +252,7 @@ mod keep_tests {
             args: Some(only_lookup.clone()),
             outputs: Some(only_lookup),
             no_outputs: false,
+            compact: false,
         });
         assert_eq!(some.calls[0], all.calls[0]);
         assert_eq!(some.calls[1].args, serde_json::Value::Null);

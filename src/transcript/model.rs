@@ -36,3 +36,198 @@ pub struct ToolDecl {
     #[serde(default)]
     pub parameters: Option<Value>,
 }
+
+/// A transcript's calls in compact, column-wise form: what a check keeps of a long session.
+///
+/// [`ToolCall`] holds everything a reader found (name, arguments and output as JSON trees, id);
+/// a session with 200 000 calls then costs hundreds of megabytes. A check needs less: each call's
+/// name, span and error flag, and the arguments and outputs of the calls its specs look into
+/// (see [`crate::transcript::Keep::compact`]). Here names are interned (one string per distinct
+/// name, a 4-byte symbol per call), ids are not kept (the reader links results and drops repeated
+/// calls while reading), arguments are kept as compact JSON text (parsed again when they are
+/// checked), and outputs only where kept. [`CallTable::to_calls`] gives the same calls as a
+/// [`ToolCall`] list (without ids).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CallTable {
+    /// Distinct names, in order of first use.
+    names: Vec<Box<str>>,
+    /// Each call's name, as an index into `names`.
+    name: Vec<u32>,
+    spans: Vec<Span>,
+    errors: Vec<bool>,
+    /// Each call's arguments as JSON text; `None` when they were not kept (they read as `null`).
+    args: Vec<Option<Box<str>>>,
+    /// The outputs kept, by call position.
+    outputs: std::collections::BTreeMap<usize, Value>,
+}
+
+impl CallTable {
+    /// Number of calls.
+    pub fn len(&self) -> usize {
+        self.name.len()
+    }
+
+    /// Whether there are no calls.
+    pub fn is_empty(&self) -> bool {
+        self.name.is_empty()
+    }
+
+    /// The name of call `i` (empty for a position past the end).
+    pub fn name(&self, i: usize) -> &str {
+        self.name
+            .get(i)
+            .and_then(|&s| self.names.get(s as usize))
+            .map_or("", |n| n)
+    }
+
+    /// Where call `i` is recorded.
+    pub fn span(&self, i: usize) -> Span {
+        self.spans.get(i).copied().unwrap_or_default()
+    }
+
+    /// Every call's span, in call order.
+    pub fn spans(&self) -> &[Span] {
+        &self.spans
+    }
+
+    /// Every call's span, taken from the table (what is left of the calls once they are
+    /// checked).
+    pub fn into_spans(self) -> Vec<Span> {
+        self.spans
+    }
+
+    /// Whether call `i` is marked as failed.
+    pub fn is_error(&self, i: usize) -> bool {
+        self.errors.get(i).copied().unwrap_or(false)
+    }
+
+    /// The arguments of call `i` as compact JSON text, if they were kept.
+    pub fn args_text(&self, i: usize) -> Option<&str> {
+        self.args.get(i).and_then(|a| a.as_deref())
+    }
+
+    /// The arguments of call `i` (parsed from their text; `null` when they were not kept).
+    pub fn args(&self, i: usize) -> Value {
+        self.args_text(i)
+            .and_then(|t| serde_json::from_str(t).ok())
+            .unwrap_or(Value::Null)
+    }
+
+    /// The output of call `i`, if one is recorded and was kept.
+    pub fn output(&self, i: usize) -> Option<&Value> {
+        self.outputs.get(&i)
+    }
+
+    /// The calls as [`ToolCall`]s (ids are not kept: `None`).
+    pub fn to_calls(&self) -> Vec<ToolCall> {
+        (0..self.len())
+            .map(|i| ToolCall {
+                name: self.name(i).to_owned(),
+                args: self.args(i),
+                id: None,
+                output: self.output(i).cloned(),
+                is_error: self.is_error(i),
+                span: self.span(i),
+            })
+            .collect()
+    }
+
+    /// The compact form of `calls` (ids are dropped; arguments are kept as JSON text).
+    pub fn from_calls(calls: &[ToolCall]) -> CallTable {
+        let mut t = CallTable::default();
+        let mut symbols = Symbols::default();
+        for c in calls {
+            let i = t.push(&mut symbols, &c.name, args_text(&c.args), c.span);
+            t.errors[i] = c.is_error;
+            if let Some(o) = &c.output {
+                t.outputs.insert(i, o.clone());
+            }
+        }
+        t
+    }
+
+    /// Append a call; returns its position.
+    pub(crate) fn push(
+        &mut self,
+        symbols: &mut Symbols,
+        name: &str,
+        args: Option<Box<str>>,
+        span: Span,
+    ) -> usize {
+        let sym = symbols.intern(&mut self.names, name);
+        self.name.push(sym);
+        self.spans.push(span);
+        self.errors.push(false);
+        self.args.push(args);
+        self.name.len() - 1
+    }
+
+    pub(crate) fn set_span(&mut self, i: usize, span: Span) {
+        if let Some(s) = self.spans.get_mut(i) {
+            *s = span;
+        }
+    }
+
+    pub(crate) fn set_args(&mut self, i: usize, args: Option<Box<str>>) {
+        if let Some(a) = self.args.get_mut(i) {
+            *a = args;
+        }
+    }
+
+    pub(crate) fn set_output(&mut self, i: usize, output: Option<Value>) {
+        match output {
+            Some(o) if i < self.len() => {
+                self.outputs.insert(i, o);
+            }
+            _ => {
+                self.outputs.remove(&i);
+            }
+        }
+    }
+
+    pub(crate) fn set_error(&mut self, i: usize, is_error: bool) {
+        if let Some(e) = self.errors.get_mut(i) {
+            *e = is_error;
+        }
+    }
+
+    /// Give back memory reserved for calls that never came.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.names.shrink_to_fit();
+        self.name.shrink_to_fit();
+        self.spans.shrink_to_fit();
+        self.errors.shrink_to_fit();
+        self.args.shrink_to_fit();
+    }
+}
+
+/// The compact JSON text of `args` (`None` for `null`, what arguments that were not kept read
+/// as).
+pub(crate) fn args_text(args: &Value) -> Option<Box<str>> {
+    match args {
+        Value::Null => None,
+        v => Some(v.to_string().into_boxed_str()),
+    }
+}
+
+/// The symbol of each distinct name of a [`CallTable`] (kept while reading only).
+#[derive(Debug, Default)]
+pub(crate) struct Symbols {
+    ids: std::collections::HashMap<Box<str>, u32>,
+}
+
+impl Symbols {
+    /// The symbol of `name`, added to `names` on first use. Past `u32::MAX` distinct names
+    /// (more than any file can hold), the last symbol is reused.
+    fn intern(&mut self, names: &mut Vec<Box<str>>, name: &str) -> u32 {
+        if let Some(&s) = self.ids.get(name) {
+            return s;
+        }
+        let Ok(s) = u32::try_from(names.len()) else {
+            return u32::MAX;
+        };
+        names.push(name.into());
+        self.ids.insert(name.into(), s);
+        s
+    }
+}
