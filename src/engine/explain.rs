@@ -55,11 +55,18 @@ fn finding(
 
 impl Context<'_> {
     fn who(&self, j: usize) -> String {
-        let e = &self.config.expectations[j];
-        match &e.label {
+        who(self.config, j)
+    }
+}
+
+/// How messages name expectation `j`: ``#2 `Bash` `` (with its label, if it has one).
+fn who(config: &MatcherConfig, j: usize) -> String {
+    match config.expectations.get(j) {
+        Some(e) => match &e.label {
             Some(l) if l != &e.tool => format!("#{} `{}` ({l})", j + 1, e.tool),
             _ => format!("#{} `{}`", j + 1, e.tool),
-        }
+        },
+        None => format!("#{}", j + 1),
     }
 }
 
@@ -82,28 +89,22 @@ pub(crate) fn before_violations(
     out
 }
 
-/// Every finding of a verdict, sorted; marks expectations whose surplus calls were left out as
-/// [`Status::TooMany`].
+/// Every finding of a verdict, sorted (the extra calls' only described, see [`Pending`]); marks
+/// expectations whose surplus calls were left out as [`Status::TooMany`].
 pub(crate) fn findings(
     ctx: &Context<'_>,
     outcomes: &mut [ExpectationOutcome],
     before_broken: Vec<(usize, usize, usize)>,
     passed: bool,
-) -> Vec<Finding> {
+) -> Vec<Pending> {
     let cfg = ctx.config;
     let soft = if passed {
         Severity::Warning
     } else {
         Severity::Error
     };
-    let extra_severity = if ctx.strict_extras {
-        Severity::Error
-    } else if cfg.scoring.extra_call > 0.0 {
-        soft
-    } else {
-        Severity::Info
-    };
-    let mut out = Vec::new();
+    let extra_severity = extra_severity(cfg, ctx.strict_extras, passed);
+    let mut out: Vec<Pending> = Vec::new();
     let in_order = cfg.order != OrderMode::AnyOrder;
 
     for (i, rule) in ctx.forbidden_by.iter().enumerate() {
@@ -114,7 +115,7 @@ pub(crate) fn findings(
             } else {
                 ""
             };
-            out.push(finding(
+            out.push(Pending::Ready(finding(
                 "forbidden-call",
                 Severity::Error,
                 format!(
@@ -128,13 +129,13 @@ pub(crate) fn findings(
                 None,
                 Some(f.span),
                 Some(i),
-            ));
+            )));
         }
     }
 
     for (r, then_call, first_call) in before_broken {
         let rule = &cfg.before[r];
-        out.push(finding(
+        out.push(Pending::Ready(finding(
             "before-violation",
             Severity::Error,
             format!(
@@ -150,7 +151,7 @@ pub(crate) fn findings(
             Some(rule.then),
             Some(rule.span),
             Some(then_call),
-        ));
+        )));
     }
 
     // Calls explained by an order violation are not reported again as unexpected.
@@ -175,7 +176,7 @@ pub(crate) fn findings(
                 } else {
                     soft
                 };
-                out.push(finding(
+                out.push(Pending::Ready(finding(
                     "order-violation",
                     severity,
                     format!(
@@ -190,11 +191,11 @@ pub(crate) fn findings(
                     Some(j),
                     Some(e.span),
                     Some(i),
-                ));
+                )));
             }
         }
         match o.status {
-            Status::Missing => out.push(finding(
+            Status::Missing => out.push(Pending::Ready(finding(
                 "missing-call",
                 soft,
                 format!("expected a call to {}, but none matched", ctx.who(j)),
@@ -202,8 +203,8 @@ pub(crate) fn findings(
                 Some(j),
                 Some(e.span),
                 None,
-            )),
-            Status::TooFew => out.push(finding(
+            ))),
+            Status::TooFew => out.push(Pending::Ready(finding(
                 "missing-call",
                 soft,
                 format!(
@@ -216,7 +217,7 @@ pub(crate) fn findings(
                 Some(j),
                 Some(e.span),
                 None,
-            )),
+            ))),
             _ => {}
         }
         for &i in &o.calls {
@@ -228,7 +229,7 @@ pub(crate) fn findings(
             if fails.len() > 3 {
                 text.push(format!("and {} more", fails.len() - 3));
             }
-            out.push(finding(
+            out.push(Pending::Ready(finding(
                 "name-only-match",
                 soft,
                 format!(
@@ -243,9 +244,9 @@ pub(crate) fn findings(
                 Some(j),
                 fails[0].spec_span.or(Some(e.span)),
                 Some(i),
-            ));
+            )));
             for f in fails.iter().filter(|f| f.bounded) {
-                out.push(finding(
+                out.push(Pending::Ready(finding(
                     "fuzzy-bound-applied",
                     Severity::Warning,
                     f.message.clone(),
@@ -257,7 +258,7 @@ pub(crate) fn findings(
                     Some(j),
                     f.spec_span,
                     Some(i),
-                ));
+                )));
             }
         }
     }
@@ -281,7 +282,7 @@ pub(crate) fn findings(
                 outcomes[j].status = Status::TooMany;
             }
             let e = &cfg.expectations[j];
-            out.push(finding(
+            out.push(Pending::Ready(finding(
                 "too-many-calls",
                 if ctx.strict_extras {
                     Severity::Error
@@ -304,66 +305,116 @@ pub(crate) fn findings(
                 Some(j),
                 Some(e.span),
                 Some(i),
-            ));
+            )));
             continue;
         }
-        // A call of an expected tool that breaks a constraint says which: that is usually why
-        // it was left out.
-        let broken = same_name
-            .first()
-            .map(|&j| (ctx.failures)(j, i))
-            .unwrap_or_default();
-        let help =
-            match same_name.first() {
-                Some(&j) if !broken.is_empty() => {
-                    let why: Vec<&str> = broken.iter().map(|f| f.message.as_str()).collect();
-                    format!(
-                        "it has the name of expectation {}, but {}",
-                        ctx.who(j),
-                        why.join("; ")
-                    )
-                }
-                Some(&j) => {
-                    format!(
-                "it has the name of expectation {}, but that expectation's slots are taken by \
-                 better-matching calls{}",
-                ctx.who(j),
-                if in_order { " or it is out of order" } else { "" }
-            )
-                }
-                None if ctx.strict_extras => {
-                    "add an expectation for it, or allow extra calls in the spec".into()
-                }
-                None => "extra calls are allowed by this spec".into(),
-            };
-        out.push(finding(
-            "unexpected-call",
-            extra_severity,
-            format!(
-                "call #{} `{name}` is not accounted for by any expectation",
-                i + 1
-            ),
-            help,
-            same_name.first().copied(),
-            None,
-            Some(i),
-        ));
+        out.push(Pending::Unexpected {
+            call: i,
+            exp: same_name.first().copied(),
+        });
     }
 
-    out.sort_by(|a, b| {
-        (
-            a.call.unwrap_or(usize::MAX),
-            a.expectation.unwrap_or(usize::MAX),
-            &a.code,
-        )
-            .cmp(&(
-                b.call.unwrap_or(usize::MAX),
-                b.expectation.unwrap_or(usize::MAX),
-                &b.code,
-            ))
-    });
+    out.sort_by(|a, b| a.key().cmp(&b.key()));
     out
 }
+
+/// The code of the findings about extra calls.
+pub(crate) const UNEXPECTED: &str = "unexpected-call";
+
+/// A finding of a verdict, built ([`Pending::Ready`]) or only described: a transcript may have
+/// 100 000 extra calls, each with an `unexpected-call` finding, and those are built one at a
+/// time when they are written out ([`unexpected`]).
+pub(crate) enum Pending {
+    Ready(Finding),
+    /// Call `call`, which nothing accounts for; `exp` is the first expectation of its name.
+    Unexpected { call: usize, exp: Option<usize> },
+}
+
+impl Pending {
+    /// The verdict's order: by call position, then expectation, then code.
+    fn key(&self) -> (usize, usize, &str) {
+        match self {
+            Pending::Ready(f) => (
+                f.call.unwrap_or(usize::MAX),
+                f.expectation.unwrap_or(usize::MAX),
+                &f.code,
+            ),
+            Pending::Unexpected { call, exp } => (*call, exp.unwrap_or(usize::MAX), UNEXPECTED),
+        }
+    }
+}
+
+fn extra_severity(cfg: &MatcherConfig, strict_extras: bool, passed: bool) -> Severity {
+    if strict_extras {
+        Severity::Error
+    } else if cfg.scoring.extra_call > 0.0 {
+        if passed {
+            Severity::Warning
+        } else {
+            Severity::Error
+        }
+    } else {
+        Severity::Info
+    }
+}
+
+/// What an `unexpected-call` finding is built from.
+pub(crate) struct Extras<'a> {
+    pub(crate) config: &'a MatcherConfig,
+    pub(crate) calls: &'a dyn Calls,
+    pub(crate) strict_extras: bool,
+    pub(crate) passed: bool,
+    /// As [`Context::failures`].
+    pub(crate) failures: &'a dyn Fn(usize, usize) -> Vec<crate::engine::Failure>,
+}
+
+/// The `unexpected-call` finding of call `i`, which nothing accounts for; `exp` is the first
+/// expectation with its name.
+pub(crate) fn unexpected(x: &Extras<'_>, i: usize, exp: Option<usize>) -> Finding {
+    let cfg = x.config;
+    let in_order = cfg.order != OrderMode::AnyOrder;
+    let name = x.calls.name(i);
+    let who = |j: usize| who(cfg, j);
+    // A call of an expected tool that breaks a constraint says which: that is usually why
+    // it was left out.
+    let broken = exp.map(|j| (x.failures)(j, i)).unwrap_or_default();
+    let help = match exp {
+        Some(j) if !broken.is_empty() => {
+            let why: Vec<&str> = broken.iter().map(|f| f.message.as_str()).collect();
+            format!(
+                "it has the name of expectation {}, but {}",
+                who(j),
+                why.join("; ")
+            )
+        }
+        Some(j) => {
+            format!(
+                "it has the name of expectation {}, but that expectation's slots are taken by \
+                 better-matching calls{}",
+                who(j),
+                if in_order { " or it is out of order" } else { "" }
+            )
+        }
+        None if x.strict_extras => {
+            "add an expectation for it, or allow extra calls in the spec".into()
+        }
+        None => "extra calls are allowed by this spec".into(),
+    };
+    finding(
+        UNEXPECTED,
+        extra_severity(cfg, x.strict_extras, x.passed),
+        format!(
+            "call #{} `{name}` is not accounted for by any expectation",
+            i + 1
+        ),
+        help,
+        exp,
+        None,
+        Some(i),
+    )
+}
+
+
 
 /// Why call `i`, which satisfies expectation `j`, could not be matched to it in order.
 fn order_reason(ctx: &Context<'_>, outcomes: &[ExpectationOutcome], j: usize, i: usize) -> String {

@@ -5,7 +5,7 @@
 
 use std::io::{self, Write};
 
-use super::model::{PairResult, Report};
+use super::model::{Finding, PairResult, Report};
 
 /// Render the report as JSON text (with a trailing newline).
 pub fn render(report: &Report) -> String {
@@ -24,6 +24,48 @@ pub fn write_pair(r: &PairResult, out: &mut dyn Write) -> io::Result<()> {
     };
     w.out.write_all(w.indent)?;
     serde_json::to_writer_pretty(&mut w, r).map_err(io::Error::other)
+}
+
+/// [`write_pair`] with the result's findings taken from `r.findings`, then from `more`, one at a
+/// time as they are written: the same bytes as [`write_pair`] on the result holding them all.
+pub fn write_pair_streamed(
+    mut r: PairResult,
+    more: &mut dyn Iterator<Item = Finding>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    let held = std::mem::take(&mut r.findings);
+    let mut findings = held.into_iter().chain(more).peekable();
+    if findings.peek().is_none() {
+        return write_pair(&r, out);
+    }
+    let mut w = Indent {
+        out,
+        indent: b"    ",
+    };
+    w.out.write_all(w.indent)?;
+    // The result without findings, split where its empty list is: members at the top level are
+    // indented by two spaces exactly, and line breaks inside strings are escaped, so this is the
+    // result's own `findings` member.
+    let text = serde_json::to_string_pretty(&r).map_err(io::Error::other)?;
+    const EMPTY: &str = "\n  \"findings\": []";
+    let Some(at) = text.find(EMPTY) else {
+        r.findings = findings.collect();
+        return serde_json::to_writer_pretty(&mut w, &r).map_err(io::Error::other);
+    };
+    let (before, after) = text.split_at(at + EMPTY.len() - 1);
+    w.write_all(before.as_bytes())?;
+    let mut first = true;
+    for f in findings {
+        w.write_all(if first { b"\n    " } else { b",\n    " })?;
+        first = false;
+        let mut inner = Indent {
+            out: &mut w,
+            indent: b"    ",
+        };
+        serde_json::to_writer_pretty(&mut inner, &f).map_err(io::Error::other)?;
+    }
+    w.write_all(b"\n  ")?;
+    w.write_all(after.as_bytes())
 }
 
 /// Write the document of `head` (whose `results` are ignored) with `results` spliced in: each
