@@ -115,7 +115,7 @@ pub(crate) fn findings(
             } else {
                 ""
             };
-            out.push(Pending::Ready(finding(
+            out.push(Pending::Ready(Box::new(finding(
                 "forbidden-call",
                 Severity::Error,
                 format!(
@@ -129,13 +129,13 @@ pub(crate) fn findings(
                 None,
                 Some(f.span),
                 Some(i),
-            )));
+            ))));
         }
     }
 
     for (r, then_call, first_call) in before_broken {
         let rule = &cfg.before[r];
-        out.push(Pending::Ready(finding(
+        out.push(Pending::Ready(Box::new(finding(
             "before-violation",
             Severity::Error,
             format!(
@@ -151,7 +151,7 @@ pub(crate) fn findings(
             Some(rule.then),
             Some(rule.span),
             Some(then_call),
-        )));
+        ))));
     }
 
     // Calls explained by an order violation are not reported again as unexpected.
@@ -176,7 +176,7 @@ pub(crate) fn findings(
                 } else {
                     soft
                 };
-                out.push(Pending::Ready(finding(
+                out.push(Pending::Ready(Box::new(finding(
                     "order-violation",
                     severity,
                     format!(
@@ -191,11 +191,11 @@ pub(crate) fn findings(
                     Some(j),
                     Some(e.span),
                     Some(i),
-                )));
+                ))));
             }
         }
         match o.status {
-            Status::Missing => out.push(Pending::Ready(finding(
+            Status::Missing => out.push(Pending::Ready(Box::new(finding(
                 "missing-call",
                 soft,
                 format!("expected a call to {}, but none matched", ctx.who(j)),
@@ -203,8 +203,8 @@ pub(crate) fn findings(
                 Some(j),
                 Some(e.span),
                 None,
-            ))),
-            Status::TooFew => out.push(Pending::Ready(finding(
+            )))),
+            Status::TooFew => out.push(Pending::Ready(Box::new(finding(
                 "missing-call",
                 soft,
                 format!(
@@ -217,7 +217,7 @@ pub(crate) fn findings(
                 Some(j),
                 Some(e.span),
                 None,
-            ))),
+            )))),
             _ => {}
         }
         for &i in &o.calls {
@@ -229,7 +229,7 @@ pub(crate) fn findings(
             if fails.len() > 3 {
                 text.push(format!("and {} more", fails.len() - 3));
             }
-            out.push(Pending::Ready(finding(
+            out.push(Pending::Ready(Box::new(finding(
                 "name-only-match",
                 soft,
                 format!(
@@ -244,9 +244,9 @@ pub(crate) fn findings(
                 Some(j),
                 fails[0].spec_span.or(Some(e.span)),
                 Some(i),
-            )));
+            ))));
             for f in fails.iter().filter(|f| f.bounded) {
-                out.push(Pending::Ready(finding(
+                out.push(Pending::Ready(Box::new(finding(
                     "fuzzy-bound-applied",
                     Severity::Warning,
                     f.message.clone(),
@@ -258,7 +258,7 @@ pub(crate) fn findings(
                     Some(j),
                     f.spec_span,
                     Some(i),
-                )));
+                ))));
             }
         }
     }
@@ -282,7 +282,7 @@ pub(crate) fn findings(
                 outcomes[j].status = Status::TooMany;
             }
             let e = &cfg.expectations[j];
-            out.push(Pending::Ready(finding(
+            out.push(Pending::Ready(Box::new(finding(
                 "too-many-calls",
                 if ctx.strict_extras {
                     Severity::Error
@@ -305,7 +305,7 @@ pub(crate) fn findings(
                 Some(j),
                 Some(e.span),
                 Some(i),
-            )));
+            ))));
             continue;
         }
         out.push(Pending::Unexpected {
@@ -325,7 +325,8 @@ pub(crate) const UNEXPECTED: &str = "unexpected-call";
 /// 100 000 extra calls, each with an `unexpected-call` finding, and those are built one at a
 /// time when they are written out ([`unexpected`]).
 pub(crate) enum Pending {
-    Ready(Finding),
+    /// Boxed: most findings of a long transcript are the other kind, which is small.
+    Ready(Box<Finding>),
     /// Call `call`, which nothing accounts for; `exp` is the first expectation of its name.
     Unexpected { call: usize, exp: Option<usize> },
 }
@@ -392,7 +393,11 @@ pub(crate) fn unexpected(x: &Extras<'_>, i: usize, exp: Option<usize>) -> Findin
                 "it has the name of expectation {}, but that expectation's slots are taken by \
                  better-matching calls{}",
                 who(j),
-                if in_order { " or it is out of order" } else { "" }
+                if in_order {
+                    " or it is out of order"
+                } else {
+                    ""
+                }
             )
         }
         None if x.strict_extras => {
@@ -413,8 +418,6 @@ pub(crate) fn unexpected(x: &Extras<'_>, i: usize, exp: Option<usize>) -> Findin
         Some(i),
     )
 }
-
-
 
 /// Why call `i`, which satisfies expectation `j`, could not be matched to it in order.
 fn order_reason(ctx: &Context<'_>, outcomes: &[ExpectationOutcome], j: usize, i: usize) -> String {

@@ -182,7 +182,7 @@ impl std::fmt::Debug for Run<'_> {
 impl<'a> Run<'a> {
     /// Check `calls` against `config`. The verdict is complete but for its findings, which are
     /// handed out one at a time ([`Run::finding`]), in the verdict's order.
-        pub fn new(config: &'a MatcherConfig, calls: &'a dyn Calls) -> Run<'a> {
+    pub fn new(config: &'a MatcherConfig, calls: &'a dyn Calls) -> Run<'a> {
         let exps = &config.expectations;
         let (m, n) = (exps.len(), calls.count());
         let cache = ParseCache::default();
@@ -211,8 +211,9 @@ impl<'a> Run<'a> {
                 config.forbidden.iter().enumerate().position(|(r, f)| {
                     forbidden_name[r] == call_name[i]
                         && f.args.as_ref().is_none_or(|a| {
-                            plain
-                                .with_args(i, |ev, args| ev.matcher(a, Some(args), Part::Args, i, None))
+                            plain.with_args(i, |ev, args| {
+                                ev.matcher(a, Some(args), Part::Args, i, None)
+                            })
                         })
                 })
             })
@@ -380,8 +381,9 @@ impl<'a> Run<'a> {
             failures: &why,
         };
         let before_broken = explain::before_violations(&ctx, &outcomes);
-        inputs.hard_failure =
-            counts.forbidden > 0 || (strict_extras && counts.extra > 0) || !before_broken.is_empty();
+        inputs.hard_failure = counts.forbidden > 0
+            || (strict_extras && counts.extra > 0)
+            || !before_broken.is_empty();
         let result = native::score(&config.scoring, &inputs);
         let pending = explain::findings(&ctx, &mut outcomes, before_broken, result.passed);
         drop((ctx, judge, why));
@@ -431,7 +433,7 @@ impl<'a> Run<'a> {
     /// transcript with 100 000 extra calls needs no list of 100 000 findings.
     pub fn finding(&self, k: usize) -> Option<Finding> {
         match self.pending.get(k)? {
-            explain::Pending::Ready(f) => Some(f.clone()),
+            explain::Pending::Ready(f) => Some((**f).clone()),
             &explain::Pending::Unexpected { call, exp } => {
                 let judge = Evaluator {
                     calls: self.calls,

@@ -43,29 +43,108 @@ pub fn write_pair_streamed(
         indent: b"    ",
     };
     w.out.write_all(w.indent)?;
-    // The result without findings, split where its empty list is: members at the top level are
-    // indented by two spaces exactly, and line breaks inside strings are escaped, so this is the
-    // result's own `findings` member.
-    let text = serde_json::to_string_pretty(&r).map_err(io::Error::other)?;
-    const EMPTY: &str = "\n  \"findings\": []";
-    let Some(at) = text.find(EMPTY) else {
-        r.findings = findings.collect();
-        return serde_json::to_writer_pretty(&mut w, &r).map_err(io::Error::other);
+    // The result without findings, written through a filter that puts them where its empty
+    // list is: members at the top level are indented by two spaces exactly, and line breaks
+    // inside strings are escaped, so the first `\n  "findings": []` is the result's own member.
+    let mut splice = Splice {
+        out: &mut w,
+        matched: 0,
+        done: false,
+        findings: &mut findings,
     };
-    let (before, after) = text.split_at(at + EMPTY.len() - 1);
-    w.write_all(before.as_bytes())?;
-    let mut first = true;
-    for f in findings {
-        w.write_all(if first { b"\n    " } else { b",\n    " })?;
-        first = false;
-        let mut inner = Indent {
-            out: &mut w,
-            indent: b"    ",
-        };
-        serde_json::to_writer_pretty(&mut inner, &f).map_err(io::Error::other)?;
+    serde_json::to_writer_pretty(&mut splice, &r).map_err(io::Error::other)?;
+    splice.flush_partial()
+}
+
+/// Passes bytes through, and in place of the first `\n  "findings": []` writes the list of
+/// `findings`, pretty-printed as a member of a result.
+struct Splice<'a, 'i> {
+    out: &'a mut dyn Write,
+    /// How many bytes of [`Splice::MARK`] the last bytes written match (held back).
+    matched: usize,
+    done: bool,
+    findings: &'i mut dyn Iterator<Item = Finding>,
+}
+
+impl Splice<'_, '_> {
+    const MARK: &'static [u8] = b"\n  \"findings\": []";
+
+    /// Write the bytes of a partial match held back (at the end of the text).
+    fn flush_partial(&mut self) -> io::Result<()> {
+        let held = &Self::MARK[..self.matched];
+        self.matched = 0;
+        self.out.write_all(held)
     }
-    w.write_all(b"\n  ")?;
-    w.write_all(after.as_bytes())
+
+    fn write_findings(&mut self) -> io::Result<()> {
+        self.out.write_all(b"\n  \"findings\": [")?;
+        let mut first = true;
+        for f in &mut *self.findings {
+            self.out
+                .write_all(if first { b"\n    " } else { b",\n    " })?;
+            first = false;
+            let mut inner = Indent {
+                out: &mut *self.out,
+                indent: b"    ",
+            };
+            serde_json::to_writer_pretty(&mut inner, &f).map_err(io::Error::other)?;
+        }
+        self.out.write_all(if first { b"]" } else { b"\n  ]" })
+    }
+}
+
+impl Write for Splice<'_, '_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut rest = buf;
+        while !rest.is_empty() {
+            if self.done {
+                self.out.write_all(rest)?;
+                break;
+            }
+            if self.matched == 0 {
+                // Up to the next line break, nothing can match.
+                match memchr::memchr(b'\n', rest) {
+                    Some(i) => {
+                        self.out.write_all(&rest[..i])?;
+                        rest = &rest[i..];
+                    }
+                    None => {
+                        self.out.write_all(rest)?;
+                        break;
+                    }
+                }
+            }
+            // `rest` continues a match (or starts one with its line break). The mark has one
+            // line break, at its start, so a failed match can restart only at a line break.
+            let want = &Self::MARK[self.matched..];
+            let n = want.len().min(rest.len());
+            let common = want[..n]
+                .iter()
+                .zip(&rest[..n])
+                .take_while(|(a, b)| a == b)
+                .count();
+            if common == n {
+                self.matched += n;
+                rest = &rest[n..];
+                if self.matched == Self::MARK.len() {
+                    self.matched = 0;
+                    self.done = true;
+                    self.write_findings()?;
+                }
+            } else if self.matched == 0 {
+                // A line break that does not start the mark.
+                self.out.write_all(&rest[..common.max(1)])?;
+                rest = &rest[common.max(1)..];
+            } else {
+                self.flush_partial()?;
+            }
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
 }
 
 /// Write the document of `head` (whose `results` are ignored) with `results` spliced in: each

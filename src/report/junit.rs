@@ -36,7 +36,10 @@ pub fn pair_suite(r: &PairResult) -> TestSuite {
 
 /// [`pair_suite`] with the findings taken from `findings` (those of `r` are not looked at): only
 /// a failing pair's score case lists them.
-pub fn pair_suite_streamed(r: &PairResult, findings: &mut dyn Iterator<Item = Finding>) -> TestSuite {
+pub fn pair_suite_streamed(
+    r: &PairResult,
+    findings: &mut dyn Iterator<Item = Finding>,
+) -> TestSuite {
     let target = match r.record {
         Some(line) => format!("{}:{line}", r.transcript),
         None => r.transcript.clone(),
