@@ -20,10 +20,10 @@ pub(crate) struct Context<'a> {
     pub(crate) config: &'a MatcherConfig,
     pub(crate) calls: &'a dyn Calls,
     pub(crate) exp_name: &'a [usize],
-    pub(crate) call_name: &'a [usize],
-    pub(crate) forbidden_by: &'a [Option<usize>],
+    pub(crate) call_name: &'a [u32],
+    pub(crate) forbidden_by: &'a [Option<u32>],
     /// The expectation each call is matched to.
-    pub(crate) owner: &'a [Option<usize>],
+    pub(crate) owner: &'a [Option<u32>],
     /// Final candidates per call.
     pub(crate) by_call: &'a [Vec<Candidate>],
     /// Whether any extra call fails the spec (strict order or `forbid` policy).
@@ -108,8 +108,7 @@ pub(crate) fn findings(
     let in_order = cfg.order != OrderMode::AnyOrder;
 
     for (i, rule) in ctx.forbidden_by.iter().enumerate() {
-        if let Some(r) = *rule {
-            let f = &cfg.forbidden[r];
+        if let Some(f) = rule.and_then(|r| cfg.forbidden.get(r as usize)) {
             let with = if f.args.is_some() {
                 " with these arguments"
             } else {
@@ -167,7 +166,7 @@ pub(crate) fn findings(
             if let Some(i) = (0..ctx.calls.count()).find(|&i| {
                 !o.calls.contains(&i)
                     && ctx.by_call[i].iter().any(|c| c.exp == j && c.full)
-                    && ctx.owner[i].is_none_or(|k| k != j)
+                    && ctx.owner[i].is_none_or(|k| k as usize != j)
             }) {
                 explained[i] = ctx.owner[i].is_none();
                 let why = order_reason(ctx, outcomes, j, i);
@@ -269,7 +268,7 @@ pub(crate) fn findings(
         }
         let name = ctx.calls.name(i);
         let same_name: Vec<usize> = (0..outcomes.len())
-            .filter(|&j| ctx.exp_name[j] == ctx.call_name[i])
+            .filter(|&j| ctx.exp_name[j] == ctx.call_name[i] as usize)
             .collect();
         let full_at = same_name.iter().copied().find(|&j| {
             let e = &cfg.expectations[j];
@@ -443,7 +442,10 @@ fn order_reason(ctx: &Context<'_>, outcomes: &[ExpectationOutcome], j: usize, i:
         );
     }
     match ctx.owner[i] {
-        Some(k) => format!("it is matched to expectation {} instead", ctx.who(k)),
+        Some(k) => format!(
+            "it is matched to expectation {} instead",
+            ctx.who(k as usize)
+        ),
         None => "taking it would break the order of the other matches".into(),
     }
 }
@@ -452,7 +454,7 @@ fn order_reason(ctx: &Context<'_>, outcomes: &[ExpectationOutcome], j: usize, i:
 /// called tool has a similar name.
 fn missing_help(ctx: &Context<'_>, j: usize) -> String {
     let named: Vec<usize> = (0..ctx.calls.count())
-        .filter(|&i| ctx.call_name[i] == ctx.exp_name[j] && ctx.forbidden_by[i].is_none())
+        .filter(|&i| ctx.call_name[i] as usize == ctx.exp_name[j] && ctx.forbidden_by[i].is_none())
         .collect();
     if !named.is_empty() {
         let list: Vec<String> = named

@@ -192,8 +192,10 @@ impl<'a> Run<'a> {
             .iter()
             .map(|e| names.id(&config.names, &e.tool))
             .collect();
-        let call_name: Vec<usize> = (0..n)
-            .map(|i| names.id(&config.names, calls.name(i)))
+        // Per call: 4-byte name ids and rule indices, so a transcript of 200 000 calls costs a
+        // few megabytes of working lists, not tens.
+        let call_name: Vec<u32> = (0..n)
+            .map(|i| small(names.id(&config.names, calls.name(i))))
             .collect();
         let forbidden_name: Vec<usize> = config
             .forbidden
@@ -206,16 +208,17 @@ impl<'a> Run<'a> {
             cache: &cache,
             refs: RefMode::Unavailable,
         };
-        let forbidden_by: Vec<Option<usize>> = (0..n)
+        let forbidden_by: Vec<Option<u32>> = (0..n)
             .map(|i| {
-                config.forbidden.iter().enumerate().position(|(r, f)| {
-                    forbidden_name[r] == call_name[i]
+                let rule = config.forbidden.iter().enumerate().position(|(r, f)| {
+                    small(forbidden_name[r]) == call_name[i]
                         && f.args.as_ref().is_none_or(|a| {
                             plain.with_args(i, |ev, args| {
                                 ev.matcher(a, Some(args), Part::Args, i, None)
                             })
                         })
-                })
+                });
+                rule.map(small)
             })
             .collect();
 
@@ -239,7 +242,7 @@ impl<'a> Run<'a> {
                     return Vec::new();
                 }
                 exps_by_name
-                    .get(&call_name[i])
+                    .get(&(call_name[i] as usize))
                     .map(|js| {
                         js.iter()
                             .map(|&j| Candidate {
@@ -312,7 +315,7 @@ impl<'a> Run<'a> {
             let mut failures = Vec::new();
             let mut full = 0usize;
             for &i in calls_j {
-                owner[i] = Some(j);
+                owner[i] = Some(small(j));
                 let f = judge.failures(e, i);
                 if f.is_empty() {
                     full += 1;
@@ -467,6 +470,12 @@ impl<'a> Run<'a> {
             ..self.verdict
         }
     }
+}
+
+/// An index or id as 4 bytes (ids and indices of one run are far below 2³²; a larger one,
+/// which no file can lead to, reads as the largest).
+fn small(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
 }
 
 /// Which expectations some reference constraint reads from.

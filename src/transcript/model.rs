@@ -55,8 +55,11 @@ pub struct CallTable {
     name: Vec<u32>,
     spans: Vec<Span>,
     errors: Vec<bool>,
-    /// Each call's arguments as JSON text; `None` when they were not kept (they read as `null`).
-    args: Vec<Option<Box<str>>>,
+    /// Each call's arguments as JSON text: a range of `text`; empty when they were not kept
+    /// (they read as `null`; JSON text is never empty).
+    args: Vec<(usize, usize)>,
+    /// The arguments' text (UTF-8), one after the other (one allocation, not one per call).
+    text: Vec<u8>,
     /// The outputs kept, by call position.
     outputs: std::collections::BTreeMap<usize, Value>,
 }
@@ -103,7 +106,9 @@ impl CallTable {
 
     /// The arguments of call `i` as compact JSON text, if they were kept.
     pub fn args_text(&self, i: usize) -> Option<&str> {
-        self.args.get(i).and_then(|a| a.as_deref())
+        let &(start, end) = self.args.get(i)?;
+        let text = self.text.get(start..end).filter(|t| !t.is_empty())?;
+        std::str::from_utf8(text).ok()
     }
 
     /// The arguments of call `i` (parsed from their text; `null` when they were not kept).
@@ -137,7 +142,7 @@ impl CallTable {
         let mut t = CallTable::default();
         let mut symbols = Symbols::default();
         for c in calls {
-            let i = t.push(&mut symbols, &c.name, args_text(&c.args), c.span);
+            let i = t.push(&mut symbols, &c.name, &c.args, c.span);
             t.errors[i] = c.is_error;
             if let Some(o) = &c.output {
                 t.outputs.insert(i, o.clone());
@@ -151,15 +156,27 @@ impl CallTable {
         &mut self,
         symbols: &mut Symbols,
         name: &str,
-        args: Option<Box<str>>,
+        args: &Value,
         span: Span,
     ) -> usize {
         let sym = symbols.intern(&mut self.names, name);
         self.name.push(sym);
         self.spans.push(span);
         self.errors.push(false);
-        self.args.push(args);
+        let at = self.add_text(args);
+        self.args.push(at);
         self.name.len() - 1
+    }
+
+    /// Append `args` to the text as compact JSON (nothing for `null`, what arguments that were
+    /// not kept read as); its range.
+    fn add_text(&mut self, args: &Value) -> (usize, usize) {
+        let start = self.text.len();
+        if !args.is_null() && serde_json::to_writer(&mut self.text, args).is_err() {
+            // Writing a value to memory cannot fail; were it to, the call reads as `null`.
+            self.text.truncate(start);
+        }
+        (start, self.text.len())
     }
 
     pub(crate) fn set_span(&mut self, i: usize, span: Span) {
@@ -168,9 +185,11 @@ impl CallTable {
         }
     }
 
-    pub(crate) fn set_args(&mut self, i: usize, args: Option<Box<str>>) {
-        if let Some(a) = self.args.get_mut(i) {
-            *a = args;
+    /// Replace the arguments of call `i` (their old text stays, unused: formats that give
+    /// arguments late are streams of small records).
+    pub(crate) fn set_args(&mut self, i: usize, args: &Value) {
+        if i < self.args.len() {
+            self.args[i] = self.add_text(args);
         }
     }
 
@@ -198,15 +217,7 @@ impl CallTable {
         self.spans.shrink_to_fit();
         self.errors.shrink_to_fit();
         self.args.shrink_to_fit();
-    }
-}
-
-/// The compact JSON text of `args` (`None` for `null`, what arguments that were not kept read
-/// as).
-pub(crate) fn args_text(args: &Value) -> Option<Box<str>> {
-    match args {
-        Value::Null => None,
-        v => Some(v.to_string().into_boxed_str()),
+        self.text.shrink_to_fit();
     }
 }
 

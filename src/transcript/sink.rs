@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::source::Span;
 
-use super::model::{args_text, CallTable, Symbols};
+use super::model::{CallTable, Symbols};
 use super::spans::{Seg, SpanTree};
 use super::{Keep, ReadFinding, ToolCall, ToolDecl};
 
@@ -261,7 +261,7 @@ impl Sink {
                 if let Some(id) = &id {
                     by_id.insert(keys.hash_one(id.as_str()), i);
                 }
-                table.push(symbols, name, args_text(&args), span);
+                table.push(symbols, name, &args, span);
             }
         }
         self.answered.push(false);
@@ -288,7 +288,7 @@ impl Sink {
             let args = self.decode_args(&name, args, &loc);
             match &mut self.store {
                 Store::Full { calls, .. } => calls[i].args = args.into_owned(),
-                Store::Compact { table, .. } => table.set_args(i, args_text(&args)),
+                Store::Compact { table, .. } => table.set_args(i, &args),
             }
         }
     }
