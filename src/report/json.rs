@@ -52,7 +52,11 @@ pub fn write_pair_streamed(
         done: false,
         findings: &mut findings,
     };
-    serde_json::to_writer_pretty(&mut splice, &r).map_err(io::Error::other)?;
+    // Buffered: the serializer writes a token at a time, the filter looks at chunks.
+    let mut buffered = io::BufWriter::with_capacity(64 << 10, &mut splice);
+    serde_json::to_writer_pretty(&mut buffered, &r).map_err(io::Error::other)?;
+    buffered.flush()?;
+    drop(buffered);
     splice.flush_partial()
 }
 
@@ -79,15 +83,23 @@ impl Splice<'_, '_> {
     fn write_findings(&mut self) -> io::Result<()> {
         self.out.write_all(b"\n  \"findings\": [")?;
         let mut first = true;
+        // Each finding is printed, then indented, in memory, and written in one piece.
+        let (mut text, mut item) = (Vec::new(), Vec::new());
         for f in &mut *self.findings {
-            self.out
-                .write_all(if first { b"\n    " } else { b",\n    " })?;
+            text.clear();
+            serde_json::to_writer_pretty(&mut text, &f).map_err(io::Error::other)?;
+            item.clear();
+            item.extend_from_slice(if first { b"\n    " } else { b",\n    " });
             first = false;
-            let mut inner = Indent {
-                out: &mut *self.out,
-                indent: b"    ",
-            };
-            serde_json::to_writer_pretty(&mut inner, &f).map_err(io::Error::other)?;
+            let mut lines = text.split(|&b| b == b'\n');
+            if let Some(line) = lines.next() {
+                item.extend_from_slice(line);
+            }
+            for line in lines {
+                item.extend_from_slice(b"\n    ");
+                item.extend_from_slice(line);
+            }
+            self.out.write_all(&item)?;
         }
         self.out.write_all(if first { b"]" } else { b"\n  ]" })
     }
