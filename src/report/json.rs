@@ -213,3 +213,99 @@ impl Write for Indent<'_> {
         self.out.flush()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::{Location, Severity};
+
+    fn finding(i: usize) -> Finding {
+        Finding {
+            code: "unexpected-call".into(),
+            severity: Severity::Note,
+            message: format!("call #{i} `x` is not accounted for; \"findings\": []\n"),
+            help: Some("extra calls are allowed by this spec".into()),
+            location: Some(Location {
+                file: "runs/a.jsonl".into(),
+                line: i,
+                column: 1,
+                end_line: i,
+                end_column: 9,
+                span: [i * 10, i * 10 + 8],
+            }),
+            label: None,
+            related: None,
+        }
+    }
+
+    fn pair(findings: Vec<Finding>, details: bool) -> PairResult {
+        PairResult {
+            spec_file: "s.toolspec".into(),
+            spec: "findings".into(),
+            transcript: "runs/a.jsonl".into(),
+            record: None,
+            format: "claude-code".into(),
+            profile: None,
+            score: 1.0,
+            threshold: 1.0,
+            passed: true,
+            calls: 3,
+            counts: serde_json::json!({"findings": [], "extra": 3}),
+            expectations: Vec::new(),
+            findings,
+            profile_details: details.then(|| serde_json::json!({"findings": []})),
+        }
+    }
+
+    #[test]
+    fn a_streamed_pair_is_the_pair_written_whole() {
+        for n in [0, 1, 2, 5] {
+            for held in [0, 1] {
+                for details in [false, true] {
+                    let all: Vec<Finding> = (0..n).map(finding).collect();
+                    let mut whole = Vec::new();
+                    write_pair(&pair(all.clone(), details), &mut whole).unwrap();
+                    let held = held.min(n);
+                    let mut more = all[held..].to_vec().into_iter();
+                    let mut streamed = Vec::new();
+                    write_pair_streamed(
+                        pair(all[..held].to_vec(), details),
+                        &mut more,
+                        &mut streamed,
+                    )
+                    .unwrap();
+                    assert_eq!(
+                        String::from_utf8(streamed).unwrap(),
+                        String::from_utf8(whole).unwrap(),
+                        "{n} findings, {held} held, details {details}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_splice_finds_its_mark_across_writes_of_any_size() {
+        let text = b"{\n  \"a\": \"\\n  x\",\n  \"b\": [],\n  \"findings\": [],\n  \"c\": 1\n}";
+        for chunk in 1..text.len() {
+            let mut out = Vec::new();
+            let mut findings = vec![finding(1)].into_iter();
+            let mut s = Splice {
+                out: &mut out,
+                matched: 0,
+                done: false,
+                findings: &mut findings,
+            };
+            for piece in text.chunks(chunk) {
+                s.write_all(piece).unwrap();
+            }
+            s.flush_partial().unwrap();
+            let out = String::from_utf8(out).unwrap();
+            assert!(out.starts_with("{\n  \"a\": \"\\n  x\",\n  \"b\": [],\n  \"findings\": [\n    {\n      \"code\""), "{chunk}: {out}");
+            assert!(
+                out.ends_with("    }\n  ],\n  \"c\": 1\n}"),
+                "{chunk}: {out}"
+            );
+        }
+    }
+}

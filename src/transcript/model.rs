@@ -242,3 +242,98 @@ impl Symbols {
         s
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn call(name: &str, args: Value, output: Option<Value>, is_error: bool, at: usize) -> ToolCall {
+        ToolCall {
+            name: name.into(),
+            args,
+            id: Some(format!("id{at}")),
+            output,
+            is_error,
+            span: Span::new(at, at + 3),
+        }
+    }
+
+    #[test]
+    fn a_table_gives_back_its_calls_without_ids() {
+        let calls = vec![
+            call(
+                "Read",
+                json!({"file_path": "a.rs", "n": 1.5e300}),
+                None,
+                false,
+                0,
+            ),
+            call(
+                "Bash",
+                json!({"command": "cargo test \"x\" \u{e9}"}),
+                Some(json!("ok")),
+                true,
+                4,
+            ),
+            call("Read", Value::Null, None, false, 8),
+            call(
+                "Edit",
+                json!("{not json"),
+                Some(json!({"a": [1, 2]})),
+                false,
+                12,
+            ),
+            call("Read", json!({}), None, false, 16),
+        ];
+        let table = CallTable::from_calls(&calls);
+        let mut want = calls.clone();
+        for c in &mut want {
+            c.id = None;
+        }
+        assert_eq!(table.to_calls(), want);
+        assert_eq!(table.len(), 5);
+        // Names are interned: one string per distinct name.
+        assert_eq!(table.names.len(), 3);
+        assert_eq!(table.name(4), "Read");
+        assert_eq!(
+            table.args_text(0),
+            Some(r#"{"file_path":"a.rs","n":1.5e+300}"#)
+        );
+        // Arguments that were not kept read as null and hold no text.
+        assert_eq!(table.args_text(2), None);
+        assert_eq!(table.args(2), Value::Null);
+        assert_eq!(
+            table.spans(),
+            &calls.iter().map(|c| c.span).collect::<Vec<_>>()[..]
+        );
+        // Out of range: nothing, no panic.
+        assert_eq!(
+            (table.name(9), table.args(9), table.output(9)),
+            ("", Value::Null, None)
+        );
+        assert!(!table.is_error(9));
+    }
+
+    #[test]
+    fn replaced_arguments_and_outputs_read_as_the_last_given() {
+        let mut table = CallTable::default();
+        let mut symbols = Symbols::default();
+        let i = table.push(&mut symbols, "f", &json!({"a": 1}), Span::point(0));
+        let j = table.push(&mut symbols, "g", &Value::Null, Span::point(1));
+        table.set_args(i, &json!({"a": 2}));
+        table.set_args(j, &json!([true]));
+        table.set_output(i, Some(json!("x")));
+        table.set_output(i, None);
+        table.set_output(j, Some(json!("y")));
+        table.set_error(j, true);
+        table.shrink_to_fit();
+        assert_eq!(table.args(i), json!({"a": 2}));
+        assert_eq!(table.args(j), json!([true]));
+        assert_eq!(
+            (table.output(i), table.output(j)),
+            (None, Some(&json!("y")))
+        );
+        assert!(table.is_error(j) && !table.is_error(i));
+    }
+}

@@ -666,4 +666,76 @@ mod tests {
         assert_eq!(findings.len(), 1);
         assert_eq!(findings[0].span, Span::point(9));
     }
+
+    #[test]
+    fn a_compact_sink_drops_repeats_and_links_results_by_id_as_a_full_one_does() {
+        let run = |keep: &Keep| {
+            let mut s = Sink::keeping(keep);
+            let at = |o| Loc::Span(Span::point(o));
+            let a = s.call("f", Args::Value(&json!({"x": 1})), Some("c0".into()), at(0));
+            // A repeat (resumed session): the same call.
+            assert_eq!(
+                s.call(
+                    "f",
+                    Args::Value(&json!("{\"x\":1}")),
+                    Some("c0".into()),
+                    at(2)
+                ),
+                a
+            );
+            let b = s.call("f", Args::Value(&json!({"x": 2})), Some("c0".into()), at(4));
+            assert_ne!(a, b);
+            assert!(s.has_id("c0") && !s.has_id("c1"));
+            assert!(s.answer_id("c0", Some(json!("two")), true));
+            assert!(!s.answer_id("c1", None, false));
+            s.call("g", Args::Raw("*** patch".into()), None, at(6));
+            s.call("h", Args::Value(&json!("{bad")), Some("c2".into()), at(8));
+            assert!(s.answer_name("g", Some(json!("done")), false));
+            s.flag_error(3);
+            s.finish()
+        };
+        let full = run(&Keep::default());
+        let compact = run(&Keep {
+            compact: true,
+            ..Keep::default()
+        });
+        let table = compact.table.expect("compact");
+        assert!(compact.calls.is_empty());
+        let mut want = full.calls.clone();
+        for c in &mut want {
+            c.id = None;
+        }
+        assert_eq!(table.to_calls(), want);
+        assert_eq!(want.len(), 4);
+        assert_eq!(want[1].output, Some(json!("two")));
+        assert_eq!(compact.findings, full.findings);
+        assert_eq!(full.findings.len(), 1);
+    }
+
+    #[test]
+    fn a_compact_sink_places_calls_located_by_path() {
+        let doc = br#"{"calls": [{"n": 1}, {"n": 2}]}"#;
+        for compact in [false, true] {
+            let mut s = Sink::keeping(&Keep {
+                compact,
+                ..Keep::default()
+            });
+            let p0 = s.at(&[Seg::K("calls"), Seg::I(0)]);
+            let p1 = s.at(&[Seg::K("calls"), Seg::I(1)]);
+            s.call_unique("f", Args::Empty, None, p0);
+            s.call_unique("f", Args::Value(&json!("{\"n\": 2}")), None, p1);
+            assert_eq!(s.path_depth(), Some(2));
+            s.resolve(doc, 100);
+            let f = s.finish();
+            let spans: Vec<Span> = match f.table {
+                Some(t) => t.spans().to_vec(),
+                None => f.calls.iter().map(|c| c.span).collect(),
+            };
+            assert_eq!(
+                spans,
+                [Span::new(111, 119), Span::new(121, 129)],
+                "compact {compact}"
+            );
+        }
+    }
 }
