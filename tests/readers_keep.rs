@@ -108,7 +108,7 @@ fn compact_calls_are_the_full_calls_without_ids() {
     }
     all.sort();
     let some: toolspec::transcript::NameFilter =
-        std::sync::Arc::new(|n: &str| n.len() % 2 == 0 || n.starts_with('R'));
+        std::sync::Arc::new(|n: &str| n.len().is_multiple_of(2) || n.starts_with('R'));
     let mut compared = 0;
     for (keep, filtered) in [
         (Keep::default(), false),

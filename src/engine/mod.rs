@@ -92,6 +92,24 @@ impl Calls for [ToolCall] {
     }
 }
 
+impl<const N: usize> Calls for [ToolCall; N] {
+    fn count(&self) -> usize {
+        N
+    }
+    fn name(&self, i: usize) -> &str {
+        self.as_slice().name(i)
+    }
+    fn is_error(&self, i: usize) -> bool {
+        self.as_slice().is_error(i)
+    }
+    fn args(&self, i: usize) -> Cow<'_, Value> {
+        self.as_slice().args(i)
+    }
+    fn output(&self, i: usize) -> Option<&Value> {
+        self.as_slice().output(i)
+    }
+}
+
 impl Calls for Vec<ToolCall> {
     fn count(&self) -> usize {
         self.len()
@@ -128,8 +146,8 @@ impl Calls for CallTable {
     }
 }
 
-/// Check `calls` (in transcript order) against `config`: a `&[ToolCall]` (or `&Vec`), or a
-/// compact [`CallTable`].
+/// Check `calls` (in transcript order) against `config`: a `&[ToolCall]` (or a `Vec` or an
+/// array of them), or a compact [`CallTable`].
 pub fn run<C: Calls + ?Sized>(config: &MatcherConfig, calls: &C) -> Verdict {
     Run::new(config, &AsDyn(calls)).into_verdict()
 }
@@ -389,7 +407,6 @@ impl<'a> Run<'a> {
             || !before_broken.is_empty();
         let result = native::score(&config.scoring, &inputs);
         let pending = explain::findings(&ctx, &mut outcomes, before_broken, result.passed);
-        drop((ctx, judge, why));
 
         Run {
             config,

@@ -266,7 +266,7 @@ mod tests {
                     let mut whole = Vec::new();
                     write_pair(&pair(all.clone(), details), &mut whole).unwrap();
                     let held = held.min(n);
-                    let mut more = all[held..].to_vec().into_iter();
+                    let mut more = all[held..].iter().cloned();
                     let mut streamed = Vec::new();
                     write_pair_streamed(
                         pair(all[..held].to_vec(), details),
