@@ -112,10 +112,19 @@ fn the_compact_table_gives_the_verdicts_of_the_full_calls() {
     let compact = read(
         text.as_bytes(),
         &Keep {
-            compact: true,
+            compact: Some(0),
             ..Keep::default()
         },
     );
+    // Made compact once it passes 500 calls (as `check` does past COMPACT_ABOVE): the same.
+    let later = read(
+        text.as_bytes(),
+        &Keep {
+            compact: Some(500),
+            ..Keep::default()
+        },
+    );
+    assert_eq!(later.compact, compact.compact);
     let table = compact.compact.as_ref().unwrap();
     assert!(compact.calls.is_empty());
     assert!(table.len() > 1_000, "only {} calls", table.len());

@@ -56,7 +56,7 @@ fn without_outputs_everything_but_the_outputs_is_read_the_same() {
         args: Some(everything.clone()),
         outputs: Some(everything),
         no_outputs: false,
-        compact: false,
+        compact: None,
     };
     let (mut compared, mut sessions) = (0, 0);
     for path in &all {
@@ -122,7 +122,12 @@ fn compact_calls_are_the_full_calls_without_ids() {
         ),
     ] {
         let compact = Keep {
-            compact: true,
+            compact: Some(0),
+            ..keep.clone()
+        };
+        // Made compact part-way through (after three calls): the same table.
+        let later = Keep {
+            compact: Some(3),
             ..keep.clone()
         };
         for path in &all {
@@ -135,6 +140,14 @@ fn compact_calls_are_the_full_calls_without_ids() {
                 (f, s) => panic!("{}: {f:?} vs {s:?}", path.display()),
             };
             assert_eq!(full.len(), small.len(), "{}", path.display());
+            let part_way = read(path, &later).unwrap();
+            for (p, s) in part_way.iter().zip(&small) {
+                if s.compact.as_ref().is_some_and(|t| t.len() > 3) {
+                    assert_eq!(p.compact, s.compact, "{}", path.display());
+                } else {
+                    assert_eq!(p.compact, None);
+                }
+            }
             for (f, s) in full.into_iter().zip(small) {
                 let table = s.compact.clone().expect("a compact read gives a table");
                 assert!(s.calls.is_empty());

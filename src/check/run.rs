@@ -822,7 +822,7 @@ fn keep_for(specs: &[&Spec]) -> transcript::Keep {
         args: Some(filter(args)),
         outputs: Some(filter(outputs)),
         no_outputs,
-        compact: true,
+        compact: Some(transcript::COMPACT_ABOVE),
     }
 }
 

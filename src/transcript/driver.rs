@@ -387,9 +387,11 @@ fn shape_error(
     )
 }
 
-/// `t` with its calls in compact form if `keep` asks for it.
+/// `t` with its calls in compact form if `keep` asks for it (`Some(0)`: always; else past the
+/// limit).
 fn compacted(mut t: Transcript, keep: &Keep) -> Transcript {
-    if keep.compact && t.compact.is_none() {
+    let over = |limit: usize| limit == 0 || t.calls.len() > limit;
+    if keep.compact.is_some_and(over) && t.compact.is_none() {
         t.compact = Some(super::CallTable::from_calls(&t.calls));
         t.calls = Vec::new();
     }
@@ -453,7 +455,7 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
             forced,
             keep,
             line_keep: Keep {
-                compact: false,
+                compact: None,
                 ..keep.clone()
             },
             emit,

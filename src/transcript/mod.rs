@@ -35,6 +35,10 @@ pub use model::{CallTable, ToolCall, ToolDecl};
 
 use crate::source::Span;
 
+/// The [`Keep::compact`] limit `check` reads with: transcripts of more calls than this are kept
+/// compact.
+pub const COMPACT_ABOVE: usize = 2_000;
+
 /// Files up to this size are read whole; larger ones are streamed when they are JSON lines.
 const WHOLE_FILE_LIMIT: u64 = 64 << 20;
 
@@ -66,10 +70,11 @@ pub struct Transcript {
     pub format: Format,
     /// For a JSONL dataset, the line this transcript came from; `None` for a whole file.
     pub record: Option<RecordLoc>,
-    /// The tool calls, in call order (empty when read with [`Keep::compact`]: see `compact`).
+    /// The tool calls, in call order (empty when they are handed over compact, see
+    /// [`Keep::compact`]).
     pub calls: Vec<ToolCall>,
-    /// With [`Keep::compact`], the tool calls in compact form instead of `calls`; `None`
-    /// otherwise.
+    /// The tool calls in compact form instead of `calls`, when a [`Keep::compact`] limit was
+    /// passed; `None` otherwise.
     pub compact: Option<CallTable>,
     /// Tools the transcript declares as available (where the format records them).
     pub tools: Vec<ToolDecl>,
@@ -186,11 +191,14 @@ pub struct Keep {
     /// Keep no call's output at all (whatever `outputs` says). Readers then need not build
     /// output payloads: a Claude Code session's tool results are parsed but never built.
     pub no_outputs: bool,
-    /// Hand the calls over as a [`CallTable`] (in [`Transcript::compact`]) rather than as
-    /// [`ToolCall`]s: names interned, ids not kept, arguments as JSON text. A session of 200 000
-    /// calls then costs tens of bytes per call plus the text of the arguments kept, instead of
-    /// a JSON tree per call (what `check` asks for).
-    pub compact: bool,
+    /// Hand a transcript's calls over as a [`CallTable`] (in [`Transcript::compact`]) rather
+    /// than as [`ToolCall`]s once it has more than this many (`Some(0)`: always; `None`, the
+    /// default: never): names interned, ids not kept, arguments as JSON text. A session of
+    /// 200 000 calls then costs tens of bytes per call plus the text of the arguments kept,
+    /// instead of a JSON tree per call. Below the limit the calls stay [`ToolCall`]s: checking
+    /// compact calls parses their arguments again, which a small transcript need not pay for
+    /// (`check` asks for [`COMPACT_ABOVE`]).
+    pub compact: Option<usize>,
 }
 
 impl Keep {
@@ -252,7 +260,7 @@ mod keep_tests {
             args: Some(only_lookup.clone()),
             outputs: Some(only_lookup),
             no_outputs: false,
-            compact: false,
+            compact: None,
         });
         assert_eq!(some.calls[0], all.calls[0]);
         assert_eq!(some.calls[1].args, serde_json::Value::Null);

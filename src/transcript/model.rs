@@ -47,7 +47,7 @@ pub struct ToolDecl {
 /// calls while reading), arguments are kept as compact JSON text (parsed again when they are
 /// checked), and outputs only where kept. [`CallTable::to_calls`] gives the same calls as a
 /// [`ToolCall`] list (without ids).
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub struct CallTable {
     /// Distinct names, in order of first use.
     names: Vec<Box<str>>,
@@ -62,6 +62,27 @@ pub struct CallTable {
     text: Vec<u8>,
     /// The outputs kept, by call position.
     outputs: std::collections::BTreeMap<usize, Value>,
+}
+
+/// Tables are equal when they hold the same calls (however their text is laid out).
+impl PartialEq for CallTable {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len()
+            && self.outputs == other.outputs
+            && (0..self.len()).all(|i| {
+                (
+                    self.name(i),
+                    self.span(i),
+                    self.is_error(i),
+                    self.args_text(i),
+                ) == (
+                    other.name(i),
+                    other.span(i),
+                    other.is_error(i),
+                    other.args_text(i),
+                )
+            })
+    }
 }
 
 impl CallTable {

@@ -68,6 +68,44 @@ enum Store {
     },
 }
 
+impl Store {
+    fn compact() -> Store {
+        Store::Compact {
+            table: CallTable::default(),
+            symbols: Symbols::default(),
+            by_id: HashMap::default(),
+            keys: RandomState::new(),
+        }
+    }
+
+    /// The calls made compact (once a transcript passes [`Keep::compact`]'s limit).
+    fn into_compact(self) -> Store {
+        let Store::Full { calls, by_id } = self else {
+            return self;
+        };
+        let mut store = Store::compact();
+        if let Store::Compact {
+            table,
+            symbols,
+            by_id: hashed,
+            keys,
+        } = &mut store
+        {
+            for c in calls {
+                let i = table.push(symbols, &c.name, &c.args, c.span);
+                table.set_error(i, c.is_error);
+                table.set_output(i, c.output);
+            }
+            hashed.extend(
+                by_id
+                    .into_iter()
+                    .map(|(id, i)| (keys.hash_one(id.as_str()), i)),
+            );
+        }
+        store
+    }
+}
+
 impl Default for Store {
     fn default() -> Self {
         Store::Full {
@@ -116,13 +154,8 @@ pub(crate) struct Finished {
 impl Sink {
     /// An empty sink that keeps of each call what `keep` asks for.
     pub fn keeping(keep: &Keep) -> Sink {
-        let store = if keep.compact {
-            Store::Compact {
-                table: CallTable::default(),
-                symbols: Symbols::default(),
-                by_id: HashMap::default(),
-                keys: RandomState::new(),
-            }
+        let store = if keep.compact == Some(0) {
+            Store::compact()
         } else {
             Store::default()
         };
@@ -265,6 +298,11 @@ impl Sink {
             }
         }
         self.answered.push(false);
+        if let (Some(limit), Store::Full { calls, .. }) = (self.keep.compact, &self.store) {
+            if calls.len() > limit {
+                self.store = std::mem::take(&mut self.store).into_compact();
+            }
+        }
         i
     }
 
@@ -696,9 +734,16 @@ mod tests {
         };
         let full = run(&Keep::default());
         let compact = run(&Keep {
-            compact: true,
+            compact: Some(0),
             ..Keep::default()
         });
+        // Made compact after two calls: the same table.
+        let later = run(&Keep {
+            compact: Some(2),
+            ..Keep::default()
+        });
+        assert_eq!(later.table, compact.table);
+        assert!(later.calls.is_empty());
         let table = compact.table.expect("compact");
         assert!(compact.calls.is_empty());
         let mut want = full.calls.clone();
@@ -715,7 +760,7 @@ mod tests {
     #[test]
     fn a_compact_sink_places_calls_located_by_path() {
         let doc = br#"{"calls": [{"n": 1}, {"n": 2}]}"#;
-        for compact in [false, true] {
+        for compact in [None, Some(0), Some(1)] {
             let mut s = Sink::keeping(&Keep {
                 compact,
                 ..Keep::default()
@@ -734,7 +779,7 @@ mod tests {
             assert_eq!(
                 spans,
                 [Span::new(111, 119), Span::new(121, 129)],
-                "compact {compact}"
+                "compact {compact:?}"
             );
         }
     }
