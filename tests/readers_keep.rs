@@ -4,6 +4,10 @@
 //! `None`; and with filters that pass every call, they are exactly those of a full read. Under
 //! a restricted `Keep`, Claude Code lines are parsed without building what the reader never
 //! reads (`transcript::prune`), so this pins that the pruned parse changes nothing else.
+//!
+//! And the compact form (`Keep::compact`, what `check` reads): for every file, every
+//! transcript's `CallTable` gives back the calls of the full read (without ids), under the same
+//! filters.
 
 use std::path::{Path, PathBuf};
 
@@ -52,6 +56,7 @@ fn without_outputs_everything_but_the_outputs_is_read_the_same() {
         args: Some(everything.clone()),
         outputs: Some(everything),
         no_outputs: false,
+        compact: None,
     };
     let (mut compared, mut sessions) = (0, 0);
     for path in &all {
@@ -92,4 +97,80 @@ fn without_outputs_everything_but_the_outputs_is_read_the_same() {
         sessions >= 7,
         "only {sessions} Claude Code sessions compared"
     );
+}
+
+#[test]
+fn compact_calls_are_the_full_calls_without_ids() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let mut all = Vec::new();
+    for sub in ["corpus", "formats"] {
+        files(&root.join(sub), &mut all);
+    }
+    all.sort();
+    let some: toolspec::transcript::NameFilter =
+        std::sync::Arc::new(|n: &str| n.len().is_multiple_of(2) || n.starts_with('R'));
+    let mut compared = 0;
+    for (keep, filtered) in [
+        (Keep::default(), false),
+        (
+            Keep {
+                args: Some(some.clone()),
+                outputs: Some(some.clone()),
+                ..Keep::default()
+            },
+            true,
+        ),
+    ] {
+        let compact = Keep {
+            compact: Some(0),
+            ..keep.clone()
+        };
+        // Made compact part-way through (after three calls): the same table.
+        let later = Keep {
+            compact: Some(3),
+            ..keep.clone()
+        };
+        for path in &all {
+            let (full, small) = match (read(path, &keep), read(path, &compact)) {
+                (Ok(f), Ok(s)) => (f, s),
+                (Err(f), Err(s)) => {
+                    assert_eq!(f, s, "{}: different errors", path.display());
+                    continue;
+                }
+                (f, s) => panic!("{}: {f:?} vs {s:?}", path.display()),
+            };
+            assert_eq!(full.len(), small.len(), "{}", path.display());
+            let part_way = read(path, &later).unwrap();
+            for (p, s) in part_way.iter().zip(&small) {
+                if s.compact.as_ref().is_some_and(|t| t.len() > 3) {
+                    assert_eq!(p.compact, s.compact, "{}", path.display());
+                } else {
+                    assert_eq!(p.compact, None);
+                }
+            }
+            for (f, s) in full.into_iter().zip(small) {
+                let table = s.compact.clone().expect("a compact read gives a table");
+                assert!(s.calls.is_empty());
+                let mut want = f.calls.clone();
+                for c in &mut want {
+                    c.id = None;
+                }
+                assert_eq!(
+                    table.to_calls(),
+                    want,
+                    "{} (filtered: {filtered})",
+                    path.display()
+                );
+                assert_eq!(table.len(), f.calls.len());
+                assert_eq!(
+                    (s.format, s.record, &s.tools, &s.findings),
+                    (f.format, f.record, &f.tools, &f.findings),
+                    "{}",
+                    path.display()
+                );
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 200, "only {compared} transcripts compared");
 }

@@ -580,6 +580,40 @@ fn same_when_restricted(
         no_outputs: true,
         ..transcript::Keep::default()
     };
+    // The compact form (check's, for long transcripts), from the second call on.
+    let compact = transcript::Keep {
+        compact: Some(1),
+        ..keep.clone()
+    };
+    let mut tables = Vec::new();
+    let compacted = transcript::read_with_keep(name, bytes, format, &compact, |t| tables.push(t));
+    match (full, compacted) {
+        (Ok(all), Ok(())) => {
+            assert_eq!(all.len(), tables.len(), "transcripts (compact)");
+            for (a, k) in all.iter().zip(&tables) {
+                let calls = match &k.compact {
+                    Some(table) => table.to_calls(),
+                    None => k.calls.clone(),
+                };
+                assert_eq!(a.calls.len(), calls.len(), "calls (compact)");
+                for (ca, ck) in a.calls.iter().zip(&calls) {
+                    assert_eq!(
+                        (&ca.name, ca.span, ca.is_error),
+                        (&ck.name, ck.span, ck.is_error)
+                    );
+                    if ca.name.len().is_multiple_of(2) {
+                        assert_eq!(ca.args, ck.args, "arguments of {} (compact)", ca.name);
+                    }
+                }
+            }
+        }
+        (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+        (a, b) => panic!(
+            "full read {:?}, compact read {:?}",
+            a.as_ref().err(),
+            b.err()
+        ),
+    }
     let mut kept = Vec::new();
     let restricted = transcript::read_with_keep(name, bytes, format, &keep, |t| kept.push(t));
     match (full, restricted) {

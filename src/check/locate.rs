@@ -137,6 +137,16 @@ impl<'t> Locator<'t> {
         }
     }
 
+    /// The 1-based (line, column) of each of the sorted, distinct `offsets`, as [`Self::resolve`]
+    /// places them (empty if a streamed file cannot be read: every place is then 1:1). For a
+    /// caller that places its locations itself, as it builds them.
+    pub(crate) fn positions(&mut self, offsets: &[usize]) -> Vec<(usize, usize)> {
+        if offsets.is_empty() {
+            return Vec::new();
+        }
+        self.place(offsets)
+    }
+
     /// The 1-based (line, column) of each of the sorted, distinct `offsets`, in the sense of
     /// [`LineIndex::line_col`](crate::source::LineIndex::line_col) (offsets past the end are
     /// clamped to it); empty if a streamed file cannot be read.

@@ -28,7 +28,7 @@ use super::locate;
 use super::settings::LoadedSettings;
 use crate::compile::{self, FsLoader, ProjectLoader, SourceLoader, SpecDiagnostic};
 use crate::config::{Check, ExtraCalls, MatcherConfig, PathSeg, TranscriptGlob, ValueMatcher};
-use crate::engine::{self, Verdict};
+use crate::engine;
 use crate::report::model::{
     CallRef, ExpectationResult, Finding, Location, PairResult, Report, Severity,
 };
@@ -598,13 +598,13 @@ struct FileOutcome<E> {
     errors: Vec<Finding>,
 }
 
-/// What a result needs of its transcript once the specs have run: not the calls, only where
+/// What a result needs of its transcript besides the engine's run: not the calls, only where
 /// they are.
-struct Seen {
+struct Seen<'a> {
     format: Format,
     record: Option<transcript::RecordLoc>,
     /// Each call's span, by position.
-    spans: Vec<Span>,
+    spans: &'a [Span],
     findings: Vec<transcript::ReadFinding>,
 }
 
@@ -666,42 +666,52 @@ fn check_file<S: PairSink>(
         let pairs = &mut out.pairs;
         let emit = |t: Transcript| {
             count += 1;
-            let verdicts: Vec<(Verdict, Option<ProfileVerdict>)> = specs
-                .iter()
-                .map(|s| {
-                    let profile = s.config.profile.as_ref().map(|p| {
-                        profiles::score_calls_with_tools(
-                            p,
-                            &expected_calls(&s.config),
-                            &t.calls,
-                            &t.tools,
-                        )
-                    });
-                    (engine::run(&s.config, &t.calls), profile)
-                })
-                .collect();
-            // The calls (often most of a transcript's memory) go before the results are built.
             let Transcript {
                 format,
                 record,
                 calls,
+                compact,
                 tools,
                 findings,
             } = t;
+            let all: &dyn engine::Calls = match &compact {
+                Some(table) => table,
+                None => &calls,
+            };
+            let listed: Vec<Span>;
+            let spans = match &compact {
+                Some(table) => table.spans(),
+                None => {
+                    listed = calls.iter().map(|c| c.span).collect();
+                    &listed
+                }
+            };
             let t = Seen {
                 format,
                 record,
-                spans: calls.iter().map(|c| c.span).collect(),
+                spans,
                 findings,
             };
-            drop((calls, tools));
-            for (s, (verdict, profile)) in specs.iter().zip(verdicts) {
-                let mut r = pair_result(s, &shown, &t, verdict, profile);
-                locator.resolve(pair_locations(&mut r).filter(|l| l.file == shown));
-                sort_findings(&mut r.findings);
-                let k = (s.file.key.clone(), s.name.clone(), key.clone(), r.record);
-                let passed = r.passed;
-                pairs.push((k, passed, sink.pair(r)));
+            // One spec at a time: its findings are built as the sink writes them out, so a
+            // transcript with 100 000 extra calls never holds 100 000 findings.
+            for s in specs.iter() {
+                let profile = s.config.profile.as_ref().map(|p| {
+                    // Under a profile the calls are read in full (`keep_for`).
+                    let full;
+                    let calls = match &compact {
+                        Some(table) => {
+                            full = table.to_calls();
+                            &full
+                        }
+                        None => &calls,
+                    };
+                    profiles::score_calls_with_tools(p, &expected_calls(&s.config), calls, &tools)
+                });
+                let run = engine::Run::new(&s.config, all);
+                let (passed, record, entry) =
+                    check_pair(s, &shown, &t, &run, profile, &mut locator, sink);
+                let k = (s.file.key.clone(), s.name.clone(), key.clone(), record);
+                pairs.push((k, passed, entry));
             }
         };
         let keep = keep_for(&specs);
@@ -724,17 +734,6 @@ fn check_file<S: PairSink>(
         .filter(|l| l.file == shown);
     locate::resolve(locations, text, path);
     out
-}
-
-/// The locations of a result that point into its transcript (and possibly others): its matched
-/// calls and its findings.
-fn pair_locations(r: &mut PairResult) -> impl Iterator<Item = &mut Location> {
-    let calls = r
-        .expectations
-        .iter_mut()
-        .flat_map(|e| e.calls.iter_mut().filter_map(|c| c.location.as_mut()));
-    let findings = r.findings.iter_mut().filter_map(|f| f.location.as_mut());
-    calls.chain(findings)
 }
 
 /// Files up to this size are read whole; larger ones are streamed by the reader.
@@ -778,7 +777,7 @@ fn stream_transcripts(
 }
 
 /// What `specs` need of each call, so the reader can drop the rest as it goes (the issue's
-/// "lazy arguments"): the arguments of calls an expectation or a `never` rule may match (by
+/// "lazy arguments"), and calls handed over compact ([`transcript::CallTable`]): the arguments of calls an expectation or a `never` rule may match (by
 /// name, under each spec's name rules), the outputs of calls an expectation with an output check
 /// or a reference into an output may match. Under a profile everything is kept: the peer's
 /// scorer reads every call.
@@ -832,6 +831,7 @@ fn keep_for(specs: &[&Spec]) -> transcript::Keep {
         args: Some(filter(args)),
         outputs: Some(filter(outputs)),
         no_outputs,
+        compact: Some(transcript::COMPACT_ABOVE),
     }
 }
 
@@ -866,13 +866,6 @@ fn read_error(e: &ReadError, shown: &str) -> Finding {
         label: None,
         related: None,
     }
-}
-
-/// Findings in file order: by location, then the spec place they relate to, then code.
-fn sort_findings(findings: &mut [Finding]) {
-    findings.sort_by(|a, b| {
-        (&a.location, &a.related, &a.code).cmp(&(&b.location, &b.related, &b.code))
-    });
 }
 
 /// The expected calls a profile sees: each expectation's tool, repeated `min` times (optional
@@ -913,17 +906,75 @@ fn literal_value(m: &ValueMatcher) -> Option<serde_json::Value> {
     (!object.is_empty()).then_some(serde_json::Value::Object(object))
 }
 
-fn pair_result(
+/// Build the result of `spec` on the transcript `t` from its engine `run` and hand it to `sink`
+/// with its findings sorted and its locations placed; the findings are built one at a time as
+/// the sink takes them. Returns whether it passed, its record and the sink's entry.
+fn check_pair<S: PairSink>(
     spec: &Spec,
     shown: &str,
-    t: &Seen,
-    verdict: Verdict,
+    t: &Seen<'_>,
+    run: &engine::Run<'_>,
     profile: Option<ProfileVerdict>,
-) -> PairResult {
+    locator: &mut locate::Locator<'_>,
+    sink: &S,
+) -> (bool, Option<usize>, S::Entry) {
     let file = &spec.file;
+    let verdict = run.verdict();
     let record_span = t.record.map(|r| r.span).unwrap_or(Span::point(0));
     let record_start = Span::new(record_span.start, record_span.start);
-    let call_loc = |i: usize| t.spans.get(i).map(|&span| locate::pending(shown, span));
+    // Findings in file order (as `sort_findings` orders built ones): by location, then the spec
+    // place they relate to, then code. Locations in the transcript are ordered as their byte
+    // spans are (line and column grow with the offset), and so are places in the spec file; a
+    // stable sort of the engine's findings followed by the reader's, as before.
+    let engine_count = run.finding_count();
+    let place = |x: usize| -> (Option<Span>, Option<Span>, &str) {
+        if x < engine_count {
+            let (call, spec_span, code) = run.finding_place(x);
+            let at = match call {
+                Some(i) => t.spans.get(i).copied(),
+                None => Some(record_start),
+            };
+            (at, spec_span, code)
+        } else {
+            let f = &t.findings[x - engine_count];
+            (Some(f.span), None, f.code)
+        }
+    };
+    let mut order: Vec<usize> = (0..engine_count + t.findings.len()).collect();
+    order.sort_by(|&a, &b| place(a).cmp(&place(b)));
+    // Lines and columns of every place in the transcript the result names, found in one pass.
+    let mut offsets: Vec<usize> = Vec::new();
+    let mut note = |s: Span| offsets.extend([s.start, s.end]);
+    for o in &verdict.expectations {
+        for &i in &o.calls {
+            if let Some(&s) = t.spans.get(i) {
+                note(s);
+            }
+        }
+    }
+    for &x in &order {
+        if let (Some(s), _, _) = place(x) {
+            note(s);
+        }
+    }
+    offsets.sort_unstable();
+    offsets.dedup();
+    let found = locator.positions(&offsets);
+    let line_col = |o: usize| {
+        offsets
+            .binary_search(&o)
+            .ok()
+            .and_then(|i| found.get(i))
+            .copied()
+            .unwrap_or((1, 1))
+    };
+    let located = |span: Span| {
+        let mut l = locate::pending(shown, span);
+        (l.line, l.column) = line_col(span.start);
+        (l.end_line, l.end_column) = line_col(span.end);
+        l
+    };
+    let call_loc = |i: usize| t.spans.get(i).map(|&span| located(span));
     let expectations = verdict
         .expectations
         .iter()
@@ -960,37 +1011,6 @@ fn pair_result(
         .collect();
     let counts = serde_json::to_value(verdict.counts).unwrap_or_default();
     let (score, threshold, passed) = (verdict.score, verdict.threshold, verdict.passed);
-    // The engine's findings are moved, not copied: a transcript with 100 000 unexpected calls
-    // has as many findings, and they are the largest part of its result.
-    let mut findings: Vec<Finding> = verdict
-        .findings
-        .into_iter()
-        .map(|f| Finding {
-            code: f.code,
-            severity: match f.severity {
-                engine::Severity::Error => Severity::Error,
-                engine::Severity::Warning => Severity::Warning,
-                engine::Severity::Info => Severity::Note,
-            },
-            message: f.message,
-            help: (!f.help.is_empty()).then_some(f.help),
-            location: match f.call {
-                Some(i) => call_loc(i),
-                None => Some(locate::pending(shown, record_start)),
-            },
-            label: None,
-            related: f.spec_span.map(|s| file.locate(s)),
-        })
-        .collect();
-    findings.extend(t.findings.iter().map(|f| Finding {
-        code: f.code.to_owned(),
-        severity: Severity::Warning,
-        message: f.message.clone(),
-        help: None,
-        location: Some(locate::pending(shown, f.span)),
-        label: None,
-        related: None,
-    }));
     // Under a profile, the peer's numbers decide; the engine's findings still explain.
     let (score, threshold, passed, profile_details) = match profile {
         Some(p) => (
@@ -1001,7 +1021,7 @@ fn pair_result(
         ),
         None => (score, threshold, passed, None),
     };
-    PairResult {
+    let head = PairResult {
         spec_file: file.shown.clone(),
         spec: spec.config.name.clone(),
         transcript: shown.to_owned(),
@@ -1014,9 +1034,43 @@ fn pair_result(
         calls: t.spans.len(),
         counts,
         expectations,
-        findings,
+        findings: Vec::new(),
         profile_details,
-    }
+    };
+    let record = head.record;
+    let finding = |x: usize| -> Option<Finding> {
+        if x >= engine_count {
+            let f = t.findings.get(x - engine_count)?;
+            return Some(Finding {
+                code: f.code.to_owned(),
+                severity: Severity::Warning,
+                message: f.message.clone(),
+                help: None,
+                location: Some(located(f.span)),
+                label: None,
+                related: None,
+            });
+        }
+        let f = run.finding(x)?;
+        Some(Finding {
+            code: f.code,
+            severity: match f.severity {
+                engine::Severity::Error => Severity::Error,
+                engine::Severity::Warning => Severity::Warning,
+                engine::Severity::Info => Severity::Note,
+            },
+            message: f.message,
+            help: (!f.help.is_empty()).then_some(f.help),
+            location: match f.call {
+                Some(i) => call_loc(i),
+                None => Some(located(record_start)),
+            },
+            label: None,
+            related: f.spec_span.map(|s| file.locate(s)),
+        })
+    };
+    let mut findings = order.iter().filter_map(|&x| finding(x));
+    (passed, record, sink.pair_streamed(head, &mut findings))
 }
 
 #[cfg(test)]

@@ -12,8 +12,8 @@ use super::fuzzy::{self, Fuzzy};
 use super::json::{has_type, json_eq, show, subset_diff, trimmed, type_name};
 use super::resolve::{display_path, ParseCache};
 use super::verdict::{Failure, FailurePart};
+use super::Calls;
 use crate::config::{Check, Expectation, Part, PathSeg, ValueMatcher};
-use crate::transcript::model::ToolCall;
 
 /// How reference checks are decided.
 #[derive(Clone, Copy)]
@@ -27,8 +27,9 @@ pub(crate) enum RefMode<'a> {
 }
 
 /// Evaluates constraints against the calls of one run.
+#[derive(Clone, Copy)]
 pub(crate) struct Evaluator<'a> {
-    pub(crate) calls: &'a [ToolCall],
+    pub(crate) calls: &'a dyn Calls,
     pub(crate) cache: &'a ParseCache,
     pub(crate) refs: RefMode<'a>,
 }
@@ -65,11 +66,39 @@ impl Evaluator<'_> {
         out
     }
 
-    fn evaluate(&self, e: &Expectation, i: usize, mut out: Option<&mut Vec<Failure>>) -> bool {
-        let call = &self.calls[i];
+    /// `f` with call `i`'s arguments and an evaluator whose parse cache may see them: this one
+    /// when they are borrowed from the calls (they live for the run), else one with a cache of
+    /// its own that ends with them (the cache is keyed by addresses, which a temporary would
+    /// hand on to the next value).
+    pub(crate) fn with_args<R>(&self, i: usize, f: impl FnOnce(&Evaluator<'_>, &Value) -> R) -> R {
+        match self.calls.args(i) {
+            Cow::Borrowed(args) => f(self, args),
+            Cow::Owned(args) => {
+                let cache = ParseCache::default();
+                let ev = Evaluator {
+                    cache: &cache,
+                    ..*self
+                };
+                f(&ev, &args)
+            }
+        }
+    }
+
+    fn evaluate(&self, e: &Expectation, i: usize, out: Option<&mut Vec<Failure>>) -> bool {
+        self.with_args(i, |ev, args| ev.evaluate_with(e, i, args, out))
+    }
+
+    fn evaluate_with(
+        &self,
+        e: &Expectation,
+        i: usize,
+        args: &Value,
+        mut out: Option<&mut Vec<Failure>>,
+    ) -> bool {
+        let is_error = self.calls.is_error(i);
         let mut ok = true;
         if let Some(want) = e.errored {
-            if call.is_error != want {
+            if is_error != want {
                 ok = false;
                 match out.as_deref_mut() {
                     None => return false,
@@ -79,7 +108,7 @@ impl Evaluator<'_> {
                         path: String::new(),
                         check: "errored".into(),
                         expected: Value::Bool(want),
-                        actual: Some(Value::Bool(call.is_error)),
+                        actual: Some(Value::Bool(is_error)),
                         message: if want {
                             "the call succeeded, but the spec expects it to fail".into()
                         } else {
@@ -93,12 +122,12 @@ impl Evaluator<'_> {
                 }
             }
         }
-        ok &= self.matcher(&e.args, Some(&call.args), Part::Args, i, out.as_deref_mut());
+        ok &= self.matcher(&e.args, Some(args), Part::Args, i, out.as_deref_mut());
         if !ok && out.is_none() {
             return false;
         }
         if let Some(m) = &e.output {
-            ok &= self.matcher(m, call.output.as_ref(), Part::Output, i, out);
+            ok &= self.matcher(m, self.calls.output(i), Part::Output, i, out);
         }
         ok
     }
@@ -511,12 +540,16 @@ impl Evaluator<'_> {
         }
         let mut last_seen: Option<(usize, Value)> = None;
         for &j in earlier.iter().rev() {
-            let call = &self.calls[j];
-            let root = match part {
-                Part::Args => Some(&call.args),
-                Part::Output => call.output.as_ref(),
+            // Arguments parsed here get a cache of their own, which ends with them.
+            let cache = ParseCache::default();
+            let (root, cache) = match part {
+                Part::Args => match self.calls.args(j) {
+                    Cow::Borrowed(a) => (Some(Cow::Borrowed(a)), self.cache),
+                    owned => (Some(owned), &cache),
+                },
+                Part::Output => (self.calls.output(j).map(Cow::Borrowed), self.cache),
             };
-            let Some(captured) = root.and_then(|r| self.cache.resolve(r, path)) else {
+            let Some(captured) = root.as_deref().and_then(|r| cache.resolve(r, path)) else {
                 continue;
             };
             if actual.is_some_and(|v| json_eq(v, &captured)) {

@@ -11,19 +11,19 @@
 use super::align::Candidate;
 use super::difflib;
 use super::verdict::{ExpectationOutcome, Finding, Severity, Status};
+use super::Calls;
 use crate::config::{MatcherConfig, OrderMode};
 use crate::source::Span;
-use crate::transcript::model::ToolCall;
 
 /// What the findings are computed from.
 pub(crate) struct Context<'a> {
     pub(crate) config: &'a MatcherConfig,
-    pub(crate) calls: &'a [ToolCall],
+    pub(crate) calls: &'a dyn Calls,
     pub(crate) exp_name: &'a [usize],
-    pub(crate) call_name: &'a [usize],
-    pub(crate) forbidden_by: &'a [Option<usize>],
+    pub(crate) call_name: &'a [u32],
+    pub(crate) forbidden_by: &'a [Option<u32>],
     /// The expectation each call is matched to.
-    pub(crate) owner: &'a [Option<usize>],
+    pub(crate) owner: &'a [Option<u32>],
     /// Final candidates per call.
     pub(crate) by_call: &'a [Vec<Candidate>],
     /// Whether any extra call fails the spec (strict order or `forbid` policy).
@@ -55,11 +55,18 @@ fn finding(
 
 impl Context<'_> {
     fn who(&self, j: usize) -> String {
-        let e = &self.config.expectations[j];
-        match &e.label {
+        who(self.config, j)
+    }
+}
+
+/// How messages name expectation `j`: ``#2 `Bash` `` (with its label, if it has one).
+fn who(config: &MatcherConfig, j: usize) -> String {
+    match config.expectations.get(j) {
+        Some(e) => match &e.label {
             Some(l) if l != &e.tool => format!("#{} `{}` ({l})", j + 1, e.tool),
             _ => format!("#{} `{}`", j + 1, e.tool),
-        }
+        },
+        None => format!("#{}", j + 1),
     }
 }
 
@@ -82,45 +89,38 @@ pub(crate) fn before_violations(
     out
 }
 
-/// Every finding of a verdict, sorted; marks expectations whose surplus calls were left out as
-/// [`Status::TooMany`].
+/// Every finding of a verdict, sorted (the extra calls' only described, see [`Pending`]); marks
+/// expectations whose surplus calls were left out as [`Status::TooMany`].
 pub(crate) fn findings(
     ctx: &Context<'_>,
     outcomes: &mut [ExpectationOutcome],
     before_broken: Vec<(usize, usize, usize)>,
     passed: bool,
-) -> Vec<Finding> {
+) -> Vec<Pending> {
     let cfg = ctx.config;
     let soft = if passed {
         Severity::Warning
     } else {
         Severity::Error
     };
-    let extra_severity = if ctx.strict_extras {
-        Severity::Error
-    } else if cfg.scoring.extra_call > 0.0 {
-        soft
-    } else {
-        Severity::Info
-    };
-    let mut out = Vec::new();
+    let extra_severity = extra_severity(cfg, ctx.strict_extras, passed);
+    let mut out: Vec<Pending> = Vec::new();
     let in_order = cfg.order != OrderMode::AnyOrder;
 
     for (i, rule) in ctx.forbidden_by.iter().enumerate() {
-        if let Some(r) = *rule {
-            let f = &cfg.forbidden[r];
+        if let Some(f) = rule.and_then(|r| cfg.forbidden.get(r as usize)) {
             let with = if f.args.is_some() {
                 " with these arguments"
             } else {
                 ""
             };
-            out.push(finding(
+            out.push(Pending::Ready(Box::new(finding(
                 "forbidden-call",
                 Severity::Error,
                 format!(
                     "call #{} calls `{}`{with}, which the spec forbids",
                     i + 1,
-                    ctx.calls[i].name
+                    ctx.calls.name(i)
                 ),
                 "the agent must not make this call; if it is acceptable, remove or narrow the \
                  `forbid` rule"
@@ -128,13 +128,13 @@ pub(crate) fn findings(
                 None,
                 Some(f.span),
                 Some(i),
-            ));
+            ))));
         }
     }
 
     for (r, then_call, first_call) in before_broken {
         let rule = &cfg.before[r];
-        out.push(finding(
+        out.push(Pending::Ready(Box::new(finding(
             "before-violation",
             Severity::Error,
             format!(
@@ -150,11 +150,11 @@ pub(crate) fn findings(
             Some(rule.then),
             Some(rule.span),
             Some(then_call),
-        ));
+        ))));
     }
 
     // Calls explained by an order violation are not reported again as unexpected.
-    let mut explained = vec![false; ctx.calls.len()];
+    let mut explained = vec![false; ctx.calls.count()];
     for j in 0..outcomes.len() {
         let e = &cfg.expectations[j];
         let o = &outcomes[j];
@@ -163,10 +163,10 @@ pub(crate) fn findings(
             Status::Missing | Status::TooFew | Status::NameOnly
         );
         if in_order && short {
-            if let Some(i) = (0..ctx.calls.len()).find(|&i| {
+            if let Some(i) = (0..ctx.calls.count()).find(|&i| {
                 !o.calls.contains(&i)
                     && ctx.by_call[i].iter().any(|c| c.exp == j && c.full)
-                    && ctx.owner[i].is_none_or(|k| k != j)
+                    && ctx.owner[i].is_none_or(|k| k as usize != j)
             }) {
                 explained[i] = ctx.owner[i].is_none();
                 let why = order_reason(ctx, outcomes, j, i);
@@ -175,13 +175,13 @@ pub(crate) fn findings(
                 } else {
                     soft
                 };
-                out.push(finding(
+                out.push(Pending::Ready(Box::new(finding(
                     "order-violation",
                     severity,
                     format!(
                         "call #{} `{}` satisfies expectation {}, but out of order: {why}",
                         i + 1,
-                        ctx.calls[i].name,
+                        ctx.calls.name(i),
                         ctx.who(j)
                     ),
                     "this spec checks the order of calls; make the agent follow the written \
@@ -190,11 +190,11 @@ pub(crate) fn findings(
                     Some(j),
                     Some(e.span),
                     Some(i),
-                ));
+                ))));
             }
         }
         match o.status {
-            Status::Missing => out.push(finding(
+            Status::Missing => out.push(Pending::Ready(Box::new(finding(
                 "missing-call",
                 soft,
                 format!("expected a call to {}, but none matched", ctx.who(j)),
@@ -202,8 +202,8 @@ pub(crate) fn findings(
                 Some(j),
                 Some(e.span),
                 None,
-            )),
-            Status::TooFew => out.push(finding(
+            )))),
+            Status::TooFew => out.push(Pending::Ready(Box::new(finding(
                 "missing-call",
                 soft,
                 format!(
@@ -216,7 +216,7 @@ pub(crate) fn findings(
                 Some(j),
                 Some(e.span),
                 None,
-            )),
+            )))),
             _ => {}
         }
         for &i in &o.calls {
@@ -228,7 +228,7 @@ pub(crate) fn findings(
             if fails.len() > 3 {
                 text.push(format!("and {} more", fails.len() - 3));
             }
-            out.push(finding(
+            out.push(Pending::Ready(Box::new(finding(
                 "name-only-match",
                 soft,
                 format!(
@@ -243,9 +243,9 @@ pub(crate) fn findings(
                 Some(j),
                 fails[0].spec_span.or(Some(e.span)),
                 Some(i),
-            ));
+            ))));
             for f in fails.iter().filter(|f| f.bounded) {
-                out.push(finding(
+                out.push(Pending::Ready(Box::new(finding(
                     "fuzzy-bound-applied",
                     Severity::Warning,
                     f.message.clone(),
@@ -257,7 +257,7 @@ pub(crate) fn findings(
                     Some(j),
                     f.spec_span,
                     Some(i),
-                ));
+                ))));
             }
         }
     }
@@ -266,9 +266,9 @@ pub(crate) fn findings(
         if ctx.owner[i].is_some() || ctx.forbidden_by[i].is_some() || done {
             continue;
         }
-        let name = &ctx.calls[i].name;
+        let name = ctx.calls.name(i);
         let same_name: Vec<usize> = (0..outcomes.len())
-            .filter(|&j| ctx.exp_name[j] == ctx.call_name[i])
+            .filter(|&j| ctx.exp_name[j] == ctx.call_name[i] as usize)
             .collect();
         let full_at = same_name.iter().copied().find(|&j| {
             let e = &cfg.expectations[j];
@@ -281,7 +281,7 @@ pub(crate) fn findings(
                 outcomes[j].status = Status::TooMany;
             }
             let e = &cfg.expectations[j];
-            out.push(finding(
+            out.push(Pending::Ready(Box::new(finding(
                 "too-many-calls",
                 if ctx.strict_extras {
                     Severity::Error
@@ -304,65 +304,118 @@ pub(crate) fn findings(
                 Some(j),
                 Some(e.span),
                 Some(i),
-            ));
+            ))));
             continue;
         }
-        // A call of an expected tool that breaks a constraint says which: that is usually why
-        // it was left out.
-        let broken = same_name
-            .first()
-            .map(|&j| (ctx.failures)(j, i))
-            .unwrap_or_default();
-        let help =
-            match same_name.first() {
-                Some(&j) if !broken.is_empty() => {
-                    let why: Vec<&str> = broken.iter().map(|f| f.message.as_str()).collect();
-                    format!(
-                        "it has the name of expectation {}, but {}",
-                        ctx.who(j),
-                        why.join("; ")
-                    )
-                }
-                Some(&j) => {
-                    format!(
-                "it has the name of expectation {}, but that expectation's slots are taken by \
-                 better-matching calls{}",
-                ctx.who(j),
-                if in_order { " or it is out of order" } else { "" }
-            )
-                }
-                None if ctx.strict_extras => {
-                    "add an expectation for it, or allow extra calls in the spec".into()
-                }
-                None => "extra calls are allowed by this spec".into(),
-            };
-        out.push(finding(
-            "unexpected-call",
-            extra_severity,
-            format!(
-                "call #{} `{name}` is not accounted for by any expectation",
-                i + 1
-            ),
-            help,
-            same_name.first().copied(),
-            None,
-            Some(i),
-        ));
+        out.push(Pending::Unexpected {
+            call: i,
+            exp: same_name.first().copied(),
+        });
     }
 
-    out.sort_by(|a, b| {
-        (
-            a.call.unwrap_or(usize::MAX),
-            a.expectation.unwrap_or(usize::MAX),
-            &a.code,
-        )
-            .cmp(&(
-                b.call.unwrap_or(usize::MAX),
-                b.expectation.unwrap_or(usize::MAX),
-                &b.code,
-            ))
-    });
+    out.sort_by(|a, b| a.key().cmp(&b.key()));
     out
+}
+
+/// The code of the findings about extra calls.
+pub(crate) const UNEXPECTED: &str = "unexpected-call";
+
+/// A finding of a verdict, built ([`Pending::Ready`]) or only described: a transcript may have
+/// 100 000 extra calls, each with an `unexpected-call` finding, and those are built one at a
+/// time when they are written out ([`unexpected`]).
+pub(crate) enum Pending {
+    /// Boxed: most findings of a long transcript are the other kind, which is small.
+    Ready(Box<Finding>),
+    /// Call `call`, which nothing accounts for; `exp` is the first expectation of its name.
+    Unexpected { call: usize, exp: Option<usize> },
+}
+
+impl Pending {
+    /// The verdict's order: by call position, then expectation, then code.
+    fn key(&self) -> (usize, usize, &str) {
+        match self {
+            Pending::Ready(f) => (
+                f.call.unwrap_or(usize::MAX),
+                f.expectation.unwrap_or(usize::MAX),
+                &f.code,
+            ),
+            Pending::Unexpected { call, exp } => (*call, exp.unwrap_or(usize::MAX), UNEXPECTED),
+        }
+    }
+}
+
+fn extra_severity(cfg: &MatcherConfig, strict_extras: bool, passed: bool) -> Severity {
+    if strict_extras {
+        Severity::Error
+    } else if cfg.scoring.extra_call > 0.0 {
+        if passed {
+            Severity::Warning
+        } else {
+            Severity::Error
+        }
+    } else {
+        Severity::Info
+    }
+}
+
+/// What an `unexpected-call` finding is built from.
+pub(crate) struct Extras<'a> {
+    pub(crate) config: &'a MatcherConfig,
+    pub(crate) calls: &'a dyn Calls,
+    pub(crate) strict_extras: bool,
+    pub(crate) passed: bool,
+    /// As [`Context::failures`].
+    pub(crate) failures: &'a dyn Fn(usize, usize) -> Vec<crate::engine::Failure>,
+}
+
+/// The `unexpected-call` finding of call `i`, which nothing accounts for; `exp` is the first
+/// expectation with its name.
+pub(crate) fn unexpected(x: &Extras<'_>, i: usize, exp: Option<usize>) -> Finding {
+    let cfg = x.config;
+    let in_order = cfg.order != OrderMode::AnyOrder;
+    let name = x.calls.name(i);
+    let who = |j: usize| who(cfg, j);
+    // A call of an expected tool that breaks a constraint says which: that is usually why
+    // it was left out.
+    let broken = exp.map(|j| (x.failures)(j, i)).unwrap_or_default();
+    let help = match exp {
+        Some(j) if !broken.is_empty() => {
+            let why: Vec<&str> = broken.iter().map(|f| f.message.as_str()).collect();
+            format!(
+                "it has the name of expectation {}, but {}",
+                who(j),
+                why.join("; ")
+            )
+        }
+        Some(j) => {
+            format!(
+                "it has the name of expectation {}, but that expectation's slots are taken by \
+                 better-matching calls{}",
+                who(j),
+                if in_order {
+                    " or it is out of order"
+                } else {
+                    ""
+                }
+            )
+        }
+        None if x.strict_extras => {
+            "add an expectation for it, or allow extra calls in the spec".into()
+        }
+        None => "extra calls are allowed by this spec".into(),
+    };
+    finding(
+        UNEXPECTED,
+        extra_severity(cfg, x.strict_extras, x.passed),
+        format!(
+            "call #{} `{name}` is not accounted for by any expectation",
+            i + 1
+        ),
+        help,
+        exp,
+        None,
+        Some(i),
+    )
 }
 
 /// Why call `i`, which satisfies expectation `j`, could not be matched to it in order.
@@ -389,7 +442,10 @@ fn order_reason(ctx: &Context<'_>, outcomes: &[ExpectationOutcome], j: usize, i:
         );
     }
     match ctx.owner[i] {
-        Some(k) => format!("it is matched to expectation {} instead", ctx.who(k)),
+        Some(k) => format!(
+            "it is matched to expectation {} instead",
+            ctx.who(k as usize)
+        ),
         None => "taking it would break the order of the other matches".into(),
     }
 }
@@ -397,8 +453,8 @@ fn order_reason(ctx: &Context<'_>, outcomes: &[ExpectationOutcome], j: usize, i:
 /// Help for an expectation that got too few calls: where the right-named calls went, or which
 /// called tool has a similar name.
 fn missing_help(ctx: &Context<'_>, j: usize) -> String {
-    let named: Vec<usize> = (0..ctx.calls.len())
-        .filter(|&i| ctx.call_name[i] == ctx.exp_name[j] && ctx.forbidden_by[i].is_none())
+    let named: Vec<usize> = (0..ctx.calls.count())
+        .filter(|&i| ctx.call_name[i] as usize == ctx.exp_name[j] && ctx.forbidden_by[i].is_none())
         .collect();
     if !named.is_empty() {
         let list: Vec<String> = named
@@ -416,19 +472,20 @@ fn missing_help(ctx: &Context<'_>, j: usize) -> String {
     // Each distinct called name once (transcripts repeat a few names many times).
     let mut seen = std::collections::HashSet::new();
     let mut best: Option<(f64, usize)> = None;
-    for (i, call) in ctx.calls.iter().enumerate() {
-        if !seen.insert(call.name.as_str()) {
+    for i in 0..ctx.calls.count() {
+        let name = ctx.calls.name(i);
+        if !seen.insert(name) {
             continue;
         }
         // Bounded work: at most 2 000 distinct names, and the length bound first.
         if seen.len() > 2_000 {
             break;
         }
-        let (la, lb) = (call.name.chars().count(), want_lower.chars().count());
+        let (la, lb) = (name.chars().count(), want_lower.chars().count());
         if 2.0 * la.min(lb) as f64 / ((la + lb).max(1) as f64) < 0.6 {
             continue;
         }
-        let r = difflib::ratio(&call.name.to_lowercase(), &want_lower);
+        let r = difflib::ratio(&name.to_lowercase(), &want_lower);
         if r >= 0.6 && best.is_none_or(|(b, _)| r > b) {
             best = Some((r, i));
         }
@@ -437,7 +494,7 @@ fn missing_help(ctx: &Context<'_>, j: usize) -> String {
         Some((_, i)) => format!(
             "the transcript never calls `{want}`; did you mean `{}` (call #{})? Names are \
              compared under the spec's name rules (case, separators, prefixes)",
-            ctx.calls[i].name,
+            ctx.calls.name(i),
             i + 1
         ),
         None => format!("the transcript never calls `{want}`"),

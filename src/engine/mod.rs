@@ -38,11 +38,15 @@ pub mod names;
 mod resolve;
 pub mod verdict;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+
+use serde_json::Value;
 
 use crate::config::{Check, Expectation, ExtraCalls, MatcherConfig, OrderMode, Part};
 use crate::score::native::{self, NativeInputs};
-use crate::transcript::model::ToolCall;
+use crate::source::Span;
+use crate::transcript::model::{CallTable, ToolCall};
 use align::{sane, Candidate, Slots};
 use checks::{Evaluator, RefMode};
 use names::NameTable;
@@ -51,221 +55,444 @@ pub use verdict::{
     Counts, ExpectationOutcome, Failure, FailurePart, Finding, Severity, Status, Verdict,
 };
 
-/// Check `calls` (in transcript order) against `config`.
-pub fn run(config: &MatcherConfig, calls: &[ToolCall]) -> Verdict {
-    let exps = &config.expectations;
-    let (m, n) = (exps.len(), calls.len());
-    let cache = ParseCache::default();
+/// The calls the engine checks, in transcript order, whatever holds them: a list of
+/// [`ToolCall`]s, or the compact [`CallTable`] a check reads.
+pub trait Calls {
+    /// Number of calls.
+    fn count(&self) -> usize;
+    /// The name of call `i`.
+    fn name(&self, i: usize) -> &str;
+    /// Whether call `i` is marked as failed.
+    fn is_error(&self, i: usize) -> bool;
+    /// The arguments of call `i`: borrowed when they are held as JSON, parsed when held as text
+    /// (`null` when they were not kept).
+    fn args(&self, i: usize) -> Cow<'_, Value>;
+    /// The output of call `i`, if one is recorded (and kept).
+    fn output(&self, i: usize) -> Option<&Value>;
+}
 
-    let mut names = NameTable::default();
-    let exp_name: Vec<usize> = exps
-        .iter()
-        .map(|e| names.id(&config.names, &e.tool))
-        .collect();
-    let call_name: Vec<usize> = calls
-        .iter()
-        .map(|c| names.id(&config.names, &c.name))
-        .collect();
-    let forbidden_name: Vec<usize> = config
-        .forbidden
-        .iter()
-        .map(|f| names.id(&config.names, &f.tool))
-        .collect();
-
-    let plain = Evaluator {
-        calls,
-        cache: &cache,
-        refs: RefMode::Unavailable,
-    };
-    let forbidden_by: Vec<Option<usize>> = calls
-        .iter()
-        .enumerate()
-        .map(|(i, call)| {
-            config.forbidden.iter().enumerate().position(|(r, f)| {
-                forbidden_name[r] == call_name[i]
-                    && f.args
-                        .as_ref()
-                        .is_none_or(|a| plain.matcher(a, Some(&call.args), Part::Args, i, None))
-            })
-        })
-        .collect();
-
-    let mut exps_by_name: HashMap<usize, Vec<usize>> = HashMap::new();
-    for (j, &id) in exp_name.iter().enumerate() {
-        exps_by_name.entry(id).or_default().push(j);
+impl Calls for [ToolCall] {
+    fn count(&self) -> usize {
+        self.len()
     }
-    let slots: Vec<Slots> = exps
-        .iter()
-        .map(|e| Slots::of(e, &config.scoring, n))
-        .collect();
-
-    // Pass 1: reference constraints are taken as satisfied.
-    let optimistic = Evaluator {
-        refs: RefMode::Optimistic,
-        ..plain
-    };
-    let mut by_call: Vec<Vec<Candidate>> = (0..n)
-        .map(|i| {
-            if forbidden_by[i].is_some() {
-                return Vec::new();
-            }
-            exps_by_name
-                .get(&call_name[i])
-                .map(|js| {
-                    js.iter()
-                        .map(|&j| Candidate {
-                            exp: j,
-                            full: optimistic.satisfies(&exps[j], i),
-                        })
-                        .collect()
-                })
-                .unwrap_or_default()
-        })
-        .collect();
-    let align = |by_call: &[Vec<Candidate>]| match config.order {
-        OrderMode::Strict | OrderMode::InOrder => in_order::align(&slots, by_call),
-        OrderMode::AnyOrder => any_order::align(&slots, by_call, &exp_name),
-    };
-    let mut assigned = align(&by_call);
-
-    // Pass 2: pin the referenced expectations' calls, evaluate references against them, realign.
-    let referenced = referenced_expectations(exps);
-    if referenced.iter().any(|&r| r) {
-        let pinned = assigned.clone();
-        let mut pinned_to = vec![None; n];
-        for (k, calls_k) in pinned.iter().enumerate() {
-            if referenced[k] {
-                for &i in calls_k {
-                    pinned_to[i] = Some(k);
-                }
-            }
+    fn name(&self, i: usize) -> &str {
+        self.get(i).map_or("", |c| c.name.as_str())
+    }
+    fn is_error(&self, i: usize) -> bool {
+        self.get(i).is_some_and(|c| c.is_error)
+    }
+    fn args(&self, i: usize) -> Cow<'_, Value> {
+        match self.get(i) {
+            Some(c) => Cow::Borrowed(&c.args),
+            None => Cow::Owned(Value::Null),
         }
-        let with_refs: Vec<bool> = exps.iter().map(has_ref).collect();
-        let against = Evaluator {
-            refs: RefMode::Partners(&pinned),
+    }
+    fn output(&self, i: usize) -> Option<&Value> {
+        self.get(i).and_then(|c| c.output.as_ref())
+    }
+}
+
+impl<const N: usize> Calls for [ToolCall; N] {
+    fn count(&self) -> usize {
+        N
+    }
+    fn name(&self, i: usize) -> &str {
+        self.as_slice().name(i)
+    }
+    fn is_error(&self, i: usize) -> bool {
+        self.as_slice().is_error(i)
+    }
+    fn args(&self, i: usize) -> Cow<'_, Value> {
+        self.as_slice().args(i)
+    }
+    fn output(&self, i: usize) -> Option<&Value> {
+        self.as_slice().output(i)
+    }
+}
+
+impl Calls for Vec<ToolCall> {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn name(&self, i: usize) -> &str {
+        self.as_slice().name(i)
+    }
+    fn is_error(&self, i: usize) -> bool {
+        self.as_slice().is_error(i)
+    }
+    fn args(&self, i: usize) -> Cow<'_, Value> {
+        self.as_slice().args(i)
+    }
+    fn output(&self, i: usize) -> Option<&Value> {
+        self.as_slice().output(i)
+    }
+}
+
+impl Calls for CallTable {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn name(&self, i: usize) -> &str {
+        CallTable::name(self, i)
+    }
+    fn is_error(&self, i: usize) -> bool {
+        CallTable::is_error(self, i)
+    }
+    fn args(&self, i: usize) -> Cow<'_, Value> {
+        Cow::Owned(CallTable::args(self, i))
+    }
+    fn output(&self, i: usize) -> Option<&Value> {
+        CallTable::output(self, i)
+    }
+}
+
+/// Check `calls` (in transcript order) against `config`: a `&[ToolCall]` (or a `Vec` or an
+/// array of them), or a compact [`CallTable`].
+pub fn run<C: Calls + ?Sized>(config: &MatcherConfig, calls: &C) -> Verdict {
+    Run::new(config, &AsDyn(calls)).into_verdict()
+}
+
+/// A sized handle on any [`Calls`], so that slices too are seen as `&dyn Calls`.
+struct AsDyn<'a, C: ?Sized>(&'a C);
+
+impl<C: Calls + ?Sized> Calls for AsDyn<'_, C> {
+    fn count(&self) -> usize {
+        self.0.count()
+    }
+    fn name(&self, i: usize) -> &str {
+        self.0.name(i)
+    }
+    fn is_error(&self, i: usize) -> bool {
+        self.0.is_error(i)
+    }
+    fn args(&self, i: usize) -> Cow<'_, Value> {
+        self.0.args(i)
+    }
+    fn output(&self, i: usize) -> Option<&Value> {
+        self.0.output(i)
+    }
+}
+
+/// One spec checked against one transcript, its findings built on demand: what
+/// [`run`] collects into a [`Verdict`], for a caller that writes findings out as it goes (the
+/// streamed check) and need not hold them all.
+pub struct Run<'a> {
+    config: &'a MatcherConfig,
+    calls: &'a dyn Calls,
+    cache: ParseCache,
+    assigned: Vec<Vec<usize>>,
+    strict_extras: bool,
+    /// The findings in the verdict's order, most built, the plentiful ones (extra calls) only
+    /// described.
+    pending: Vec<explain::Pending>,
+    verdict: Verdict,
+}
+
+impl std::fmt::Debug for Run<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Run")
+            .field("verdict", &self.verdict)
+            .field("findings", &self.pending.len())
+            .finish()
+    }
+}
+
+impl<'a> Run<'a> {
+    /// Check `calls` against `config`. The verdict is complete but for its findings, which are
+    /// handed out one at a time ([`Run::finding`]), in the verdict's order.
+    pub fn new(config: &'a MatcherConfig, calls: &'a dyn Calls) -> Run<'a> {
+        let exps = &config.expectations;
+        let (m, n) = (exps.len(), calls.count());
+        let cache = ParseCache::default();
+
+        let mut names = NameTable::default();
+        let exp_name: Vec<usize> = exps
+            .iter()
+            .map(|e| names.id(&config.names, &e.tool))
+            .collect();
+        // Per call: 4-byte name ids and rule indices, so a transcript of 200 000 calls costs a
+        // few megabytes of working lists, not tens.
+        let call_name: Vec<u32> = (0..n)
+            .map(|i| small(names.id(&config.names, calls.name(i))))
+            .collect();
+        let forbidden_name: Vec<usize> = config
+            .forbidden
+            .iter()
+            .map(|f| names.id(&config.names, &f.tool))
+            .collect();
+
+        let plain = Evaluator {
+            calls,
+            cache: &cache,
+            refs: RefMode::Unavailable,
+        };
+        let forbidden_by: Vec<Option<u32>> = (0..n)
+            .map(|i| {
+                let rule = config.forbidden.iter().enumerate().position(|(r, f)| {
+                    small(forbidden_name[r]) == call_name[i]
+                        && f.args.as_ref().is_none_or(|a| {
+                            plain.with_args(i, |ev, args| {
+                                ev.matcher(a, Some(args), Part::Args, i, None)
+                            })
+                        })
+                });
+                rule.map(small)
+            })
+            .collect();
+
+        let mut exps_by_name: HashMap<usize, Vec<usize>> = HashMap::new();
+        for (j, &id) in exp_name.iter().enumerate() {
+            exps_by_name.entry(id).or_default().push(j);
+        }
+        let slots: Vec<Slots> = exps
+            .iter()
+            .map(|e| Slots::of(e, &config.scoring, n))
+            .collect();
+
+        // Pass 1: reference constraints are taken as satisfied.
+        let optimistic = Evaluator {
+            refs: RefMode::Optimistic,
             ..plain
         };
-        for (i, cands) in by_call.iter_mut().enumerate() {
-            cands.retain(|c| match pinned_to[i] {
-                Some(k) => c.exp == k,
-                None => !referenced[c.exp],
-            });
-            for c in cands.iter_mut() {
-                if with_refs[c.exp] {
-                    c.full = against.satisfies(&exps[c.exp], i);
+        let mut by_call: Vec<Vec<Candidate>> = (0..n)
+            .map(|i| {
+                if forbidden_by[i].is_some() {
+                    return Vec::new();
+                }
+                exps_by_name
+                    .get(&(call_name[i] as usize))
+                    .map(|js| {
+                        js.iter()
+                            .map(|&j| Candidate {
+                                exp: j,
+                                full: optimistic.satisfies(&exps[j], i),
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            })
+            .collect();
+        let align = |by_call: &[Vec<Candidate>]| match config.order {
+            OrderMode::Strict | OrderMode::InOrder => in_order::align(&slots, by_call),
+            OrderMode::AnyOrder => any_order::align(&slots, by_call, &exp_name),
+        };
+        let mut assigned = align(&by_call);
+
+        // Pass 2: pin the referenced expectations' calls, evaluate references against them, realign.
+        let referenced = referenced_expectations(exps);
+        if referenced.iter().any(|&r| r) {
+            let pinned = assigned.clone();
+            let mut pinned_to = vec![None; n];
+            for (k, calls_k) in pinned.iter().enumerate() {
+                if referenced[k] {
+                    for &i in calls_k {
+                        pinned_to[i] = Some(k);
+                    }
                 }
             }
+            let with_refs: Vec<bool> = exps.iter().map(has_ref).collect();
+            let against = Evaluator {
+                refs: RefMode::Partners(&pinned),
+                ..plain
+            };
+            for (i, cands) in by_call.iter_mut().enumerate() {
+                cands.retain(|c| match pinned_to[i] {
+                    Some(k) => c.exp == k,
+                    None => !referenced[c.exp],
+                });
+                for c in cands.iter_mut() {
+                    if with_refs[c.exp] {
+                        c.full = against.satisfies(&exps[c.exp], i);
+                    }
+                }
+            }
+            assigned = align(&by_call);
         }
-        assigned = align(&by_call);
-    }
-    if !config.before.is_empty() {
-        assigned = before::respect(&config.before, &slots, &by_call, assigned, &align);
-    }
+        if !config.before.is_empty() {
+            assigned = before::respect(&config.before, &slots, &by_call, assigned, &align);
+        }
 
-    // The verdict, with references judged against the final partners.
-    let judge = Evaluator {
-        refs: RefMode::Partners(&assigned),
-        ..plain
-    };
-    let mut owner = vec![None; n];
-    let mut outcomes = Vec::with_capacity(m);
-    let mut inputs = NativeInputs {
-        all_met: true,
-        ..NativeInputs::default()
-    };
-    let mut counts = Counts {
-        calls: n,
-        expectations: m,
-        ..Counts::default()
-    };
-    for (j, e) in exps.iter().enumerate() {
-        let calls_j = &assigned[j];
-        let mut failures = Vec::new();
-        let mut full = 0usize;
-        for &i in calls_j {
-            owner[i] = Some(j);
-            let f = judge.failures(e, i);
-            if f.is_empty() {
-                full += 1;
-            }
-            failures.extend(f);
-        }
-        let k = calls_j.len();
-        let name_only = k - full;
-        let min = slots[j].min;
-        let w = sane(e.weight);
-        // Name-only calls can only fill required slots; full matches fill the rest.
-        let req_name = name_only.min(min);
-        let req_full = full.min(min - req_name);
-        let credit = w
-            * (sane(config.scoring.exact_match) * req_full as f64
-                + sane(config.scoring.name_only) * req_name as f64);
-        let unmet = min - req_full;
-        inputs.earned += credit;
-        inputs.required_weight += w * min as f64;
-        inputs.unmet_weight += w * unmet as f64;
-        inputs.all_met &= unmet == 0;
-        counts.exact += full;
-        counts.name_only += name_only;
-        counts.missing += min - k.min(min);
-        let status = if k == 0 {
-            if min == 0 {
-                Status::Skipped
-            } else {
-                Status::Missing
-            }
-        } else if k < min {
-            Status::TooFew
-        } else if name_only > 0 {
-            Status::NameOnly
-        } else {
-            Status::Matched
+        // The verdict, with references judged against the final partners.
+        let judge = Evaluator {
+            refs: RefMode::Partners(&assigned),
+            ..plain
         };
-        outcomes.push(ExpectationOutcome {
-            expectation: j,
-            tool: e.tool.clone(),
-            label: e.label.clone(),
-            status,
-            calls: calls_j.clone(),
-            credit,
-            max_credit: w * sane(config.scoring.exact_match) * min as f64,
-            failures,
-        });
-    }
-    let unaccounted: Vec<usize> = (0..n).filter(|&i| owner[i].is_none()).collect();
-    counts.forbidden = forbidden_by.iter().filter(|f| f.is_some()).count();
-    counts.extra = unaccounted.len() - counts.forbidden;
-    inputs.unaccounted = unaccounted.len();
+        let mut owner = vec![None; n];
+        let mut outcomes = Vec::with_capacity(m);
+        let mut inputs = NativeInputs {
+            all_met: true,
+            ..NativeInputs::default()
+        };
+        let mut counts = Counts {
+            calls: n,
+            expectations: m,
+            ..Counts::default()
+        };
+        for (j, e) in exps.iter().enumerate() {
+            let calls_j = &assigned[j];
+            let mut failures = Vec::new();
+            let mut full = 0usize;
+            for &i in calls_j {
+                owner[i] = Some(small(j));
+                let f = judge.failures(e, i);
+                if f.is_empty() {
+                    full += 1;
+                }
+                failures.extend(f);
+            }
+            let k = calls_j.len();
+            let name_only = k - full;
+            let min = slots[j].min;
+            let w = sane(e.weight);
+            // Name-only calls can only fill required slots; full matches fill the rest.
+            let req_name = name_only.min(min);
+            let req_full = full.min(min - req_name);
+            let credit = w
+                * (sane(config.scoring.exact_match) * req_full as f64
+                    + sane(config.scoring.name_only) * req_name as f64);
+            let unmet = min - req_full;
+            inputs.earned += credit;
+            inputs.required_weight += w * min as f64;
+            inputs.unmet_weight += w * unmet as f64;
+            inputs.all_met &= unmet == 0;
+            counts.exact += full;
+            counts.name_only += name_only;
+            counts.missing += min - k.min(min);
+            let status = if k == 0 {
+                if min == 0 {
+                    Status::Skipped
+                } else {
+                    Status::Missing
+                }
+            } else if k < min {
+                Status::TooFew
+            } else if name_only > 0 {
+                Status::NameOnly
+            } else {
+                Status::Matched
+            };
+            outcomes.push(ExpectationOutcome {
+                expectation: j,
+                tool: e.tool.clone(),
+                label: e.label.clone(),
+                status,
+                calls: calls_j.clone(),
+                credit,
+                max_credit: w * sane(config.scoring.exact_match) * min as f64,
+                failures,
+            });
+        }
+        let unaccounted: Vec<usize> = (0..n).filter(|&i| owner[i].is_none()).collect();
+        counts.forbidden = forbidden_by.iter().filter(|f| f.is_some()).count();
+        counts.extra = unaccounted.len() - counts.forbidden;
+        inputs.unaccounted = unaccounted.len();
 
-    let strict_extras =
-        config.order == OrderMode::Strict || config.extra_calls == ExtraCalls::Forbid;
-    let why = |j: usize, i: usize| judge.failures(&exps[j], i);
-    let ctx = explain::Context {
-        config,
-        calls,
-        exp_name: &exp_name,
-        call_name: &call_name,
-        forbidden_by: &forbidden_by,
-        owner: &owner,
-        by_call: &by_call,
-        strict_extras,
-        failures: &why,
-    };
-    let before_broken = explain::before_violations(&ctx, &outcomes);
-    inputs.hard_failure =
-        counts.forbidden > 0 || (strict_extras && counts.extra > 0) || !before_broken.is_empty();
-    let result = native::score(&config.scoring, &inputs);
-    let findings = explain::findings(&ctx, &mut outcomes, before_broken, result.passed);
+        let strict_extras =
+            config.order == OrderMode::Strict || config.extra_calls == ExtraCalls::Forbid;
+        let why = |j: usize, i: usize| judge.failures(&exps[j], i);
+        let ctx = explain::Context {
+            config,
+            calls,
+            exp_name: &exp_name,
+            call_name: &call_name,
+            forbidden_by: &forbidden_by,
+            owner: &owner,
+            by_call: &by_call,
+            strict_extras,
+            failures: &why,
+        };
+        let before_broken = explain::before_violations(&ctx, &outcomes);
+        inputs.hard_failure = counts.forbidden > 0
+            || (strict_extras && counts.extra > 0)
+            || !before_broken.is_empty();
+        let result = native::score(&config.scoring, &inputs);
+        let pending = explain::findings(&ctx, &mut outcomes, before_broken, result.passed);
 
-    Verdict {
-        score: result.score,
-        passed: result.passed,
-        threshold: native::threshold(&config.scoring),
-        counts,
-        expectations: outcomes,
-        unaccounted,
-        findings,
+        Run {
+            config,
+            calls,
+            cache,
+            assigned,
+            strict_extras,
+            pending,
+            verdict: Verdict {
+                score: result.score,
+                passed: result.passed,
+                threshold: native::threshold(&config.scoring),
+                counts,
+                expectations: outcomes,
+                unaccounted,
+                findings: Vec::new(),
+            },
+        }
     }
+
+    /// The verdict, without its findings (see [`Run::finding`]).
+    pub fn verdict(&self) -> &Verdict {
+        &self.verdict
+    }
+
+    /// How many findings the verdict has.
+    pub fn finding_count(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Where finding `k` (in the verdict's order) points, without building it: the call it is
+    /// about, where in the spec, and its code.
+    pub fn finding_place(&self, k: usize) -> (Option<usize>, Option<Span>, &str) {
+        match self.pending.get(k) {
+            Some(explain::Pending::Ready(f)) => (f.call, f.spec_span, f.code.as_str()),
+            Some(explain::Pending::Unexpected { call, .. }) => {
+                (Some(*call), None, explain::UNEXPECTED)
+            }
+            None => (None, None, ""),
+        }
+    }
+
+    /// Finding `k`, in the verdict's order (`None` past the end). Built on demand, so that a
+    /// transcript with 100 000 extra calls needs no list of 100 000 findings.
+    pub fn finding(&self, k: usize) -> Option<Finding> {
+        match self.pending.get(k)? {
+            explain::Pending::Ready(f) => Some((**f).clone()),
+            &explain::Pending::Unexpected { call, exp } => {
+                let judge = Evaluator {
+                    calls: self.calls,
+                    cache: &self.cache,
+                    refs: RefMode::Partners(&self.assigned),
+                };
+                let exps = &self.config.expectations;
+                let why = |j: usize, i: usize| judge.failures(&exps[j], i);
+                Some(explain::unexpected(
+                    &explain::Extras {
+                        config: self.config,
+                        calls: self.calls,
+                        strict_extras: self.strict_extras,
+                        passed: self.verdict.passed,
+                        failures: &why,
+                    },
+                    call,
+                    exp,
+                ))
+            }
+        }
+    }
+
+    /// The whole verdict, findings included.
+    pub fn into_verdict(self) -> Verdict {
+        let findings = (0..self.pending.len())
+            .filter_map(|k| self.finding(k))
+            .collect();
+        Verdict {
+            findings,
+            ..self.verdict
+        }
+    }
+}
+
+/// An index or id as 4 bytes (ids and indices of one run are far below 2³²; a larger one,
+/// which no file can lead to, reads as the largest).
+fn small(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(u32::MAX)
 }
 
 /// Which expectations some reference constraint reads from.

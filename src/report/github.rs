@@ -22,8 +22,16 @@ pub fn run_annotations(report: &Report) -> String {
 
 /// Write the annotations of a pair's findings.
 pub fn pair_annotations(r: &PairResult, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    for f in &r.findings {
-        out.write_all(annotation(f).as_bytes())?;
+    pair_annotations_streamed(&mut r.findings.iter().cloned(), out)
+}
+
+/// [`pair_annotations`] of findings handed over one at a time.
+pub fn pair_annotations_streamed(
+    findings: &mut dyn Iterator<Item = Finding>,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    for f in findings {
+        out.write_all(annotation(&f).as_bytes())?;
         out.write_all(b"\n")?;
     }
     Ok(())

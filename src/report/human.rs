@@ -81,14 +81,30 @@ pub fn pair_details<E>(
     opts: Options,
     out: &mut dyn FnMut(&str) -> Result<(), E>,
 ) -> Result<(), E> {
-    if (r.passed && !opts.verbose) || r.findings.is_empty() {
+    pair_details_streamed(r, &mut r.findings.iter().cloned(), sources, opts, out)
+}
+
+/// [`pair_details`] with the findings taken from `findings` (those of `r` are not looked at),
+/// one at a time; none is asked for when the pair's section is empty because it passed.
+pub fn pair_details_streamed<E>(
+    r: &PairResult,
+    findings: &mut dyn Iterator<Item = Finding>,
+    sources: Sources<'_>,
+    opts: Options,
+    out: &mut dyn FnMut(&str) -> Result<(), E>,
+) -> Result<(), E> {
+    if r.passed && !opts.verbose {
+        return Ok(());
+    }
+    let mut findings = findings.peekable();
+    if findings.peek().is_none() {
         return Ok(());
     }
     let handler = handler(opts);
     out(&pair_line(r, opts.color))?;
     out("\n\n")?;
-    for f in &r.findings {
-        let mut text = render_finding(&handler, f, sources);
+    for f in findings {
+        let mut text = render_finding(&handler, &f, sources);
         text.push('\n');
         out(&text)?;
     }

@@ -31,6 +31,15 @@ fn to_string(junit: &quick_junit::Report) -> String {
 
 /// The test suite of one pair: a case per expectation, then the overall verdict.
 pub fn pair_suite(r: &PairResult) -> TestSuite {
+    pair_suite_streamed(r, &mut r.findings.iter().cloned())
+}
+
+/// [`pair_suite`] with the findings taken from `findings` (those of `r` are not looked at): only
+/// a failing pair's score case lists them.
+pub fn pair_suite_streamed(
+    r: &PairResult,
+    findings: &mut dyn Iterator<Item = Finding>,
+) -> TestSuite {
     let target = match r.record {
         Some(line) => format!("{}:{line}", r.transcript),
         None => r.transcript.clone(),
@@ -73,7 +82,7 @@ pub fn pair_suite(r: &PairResult) -> TestSuite {
             "score {:.2} < threshold {:.2}",
             r.score, r.threshold
         ));
-        let lines: Vec<String> = r.findings.iter().map(finding_line).collect();
+        let lines: Vec<String> = findings.map(|f| finding_line(&f)).collect();
         if !lines.is_empty() {
             s.set_description(lines.join("\n"));
         }

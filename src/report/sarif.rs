@@ -231,7 +231,16 @@ pub fn write_results(
     index: &mut dyn FnMut(&str) -> usize,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    for (i, f) in findings.iter().enumerate() {
+    write_results_streamed(&mut findings.iter().cloned(), index, out)
+}
+
+/// [`write_results`] of findings handed over one at a time.
+pub fn write_results_streamed(
+    findings: &mut dyn Iterator<Item = Finding>,
+    index: &mut dyn FnMut(&str) -> usize,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    for (i, f) in findings.enumerate() {
         if i > 0 {
             out.write_all(b",\n")?;
         }
@@ -240,7 +249,7 @@ pub fn write_results(
             indent: b"        ",
         };
         w.out.write_all(w.indent)?;
-        serde_json::to_writer_pretty(&mut w, &sarif_result(f, index(&f.code)))
+        serde_json::to_writer_pretty(&mut w, &sarif_result(&f, index(&f.code)))
             .map_err(io::Error::other)?;
     }
     Ok(())

@@ -23,7 +23,7 @@
 use std::io::{self, Write};
 use std::sync::{Arc, Mutex};
 
-use super::model::{PairResult, Report};
+use super::model::{Finding, PairResult, Report};
 use super::spool::{Part, Spool};
 use super::{github, human, json, junit, sarif};
 
@@ -34,6 +34,19 @@ pub trait PairSink: Sync {
 
     /// Take one result (its findings sorted, its locations resolved).
     fn pair(&self, result: PairResult) -> Self::Entry;
+
+    /// Take one result whose findings are `result.findings` followed by those `more` hands
+    /// out, one at a time (a check builds them as they are asked for, so a transcript with
+    /// 100 000 findings never holds them all). By default they are collected and handed to
+    /// [`PairSink::pair`]; [`Streamer`] writes them out as they come.
+    fn pair_streamed(
+        &self,
+        mut result: PairResult,
+        more: &mut dyn Iterator<Item = Finding>,
+    ) -> Self::Entry {
+        result.findings.extend(more);
+        self.pair(result)
+    }
 }
 
 /// A sink that keeps every result: gives the in-memory [`Report`].
@@ -221,25 +234,34 @@ impl<'a> Streamer<'a> {
 impl PairSink for Streamer<'_> {
     type Entry = Rendered;
 
-    fn pair(&self, r: PairResult) -> Rendered {
+    fn pair(&self, mut r: PairResult) -> Rendered {
+        let findings = std::mem::take(&mut r.findings);
+        self.pair_streamed(r, &mut findings.into_iter())
+    }
+
+    fn pair_streamed(&self, r: PairResult, more: &mut dyn Iterator<Item = Finding>) -> Rendered {
         let mut main = self.spool.writer();
         let mut line = self.spool.writer();
         let mut counts = [0; 4];
         let mut codes = Vec::new();
+        let passed = r.passed;
+        let mut r = r;
+        let held = std::mem::take(&mut r.findings);
+        let findings = &mut held.into_iter().chain(more);
         // Writing to a spool never fails (what the file cannot take stays in memory), and a
         // report always serializes (string keys only).
         let _ = (|| -> io::Result<()> {
             match self.format {
-                Format::Json => json::write_pair(&r, &mut main),
+                Format::Json => json::write_pair_streamed(r, findings, &mut main),
                 Format::Human { sources, options } => {
-                    human::pair_details(&r, sources, options, &mut |s| {
+                    human::pair_details_streamed(&r, findings, sources, options, &mut |s| {
                         main.write_all(s.as_bytes())
                     })?;
                     writeln!(line, "{}", human::pair_line(&r, options.color))
                 }
-                Format::Github => github::pair_annotations(&r, &mut main),
+                Format::Github => github::pair_annotations_streamed(findings, &mut main),
                 Format::Junit => {
-                    let suite = junit::pair_suite(&r);
+                    let suite = junit::pair_suite_streamed(&r, findings);
                     counts = junit::suite_counts(&suite);
                     main.write_all(junit::suite_text(suite).as_bytes())
                 }
@@ -260,12 +282,12 @@ impl PairSink for Streamer<'_> {
                         }
                         i
                     };
-                    sarif::write_results(&r.findings, &mut placeholder, &mut main)
+                    sarif::write_results_streamed(findings, &mut placeholder, &mut main)
                 }
             }
         })();
         Rendered {
-            passed: r.passed,
+            passed,
             counts,
             main: main.finish(),
             line: line.finish(),

@@ -401,14 +401,26 @@ fn shape_error(
     )
 }
 
+/// `t` with its calls in compact form if `keep` asks for it (`Some(0)`: always; else past the
+/// limit).
+fn compacted(mut t: Transcript, keep: &Keep) -> Transcript {
+    let over = |limit: usize| limit == 0 || t.calls.len() > limit;
+    if keep.compact.is_some_and(over) && t.compact.is_none() {
+        t.compact = Some(super::CallTable::from_calls(&t.calls));
+        t.calls = Vec::new();
+    }
+    t
+}
+
 fn transcript(format: Format, record: Option<RecordLoc>, sink: Sink) -> Transcript {
-    let (calls, tools, findings) = sink.finish();
+    let f = sink.finish();
     Transcript {
         format,
         record,
-        calls,
-        tools,
-        findings,
+        calls: f.calls,
+        compact: f.table,
+        tools: f.tools,
+        findings: f.findings,
     }
 }
 
@@ -443,6 +455,8 @@ struct Lines<'a, F: FnMut(Transcript)> {
     name: &'a str,
     forced: Option<Format>,
     keep: &'a Keep,
+    /// What dataset lines are read with: `keep`, never compact (see [`compacted`]).
+    line_keep: Keep,
     emit: &'a mut F,
     state: State,
     claude_hint: bool,
@@ -461,6 +475,10 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
             name,
             forced,
             keep,
+            line_keep: Keep {
+                compact: None,
+                ..keep.clone()
+            },
             emit,
             state: State::Undecided(Vec::new()),
             claude_hint: false,
@@ -700,7 +718,9 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
                 )
             })?,
         };
-        let mut sink = Sink::keeping(self.keep);
+        // Dataset lines are read in full and made compact as they are handed on: a line that
+        // continues the open transcript is recognised by its calls' ids.
+        let mut sink = Sink::keeping(&self.line_keep);
         readers::read_doc(format, v, &mut sink)
             .map_err(|msg| shape_error(self.name, json, json_base, no, format, msg))?;
         sink.resolve(json, json_base);
@@ -711,7 +731,7 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
                 self.open = Some(open);
             }
             Some(done) => {
-                (self.emit)(done);
+                (self.emit)(compacted(done, self.keep));
                 self.open = Some(t);
             }
             None => self.open = Some(t),
@@ -765,7 +785,7 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
             if self.datasets == 1 {
                 last.record = None;
             }
-            (self.emit)(last);
+            (self.emit)(compacted(last, self.keep));
         }
         let _ = self.json_lines;
         Ok(())

@@ -31,9 +31,13 @@ use std::path::Path;
 
 pub use error::{ReadError, Rejection};
 pub use format::{Format, UnknownFormat};
-pub use model::{ToolCall, ToolDecl};
+pub use model::{CallTable, ToolCall, ToolDecl};
 
 use crate::source::Span;
+
+/// The [`Keep::compact`] limit `check` reads with: transcripts of more calls than this are kept
+/// compact.
+pub const COMPACT_ABOVE: usize = 2_000;
 
 /// Files up to this size are read whole; larger ones are streamed when they are JSON lines.
 const WHOLE_FILE_LIMIT: u64 = 64 << 20;
@@ -66,8 +70,12 @@ pub struct Transcript {
     pub format: Format,
     /// For a JSONL dataset, the line this transcript came from; `None` for a whole file.
     pub record: Option<RecordLoc>,
-    /// The tool calls, in call order.
+    /// The tool calls, in call order (empty when they are handed over compact, see
+    /// [`Keep::compact`]).
     pub calls: Vec<ToolCall>,
+    /// The tool calls in compact form instead of `calls`, when a [`Keep::compact`] limit was
+    /// passed; `None` otherwise.
+    pub compact: Option<CallTable>,
     /// Tools the transcript declares as available (where the format records them).
     pub tools: Vec<ToolDecl>,
     /// Non-fatal problems.
@@ -183,6 +191,14 @@ pub struct Keep {
     /// Keep no call's output at all (whatever `outputs` says). Readers then need not build
     /// output payloads: a Claude Code session's tool results are parsed but never built.
     pub no_outputs: bool,
+    /// Hand a transcript's calls over as a [`CallTable`] (in [`Transcript::compact`]) rather
+    /// than as [`ToolCall`]s once it has more than this many (`Some(0)`: always; `None`, the
+    /// default: never): names interned, ids not kept, arguments as JSON text. A session of
+    /// 200 000 calls then costs tens of bytes per call plus the text of the arguments kept,
+    /// instead of a JSON tree per call. Below the limit the calls stay [`ToolCall`]s: checking
+    /// compact calls parses their arguments again, which a small transcript need not pay for
+    /// (`check` asks for [`COMPACT_ABOVE`]).
+    pub compact: Option<usize>,
 }
 
 impl Keep {
@@ -210,6 +226,7 @@ impl std::fmt::Debug for Keep {
             .field("args", &self.args.as_ref().map(|_| "filter"))
             .field("outputs", &self.outputs.as_ref().map(|_| "filter"))
             .field("no_outputs", &self.no_outputs)
+            .field("compact", &self.compact)
             .finish()
     }
 }
@@ -243,6 +260,7 @@ mod keep_tests {
             args: Some(only_lookup.clone()),
             outputs: Some(only_lookup),
             no_outputs: false,
+            compact: None,
         });
         assert_eq!(some.calls[0], all.calls[0]);
         assert_eq!(some.calls[1].args, serde_json::Value::Null);
@@ -277,11 +295,11 @@ mod keep_tests {
         let names = |keep: &Keep| {
             let mut out = Vec::new();
             read_with_keep("t.json", chat.as_bytes(), None, keep, |t| out.push(t)).unwrap();
-            out.remove(0)
-                .calls
-                .iter()
-                .map(|c| c.span)
-                .collect::<Vec<_>>()
+            let t = out.remove(0);
+            match t.compact {
+                Some(table) => table.spans().to_vec(),
+                None => t.calls.iter().map(|c| c.span).collect::<Vec<_>>(),
+            }
         };
         let all = names(&Keep::default());
         // Oslo (repeated with its members in another order: the same call), then Rome (a
@@ -290,10 +308,18 @@ mod keep_tests {
         let none: NameFilter = std::sync::Arc::new(|_: &str| false);
         let without_args = Keep {
             args: Some(none),
-            outputs: None,
             no_outputs: true,
+            ..Keep::default()
         };
         assert_eq!(names(&without_args), all);
+        // And in the compact form check uses for long transcripts.
+        for compact in [Some(0), Some(1)] {
+            let keep = Keep {
+                compact,
+                ..without_args.clone()
+            };
+            assert_eq!(names(&keep), all, "{compact:?}");
+        }
     }
 }
 

@@ -36,3 +36,325 @@ pub struct ToolDecl {
     #[serde(default)]
     pub parameters: Option<Value>,
 }
+
+/// A transcript's calls in compact, column-wise form: what a check keeps of a long session.
+///
+/// [`ToolCall`] holds everything a reader found (name, arguments and output as JSON trees, id);
+/// a session with 200 000 calls then costs hundreds of megabytes. A check needs less: each call's
+/// name, span and error flag, and the arguments and outputs of the calls its specs look into
+/// (see [`crate::transcript::Keep::compact`]). Here names are interned (one string per distinct
+/// name, a 4-byte symbol per call), ids are not kept (the reader links results and drops repeated
+/// calls while reading), arguments are kept as compact JSON text (parsed again when they are
+/// checked), and outputs only where kept. [`CallTable::to_calls`] gives the same calls as a
+/// [`ToolCall`] list (without ids).
+#[derive(Debug, Clone, Default)]
+pub struct CallTable {
+    /// Distinct names, in order of first use.
+    names: Vec<Box<str>>,
+    /// Each call's name, as an index into `names`.
+    name: Vec<u32>,
+    spans: Vec<Span>,
+    errors: Vec<bool>,
+    /// Each call's arguments as JSON text: a range of `text`; empty when they were not kept
+    /// (they read as `null`; JSON text is never empty).
+    args: Vec<(usize, usize)>,
+    /// The arguments' text (UTF-8), one after the other (one allocation, not one per call).
+    text: Vec<u8>,
+    /// The outputs kept, by call position.
+    outputs: std::collections::BTreeMap<usize, Value>,
+}
+
+/// Tables are equal when they hold the same calls (however their text is laid out).
+impl PartialEq for CallTable {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len()
+            && self.outputs == other.outputs
+            && (0..self.len()).all(|i| {
+                (
+                    self.name(i),
+                    self.span(i),
+                    self.is_error(i),
+                    self.args_text(i),
+                ) == (
+                    other.name(i),
+                    other.span(i),
+                    other.is_error(i),
+                    other.args_text(i),
+                )
+            })
+    }
+}
+
+impl CallTable {
+    /// Number of calls.
+    pub fn len(&self) -> usize {
+        self.name.len()
+    }
+
+    /// Whether there are no calls.
+    pub fn is_empty(&self) -> bool {
+        self.name.is_empty()
+    }
+
+    /// The name of call `i` (empty for a position past the end).
+    pub fn name(&self, i: usize) -> &str {
+        self.name
+            .get(i)
+            .and_then(|&s| self.names.get(s as usize))
+            .map_or("", |n| n)
+    }
+
+    /// Where call `i` is recorded.
+    pub fn span(&self, i: usize) -> Span {
+        self.spans.get(i).copied().unwrap_or_default()
+    }
+
+    /// Every call's span, in call order.
+    pub fn spans(&self) -> &[Span] {
+        &self.spans
+    }
+
+    /// Every call's span, taken from the table (what is left of the calls once they are
+    /// checked).
+    pub fn into_spans(self) -> Vec<Span> {
+        self.spans
+    }
+
+    /// Whether call `i` is marked as failed.
+    pub fn is_error(&self, i: usize) -> bool {
+        self.errors.get(i).copied().unwrap_or(false)
+    }
+
+    /// The arguments of call `i` as compact JSON text, if they were kept.
+    pub fn args_text(&self, i: usize) -> Option<&str> {
+        let &(start, end) = self.args.get(i)?;
+        let text = self.text.get(start..end).filter(|t| !t.is_empty())?;
+        std::str::from_utf8(text).ok()
+    }
+
+    /// The arguments of call `i` (parsed from their text; `null` when they were not kept).
+    pub fn args(&self, i: usize) -> Value {
+        self.args_text(i)
+            .and_then(|t| serde_json::from_str(t).ok())
+            .unwrap_or(Value::Null)
+    }
+
+    /// The output of call `i`, if one is recorded and was kept.
+    pub fn output(&self, i: usize) -> Option<&Value> {
+        self.outputs.get(&i)
+    }
+
+    /// The calls as [`ToolCall`]s (ids are not kept: `None`).
+    pub fn to_calls(&self) -> Vec<ToolCall> {
+        (0..self.len())
+            .map(|i| ToolCall {
+                name: self.name(i).to_owned(),
+                args: self.args(i),
+                id: None,
+                output: self.output(i).cloned(),
+                is_error: self.is_error(i),
+                span: self.span(i),
+            })
+            .collect()
+    }
+
+    /// The compact form of `calls` (ids are dropped; arguments are kept as JSON text).
+    pub fn from_calls(calls: &[ToolCall]) -> CallTable {
+        let mut t = CallTable::default();
+        let mut symbols = Symbols::default();
+        for c in calls {
+            let i = t.push(&mut symbols, &c.name, &c.args, c.span);
+            t.errors[i] = c.is_error;
+            if let Some(o) = &c.output {
+                t.outputs.insert(i, o.clone());
+            }
+        }
+        t
+    }
+
+    /// Append a call; returns its position.
+    pub(crate) fn push(
+        &mut self,
+        symbols: &mut Symbols,
+        name: &str,
+        args: &Value,
+        span: Span,
+    ) -> usize {
+        let sym = symbols.intern(&mut self.names, name);
+        self.name.push(sym);
+        self.spans.push(span);
+        self.errors.push(false);
+        let at = self.add_text(args);
+        self.args.push(at);
+        self.name.len() - 1
+    }
+
+    /// Append `args` to the text as compact JSON (nothing for `null`, what arguments that were
+    /// not kept read as); its range.
+    fn add_text(&mut self, args: &Value) -> (usize, usize) {
+        let start = self.text.len();
+        if !args.is_null() && serde_json::to_writer(&mut self.text, args).is_err() {
+            // Writing a value to memory cannot fail; were it to, the call reads as `null`.
+            self.text.truncate(start);
+        }
+        (start, self.text.len())
+    }
+
+    pub(crate) fn set_span(&mut self, i: usize, span: Span) {
+        if let Some(s) = self.spans.get_mut(i) {
+            *s = span;
+        }
+    }
+
+    /// Replace the arguments of call `i` (their old text stays, unused: formats that give
+    /// arguments late are streams of small records).
+    pub(crate) fn set_args(&mut self, i: usize, args: &Value) {
+        if i < self.args.len() {
+            self.args[i] = self.add_text(args);
+        }
+    }
+
+    pub(crate) fn set_output(&mut self, i: usize, output: Option<Value>) {
+        match output {
+            Some(o) if i < self.len() => {
+                self.outputs.insert(i, o);
+            }
+            _ => {
+                self.outputs.remove(&i);
+            }
+        }
+    }
+
+    pub(crate) fn set_error(&mut self, i: usize, is_error: bool) {
+        if let Some(e) = self.errors.get_mut(i) {
+            *e = is_error;
+        }
+    }
+
+    /// Give back memory reserved for calls that never came.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.names.shrink_to_fit();
+        self.name.shrink_to_fit();
+        self.spans.shrink_to_fit();
+        self.errors.shrink_to_fit();
+        self.args.shrink_to_fit();
+        self.text.shrink_to_fit();
+    }
+}
+
+/// The symbol of each distinct name of a [`CallTable`] (kept while reading only).
+#[derive(Debug, Default)]
+pub(crate) struct Symbols {
+    ids: std::collections::HashMap<Box<str>, u32>,
+}
+
+impl Symbols {
+    /// The symbol of `name`, added to `names` on first use. Past `u32::MAX` distinct names
+    /// (more than any file can hold), the last symbol is reused.
+    fn intern(&mut self, names: &mut Vec<Box<str>>, name: &str) -> u32 {
+        if let Some(&s) = self.ids.get(name) {
+            return s;
+        }
+        let Ok(s) = u32::try_from(names.len()) else {
+            return u32::MAX;
+        };
+        names.push(name.into());
+        self.ids.insert(name.into(), s);
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn call(name: &str, args: Value, output: Option<Value>, is_error: bool, at: usize) -> ToolCall {
+        ToolCall {
+            name: name.into(),
+            args,
+            id: Some(format!("id{at}")),
+            output,
+            is_error,
+            span: Span::new(at, at + 3),
+        }
+    }
+
+    #[test]
+    fn a_table_gives_back_its_calls_without_ids() {
+        let calls = vec![
+            call(
+                "Read",
+                json!({"file_path": "a.rs", "n": 1.5e300}),
+                None,
+                false,
+                0,
+            ),
+            call(
+                "Bash",
+                json!({"command": "cargo test \"x\" \u{e9}"}),
+                Some(json!("ok")),
+                true,
+                4,
+            ),
+            call("Read", Value::Null, None, false, 8),
+            call(
+                "Edit",
+                json!("{not json"),
+                Some(json!({"a": [1, 2]})),
+                false,
+                12,
+            ),
+            call("Read", json!({}), None, false, 16),
+        ];
+        let table = CallTable::from_calls(&calls);
+        let mut want = calls.clone();
+        for c in &mut want {
+            c.id = None;
+        }
+        assert_eq!(table.to_calls(), want);
+        assert_eq!(table.len(), 5);
+        // Names are interned: one string per distinct name.
+        assert_eq!(table.names.len(), 3);
+        assert_eq!(table.name(4), "Read");
+        assert_eq!(
+            table.args_text(0),
+            Some(r#"{"file_path":"a.rs","n":1.5e+300}"#)
+        );
+        // Arguments that were not kept read as null and hold no text.
+        assert_eq!(table.args_text(2), None);
+        assert_eq!(table.args(2), Value::Null);
+        assert_eq!(
+            table.spans(),
+            &calls.iter().map(|c| c.span).collect::<Vec<_>>()[..]
+        );
+        // Out of range: nothing, no panic.
+        assert_eq!(
+            (table.name(9), table.args(9), table.output(9)),
+            ("", Value::Null, None)
+        );
+        assert!(!table.is_error(9));
+    }
+
+    #[test]
+    fn replaced_arguments_and_outputs_read_as_the_last_given() {
+        let mut table = CallTable::default();
+        let mut symbols = Symbols::default();
+        let i = table.push(&mut symbols, "f", &json!({"a": 1}), Span::point(0));
+        let j = table.push(&mut symbols, "g", &Value::Null, Span::point(1));
+        table.set_args(i, &json!({"a": 2}));
+        table.set_args(j, &json!([true]));
+        table.set_output(i, Some(json!("x")));
+        table.set_output(i, None);
+        table.set_output(j, Some(json!("y")));
+        table.set_error(j, true);
+        table.shrink_to_fit();
+        assert_eq!(table.args(i), json!({"a": 2}));
+        assert_eq!(table.args(j), json!([true]));
+        assert_eq!(
+            (table.output(i), table.output(j)),
+            (None, Some(&json!("y")))
+        );
+        assert!(table.is_error(j) && !table.is_error(i));
+    }
+}

@@ -1,12 +1,15 @@
 //! The per-transcript collector readers push calls into: applies the universal argument and
 //! output rules, links results to calls, and records where each call sits in the file.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasher, Hasher, RandomState};
 
 use serde_json::Value;
 
 use crate::source::Span;
 
+use super::model::{CallTable, Symbols};
 use super::spans::{Seg, SpanTree};
 use super::{Keep, ReadFinding, ToolCall, ToolDecl};
 
@@ -32,12 +35,12 @@ pub(crate) enum Args<'a> {
 /// Collects one transcript's calls.
 #[derive(Default)]
 pub(crate) struct Sink {
-    pub calls: Vec<ToolCall>,
-    locs: Vec<Loc>,
+    store: Store,
+    /// Calls located by a path into the current document, until [`Self::resolve_with`].
+    pending: Vec<(usize, Vec<Seg>)>,
     answered: Vec<bool>,
     pub findings: Vec<(ReadFinding, Loc)>,
     pub tools: Vec<ToolDecl>,
-    by_id: HashMap<String, usize>,
     /// For calls with an id whose arguments are not kept: a fingerprint of the arguments, so
     /// that a repeated call is still told from a reused id (see [`Self::call`]).
     fingerprints: HashMap<usize, u64>,
@@ -51,12 +54,131 @@ pub(crate) struct Sink {
     pub keep: Keep,
 }
 
+/// Where the calls are kept: as [`ToolCall`]s (by default), or compact ([`Keep::compact`]).
+enum Store {
+    Full {
+        calls: Vec<ToolCall>,
+        by_id: HashMap<String, usize>,
+    },
+    Compact {
+        table: CallTable,
+        symbols: Symbols,
+        /// Each id seen, by a 64-bit keyed hash (SipHash with this run's random keys): the ids
+        /// themselves are not kept. Two ids of a transcript share a hash with probability about
+        /// n² / 2⁶⁵ (below 10⁻⁸ for a million calls), and no input can aim at it.
+        by_id: HashMap<u64, usize, PassThrough>,
+        keys: RandomState,
+    },
+}
+
+impl Store {
+    fn compact() -> Store {
+        Store::Compact {
+            table: CallTable::default(),
+            symbols: Symbols::default(),
+            by_id: HashMap::default(),
+            keys: RandomState::new(),
+        }
+    }
+
+    /// The calls made compact (once a transcript passes [`Keep::compact`]'s limit).
+    fn into_compact(self) -> Store {
+        let Store::Full { calls, by_id } = self else {
+            return self;
+        };
+        let mut store = Store::compact();
+        if let Store::Compact {
+            table,
+            symbols,
+            by_id: hashed,
+            keys,
+        } = &mut store
+        {
+            for c in calls {
+                let i = table.push(symbols, &c.name, &c.args, c.span);
+                table.set_error(i, c.is_error);
+                table.set_output(i, c.output);
+            }
+            hashed.extend(
+                by_id
+                    .into_iter()
+                    .map(|(id, i)| (keys.hash_one(id.as_str()), i)),
+            );
+        }
+        store
+    }
+}
+
+impl Default for Store {
+    fn default() -> Self {
+        Store::Full {
+            calls: Vec::new(),
+            by_id: HashMap::new(),
+        }
+    }
+}
+
+/// A hasher for keys that are already hashes.
+#[derive(Default, Clone, Copy)]
+struct PassThrough;
+
+impl BuildHasher for PassThrough {
+    type Hasher = PassThroughHasher;
+    fn build_hasher(&self) -> PassThroughHasher {
+        PassThroughHasher(0)
+    }
+}
+
+struct PassThroughHasher(u64);
+
+impl Hasher for PassThroughHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// What a finished sink gives: the calls (as [`ToolCall`]s, or compact), the tools, the
+/// findings.
+pub(crate) struct Finished {
+    pub calls: Vec<ToolCall>,
+    pub table: Option<CallTable>,
+    pub tools: Vec<ToolDecl>,
+    pub findings: Vec<ReadFinding>,
+}
+
 impl Sink {
     /// An empty sink that keeps of each call what `keep` asks for.
     pub fn keeping(keep: &Keep) -> Sink {
+        let store = if keep.compact == Some(0) {
+            Store::compact()
+        } else {
+            Store::default()
+        };
         Sink {
             keep: keep.clone(),
+            store,
             ..Sink::default()
+        }
+    }
+
+    /// Number of calls recorded.
+    pub fn len(&self) -> usize {
+        self.answered.len()
+    }
+
+    /// The name of call `i`.
+    fn name(&self, i: usize) -> &str {
+        match &self.store {
+            Store::Full { calls, .. } => calls.get(i).map_or("", |c| c.name.as_str()),
+            Store::Compact { table, .. } => table.name(i),
         }
     }
 
@@ -73,9 +195,17 @@ impl Sink {
         }
     }
 
+    /// The call with this id, if one was recorded.
+    fn by_id(&self, id: &str) -> Option<usize> {
+        match &self.store {
+            Store::Full { by_id, .. } => by_id.get(id).copied(),
+            Store::Compact { by_id, keys, .. } => by_id.get(&keys.hash_one(id)).copied(),
+        }
+    }
+
     /// Whether a call with this id was already recorded.
     pub fn has_id(&self, id: &str) -> bool {
-        self.by_id.contains_key(id)
+        self.by_id(id).is_some()
     }
 
     /// Record a call. A call whose id was already seen, with the same name and arguments, is a
@@ -85,8 +215,8 @@ impl Sink {
     /// id link to it from then on.
     pub fn call(&mut self, name: &str, args: Args<'_>, id: Option<String>, loc: Loc) -> usize {
         if let Some(id) = &id {
-            if let Some(&i) = self.by_id.get(id) {
-                if self.calls[i].name == name && self.same_args(i, &args) {
+            if let Some(i) = self.by_id(id) {
+                if self.name(i) == name && self.same_args(i, &args) {
                     return i;
                 }
             }
@@ -97,11 +227,21 @@ impl Sink {
     /// Whether `args` decode to the arguments call `i` holds (true when they were not kept, or
     /// this record gives none: nothing to tell them apart by).
     fn same_args(&self, i: usize, args: &Args<'_>) -> bool {
-        let known = &self.calls[i].args;
-        if !self.keep.args_of(&self.calls[i].name) {
+        if !self.keep.args_of(self.name(i)) {
             return matches!(args, Args::Empty)
                 || self.fingerprints.get(&i) == Some(&args_fingerprint(args));
         }
+        let parsed;
+        let known = match &self.store {
+            Store::Full { calls, .. } => match calls.get(i) {
+                Some(c) => &c.args,
+                None => return false,
+            },
+            Store::Compact { table, .. } => {
+                parsed = table.args(i);
+                &parsed
+            }
+        };
         let text = |s: &str| match parse_args_text(s) {
             Ok(v) => v == *known,
             Err(_) => known.as_str() == Some(s),
@@ -123,42 +263,81 @@ impl Sink {
         id: Option<String>,
         loc: Loc,
     ) -> usize {
-        let i = self.calls.len();
+        let i = self.len();
         let (args, fp) = self.decode_args(name, args, &loc, id.is_some());
         if let Some(fp) = fp {
             self.fingerprints.insert(i, fp);
         }
-        if let Some(id) = &id {
-            self.by_id.insert(id.clone(), i);
-        }
+        let span = match loc {
+            Loc::Span(s) => s,
+            Loc::Path(p) => {
+                self.pending.push((i, p));
+                Span::default()
+            }
+        };
         if let Some(by_name) = &mut self.by_name {
             by_name.entry(name.to_string()).or_default().push_back(i);
         }
-        self.calls.push(ToolCall {
-            name: name.to_string(),
-            args,
-            id,
-            output: None,
-            is_error: false,
-            span: Span::default(),
-        });
-        self.locs.push(loc);
+        match &mut self.store {
+            Store::Full { calls, by_id } => {
+                if let Some(id) = &id {
+                    by_id.insert(id.clone(), i);
+                }
+                calls.push(ToolCall {
+                    name: name.to_string(),
+                    args: args.into_owned(),
+                    id,
+                    output: None,
+                    is_error: false,
+                    span,
+                });
+            }
+            Store::Compact {
+                table,
+                symbols,
+                by_id,
+                keys,
+            } => {
+                if let Some(id) = &id {
+                    by_id.insert(keys.hash_one(id.as_str()), i);
+                }
+                table.push(symbols, name, &args, span);
+            }
+        }
         self.answered.push(false);
+        if let (Some(limit), Store::Full { calls, .. }) = (self.keep.compact, &self.store) {
+            if calls.len() > limit {
+                self.store = std::mem::take(&mut self.store).into_compact();
+            }
+        }
         i
+    }
+
+    /// Where call `i` is: its path while unresolved, else its span.
+    fn loc_of(&self, i: usize) -> Loc {
+        if let Ok(k) = self.pending.binary_search_by_key(&i, |(j, _)| *j) {
+            return Loc::Path(self.pending[k].1.clone());
+        }
+        Loc::Span(match &self.store {
+            Store::Full { calls, .. } => calls.get(i).map(|c| c.span).unwrap_or_default(),
+            Store::Compact { table, .. } => table.span(i),
+        })
     }
 
     /// Replace the arguments of call `i`, for formats that give them after the call starts
     /// (streams: the input arrives in later chunks). Same rules and findings as [`Self::call`].
     pub fn set_args(&mut self, i: usize, args: Args<'_>) {
-        if i < self.calls.len() {
-            let name = std::mem::take(&mut self.calls[i].name);
-            let loc = self.locs[i].clone();
-            let wanted = self.calls[i].id.is_some();
-            let (decoded, fp) = self.decode_args(&name, args, &loc, wanted);
-            self.calls[i].args = decoded;
-            self.calls[i].name = name;
+        if i < self.len() {
+            let name = self.name(i).to_owned();
+            let loc = self.loc_of(i);
+            let (args, fp) =
+                self.decode_args(&name, args, &loc, self.fingerprints.contains_key(&i));
             if let Some(fp) = fp {
                 self.fingerprints.insert(i, fp);
+            }
+            match &mut self.store {
+                Store::Full { calls, .. } => calls[i].args = args.into_owned(),
+                Store::Compact { table, .. } => table.set_args(i, &args),
             }
         }
     }
@@ -168,13 +347,13 @@ impl Sink {
     ///
     /// Arguments that are not kept read as `null`; with `fingerprint`, the fingerprint of what
     /// they would have been is returned beside.
-    fn decode_args(
+    fn decode_args<'a>(
         &mut self,
         name: &str,
-        args: Args<'_>,
+        args: Args<'a>,
         loc: &Loc,
         fingerprint: bool,
-    ) -> (Value, Option<u64>) {
+    ) -> (Cow<'a, Value>, Option<u64>) {
         if !self.keep.args_of(name) {
             // Not needed: nothing is kept or cloned, but arguments that are not valid JSON are
             // still reported, as when they are kept.
@@ -196,16 +375,16 @@ impl Sink {
                 }
                 None => fingerprint.then(|| args_fingerprint(&args)),
             };
-            return (Value::Null, fp);
+            return (Cow::Owned(Value::Null), fp);
         }
-        let value = match args {
+        let value = Cow::Owned(match args {
             Args::Value(Value::String(s)) => self.args_text(s, name, loc),
-            Args::Value(v) => v.clone(),
+            Args::Value(v) => return (Cow::Borrowed(v), None),
             Args::Owned(Value::String(s)) => self.args_text(&s, name, loc),
             Args::Owned(v) => v,
             Args::Raw(s) => Value::String(s),
             Args::Empty => Value::Object(Default::default()),
-        };
+        });
         (value, None)
     }
 
@@ -245,25 +424,40 @@ impl Sink {
     /// Set the result of call `i` (the first result wins; later copies are duplicates). A call
     /// already flagged by [`Self::flag_error`] stays an error.
     pub fn answer(&mut self, i: usize, output: Option<Value>, is_error: bool) {
-        if i < self.calls.len() && !self.answered[i] {
+        if i < self.len() && !self.answered[i] {
             self.answered[i] = true;
-            self.calls[i].output = output.filter(|_| self.keep.output_of(&self.calls[i].name));
-            self.calls[i].is_error |= is_error;
+            let output = output.filter(|_| self.keep.output_of(self.name(i)));
+            match &mut self.store {
+                Store::Full { calls, .. } => {
+                    calls[i].output = output;
+                    calls[i].is_error |= is_error;
+                }
+                Store::Compact { table, .. } => {
+                    table.set_output(i, output);
+                    let was = table.is_error(i);
+                    table.set_error(i, was | is_error);
+                }
+            }
         }
     }
 
     /// Mark call `i` as failed without answering it: the call record itself says it failed
     /// (`status: "failed"`), and its output may still follow in a later item.
     pub fn flag_error(&mut self, i: usize) {
-        if let Some(c) = self.calls.get_mut(i) {
-            c.is_error = true;
+        match &mut self.store {
+            Store::Full { calls, .. } => {
+                if let Some(c) = calls.get_mut(i) {
+                    c.is_error = true;
+                }
+            }
+            Store::Compact { table, .. } => table.set_error(i, true),
         }
     }
 
     /// Link a result to the call with this id; false if there is none.
     pub fn answer_id(&mut self, id: &str, output: Option<Value>, is_error: bool) -> bool {
-        match self.by_id.get(id) {
-            Some(&i) => {
+        match self.by_id(id) {
+            Some(i) => {
                 self.answer(i, output, is_error);
                 true
             }
@@ -273,23 +467,21 @@ impl Sink {
 
     /// Link a result to the oldest unanswered call with this name; false if there is none.
     pub fn answer_name(&mut self, name: &str, output: Option<Value>, is_error: bool) -> bool {
-        let calls = &self.calls;
-        let by_name = self.by_name.get_or_insert_with(|| {
+        if self.by_name.is_none() {
             let mut m: HashMap<String, VecDeque<usize>> = HashMap::new();
-            for (i, c) in calls.iter().enumerate() {
-                m.entry(c.name.clone()).or_default().push_back(i);
+            for i in 0..self.len() {
+                m.entry(self.name(i).to_owned()).or_default().push_back(i);
             }
-            m
-        });
-        let Some(q) = by_name.get_mut(name) else {
+            self.by_name = Some(m);
+        }
+        let Some(q) = self.by_name.as_mut().and_then(|m| m.get_mut(name)) else {
             return false;
         };
         while let Some(&i) = q.front() {
+            q.pop_front();
             if self.answered[i] {
-                q.pop_front();
                 continue;
             }
-            q.pop_front();
             self.answer(i, output, is_error);
             return true;
         }
@@ -332,39 +524,42 @@ impl Sink {
 
     /// The longest path still to resolve, if any.
     pub fn path_depth(&self) -> Option<usize> {
-        self.locs
-            .iter()
-            .chain(self.findings.iter().map(|(_, l)| l))
-            .filter_map(|l| match l {
-                Loc::Path(p) => Some(p.len()),
-                Loc::Span(_) => None,
-            })
-            .max()
+        let calls = self.pending.iter().map(|(_, p)| p.len());
+        let findings = self.findings.iter().filter_map(|(_, l)| match l {
+            Loc::Path(p) => Some(p.len()),
+            Loc::Span(_) => None,
+        });
+        calls.chain(findings).max()
     }
 
     /// Resolve path locations with an index built once for the document (offsets relative to
     /// file offset `base`; unresolvable paths get `whole`).
     pub fn resolve_with(&mut self, tree: &SpanTree<'_>, base: usize, whole: Span) {
-        let fix = |l: &mut Loc| {
-            if let Loc::Path(p) = l {
-                let span = tree
-                    .locate(p)
-                    .map(|(s, e)| Span::new(base + s, base + e))
-                    .unwrap_or(whole);
-                *l = Loc::Span(span);
-            }
+        let place = |p: &[Seg]| {
+            tree.locate(p)
+                .map(|(s, e)| Span::new(base + s, base + e))
+                .unwrap_or(whole)
         };
-        self.locs.iter_mut().for_each(fix);
-        self.findings.iter_mut().for_each(|(_, l)| fix(l));
-    }
-
-    /// Finish: spans copied onto calls and findings (call `resolve` first for documents).
-    pub fn finish(mut self) -> (Vec<ToolCall>, Vec<ToolDecl>, Vec<ReadFinding>) {
-        for (call, loc) in self.calls.iter_mut().zip(&self.locs) {
-            if let Loc::Span(s) = loc {
-                call.span = *s;
+        for (i, p) in std::mem::take(&mut self.pending) {
+            let span = place(&p);
+            match &mut self.store {
+                Store::Full { calls, .. } => {
+                    if let Some(c) = calls.get_mut(i) {
+                        c.span = span;
+                    }
+                }
+                Store::Compact { table, .. } => table.set_span(i, span),
             }
         }
+        for (_, l) in self.findings.iter_mut() {
+            if let Loc::Path(p) = l {
+                *l = Loc::Span(place(p));
+            }
+        }
+    }
+
+    /// Finish: the calls and findings with their spans (call `resolve` first for documents).
+    pub fn finish(self) -> Finished {
         let findings = self
             .findings
             .into_iter()
@@ -375,7 +570,19 @@ impl Sink {
                 f
             })
             .collect();
-        (self.calls, self.tools, findings)
+        let (calls, table) = match self.store {
+            Store::Full { calls, .. } => (calls, None),
+            Store::Compact { mut table, .. } => {
+                table.shrink_to_fit();
+                (Vec::new(), Some(table))
+            }
+        };
+        Finished {
+            calls,
+            table,
+            tools: self.tools,
+            findings,
+        }
     }
 }
 
@@ -535,7 +742,7 @@ mod tests {
             at(9),
         );
         assert_ne!(b, c);
-        let (calls, _, _) = s.finish();
+        let calls = s.finish().calls;
         let got: Vec<_> = calls
             .iter()
             .map(|c| (c.name.as_str(), c.output.clone()))
@@ -575,10 +782,91 @@ mod tests {
         assert!(s.answer_id("1", Some(json!("ok")), false));
         assert!(s.answer_name("g", Some(json!("no")), true));
         assert!(!s.answer_name("g", None, false));
-        let (calls, _, findings) = s.finish();
+        let Finished {
+            calls, findings, ..
+        } = s.finish();
         assert_eq!(calls.len(), 2);
         assert_eq!(calls[1].args, json!("{bad"));
         assert_eq!(findings.len(), 1);
         assert_eq!(findings[0].span, Span::point(9));
+    }
+
+    #[test]
+    fn a_compact_sink_drops_repeats_and_links_results_by_id_as_a_full_one_does() {
+        let run = |keep: &Keep| {
+            let mut s = Sink::keeping(keep);
+            let at = |o| Loc::Span(Span::point(o));
+            let a = s.call("f", Args::Value(&json!({"x": 1})), Some("c0".into()), at(0));
+            // A repeat (resumed session): the same call.
+            assert_eq!(
+                s.call(
+                    "f",
+                    Args::Value(&json!("{\"x\":1}")),
+                    Some("c0".into()),
+                    at(2)
+                ),
+                a
+            );
+            let b = s.call("f", Args::Value(&json!({"x": 2})), Some("c0".into()), at(4));
+            assert_ne!(a, b);
+            assert!(s.has_id("c0") && !s.has_id("c1"));
+            assert!(s.answer_id("c0", Some(json!("two")), true));
+            assert!(!s.answer_id("c1", None, false));
+            s.call("g", Args::Raw("*** patch".into()), None, at(6));
+            s.call("h", Args::Value(&json!("{bad")), Some("c2".into()), at(8));
+            assert!(s.answer_name("g", Some(json!("done")), false));
+            s.flag_error(3);
+            s.finish()
+        };
+        let full = run(&Keep::default());
+        let compact = run(&Keep {
+            compact: Some(0),
+            ..Keep::default()
+        });
+        // Made compact after two calls: the same table.
+        let later = run(&Keep {
+            compact: Some(2),
+            ..Keep::default()
+        });
+        assert_eq!(later.table, compact.table);
+        assert!(later.calls.is_empty());
+        let table = compact.table.expect("compact");
+        assert!(compact.calls.is_empty());
+        let mut want = full.calls.clone();
+        for c in &mut want {
+            c.id = None;
+        }
+        assert_eq!(table.to_calls(), want);
+        assert_eq!(want.len(), 4);
+        assert_eq!(want[1].output, Some(json!("two")));
+        assert_eq!(compact.findings, full.findings);
+        assert_eq!(full.findings.len(), 1);
+    }
+
+    #[test]
+    fn a_compact_sink_places_calls_located_by_path() {
+        let doc = br#"{"calls": [{"n": 1}, {"n": 2}]}"#;
+        for compact in [None, Some(0), Some(1)] {
+            let mut s = Sink::keeping(&Keep {
+                compact,
+                ..Keep::default()
+            });
+            let p0 = s.at(&[Seg::K("calls"), Seg::I(0)]);
+            let p1 = s.at(&[Seg::K("calls"), Seg::I(1)]);
+            s.call_unique("f", Args::Empty, None, p0);
+            s.call_unique("f", Args::Value(&json!("{\"n\": 2}")), None, p1);
+            assert_eq!(s.path_depth(), Some(2));
+            s.resolve(doc, 100);
+            let f = s.finish();
+            let spans: Vec<Span> = match f.table {
+                Some(t) => t.spans().to_vec(),
+                None => f.calls.iter().map(|c| c.span).collect(),
+            };
+            assert_eq!(
+                spans,
+                [Span::new(111, 119), Span::new(121, 129)],
+                "compact {compact:?}"
+            );
+        }
     }
 }

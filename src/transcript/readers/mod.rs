@@ -127,7 +127,7 @@ pub(crate) fn read_doc(format: Format, v: &Value, sink: &mut Sink) -> Result<(),
                 _ => vec![(v, vec![])],
             };
             let mut session = Session::new(format, None);
-            let before = sink.calls.len();
+            let before = sink.len();
             let mut fitting = 0usize;
             for (x, path) in &items {
                 if super::detect::line(x) == Some(format) || super::detect::claude_code_hint(x) {
@@ -138,7 +138,7 @@ pub(crate) fn read_doc(format: Format, v: &Value, sink: &mut Sink) -> Result<(),
             }
             sink.prefix.clear();
             session.finish(sink);
-            if fitting == 0 && sink.calls.len() == before {
+            if fitting == 0 && sink.len() == before {
                 return Err(format!(
                     "expected {} lines",
                     match format {
