@@ -551,6 +551,19 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
             Ok(v) => v,
             Err(e) => {
                 check_utf8_at(self.name, raw, offset, no)?;
+                // A pruned parse skips members along serde_json's ignoring path, which places
+                // some errors a column earlier than its building path does (a control byte in a
+                // string: at the byte before it). The error reported is the full parse's, the
+                // same whatever a spec reads.
+                let e = match prune {
+                    Some(_) => json_text
+                        .map_or_else(
+                            || serde_json::from_slice::<Value>(json).err(),
+                            |t| serde_json::from_str::<Value>(t).err(),
+                        )
+                        .unwrap_or(e),
+                    None => e,
+                };
                 let loc = Locator {
                     name: self.name,
                     text: raw,
