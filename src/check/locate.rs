@@ -117,34 +117,26 @@ impl<'t> Locator<'t> {
             l.span = [at.unwrap_or(0); 2];
             at.is_some()
         });
-        // Every distinct offset, in order, placed by one pass over the text: each byte is looked
-        // at once, however many findings share a long line.
-        let mut offsets: Vec<usize> = pending.iter().flat_map(|l| l.span).collect();
-        offsets.sort_unstable();
-        offsets.dedup();
-        let found = self.place(&offsets);
-        let at = |o: usize| {
-            offsets
-                .binary_search(&o)
-                .ok()
-                .and_then(|i| found.get(i))
-                .copied()
-                .unwrap_or((1, 1))
-        };
+        let found = self.positions(pending.iter().flat_map(|l| l.span).collect());
         for l in pending {
-            (l.line, l.column) = at(l.span[0]);
-            (l.end_line, l.end_column) = at(l.span[1]);
+            (l.line, l.column) = found.at(l.span[0]);
+            (l.end_line, l.end_column) = found.at(l.span[1]);
         }
     }
 
-    /// The 1-based (line, column) of each of the sorted, distinct `offsets`, as [`Self::resolve`]
-    /// places them (empty if a streamed file cannot be read: every place is then 1:1). For a
+    /// The lines and columns of `offsets` (any order, repeats allowed), as [`Self::resolve`]
+    /// places them: every distinct offset, in order, in one pass over the text, so each byte is
+    /// looked at once however many places share a long line. For [`Self::resolve`], and for a
     /// caller that places its locations itself, as it builds them.
-    pub(crate) fn positions(&mut self, offsets: &[usize]) -> Vec<(usize, usize)> {
-        if offsets.is_empty() {
-            return Vec::new();
-        }
-        self.place(offsets)
+    pub(crate) fn positions(&mut self, mut offsets: Vec<usize>) -> Positions {
+        offsets.sort_unstable();
+        offsets.dedup();
+        let found = if offsets.is_empty() {
+            Vec::new()
+        } else {
+            self.place(&offsets)
+        };
+        Positions { offsets, found }
     }
 
     /// The 1-based (line, column) of each of the sorted, distinct `offsets`, in the sense of
@@ -299,6 +291,26 @@ fn streamed_offset_of_line_col(path: &Path, line: usize, column: usize) -> Optio
 /// Characters in `bytes` (UTF-8 sequence starts; a stray byte counts as one).
 fn chars(bytes: &[u8]) -> usize {
     bytes.iter().filter(|&&b| (b & 0xC0) != 0x80).count()
+}
+
+/// Lines and columns of a set of offsets, from [`Locator::positions`].
+pub(crate) struct Positions {
+    /// The offsets asked for, sorted and distinct.
+    offsets: Vec<usize>,
+    /// Their (line, column), in the same order; empty if a streamed file cannot be read.
+    found: Vec<(usize, usize)>,
+}
+
+impl Positions {
+    /// The 1-based (line, column) of `offset`; 1:1 if it was not asked for or not placed.
+    pub(crate) fn at(&self, offset: usize) -> (usize, usize) {
+        self.offsets
+            .binary_search(&offset)
+            .ok()
+            .and_then(|i| self.found.get(i))
+            .copied()
+            .unwrap_or((1, 1))
+    }
 }
 
 #[cfg(test)]

@@ -957,21 +957,11 @@ fn check_pair<S: PairSink>(
             note(s);
         }
     }
-    offsets.sort_unstable();
-    offsets.dedup();
-    let found = locator.positions(&offsets);
-    let line_col = |o: usize| {
-        offsets
-            .binary_search(&o)
-            .ok()
-            .and_then(|i| found.get(i))
-            .copied()
-            .unwrap_or((1, 1))
-    };
+    let found = locator.positions(offsets);
     let located = |span: Span| {
         let mut l = locate::pending(shown, span);
-        (l.line, l.column) = line_col(span.start);
-        (l.end_line, l.end_column) = line_col(span.end);
+        (l.line, l.column) = found.at(span.start);
+        (l.end_line, l.end_column) = found.at(span.end);
         l
     };
     let call_loc = |i: usize| t.spans.get(i).map(|&span| located(span));
