@@ -59,7 +59,19 @@ pub(crate) fn parse_line(json: &[u8], rule: Prune) -> serde_json::Result<Value> 
 
 /// [`parse_line`] for a line already known to be UTF-8: serde_json then checks no string's
 /// UTF-8 again (neither the ones it builds nor the members it skips). Same values and errors.
+///
+/// The line is first read by [`fast::parse`], which skips the members left out 16 bytes per
+/// step and has serde_json parse only the members kept; a line it does not take (or a line
+/// with an error) is read here by serde_json as in [`parse_line`], for its value or its error.
 pub(crate) fn parse_line_str(json: &str, rule: Prune) -> serde_json::Result<Value> {
+    if let Some(v) = fast::parse(json, rule) {
+        return Ok(v);
+    }
+    parse_line_str_serde(json, rule)
+}
+
+/// [`parse_line_str`] by serde_json alone.
+fn parse_line_str_serde(json: &str, rule: Prune) -> serde_json::Result<Value> {
     let mut de = serde_json::Deserializer::from_str(json);
     let v = Level { rule, at: At::Top }.deserialize(&mut de)?;
     de.end()?;
@@ -93,11 +105,7 @@ impl<'de> DeserializeSeed<'de> for Level {
 
 impl Level {
     fn child(&self, key: &str) -> Option<At> {
-        match (self.at, key) {
-            (At::Top, "message") => Some(At::Message),
-            (At::Message, "content") if self.rule.result_content => Some(At::Blocks),
-            _ => None,
-        }
+        child(self.rule, self.at, key)
     }
 }
 
@@ -162,13 +170,7 @@ impl<'de> Visitor<'de> for Level {
         // A block's `content`, held as text until the block's `type` is known.
         let mut held: Option<&'de RawValue> = None;
         while let Some(key) = map.next_key_seed(Key)? {
-            let reads = |keys: Option<&[&str]>| keys.is_none_or(|k| k.contains(&key.as_ref()));
-            let read = match self.at {
-                At::Top => reads(self.rule.top),
-                At::Message => reads(self.rule.message),
-                At::Blocks | At::Block => true,
-            };
-            if !read {
+            if !reads(self.rule, self.at, &key) {
                 // Parsed and validated (UTF-8 included), not built.
                 map.next_value::<&'de RawValue>()?;
                 continue;
@@ -189,14 +191,274 @@ impl<'de> Visitor<'de> for Level {
             members.insert(key.into_owned(), value);
         }
         if let Some(raw) = held {
-            let ty = members.get("type").and_then(Value::as_str);
-            if matches!(ty, Some("tool_result" | "mcp_tool_result")) {
-                members.shift_remove("content");
-            } else if let Some(slot) = members.get_mut("content") {
-                *slot = serde_json::from_str(raw.get()).map_err(serde::de::Error::custom)?;
-            }
+            settle_content(&mut members, raw.get()).map_err(serde::de::Error::custom)?;
         }
         Ok(Value::Object(members))
+    }
+}
+
+/// A block's `content`, held as text until the block's `type` was known: left out of a tool
+/// result, parsed into any other block.
+fn settle_content(members: &mut Map<String, Value>, raw: &str) -> serde_json::Result<()> {
+    let ty = members.get("type").and_then(Value::as_str);
+    if matches!(ty, Some("tool_result" | "mcp_tool_result")) {
+        members.shift_remove("content");
+    } else if let Some(slot) = members.get_mut("content") {
+        *slot = serde_json::from_str(raw)?;
+    }
+    Ok(())
+}
+
+/// The members a level reads, of those its line has.
+fn reads(rule: Prune, at: At, key: &str) -> bool {
+    let keys = match at {
+        At::Top => rule.top,
+        At::Message => rule.message,
+        At::Blocks | At::Block => None,
+    };
+    keys.is_none_or(|k| k.contains(&key))
+}
+
+/// The level of a member's value, where it is one the rule prunes within.
+fn child(rule: Prune, at: At, key: &str) -> Option<At> {
+    match (at, key) {
+        (At::Top, "message") => Some(At::Message),
+        (At::Message, "content") if rule.result_content => Some(At::Blocks),
+        _ => None,
+    }
+}
+
+/// The fast path of [`parse_line_str`]: a scanner that checks the members left out as strictly
+/// as serde_json's skipping does (strings, escapes, numbers, literals, structure), finding each
+/// string's end 16 bytes per step, and hands each member kept to serde_json as its own text.
+/// It answers `None` for anything it does not take: an error anywhere, a line that is not an
+/// object, a key with a surrogate escape, nesting deeper than [`fast::MAX_DEPTH`] (where
+/// serde_json's depth limit, counted from the line's start, could decide). The caller then
+/// reads the line with serde_json, so values and errors are serde_json's either way.
+mod fast {
+    use super::{child, reads, settle_content, At, Prune};
+    use crate::score::profiles::scan;
+    use serde_json::{Map, Value};
+    use std::borrow::Cow;
+
+    /// Deeper than this, the line is left to serde_json (its limit is 128 from the line's
+    /// start; a kept member's text parsed alone would be allowed more).
+    pub(super) const MAX_DEPTH: usize = 100;
+
+    pub(super) fn parse(json: &str, rule: Prune) -> Option<Value> {
+        let mut s = Scan {
+            text: json,
+            b: json.as_bytes(),
+            i: 0,
+        };
+        s.ws();
+        if s.peek() != Some(b'{') {
+            return None;
+        }
+        let v = s.object(rule, At::Top)?;
+        s.ws();
+        (s.i == s.b.len()).then_some(v)
+    }
+
+    struct Scan<'a> {
+        text: &'a str,
+        b: &'a [u8],
+        i: usize,
+    }
+
+    impl<'a> Scan<'a> {
+        fn peek(&self) -> Option<u8> {
+            self.b.get(self.i).copied()
+        }
+
+        /// JSON's whitespace.
+        fn ws(&mut self) {
+            while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+                self.i += 1;
+            }
+        }
+
+        /// After whitespace, `c`.
+        fn eat(&mut self, c: u8) -> Option<()> {
+            self.ws();
+            (self.peek() == Some(c)).then(|| self.i += 1)
+        }
+
+        /// The string at the quote at `i`: checked, and its text decoded if it has escapes.
+        /// `decode` false: checked only (the answer is then the raw text).
+        fn string(&mut self, decode: bool) -> Option<Cow<'a, str>> {
+            let start = self.i + 1;
+            let k = scan::plain_run_end(self.b, start);
+            match self.b.get(k)? {
+                b'"' => {
+                    self.i = k + 1;
+                    Some(Cow::Borrowed(self.text.get(start..k)?))
+                }
+                b'\\' if decode => {
+                    let mut out = String::from(self.text.get(start..k)?);
+                    self.i = scan::unescape(self.text, k, Some(&mut out))?;
+                    Some(Cow::Owned(out))
+                }
+                b'\\' => {
+                    self.i = self.skip_escapes(k)?;
+                    Some(Cow::Borrowed(""))
+                }
+                // A control character: serde_json's error.
+                _ => None,
+            }
+        }
+
+        /// The rest of a string from the backslash at `j`, as serde_json's skipping checks it
+        /// (any four hex digits after `\u`): the index after the closing quote.
+        fn skip_escapes(&self, mut j: usize) -> Option<usize> {
+            loop {
+                match *self.b.get(j)? {
+                    b'"' => return Some(j + 1),
+                    b'\\' => match *self.b.get(j + 1)? {
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => j += 2,
+                        b'u' => {
+                            let hex = self.b.get(j + 2..j + 6)?;
+                            if !hex.iter().all(u8::is_ascii_hexdigit) {
+                                return None;
+                            }
+                            j += 6;
+                        }
+                        _ => return None,
+                    },
+                    _ => return None,
+                }
+                j = scan::plain_run_end(self.b, j);
+            }
+        }
+
+        /// Skip one value (after whitespace), checking it; `depth`: the levels it is in.
+        fn skip(&mut self, depth: usize) -> Option<()> {
+            self.ws();
+            match self.peek()? {
+                b'"' => self.string(false).map(drop),
+                b'{' => self.nest(depth, b'}', |s| {
+                    s.ws();
+                    if s.peek() != Some(b'"') {
+                        return None;
+                    }
+                    s.string(false)?;
+                    s.eat(b':')?;
+                    s.skip(depth + 1)
+                }),
+                b'[' => self.nest(depth, b']', |s| s.skip(depth + 1)),
+                b't' => self.literal(b"true"),
+                b'f' => self.literal(b"false"),
+                b'n' => self.literal(b"null"),
+                _ => {
+                    self.i = scan::number_end(self.b, self.i)?;
+                    Some(())
+                }
+            }
+        }
+
+        fn literal(&mut self, word: &[u8]) -> Option<()> {
+            self.b[self.i..]
+                .starts_with(word)
+                .then(|| self.i += word.len())
+        }
+
+        /// An object or array at `i` whose items `item` reads, up to `close`.
+        fn nest(
+            &mut self,
+            depth: usize,
+            close: u8,
+            mut item: impl FnMut(&mut Self) -> Option<()>,
+        ) -> Option<()> {
+            if depth >= MAX_DEPTH {
+                return None;
+            }
+            self.i += 1;
+            self.ws();
+            if self.peek() == Some(close) {
+                self.i += 1;
+                return Some(());
+            }
+            loop {
+                item(self)?;
+                self.ws();
+                match self.peek()? {
+                    b',' => self.i += 1,
+                    c if c == close => {
+                        self.i += 1;
+                        return Some(());
+                    }
+                    _ => return None,
+                }
+            }
+        }
+
+        /// Skip one value, answering its text (for serde_json to parse).
+        fn raw(&mut self, depth: usize) -> Option<&'a str> {
+            self.ws();
+            let start = self.i;
+            self.skip(depth)?;
+            self.text.get(start..self.i)
+        }
+
+        /// A value kept in full: serde_json's own value of its text.
+        fn value(&mut self, depth: usize) -> Option<Value> {
+            serde_json::from_str(self.raw(depth)?).ok()
+        }
+
+        /// The value of a member at level `at`, as [`super::Level`] builds it.
+        fn level(&mut self, rule: Prune, at: At, depth: usize) -> Option<Value> {
+            self.ws();
+            match (at, self.peek()?) {
+                (At::Message | At::Block, b'{') => self.object(rule, at),
+                (At::Blocks, b'[') => {
+                    let mut items = Vec::new();
+                    self.nest(depth, b']', |s| {
+                        items.push(s.level(rule, At::Block, depth + 1)?);
+                        Some(())
+                    })?;
+                    Some(Value::Array(items))
+                }
+                _ => self.value(depth),
+            }
+        }
+
+        /// An object at level `at` (`Top`, `Message` or `Block`): the members it reads.
+        fn object(&mut self, rule: Prune, at: At) -> Option<Value> {
+            let depth = match at {
+                At::Top => 0,
+                At::Message => 1,
+                At::Blocks => 2,
+                At::Block => 3,
+            };
+            let mut members = Map::new();
+            let mut held: Option<&'a str> = None;
+            self.nest(depth, b'}', |s| {
+                s.ws();
+                if s.peek() != Some(b'"') {
+                    return None;
+                }
+                let key = s.string(true)?;
+                s.eat(b':')?;
+                if !reads(rule, at, &key) {
+                    return s.skip(depth + 1);
+                }
+                if at == At::Block && key == "content" {
+                    held = Some(s.raw(depth + 1)?);
+                    members.insert(key.into_owned(), Value::Null);
+                    return Some(());
+                }
+                let value = match child(rule, at, &key) {
+                    Some(next) => s.level(rule, next, depth + 1)?,
+                    None => s.value(depth + 1)?,
+                };
+                members.insert(key.into_owned(), value);
+                Some(())
+            })?;
+            if let Some(raw) = held {
+                settle_content(&mut members, raw).ok()?;
+            }
+            Some(Value::Object(members))
+        }
     }
 }
 
@@ -323,6 +585,86 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_fast_path_gives_serde_jsons_values_or_declines() {
+        let deep = format!(
+            "{{\"type\":\"user\",\"x\":{}1{}}}",
+            "[".repeat(150),
+            "]".repeat(150)
+        );
+        let deep_kept = format!("{{\"tools\":{}1{}}}", "[".repeat(99), "]".repeat(99));
+        let mut lines: Vec<String> = LINES.iter().map(|l| l.to_string()).collect();
+        lines.extend(
+            [
+                // Skipped members of every kind, with escapes, numbers and literals.
+                r#"{"uuid":"a\"b\\c\/\b\f\n\r\t\u00e9","n":[-0,0.5,1e9,-2E-3,12],"l":[true,false,null],"o":{"k":{}}, "type" : "user" }"#,
+                r#" {"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"t","name":"N","input":{"a":[1,{"b":null}]}}],"usage":{"x":1}}} "#,
+                r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"x\ny"}]}]}}"#,
+                r#"{"type":"user","message":{"content":[{"type":"text","content":{"a":1},"text":"t"}]}}"#,
+                r#"{"message":{"content":"text"},"message":{"content":[1,"x",null,{"type":"tool_result"}]}}"#,
+                r#"{"message":[{"content":1}],"type":"user"}"#,
+                r#"{"message":null,"type":"user"}"#,
+                r#"{"t\u0079pe":"user","message":{"content":[]}}"#,
+                r#"{}"#,
+                // Declined: serde_json decides these (values or errors).
+                r#"{"type":"user","x":"\ud83d\ude00"}"#,
+                r#"{"\ud83d\ude00":1}"#,
+                r#"{"type":"user","x":01}"#,
+                r#"{"type":"user","x":1.}"#,
+                r#"{"type":"user","x":-}"#,
+                r#"{"type":"user","x":tru}"#,
+                r#"{"type":"user","x":"\q"}"#,
+                r#"{"type":"user","x":"\u12g4"}"#,
+                r#"{"type":"user","x":[1,]}"#,
+                r#"{"type":"user","x":{"a":1,}}"#,
+                r#"{"type":"user","x":{"a" 1}}"#,
+                r#"{"type":"user","x":{1:1}}"#,
+                r#"{"type":"user",}"#,
+                r#"{"type":"user"} x"#,
+                r#"{"type":"user""#,
+                r#"{"type":"us"#,
+                "{\"type\":\"user\",\"x\":\"a\u{1}b\"}",
+                "{\"type\":\"user\",\"x\":\"a\\n\u{1f}\"}",
+                r#"[{"type":"user"}]"#,
+                r#""text""#,
+            ]
+            .map(String::from),
+        );
+        lines.push(deep);
+        lines.push(deep_kept);
+        for line in &lines {
+            for outputs in [true, false] {
+                let rule = Prune::claude_code(outputs);
+                let serde = parse_line_str_serde(line, rule);
+                match fast::parse(line, rule) {
+                    Some(v) => {
+                        let want = serde.unwrap_or_else(|e| {
+                            panic!("{line}: fast took a line serde_json refuses: {e}")
+                        });
+                        assert_eq!(v.to_string(), want.to_string(), "{line}");
+                    }
+                    None => {
+                        // Declined lines are still read, by serde_json.
+                        let got = parse_line_str(line, rule);
+                        match (got, serde) {
+                            (Ok(a), Ok(b)) => assert_eq!(a, b, "{line}"),
+                            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+                            (a, b) => panic!("{line}: {a:?} against {b:?}"),
+                        }
+                    }
+                }
+            }
+        }
+        // The common lines take the fast path.
+        for line in &lines[..6] {
+            assert!(
+                fast::parse(line, Prune::claude_code(false)).is_some(),
+                "{line}"
+            );
+        }
+        assert!(fast::parse(&lines[LINES.len()], Prune::claude_code(false)).is_some());
     }
 
     #[test]

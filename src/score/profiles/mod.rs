@@ -21,7 +21,7 @@ mod galtea;
 pub mod judge;
 mod promptfoo;
 mod pyjson;
-mod scan;
+pub(crate) mod scan;
 mod stream;
 mod tape;
 pub mod text;
