@@ -13,12 +13,14 @@
 //! that deserializes is ready to run.
 
 mod names;
+mod pattern;
 pub mod profile;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::source::Span;
+pub use pattern::Pattern;
 pub use profile::Profile;
 
 /// The version of the config format this crate reads and writes.
@@ -410,77 +412,9 @@ impl Default for Scoring {
     }
 }
 
-/// A regular expression that serializes as its source text and compiles once, when built or
-/// deserialized. Matching is linear-time (the `regex` crate has no backtracking).
-#[derive(Clone)]
-pub struct Pattern {
-    source: String,
-    regex: regex::Regex,
-}
-
-impl Pattern {
-    /// Compile `source`. The error is the `regex` crate's, which names the offending position.
-    pub fn new(source: &str) -> Result<Self, regex::Error> {
-        let regex = regex::RegexBuilder::new(source)
-            .size_limit(1 << 22)
-            .dfa_size_limit(1 << 22)
-            .build()?;
-        Ok(Pattern {
-            source: source.to_owned(),
-            regex,
-        })
-    }
-
-    /// The expression as written.
-    pub fn as_str(&self) -> &str {
-        &self.source
-    }
-
-    /// The compiled expression.
-    pub fn regex(&self) -> &regex::Regex {
-        &self.regex
-    }
-}
-
-impl std::fmt::Debug for Pattern {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Pattern({:?})", self.source)
-    }
-}
-
-impl PartialEq for Pattern {
-    fn eq(&self, other: &Self) -> bool {
-        self.source == other.source
-    }
-}
-
-impl Serialize for Pattern {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.source)
-    }
-}
-
-impl<'de> Deserialize<'de> for Pattern {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let source = String::deserialize(d)?;
-        Pattern::new(&source).map_err(serde::de::Error::custom)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn pattern_round_trips_as_its_source() {
-        let p = Pattern::new("^ORD-[0-9]+$").unwrap();
-        let json = serde_json::to_string(&p).unwrap();
-        assert_eq!(json, r#""^ORD-[0-9]+$""#);
-        let back: Pattern = serde_json::from_str(&json).unwrap();
-        assert_eq!(back, p);
-        assert!(back.regex().is_match("ORD-42"));
-        assert!(serde_json::from_str::<Pattern>(r#""(unclosed""#).is_err());
-    }
 
     #[test]
     fn path_segments_serialize_bare() {

@@ -333,7 +333,7 @@ impl Evaluator<'_> {
                     return Err(missing("regex", spec_of(c)));
                 };
                 match v {
-                    Value::String(s) if pattern.regex().is_match(s) => Ok(()),
+                    Value::String(s) if pattern.is_match(s) => Ok(()),
                     Value::String(_) => Err(Miss::new(
                         "regex",
                         spec_of(c),
