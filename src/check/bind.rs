@@ -13,7 +13,6 @@ use std::borrow::Cow;
 
 use globset::{Glob, GlobBuilder};
 use regex_automata::meta;
-use regex_automata::nfa::thompson::WhichCaptures;
 use regex_automata::util::syntax;
 
 /// A compiled transcript glob of one spec.
@@ -42,14 +41,9 @@ impl PathMatcher {
         let regex = meta::Builder::new()
             .syntax(syntax::Config::new().utf8(false).dot_matches_new_line(true))
             .configure(
-                meta::Config::new()
+                crate::config::pattern::short_config()
                     .utf8_empty(false)
-                    .nfa_size_limit(Some(10 << 20))
-                    .hybrid(false)
-                    .dfa(false)
-                    .onepass(false)
-                    .auto_prefilter(false)
-                    .which_captures(WhichCaptures::Implicit),
+                    .nfa_size_limit(Some(10 << 20)),
             )
             .build(glob.regex())
             .map_err(|e| e.to_string())?;

@@ -13,7 +13,7 @@
 //! that deserializes is ready to run.
 
 mod names;
-mod pattern;
+pub(crate) mod pattern;
 pub mod profile;
 
 use serde::{Deserialize, Serialize};

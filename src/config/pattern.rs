@@ -56,19 +56,26 @@ fn full(source: &str) -> Result<regex::Regex, regex::Error> {
         .build()
 }
 
-/// The NFA engines of `source`, without what only pays off on long haystacks. The syntax
-/// settings are `regex`'s defaults (Unicode, UTF-8, nesting limit 250).
+/// A meta regex configuration for short haystacks: the bounded backtracker and the PikeVM on
+/// the NFA, without the lazy DFA, the one-pass DFA and prefilters (which cost more to build
+/// than they save on a few short searches), and no capture groups beyond the match. The pool
+/// of search caches is sized here, not from the machine's parallelism (whose query reads
+/// cgroup files at start-up); more threads than that share it by making spare caches.
+pub(crate) fn short_config() -> meta::Config {
+    meta::Config::new()
+        .hybrid(false)
+        .dfa(false)
+        .onepass(false)
+        .auto_prefilter(false)
+        .which_captures(WhichCaptures::Implicit)
+        .pool_capacity(16)
+}
+
+/// The NFA engines of `source` ([`short_config`]). The syntax settings are `regex`'s defaults
+/// (Unicode, UTF-8, nesting limit 250).
 fn short(source: &str) -> Option<meta::Regex> {
     meta::Builder::new()
-        .configure(
-            meta::Config::new()
-                .hybrid(false)
-                .dfa(false)
-                .onepass(false)
-                .auto_prefilter(false)
-                .which_captures(WhichCaptures::Implicit)
-                .nfa_size_limit(Some(1 << 22)),
-        )
+        .configure(short_config().nfa_size_limit(Some(1 << 22)))
         .build(source)
         .ok()
 }
