@@ -230,7 +230,7 @@ fn child(rule: Prune, at: At, key: &str) -> Option<At> {
 
 /// The fast path of [`parse_line_str`]: a scanner that checks the members left out as strictly
 /// as serde_json's skipping does (strings, escapes, numbers, literals, structure), finding each
-/// string's end 16 bytes per step, and hands each member kept to serde_json as its own text.
+/// string's end in a mask of the line's stop bytes made 16 bytes per step, and hands each member kept to serde_json as its own text.
 /// It answers `None` for anything it does not take: an error anywhere, a line that is not an
 /// object, a key with a surrogate escape, nesting deeper than [`fast::MAX_DEPTH`] (where
 /// serde_json's depth limit, counted from the line's start, could decide). The caller then
@@ -246,9 +246,12 @@ mod fast {
     pub(super) const MAX_DEPTH: usize = 100;
 
     pub(super) fn parse(json: &str, rule: Prune) -> Option<Value> {
+        let mut mask = Vec::with_capacity(json.len() / 64 + 1);
+        scan::stop_mask(json.as_bytes(), &mut mask);
         let mut s = Scan {
             text: json,
             b: json.as_bytes(),
+            mask: &mask,
             i: 0,
         };
         s.ws();
@@ -263,6 +266,9 @@ mod fast {
     struct Scan<'a> {
         text: &'a str,
         b: &'a [u8],
+        /// The line's quotes, backslashes and control bytes ([`scan::stop_mask`]): each
+        /// string's end is a bit scan.
+        mask: &'a [u64],
         i: usize,
     }
 
@@ -288,7 +294,7 @@ mod fast {
         /// `decode` false: checked only (the answer is then the raw text).
         fn string(&mut self, decode: bool) -> Option<Cow<'a, str>> {
             let start = self.i + 1;
-            let k = scan::plain_run_end(self.b, start);
+            let k = self.stop(start);
             match self.b.get(k)? {
                 b'"' => {
                     self.i = k + 1;
@@ -327,8 +333,13 @@ mod fast {
                     },
                     _ => return None,
                 }
-                j = scan::plain_run_end(self.b, j);
+                j = self.stop(j);
             }
+        }
+
+        /// The first quote, backslash or control byte at or after `i` (or the line's end).
+        fn stop(&self, i: usize) -> usize {
+            scan::next_stop(self.mask, i, self.b.len())
         }
 
         /// Skip one value (after whitespace), checking it; `depth`: the levels it is in.
