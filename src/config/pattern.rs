@@ -18,8 +18,10 @@ use regex_automata::meta;
 use regex_automata::nfa::thompson::WhichCaptures;
 use regex_syntax::ast::{self, Ast};
 
-/// Arguments longer than this (bytes) are matched by the full `regex::Regex`.
-pub const SHORT_MAX: usize = 16 * 1024;
+/// Arguments longer than this (bytes) are matched by the full `regex::Regex`. Kept small: the
+/// bounded backtracker covers fewer bytes as the NFA grows (a Unicode class is hundreds of
+/// states), and past it the PikeVM costs a few hundred instructions a byte.
+pub const SHORT_MAX: usize = 2 * 1024;
 
 /// A regular expression that serializes as its source text and compiles once, when built or
 /// deserialized. Matching is linear-time (no engine here backtracks without bound).
