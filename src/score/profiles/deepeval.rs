@@ -14,7 +14,7 @@ use serde_json::value::RawValue;
 
 use super::judge::{self, JudgeRequest};
 use super::scan::same_str;
-use super::tape::{Raw, TapeProfile, V};
+use super::tape::{Buffers, Raw, Tape, TapeProfile, V};
 use super::text::{json_str_body, py_json_indent, py_repr, py_str_list};
 use super::value::{py_eq, Val};
 use super::view::{Json, Kind};
@@ -177,6 +177,283 @@ fn case_of<'t>(root: V<'t>) -> Option<Case<'t>> {
         }
     }
     (called && expected).then_some(c)
+}
+
+/// The direct reader ([`TapeProfile::direct`]): the line's top-level object, its two tool
+/// lists and their tools are walked here, and only the values kept (input parameters, outputs,
+/// options, the raw id and input) or skipped (other fields) are read into the tape, with the
+/// tape reader's checks. What this walk does not take is left to the tape reader, which then
+/// decides: a top-level object or tool with a repeated known key, a key with an escape, a
+/// tool's string field that is neither a string nor `null`, a missing tool list or name, and
+/// whatever the tape reader itself refuses in a value. Everything else is read as
+/// [`case_of`] reads the tape of the whole line (for which see its rules).
+mod direct {
+    use super::super::tape::{skip_ws, Tape};
+
+    /// A string field of a tool: a span of the line (no escapes), or a node of the tape.
+    #[derive(Clone, Copy)]
+    pub(super) enum Text {
+        Span(u32, u32),
+        Node(u32),
+    }
+
+    /// A tool as the walk leaves it: where its fields are.
+    #[derive(Clone, Copy)]
+    pub(super) struct PreTool {
+        pub(super) name: Text,
+        /// Nodes of `input_parameters` and `output` (`NONE` if absent).
+        pub(super) input_parameters: u32,
+        pub(super) output: u32,
+        /// `None` for absent or `null`.
+        pub(super) kind: Option<Text>,
+        pub(super) description: Option<Text>,
+        pub(super) reasoning: Option<Text>,
+    }
+
+    pub(super) const NONE: u32 = u32::MAX;
+
+    /// What the walk found at the top level (tools go to the lists the caller gives).
+    pub(super) struct Top {
+        pub(super) options: u32,
+        /// `("id", node)`, `("input", node)`, in the order seen.
+        pub(super) fields: [(&'static str, u32); 2],
+        pub(super) n_fields: usize,
+    }
+
+    /// The bits of the known keys seen in an object: a repeated one leaves the line.
+    fn once(seen: &mut u32, bit: u32) -> Option<()> {
+        if *seen & bit != 0 {
+            return None;
+        }
+        *seen |= bit;
+        Some(())
+    }
+
+    /// After a member or item at `i`: the index of the next one, or `None` in `Ok` after the
+    /// closing `close` (its index after it in the `Err`).
+    #[inline(always)]
+    fn next(b: &[u8], i: usize, close: u8) -> Option<Result<usize, usize>> {
+        let i = skip_ws(b, i);
+        match *b.get(i)? {
+            b',' => Some(Ok(skip_ws(b, i + 1))),
+            c if c == close => Some(Err(i + 1)),
+            _ => None,
+        }
+    }
+
+    /// Walk the line: the tools into `called` and `expected` (empty), the rest into [`Top`].
+    pub(super) fn walk(
+        tape: &mut Tape<'_>,
+        called: &mut Vec<PreTool>,
+        expected: &mut Vec<PreTool>,
+    ) -> Option<Top> {
+        let b = tape.src().as_bytes();
+        let mut i = skip_ws(b, 0);
+        if b.get(i) != Some(&b'{') {
+            return None;
+        }
+        i = skip_ws(b, i + 1);
+        let mut top = Top {
+            options: NONE,
+            fields: [("", NONE); 2],
+            n_fields: 0,
+        };
+        let mut seen = 0u32;
+        loop {
+            let (k, v) = tape.plain_key(i)?;
+            i = match k {
+                b"tools_called" => {
+                    once(&mut seen, 1)?;
+                    tools(tape, v, called)?
+                }
+                b"expected_tools" => {
+                    once(&mut seen, 2)?;
+                    tools(tape, v, expected)?
+                }
+                b"options" => {
+                    once(&mut seen, 4)?;
+                    let (n, end) = tape.value(v, 1)?;
+                    top.options = n;
+                    end
+                }
+                b"id" | b"input" => {
+                    let (key, bit) = if k == b"id" { ("id", 8) } else { ("input", 16) };
+                    once(&mut seen, bit)?;
+                    let (n, end) = tape.value(v, 1)?;
+                    *top.fields.get_mut(top.n_fields)? = (key, n);
+                    top.n_fields += 1;
+                    end
+                }
+                _ => tape.value(v, 1)?.1,
+            };
+            match next(b, i, b'}')? {
+                Ok(at) => i = at,
+                Err(end) => {
+                    i = end;
+                    break;
+                }
+            }
+        }
+        // Both lists are required.
+        (seen & 3 == 3 && skip_ws(b, i) == b.len()).then_some(top)
+    }
+
+    /// A list of tools at `i` into `out`: the index after it.
+    fn tools(tape: &mut Tape<'_>, mut i: usize, out: &mut Vec<PreTool>) -> Option<usize> {
+        let b = tape.src().as_bytes();
+        if b.get(i) != Some(&b'[') {
+            return None;
+        }
+        i = skip_ws(b, i + 1);
+        if b.get(i) == Some(&b']') {
+            return Some(i + 1);
+        }
+        loop {
+            i = tool(tape, i, out)?;
+            match next(b, i, b']')? {
+                Ok(at) => i = at,
+                Err(end) => return Some(end),
+            }
+        }
+    }
+
+    /// A string or `null` at `i` as a tool's field: the text (`None` for `null`) and the index
+    /// after it.
+    #[inline(always)]
+    fn text(tape: &mut Tape<'_>, i: usize) -> Option<(Option<Text>, usize)> {
+        let b = tape.src().as_bytes();
+        match b.get(i) {
+            Some(b'"') => {
+                if let Some((s, end)) = tape.plain_str(i) {
+                    let from = (i + 1) as u32;
+                    return Some((Some(Text::Span(from, from + s.len() as u32)), end));
+                }
+                // Escaped: the tape decodes it.
+                let (n, end) = tape.value(i, 3)?;
+                Some((Some(Text::Node(n)), end))
+            }
+            Some(b'n') if b.get(i..i + 4) == Some(b"null".as_slice()) => Some((None, i + 4)),
+            _ => None,
+        }
+    }
+
+    /// One tool at `i` (an object) pushed to `out`: the index after it.
+    fn tool(tape: &mut Tape<'_>, mut i: usize, out: &mut Vec<PreTool>) -> Option<usize> {
+        let b = tape.src().as_bytes();
+        if b.get(i) != Some(&b'{') {
+            return None;
+        }
+        i = skip_ws(b, i + 1);
+        let mut t = PreTool {
+            name: Text::Span(0, 0),
+            input_parameters: NONE,
+            output: NONE,
+            kind: None,
+            description: None,
+            reasoning: None,
+        };
+        let mut seen = 0u32;
+        loop {
+            let (k, v) = tape.plain_key(i)?;
+            i = match k {
+                b"name" => {
+                    once(&mut seen, 1)?;
+                    let (name, end) = text(tape, v)?;
+                    t.name = name?;
+                    end
+                }
+                b"input_parameters" => {
+                    once(&mut seen, 2)?;
+                    let (n, end) = tape.value(v, 3)?;
+                    t.input_parameters = n;
+                    end
+                }
+                b"output" => {
+                    once(&mut seen, 4)?;
+                    let (n, end) = tape.value(v, 3)?;
+                    t.output = n;
+                    end
+                }
+                b"type" => {
+                    once(&mut seen, 8)?;
+                    let (x, end) = text(tape, v)?;
+                    t.kind = x;
+                    end
+                }
+                b"description" => {
+                    once(&mut seen, 16)?;
+                    let (x, end) = text(tape, v)?;
+                    t.description = x;
+                    end
+                }
+                b"reasoning" => {
+                    once(&mut seen, 32)?;
+                    let (x, end) = text(tape, v)?;
+                    t.reasoning = x;
+                    end
+                }
+                _ => tape.value(v, 3)?.1,
+            };
+            match next(b, i, b'}')? {
+                Ok(at) => i = at,
+                Err(end) => {
+                    // The name is required.
+                    if seen & 1 == 0 {
+                        return None;
+                    }
+                    out.push(t);
+                    return Some(end);
+                }
+            }
+        }
+    }
+}
+
+/// The case the direct walk found, from the tape it filled (`None` where [`case_of`] would
+/// give `None`: options it does not read, a name that is `null`).
+fn case_of_parts<'t>(
+    tape: &'t super::tape::Tape<'t>,
+    line: &'t str,
+    called: &[direct::PreTool],
+    expected: &[direct::PreTool],
+    top: &direct::Top,
+) -> Option<Case<'t>> {
+    let text = |x: direct::Text| -> Option<&'t str> {
+        match x {
+            direct::Text::Span(a, b) => line.get(a as usize..b as usize),
+            direct::Text::Node(n) => tape.at(n).as_str(),
+        }
+    };
+    // A string field or `null`: `Some(None)` for `null` or absent.
+    let opt_text = |x: Option<direct::Text>| -> Option<Option<&'t str>> {
+        match x {
+            Some(x) => text(x).map(Some),
+            None => Some(None),
+        }
+    };
+    let value = |n: u32| (n != direct::NONE).then(|| tape.at(n)).and_then(non_null);
+    let tool = |p: &direct::PreTool| -> Option<Tool<'t>> {
+        Some(Tool {
+            name: text(p.name)?,
+            input_parameters: value(p.input_parameters),
+            output: value(p.output),
+            kind: opt_text(p.kind)?,
+            description: opt_text(p.description)?,
+            reasoning: opt_text(p.reasoning)?,
+        })
+    };
+    let options = match value(top.options) {
+        Some(o) => options_of(o)?,
+        None => Options {
+            threshold: Some(0.5),
+            ..Options::default()
+        },
+    };
+    Some(Case {
+        tools_called: called.iter().map(tool).collect::<Option<_>>()?,
+        expected_tools: expected.iter().map(tool).collect::<Option<_>>()?,
+        options,
+    })
 }
 
 fn tools_of(v: V<'_>) -> Option<Vec<Tool<'_>>> {
@@ -817,6 +1094,31 @@ impl TapeProfile for Deepeval {
 
     fn check(line: &str) -> Result<(), serde_json::Error> {
         serde_json::from_str::<SerdeCase<'_>>(line).map(drop)
+    }
+
+    fn direct<'a>(
+        line: &'a str,
+        bufs: &mut Buffers,
+        out: &mut String,
+        calling: &mut String,
+    ) -> Option<Result<Outcome, LineError<'a>>> {
+        thread_local! {
+            // The walk's tool lists, per thread.
+            static TOOLS: std::cell::RefCell<(Vec<direct::PreTool>, Vec<direct::PreTool>)> =
+                const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+        }
+        let mut tape = Tape::start(line, bufs)?;
+        let result = TOOLS.with_borrow_mut(|(called, expected)| {
+            called.clear();
+            expected.clear();
+            let top = direct::walk(&mut tape, called, expected)?;
+            let case = case_of_parts(&tape, line, called, expected, &top)?;
+            let fields = top.fields.get(..top.n_fields)?;
+            let raw = Raw::of_parts(&tape, line, fields);
+            Some(Self::score(case, &raw, out, calling))
+        });
+        tape.recycle(bufs);
+        result
     }
 
     /// `scratch` holds the calling part of the reason, built before it is escaped into the line.
