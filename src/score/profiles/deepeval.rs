@@ -188,7 +188,9 @@ fn case_of<'t>(root: V<'t>) -> Option<Case<'t>> {
 /// whatever the tape reader itself refuses in a value. Everything else is read as
 /// [`case_of`] reads the tape of the whole line (for which see its rules).
 mod direct {
+    use super::super::scan::{number, Num};
     use super::super::tape::{skip_ws, Tape};
+    use super::Options;
 
     /// A string field of a tool: a span of the line (no escapes), or a node of the tape.
     #[derive(Clone, Copy)]
@@ -213,11 +215,133 @@ mod direct {
     pub(super) const NONE: u32 = u32::MAX;
 
     /// What the walk found at the top level (tools go to the lists the caller gives).
-    pub(super) struct Top {
-        pub(super) options: u32,
-        /// `("id", node)`, `("input", node)`, in the order seen.
-        pub(super) fields: [(&'static str, u32); 2],
+    pub(super) struct Top<'a> {
+        /// The options when the walk read them itself ([`options`]), else `None` and...
+        pub(super) options: Option<Options<'a>>,
+        /// ... their node (`NONE` if absent or `null`).
+        pub(super) options_node: u32,
+        /// `("id", span)`, `("input", span)` (their raw text), in the order seen.
+        pub(super) fields: [(&'static str, (u32, u32)); 2],
         pub(super) n_fields: usize,
+    }
+
+    /// `null` at `i`?
+    #[inline(always)]
+    fn is_null(b: &[u8], i: usize) -> bool {
+        b.get(i..i + 4) == Some(b"null".as_slice())
+    }
+
+    /// Skip the value at `i` (inside `levels` containers), checked as the tape reader checks
+    /// it: the index after it. A string without escapes is only scanned.
+    #[inline(always)]
+    fn skip(tape: &mut Tape<'_>, i: usize, levels: usize) -> Option<usize> {
+        if let Some((_, end)) = tape.plain_str(i) {
+            return Some(end);
+        }
+        Some(tape.value(i, levels)?.1)
+    }
+
+    /// A value kept as a node, at `i` (inside `levels` containers): its node (`NONE` for
+    /// `null`, which the case reads as absent) and the index after it.
+    #[inline(always)]
+    fn kept(tape: &mut Tape<'_>, i: usize, levels: usize) -> Option<(u32, usize)> {
+        if is_null(tape.src().as_bytes(), i) {
+            return Some((NONE, i + 4));
+        }
+        tape.value(i, levels)
+    }
+
+    /// The options at `i` when they hold only the usual members (`evaluation_params` as plain
+    /// strings, the three flags as `true` or `false`, `threshold` as a number or `null`), each
+    /// once: the options as [`options_of`] reads them and the index after them; `None` for
+    /// anything else (the caller then reads them from the tape).
+    fn options<'a>(tape: &Tape<'a>, mut i: usize) -> Option<(Options<'a>, usize)> {
+        let src = tape.src();
+        let b = src.as_bytes();
+        if b.get(i) != Some(&b'{') {
+            return None;
+        }
+        i = skip_ws(b, i + 1);
+        let mut o = Options {
+            threshold: Some(0.5),
+            ..Options::default()
+        };
+        if b.get(i) == Some(&b'}') {
+            return Some((o, i + 1));
+        }
+        let flag = |i: usize| -> Option<(bool, usize)> {
+            if b.get(i..i + 4) == Some(b"true".as_slice()) {
+                Some((true, i + 4))
+            } else if b.get(i..i + 5) == Some(b"false".as_slice()) {
+                Some((false, i + 5))
+            } else {
+                None
+            }
+        };
+        let mut seen = 0u32;
+        loop {
+            let (k, v) = tape.plain_key(i)?;
+            i = match k {
+                b"evaluation_params" => {
+                    once(&mut seen, 1)?;
+                    if b.get(v) != Some(&b'[') {
+                        return None;
+                    }
+                    let mut j = skip_ws(b, v + 1);
+                    if b.get(j) == Some(&b']') {
+                        j + 1
+                    } else {
+                        loop {
+                            let (p, end) = tape.plain_str(j)?;
+                            o.evaluation_params.push(p);
+                            match next(b, end, b']')? {
+                                Ok(at) => j = at,
+                                Err(end) => break end,
+                            }
+                        }
+                    }
+                }
+                b"should_consider_ordering" => {
+                    once(&mut seen, 2)?;
+                    let (x, end) = flag(v)?;
+                    o.should_consider_ordering = x;
+                    end
+                }
+                b"should_exact_match" => {
+                    once(&mut seen, 4)?;
+                    let (x, end) = flag(v)?;
+                    o.should_exact_match = x;
+                    end
+                }
+                b"strict_mode" => {
+                    once(&mut seen, 8)?;
+                    let (x, end) = flag(v)?;
+                    o.strict_mode = x;
+                    end
+                }
+                b"threshold" => {
+                    once(&mut seen, 16)?;
+                    if is_null(b, v) {
+                        o.threshold = None;
+                        v + 4
+                    } else {
+                        // As the tape holds it (a number it does not read leaves the line).
+                        let (x, end) = number(src, v)?;
+                        o.threshold = Some(match x {
+                            Num::Int(n) => n as f64,
+                            Num::UInt(n) => n as f64,
+                            Num::Float(f) => f,
+                        });
+                        end
+                    }
+                }
+                _ => return None,
+            };
+            match next(b, i, b'}')? {
+                Ok(at) => i = at,
+                Err(end) => return Some((o, end)),
+            }
+        }
     }
 
     /// The bits of the known keys seen in an object: a repeated one leaves the line.
@@ -242,11 +366,11 @@ mod direct {
     }
 
     /// Walk the line: the tools into `called` and `expected` (empty), the rest into [`Top`].
-    pub(super) fn walk(
-        tape: &mut Tape<'_>,
+    pub(super) fn walk<'a>(
+        tape: &mut Tape<'a>,
         called: &mut Vec<PreTool>,
         expected: &mut Vec<PreTool>,
-    ) -> Option<Top> {
+    ) -> Option<Top<'a>> {
         let b = tape.src().as_bytes();
         let mut i = skip_ws(b, 0);
         if b.get(i) != Some(&b'{') {
@@ -254,8 +378,9 @@ mod direct {
         }
         i = skip_ws(b, i + 1);
         let mut top = Top {
-            options: NONE,
-            fields: [("", NONE); 2],
+            options: None,
+            options_node: NONE,
+            fields: [("", (0, 0)); 2],
             n_fields: 0,
         };
         let mut seen = 0u32;
@@ -272,19 +397,24 @@ mod direct {
                 }
                 b"options" => {
                     once(&mut seen, 4)?;
-                    let (n, end) = tape.value(v, 1)?;
-                    top.options = n;
-                    end
+                    if let Some((o, end)) = options(tape, v) {
+                        top.options = Some(o);
+                        end
+                    } else {
+                        let (n, end) = kept(tape, v, 1)?;
+                        top.options_node = n;
+                        end
+                    }
                 }
                 b"id" | b"input" => {
                     let (key, bit) = if k == b"id" { ("id", 8) } else { ("input", 16) };
                     once(&mut seen, bit)?;
-                    let (n, end) = tape.value(v, 1)?;
-                    *top.fields.get_mut(top.n_fields)? = (key, n);
+                    let end = skip(tape, v, 1)?;
+                    *top.fields.get_mut(top.n_fields)? = (key, (v as u32, end as u32));
                     top.n_fields += 1;
                     end
                 }
-                _ => tape.value(v, 1)?.1,
+                _ => skip(tape, v, 1)?,
             };
             match next(b, i, b'}')? {
                 Ok(at) => i = at,
@@ -364,13 +494,13 @@ mod direct {
                 }
                 b"input_parameters" => {
                     once(&mut seen, 2)?;
-                    let (n, end) = tape.value(v, 3)?;
+                    let (n, end) = kept(tape, v, 3)?;
                     t.input_parameters = n;
                     end
                 }
                 b"output" => {
                     once(&mut seen, 4)?;
-                    let (n, end) = tape.value(v, 3)?;
+                    let (n, end) = kept(tape, v, 3)?;
                     t.output = n;
                     end
                 }
@@ -392,7 +522,7 @@ mod direct {
                     t.reasoning = x;
                     end
                 }
-                _ => tape.value(v, 3)?.1,
+                _ => skip(tape, v, 3)?,
             };
             match next(b, i, b'}')? {
                 Ok(at) => i = at,
@@ -416,7 +546,7 @@ fn case_of_parts<'t>(
     line: &'t str,
     called: &[direct::PreTool],
     expected: &[direct::PreTool],
-    top: &direct::Top,
+    top: direct::Top<'t>,
 ) -> Option<Case<'t>> {
     let text = |x: direct::Text| -> Option<&'t str> {
         match x {
@@ -442,9 +572,10 @@ fn case_of_parts<'t>(
             reasoning: opt_text(p.reasoning)?,
         })
     };
-    let options = match value(top.options) {
-        Some(o) => options_of(o)?,
-        None => Options {
+    let options = match (top.options, value(top.options_node)) {
+        (Some(o), _) => o,
+        (None, Some(o)) => options_of(o)?,
+        (None, None) => Options {
             threshold: Some(0.5),
             ..Options::default()
         },
@@ -1112,8 +1243,9 @@ impl TapeProfile for Deepeval {
             called.clear();
             expected.clear();
             let top = direct::walk(&mut tape, called, expected)?;
-            let case = case_of_parts(&tape, line, called, expected, &top)?;
-            let fields = top.fields.get(..top.n_fields)?;
+            let fields = top.fields;
+            let fields = fields.get(..top.n_fields)?;
+            let case = case_of_parts(&tape, line, called, expected, top)?;
             let raw = Raw::of_parts(&tape, line, fields);
             Some(Self::score(case, &raw, out, calling))
         });

@@ -113,17 +113,17 @@ pub(crate) fn score_line<'a, P: TapeProfile>(
 pub(crate) struct Raw<'a, 't> {
     tape: &'t Tape<'t>,
     line: &'a str,
-    /// For a line read in parts: the fields the profile kept (each once), by their nodes.
-    fields: Option<&'t [(&'static str, u32)]>,
+    /// For a line read in parts: the spans of the fields the profile kept (each once).
+    fields: Option<&'t [(&'static str, (u32, u32))]>,
 }
 
 impl<'a, 't> Raw<'a, 't> {
-    /// The raw text of a line read in parts ([`Tape::start`]): `fields` are the nodes of the
-    /// top-level fields that can be asked for, each key at most once.
+    /// The raw text of a line read in parts ([`Tape::start`]): `fields` are the spans (start,
+    /// end) of the top-level fields that can be asked for, each key at most once.
     pub(crate) fn of_parts(
         tape: &'t Tape<'t>,
         line: &'a str,
-        fields: &'t [(&'static str, u32)],
+        fields: &'t [(&'static str, (u32, u32))],
     ) -> Raw<'a, 't> {
         Raw {
             tape,
@@ -135,8 +135,8 @@ impl<'a, 't> Raw<'a, 't> {
     /// The raw text of field `key` of the line (the last one, as a JSON parser keeps it).
     pub(crate) fn get(&self, key: &str) -> Option<&'a str> {
         if let Some(fields) = self.fields {
-            let &(_, node) = fields.iter().find(|(k, _)| *k == key)?;
-            return self.line.get(self.tape.at(node).raw_span()?);
+            let &(_, (start, end)) = fields.iter().find(|(k, _)| *k == key)?;
+            return self.line.get(start as usize..end as usize);
         }
         if self.tape.root().raw().is_some() {
             let span = self.tape.root().get(key)?.raw_span()?;
