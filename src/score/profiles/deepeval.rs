@@ -580,9 +580,17 @@ fn case_of_parts<'t>(
             ..Options::default()
         },
     };
+    // Filled in place, at their final capacity.
+    let list = |pre: &[direct::PreTool]| -> Option<Vec<Tool<'t>>> {
+        let mut v = Vec::with_capacity(pre.len());
+        for p in pre {
+            v.push(tool(p)?);
+        }
+        Some(v)
+    };
     Some(Case {
-        tools_called: called.iter().map(tool).collect::<Option<_>>()?,
-        expected_tools: expected.iter().map(tool).collect::<Option<_>>()?,
+        tools_called: list(called)?,
+        expected_tools: list(expected)?,
         options,
     })
 }

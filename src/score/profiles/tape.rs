@@ -330,6 +330,10 @@ impl<'a> Tape<'a> {
     /// after it. Only on a tape from [`Tape::start`].
     pub(crate) fn value(&mut self, i: usize, levels: usize) -> Option<(u32, usize)> {
         let node = self.nodes.len() as u32;
+        // A string: no loop, no stack.
+        if self.src.as_bytes().get(i) == Some(&b'"') {
+            return Some((node, self.string_at(i)?));
+        }
         let mut stack = std::mem::take(&mut self.stack);
         let end = match stack.get_mut(..MAX_DEPTH.saturating_sub(levels)) {
             Some(room) => self.value_with(room, i),
