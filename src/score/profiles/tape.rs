@@ -319,7 +319,6 @@ impl<'a> Tape<'a> {
             return None;
         }
         let mut tape = Tape::with_buffers(line, bufs);
-        tape.stack.resize(MAX_DEPTH, Open::default());
         stop_mask(line.as_bytes(), &mut tape.stops);
         Some(tape)
     }
@@ -330,17 +329,99 @@ impl<'a> Tape<'a> {
     /// after it. Only on a tape from [`Tape::start`].
     pub(crate) fn value(&mut self, i: usize, levels: usize) -> Option<(u32, usize)> {
         let node = self.nodes.len() as u32;
-        // A string: no loop, no stack.
-        if self.src.as_bytes().get(i) == Some(&b'"') {
-            return Some((node, self.string_at(i)?));
-        }
-        let mut stack = std::mem::take(&mut self.stack);
-        let end = match stack.get_mut(..MAX_DEPTH.saturating_sub(levels)) {
-            Some(room) => self.value_with(room, i),
-            None => None,
+        let end = match *self.src.as_bytes().get(i)? {
+            b'"' => self.string_at(i)?,
+            c @ (b'{' | b'[') => self.container_at(i, c, levels)?,
+            _ => self.scalar_at(i)?,
         };
-        self.stack = stack;
-        Some((node, end?))
+        Some((node, end))
+    }
+
+    /// [`Tape::value`] for an array or object (opening byte `c` at `i`): its members or items
+    /// read one after the other, nested containers by recursion (at most [`MAX_DEPTH`] levels
+    /// in all, as [`Tape::read`] counts them), with the same checks as [`Tape::read`].
+    fn container_at(&mut self, i: usize, c: u8, levels: usize) -> Option<usize> {
+        if levels >= MAX_DEPTH {
+            return None;
+        }
+        let b = self.src.as_bytes();
+        let obj = c == b'{';
+        let close = if obj { b'}' } else { b']' };
+        let at = self.push(Node {
+            raw_start: i as u32,
+            ..Node::new(if obj { Tag::Obj } else { Tag::Arr })
+        });
+        let mut i = skip_ws(b, i + 1);
+        let mut open = Open {
+            at,
+            n: 0,
+            seen: 0,
+            obj,
+        };
+        if b.get(i) == Some(&close) {
+            self.close(at, 0, i + 1);
+            return Some(i + 1);
+        }
+        loop {
+            if obj {
+                i = self.key(i, &mut open)?;
+            }
+            i = match *b.get(i)? {
+                b'"' => self.string_at(i)?,
+                c @ (b'{' | b'[') => self.container_at(i, c, levels + 1)?,
+                _ => self.scalar_at(i)?,
+            };
+            open.n += 1;
+            i = skip_ws(b, i);
+            match b.get(i) {
+                Some(b',') => i = skip_ws(b, i + 1),
+                Some(&x) if x == close => {
+                    self.close(at, open.n, i + 1);
+                    return Some(i + 1);
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// A number, `true`, `false` or `null` at `i` (as [`Tape::read`] reads them): the index
+    /// after it.
+    #[inline(always)]
+    fn scalar_at(&mut self, i: usize) -> Option<usize> {
+        let src = self.src;
+        let b = src.as_bytes();
+        let c = *b.get(i)?;
+        if c == b'-' || c.is_ascii_digit() {
+            let (v, end) = number(src, i)?;
+            let (tag, num) = match v {
+                Num::Int(n) => (Tag::Int, n as u64),
+                Num::UInt(n) => (Tag::UInt, n),
+                Num::Float(f) => (Tag::Float, f.to_bits()),
+            };
+            self.push(Node {
+                raw_start: i as u32,
+                raw_end: end as u32,
+                ..Node::number(tag, num)
+            });
+            return Some(end);
+        }
+        let (ok, len, tag) = match c {
+            b't' => (b.get(i..i + 4) == Some(b"true".as_slice()), 4, Tag::True),
+            b'f' => (b.get(i..i + 5) == Some(b"false".as_slice()), 5, Tag::False),
+            b'n' => (b.get(i..i + 4) == Some(b"null".as_slice()), 4, Tag::Null),
+            _ => return None,
+        };
+        if !ok {
+            return None;
+        }
+        self.push(Node {
+            tag,
+            a: 0,
+            b: 0,
+            raw_start: i as u32,
+            raw_end: (i + len) as u32,
+        });
+        Some(i + len)
     }
 
     /// The string whose opening quote is at `i` if it has no escapes (and no control bytes): its
@@ -409,26 +490,17 @@ impl<'a> Tape<'a> {
     /// [`Tape::read`] with a stack of [`MAX_DEPTH`] entries (any contents).
     #[inline(always)]
     fn read_with(&mut self, stack: &mut [Open]) -> Option<()> {
-        let b = self.src.as_bytes();
-        let i = self.value_with(stack, skip_ws(b, 0))?;
-        (skip_ws(b, i) == b.len()).then_some(())
-    }
-
-    /// Read the value at `i` (its first byte) with a stack of at most [`MAX_DEPTH`] entries
-    /// (any contents; its length bounds the nesting): the index after the value.
-    #[inline(always)]
-    fn value_with(&mut self, stack: &mut [Open], mut i: usize) -> Option<usize> {
         let src = self.src;
         let b = src.as_bytes();
-        let max_depth = stack.len();
         let mut depth = 0usize;
+        let mut i = skip_ws(b, 0);
         'value: loop {
             // `i` is at the first byte of a value.
             let start = i;
             match *b.get(i)? {
                 b'"' => i = self.string_at(i)?,
                 c @ (b'{' | b'[') => {
-                    if depth == max_depth {
+                    if depth == MAX_DEPTH {
                         return None;
                     }
                     let obj = c == b'{';
@@ -493,7 +565,7 @@ impl<'a> Tape<'a> {
             // After a value: the next item of the open container, or its end.
             loop {
                 let Some(open) = depth.checked_sub(1).and_then(|d| stack.get_mut(d)) else {
-                    return Some(i);
+                    return (skip_ws(b, i) == b.len()).then_some(());
                 };
                 i = skip_ws(b, i);
                 open.n += 1;
