@@ -251,6 +251,12 @@ mod direct {
         tape.value(i, levels)
     }
 
+    const OK_PARAMS: u8 = 0;
+    const OK_ORDERING: u8 = 1;
+    const OK_EXACT: u8 = 2;
+    const OK_STRICT: u8 = 3;
+    const OK_THRESHOLD: u8 = 4;
+
     /// The options at `i` when they hold only the usual members (`evaluation_params` as plain
     /// strings, the three flags as `true` or `false`, `threshold` as a number or `null`), each
     /// once: the options as [`options_of`] reads them and the index after them; `None` for
@@ -280,9 +286,34 @@ mod direct {
         };
         let mut seen = 0u32;
         loop {
-            let (k, v) = tape.plain_key(i)?;
+            // The usual members with their quotes and colon in one comparison.
+            let fast = match b.get(i + 1) {
+                Some(b'e') if starts(b, i, b"\"evaluation_params\":") => Some((OK_PARAMS, i + 20)),
+                Some(b's') if starts(b, i, b"\"should_consider_ordering\":") => {
+                    Some((OK_ORDERING, i + 27))
+                }
+                Some(b's') if starts(b, i, b"\"should_exact_match\":") => Some((OK_EXACT, i + 21)),
+                Some(b's') if starts(b, i, b"\"strict_mode\":") => Some((OK_STRICT, i + 14)),
+                Some(b't') if starts(b, i, b"\"threshold\":") => Some((OK_THRESHOLD, i + 12)),
+                _ => None,
+            };
+            let (k, v) = match fast {
+                Some((k, v)) => (k, skip_ws(b, v)),
+                None => {
+                    let (k, v) = tape.plain_key(i)?;
+                    let k = match k {
+                        b"evaluation_params" => OK_PARAMS,
+                        b"should_consider_ordering" => OK_ORDERING,
+                        b"should_exact_match" => OK_EXACT,
+                        b"strict_mode" => OK_STRICT,
+                        b"threshold" => OK_THRESHOLD,
+                        _ => return None,
+                    };
+                    (k, v)
+                }
+            };
             i = match k {
-                b"evaluation_params" => {
+                OK_PARAMS => {
                     once(&mut seen, 1)?;
                     if b.get(v) != Some(&b'[') {
                         return None;
@@ -301,25 +332,25 @@ mod direct {
                         }
                     }
                 }
-                b"should_consider_ordering" => {
+                OK_ORDERING => {
                     once(&mut seen, 2)?;
                     let (x, end) = flag(v)?;
                     o.should_consider_ordering = x;
                     end
                 }
-                b"should_exact_match" => {
+                OK_EXACT => {
                     once(&mut seen, 4)?;
                     let (x, end) = flag(v)?;
                     o.should_exact_match = x;
                     end
                 }
-                b"strict_mode" => {
+                OK_STRICT => {
                     once(&mut seen, 8)?;
                     let (x, end) = flag(v)?;
                     o.strict_mode = x;
                     end
                 }
-                b"threshold" => {
+                OK_THRESHOLD => {
                     once(&mut seen, 16)?;
                     if is_null(b, v) {
                         o.threshold = None;
@@ -467,6 +498,50 @@ mod direct {
         }
     }
 
+    /// Whether the bytes at `i` are `lit`.
+    #[inline(always)]
+    fn starts(b: &[u8], i: usize, lit: &[u8]) -> bool {
+        b.get(i..i + lit.len()) == Some(lit)
+    }
+
+    const TK_NAME: u8 = 0;
+    const TK_INPUT_PARAMETERS: u8 = 1;
+    const TK_OUTPUT: u8 = 2;
+    const TK_TYPE: u8 = 3;
+    const TK_DESCRIPTION: u8 = 4;
+    const TK_REASONING: u8 = 5;
+    const TK_OTHER: u8 = 6;
+
+    /// A tool's member key at `i`: which one it is (`TK_*`) and the index of its value. The
+    /// usual three are recognized with their quotes and colon in one comparison (`"name":`, as
+    /// both compact JSON and Python's `json.dumps` write them); the rest are read as keys.
+    #[inline(always)]
+    fn tool_key(tape: &Tape<'_>, i: usize) -> Option<(u8, usize)> {
+        let b = tape.src().as_bytes();
+        let fast = match b.get(i + 1) {
+            Some(b'n') if starts(b, i, b"\"name\":") => Some((TK_NAME, i + 7)),
+            Some(b'i') if starts(b, i, b"\"input_parameters\":") => {
+                Some((TK_INPUT_PARAMETERS, i + 19))
+            }
+            Some(b'o') if starts(b, i, b"\"output\":") => Some((TK_OUTPUT, i + 9)),
+            _ => None,
+        };
+        if let Some((k, v)) = fast {
+            return Some((k, skip_ws(b, v)));
+        }
+        let (k, v) = tape.plain_key(i)?;
+        let k = match k {
+            b"name" => TK_NAME,
+            b"input_parameters" => TK_INPUT_PARAMETERS,
+            b"output" => TK_OUTPUT,
+            b"type" => TK_TYPE,
+            b"description" => TK_DESCRIPTION,
+            b"reasoning" => TK_REASONING,
+            _ => TK_OTHER,
+        };
+        Some((k, v))
+    }
+
     /// One tool at `i` (an object) pushed to `out`: the index after it.
     fn tool(tape: &mut Tape<'_>, mut i: usize, out: &mut Vec<PreTool>) -> Option<usize> {
         let b = tape.src().as_bytes();
@@ -484,39 +559,39 @@ mod direct {
         };
         let mut seen = 0u32;
         loop {
-            let (k, v) = tape.plain_key(i)?;
+            let (k, v) = tool_key(tape, i)?;
             i = match k {
-                b"name" => {
+                TK_NAME => {
                     once(&mut seen, 1)?;
                     let (name, end) = text(tape, v)?;
                     t.name = name?;
                     end
                 }
-                b"input_parameters" => {
+                TK_INPUT_PARAMETERS => {
                     once(&mut seen, 2)?;
                     let (n, end) = kept(tape, v, 3)?;
                     t.input_parameters = n;
                     end
                 }
-                b"output" => {
+                TK_OUTPUT => {
                     once(&mut seen, 4)?;
                     let (n, end) = kept(tape, v, 3)?;
                     t.output = n;
                     end
                 }
-                b"type" => {
+                TK_TYPE => {
                     once(&mut seen, 8)?;
                     let (x, end) = text(tape, v)?;
                     t.kind = x;
                     end
                 }
-                b"description" => {
+                TK_DESCRIPTION => {
                     once(&mut seen, 16)?;
                     let (x, end) = text(tape, v)?;
                     t.description = x;
                     end
                 }
-                b"reasoning" => {
+                TK_REASONING => {
                     once(&mut seen, 32)?;
                     let (x, end) = text(tape, v)?;
                     t.reasoning = x;
