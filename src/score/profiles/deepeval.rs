@@ -416,7 +416,20 @@ mod direct {
         };
         let mut seen = 0u32;
         loop {
-            let (k, v) = tape.plain_key(i)?;
+            // The usual members with their quotes and colon in one comparison.
+            let fast = match b.get(i + 1) {
+                Some(b't') if starts(b, i, b"\"tools_called\":") => Some((&b"tools_called"[..], i + 15)),
+                Some(b'e') if starts(b, i, b"\"expected_tools\":") => {
+                    Some((&b"expected_tools"[..], i + 17))
+                }
+                Some(b'o') if starts(b, i, b"\"options\":") => Some((&b"options"[..], i + 10)),
+                Some(b'i') if starts(b, i, b"\"id\":") => Some((&b"id"[..], i + 5)),
+                _ => None,
+            };
+            let (k, v) = match fast {
+                Some((k, v)) => (k, skip_ws(b, v)),
+                None => tape.plain_key(i)?,
+            };
             i = match k {
                 b"tools_called" => {
                     once(&mut seen, 1)?;
