@@ -418,7 +418,9 @@ mod direct {
         loop {
             // The usual members with their quotes and colon in one comparison.
             let fast = match b.get(i + 1) {
-                Some(b't') if starts(b, i, b"\"tools_called\":") => Some((&b"tools_called"[..], i + 15)),
+                Some(b't') if starts(b, i, b"\"tools_called\":") => {
+                    Some((&b"tools_called"[..], i + 15))
+                }
                 Some(b'e') if starts(b, i, b"\"expected_tools\":") => {
                     Some((&b"expected_tools"[..], i + 17))
                 }
@@ -1408,8 +1410,23 @@ mod tests {
     use std::io::BufRead;
 
     fn run(line: &str, fast: bool) -> String {
+        run_with(line, if fast { Reader::Tape } else { Reader::Serde })
+    }
+
+    /// Whether the direct reader takes the line (no tape reader, no serde fallback).
+    fn reads_direct(line: &str) -> bool {
         let mut out = String::new();
-        let reader = if fast { Reader::Tape } else { Reader::Serde };
+        Deepeval::direct(
+            line,
+            &mut tape::Buffers::default(),
+            &mut out,
+            &mut String::new(),
+        )
+        .is_some()
+    }
+
+    fn run_with(line: &str, reader: Reader) -> String {
+        let mut out = String::new();
         match tape::score_line::<Deepeval>(line, &mut out, reader) {
             Ok(_) => out,
             Err(LineError::Rejected { id, message }) => format!("{id:?} {message}"),
@@ -1512,6 +1529,91 @@ mod tests {
         }
         for l in &lines {
             assert_eq!(run(l, true), run(l, false), "{l}");
+        }
+        // The direct reader too, on the vectors and on the same lines with spaces.
+        let direct = lines.iter().filter(|l| reads_direct(l)).count();
+        assert!(direct > lines.len() / 2, "{direct} of {}", lines.len());
+        for l in &lines {
+            assert_eq!(run_with(l, Reader::Direct), run(l, false), "{l}");
+            let Ok(v) = serde_json::from_str::<serde_json::Value>(l) else {
+                continue;
+            };
+            let spaced = serde_json::to_string_pretty(&v).unwrap().replace('\n', " ");
+            assert_eq!(
+                run_with(&spaced, Reader::Direct),
+                run(&spaced, false),
+                "{spaced}"
+            );
+        }
+    }
+
+    /// What the direct reader takes, and what it leaves to the tape reader (which leaves some of
+    /// it to serde_json): every line gives the same output whichever reader starts.
+    #[test]
+    fn direct_reader_takes_the_usual_lines_and_leaves_the_rest() {
+        let t =
+            r#"{"name":"a","input_parameters":{"x":[1,2.5,{"y":null}],"z":"\u00e9"},"output":"o"}"#;
+        let opts = r#"{"evaluation_params":["INPUT_PARAMETERS","OUTPUT"],"should_consider_ordering":false,"should_exact_match":false,"strict_mode":false,"threshold":0.5}"#;
+        let deep = format!("{}1{}", "[".repeat(70), "]".repeat(70));
+        let taken = [
+            format!(r#"{{"id":"c1","tools_called":[{t}],"expected_tools":[{t}],"options":{opts}}}"#),
+            format!(r#" {{ "id" : 7 , "input" : {{"q":[1]}} , "tools_called" : [ {t} ] , "expected_tools" : [ ] , "options" : null }} "#),
+            format!(r#"{{"tools_called":[{t}],"expected_tools":[{{"name":"\ta","type":"MCP","description":null,"reasoning":"r","extra":[1,{{"k":true}}]}}]}}"#),
+            format!(r#"{{"x":{{"a":1}},"tools_called":[{{"name":"a","input_parameters":null,"output":null}}],"expected_tools":[{t}],"options":{{}}}}"#),
+            // Options the walk does not read itself go through the tape.
+            format!(r#"{{"tools_called":[{t}],"expected_tools":[{t}],"options":{{"available_tools":[{t}],"llm_tool_selection_score":0.25,"strict_mode":1}}}}"#),
+            format!(r#"{{"tools_called":[{t}],"expected_tools":[{t}],"options":{{"threshold":7,"should_exact_match":true,"evaluation_params":["OUTPUT","X"]}}}}"#),
+            // Tools that the validation rejects are still read (the error is the metric's).
+            format!(r#"{{"tools_called":[{{"name":"a","type":"OTHER","input_parameters":[1]}}],"expected_tools":[{t}]}}"#),
+            // A number beyond 64 bits, as serde_json reads it (a float).
+            r#"{"tools_called":[],"expected_tools":[],"options":{"threshold":123456789012345678901234567890}}"#.to_owned(),
+            // A repeated unknown key is ignored, as serde_json ignores it.
+            format!(r#"{{"z":1,"z":2,"tools_called":[{t}],"expected_tools":[]}}"#),
+        ];
+        let left = [
+            // Repeated known keys: serde_json's error.
+            format!(r#"{{"tools_called":[{t}],"tools_called":[],"expected_tools":[]}}"#),
+            r#"{"id":1,"id":2,"tools_called":[],"expected_tools":[]}"#.to_owned(),
+            r#"{"tools_called":[{"name":"a","name":"b"}],"expected_tools":[]}"#.to_owned(),
+            r#"{"tools_called":[],"expected_tools":[],"options":{"strict_mode":true,"strict_mode":false}}"#.to_owned(),
+            // A repeated key inside a value: Python keeps the last one.
+            r#"{"tools_called":[{"name":"a","input_parameters":{"x":1,"x":2}}],"expected_tools":[{"name":"a","input_parameters":{"x":2}}],"options":{"evaluation_params":["INPUT_PARAMETERS"]}}"#.to_owned(),
+            // An escaped key.
+            r#"{"tools_c\u0061lled":[],"expected_tools":[]}"#.to_owned(),
+            r#"{"tools_called":[{"n\u0061me":"a"}],"expected_tools":[]}"#.to_owned(),
+            // Shapes the case does not have.
+            r#"{"tools_called":[{"name":null}],"expected_tools":[]}"#.to_owned(),
+            r#"{"tools_called":[{"name":1}],"expected_tools":[]}"#.to_owned(),
+            r#"{"tools_called":[{"name":"a","type":2}],"expected_tools":[]}"#.to_owned(),
+            r#"{"tools_called":[{"input_parameters":{}}],"expected_tools":[]}"#.to_owned(),
+            r#"{"tools_called":[]}"#.to_owned(),
+            r#"{"tools_called":null,"expected_tools":[]}"#.to_owned(),
+            r#"{"tools_called":[1],"expected_tools":[]}"#.to_owned(),
+            r#"{"tools_called":[],"expected_tools":[],"options":[1]}"#.to_owned(),
+            r#"{"tools_called":[],"expected_tools":[],"options":{"threshold":"x"}}"#.to_owned(),
+            // What the tape reader leaves to serde_json, in a value.
+            r#"{"tools_called":[{"name":"a","output":1e400}],"expected_tools":[]}"#.to_owned(),
+            r#"{"tools_called":[{"name":"a","output":"\ud83d\ude00"}],"expected_tools":[]}"#.to_owned(),
+            r#"{"tools_called":[],"expected_tools":[],"options":{"threshold":1e400}}"#.to_owned(),
+            format!(r#"{{"tools_called":[{{"name":"a","output":{deep}}}],"expected_tools":[]}}"#),
+            // Malformed lines.
+            r#"{"tools_called":[],"expected_tools":[]} x"#.to_owned(),
+            r#"{"tools_called":[],"expected_tools":[],}"#.to_owned(),
+            r#"{"tools_called":[{"name":"a",}],"expected_tools":[]}"#.to_owned(),
+            r#"{"tools_called":[{"name":"a","output":nul}],"expected_tools":[]}"#.to_owned(),
+            "{\"tools_called\":[{\"name\":\"a\u{1}\"}],\"expected_tools\":[]}".to_owned(),
+            r#"{"tools_called":[],"expected_tools":[],"options":{"strict_mode":truex}}"#.to_owned(),
+        ];
+        for l in &taken {
+            assert!(reads_direct(l), "not taken: {l}");
+        }
+        for l in &left {
+            assert!(!reads_direct(l), "taken: {l}");
+        }
+        for l in taken.iter().chain(&left) {
+            let want = run(l, false);
+            assert_eq!(run_with(l, Reader::Direct), want, "{l}");
+            assert_eq!(run(l, true), want, "{l}");
         }
     }
 }

@@ -135,9 +135,7 @@ impl<'a, 't> Raw<'a, 't> {
     /// The raw text of field `key` of the line (the last one, as a JSON parser keeps it).
     pub(crate) fn get(&self, key: &str) -> Option<&'a str> {
         if let Some(fields) = self.fields {
-            let &(_, (start, end)) = fields
-                .iter()
-                .find(|(k, _)| super::scan::same_str(k, key))?;
+            let &(_, (start, end)) = fields.iter().find(|(k, _)| super::scan::same_str(k, key))?;
             return self.line.get(start as usize..end as usize);
         }
         if self.tape.root().raw().is_some() {
