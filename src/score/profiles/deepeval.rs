@@ -35,7 +35,7 @@ pub(crate) struct Tool<'t> {
 
 #[derive(Default)]
 struct Options<'t> {
-    evaluation_params: Vec<&'t str>,
+    evaluation_params: Params<'t>,
     should_consider_ordering: bool,
     should_exact_match: bool,
     strict_mode: bool,
@@ -736,7 +736,10 @@ fn options_of(v: V<'_>) -> Option<Options<'_>> {
                 if !matches!(x.kind(), Kind::Arr) {
                     return None;
                 }
-                o.evaluation_params = x.items().map(V::as_str).collect::<Option<_>>()?;
+                o.evaluation_params = Params::default();
+                for p in x.items() {
+                    o.evaluation_params.push(p.as_str()?);
+                }
             }
             b"should_consider_ordering" => o.should_consider_ordering = py_truthy(x),
             b"should_exact_match" => o.should_exact_match = py_truthy(x),
@@ -838,9 +841,31 @@ fn compare_dicts(d1: Option<V<'_>>, d2: Option<V<'_>>) -> Result<f64, String> {
     Ok(s)
 }
 
+#[derive(Debug, Default, Clone, Copy)]
 struct Flags {
     ip: bool,
     out: bool,
+}
+
+/// `evaluation_params` as the metric uses them (no list kept): which of the two are there,
+/// and the first one that is neither (DeepEval's `ToolCallParams(p)` fails on it).
+#[derive(Default)]
+struct Params<'t> {
+    flags: Flags,
+    invalid: Option<&'t str>,
+}
+
+impl<'t> Params<'t> {
+    /// The next item of the list.
+    fn push(&mut self, p: &'t str) {
+        if same_str(p, "INPUT_PARAMETERS") {
+            self.flags.ip = true;
+        } else if same_str(p, "OUTPUT") {
+            self.flags.out = true;
+        } else if self.invalid.is_none() {
+            self.invalid = Some(p);
+        }
+    }
 }
 
 fn pair_score(e: &Tool<'_>, c: &Tool<'_>, f: &Flags) -> Result<f64, String> {
@@ -1238,17 +1263,12 @@ fn evaluate<'t, 'a>(
     for t in exp.iter().chain(called) {
         t.validate()?;
     }
-    for p in &opts.evaluation_params {
-        if *p != "INPUT_PARAMETERS" && *p != "OUTPUT" {
-            return Err(format!(
-                "ValueError: '{p}' is not a valid ToolCallParams (INPUT_PARAMETERS, OUTPUT)"
-            ));
-        }
+    if let Some(p) = opts.evaluation_params.invalid {
+        return Err(format!(
+            "ValueError: '{p}' is not a valid ToolCallParams (INPUT_PARAMETERS, OUTPUT)"
+        ));
     }
-    let f = Flags {
-        ip: opts.evaluation_params.contains(&"INPUT_PARAMETERS"),
-        out: opts.evaluation_params.contains(&"OUTPUT"),
-    };
+    let f = opts.evaluation_params.flags;
     let threshold = if opts.strict_mode {
         Some(1.0)
     } else {
