@@ -12,6 +12,10 @@
 //! duplicate key, and every malformed line. The caller then parses the line with serde_json
 //! (which gives the exact errors) and, for a line that is well-formed after all, builds the
 //! tape from the resulting [`Val`] with [`Tape::from_val`], so both roads end in the same tape.
+//!
+//! A profile that knows its lines' shape may also read a line in parts ([`Tape::start`],
+//! [`Tape::value`]): it walks the objects it knows itself and reads only their values into the
+//! tape, with the same checks ([`TapeProfile::direct`]; DeepEval does).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
