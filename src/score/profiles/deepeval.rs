@@ -259,7 +259,7 @@ mod direct {
 
     /// The options at `i` when they hold only the usual members (`evaluation_params` as plain
     /// strings, the three flags as `true` or `false`, `threshold` as a number or `null`), each
-    /// once: the options as [`options_of`] reads them and the index after them; `None` for
+    /// once: the options as [`super::options_of`] reads them and the index after them; `None` for
     /// anything else (the caller then reads them from the tape).
     fn options<'a>(tape: &Tape<'a>, mut i: usize) -> Option<(Options<'a>, usize)> {
         let src = tape.src();
