@@ -220,10 +220,18 @@ pub fn score_line(data: &[u8]) {
             String::from_utf8_lossy(&out)
         )
     });
-    // The tape reader must agree with serde_json on every line, byte for byte.
+    // The readers (a profile's direct reader, which `score_line` tries first, and the tape
+    // reader alone) must agree with serde_json on every line, byte for byte.
     let reference = profiles::score_line_reference(profile, line);
     assert_eq!(
         String::from_utf8_lossy(&out),
+        String::from_utf8_lossy(&reference),
+        "score_line({name}): the fast readers and serde_json disagree on {:?}",
+        String::from_utf8_lossy(line)
+    );
+    let tape = profiles::score_line_tape(profile, line);
+    assert_eq!(
+        String::from_utf8_lossy(&tape),
         String::from_utf8_lossy(&reference),
         "score_line({name}): the tape reader and serde_json disagree on {:?}",
         String::from_utf8_lossy(line)

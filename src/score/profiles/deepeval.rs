@@ -14,7 +14,7 @@ use serde_json::value::RawValue;
 
 use super::judge::{self, JudgeRequest};
 use super::scan::same_str;
-use super::tape::{Raw, TapeProfile, V};
+use super::tape::{Buffers, Raw, Tape, TapeProfile, V};
 use super::text::{json_str_body, py_json_indent, py_repr, py_str_list};
 use super::value::{py_eq, Val};
 use super::view::{Json, Kind};
@@ -35,7 +35,7 @@ pub(crate) struct Tool<'t> {
 
 #[derive(Default)]
 struct Options<'t> {
-    evaluation_params: Vec<&'t str>,
+    evaluation_params: Params<'t>,
     should_consider_ordering: bool,
     should_exact_match: bool,
     strict_mode: bool,
@@ -179,6 +179,512 @@ fn case_of<'t>(root: V<'t>) -> Option<Case<'t>> {
     (called && expected).then_some(c)
 }
 
+/// The direct reader ([`TapeProfile::direct`]): the line's top-level object, its two tool
+/// lists and their tools are walked here, and only the values kept (input parameters, outputs,
+/// options, the raw id and input) or skipped (other fields) are read into the tape, with the
+/// tape reader's checks. What this walk does not take is left to the tape reader, which then
+/// decides: a top-level object or tool with a repeated known key, a key with an escape, a
+/// tool's string field that is neither a string nor `null`, a missing tool list or name, and
+/// whatever the tape reader itself refuses in a value. Everything else is read as
+/// [`case_of`] reads the tape of the whole line (for which see its rules).
+mod direct {
+    use super::super::scan::{number, Num};
+    use super::super::tape::{skip_ws, Tape};
+    use super::Options;
+
+    /// A string field of a tool: a span of the line (no escapes), or a node of the tape.
+    #[derive(Clone, Copy)]
+    pub(super) enum Text {
+        Span(u32, u32),
+        Node(u32),
+    }
+
+    /// A tool as the walk leaves it: where its fields are.
+    #[derive(Clone, Copy)]
+    pub(super) struct PreTool {
+        pub(super) name: Text,
+        /// Nodes of `input_parameters` and `output` (`NONE` if absent).
+        pub(super) input_parameters: u32,
+        pub(super) output: u32,
+        /// `None` for absent or `null`.
+        pub(super) kind: Option<Text>,
+        pub(super) description: Option<Text>,
+        pub(super) reasoning: Option<Text>,
+    }
+
+    pub(super) const NONE: u32 = u32::MAX;
+
+    /// What the walk found at the top level (tools go to the lists the caller gives).
+    pub(super) struct Top<'a> {
+        /// The options when the walk read them itself ([`options`]), else `None` and...
+        pub(super) options: Option<Options<'a>>,
+        /// ... their node (`NONE` if absent or `null`).
+        pub(super) options_node: u32,
+        /// `("id", span)`, `("input", span)` (their raw text), in the order seen.
+        pub(super) fields: [(&'static str, (u32, u32)); 2],
+        pub(super) n_fields: usize,
+    }
+
+    /// `null` at `i`?
+    #[inline(always)]
+    fn is_null(b: &[u8], i: usize) -> bool {
+        b.get(i..i + 4) == Some(b"null".as_slice())
+    }
+
+    /// Skip the value at `i` (inside `levels` containers), checked as the tape reader checks
+    /// it: the index after it. A string without escapes is only scanned.
+    #[inline(always)]
+    fn skip(tape: &mut Tape<'_>, i: usize, levels: usize) -> Option<usize> {
+        if let Some((_, end)) = tape.plain_str(i) {
+            return Some(end);
+        }
+        Some(tape.value(i, levels)?.1)
+    }
+
+    /// A value kept as a node, at `i` (inside `levels` containers): its node (`NONE` for
+    /// `null`, which the case reads as absent) and the index after it.
+    #[inline(always)]
+    fn kept(tape: &mut Tape<'_>, i: usize, levels: usize) -> Option<(u32, usize)> {
+        if is_null(tape.src().as_bytes(), i) {
+            return Some((NONE, i + 4));
+        }
+        tape.value(i, levels)
+    }
+
+    const OK_PARAMS: u8 = 0;
+    const OK_ORDERING: u8 = 1;
+    const OK_EXACT: u8 = 2;
+    const OK_STRICT: u8 = 3;
+    const OK_THRESHOLD: u8 = 4;
+
+    /// The options at `i` when they hold only the usual members (`evaluation_params` as plain
+    /// strings, the three flags as `true` or `false`, `threshold` as a number or `null`), each
+    /// once: the options as [`super::options_of`] reads them and the index after them; `None` for
+    /// anything else (the caller then reads them from the tape).
+    fn options<'a>(tape: &Tape<'a>, mut i: usize) -> Option<(Options<'a>, usize)> {
+        let src = tape.src();
+        let b = src.as_bytes();
+        if b.get(i) != Some(&b'{') {
+            return None;
+        }
+        i = skip_ws(b, i + 1);
+        let mut o = Options {
+            threshold: Some(0.5),
+            ..Options::default()
+        };
+        if b.get(i) == Some(&b'}') {
+            return Some((o, i + 1));
+        }
+        let flag = |i: usize| -> Option<(bool, usize)> {
+            if b.get(i..i + 4) == Some(b"true".as_slice()) {
+                Some((true, i + 4))
+            } else if b.get(i..i + 5) == Some(b"false".as_slice()) {
+                Some((false, i + 5))
+            } else {
+                None
+            }
+        };
+        let mut seen = 0u32;
+        loop {
+            // The usual members with their quotes and colon in one comparison.
+            let fast = match b.get(i + 1) {
+                Some(b'e') if starts(b, i, b"\"evaluation_params\":") => Some((OK_PARAMS, i + 20)),
+                Some(b's') if starts(b, i, b"\"should_consider_ordering\":") => {
+                    Some((OK_ORDERING, i + 27))
+                }
+                Some(b's') if starts(b, i, b"\"should_exact_match\":") => Some((OK_EXACT, i + 21)),
+                Some(b's') if starts(b, i, b"\"strict_mode\":") => Some((OK_STRICT, i + 14)),
+                Some(b't') if starts(b, i, b"\"threshold\":") => Some((OK_THRESHOLD, i + 12)),
+                _ => None,
+            };
+            let (k, v) = match fast {
+                Some((k, v)) => (k, skip_ws(b, v)),
+                None => {
+                    let (k, v) = tape.plain_key(i)?;
+                    let k = match k {
+                        b"evaluation_params" => OK_PARAMS,
+                        b"should_consider_ordering" => OK_ORDERING,
+                        b"should_exact_match" => OK_EXACT,
+                        b"strict_mode" => OK_STRICT,
+                        b"threshold" => OK_THRESHOLD,
+                        _ => return None,
+                    };
+                    (k, v)
+                }
+            };
+            i = match k {
+                OK_PARAMS => {
+                    once(&mut seen, 1)?;
+                    if b.get(v) != Some(&b'[') {
+                        return None;
+                    }
+                    let mut j = skip_ws(b, v + 1);
+                    if b.get(j) == Some(&b']') {
+                        j + 1
+                    } else {
+                        loop {
+                            let (p, end) = tape.plain_str(j)?;
+                            o.evaluation_params.push(p);
+                            match next(b, end, b']')? {
+                                Ok(at) => j = at,
+                                Err(end) => break end,
+                            }
+                        }
+                    }
+                }
+                OK_ORDERING => {
+                    once(&mut seen, 2)?;
+                    let (x, end) = flag(v)?;
+                    o.should_consider_ordering = x;
+                    end
+                }
+                OK_EXACT => {
+                    once(&mut seen, 4)?;
+                    let (x, end) = flag(v)?;
+                    o.should_exact_match = x;
+                    end
+                }
+                OK_STRICT => {
+                    once(&mut seen, 8)?;
+                    let (x, end) = flag(v)?;
+                    o.strict_mode = x;
+                    end
+                }
+                OK_THRESHOLD => {
+                    once(&mut seen, 16)?;
+                    if is_null(b, v) {
+                        o.threshold = None;
+                        v + 4
+                    } else {
+                        // As the tape holds it (a number it does not read leaves the line).
+                        let (x, end) = number(src, v)?;
+                        o.threshold = Some(match x {
+                            Num::Int(n) => n as f64,
+                            Num::UInt(n) => n as f64,
+                            Num::Float(f) => f,
+                        });
+                        end
+                    }
+                }
+                _ => return None,
+            };
+            match next(b, i, b'}')? {
+                Ok(at) => i = at,
+                Err(end) => return Some((o, end)),
+            }
+        }
+    }
+
+    /// The bits of the known keys seen in an object: a repeated one leaves the line.
+    fn once(seen: &mut u32, bit: u32) -> Option<()> {
+        if *seen & bit != 0 {
+            return None;
+        }
+        *seen |= bit;
+        Some(())
+    }
+
+    /// After a member or item at `i`: the index of the next one, or `None` in `Ok` after the
+    /// closing `close` (its index after it in the `Err`).
+    #[inline(always)]
+    fn next(b: &[u8], i: usize, close: u8) -> Option<Result<usize, usize>> {
+        let i = skip_ws(b, i);
+        match *b.get(i)? {
+            b',' => Some(Ok(skip_ws(b, i + 1))),
+            c if c == close => Some(Err(i + 1)),
+            _ => None,
+        }
+    }
+
+    /// Walk the line: the tools into `called` and `expected` (empty), the rest into [`Top`].
+    pub(super) fn walk<'a>(
+        tape: &mut Tape<'a>,
+        called: &mut Vec<PreTool>,
+        expected: &mut Vec<PreTool>,
+    ) -> Option<Top<'a>> {
+        let b = tape.src().as_bytes();
+        let mut i = skip_ws(b, 0);
+        if b.get(i) != Some(&b'{') {
+            return None;
+        }
+        i = skip_ws(b, i + 1);
+        let mut top = Top {
+            options: None,
+            options_node: NONE,
+            fields: [("", (0, 0)); 2],
+            n_fields: 0,
+        };
+        let mut seen = 0u32;
+        loop {
+            // The usual members with their quotes and colon in one comparison.
+            let fast = match b.get(i + 1) {
+                Some(b't') if starts(b, i, b"\"tools_called\":") => {
+                    Some((&b"tools_called"[..], i + 15))
+                }
+                Some(b'e') if starts(b, i, b"\"expected_tools\":") => {
+                    Some((&b"expected_tools"[..], i + 17))
+                }
+                Some(b'o') if starts(b, i, b"\"options\":") => Some((&b"options"[..], i + 10)),
+                Some(b'i') if starts(b, i, b"\"id\":") => Some((&b"id"[..], i + 5)),
+                _ => None,
+            };
+            let (k, v) = match fast {
+                Some((k, v)) => (k, skip_ws(b, v)),
+                None => tape.plain_key(i)?,
+            };
+            i = match k {
+                b"tools_called" => {
+                    once(&mut seen, 1)?;
+                    tools(tape, v, called)?
+                }
+                b"expected_tools" => {
+                    once(&mut seen, 2)?;
+                    tools(tape, v, expected)?
+                }
+                b"options" => {
+                    once(&mut seen, 4)?;
+                    if let Some((o, end)) = options(tape, v) {
+                        top.options = Some(o);
+                        end
+                    } else {
+                        let (n, end) = kept(tape, v, 1)?;
+                        top.options_node = n;
+                        end
+                    }
+                }
+                b"id" | b"input" => {
+                    let (key, bit) = if k == b"id" { ("id", 8) } else { ("input", 16) };
+                    once(&mut seen, bit)?;
+                    let end = skip(tape, v, 1)?;
+                    *top.fields.get_mut(top.n_fields)? = (key, (v as u32, end as u32));
+                    top.n_fields += 1;
+                    end
+                }
+                _ => skip(tape, v, 1)?,
+            };
+            match next(b, i, b'}')? {
+                Ok(at) => i = at,
+                Err(end) => {
+                    i = end;
+                    break;
+                }
+            }
+        }
+        // Both lists are required.
+        (seen & 3 == 3 && skip_ws(b, i) == b.len()).then_some(top)
+    }
+
+    /// A list of tools at `i` into `out`: the index after it.
+    fn tools(tape: &mut Tape<'_>, mut i: usize, out: &mut Vec<PreTool>) -> Option<usize> {
+        let b = tape.src().as_bytes();
+        if b.get(i) != Some(&b'[') {
+            return None;
+        }
+        i = skip_ws(b, i + 1);
+        if b.get(i) == Some(&b']') {
+            return Some(i + 1);
+        }
+        loop {
+            i = tool(tape, i, out)?;
+            match next(b, i, b']')? {
+                Ok(at) => i = at,
+                Err(end) => return Some(end),
+            }
+        }
+    }
+
+    /// A string or `null` at `i` as a tool's field: the text (`None` for `null`) and the index
+    /// after it.
+    #[inline(always)]
+    fn text(tape: &mut Tape<'_>, i: usize) -> Option<(Option<Text>, usize)> {
+        let b = tape.src().as_bytes();
+        match b.get(i) {
+            Some(b'"') => {
+                if let Some((s, end)) = tape.plain_str(i) {
+                    let from = (i + 1) as u32;
+                    return Some((Some(Text::Span(from, from + s.len() as u32)), end));
+                }
+                // Escaped: the tape decodes it.
+                let (n, end) = tape.value(i, 3)?;
+                Some((Some(Text::Node(n)), end))
+            }
+            Some(b'n') if b.get(i..i + 4) == Some(b"null".as_slice()) => Some((None, i + 4)),
+            _ => None,
+        }
+    }
+
+    /// Whether the bytes at `i` are `lit`.
+    #[inline(always)]
+    fn starts(b: &[u8], i: usize, lit: &[u8]) -> bool {
+        b.get(i..i + lit.len()) == Some(lit)
+    }
+
+    const TK_NAME: u8 = 0;
+    const TK_INPUT_PARAMETERS: u8 = 1;
+    const TK_OUTPUT: u8 = 2;
+    const TK_TYPE: u8 = 3;
+    const TK_DESCRIPTION: u8 = 4;
+    const TK_REASONING: u8 = 5;
+    const TK_OTHER: u8 = 6;
+
+    /// A tool's member key at `i`: which one it is (`TK_*`) and the index of its value. The
+    /// usual three are recognized with their quotes and colon in one comparison (`"name":`, as
+    /// both compact JSON and Python's `json.dumps` write them); the rest are read as keys.
+    #[inline(always)]
+    fn tool_key(tape: &Tape<'_>, i: usize) -> Option<(u8, usize)> {
+        let b = tape.src().as_bytes();
+        let fast = match b.get(i + 1) {
+            Some(b'n') if starts(b, i, b"\"name\":") => Some((TK_NAME, i + 7)),
+            Some(b'i') if starts(b, i, b"\"input_parameters\":") => {
+                Some((TK_INPUT_PARAMETERS, i + 19))
+            }
+            Some(b'o') if starts(b, i, b"\"output\":") => Some((TK_OUTPUT, i + 9)),
+            _ => None,
+        };
+        if let Some((k, v)) = fast {
+            return Some((k, skip_ws(b, v)));
+        }
+        let (k, v) = tape.plain_key(i)?;
+        let k = match k {
+            b"name" => TK_NAME,
+            b"input_parameters" => TK_INPUT_PARAMETERS,
+            b"output" => TK_OUTPUT,
+            b"type" => TK_TYPE,
+            b"description" => TK_DESCRIPTION,
+            b"reasoning" => TK_REASONING,
+            _ => TK_OTHER,
+        };
+        Some((k, v))
+    }
+
+    /// One tool at `i` (an object) pushed to `out`: the index after it.
+    fn tool(tape: &mut Tape<'_>, mut i: usize, out: &mut Vec<PreTool>) -> Option<usize> {
+        let b = tape.src().as_bytes();
+        if b.get(i) != Some(&b'{') {
+            return None;
+        }
+        i = skip_ws(b, i + 1);
+        let mut t = PreTool {
+            name: Text::Span(0, 0),
+            input_parameters: NONE,
+            output: NONE,
+            kind: None,
+            description: None,
+            reasoning: None,
+        };
+        let mut seen = 0u32;
+        loop {
+            let (k, v) = tool_key(tape, i)?;
+            i = match k {
+                TK_NAME => {
+                    once(&mut seen, 1)?;
+                    let (name, end) = text(tape, v)?;
+                    t.name = name?;
+                    end
+                }
+                TK_INPUT_PARAMETERS => {
+                    once(&mut seen, 2)?;
+                    let (n, end) = kept(tape, v, 3)?;
+                    t.input_parameters = n;
+                    end
+                }
+                TK_OUTPUT => {
+                    once(&mut seen, 4)?;
+                    let (n, end) = kept(tape, v, 3)?;
+                    t.output = n;
+                    end
+                }
+                TK_TYPE => {
+                    once(&mut seen, 8)?;
+                    let (x, end) = text(tape, v)?;
+                    t.kind = x;
+                    end
+                }
+                TK_DESCRIPTION => {
+                    once(&mut seen, 16)?;
+                    let (x, end) = text(tape, v)?;
+                    t.description = x;
+                    end
+                }
+                TK_REASONING => {
+                    once(&mut seen, 32)?;
+                    let (x, end) = text(tape, v)?;
+                    t.reasoning = x;
+                    end
+                }
+                _ => skip(tape, v, 3)?,
+            };
+            match next(b, i, b'}')? {
+                Ok(at) => i = at,
+                Err(end) => {
+                    // The name is required.
+                    if seen & 1 == 0 {
+                        return None;
+                    }
+                    out.push(t);
+                    return Some(end);
+                }
+            }
+        }
+    }
+}
+
+/// The case the direct walk found, from the tape it filled (`None` where [`case_of`] would
+/// give `None`: options it does not read, a name that is `null`).
+fn case_of_parts<'t>(
+    tape: &'t super::tape::Tape<'t>,
+    line: &'t str,
+    called: &[direct::PreTool],
+    expected: &[direct::PreTool],
+    top: direct::Top<'t>,
+) -> Option<Case<'t>> {
+    let text = |x: direct::Text| -> Option<&'t str> {
+        match x {
+            direct::Text::Span(a, b) => line.get(a as usize..b as usize),
+            direct::Text::Node(n) => tape.at(n).as_str(),
+        }
+    };
+    // A string field or `null`: `Some(None)` for `null` or absent.
+    let opt_text = |x: Option<direct::Text>| -> Option<Option<&'t str>> {
+        match x {
+            Some(x) => text(x).map(Some),
+            None => Some(None),
+        }
+    };
+    let value = |n: u32| (n != direct::NONE).then(|| tape.at(n)).and_then(non_null);
+    let tool = |p: &direct::PreTool| -> Option<Tool<'t>> {
+        Some(Tool {
+            name: text(p.name)?,
+            input_parameters: value(p.input_parameters),
+            output: value(p.output),
+            kind: opt_text(p.kind)?,
+            description: opt_text(p.description)?,
+            reasoning: opt_text(p.reasoning)?,
+        })
+    };
+    let options = match (top.options, value(top.options_node)) {
+        (Some(o), _) => o,
+        (None, Some(o)) => options_of(o)?,
+        (None, None) => Options {
+            threshold: Some(0.5),
+            ..Options::default()
+        },
+    };
+    // Filled in place, at their final capacity.
+    let list = |pre: &[direct::PreTool]| -> Option<Vec<Tool<'t>>> {
+        let mut v = Vec::with_capacity(pre.len());
+        for p in pre {
+            v.push(tool(p)?);
+        }
+        Some(v)
+    };
+    Some(Case {
+        tools_called: list(called)?,
+        expected_tools: list(expected)?,
+        options,
+    })
+}
+
 fn tools_of(v: V<'_>) -> Option<Vec<Tool<'_>>> {
     if !matches!(v.kind(), Kind::Arr) {
         return None;
@@ -230,7 +736,10 @@ fn options_of(v: V<'_>) -> Option<Options<'_>> {
                 if !matches!(x.kind(), Kind::Arr) {
                     return None;
                 }
-                o.evaluation_params = x.items().map(V::as_str).collect::<Option<_>>()?;
+                o.evaluation_params = Params::default();
+                for p in x.items() {
+                    o.evaluation_params.push(p.as_str()?);
+                }
             }
             b"should_consider_ordering" => o.should_consider_ordering = py_truthy(x),
             b"should_exact_match" => o.should_exact_match = py_truthy(x),
@@ -332,9 +841,31 @@ fn compare_dicts(d1: Option<V<'_>>, d2: Option<V<'_>>) -> Result<f64, String> {
     Ok(s)
 }
 
+#[derive(Debug, Default, Clone, Copy)]
 struct Flags {
     ip: bool,
     out: bool,
+}
+
+/// `evaluation_params` as the metric uses them (no list kept): which of the two are there,
+/// and the first one that is neither (DeepEval's `ToolCallParams(p)` fails on it).
+#[derive(Default)]
+struct Params<'t> {
+    flags: Flags,
+    invalid: Option<&'t str>,
+}
+
+impl<'t> Params<'t> {
+    /// The next item of the list.
+    fn push(&mut self, p: &'t str) {
+        if same_str(p, "INPUT_PARAMETERS") {
+            self.flags.ip = true;
+        } else if same_str(p, "OUTPUT") {
+            self.flags.out = true;
+        } else if self.invalid.is_none() {
+            self.invalid = Some(p);
+        }
+    }
 }
 
 fn pair_score(e: &Tool<'_>, c: &Tool<'_>, f: &Flags) -> Result<f64, String> {
@@ -732,17 +1263,12 @@ fn evaluate<'t, 'a>(
     for t in exp.iter().chain(called) {
         t.validate()?;
     }
-    for p in &opts.evaluation_params {
-        if *p != "INPUT_PARAMETERS" && *p != "OUTPUT" {
-            return Err(format!(
-                "ValueError: '{p}' is not a valid ToolCallParams (INPUT_PARAMETERS, OUTPUT)"
-            ));
-        }
+    if let Some(p) = opts.evaluation_params.invalid {
+        return Err(format!(
+            "ValueError: '{p}' is not a valid ToolCallParams (INPUT_PARAMETERS, OUTPUT)"
+        ));
     }
-    let f = Flags {
-        ip: opts.evaluation_params.contains(&"INPUT_PARAMETERS"),
-        out: opts.evaluation_params.contains(&"OUTPUT"),
-    };
+    let f = opts.evaluation_params.flags;
     let threshold = if opts.strict_mode {
         Some(1.0)
     } else {
@@ -819,6 +1345,32 @@ impl TapeProfile for Deepeval {
         serde_json::from_str::<SerdeCase<'_>>(line).map(drop)
     }
 
+    fn direct<'a>(
+        line: &'a str,
+        bufs: &mut Buffers,
+        out: &mut String,
+        calling: &mut String,
+    ) -> Option<Result<Outcome, LineError<'a>>> {
+        thread_local! {
+            // The walk's tool lists, per thread.
+            static TOOLS: std::cell::RefCell<(Vec<direct::PreTool>, Vec<direct::PreTool>)> =
+                const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+        }
+        let mut tape = Tape::start(line, bufs)?;
+        let result = TOOLS.with_borrow_mut(|(called, expected)| {
+            called.clear();
+            expected.clear();
+            let top = direct::walk(&mut tape, called, expected)?;
+            let fields = top.fields;
+            let fields = fields.get(..top.n_fields)?;
+            let case = case_of_parts(&tape, line, called, expected, top)?;
+            let raw = Raw::of_parts(&tape, line, fields);
+            Some(Self::score(case, &raw, out, calling))
+        });
+        tape.recycle(bufs);
+        result
+    }
+
     /// `scratch` holds the calling part of the reason, built before it is escaped into the line.
     fn score<'a>(
         case: Case<'_>,
@@ -878,8 +1430,23 @@ mod tests {
     use std::io::BufRead;
 
     fn run(line: &str, fast: bool) -> String {
+        run_with(line, if fast { Reader::Tape } else { Reader::Serde })
+    }
+
+    /// Whether the direct reader takes the line (no tape reader, no serde fallback).
+    fn reads_direct(line: &str) -> bool {
         let mut out = String::new();
-        let reader = if fast { Reader::Tape } else { Reader::Serde };
+        Deepeval::direct(
+            line,
+            &mut tape::Buffers::default(),
+            &mut out,
+            &mut String::new(),
+        )
+        .is_some()
+    }
+
+    fn run_with(line: &str, reader: Reader) -> String {
+        let mut out = String::new();
         match tape::score_line::<Deepeval>(line, &mut out, reader) {
             Ok(_) => out,
             Err(LineError::Rejected { id, message }) => format!("{id:?} {message}"),
@@ -982,6 +1549,91 @@ mod tests {
         }
         for l in &lines {
             assert_eq!(run(l, true), run(l, false), "{l}");
+        }
+        // The direct reader too, on the vectors and on the same lines with spaces.
+        let direct = lines.iter().filter(|l| reads_direct(l)).count();
+        assert!(direct > lines.len() / 2, "{direct} of {}", lines.len());
+        for l in &lines {
+            assert_eq!(run_with(l, Reader::Direct), run(l, false), "{l}");
+            let Ok(v) = serde_json::from_str::<serde_json::Value>(l) else {
+                continue;
+            };
+            let spaced = serde_json::to_string_pretty(&v).unwrap().replace('\n', " ");
+            assert_eq!(
+                run_with(&spaced, Reader::Direct),
+                run(&spaced, false),
+                "{spaced}"
+            );
+        }
+    }
+
+    /// What the direct reader takes, and what it leaves to the tape reader (which leaves some of
+    /// it to serde_json): every line gives the same output whichever reader starts.
+    #[test]
+    fn direct_reader_takes_the_usual_lines_and_leaves_the_rest() {
+        let t =
+            r#"{"name":"a","input_parameters":{"x":[1,2.5,{"y":null}],"z":"\u00e9"},"output":"o"}"#;
+        let opts = r#"{"evaluation_params":["INPUT_PARAMETERS","OUTPUT"],"should_consider_ordering":false,"should_exact_match":false,"strict_mode":false,"threshold":0.5}"#;
+        let deep = format!("{}1{}", "[".repeat(70), "]".repeat(70));
+        let taken = [
+            format!(r#"{{"id":"c1","tools_called":[{t}],"expected_tools":[{t}],"options":{opts}}}"#),
+            format!(r#" {{ "id" : 7 , "input" : {{"q":[1]}} , "tools_called" : [ {t} ] , "expected_tools" : [ ] , "options" : null }} "#),
+            format!(r#"{{"tools_called":[{t}],"expected_tools":[{{"name":"\ta","type":"MCP","description":null,"reasoning":"r","extra":[1,{{"k":true}}]}}]}}"#),
+            format!(r#"{{"x":{{"a":1}},"tools_called":[{{"name":"a","input_parameters":null,"output":null}}],"expected_tools":[{t}],"options":{{}}}}"#),
+            // Options the walk does not read itself go through the tape.
+            format!(r#"{{"tools_called":[{t}],"expected_tools":[{t}],"options":{{"available_tools":[{t}],"llm_tool_selection_score":0.25,"strict_mode":1}}}}"#),
+            format!(r#"{{"tools_called":[{t}],"expected_tools":[{t}],"options":{{"threshold":7,"should_exact_match":true,"evaluation_params":["OUTPUT","X"]}}}}"#),
+            // Tools that the validation rejects are still read (the error is the metric's).
+            format!(r#"{{"tools_called":[{{"name":"a","type":"OTHER","input_parameters":[1]}}],"expected_tools":[{t}]}}"#),
+            // A number beyond 64 bits, as serde_json reads it (a float).
+            r#"{"tools_called":[],"expected_tools":[],"options":{"threshold":123456789012345678901234567890}}"#.to_owned(),
+            // A repeated unknown key is ignored, as serde_json ignores it.
+            format!(r#"{{"z":1,"z":2,"tools_called":[{t}],"expected_tools":[]}}"#),
+        ];
+        let left = [
+            // Repeated known keys: serde_json's error.
+            format!(r#"{{"tools_called":[{t}],"tools_called":[],"expected_tools":[]}}"#),
+            r#"{"id":1,"id":2,"tools_called":[],"expected_tools":[]}"#.to_owned(),
+            r#"{"tools_called":[{"name":"a","name":"b"}],"expected_tools":[]}"#.to_owned(),
+            r#"{"tools_called":[],"expected_tools":[],"options":{"strict_mode":true,"strict_mode":false}}"#.to_owned(),
+            // A repeated key inside a value: Python keeps the last one.
+            r#"{"tools_called":[{"name":"a","input_parameters":{"x":1,"x":2}}],"expected_tools":[{"name":"a","input_parameters":{"x":2}}],"options":{"evaluation_params":["INPUT_PARAMETERS"]}}"#.to_owned(),
+            // An escaped key.
+            r#"{"tools_c\u0061lled":[],"expected_tools":[]}"#.to_owned(),
+            r#"{"tools_called":[{"n\u0061me":"a"}],"expected_tools":[]}"#.to_owned(),
+            // Shapes the case does not have.
+            r#"{"tools_called":[{"name":null}],"expected_tools":[]}"#.to_owned(),
+            r#"{"tools_called":[{"name":1}],"expected_tools":[]}"#.to_owned(),
+            r#"{"tools_called":[{"name":"a","type":2}],"expected_tools":[]}"#.to_owned(),
+            r#"{"tools_called":[{"input_parameters":{}}],"expected_tools":[]}"#.to_owned(),
+            r#"{"tools_called":[]}"#.to_owned(),
+            r#"{"tools_called":null,"expected_tools":[]}"#.to_owned(),
+            r#"{"tools_called":[1],"expected_tools":[]}"#.to_owned(),
+            r#"{"tools_called":[],"expected_tools":[],"options":[1]}"#.to_owned(),
+            r#"{"tools_called":[],"expected_tools":[],"options":{"threshold":"x"}}"#.to_owned(),
+            // What the tape reader leaves to serde_json, in a value.
+            r#"{"tools_called":[{"name":"a","output":1e400}],"expected_tools":[]}"#.to_owned(),
+            r#"{"tools_called":[{"name":"a","output":"\ud83d\ude00"}],"expected_tools":[]}"#.to_owned(),
+            r#"{"tools_called":[],"expected_tools":[],"options":{"threshold":1e400}}"#.to_owned(),
+            format!(r#"{{"tools_called":[{{"name":"a","output":{deep}}}],"expected_tools":[]}}"#),
+            // Malformed lines.
+            r#"{"tools_called":[],"expected_tools":[]} x"#.to_owned(),
+            r#"{"tools_called":[],"expected_tools":[],}"#.to_owned(),
+            r#"{"tools_called":[{"name":"a",}],"expected_tools":[]}"#.to_owned(),
+            r#"{"tools_called":[{"name":"a","output":nul}],"expected_tools":[]}"#.to_owned(),
+            "{\"tools_called\":[{\"name\":\"a\u{1}\"}],\"expected_tools\":[]}".to_owned(),
+            r#"{"tools_called":[],"expected_tools":[],"options":{"strict_mode":truex}}"#.to_owned(),
+        ];
+        for l in &taken {
+            assert!(reads_direct(l), "not taken: {l}");
+        }
+        for l in &left {
+            assert!(!reads_direct(l), "taken: {l}");
+        }
+        for l in taken.iter().chain(&left) {
+            let want = run(l, false);
+            assert_eq!(run_with(l, Reader::Direct), want, "{l}");
+            assert_eq!(run(l, true), want, "{l}");
         }
     }
 }

@@ -146,9 +146,21 @@ pub fn score_line_reference(profile: ProfileName, line: &[u8]) -> Vec<u8> {
     out.into_bytes()
 }
 
+/// [`score_line`] without the profiles' direct readers (the tape reader, then serde_json): the
+/// `score_line` fuzz target holds both readers to [`score_line_reference`].
+#[doc(hidden)]
+pub fn score_line_tape(profile: ProfileName, line: &[u8]) -> Vec<u8> {
+    let mut out = String::new();
+    score_into_with(profile, line, 1, &mut out, Reader::Tape);
+    out.into_bytes()
+}
+
 /// How the hot profiles read a line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Reader {
+    /// The profile's direct reader where it has one, else the tape reader, with serde_json for
+    /// what they leave aside.
+    Direct,
     /// The tape reader, with serde_json for what it leaves aside.
     Tape,
     /// serde_json only (the reference).
@@ -162,7 +174,7 @@ pub(crate) fn score_into(
     lineno: usize,
     out: &mut String,
 ) -> Outcome {
-    score_into_with(profile, line, lineno, out, Reader::Tape)
+    score_into_with(profile, line, lineno, out, Reader::Direct)
 }
 
 fn score_into_with(

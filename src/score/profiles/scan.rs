@@ -360,7 +360,70 @@ pub(crate) enum Num {
 /// to 15 significant digits scaled by a power of ten up to 10^22 are computed here exactly (one
 /// multiplication or division of exact doubles, serde_json's own fast path); anything else is
 /// parsed by serde_json itself.
+#[inline]
 pub(crate) fn number(s: &str, start: usize) -> Option<(Num, usize)> {
+    match short_number(s.as_bytes(), start) {
+        Some(n) => Some(n),
+        None => any_number(s, start),
+    }
+}
+
+/// [`number`] for what most numbers in case files are, in one pass: an integer of at most 15
+/// digits (not `-0`) or a decimal of at most 15 digits in all, without an exponent; `None`
+/// for anything else (and for what breaks the grammar), which [`any_number`] then reads. The
+/// values are those [`any_number`] computes: the integer, or the digits as an integer divided
+/// by the power of ten of the fraction's length.
+#[inline(always)]
+fn short_number(b: &[u8], start: usize) -> Option<(Num, usize)> {
+    let neg = b.get(start) == Some(&b'-');
+    let first = start + usize::from(neg);
+    let mut i = first;
+    let mut v: u64 = 0;
+    while let Some(&c) = b.get(i) {
+        if !c.is_ascii_digit() {
+            break;
+        }
+        v = v.wrapping_mul(10).wrapping_add(u64::from(c - b'0'));
+        i += 1;
+    }
+    let int_len = i - first;
+    if int_len == 0 || int_len > 15 || (int_len > 1 && b.get(first) == Some(&b'0')) {
+        return None;
+    }
+    match b.get(i) {
+        Some(b'.') => {
+            let from = i + 1;
+            let mut j = from;
+            while let Some(&c) = b.get(j) {
+                if !c.is_ascii_digit() {
+                    break;
+                }
+                v = v.wrapping_mul(10).wrapping_add(u64::from(c - b'0'));
+                j += 1;
+            }
+            let frac_len = j - from;
+            if frac_len == 0 || int_len + frac_len > 15 || matches!(b.get(j), Some(b'e' | b'E')) {
+                return None;
+            }
+            let x = if v == 0 {
+                0.0
+            } else {
+                v as f64 / POW10.get(frac_len)?
+            };
+            Some((Num::Float(if neg { -x } else { x }), j))
+        }
+        Some(b'e' | b'E') => None,
+        // `-0` is a float to serde_json.
+        _ if neg && v == 0 => None,
+        _ => {
+            let v = v as i64;
+            Some((Num::Int(if neg { -v } else { v }), i))
+        }
+    }
+}
+
+/// [`number`] for any number.
+fn any_number(s: &str, start: usize) -> Option<(Num, usize)> {
     let b = s.as_bytes();
     let n = number_syntax(b, start)?;
     let serde = || -> Option<(Num, usize)> {
@@ -554,5 +617,55 @@ mod tests {
         for s in ["01", "1.", "-", "1e", "1e+", ".5", "1e400", "-x"] {
             assert_eq!(number(s, 0), None, "{s}");
         }
+    }
+
+    /// The one-pass reader of short numbers gives what the general one gives, to the bit
+    /// (`-0.0` included), and leaves the rest to it.
+    #[test]
+    fn short_numbers_are_read_as_any_number_reads_them() {
+        let mut taken = 0;
+        for sign in ["", "-"] {
+            for int in [
+                "0",
+                "7",
+                "10",
+                "00",
+                "01",
+                "123456789012345",
+                "1234567890123456",
+                "",
+            ] {
+                for frac in [
+                    "",
+                    ".",
+                    ".0",
+                    ".5",
+                    ".000",
+                    ".25",
+                    ".123456789",
+                    ".12345678901234",
+                ] {
+                    for exp in ["", "e1", "E-2"] {
+                        for tail in ["", ",", "}", "x", " ", "."] {
+                            let s = format!("{sign}{int}{frac}{exp}{tail}");
+                            let Some((n, end)) = short_number(s.as_bytes(), 0) else {
+                                continue;
+                            };
+                            taken += 1;
+                            let (m, want_end) = any_number(&s, 0).expect(&s);
+                            assert_eq!(end, want_end, "{s}");
+                            match (n, m) {
+                                (Num::Int(a), Num::Int(b)) => assert_eq!(a, b, "{s}"),
+                                (Num::Float(a), Num::Float(b)) => {
+                                    assert_eq!(a.to_bits(), b.to_bits(), "{s}")
+                                }
+                                other => panic!("{s}: {other:?}"),
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(taken > 100, "{taken}");
     }
 }
