@@ -70,11 +70,11 @@ pub(crate) fn read_bytes(
         }
     }
     let mut lines = Lines::new(name, forced, keep, &mut emit);
-    // UTF-8 checked once for the whole file ([`utf8`]), so that the lines can be
+    // UTF-8 checked once for the whole file ([`crate::source::utf8`]), so that the lines can be
     // parsed as text and serde_json need not check every string it reads again. A file that
     // is not valid UTF-8 is read as bytes, line by line, so that the lines before the bad byte
     // are still read and the error names its line.
-    let text = utf8(bytes);
+    let text = crate::source::utf8(bytes);
     let mut start = 0usize;
     let mut no = 1usize;
     while start < bytes.len() {
@@ -160,7 +160,7 @@ pub(crate) fn read_stream(
         }
         let line = Line {
             bytes: line,
-            text: utf8(line),
+            text: crate::source::utf8(line),
         };
         lines.push(no, offset, line, terminated)?;
         offset += n;
@@ -172,13 +172,6 @@ pub(crate) fn read_stream(
         });
     }
     lines.finish()
-}
-
-/// `bytes` as text if they are UTF-8: SIMD validation (`simdutf8`, 16-32 bytes per step against
-/// the standard library's 8), which decides the same; where it is not UTF-8, the callers find
-/// the error's place with `std::str::from_utf8`.
-fn utf8(bytes: &[u8]) -> Option<&str> {
-    simdutf8::basic::from_utf8(bytes).ok()
 }
 
 /// Empty and binary checks of a whole text. UTF-8 is checked elsewhere: once per file held in
