@@ -32,12 +32,11 @@ pub struct BoundGlob {
 /// than matching a few paths (a tenth of a pre-commit run's instructions went to one glob).
 #[derive(Debug, Clone)]
 pub struct PathMatcher {
-    glob: Glob,
     regex: meta::Regex,
 }
 
 impl PathMatcher {
-    fn new(glob: Glob) -> Result<Self, String> {
+    fn new(glob: &Glob) -> Result<Self, String> {
         let regex = meta::Builder::new()
             .syntax(syntax::Config::new().utf8(false).dot_matches_new_line(true))
             .configure(
@@ -47,12 +46,7 @@ impl PathMatcher {
             )
             .build(glob.regex())
             .map_err(|e| e.to_string())?;
-        Ok(PathMatcher { glob, regex })
-    }
-
-    /// The glob it matches.
-    pub fn glob(&self) -> &Glob {
-        &self.glob
+        Ok(PathMatcher { regex })
     }
 
     /// Whether `path` matches, as `globset::GlobMatcher::is_match` answers.
@@ -182,7 +176,7 @@ impl BoundGlob {
                 .backslash_escape(true)
                 .build()
                 .map_err(|e| invalid(e.kind().to_string()))?;
-            Some(PathMatcher::new(glob).map_err(invalid)?)
+            Some(PathMatcher::new(&glob).map_err(invalid)?)
         };
         Ok(BoundGlob {
             pattern: pattern.to_owned(),
@@ -382,7 +376,7 @@ mod tests {
                 .build()
                 .unwrap();
             let theirs = glob.compile_matcher();
-            let ours = PathMatcher::new(glob).unwrap();
+            let ours = PathMatcher::new(&glob).unwrap();
             for p in paths {
                 let p = Path::new(p);
                 assert_eq!(

@@ -290,9 +290,8 @@ mod fast {
             (self.peek() == Some(c)).then(|| self.i += 1)
         }
 
-        /// The string at the quote at `i`: checked, and its text decoded if it has escapes.
-        /// `decode` false: checked only (the answer is then the raw text).
-        fn string(&mut self, decode: bool) -> Option<Cow<'a, str>> {
+        /// The key at the quote at `i`: checked, and decoded if it has escapes.
+        fn key(&mut self) -> Option<Cow<'a, str>> {
             let start = self.i + 1;
             let k = self.stop(start);
             match self.b.get(k)? {
@@ -300,26 +299,26 @@ mod fast {
                     self.i = k + 1;
                     Some(Cow::Borrowed(self.text.get(start..k)?))
                 }
-                b'\\' if decode => {
+                b'\\' => {
                     let mut out = String::from(self.text.get(start..k)?);
                     self.i = scan::unescape(self.text, k, Some(&mut out))?;
                     Some(Cow::Owned(out))
-                }
-                b'\\' => {
-                    self.i = self.skip_escapes(k)?;
-                    Some(Cow::Borrowed(""))
                 }
                 // A control character: serde_json's error.
                 _ => None,
             }
         }
 
-        /// The rest of a string from the backslash at `j`, as serde_json's skipping checks it
-        /// (any four hex digits after `\u`): the index after the closing quote.
-        fn skip_escapes(&self, mut j: usize) -> Option<usize> {
+        /// Skip the string at the quote at `i`, checked as serde_json's skipping checks it
+        /// (any four hex digits after `\u`; no control characters).
+        fn skip_string(&mut self) -> Option<()> {
+            let mut j = self.stop(self.i + 1);
             loop {
                 match *self.b.get(j)? {
-                    b'"' => return Some(j + 1),
+                    b'"' => {
+                        self.i = j + 1;
+                        return Some(());
+                    }
                     b'\\' => match *self.b.get(j + 1)? {
                         b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => j += 2,
                         b'u' => {
@@ -346,13 +345,13 @@ mod fast {
         fn skip(&mut self, depth: usize) -> Option<()> {
             self.ws();
             match self.peek()? {
-                b'"' => self.string(false).map(drop),
+                b'"' => self.skip_string(),
                 b'{' => self.nest(depth, b'}', |s| {
                     s.ws();
                     if s.peek() != Some(b'"') {
                         return None;
                     }
-                    s.string(false)?;
+                    s.skip_string()?;
                     s.eat(b':')?;
                     s.skip(depth + 1)
                 }),
@@ -448,7 +447,7 @@ mod fast {
                 if s.peek() != Some(b'"') {
                     return None;
                 }
-                let key = s.string(true)?;
+                let key = s.key()?;
                 s.eat(b':')?;
                 if !reads(rule, at, &key) {
                     return s.skip(depth + 1);

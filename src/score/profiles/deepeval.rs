@@ -275,14 +275,19 @@ mod direct {
         if b.get(i) == Some(&b'}') {
             return Some((o, i + 1));
         }
-        let flag = |i: usize| -> Option<(bool, usize)> {
-            if b.get(i..i + 4) == Some(b"true".as_slice()) {
-                Some((true, i + 4))
+        // A flag (its bit in `seen`, a repeated one leaves the line), `true` or `false`, into
+        // `slot`: the index after it.
+        let flag = |seen: &mut u32, bit: u32, i: usize, slot: &mut bool| -> Option<usize> {
+            once(seen, bit)?;
+            let (x, end) = if b.get(i..i + 4) == Some(b"true".as_slice()) {
+                (true, i + 4)
             } else if b.get(i..i + 5) == Some(b"false".as_slice()) {
-                Some((false, i + 5))
+                (false, i + 5)
             } else {
-                None
-            }
+                return None;
+            };
+            *slot = x;
+            Some(end)
         };
         let mut seen = 0u32;
         loop {
@@ -332,24 +337,9 @@ mod direct {
                         }
                     }
                 }
-                OK_ORDERING => {
-                    once(&mut seen, 2)?;
-                    let (x, end) = flag(v)?;
-                    o.should_consider_ordering = x;
-                    end
-                }
-                OK_EXACT => {
-                    once(&mut seen, 4)?;
-                    let (x, end) = flag(v)?;
-                    o.should_exact_match = x;
-                    end
-                }
-                OK_STRICT => {
-                    once(&mut seen, 8)?;
-                    let (x, end) = flag(v)?;
-                    o.strict_mode = x;
-                    end
-                }
+                OK_ORDERING => flag(&mut seen, 2, v, &mut o.should_consider_ordering)?,
+                OK_EXACT => flag(&mut seen, 4, v, &mut o.should_exact_match)?,
+                OK_STRICT => flag(&mut seen, 8, v, &mut o.strict_mode)?,
                 OK_THRESHOLD => {
                     once(&mut seen, 16)?;
                     if is_null(b, v) {

@@ -377,15 +377,7 @@ pub(crate) fn number(s: &str, start: usize) -> Option<(Num, usize)> {
 fn short_number(b: &[u8], start: usize) -> Option<(Num, usize)> {
     let neg = b.get(start) == Some(&b'-');
     let first = start + usize::from(neg);
-    let mut i = first;
-    let mut v: u64 = 0;
-    while let Some(&c) = b.get(i) {
-        if !c.is_ascii_digit() {
-            break;
-        }
-        v = v.wrapping_mul(10).wrapping_add(u64::from(c - b'0'));
-        i += 1;
-    }
+    let (i, v) = fold_digits(b, first, 0);
     let int_len = i - first;
     if int_len == 0 || int_len > 15 || (int_len > 1 && b.get(first) == Some(&b'0')) {
         return None;
@@ -393,14 +385,7 @@ fn short_number(b: &[u8], start: usize) -> Option<(Num, usize)> {
     match b.get(i) {
         Some(b'.') => {
             let from = i + 1;
-            let mut j = from;
-            while let Some(&c) = b.get(j) {
-                if !c.is_ascii_digit() {
-                    break;
-                }
-                v = v.wrapping_mul(10).wrapping_add(u64::from(c - b'0'));
-                j += 1;
-            }
+            let (j, v) = fold_digits(b, from, v);
             let frac_len = j - from;
             if frac_len == 0 || int_len + frac_len > 15 || matches!(b.get(j), Some(b'e' | b'E')) {
                 return None;
@@ -420,6 +405,20 @@ fn short_number(b: &[u8], start: usize) -> Option<(Num, usize)> {
             Some((Num::Int(if neg { -v } else { v }), i))
         }
     }
+}
+
+/// The digits of `b` from `i` on, appended to `v` as decimal digits: the index after them and
+/// the value (wrapping: the caller refuses more than 15 digits in all).
+#[inline(always)]
+fn fold_digits(b: &[u8], mut i: usize, mut v: u64) -> (usize, u64) {
+    while let Some(&c) = b.get(i) {
+        if !c.is_ascii_digit() {
+            break;
+        }
+        v = v.wrapping_mul(10).wrapping_add(u64::from(c - b'0'));
+        i += 1;
+    }
+    (i, v)
 }
 
 /// [`number`] for any number.

@@ -397,11 +397,7 @@ impl<'a> Tape<'a> {
         let c = *b.get(i)?;
         if c == b'-' || c.is_ascii_digit() {
             let (v, end) = number(src, i)?;
-            let (tag, num) = match v {
-                Num::Int(n) => (Tag::Int, n as u64),
-                Num::UInt(n) => (Tag::UInt, n),
-                Num::Float(f) => (Tag::Float, f.to_bits()),
-            };
+            let (tag, num) = number_node(v);
             self.push(Node {
                 raw_start: i as u32,
                 raw_end: end as u32,
@@ -409,15 +405,7 @@ impl<'a> Tape<'a> {
             });
             return Some(end);
         }
-        let (ok, len, tag) = match c {
-            b't' => (b.get(i..i + 4) == Some(b"true".as_slice()), 4, Tag::True),
-            b'f' => (b.get(i..i + 5) == Some(b"false".as_slice()), 5, Tag::False),
-            b'n' => (b.get(i..i + 4) == Some(b"null".as_slice()), 4, Tag::Null),
-            _ => return None,
-        };
-        if !ok {
-            return None;
-        }
+        let (tag, len) = literal_at(b, i)?;
         self.push(Node {
             tag,
             a: 0,
@@ -533,11 +521,7 @@ impl<'a> Tape<'a> {
                 }
                 b'-' | b'0'..=b'9' => {
                     let (v, end) = number(src, i)?;
-                    let (tag, num) = match v {
-                        Num::Int(n) => (Tag::Int, n as u64),
-                        Num::UInt(n) => (Tag::UInt, n),
-                        Num::Float(f) => (Tag::Float, f.to_bits()),
-                    };
+                    let (tag, num) = number_node(v);
                     i = end;
                     self.push(Node {
                         raw_start: start as u32,
@@ -545,17 +529,8 @@ impl<'a> Tape<'a> {
                         ..Node::number(tag, num)
                     });
                 }
-                c => {
-                    // Fixed-length comparisons (no call to `memcmp`).
-                    let (ok, len, tag) = match c {
-                        b't' => (b.get(i..i + 4) == Some(b"true".as_slice()), 4, Tag::True),
-                        b'f' => (b.get(i..i + 5) == Some(b"false".as_slice()), 5, Tag::False),
-                        b'n' => (b.get(i..i + 4) == Some(b"null".as_slice()), 4, Tag::Null),
-                        _ => return None,
-                    };
-                    if !ok {
-                        return None;
-                    }
+                _ => {
+                    let (tag, len) = literal_at(b, i)?;
                     i += len;
                     self.push(Node {
                         tag,
@@ -1065,6 +1040,29 @@ impl<'t> Iterator for Members<'t> {
         let (key, v) = self.next_member()?;
         Some((self.t.bytes_at(key), v))
     }
+}
+
+/// A number's tag and the 64 bits a node holds of it.
+#[inline(always)]
+fn number_node(v: Num) -> (Tag, u64) {
+    match v {
+        Num::Int(n) => (Tag::Int, n as u64),
+        Num::UInt(n) => (Tag::UInt, n),
+        Num::Float(f) => (Tag::Float, f.to_bits()),
+    }
+}
+
+/// The literal (`true`, `false` or `null`) at `i`: its tag and length. Fixed-length comparisons
+/// (no call to `memcmp`).
+#[inline(always)]
+fn literal_at(b: &[u8], i: usize) -> Option<(Tag, usize)> {
+    let (ok, len, tag) = match *b.get(i)? {
+        b't' => (b.get(i..i + 4) == Some(b"true".as_slice()), 4, Tag::True),
+        b'f' => (b.get(i..i + 5) == Some(b"false".as_slice()), 5, Tag::False),
+        b'n' => (b.get(i..i + 4) == Some(b"null".as_slice()), 4, Tag::Null),
+        _ => return None,
+    };
+    ok.then_some((tag, len))
 }
 
 #[cfg(test)]
