@@ -14,6 +14,9 @@
 #![warn(missing_docs)]
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
+// pest's derive, built without its `std` feature (see Cargo.toml), names `alloc` from the crate root.
+extern crate alloc;
+
 pub mod check;
 pub mod compile;
 pub mod config;
