@@ -9,11 +9,9 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use std::borrow::Cow;
+use globset::GlobBuilder;
 
-use globset::{Glob, GlobBuilder};
-use regex_automata::meta;
-use regex_automata::util::syntax;
+pub use super::path_glob::PathMatcher;
 
 /// A compiled transcript glob of one spec.
 #[derive(Debug, Clone)]
@@ -24,59 +22,6 @@ pub struct BoundGlob {
     pub prefix: PathBuf,
     /// Matches absolute, normalised paths.
     pub matcher: Option<PathMatcher>,
-}
-
-/// A glob as globset translates it into a regex, matched as globset's own matcher matches it
-/// (the same regex syntax settings, on the same bytes of the path), but built for short
-/// haystacks: without the lazy DFA and prefilters globset's matcher builds, which cost more
-/// than matching a few paths (a tenth of a pre-commit run's instructions went to one glob).
-#[derive(Debug, Clone)]
-pub struct PathMatcher {
-    regex: meta::Regex,
-}
-
-impl PathMatcher {
-    fn new(glob: &Glob) -> Result<Self, String> {
-        let regex = meta::Builder::new()
-            .syntax(syntax::Config::new().utf8(false).dot_matches_new_line(true))
-            .configure(
-                crate::config::pattern::short_config()
-                    .utf8_empty(false)
-                    .nfa_size_limit(Some(10 << 20)),
-            )
-            .build(glob.regex())
-            .map_err(|e| e.to_string())?;
-        Ok(PathMatcher { regex })
-    }
-
-    /// Whether `path` matches, as `globset::GlobMatcher::is_match` answers.
-    pub fn is_match(&self, path: &Path) -> bool {
-        self.regex.is_match(&*candidate(path))
-    }
-}
-
-/// The bytes of `path` globset matches: the path's own bytes on Unix; elsewhere its text (lossy)
-/// with every separator as `/`.
-fn candidate(path: &Path) -> Cow<'_, [u8]> {
-    #[cfg(unix)]
-    {
-        Cow::Borrowed(path.as_os_str().as_encoded_bytes())
-    }
-    #[cfg(not(unix))]
-    {
-        let text = path.to_string_lossy();
-        let bytes: Vec<u8> = text
-            .bytes()
-            .map(|b| {
-                if b != b'/' && std::path::is_separator(char::from(b)) {
-                    b'/'
-                } else {
-                    b
-                }
-            })
-            .collect();
-        Cow::Owned(bytes)
-    }
 }
 
 /// Why a glob cannot be used.
@@ -338,60 +283,5 @@ mod tests {
         fs::write(odd.join("t.jsonl"), "").unwrap();
         let g = BoundGlob::new("*.jsonl", &odd, dir.path(), false).unwrap();
         assert_eq!(g.expand(), [odd.join("t.jsonl")]);
-    }
-
-    #[test]
-    fn path_matchers_match_as_globsets_matcher_does() {
-        let globs = [
-            "/w/runs/*.jsonl",
-            "/w/runs/**/*.json",
-            "/w/a?c/[a-c]*",
-            "/w/{x,y}/**",
-            "/w/\\*lit",
-            "/w/**/deep/*.log",
-            "/w/é/*",
-        ];
-        let paths = [
-            "/w/runs/a.jsonl",
-            "/w/runs/sub/a.jsonl",
-            "/w/runs/.jsonl",
-            "/w/runs/x/y/z.json",
-            "/w/runs/z.json",
-            "/w/abc/beta",
-            "/w/abc/delta",
-            "/w/x/1/2",
-            "/w/y",
-            "/w/*lit",
-            "/w/alit",
-            "/w/deep/a.log",
-            "/w/1/2/deep/a.log",
-            "/w/é/f",
-            "/w/e/f",
-            "/w/runs/a\nb.jsonl",
-        ];
-        for g in globs {
-            let glob = GlobBuilder::new(g)
-                .literal_separator(true)
-                .backslash_escape(true)
-                .build()
-                .unwrap();
-            let theirs = glob.compile_matcher();
-            let ours = PathMatcher::new(&glob).unwrap();
-            for p in paths {
-                let p = Path::new(p);
-                assert_eq!(
-                    ours.is_match(p),
-                    theirs.is_match(p),
-                    "{g} on {}",
-                    p.display()
-                );
-            }
-            #[cfg(unix)]
-            {
-                use std::os::unix::ffi::OsStrExt;
-                let odd = Path::new(std::ffi::OsStr::from_bytes(b"/w/runs/\xff.jsonl"));
-                assert_eq!(ours.is_match(odd), theirs.is_match(odd), "{g} on non-UTF-8");
-            }
-        }
     }
 }
