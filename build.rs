@@ -51,7 +51,10 @@ fn main() {
     if glibc && arch == "x86_64" && !switched_off("TOOLSPEC_LINK_ORDER") && links_with_rust_lld() {
         let order = Path::new(&var("CARGO_MANIFEST_DIR")).join(ORDER_FILE);
         // `-Wl,` splits its argument at commas.
-        if let Some(order) = order.to_str().filter(|p| order.is_file() && !p.contains(',')) {
+        if let Some(order) = order
+            .to_str()
+            .filter(|p| order.is_file() && !p.contains(','))
+        {
             println!("cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={order}");
             println!("cargo:rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
         }
@@ -72,8 +75,16 @@ fn switched_off(name: &str) -> bool {
 /// flags choose another linker. Anything unclear answers no: the option is only an optimization.
 fn links_with_rust_lld() -> bool {
     let flags = env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
-    let other_linker = ["linker-features", "linker-flavor", "link-self-contained", "fuse-ld"];
-    if flags.split('\x1f').any(|f| other_linker.iter().any(|o| f.contains(o))) {
+    let other_linker = [
+        "linker-features",
+        "linker-flavor",
+        "link-self-contained",
+        "fuse-ld",
+    ];
+    if flags
+        .split('\x1f')
+        .any(|f| other_linker.iter().any(|o| f.contains(o)))
+    {
         return false;
     }
     let rustc = env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
