@@ -17,7 +17,7 @@
 //!    `linker/toolspec.order` lists the functions a `toolspec check` start-up runs, as
 //!    `scripts/link-order.sh` found them; LLD lays them out together at the start of `.text`.
 //!    The kernel maps code 64 KiB at a time on first touch, and the functions a check runs were
-//!    spread over 73 such windows of a 4.8 MB `.text`; laid out together they take ~25, which
+//!    spread over 73 such windows of a 4.8 MB `.text`; laid out together they take 27, which
 //!    saves ~47 page faults a run. Names the file lists but the binary lacks (another toolchain,
 //!    changed code) are ignored. `TOOLSPEC_LINK_ORDER=0` turns it off; so does a `RUSTFLAGS`
 //!    that picks another linker.
@@ -71,8 +71,11 @@ fn switched_off(name: &str) -> bool {
     env::var(name).is_ok_and(|v| matches!(v.as_str(), "0" | "off" | "no" | "false"))
 }
 
-/// rustc links x86_64 Linux binaries with its bundled LLD by default since 1.90, unless the
-/// flags choose another linker. Anything unclear answers no: the option is only an optimization.
+/// rustc links x86_64 Linux binaries with its bundled LLD by default since 1.90 (rustup's
+/// builds: the sysroot has `gcc-ld/ld.lld`, through which it runs), unless the flags choose
+/// another linker. A distribution's rustc built without LLD links with the system's linker,
+/// which may not know the option. Anything unclear answers no: the option is only an
+/// optimization, and must never fail a build.
 fn links_with_rust_lld() -> bool {
     let flags = env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
     let other_linker = [
@@ -88,14 +91,27 @@ fn links_with_rust_lld() -> bool {
         return false;
     }
     let rustc = env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    let Ok(out) = Command::new(rustc).arg("-vV").output() else {
-        return false;
+    let ask = |args: &[&str]| {
+        Command::new(&rustc)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|out| out.status.success())
+            .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_owned())
     };
-    let text = String::from_utf8_lossy(&out.stdout);
-    let minor = text
-        .lines()
-        .find_map(|l| l.strip_prefix("release: 1."))
-        .and_then(|rest| rest.split('.').next())
-        .and_then(|m| m.parse::<u32>().ok());
-    out.status.success() && minor.is_some_and(|m| m >= 90)
+    let minor = ask(&["-vV"]).and_then(|text| {
+        text.lines()
+            .find_map(|l| l.strip_prefix("release: 1."))
+            .and_then(|rest| rest.split('.').next())
+            .and_then(|m| m.parse::<u32>().ok())
+    });
+    let target = env::var("TARGET").unwrap_or_default();
+    let bundled = ask(&["--print", "sysroot"]).is_some_and(|sysroot| {
+        Path::new(&sysroot)
+            .join("lib/rustlib")
+            .join(&target)
+            .join("bin/gcc-ld/ld.lld")
+            .is_file()
+    });
+    minor.is_some_and(|m| m >= 90) && bundled
 }
