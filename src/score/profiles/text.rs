@@ -402,11 +402,42 @@ pub(crate) fn json_str_body(out: &mut String, s: &str) {
     }
 }
 
-/// Python `json.dumps(v, indent=4, ensure_ascii=False)` with the given starting indent level.
-pub(crate) fn py_json_indent<'s, J: Json<'s>>(out: &mut String, v: J, level: usize) {
+/// [`json_str`], and with `ESC` that literal escaped again as the body of a JSON string.
+fn json_str_in<const ESC: bool>(out: &mut String, s: &str) {
+    if !ESC {
+        json_str(out, s);
+        return;
+    }
+    out.push_str("\\\"");
+    if super::scan::plain_run_end(s.as_bytes(), 0) == s.len() {
+        // Nothing to escape at either level.
+        out.push_str(s);
+    } else {
+        let mut once = String::with_capacity(s.len() + 8);
+        json_str_body(&mut once, s);
+        json_str_body(out, &once);
+    }
+    out.push_str("\\\"");
+}
+
+/// Python `json.dumps(v, indent=4, ensure_ascii=False)` with the given starting indent level;
+/// with `ESC`, written as the body of a JSON string (what [`json_str_body`] of that text gives,
+/// without building the text first: a reason that holds a dump is built escaped). The dump's
+/// only bytes that JSON escapes are its newlines, the quotes of its strings and what those
+/// strings escape; numbers, literals, brackets and indentation are the same either way.
+pub(crate) fn py_json_indent<'s, J: Json<'s>, const ESC: bool>(
+    out: &mut String,
+    v: J,
+    level: usize,
+) {
+    let nl = if ESC { "\\n" } else { "\n" };
     let pad = |out: &mut String, n: usize| {
-        for _ in 0..n * 4 {
-            out.push(' ');
+        const SPACES: &str = "                                ";
+        let mut left = n * 4;
+        while left > 0 {
+            let k = left.min(SPACES.len());
+            out.push_str(&SPACES[..k]);
+            left -= k;
         }
     };
     match v.kind() {
@@ -423,34 +454,38 @@ pub(crate) fn py_json_indent<'s, J: Json<'s>>(out: &mut String, v: J, level: usi
                 py_float(out, f);
             }
         }
-        Kind::Str(s) => json_str(out, s),
+        Kind::Str(s) => json_str_in::<ESC>(out, s),
         Kind::Arr if v.items().len() == 0 => out.push_str("[]"),
         Kind::Obj if v.entries().len() == 0 => out.push_str("{}"),
         Kind::Arr => {
-            out.push_str("[\n");
+            out.push('[');
+            out.push_str(nl);
             for (i, x) in v.items().enumerate() {
                 if i > 0 {
-                    out.push_str(",\n");
+                    out.push(',');
+                    out.push_str(nl);
                 }
                 pad(out, level + 1);
-                py_json_indent(out, x, level + 1);
+                py_json_indent::<J, ESC>(out, x, level + 1);
             }
-            out.push('\n');
+            out.push_str(nl);
             pad(out, level);
             out.push(']');
         }
         Kind::Obj => {
-            out.push_str("{\n");
+            out.push('{');
+            out.push_str(nl);
             for (i, (k, x)) in v.entries().enumerate() {
                 if i > 0 {
-                    out.push_str(",\n");
+                    out.push(',');
+                    out.push_str(nl);
                 }
                 pad(out, level + 1);
-                json_str(out, k);
+                json_str_in::<ESC>(out, k);
                 out.push_str(": ");
-                py_json_indent(out, x, level + 1);
+                py_json_indent::<J, ESC>(out, x, level + 1);
             }
-            out.push('\n');
+            out.push_str(nl);
             pad(out, level);
             out.push('}');
         }
