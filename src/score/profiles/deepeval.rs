@@ -14,7 +14,7 @@ use serde_json::value::RawValue;
 
 use super::judge::{self, JudgeRequest};
 use super::scan::plain_run_end;
-use super::scan::same_str;
+use super::scan::{same_bytes, same_str};
 use super::tape::{Buffers, Raw, Tape, TapeProfile, V};
 use super::text::{json_str_body, py_json_indent, py_repr, py_str_list};
 use super::value::{py_eq, Val};
@@ -815,11 +815,48 @@ fn compare_dicts(d1: Option<V<'_>>, d2: Option<V<'_>>) -> Result<f64, String> {
     if !a.is_obj() || !b.is_obj() {
         return Err(NONE_KEYS.to_owned());
     }
-    // Keys compared as bytes.
-    let total = (a.entries().len()
+    // `d2`'s value for each key of `d1`, keys compared as bytes: the member at the same
+    // position when the two have their keys in the same order (the usual case), else the one
+    // found by key (keys are unique in a tape, so both find the same member).
+    const SMALL: usize = 16;
+    let mut pairs: [Option<V<'_>>; SMALL] = [None; SMALL];
+    let (na, nb) = (a.entries().len(), b.entries().len());
+    if na > SMALL {
+        return compare_dicts_by_key(a, b, total_by_key(a, b));
+    }
+    let mut found = 0;
+    let mut same_place = b.members();
+    for ((k, _), slot) in a.members().zip(&mut pairs) {
+        *slot = match same_place.next() {
+            Some((k2, v2)) if same_bytes(k, k2) => Some(v2),
+            _ => b.get_bytes(k),
+        };
+        found += usize::from(slot.is_some());
+    }
+    // `len(d1) + len(d2.keys() - d1.keys())`.
+    let total = (na + (nb - found)) as f64;
+    let mut s = 0.0;
+    for ((_, v1), v2) in a.members().zip(pairs) {
+        let Some(v2) = v2 else { continue };
+        if v1.same_text(v2) || py_eq(v1, v2) {
+            s += 1.0 / total;
+        } else if v1.is_obj() && v2.is_obj() {
+            s += compare_dicts(Some(v1), Some(v2))? / total;
+        }
+    }
+    Ok(s)
+}
+
+/// [`compare_dicts`]' total for large dicts: `len(d1)` plus the keys of `d2` not in `d1`.
+fn total_by_key(a: V<'_>, b: V<'_>) -> f64 {
+    (a.entries().len()
         + b.members()
             .filter(|(k, _)| a.get_bytes(k).is_none())
-            .count()) as f64;
+            .count()) as f64
+}
+
+/// [`compare_dicts`] for large dicts, each key looked up.
+fn compare_dicts_by_key(a: V<'_>, b: V<'_>, total: f64) -> Result<f64, String> {
     let mut s = 0.0;
     for (k, v1) in a.members() {
         let Some(v2) = b.get_bytes(k) else { continue };
