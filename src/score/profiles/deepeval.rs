@@ -16,7 +16,7 @@ use super::judge::{self, JudgeRequest};
 use super::scan::plain_run_end;
 use super::scan::{same_bytes, same_str};
 use super::tape::{Buffers, Raw, Tape, TapeProfile, V};
-use super::text::{json_str_body, py_json_indent, py_repr, py_str_list};
+use super::text::{json_str_body, plain_repr_json, py_json_indent, py_repr, py_str};
 use super::value::{py_eq, Val};
 use super::view::{Json, Kind};
 use super::{raw_text, write_head, write_opt_bool, LineError, Outcome};
@@ -1159,11 +1159,25 @@ fn names_repr<const ESC: bool>(out: &mut String, tools: &[Tool<'_>]) {
     str_list::<ESC>(out, tools.iter().map(|t| t.name));
 }
 
-/// [`py_str_list`], escaped with `ESC`.
+/// [`super::text::py_str_list`], escaped with `ESC`: a plain string (the usual name) is copied between its
+/// quotes, the others are escaped as they are added.
 fn str_list<'s, const ESC: bool>(out: &mut String, items: impl IntoIterator<Item = &'s str>) {
-    let mark = out.len();
-    py_str_list(out, items);
-    escape_from::<ESC>(out, mark);
+    out.push('[');
+    for (i, s) in items.into_iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        if plain_repr_json(s.as_bytes()) {
+            out.push('\'');
+            out.push_str(s);
+            out.push('\'');
+        } else {
+            let mark = out.len();
+            py_str(out, s);
+            escape_from::<ESC>(out, mark);
+        }
+    }
+    out.push(']');
 }
 
 /// Issues joined by `sep`.

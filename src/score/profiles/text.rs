@@ -249,6 +249,19 @@ pub fn py_str(out: &mut String, s: &str) {
 /// Whether every byte is printable ASCII other than `'` and `\\` (what [`py_str`] copies as
 /// is): eight bytes per step, the last word overlapping the one before it.
 fn plain_repr(b: &[u8]) -> bool {
+    plain_repr_in::<false>(b)
+}
+
+/// Whether `b` is plain for [`py_str`] and its repr has nothing a JSON string escapes either
+/// (printable ASCII other than `'`, `\\` and `"`): such a repr is `'` + `b` + `'` in the body of
+/// a JSON string too.
+pub(crate) fn plain_repr_json(b: &[u8]) -> bool {
+    plain_repr_in::<true>(b)
+}
+
+/// [`plain_repr`], and with `DQ` no `"` either.
+#[inline(always)]
+fn plain_repr_in<const DQ: bool>(b: &[u8]) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     // Exact "is there such a byte" tests (a borrow or carry only follows a byte that is
@@ -261,6 +274,7 @@ fn plain_repr(b: &[u8]) -> bool {
         (below_space | del_or_more) & HIGH == 0
             && has_zero(x ^ (ONES * u64::from(b'\''))) == 0
             && has_zero(x ^ (ONES * u64::from(b'\\'))) == 0
+            && (!DQ || has_zero(x ^ (ONES * u64::from(b'"'))) == 0)
     };
     let (words, rest) = b.as_chunks::<8>();
     if rest.is_empty() {
@@ -660,16 +674,20 @@ mod tests {
             b.iter()
                 .all(|&c| (0x20..0x7f).contains(&c) && c != b'\'' && c != b'\\')
         };
+        let json_test = |b: &[u8]| byte_test(b) && !b.contains(&b'"');
         for odd in [
-            0u8, 0x1f, 0x20, 0x26, 0x27, 0x28, 0x5b, 0x5c, 0x5d, 0x7e, 0x7f, 0x80, 0xc3, 0xff,
+            0u8, 0x1f, 0x20, 0x21, 0x22, 0x23, 0x26, 0x27, 0x28, 0x5b, 0x5c, 0x5d, 0x7e, 0x7f,
+            0x80, 0xc3, 0xff,
         ] {
             for len in 0..30 {
                 for at in 0..=len {
                     let mut v: Vec<u8> = (0..len).map(|i| b"az~ !09AZ"[i % 9]).collect();
                     v.insert(at, odd);
                     assert_eq!(plain_repr(&v), byte_test(&v), "{v:?}");
+                    assert_eq!(plain_repr_json(&v), json_test(&v), "{v:?}");
                     v.remove(at);
                     assert_eq!(plain_repr(&v), byte_test(&v), "{v:?}");
+                    assert_eq!(plain_repr_json(&v), json_test(&v), "{v:?}");
                 }
             }
         }
