@@ -48,9 +48,21 @@ struct Options<'t> {
 
 /// A case: its tools and options (the raw id and input are read from the line).
 pub(crate) struct Case<'t> {
-    tools_called: Vec<Tool<'t>>,
-    expected_tools: Vec<Tool<'t>>,
+    /// `tools_called`, then `expected_tools` (one list: one allocation per case).
+    tools: Vec<Tool<'t>>,
+    /// How many of `tools` are `tools_called`.
+    n_called: usize,
     options: Options<'t>,
+}
+
+impl<'t> Case<'t> {
+    fn tools_called(&self) -> &[Tool<'t>] {
+        self.tools.get(..self.n_called).unwrap_or_default()
+    }
+
+    fn expected_tools(&self) -> &[Tool<'t>] {
+        self.tools.get(self.n_called..).unwrap_or_default()
+    }
 }
 
 /// The line's shape as serde_json checks it: this reader gives the error of a line the tape
@@ -154,30 +166,27 @@ fn case_of<'t>(root: V<'t>) -> Option<Case<'t>> {
     if !root.is_obj() {
         return None;
     }
-    let mut c = Case {
-        tools_called: Vec::new(),
-        expected_tools: Vec::new(),
-        options: Options {
-            threshold: Some(0.5),
-            ..Options::default()
-        },
+    let mut options = Options {
+        threshold: Some(0.5),
+        ..Options::default()
     };
-    let (mut called, mut expected) = (false, false);
+    let (mut called, mut expected) = (None, None);
     for (k, v) in root.members() {
         match k {
-            b"tools_called" => {
-                c.tools_called = tools_of(v)?;
-                called = true;
-            }
-            b"expected_tools" => {
-                c.expected_tools = tools_of(v)?;
-                expected = true;
-            }
-            b"options" if !v.is_null() => c.options = options_of(v)?,
+            b"tools_called" => called = Some(tools_of(v)?),
+            b"expected_tools" => expected = Some(tools_of(v)?),
+            b"options" if !v.is_null() => options = options_of(v)?,
             _ => {}
         }
     }
-    (called && expected).then_some(c)
+    let (mut tools, expected) = (called?, expected?);
+    let n_called = tools.len();
+    tools.extend(expected);
+    Some(Case {
+        tools,
+        n_called,
+        options,
+    })
 }
 
 /// The direct reader ([`TapeProfile::direct`]): the line's top-level object, its two tool
@@ -661,17 +670,14 @@ fn case_of_parts<'t>(
             ..Options::default()
         },
     };
-    // Filled in place, at their final capacity.
-    let list = |pre: &[direct::PreTool]| -> Option<Vec<Tool<'t>>> {
-        let mut v = Vec::with_capacity(pre.len());
-        for p in pre {
-            v.push(tool(p)?);
-        }
-        Some(v)
-    };
+    // Both lists in one, filled in place at its final capacity.
+    let mut tools = Vec::with_capacity(called.len() + expected.len());
+    for p in called.iter().chain(expected) {
+        tools.push(tool(p)?);
+    }
     Some(Case {
-        tools_called: list(called)?,
-        expected_tools: list(expected)?,
+        tools,
+        n_called: called.len(),
         options,
     })
 }
@@ -1460,8 +1466,8 @@ impl TapeProfile for Deepeval {
         let id = raw.get("id");
         calling.clear();
         let result = evaluate(
-            &case.expected_tools,
-            &case.tools_called,
+            case.expected_tools(),
+            case.tools_called(),
             &case.options,
             // The judge is given the input as written.
             || raw.get("input").filter(|i| *i != "null"),
@@ -1613,7 +1619,7 @@ mod tests {
             let mut bufs = tape::Buffers::default();
             let tape = tape::Tape::parse(line, &mut bufs).expect(line);
             let case = case_of(tape.root()).expect(line);
-            let (exp, called) = (&case.expected_tools, &case.tools_called);
+            let (exp, called) = (case.expected_tools(), case.tools_called());
             let lcs: Vec<usize> = (0..exp.len()).step_by(2).collect();
             for (exact, ordering) in [(false, false), (false, true), (true, false)] {
                 for raw in [0.0, 0.5, 1.0] {
