@@ -22,7 +22,7 @@ struct Shortest {
 
 /// Entries of the per-thread cache of [`Shortest::of`] (case files repeat a few thresholds and
 /// scores on every line).
-const SHORTEST_CACHE: usize = 256;
+const SHORTEST_CACHE: usize = 64;
 
 impl Shortest {
     /// [`Shortest::compute`], remembered per thread by the bits of `|x|` (direct-mapped).
