@@ -19,7 +19,7 @@ use super::tape::{Buffers, Raw, Tape, TapeProfile, V};
 use super::text::{json_str_body, plain_repr_json, py_json_indent, py_repr, py_str};
 use super::value::{py_eq, Val};
 use super::view::{Json, Kind};
-use super::{raw_text, write_head, write_opt_bool, LineError, Outcome};
+use super::{raw_text, LineError, Outcome};
 
 /// One `ToolCall` as pydantic validates it, read from the case's tape.
 #[derive(Debug)]
@@ -1332,11 +1332,33 @@ struct Verdict<'s> {
 }
 
 /// The fixed text of the reason around its two parts, escaped for a JSON string.
-const REASON_HEAD: &str = "[\\n\\t Tool Calling Reason: ";
-const REASON_MIDDLE: &str = "\\n\\t Tool Selection Reason: ";
-const REASON_TAIL: &str = "\\n]\\n";
-
-const NO_TOOLS: &str = "No available tools were provided to assess tool selection criteria";
+macro_rules! reason_head {
+    () => {
+        "[\\n\\t Tool Calling Reason: "
+    };
+}
+macro_rules! reason_middle {
+    () => {
+        "\\n\\t Tool Selection Reason: "
+    };
+}
+macro_rules! reason_tail {
+    () => {
+        "\\n]\\n"
+    };
+}
+macro_rules! no_tools {
+    () => {
+        "No available tools were provided to assess tool selection criteria"
+    };
+}
+const REASON_MIDDLE: &str = reason_middle!();
+const REASON_TAIL: &str = reason_tail!();
+const NO_TOOLS: &str = no_tools!();
+/// The output line's text from the `reason` key to the calling part.
+const REASON_START: &str = concat!(",\"reason\":\"", reason_head!());
+/// The output line's text after the calling part, with the usual selection reason.
+const NO_TOOLS_END: &str = concat!(reason_middle!(), no_tools!(), reason_tail!(), "\"}");
 
 fn evaluate<'t, 'a>(
     exp: &[Tool<'t>],
@@ -1475,26 +1497,34 @@ impl TapeProfile for Deepeval {
         );
         match result {
             Ok(v) => {
-                write_head(out, id.unwrap_or("null"), Some(v.score), v.success);
-                out.push_str(",\"success\":");
-                write_opt_bool(out, v.success);
-                out.push_str(",\"threshold\":");
+                // `write_head`, then `success` (the same flag as `passed`), with the fixed
+                // text between the values in as few pieces as possible.
+                out.push_str("{\"id\":");
+                out.push_str(id.unwrap_or("null"));
+                out.push_str(",\"score\":");
+                super::text::json_f64(out, v.score);
+                out.push_str(match v.success {
+                    Some(true) => ",\"passed\":true,\"success\":true,\"threshold\":",
+                    Some(false) => ",\"passed\":false,\"success\":false,\"threshold\":",
+                    None => ",\"passed\":null,\"success\":null,\"threshold\":",
+                });
                 match v.threshold {
                     Some(t) => super::text::json_f64(out, t),
                     None => out.push_str("null"),
                 }
-                out.push_str(",\"reason\":\"");
-                out.push_str(REASON_HEAD);
+                out.push_str(REASON_START);
                 // Built escaped.
                 out.push_str(calling);
-                out.push_str(REASON_MIDDLE);
                 match &v.selection_reason {
                     // The usual one: nothing in it to escape.
-                    Cow::Borrowed(NO_TOOLS) => out.push_str(NO_TOOLS),
-                    other => json_str_body(out, other),
+                    Cow::Borrowed(NO_TOOLS) => out.push_str(NO_TOOLS_END),
+                    other => {
+                        out.push_str(REASON_MIDDLE);
+                        json_str_body(out, other);
+                        out.push_str(REASON_TAIL);
+                        out.push_str("\"}");
+                    }
                 }
-                out.push_str(REASON_TAIL);
-                out.push_str("\"}");
                 Ok(Outcome::of(v.success))
             }
             Err(message) => Err(LineError::Rejected { id, message }),
