@@ -293,19 +293,6 @@ pub fn py_str(out: &mut String, s: &str) {
 /// Whether every byte is printable ASCII other than `'` and `\\` (what [`py_str`] copies as
 /// is): eight bytes per step, the last word overlapping the one before it.
 fn plain_repr(b: &[u8]) -> bool {
-    plain_repr_in::<false>(b)
-}
-
-/// Whether `b` is plain for [`py_str`] and its repr has nothing a JSON string escapes either
-/// (printable ASCII other than `'`, `\\` and `"`): such a repr is `'` + `b` + `'` in the body of
-/// a JSON string too.
-pub(crate) fn plain_repr_json(b: &[u8]) -> bool {
-    plain_repr_in::<true>(b)
-}
-
-/// [`plain_repr`], and with `DQ` no `"` either.
-#[inline(always)]
-fn plain_repr_in<const DQ: bool>(b: &[u8]) -> bool {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     // Exact "is there such a byte" tests (a borrow or carry only follows a byte that is
@@ -318,7 +305,6 @@ fn plain_repr_in<const DQ: bool>(b: &[u8]) -> bool {
         (below_space | del_or_more) & HIGH == 0
             && has_zero(x ^ (ONES * u64::from(b'\''))) == 0
             && has_zero(x ^ (ONES * u64::from(b'\\'))) == 0
-            && (!DQ || has_zero(x ^ (ONES * u64::from(b'"'))) == 0)
     };
     let (words, rest) = b.as_chunks::<8>();
     if rest.is_empty() {
@@ -330,6 +316,24 @@ fn plain_repr_in<const DQ: bool>(b: &[u8]) -> bool {
         None => last[..b.len()].copy_from_slice(b),
     }
     words.iter().all(plain) && plain(&last)
+}
+
+/// Whether `b` is plain for [`py_str`] and its repr has nothing a JSON string escapes either
+/// (printable ASCII other than `'`, `\\` and `"`): such a repr is `'` + `b` + `'` in the body of
+/// a JSON string too.
+pub(crate) fn plain_repr_json(b: &[u8]) -> bool {
+    // A byte table: names are short (about ten bytes), where the word test's set-up costs
+    // more than it saves.
+    static TABLE: [bool; 256] = {
+        let mut t = [false; 256];
+        let mut c = 0x20;
+        while c < 0x7f {
+            t[c] = !matches!(c as u8, b'\'' | b'\\' | b'"');
+            c += 1;
+        }
+        t
+    };
+    b.iter().all(|&c| TABLE[usize::from(c)])
 }
 
 /// CPython `str.isprintable()` for one character: false for categories Cc, Cf, Cs, Co, Cn, Zl,
