@@ -13,12 +13,13 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::judge::{self, JudgeRequest};
-use super::scan::same_str;
+use super::scan::plain_run_end;
+use super::scan::{same_bytes, same_str};
 use super::tape::{Buffers, Raw, Tape, TapeProfile, V};
-use super::text::{json_str_body, py_json_indent, py_repr, py_str_list};
+use super::text::{json_str_body, plain_repr_json, py_json_indent, py_repr, py_str};
 use super::value::{py_eq, Val};
 use super::view::{Json, Kind};
-use super::{raw_text, write_head, write_opt_bool, LineError, Outcome};
+use super::{raw_text, LineError, Outcome};
 
 /// One `ToolCall` as pydantic validates it, read from the case's tape.
 #[derive(Debug)]
@@ -47,9 +48,21 @@ struct Options<'t> {
 
 /// A case: its tools and options (the raw id and input are read from the line).
 pub(crate) struct Case<'t> {
-    tools_called: Vec<Tool<'t>>,
-    expected_tools: Vec<Tool<'t>>,
+    /// `tools_called`, then `expected_tools` (one list: one allocation per case).
+    tools: Vec<Tool<'t>>,
+    /// How many of `tools` are `tools_called`.
+    n_called: usize,
     options: Options<'t>,
+}
+
+impl<'t> Case<'t> {
+    fn tools_called(&self) -> &[Tool<'t>] {
+        self.tools.get(..self.n_called).unwrap_or_default()
+    }
+
+    fn expected_tools(&self) -> &[Tool<'t>] {
+        self.tools.get(self.n_called..).unwrap_or_default()
+    }
 }
 
 /// The line's shape as serde_json checks it: this reader gives the error of a line the tape
@@ -153,30 +166,27 @@ fn case_of<'t>(root: V<'t>) -> Option<Case<'t>> {
     if !root.is_obj() {
         return None;
     }
-    let mut c = Case {
-        tools_called: Vec::new(),
-        expected_tools: Vec::new(),
-        options: Options {
-            threshold: Some(0.5),
-            ..Options::default()
-        },
+    let mut options = Options {
+        threshold: Some(0.5),
+        ..Options::default()
     };
-    let (mut called, mut expected) = (false, false);
+    let (mut called, mut expected) = (None, None);
     for (k, v) in root.members() {
         match k {
-            b"tools_called" => {
-                c.tools_called = tools_of(v)?;
-                called = true;
-            }
-            b"expected_tools" => {
-                c.expected_tools = tools_of(v)?;
-                expected = true;
-            }
-            b"options" if !v.is_null() => c.options = options_of(v)?,
+            b"tools_called" => called = Some(tools_of(v)?),
+            b"expected_tools" => expected = Some(tools_of(v)?),
+            b"options" if !v.is_null() => options = options_of(v)?,
             _ => {}
         }
     }
-    (called && expected).then_some(c)
+    let (mut tools, expected) = (called?, expected?);
+    let n_called = tools.len();
+    tools.extend(expected);
+    Some(Case {
+        tools,
+        n_called,
+        options,
+    })
 }
 
 /// The direct reader ([`TapeProfile::direct`]): the line's top-level object, its two tool
@@ -660,17 +670,14 @@ fn case_of_parts<'t>(
             ..Options::default()
         },
     };
-    // Filled in place, at their final capacity.
-    let list = |pre: &[direct::PreTool]| -> Option<Vec<Tool<'t>>> {
-        let mut v = Vec::with_capacity(pre.len());
-        for p in pre {
-            v.push(tool(p)?);
-        }
-        Some(v)
-    };
+    // Both lists in one, filled in place at its final capacity.
+    let mut tools = Vec::with_capacity(called.len() + expected.len());
+    for p in called.iter().chain(expected) {
+        tools.push(tool(p)?);
+    }
     Some(Case {
-        tools_called: list(called)?,
-        expected_tools: list(expected)?,
+        tools,
+        n_called: called.len(),
         options,
     })
 }
@@ -814,11 +821,48 @@ fn compare_dicts(d1: Option<V<'_>>, d2: Option<V<'_>>) -> Result<f64, String> {
     if !a.is_obj() || !b.is_obj() {
         return Err(NONE_KEYS.to_owned());
     }
-    // Keys compared as bytes.
-    let total = (a.entries().len()
+    // `d2`'s value for each key of `d1`, keys compared as bytes: the member at the same
+    // position when the two have their keys in the same order (the usual case), else the one
+    // found by key (keys are unique in a tape, so both find the same member).
+    const SMALL: usize = 16;
+    let mut pairs: [Option<V<'_>>; SMALL] = [None; SMALL];
+    let (na, nb) = (a.entries().len(), b.entries().len());
+    if na > SMALL {
+        return compare_dicts_by_key(a, b, total_by_key(a, b));
+    }
+    let mut found = 0;
+    let mut same_place = b.members();
+    for ((k, _), slot) in a.members().zip(&mut pairs) {
+        *slot = match same_place.next() {
+            Some((k2, v2)) if same_bytes(k, k2) => Some(v2),
+            _ => b.get_bytes(k),
+        };
+        found += usize::from(slot.is_some());
+    }
+    // `len(d1) + len(d2.keys() - d1.keys())`.
+    let total = (na + (nb - found)) as f64;
+    let mut s = 0.0;
+    for ((_, v1), v2) in a.members().zip(pairs) {
+        let Some(v2) = v2 else { continue };
+        if v1.same_text(v2) || py_eq(v1, v2) {
+            s += 1.0 / total;
+        } else if v1.is_obj() && v2.is_obj() {
+            s += compare_dicts(Some(v1), Some(v2))? / total;
+        }
+    }
+    Ok(s)
+}
+
+/// [`compare_dicts`]' total for large dicts: `len(d1)` plus the keys of `d2` not in `d1`.
+fn total_by_key(a: V<'_>, b: V<'_>) -> f64 {
+    (a.entries().len()
         + b.members()
             .filter(|(k, _)| a.get_bytes(k).is_none())
-            .count()) as f64;
+            .count()) as f64
+}
+
+/// [`compare_dicts`] for large dicts, each key looked up.
+fn compare_dicts_by_key(a: V<'_>, b: V<'_>, total: f64) -> Result<f64, String> {
     let mut s = 0.0;
     for (k, v1) in a.members() {
         let Some(v2) = b.get_bytes(k) else { continue };
@@ -997,65 +1041,94 @@ fn py_max3(a: f64, b: f64, c: f64) -> f64 {
     m
 }
 
-/// `ToolCall.__repr__`.
-fn tool_repr(out: &mut String, t: &Tool<'_>) {
-    out.push_str("ToolCall(\n    ");
+/// Escape, for the body of a JSON string, what was written to `s` from `mark` on (with `ESC`;
+/// without it, nothing is done): the pieces of a reason whose text is only known at run time
+/// are escaped as they are added, so the reason is built escaped.
+fn escape_from<const ESC: bool>(s: &mut String, mark: usize) {
+    if !ESC {
+        return;
+    }
+    let Some(b) = s.as_bytes().get(mark..) else {
+        return;
+    };
+    // Escaped bytes are ASCII, so the first one is a char boundary.
+    let at = mark + plain_run_end(b, 0);
+    if at < s.len() {
+        let tail = s.split_off(at);
+        json_str_body(s, &tail);
+    }
+}
+
+/// `text` as is, or (with `ESC`) escaped for the body of a JSON string.
+fn push_text<const ESC: bool>(out: &mut String, text: &str) {
+    if ESC {
+        json_str_body(out, text);
+    } else {
+        out.push_str(text);
+    }
+}
+
+/// `ToolCall.__repr__` (with `ESC`, escaped for the body of a JSON string as it is written).
+fn tool_repr<const ESC: bool>(out: &mut String, t: &Tool<'_>) {
+    // The fixed text with its newlines and quotes, as is or escaped.
+    let (head, sep, quote, end, nl) = if ESC {
+        ("ToolCall(\\n    ", ",\\n    ", "\\\"", "\\n)", "\\n")
+    } else {
+        ("ToolCall(\n    ", ",\n    ", "\"", "\n)", "\n")
+    };
+    out.push_str(head);
     let mut first = true;
     let mut field = |out: &mut String, label: &str| {
         if !first {
-            out.push_str(",\n    ");
+            out.push_str(sep);
         }
         first = false;
         out.push_str(label);
         out.push('=');
     };
+    let mut quoted = |out: &mut String, label: &str, text: &str| {
+        field(out, label);
+        out.push_str(quote);
+        push_text::<ESC>(out, text);
+        out.push_str(quote);
+    };
     if !t.name.is_empty() {
-        field(out, "name");
-        out.push('"');
-        out.push_str(t.name);
-        out.push('"');
+        quoted(out, "name", t.name);
     }
-    field(out, "type");
-    out.push('"');
-    out.push_str(t.kind());
-    out.push('"');
+    quoted(out, "type", t.kind());
     if let Some(d) = t.description.filter(|d| !d.is_empty()) {
-        field(out, "description");
-        out.push('"');
-        out.push_str(d);
-        out.push('"');
+        quoted(out, "description", d);
     }
     if let Some(r) = t.reasoning.filter(|r| !r.is_empty()) {
-        field(out, "reasoning");
-        out.push('"');
-        out.push_str(r);
-        out.push('"');
+        quoted(out, "reasoning", r);
     }
     // `json.dumps(indent=4)` with every line after the first indented once more: the same as
     // dumping one level deeper.
     if let Some(v) = t.input_parameters {
         if v.is_obj() && v.entries().len() > 0 {
             field(out, "input_parameters");
-            py_json_indent(out, v, 1);
+            py_json_indent::<_, ESC>(out, v, 1);
         }
     }
     match t.output {
         None => {}
         Some(v) if v.is_obj() => {
             field(out, "output");
-            py_json_indent(out, v, 1);
+            py_json_indent::<_, ESC>(out, v, 1);
             // `_indent_nested_field` adds "\n" + the lines after the first: a one-line dump
             // (`{}`) ends with an empty line.
             if v.entries().len() == 0 {
-                out.push('\n');
+                out.push_str(nl);
             }
         }
         Some(v) => {
             field(out, "output");
+            let mark = out.len();
             py_repr(out, v);
+            escape_from::<ESC>(out, mark);
         }
     }
-    out.push_str("\n)");
+    out.push_str(end);
 }
 
 fn type_mismatches(exp: &[Tool<'_>], called: &[Tool<'_>]) -> Vec<String> {
@@ -1088,8 +1161,29 @@ fn distinct<'s>(names: impl Iterator<Item = &'s str>) -> Vec<&'s str> {
     v
 }
 
-fn names_repr(out: &mut String, tools: &[Tool<'_>]) {
-    py_str_list(out, tools.iter().map(|t| t.name));
+fn names_repr<const ESC: bool>(out: &mut String, tools: &[Tool<'_>]) {
+    str_list::<ESC>(out, tools.iter().map(|t| t.name));
+}
+
+/// [`super::text::py_str_list`], escaped with `ESC`: a plain string (the usual name) is copied between its
+/// quotes, the others are escaped as they are added.
+fn str_list<'s, const ESC: bool>(out: &mut String, items: impl IntoIterator<Item = &'s str>) {
+    out.push('[');
+    for (i, s) in items.into_iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        if plain_repr_json(s.as_bytes()) {
+            out.push('\'');
+            out.push_str(s);
+            out.push('\'');
+        } else {
+            let mark = out.len();
+            py_str(out, s);
+            escape_from::<ESC>(out, mark);
+        }
+    }
+    out.push(']');
 }
 
 /// Issues joined by `sep`.
@@ -1109,10 +1203,11 @@ impl Issues<'_> {
     }
 }
 
-/// `_generate_reason` (the tool-calling part), appended to `s`.
-/// `raw` is the mode's score before strict mode and tool selection (what DeepEval recomputes
+/// `_generate_reason` (the tool-calling part), appended to `s`; with `ESC`, escaped for the
+/// body of a JSON string as it is built (the fixed text has nothing to escape outside
+/// [`tool_repr`]; the names, type mismatches and values are escaped as they are added). `raw` is the mode's score before strict mode and tool selection (what DeepEval recomputes
 /// here), `lcs` the weighted LCS of ordering mode.
-fn calling_reason(
+fn calling_reason<const ESC: bool>(
     s: &mut String,
     exp: &[Tool<'_>],
     called: &[Tool<'_>],
@@ -1123,9 +1218,9 @@ fn calling_reason(
     let tm = type_mismatches(exp, called);
     let tail = |s: &mut String, end: &str| {
         s.push_str("; expected ");
-        names_repr(s, exp);
+        names_repr::<ESC>(s, exp);
         s.push_str(", called ");
-        names_repr(s, called);
+        names_repr::<ESC>(s, called);
         s.push_str(end);
     };
     if opts.should_exact_match {
@@ -1135,13 +1230,13 @@ fn calling_reason(
             "Not an exact match"
         });
         s.push_str(": expected ");
-        names_repr(s, exp);
+        names_repr::<ESC>(s, exp);
         s.push_str(", called ");
-        names_repr(s, called);
+        names_repr::<ESC>(s, called);
         s.push('.');
         if !tm.is_empty() {
             s.push_str(" Tool type mismatches: ");
-            py_str_list(s, tm.iter().map(String::as_str));
+            str_list::<ESC>(s, tm.iter().map(String::as_str));
             s.push('.');
         }
         s.push_str(" See details above.");
@@ -1150,7 +1245,7 @@ fn calling_reason(
     if opts.should_consider_ordering {
         if raw == 1.0 {
             s.push_str("Correct ordering: all expected tools ");
-            names_repr(s, exp);
+            names_repr::<ESC>(s, exp);
             s.push_str(" were called in the correct order.");
             return;
         }
@@ -1172,24 +1267,24 @@ fn calling_reason(
         if missing.clone().next().is_some() {
             let o = issues.next();
             o.push_str("missing tools ");
-            py_str_list(o, missing);
+            str_list::<ESC>(o, missing);
         }
         if out_of_order.clone().next().is_some() {
             let o = issues.next();
             o.push_str("out-of-order tools ");
-            py_str_list(o, out_of_order);
+            str_list::<ESC>(o, out_of_order);
         }
         if !tm.is_empty() {
             let o = issues.next();
             o.push_str("tool type mismatches ");
-            py_str_list(o, tm.iter().map(String::as_str));
+            str_list::<ESC>(o, tm.iter().map(String::as_str));
         }
         tail(s, ". See more details above.");
         return;
     }
     if raw == 1.0 {
         s.push_str("All expected tools ");
-        names_repr(s, exp);
+        names_repr::<ESC>(s, exp);
         s.push_str(" were called (order not considered).");
         return;
     }
@@ -1213,22 +1308,22 @@ fn calling_reason(
             if i > 0 {
                 o.push_str(", ");
             }
-            tool_repr(o, t);
+            tool_repr::<ESC>(o, t);
         }
         o.push(']');
     }
     if !tm.is_empty() {
         let o = issues.next();
         o.push_str("tool type mismatches ");
-        py_str_list(o, tm.iter().map(String::as_str));
+        str_list::<ESC>(o, tm.iter().map(String::as_str));
     }
     tail(s, ". See more details above.");
 }
 
 /// The metric's result. The reason is `[\n\t Tool Calling Reason: {calling}\n\t Tool
 /// Selection Reason: {selection}\n]\n`, whose calling part is written to a buffer the caller
-/// passes: the caller writes the fixed text as an escaped literal and escapes only the two
-/// parts at run time.
+/// passes, already escaped for a JSON string ([`calling_reason`]): the caller writes the fixed
+/// text as an escaped literal, copies the calling part and escapes the selection part.
 struct Verdict<'s> {
     score: f64,
     success: Option<bool>,
@@ -1237,11 +1332,33 @@ struct Verdict<'s> {
 }
 
 /// The fixed text of the reason around its two parts, escaped for a JSON string.
-const REASON_HEAD: &str = "[\\n\\t Tool Calling Reason: ";
-const REASON_MIDDLE: &str = "\\n\\t Tool Selection Reason: ";
-const REASON_TAIL: &str = "\\n]\\n";
-
-const NO_TOOLS: &str = "No available tools were provided to assess tool selection criteria";
+macro_rules! reason_head {
+    () => {
+        "[\\n\\t Tool Calling Reason: "
+    };
+}
+macro_rules! reason_middle {
+    () => {
+        "\\n\\t Tool Selection Reason: "
+    };
+}
+macro_rules! reason_tail {
+    () => {
+        "\\n]\\n"
+    };
+}
+macro_rules! no_tools {
+    () => {
+        "No available tools were provided to assess tool selection criteria"
+    };
+}
+const REASON_MIDDLE: &str = reason_middle!();
+const REASON_TAIL: &str = reason_tail!();
+const NO_TOOLS: &str = no_tools!();
+/// The output line's text from the `reason` key to the calling part.
+const REASON_START: &str = concat!(",\"reason\":\"", reason_head!());
+/// The output line's text after the calling part, with the usual selection reason.
+const NO_TOOLS_END: &str = concat!(reason_middle!(), no_tools!(), reason_tail!(), "\"}");
 
 fn evaluate<'t, 'a>(
     exp: &[Tool<'t>],
@@ -1311,7 +1428,7 @@ fn evaluate<'t, 'a>(
     if opts.strict_mode && below(final_score) {
         final_score = 0.0;
     }
-    calling_reason(calling, exp, called, opts, raw, &lcs);
+    calling_reason::<true>(calling, exp, called, opts, raw, &lcs);
     Ok(Verdict {
         score: final_score,
         success: threshold.map(|t| final_score >= t),
@@ -1361,7 +1478,7 @@ impl TapeProfile for Deepeval {
         result
     }
 
-    /// `scratch` holds the calling part of the reason, built before it is escaped into the line.
+    /// `scratch` holds the calling part of the reason, built escaped for the line.
     fn score<'a>(
         case: Case<'_>,
         raw: &Raw<'a, '_>,
@@ -1371,8 +1488,8 @@ impl TapeProfile for Deepeval {
         let id = raw.get("id");
         calling.clear();
         let result = evaluate(
-            &case.expected_tools,
-            &case.tools_called,
+            case.expected_tools(),
+            case.tools_called(),
             &case.options,
             // The judge is given the input as written.
             || raw.get("input").filter(|i| *i != "null"),
@@ -1380,25 +1497,34 @@ impl TapeProfile for Deepeval {
         );
         match result {
             Ok(v) => {
-                write_head(out, id.unwrap_or("null"), Some(v.score), v.success);
-                out.push_str(",\"success\":");
-                write_opt_bool(out, v.success);
-                out.push_str(",\"threshold\":");
+                // `write_head`, then `success` (the same flag as `passed`), with the fixed
+                // text between the values in as few pieces as possible.
+                out.push_str("{\"id\":");
+                out.push_str(id.unwrap_or("null"));
+                out.push_str(",\"score\":");
+                super::text::json_f64(out, v.score);
+                out.push_str(match v.success {
+                    Some(true) => ",\"passed\":true,\"success\":true,\"threshold\":",
+                    Some(false) => ",\"passed\":false,\"success\":false,\"threshold\":",
+                    None => ",\"passed\":null,\"success\":null,\"threshold\":",
+                });
                 match v.threshold {
                     Some(t) => super::text::json_f64(out, t),
                     None => out.push_str("null"),
                 }
-                out.push_str(",\"reason\":\"");
-                out.push_str(REASON_HEAD);
-                json_str_body(out, calling);
-                out.push_str(REASON_MIDDLE);
+                out.push_str(REASON_START);
+                // Built escaped.
+                out.push_str(calling);
                 match &v.selection_reason {
                     // The usual one: nothing in it to escape.
-                    Cow::Borrowed(NO_TOOLS) => out.push_str(NO_TOOLS),
-                    other => json_str_body(out, other),
+                    Cow::Borrowed(NO_TOOLS) => out.push_str(NO_TOOLS_END),
+                    other => {
+                        out.push_str(REASON_MIDDLE);
+                        json_str_body(out, other);
+                        out.push_str(REASON_TAIL);
+                        out.push_str("\"}");
+                    }
                 }
-                out.push_str(REASON_TAIL);
-                out.push_str("\"}");
                 Ok(Outcome::of(v.success))
             }
             Err(message) => Err(LineError::Rejected { id, message }),
@@ -1471,6 +1597,79 @@ mod tests {
                 assert_eq!(v["score"], want, "{line}");
             }
         }
+    }
+
+    /// The calling reason built escaped is the escape of the reason built as text, whatever
+    /// its names, types, descriptions and values hold: quotes, backslashes, control bytes,
+    /// non-ASCII text, names Python quotes with `"` (they hold a `'`) or escapes.
+    #[test]
+    fn calling_reason_built_escaped_is_the_escaped_text() {
+        let names = [
+            "plain",
+            "q\"uote",
+            "it's",
+            "both'\"",
+            "back\\slash",
+            "nl\nt\tcr\r",
+            "ctl\u{1}\u{1f}\u{7f}",
+            "é😀\u{2028}",
+            "",
+        ];
+        let values = [
+            r#"{"a":"x\"y\\z\n\u0001é","b":[1,2.5,-3,true,null,{"c":"'"}],"k\"ey":{}}"#,
+            r#"{}"#,
+            r#"{"x":1e300,"y":[],"z":{"w":"\u2028😀"}}"#,
+            r#""s'tr\"ing\n""#,
+            r#"[1,"a\\b",{"k":"v"}]"#,
+            r#"7.0"#,
+            r#"null"#,
+        ];
+        let mut lines = Vec::new();
+        for (i, name) in names.iter().enumerate() {
+            let name = serde_json::to_string(name).unwrap();
+            let other = serde_json::to_string(names[(i + 3) % names.len()]).unwrap();
+            let v1 = values[i % values.len()];
+            let v2 = values[(i + 2) % values.len()];
+            let desc = serde_json::to_string(names[(i + 1) % names.len()]).unwrap();
+            let tools_called = format!(
+                r#"[{{"name":{name},"input_parameters":{v2},"output":{v1},"type":"MCP"}},{{"name":{other},"output":{v2}}}]"#
+            );
+            let expected_tools = format!(
+                r#"[{{"name":{name},"input_parameters":{v1},"output":{v2},"description":{desc},"reasoning":{other}}},{{"name":{other},"input_parameters":{{"p":{v1}}},"output":{v1},"type":"MCP"}}]"#
+            );
+            lines.push(format!(
+                r#"{{"tools_called":{tools_called},"expected_tools":{expected_tools}}}"#
+            ));
+            lines.push(format!(
+                r#"{{"tools_called":[],"expected_tools":{expected_tools}}}"#
+            ));
+        }
+        let mut checked = 0;
+        for line in &lines {
+            let mut bufs = tape::Buffers::default();
+            let tape = tape::Tape::parse(line, &mut bufs).expect(line);
+            let case = case_of(tape.root()).expect(line);
+            let (exp, called) = (case.expected_tools(), case.tools_called());
+            let lcs: Vec<usize> = (0..exp.len()).step_by(2).collect();
+            for (exact, ordering) in [(false, false), (false, true), (true, false)] {
+                for raw in [0.0, 0.5, 1.0] {
+                    let opts = Options {
+                        should_exact_match: exact,
+                        should_consider_ordering: ordering,
+                        ..Options::default()
+                    };
+                    let mut text = String::new();
+                    calling_reason::<false>(&mut text, exp, called, &opts, raw, &lcs);
+                    let mut want = String::new();
+                    json_str_body(&mut want, &text);
+                    let mut got = String::from("prefix ");
+                    calling_reason::<true>(&mut got, exp, called, &opts, raw, &lcs);
+                    assert_eq!(got, format!("prefix {want}"), "{line}");
+                    checked += usize::from(text.contains("ToolCall("));
+                }
+            }
+        }
+        assert!(checked > 0);
     }
 
     /// The selection reason written without escaping needs none.

@@ -102,10 +102,8 @@ pub(crate) fn plain_run_end(b: &[u8], mut i: usize) -> usize {
 pub(crate) fn stop_mask(b: &[u8], out: &mut Vec<u64>) {
     let (blocks, rest) = b.as_chunks::<64>();
     out.clear();
-    out.resize(blocks.len(), 0);
-    for (word, block) in out.iter_mut().zip(blocks) {
-        *word = block_stops(block);
-    }
+    // Written once each (no zeroing first).
+    out.extend(blocks.iter().map(block_stops));
     if !rest.is_empty() {
         // Padded with a byte that is not a stop byte.
         let mut last = [b'a'; 64];

@@ -44,7 +44,7 @@ impl Shortest {
         if bits == 0 {
             return Shortest::compute(x);
         }
-        let slot = ((bits ^ (bits >> 17) ^ (bits >> 41)) as usize) % SHORTEST_CACHE;
+        let slot = cache_slot(bits, SHORTEST_CACHE);
         CACHE.with_borrow_mut(|cache| {
             let (key, d) = &mut cache[slot];
             if *key != bits {
@@ -193,15 +193,59 @@ pub fn js_number(out: &mut String, x: f64) {
         }
         push_u64(out, x.abs() as u64);
     } else {
-        if x < 0.0 {
-            out.push('-');
+        js_fraction(out, x);
+    }
+}
+
+/// The slot of a double's bits in a direct-mapped cache of `n` entries (a power of two):
+/// Fibonacci hashing, whose top bits depend on all of the bits (the ratios that scores are,
+/// such as 0.5, 0.25 and 0.75, differ only in a few high bits of the mantissa).
+fn cache_slot(bits: u64, n: usize) -> usize {
+    debug_assert!(n.is_power_of_two());
+    (bits.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - n.trailing_zeros())) as usize
+}
+
+/// Entries of the per-thread cache of [`js_fraction`]'s texts.
+const JS_TEXT_CACHE: usize = 256;
+
+/// [`js_number`] of a finite number that is not an integer below 10^15: its text, remembered
+/// per thread by its bits (direct-mapped), since a file's scores are a few hundred ratios of
+/// small counts repeated on line after line.
+fn js_fraction(out: &mut String, x: f64) {
+    thread_local! {
+        static TEXTS: std::cell::RefCell<Vec<(u64, String)>> =
+            const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let bits = x.to_bits();
+    TEXTS.with_borrow_mut(|cache| {
+        if cache.is_empty() {
+            cache.resize(JS_TEXT_CACHE, (0, String::new()));
         }
-        let d = Shortest::of(x);
-        if (-7 < d.exp) && (d.exp < 21) {
-            positional(out, d.digits(), d.exp, false);
-        } else {
-            scientific(out, d.digits(), d.exp, 1);
+        let slot = cache_slot(bits, JS_TEXT_CACHE);
+        let Some((key, text)) = cache.get_mut(slot) else {
+            js_fraction_text(out, x);
+            return;
+        };
+        // An empty text is an empty slot (every number has digits).
+        if *key != bits || text.is_empty() {
+            text.clear();
+            js_fraction_text(text, x);
+            *key = bits;
         }
+        out.push_str(text);
+    });
+}
+
+/// [`js_fraction`] without the cache.
+fn js_fraction_text(out: &mut String, x: f64) {
+    if x < 0.0 {
+        out.push('-');
+    }
+    let d = Shortest::of(x);
+    if (-7 < d.exp) && (d.exp < 21) {
+        positional(out, d.digits(), d.exp, false);
+    } else {
+        scientific(out, d.digits(), d.exp, 1);
     }
 }
 
@@ -272,6 +316,24 @@ fn plain_repr(b: &[u8]) -> bool {
         None => last[..b.len()].copy_from_slice(b),
     }
     words.iter().all(plain) && plain(&last)
+}
+
+/// Whether `b` is plain for [`py_str`] and its repr has nothing a JSON string escapes either
+/// (printable ASCII other than `'`, `\\` and `"`): such a repr is `'` + `b` + `'` in the body of
+/// a JSON string too.
+pub(crate) fn plain_repr_json(b: &[u8]) -> bool {
+    // A byte table: names are short (about ten bytes), where the word test's set-up costs
+    // more than it saves.
+    static TABLE: [bool; 256] = {
+        let mut t = [false; 256];
+        let mut c = 0x20;
+        while c < 0x7f {
+            t[c] = !matches!(c as u8, b'\'' | b'\\' | b'"');
+            c += 1;
+        }
+        t
+    };
+    b.iter().all(|&c| TABLE[usize::from(c)])
 }
 
 /// CPython `str.isprintable()` for one character: false for categories Cc, Cf, Cs, Co, Cn, Zl,
@@ -402,11 +464,42 @@ pub(crate) fn json_str_body(out: &mut String, s: &str) {
     }
 }
 
-/// Python `json.dumps(v, indent=4, ensure_ascii=False)` with the given starting indent level.
-pub(crate) fn py_json_indent<'s, J: Json<'s>>(out: &mut String, v: J, level: usize) {
+/// [`json_str`], and with `ESC` that literal escaped again as the body of a JSON string.
+fn json_str_in<const ESC: bool>(out: &mut String, s: &str) {
+    if !ESC {
+        json_str(out, s);
+        return;
+    }
+    out.push_str("\\\"");
+    if super::scan::plain_run_end(s.as_bytes(), 0) == s.len() {
+        // Nothing to escape at either level.
+        out.push_str(s);
+    } else {
+        let mut once = String::with_capacity(s.len() + 8);
+        json_str_body(&mut once, s);
+        json_str_body(out, &once);
+    }
+    out.push_str("\\\"");
+}
+
+/// Python `json.dumps(v, indent=4, ensure_ascii=False)` with the given starting indent level;
+/// with `ESC`, written as the body of a JSON string (what [`json_str_body`] of that text gives,
+/// without building the text first: a reason that holds a dump is built escaped). The dump's
+/// only bytes that JSON escapes are its newlines, the quotes of its strings and what those
+/// strings escape; numbers, literals, brackets and indentation are the same either way.
+pub(crate) fn py_json_indent<'s, J: Json<'s>, const ESC: bool>(
+    out: &mut String,
+    v: J,
+    level: usize,
+) {
+    let nl = if ESC { "\\n" } else { "\n" };
     let pad = |out: &mut String, n: usize| {
-        for _ in 0..n * 4 {
-            out.push(' ');
+        const SPACES: &str = "                                ";
+        let mut left = n * 4;
+        while left > 0 {
+            let k = left.min(SPACES.len());
+            out.push_str(&SPACES[..k]);
+            left -= k;
         }
     };
     match v.kind() {
@@ -423,34 +516,38 @@ pub(crate) fn py_json_indent<'s, J: Json<'s>>(out: &mut String, v: J, level: usi
                 py_float(out, f);
             }
         }
-        Kind::Str(s) => json_str(out, s),
+        Kind::Str(s) => json_str_in::<ESC>(out, s),
         Kind::Arr if v.items().len() == 0 => out.push_str("[]"),
         Kind::Obj if v.entries().len() == 0 => out.push_str("{}"),
         Kind::Arr => {
-            out.push_str("[\n");
+            out.push('[');
+            out.push_str(nl);
             for (i, x) in v.items().enumerate() {
                 if i > 0 {
-                    out.push_str(",\n");
+                    out.push(',');
+                    out.push_str(nl);
                 }
                 pad(out, level + 1);
-                py_json_indent(out, x, level + 1);
+                py_json_indent::<J, ESC>(out, x, level + 1);
             }
-            out.push('\n');
+            out.push_str(nl);
             pad(out, level);
             out.push(']');
         }
         Kind::Obj => {
-            out.push_str("{\n");
+            out.push('{');
+            out.push_str(nl);
             for (i, (k, x)) in v.entries().enumerate() {
                 if i > 0 {
-                    out.push_str(",\n");
+                    out.push(',');
+                    out.push_str(nl);
                 }
                 pad(out, level + 1);
-                json_str(out, k);
+                json_str_in::<ESC>(out, k);
                 out.push_str(": ");
-                py_json_indent(out, x, level + 1);
+                py_json_indent::<J, ESC>(out, x, level + 1);
             }
-            out.push('\n');
+            out.push_str(nl);
             pad(out, level);
             out.push('}');
         }
@@ -572,6 +669,25 @@ mod tests {
         assert!(n > 12_000);
     }
 
+    /// Cached texts are the texts: each value printed from a cold slot, a warm one and after
+    /// other values took its slot, with and without a sign.
+    #[test]
+    fn cached_number_texts_are_the_computed_ones() {
+        let values: Vec<f64> = (1..2000)
+            .map(|i| f64::from(i) / 7.0)
+            .chain([0.5, 1e-7, 1.5e300, 123456789012345.6, 1e21, 0.1 + 0.2])
+            .flat_map(|x| [x, -x])
+            .filter(|x| x.fract() != 0.0 || x.abs() >= 1e15)
+            .collect();
+        for _ in 0..3 {
+            for &x in &values {
+                let mut want = String::new();
+                js_fraction_text(&mut want, x);
+                assert_eq!(jn(x), want, "{x:e}");
+            }
+        }
+    }
+
     #[test]
     fn python_float_repr() {
         assert_eq!(pf(1e-5), "1e-05");
@@ -625,16 +741,20 @@ mod tests {
             b.iter()
                 .all(|&c| (0x20..0x7f).contains(&c) && c != b'\'' && c != b'\\')
         };
+        let json_test = |b: &[u8]| byte_test(b) && !b.contains(&b'"');
         for odd in [
-            0u8, 0x1f, 0x20, 0x26, 0x27, 0x28, 0x5b, 0x5c, 0x5d, 0x7e, 0x7f, 0x80, 0xc3, 0xff,
+            0u8, 0x1f, 0x20, 0x21, 0x22, 0x23, 0x26, 0x27, 0x28, 0x5b, 0x5c, 0x5d, 0x7e, 0x7f,
+            0x80, 0xc3, 0xff,
         ] {
             for len in 0..30 {
                 for at in 0..=len {
                     let mut v: Vec<u8> = (0..len).map(|i| b"az~ !09AZ"[i % 9]).collect();
                     v.insert(at, odd);
                     assert_eq!(plain_repr(&v), byte_test(&v), "{v:?}");
+                    assert_eq!(plain_repr_json(&v), json_test(&v), "{v:?}");
                     v.remove(at);
                     assert_eq!(plain_repr(&v), byte_test(&v), "{v:?}");
+                    assert_eq!(plain_repr_json(&v), json_test(&v), "{v:?}");
                 }
             }
         }

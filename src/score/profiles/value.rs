@@ -113,10 +113,19 @@ fn int_eq_float(i: i128, f: f64) -> bool {
 /// Whether two objects have the same keys with values equal under `eq` (key order ignored).
 fn same_members<'s, J: Json<'s>>(a: J, b: J, eq: fn(J, J) -> bool) -> bool {
     let (x, y) = (a.entries(), b.entries());
-    // `get` finds the first member with the key, as a search of `y` would.
-    x.len() == y.len()
-        && x.into_iter()
-            .all(|(k, v)| b.get(k).is_some_and(|v2| eq(v, v2)))
+    if x.len() != y.len() {
+        return false;
+    }
+    // `b`'s member at the same position when the keys are in the same order (the usual case),
+    // else the one `get` finds: keys are unique in a tape and in a `Val`, so both are the same.
+    let mut same_place = y.into_iter();
+    x.into_iter().all(|(k, v)| {
+        let v2 = match same_place.next() {
+            Some((k2, v2)) if super::scan::same_str(k, k2) => Some(v2),
+            _ => b.get(k),
+        };
+        v2.is_some_and(|v2| eq(v, v2))
+    })
 }
 
 /// Python `==` on values decoded by `json.loads` (`1 == 1.0 == True`, dict order ignored).
