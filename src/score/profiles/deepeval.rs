@@ -19,7 +19,7 @@ use super::tape::{Buffers, Raw, Tape, TapeProfile, V};
 use super::text::{json_str_body, plain_repr_json, py_json_indent, py_repr, py_str};
 use super::value::{py_eq, Val};
 use super::view::{Json, Kind};
-use super::{raw_text, LineError, Outcome};
+use super::{raw_text, write_head, LineError, Outcome};
 
 /// One `ToolCall` as pydantic validates it, read from the case's tape.
 #[derive(Debug)]
@@ -821,51 +821,36 @@ fn compare_dicts(d1: Option<V<'_>>, d2: Option<V<'_>>) -> Result<f64, String> {
     if !a.is_obj() || !b.is_obj() {
         return Err(NONE_KEYS.to_owned());
     }
-    // `d2`'s value for each key of `d1`, keys compared as bytes: the member at the same
-    // position when the two have their keys in the same order (the usual case), else the one
-    // found by key (keys are unique in a tape, so both find the same member).
+    // `d2`'s value for each key of `d1`, keys compared as bytes. For up to `SMALL` keys, found
+    // first (they also give the total): the member at the same position when the two have their
+    // keys in the same order (the usual case), else the one found by key (keys are unique in a
+    // tape, so both find the same member). Larger dicts look each key up as they go.
     const SMALL: usize = 16;
     let mut pairs: [Option<V<'_>>; SMALL] = [None; SMALL];
     let (na, nb) = (a.entries().len(), b.entries().len());
-    if na > SMALL {
-        return compare_dicts_by_key(a, b, total_by_key(a, b));
-    }
-    let mut found = 0;
-    let mut same_place = b.members();
-    for ((k, _), slot) in a.members().zip(&mut pairs) {
-        *slot = match same_place.next() {
-            Some((k2, v2)) if same_bytes(k, k2) => Some(v2),
-            _ => b.get_bytes(k),
-        };
-        found += usize::from(slot.is_some());
-    }
+    let small = na <= SMALL;
     // `len(d1) + len(d2.keys() - d1.keys())`.
-    let total = (na + (nb - found)) as f64;
-    let mut s = 0.0;
-    for ((_, v1), v2) in a.members().zip(pairs) {
-        let Some(v2) = v2 else { continue };
-        if v1.same_text(v2) || py_eq(v1, v2) {
-            s += 1.0 / total;
-        } else if v1.is_obj() && v2.is_obj() {
-            s += compare_dicts(Some(v1), Some(v2))? / total;
+    let total = if small {
+        let mut found = 0;
+        let mut same_place = b.members();
+        for ((k, _), slot) in a.members().zip(&mut pairs) {
+            *slot = match same_place.next() {
+                Some((k2, v2)) if same_bytes(k, k2) => Some(v2),
+                _ => b.get_bytes(k),
+            };
+            found += usize::from(slot.is_some());
         }
-    }
-    Ok(s)
-}
-
-/// [`compare_dicts`]' total for large dicts: `len(d1)` plus the keys of `d2` not in `d1`.
-fn total_by_key(a: V<'_>, b: V<'_>) -> f64 {
-    (a.entries().len()
-        + b.members()
+        na + (nb - found)
+    } else {
+        na + b
+            .members()
             .filter(|(k, _)| a.get_bytes(k).is_none())
-            .count()) as f64
-}
-
-/// [`compare_dicts`] for large dicts, each key looked up.
-fn compare_dicts_by_key(a: V<'_>, b: V<'_>, total: f64) -> Result<f64, String> {
+            .count()
+    } as f64;
     let mut s = 0.0;
-    for (k, v1) in a.members() {
-        let Some(v2) = b.get_bytes(k) else { continue };
+    for (i, (k, v1)) in a.members().enumerate() {
+        let v2 = if small { pairs[i] } else { b.get_bytes(k) };
+        let Some(v2) = v2 else { continue };
         if v1.same_text(v2) || py_eq(v1, v2) {
             s += 1.0 / total;
         } else if v1.is_obj() && v2.is_obj() {
@@ -1497,16 +1482,12 @@ impl TapeProfile for Deepeval {
         );
         match result {
             Ok(v) => {
-                // `write_head`, then `success` (the same flag as `passed`), with the fixed
-                // text between the values in as few pieces as possible.
-                out.push_str("{\"id\":");
-                out.push_str(id.unwrap_or("null"));
-                out.push_str(",\"score\":");
-                super::text::json_f64(out, v.score);
+                write_head(out, id.unwrap_or("null"), Some(v.score), v.success);
+                // `success` (the same flag as `passed`) with the fixed text around it.
                 out.push_str(match v.success {
-                    Some(true) => ",\"passed\":true,\"success\":true,\"threshold\":",
-                    Some(false) => ",\"passed\":false,\"success\":false,\"threshold\":",
-                    None => ",\"passed\":null,\"success\":null,\"threshold\":",
+                    Some(true) => ",\"success\":true,\"threshold\":",
+                    Some(false) => ",\"success\":false,\"threshold\":",
+                    None => ",\"success\":null,\"threshold\":",
                 });
                 match v.threshold {
                     Some(t) => super::text::json_f64(out, t),
@@ -1670,6 +1651,59 @@ mod tests {
             }
         }
         assert!(checked > 0);
+    }
+
+    /// `_compare_dicts` gives the same share whatever the key order, up to and past the size
+    /// where the members are paired before scoring (16 keys): `len(d1) + len(d2 - d1)` in the
+    /// denominator, a point per equal value, a nested share per pair of unequal dicts.
+    #[test]
+    fn compare_dicts_is_the_same_in_any_key_order_and_size() {
+        for n in [1usize, 3, 15, 16, 17, 24] {
+            // d1: k0..k{n-1}; d2: the same keys but every third missing, every fourth value
+            // different, every fifth a nested dict half equal, and two keys of its own.
+            let d1: Vec<String> = (0..n)
+                .map(|i| match i % 5 {
+                    4 => format!(r#""k{i}":{{"a":1,"b":2}}"#),
+                    _ => format!(r#""k{i}":{i}"#),
+                })
+                .collect();
+            let mut d2: Vec<String> = (0..n)
+                .filter(|i| i % 3 != 2)
+                .map(|i| match i % 5 {
+                    4 => format!(r#""k{i}":{{"a":1,"b":3}}"#),
+                    _ if i % 4 == 3 => format!(r#""k{i}":"x""#),
+                    _ => format!(r#""k{i}":{i}"#),
+                })
+                .chain([r#""extra1":1"#.to_owned(), r#""extra2":2"#.to_owned()])
+                .collect();
+            let (present, mut points) = (d2.len() - 2, 0.0);
+            let total = (n + 2) as f64;
+            for i in (0..n).filter(|i| i % 3 != 2) {
+                points += match i % 5 {
+                    4 => 0.5,
+                    _ if i % 4 == 3 => 0.0,
+                    _ => 1.0,
+                };
+            }
+            assert!(present <= n);
+            let want = points / total;
+            let line = |d: &[String]| format!("[{{{}}},{{{}}}]", d1.join(","), d.join(","));
+            for reversed in [false, true] {
+                if reversed {
+                    d2.reverse();
+                }
+                let text = line(&d2);
+                let mut bufs = tape::Buffers::default();
+                let t = tape::Tape::parse(&text, &mut bufs).expect(&text);
+                let mut items = t.root().items();
+                let (a, b) = (items.next(), items.next());
+                let got = compare_dicts(a, b).unwrap();
+                assert!(
+                    (got - want).abs() < 1e-12,
+                    "{n} keys, reversed {reversed}: {got} against {want}"
+                );
+            }
+        }
     }
 
     /// The selection reason written without escaping needs none.

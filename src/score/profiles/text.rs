@@ -221,11 +221,7 @@ fn js_fraction(out: &mut String, x: f64) {
         if cache.is_empty() {
             cache.resize(JS_TEXT_CACHE, (0, String::new()));
         }
-        let slot = cache_slot(bits, JS_TEXT_CACHE);
-        let Some((key, text)) = cache.get_mut(slot) else {
-            js_fraction_text(out, x);
-            return;
-        };
+        let (key, text) = &mut cache[cache_slot(bits, JS_TEXT_CACHE)];
         // An empty text is an empty slot (every number has digits).
         if *key != bits || text.is_empty() {
             text.clear();
