@@ -541,6 +541,16 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
             } if self.keep.restricts() => Some(Prune::claude_code(!self.keep.no_outputs)),
             _ => None,
         };
+        if let (Some(rule), Some(text), State::Session { reader, sink, .. }) =
+            (prune, json_text, &mut self.state)
+        {
+            let before = sink.line.replace(span);
+            if reader.line_text(text, rule, sink) {
+                self.json_lines += 1;
+                return Ok(());
+            }
+            sink.line = before;
+        }
         let parsed = match (prune, json_text) {
             (Some(rule), Some(text)) => prune::parse_line_str(text, rule),
             (Some(rule), None) => prune::parse_line(json, rule),

@@ -78,6 +78,55 @@ fn parse_line_str_serde(json: &str, rule: Prune) -> serde_json::Result<Value> {
     Ok(v)
 }
 
+/// What a Claude Code session line gives its reader, read straight from the line's text by
+/// [`claude_code_line`]: the line's `type` and the tool calls and results among the blocks of
+/// its `message.content`. Nothing else of the line is built.
+#[derive(Debug, PartialEq)]
+pub(crate) struct CcLine<'a> {
+    /// The line's `type`, when its (last) `type` member is a string.
+    pub ty: Option<Cow<'a, str>>,
+    /// The tool-use and tool-result blocks of `message.content`, in order.
+    pub blocks: Vec<CcBlock<'a>>,
+}
+
+/// A tool-use or tool-result block of a Claude Code line.
+#[derive(Debug, PartialEq)]
+pub(crate) struct CcBlock<'a> {
+    /// The block's index in `message.content`.
+    pub index: usize,
+    pub kind: CcKind<'a>,
+}
+
+#[derive(Debug, PartialEq)]
+pub(crate) enum CcKind<'a> {
+    /// `tool_use`, `server_tool_use` or `mcp_tool_use`.
+    Use {
+        name: Option<Cow<'a, str>>,
+        id: Option<Cow<'a, str>>,
+        input: Option<Value>,
+    },
+    /// `tool_result` or `mcp_tool_result`; `content` only when outputs are kept.
+    Result {
+        ty: &'static str,
+        tool_use_id: Option<Cow<'a, str>>,
+        content: Option<Value>,
+        is_error: bool,
+    },
+}
+
+/// Read a Claude Code session line for its reader without building a `Value` of it: the line
+/// is checked as [`parse_line_str`] checks it with [`Prune::claude_code`] (`outputs`: whether
+/// results' content is kept), except that the members of content blocks other than tool uses
+/// and results are skipped, not built (so checked as a pruned member is). Only a tool use's
+/// `input` and a kept result's `content` go to serde_json.
+///
+/// `None` for a line this does not take: anything [`fast`] declines, a `system` line (its tool
+/// list is read from the `Value`), a server tool's `*_tool_result` block, an input or content
+/// serde_json refuses. The caller then parses the line as before, for its value or its error.
+pub(crate) fn claude_code_line(json: &str, outputs: bool) -> Option<CcLine<'_>> {
+    fast::claude_code(json, outputs)
+}
+
 /// Where in the line a value is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum At {
@@ -236,7 +285,7 @@ fn child(rule: Prune, at: At, key: &str) -> Option<At> {
 /// serde_json's depth limit, counted from the line's start, could decide). The caller then
 /// reads the line with serde_json, so values and errors are serde_json's either way.
 mod fast {
-    use super::{child, reads, settle_content, At, Prune};
+    use super::{child, reads, settle_content, At, CcBlock, CcKind, CcLine, Prune};
     use crate::score::profiles::scan;
     use serde_json::{Map, Value};
     use std::borrow::Cow;
@@ -263,16 +312,48 @@ mod fast {
         (s.i == s.b.len()).then_some(v)
     }
 
-    struct Scan<'a> {
+    pub(super) fn claude_code(json: &str, outputs: bool) -> Option<CcLine<'_>> {
+        let mut mask = Vec::with_capacity(json.len() / 64 + 1);
+        scan::stop_mask(json.as_bytes(), &mut mask);
+        let mut s = Scan {
+            text: json,
+            b: json.as_bytes(),
+            mask: &mask,
+            i: 0,
+        };
+        s.ws();
+        if s.peek() != Some(b'{') {
+            return None;
+        }
+        let mut ty = None;
+        let mut blocks = Vec::new();
+        // Repeated members: the last one counts, as in serde_json's map.
+        s.nest(0, b'}', |s| {
+            let key = s.member_key()?;
+            match &*key {
+                "type" => ty = s.string_or_skip(1)?,
+                "message" => blocks = s.cc_message(outputs)?,
+                _ => s.skip(1)?,
+            }
+            Some(())
+        })?;
+        s.ws();
+        if s.i != s.b.len() || ty.as_deref() == Some("system") {
+            return None;
+        }
+        Some(CcLine { ty, blocks })
+    }
+
+    struct Scan<'a, 'm> {
         text: &'a str,
         b: &'a [u8],
         /// The line's quotes, backslashes and control bytes ([`scan::stop_mask`]): each
         /// string's end is a bit scan.
-        mask: &'a [u64],
+        mask: &'m [u64],
         i: usize,
     }
 
-    impl<'a> Scan<'a> {
+    impl<'a> Scan<'a, '_> {
         fn peek(&self) -> Option<u8> {
             self.b.get(self.i).copied()
         }
@@ -430,6 +511,123 @@ mod fast {
                 }
                 _ => self.value(depth),
             }
+        }
+
+        /// After whitespace, a member's key and its colon.
+        fn member_key(&mut self) -> Option<Cow<'a, str>> {
+            self.ws();
+            if self.peek() != Some(b'"') {
+                return None;
+            }
+            let key = self.key()?;
+            self.eat(b':')?;
+            Some(key)
+        }
+
+        /// A string's value; `Some(None)` for a value of another type (skipped).
+        fn string_or_skip(&mut self, depth: usize) -> Option<Option<Cow<'a, str>>> {
+            self.ws();
+            if self.peek() == Some(b'"') {
+                return self.key().map(Some);
+            }
+            self.skip(depth).map(|()| None)
+        }
+
+        /// `true` or `false`; `Some(None)` for a value of another type (skipped).
+        fn bool_or_skip(&mut self, depth: usize) -> Option<Option<bool>> {
+            self.ws();
+            if self.b[self.i..].starts_with(b"true") {
+                self.i += 4;
+                return Some(Some(true));
+            }
+            if self.b[self.i..].starts_with(b"false") {
+                self.i += 5;
+                return Some(Some(false));
+            }
+            self.skip(depth).map(|()| None)
+        }
+
+        /// A Claude Code line's `message` (at depth 1): the tool blocks of its `content`.
+        fn cc_message(&mut self, outputs: bool) -> Option<Vec<CcBlock<'a>>> {
+            self.ws();
+            let mut blocks = Vec::new();
+            if self.peek() != Some(b'{') {
+                self.skip(1)?;
+                return Some(blocks);
+            }
+            self.nest(1, b'}', |s| {
+                if s.member_key()? != "content" {
+                    return s.skip(2);
+                }
+                blocks.clear();
+                s.ws();
+                if s.peek() != Some(b'[') {
+                    return s.skip(2);
+                }
+                let mut index = 0usize;
+                s.nest(2, b']', |s| {
+                    s.ws();
+                    if s.peek() == Some(b'{') {
+                        if let Some(kind) = s.cc_block(outputs)? {
+                            blocks.push(CcBlock { index, kind });
+                        }
+                    } else {
+                        s.skip(3)?;
+                    }
+                    index += 1;
+                    Some(())
+                })
+            })?;
+            Some(blocks)
+        }
+
+        /// One content block (at depth 3): `Some(None)` for a block that is neither a tool use
+        /// nor a tool result.
+        fn cc_block(&mut self, outputs: bool) -> Option<Option<CcKind<'a>>> {
+            let (mut ty, mut id, mut name, mut tool_use_id) = (None, None, None, None);
+            let (mut input, mut content, mut is_error) = (None, None, None);
+            self.nest(3, b'}', |s| {
+                let key = s.member_key()?;
+                match &*key {
+                    "type" => ty = s.string_or_skip(4)?,
+                    "id" => id = s.string_or_skip(4)?,
+                    "name" => name = s.string_or_skip(4)?,
+                    "tool_use_id" => tool_use_id = s.string_or_skip(4)?,
+                    "input" => input = Some(s.raw(4)?),
+                    "content" => content = Some(s.raw(4)?),
+                    "is_error" => is_error = s.bool_or_skip(4)?,
+                    _ => s.skip(4)?,
+                }
+                Some(())
+            })?;
+            let parse = |raw: &str| serde_json::from_str::<Value>(raw).ok();
+            Some(match ty.as_deref() {
+                Some("tool_use" | "server_tool_use" | "mcp_tool_use") => Some(CcKind::Use {
+                    name,
+                    id,
+                    input: match input {
+                        Some(raw) => Some(parse(raw)?),
+                        None => None,
+                    },
+                }),
+                Some(t @ ("tool_result" | "mcp_tool_result")) => Some(CcKind::Result {
+                    ty: if t == "tool_result" {
+                        "tool_result"
+                    } else {
+                        "mcp_tool_result"
+                    },
+                    tool_use_id,
+                    content: match content {
+                        Some(raw) if outputs => Some(parse(raw)?),
+                        _ => None,
+                    },
+                    is_error: is_error.unwrap_or(false),
+                }),
+                // A server tool's result: its error is read from its content (see
+                // `readers::anthropic::block`).
+                Some(t) if t.ends_with("_tool_result") => return None,
+                _ => None,
+            })
         }
 
         /// An object at level `at` (`Top`, `Message` or `Block`): the members it reads.

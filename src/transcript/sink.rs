@@ -649,16 +649,25 @@ pub(crate) fn parse_args_text(s: &str) -> Result<Value, serde_json::Error> {
 /// The output rule: strings verbatim; a non-empty list made only of text blocks → the texts
 /// joined with `"\n"`; anything else as JSON.
 pub(crate) fn norm_output(v: &Value) -> Value {
-    if let Value::Array(items) = v {
-        if !items.is_empty() && items.iter().all(is_text_block) {
-            let texts: Vec<&str> = items
-                .iter()
-                .filter_map(|b| b.get("text").and_then(Value::as_str))
-                .collect();
-            return Value::String(texts.join("\n"));
-        }
+    joined_text(v).unwrap_or_else(|| v.clone())
+}
+
+/// [`norm_output`] of a value owned (not copied when kept as is).
+pub(crate) fn norm_output_owned(v: Value) -> Value {
+    joined_text(&v).unwrap_or(v)
+}
+
+/// A non-empty list made only of text blocks: the texts joined with `"\n"`.
+fn joined_text(v: &Value) -> Option<Value> {
+    let Value::Array(items) = v else { return None };
+    if items.is_empty() || !items.iter().all(is_text_block) {
+        return None;
     }
-    v.clone()
+    let texts: Vec<&str> = items
+        .iter()
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .collect();
+    Some(Value::String(texts.join("\n")))
 }
 
 fn is_text_block(b: &Value) -> bool {
