@@ -22,6 +22,8 @@ use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::fmt;
 
+use crate::score::profiles::scan;
+
 /// What a session line's reader reads; the rest is parsed but not built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Prune {
@@ -221,7 +223,10 @@ impl<'de> Visitor<'de> for Level {
         while let Some(key) = map.next_key_seed(Key)? {
             if !reads(self.rule, self.at, &key) {
                 // Parsed and validated (UTF-8 included), not built.
-                map.next_value::<&'de RawValue>()?;
+                let raw = map.next_value::<&'de RawValue>()?;
+                if !numbers_in_range(raw.get()) {
+                    return Err(serde::de::Error::custom("number out of range"));
+                }
                 continue;
             }
             if self.at == At::Block && key == "content" {
@@ -256,6 +261,44 @@ fn settle_content(members: &mut Map<String, Value>, raw: &str) -> serde_json::Re
         *slot = serde_json::from_str(raw)?;
     }
     Ok(())
+}
+
+/// Whether serde_json reads every number of the JSON text `raw`: it refuses one too large for
+/// an `f64` (`1e400`) when it builds it, not when it skips it, and a member left out must not
+/// make a line valid that is invalid when the member is read (the caller then reports serde_json's
+/// error for the whole line). Only numbers with an exponent or more than 15 characters can be
+/// out of range; only those are parsed.
+fn numbers_in_range(raw: &str) -> bool {
+    let b = raw.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let Some(end) = scan::number_end(b, i) else {
+                    return true;
+                };
+                if !number_in_range(raw, i, end) {
+                    return false;
+                }
+                i = end;
+            }
+            _ => i += 1,
+        }
+    }
+    true
+}
+
+/// Whether serde_json reads the number at `start..end` of `text` (see [`numbers_in_range`]).
+fn number_in_range(text: &str, start: usize, end: usize) -> bool {
+    let t = &text.as_bytes()[start..end];
+    (t.len() <= 15 && !t.iter().any(|&c| c | 0x20 == b'e')) || scan::number(text, start).is_some()
 }
 
 /// The members a level reads, of those its line has.
@@ -441,8 +484,10 @@ mod fast {
                 b'f' => self.literal(b"false"),
                 b'n' => self.literal(b"null"),
                 _ => {
-                    self.i = scan::number_end(self.b, self.i)?;
-                    Some(())
+                    let start = self.i;
+                    self.i = scan::number_end(self.b, start)?;
+                    // A number serde_json would refuse to build (`1e400`): its to judge.
+                    super::number_in_range(self.text, start, self.i).then_some(())
                 }
             }
         }
@@ -882,6 +927,28 @@ mod tests {
         assert!(parse_line(bad_utf8, rule).is_err());
         let bad_escape = br#"{"message":{"content":[{"type":"tool_result","content":"\q"}]}}"#;
         assert!(parse_line(bad_escape, rule).is_err());
+        // serde_json refuses to build a number too large for an f64; a member left out is
+        // refused all the same, so that what a spec reads never makes a line valid.
+        for line in [
+            r#"{"type":"user","toolUseResult":{"n":[1e400]}}"#,
+            r#"{"type":"user","toolUseResult":"\"1e400","n":-1234567890123456789e300}"#,
+            r#"{"type":"assistant","message":{"usage":{"t":1E+999},"content":[]}}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"text","text":"x","n":1e400}]}}"#,
+        ] {
+            assert!(serde_json::from_str::<Value>(line).is_err(), "{line}");
+            for outputs in [true, false] {
+                let rule = Prune::claude_code(outputs);
+                assert!(parse_line(line.as_bytes(), rule).is_err(), "{line}");
+                assert!(parse_line_str(line, rule).is_err(), "{line}");
+                assert!(fast::parse(line, rule).is_none(), "{line}");
+                assert!(claude_code_line(line, outputs).is_none(), "{line}");
+            }
+        }
+        // Large numbers that are in range, and number-like text in strings, are fine.
+        let fine = r#"{"type":"user","toolUseResult":{"n":[1e300,123456789012345678901234,-0.5e-400],"s":"1e400"}}"#;
+        assert!(serde_json::from_str::<Value>(fine).is_ok());
+        assert!(parse_line(fine.as_bytes(), rule).is_ok());
+        assert!(fast::parse(fine, rule).is_some());
         for line in [r#"{"toolUseResult":[1,}"#, r#"{"a":1} x"#, r#"{"a":"#] {
             let ours = parse_line(line.as_bytes(), rule).unwrap_err();
             let theirs = serde_json::from_str::<Value>(line).unwrap_err();
