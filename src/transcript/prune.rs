@@ -338,24 +338,34 @@ mod fast {
     pub(super) const MAX_DEPTH: usize = 100;
 
     pub(super) fn parse(json: &str, rule: Prune) -> Option<Value> {
-        let mut mask = Vec::with_capacity(json.len() / 64 + 1);
-        scan::stop_mask(json.as_bytes(), &mut mask);
-        let mut s = Scan {
-            text: json,
-            b: json.as_bytes(),
-            mask: &mask,
-            i: 0,
-        };
-        s.ws();
-        if s.peek() != Some(b'{') {
-            return None;
-        }
-        let v = s.object(rule, At::Top)?;
-        s.ws();
-        (s.i == s.b.len()).then_some(v)
+        object_line(json, |s| s.object(rule, At::Top))
     }
 
     pub(super) fn claude_code(json: &str, outputs: bool) -> Option<CcLine<'_>> {
+        let line = object_line(json, |s| {
+            let mut ty = None;
+            let mut blocks = Vec::new();
+            // Repeated members: the last one counts, as in serde_json's map.
+            s.nest(0, b'}', |s| {
+                let key = s.member_key()?;
+                match &*key {
+                    "type" => ty = s.string_or_skip(1)?,
+                    "message" => blocks = s.cc_message(outputs)?,
+                    _ => s.skip(1)?,
+                }
+                Some(())
+            })?;
+            Some(CcLine { ty, blocks })
+        })?;
+        (line.ty.as_deref() != Some("system")).then_some(line)
+    }
+
+    /// `read` run at the opening brace of the object `json` must be (with nothing but
+    /// whitespace around it): its answer, or `None`.
+    fn object_line<'a, T>(
+        json: &'a str,
+        read: impl FnOnce(&mut Scan<'a, '_>) -> Option<T>,
+    ) -> Option<T> {
         let mut mask = Vec::with_capacity(json.len() / 64 + 1);
         scan::stop_mask(json.as_bytes(), &mut mask);
         let mut s = Scan {
@@ -368,23 +378,9 @@ mod fast {
         if s.peek() != Some(b'{') {
             return None;
         }
-        let mut ty = None;
-        let mut blocks = Vec::new();
-        // Repeated members: the last one counts, as in serde_json's map.
-        s.nest(0, b'}', |s| {
-            let key = s.member_key()?;
-            match &*key {
-                "type" => ty = s.string_or_skip(1)?,
-                "message" => blocks = s.cc_message(outputs)?,
-                _ => s.skip(1)?,
-            }
-            Some(())
-        })?;
+        let v = read(&mut s)?;
         s.ws();
-        if s.i != s.b.len() || ty.as_deref() == Some("system") {
-            return None;
-        }
-        Some(CcLine { ty, blocks })
+        (s.i == s.b.len()).then_some(v)
     }
 
     struct Scan<'a, 'm> {
