@@ -263,9 +263,15 @@ fn weights(w: Option<V<'_>>) -> Weights {
 fn same_name(a: Option<V<'_>>, b: Option<V<'_>>) -> bool {
     match (a, b) {
         (None, None) => true,
-        (Some(x), Some(y)) => js_strict_eq(x, y),
+        (Some(x), Some(y)) => name_eq(x, y, js_strict_eq),
         _ => false,
     }
+}
+
+/// `eq` on two names, names that are plain strings (nearly all) compared by their bytes first.
+#[inline]
+fn name_eq<'t>(x: V<'t>, y: V<'t>, eq: fn(V<'t>, V<'t>) -> bool) -> bool {
+    x.plain_str_eq(y).unwrap_or_else(|| eq(x, y))
 }
 
 /// Deep equality of two values; equal texts are equal at once.
@@ -516,7 +522,7 @@ fn flexible_mode_in(
     let same_key = |an: Option<V<'_>>, ai: Option<V<'_>>, bn: Option<V<'_>>, bi: Option<V<'_>>| {
         let names = match (an, bn) {
             (None, None) => true,
-            (Some(x), Some(y)) => js_eq(x, y),
+            (Some(x), Some(y)) => name_eq(x, y, js_eq),
             _ => false,
         };
         names
@@ -597,7 +603,7 @@ fn flexible_mode_in(
         Some(s) if !small => name_index.get(s).copied(),
         _ => by_name.iter().position(|(n, _)| match (n, name) {
             (None, None) => true,
-            (Some(x), Some(y)) => js_strict_eq(*x, y),
+            (Some(x), Some(y)) => name_eq(*x, y, js_strict_eq),
             _ => false,
         }),
     };

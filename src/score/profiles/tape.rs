@@ -891,6 +891,19 @@ impl<'t> V<'t> {
         matches!((self.raw_bytes(), other.raw_bytes()), (Some(a), Some(b)) if super::scan::same_bytes(a, b))
     }
 
+    /// Equality of two strings without escapes, by their bytes in the line (what `===` and
+    /// deep equality give for them); `None` when either value is anything else.
+    #[inline]
+    pub(crate) fn plain_str_eq(self, other: V<'_>) -> Option<bool> {
+        let (a, b) = (self.node(), other.node());
+        if a.tag != Tag::Str || b.tag != Tag::Str {
+            return None;
+        }
+        let x = self.t.src.as_bytes().get(a.a as usize..a.b as usize)?;
+        let y = other.t.src.as_bytes().get(b.a as usize..b.b as usize)?;
+        Some(super::scan::same_bytes(x, y))
+    }
+
     /// [`V::raw`] as bytes.
     #[inline]
     fn raw_bytes(self) -> Option<&'t [u8]> {
