@@ -157,19 +157,13 @@ pub fn py_float(out: &mut String, x: f64) {
 }
 
 /// A non-negative integer in decimal (without `fmt`, which costs more than the digits).
-pub fn push_u64(out: &mut String, mut n: u64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
+pub fn push_u64(out: &mut String, n: u64) {
+    // Most are counts below ten: one byte.
+    if n < 10 {
+        out.push(char::from(b'0' + n as u8));
+    } else {
+        out.push_str(itoa::Buffer::new().format(n));
     }
-    // Only ASCII digits were written.
-    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or("0"));
 }
 
 /// An integer in decimal.
