@@ -782,6 +782,15 @@ impl<'a> Tape<'a> {
                     len
                 }
                 Tag::Int if len <= 15 => len,
+                // `0.5` is printed as written; `1.0` and `1e2` are not.
+                Tag::Float
+                    if b.get(n.raw_start as usize..n.raw_end as usize)
+                        .is_some_and(|raw| {
+                            super::text::is_js_number_text(raw, f64::from_bits(n.bits()))
+                        }) =>
+                {
+                    len
+                }
                 Tag::Int | Tag::UInt | Tag::Float | Tag::OwnedStr => return false,
                 Tag::Arr => 2 + (n.a as usize).saturating_sub(1),
                 // Brackets, commas and one colon per member.
@@ -1154,14 +1163,22 @@ mod tests {
             "{}",
             // Whitespace around the value is not part of its text.
             " [1,2]\n",
+            // Fractions written as JavaScript prints them.
+            r#"{"a":1.5,"b":[-0.25,0.1,0.000001,-2.5e-7,1.7976931348623157e+308]}"#,
         ];
         let not = [
             r#"{"a": 1}"#,
             r#"[1, 2]"#,
             " [1, 2] ",
-            r#"{"a":1.5}"#,
             r#"{"a":7.0}"#,
             r#"{"a":1e2}"#,
+            r#"{"a":1.50}"#,
+            r#"{"a":0.10}"#,
+            r#"{"a":1e21}"#,
+            r#"{"a":1.5e300}"#,
+            r#"{"a":0.0000001}"#,
+            r#"{"a":2.5E-7}"#,
+            r#"{"a":-0.0}"#,
             r#"{"a":-0}"#,
             "1000000000000000",
             "-100000000000000",

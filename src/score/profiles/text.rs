@@ -191,6 +191,18 @@ pub fn js_number(out: &mut String, x: f64) {
     }
 }
 
+/// Whether `raw` is the text `JSON.stringify` prints for the number `x` ([`js_number`]).
+pub(crate) fn is_js_number_text(raw: &[u8], x: f64) -> bool {
+    thread_local! {
+        static TEXT: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
+    TEXT.with_borrow_mut(|text| {
+        text.clear();
+        js_number(text, x);
+        text.as_bytes() == raw
+    })
+}
+
 /// The slot of a double's bits in a direct-mapped cache of `n` entries (a power of two):
 /// Fibonacci hashing, whose top bits depend on all of the bits (the ratios that scores are,
 /// such as 0.5, 0.25 and 0.75, differ only in a few high bits of the mantissa).
