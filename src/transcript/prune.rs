@@ -574,18 +574,16 @@ mod fast {
             self.skip(depth).map(|()| None)
         }
 
-        /// `true` or `false`; `Some(None)` for a value of another type (skipped).
+        /// `true` or `false`; `Some(None)` for a value of another type (skipped, as the
+        /// literals are: checked by [`Self::skip`]).
         fn bool_or_skip(&mut self, depth: usize) -> Option<Option<bool>> {
             self.ws();
-            if self.b[self.i..].starts_with(b"true") {
-                self.i += 4;
-                return Some(Some(true));
-            }
-            if self.b[self.i..].starts_with(b"false") {
-                self.i += 5;
-                return Some(Some(false));
-            }
-            self.skip(depth).map(|()| None)
+            let value = match self.peek() {
+                Some(b't') => Some(true),
+                Some(b'f') => Some(false),
+                _ => None,
+            };
+            self.skip(depth).map(|()| value)
         }
 
         /// A Claude Code line's `message` (at depth 1): the tool blocks of its `content`.

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::super::detect;
-use super::super::sink::{arr, norm_output, s, Args, Sink};
+use super::super::sink::{arr, norm_output, s, Args, Loc, Sink};
 use super::super::spans::Seg;
 
 /// Read an Anthropic Messages document.
@@ -67,14 +67,7 @@ pub(crate) fn block(b: &Value, path: &[Seg], j: usize, sink: &mut Sink) {
             let id = s(b, "tool_use_id").unwrap_or("");
             let out = b.get("content").map(norm_output);
             let err = b.get("is_error").and_then(Value::as_bool).unwrap_or(false);
-            if !sink.answer_id(id, out, err) {
-                let l = sink.at(&loc());
-                sink.finding(
-                    "orphan-result",
-                    format!("`{ty}` for `{id}` has no matching call"),
-                    l,
-                );
-            }
+            result(sink, ty, id, out, err, |sink| sink.at(&loc()));
         }
         t if t.ends_with("_tool_result") => {
             let id = s(b, "tool_use_id").unwrap_or("");
@@ -93,5 +86,25 @@ pub(crate) fn block(b: &Value, path: &[Seg], j: usize, sink: &mut Sink) {
             }
         }
         _ => {}
+    }
+}
+
+/// A `tool_result` (or `mcp_tool_result`) linked to its call by id; one with no call is an
+/// `orphan-result` finding at `loc` (shared with Claude Code's typed lines).
+pub(crate) fn result(
+    sink: &mut Sink,
+    ty: &str,
+    id: &str,
+    output: Option<Value>,
+    is_error: bool,
+    loc: impl FnOnce(&Sink) -> Loc,
+) {
+    if !sink.answer_id(id, output, is_error) {
+        let l = loc(sink);
+        sink.finding(
+            "orphan-result",
+            format!("`{ty}` for `{id}` has no matching call"),
+            l,
+        );
     }
 }

@@ -65,14 +65,8 @@ impl State {
                     is_error,
                 } => {
                     let id = tool_use_id.as_deref().unwrap_or("");
-                    if !sink.answer_id(id, content.map(norm_output_owned), is_error) {
-                        let l = loc(sink);
-                        sink.finding(
-                            "orphan-result",
-                            format!("`{ty}` for `{id}` has no matching call"),
-                            l,
-                        );
-                    }
+                    let output = content.map(norm_output_owned);
+                    anthropic::result(sink, ty, id, output, is_error, loc);
                 }
             }
         }
