@@ -200,6 +200,8 @@ fn case_of<'t>(root: V<'t>) -> Option<Case<'t>> {
 mod direct {
     use super::super::scan::{number, Num};
     use super::super::tape::{skip_ws, Tape};
+    pub(super) use super::super::walk::NONE;
+    use super::super::walk::{is_null, items, kept, next, once, skip, starts};
     use super::Options;
 
     /// A string field of a tool: a span of the line (no escapes), or a node of the tape.
@@ -222,8 +224,6 @@ mod direct {
         pub(super) reasoning: Option<Text>,
     }
 
-    pub(super) const NONE: u32 = u32::MAX;
-
     /// What the walk found at the top level (tools go to the lists the caller gives).
     pub(super) struct Top<'a> {
         /// The options when the walk read them itself ([`options`]), else `None` and...
@@ -233,32 +233,6 @@ mod direct {
         /// `("id", span)`, `("input", span)` (their raw text), in the order seen.
         pub(super) fields: [(&'static str, (u32, u32)); 2],
         pub(super) n_fields: usize,
-    }
-
-    /// `null` at `i`?
-    #[inline(always)]
-    fn is_null(b: &[u8], i: usize) -> bool {
-        b.get(i..i + 4) == Some(b"null".as_slice())
-    }
-
-    /// Skip the value at `i` (inside `levels` containers), checked as the tape reader checks
-    /// it: the index after it. A string without escapes is only scanned.
-    #[inline(always)]
-    fn skip(tape: &mut Tape<'_>, i: usize, levels: usize) -> Option<usize> {
-        if let Some((_, end)) = tape.plain_str(i) {
-            return Some(end);
-        }
-        Some(tape.value(i, levels)?.1)
-    }
-
-    /// A value kept as a node, at `i` (inside `levels` containers): its node (`NONE` for
-    /// `null`, which the case reads as absent) and the index after it.
-    #[inline(always)]
-    fn kept(tape: &mut Tape<'_>, i: usize, levels: usize) -> Option<(u32, usize)> {
-        if is_null(tape.src().as_bytes(), i) {
-            return Some((NONE, i + 4));
-        }
-        tape.value(i, levels)
     }
 
     const OK_PARAMS: u8 = 0;
@@ -375,27 +349,6 @@ mod direct {
         }
     }
 
-    /// The bits of the known keys seen in an object: a repeated one leaves the line.
-    fn once(seen: &mut u32, bit: u32) -> Option<()> {
-        if *seen & bit != 0 {
-            return None;
-        }
-        *seen |= bit;
-        Some(())
-    }
-
-    /// After a member or item at `i`: the index of the next one, or `None` in `Ok` after the
-    /// closing `close` (its index after it in the `Err`).
-    #[inline(always)]
-    fn next(b: &[u8], i: usize, close: u8) -> Option<Result<usize, usize>> {
-        let i = skip_ws(b, i);
-        match *b.get(i)? {
-            b',' => Some(Ok(skip_ws(b, i + 1))),
-            c if c == close => Some(Err(i + 1)),
-            _ => None,
-        }
-    }
-
     /// Walk the line: the tools into `called` and `expected` (empty), the rest into [`Top`].
     pub(super) fn walk<'a>(
         tape: &mut Tape<'a>,
@@ -475,22 +428,8 @@ mod direct {
     }
 
     /// A list of tools at `i` into `out`: the index after it.
-    fn tools(tape: &mut Tape<'_>, mut i: usize, out: &mut Vec<PreTool>) -> Option<usize> {
-        let b = tape.src().as_bytes();
-        if b.get(i) != Some(&b'[') {
-            return None;
-        }
-        i = skip_ws(b, i + 1);
-        if b.get(i) == Some(&b']') {
-            return Some(i + 1);
-        }
-        loop {
-            i = tool(tape, i, out)?;
-            match next(b, i, b']')? {
-                Ok(at) => i = at,
-                Err(end) => return Some(end),
-            }
-        }
+    fn tools(tape: &mut Tape<'_>, i: usize, out: &mut Vec<PreTool>) -> Option<usize> {
+        items(tape, i, |tape, i| tool(tape, i, out))
     }
 
     /// A string or `null` at `i` as a tool's field: the text (`None` for `null`) and the index
@@ -511,12 +450,6 @@ mod direct {
             Some(b'n') if b.get(i..i + 4) == Some(b"null".as_slice()) => Some((None, i + 4)),
             _ => None,
         }
-    }
-
-    /// Whether the bytes at `i` are `lit`.
-    #[inline(always)]
-    fn starts(b: &[u8], i: usize, lit: &[u8]) -> bool {
-        b.get(i..i + lit.len()) == Some(lit)
     }
 
     const TK_NAME: u8 = 0;

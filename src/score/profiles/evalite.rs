@@ -10,24 +10,85 @@ use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 
-use super::tape::{Raw, TapeProfile, V};
+use super::tape::{Buffers, Raw, Tape, TapeProfile, V};
+use super::walk::NONE;
 use super::text::{js_json, json_str, push_u64};
 use super::value::{js_eq, js_strict_eq, CowKey, Val};
 use super::view::{Json, Kind};
 use super::{raw_text, write_head, LineError, Outcome};
 
-/// One call object as JavaScript sees it: `toolName` and `input` may be absent (`undefined`);
-/// the whole object is printed back in the metadata.
-pub(crate) struct Call<'t> {
-    obj: V<'t>,
-    name: Option<V<'t>>,
-    input: Option<V<'t>>,
+/// One call object as JavaScript sees it: `toolName` and `input` may be absent (`undefined`,
+/// [`NONE`]); the whole object is printed back in the metadata. Its values are nodes of the
+/// case's tape.
+#[derive(Clone, Copy)]
+pub(crate) struct Call {
+    name: u32,
+    input: u32,
+    obj: Obj,
 }
 
-/// A case read from its tape.
+/// How a call object is printed back.
+#[derive(Clone, Copy)]
+enum Obj {
+    /// From its node (the tape reader).
+    Node(u32),
+    /// From its members (the direct reader, which takes only objects whose members are
+    /// `toolName` and `input`, each at most once): `input` first or not.
+    Members { input_first: bool },
+}
+
+impl Call {
+    fn name<'t>(&self, t: &'t Tape<'t>) -> Option<V<'t>> {
+        (self.name != NONE).then(|| t.at(self.name))
+    }
+
+    fn input<'t>(&self, t: &'t Tape<'t>) -> Option<V<'t>> {
+        (self.input != NONE).then(|| t.at(self.input))
+    }
+
+    /// `JSON.stringify` of the call object as it was given: the text of each value when that
+    /// is what `JSON.stringify` prints.
+    fn print(&self, t: &Tape<'_>, out: &mut String) {
+        let value = |out: &mut String, v: V<'_>| match v.js_canonical_raw() {
+            Some(raw) => out.push_str(raw),
+            None => js_json(out, v),
+        };
+        match self.obj {
+            Obj::Node(n) => value(out, t.at(n)),
+            Obj::Members { input_first } => {
+                let name = self.name(t).map(|v| ("\"toolName\":", v));
+                let input = self.input(t).map(|v| ("\"input\":", v));
+                let (first, second) = if input_first {
+                    (input, name)
+                } else {
+                    (name, input)
+                };
+                out.push('{');
+                for (k, (key, v)) in first.into_iter().chain(second).enumerate() {
+                    if k > 0 {
+                        out.push(',');
+                    }
+                    out.push_str(key);
+                    value(out, v);
+                }
+                out.push('}');
+            }
+        }
+    }
+}
+
+thread_local! {
+    /// The calls of the case being scored, kept per thread from case to case (no allocation
+    /// per case): [`case_of`] and the direct reader take the list, [`Evalite::score`] gives it
+    /// back.
+    static CALLS: std::cell::Cell<Vec<Call>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// A case: its calls (the actual ones first) in its tape.
 pub(crate) struct Case<'t> {
-    actual: Vec<Call<'t>>,
-    expected: Vec<Call<'t>>,
+    t: &'t Tape<'t>,
+    calls: Vec<Call>,
+    n_actual: usize,
     mode: Option<V<'t>>,
     weights: Option<V<'t>>,
     threshold: Option<f64>,
@@ -40,28 +101,16 @@ fn case_of<'t>(root: V<'t>) -> Option<Case<'t>> {
     if !root.is_obj() {
         return None;
     }
-    let mut c = Case {
-        actual: Vec::new(),
-        expected: Vec::new(),
-        mode: None,
-        weights: None,
-        threshold: None,
-    };
-    let (mut actual, mut expected) = (false, false);
+    let (mut actual, mut expected) = (None, None);
+    let (mut mode, mut weights, mut threshold) = (None, None, None);
     for (k, v) in root.members() {
         match k {
-            b"actualCalls" => {
-                c.actual = calls_of(v)?;
-                actual = true;
-            }
-            b"expectedCalls" => {
-                c.expected = calls_of(v)?;
-                expected = true;
-            }
-            b"mode" => c.mode = (!v.is_null()).then_some(v),
-            b"weights" => c.weights = (!v.is_null()).then_some(v),
+            b"actualCalls" => actual = Some(v),
+            b"expectedCalls" => expected = Some(v),
+            b"mode" => mode = (!v.is_null()).then_some(v),
+            b"weights" => weights = (!v.is_null()).then_some(v),
             b"threshold" => {
-                c.threshold = match v.kind() {
+                threshold = match v.kind() {
                     Kind::Null => None,
                     _ => Some(v.as_f64()?),
                 }
@@ -69,34 +118,45 @@ fn case_of<'t>(root: V<'t>) -> Option<Case<'t>> {
             _ => {}
         }
     }
-    (actual && expected).then_some(c)
+    let mut calls = CALLS.take();
+    calls.clear();
+    calls_of(actual?, &mut calls)?;
+    let n_actual = calls.len();
+    calls_of(expected?, &mut calls)?;
+    Some(Case {
+        t: root.tape(),
+        calls,
+        n_actual,
+        mode,
+        weights,
+        threshold,
+    })
 }
 
-fn calls_of(v: V<'_>) -> Option<Vec<Call<'_>>> {
+/// The call objects of list `v` into `calls`; `None` if `v` is not a list of objects.
+fn calls_of(v: V<'_>, calls: &mut Vec<Call>) -> Option<()> {
     if !matches!(v.kind(), Kind::Arr) {
         return None;
     }
-    let items = v.items();
-    let mut calls = Vec::with_capacity(items.len());
-    for obj in items {
+    for obj in v.items() {
         if !obj.is_obj() {
             return None;
         }
         let mut call = Call {
-            obj,
-            name: None,
-            input: None,
+            name: NONE,
+            input: NONE,
+            obj: Obj::Node(obj.index()),
         };
         for (k, x) in obj.members() {
             match k {
-                b"toolName" => call.name = Some(x),
-                b"input" => call.input = Some(x),
+                b"toolName" => call.name = x.index(),
+                b"input" => call.input = x.index(),
                 _ => {}
             }
         }
         calls.push(call);
     }
-    Some(calls)
+    Some(())
 }
 
 /// The line's shape as serde_json checks it: this reader gives the error of a line the tape
@@ -280,11 +340,12 @@ fn same_value(a: V<'_>, b: V<'_>) -> bool {
 }
 
 /// The metric: score (NaN possible with odd weights) and the metadata object, as JSON text.
-fn evaluate(
-    actual: &[Call<'_>],
-    expected: &[Call<'_>],
-    mode: Option<V<'_>>,
-    w: Option<V<'_>>,
+fn evaluate<'t>(
+    t: &'t Tape<'t>,
+    actual: &[Call],
+    expected: &[Call],
+    mode: Option<V<'t>>,
+    w: Option<V<'t>>,
     meta: &mut String,
 ) -> Result<f64, String> {
     let (o, r) = (actual.len(), expected.len());
@@ -324,11 +385,11 @@ fn evaluate(
                 wrong += 1;
                 continue;
             };
-            if !same_name(out.name, rf.name) {
+            if !same_name(out.name(t), rf.name(t)) {
                 wrong += 1;
                 continue;
             }
-            let exact = match (rf.input, out.input) {
+            let exact = match (rf.input(t), out.input(t)) {
                 (None, _) => true,
                 (Some(_), None) => false,
                 (Some(ri), Some(oi)) => same_value(oi, ri),
@@ -352,7 +413,7 @@ fn evaluate(
         meta.push('}');
         return Ok(score);
     }
-    flexible_mode(actual, expected, &w, d, meta)
+    flexible_mode(t, actual, expected, &w, d, meta)
 }
 
 fn totals(meta: &mut String, r: usize, o: usize) {
@@ -463,9 +524,10 @@ struct Lists {
     extras: Vec<usize>,
 }
 
-fn flexible_mode(
-    actual: &[Call<'_>],
-    expected: &[Call<'_>],
+fn flexible_mode<'t>(
+    t: &'t Tape<'t>,
+    actual: &[Call],
+    expected: &[Call],
     w: &Weights,
     d: f64,
     meta: &mut String,
@@ -474,15 +536,16 @@ fn flexible_mode(
         static LISTS: std::cell::RefCell<Lists> = std::cell::RefCell::new(Lists::default());
     }
     let mut lists = LISTS.with_borrow_mut(std::mem::take);
-    let result = flexible_mode_in(&mut lists, actual, expected, w, d, meta);
+    let result = flexible_mode_in(&mut lists, t, actual, expected, w, d, meta);
     LISTS.with_borrow_mut(|l| *l = lists);
     result
 }
 
-fn flexible_mode_in(
+fn flexible_mode_in<'t>(
     lists: &mut Lists,
-    actual: &[Call<'_>],
-    expected: &[Call<'_>],
+    t: &'t Tape<'t>,
+    actual: &[Call],
+    expected: &[Call],
     w: &Weights,
     d: f64,
     meta: &mut String,
@@ -518,7 +581,7 @@ fn flexible_mode_in(
         && !actual
             .iter()
             .chain(expected)
-            .any(|c| c.input.is_some_and(has_proto_key));
+            .any(|c| c.input(t).is_some_and(has_proto_key));
     let same_key = |an: Option<V<'_>>, ai: Option<V<'_>>, bn: Option<V<'_>>, bi: Option<V<'_>>| {
         let names = match (an, bn) {
             (None, None) => true,
@@ -536,14 +599,20 @@ fn flexible_mode_in(
     let mut by_key: HashMap<String, usize> = HashMap::new();
     for (i, c) in expected.iter().enumerate() {
         let found = if small {
-            reps.iter()
-                .position(|&r| same_key(expected[r].name, expected[r].input, c.name, c.input))
+            reps.iter().position(|&r| {
+                same_key(
+                    expected[r].name(t),
+                    expected[r].input(t),
+                    c.name(t),
+                    c.input(t),
+                )
+            })
         } else {
-            by_key.get(&canonical_key(c.name, c.input)).copied()
+            by_key.get(&canonical_key(c.name(t), c.input(t))).copied()
         };
         let g = found.unwrap_or_else(|| {
             if !small {
-                by_key.insert(canonical_key(c.name, c.input), reps.len());
+                by_key.insert(canonical_key(c.name(t), c.input(t)), reps.len());
             }
             reps.push(i);
             reps.len() - 1
@@ -556,10 +625,16 @@ fn flexible_mode_in(
     }
     for (i, c) in actual.iter().enumerate() {
         let g = if small {
-            reps.iter()
-                .position(|&r| same_key(expected[r].name, expected[r].input, c.name, c.input))
+            reps.iter().position(|&r| {
+                same_key(
+                    expected[r].name(t),
+                    expected[r].input(t),
+                    c.name(t),
+                    c.input(t),
+                )
+            })
         } else {
-            by_key.get(&canonical_key(c.name, c.input)).copied()
+            by_key.get(&canonical_key(c.name(t), c.input(t))).copied()
         };
         match g {
             // `refList.pop()`: the group's last remaining call is the one consumed.
@@ -608,7 +683,7 @@ fn flexible_mode_in(
         }),
     };
     for &i in missing_calls.iter() {
-        let name = expected[i].name;
+        let name = expected[i].name(t);
         match find_name(&by_name, &name_index, name) {
             Some(s) => by_name[s].1 += 1,
             None => {
@@ -620,7 +695,7 @@ fn flexible_mode_in(
         }
     }
     for &i in leftovers.iter() {
-        match find_name(&by_name, &name_index, actual[i].name) {
+        match find_name(&by_name, &name_index, actual[i].name(t)) {
             Some(s) if by_name[s].1 > 0 => {
                 by_name[s].1 -= 1;
                 name_only.push(i);
@@ -659,22 +734,207 @@ fn flexible_mode_in(
             if j > 0 {
                 meta.push(',');
             }
-            // `JSON.stringify` of the call object as it was given: its text when that is what
-            // `JSON.stringify` prints.
-            let obj = if *is_actual {
-                actual[i].obj
-            } else {
-                expected[i].obj
-            };
-            match obj.js_canonical_raw() {
-                Some(raw) => meta.push_str(raw),
-                None => js_json(meta, obj),
-            }
+            let call = if *is_actual { &actual[i] } else { &expected[i] };
+            call.print(t, meta);
         }
         meta.push(']');
     }
     meta.push_str("}}");
     Ok(score)
+}
+
+/// The direct reader ([`TapeProfile::direct`]): the line's top-level object, its two call
+/// lists and their call objects are walked here, and only the values kept (names, inputs,
+/// `mode`, `weights`) or skipped (other fields, the raw id) are read into the tape, with the
+/// tape reader's checks. What this walk does not take is left to the tape reader, which then
+/// decides: a repeated known key, a key with an escape, a call object with a member other than
+/// `toolName` and `input` (printed back through its node), a `threshold` that is neither a
+/// number nor `null`, a missing call list, and whatever the tape reader itself refuses in a
+/// value. Everything else is read as [`case_of`] reads the tape of the whole line.
+mod direct {
+    use super::super::scan::{number, Num};
+    use super::super::tape::{skip_ws, Tape};
+    use super::super::walk::{is_null, items, kept, next, once, skip, starts, NONE};
+    use super::{Call, Obj};
+
+    /// What the walk found at the top level (the calls go to the caller's list).
+    pub(super) struct Top {
+        /// How many of the calls are actual ones (they come first).
+        pub(super) n_actual: usize,
+        /// Nodes of `mode` and `weights` ([`NONE`] if absent or `null`).
+        pub(super) mode: u32,
+        pub(super) weights: u32,
+        pub(super) threshold: Option<f64>,
+        /// The raw id's span.
+        pub(super) id: Option<(u32, u32)>,
+    }
+
+    const K_ACTUAL: u8 = 0;
+    const K_EXPECTED: u8 = 1;
+    const K_MODE: u8 = 2;
+    const K_WEIGHTS: u8 = 3;
+    const K_THRESHOLD: u8 = 4;
+    const K_ID: u8 = 5;
+    const K_OTHER: u8 = 6;
+
+    /// Walk the line: the actual calls, then the expected ones, into `calls` (empty), the rest
+    /// into [`Top`].
+    pub(super) fn walk(tape: &mut Tape<'_>, calls: &mut Vec<Call>) -> Option<Top> {
+        let b = tape.src().as_bytes();
+        let mut i = skip_ws(b, 0);
+        if b.get(i) != Some(&b'{') {
+            return None;
+        }
+        i = skip_ws(b, i + 1);
+        let mut top = Top {
+            n_actual: 0,
+            mode: NONE,
+            weights: NONE,
+            threshold: None,
+            id: None,
+        };
+        let mut seen = 0u32;
+        let mut expected_first = false;
+        loop {
+            // The usual members with their quotes and colon in one comparison.
+            let fast = match b.get(i + 1) {
+                Some(b'a') if starts(b, i, b"\"actualCalls\":") => Some((K_ACTUAL, i + 14)),
+                Some(b'e') if starts(b, i, b"\"expectedCalls\":") => Some((K_EXPECTED, i + 16)),
+                Some(b'm') if starts(b, i, b"\"mode\":") => Some((K_MODE, i + 7)),
+                Some(b'w') if starts(b, i, b"\"weights\":") => Some((K_WEIGHTS, i + 10)),
+                Some(b'i') if starts(b, i, b"\"id\":") => Some((K_ID, i + 5)),
+                _ => None,
+            };
+            let (k, v) = match fast {
+                Some((k, v)) => (k, skip_ws(b, v)),
+                None => {
+                    let (k, v) = tape.plain_key(i)?;
+                    let k = match k {
+                        b"actualCalls" => K_ACTUAL,
+                        b"expectedCalls" => K_EXPECTED,
+                        b"mode" => K_MODE,
+                        b"weights" => K_WEIGHTS,
+                        b"threshold" => K_THRESHOLD,
+                        b"id" => K_ID,
+                        _ => K_OTHER,
+                    };
+                    (k, v)
+                }
+            };
+            i = match k {
+                K_ACTUAL => {
+                    once(&mut seen, 1)?;
+                    let before = calls.len();
+                    let end = items(tape, v, |tape, i| call(tape, i, calls))?;
+                    top.n_actual = calls.len() - before;
+                    end
+                }
+                K_EXPECTED => {
+                    once(&mut seen, 2)?;
+                    expected_first = seen & 1 == 0;
+                    items(tape, v, |tape, i| call(tape, i, calls))?
+                }
+                K_MODE => {
+                    once(&mut seen, 4)?;
+                    let (n, end) = kept(tape, v, 1)?;
+                    top.mode = n;
+                    end
+                }
+                K_WEIGHTS => {
+                    once(&mut seen, 8)?;
+                    let (n, end) = kept(tape, v, 1)?;
+                    top.weights = n;
+                    end
+                }
+                K_THRESHOLD => {
+                    once(&mut seen, 16)?;
+                    if is_null(b, v) {
+                        top.threshold = None;
+                        v + 4
+                    } else {
+                        // As the tape holds it (a number it does not read leaves the line).
+                        let (x, end) = number(tape.src(), v)?;
+                        top.threshold = Some(match x {
+                            Num::Int(n) => n as f64,
+                            Num::UInt(n) => n as f64,
+                            Num::Float(f) => f,
+                        });
+                        end
+                    }
+                }
+                K_ID => {
+                    once(&mut seen, 32)?;
+                    let end = skip(tape, v, 1)?;
+                    top.id = Some((v as u32, end as u32));
+                    end
+                }
+                _ => skip(tape, v, 1)?,
+            };
+            match next(b, i, b'}')? {
+                Ok(at) => i = at,
+                Err(end) => {
+                    i = end;
+                    break;
+                }
+            }
+        }
+        // Both lists are required.
+        if seen & 3 != 3 || skip_ws(b, i) != b.len() {
+            return None;
+        }
+        if expected_first {
+            calls.rotate_right(top.n_actual);
+        }
+        Some(top)
+    }
+
+    /// One call object at `i` pushed to `calls`: the index after it.
+    fn call(tape: &mut Tape<'_>, mut i: usize, calls: &mut Vec<Call>) -> Option<usize> {
+        let b = tape.src().as_bytes();
+        if b.get(i) != Some(&b'{') {
+            return None;
+        }
+        i = skip_ws(b, i + 1);
+        let mut c = Call {
+            name: NONE,
+            input: NONE,
+            obj: Obj::Members { input_first: false },
+        };
+        if b.get(i) == Some(&b'}') {
+            calls.push(c);
+            return Some(i + 1);
+        }
+        let mut seen = 0u32;
+        loop {
+            let (is_name, v) = match b.get(i + 1) {
+                Some(b't') if starts(b, i, b"\"toolName\":") => (true, skip_ws(b, i + 11)),
+                Some(b'i') if starts(b, i, b"\"input\":") => (false, skip_ws(b, i + 8)),
+                _ => match tape.plain_key(i)? {
+                    (b"toolName", v) => (true, v),
+                    (b"input", v) => (false, v),
+                    _ => return None,
+                },
+            };
+            let (n, end) = tape.value(v, 3)?;
+            if is_name {
+                once(&mut seen, 1)?;
+                c.name = n;
+            } else {
+                once(&mut seen, 2)?;
+                c.input = n;
+                c.obj = Obj::Members {
+                    input_first: seen == 2,
+                };
+            }
+            match next(b, end, b'}')? {
+                Ok(at) => i = at,
+                Err(end) => {
+                    calls.push(c);
+                    return Some(end);
+                }
+            }
+        }
+    }
 }
 
 /// Evalite's lines, read into a tape.
@@ -692,6 +952,39 @@ impl TapeProfile for Evalite {
         serde_json::from_str::<SerdeCase<'_>>(line).map(drop)
     }
 
+    fn direct<'a>(
+        line: &'a str,
+        bufs: &mut Buffers,
+        out: &mut String,
+        meta: &mut String,
+    ) -> Option<Result<Outcome, LineError<'a>>> {
+        let mut tape = Tape::start(line, bufs)?;
+        let mut calls = CALLS.take();
+        calls.clear();
+        let result = match direct::walk(&mut tape, &mut calls) {
+            Some(top) => {
+                let fields = [("id", top.id.unwrap_or_default())];
+                let fields = &fields[..usize::from(top.id.is_some())];
+                let node = |n: u32| (n != NONE).then(|| tape.at(n));
+                let case = Case {
+                    t: &tape,
+                    calls,
+                    n_actual: top.n_actual,
+                    mode: node(top.mode),
+                    weights: node(top.weights),
+                    threshold: top.threshold,
+                };
+                Some(Self::score(case, &Raw::of_parts(&tape, line, fields), out, meta))
+            }
+            None => {
+                CALLS.set(calls);
+                None
+            }
+        };
+        tape.recycle(bufs);
+        result
+    }
+
     /// `scratch` holds the metadata, built before the head of the line can be written (the
     /// score comes first).
     fn score<'a>(
@@ -702,7 +995,10 @@ impl TapeProfile for Evalite {
     ) -> Result<Outcome, LineError<'a>> {
         let id = raw.get("id");
         meta.clear();
-        match evaluate(&case.actual, &case.expected, case.mode, case.weights, meta) {
+        let (actual, expected) = case.calls.split_at(case.n_actual.min(case.calls.len()));
+        let result = evaluate(case.t, actual, expected, case.mode, case.weights, meta);
+        CALLS.set(case.calls);
+        match result {
             Ok(score) => {
                 let passed = score >= case.threshold.unwrap_or(1.0);
                 write_head(

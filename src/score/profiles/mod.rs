@@ -27,6 +27,7 @@ mod tape;
 pub mod text;
 pub mod value;
 mod view;
+mod walk;
 
 use std::fmt;
 use std::str::FromStr;

@@ -841,6 +841,16 @@ impl<'t> V<'t> {
             .unwrap_or(Node::new(Tag::Null))
     }
 
+    /// The value's node in its tape ([`Tape::at`] gives the value back).
+    pub(crate) fn index(self) -> u32 {
+        self.i
+    }
+
+    /// The tape the value is in.
+    pub(crate) fn tape(self) -> &'t Tape<'t> {
+        self.t
+    }
+
     /// The value's text in the line (`None` for a tape built from a [`Val`]).
     pub(crate) fn raw(self) -> Option<&'t str> {
         let n = self.node();

@@ -1,0 +1,88 @@
+//! Helpers for the profiles' direct readers ([`super::tape::TapeProfile::direct`]), which walk
+//! the objects of a line whose shape they know and read only the values they keep into the
+//! tape ([`Tape::value`]), with the tape reader's checks. Each helper answers `None` for what
+//! the walk leaves to the tape reader.
+
+use super::tape::{skip_ws, Tape};
+
+/// A node index that stands for an absent value.
+pub(super) const NONE: u32 = u32::MAX;
+
+/// `null` at `i`?
+#[inline(always)]
+pub(super) fn is_null(b: &[u8], i: usize) -> bool {
+    b.get(i..i + 4) == Some(b"null".as_slice())
+}
+
+/// Whether the bytes at `i` are `lit`.
+#[inline(always)]
+pub(super) fn starts(b: &[u8], i: usize, lit: &[u8]) -> bool {
+    b.get(i..i + lit.len()) == Some(lit)
+}
+
+/// Skip the value at `i` (inside `levels` containers), checked as the tape reader checks
+/// it: the index after it. A string without escapes is only scanned.
+#[inline(always)]
+pub(super) fn skip(tape: &mut Tape<'_>, i: usize, levels: usize) -> Option<usize> {
+    if let Some((_, end)) = tape.plain_str(i) {
+        return Some(end);
+    }
+    Some(tape.value(i, levels)?.1)
+}
+
+/// A value kept as a node, at `i` (inside `levels` containers): its node ([`NONE`] for
+/// `null`, which the caller reads as absent) and the index after it.
+#[inline(always)]
+pub(super) fn kept(tape: &mut Tape<'_>, i: usize, levels: usize) -> Option<(u32, usize)> {
+    if is_null(tape.src().as_bytes(), i) {
+        return Some((NONE, i + 4));
+    }
+    tape.value(i, levels)
+}
+
+/// The bits of the known keys seen in an object: a repeated one leaves the line.
+#[inline(always)]
+pub(super) fn once(seen: &mut u32, bit: u32) -> Option<()> {
+    if *seen & bit != 0 {
+        return None;
+    }
+    *seen |= bit;
+    Some(())
+}
+
+/// After a member or item at `i`: the index of the next one in `Ok`, or the index after the
+/// closing `close` in `Err`.
+#[inline(always)]
+pub(super) fn next(b: &[u8], i: usize, close: u8) -> Option<Result<usize, usize>> {
+    let i = skip_ws(b, i);
+    match *b.get(i)? {
+        b',' => Some(Ok(skip_ws(b, i + 1))),
+        c if c == close => Some(Err(i + 1)),
+        _ => None,
+    }
+}
+
+/// The array at `i`, each item read by `item` (given the item's first byte, answering the
+/// index after it): the index after the array.
+#[inline(always)]
+pub(super) fn items(
+    tape: &mut Tape<'_>,
+    mut i: usize,
+    mut item: impl FnMut(&mut Tape<'_>, usize) -> Option<usize>,
+) -> Option<usize> {
+    let b = tape.src().as_bytes();
+    if b.get(i) != Some(&b'[') {
+        return None;
+    }
+    i = skip_ws(b, i + 1);
+    if b.get(i) == Some(&b']') {
+        return Some(i + 1);
+    }
+    loop {
+        i = item(tape, i)?;
+        match next(b, i, b']')? {
+            Ok(at) => i = at,
+            Err(end) => return Some(end),
+        }
+    }
+}
