@@ -11,10 +11,10 @@ use std::fmt;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 
 use super::tape::{Buffers, Raw, Tape, TapeProfile, V};
-use super::walk::NONE;
 use super::text::{js_json, json_str, push_u64};
 use super::value::{js_eq, js_strict_eq, CowKey, Val};
 use super::view::{Json, Kind};
+use super::walk::NONE;
 use super::{raw_text, write_head, LineError, Outcome};
 
 /// One call object as JavaScript sees it: `toolName` and `input` may be absent (`undefined`,
@@ -477,37 +477,6 @@ fn stable(out: &mut String, v: V<'_>) {
     }
 }
 
-/// Whether a raw JSON text could spell a `__proto__` key: plainly, or with a `\u` escape of
-/// one of its letters (`_`, `p`, `r`, `o`, `t`; other escapes such as `\u00e9` cannot).
-fn may_spell_proto(raw: &[u8]) -> bool {
-    memchr::memchr2_iter(b'_', b'\\', raw).any(|i| {
-        if raw[i] == b'_' {
-            raw[i..].starts_with(b"__proto__")
-        } else {
-            raw.get(i + 1..i + 6).is_some_and(|h| {
-                h.starts_with(b"u00")
-                    && matches!(
-                        &h[3..],
-                        b"5f" | b"5F" | b"70" | b"72" | b"6f" | b"6F" | b"74"
-                    )
-            })
-        }
-    })
-}
-
-/// Whether an input has a `__proto__` key at some depth (the tree is walked only when the raw
-/// text could spell one).
-fn has_proto_key(input: V<'_>) -> bool {
-    fn walk(v: V<'_>) -> bool {
-        match v.kind() {
-            Kind::Obj => v.entries().any(|(k, x)| k == "__proto__" || walk(x)),
-            Kind::Arr => v.items().any(walk),
-            _ => false,
-        }
-    }
-    input.raw().is_none_or(|r| may_spell_proto(r.as_bytes())) && walk(input)
-}
-
 /// Up to this many calls in a case, flexible mode compares values pairwise instead of hashing.
 const SMALL: usize = 32;
 
@@ -522,6 +491,8 @@ struct Lists {
     missing_calls: Vec<usize>,
     name_only: Vec<usize>,
     extras: Vec<usize>,
+    /// missingByName: a name's node and its count.
+    by_name: Vec<(u32, usize)>,
 }
 
 fn flexible_mode<'t>(
@@ -559,6 +530,7 @@ fn flexible_mode_in<'t>(
         missing_calls,
         name_only,
         extras,
+        by_name,
     } = lists;
     for l in [
         &mut *reps,
@@ -572,16 +544,13 @@ fn flexible_mode_in<'t>(
     ] {
         l.clear();
     }
+    by_name.clear();
     // refMap: canonical key -> expected calls, keys in first-appearance order. Small cases
     // compare values directly (no key strings, no hashing); large ones hash canonical keys so
     // the cost stays linear.
     // Deep equality is the canonical keys' equality, except for `__proto__` keys, which
-    // `stableSerialize` drops: inputs with one take the canonical keys.
-    let small = expected.len() + actual.len() <= SMALL
-        && !actual
-            .iter()
-            .chain(expected)
-            .any(|c| c.input(t).is_some_and(has_proto_key));
+    // `stableSerialize` drops: a case with one (anywhere in its line) takes the canonical keys.
+    let small = expected.len() + actual.len() <= SMALL && !t.has_proto_key();
     let same_key = |an: Option<V<'_>>, ai: Option<V<'_>>, bn: Option<V<'_>>, bi: Option<V<'_>>| {
         let names = match (an, bn) {
             (None, None) => true,
@@ -669,33 +638,33 @@ fn flexible_mode_in<'t>(
             missing_calls.extend_from_slice(m);
         }
     }
-    // missingByName, keyed like a JavaScript Map (SameValueZero on the names).
-    let mut by_name: Vec<(Option<V<'_>>, usize)> = Vec::new();
+    // missingByName, keyed like a JavaScript Map (SameValueZero on the names): each name's
+    // node (`NONE` for `undefined`) and count.
     let mut name_index: HashMap<&str, usize> = HashMap::new();
-    let find_name = |by_name: &Vec<(Option<V<'_>>, usize)>,
+    let find_name = |by_name: &Vec<(u32, usize)>,
                      name_index: &HashMap<&str, usize>,
                      name: Option<V<'_>>| match name.and_then(V::as_str) {
         Some(s) if !small => name_index.get(s).copied(),
-        _ => by_name.iter().position(|(n, _)| match (n, name) {
-            (None, None) => true,
-            (Some(x), Some(y)) => name_eq(*x, y, js_strict_eq),
-            _ => false,
+        _ => by_name.iter().position(|&(n, _)| match (n, name) {
+            (NONE, None) => true,
+            (NONE, Some(_)) | (_, None) => false,
+            (x, Some(y)) => name_eq(t.at(x), y, js_strict_eq),
         }),
     };
     for &i in missing_calls.iter() {
         let name = expected[i].name(t);
-        match find_name(&by_name, &name_index, name) {
+        match find_name(by_name, &name_index, name) {
             Some(s) => by_name[s].1 += 1,
             None => {
                 if let (Some(s), false) = (name.and_then(V::as_str), small) {
                     name_index.insert(s, by_name.len());
                 }
-                by_name.push((name, 1));
+                by_name.push((expected[i].name, 1));
             }
         }
     }
     for &i in leftovers.iter() {
-        match find_name(&by_name, &name_index, actual[i].name(t)) {
+        match find_name(by_name, &name_index, actual[i].name(t)) {
             Some(s) if by_name[s].1 > 0 => {
                 by_name[s].1 -= 1;
                 name_only.push(i);
@@ -974,7 +943,12 @@ impl TapeProfile for Evalite {
                     weights: node(top.weights),
                     threshold: top.threshold,
                 };
-                Some(Self::score(case, &Raw::of_parts(&tape, line, fields), out, meta))
+                Some(Self::score(
+                    case,
+                    &Raw::of_parts(&tape, line, fields),
+                    out,
+                    meta,
+                ))
             }
             None => {
                 CALLS.set(calls);
@@ -1028,19 +1002,31 @@ mod tests {
             .is_some_and(|t| case_of(t.root()).is_some())
     }
 
+    /// Whether the direct reader takes the line (no tape reader, no serde fallback).
+    fn reads_direct(line: &str) -> bool {
+        let mut out = String::new();
+        Evalite::direct(
+            line,
+            &mut tape::Buffers::default(),
+            &mut out,
+            &mut String::new(),
+        )
+        .is_some()
+    }
+
     use std::io::BufRead;
 
+    fn run(line: &str, reader: Reader) -> String {
+        let mut out = String::new();
+        match tape::score_line::<Evalite>(line, &mut out, reader) {
+            Ok(_) => out,
+            Err(LineError::Rejected { id, message }) => format!("{id:?} {message}"),
+            Err(LineError::Malformed(m)) => m,
+        }
+    }
+
     fn both(line: &str) -> (String, String) {
-        let run = |fast| {
-            let mut out = String::new();
-            let reader = if fast { Reader::Tape } else { Reader::Serde };
-            match tape::score_line::<Evalite>(line, &mut out, reader) {
-                Ok(_) => out,
-                Err(LineError::Rejected { id, message }) => format!("{id:?} {message}"),
-                Err(LineError::Malformed(m)) => m,
-            }
-        };
-        (run(true), run(false))
+        (run(line, Reader::Tape), run(line, Reader::Serde))
     }
 
     /// The fast reader and serde_json give the same output on every vector and on odd lines.
@@ -1081,6 +1067,84 @@ mod tests {
         for l in &lines {
             let (fast, slow) = both(l);
             assert_eq!(fast, slow, "{l}");
+        }
+        // The direct reader too, on the vectors and on the same lines as Python's `json.dumps`
+        // spaces them.
+        let direct = lines.iter().filter(|l| reads_direct(l)).count();
+        assert!(direct > lines.len() / 2, "{direct} of {}", lines.len());
+        for l in &lines {
+            assert_eq!(run(l, Reader::Direct), run(l, Reader::Serde), "{l}");
+            let spaced = l.replace("\":", "\": ").replace(",\"", ", \"");
+            assert_eq!(
+                run(&spaced, Reader::Direct),
+                run(&spaced, Reader::Serde),
+                "{spaced}"
+            );
+        }
+    }
+
+    /// What the direct reader takes, and what it leaves to the tape reader (which leaves some of
+    /// it to serde_json): each gives the reference output.
+    #[test]
+    fn direct_reader_takes_the_usual_lines_and_leaves_the_rest() {
+        let deep = format!("{}1{}", "[".repeat(70), "]".repeat(70));
+        let c = r#"{"toolName":"a","input":{"q":"x","n":1}}"#;
+        let taken = [
+            format!(r#"{{"id":"x","actualCalls":[{c}],"expectedCalls":[{c}],"mode":"flexible"}}"#),
+            // The lists in either order, the id last, other members skipped.
+            format!(r#"{{"expectedCalls":[{c},{{"toolName":"b"}}],"z":[{{}}],"actualCalls":[{{"toolName":"b"}},{c}],"mode":"flexible","id":{{"k":[1]}}}}"#),
+            format!(r#"{{"expectedCalls":[{c}],"actualCalls":[{c},{{"toolName":"b"}}],"mode":"exact","threshold":0.5}}"#),
+            // Calls printed back from their members: input first, odd values, escapes, no
+            // members at all.
+            r#"{"actualCalls":[{"input":{"b":1,"a":[1.0,"\u00e9",1e2]},"toolName":"a"},{},{"toolName":null,"input":null}],"expectedCalls":[{"toolName":"x\ty","input":"0"}],"mode":"flexible","weights":{"extraPenalty":"0.5"}}"#.to_owned(),
+            r#"{ "actualCalls" : [ { "toolName" : "a" , "input" : { "1" : 2 , "a" : 1 } } ] , "expectedCalls" : [ { "toolName" : "a" } ] , "mode" : "flexible" }"#.to_owned(),
+            // A mode the metric refuses, a null threshold, null mode and weights.
+            format!(r#"{{"actualCalls":[{c}],"expectedCalls":[{c}],"mode":"fuzzy","threshold":null}}"#),
+            format!(r#"{{"actualCalls":[{c}],"expectedCalls":[],"mode":null,"weights":null}}"#),
+            // A repeated unknown key is ignored, as serde_json ignores it.
+            format!(r#"{{"z":1,"z":2,"actualCalls":[{c}],"expectedCalls":[]}}"#),
+            // A number beyond 64 bits, as serde_json reads it.
+            r#"{"actualCalls":[],"expectedCalls":[],"threshold":123456789012345678901234567890}"#.to_owned(),
+        ];
+        let left = [
+            // Repeated known keys.
+            format!(r#"{{"actualCalls":[{c}],"actualCalls":[],"expectedCalls":[]}}"#),
+            r#"{"id":1,"id":2,"actualCalls":[],"expectedCalls":[]}"#.to_owned(),
+            r#"{"actualCalls":[{"toolName":"a","toolName":"b"}],"expectedCalls":[]}"#.to_owned(),
+            r#"{"actualCalls":[{"input":1,"input":2}],"expectedCalls":[]}"#.to_owned(),
+            // A call with another member (printed back through its node), escaped keys.
+            r#"{"actualCalls":[{"toolName":"a","x":1}],"expectedCalls":[{"toolName":"a"}],"mode":"flexible"}"#.to_owned(),
+            r#"{"actualC\u0061lls":[],"expectedCalls":[]}"#.to_owned(),
+            r#"{"actualCalls":[{"toolN\u0061me":"a"}],"expectedCalls":[]}"#.to_owned(),
+            // Shapes the case does not have.
+            r#"{"actualCalls":[]}"#.to_owned(),
+            r#"{"actualCalls":null,"expectedCalls":[]}"#.to_owned(),
+            r#"{"actualCalls":[1],"expectedCalls":[]}"#.to_owned(),
+            r#"{"actualCalls":[],"expectedCalls":[],"threshold":"1"}"#.to_owned(),
+            r#"[]"#.to_owned(),
+            // What the tape reader leaves to serde_json, in a value.
+            r#"{"actualCalls":[{"toolName":"a","input":1e400}],"expectedCalls":[]}"#.to_owned(),
+            r#"{"actualCalls":[{"toolName":"\ud83d\ude00"}],"expectedCalls":[]}"#.to_owned(),
+            r#"{"actualCalls":[],"expectedCalls":[],"threshold":1e400}"#.to_owned(),
+            format!(r#"{{"actualCalls":[{{"toolName":"a","input":{deep}}}],"expectedCalls":[]}}"#),
+            // Malformed lines.
+            r#"{"actualCalls":[],"expectedCalls":[]} x"#.to_owned(),
+            r#"{"actualCalls":[],"expectedCalls":[],}"#.to_owned(),
+            r#"{"actualCalls":[{"toolName":"a",}],"expectedCalls":[]}"#.to_owned(),
+            r#"{"actualCalls":[{"toolName":"a","input":nul}],"expectedCalls":[]}"#.to_owned(),
+            "{\"actualCalls\":[{\"toolName\":\"a\u{1}\"}],\"expectedCalls\":[]}".to_owned(),
+            r#"{"actualCalls":[],"expectedCalls":[],"mode":"exact""#.to_owned(),
+        ];
+        for l in &taken {
+            assert!(reads_direct(l), "not taken: {l}");
+        }
+        for l in &left {
+            assert!(!reads_direct(l), "taken: {l}");
+        }
+        for l in taken.iter().chain(&left) {
+            let want = run(l, Reader::Serde);
+            assert_eq!(run(l, Reader::Direct), want, "{l}");
+            assert_eq!(run(l, Reader::Tape), want, "{l}");
         }
     }
 }

@@ -152,6 +152,9 @@ impl<'a, 't> Raw<'a, 't> {
     }
 }
 
+/// The key [`Tape::has_proto_key`] looks for.
+const PROTO: &[u8] = b"__proto__";
+
 /// Deeper values go to serde_json (whose recursion limit is 128).
 const MAX_DEPTH: usize = 64;
 /// Objects with more keys go to serde_json (duplicate keys are looked for linearly).
@@ -267,6 +270,9 @@ pub(crate) struct Tape<'a> {
     stack: Vec<Open>,
     /// The line's [`stop_mask`]: where each string ends is found in it.
     stops: Vec<u64>,
+    /// Whether an object in the tape has a `__proto__` key (Evalite's flexible mode treats
+    /// such values apart).
+    proto_key: bool,
 }
 
 impl<'a> Tape<'a> {
@@ -283,6 +289,7 @@ impl<'a> Tape<'a> {
             text,
             stack,
             stops,
+            proto_key: false,
         }
     }
 
@@ -459,6 +466,11 @@ impl<'a> Tape<'a> {
         V { t: self, i }
     }
 
+    /// Whether an object in the tape has a `__proto__` key.
+    pub(crate) fn has_proto_key(&self) -> bool {
+        self.proto_key
+    }
+
     /// The top-level value.
     pub(crate) fn root(&self) -> V<'_> {
         V { t: self, i: 0 }
@@ -581,10 +593,15 @@ impl<'a> Tape<'a> {
         let j = next_stop(&self.stops, start, b.len());
         let (i, hash) = if b.get(j) == Some(&b'"') {
             self.push_plain_string(i, j);
-            (j + 1, key_hash(b.get(start..j).unwrap_or_default()))
+            let k = b.get(start..j).unwrap_or_default();
+            self.proto_key |= k == PROTO;
+            (j + 1, key_hash(k))
         } else {
             let after = self.escaped_string_at(i, j)?;
-            (after, key_hash(self.bytes_at(self.nodes.len() - 1)))
+            let k = self.bytes_at(self.nodes.len() - 1);
+            let (proto, hash) = (k == PROTO, key_hash(k));
+            self.proto_key |= proto;
+            (after, hash)
         };
         // One bit per key of this object: two keys are compared only when their bits collide.
         let key = self.nodes.len() - 1;
@@ -721,6 +738,7 @@ impl<'a> Tape<'a> {
             Val::Obj(entries) => {
                 let at = self.push(Node::new(Tag::Obj));
                 for (k, x) in entries {
+                    self.proto_key |= k.as_bytes() == PROTO;
                     self.push_val(&Val::Str(std::borrow::Cow::Borrowed(k.as_ref())));
                     self.push_val(x);
                 }
@@ -1156,6 +1174,37 @@ mod tests {
         assert_eq!(root.get("b").unwrap().raw(), Some(r#"{"c": null}"#));
         assert!(root.get("b").unwrap().get("c").unwrap().is_null());
         assert!(root.get("z").is_none());
+    }
+
+    /// A `__proto__` key anywhere, plain or escaped, is noted, by every way a tape is made;
+    /// the text alone (a value, a longer key) is not.
+    #[test]
+    fn proto_keys_are_noted() {
+        let mut bufs = Buffers::default();
+        let cases = [
+            (r#"{"a":[{"__proto__":1}]}"#, true),
+            (r#"{"a":{"__pro\u0074o__":null}}"#, true),
+            (r#"{"__proto__":{}}"#, true),
+            (
+                r#"{"a":"__proto__","__proto__x":1,"b":["__proto__"]}"#,
+                false,
+            ),
+            (r#"{"a":1}"#, false),
+        ];
+        for (line, want) in cases {
+            let tape = Tape::parse(line, &mut bufs).unwrap();
+            assert_eq!(tape.has_proto_key(), want, "{line}");
+            tape.recycle(&mut bufs);
+            // Read in parts.
+            let mut tape = Tape::start(line, &mut bufs).unwrap();
+            tape.value(0, 0).unwrap();
+            assert_eq!(tape.has_proto_key(), want, "{line}");
+            tape.recycle(&mut bufs);
+            let val: Val<'_> = serde_json::from_str(line).unwrap();
+            let tape = Tape::from_val(&val, &mut bufs);
+            assert_eq!(tape.has_proto_key(), want, "{line}");
+            tape.recycle(&mut bufs);
+        }
     }
 
     /// A value's text is copied for `JSON.stringify` only where it is what `js_json` prints.
