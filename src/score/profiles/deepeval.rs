@@ -17,6 +17,8 @@ use super::scan::plain_run_end;
 use super::scan::{same_bytes, same_str};
 use super::tape::{Buffers, Raw, Tape, TapeProfile, V};
 use super::text::{json_str_body, plain_repr_json, py_json_indent, py_repr, py_str};
+use smallvec::SmallVec;
+
 use super::value::{py_eq, Val};
 use super::view::{Json, Kind};
 use super::{raw_text, write_head, LineError, Outcome};
@@ -562,6 +564,19 @@ mod direct {
     }
 }
 
+thread_local! {
+    /// A tool list's buffer, kept per thread from case to case: the direct reader's cases take
+    /// it ([`case_of_parts`]) and [`Deepeval::score`] gives it back.
+    static SPARE: std::cell::Cell<Vec<Tool<'static>>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// `v` emptied, as a list of tools of any lifetime, its buffer kept (an emptied list collected
+/// into one whose items have the same layout is collected in place).
+fn recycle<'a, 'b>(mut v: Vec<Tool<'a>>) -> Vec<Tool<'b>> {
+    v.clear();
+    v.into_iter().filter_map(|_| None).collect()
+}
+
 /// The case the direct walk found, from the tape it filled (`None` where [`case_of`] would
 /// give `None`: options it does not read, a name that is `null`).
 fn case_of_parts<'t>(
@@ -603,8 +618,9 @@ fn case_of_parts<'t>(
             ..Options::default()
         },
     };
-    // Both lists in one, filled in place at its final capacity.
-    let mut tools = Vec::with_capacity(called.len() + expected.len());
+    // Both lists in one, filled in place in the list the last case gave back.
+    let mut tools = recycle(SPARE.take());
+    tools.reserve(called.len() + expected.len());
     for p in called.iter().chain(expected) {
         tools.push(tool(p)?);
     }
@@ -902,15 +918,15 @@ fn unordered_score(exp: &[Tool<'_>], called: &[Tool<'_>], f: &Flags) -> Result<f
     })
 }
 
+/// The expected indices of a weighted LCS (on the stack for the usual handful of tools).
+type Lcs = SmallVec<[usize; 16]>;
+
 /// `_compute_weighted_lcs`: the LCS (expected indices) and its weight summed on the backtrack.
-fn weighted_lcs(
-    exp: &[Tool<'_>],
-    called: &[Tool<'_>],
-    f: &Flags,
-) -> Result<(Vec<usize>, f64), String> {
+fn weighted_lcs(exp: &[Tool<'_>], called: &[Tool<'_>], f: &Flags) -> Result<(Lcs, f64), String> {
     let (m, n) = (exp.len(), called.len());
     let w = n + 1;
-    let mut dp = vec![0.0f64; (m + 1) * w];
+    // On the stack for up to 7 tools on each side.
+    let mut dp: SmallVec<[f64; 64]> = smallvec::smallvec![0.0f64; (m + 1) * w];
     for i in 1..=m {
         for j in 1..=n {
             let (e, c) = (&exp[i - 1], &called[j - 1]);
@@ -930,7 +946,7 @@ fn weighted_lcs(
         }
     }
     let (mut i, mut j, mut total) = (m, n, 0.0);
-    let mut lcs = Vec::new();
+    let mut lcs = Lcs::new();
     while i > 0 && j > 0 {
         if dp[i * w + j] == dp[(i - 1) * w + j] {
             i -= 1;
@@ -1069,8 +1085,8 @@ fn type_mismatches(exp: &[Tool<'_>], called: &[Tool<'_>]) -> Vec<String> {
 
 /// Distinct names in first-appearance order (DeepEval lists a Python set here, in hash order;
 /// toolspec fixes the order so the text is reproducible).
-fn distinct<'s>(names: impl Iterator<Item = &'s str>) -> Vec<&'s str> {
-    let mut v: Vec<&str> = Vec::new();
+fn distinct<'s>(names: impl Iterator<Item = &'s str>) -> SmallVec<[&'s str; 16]> {
+    let mut v: SmallVec<[&str; 16]> = SmallVec::new();
     for n in names {
         if !v.iter().any(|m| same_str(m, n)) {
             v.push(n);
@@ -1207,7 +1223,7 @@ fn calling_reason<const ESC: bool>(
         return;
     }
     // set(expected) - (set(called) & set(expected)), by ToolCall equality.
-    let mut missing: Vec<&Tool<'_>> = Vec::new();
+    let mut missing: SmallVec<[&Tool<'_>; 16]> = SmallVec::new();
     for e in exp {
         if !called.iter().any(|c| call_eq(c, e)) && !missing.iter().any(|m| call_eq(m, e)) {
             missing.push(e);
@@ -1300,7 +1316,7 @@ fn evaluate<'t, 'a>(
         opts.threshold
     };
     let below = |s: f64| threshold.is_some_and(|t| s < t);
-    let mut lcs = Vec::new();
+    let mut lcs = Lcs::new();
     let raw = if opts.should_exact_match {
         exact_score(exp, called, &f)
     } else if opts.should_consider_ordering {
@@ -1413,6 +1429,7 @@ impl TapeProfile for Deepeval {
             || raw.get("input").filter(|i| *i != "null"),
             calling,
         );
+        SPARE.set(recycle(case.tools));
         match result {
             Ok(v) => {
                 write_head(out, id.unwrap_or("null"), Some(v.score), v.success);
