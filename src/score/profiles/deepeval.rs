@@ -572,6 +572,8 @@ thread_local! {
 
 /// `v` emptied, as a list of tools of any lifetime, its buffer kept (an emptied list collected
 /// into one whose items have the same layout is collected in place).
+// `filter` could not change the items' lifetime.
+#[allow(clippy::unnecessary_filter_map)]
 fn recycle<'a, 'b>(mut v: Vec<Tool<'a>>) -> Vec<Tool<'b>> {
     v.clear();
     v.into_iter().filter_map(|_| None).collect()

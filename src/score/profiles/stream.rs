@@ -2,7 +2,7 @@
 
 use std::io::{self, Read, Write};
 
-use rayon::prelude::*;
+use std::sync::Mutex;
 
 use super::{score_into, Outcome, ProfileName};
 
@@ -124,21 +124,29 @@ fn split_lines(batch: &[u8], mut lineno: usize, lines: &mut Vec<Line>) -> usize 
 /// input order. `threads` = 0 uses all cores; 1 scores on the calling thread. Blank lines are
 /// skipped (they are not cases), but line numbers in error messages count them.
 ///
-/// With a thread pool, the calling thread does the I/O while the pool scores: it writes the
-/// previous batch's output, reads the next batch and splits it into lines during the scoring
-/// of this one (so the pool never waits for the split).
+/// With more than one thread, the calling thread does the I/O while a pool of the other threads
+/// scores: it writes the previous batch's output, reads the next batch and splits it into
+/// lines during the scoring of this one (so the pool never waits for the split), then scores
+/// what is left of this batch with the pool. So `threads` threads are busy, never more: a
+/// pool of `threads` beside a calling thread doing I/O would leave a core's share of work
+/// waiting for its turn on the cores.
 pub fn score_stream(
     profile: ProfileName,
     mut input: impl Read,
     mut output: impl Write,
     threads: usize,
 ) -> io::Result<Summary> {
+    let threads = match threads {
+        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        n => n,
+    };
+    // The threads beside the calling one.
     let pool = if threads == 1 {
         None
     } else {
         Some(
             rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
+                .num_threads(threads - 1)
                 .build()
                 .map_err(io::Error::other)?,
         )
@@ -195,14 +203,23 @@ pub fn score_stream(
                 io_result = io(&mut output, &mut summary);
             }
             Some(pool) => {
-                let (outs, lines) = (&mut outs[..groups], &lines);
+                // Groups are taken in order, one at a time, by the pool's threads and, once its
+                // I/O is done, by the calling thread.
+                let work = Mutex::new(outs[..groups].iter_mut().zip(lines.chunks(LINES_PER_TASK)));
+                let take = || loop {
+                    // The lock is held only to take the next group.
+                    let group = work.lock().map(|mut w| w.next());
+                    match group {
+                        Ok(Some(g)) => score_group(g),
+                        _ => break,
+                    }
+                };
                 pool.in_place_scope(|s| {
-                    s.spawn(move |_| {
-                        outs.par_iter_mut()
-                            .zip(lines.par_chunks(LINES_PER_TASK))
-                            .for_each(score_group);
-                    });
+                    for _ in 1..threads {
+                        s.spawn(|_| take());
+                    }
                     io_result = io(&mut output, &mut summary);
+                    take();
                 });
             }
         }
