@@ -1470,37 +1470,22 @@ mod tests {
     use super::*;
     use crate::score::profiles::{tape, Reader};
 
-    /// Whether the tape reader takes the line (no serde fallback).
+    use std::io::BufRead;
+
     fn reads_fast(line: &str) -> bool {
-        tape::Tape::parse(line, &mut tape::Buffers::default())
-            .is_some_and(|t| case_of(t.root()).is_some())
+        tape::testing::reads_fast::<Deepeval>(line)
     }
 
-    use std::io::BufRead;
+    fn reads_direct(line: &str) -> bool {
+        tape::testing::reads_direct::<Deepeval>(line)
+    }
 
     fn run(line: &str, fast: bool) -> String {
         run_with(line, if fast { Reader::Tape } else { Reader::Serde })
     }
 
-    /// Whether the direct reader takes the line (no tape reader, no serde fallback).
-    fn reads_direct(line: &str) -> bool {
-        let mut out = String::new();
-        Deepeval::direct(
-            line,
-            &mut tape::Buffers::default(),
-            &mut out,
-            &mut String::new(),
-        )
-        .is_some()
-    }
-
     fn run_with(line: &str, reader: Reader) -> String {
-        let mut out = String::new();
-        match tape::score_line::<Deepeval>(line, &mut out, reader) {
-            Ok(_) => out,
-            Err(LineError::Rejected { id, message }) => format!("{id:?} {message}"),
-            Err(LineError::Malformed(m)) => m,
-        }
+        tape::testing::run::<Deepeval>(line, reader)
     }
 
     /// A called tool equal to one matched already is skipped, however it is written (`1` and
@@ -1799,16 +1784,6 @@ mod tests {
             "{\"tools_called\":[{\"name\":\"a\u{1}\"}],\"expected_tools\":[]}".to_owned(),
             r#"{"tools_called":[],"expected_tools":[],"options":{"strict_mode":truex}}"#.to_owned(),
         ];
-        for l in &taken {
-            assert!(reads_direct(l), "not taken: {l}");
-        }
-        for l in &left {
-            assert!(!reads_direct(l), "taken: {l}");
-        }
-        for l in taken.iter().chain(&left) {
-            let want = run(l, false);
-            assert_eq!(run_with(l, Reader::Direct), want, "{l}");
-            assert_eq!(run(l, true), want, "{l}");
-        }
+        tape::testing::direct_takes::<Deepeval>(&taken, &left);
     }
 }

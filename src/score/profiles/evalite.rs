@@ -566,19 +566,19 @@ fn flexible_mode_in<'t>(
     };
     // `reps`: the first expected index of each group.
     let mut by_key: HashMap<String, usize> = HashMap::new();
-    for (i, c) in expected.iter().enumerate() {
-        let found = if small {
+    // The group of a call's key, if there is one yet.
+    let group = |reps: &[usize], by_key: &HashMap<String, usize>, c: &Call| {
+        if small {
             reps.iter().position(|&r| {
-                same_key(
-                    expected[r].name(t),
-                    expected[r].input(t),
-                    c.name(t),
-                    c.input(t),
-                )
+                let e = &expected[r];
+                same_key(e.name(t), e.input(t), c.name(t), c.input(t))
             })
         } else {
             by_key.get(&canonical_key(c.name(t), c.input(t))).copied()
-        };
+        }
+    };
+    for (i, c) in expected.iter().enumerate() {
+        let found = group(reps, &by_key, c);
         let g = found.unwrap_or_else(|| {
             if !small {
                 by_key.insert(canonical_key(c.name(t), c.input(t)), reps.len());
@@ -593,18 +593,7 @@ fn flexible_mode_in<'t>(
         remaining[g] += 1;
     }
     for (i, c) in actual.iter().enumerate() {
-        let g = if small {
-            reps.iter().position(|&r| {
-                same_key(
-                    expected[r].name(t),
-                    expected[r].input(t),
-                    c.name(t),
-                    c.input(t),
-                )
-            })
-        } else {
-            by_key.get(&canonical_key(c.name(t), c.input(t))).copied()
-        };
+        let g = group(reps, &by_key, c);
         match g {
             // `refList.pop()`: the group's last remaining call is the one consumed.
             Some(g) if remaining[g] > 0 => {
@@ -996,33 +985,18 @@ mod tests {
     use super::*;
     use crate::score::profiles::{tape, Reader};
 
-    /// Whether the tape reader takes the line (no serde fallback).
-    fn reads_fast(line: &str) -> bool {
-        tape::Tape::parse(line, &mut tape::Buffers::default())
-            .is_some_and(|t| case_of(t.root()).is_some())
-    }
-
-    /// Whether the direct reader takes the line (no tape reader, no serde fallback).
-    fn reads_direct(line: &str) -> bool {
-        let mut out = String::new();
-        Evalite::direct(
-            line,
-            &mut tape::Buffers::default(),
-            &mut out,
-            &mut String::new(),
-        )
-        .is_some()
-    }
-
     use std::io::BufRead;
 
+    fn reads_fast(line: &str) -> bool {
+        tape::testing::reads_fast::<Evalite>(line)
+    }
+
+    fn reads_direct(line: &str) -> bool {
+        tape::testing::reads_direct::<Evalite>(line)
+    }
+
     fn run(line: &str, reader: Reader) -> String {
-        let mut out = String::new();
-        match tape::score_line::<Evalite>(line, &mut out, reader) {
-            Ok(_) => out,
-            Err(LineError::Rejected { id, message }) => format!("{id:?} {message}"),
-            Err(LineError::Malformed(m)) => m,
-        }
+        tape::testing::run::<Evalite>(line, reader)
     }
 
     fn both(line: &str) -> (String, String) {
@@ -1135,16 +1109,6 @@ mod tests {
             "{\"actualCalls\":[{\"toolName\":\"a\u{1}\"}],\"expectedCalls\":[]}".to_owned(),
             r#"{"actualCalls":[],"expectedCalls":[],"mode":"exact""#.to_owned(),
         ];
-        for l in &taken {
-            assert!(reads_direct(l), "not taken: {l}");
-        }
-        for l in &left {
-            assert!(!reads_direct(l), "taken: {l}");
-        }
-        for l in taken.iter().chain(&left) {
-            let want = run(l, Reader::Serde);
-            assert_eq!(run(l, Reader::Direct), want, "{l}");
-            assert_eq!(run(l, Reader::Tape), want, "{l}");
-        }
+        tape::testing::direct_takes::<Evalite>(&taken, &left);
     }
 }

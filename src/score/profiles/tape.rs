@@ -113,6 +113,50 @@ pub(crate) fn score_line<'a, P: TapeProfile>(
     })
 }
 
+/// What the profiles' reader tests share.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::{score_line, Buffers, Tape, TapeProfile};
+    use crate::score::profiles::{LineError, Reader};
+
+    /// Whether the tape reader takes the line (no serde fallback).
+    pub(crate) fn reads_fast<P: TapeProfile>(line: &str) -> bool {
+        Tape::parse(line, &mut Buffers::default()).is_some_and(|t| P::case_of(t.root()).is_some())
+    }
+
+    /// Whether the direct reader takes the line (no tape reader, no serde fallback).
+    pub(crate) fn reads_direct<P: TapeProfile>(line: &str) -> bool {
+        let mut out = String::new();
+        P::direct(line, &mut Buffers::default(), &mut out, &mut String::new()).is_some()
+    }
+
+    /// The direct reader takes every line of `taken` and none of `left`, and on all of them the
+    /// three readers print the same bytes.
+    pub(crate) fn direct_takes<P: TapeProfile>(taken: &[String], left: &[String]) {
+        for l in taken {
+            assert!(reads_direct::<P>(l), "not taken: {l}");
+        }
+        for l in left {
+            assert!(!reads_direct::<P>(l), "taken: {l}");
+        }
+        for l in taken.iter().chain(left) {
+            let want = run::<P>(l, Reader::Serde);
+            assert_eq!(run::<P>(l, Reader::Direct), want, "{l}");
+            assert_eq!(run::<P>(l, Reader::Tape), want, "{l}");
+        }
+    }
+
+    /// The line scored with `reader`: its output, or its error as text.
+    pub(crate) fn run<P: TapeProfile>(line: &str, reader: Reader) -> String {
+        let mut out = String::new();
+        match score_line::<P>(line, &mut out, reader) {
+            Ok(_) => out,
+            Err(LineError::Rejected { id, message }) => format!("{id:?} {message}"),
+            Err(LineError::Malformed(m)) => m,
+        }
+    }
+}
+
 /// The raw JSON text of a line's top-level fields (ids and inputs are printed back as written).
 pub(crate) struct Raw<'a, 't> {
     tape: &'t Tape<'t>,
