@@ -203,7 +203,7 @@ mod direct {
     use super::super::scan::{number, Num};
     use super::super::tape::{skip_ws, Tape};
     pub(super) use super::super::walk::NONE;
-    use super::super::walk::{is_null, items, kept, next, once, skip, starts};
+    use super::super::walk::{is_null, items, kept, member_key, next, once, skip};
     use super::Options;
 
     /// A string field of a tool: a span of the line (no escapes), or a node of the tape.
@@ -242,6 +242,7 @@ mod direct {
     const OK_EXACT: u8 = 2;
     const OK_STRICT: u8 = 3;
     const OK_THRESHOLD: u8 = 4;
+    const OK_OTHER: u8 = 5;
 
     /// The options at `i` when they hold only the usual members (`evaluation_params` as plain
     /// strings, the three flags as `true` or `false`, `threshold` as a number or `null`), each
@@ -277,32 +278,19 @@ mod direct {
         };
         let mut seen = 0u32;
         loop {
-            // The usual members with their quotes and colon in one comparison.
-            let fast = match b.get(i + 1) {
-                Some(b'e') if starts(b, i, b"\"evaluation_params\":") => Some((OK_PARAMS, i + 20)),
-                Some(b's') if starts(b, i, b"\"should_consider_ordering\":") => {
-                    Some((OK_ORDERING, i + 27))
-                }
-                Some(b's') if starts(b, i, b"\"should_exact_match\":") => Some((OK_EXACT, i + 21)),
-                Some(b's') if starts(b, i, b"\"strict_mode\":") => Some((OK_STRICT, i + 14)),
-                Some(b't') if starts(b, i, b"\"threshold\":") => Some((OK_THRESHOLD, i + 12)),
-                _ => None,
-            };
-            let (k, v) = match fast {
-                Some((k, v)) => (k, skip_ws(b, v)),
-                None => {
-                    let (k, v) = tape.plain_key(i)?;
-                    let k = match k {
-                        b"evaluation_params" => OK_PARAMS,
-                        b"should_consider_ordering" => OK_ORDERING,
-                        b"should_exact_match" => OK_EXACT,
-                        b"strict_mode" => OK_STRICT,
-                        b"threshold" => OK_THRESHOLD,
-                        _ => return None,
-                    };
-                    (k, v)
-                }
-            };
+            let (k, v) = member_key!(
+                tape,
+                i,
+                fast [
+                    b"evaluation_params" => OK_PARAMS,
+                    b"should_consider_ordering" => OK_ORDERING,
+                    b"should_exact_match" => OK_EXACT,
+                    b"strict_mode" => OK_STRICT,
+                    b"threshold" => OK_THRESHOLD,
+                ],
+                slow [],
+                other OK_OTHER
+            )?;
             i = match k {
                 OK_PARAMS => {
                     once(&mut seen, 1)?;
@@ -351,6 +339,13 @@ mod direct {
         }
     }
 
+    const T_CALLED: u8 = 0;
+    const T_EXPECTED: u8 = 1;
+    const T_OPTIONS: u8 = 2;
+    const T_ID: u8 = 3;
+    const T_INPUT: u8 = 4;
+    const T_OTHER: u8 = 5;
+
     /// Walk the line: the tools into `called` and `expected` (empty), the rest into [`Top`].
     pub(super) fn walk<'a>(
         tape: &mut Tape<'a>,
@@ -371,32 +366,28 @@ mod direct {
         };
         let mut seen = 0u32;
         loop {
-            // The usual members with their quotes and colon in one comparison.
-            let fast = match b.get(i + 1) {
-                Some(b't') if starts(b, i, b"\"tools_called\":") => {
-                    Some((&b"tools_called"[..], i + 15))
-                }
-                Some(b'e') if starts(b, i, b"\"expected_tools\":") => {
-                    Some((&b"expected_tools"[..], i + 17))
-                }
-                Some(b'o') if starts(b, i, b"\"options\":") => Some((&b"options"[..], i + 10)),
-                Some(b'i') if starts(b, i, b"\"id\":") => Some((&b"id"[..], i + 5)),
-                _ => None,
-            };
-            let (k, v) = match fast {
-                Some((k, v)) => (k, skip_ws(b, v)),
-                None => tape.plain_key(i)?,
-            };
+            let (k, v) = member_key!(
+                tape,
+                i,
+                fast [
+                    b"tools_called" => T_CALLED,
+                    b"expected_tools" => T_EXPECTED,
+                    b"options" => T_OPTIONS,
+                    b"id" => T_ID,
+                ],
+                slow [b"input" => T_INPUT],
+                other T_OTHER
+            )?;
             i = match k {
-                b"tools_called" => {
+                T_CALLED => {
                     once(&mut seen, 1)?;
                     tools(tape, v, called)?
                 }
-                b"expected_tools" => {
+                T_EXPECTED => {
                     once(&mut seen, 2)?;
                     tools(tape, v, expected)?
                 }
-                b"options" => {
+                T_OPTIONS => {
                     once(&mut seen, 4)?;
                     if let Some((o, end)) = options(tape, v) {
                         top.options = Some(o);
@@ -407,8 +398,8 @@ mod direct {
                         end
                     }
                 }
-                b"id" | b"input" => {
-                    let (key, bit) = if k == b"id" { ("id", 8) } else { ("input", 16) };
+                T_ID | T_INPUT => {
+                    let (key, bit) = if k == T_ID { ("id", 8) } else { ("input", 16) };
                     once(&mut seen, bit)?;
                     let end = skip(tape, v, 1)?;
                     *top.fields.get_mut(top.n_fields)? = (key, (v as u32, end as u32));
@@ -467,29 +458,21 @@ mod direct {
     /// both compact JSON and Python's `json.dumps` write them); the rest are read as keys.
     #[inline(always)]
     fn tool_key(tape: &Tape<'_>, i: usize) -> Option<(u8, usize)> {
-        let b = tape.src().as_bytes();
-        let fast = match b.get(i + 1) {
-            Some(b'n') if starts(b, i, b"\"name\":") => Some((TK_NAME, i + 7)),
-            Some(b'i') if starts(b, i, b"\"input_parameters\":") => {
-                Some((TK_INPUT_PARAMETERS, i + 19))
-            }
-            Some(b'o') if starts(b, i, b"\"output\":") => Some((TK_OUTPUT, i + 9)),
-            _ => None,
-        };
-        if let Some((k, v)) = fast {
-            return Some((k, skip_ws(b, v)));
-        }
-        let (k, v) = tape.plain_key(i)?;
-        let k = match k {
-            b"name" => TK_NAME,
-            b"input_parameters" => TK_INPUT_PARAMETERS,
-            b"output" => TK_OUTPUT,
-            b"type" => TK_TYPE,
-            b"description" => TK_DESCRIPTION,
-            b"reasoning" => TK_REASONING,
-            _ => TK_OTHER,
-        };
-        Some((k, v))
+        member_key!(
+            tape,
+            i,
+            fast [
+                b"name" => TK_NAME,
+                b"input_parameters" => TK_INPUT_PARAMETERS,
+                b"output" => TK_OUTPUT,
+            ],
+            slow [
+                b"type" => TK_TYPE,
+                b"description" => TK_DESCRIPTION,
+                b"reasoning" => TK_REASONING,
+            ],
+            other TK_OTHER
+        )
     }
 
     /// One tool at `i` (an object) pushed to `out`: the index after it.

@@ -712,7 +712,7 @@ fn flexible_mode_in<'t>(
 mod direct {
     use super::super::scan::{number, Num};
     use super::super::tape::{skip_ws, Tape};
-    use super::super::walk::{is_null, items, kept, next, once, skip, starts, NONE};
+    use super::super::walk::{is_null, items, kept, member_key, next, once, skip, NONE};
     use super::{Call, Obj};
 
     /// What the walk found at the top level (the calls go to the caller's list).
@@ -754,31 +754,19 @@ mod direct {
         let mut seen = 0u32;
         let mut expected_first = false;
         loop {
-            // The usual members with their quotes and colon in one comparison.
-            let fast = match b.get(i + 1) {
-                Some(b'a') if starts(b, i, b"\"actualCalls\":") => Some((K_ACTUAL, i + 14)),
-                Some(b'e') if starts(b, i, b"\"expectedCalls\":") => Some((K_EXPECTED, i + 16)),
-                Some(b'm') if starts(b, i, b"\"mode\":") => Some((K_MODE, i + 7)),
-                Some(b'w') if starts(b, i, b"\"weights\":") => Some((K_WEIGHTS, i + 10)),
-                Some(b'i') if starts(b, i, b"\"id\":") => Some((K_ID, i + 5)),
-                _ => None,
-            };
-            let (k, v) = match fast {
-                Some((k, v)) => (k, skip_ws(b, v)),
-                None => {
-                    let (k, v) = tape.plain_key(i)?;
-                    let k = match k {
-                        b"actualCalls" => K_ACTUAL,
-                        b"expectedCalls" => K_EXPECTED,
-                        b"mode" => K_MODE,
-                        b"weights" => K_WEIGHTS,
-                        b"threshold" => K_THRESHOLD,
-                        b"id" => K_ID,
-                        _ => K_OTHER,
-                    };
-                    (k, v)
-                }
-            };
+            let (k, v) = member_key!(
+                tape,
+                i,
+                fast [
+                    b"actualCalls" => K_ACTUAL,
+                    b"expectedCalls" => K_EXPECTED,
+                    b"mode" => K_MODE,
+                    b"weights" => K_WEIGHTS,
+                    b"id" => K_ID,
+                ],
+                slow [b"threshold" => K_THRESHOLD],
+                other K_OTHER
+            )?;
             i = match k {
                 K_ACTUAL => {
                     once(&mut seen, 1)?;
@@ -864,14 +852,16 @@ mod direct {
         }
         let mut seen = 0u32;
         loop {
-            let (is_name, v) = match b.get(i + 1) {
-                Some(b't') if starts(b, i, b"\"toolName\":") => (true, skip_ws(b, i + 11)),
-                Some(b'i') if starts(b, i, b"\"input\":") => (false, skip_ws(b, i + 8)),
-                _ => match tape.plain_key(i)? {
-                    (b"toolName", v) => (true, v),
-                    (b"input", v) => (false, v),
-                    _ => return None,
-                },
+            let (is_name, v) = match member_key!(
+                tape,
+                i,
+                fast [b"toolName" => 0, b"input" => 1],
+                slow [],
+                other K_OTHER
+            )? {
+                (0, v) => (true, v),
+                (1, v) => (false, v),
+                _ => return None,
             };
             let (n, end) = tape.value(v, 3)?;
             if is_name {
