@@ -745,16 +745,23 @@ fn same_tool(e: &Tool<'_>, c: &Tool<'_>) -> bool {
 
 const NONE_KEYS: &str = "AttributeError: 'NoneType' object has no attribute 'keys'";
 
-/// `_compare_dicts(d1 = expected, d2 = called)` for unequal `d1` and `d2`: its first step,
-/// `if d1 == d2: return 1.0`, is left to the callers, which have made that comparison already
-/// (the comparison of two unequal dicts was made twice).
+/// `_compare_dicts(d1 = expected, d2 = called)`: an error where DeepEval's `.keys()` fails on a
+/// value that is not a dict, else [`dict_score`]'s share.
 fn compare_dicts(d1: Option<V<'_>>, d2: Option<V<'_>>) -> Result<f64, String> {
-    let (Some(a), Some(b)) = (d1, d2) else {
-        return Err(NONE_KEYS.to_owned());
-    };
-    if !a.is_obj() || !b.is_obj() {
-        return Err(NONE_KEYS.to_owned());
+    match (d1, d2) {
+        (Some(a), Some(b)) if a.is_obj() && b.is_obj() => Ok(dict_score(a, b).0),
+        _ => Err(NONE_KEYS.to_owned()),
     }
+}
+
+/// `_compare_dicts` of two dicts, and whether they are equal (Python `==`): `(1.0, true)` for
+/// equal ones, as its first step `if d1 == d2: return 1.0` gives; else the share of the keys
+/// whose values are equal, a nested pair of unequal dicts counting for its own share.
+///
+/// The equality comes out of the same pass over the members (equal key sets, every value
+/// equal), so two dicts are not compared twice, once whole and once member by member; nor is a
+/// nested pair of dicts.
+fn dict_score(a: V<'_>, b: V<'_>) -> (f64, bool) {
     // `d2`'s value for each key of `d1`, keys compared as bytes. For up to `SMALL` keys, found
     // first (they also give the total): the member at the same position when the two have their
     // keys in the same order (the usual case), else the one found by key (keys are unique in a
@@ -780,18 +787,35 @@ fn compare_dicts(d1: Option<V<'_>>, d2: Option<V<'_>>) -> Result<f64, String> {
             .members()
             .filter(|(k, _)| a.get_bytes(k).is_none())
             .count()
-    } as f64;
+    };
+    // The same keys: every key of `d1` in `d2`, and no other.
+    let mut equal = total == na && na == nb;
+    let share = 1.0 / total as f64;
     let mut s = 0.0;
     for (i, (k, v1)) in a.members().enumerate() {
         let v2 = if small { pairs[i] } else { b.get_bytes(k) };
         let Some(v2) = v2 else { continue };
-        if v1.same_text(v2) || py_eq(v1, v2) {
-            s += 1.0 / total;
+        if v1.same_text(v2) {
+            s += share;
         } else if v1.is_obj() && v2.is_obj() {
-            s += compare_dicts(Some(v1), Some(v2))? / total;
+            match dict_score(v1, v2) {
+                (_, true) => s += share,
+                (x, false) => {
+                    s += x / total as f64;
+                    equal = false;
+                }
+            }
+        } else if py_eq(v1, v2) {
+            s += share;
+        } else {
+            equal = false;
         }
     }
-    Ok(s)
+    if equal {
+        (1.0, true)
+    } else {
+        (s, false)
+    }
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -823,8 +847,20 @@ impl<'t> Params<'t> {
 
 fn pair_score(e: &Tool<'_>, c: &Tool<'_>, f: &Flags) -> Result<f64, String> {
     let mut s = 1.0;
-    if f.ip && !opt_eq(e.input_parameters, c.input_parameters) {
-        s *= compare_dicts(e.input_parameters, c.input_parameters)?;
+    if f.ip {
+        match (e.input_parameters, c.input_parameters) {
+            // `d1 == d2` and `_compare_dicts` in one pass (equal dicts score 1).
+            (Some(a), Some(b)) if a.is_obj() && b.is_obj() => {
+                if !a.same_text(b) {
+                    s = dict_score(a, b).0;
+                }
+            }
+            (a, b) => {
+                if !opt_eq(a, b) {
+                    s = compare_dicts(a, b)?;
+                }
+            }
+        }
     }
     if f.out && !opt_eq(e.output, c.output) {
         s = 0.0;
