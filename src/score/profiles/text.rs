@@ -494,14 +494,19 @@ pub(crate) fn py_json_indent<'s, J: Json<'s>, const ESC: bool>(
     v: J,
     level: usize,
 ) {
-    let nl = if ESC { "\\n" } else { "\n" };
-    let pad = |out: &mut String, n: usize| {
-        const SPACES: &str = "                                ";
-        let mut left = n * 4;
-        while left > 0 {
-            let k = left.min(SPACES.len());
-            out.push_str(&SPACES[..k]);
-            left -= k;
+    // A newline and the indentation of `n` levels, in one piece for the usual depths.
+    let newline = |out: &mut String, n: usize| {
+        const ESCAPED: &str = concat!("\\n", "                                ");
+        const PLAIN: &str = concat!("\n", "                                ");
+        let (text, nl) = if ESC { (ESCAPED, 2) } else { (PLAIN, 1) };
+        match text.get(..nl + 4 * n) {
+            Some(piece) => out.push_str(piece),
+            None => {
+                out.push_str(&text[..nl]);
+                for _ in 0..n {
+                    out.push_str("    ");
+                }
+            }
         }
     };
     match v.kind() {
@@ -523,34 +528,28 @@ pub(crate) fn py_json_indent<'s, J: Json<'s>, const ESC: bool>(
         Kind::Obj if v.entries().len() == 0 => out.push_str("{}"),
         Kind::Arr => {
             out.push('[');
-            out.push_str(nl);
             for (i, x) in v.items().enumerate() {
                 if i > 0 {
                     out.push(',');
-                    out.push_str(nl);
                 }
-                pad(out, level + 1);
+                newline(out, level + 1);
                 py_json_indent::<J, ESC>(out, x, level + 1);
             }
-            out.push_str(nl);
-            pad(out, level);
+            newline(out, level);
             out.push(']');
         }
         Kind::Obj => {
             out.push('{');
-            out.push_str(nl);
             for (i, (k, x)) in v.entries().enumerate() {
                 if i > 0 {
                     out.push(',');
-                    out.push_str(nl);
                 }
-                pad(out, level + 1);
+                newline(out, level + 1);
                 json_str_in::<ESC>(out, k);
                 out.push_str(": ");
                 py_json_indent::<J, ESC>(out, x, level + 1);
             }
-            out.push_str(nl);
-            pad(out, level);
+            newline(out, level);
             out.push('}');
         }
     }
