@@ -285,6 +285,21 @@ pub(crate) fn skip_ws(b: &[u8], mut i: usize) -> usize {
     i
 }
 
+/// The first byte at or after `i` that is not JSON whitespace, with its index (`None` at the
+/// end): for the usual case, no whitespace, one load and one comparison, and the caller's
+/// dispatch on the byte uses it as it is (no second load and bounds check, as after
+/// [`skip_ws`]).
+#[inline(always)]
+pub(crate) fn token(b: &[u8], i: usize) -> (Option<u8>, usize) {
+    match b.get(i) {
+        Some(&c) if c > b' ' => (Some(c), i),
+        _ => {
+            let i = skip_ws(b, i);
+            (b.get(i).copied(), i)
+        }
+    }
+}
+
 /// A hash of a key for duplicate detection: its length and two bytes.
 #[inline(always)]
 fn key_hash(k: &[u8]) -> u32 {
@@ -406,33 +421,36 @@ impl<'a> Tape<'a> {
             raw_start: i as u32,
             ..Node::new(if obj { Tag::Obj } else { Tag::Arr })
         });
-        let mut i = skip_ws(b, i + 1);
+        // Each step knows the byte it is at (`t`, from [`token`]).
+        let (mut t, mut i) = token(b, i + 1);
         let mut open = Open {
             at,
             n: 0,
             seen: 0,
             obj,
         };
-        if b.get(i) == Some(&close) {
+        if t == Some(close) {
             self.close(at, 0, i + 1);
             return Some(i + 1);
         }
         loop {
             if obj {
-                i = self.key(i, &mut open)?;
+                if t != Some(b'"') {
+                    return None;
+                }
+                (t, i) = self.key_at(i, &mut open)?;
             }
-            i = match *b.get(i)? {
+            i = match t? {
                 b'"' => self.string_at(i)?,
                 c @ (b'{' | b'[') => self.container_at(i, c, levels + 1)?,
                 _ => self.scalar_at(i)?,
             };
             open.n += 1;
-            i = skip_ws(b, i);
-            match b.get(i) {
-                Some(b',') => i = skip_ws(b, i + 1),
-                Some(&x) if x == close => {
-                    self.close(at, open.n, i + 1);
-                    return Some(i + 1);
+            match token(b, i) {
+                (Some(b','), at_comma) => (t, i) = token(b, at_comma + 1),
+                (Some(x), at_close) if x == close => {
+                    self.close(at, open.n, at_close + 1);
+                    return Some(at_close + 1);
                 }
                 _ => return None,
             }
@@ -628,8 +646,18 @@ impl<'a> Tape<'a> {
     /// colon: the index of the member's value.
     #[inline(always)]
     fn key(&mut self, i: usize, open: &mut Open) -> Option<usize> {
+        if self.src.as_bytes().get(i) != Some(&b'"') {
+            return None;
+        }
+        self.key_at(i, open).map(|(_, i)| i)
+    }
+
+    /// [`Tape::key`] for a key whose opening quote is at `i`: the value's first byte (see
+    /// [`token`]) and index.
+    #[inline(always)]
+    fn key_at(&mut self, i: usize, open: &mut Open) -> Option<(Option<u8>, usize)> {
         let b = self.src.as_bytes();
-        if b.get(i) != Some(&b'"') || open.n == MAX_KEYS {
+        if open.n == MAX_KEYS {
             return None;
         }
         // The key's node, and a cheap hash of it from the bytes just scanned.
@@ -664,7 +692,7 @@ impl<'a> Tape<'a> {
             }
             i + 1
         };
-        Some(skip_ws(b, i))
+        Some(token(b, i))
     }
 
     /// The node of a string without escapes: opening quote at `i`, closing quote at `j`.

@@ -3,7 +3,7 @@
 //! tape ([`Tape::value`]), with the tape reader's checks. Each helper answers `None` for what
 //! the walk leaves to the tape reader.
 
-use super::tape::{skip_ws, Tape};
+use super::tape::{skip_ws, token, Tape};
 
 /// A node index that stands for an absent value.
 pub(super) const NONE: u32 = u32::MAX;
@@ -111,10 +111,9 @@ pub(super) fn once(seen: &mut u32, bit: u32) -> Option<()> {
 /// closing `close` in `Err`.
 #[inline(always)]
 pub(super) fn next(b: &[u8], i: usize, close: u8) -> Option<Result<usize, usize>> {
-    let i = skip_ws(b, i);
-    match *b.get(i)? {
-        b',' => Some(Ok(skip_ws(b, i + 1))),
-        c if c == close => Some(Err(i + 1)),
+    match token(b, i) {
+        (Some(b','), i) => Some(Ok(skip_ws(b, i + 1))),
+        (Some(c), i) if c == close => Some(Err(i + 1)),
         _ => None,
     }
 }
@@ -124,15 +123,15 @@ pub(super) fn next(b: &[u8], i: usize, close: u8) -> Option<Result<usize, usize>
 #[inline(always)]
 pub(super) fn items(
     tape: &mut Tape<'_>,
-    mut i: usize,
+    i: usize,
     mut item: impl FnMut(&mut Tape<'_>, usize) -> Option<usize>,
 ) -> Option<usize> {
     let b = tape.src().as_bytes();
     if b.get(i) != Some(&b'[') {
         return None;
     }
-    i = skip_ws(b, i + 1);
-    if b.get(i) == Some(&b']') {
+    let (t, mut i) = token(b, i + 1);
+    if t == Some(b']') {
         return Some(i + 1);
     }
     loop {
