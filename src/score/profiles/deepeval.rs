@@ -1609,6 +1609,80 @@ mod tests {
         assert!(checked > 0);
     }
 
+    /// `dict_score`'s equality is Python's `d1 == d2` (key order ignored, `1 == 1.0 == True`,
+    /// nested dicts and lists), equal dicts score 1, and unequal ones score what
+    /// `_compare_dicts` gives (here written out plainly: a share per key of either dict, a point
+    /// for an equal value, a nested share for a pair of unequal dicts).
+    #[test]
+    fn dict_score_is_python_equality_and_compare_dicts() {
+        fn reference(a: V<'_>, b: V<'_>) -> f64 {
+            let keys_b: Vec<&[u8]> = b.members().map(|(k, _)| k).collect();
+            let total =
+                a.entries().len() + keys_b.iter().filter(|k| a.get_bytes(k).is_none()).count();
+            let mut s = 0.0;
+            for (k, v1) in a.members() {
+                let Some(v2) = b.get_bytes(k) else { continue };
+                if py_eq(v1, v2) {
+                    s += 1.0 / total as f64;
+                } else if v1.is_obj() && v2.is_obj() {
+                    s += reference(v1, v2) / total as f64;
+                }
+            }
+            s
+        }
+        let values = [
+            "1",
+            "1.0",
+            "true",
+            "2",
+            "0",
+            "false",
+            "\"a\"",
+            "null",
+            "[1,2]",
+            "[1.0,2]",
+            "[2,1]",
+            "{\"x\":1}",
+            "{\"x\":1.0}",
+            "{\"x\":2}",
+            "{\"y\":1}",
+            "{\"x\":{\"z\":[1]}}",
+        ];
+        // Dicts of up to three keys, in both orders, values from the pool.
+        let mut dicts = vec!["{}".to_owned()];
+        for (i, v) in values.iter().enumerate() {
+            let w = values[(i * 7 + 3) % values.len()];
+            let u = values[(i * 5 + 1) % values.len()];
+            dicts.push(format!("{{\"a\":{v}}}"));
+            dicts.push(format!("{{\"a\":{v},\"b\":{w}}}"));
+            dicts.push(format!("{{\"b\":{w},\"a\":{v}}}"));
+            dicts.push(format!("{{\"a\":{v},\"b\":{w},\"c\":{u}}}"));
+            dicts.push(format!("{{\"c\":{u},\"a\":{v}}}"));
+        }
+        let (mut equal, mut unequal) = (0, 0);
+        for x in &dicts {
+            for y in &dicts {
+                let text = format!("[{x},{y}]");
+                let mut bufs = tape::Buffers::default();
+                let t = tape::Tape::parse(&text, &mut bufs).expect(&text);
+                let mut items = t.root().items();
+                let (a, b) = (items.next().unwrap(), items.next().unwrap());
+                let (score, eq) = dict_score(a, b);
+                assert_eq!(eq, py_eq(a, b), "{text}");
+                if eq {
+                    assert_eq!(score, 1.0, "{text}");
+                    equal += 1;
+                } else {
+                    assert_eq!(score, reference(a, b), "{text}");
+                    assert!(score < 1.0, "{text}");
+                    unequal += 1;
+                }
+            }
+        }
+        // Equal pairs with different texts are among them (`1` against `1.0`, key order).
+        assert!(equal > dicts.len() && unequal > 0, "{equal} {unequal}");
+    }
+
     /// `_compare_dicts` gives the same share whatever the key order, up to and past the size
     /// where the members are paired before scoring (16 keys): `len(d1) + len(d2 - d1)` in the
     /// denominator, a point per equal value, a nested share per pair of unequal dicts.
