@@ -734,6 +734,10 @@ mod direct {
     const K_THRESHOLD: u8 = 4;
     const K_ID: u8 = 5;
     const K_OTHER: u8 = 6;
+    /// A call object's members.
+    const C_NAME: u8 = 0;
+    const C_INPUT: u8 = 1;
+    const C_OTHER: u8 = 2;
 
     /// Walk the line: the actual calls, then the expected ones, into `calls` (empty), the rest
     /// into [`Top`].
@@ -855,12 +859,12 @@ mod direct {
             let (is_name, v) = match member_key!(
                 tape,
                 i,
-                fast [b"toolName" => 0, b"input" => 1],
+                fast [b"toolName" => C_NAME, b"input" => C_INPUT],
                 slow [],
-                other K_OTHER
+                other C_OTHER
             )? {
-                (0, v) => (true, v),
-                (1, v) => (false, v),
+                (C_NAME, v) => (true, v),
+                (C_INPUT, v) => (false, v),
                 _ => return None,
             };
             let (n, end) = tape.value(v, 3)?;
