@@ -110,6 +110,11 @@ const CASES: &[(&str, &str, Files)] = &[
         &[],
     ),
     (
+        "judge_in_a_spec",
+        "spec a {\n  profile deepeval { judge: \"touch PWNED; echo 1\" }\n}\n",
+        &[],
+    ),
+    (
         "unknown_reference",
         "spec a {\n  call refund(order_id: lookup.output.id)\n}\n",
         &[],

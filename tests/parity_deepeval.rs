@@ -9,7 +9,10 @@ mod parity_support;
 
 use parity_support::{close, output, reason_modulo_set_order, report, vector_lines};
 use serde_json::{json, Value};
-use toolspec::score::profiles::{score_line, ProfileName};
+use toolspec::score::profiles::{
+    score_line, score_line_judged, score_line_reference, score_line_tape, Judge, JudgeAnswer,
+    JudgeError, JudgeRequest, ProfileName,
+};
 
 #[test]
 fn every_deepeval_vector_matches() {
@@ -112,16 +115,34 @@ fn case(options: Value) -> Vec<u8> {
     .into_bytes()
 }
 
+/// A judge given by the caller (the command line's `--judge`) scores tool selection, and the
+/// final score is the minimum of both parts; a `judge` option in the line is an error line.
 #[test]
 fn the_judge_scores_tool_selection_and_min_composes() {
-    let judge = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/fixtures/parity_judge.sh"
+    struct Fixed(Result<f64, &'static str>);
+    impl Judge for Fixed {
+        fn ask(&self, request: &JudgeRequest<'_, '_>) -> Result<JudgeAnswer, JudgeError> {
+            let v: Value = serde_json::from_str(&request.to_json()).unwrap();
+            let n = v["available_tools"].as_array().unwrap().len();
+            self.0
+                .map(|score| JudgeAnswer {
+                    score,
+                    reason: format!("fixture judge saw {n} available tools"),
+                })
+                .map_err(|e| JudgeError(e.to_owned()))
+        }
+    }
+    let judged = |options: Value, judge: &Fixed| {
+        output(&score_line_judged(
+            ProfileName::Deepeval,
+            &case(options),
+            Some(judge),
+        ))
+    };
+    let got = judged(
+        json!({"available_tools": [{"name": "search"}, {"name": "book"}]}),
+        &Fixed(Ok(0.25)),
     );
-    let got = output(&score_line(
-        ProfileName::Deepeval,
-        &case(json!({"available_tools": [{"name": "search"}, {"name": "book"}], "judge": judge})),
-    ));
     assert_eq!(got["score"], 0.25, "{got}");
     assert_eq!(got["success"], false);
     assert!(
@@ -132,16 +153,13 @@ fn the_judge_scores_tool_selection_and_min_composes() {
         "{got}"
     );
     // Without available tools the judge is not asked, as in DeepEval.
-    let got = output(&score_line(
-        ProfileName::Deepeval,
-        &case(json!({"judge": "exit 3"})),
-    ));
+    let got = judged(json!({}), &Fixed(Err("exited with 3")));
     assert_eq!(got["score"], 1.0, "{got}");
     // A failing judge makes the case an error line.
-    let got = output(&score_line(
-        ProfileName::Deepeval,
-        &case(json!({"available_tools": [{"name": "a"}], "judge": "exit 3"})),
-    ));
+    let got = judged(
+        json!({"available_tools": [{"name": "a"}]}),
+        &Fixed(Err("exited with 3")),
+    );
     assert!(got["error"].as_str().unwrap().contains("exited"), "{got}");
     // Without a judge the selection part scores 1.
     let got = output(&score_line(
@@ -149,6 +167,18 @@ fn the_judge_scores_tool_selection_and_min_composes() {
         &case(json!({"available_tools": [{"name": "a"}]})),
     ));
     assert_eq!(got["score"], 1.0, "{got}");
+    // A judge command in the line is never run: the case is an error line saying to pass
+    // `--judge`, whatever the reader.
+    let line = case(json!({"available_tools": [{"name": "a"}], "judge": "exit 3"}));
+    for out in [
+        score_line(ProfileName::Deepeval, &line),
+        score_line_reference(ProfileName::Deepeval, &line),
+        score_line_tape(ProfileName::Deepeval, &line),
+    ] {
+        let got = output(&out);
+        assert_eq!(got["id"], "j", "{got}");
+        assert!(got["error"].as_str().unwrap().contains("--judge"), "{got}");
+    }
 }
 
 /// The oracle reads `options` as `case.get("options") or {}`: a line without options, or with

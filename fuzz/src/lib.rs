@@ -490,10 +490,7 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
         .collect();
     let profile = input.profile.as_ref().and_then(|(p, opts)| {
         let (name, known) = KNOWN_PROFILES[*p as usize % KNOWN_PROFILES.len()];
-        // Never `judge`: its value is a shell command, which the fuzzer would run (arbitrary
-        // commands, and a judge that exits unread kills the target with SIGPIPE, which libFuzzer
-        // leaves at its default). `tests/parity_deepeval.rs` covers the judge with a fixed script.
-        let known: Vec<&str> = known.iter().copied().filter(|k| *k != "judge").collect();
+        // A judge is never a profile option (only the command line gives one).
         let options: Map<String, Value> = opts
             .iter()
             .take(4)

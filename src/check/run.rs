@@ -44,6 +44,9 @@ pub struct CheckOptions {
     pub paths: Vec<PathBuf>,
     /// Let spec globs reach outside the project root.
     pub allow_outside_root: bool,
+    /// The judge for DeepEval's tool-selection part (`--judge CMD`; only the command line
+    /// gives one).
+    pub judge: Option<Arc<dyn profiles::Judge>>,
     /// For `watch`: the last text of each spec file that compiled. A spec that stops compiling
     /// mid-edit is reported and checked in its last good version; every spec that compiles is
     /// remembered here.
@@ -231,7 +234,7 @@ pub fn check_with<S: PairSink>(
         // A file that panics is reported as an error, and what it had handed to the sink is
         // dropped with its outcome (as if it had no results).
         isolate(&shown, "checking this transcript file", || {
-            check_file(file, &specs, &formats, cwd, sink)
+            check_file(file, &specs, &formats, cwd, sink, opts.judge.as_deref())
         })
         .unwrap_or_else(|f| FileOutcome {
             transcripts: 0,
@@ -621,6 +624,7 @@ fn check_file<S: PairSink>(
     formats: &[(globset::GlobMatcher, Format)],
     cwd: &Path,
     sink: &S,
+    judge: Option<&dyn profiles::Judge>,
 ) -> FileOutcome<S::Entry> {
     let shown = display_path(path, cwd);
     let key: Arc<str> = Arc::from(shown.as_str());
@@ -705,7 +709,13 @@ fn check_file<S: PairSink>(
                         }
                         None => &calls,
                     };
-                    profiles::score_calls_with_tools(p, &expected_calls(&s.config), calls, &tools)
+                    profiles::score_calls_judged(
+                        p,
+                        &expected_calls(&s.config),
+                        calls,
+                        &tools,
+                        judge,
+                    )
                 });
                 let run = engine::Run::new(&s.config, all);
                 let (passed, record, entry) =
@@ -957,6 +967,12 @@ fn check_pair<S: PairSink>(
             note(s);
         }
     }
+    if profile
+        .as_ref()
+        .is_some_and(|p| p.details.get("error").is_some())
+    {
+        note(record_start);
+    }
     let found = locator.positions(offsets);
     let located = |span: Span| {
         let mut l = locate::pending(shown, span);
@@ -1011,6 +1027,24 @@ fn check_pair<S: PairSink>(
         ),
         None => (score, threshold, passed, None),
     };
+    // A profile that could not score the pair (the peer would raise, or the judge failed) says
+    // why, at the transcript.
+    let profile_error = profile_details
+        .as_ref()
+        .and_then(|d| d.get("error"))
+        .and_then(serde_json::Value::as_str)
+        .map(|message| Finding {
+            code: "profile-error".to_owned(),
+            severity: Severity::Error,
+            message: format!(
+                "the `{}` profile could not score this pair: {message}",
+                spec.config.profile.as_ref().map_or("", |p| p.name())
+            ),
+            help: None,
+            location: Some(located(record_start)),
+            label: None,
+            related: None,
+        });
     let head = PairResult {
         spec_file: file.shown.clone(),
         spec: spec.config.name.clone(),
@@ -1059,7 +1093,10 @@ fn check_pair<S: PairSink>(
             related: f.spec_span.map(|s| file.locate(s)),
         })
     };
-    let mut findings = order.iter().filter_map(|&x| finding(x));
+    let mut findings = order
+        .iter()
+        .filter_map(|&x| finding(x))
+        .chain(profile_error);
     (passed, record, sink.pair_streamed(head, &mut findings))
 }
 

@@ -50,6 +50,13 @@ pub struct RunArgs {
     /// Let spec globs and includes reach outside the project root (e.g. `../../**`).
     #[arg(long)]
     pub allow_outside_root: bool,
+    /// Judge command for DeepEval's tool-selection part, run with `sh -c` once per pair that
+    /// asks (see docs/parity.md). Only the command line sets it.
+    #[arg(long, value_name = "CMD")]
+    pub judge: Option<String>,
+    /// Seconds a judge command may take before it is stopped (its pair gets an error).
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::cli::judge::DEFAULT_TIMEOUT_SECS)]
+    pub judge_timeout: f64,
     /// Worker threads (default: all cores). Output is identical for any value.
     #[arg(long, short = 'j', value_name = "N")]
     pub threads: Option<usize>,
@@ -147,6 +154,14 @@ pub struct ScoreArgs {
     /// Worker threads (default: all cores).
     #[arg(long, short = 'j', value_name = "N")]
     pub threads: Option<usize>,
+    /// Judge command for DeepEval's tool-selection part, run with `sh -c` once per case that
+    /// has `available_tools` (see docs/parity.md). Only the command line sets it; a case line
+    /// with a `judge` option is an error line.
+    #[arg(long, value_name = "CMD")]
+    pub judge: Option<String>,
+    /// Seconds a judge command may take before it is stopped (its case becomes an error line).
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::cli::judge::DEFAULT_TIMEOUT_SECS)]
+    pub judge_timeout: f64,
 }
 
 /// `toolspec init`.

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::regex_lit::RegexCache;
 use super::suggest::{did_you_mean, one_of};
-use crate::config::profile::{ProfileError, KNOWN_PROFILES};
+use crate::config::profile::{ProfileError, COMMAND_LINE_ONLY, KNOWN_PROFILES};
 use crate::config::*;
 use crate::source::{SourceFile, Span};
 use crate::syntax::ast::{self, Seg, StmtKind, TermKind};
@@ -1154,6 +1154,24 @@ impl FileCx {
                     "keep one",
                 ));
                 ok = false;
+            }
+            if let Some((_, flag)) = COMMAND_LINE_ONLY.iter().find(|(o, _)| *o == k.name) {
+                self.diags.push(
+                    SpecDiagnostic::error(
+                        Code::CommandLineOnly,
+                        src,
+                        format!(
+                            "profile option `{}` is accepted only on the command line",
+                            k.name
+                        ),
+                    )
+                    .label(k.span, "a spec never chooses a command to run")
+                    .help(format!(
+                        "remove it and pass `{flag} CMD` to `toolspec check` (see docs/security.md)"
+                    )),
+                );
+                ok = false;
+                continue;
             }
             if !known.contains(&k.name.as_str()) {
                 let hint = did_you_mean(&k.name, known.iter().copied());

@@ -16,7 +16,8 @@ use serde_json::Value;
 pub enum Profile {
     /// Axion `ToolCorrectness`.
     Axion(AxionOptions),
-    /// DeepEval `ToolCorrectnessMetric` (deterministic part, plus an optional judge command).
+    /// DeepEval `ToolCorrectnessMetric` (deterministic part; the tool-selection part asks the
+    /// judge given on the command line, if any).
     Deepeval(DeepevalOptions),
     /// Evalite `toolCallAccuracy`.
     Evalite(EvaliteOptions),
@@ -75,12 +76,8 @@ pub struct DeepevalOptions {
     /// (DeepEval default: 0.5)
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threshold: Option<f64>,
-    /// External judge command for the tool-selection part (see `docs/parity.md`); without one
-    /// that part scores 1, as in DeepEval without `available_tools`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub judge: Option<String>,
     /// DeepEval's `available_tools`: tool names or `ToolCall` objects (`name`, `description`,
-    /// `type`, `input_parameters`). When left out and a `judge` is set, `toolspec check` gives
+    /// `type`, `input_parameters`). When left out and `--judge` is given, `toolspec check` gives
     /// the judge the tools the transcript declares.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub available_tools: Option<Vec<AvailableTool>>,
@@ -196,7 +193,6 @@ pub const KNOWN_PROFILES: &[(&str, &[&str])] = &[
             "should_exact_match",
             "strict_mode",
             "threshold",
-            "judge",
             "available_tools",
         ],
     ),
@@ -213,9 +209,21 @@ pub const KNOWN_PROFILES: &[(&str, &[&str])] = &[
     ("promptfoo", &["threshold", "inverse"]),
 ];
 
+/// Options that only the person running toolspec may give, on the command line: a spec, an
+/// include or `toolspec.toml` that sets one gets [`ProfileError::CommandLineOnly`].
+pub const COMMAND_LINE_ONLY: &[(&str, &str)] = &[("judge", "--judge")];
+
 /// Why a profile could not be built from a name and options.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ProfileError {
+    /// The option runs a program (or widens what is read): only the command line may set it.
+    #[error("`{option}` is accepted only on the command line: pass `{flag}` to toolspec (a repository's files never choose a command to run)")]
+    CommandLineOnly {
+        /// The option given.
+        option: String,
+        /// The command-line flag to use instead.
+        flag: &'static str,
+    },
     /// No profile has this name.
     #[error("unknown profile `{name}`")]
     UnknownProfile {
@@ -270,6 +278,15 @@ impl Profile {
         let known = Profile::known_options(name).ok_or_else(|| ProfileError::UnknownProfile {
             name: name.to_owned(),
         })?;
+        if let Some((option, flag)) = COMMAND_LINE_ONLY
+            .iter()
+            .find(|(o, _)| options.contains_key(*o))
+        {
+            return Err(ProfileError::CommandLineOnly {
+                option: (*option).to_owned(),
+                flag,
+            });
+        }
         if let Some(bad) = options.keys().find(|k| !known.contains(&k.as_str())) {
             return Err(ProfileError::UnknownOption {
                 profile: name.to_owned(),
@@ -372,6 +389,10 @@ mod tests {
             opts(json!({"available_tools": [{"description": "no name"}]}))
         )
         .is_err());
+        assert!(matches!(
+            Profile::from_options("deepeval", opts(json!({"judge": "touch x; echo 1"}))),
+            Err(ProfileError::CommandLineOnly { .. })
+        ));
         match Profile::from_options("deepeval", opts(json!({"threshold": "high"}))) {
             Err(ProfileError::InvalidValue { option, .. }) => assert_eq!(option, "threshold"),
             other => panic!("{other:?}"),

@@ -51,6 +51,8 @@ pub enum Code {
     SpecInInclude,
     /// A `before` rule contradicts the written order of a `strict` or `in_order` spec.
     ContradictoryOrder,
+    /// A setting only the person running toolspec may give, on the command line (`judge`).
+    CommandLineOnly,
 }
 
 impl Code {
@@ -79,6 +81,7 @@ impl Code {
         Code::IncludeNotFound,
         Code::SpecInInclude,
         Code::ContradictoryOrder,
+        Code::CommandLineOnly,
     ];
 
     /// The kebab-case name (`duplicate-spec`).
@@ -107,6 +110,7 @@ impl Code {
             Code::IncludeNotFound => "include-not-found",
             Code::SpecInInclude => "spec-in-include",
             Code::ContradictoryOrder => "contradictory-order",
+            Code::CommandLineOnly => "command-line-only",
         }
     }
 
@@ -148,6 +152,9 @@ impl Code {
             Code::SpecInInclude => "an included file declares a spec",
             Code::ContradictoryOrder => {
                 "a `before` rule contradicts the written order of an ordered spec"
+            }
+            Code::CommandLineOnly => {
+                "a setting that only the command line may give (a judge command) is written in a spec"
             }
         }
     }

@@ -51,9 +51,13 @@ pub fn run(args: CheckArgs) -> u8 {
             describe: &describe,
         },
     };
+    let opts = match options(&args.run) {
+        Ok(o) => o,
+        Err(status) => return status,
+    };
     let streamer = Streamer::new(format);
     let checked = match with_threads(args.run.threads, || {
-        check_with(&options(&args.run), &settings, &cwd, &streamer)
+        check_with(&opts, &settings, &cwd, &streamer)
     }) {
         Ok(c) => c,
         Err(e) => {
@@ -113,13 +117,22 @@ fn write_output(
     }
 }
 
-/// The check options from the shared run arguments.
-pub fn options(run: &RunArgs) -> CheckOptions {
-    CheckOptions {
+/// The check options from the shared run arguments; an unusable `--judge-timeout` is printed
+/// (exit 2).
+pub fn options(run: &RunArgs) -> Result<CheckOptions, u8> {
+    let judge =
+        crate::cli::judge::from_args(run.judge.as_deref(), run.judge_timeout).map_err(|e| {
+            output::err(&format!("error: {e}\n"));
+            exit::ERROR
+        })?;
+    Ok(CheckOptions {
         paths: run.paths.clone(),
         allow_outside_root: run.allow_outside_root,
+        judge: judge.map(|j| {
+            std::sync::Arc::new(j) as std::sync::Arc<dyn toolspec::score::profiles::Judge>
+        }),
         last_good: None,
-    }
+    })
 }
 
 /// Settings from `--config`, `--no-config` or discovery; errors are printed (exit 2).

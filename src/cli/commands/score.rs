@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::str::FromStr;
 
-use toolspec::score::profiles::{score_stream, ProfileName};
+use toolspec::score::profiles::{score_stream_judged, Judge, ProfileName};
 
 use crate::cli::args::ScoreArgs;
 use crate::cli::output::{self, exit};
@@ -20,6 +20,14 @@ pub fn run(args: ScoreArgs) -> u8 {
             return exit::ERROR;
         }
     };
+    let judge = match crate::cli::judge::from_args(args.judge.as_deref(), args.judge_timeout) {
+        Ok(j) => j,
+        Err(e) => {
+            output::err(&format!("error: {e}\n"));
+            return exit::ERROR;
+        }
+    };
+    let judge = judge.as_ref().map(|j| j as &dyn Judge);
     let threads = args.threads.unwrap_or(0);
     // No buffer of our own: `score_stream` writes whole groups of lines, each ending with a
     // newline, which the locked stdout passes straight to the file (one copy fewer).
@@ -27,13 +35,13 @@ pub fn run(args: ScoreArgs) -> u8 {
     let mut out = stdout.lock();
     let result = match &args.file {
         Some(path) => match std::fs::File::open(path) {
-            Ok(f) => score_stream(profile, f, &mut out, threads),
+            Ok(f) => score_stream_judged(profile, judge, f, &mut out, threads),
             Err(e) => {
                 output::err(&format!("error: cannot read {}: {e}\n", path.display()));
                 return exit::ERROR;
             }
         },
-        None => score_stream(profile, std::io::stdin().lock(), &mut out, threads),
+        None => score_stream_judged(profile, judge, std::io::stdin().lock(), &mut out, threads),
     };
     let result = result.and_then(|summary| out.flush().map(|_| summary));
     match result {

@@ -30,9 +30,12 @@ pub fn run(args: WatchArgs) -> u8 {
     };
     let color = args.run.color.enabled();
     let last_good = LastGood::default();
-    let base = CheckOptions {
-        last_good: Some(last_good.clone()),
-        ..options(&args.run)
+    let base = match options(&args.run) {
+        Ok(o) => CheckOptions {
+            last_good: Some(last_good.clone()),
+            ..o
+        },
+        Err(status) => return status,
     };
     let full = |settings: &LoadedSettings| {
         with_threads(args.run.threads, || check(&base, settings, &cwd)).unwrap_or_default()

@@ -7,7 +7,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-use super::{score_line, ProfileName};
+use super::judge::Judge;
+use super::{score_line_judged, ProfileName};
 use crate::config::profile::{AvailableTool, DeepevalOptions};
 use crate::config::Profile;
 use crate::transcript::model::{ToolCall, ToolDecl};
@@ -53,7 +54,11 @@ fn args_or_empty(v: &Option<Value>) -> Value {
 
 /// DeepEval's options for the line: `available_tools` as `ToolCall` objects, from the spec, or
 /// else (only when a judge will be asked) the tools the transcript declares.
-fn deepeval_options(o: &DeepevalOptions, declared: &[ToolDecl]) -> Map<String, Value> {
+fn deepeval_options(
+    o: &DeepevalOptions,
+    declared: &[ToolDecl],
+    judged: bool,
+) -> Map<String, Value> {
     let mut opts = options_map(o);
     let available: Vec<Value> = match &o.available_tools {
         Some(list) => list
@@ -63,7 +68,7 @@ fn deepeval_options(o: &DeepevalOptions, declared: &[ToolDecl]) -> Map<String, V
                 AvailableTool::Call(c) => serde_json::to_value(c).unwrap_or(Value::Null),
             })
             .collect(),
-        None if o.judge.is_some() => declared
+        None if judged => declared
             .iter()
             .map(|d| {
                 let mut t = Map::new();
@@ -90,6 +95,7 @@ fn case_line(
     expected: &[ExpectedCall],
     actual: &[ToolCall],
     declared: &[ToolDecl],
+    judged: bool,
 ) -> (ProfileName, Value) {
     match profile {
         Profile::Axion(o) => {
@@ -112,7 +118,7 @@ fn case_line(
                 "id": null,
                 "tools_called": actual.iter().map(|c| json!({"name": c.name, "input_parameters": c.args, "output": c.output})).collect::<Vec<_>>(),
                 "expected_tools": expected.iter().map(|e| json!({"name": e.name, "input_parameters": e.args, "output": e.output})).collect::<Vec<_>>(),
-                "options": deepeval_options(o, declared),
+                "options": deepeval_options(o, declared, judged),
             }),
         ),
         Profile::Evalite(o) => {
@@ -200,16 +206,28 @@ pub fn score_calls(
     score_calls_with_tools(profile, expected, actual, &[])
 }
 
-/// [`score_calls`], with the tools the transcript declares: DeepEval's `available_tools` when
-/// the profile sets a `judge` and no `available_tools` of its own (what `toolspec check` does).
+/// [`score_calls`], with the tools the transcript declares (unused without a judge).
 pub fn score_calls_with_tools(
     profile: &Profile,
     expected: &[ExpectedCall],
     actual: &[ToolCall],
     declared: &[ToolDecl],
 ) -> ProfileVerdict {
-    let (name, line) = case_line(profile, expected, actual, declared);
-    let out = score_line(name, line.to_string().as_bytes());
+    score_calls_judged(profile, expected, actual, declared, None)
+}
+
+/// [`score_calls`] with a judge for DeepEval's tool-selection part: the judge is asked about
+/// the profile's `available_tools`, or when it has none about the tools the transcript declares
+/// (what `toolspec check --judge CMD` does). A judge that fails makes the verdict an error.
+pub fn score_calls_judged(
+    profile: &Profile,
+    expected: &[ExpectedCall],
+    actual: &[ToolCall],
+    declared: &[ToolDecl],
+    judge: Option<&dyn Judge>,
+) -> ProfileVerdict {
+    let (name, line) = case_line(profile, expected, actual, declared, judge.is_some());
+    let out = score_line_judged(name, line.to_string().as_bytes(), judge);
     let mut v: Map<String, Value> = match serde_json::from_slice(&out) {
         Ok(Value::Object(m)) => m,
         _ => {
@@ -313,6 +331,24 @@ mod tests {
         assert!(v.details["error"].as_str().unwrap().contains("NoneType"));
     }
 
+    /// A judge that answers 0.25 and counts the available tools it was shown.
+    struct Counting;
+
+    impl Judge for Counting {
+        fn ask(
+            &self,
+            request: &crate::score::profiles::JudgeRequest<'_, '_>,
+        ) -> Result<crate::score::profiles::JudgeAnswer, crate::score::profiles::JudgeError>
+        {
+            let v: Value = serde_json::from_str(&request.to_json()).unwrap();
+            let n = v["available_tools"].as_array().unwrap().len();
+            Ok(crate::score::profiles::JudgeAnswer {
+                score: 0.25,
+                reason: format!("test judge saw {n} available tools"),
+            })
+        }
+    }
+
     #[test]
     fn deepeval_available_tools_come_from_the_spec_or_the_transcript() {
         let decl = |n: &str| ToolDecl {
@@ -320,13 +356,8 @@ mod tests {
             description: Some(format!("{n} things")),
             parameters: Some(json!({"type": "object"})),
         };
-        let judge = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/parity_judge.sh"
-        );
-        let with = |available_tools, judge: Option<&str>| {
+        let with = |available_tools| {
             Profile::Deepeval(DeepevalOptions {
-                judge: judge.map(str::to_owned),
                 available_tools,
                 ..Default::default()
             })
@@ -335,26 +366,27 @@ mod tests {
         let calls = [call("a", json!({}))];
         let declared = [decl("a"), decl("b"), decl("c")];
         // A judge and no list in the spec: the transcript's three declared tools.
-        let v = score_calls_with_tools(&with(None, Some(judge)), &exp, &calls, &declared);
+        let v = score_calls_judged(&with(None), &exp, &calls, &declared, Some(&Counting));
         assert_eq!(v.score, 0.25, "{v:?}");
         let reason = v.details["reason"].as_str().unwrap();
         assert!(
-            reason.contains("fixture judge saw 3 available tools"),
+            reason.contains("test judge saw 3 available tools"),
             "{reason}"
         );
         // The spec's list wins.
-        let v = score_calls_with_tools(
-            &with(Some(vec![AvailableTool::Name("x".into())]), Some(judge)),
+        let v = score_calls_judged(
+            &with(Some(vec![AvailableTool::Name("x".into())])),
             &exp,
             &calls,
             &declared,
+            Some(&Counting),
         );
         assert!(v.details["reason"]
             .as_str()
             .unwrap()
             .contains("saw 1 available tools"));
         // Without a judge the declared tools are not DeepEval's available tools.
-        let v = score_calls_with_tools(&with(None, None), &exp, &calls, &declared);
+        let v = score_calls_with_tools(&with(None), &exp, &calls, &declared);
         assert_eq!(v.score, 1.0);
         assert!(v.details["reason"]
             .as_str()

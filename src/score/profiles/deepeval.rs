@@ -4,15 +4,16 @@
 //! should_consider_ordering, should_exact_match, strict_mode, threshold, available_tools,
 //! llm_tool_selection_score, judge}}` with `T = {name, input_parameters, output, type?,
 //! description?, reasoning?}`. The tool-selection part (an LLM asked about `available_tools`)
-//! is answered by `llm_tool_selection_score` (the oracle's stub), else by the `judge` command
-//! (see [`super::judge`]), else scores 1 as DeepEval does without available tools.
+//! is answered by `llm_tool_selection_score` (the oracle's stub), else by the judge given on the
+//! command line (see [`super::judge`]), else scores 1 as DeepEval does without available tools.
+//! A `judge` option in the line is an error line: a judge command is never read from data.
 
 use std::borrow::Cow;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::judge::{self, JudgeRequest};
+use super::judge::{Judge, JudgeRequest};
 use super::scan::plain_run_end;
 use super::scan::{same_bytes, same_str};
 use super::tape::{Buffers, Raw, Tape, TapeProfile, V};
@@ -45,7 +46,8 @@ struct Options<'t> {
     threshold: Option<f64>,
     available_tools: Option<Vec<Tool<'t>>>,
     llm_tool_selection_score: Option<f64>,
-    judge: Option<&'t str>,
+    /// The line sets a (non-null) `judge` option: an error, never a command to run.
+    judge_in_line: bool,
 }
 
 /// A case: its tools and options (the raw id and input are read from the line).
@@ -106,7 +108,7 @@ struct SerdeOptions<'a> {
     #[serde(default)]
     llm_tool_selection_score: Option<f64>,
     #[serde(borrow, default)]
-    judge: Option<Cow<'a, str>>,
+    judge: Option<Val<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -683,7 +685,7 @@ fn options_of(v: V<'_>) -> Option<Options<'_>> {
                 }
             }
             b"llm_tool_selection_score" => o.llm_tool_selection_score = opt_f64(x)?,
-            b"judge" => o.judge = opt_str(x)?,
+            b"judge" => o.judge_in_line = !x.is_null(),
             _ => {}
         }
     }
@@ -1308,13 +1310,20 @@ const REASON_START: &str = concat!(",\"reason\":\"", reason_head!());
 /// The output line's text after the calling part, with the usual selection reason.
 const NO_TOOLS_END: &str = concat!(reason_middle!(), no_tools!(), reason_tail!(), "\"}");
 
+/// The error line of a case that sets `judge`.
+const JUDGE_IN_LINE: &str = "the `judge` option is not read from case lines: a judge command runs only when the person running toolspec passes `--judge CMD` on the command line (see docs/security.md)";
+
 fn evaluate<'t, 'a>(
     exp: &[Tool<'t>],
     called: &[Tool<'t>],
     opts: &Options<'t>,
     input: impl FnOnce() -> Option<&'a str>,
     calling: &mut String,
+    judge: Option<&dyn Judge>,
 ) -> Result<Verdict<'t>, String> {
+    if opts.judge_in_line {
+        return Err(JUDGE_IN_LINE.to_owned());
+    }
     for t in exp.iter().chain(called) {
         t.validate()?;
     }
@@ -1355,13 +1364,13 @@ fn evaluate<'t, 'a>(
         (1.0, NO_TOOLS.into())
     } else if let Some(x) = opts.llm_tool_selection_score {
         (x, "oracle stub tool-selection score".into())
-    } else if let Some(cmd) = opts.judge {
+    } else if let Some(judge) = judge {
         let req = JudgeRequest {
             input: input(),
             tools_called: called,
             available_tools: available,
         };
-        let answer = judge::ask(cmd, &req)?;
+        let answer = judge.ask(&req).map_err(|e| e.to_string())?;
         (answer.score, answer.reason.into())
     } else {
         (
@@ -1405,6 +1414,7 @@ impl TapeProfile for Deepeval {
         bufs: &mut Buffers,
         out: &mut String,
         calling: &mut String,
+        judge: Option<&dyn Judge>,
     ) -> Option<Result<Outcome, LineError<'a>>> {
         thread_local! {
             // The walk's tool lists, per thread.
@@ -1420,7 +1430,7 @@ impl TapeProfile for Deepeval {
             let fields = fields.get(..top.n_fields)?;
             let case = case_of_parts(&tape, line, called, expected, top)?;
             let raw = Raw::of_parts(&tape, line, fields);
-            Some(Self::score(case, &raw, out, calling))
+            Some(Self::score(case, &raw, out, calling, judge))
         });
         tape.recycle(bufs);
         result
@@ -1432,6 +1442,7 @@ impl TapeProfile for Deepeval {
         raw: &Raw<'a, '_>,
         out: &mut String,
         calling: &mut String,
+        judge: Option<&dyn Judge>,
     ) -> Result<Outcome, LineError<'a>> {
         let id = raw.get("id");
         calling.clear();
@@ -1442,6 +1453,7 @@ impl TapeProfile for Deepeval {
             // The judge is given the input as written.
             || raw.get("input").filter(|i| *i != "null"),
             calling,
+            judge,
         );
         SPARE.set(recycle(case.tools));
         match result {

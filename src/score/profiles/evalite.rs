@@ -10,6 +10,7 @@ use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 
+use super::judge::Judge;
 use super::tape::{Buffers, Raw, Tape, TapeProfile, V};
 use super::text::{js_json, json_str, push_u64};
 use super::value::{js_eq, js_strict_eq, CowKey, Val};
@@ -909,6 +910,7 @@ impl TapeProfile for Evalite {
         bufs: &mut Buffers,
         out: &mut String,
         meta: &mut String,
+        _judge: Option<&dyn Judge>,
     ) -> Option<Result<Outcome, LineError<'a>>> {
         let mut tape = Tape::start(line, bufs)?;
         let mut calls = CALLS.take();
@@ -931,6 +933,7 @@ impl TapeProfile for Evalite {
                     &Raw::of_parts(&tape, line, fields),
                     out,
                     meta,
+                    None,
                 ))
             }
             None => {
@@ -949,6 +952,7 @@ impl TapeProfile for Evalite {
         raw: &Raw<'a, '_>,
         out: &mut String,
         meta: &mut String,
+        _judge: Option<&dyn Judge>,
     ) -> Result<Outcome, LineError<'a>> {
         let id = raw.get("id");
         meta.clear();

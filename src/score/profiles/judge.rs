@@ -1,27 +1,44 @@
 //! The pluggable judge for DeepEval's tool-selection part (an LLM call in DeepEval).
 //!
-//! Protocol (documented in `docs/parity.md`): the `judge` option is a shell command, run with
-//! `sh -c` once per case. It receives one JSON object on stdin:
-//! `{"protocol": "toolspec-judge/1", "metric": "deepeval.tool_selection", "input": <the case's
-//! input or null>, "tools_called": [...], "available_tools": [...]}` (tools in DeepEval's
-//! `ToolCall` shape) and answers on stdout either a bare number or `{"score": x, "reason": "..."}`.
-//! The score must be a number in [0, 1]. A command that cannot start, exits non-zero, or answers
-//! anything else makes the case an error line (the run goes on).
-
-use std::io::Write;
-use std::process::{Command, Stdio};
+//! The library never runs a judge itself: the scorer asks a [`Judge`], which only the person
+//! running toolspec can provide (the CLI's `--judge CMD`, never a case line, a spec or
+//! `toolspec.toml`; see `docs/security.md`). The request is one JSON object ([`JudgeRequest::
+//! to_json`]): `{"protocol": "toolspec-judge/1", "metric": "deepeval.tool_selection", "input":
+//! <the case's input or null>, "tools_called": [...], "available_tools": [...]}` (tools in
+//! DeepEval's `ToolCall` shape); the answer ([`parse_answer`]) is either a bare number or
+//! `{"score": x, "reason": "..."}` with the score in [0, 1]. A judge that fails makes that case
+//! an error line, or that pair's profile verdict an error (the run goes on).
 
 use serde::Serialize;
 
 use super::deepeval::Tool;
 use super::view::{Json, Kind};
 
-/// What the judge is asked.
-pub(crate) struct JudgeRequest<'r, 't> {
+/// What the judge is asked about one case.
+pub struct JudgeRequest<'r, 't> {
     /// The case's `input`, as raw JSON text.
     pub(crate) input: Option<&'t str>,
     pub(crate) tools_called: &'r [Tool<'t>],
     pub(crate) available_tools: &'r [Tool<'t>],
+}
+
+/// Why a judge gave no answer (it could not start, failed, timed out, printed too much or
+/// something that is not an answer).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("judge: {0}")]
+pub struct JudgeError(pub String);
+
+/// Who answers DeepEval's tool-selection question. Implemented by the CLI (a command given with
+/// `--judge`); asked from the scoring threads, once per case that has `available_tools`.
+pub trait Judge: Send + Sync {
+    /// The answer to one request, or why there is none.
+    fn ask(&self, request: &JudgeRequest<'_, '_>) -> Result<JudgeAnswer, JudgeError>;
+}
+
+impl std::fmt::Debug for dyn Judge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Judge")
+    }
 }
 
 /// The judge's answer.
@@ -88,6 +105,13 @@ impl<'s, J: Json<'s>> Serialize for JsonOut<J> {
     }
 }
 
+impl JudgeRequest<'_, '_> {
+    /// The request as one JSON line (ends with a newline), as a judge command reads it.
+    pub fn to_json(&self) -> String {
+        request_json(self)
+    }
+}
+
 fn request_json(req: &JudgeRequest<'_, '_>) -> String {
     let tools = |ts: &[Tool<'_>]| -> String {
         serde_json::to_string(&ts.iter().map(ToolOut).collect::<Vec<_>>())
@@ -102,9 +126,14 @@ fn request_json(req: &JudgeRequest<'_, '_>) -> String {
 }
 
 /// Parse a judge's stdout: a bare number or `{"score", "reason"}`.
-pub fn parse_answer(stdout: &str) -> Result<JudgeAnswer, String> {
-    let v: serde_json::Value = serde_json::from_str(stdout.trim())
-        .map_err(|e| format!("judge: answer is not JSON ({e}): {:?}", stdout.trim()))?;
+pub fn parse_answer(stdout: &str) -> Result<JudgeAnswer, JudgeError> {
+    let v: serde_json::Value = serde_json::from_str(stdout.trim()).map_err(|e| {
+        let mut shown: String = stdout.trim().chars().take(200).collect();
+        if shown.len() < stdout.trim().len() {
+            shown.push('…');
+        }
+        JudgeError(format!("answer is not JSON ({e}): {shown:?}"))
+    })?;
     let (score, reason) = match &v {
         serde_json::Value::Number(n) => (n.as_f64(), String::new()),
         serde_json::Value::Object(m) => (
@@ -118,37 +147,12 @@ pub fn parse_answer(stdout: &str) -> Result<JudgeAnswer, String> {
     };
     match score {
         Some(s) if (0.0..=1.0).contains(&s) => Ok(JudgeAnswer { score: s, reason }),
-        Some(s) => Err(format!("judge: score {s} is outside [0, 1]")),
-        None => Err(format!("judge: no numeric score in answer {v}")),
+        Some(s) => Err(JudgeError(format!("score {s} is outside [0, 1]"))),
+        None => Err(JudgeError(
+            "no numeric score in the answer (expected a number or {\"score\": x, \"reason\": \"...\"})"
+                .to_owned(),
+        )),
     }
-}
-
-/// Run the judge command on one request.
-pub(crate) fn ask(cmd: &str, req: &JudgeRequest<'_, '_>) -> Result<JudgeAnswer, String> {
-    let body = request_json(req);
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(cmd)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("judge: cannot run `{cmd}`: {e}"))?;
-    if let Some(mut stdin) = child.stdin.take() {
-        // A judge that exits without reading its input is allowed: ignore a broken pipe.
-        let _ = stdin.write_all(body.as_bytes());
-    }
-    let out = child
-        .wait_with_output()
-        .map_err(|e| format!("judge: `{cmd}` failed: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "judge: `{cmd}` exited with {}: {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
-    parse_answer(&String::from_utf8_lossy(&out.stdout))
 }
 
 #[cfg(test)]

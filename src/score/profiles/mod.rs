@@ -35,8 +35,11 @@ use std::str::FromStr;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-pub use calls::{score_calls, score_calls_with_tools, ExpectedCall, ProfileVerdict};
-pub use stream::{score_stream, Summary};
+pub use calls::{
+    score_calls, score_calls_judged, score_calls_with_tools, ExpectedCall, ProfileVerdict,
+};
+pub use judge::{Judge, JudgeAnswer, JudgeError, JudgeRequest};
+pub use stream::{score_stream, score_stream_judged, Summary};
 
 /// The metrics `toolspec score --profile NAME` reproduces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -132,8 +135,13 @@ impl Outcome {
 /// Score one input line (that peer's oracle input format) and return one output JSON line,
 /// without the trailing newline. Never panics; see the module docs for the error lines.
 pub fn score_line(profile: ProfileName, line: &[u8]) -> Vec<u8> {
+    score_line_judged(profile, line, None)
+}
+
+/// [`score_line`] with a judge for DeepEval's tool-selection part (see [`judge`]).
+pub fn score_line_judged(profile: ProfileName, line: &[u8], judge: Option<&dyn Judge>) -> Vec<u8> {
     let mut out = String::new();
-    score_into(profile, line, 1, &mut out);
+    score_into(profile, line, 1, &mut out, judge);
     out.into_bytes()
 }
 
@@ -143,7 +151,7 @@ pub fn score_line(profile: ProfileName, line: &[u8]) -> Vec<u8> {
 #[doc(hidden)]
 pub fn score_line_reference(profile: ProfileName, line: &[u8]) -> Vec<u8> {
     let mut out = String::new();
-    score_into_with(profile, line, 1, &mut out, Reader::Serde);
+    score_into_with(profile, line, 1, &mut out, Reader::Serde, None);
     out.into_bytes()
 }
 
@@ -152,7 +160,7 @@ pub fn score_line_reference(profile: ProfileName, line: &[u8]) -> Vec<u8> {
 #[doc(hidden)]
 pub fn score_line_tape(profile: ProfileName, line: &[u8]) -> Vec<u8> {
     let mut out = String::new();
-    score_into_with(profile, line, 1, &mut out, Reader::Tape);
+    score_into_with(profile, line, 1, &mut out, Reader::Tape, None);
     out.into_bytes()
 }
 
@@ -174,8 +182,9 @@ pub(crate) fn score_into(
     line: &[u8],
     lineno: usize,
     out: &mut String,
+    judge: Option<&dyn Judge>,
 ) -> Outcome {
-    score_into_with(profile, line, lineno, out, Reader::Direct)
+    score_into_with(profile, line, lineno, out, Reader::Direct, judge)
 }
 
 fn score_into_with(
@@ -184,6 +193,7 @@ fn score_into_with(
     lineno: usize,
     out: &mut String,
     reader: Reader,
+    judge: Option<&dyn Judge>,
 ) -> Outcome {
     // `out` may already hold earlier lines: an error replaces only what this line wrote.
     let mark = out.len();
@@ -203,8 +213,10 @@ fn score_into_with(
         ))
     } else {
         match profile {
-            ProfileName::Evalite => tape::score_line::<evalite::Evalite>(text, out, reader),
-            ProfileName::Deepeval => tape::score_line::<deepeval::Deepeval>(text, out, reader),
+            ProfileName::Evalite => tape::score_line::<evalite::Evalite>(text, out, reader, None),
+            ProfileName::Deepeval => {
+                tape::score_line::<deepeval::Deepeval>(text, out, reader, judge)
+            }
             ProfileName::Axion => axion::score(text, out),
             ProfileName::Agentevals => agentevals::score(text, out),
             ProfileName::Galtea => galtea::score(text, out),

@@ -4,6 +4,7 @@ use std::io::{self, Read, Write};
 
 use std::sync::Mutex;
 
+use super::judge::Judge;
 use super::{score_into, Outcome, ProfileName};
 
 /// Counts of a `toolspec score` run.
@@ -132,6 +133,18 @@ fn split_lines(batch: &[u8], mut lineno: usize, lines: &mut Vec<Line>) -> usize 
 /// waiting for its turn on the cores.
 pub fn score_stream(
     profile: ProfileName,
+    input: impl Read,
+    output: impl Write,
+    threads: usize,
+) -> io::Result<Summary> {
+    score_stream_judged(profile, None, input, output, threads)
+}
+
+/// [`score_stream`] with a judge for DeepEval's tool-selection part (see [`super::judge`]),
+/// asked from the scoring threads.
+pub fn score_stream_judged(
+    profile: ProfileName,
+    judge: Option<&dyn Judge>,
     mut input: impl Read,
     mut output: impl Write,
     threads: usize,
@@ -183,7 +196,7 @@ pub fn score_stream(
             outcomes.clear();
             for &(lineno, start, end) in group {
                 let line = buf.get(start..end).unwrap_or_default();
-                outcomes.push(score_into(profile, line, lineno, text));
+                outcomes.push(score_into(profile, line, lineno, text, judge));
                 text.push('\n');
             }
         };

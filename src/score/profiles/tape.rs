@@ -22,6 +22,7 @@ use std::collections::BTreeMap;
 
 use serde_json::value::RawValue;
 
+use super::judge::Judge;
 use super::scan::{next_stop, number, stop_mask, unescape, Num};
 use super::value::Val;
 use super::view::{Json, Kind};
@@ -48,16 +49,19 @@ pub(crate) trait TapeProfile {
         _bufs: &mut Buffers,
         _out: &mut String,
         _scratch: &mut String,
+        _judge: Option<&dyn Judge>,
     ) -> Option<Result<Outcome, LineError<'a>>> {
         None
     }
     /// Score a case into `out` (one output line, no newline); `raw` gives the raw text of the
-    /// line's fields, `scratch` is a buffer kept between lines.
+    /// line's fields, `scratch` is a buffer kept between lines, `judge` the judge the person
+    /// running toolspec gave on the command line (if any).
     fn score<'a>(
         case: Self::Case<'_>,
         raw: &Raw<'a, '_>,
         out: &mut String,
         scratch: &mut String,
+        judge: Option<&dyn Judge>,
     ) -> Result<Outcome, LineError<'a>>;
 }
 
@@ -70,6 +74,7 @@ pub(crate) fn score_line<'a, P: TapeProfile>(
     line: &'a str,
     out: &mut String,
     reader: Reader,
+    judge: Option<&dyn Judge>,
 ) -> Result<Outcome, LineError<'a>> {
     thread_local! {
         // Tape buffers and a scratch buffer, per thread.
@@ -78,7 +83,7 @@ pub(crate) fn score_line<'a, P: TapeProfile>(
     }
     BUFS.with_borrow_mut(|(bufs, scratch)| {
         if reader == Reader::Direct {
-            if let Some(result) = P::direct(line, bufs, out, scratch) {
+            if let Some(result) = P::direct(line, bufs, out, scratch, judge) {
                 return result;
             }
         }
@@ -89,7 +94,8 @@ pub(crate) fn score_line<'a, P: TapeProfile>(
                     line,
                     fields: None,
                 };
-                let result = P::case_of(tape.root()).map(|case| P::score(case, &raw, out, scratch));
+                let result =
+                    P::case_of(tape.root()).map(|case| P::score(case, &raw, out, scratch, judge));
                 tape.recycle(bufs);
                 if let Some(result) = result {
                     return result;
@@ -105,7 +111,7 @@ pub(crate) fn score_line<'a, P: TapeProfile>(
             fields: None,
         };
         let result = match P::case_of(tape.root()) {
-            Some(case) => P::score(case, &raw, out, scratch),
+            Some(case) => P::score(case, &raw, out, scratch, judge),
             None => Err(LineError::Malformed(P::SHAPE.to_owned())),
         };
         tape.recycle(bufs);
@@ -127,7 +133,14 @@ pub(crate) mod testing {
     /// Whether the direct reader takes the line (no tape reader, no serde fallback).
     pub(crate) fn reads_direct<P: TapeProfile>(line: &str) -> bool {
         let mut out = String::new();
-        P::direct(line, &mut Buffers::default(), &mut out, &mut String::new()).is_some()
+        P::direct(
+            line,
+            &mut Buffers::default(),
+            &mut out,
+            &mut String::new(),
+            None,
+        )
+        .is_some()
     }
 
     /// The direct reader takes every line of `taken` and none of `left`, and on all of them the
@@ -149,7 +162,7 @@ pub(crate) mod testing {
     /// The line scored with `reader`: its output, or its error as text.
     pub(crate) fn run<P: TapeProfile>(line: &str, reader: Reader) -> String {
         let mut out = String::new();
-        match score_line::<P>(line, &mut out, reader) {
+        match score_line::<P>(line, &mut out, reader, None) {
             Ok(_) => out,
             Err(LineError::Rejected { id, message }) => format!("{id:?} {message}"),
             Err(LineError::Malformed(m)) => m,
