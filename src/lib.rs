@@ -24,6 +24,7 @@ pub mod check;
 pub mod compile;
 pub mod config;
 pub mod engine;
+pub mod guard;
 pub mod report;
 pub mod score;
 pub mod source;

@@ -195,10 +195,15 @@ impl From<ReadTextError> for std::io::Error {
     }
 }
 
-/// Read a text file (a spec) as UTF-8. Where it is not UTF-8, the error says where
+/// Read a text file (a spec) as UTF-8, a regular file of at most [`crate::guard::SPEC_LIMIT`]
+/// bytes ([`crate::guard`]). Where it is not UTF-8, the error says where
 /// (`std::fs::read_to_string` only says that it is not).
 pub fn read_text(path: &std::path::Path) -> Result<String, ReadTextError> {
-    let bytes = std::fs::read(path).map_err(ReadTextError::Io)?;
+    crate::guard::RootGuard::anywhere().read_text(path, crate::guard::SPEC_LIMIT)
+}
+
+/// `bytes` as UTF-8 text, or where they are not.
+pub(crate) fn text_of(bytes: Vec<u8>) -> Result<String, ReadTextError> {
     String::from_utf8(bytes).map_err(|e| {
         let offset = e.utf8_error().valid_up_to();
         let bytes = e.as_bytes();

@@ -5,7 +5,9 @@
 //! project root is refused unless allowed, so a spec cannot make toolspec read `../../**`.
 //! Only the prefix folder is walked. Spec globs name transcripts deliberately, so `.gitignore`
 //! does not hide them (recorded runs are often ignored by git); hidden folders such as `.git` are
-//! still skipped and links are not followed. `*` stays within one folder; `**` crosses folders.
+//! still skipped and links to folders are not followed. `*` stays within one folder; `**` crosses
+//! folders. A matched link or special file is handed on: the root guard ([`crate::guard`])
+//! resolves it and refuses it with a finding unless it is a regular file inside the root.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -22,6 +24,10 @@ pub struct BoundGlob {
     pub prefix: PathBuf,
     /// Matches absolute, normalised paths.
     pub matcher: Option<PathMatcher>,
+    /// The project root with symbolic links resolved, unless the glob may leave it: the
+    /// prefix must resolve inside it too when the glob is expanded (a committed link
+    /// `runs -> /elsewhere` leaves the root as surely as `../..`).
+    root_real: Option<PathBuf>,
 }
 
 /// Why a glob cannot be used.
@@ -123,10 +129,12 @@ impl BoundGlob {
                 .map_err(|e| invalid(e.kind().to_string()))?;
             Some(PathMatcher::new(&glob).map_err(invalid)?)
         };
+        let root_real = (!allow_outside_root).then(|| std::fs::canonicalize(&root).unwrap_or(root));
         Ok(BoundGlob {
             pattern: pattern.to_owned(),
             prefix,
             matcher,
+            root_real,
         })
     }
 
@@ -142,17 +150,34 @@ impl BoundGlob {
         }
     }
 
-    /// Every existing file the glob matches, sorted (absolute paths).
-    pub fn expand(&self) -> Vec<PathBuf> {
+    /// Every existing file the glob matches, sorted (absolute paths); an error if its literal
+    /// part resolves outside the project root (symbolic links followed), where nothing is
+    /// walked. Links below the literal part are not followed.
+    pub fn expand(&self) -> Result<Vec<PathBuf>, GlobError> {
+        if let Some(root) = &self.root_real {
+            if let Ok(real) = std::fs::canonicalize(&self.prefix) {
+                if !real.starts_with(root) {
+                    return Err(GlobError::OutsideRoot {
+                        pattern: self.pattern.clone(),
+                        root: root.display().to_string(),
+                    });
+                }
+            }
+        }
+        // Anything but a folder is handed on, links and FIFOs included: the root guard opens
+        // regular files inside the root only, and refuses the rest with a finding.
+        let not_a_folder = |t: std::fs::FileType| !t.is_dir();
         let Some(matcher) = &self.matcher else {
-            return if self.prefix.is_file() {
+            let named = std::fs::symlink_metadata(&self.prefix)
+                .is_ok_and(|m| not_a_folder(m.file_type()) && !self.prefix.is_dir());
+            return Ok(if named {
                 vec![self.prefix.clone()]
             } else {
                 Vec::new()
-            };
+            });
         };
         if !self.prefix.is_dir() {
-            return Vec::new();
+            return Ok(Vec::new());
         }
         let walker = crate::check::discover::walker(&self.prefix)
             .standard_filters(false)
@@ -161,12 +186,15 @@ impl BoundGlob {
             .build();
         let mut out: Vec<PathBuf> = walker
             .filter_map(Result::ok)
-            .filter(|e| e.file_type().is_some_and(|t| t.is_file()))
+            .filter(|e| {
+                e.file_type()
+                    .is_some_and(|t| not_a_folder(t) && !(t.is_symlink() && e.path().is_dir()))
+            })
             .map(|e| e.into_path())
             .filter(|p| matcher.is_match(p))
             .collect();
         out.sort();
-        out
+        Ok(out)
     }
 }
 
@@ -226,10 +254,10 @@ mod tests {
         let r = dir.path();
         let base = r.join("prompts");
         let g = BoundGlob::new("runs/*.jsonl", &base, r, false).unwrap();
-        assert_eq!(g.expand(), [r.join("prompts/runs/a.jsonl")]);
+        assert_eq!(g.expand().unwrap(), [r.join("prompts/runs/a.jsonl")]);
         let g = BoundGlob::new("./runs/**/*.jsonl", &base, r, false).unwrap();
         assert_eq!(
-            g.expand(),
+            g.expand().unwrap(),
             [
                 r.join("prompts/runs/a.jsonl"),
                 r.join("prompts/runs/deep/c.jsonl")
@@ -245,7 +273,7 @@ mod tests {
         let r = dir.path();
         let g = BoundGlob::new("../runs/shared.jsonl", &r.join("prompts"), r, false).unwrap();
         assert!(g.matcher.is_none());
-        assert_eq!(g.expand(), [r.join("runs/shared.jsonl")]);
+        assert_eq!(g.expand().unwrap(), [r.join("runs/shared.jsonl")]);
         assert!(g.matches(&r.join("prompts/../runs/shared.jsonl")));
     }
 
@@ -282,6 +310,6 @@ mod tests {
         fs::create_dir_all(&odd).unwrap();
         fs::write(odd.join("t.jsonl"), "").unwrap();
         let g = BoundGlob::new("*.jsonl", &odd, dir.path(), false).unwrap();
-        assert_eq!(g.expand(), [odd.join("t.jsonl")]);
+        assert_eq!(g.expand().unwrap(), [odd.join("t.jsonl")]);
     }
 }

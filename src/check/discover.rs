@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 
 use globset::GlobSet;
 
+use crate::guard::{Refused, RootGuard};
+
 /// The extension of spec files.
 pub const SPEC_EXTENSION: &str = "toolspec";
 
@@ -21,6 +23,9 @@ pub struct Discovered {
     pub transcripts: Vec<PathBuf>,
     /// Paths that could not be used (missing, unreadable folder entries).
     pub problems: Vec<(PathBuf, String)>,
+    /// Files the root guard refused (outside the root once links are followed, not regular
+    /// files): never opened. The reason is the second element.
+    pub refused: Vec<(PathBuf, String)>,
 }
 
 /// Whether `path` names a spec file.
@@ -29,14 +34,22 @@ pub fn is_spec(path: &Path) -> bool {
 }
 
 /// Resolve command-line `paths` (folders walked, files taken as given), skipping `exclude`d
-/// paths (matched against absolute paths) unless named explicitly as files.
-pub fn discover(paths: &[PathBuf], exclude: &GlobSet) -> Discovered {
+/// paths (matched against absolute paths) unless named explicitly as files. A file must pass
+/// `guard` (resolved inside the root, a regular file), else it is `refused`; a folder's spec
+/// files are read through the guard later.
+pub fn discover(paths: &[PathBuf], exclude: &GlobSet, guard: &RootGuard) -> Discovered {
     let mut found = Discovered::default();
     for path in paths {
         if path.is_dir() {
             walk_specs(path, exclude, &mut found);
-        } else if path.is_file() {
-            if is_spec(path) {
+        } else if std::fs::symlink_metadata(path).is_ok() {
+            if let Err(e) = guard.check(path) {
+                let why = match Refused::of(&e) {
+                    Some(r) => r.to_string(),
+                    None => e.to_string(),
+                };
+                found.refused.push((path.clone(), why));
+            } else if is_spec(path) {
                 found.specs.push(path.clone());
             } else {
                 found.transcripts.push(path.clone());
@@ -184,6 +197,7 @@ mod tests {
                 root.join("missing"),
             ],
             &GlobSet::empty(),
+            &RootGuard::new(root),
         );
         assert_eq!(found.specs, [root.join("prompts/a.toolspec")]);
         assert_eq!(found.transcripts, [root.join("run.jsonl")]);
@@ -198,7 +212,11 @@ mod tests {
         fs::create_dir_all(root.join("a")).unwrap();
         std::os::unix::fs::symlink(root, root.join("a/loop")).unwrap();
         fs::write(root.join("a/s.toolspec"), "").unwrap();
-        let found = discover(&[root.to_path_buf()], &GlobSet::empty());
+        let found = discover(
+            &[root.to_path_buf()],
+            &GlobSet::empty(),
+            &RootGuard::new(root),
+        );
         assert_eq!(found.specs, [root.join("a/s.toolspec")]);
     }
 }

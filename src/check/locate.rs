@@ -179,7 +179,7 @@ impl<'t> Locator<'t> {
             if self.pos == buf_end {
                 let file = match &mut self.file {
                     Some(f) => f,
-                    None => self.file.insert(std::fs::File::open(self.path)?),
+                    None => self.file.insert(crate::guard::open_regular(self.path)?),
                 };
                 self.buf.resize(READ_CHUNK, 0);
                 let n = read_some(file, &mut self.buf)?;
@@ -251,7 +251,7 @@ fn char_offset(bytes: &[u8], column: usize) -> usize {
 /// The offset of 1-based `line` and `column`, streaming the file (never holding a line whole);
 /// `None` if the file has fewer lines or cannot be read.
 fn streamed_offset_of_line_col(path: &Path, line: usize, column: usize) -> Option<usize> {
-    let mut reader = BufReader::with_capacity(1 << 16, std::fs::File::open(path).ok()?);
+    let mut reader = BufReader::with_capacity(1 << 16, crate::guard::open_regular(path).ok()?);
     let (mut cur, mut pos) = (1usize, 0usize);
     while cur < line {
         let buf = reader.fill_buf().ok()?;

@@ -29,6 +29,7 @@ use super::settings::LoadedSettings;
 use crate::compile::{self, FsLoader, ProjectLoader, SourceLoader, SpecDiagnostic};
 use crate::config::{Check, ExtraCalls, MatcherConfig, PathSeg, TranscriptGlob, ValueMatcher};
 use crate::engine;
+use crate::guard::{Refused, RootGuard};
 use crate::report::model::{
     CallRef, ExpectationResult, Finding, Location, PairResult, Report, Severity,
 };
@@ -140,13 +141,20 @@ pub fn check_with<S: PairSink>(
 ) -> Checked<S::Entry> {
     let mut report = Report::default();
     let root = std::path::absolute(&settings.root).unwrap_or_else(|_| settings.root.clone());
+    // Every file the check reads goes through this guard (see docs/security.md).
+    let guard = RootGuard::for_project(&root, opts.allow_outside_root);
     let exclude = exclude_set(&settings.settings.exclude, &root, &mut report);
     let paths = if opts.paths.is_empty() {
         vec![cwd.to_path_buf()]
     } else {
         opts.paths.clone()
     };
-    let found = discover::discover(&paths, &exclude);
+    let found = discover::discover(&paths, &exclude, &guard);
+    for (path, problem) in &found.refused {
+        report
+            .errors
+            .push(refused_path(&display_path(path, cwd), problem));
+    }
     for (path, problem) in &found.problems {
         report.errors.push(plain_error(
             "path-not-found",
@@ -167,7 +175,7 @@ pub fn check_with<S: PairSink>(
     let compiled: Vec<(PathBuf, Compiled, Vec<Finding>)> = par_map(&spec_files, |path| {
         let shown = display_path(&absolute(path), cwd);
         let (specs, warnings) = isolate(&shown, "compiling this spec file", || {
-            compile_spec_file(path, settings, &root, opts, cwd)
+            compile_spec_file(path, settings, &root, &guard, opts, cwd)
         })
         .unwrap_or_else(|f| (Err(vec![f]), Vec::new()));
         (absolute(path), specs, warnings)
@@ -191,7 +199,17 @@ pub fn check_with<S: PairSink>(
         for (si, spec) in specs.iter().enumerate() {
             if full {
                 for (g, glob) in spec.globs.iter().enumerate() {
-                    let files = glob.expand();
+                    let files = match glob.expand() {
+                        Ok(files) => files,
+                        Err(e) => {
+                            report.errors.push(glob_error(
+                                &spec.file,
+                                &spec.config.transcripts[g],
+                                &e,
+                            ));
+                            continue;
+                        }
+                    };
                     if files.is_empty() {
                         report
                             .warnings
@@ -234,7 +252,15 @@ pub fn check_with<S: PairSink>(
         // A file that panics is reported as an error, and what it had handed to the sink is
         // dropped with its outcome (as if it had no results).
         isolate(&shown, "checking this transcript file", || {
-            check_file(file, &specs, &formats, cwd, sink, opts.judge.as_deref())
+            check_file(
+                file,
+                &specs,
+                &formats,
+                cwd,
+                sink,
+                &guard,
+                opts.judge.as_deref(),
+            )
         })
         .unwrap_or_else(|f| FileOutcome {
             transcripts: 0,
@@ -366,11 +392,12 @@ fn compile_spec_file(
     path: &Path,
     settings: &LoadedSettings,
     root: &Path,
+    guard: &RootGuard,
     opts: &CheckOptions,
     cwd: &Path,
 ) -> (Compiled, Vec<Finding>) {
     let shown = display_path(&absolute(path), cwd);
-    let text = match crate::source::read_text(path) {
+    let text = match guard.read_text(path, crate::guard::SPEC_LIMIT) {
         Ok(t) => t,
         Err(ReadTextError::NotUtf8 { offset, at, byte }) => {
             let f = Finding {
@@ -394,6 +421,9 @@ fn compile_spec_file(
             };
             return (Err(vec![f]), Vec::new());
         }
+        Err(ReadTextError::Io(e)) if Refused::of(&e).is_some() => {
+            return (Err(vec![refused_path(&shown, &e.to_string())]), Vec::new());
+        }
         Err(e) => {
             let f = plain_error("unreadable-spec", format!("cannot read {shown}: {e}"), None);
             return (Err(vec![f]), Vec::new());
@@ -402,13 +432,12 @@ fn compile_spec_file(
     let mut source = SourceFile::new(shown.clone(), text);
     // Includes stay inside the project unless globs may leave it too.
     let rooted;
-    let loader: &dyn SourceLoader =
-        if opts.allow_outside_root || settings.settings.allow_outside_root {
-            &FsLoader
-        } else {
-            rooted = ProjectLoader::new(root).for_spec(path);
-            &rooted
-        };
+    let loader: &dyn SourceLoader = if opts.allow_outside_root {
+        &FsLoader
+    } else {
+        rooted = ProjectLoader::new(root).for_spec(path);
+        &rooted
+    };
     let mut result = compile::compile(&source, loader);
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
@@ -459,7 +488,7 @@ fn compile_spec_file(
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let allow = opts.allow_outside_root || settings.settings.allow_outside_root;
+    let allow = opts.allow_outside_root;
     let mut specs = Vec::new();
     for mut config in file.specs {
         if config.transcripts.is_empty() {
@@ -560,7 +589,7 @@ fn glob_error(file: &SpecFile, glob: &TranscriptGlob, e: &GlobError) -> Finding 
     let (code, help) = match e {
         GlobError::OutsideRoot { .. } => (
             "glob-outside-root",
-            "globs may not leave the project root; pass --allow-outside-root or set allow_outside_root = true in toolspec.toml to allow it",
+            "globs may not leave the project root (symbolic links followed); pass --allow-outside-root on the command line to allow it",
         ),
         GlobError::Invalid { .. } => ("invalid-glob", "see docs/language.md for the glob syntax"),
     };
@@ -624,6 +653,7 @@ fn check_file<S: PairSink>(
     formats: &[(globset::GlobMatcher, Format)],
     cwd: &Path,
     sink: &S,
+    guard: &RootGuard,
     judge: Option<&dyn profiles::Judge>,
 ) -> FileOutcome<S::Entry> {
     let shown = display_path(path, cwd);
@@ -656,7 +686,7 @@ fn check_file<S: PairSink>(
     let mut whole: Option<Option<Vec<u8>>> = None;
     for (format, specs) in by_format {
         if whole.is_none() {
-            match open_transcripts(path, &shown) {
+            match open_transcripts(path, &shown, guard) {
                 Ok(bytes) => whole = Some(bytes),
                 Err(e) => {
                     out.errors.push(read_error(&e, &shown));
@@ -727,7 +757,7 @@ fn check_file<S: PairSink>(
         let keep = keep_for(&specs);
         let read = match text {
             Some(bytes) => transcript::read_with_keep(&shown, bytes, format, &keep, emit),
-            None => stream_transcripts(path, &shown, format, &keep, emit),
+            None => stream_transcripts(path, &shown, format, &keep, emit, guard),
         };
         // Transcripts read before an error (the records of a dataset before a broken line) are
         // still reported, next to the error.
@@ -754,12 +784,16 @@ const WHOLE_FILE_LIMIT: u64 = 64 << 20;
 /// Open a transcript file: its bytes if it is at most [`WHOLE_FILE_LIMIT`] bytes (read once,
 /// reused for every format and for placing findings), `None` if it is to be streamed. Errors
 /// name the file by its display name (so messages never show absolute paths).
-fn open_transcripts(path: &Path, shown: &str) -> Result<Option<Vec<u8>>, ReadError> {
+fn open_transcripts(
+    path: &Path,
+    shown: &str,
+    guard: &RootGuard,
+) -> Result<Option<Vec<u8>>, ReadError> {
     let io = |source| ReadError::Io {
         file: shown.to_owned(),
         source,
     };
-    let file = std::fs::File::open(path).map_err(io)?;
+    let file = guard.open(path).map_err(io)?;
     let len = file.metadata().map_err(io)?.len();
     if len > WHOLE_FILE_LIMIT {
         return Ok(None);
@@ -777,8 +811,9 @@ fn stream_transcripts(
     format: Option<Format>,
     keep: &transcript::Keep,
     emit: impl FnMut(Transcript),
+    guard: &RootGuard,
 ) -> Result<(), ReadError> {
-    let file = std::fs::File::open(path).map_err(|source| ReadError::Io {
+    let file = guard.open(path).map_err(|source| ReadError::Io {
         file: shown.to_owned(),
         source,
     })?;
@@ -854,7 +889,24 @@ fn each_check(c: &Check, f: &mut dyn FnMut(&Check)) {
     }
 }
 
+/// A path the root guard refused (outside the root, not a regular file, too large): never read.
+fn refused_path(shown: &str, why: &str) -> Finding {
+    plain_error(
+        "path-refused",
+        format!("{shown}: not read: {why}"),
+        Some(
+            "toolspec reads only regular files inside the project root; see docs/security.md"
+                .into(),
+        ),
+    )
+}
+
 fn read_error(e: &ReadError, shown: &str) -> Finding {
+    if let ReadError::Io { source, .. } = e {
+        if let Some(r) = Refused::of(source) {
+            return refused_path(shown, &r.to_string());
+        }
+    }
     // A located error's text starts with `file:line:col: `; the finding carries that location,
     // so the message would say it twice (reporters print the location themselves).
     let text = e.to_string();

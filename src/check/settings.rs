@@ -8,8 +8,6 @@
 //! exclude = ["vendor/**", "**/fixtures/broken/**"]
 //! # Profile for specs that choose none (a name, or a table with `name` and options).
 //! profile = "deepeval"
-//! # Allow spec globs and includes that leave the project root (`../../**`).
-//! allow_outside_root = false
 //!
 //! # Transcript format overrides, by glob relative to this file's folder.
 //! [formats]
@@ -17,6 +15,12 @@
 //! ```
 //!
 //! Paths in the file are relative to the file's own folder, never to the working directory.
+//!
+//! A repository's settings never widen what is read or run: `allow_outside_root = true` and a
+//! profile's `judge` are errors that name the command-line flag to use instead. The file is read
+//! through the root guard ([`crate::guard`]): a regular file of at most
+//! [`crate::guard::SETTINGS_LIMIT`] bytes, and a discovered one must resolve inside its own
+//! folder (a committed `toolspec.toml` linking elsewhere is refused).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -24,6 +28,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::config::Profile;
+use crate::guard::RootGuard;
 
 /// File names looked for, in order, in each folder while walking up.
 pub const SETTINGS_FILES: &[&str] = &["toolspec.toml", ".toolspec.toml"];
@@ -44,7 +49,8 @@ pub struct Settings {
     /// Transcript format by glob.
     #[serde(default)]
     pub formats: BTreeMap<String, String>,
-    /// Allow spec globs and includes that leave the project root.
+    /// Only `false` is accepted: leaving the project root is the command line's choice
+    /// (`--allow-outside-root`), never a repository's.
     #[serde(default)]
     pub allow_outside_root: bool,
 }
@@ -128,6 +134,12 @@ impl LoadedSettings {
             path: path.display().to_string(),
             message: e.to_string().trim_end().to_owned(),
         })?;
+        if settings.allow_outside_root {
+            return Err(SettingsError::Invalid {
+                path: path.display().to_string(),
+                message: "`allow_outside_root = true` is not accepted in a settings file: a repository cannot widen what toolspec reads; pass --allow-outside-root on the command line instead".into(),
+            });
+        }
         if let Some(p) = &settings.profile {
             p.resolve().map_err(|message| SettingsError::Invalid {
                 path: path.display().to_string(),
@@ -147,12 +159,19 @@ impl LoadedSettings {
         })
     }
 
-    /// Read settings from an explicit file.
+    /// Read settings from an explicit file (a regular file of at most
+    /// [`crate::guard::SETTINGS_LIMIT`] bytes, wherever it is).
     pub fn load(path: &Path) -> Result<LoadedSettings, SettingsError> {
-        let text = crate::source::read_text(path).map_err(|e| SettingsError::Io {
-            path: path.display().to_string(),
-            cause: e.into(),
-        })?;
+        Self::load_guarded(path, &RootGuard::anywhere())
+    }
+
+    fn load_guarded(path: &Path, guard: &RootGuard) -> Result<LoadedSettings, SettingsError> {
+        let text = guard
+            .read_text(path, crate::guard::SETTINGS_LIMIT)
+            .map_err(|e| SettingsError::Io {
+                path: path.display().to_string(),
+                cause: e.into(),
+            })?;
         Self::parse(path, &text)
     }
 
@@ -162,8 +181,9 @@ impl LoadedSettings {
         for dir in start.ancestors() {
             for name in SETTINGS_FILES {
                 let candidate = dir.join(name);
-                if candidate.is_file() {
-                    return Self::load(&candidate);
+                // Whatever it is (a link, a FIFO): the guard decides, and says why not.
+                if candidate.symlink_metadata().is_ok() {
+                    return Self::load_guarded(&candidate, &RootGuard::new(dir));
                 }
             }
         }
@@ -195,7 +215,7 @@ mod tests {
 transcripts = ["runs/{stem}/*.jsonl"]
 exclude = ["vendor/**"]
 profile = { name = "axion", strict_order = true }
-allow_outside_root = true
+allow_outside_root = false
 [formats]
 "logs/**/*.log" = "mcp_jsonrpc"
 "#;
@@ -204,7 +224,18 @@ allow_outside_root = true
         let s = &loaded.settings;
         assert_eq!(s.transcripts, ["runs/{stem}/*.jsonl"]);
         assert_eq!(s.exclude, ["vendor/**"]);
-        assert!(s.allow_outside_root);
+        assert!(!s.allow_outside_root);
+        let err = LoadedSettings::parse(Path::new("t.toml"), "allow_outside_root = true")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("--allow-outside-root"), "{err}");
+        let err = LoadedSettings::parse(
+            Path::new("t.toml"),
+            "profile = { name = \"deepeval\", judge = \"touch x\" }",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("--judge"), "{err}");
         assert_eq!(s.formats["logs/**/*.log"], "mcp_jsonrpc");
         let profile = s.profile.as_ref().unwrap().resolve().unwrap();
         assert_eq!(profile.name(), "axion");

@@ -64,10 +64,13 @@ impl SourceCache {
                 return text;
             }
         }
-        let small = std::fs::metadata(name).is_ok_and(|m| m.len() <= SNIPPET_FILE_LIMIT);
-        let text = small
-            .then(|| std::fs::read_to_string(name).ok().map(Arc::new))
-            .flatten();
+        // Regular files only, through the root guard's open (a file a finding names was read
+        // through it already).
+        let text = toolspec::guard::RootGuard::anywhere()
+            .read(std::path::Path::new(name), SNIPPET_FILE_LIMIT)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .map(Arc::new);
         let mut lru = self.inner.lock().ok()?;
         lru.insert(key, text.clone(), self.budget);
         Some(text).flatten()

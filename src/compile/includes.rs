@@ -61,7 +61,7 @@ fn visit(
                     .label(inc.path.span, e.to_string())
                     .help(if OutsideRoot::of(&e).is_some() {
                         "includes may not leave the project root; pass --allow-outside-root \
-                         or set allow_outside_root = true in toolspec.toml to allow it"
+                         on the command line to allow it"
                     } else {
                         "the path is relative to the including file's folder"
                     }),

@@ -59,7 +59,9 @@ pub struct FsLoader;
 impl SourceLoader for FsLoader {
     fn load(&self, from: &SourceFile, path: &str) -> io::Result<SourceFile> {
         let name = resolve_include(&from.name, path);
-        let text = crate::source::read_text(std::path::Path::new(&name))?;
+        // A regular file only (a FIFO would never end), and of a bounded size.
+        let text = crate::guard::RootGuard::anywhere()
+            .read_text(std::path::Path::new(&name), crate::guard::SPEC_LIMIT)?;
         Ok(SourceFile::new(name, text))
     }
 }

@@ -135,7 +135,7 @@ pub fn read_file_with(
         file: name.clone(),
         source,
     };
-    let mut file = std::fs::File::open(path).map_err(io)?;
+    let mut file = crate::guard::open_regular(path).map_err(io)?;
     let len = file.metadata().map_err(io)?.len();
     if len <= WHOLE_FILE_LIMIT {
         let mut bytes = Vec::with_capacity(len as usize);

@@ -17,9 +17,13 @@ pub fn run(args: FmtArgs) -> u8 {
     } else {
         args.paths.clone()
     };
-    let found = discover::discover(&paths, &globset::GlobSet::empty());
+    let found = discover::discover(
+        &paths,
+        &globset::GlobSet::empty(),
+        &toolspec::guard::RootGuard::anywhere(),
+    );
     let mut status = exit::OK;
-    for (path, problem) in &found.problems {
+    for (path, problem) in found.problems.iter().chain(&found.refused) {
         output::err(&format!("error: {}: {problem}\n", path.display()));
         status = exit::ERROR;
     }
