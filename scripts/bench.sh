@@ -36,10 +36,9 @@ date -u +"%Y-%m-%dT%H:%M:%SZ"
 git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || true
 
 say "build (release: lto thin, codegen-units 1)"
-# The benches first: `cargo bench` builds the binary too, under the bench profile, whose
-# symbol names differ from the release profile's (the hash in each name covers the profile's
-# metadata), so linker/toolspec.order would not find them. The release build then puts back
-# target/release/toolspec as `cargo build --release` and `cargo install` make it.
+# The benches first: `cargo bench` builds the binary too, under the bench profile. The release
+# build then puts back target/release/toolspec as `cargo build --release` and `cargo install`
+# make it.
 cargo bench --no-run --quiet 2>/dev/null || cargo bench --no-run
 cargo build --release --quiet
 
