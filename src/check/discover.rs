@@ -2,8 +2,9 @@
 //!
 //! A folder is walked for `*.toolspec` files with the `ignore` crate, so `.gitignore`, `.ignore`
 //! and hidden files are respected as in ripgrep and ruff; symbolic links are not followed, so a
-//! link loop cannot trap the walk. A file path is taken as given (a pre-commit hook passes staged
-//! files): a `.toolspec` file is a spec, anything else a transcript.
+//! link loop cannot trap the walk. A file path (a pre-commit hook passes staged files) must pass
+//! the root guard ([`crate::guard`]: resolved inside the project root, a regular file), else it
+//! is refused, never opened; a `.toolspec` file is a spec, anything else a transcript.
 
 use std::path::{Path, PathBuf};
 
