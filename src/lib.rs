@@ -28,4 +28,5 @@ pub mod report;
 pub mod score;
 pub mod source;
 pub mod syntax;
+pub mod text;
 pub mod transcript;

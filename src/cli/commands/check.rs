@@ -22,7 +22,10 @@ pub fn run(args: CheckArgs) -> u8 {
     let cwd = match std::env::current_dir() {
         Ok(d) => d,
         Err(e) => {
-            output::err(&format!("error: cannot read the current folder: {e}\n"));
+            output::err(&format!(
+                "error: cannot read the current folder: {}\n",
+                output::esc(&e.to_string())
+            ));
             return exit::ERROR;
         }
     };
@@ -57,7 +60,7 @@ pub fn run(args: CheckArgs) -> u8 {
     }) {
         Ok(c) => c,
         Err(e) => {
-            output::err(&format!("error: {e}\n"));
+            output::err(&format!("error: {}\n", output::esc(&e)));
             return exit::ERROR;
         }
     };
@@ -88,7 +91,11 @@ fn write_output(
                 out.flush()
             });
             if let Err(e) = written {
-                output::err(&format!("error: cannot write {}: {e}\n", path.display()));
+                output::err(&format!(
+                    "error: cannot write {}: {}\n",
+                    output::esc(&path.display().to_string()),
+                    output::esc(&e.to_string())
+                ));
                 return exit::ERROR;
             }
         }
@@ -99,7 +106,10 @@ fn write_output(
             match written {
                 // `toolspec check | head` closes the pipe early: not an error.
                 Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                    output::err(&format!("error: cannot write the report: {e}\n"));
+                    output::err(&format!(
+                        "error: cannot write the report: {}\n",
+                        output::esc(&e.to_string())
+                    ));
                     return exit::ERROR;
                 }
                 _ => {}
@@ -186,17 +196,22 @@ pub fn render(
     }
 }
 
-/// What machine formats print on stderr: each run error on one line.
+/// What machine formats print on stderr: each run error on one line, its data escaped.
 fn short_errors(report: &Report) -> String {
+    use output::esc;
     report
         .errors
         .iter()
         .map(|f| match &f.location {
             Some(l) => format!(
                 "error[{}]: {}:{}:{}: {}\n",
-                f.code, l.file, l.line, l.column, f.message
+                esc(&f.code),
+                esc(&l.file),
+                l.line,
+                l.column,
+                esc(&f.message)
             ),
-            None => format!("error[{}]: {}\n", f.code, f.message),
+            None => format!("error[{}]: {}\n", esc(&f.code), esc(&f.message)),
         })
         .collect()
 }

@@ -16,7 +16,7 @@ pub fn run(args: ScoreArgs) -> u8 {
     let profile = match ProfileName::from_str(&args.profile) {
         Ok(p) => p,
         Err(e) => {
-            output::err(&format!("error: {e}\n"));
+            output::err(&format!("error: {}\n", output::esc(&e.to_string())));
             return exit::ERROR;
         }
     };
@@ -29,7 +29,11 @@ pub fn run(args: ScoreArgs) -> u8 {
         Some(path) => match std::fs::File::open(path) {
             Ok(f) => score_stream(profile, f, &mut out, threads),
             Err(e) => {
-                output::err(&format!("error: cannot read {}: {e}\n", path.display()));
+                output::err(&format!(
+                    "error: cannot read {}: {}\n",
+                    output::esc(&path.display().to_string()),
+                    output::esc(&e.to_string())
+                ));
                 return exit::ERROR;
             }
         },
@@ -46,7 +50,7 @@ pub fn run(args: ScoreArgs) -> u8 {
         }
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => exit::OK,
         Err(e) => {
-            output::err(&format!("error: {e}\n"));
+            output::err(&format!("error: {}\n", output::esc(&e.to_string())));
             exit::ERROR
         }
     }

@@ -20,7 +20,10 @@ pub fn run(args: WatchArgs) -> u8 {
     let cwd = match std::env::current_dir() {
         Ok(d) => d,
         Err(e) => {
-            output::err(&format!("error: cannot read the current folder: {e}\n"));
+            output::err(&format!(
+                "error: cannot read the current folder: {}\n",
+                output::esc(&e.to_string())
+            ));
             return exit::ERROR;
         }
     };
@@ -47,7 +50,7 @@ pub fn run(args: WatchArgs) -> u8 {
     let watcher = match Watcher::new(&roots, Duration::from_millis(args.debounce)) {
         Ok(w) => w,
         Err(e) => {
-            output::err(&format!("error: {e}\n"));
+            output::err(&format!("error: {}\n", output::esc(&e.to_string())));
             return exit::ERROR;
         }
     };
@@ -58,7 +61,10 @@ pub fn run(args: WatchArgs) -> u8 {
         let changed = match batch {
             Ok(paths) => paths,
             Err(e) => {
-                output::err(&format!("warning: file watcher: {e}\n"));
+                output::err(&format!(
+                    "warning: file watcher: {}\n",
+                    output::esc(&e.to_string())
+                ));
                 continue;
             }
         };
@@ -153,13 +159,18 @@ fn show(
     text.push_str(&stdout);
     output::out(&text);
     output::err(&stderr);
-    let root = settings.root.display();
+    let root = settings.root.display().to_string();
+    let root = output::esc(&root);
     let what = match rechecked {
         None => format!("checked {} pair(s)", report.results.len()),
         Some((n, changed)) => format!(
             "re-checked {n} of {} pair(s) (changed: {})",
             report.results.len(),
-            changed.iter().cloned().collect::<Vec<_>>().join(", ")
+            changed
+                .iter()
+                .map(|c| output::esc(c))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     };
     output::err(&format!(
