@@ -709,7 +709,7 @@ fn check_file<S: PairSink>(
                 });
                 let run = engine::Run::new(&s.config, all);
                 let (passed, record, entry) =
-                    check_pair(s, &shown, &t, &run, profile, &mut locator, sink);
+                    check_pair(s, &shown, &t, &run, all, profile, &mut locator, sink);
                 let k = (s.file.key.clone(), s.name.clone(), key.clone(), record);
                 pairs.push((k, passed, entry));
             }
@@ -909,11 +909,13 @@ fn literal_value(m: &ValueMatcher) -> Option<serde_json::Value> {
 /// Build the result of `spec` on the transcript `t` from its engine `run` and hand it to `sink`
 /// with its findings sorted and its locations placed; the findings are built one at a time as
 /// the sink takes them. Returns whether it passed, its record and the sink's entry.
+#[allow(clippy::too_many_arguments)]
 fn check_pair<S: PairSink>(
     spec: &Spec,
     shown: &str,
     t: &Seen<'_>,
     run: &engine::Run<'_>,
+    calls: &dyn engine::Calls,
     profile: Option<ProfileVerdict>,
     locator: &mut locate::Locator<'_>,
     sink: &S,
@@ -970,13 +972,11 @@ fn check_pair<S: PairSink>(
         .iter()
         .map(|o| {
             let exp = spec.config.expectations.get(o.expectation);
-            // Calls beyond an expectation's maximum are extra calls: they only fail it when the
-            // spec forbids extra calls.
-            let passed = match o.status {
-                engine::Status::Matched | engine::Status::Skipped => true,
-                engine::Status::TooMany => spec.config.extra_calls == ExtraCalls::Allow,
-                _ => false,
-            };
+            // A call beyond an expectation's maximum fails it (`too-many-calls`).
+            let passed = matches!(
+                o.status,
+                engine::Status::Matched | engine::Status::Skipped
+            );
             ExpectationResult {
                 index: o.expectation,
                 tool: o.tool.clone(),
@@ -1001,6 +1001,11 @@ fn check_pair<S: PairSink>(
         .collect();
     let counts = serde_json::to_value(verdict.counts).unwrap_or_default();
     let (score, threshold, passed) = (verdict.score, verdict.threshold, verdict.passed);
+    let failure = if passed || profile.is_some() {
+        None
+    } else {
+        hard_failure(spec, run, calls, verdict)
+    };
     // Under a profile, the peer's numbers decide; the engine's findings still explain.
     let (score, threshold, passed, profile_details) = match profile {
         Some(p) => (
@@ -1021,6 +1026,7 @@ fn check_pair<S: PairSink>(
         score,
         threshold,
         passed,
+        failure,
         calls: t.spans.len(),
         counts,
         expectations,
@@ -1061,6 +1067,84 @@ fn check_pair<S: PairSink>(
     };
     let mut findings = order.iter().filter_map(|&x| finding(x));
     (passed, record, sink.pair_streamed(head, &mut findings))
+}
+
+/// What failed a pair besides its score, in words ([`PairResult::failure`]): forbidden calls,
+/// broken `before` rules, extra calls a spec that forbids them got, expectations that got too
+/// many calls. `None` when there is none of these (the pair failed on its score). Looks at the
+/// findings' places only, so 100 000 extra calls cost no finding built.
+fn hard_failure(
+    spec: &Spec,
+    run: &engine::Run<'_>,
+    calls: &dyn engine::Calls,
+    verdict: &engine::Verdict,
+) -> Option<String> {
+    let strict_extras = spec.config.order == crate::config::OrderMode::Strict
+        || spec.config.extra_calls == ExtraCalls::Forbid;
+    let mut forbidden: Vec<&str> = Vec::new();
+    let mut forbidden_calls = 0usize;
+    let mut before = 0usize;
+    let mut extra: Vec<&str> = Vec::new();
+    // Every extra call fails a spec that forbids them (some are reported as out of order).
+    let extra_calls = if strict_extras {
+        verdict.counts.extra
+    } else {
+        0
+    };
+    for x in 0..run.finding_count() {
+        let (call, _, code) = run.finding_place(x);
+        let name = call.filter(|&i| i < calls.count()).map(|i| calls.name(i));
+        match code {
+            "forbidden-call" => {
+                forbidden_calls += 1;
+                if let Some(n) = name.filter(|n| !forbidden.contains(n)) {
+                    forbidden.push(n);
+                }
+            }
+            "before-violation" => before += 1,
+            "unexpected-call" if strict_extras => {
+                if let Some(n) = name.filter(|n| !extra.contains(n)) {
+                    extra.push(n);
+                }
+            }
+            _ => {}
+        }
+    }
+    let names = |list: &[&str]| {
+        let mut shown: Vec<String> = list.iter().take(3).map(|n| format!("`{n}`")).collect();
+        if list.len() > 3 {
+            shown.push(format!("and {} more", list.len() - 3));
+        }
+        shown.join(", ")
+    };
+    let mut parts = Vec::new();
+    match forbidden_calls {
+        0 => {}
+        1 => parts.push(format!("forbidden call {}", names(&forbidden))),
+        n => parts.push(format!("{n} forbidden calls ({})", names(&forbidden))),
+    }
+    match before {
+        0 => {}
+        1 => parts.push("broken `before` rule".to_owned()),
+        n => parts.push(format!("{n} broken `before` rules")),
+    }
+    match extra_calls {
+        0 => {}
+        1 if extra.len() == 1 => parts.push(format!("extra call {}", names(&extra))),
+        1 => parts.push("extra call".to_owned()),
+        n if extra.is_empty() => parts.push(format!("{n} extra calls")),
+        n => parts.push(format!("{n} extra calls ({})", names(&extra))),
+    }
+    let too_many: Vec<&str> = verdict
+        .expectations
+        .iter()
+        .filter(|o| o.status == engine::Status::TooMany)
+        .map(|o| o.tool.as_str())
+        .collect();
+    if !too_many.is_empty() {
+        parts.push(format!("too many calls to {}", names(&too_many)));
+    }
+    (!parts.is_empty()).then(|| parts.join(", "))
 }
 
 #[cfg(test)]

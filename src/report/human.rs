@@ -179,13 +179,10 @@ fn handler(opts: Options) -> GraphicalReportHandler {
         .with_links(false)
 }
 
-/// One line per pair: verdict, score against threshold, spec and transcript.
+/// One line per pair: verdict, score against threshold (and what failed it besides the score,
+/// [`PairResult::verdict_text`]), spec and transcript.
 pub fn pair_line(r: &PairResult, color: bool) -> String {
-    let (word, cmp) = if r.passed {
-        ("PASS", "≥")
-    } else {
-        ("FAIL", "<")
-    };
+    let word = if r.passed { "PASS" } else { "FAIL" };
     let word = match (color, r.passed) {
         (true, true) => format!("\x1b[32m{word}\x1b[0m"),
         (true, false) => format!("\x1b[31;1m{word}\x1b[0m"),
@@ -201,9 +198,8 @@ pub fn pair_line(r: &PairResult, color: bool) -> String {
         .map(|p| format!(" [{}]", escaped(p)))
         .unwrap_or_default();
     format!(
-        "{word}  {:.2} {cmp} {:.2}  {}::{}  {target}{profile}",
-        r.score,
-        r.threshold,
+        "{word}  {}  {}::{}  {target}{profile}",
+        escaped(&r.verdict_text()),
         escaped(&r.spec_file),
         escaped(&r.spec)
     )

@@ -87,10 +87,7 @@ pub fn pair_suite_streamed(
         TestCaseStatus::success()
     } else {
         let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-        s.set_message(format!(
-            "score {:.2} < threshold {:.2}",
-            r.score, r.threshold
-        ));
+        s.set_message(format!("score {}", e(&r.verdict_text())));
         let lines: Vec<String> = findings.map(|f| finding_line(&f)).collect();
         if !lines.is_empty() {
             s.set_description(lines.join("\n"));

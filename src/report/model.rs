@@ -67,6 +67,11 @@ pub struct PairResult {
     pub threshold: f64,
     /// Whether the pair passed.
     pub passed: bool,
+    /// For a failed pair, what failed it besides the score, in words: hard failures such as
+    /// `forbidden call `close_account``, `broken before rule`, `extra call `x``. Absent when the
+    /// pair passed or failed on its score alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
     /// Calls in the transcript.
     pub calls: usize,
     /// Structured counts (exact matches, name-only, extras, missing, forbidden).
@@ -158,6 +163,34 @@ pub struct Location {
     pub end_column: usize,
     /// Byte offsets `[start, end)` in the file.
     pub span: [usize; 2],
+}
+
+impl PairResult {
+    /// The verdict in words, as every format heads a pair: `1.00 ≥ 1.00` (passed),
+    /// `0.75 < 1.00` (failed on score), `0.96 ≥ 0.90 but forbidden call `close_account``
+    /// (failed by a hard failure although the score is enough), `0.50 < 0.90 and forbidden call
+    /// `close_account``. Never a comparison that is false.
+    pub fn verdict_text(&self) -> String {
+        let met = self.score + crate::score::native::THRESHOLD_EPSILON >= self.threshold;
+        let cmp = if met { "≥" } else { "<" };
+        let numbers = format!("{:.2} {cmp} {:.2}", self.score, self.threshold);
+        let numbers = if numbers == format!("{:.2} < {:.2}", self.threshold, self.threshold) {
+            // Rounding can make a score just below the threshold print as equal to it.
+            format!("{} < {:.2}", self.score, self.threshold)
+        } else {
+            numbers
+        };
+        match (&self.failure, self.passed, met) {
+            (_, true, _) => numbers,
+            (Some(why), false, true) => format!("{numbers} but {why}"),
+            (Some(why), false, false) => format!("{numbers} and {why}"),
+            (None, false, true) => match &self.profile {
+                Some(p) => format!("{numbers} but the {p} verdict fails it"),
+                None => format!("{numbers} but the verdict fails it"),
+            },
+            (None, false, false) => numbers,
+        }
+    }
 }
 
 impl Location {

@@ -1,0 +1,132 @@
+//! An honest report: what the built binary says about a run is true.
+//!
+//! - A hard failure (forbidden call, broken `before` rule, extra call under `extra forbid`)
+//!   names its reason in the pair's header, and no header states a false comparison.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn run(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_toolspec"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "100")
+        .output()
+        .unwrap()
+}
+
+fn text(out: &Output) -> (String, String) {
+    (
+        String::from_utf8(out.stdout.clone()).unwrap(),
+        String::from_utf8(out.stderr.clone()).unwrap(),
+    )
+}
+
+/// An OpenAI Chat transcript with these calls (name, arguments).
+fn transcript(calls: &[(&str, serde_json::Value)]) -> String {
+    let calls: Vec<serde_json::Value> = calls
+        .iter()
+        .enumerate()
+        .map(|(i, (name, args))| {
+            serde_json::json!({"id": format!("c{i}"), "type": "function",
+                "function": {"name": name, "arguments": args.to_string()}})
+        })
+        .collect();
+    serde_json::json!({"messages": [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": null, "tool_calls": calls},
+    ]})
+    .to_string()
+}
+
+fn write(dir: &Path, name: &str, text: &str) {
+    let path = dir.join(name);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// Every `PASS`/`FAIL` header's `a < b` / `a ≥ b` is true of the numbers it prints.
+fn assert_headers_true(stdout: &str) {
+    for line in stdout
+        .lines()
+        .filter(|l| l.starts_with("PASS") || l.starts_with("FAIL"))
+    {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let (a, cmp, b) = (words[1], words[2], words[3]);
+        let (a, b): (f64, f64) = (a.parse().unwrap(), b.parse().unwrap());
+        match cmp {
+            "<" => assert!(a < b, "false header: {line}"),
+            "≥" => assert!(a >= b, "false header: {line}"),
+            other => panic!("no comparison in {line} ({other})"),
+        }
+    }
+}
+
+#[test]
+fn a_hard_failure_names_its_reason_in_the_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let ok = serde_json::json!({"id": "1"});
+    write(
+        d,
+        "runs/forbidden.json",
+        &transcript(&[
+            ("lookup", ok.clone()),
+            ("close_account", serde_json::json!({"account": "A-1"})),
+        ]),
+    );
+    write(
+        d,
+        "runs/order.json",
+        &transcript(&[("refund", ok.clone()), ("lookup", ok.clone())]),
+    );
+    write(
+        d,
+        "runs/extra.json",
+        &transcript(&[("lookup", ok.clone()), ("chat", ok.clone())]),
+    );
+    write(
+        d,
+        "s.toolspec",
+        "spec never_rule {\n  transcripts \"runs/forbidden.json\"\n  threshold 0.5\n  call lookup(id: \"1\")\n  never close_account\n}\n\
+         spec before_rule {\n  transcripts \"runs/order.json\"\n  order any\n  threshold 0.5\n  a: call lookup(id: \"1\")\n  b: call refund(id: \"1\")\n  a before b\n}\n\
+         spec no_extras {\n  transcripts \"runs/extra.json\"\n  extra forbid\n  threshold 0.1\n  call lookup(id: \"1\")\n}\n",
+    );
+    let out = run(d, &["check", "--color", "never"]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert_headers_true(&stdout);
+    for (spec, reason) in [
+        ("never_rule", "but forbidden call `close_account`"),
+        ("before_rule", "but broken `before` rule"),
+        ("no_extras", "but extra call `chat`"),
+    ] {
+        let header = stdout
+            .lines()
+            .find(|l| l.starts_with("FAIL") && l.contains(&format!("::{spec} ")))
+            .unwrap_or_else(|| panic!("no FAIL line for {spec}:\n{stdout}"));
+        assert!(header.contains(reason), "{spec}: {header}");
+    }
+
+    // The machine formats say the same.
+    let out = run(d, &["check", "--color", "never", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&text(&out).0).unwrap();
+    let failures: Vec<&str> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["failure"].as_str().unwrap_or(""))
+        .collect();
+    assert!(
+        failures.contains(&"forbidden call `close_account`"),
+        "{failures:?}"
+    );
+    let out = run(d, &["check", "--color", "never", "--format", "junit"]);
+    let junit = text(&out).0;
+    assert!(
+        junit.contains("score 1.00 ≥ 0.50 but forbidden call `close_account`"),
+        "{junit}"
+    );
+    assert!(!junit.contains("score 1.00 &lt; threshold"), "{junit}");
+}
