@@ -130,3 +130,39 @@ fn a_hard_failure_names_its_reason_in_the_header() {
     );
     assert!(!junit.contains("score 1.00 &lt; threshold"), "{junit}");
 }
+
+/// A (spec, transcript) pair is checked once however it was named: the spec file and its
+/// transcript both on the command line (a pre-commit hook with both staged), either named
+/// twice or through `./`, a folder and a file in it, overlapping globs.
+#[test]
+fn a_pair_is_checked_once_however_it_was_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(
+        d,
+        "runs/a.json",
+        &transcript(&[("lookup", serde_json::json!({"id": "1"}))]),
+    );
+    write(
+        d,
+        "s.toolspec",
+        "spec s {\n  transcripts \"runs/*.json\", \"runs/a.*\", \"./runs/a.json\"\n  call lookup(id: \"1\")\n}\n",
+    );
+    for args in [
+        vec!["s.toolspec", "runs/a.json"],
+        vec!["./s.toolspec", "s.toolspec", "runs/a.json", "./runs/a.json"],
+        vec![".", "s.toolspec", "runs/a.json"],
+        vec!["runs/a.json", "runs/a.json"],
+        vec!["s.toolspec"],
+    ] {
+        let mut all = vec!["check", "--color", "never", "--format", "json"];
+        all.extend(&args);
+        let out = run(d, &all);
+        let (stdout, stderr) = text(&out);
+        let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(v["results"].as_array().unwrap().len(), 1, "{args:?}: {stdout}");
+        assert_eq!(v["summary"]["checked"], 1, "{args:?}");
+        assert_eq!(v["summary"]["specs"], 1, "{args:?}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+    }
+}

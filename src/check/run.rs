@@ -151,12 +151,14 @@ pub fn check_with<S: PairSink>(
             Some("check the path; folders are searched for *.toolspec files".into()),
         ));
     }
-    // Explicit transcripts are checked against every spec of the project that names them.
-    let mut spec_files: BTreeSet<PathBuf> = found.specs.iter().cloned().collect();
+    // Explicit transcripts are checked against every spec of the project that names them. A
+    // spec file is one entry however it was named (`s.toolspec` on the command line and found
+    // again by the walk, `./s.toolspec`, twice): each (spec, transcript) pair is checked once.
+    let mut spec_files: BTreeSet<PathBuf> = found.specs.iter().map(|p| absolute(p)).collect();
     if !found.transcripts.is_empty() {
         let mut all = Discovered::default();
         discover::walk_specs(&root, &exclude, &mut all);
-        spec_files.extend(all.specs);
+        spec_files.extend(all.specs.iter().map(|p| absolute(p)));
     }
     let explicit_specs: BTreeSet<PathBuf> = found.specs.iter().map(|p| absolute(p)).collect();
 
@@ -208,8 +210,9 @@ pub fn check_with<S: PairSink>(
         units.push(specs);
     }
     // An explicit transcript that no spec names is worth a word: it was not checked.
+    let mut warned = BTreeSet::new();
     for t in &found.transcripts {
-        if !bound.contains_key(&absolute(t)) {
+        if !bound.contains_key(&absolute(t)) && warned.insert(absolute(t)) {
             report.warnings.push(plain_warning(
                 "unclaimed-transcript",
                 format!(
