@@ -160,9 +160,84 @@ fn a_pair_is_checked_once_however_it_was_named() {
         let out = run(d, &all);
         let (stdout, stderr) = text(&out);
         let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-        assert_eq!(v["results"].as_array().unwrap().len(), 1, "{args:?}: {stdout}");
+        assert_eq!(
+            v["results"].as_array().unwrap().len(),
+            1,
+            "{args:?}: {stdout}"
+        );
         assert_eq!(v["summary"]["checked"], 1, "{args:?}");
         assert_eq!(v["summary"]["specs"], 1, "{args:?}");
         assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
     }
+}
+
+/// A transcript file that is read without error but without one call says which reader read
+/// it and what to do; `--strict` turns that warning, a glob that matches nothing and a run that
+/// checks nothing into a failing exit (1).
+#[test]
+fn warnings_say_what_happened_and_fail_under_strict() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A pydantic-ai message dump, which detection takes for Vercel AI SDK.
+    write(
+        d,
+        "runs/a.json",
+        r#"{"messages": [{"role": "user", "content": "find flights"}, {"kind": "response", "parts": [{"part_kind": "tool-call", "tool_name": "search_flights", "args": {}}]}]}"#,
+    );
+    write(
+        d,
+        "s.toolspec",
+        "spec s {\n  transcripts \"runs/*.json\"\n  optional call search_flights\n}\n",
+    );
+    let out = run(d, &["check", "--color", "never"]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(stderr.contains("no-calls-read"), "{stderr}");
+    assert!(
+        stderr.contains("read as vercel-ai-sdk (by detection), with 0 tool calls"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("name its format"), "{stderr}");
+    let out = run(d, &["check", "--color", "never", "--strict"]);
+    assert_eq!(out.status.code(), Some(1), "{:?}", text(&out));
+    // `--exit-zero` still wins over a failing exit.
+    let out = run(d, &["check", "--strict", "--exit-zero"]);
+    assert_eq!(out.status.code(), Some(0));
+
+    // A glob that matches nothing: a warning, and a failure under --strict.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(
+        d,
+        "s.toolspec",
+        "spec s {\n  transcripts \"rnus/*.json\"\n  call lookup\n}\n",
+    );
+    let out = run(d, &["check", "--color", "never"]);
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("no transcript matches `rnus/*.json`"),
+        "{stderr}"
+    );
+    // Nothing was checked at all: said in so many words.
+    assert!(
+        stderr.contains("no spec × transcript pair was checked: no transcript matched the specs"),
+        "{stderr}"
+    );
+    for format in ["human", "json", "github"] {
+        let out = run(d, &["check", "--strict", "--format", format]);
+        assert_eq!(out.status.code(), Some(1), "{format}: {:?}", text(&out));
+    }
+
+    // No spec at all.
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(dir.path(), &["check", "--color", "never"]);
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        stderr.contains("no spec × transcript pair was checked: no spec file was found"),
+        "{stderr}"
+    );
+    let out = run(dir.path(), &["check", "--strict"]);
+    assert_eq!(out.status.code(), Some(1));
 }

@@ -240,6 +240,7 @@ pub fn check_with<S: PairSink>(
             transcripts: 0,
             pairs: Vec::new(),
             errors: vec![f],
+            warnings: Vec::new(),
         })
     });
     let mut transcripts = 0;
@@ -248,12 +249,37 @@ pub fn check_with<S: PairSink>(
         transcripts += o.transcripts;
         pairs.extend(o.pairs);
         report.errors.extend(o.errors);
+        report.warnings.extend(o.warnings);
     }
     report.summary.transcripts = transcripts;
     // As Report::sort sorts results (a stable sort, from the same order).
     pairs.sort_by(|a, b| a.0.cmp(&b.0));
     report.sort();
     report.recount();
+    if pairs.is_empty() && report.errors.is_empty() {
+        // Exit 0 with nothing checked is easy to mistake for a pass.
+        let (message, help) = if report.summary.spec_files == 0 {
+            (
+                "no spec × transcript pair was checked: no spec file was found",
+                "specs are `*.toolspec` files, looked for under the paths given (default: the \
+                 current folder); `--strict` makes this a failure",
+            )
+        } else {
+            (
+                "no spec × transcript pair was checked: no transcript matched the specs",
+                "check that each spec's `transcripts` globs match files (relative to the spec \
+                 file's folder) and that transcripts named on the command line are matched by \
+                 some spec's globs; `--strict` makes this a failure",
+            )
+        };
+        report.warnings.push(plain_warning(
+            "nothing-checked",
+            message.to_owned(),
+            Some(help.to_owned()),
+        ));
+        report.sort();
+        report.recount();
+    }
     report.summary.checked = pairs.len();
     report.summary.passed = pairs.iter().filter(|p| p.1).count();
     report.summary.failed = report.summary.checked - report.summary.passed;
@@ -599,6 +625,8 @@ struct FileOutcome<E> {
     transcripts: usize,
     pairs: Vec<Kept<E>>,
     errors: Vec<Finding>,
+    /// `no-calls-read`: the file is not empty, yet no call was read from it.
+    warnings: Vec<Finding>,
 }
 
 /// What a result needs of its transcript besides the engine's run: not the calls, only where
@@ -631,6 +659,7 @@ fn check_file<S: PairSink>(
         transcripts: 0,
         pairs: Vec::new(),
         errors: Vec::new(),
+        warnings: Vec::new(),
     };
     // A spec that forces a format wins over the settings; specs that disagree read the file
     // once per format.
@@ -666,9 +695,12 @@ fn check_file<S: PairSink>(
         let text = whole.as_ref().and_then(|w| w.as_deref());
         let mut locator = locate::Locator::new(text, path);
         let mut count = 0;
+        let mut calls_read = 0usize;
+        let mut read_as: Option<Format> = None;
         let pairs = &mut out.pairs;
         let emit = |t: Transcript| {
             count += 1;
+            read_as.get_or_insert(t.format);
             let Transcript {
                 format,
                 record,
@@ -689,6 +721,7 @@ fn check_file<S: PairSink>(
                     &listed
                 }
             };
+            calls_read += spans.len();
             let t = Seen {
                 format,
                 record,
@@ -724,8 +757,18 @@ fn check_file<S: PairSink>(
         };
         // Transcripts read before an error (the records of a dataset before a broken line) are
         // still reported, next to the error.
-        if let Err(e) = read {
-            out.errors.push(read_error(&e, &shown));
+        match read {
+            Err(e) => out.errors.push(read_error(&e, &shown)),
+            // Read in some format without a single call: most likely the wrong reader (a
+            // pydantic-ai dump detected as Vercel AI SDK), and every expectation would be
+            // reported missing. Said once per file and format.
+            Ok(()) if calls_read == 0 => {
+                if let Some(f) = read_as {
+                    out.warnings
+                        .push(no_calls_warning(&shown, f, format.is_some()));
+                }
+            }
+            Ok(()) => {}
         }
         out.transcripts = out.transcripts.max(count);
     }
@@ -737,6 +780,35 @@ fn check_file<S: PairSink>(
         .filter(|l| l.file == shown);
     locate::resolve(locations, text, path);
     out
+}
+
+/// The warning for a transcript file read without error but without a single call.
+fn no_calls_warning(shown: &str, format: Format, forced: bool) -> Finding {
+    let how = if forced {
+        "as the spec or toolspec.toml says"
+    } else {
+        "by detection"
+    };
+    Finding {
+        location: Some(Location {
+            file: shown.to_owned(),
+            line: 1,
+            column: 1,
+            end_line: 1,
+            end_column: 1,
+            span: [0, 0],
+        }),
+        ..plain_warning(
+            "no-calls-read",
+            format!("read as {format} ({how}), with 0 tool calls"),
+            Some(format!(
+                "if this file is not in the {format} format, name its format in the spec \
+                 (`format openai-chat`, or another reader) or in a `[formats]` entry of \
+                 toolspec.toml (`toolspec calls --format NAME {shown}` shows what a reader \
+                 finds); if the run made no tool calls, this is expected"
+            )),
+        )
+    }
 }
 
 /// Files up to this size are read whole; larger ones are streamed by the reader.
@@ -976,10 +1048,7 @@ fn check_pair<S: PairSink>(
         .map(|o| {
             let exp = spec.config.expectations.get(o.expectation);
             // A call beyond an expectation's maximum fails it (`too-many-calls`).
-            let passed = matches!(
-                o.status,
-                engine::Status::Matched | engine::Status::Skipped
-            );
+            let passed = matches!(o.status, engine::Status::Matched | engine::Status::Skipped);
             ExpectationResult {
                 index: o.expectation,
                 tool: o.tool.clone(),

@@ -70,7 +70,11 @@ pub fn run(args: CheckArgs) -> u8 {
         _ => short_errors(head),
     };
     output::err(&stderr);
-    write_output(&args, checked.exit_status(), |out| {
+    let mut status = checked.exit_status();
+    if args.strict && status == exit::OK && !head.warnings.is_empty() {
+        status = exit::FAILED;
+    }
+    write_output(&args, status, |out| {
         streamer.write(head, &checked.pairs, out)
     })
 }
