@@ -241,3 +241,42 @@ fn warnings_say_what_happened_and_fail_under_strict() {
     let out = run(dir.path(), &["check", "--strict"]);
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// A forbidden call's finding shows the call's arguments (compact, cut to a readable length),
+/// not "with these arguments".
+#[test]
+fn a_forbidden_call_shows_its_arguments() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let long = "x".repeat(500);
+    write(
+        d,
+        "runs/a.json",
+        &transcript(&[
+            ("close_account", serde_json::json!({"account": "A-1"})),
+            ("delete_all", serde_json::json!({"note": long})),
+        ]),
+    );
+    write(
+        d,
+        "s.toolspec",
+        "spec s {\n  transcripts \"runs/*.json\"\n  never close_account\n  never delete_all\n}\n",
+    );
+    let out = run(d, &["check", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&text(&out).0).unwrap();
+    let messages: Vec<&str> = v["results"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["code"] == "forbidden-call")
+        .map(|f| f["message"].as_str().unwrap())
+        .collect();
+    assert_eq!(messages.len(), 2, "{messages:?}");
+    assert_eq!(
+        messages[0],
+        "call #1 calls `close_account` with {\"account\":\"A-1\"}, which the spec forbids"
+    );
+    assert!(messages[1].contains("with {\"note\":\"xxx"), "{}", messages[1]);
+    assert!(messages[1].contains("…, which the spec forbids"), "{}", messages[1]);
+    assert!(messages[1].chars().count() < 200, "{}", messages[1]);
+}

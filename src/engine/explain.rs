@@ -109,10 +109,13 @@ pub(crate) fn findings(
 
     for (i, rule) in ctx.forbidden_by.iter().enumerate() {
         if let Some(f) = rule.and_then(|r| cfg.forbidden.get(r as usize)) {
-            let with = if f.args.is_some() {
-                " with these arguments"
-            } else {
-                ""
+            // The arguments the rule saw (compact JSON, cut to a readable length), so the
+            // finding says which call it was without opening the transcript.
+            let args = ctx.calls.args(i);
+            let with = match &*args {
+                serde_json::Value::Null => String::new(),
+                serde_json::Value::Object(m) if m.is_empty() => " with no arguments".to_owned(),
+                v => format!(" with {}", super::json::show(v)),
             };
             out.push(Pending::Ready(Box::new(finding(
                 "forbidden-call",
