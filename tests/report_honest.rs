@@ -276,7 +276,58 @@ fn a_forbidden_call_shows_its_arguments() {
         messages[0],
         "call #1 calls `close_account` with {\"account\":\"A-1\"}, which the spec forbids"
     );
-    assert!(messages[1].contains("with {\"note\":\"xxx"), "{}", messages[1]);
-    assert!(messages[1].contains("…, which the spec forbids"), "{}", messages[1]);
+    assert!(
+        messages[1].contains("with {\"note\":\"xxx"),
+        "{}",
+        messages[1]
+    );
+    assert!(
+        messages[1].contains("…, which the spec forbids"),
+        "{}",
+        messages[1]
+    );
     assert!(messages[1].chars().count() < 200, "{}", messages[1]);
+}
+
+/// A finding's severity is fixed by its code (and the spec), not by whether the pair passed:
+/// the same `missing-call` and `too-many-calls` in a passing and in a failing pair are the same
+/// severity.
+#[test]
+fn severity_does_not_depend_on_the_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let ok = serde_json::json!({"id": "1"});
+    write(
+        d,
+        "runs/a.json",
+        &transcript(&[("lookup", ok.clone()), ("lookup", ok.clone())]),
+    );
+    let body = "  transcripts \"runs/*.json\"\n  call lookup(id: \"1\")\n  call refund\n  call notify\n  call close\n  call archive\n";
+    write(
+        d,
+        "s.toolspec",
+        &format!("spec lenient {{\n  threshold 0.1\n{body}}}\nspec exacting {{\n{body}}}\n"),
+    );
+    let out = run(d, &["check", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&text(&out).0).unwrap();
+    let results = v["results"].as_array().unwrap();
+    let verdicts: Vec<(bool, &str)> = results
+        .iter()
+        .map(|r| (r["passed"].as_bool().unwrap(), r["spec"].as_str().unwrap()))
+        .collect();
+    assert!(verdicts.contains(&(true, "lenient")), "{verdicts:?}");
+    assert!(verdicts.contains(&(false, "exacting")), "{verdicts:?}");
+    for code in ["missing-call", "too-many-calls"] {
+        let severities: std::collections::BTreeSet<&str> = results
+            .iter()
+            .flat_map(|r| r["findings"].as_array().unwrap())
+            .filter(|f| f["code"] == code)
+            .map(|f| f["severity"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            severities.into_iter().collect::<Vec<_>>(),
+            vec!["error"],
+            "{code}"
+        );
+    }
 }

@@ -1,9 +1,11 @@
 //! Findings: what went wrong, where, and what to do about it.
 //!
-//! Severity rules: hard failures (forbidden call, extra call under a `forbid` policy or in strict
-//! order, broken `before` rule) are errors. Findings that only cost score (missing call,
-//! name-only match, order violation, too many calls) are errors when the spec failed and
-//! warnings when it passed anyway. An extra call that costs nothing is information.
+//! Severity rules, fixed per code (never dependent on whether the pair passed): hard failures
+//! (forbidden call, extra call under a `forbid` policy or in strict order, broken `before` rule)
+//! and unmet expectations (missing call, name-only match, order violation, too many calls) are
+//! errors. An extra call is an error when the spec forbids extra calls, a warning when it costs
+//! score, information when it costs nothing; a fuzzy check settled by the work bound is a
+//! warning.
 //!
 //! Messages number calls from 1 (`call #3` is the third call); the `call` fields are 0-based
 //! positions.
@@ -26,8 +28,6 @@ pub(crate) struct Context<'a> {
     pub(crate) owner: &'a [Option<u32>],
     /// Final candidates per call.
     pub(crate) by_call: &'a [Vec<Candidate>],
-    /// Whether any extra call fails the spec (strict order or `forbid` policy).
-    pub(crate) strict_extras: bool,
     /// Why call `.1` does not satisfy expectation `.0` (empty when it does), with references
     /// judged against the final partners.
     pub(crate) failures: &'a dyn Fn(usize, usize) -> Vec<crate::engine::Failure>,
@@ -95,15 +95,10 @@ pub(crate) fn findings(
     ctx: &Context<'_>,
     outcomes: &mut [ExpectationOutcome],
     before_broken: Vec<(usize, usize, usize)>,
-    passed: bool,
 ) -> Vec<Pending> {
     let cfg = ctx.config;
-    let soft = if passed {
-        Severity::Warning
-    } else {
-        Severity::Error
-    };
-    let extra_severity = extra_severity(cfg, ctx.strict_extras, passed);
+    // An expectation that is not met is an error, whether or not the score still passes.
+    let soft = Severity::Error;
     let mut out: Vec<Pending> = Vec::new();
     let in_order = cfg.order != OrderMode::AnyOrder;
 
@@ -173,11 +168,7 @@ pub(crate) fn findings(
             }) {
                 explained[i] = ctx.owner[i].is_none();
                 let why = order_reason(ctx, outcomes, j, i);
-                let severity = if ctx.owner[i].is_none() && ctx.strict_extras {
-                    Severity::Error
-                } else {
-                    soft
-                };
+                let severity = soft;
                 out.push(Pending::Ready(Box::new(finding(
                     "order-violation",
                     severity,
@@ -286,11 +277,7 @@ pub(crate) fn findings(
             let e = &cfg.expectations[j];
             out.push(Pending::Ready(Box::new(finding(
                 "too-many-calls",
-                if ctx.strict_extras {
-                    Severity::Error
-                } else {
-                    extra_severity.max(soft)
-                },
+                Severity::Error,
                 too_many_message(i, name, &ctx.who(j), &e.repeat, &outcomes[j].calls),
                 {
                     let broken = (ctx.failures)(j, i);
@@ -347,15 +334,13 @@ impl Pending {
     }
 }
 
-fn extra_severity(cfg: &MatcherConfig, strict_extras: bool, passed: bool) -> Severity {
+/// An extra call's severity: from the spec alone (does it forbid extra calls, does it charge
+/// for them), never from whether the pair passed.
+fn extra_severity(cfg: &MatcherConfig, strict_extras: bool) -> Severity {
     if strict_extras {
         Severity::Error
     } else if cfg.scoring.extra_call > 0.0 {
-        if passed {
-            Severity::Warning
-        } else {
-            Severity::Error
-        }
+        Severity::Warning
     } else {
         Severity::Info
     }
@@ -366,7 +351,6 @@ pub(crate) struct Extras<'a> {
     pub(crate) config: &'a MatcherConfig,
     pub(crate) calls: &'a dyn Calls,
     pub(crate) strict_extras: bool,
-    pub(crate) passed: bool,
     /// As [`Context::failures`].
     pub(crate) failures: &'a dyn Fn(usize, usize) -> Vec<crate::engine::Failure>,
 }
@@ -409,7 +393,7 @@ pub(crate) fn unexpected(x: &Extras<'_>, i: usize, exp: Option<usize>) -> Findin
     };
     finding(
         UNEXPECTED,
-        extra_severity(cfg, x.strict_extras, x.passed),
+        extra_severity(cfg, x.strict_extras),
         format!(
             "call #{} `{name}` is not accounted for by any expectation",
             i + 1

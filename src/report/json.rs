@@ -249,6 +249,7 @@ mod tests {
             score: 1.0,
             threshold: 1.0,
             passed: true,
+            failure: None,
             calls: 3,
             counts: serde_json::json!({"findings": [], "extra": 3}),
             expectations: Vec::new(),
