@@ -331,3 +331,53 @@ fn severity_does_not_depend_on_the_verdict() {
         );
     }
 }
+
+/// The help of a missing call never contradicts the finding: it does not say "never calls
+/// `hold_seat`; did you mean `hold_seat` (call #1)?" when that call was forbidden, and it does
+/// not offer a call that another expectation matched.
+#[test]
+fn did_you_mean_never_contradicts_the_finding() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    write(
+        d,
+        "runs/a.json",
+        &transcript(&[
+            ("hold_seat", serde_json::json!({"seat": "99Z"})),
+            ("hold_seats", serde_json::json!({})),
+            ("lookup_fight", serde_json::json!({})),
+        ]),
+    );
+    write(
+        d,
+        "s.toolspec",
+        "spec s {\n  transcripts \"runs/*.json\"\n  order any\n  call hold_seat(seat: \"1A\")\n  call hold_seats\n  call lookup_flight\n  never hold_seat(seat: \"99Z\")\n}\n",
+    );
+    let out = run(d, &["check", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&text(&out).0).unwrap();
+    let findings = v["results"][0]["findings"].as_array().unwrap();
+    let help_of = |tool: &str| {
+        findings
+            .iter()
+            .find(|f| {
+                f["code"] == "missing-call"
+                    && f["message"]
+                        .as_str()
+                        .unwrap()
+                        .contains(&format!("`{tool}`"))
+            })
+            .map(|f| f["help"].as_str().unwrap_or("").to_owned())
+            .unwrap_or_else(|| panic!("no missing-call for {tool}: {findings:#?}"))
+    };
+    let hold = help_of("hold_seat");
+    assert!(!hold.contains("never calls"), "{hold}");
+    assert!(!hold.contains("did you mean"), "{hold}");
+    assert!(hold.contains("#1") && hold.contains("forbid"), "{hold}");
+    // `hold_seats` (call #2) is matched to its own expectation: not offered for `hold_seat`;
+    // a genuinely similar unexplained call still is.
+    let flight = help_of("lookup_flight");
+    assert!(
+        flight.contains("did you mean `lookup_fight` (call #3)"),
+        "{flight}"
+    );
+}

@@ -439,19 +439,40 @@ fn order_reason(ctx: &Context<'_>, outcomes: &[ExpectationOutcome], j: usize, i:
 
 /// Help for an expectation that got too few calls: where the right-named calls went, or which
 /// called tool has a similar name.
+///
+/// The help never contradicts the finding: a call of the tool itself is never offered as a
+/// similar name, and neither is a call that something else explains (forbidden, or matched to
+/// another expectation).
 fn missing_help(ctx: &Context<'_>, j: usize) -> String {
-    let named: Vec<usize> = (0..ctx.calls.count())
-        .filter(|&i| ctx.call_name[i] as usize == ctx.exp_name[j] && ctx.forbidden_by[i].is_none())
-        .collect();
-    if !named.is_empty() {
-        let list: Vec<String> = named
+    let same_name = |i: usize| ctx.call_name[i] as usize == ctx.exp_name[j];
+    let list = |calls: &[usize]| {
+        let mut shown: Vec<String> = calls
             .iter()
             .take(5)
             .map(|i| format!("#{}", i + 1))
             .collect();
+        if calls.len() > 5 {
+            shown.push(format!("and {} more", calls.len() - 5));
+        }
+        shown.join(", ")
+    };
+    let named: Vec<usize> = (0..ctx.calls.count())
+        .filter(|&i| same_name(i) && ctx.forbidden_by[i].is_none())
+        .collect();
+    if !named.is_empty() {
         return format!(
             "calls to this tool exist ({}) but are matched elsewhere or cannot be matched here",
-            list.join(", ")
+            list(&named)
+        );
+    }
+    let forbidden: Vec<usize> = (0..ctx.calls.count())
+        .filter(|&i| same_name(i) && ctx.forbidden_by[i].is_some())
+        .collect();
+    if !forbidden.is_empty() {
+        return format!(
+            "the calls to this tool ({}) are forbidden by a `forbid` rule of the spec, so none \
+             can count for this expectation",
+            list(&forbidden)
         );
     }
     let want = &ctx.config.expectations[j].tool;
@@ -460,6 +481,10 @@ fn missing_help(ctx: &Context<'_>, j: usize) -> String {
     let mut seen = std::collections::HashSet::new();
     let mut best: Option<(f64, usize)> = None;
     for i in 0..ctx.calls.count() {
+        // Only a call nothing else explains is worth suggesting.
+        if same_name(i) || ctx.forbidden_by[i].is_some() || ctx.owner[i].is_some() {
+            continue;
+        }
         let name = ctx.calls.name(i);
         if !seen.insert(name) {
             continue;
