@@ -121,7 +121,7 @@ pub(crate) fn findings(
                     ctx.calls.name(i)
                 ),
                 "the agent must not make this call; if it is acceptable, remove or narrow the \
-                 `forbid` rule"
+                 `never` rule"
                     .into(),
                 None,
                 Some(f.span),
@@ -470,7 +470,7 @@ fn missing_help(ctx: &Context<'_>, j: usize) -> String {
         .collect();
     if !forbidden.is_empty() {
         return format!(
-            "the calls to this tool ({}) are forbidden by a `forbid` rule of the spec, so none \
+            "the calls to this tool ({}) are forbidden by a `never` rule of the spec, so none \
              can count for this expectation",
             list(&forbidden)
         );

@@ -80,8 +80,12 @@ fn annotation(f: &Finding) -> String {
         message.push_str(&format!(": {}", escape(l)));
     }
     if let Some(r) = &f.related {
+        let at = match f.related_role().0 {
+            "expectation" => "expected at".to_owned(),
+            rule => format!("{rule} at"),
+        };
         message.push_str(&format!(
-            "\n(expected at {}:{}:{})",
+            "\n({at} {}:{}:{})",
             escape(&r.file),
             r.line,
             r.column

@@ -267,10 +267,11 @@ impl FindingDiagnostic {
             .related
             .iter()
             .map(|loc| {
-                let (source, label) = locate(loc, sources, Some("expected here"));
+                let (noun, says) = f.related_role();
+                let (source, label) = locate(loc, sources, Some(says));
                 FindingDiagnostic {
                     code: String::new(),
-                    message: format!("expectation at {}:{}", escaped(&loc.file), loc.line),
+                    message: format!("{noun} at {}:{}", escaped(&loc.file), loc.line),
                     help: None,
                     severity: miette::Severity::Advice,
                     source,

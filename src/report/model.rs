@@ -148,6 +148,19 @@ pub struct Finding {
     pub related: Option<Location>,
 }
 
+impl Finding {
+    /// What the related location of an engine finding is, and what it says there: the
+    /// expectation a finding comes from (`("expectation", "expected here")`), or the rule a
+    /// forbidden call or a broken order breaks (not an expectation: nothing is expected there).
+    pub fn related_role(&self) -> (&'static str, &'static str) {
+        match self.code.as_str() {
+            "forbidden-call" => ("`never` rule", "forbids this call"),
+            "before-violation" => ("`before` rule", "requires this order"),
+            _ => ("expectation", "expected here"),
+        }
+    }
+}
+
 /// A place in a file.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Location {

@@ -215,7 +215,7 @@ fn sarif_result(f: &Finding, rule_index: usize) -> SarifResult {
                 id: Some(1),
                 physical_location: physical(l),
                 message: Some(Text {
-                    text: "expectation in the spec".to_owned(),
+                    text: format!("{} in the spec", f.related_role().0),
                 }),
             })
             .collect(),
