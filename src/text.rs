@@ -215,6 +215,37 @@ pub mod json {
         }
     }
 
+    /// JSON text written by another serializer (a document, or JSON lines) with every
+    /// [`super::is_control`] character above U+001F and the `[` of every `##[` written as a
+    /// `\uXXXX` escape. Valid for any JSON text: outside strings JSON holds only ASCII
+    /// punctuation, literals, numbers and whitespace, so these characters can only be inside
+    /// strings (C0 characters are whitespace between tokens or already escaped, and are kept).
+    /// Borrowed, after a scan of the bytes, when there is nothing to escape.
+    pub fn escape_text(s: &str) -> std::borrow::Cow<'_, str> {
+        let b = s.as_bytes();
+        // The lead bytes of every such character: DEL, C1 (C2), U+061C (D8), U+200E.. (E2).
+        if memchr::memchr3(0xc2, 0xd8, 0xe2, b).is_none()
+            && memchr::memchr2(0x7f, b'#', b).is_none()
+        {
+            return std::borrow::Cow::Borrowed(s);
+        }
+        let special = |i: usize, c: char| {
+            (c > '\u{1f}' && super::is_control(c)) || (c == '[' && s[..i].ends_with("##"))
+        };
+        if !s.char_indices().any(|(i, c)| special(i, c)) {
+            return std::borrow::Cow::Borrowed(s);
+        }
+        let mut out = String::with_capacity(s.len() + 16);
+        let mut from = 0;
+        for (i, c) in s.char_indices().filter(|&(i, c)| special(i, c)) {
+            out.push_str(&s[from..i]);
+            out.push_str(&format!("\\u{:04x}", c as u32));
+            from = i + c.len_utf8();
+        }
+        out.push_str(&s[from..]);
+        std::borrow::Cow::Owned(out)
+    }
+
     /// A safe pretty formatter (two-space indent, as `serde_json::to_string_pretty`).
     pub fn pretty() -> Safe<PrettyFormatter<'static>> {
         Safe(PrettyFormatter::new())
@@ -326,6 +357,19 @@ mod tests {
             let back: serde_json::Value = serde_json::from_str(&text).unwrap();
             assert_eq!(back, value);
         }
+        // Text another serializer wrote: the same escapes, structure and C0 untouched.
+        let raw = format!("{}\n{}\n", serde_json::to_string(&value).unwrap(), "[1, 2]");
+        let safe = json::escape_text(&raw);
+        assert!(!safe.chars().any(|c| c != '\n' && is_control(c)), "{safe}");
+        assert!(!safe.contains("##["), "{safe}");
+        let mut lines = safe.lines();
+        let back: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+        assert_eq!(back, value);
+        assert_eq!(lines.next(), Some("[1, 2]"));
+        assert_eq!(
+            json::escape_text("{\"a\": [1]}\n"),
+            Cow::Borrowed("{\"a\": [1]}\n")
+        );
         // Layout as serde_json's own.
         let plain = serde_json::json!({"a": [1, {"b": "c"}], "d": "e"});
         assert_eq!(

@@ -227,3 +227,33 @@ fn calls_and_other_commands_write_no_control_sequence_from_data() {
         check_output(&format!("{args:?}"), &out, args.contains(&"github"));
     }
 }
+
+/// `score` prints the cases' names back in its JSON lines (DeepEval's reason names the tools):
+/// escaped there too, and every line still parses to the same strings.
+#[test]
+fn score_lines_hold_no_raw_control_or_command() {
+    use std::io::Write;
+    let case = serde_json::json!({
+        "id": NASTY,
+        "tools_called": [{"name": NASTY}],
+        "expected_tools": [{"name": format!("x{NASTY}")}],
+    });
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolspec"))
+        .args(["score", "--profile", "deepeval", "-j", "1"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    writeln!(stdin, "{case}").unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let (stdout, _) = check_output("score", &out, false);
+    let line: serde_json::Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+    assert_eq!(line["id"], NASTY);
+    assert!(
+        line["reason"].as_str().unwrap().contains("##[error]v1"),
+        "{line}"
+    );
+}
