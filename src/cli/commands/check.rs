@@ -72,6 +72,12 @@ pub fn run(args: CheckArgs) -> u8 {
     output::err(&stderr);
     let mut status = checked.exit_status();
     if args.strict && status == exit::OK && !head.warnings.is_empty() {
+        let n = head.warnings.len();
+        output::err(&format!(
+            "error: --strict: {n} warning{} about the run fail{} it\n",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "s" } else { "" },
+        ));
         status = exit::FAILED;
     }
     write_output(&args, status, |out| {
