@@ -636,6 +636,45 @@ mod tests {
         assert_eq!(&ex.text[span.offset()..span.offset() + span.len()], "z");
     }
 
+    /// Any diagnostic (here a spec's, with its named source) renders with its texts escaped and
+    /// its snippet masked in place: the marker still points at the right text.
+    #[test]
+    fn a_diagnostic_renders_without_control_characters() {
+        let name = "bad\n::error::x\u{1b}[2J.toolspec";
+        let text = "spec s {\n  # \u{202e}\u{1b}]0;t\u{7} ##[error]\n  call (\n}\n";
+        let source = crate::source::SourceFile::new(name.to_owned(), text.to_owned());
+        let at = text.find("call (").unwrap() + 5;
+        let d = crate::syntax::SpecDiagnostic::error(
+            crate::syntax::Code::Syntax,
+            &source,
+            "bad `\u{9b}x`",
+        )
+        .label(crate::source::Span::new(at, at + 1), "here \u{85}")
+        .help("see \u{2028}");
+        let handler = handler(Options {
+            color: false,
+            verbose: false,
+            width: 80,
+        });
+        let out = render_diagnostic(&handler, &d);
+        assert!(
+            !out.chars().any(|c| c != '\n' && crate::text::is_control(c)),
+            "{out:?}"
+        );
+        assert!(!out.contains("##["), "{out}");
+        assert!(
+            out.contains("[bad\\n::error::x\\u{1b}[2J.toolspec:3:8]"),
+            "{out}"
+        );
+        assert!(out.contains("#?[error]"), "{out}");
+        assert!(out.contains("bad `\\u{9b}x`"), "{out}");
+        // The marker is under the `(`, as in the unmasked text.
+        let lines: Vec<&str> = out.lines().collect();
+        let code = lines.iter().position(|l| l.contains("call (")).unwrap();
+        let col = |l: &str, c: char| l.chars().position(|x| x == c).unwrap();
+        assert_eq!(col(lines[code], '('), col(lines[code + 1], '┬'), "{out}");
+    }
+
     #[test]
     fn renders_a_finding_with_its_spec_line() {
         let spec = "spec s {\n  call issue_refund(amount: 1)\n}\n".to_owned();
