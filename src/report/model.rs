@@ -274,3 +274,53 @@ pub fn exit_status(has_errors: bool, any_failed: bool) -> u8 {
         0
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair(score: f64, threshold: f64, passed: bool, failure: Option<&str>) -> PairResult {
+        PairResult {
+            spec_file: "s.toolspec".into(),
+            spec: "s".into(),
+            transcript: "t.json".into(),
+            record: None,
+            format: "openai-chat".into(),
+            profile: None,
+            score,
+            threshold,
+            passed,
+            failure: failure.map(str::to_owned),
+            calls: 0,
+            counts: serde_json::Value::Null,
+            expectations: Vec::new(),
+            findings: Vec::new(),
+            profile_details: None,
+        }
+    }
+
+    /// The verdict line never states a comparison that is false of the numbers it prints.
+    #[test]
+    fn verdict_text_is_true() {
+        let forbidden = Some("forbidden call `close_account`");
+        assert_eq!(pair(1.0, 1.0, true, None).verdict_text(), "1.00 ≥ 1.00");
+        assert_eq!(pair(0.75, 1.0, false, None).verdict_text(), "0.75 < 1.00");
+        assert_eq!(
+            pair(0.96, 0.9, false, forbidden).verdict_text(),
+            "0.96 ≥ 0.90 but forbidden call `close_account`"
+        );
+        assert_eq!(
+            pair(0.5, 0.9, false, forbidden).verdict_text(),
+            "0.50 < 0.90 and forbidden call `close_account`"
+        );
+        // A score just below the threshold that would print as equal to it.
+        assert_eq!(
+            pair(0.8999, 0.9, false, None).verdict_text(),
+            "0.8999 < 0.90"
+        );
+        assert_eq!(
+            pair(1.0, 1.0, false, None).verdict_text(),
+            "1.00 ≥ 1.00 but the verdict fails it"
+        );
+    }
+}
