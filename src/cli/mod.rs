@@ -16,6 +16,7 @@ use output::exit;
 
 /// Run the command line and return the process exit code.
 pub fn main() -> ExitCode {
+    install_panic_hook();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if e.use_stderr() => {
@@ -38,6 +39,47 @@ pub fn main() -> ExitCode {
         Command::Score(a) => commands::score::run(a),
     };
     exit::code(status)
+}
+
+/// Print panics as the default hook does, with the message escaped: a bug hit while handling a
+/// file (caught per file by the check, which goes on) can quote the file's data in its message
+/// (a string slice out of bounds quotes the string).
+fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "Box<dyn Any>".to_owned());
+        let thread = std::thread::current();
+        let location = info
+            .location()
+            .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()))
+            .unwrap_or_default();
+        let backtrace = std::backtrace::Backtrace::capture();
+        let backtrace = match backtrace.status() {
+            std::backtrace::BacktraceStatus::Captured => format!("stack backtrace:\n{backtrace}\n"),
+            _ => "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n"
+                .to_owned(),
+        };
+        output::err(&panic_text(
+            thread.name().unwrap_or("<unnamed>"),
+            &location,
+            &message,
+            &backtrace,
+        ));
+    }));
+}
+
+/// The text of a panic report, the message's data escaped ([`toolspec::text`]).
+fn panic_text(thread: &str, location: &str, message: &str, backtrace: &str) -> String {
+    let message = toolspec::text::escape_keeping_lines(message);
+    let text = format!(
+        "\nthread '{}' panicked at {location}:\n{message}\n{backtrace}",
+        toolspec::text::escape(thread)
+    );
+    toolspec::text::guard_lines(&text).into_owned()
 }
 
 /// A usage error as clap words it, with the arguments it quotes escaped: an argument (or the
@@ -65,6 +107,20 @@ fn usage_error(text: &str, args: impl Iterator<Item = std::ffi::OsString>) -> St
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn panic_reports_escape_the_message() {
+        let text = super::panic_text(
+            "main",
+            "src/x.rs:1:2",
+            "byte index 3 is not a char boundary of `a\n::error::pwned\u{1b}[2J`",
+            "",
+        );
+        assert_eq!(
+            text,
+            "\nthread 'main' panicked at src/x.rs:1:2:\nbyte index 3 is not a char boundary of `a\n\\u{3a}:error::pwned\\u{1b}[2J`\n"
+        );
+    }
+
     #[test]
     fn usage_errors_escape_the_arguments_they_quote() {
         let args = ["toolspec", "check", "--format=x\n::error::pwned\u{1b}[2J"]
