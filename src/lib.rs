@@ -29,4 +29,5 @@ pub mod report;
 pub mod score;
 pub mod source;
 pub mod syntax;
+pub mod text;
 pub mod transcript;

@@ -39,6 +39,14 @@ pub const RUN_CODES: &[(&str, &str)] = &[
         "using-last-good-spec",
         "watch: a spec stopped compiling; its last good version is used",
     ),
+    (
+        "no-calls-read",
+        "a transcript file was read without error but without a single tool call",
+    ),
+    (
+        "nothing-checked",
+        "no spec × transcript pair was checked in the whole run",
+    ),
 ];
 
 /// Codes of transcript read errors and read findings, with descriptions.

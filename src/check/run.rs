@@ -162,12 +162,14 @@ pub fn check_with<S: PairSink>(
             Some("check the path; folders are searched for *.toolspec files".into()),
         ));
     }
-    // Explicit transcripts are checked against every spec of the project that names them.
-    let mut spec_files: BTreeSet<PathBuf> = found.specs.iter().cloned().collect();
+    // Explicit transcripts are checked against every spec of the project that names them. A
+    // spec file is one entry however it was named (`s.toolspec` on the command line and found
+    // again by the walk, `./s.toolspec`, twice): each (spec, transcript) pair is checked once.
+    let mut spec_files: BTreeSet<PathBuf> = found.specs.iter().map(|p| absolute(p)).collect();
     if !found.transcripts.is_empty() {
         let mut all = Discovered::default();
         discover::walk_specs(&root, &exclude, &mut all);
-        spec_files.extend(all.specs);
+        spec_files.extend(all.specs.iter().map(|p| absolute(p)));
     }
     let explicit_specs: BTreeSet<PathBuf> = found.specs.iter().map(|p| absolute(p)).collect();
 
@@ -229,8 +231,9 @@ pub fn check_with<S: PairSink>(
         units.push(specs);
     }
     // An explicit transcript that no spec names is worth a word: it was not checked.
+    let mut warned = BTreeSet::new();
     for t in &found.transcripts {
-        if !bound.contains_key(&absolute(t)) {
+        if !bound.contains_key(&absolute(t)) && warned.insert(absolute(t)) {
             report.warnings.push(plain_warning(
                 "unclaimed-transcript",
                 format!(
@@ -266,6 +269,7 @@ pub fn check_with<S: PairSink>(
             transcripts: 0,
             pairs: Vec::new(),
             errors: vec![f],
+            warnings: Vec::new(),
         })
     });
     let mut transcripts = 0;
@@ -274,12 +278,37 @@ pub fn check_with<S: PairSink>(
         transcripts += o.transcripts;
         pairs.extend(o.pairs);
         report.errors.extend(o.errors);
+        report.warnings.extend(o.warnings);
     }
     report.summary.transcripts = transcripts;
     // As Report::sort sorts results (a stable sort, from the same order).
     pairs.sort_by(|a, b| a.0.cmp(&b.0));
     report.sort();
     report.recount();
+    if pairs.is_empty() && report.errors.is_empty() {
+        // Exit 0 with nothing checked is easy to mistake for a pass.
+        let (message, help) = if report.summary.spec_files == 0 {
+            (
+                "no spec × transcript pair was checked: no spec file was found",
+                "specs are `*.toolspec` files, looked for under the paths given (default: the \
+                 current folder); `--strict` makes this a failure",
+            )
+        } else {
+            (
+                "no spec × transcript pair was checked: no transcript matched the specs",
+                "check that each spec's `transcripts` globs match files (relative to the spec \
+                 file's folder) and that transcripts named on the command line are matched by \
+                 some spec's globs; `--strict` makes this a failure",
+            )
+        };
+        report.warnings.push(plain_warning(
+            "nothing-checked",
+            message.to_owned(),
+            Some(help.to_owned()),
+        ));
+        report.sort();
+        report.recount();
+    }
     report.summary.checked = pairs.len();
     report.summary.passed = pairs.iter().filter(|p| p.1).count();
     report.summary.failed = report.summary.checked - report.summary.passed;
@@ -628,6 +657,8 @@ struct FileOutcome<E> {
     transcripts: usize,
     pairs: Vec<Kept<E>>,
     errors: Vec<Finding>,
+    /// `no-calls-read`: the file is not empty, yet no call was read from it.
+    warnings: Vec<Finding>,
 }
 
 /// What a result needs of its transcript besides the engine's run: not the calls, only where
@@ -662,6 +693,7 @@ fn check_file<S: PairSink>(
         transcripts: 0,
         pairs: Vec::new(),
         errors: Vec::new(),
+        warnings: Vec::new(),
     };
     // A spec that forces a format wins over the settings; specs that disagree read the file
     // once per format.
@@ -697,9 +729,12 @@ fn check_file<S: PairSink>(
         let text = whole.as_ref().and_then(|w| w.as_deref());
         let mut locator = locate::Locator::new(text, path);
         let mut count = 0;
+        let mut calls_read = 0usize;
+        let mut read_as: Option<Format> = None;
         let pairs = &mut out.pairs;
         let emit = |t: Transcript| {
             count += 1;
+            read_as.get_or_insert(t.format);
             let Transcript {
                 format,
                 record,
@@ -720,6 +755,7 @@ fn check_file<S: PairSink>(
                     &listed
                 }
             };
+            calls_read += spans.len();
             let t = Seen {
                 format,
                 record,
@@ -749,7 +785,7 @@ fn check_file<S: PairSink>(
                 });
                 let run = engine::Run::new(&s.config, all);
                 let (passed, record, entry) =
-                    check_pair(s, &shown, &t, &run, profile, &mut locator, sink);
+                    check_pair(s, &shown, &t, &run, all, profile, &mut locator, sink);
                 let k = (s.file.key.clone(), s.name.clone(), key.clone(), record);
                 pairs.push((k, passed, entry));
             }
@@ -761,8 +797,18 @@ fn check_file<S: PairSink>(
         };
         // Transcripts read before an error (the records of a dataset before a broken line) are
         // still reported, next to the error.
-        if let Err(e) = read {
-            out.errors.push(read_error(&e, &shown));
+        match read {
+            Err(e) => out.errors.push(read_error(&e, &shown)),
+            // Read in some format without a single call: most likely the wrong reader (a
+            // pydantic-ai dump detected as Vercel AI SDK), and every expectation would be
+            // reported missing. Said once per file and format.
+            Ok(()) if calls_read == 0 => {
+                if let Some(f) = read_as {
+                    out.warnings
+                        .push(no_calls_warning(&shown, f, format.is_some()));
+                }
+            }
+            Ok(()) => {}
         }
         out.transcripts = out.transcripts.max(count);
     }
@@ -774,6 +820,35 @@ fn check_file<S: PairSink>(
         .filter(|l| l.file == shown);
     locate::resolve(locations, text, path);
     out
+}
+
+/// The warning for a transcript file read without error but without a single call.
+fn no_calls_warning(shown: &str, format: Format, forced: bool) -> Finding {
+    let how = if forced {
+        "as the spec or toolspec.toml says"
+    } else {
+        "by detection"
+    };
+    Finding {
+        location: Some(Location {
+            file: shown.to_owned(),
+            line: 1,
+            column: 1,
+            end_line: 1,
+            end_column: 1,
+            span: [0, 0],
+        }),
+        ..plain_warning(
+            "no-calls-read",
+            format!("read as {format} ({how}), with 0 tool calls"),
+            Some(format!(
+                "if this file is not in the {format} format, name its format in the spec \
+                 (`format openai-chat`, or another reader) or in a `[formats]` entry of \
+                 toolspec.toml (`toolspec calls --format NAME {shown}` shows what a reader \
+                 finds); if the run made no tool calls, this is expected"
+            )),
+        )
+    }
 }
 
 /// Files up to this size are read whole; larger ones are streamed by the reader.
@@ -971,11 +1046,13 @@ fn literal_value(m: &ValueMatcher) -> Option<serde_json::Value> {
 /// Build the result of `spec` on the transcript `t` from its engine `run` and hand it to `sink`
 /// with its findings sorted and its locations placed; the findings are built one at a time as
 /// the sink takes them. Returns whether it passed, its record and the sink's entry.
+#[allow(clippy::too_many_arguments)]
 fn check_pair<S: PairSink>(
     spec: &Spec,
     shown: &str,
     t: &Seen<'_>,
     run: &engine::Run<'_>,
+    calls: &dyn engine::Calls,
     profile: Option<ProfileVerdict>,
     locator: &mut locate::Locator<'_>,
     sink: &S,
@@ -1038,13 +1115,8 @@ fn check_pair<S: PairSink>(
         .iter()
         .map(|o| {
             let exp = spec.config.expectations.get(o.expectation);
-            // Calls beyond an expectation's maximum are extra calls: they only fail it when the
-            // spec forbids extra calls.
-            let passed = match o.status {
-                engine::Status::Matched | engine::Status::Skipped => true,
-                engine::Status::TooMany => spec.config.extra_calls == ExtraCalls::Allow,
-                _ => false,
-            };
+            // A call beyond an expectation's maximum fails it (`too-many-calls`).
+            let passed = matches!(o.status, engine::Status::Matched | engine::Status::Skipped);
             ExpectationResult {
                 index: o.expectation,
                 tool: o.tool.clone(),
@@ -1069,6 +1141,11 @@ fn check_pair<S: PairSink>(
         .collect();
     let counts = serde_json::to_value(verdict.counts).unwrap_or_default();
     let (score, threshold, passed) = (verdict.score, verdict.threshold, verdict.passed);
+    let failure = if passed || profile.is_some() {
+        None
+    } else {
+        hard_failure(spec, run, calls, verdict)
+    };
     // Under a profile, the peer's numbers decide; the engine's findings still explain.
     let (score, threshold, passed, profile_details) = match profile {
         Some(p) => (
@@ -1107,6 +1184,7 @@ fn check_pair<S: PairSink>(
         score,
         threshold,
         passed,
+        failure,
         calls: t.spans.len(),
         counts,
         expectations,
@@ -1150,6 +1228,84 @@ fn check_pair<S: PairSink>(
         .filter_map(|&x| finding(x))
         .chain(profile_error);
     (passed, record, sink.pair_streamed(head, &mut findings))
+}
+
+/// What failed a pair besides its score, in words ([`PairResult::failure`]): forbidden calls,
+/// broken `before` rules, extra calls a spec that forbids them got, expectations that got too
+/// many calls. `None` when there is none of these (the pair failed on its score). Looks at the
+/// findings' places only, so 100 000 extra calls cost no finding built.
+fn hard_failure(
+    spec: &Spec,
+    run: &engine::Run<'_>,
+    calls: &dyn engine::Calls,
+    verdict: &engine::Verdict,
+) -> Option<String> {
+    let strict_extras = spec.config.order == crate::config::OrderMode::Strict
+        || spec.config.extra_calls == ExtraCalls::Forbid;
+    let mut forbidden: Vec<&str> = Vec::new();
+    let mut forbidden_calls = 0usize;
+    let mut before = 0usize;
+    let mut extra: Vec<&str> = Vec::new();
+    // Every extra call fails a spec that forbids them (some are reported as out of order).
+    let extra_calls = if strict_extras {
+        verdict.counts.extra
+    } else {
+        0
+    };
+    for x in 0..run.finding_count() {
+        let (call, _, code) = run.finding_place(x);
+        let name = call.filter(|&i| i < calls.count()).map(|i| calls.name(i));
+        match code {
+            "forbidden-call" => {
+                forbidden_calls += 1;
+                if let Some(n) = name.filter(|n| !forbidden.contains(n)) {
+                    forbidden.push(n);
+                }
+            }
+            "before-violation" => before += 1,
+            "unexpected-call" if strict_extras => {
+                if let Some(n) = name.filter(|n| !extra.contains(n)) {
+                    extra.push(n);
+                }
+            }
+            _ => {}
+        }
+    }
+    let names = |list: &[&str]| {
+        let mut shown: Vec<String> = list.iter().take(3).map(|n| format!("`{n}`")).collect();
+        if list.len() > 3 {
+            shown.push(format!("and {} more", list.len() - 3));
+        }
+        shown.join(", ")
+    };
+    let mut parts = Vec::new();
+    match forbidden_calls {
+        0 => {}
+        1 => parts.push(format!("forbidden call {}", names(&forbidden))),
+        n => parts.push(format!("{n} forbidden calls ({})", names(&forbidden))),
+    }
+    match before {
+        0 => {}
+        1 => parts.push("broken `before` rule".to_owned()),
+        n => parts.push(format!("{n} broken `before` rules")),
+    }
+    match extra_calls {
+        0 => {}
+        1 if extra.len() == 1 => parts.push(format!("extra call {}", names(&extra))),
+        1 => parts.push("extra call".to_owned()),
+        n if extra.is_empty() => parts.push(format!("{n} extra calls")),
+        n => parts.push(format!("{n} extra calls ({})", names(&extra))),
+    }
+    let too_many: Vec<&str> = verdict
+        .expectations
+        .iter()
+        .filter(|o| o.status == engine::Status::TooMany)
+        .map(|o| o.tool.as_str())
+        .collect();
+    if !too_many.is_empty() {
+        parts.push(format!("too many calls to {}", names(&too_many)));
+    }
+    (!parts.is_empty()).then(|| parts.join(", "))
 }
 
 #[cfg(test)]

@@ -80,6 +80,10 @@ pub struct CheckArgs {
     /// Exit 0 even when expectations fail (errors that stop the run still exit 2).
     #[arg(long)]
     pub exit_zero: bool,
+    /// Treat warnings about the run (a glob that matches nothing, nothing checked at all, a
+    /// transcript read with no tool calls, ...) as failures: exit 1 when there are any.
+    #[arg(long)]
+    pub strict: bool,
     /// Print passing pairs' details too, not only the summary line.
     #[arg(long, short)]
     pub verbose: bool,

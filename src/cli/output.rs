@@ -4,7 +4,8 @@ use std::io::Write;
 
 use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme};
 
-/// Render a diagnostic the way every command shows errors, followed by a blank line.
+/// Render a diagnostic the way every command shows errors, followed by a blank line. Its texts
+/// are escaped and its snippet masked ([`toolspec::text`]), whatever file it comes from.
 pub fn render(diag: &dyn Diagnostic, color: bool) -> String {
     let theme = if color {
         GraphicalTheme::unicode()
@@ -14,10 +15,7 @@ pub fn render(diag: &dyn Diagnostic, color: bool) -> String {
     let handler = GraphicalReportHandler::new_themed(theme)
         .with_width(terminal_width())
         .with_links(false);
-    let mut out = String::new();
-    if handler.render_report(&mut out, diag).is_err() {
-        out = format!("{diag}\n");
-    }
+    let mut out = toolspec::report::human::render_diagnostic(&handler, diag);
     out.push('\n');
     out
 }
@@ -29,6 +27,12 @@ pub fn terminal_width() -> usize {
         .and_then(|c| c.parse().ok())
         .filter(|&w: &usize| w >= 40)
         .unwrap_or(100)
+}
+
+/// `text` with every control character escaped ([`toolspec::text::escape`]): for data (file
+/// names, values, error texts) put into a message of the command line.
+pub fn esc(text: &str) -> std::borrow::Cow<'_, str> {
+    toolspec::text::escape(text)
 }
 
 /// Print to stdout; a closed pipe (`toolspec calls x | head`) is not an error.

@@ -1,9 +1,11 @@
 //! Findings: what went wrong, where, and what to do about it.
 //!
-//! Severity rules: hard failures (forbidden call, extra call under a `forbid` policy or in strict
-//! order, broken `before` rule) are errors. Findings that only cost score (missing call,
-//! name-only match, order violation, too many calls) are errors when the spec failed and
-//! warnings when it passed anyway. An extra call that costs nothing is information.
+//! Severity rules, fixed per code (never dependent on whether the pair passed): hard failures
+//! (forbidden call, extra call under a `forbid` policy or in strict order, broken `before` rule)
+//! and unmet expectations (missing call, name-only match, order violation, too many calls) are
+//! errors. An extra call is an error when the spec forbids extra calls, a warning when it costs
+//! score, information when it costs nothing; a fuzzy check settled by the work bound is a
+//! warning.
 //!
 //! Messages number calls from 1 (`call #3` is the third call); the `call` fields are 0-based
 //! positions.
@@ -26,8 +28,6 @@ pub(crate) struct Context<'a> {
     pub(crate) owner: &'a [Option<u32>],
     /// Final candidates per call.
     pub(crate) by_call: &'a [Vec<Candidate>],
-    /// Whether any extra call fails the spec (strict order or `forbid` policy).
-    pub(crate) strict_extras: bool,
     /// Why call `.1` does not satisfy expectation `.0` (empty when it does), with references
     /// judged against the final partners.
     pub(crate) failures: &'a dyn Fn(usize, usize) -> Vec<crate::engine::Failure>,
@@ -95,24 +95,22 @@ pub(crate) fn findings(
     ctx: &Context<'_>,
     outcomes: &mut [ExpectationOutcome],
     before_broken: Vec<(usize, usize, usize)>,
-    passed: bool,
 ) -> Vec<Pending> {
     let cfg = ctx.config;
-    let soft = if passed {
-        Severity::Warning
-    } else {
-        Severity::Error
-    };
-    let extra_severity = extra_severity(cfg, ctx.strict_extras, passed);
+    // An expectation that is not met is an error, whether or not the score still passes.
+    let soft = Severity::Error;
     let mut out: Vec<Pending> = Vec::new();
     let in_order = cfg.order != OrderMode::AnyOrder;
 
     for (i, rule) in ctx.forbidden_by.iter().enumerate() {
         if let Some(f) = rule.and_then(|r| cfg.forbidden.get(r as usize)) {
-            let with = if f.args.is_some() {
-                " with these arguments"
-            } else {
-                ""
+            // The arguments the rule saw (compact JSON, cut to a readable length), so the
+            // finding says which call it was without opening the transcript.
+            let args = ctx.calls.args(i);
+            let with = match &*args {
+                serde_json::Value::Null => String::new(),
+                serde_json::Value::Object(m) if m.is_empty() => " with no arguments".to_owned(),
+                v => format!(" with {}", super::json::show(v)),
             };
             out.push(Pending::Ready(Box::new(finding(
                 "forbidden-call",
@@ -123,7 +121,7 @@ pub(crate) fn findings(
                     ctx.calls.name(i)
                 ),
                 "the agent must not make this call; if it is acceptable, remove or narrow the \
-                 `forbid` rule"
+                 `never` rule"
                     .into(),
                 None,
                 Some(f.span),
@@ -170,11 +168,7 @@ pub(crate) fn findings(
             }) {
                 explained[i] = ctx.owner[i].is_none();
                 let why = order_reason(ctx, outcomes, j, i);
-                let severity = if ctx.owner[i].is_none() && ctx.strict_extras {
-                    Severity::Error
-                } else {
-                    soft
-                };
+                let severity = soft;
                 out.push(Pending::Ready(Box::new(finding(
                     "order-violation",
                     severity,
@@ -283,11 +277,7 @@ pub(crate) fn findings(
             let e = &cfg.expectations[j];
             out.push(Pending::Ready(Box::new(finding(
                 "too-many-calls",
-                if ctx.strict_extras {
-                    Severity::Error
-                } else {
-                    extra_severity.max(soft)
-                },
+                Severity::Error,
                 too_many_message(i, name, &ctx.who(j), &e.repeat, &outcomes[j].calls),
                 {
                     let broken = (ctx.failures)(j, i);
@@ -344,15 +334,13 @@ impl Pending {
     }
 }
 
-fn extra_severity(cfg: &MatcherConfig, strict_extras: bool, passed: bool) -> Severity {
+/// An extra call's severity: from the spec alone (does it forbid extra calls, does it charge
+/// for them), never from whether the pair passed.
+fn extra_severity(cfg: &MatcherConfig, strict_extras: bool) -> Severity {
     if strict_extras {
         Severity::Error
     } else if cfg.scoring.extra_call > 0.0 {
-        if passed {
-            Severity::Warning
-        } else {
-            Severity::Error
-        }
+        Severity::Warning
     } else {
         Severity::Info
     }
@@ -363,7 +351,6 @@ pub(crate) struct Extras<'a> {
     pub(crate) config: &'a MatcherConfig,
     pub(crate) calls: &'a dyn Calls,
     pub(crate) strict_extras: bool,
-    pub(crate) passed: bool,
     /// As [`Context::failures`].
     pub(crate) failures: &'a dyn Fn(usize, usize) -> Vec<crate::engine::Failure>,
 }
@@ -406,7 +393,7 @@ pub(crate) fn unexpected(x: &Extras<'_>, i: usize, exp: Option<usize>) -> Findin
     };
     finding(
         UNEXPECTED,
-        extra_severity(cfg, x.strict_extras, x.passed),
+        extra_severity(cfg, x.strict_extras),
         format!(
             "call #{} `{name}` is not accounted for by any expectation",
             i + 1
@@ -452,19 +439,40 @@ fn order_reason(ctx: &Context<'_>, outcomes: &[ExpectationOutcome], j: usize, i:
 
 /// Help for an expectation that got too few calls: where the right-named calls went, or which
 /// called tool has a similar name.
+///
+/// The help never contradicts the finding: a call of the tool itself is never offered as a
+/// similar name, and neither is a call that something else explains (forbidden, or matched to
+/// another expectation).
 fn missing_help(ctx: &Context<'_>, j: usize) -> String {
-    let named: Vec<usize> = (0..ctx.calls.count())
-        .filter(|&i| ctx.call_name[i] as usize == ctx.exp_name[j] && ctx.forbidden_by[i].is_none())
-        .collect();
-    if !named.is_empty() {
-        let list: Vec<String> = named
+    let same_name = |i: usize| ctx.call_name[i] as usize == ctx.exp_name[j];
+    let list = |calls: &[usize]| {
+        let mut shown: Vec<String> = calls
             .iter()
             .take(5)
             .map(|i| format!("#{}", i + 1))
             .collect();
+        if calls.len() > 5 {
+            shown.push(format!("and {} more", calls.len() - 5));
+        }
+        shown.join(", ")
+    };
+    let named: Vec<usize> = (0..ctx.calls.count())
+        .filter(|&i| same_name(i) && ctx.forbidden_by[i].is_none())
+        .collect();
+    if !named.is_empty() {
         return format!(
             "calls to this tool exist ({}) but are matched elsewhere or cannot be matched here",
-            list.join(", ")
+            list(&named)
+        );
+    }
+    let forbidden: Vec<usize> = (0..ctx.calls.count())
+        .filter(|&i| same_name(i) && ctx.forbidden_by[i].is_some())
+        .collect();
+    if !forbidden.is_empty() {
+        return format!(
+            "the calls to this tool ({}) are forbidden by a `never` rule of the spec, so none \
+             can count for this expectation",
+            list(&forbidden)
         );
     }
     let want = &ctx.config.expectations[j].tool;
@@ -473,6 +481,10 @@ fn missing_help(ctx: &Context<'_>, j: usize) -> String {
     let mut seen = std::collections::HashSet::new();
     let mut best: Option<(f64, usize)> = None;
     for i in 0..ctx.calls.count() {
+        // Only a call nothing else explains is worth suggesting.
+        if same_name(i) || ctx.forbidden_by[i].is_some() || ctx.owner[i].is_some() {
+            continue;
+        }
         let name = ctx.calls.name(i);
         if !seen.insert(name) {
             continue;

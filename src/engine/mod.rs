@@ -398,7 +398,6 @@ impl<'a> Run<'a> {
             forbidden_by: &forbidden_by,
             owner: &owner,
             by_call: &by_call,
-            strict_extras,
             failures: &why,
         };
         let before_broken = explain::before_violations(&ctx, &outcomes);
@@ -406,7 +405,7 @@ impl<'a> Run<'a> {
             || (strict_extras && counts.extra > 0)
             || !before_broken.is_empty();
         let result = native::score(&config.scoring, &inputs);
-        let pending = explain::findings(&ctx, &mut outcomes, before_broken, result.passed);
+        let pending = explain::findings(&ctx, &mut outcomes, before_broken);
 
         Run {
             config,
@@ -467,7 +466,6 @@ impl<'a> Run<'a> {
                         config: self.config,
                         calls: self.calls,
                         strict_extras: self.strict_extras,
-                        passed: self.verdict.passed,
                         failures: &why,
                     },
                     call,

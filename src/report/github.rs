@@ -54,7 +54,12 @@ pub fn summary_line(s: &Summary) -> String {
     )
 }
 
+/// One workflow command. Every piece of data in it is escaped first ([`crate::text::escape`]:
+/// no line break, ESC or bidi control from the data), then the whole message and each property
+/// as the Actions toolkit does, so a finding is exactly one line and its properties cannot end
+/// early.
 fn annotation(f: &Finding) -> String {
+    use crate::text::escape;
     let level = match f.severity {
         Severity::Error => "error",
         Severity::Warning => "warning",
@@ -62,26 +67,32 @@ fn annotation(f: &Finding) -> String {
     };
     let mut props = Vec::new();
     if let Some(l) = &f.location {
-        props.push(format!("file={}", escape_property(&l.file)));
+        props.push(format!("file={}", escape_property(&escape(&l.file))));
         props.push(format!("line={}", l.line));
         props.push(format!("col={}", l.column));
         props.push(format!("endLine={}", l.end_line));
         props.push(format!("endColumn={}", l.end_column));
     }
-    props.push(format!("title={}", escape_property(&f.code)));
-    let mut message = f.message.clone();
+    props.push(format!("title={}", escape_property(&escape(&f.code))));
+    let mut message = escape(&f.message).into_owned();
     // The label says what the location shows (a did-you-mean, ...); the message may say it already.
     if let Some(l) = f.label.as_ref().filter(|l| !f.message.contains(l.as_str())) {
-        message.push_str(&format!(": {l}"));
+        message.push_str(&format!(": {}", escape(l)));
     }
     if let Some(r) = &f.related {
+        let at = match f.related_role().0 {
+            "expectation" => "expected at".to_owned(),
+            rule => format!("{rule} at"),
+        };
         message.push_str(&format!(
-            "\n(expected at {}:{}:{})",
-            r.file, r.line, r.column
+            "\n({at} {}:{}:{})",
+            escape(&r.file),
+            r.line,
+            r.column
         ));
     }
     if let Some(h) = &f.help {
-        message.push_str(&format!("\nhelp: {h}"));
+        message.push_str(&format!("\nhelp: {}", escape(h)));
     }
     format!("::{level} {}::{}", props.join(","), escape_data(&message))
 }
@@ -106,5 +117,32 @@ mod tests {
     fn escapes_as_the_actions_toolkit_does() {
         assert_eq!(escape_data("50%\na"), "50%25%0Aa");
         assert_eq!(escape_property("a:b,c"), "a%3Ab%2Cc");
+    }
+
+    #[test]
+    fn an_annotation_is_one_line_whatever_the_data() {
+        let nasty = "x\n::error file=y::pwned\r\u{1b}[2J,a:b%\u{202e}";
+        let f = Finding {
+            code: "missing-call".into(),
+            severity: Severity::Error,
+            message: format!("tool `{nasty}`"),
+            help: Some(nasty.into()),
+            location: Some(crate::report::model::Location {
+                file: nasty.into(),
+                line: 1,
+                column: 1,
+                end_line: 1,
+                end_column: 2,
+                span: [0, 1],
+            }),
+            label: Some(nasty.into()),
+            related: None,
+        };
+        let a = annotation(&f);
+        assert!(!a.chars().any(crate::text::is_control), "{a}");
+        // The runner ends the properties at the first `::` after the command's own.
+        let end = a[2..].find("::").unwrap() + 2;
+        assert!(a[..end].ends_with(",title=missing-call"), "{a}");
+        assert!(a.starts_with("::error file=x\\n%3A%3Aerror file=y%3A%3Apwned\\r\\u{1b}[2J%2Ca%3Ab%25\\u{202e},line=1"), "{a}");
     }
 }

@@ -179,30 +179,29 @@ fn handler(opts: Options) -> GraphicalReportHandler {
         .with_links(false)
 }
 
-/// One line per pair: verdict, score against threshold, spec and transcript.
+/// One line per pair: verdict, score against threshold (and what failed it besides the score,
+/// [`PairResult::verdict_text`]), spec and transcript.
 pub fn pair_line(r: &PairResult, color: bool) -> String {
-    let (word, cmp) = if r.passed {
-        ("PASS", "≥")
-    } else {
-        ("FAIL", "<")
-    };
+    let word = if r.passed { "PASS" } else { "FAIL" };
     let word = match (color, r.passed) {
         (true, true) => format!("\x1b[32m{word}\x1b[0m"),
         (true, false) => format!("\x1b[31;1m{word}\x1b[0m"),
         _ => word.to_owned(),
     };
     let target = match r.record {
-        Some(line) => format!("{}:{line}", r.transcript),
-        None => r.transcript.clone(),
+        Some(line) => format!("{}:{line}", escaped(&r.transcript)),
+        None => escaped(&r.transcript),
     };
     let profile = r
         .profile
         .as_deref()
-        .map(|p| format!(" [{p}]"))
+        .map(|p| format!(" [{}]", escaped(p)))
         .unwrap_or_default();
     format!(
-        "{word}  {:.2} {cmp} {:.2}  {}::{}  {target}{profile}",
-        r.score, r.threshold, r.spec_file, r.spec
+        "{word}  {}  {}::{}  {target}{profile}",
+        escaped(&r.verdict_text()),
+        escaped(&r.spec_file),
+        escaped(&r.spec)
     )
 }
 
@@ -210,13 +209,17 @@ fn render_finding(handler: &GraphicalReportHandler, f: &Finding, sources: Source
     let diag = FindingDiagnostic::new(f, sources);
     let mut s = String::new();
     if handler.render_report(&mut s, &diag).is_err() {
-        s = format!("{}: {}\n", f.code, f.message);
+        s = format!("{}: {}\n", escaped(&f.code), escaped(&f.message));
     }
-    s
+    // A wrapped message can put data at the start of a line.
+    crate::text::guard_lines(&s).into_owned()
 }
 
 /// A [`Finding`] as a miette diagnostic: the primary snippet, and the related location (the spec
 /// line an engine finding comes from) as a related diagnostic with its own snippet.
+///
+/// Every text in it is escaped and its snippet's text masked ([`crate::text`]): what miette
+/// renders from it holds no control character from the data.
 #[derive(Debug)]
 struct FindingDiagnostic {
     code: String,
@@ -224,8 +227,34 @@ struct FindingDiagnostic {
     help: Option<String>,
     severity: miette::Severity,
     source: Option<Excerpt>,
-    label: Option<LabeledSpan>,
+    labels: Vec<LabeledSpan>,
     related: Vec<FindingDiagnostic>,
+    cause: Option<Box<Cause>>,
+}
+
+/// One step of an error's cause chain, escaped.
+#[derive(Debug)]
+struct Cause {
+    text: String,
+    next: Option<Box<Cause>>,
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+impl std::error::Error for Cause {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.next
+            .as_deref()
+            .map(|c| c as &(dyn std::error::Error + 'static))
+    }
+}
+
+fn escaped(s: &str) -> String {
+    crate::text::escape(s).into_owned()
 }
 
 impl FindingDiagnostic {
@@ -238,37 +267,125 @@ impl FindingDiagnostic {
             .related
             .iter()
             .map(|loc| {
-                let (source, label) = locate(loc, sources, Some("expected here"));
+                let (noun, says) = f.related_role();
+                let (source, label) = locate(loc, sources, Some(says));
                 FindingDiagnostic {
                     code: String::new(),
-                    message: format!("expectation at {}:{}", loc.file, loc.line),
+                    message: format!("{noun} at {}:{}", escaped(&loc.file), loc.line),
                     help: None,
                     severity: miette::Severity::Advice,
                     source,
-                    label,
+                    labels: label.into_iter().collect(),
                     related: Vec::new(),
+                    cause: None,
                 }
             })
             .collect();
         let message = match (&f.location, &source) {
             // Without the file's text, still say where.
-            (Some(loc), None) => format!("{}:{}:{}: {}", loc.file, loc.line, loc.column, f.message),
-            _ => f.message.clone(),
+            (Some(loc), None) => format!(
+                "{}:{}:{}: {}",
+                escaped(&loc.file),
+                loc.line,
+                loc.column,
+                escaped(&f.message)
+            ),
+            _ => escaped(&f.message),
         };
         FindingDiagnostic {
-            code: f.code.clone(),
+            code: escaped(&f.code),
             message,
-            help: f.help.clone(),
+            help: f.help.as_deref().map(escaped),
             severity: match f.severity {
                 Severity::Error => miette::Severity::Error,
                 Severity::Warning => miette::Severity::Warning,
                 Severity::Note => miette::Severity::Advice,
             },
             source,
-            label,
+            labels: label.into_iter().collect(),
             related,
+            cause: None,
         }
     }
+
+    /// A copy of any diagnostic with its texts escaped and the part of its source its labels
+    /// show cut out and masked ([`crate::text::mask_source`]; byte offsets are kept, so the
+    /// labels point where they did).
+    fn of(diag: &dyn Diagnostic) -> Self {
+        let labels: Vec<LabeledSpan> = diag.labels().map(|l| l.collect()).unwrap_or_default();
+        let window = labels
+            .iter()
+            .map(|l| (l.offset(), l.offset() + l.len()))
+            .reduce(|(a, b), (c, d)| (a.min(c), b.max(d)));
+        let mut source = None;
+        let mut base = 0;
+        if let (Some(code), Some((start, end))) = (diag.source_code(), window) {
+            if let Ok(contents) = code.read_span(&SourceSpan::new(start.into(), end - start), 1, 1)
+            {
+                base = contents.span().offset();
+                let text = String::from_utf8_lossy(contents.data());
+                source = Some(Excerpt {
+                    name: contents.name().map(escaped),
+                    text: crate::text::mask_source(&text).into_owned(),
+                    first_line: contents.line(),
+                });
+            }
+        }
+        let labels = if source.is_some() {
+            labels
+                .into_iter()
+                .map(|l| {
+                    let span = SourceSpan::new((l.offset() - base).into(), l.len());
+                    let text = l.label().map(escaped);
+                    if l.primary() {
+                        LabeledSpan::new_primary_with_span(text, span)
+                    } else {
+                        LabeledSpan::new_with_span(text, span)
+                    }
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let mut causes = Vec::new();
+        let mut next = diag.source();
+        while let Some(e) = next {
+            causes.push(escaped(&e.to_string()));
+            next = e.source();
+        }
+        let cause = causes
+            .into_iter()
+            .rev()
+            .fold(None, |next, text| Some(Box::new(Cause { text, next })));
+        FindingDiagnostic {
+            code: diag
+                .code()
+                .map(|c| escaped(&c.to_string()))
+                .unwrap_or_default(),
+            message: escaped(&diag.to_string()),
+            help: diag.help().map(|h| escaped(&h.to_string())),
+            severity: diag.severity().unwrap_or(miette::Severity::Error),
+            source,
+            labels,
+            related: diag
+                .related()
+                .map(|r| r.map(FindingDiagnostic::of).collect())
+                .unwrap_or_default(),
+            cause,
+        }
+    }
+}
+
+/// Render any diagnostic (a spec's, a transcript reader's, a setting's) with `handler`, every
+/// text escaped and its snippet masked ([`crate::text`]), so no control character in a file
+/// name, message or source text reaches the output raw.
+pub fn render_diagnostic(handler: &GraphicalReportHandler, diag: &dyn Diagnostic) -> String {
+    let safe = FindingDiagnostic::of(diag);
+    let mut s = String::new();
+    if handler.render_report(&mut s, &safe).is_err() {
+        s = format!("{}\n", safe.message);
+    }
+    crate::text::guard_lines(&s).into_owned()
 }
 
 fn locate(
@@ -280,7 +397,7 @@ fn locate(
         return (None, None);
     };
     let (excerpt, span) = Excerpt::new(&loc.file, &text, loc.line, loc.span[0], loc.span[1]);
-    let label = LabeledSpan::new_with_span(label.map(str::to_owned), span);
+    let label = LabeledSpan::new_with_span(label.map(escaped), span);
     (Some(excerpt), Some(label))
 }
 
@@ -290,7 +407,13 @@ impl fmt::Display for FindingDiagnostic {
     }
 }
 
-impl std::error::Error for FindingDiagnostic {}
+impl std::error::Error for FindingDiagnostic {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.cause
+            .as_deref()
+            .map(|c| c as &(dyn std::error::Error + 'static))
+    }
+}
 
 impl Diagnostic for FindingDiagnostic {
     fn code<'a>(&'a self) -> Option<Box<dyn fmt::Display + 'a>> {
@@ -308,9 +431,8 @@ impl Diagnostic for FindingDiagnostic {
         self.source.as_ref().map(|s| s as &dyn SourceCode)
     }
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        self.label
-            .clone()
-            .map(|l| Box::new(std::iter::once(l)) as Box<dyn Iterator<Item = LabeledSpan>>)
+        (!self.labels.is_empty())
+            .then(|| Box::new(self.labels.iter().cloned()) as Box<dyn Iterator<Item = LabeledSpan>>)
     }
     fn related<'a>(&'a self) -> Option<Box<dyn Iterator<Item = &'a dyn Diagnostic> + 'a>> {
         if self.related.is_empty() {
@@ -324,7 +446,8 @@ impl Diagnostic for FindingDiagnostic {
 /// The lines around a span, cut out of a file, that report their true line numbers.
 #[derive(Debug, Clone)]
 pub struct Excerpt {
-    name: String,
+    /// The file's name, escaped.
+    name: Option<String>,
     text: String,
     /// 0-based line number of the excerpt's first line in the file.
     first_line: usize,
@@ -422,8 +545,8 @@ impl Excerpt {
         let span_end = span_end.max(span_start);
         (
             Excerpt {
-                name: name.to_owned(),
-                text: excerpt,
+                name: Some(escaped(name)),
+                text: crate::text::mask_source(&excerpt).into_owned(),
                 first_line,
             },
             SourceSpan::new(span_start.into(), span_end - span_start),
@@ -446,14 +569,18 @@ impl SourceCode for Excerpt {
         after: usize,
     ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
         let inner = self.text.as_str().read_span(span, before, after)?;
-        Ok(Box::new(MietteSpanContents::new_named(
-            self.name.clone(),
-            inner.data(),
-            *inner.span(),
+        let (data, span) = (inner.data(), *inner.span());
+        let (line, column, count) = (
             inner.line() + self.first_line,
             inner.column(),
             inner.line_count(),
-        )))
+        );
+        Ok(Box::new(match &self.name {
+            Some(name) => {
+                MietteSpanContents::new_named(name.clone(), data, span, line, column, count)
+            }
+            None => MietteSpanContents::new(data, span, line, column, count),
+        }))
     }
 }
 
@@ -507,6 +634,45 @@ mod tests {
             &ex.text[ex.text.len() - 5..]
         );
         assert_eq!(&ex.text[span.offset()..span.offset() + span.len()], "z");
+    }
+
+    /// Any diagnostic (here a spec's, with its named source) renders with its texts escaped and
+    /// its snippet masked in place: the marker still points at the right text.
+    #[test]
+    fn a_diagnostic_renders_without_control_characters() {
+        let name = "bad\n::error::x\u{1b}[2J.toolspec";
+        let text = "spec s {\n  # \u{202e}\u{1b}]0;t\u{7} ##[error]\n  call (\n}\n";
+        let source = crate::source::SourceFile::new(name.to_owned(), text.to_owned());
+        let at = text.find("call (").unwrap() + 5;
+        let d = crate::syntax::SpecDiagnostic::error(
+            crate::syntax::Code::Syntax,
+            &source,
+            "bad `\u{9b}x`",
+        )
+        .label(crate::source::Span::new(at, at + 1), "here \u{85}")
+        .help("see \u{2028}");
+        let handler = handler(Options {
+            color: false,
+            verbose: false,
+            width: 80,
+        });
+        let out = render_diagnostic(&handler, &d);
+        assert!(
+            !out.chars().any(|c| c != '\n' && crate::text::is_control(c)),
+            "{out:?}"
+        );
+        assert!(!out.contains("##["), "{out}");
+        assert!(
+            out.contains("[bad\\n::error::x\\u{1b}[2J.toolspec:3:8]"),
+            "{out}"
+        );
+        assert!(out.contains("#?[error]"), "{out}");
+        assert!(out.contains("bad `\\u{9b}x`"), "{out}");
+        // The marker is under the `(`, as in the unmasked text.
+        let lines: Vec<&str> = out.lines().collect();
+        let code = lines.iter().position(|l| l.contains("call (")).unwrap();
+        let col = |l: &str, c: char| l.chars().position(|x| x == c).unwrap();
+        assert_eq!(col(lines[code], '('), col(lines[code + 1], '┬'), "{out}");
     }
 
     #[test]

@@ -9,8 +9,8 @@ use super::model::{Finding, PairResult, Report};
 
 /// Render the report as JSON text (with a trailing newline).
 pub fn render(report: &Report) -> String {
-    let mut s =
-        serde_json::to_string_pretty(report).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    let mut s = crate::text::json::to_string_pretty(report)
+        .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
     s.push('\n');
     s
 }
@@ -23,7 +23,7 @@ pub fn write_pair(r: &PairResult, out: &mut dyn Write) -> io::Result<()> {
         indent: b"    ",
     };
     w.out.write_all(w.indent)?;
-    serde_json::to_writer_pretty(&mut w, r).map_err(io::Error::other)
+    crate::text::json::to_writer_pretty(&mut w, r).map_err(io::Error::other)
 }
 
 /// [`write_pair`] with the result's findings taken from `r.findings`, then from `more`, one at a
@@ -54,7 +54,7 @@ pub fn write_pair_streamed(
     };
     // Buffered: the serializer writes a token at a time, the filter looks at chunks.
     let mut buffered = io::BufWriter::with_capacity(64 << 10, &mut splice);
-    serde_json::to_writer_pretty(&mut buffered, &r).map_err(io::Error::other)?;
+    crate::text::json::to_writer_pretty(&mut buffered, &r).map_err(io::Error::other)?;
     buffered.flush()?;
     drop(buffered);
     splice.flush_partial()
@@ -87,7 +87,7 @@ impl Splice<'_, '_> {
         let (mut text, mut item) = (Vec::new(), Vec::new());
         for f in &mut *self.findings {
             text.clear();
-            serde_json::to_writer_pretty(&mut text, &f).map_err(io::Error::other)?;
+            crate::text::json::to_writer_pretty(&mut text, &f).map_err(io::Error::other)?;
             item.clear();
             item.extend_from_slice(if first { b"\n    " } else { b",\n    " });
             first = false;
@@ -249,6 +249,7 @@ mod tests {
             score: 1.0,
             threshold: 1.0,
             passed: true,
+            failure: None,
             calls: 3,
             counts: serde_json::json!({"findings": [], "extra": 3}),
             expectations: Vec::new(),

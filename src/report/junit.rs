@@ -11,6 +11,12 @@ use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
 
 use super::model::{Finding, PairResult, Report};
 
+/// Data as XML text may hold it: XML 1.0 forbids most control characters even as character
+/// references, so every piece of data in the document is escaped ([`crate::text::escape`]).
+fn e(s: &str) -> String {
+    crate::text::escape(s).into_owned()
+}
+
 /// Render the report as JUnit XML.
 pub fn render(report: &Report) -> String {
     let mut junit = quick_junit::Report::new("toolspec");
@@ -23,10 +29,13 @@ pub fn render(report: &Report) -> String {
     to_string(&junit)
 }
 
+/// The document; no line of it starts a workflow command ([`crate::text::guard_lines`]: the
+/// lines of a description start with data).
 fn to_string(junit: &quick_junit::Report) -> String {
-    junit
+    let doc = junit
         .to_string()
-        .unwrap_or_else(|e| format!("<!-- cannot render JUnit: {e} -->\n"))
+        .unwrap_or_else(|e| format!("<!-- cannot render JUnit: {e} -->\n"));
+    crate::text::guard_lines(&doc).into_owned()
 }
 
 /// The test suite of one pair: a case per expectation, then the overall verdict.
@@ -41,33 +50,33 @@ pub fn pair_suite_streamed(
     findings: &mut dyn Iterator<Item = Finding>,
 ) -> TestSuite {
     let target = match r.record {
-        Some(line) => format!("{}:{line}", r.transcript),
-        None => r.transcript.clone(),
+        Some(line) => format!("{}:{line}", e(&r.transcript)),
+        None => e(&r.transcript),
     };
-    let mut suite = TestSuite::new(format!("{}::{} @ {}", r.spec_file, r.spec, target));
-    suite
-        .extra
-        .insert("file".into(), r.transcript.clone().into());
-    for e in &r.expectations {
-        let status = if e.passed {
+    let class = format!("{}::{}", e(&r.spec_file), e(&r.spec));
+    let mut suite = TestSuite::new(format!("{class} @ {target}"));
+    suite.extra.insert("file".into(), e(&r.transcript).into());
+    for x in &r.expectations {
+        let status = if x.passed {
             TestCaseStatus::success()
         } else {
             let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-            s.set_message(format!("{}: {}", e.tool, e.status));
-            s.set_type(e.status.clone());
-            if !e.reasons.is_empty() {
-                s.set_description(e.reasons.join("\n"));
+            s.set_message(format!("{}: {}", e(&x.tool), e(&x.status)));
+            s.set_type(e(&x.status));
+            if !x.reasons.is_empty() {
+                let reasons: Vec<String> = x.reasons.iter().map(|r| e(r)).collect();
+                s.set_description(reasons.join("\n"));
             }
             s
         };
-        let name = match &e.label {
-            Some(label) => format!("#{} {} ({label})", e.index + 1, e.tool),
-            None => format!("#{} {}", e.index + 1, e.tool),
+        let name = match &x.label {
+            Some(label) => format!("#{} {} ({})", x.index + 1, e(&x.tool), e(label)),
+            None => format!("#{} {}", x.index + 1, e(&x.tool)),
         };
         let mut case = TestCase::new(name, status);
-        case.set_classname(format!("{}::{}", r.spec_file, r.spec));
-        if let Some(loc) = &e.location {
-            case.extra.insert("file".into(), loc.file.clone().into());
+        case.set_classname(class.clone());
+        if let Some(loc) = &x.location {
+            case.extra.insert("file".into(), e(&loc.file).into());
             case.extra
                 .insert("line".into(), loc.line.to_string().into());
         }
@@ -78,10 +87,7 @@ pub fn pair_suite_streamed(
         TestCaseStatus::success()
     } else {
         let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-        s.set_message(format!(
-            "score {:.2} < threshold {:.2}",
-            r.score, r.threshold
-        ));
+        s.set_message(format!("score {}", e(&r.verdict_text())));
         let lines: Vec<String> = findings.map(|f| finding_line(&f)).collect();
         if !lines.is_empty() {
             s.set_description(lines.join("\n"));
@@ -89,7 +95,7 @@ pub fn pair_suite_streamed(
         s
     };
     let mut case = TestCase::new("score", status);
-    case.set_classname(format!("{}::{}", r.spec_file, r.spec));
+    case.set_classname(class);
     suite.add_test_case(case);
     suite
 }
@@ -102,10 +108,10 @@ pub fn errors_suite(report: &Report) -> Option<TestSuite> {
     let mut suite = TestSuite::new("toolspec run errors");
     for f in &report.errors {
         let mut s = TestCaseStatus::non_success(NonSuccessKind::Error);
-        s.set_message(f.message.clone());
-        s.set_type(f.code.clone());
+        s.set_message(e(&f.message));
+        s.set_type(e(&f.code));
         let mut case = TestCase::new(finding_line(f), s);
-        case.set_classname(f.code.clone());
+        case.set_classname(e(&f.code));
         suite.add_test_case(case);
     }
     Some(suite)
@@ -169,8 +175,12 @@ fn finding_line(f: &Finding) -> String {
     match &f.location {
         Some(l) => format!(
             "{}:{}:{}: {} [{}]",
-            l.file, l.line, l.column, f.message, f.code
+            e(&l.file),
+            l.line,
+            l.column,
+            e(&f.message),
+            e(&f.code)
         ),
-        None => format!("{} [{}]", f.message, f.code),
+        None => format!("{} [{}]", e(&f.message), e(&f.code)),
     }
 }

@@ -67,6 +67,11 @@ pub struct PairResult {
     pub threshold: f64,
     /// Whether the pair passed.
     pub passed: bool,
+    /// For a failed pair, what failed it besides the score, in words: hard failures such as
+    /// `forbidden call `close_account``, `broken before rule`, `extra call `x``. Absent when the
+    /// pair passed or failed on its score alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
     /// Calls in the transcript.
     pub calls: usize,
     /// Structured counts (exact matches, name-only, extras, missing, forbidden).
@@ -143,6 +148,19 @@ pub struct Finding {
     pub related: Option<Location>,
 }
 
+impl Finding {
+    /// What the related location of an engine finding is, and what it says there: the
+    /// expectation a finding comes from (`("expectation", "expected here")`), or the rule a
+    /// forbidden call or a broken order breaks (not an expectation: nothing is expected there).
+    pub fn related_role(&self) -> (&'static str, &'static str) {
+        match self.code.as_str() {
+            "forbidden-call" => ("`never` rule", "forbids this call"),
+            "before-violation" => ("`before` rule", "requires this order"),
+            _ => ("expectation", "expected here"),
+        }
+    }
+}
+
 /// A place in a file.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Location {
@@ -158,6 +176,34 @@ pub struct Location {
     pub end_column: usize,
     /// Byte offsets `[start, end)` in the file.
     pub span: [usize; 2],
+}
+
+impl PairResult {
+    /// The verdict in words, as every format heads a pair: `1.00 ≥ 1.00` (passed),
+    /// `0.75 < 1.00` (failed on score), `0.96 ≥ 0.90 but forbidden call `close_account``
+    /// (failed by a hard failure although the score is enough), `0.50 < 0.90 and forbidden call
+    /// `close_account``. Never a comparison that is false.
+    pub fn verdict_text(&self) -> String {
+        let met = self.score + crate::score::native::THRESHOLD_EPSILON >= self.threshold;
+        let cmp = if met { "≥" } else { "<" };
+        let numbers = format!("{:.2} {cmp} {:.2}", self.score, self.threshold);
+        let numbers = if numbers == format!("{:.2} < {:.2}", self.threshold, self.threshold) {
+            // Rounding can make a score just below the threshold print as equal to it.
+            format!("{} < {:.2}", self.score, self.threshold)
+        } else {
+            numbers
+        };
+        match (&self.failure, self.passed, met) {
+            (_, true, _) => numbers,
+            (Some(why), false, true) => format!("{numbers} but {why}"),
+            (Some(why), false, false) => format!("{numbers} and {why}"),
+            (None, false, true) => match &self.profile {
+                Some(p) => format!("{numbers} but the {p} verdict fails it"),
+                None => format!("{numbers} but the verdict fails it"),
+            },
+            (None, false, false) => numbers,
+        }
+    }
 }
 
 impl Location {
@@ -226,5 +272,55 @@ pub fn exit_status(has_errors: bool, any_failed: bool) -> u8 {
         1
     } else {
         0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair(score: f64, threshold: f64, passed: bool, failure: Option<&str>) -> PairResult {
+        PairResult {
+            spec_file: "s.toolspec".into(),
+            spec: "s".into(),
+            transcript: "t.json".into(),
+            record: None,
+            format: "openai-chat".into(),
+            profile: None,
+            score,
+            threshold,
+            passed,
+            failure: failure.map(str::to_owned),
+            calls: 0,
+            counts: serde_json::Value::Null,
+            expectations: Vec::new(),
+            findings: Vec::new(),
+            profile_details: None,
+        }
+    }
+
+    /// The verdict line never states a comparison that is false of the numbers it prints.
+    #[test]
+    fn verdict_text_is_true() {
+        let forbidden = Some("forbidden call `close_account`");
+        assert_eq!(pair(1.0, 1.0, true, None).verdict_text(), "1.00 ≥ 1.00");
+        assert_eq!(pair(0.75, 1.0, false, None).verdict_text(), "0.75 < 1.00");
+        assert_eq!(
+            pair(0.96, 0.9, false, forbidden).verdict_text(),
+            "0.96 ≥ 0.90 but forbidden call `close_account`"
+        );
+        assert_eq!(
+            pair(0.5, 0.9, false, forbidden).verdict_text(),
+            "0.50 < 0.90 and forbidden call `close_account`"
+        );
+        // A score just below the threshold that would print as equal to it.
+        assert_eq!(
+            pair(0.8999, 0.9, false, None).verdict_text(),
+            "0.8999 < 0.90"
+        );
+        assert_eq!(
+            pair(1.0, 1.0, false, None).verdict_text(),
+            "1.00 ≥ 1.00 but the verdict fails it"
+        );
     }
 }

@@ -179,7 +179,7 @@ fn render_findings(
             results,
         }],
     };
-    let mut s = serde_json::to_string_pretty(&log).unwrap_or_default();
+    let mut s = crate::text::json::to_string_pretty(&log).unwrap_or_default();
     s.push('\n');
     s
 }
@@ -215,7 +215,7 @@ fn sarif_result(f: &Finding, rule_index: usize) -> SarifResult {
                 id: Some(1),
                 physical_location: physical(l),
                 message: Some(Text {
-                    text: "expectation in the spec".to_owned(),
+                    text: format!("{} in the spec", f.related_role().0),
                 }),
             })
             .collect(),
@@ -249,7 +249,7 @@ pub fn write_results_streamed(
             indent: b"        ",
         };
         w.out.write_all(w.indent)?;
-        serde_json::to_writer_pretty(&mut w, &sarif_result(&f, index(&f.code)))
+        crate::text::json::to_writer_pretty(&mut w, &sarif_result(&f, index(&f.code)))
             .map_err(io::Error::other)?;
     }
     Ok(())

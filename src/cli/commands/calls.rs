@@ -23,7 +23,7 @@ pub fn run(args: CallsArgs) -> u8 {
         None => None,
         Some(Ok(f)) => Some(f),
         Some(Err(e)) => {
-            output::err(&format!("error: {e}\n"));
+            output::err(&format!("error: {}\n", output::esc(&e.to_string())));
             return exit::ERROR;
         }
     };
@@ -35,12 +35,15 @@ pub fn run(args: CallsArgs) -> u8 {
         let mut file = JsonFile::default();
         let read = transcript::read_file_with(path, format, |t| {
             if !args.json {
-                output::out(&table(&name, std::slice::from_ref(&t)));
+                output::out(&toolspec::text::guard_lines(&table(
+                    &name,
+                    std::slice::from_ref(&t),
+                )));
                 return;
             }
             if file.records == 0 && !file.single {
                 if several {
-                    let key = serde_json::to_string(&name).unwrap_or_default();
+                    let key = toolspec::text::json::to_string(&name).unwrap_or_default();
                     let sep = if files_written == 0 { "{\n" } else { ",\n" };
                     output::out(&format!("{sep}  {key}: "));
                     files_written += 1;
@@ -105,7 +108,7 @@ impl JsonFile {
 /// `v` pretty-printed as `serde_json::to_string_pretty` does, for a value that starts `indent`
 /// spaces in (every line after the first is shifted; JSON strings hold no raw newlines).
 fn pretty(v: &Value, indent: usize) -> String {
-    let text = serde_json::to_string_pretty(v).unwrap_or_default();
+    let text = toolspec::text::json::to_string_pretty(v).unwrap_or_default();
     if indent == 0 {
         return text;
     }
@@ -124,7 +127,11 @@ fn calls_json(t: &Transcript) -> Value {
     )
 }
 
+/// The table of each transcript's calls; every piece of data in it is escaped (the first line
+/// starts with the file name: the caller guards the lines, [`toolspec::text::guard_lines`]).
 fn table(name: &str, transcripts: &[Transcript]) -> String {
+    use output::esc;
+    let name = esc(name);
     let mut out = String::new();
     for t in transcripts {
         let at = t.record.map(|r| format!(":{}", r.line)).unwrap_or_default();
@@ -134,23 +141,16 @@ fn table(name: &str, transcripts: &[Transcript]) -> String {
             t.calls.len(),
             if t.calls.len() == 1 { "" } else { "s" }
         ));
-        let width = t
-            .calls
-            .iter()
-            .map(|c| c.name.chars().count())
-            .max()
-            .unwrap_or(0);
-        for (i, c) in t.calls.iter().enumerate() {
-            let args = clip(&serde_json::to_string(&c.args).unwrap_or_default(), 70);
+        let names: Vec<_> = t.calls.iter().map(|c| esc(&c.name)).collect();
+        let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+        for (i, (c, name)) in t.calls.iter().zip(&names).enumerate() {
+            let json = toolspec::text::json::to_string(&c.args).unwrap_or_default();
+            let args = clip(&esc(&json), 70);
             let err = if c.is_error { "ERROR " } else { "      " };
-            out.push_str(&format!(
-                "  {:>3}  {:<width$}  {err}{args}\n",
-                i + 1,
-                c.name
-            ));
+            out.push_str(&format!("  {:>3}  {name:<width$}  {err}{args}\n", i + 1));
         }
         for f in &t.findings {
-            out.push_str(&format!("  note: {} [{}]\n", f.message, f.code));
+            out.push_str(&format!("  note: {} [{}]\n", esc(&f.message), esc(f.code)));
         }
     }
     out

@@ -22,7 +22,10 @@ pub fn run(args: CheckArgs) -> u8 {
     let cwd = match std::env::current_dir() {
         Ok(d) => d,
         Err(e) => {
-            output::err(&format!("error: cannot read the current folder: {e}\n"));
+            output::err(&format!(
+                "error: cannot read the current folder: {}\n",
+                output::esc(&e.to_string())
+            ));
             return exit::ERROR;
         }
     };
@@ -61,7 +64,7 @@ pub fn run(args: CheckArgs) -> u8 {
     }) {
         Ok(c) => c,
         Err(e) => {
-            output::err(&format!("error: {e}\n"));
+            output::err(&format!("error: {}\n", output::esc(&e)));
             return exit::ERROR;
         }
     };
@@ -71,7 +74,17 @@ pub fn run(args: CheckArgs) -> u8 {
         _ => short_errors(head),
     };
     output::err(&stderr);
-    write_output(&args, checked.exit_status(), |out| {
+    let mut status = checked.exit_status();
+    if args.strict && status == exit::OK && !head.warnings.is_empty() {
+        let n = head.warnings.len();
+        output::err(&format!(
+            "error: --strict: {n} warning{} about the run fail{} it\n",
+            if n == 1 { "" } else { "s" },
+            if n == 1 { "s" } else { "" },
+        ));
+        status = exit::FAILED;
+    }
+    write_output(&args, status, |out| {
         streamer.write(head, &checked.pairs, out)
     })
 }
@@ -92,7 +105,11 @@ fn write_output(
                 out.flush()
             });
             if let Err(e) = written {
-                output::err(&format!("error: cannot write {}: {e}\n", path.display()));
+                output::err(&format!(
+                    "error: cannot write {}: {}\n",
+                    output::esc(&path.display().to_string()),
+                    output::esc(&e.to_string())
+                ));
                 return exit::ERROR;
             }
         }
@@ -103,7 +120,10 @@ fn write_output(
             match written {
                 // `toolspec check | head` closes the pipe early: not an error.
                 Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                    output::err(&format!("error: cannot write the report: {e}\n"));
+                    output::err(&format!(
+                        "error: cannot write the report: {}\n",
+                        output::esc(&e.to_string())
+                    ));
                     return exit::ERROR;
                 }
                 _ => {}
@@ -199,17 +219,22 @@ pub fn render(
     }
 }
 
-/// What machine formats print on stderr: each run error on one line.
+/// What machine formats print on stderr: each run error on one line, its data escaped.
 fn short_errors(report: &Report) -> String {
+    use output::esc;
     report
         .errors
         .iter()
         .map(|f| match &f.location {
             Some(l) => format!(
                 "error[{}]: {}:{}:{}: {}\n",
-                f.code, l.file, l.line, l.column, f.message
+                esc(&f.code),
+                esc(&l.file),
+                l.line,
+                l.column,
+                esc(&f.message)
             ),
-            None => format!("error[{}]: {}\n", f.code, f.message),
+            None => format!("error[{}]: {}\n", esc(&f.code), esc(&f.message)),
         })
         .collect()
 }

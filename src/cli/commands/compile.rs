@@ -17,7 +17,11 @@ pub fn run(args: CompileArgs) -> u8 {
         let text = match toolspec::source::read_text(path) {
             Ok(t) => t,
             Err(e) => {
-                output::err(&format!("error: cannot read {name}: {e}\n"));
+                output::err(&format!(
+                    "error: cannot read {}: {}\n",
+                    output::esc(&name),
+                    output::esc(&e.to_string())
+                ));
                 status = exit::ERROR;
                 continue;
             }
@@ -32,9 +36,9 @@ pub fn run(args: CompileArgs) -> u8 {
         }
     }
     let json = if args.files.len() == 1 {
-        compiled.first().map(serde_json::to_string_pretty)
+        compiled.first().map(toolspec::text::json::to_string_pretty)
     } else {
-        Some(serde_json::to_string_pretty(&compiled))
+        Some(toolspec::text::json::to_string_pretty(&compiled))
     };
     if let Some(Ok(json)) = json {
         output::out(&json);

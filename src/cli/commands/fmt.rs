@@ -24,7 +24,11 @@ pub fn run(args: FmtArgs) -> u8 {
     );
     let mut status = exit::OK;
     for (path, problem) in found.problems.iter().chain(&found.refused) {
-        output::err(&format!("error: {}: {problem}\n", path.display()));
+        output::err(&format!(
+            "error: {}: {}\n",
+            output::esc(&path.display().to_string()),
+            output::esc(&problem.to_string())
+        ));
         status = exit::ERROR;
     }
     let mut unformatted = 0;
@@ -34,10 +38,14 @@ pub fn run(args: FmtArgs) -> u8 {
         .chain(found.transcripts.iter().filter(|p| discover::is_spec(p)))
     {
         let name = path.display().to_string();
+        let shown = output::esc(&name);
         let text = match toolspec::source::read_text(path) {
             Ok(t) => t,
             Err(e) => {
-                output::err(&format!("error: cannot read {name}: {e}\n"));
+                output::err(&format!(
+                    "error: cannot read {shown}: {}\n",
+                    output::esc(&e.to_string())
+                ));
                 status = exit::ERROR;
                 continue;
             }
@@ -55,13 +63,16 @@ pub fn run(args: FmtArgs) -> u8 {
             output::out(&formatted);
         } else if formatted != text {
             if args.check {
-                output::out(&format!("would reformat {name}\n"));
+                output::out(&format!("would reformat {shown}\n"));
                 unformatted += 1;
             } else if let Err(e) = write_atomically(path, &formatted) {
-                output::err(&format!("error: cannot write {name}: {e}\n"));
+                output::err(&format!(
+                    "error: cannot write {shown}: {}\n",
+                    output::esc(&e.to_string())
+                ));
                 status = exit::ERROR;
             } else {
-                output::out(&format!("formatted {name}\n"));
+                output::out(&format!("formatted {shown}\n"));
             }
         }
     }

@@ -18,7 +18,7 @@ pub fn run(args: InitArgs) -> u8 {
     if !args.prompt.is_file() {
         output::err(&format!(
             "error: no such prompt file: {}\n",
-            args.prompt.display()
+            output::esc(&args.prompt.display().to_string())
         ));
         return exit::ERROR;
     }
@@ -26,7 +26,7 @@ pub fn run(args: InitArgs) -> u8 {
     if spec_path.exists() && !args.force {
         output::err(&format!(
             "error: {} already exists (use --force to overwrite)\n",
-            spec_path.display()
+            output::esc(&spec_path.display().to_string())
         ));
         return exit::ERROR;
     }
@@ -64,12 +64,16 @@ pub fn run(args: InitArgs) -> u8 {
     }
     if let Err(e) = std::fs::write(&spec_path, &text) {
         output::err(&format!(
-            "error: cannot write {}: {e}\n",
-            spec_path.display()
+            "error: cannot write {}: {}\n",
+            output::esc(&spec_path.display().to_string()),
+            output::esc(&e.to_string())
         ));
         return exit::ERROR;
     }
-    output::out(&format!("wrote {}\n", spec_path.display()));
+    output::out(&format!(
+        "wrote {}\n",
+        output::esc(&spec_path.display().to_string())
+    ));
     exit::OK
 }
 
@@ -85,22 +89,25 @@ fn skeleton(prompt: &Path, name: &str, stem: &str) -> String {
          \x20 # optional call send_email(to: /@example\\.com$/)\n\
          \x20 # never delete_account\n\
          }}\n",
-        prompt = prompt.display()
+        prompt = output::esc(&prompt.display().to_string())
     )
 }
 
 fn from_transcript(prompt: &Path, name: &str, dir: &Path, t: &Path) -> Result<String, String> {
     let transcripts = transcript::read_file(t, None).map_err(|e| output::render(&e, false))?;
     let Some(first) = transcripts.first() else {
-        return Err(format!("error: {} holds no transcript\n", t.display()));
+        return Err(format!(
+            "error: {} holds no transcript\n",
+            output::esc(&t.display().to_string())
+        ));
     };
     let rel = display_path(t, dir);
     let mut out = format!(
         "# What {} must make the agent do, drafted from {} ({}).\n\
          # Loosen what may vary between runs. Language: docs/language.md\n\
          spec {name} {{\n  transcripts {}\n  order in_order\n  args subset\n\n",
-        prompt.display(),
-        t.display(),
+        output::esc(&prompt.display().to_string()),
+        output::esc(&t.display().to_string()),
         first.format,
         quote(&rel)
     );

@@ -16,7 +16,7 @@ pub fn run(args: ScoreArgs) -> u8 {
     let profile = match ProfileName::from_str(&args.profile) {
         Ok(p) => p,
         Err(e) => {
-            output::err(&format!("error: {e}\n"));
+            output::err(&format!("error: {}\n", output::esc(&e.to_string())));
             return exit::ERROR;
         }
     };
@@ -32,18 +32,25 @@ pub fn run(args: ScoreArgs) -> u8 {
     // No buffer of our own: `score_stream` writes whole groups of lines, each ending with a
     // newline, which the locked stdout passes straight to the file (one copy fewer).
     let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = SafeLines {
+        out: stdout.lock(),
+        pending: Vec::new(),
+    };
     let result = match &args.file {
         Some(path) => match std::fs::File::open(path) {
             Ok(f) => score_stream_judged(profile, judge, f, &mut out, threads),
             Err(e) => {
-                output::err(&format!("error: cannot read {}: {e}\n", path.display()));
+                output::err(&format!(
+                    "error: cannot read {}: {}\n",
+                    output::esc(&path.display().to_string()),
+                    output::esc(&e.to_string())
+                ));
                 return exit::ERROR;
             }
         },
         None => score_stream_judged(profile, judge, std::io::stdin().lock(), &mut out, threads),
     };
-    let result = result.and_then(|summary| out.flush().map(|_| summary));
+    let result = result.and_then(|summary| out.finish().map(|_| summary));
     match result {
         Ok(s) => {
             output::err(&format!(
@@ -54,8 +61,57 @@ pub fn run(args: ScoreArgs) -> u8 {
         }
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => exit::OK,
         Err(e) => {
-            output::err(&format!("error: {e}\n"));
+            output::err(&format!("error: {}\n", output::esc(&e.to_string())));
             exit::ERROR
         }
+    }
+}
+
+/// Passes the JSON lines through [`toolspec::text::json::escape_text`], a line at a time, so
+/// that a case's strings (tool names, reasons) print no control, bidi or `##[` character raw.
+/// `score_stream` writes whole lines, so nothing is held back in practice; a partial line is
+/// kept until its end arrives (or [`SafeLines::finish`]).
+struct SafeLines<W: Write> {
+    out: W,
+    pending: Vec<u8>,
+}
+
+impl<W: Write> SafeLines<W> {
+    fn emit(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        match std::str::from_utf8(bytes) {
+            Ok(text) => self
+                .out
+                .write_all(toolspec::text::json::escape_text(text).as_bytes()),
+            // JSON text is UTF-8; anything else is passed on as it is.
+            Err(_) => self.out.write_all(bytes),
+        }
+    }
+
+    fn finish(&mut self) -> std::io::Result<()> {
+        let rest = std::mem::take(&mut self.pending);
+        self.emit(&rest)?;
+        self.out.flush()
+    }
+}
+
+impl<W: Write> Write for SafeLines<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let Some(end) = memchr::memrchr(b'\n', buf) else {
+            self.pending.extend_from_slice(buf);
+            return Ok(buf.len());
+        };
+        if self.pending.is_empty() {
+            self.emit(&buf[..=end])?;
+        } else {
+            let mut line = std::mem::take(&mut self.pending);
+            line.extend_from_slice(&buf[..=end]);
+            self.emit(&line)?;
+        }
+        self.pending.extend_from_slice(&buf[end + 1..]);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
     }
 }

@@ -20,7 +20,10 @@ pub fn run(args: WatchArgs) -> u8 {
     let cwd = match std::env::current_dir() {
         Ok(d) => d,
         Err(e) => {
-            output::err(&format!("error: cannot read the current folder: {e}\n"));
+            output::err(&format!(
+                "error: cannot read the current folder: {}\n",
+                output::esc(&e.to_string())
+            ));
             return exit::ERROR;
         }
     };
@@ -50,7 +53,7 @@ pub fn run(args: WatchArgs) -> u8 {
     let watcher = match Watcher::new(&roots, Duration::from_millis(args.debounce)) {
         Ok(w) => w,
         Err(e) => {
-            output::err(&format!("error: {e}\n"));
+            output::err(&format!("error: {}\n", output::esc(&e.to_string())));
             return exit::ERROR;
         }
     };
@@ -61,7 +64,10 @@ pub fn run(args: WatchArgs) -> u8 {
         let changed = match batch {
             Ok(paths) => paths,
             Err(e) => {
-                output::err(&format!("warning: file watcher: {e}\n"));
+                output::err(&format!(
+                    "warning: file watcher: {}\n",
+                    output::esc(&e.to_string())
+                ));
                 continue;
             }
         };
@@ -105,7 +111,7 @@ pub fn run(args: WatchArgs) -> u8 {
             // A file no spec names is not news while watching.
             partial
                 .warnings
-                .retain(|w| w.code != "unclaimed-transcript");
+                .retain(|w| w.code != "unclaimed-transcript" && w.code != "nothing-checked");
             if partial.results.is_empty() && !affected && partial.errors.is_empty() {
                 continue;
             }
@@ -156,13 +162,18 @@ fn show(
     text.push_str(&stdout);
     output::out(&text);
     output::err(&stderr);
-    let root = settings.root.display();
+    let root = settings.root.display().to_string();
+    let root = output::esc(&root);
     let what = match rechecked {
         None => format!("checked {} pair(s)", report.results.len()),
         Some((n, changed)) => format!(
             "re-checked {n} of {} pair(s) (changed: {})",
             report.results.len(),
-            changed.iter().cloned().collect::<Vec<_>>().join(", ")
+            changed
+                .iter()
+                .map(|c| output::esc(c))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     };
     output::err(&format!(
