@@ -51,6 +51,15 @@ pub enum Code {
     SpecInInclude,
     /// A `before` rule contradicts the written order of a `strict` or `in_order` spec.
     ContradictoryOrder,
+    /// An include chain is longer than the compiler follows.
+    IncludeTooDeep,
+    /// The included files of one compilation are too many or too large.
+    IncludeLimit,
+    /// A regular expression compiles to a program over the size limit, or a file's regular
+    /// expressions together do.
+    RegexTooLarge,
+    /// A file has more diagnostics than are shown; this one counts the rest.
+    TooManyDiagnostics,
 }
 
 impl Code {
@@ -79,6 +88,10 @@ impl Code {
         Code::IncludeNotFound,
         Code::SpecInInclude,
         Code::ContradictoryOrder,
+        Code::IncludeTooDeep,
+        Code::IncludeLimit,
+        Code::RegexTooLarge,
+        Code::TooManyDiagnostics,
     ];
 
     /// The kebab-case name (`duplicate-spec`).
@@ -107,6 +120,10 @@ impl Code {
             Code::IncludeNotFound => "include-not-found",
             Code::SpecInInclude => "spec-in-include",
             Code::ContradictoryOrder => "contradictory-order",
+            Code::IncludeTooDeep => "include-too-deep",
+            Code::IncludeLimit => "include-limit",
+            Code::RegexTooLarge => "regex-too-large",
+            Code::TooManyDiagnostics => "too-many-diagnostics",
         }
     }
 
@@ -148,6 +165,16 @@ impl Code {
             Code::SpecInInclude => "an included file declares a spec",
             Code::ContradictoryOrder => {
                 "a `before` rule contradicts the written order of an ordered spec"
+            }
+            Code::IncludeTooDeep => "an include chain is longer than 64 files",
+            Code::IncludeLimit => {
+                "more than 4096 included files or 64 MiB of included text in one compilation"
+            }
+            Code::RegexTooLarge => {
+                "a regular expression, or a file's regular expressions together, are too large"
+            }
+            Code::TooManyDiagnostics => {
+                "a file has more than 100 diagnostics; the rest are counted, not shown"
             }
         }
     }

@@ -1,0 +1,166 @@
+//! Spec inputs that used to end the run or take minutes to compile: each is built at the size
+//! that did, and must now compile (or fail with a located diagnostic) like any other file.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use toolspec::compile::{compile, Code, MapLoader};
+use toolspec::source::SourceFile;
+
+fn toolspec(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_toolspec"))
+        .args(args)
+        .current_dir(dir)
+        .env("COLUMNS", "100")
+        .output()
+        .expect("the binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Exit status 2 (errors found), not a crash; stderr names `code`; the valid `other.toolspec`
+/// named after the broken file is still compiled.
+fn assert_located(out: &Output, code: &str, file: &str) {
+    let stderr = text(&out.stderr);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "stderr: {}",
+        &stderr[..stderr.len().min(4000)]
+    );
+    assert!(
+        stderr.contains(code),
+        "no {code} in {}",
+        &stderr[..stderr.len().min(4000)]
+    );
+    assert!(
+        stderr.contains(file),
+        "not located in {file}: {}",
+        &stderr[..stderr.len().min(4000)]
+    );
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("\"other\""),
+        "the other file was not compiled: {stdout}"
+    );
+}
+
+const OTHER: &str = "spec other {\n  call lookup\n}\n";
+
+/// An include chain of 2 000 files overflowed the stack (the resolver recursed once per file,
+/// exit 134). The walk keeps its own stack and stops at 64 files, at the `include` past it.
+#[test]
+fn a_long_include_chain_is_a_located_error_not_a_crash() {
+    let dir = tempfile::tempdir().unwrap();
+    let n = 2000;
+    for i in 0..n {
+        let body = if i + 1 < n {
+            format!("include \"f{}.toolspec\"\ntool t{i}(x: 1)\n", i + 1)
+        } else {
+            "tool last(x: 1)\n".to_owned()
+        };
+        std::fs::write(dir.path().join(format!("f{i}.toolspec")), body).unwrap();
+    }
+    std::fs::write(
+        dir.path().join("main.toolspec"),
+        "include \"f0.toolspec\"\nspec main {\n  call t0\n}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("other.toolspec"), OTHER).unwrap();
+    let out = toolspec(dir.path(), &["compile", "main.toolspec", "other.toolspec"]);
+    assert_located(&out, "toolspec::include-too-deep", "f62.toolspec");
+    // Once, at the 64th file.
+    assert_eq!(text(&out.stderr).matches("include-too-deep").count(), 1);
+}
+
+/// The same through the library, with the chain at exactly the limit compiling.
+#[test]
+fn an_include_chain_of_64_files_compiles_and_65_does_not() {
+    let chain = |n: usize| {
+        let mut loader = MapLoader::new();
+        for i in 1..n {
+            let next = if i + 1 < n {
+                format!("include \"f{}.toolspec\"\n", i + 1)
+            } else {
+                String::new()
+            };
+            loader.insert(&format!("f{i}.toolspec"), &format!("{next}tool t{i}()\n"));
+        }
+        let main = SourceFile::new(
+            "f0.toolspec",
+            "include \"f1.toolspec\"\nspec s {\n  call t1\n}\n",
+        );
+        compile(&main, &loader)
+    };
+    let ok = chain(toolspec::compile::MAX_INCLUDE_DEPTH);
+    assert!(ok.diagnostics.is_empty(), "{:?}", ok.diagnostics);
+    let deep = chain(toolspec::compile::MAX_INCLUDE_DEPTH + 1);
+    let codes: Vec<Code> = deep.diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(codes, [Code::IncludeTooDeep]);
+    assert_eq!(deep.diagnostics[0].source_name, "f63.toolspec");
+    let span = deep.diagnostics[0].span().unwrap();
+    assert_eq!(
+        &deep.diagnostics[0].source_text()[span.start..span.end],
+        "include \"f64.toolspec\""
+    );
+}
+
+/// 100 000 included files: each was compared with every file read before it (`Vec::contains`,
+/// minutes in a debug build). Files are looked up in a set, and reading stops at 4 096 files,
+/// at the `include` past it.
+#[test]
+fn a_hundred_thousand_includes_stop_at_the_file_budget() {
+    let n = 100_000;
+    let mut loader = MapLoader::new();
+    let mut main = String::new();
+    for i in 0..n {
+        loader.insert(&format!("inc/f{i}.toolspec"), &format!("tool t{i}()\n"));
+        main.push_str(&format!("include \"inc/f{i}.toolspec\"\n"));
+        // Every file is named twice: the second is found in the set, not read again.
+        main.push_str(&format!("include \"inc/./f{i}.toolspec\"\n"));
+    }
+    main.push_str("spec s {\n  call t0\n}\n");
+    let r = compile(&SourceFile::new("main.toolspec", main.as_str()), &loader);
+    let codes: Vec<Code> = r.diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(codes, [Code::IncludeLimit]);
+    let d = &r.diagnostics[0];
+    let span = d.span().unwrap();
+    let limit = toolspec::compile::MAX_INCLUDED_FILES;
+    assert_eq!(
+        &main[span.start..span.end],
+        format!("include \"inc/f{limit}.toolspec\"")
+    );
+
+    // Under the budget, a file named many times is read once.
+    let mut main = String::new();
+    for i in 0..n {
+        main.push_str(&format!("include \"inc/f{}.toolspec\"\n", i % 1000));
+    }
+    main.push_str("spec s {\n  call t999\n}\n");
+    let r = compile(&SourceFile::new("main.toolspec", main.as_str()), &loader);
+    assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
+}
+
+/// The included text of one compilation is capped (64 MiB), at the `include` past it. (The
+/// files start with a syntax error, so that the test does not wait for 60 MiB to be parsed.)
+#[test]
+fn included_bytes_are_capped() {
+    let big = format!("}}\n{}", "# padding\n".repeat(2 << 20)); // 20 MiB
+    let mut loader = MapLoader::new();
+    let mut main = String::new();
+    for i in 0..5 {
+        loader.insert(&format!("b{i}.toolspec"), &big);
+        main.push_str(&format!("include \"b{i}.toolspec\"\n"));
+    }
+    main.push_str("spec s {\n  call t0\n}\n");
+    let r = compile(&SourceFile::new("main.toolspec", main.as_str()), &loader);
+    let codes: Vec<Code> = r.diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(
+        codes,
+        [Code::Syntax, Code::Syntax, Code::Syntax, Code::IncludeLimit]
+    );
+    let span = r.diagnostics[3].span().unwrap();
+    assert_eq!(&main[span.start..span.end], "include \"b3.toolspec\"");
+}
