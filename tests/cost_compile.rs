@@ -164,3 +164,66 @@ fn included_bytes_are_capped() {
     let span = r.diagnostics[3].span().unwrap();
     assert_eq!(&main[span.start..span.end], "include \"b3.toolspec\"");
 }
+
+/// 40 000 diagnostics in a 200 KB spec: each held its own copy of the file (8 GB: the process
+/// aborted). They share one copy now, and a file shows its first 100, then one diagnostic that
+/// counts the rest.
+#[test]
+fn forty_thousand_diagnostics_share_the_source_and_are_capped() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut spec = String::from("spec big {\n");
+    for _ in 0..40_000 {
+        spec.push_str("  xq\n");
+    }
+    spec.push_str("}\n");
+    std::fs::write(dir.path().join("big.toolspec"), &spec).unwrap();
+    std::fs::write(dir.path().join("other.toolspec"), OTHER).unwrap();
+    let out = toolspec(dir.path(), &["compile", "big.toolspec", "other.toolspec"]);
+    assert_located(&out, "toolspec::too-many-diagnostics", "big.toolspec");
+    let stderr = text(&out.stderr);
+    assert_eq!(stderr.matches("toolspec::unknown-keyword").count(), 100);
+    assert!(
+        stderr.contains("and 39900 more diagnostics in this file (39900 errors), not shown"),
+        "{}",
+        &stderr[stderr.len().saturating_sub(2000)..]
+    );
+    // The count points at the first one left out: line 102.
+    assert!(
+        stderr.contains("big.toolspec:102:3"),
+        "{}",
+        &stderr[stderr.len().saturating_sub(2000)..]
+    );
+
+    // `check` reports the same, and still checks the other spec's pairs.
+    let out = toolspec(dir.path(), &["check", "big.toolspec", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(
+        all.contains("too-many-diagnostics"),
+        "{}",
+        &all[..all.len().min(3000)]
+    );
+}
+
+/// Through the library: every kept diagnostic of a file shares one copy of its text.
+#[test]
+fn diagnostics_of_a_file_share_one_copy_of_it() {
+    let mut spec = String::from("spec big {\n");
+    for _ in 0..500 {
+        spec.push_str("  xq\n");
+    }
+    spec.push_str("}\n");
+    let r = compile(&SourceFile::new("big.toolspec", spec), &MapLoader::new());
+    assert_eq!(
+        r.diagnostics.len(),
+        toolspec::compile::MAX_DIAGNOSTICS_PER_FILE + 1
+    );
+    let first = r.diagnostics[0].source_text().as_ptr();
+    assert!(r
+        .diagnostics
+        .iter()
+        .all(|d| d.source_text().as_ptr() == first));
+    let last = r.diagnostics.last().unwrap();
+    assert_eq!(last.code, Code::TooManyDiagnostics);
+    assert!(last.is_error());
+}

@@ -8,6 +8,7 @@
 
 use std::collections::HashSet;
 
+use super::diags::Diags;
 use super::loader::{normalize, resolve_include, OutsideRoot, SourceLoader};
 use super::lower::TOP_KEYWORDS;
 use super::suggest::did_you_mean;
@@ -53,7 +54,7 @@ pub(crate) fn resolve(
     root: &SourceFile,
     root_file: &File,
     loader: &dyn SourceLoader,
-    diags: &mut Vec<SpecDiagnostic>,
+    diags: &mut Diags,
 ) -> Vec<Included> {
     let mut out = Vec::new();
     let root_name = normalize(&root.name);

@@ -4,6 +4,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use super::diags::Diags;
 use super::regex_lit::RegexCache;
 use super::suggest::{did_you_mean, one_of};
 use crate::config::profile::{ProfileError, KNOWN_PROFILES};
@@ -51,7 +52,7 @@ const TYPES: &[&str] = &[
 
 /// State shared by all specs of one compilation.
 pub(crate) struct FileCx {
-    pub diags: Vec<SpecDiagnostic>,
+    pub diags: Diags,
     pub regexes: RegexCache,
     pub tools: Vec<LoweredTool>,
 }
@@ -112,7 +113,7 @@ fn unknown_word(src: &SourceFile, what: &str, word: &ast::Ident, known: &[&str])
     }
 }
 
-fn check_threshold(src: &SourceFile, n: &ast::Num, diags: &mut Vec<SpecDiagnostic>) -> f64 {
+fn check_threshold(src: &SourceFile, n: &ast::Num, diags: &mut Diags) -> f64 {
     if !(0.0..=1.0).contains(&n.value) {
         diags.push(
             SpecDiagnostic::error(
@@ -130,12 +131,7 @@ fn check_threshold(src: &SourceFile, n: &ast::Num, diags: &mut Vec<SpecDiagnosti
     n.value.clamp(0.0, 1.0)
 }
 
-fn check_weight(
-    src: &SourceFile,
-    what: &str,
-    n: &ast::Num,
-    diags: &mut Vec<SpecDiagnostic>,
-) -> f64 {
+fn check_weight(src: &SourceFile, what: &str, n: &ast::Num, diags: &mut Diags) -> f64 {
     if n.value < 0.0 {
         diags.push(
             SpecDiagnostic::error(

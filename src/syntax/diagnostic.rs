@@ -1,12 +1,15 @@
 //! The diagnostic type shared by the parser and the compiler.
 
+use std::sync::Arc;
+
 use miette::{LabeledSpan, NamedSource, Severity};
 
 use super::Code;
 use crate::source::{SourceFile, Span};
 
 /// A problem in a `.toolspec` file: stable code, message, labelled spans, help, severity, and the
-/// source it points into (so that miette renders it on its own).
+/// source it points into (so that miette renders it on its own; shared by every diagnostic of
+/// the file, see [`SourceFile::shared_source`]).
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{message}")]
 pub struct SpecDiagnostic {
@@ -22,7 +25,7 @@ pub struct SpecDiagnostic {
     pub help: Option<String>,
     /// The file the spans point into.
     pub source_name: String,
-    src: NamedSource<String>,
+    src: Arc<NamedSource<String>>,
 }
 
 impl SpecDiagnostic {
@@ -35,7 +38,7 @@ impl SpecDiagnostic {
             labels: Vec::new(),
             help: None,
             source_name: source.name.clone(),
-            src: source.named_source(),
+            src: source.shared_source(),
         }
     }
 
@@ -57,6 +60,24 @@ impl SpecDiagnostic {
     pub fn help(mut self, text: impl Into<String>) -> Self {
         self.help = Some(text.into());
         self
+    }
+
+    /// An error with `code` and `message` pointing into the same file as this one, at this
+    /// one's primary span.
+    pub(crate) fn derived(&self, code: Code, message: String) -> SpecDiagnostic {
+        SpecDiagnostic {
+            code,
+            message,
+            severity: Severity::Error,
+            labels: self
+                .labels
+                .first()
+                .map(|(s, _)| vec![(*s, "the first not shown".to_owned())])
+                .unwrap_or_default(),
+            help: None,
+            source_name: self.source_name.clone(),
+            src: self.src.clone(),
+        }
     }
 
     /// Whether this is an error (as opposed to a warning).
@@ -91,7 +112,7 @@ impl miette::Diagnostic for SpecDiagnostic {
     }
 
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
-        Some(&self.src)
+        Some(&*self.src)
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
