@@ -227,3 +227,61 @@ fn diagnostics_of_a_file_share_one_copy_of_it() {
     assert_eq!(last.code, Code::TooManyDiagnostics);
     assert!(last.is_error());
 }
+
+/// A diagnostic on a line of more than 65 535 columns made miette's renderer panic (exit 101)
+/// in `compile`, `fmt --check` and `fmt --stdout`. They cut the line around the span, as
+/// `check` does, with the same function.
+#[test]
+fn a_diagnostic_on_a_very_long_line_renders_a_window_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = "x".repeat(70_000);
+    // A syntax error (every command) and a compile error (compile), each on a long line.
+    std::fs::write(
+        dir.path().join("syntax.toolspec"),
+        format!("spec s {{\n  call f(a: \"{long}\", ,)\n}}\n"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("semantic.toolspec"),
+        format!("spec s {{\n  call f(a: \"{long}\") zz\n  never g\n}}\n"),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("other.toolspec"), OTHER).unwrap();
+    for file in ["syntax.toolspec", "semantic.toolspec"] {
+        let out = toolspec(dir.path(), &["compile", file, "other.toolspec"]);
+        let code = if file == "syntax.toolspec" {
+            "toolspec::syntax"
+        } else {
+            "toolspec::unknown-keyword"
+        };
+        assert_located(&out, code, file);
+        let stderr = text(&out.stderr);
+        assert!(stderr.len() < 4000, "{} bytes of stderr", stderr.len());
+        assert!(stderr.contains(&format!("{file}:2:")), "{stderr}");
+    }
+    for mode in ["--check", "--stdout"] {
+        let out = toolspec(
+            dir.path(),
+            &["fmt", mode, "syntax.toolspec", "other.toolspec"],
+        );
+        let stderr = text(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{}",
+            &stderr[..stderr.len().min(2000)]
+        );
+        assert!(
+            stderr.contains("toolspec::syntax") && stderr.len() < 4000,
+            "{stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        if mode == "--stdout" {
+            assert_eq!(
+                text(&out.stdout),
+                OTHER,
+                "the other file is still formatted"
+            );
+        }
+    }
+}
