@@ -285,3 +285,42 @@ fn a_diagnostic_on_a_very_long_line_renders_a_window_of_it() {
         }
     }
 }
+
+/// Each `/\w{200}/` compiles to about 2.9 MB; a spec of 1 000 of them held 2.9 GB. A file's
+/// regular expressions may take 32 MiB together: the one past it is an error at its literal,
+/// and those after it are not compiled.
+#[test]
+fn a_thousand_large_regexes_stop_at_the_file_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut spec = String::from("spec big {\n");
+    for i in 0..1000 {
+        spec.push_str(&format!("  call f{i}(a: /\\w{{200}}{i}/)\n"));
+    }
+    spec.push_str("}\n");
+    std::fs::write(dir.path().join("big.toolspec"), &spec).unwrap();
+    std::fs::write(dir.path().join("other.toolspec"), OTHER).unwrap();
+    let out = toolspec(dir.path(), &["compile", "big.toolspec", "other.toolspec"]);
+    assert_located(&out, "toolspec::regex-too-large", "big.toolspec");
+
+    let r = compile(
+        &SourceFile::new("big.toolspec", spec.as_str()),
+        &MapLoader::new(),
+    );
+    let first = &r.diagnostics[0];
+    assert_eq!(first.code, Code::RegexTooLarge);
+    let span = first.span().unwrap();
+    // About 3.5 MB each: the tenth goes past 32 MiB.
+    assert_eq!(&spec[span.start..span.end], "\\w{200}9");
+    assert!(r
+        .diagnostics
+        .iter()
+        .all(|d| d.code == Code::RegexTooLarge || d.code == Code::TooManyDiagnostics));
+
+    // One regular expression over the limit of one (4 MiB) is an error of the same code.
+    let one = "spec s {\n  call f(a: /\\w{2000}/)\n}\n";
+    let r = compile(&SourceFile::new("one.toolspec", one), &MapLoader::new());
+    let codes: Vec<Code> = r.diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(codes, [Code::RegexTooLarge]);
+    let span = r.diagnostics[0].span().unwrap();
+    assert_eq!(&one[span.start..span.end], "\\w{2000}");
+}

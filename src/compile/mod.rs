@@ -25,6 +25,7 @@ pub use loader::{
     SourceLoader,
 };
 pub use lower::DEFAULT_FUZZY;
+pub use regex_lit::MAX_REGEX_BYTES;
 
 use std::collections::HashMap;
 
