@@ -5,7 +5,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use toolspec::compile::{compile, Code, MapLoader};
-use toolspec::source::SourceFile;
+use toolspec::source::{SourceFile, Span};
 
 fn toolspec(dir: &Path, args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_toolspec"))
@@ -323,4 +323,77 @@ fn a_thousand_large_regexes_stop_at_the_file_budget() {
     assert_eq!(codes, [Code::RegexTooLarge]);
     let span = r.diagnostics[0].span().unwrap();
     assert_eq!(&one[span.start..span.end], "\\w{2000}");
+}
+
+/// 40 000 `never` rules and 40 000 expectations: each rule was compared with every expectation
+/// (27 s in a release build); `before` rules, tool declarations and declared arguments were
+/// looked up by scanning too. All are looked up in maps now.
+#[test]
+fn forty_thousand_never_rules_and_expectations_compile_with_lookups() {
+    let spec = |n: usize, conflict: bool| {
+        let mut spec = String::new();
+        for i in 0..n / 4 {
+            spec.push_str(&format!("tool t{i}(x: 1, y: any)\n"));
+        }
+        spec.push_str("spec big {\n  order any\n");
+        for i in 0..n {
+            spec.push_str(&format!("  call t{i}(y: 2)\n"));
+        }
+        for i in 0..n {
+            spec.push_str(&format!("  never u{i}\n"));
+        }
+        for i in 0..n / 4 {
+            spec.push_str(&format!("  t{} before t{}\n", 2 * i, 2 * i + 1));
+        }
+        if conflict {
+            // One rule forbids an expected tool.
+            spec.push_str(&format!("  never t{}\n", n - 1));
+        }
+        spec.push_str("}\n");
+        spec
+    };
+    let n = 40_000;
+    let big = spec(n, true);
+    let r = compile(
+        &SourceFile::new("big.toolspec", big.as_str()),
+        &MapLoader::new(),
+    );
+    let codes: Vec<Code> = r.diagnostics.iter().map(|d| d.code).collect();
+    assert_eq!(codes, [Code::ExpectedAndForbidden]);
+    let span = r.diagnostics[0].span().unwrap();
+    assert_eq!(&big[span.start..span.end], format!("t{}", n - 1));
+    let labels: Vec<Span> = r.diagnostics[0].labels.iter().map(|l| l.0).collect();
+    assert_eq!(&big[labels[1].start..labels[1].end], format!("t{}", n - 1));
+    assert!(labels[1].start < span.start);
+
+    // Smaller, and without the conflict: what the lookups found.
+    let n = 4000;
+    let small = spec(n, false);
+    let r = compile(
+        &SourceFile::new("small.toolspec", small.as_str()),
+        &MapLoader::new(),
+    );
+    assert!(r.diagnostics.is_empty(), "{:?}", &r.diagnostics[..1]);
+    let file = r.file.unwrap();
+    let cfg = &file.specs[0];
+    assert_eq!((cfg.expectations.len(), cfg.forbidden.len()), (n, n));
+    assert_eq!(cfg.before.len(), n / 4);
+    assert_eq!((cfg.before[3].first, cfg.before[3].then), (6, 7));
+    // The declaration's `x: 1` is inherited where the expectation does not write `x`, for the
+    // tools declared (the first quarter).
+    assert_eq!(cfg.expectations[7].args.checks.len(), 2);
+    assert_eq!(cfg.expectations[n - 1].args.checks.len(), 1);
+}
+
+/// `fmt` placed each comment by scanning every statement of its block: 40 000 commented
+/// statements were quadratic. The lookups are binary searches now.
+#[test]
+fn fmt_places_forty_thousand_comments_by_binary_search() {
+    let mut spec = String::from("spec big {\n");
+    for i in 0..40_000 {
+        spec.push_str(&format!("  # before {i}\n  call t{i}   # after {i}\n"));
+    }
+    spec.push_str("}\n");
+    let out = toolspec::syntax::format(&SourceFile::new("big.toolspec", spec.as_str())).unwrap();
+    assert_eq!(out, spec.replace("   #", "  #"));
 }

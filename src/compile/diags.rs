@@ -46,6 +46,14 @@ impl Diags {
         }
     }
 
+    /// Whether `file` has as many kept as it may: anything pushed for it now is only counted
+    /// (so a costly hint need not be computed).
+    pub(crate) fn full(&self, file: &str) -> bool {
+        self.files
+            .get(file)
+            .is_some_and(|f| f.kept >= MAX_DIAGNOSTICS_PER_FILE)
+    }
+
     /// How many were pushed, kept or not (to tell whether a check added any).
     pub(crate) fn len(&self) -> usize {
         self.pushed

@@ -67,6 +67,7 @@ pub fn compile(source: &SourceFile, loader: &dyn SourceLoader) -> CompileResult 
         diags,
         regexes: Default::default(),
         tools: Vec::new(),
+        tool_index: HashMap::new(),
     };
 
     // Tool declarations: included files first (dependencies before dependants), then this file.
