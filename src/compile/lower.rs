@@ -58,8 +58,11 @@ pub(crate) struct FileCx {
     pub tools: Vec<LoweredTool>,
     /// Per name rules (ignore case, unify separators, prefixes): the first tool declaration of
     /// each normalised name, by index into `tools`; made on first need.
-    pub tool_index: HashMap<(bool, bool, Vec<String>), Rc<HashMap<String, usize>>>,
+    pub tool_index: HashMap<NameRulesKey, Rc<HashMap<String, usize>>>,
 }
+
+/// The name rules, as a map key: ignore case, unify separators, strip prefixes.
+pub(crate) type NameRulesKey = (bool, bool, Vec<String>);
 
 /// A `tool` declaration, lowered once per compilation.
 pub(crate) struct LoweredTool {
