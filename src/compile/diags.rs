@@ -1,5 +1,6 @@
-//! The diagnostics of one compilation, at most [`MAX_DIAGNOSTICS_PER_FILE`] kept per file; the
-//! rest are counted, and reported as one `too-many-diagnostics` diagnostic per file.
+//! The diagnostics of one compilation, at most [`MAX_DIAGNOSTICS_PER_FILE`] kept per file and
+//! [`MAX_DIAGNOSTICS`] in all (a file and up to 4 096 included files); the rest are counted, and
+//! reported as one `too-many-diagnostics` diagnostic per file.
 
 use std::collections::HashMap;
 
@@ -7,6 +8,9 @@ use crate::syntax::{Code, SpecDiagnostic};
 
 /// Most diagnostics kept (and shown) for one file; the others are counted.
 pub const MAX_DIAGNOSTICS_PER_FILE: usize = 100;
+/// Most diagnostics kept (and shown) for one compilation, all files together; the others are
+/// counted, per file.
+pub const MAX_DIAGNOSTICS: usize = 1000;
 
 /// The diagnostics of a compilation, capped per file.
 #[derive(Default)]
@@ -34,7 +38,7 @@ impl Diags {
             Some(f) => f,
             None => self.files.entry(d.source_name.clone()).or_default(),
         };
-        if file.kept < MAX_DIAGNOSTICS_PER_FILE {
+        if file.kept < MAX_DIAGNOSTICS_PER_FILE && self.kept.len() < MAX_DIAGNOSTICS {
             file.kept += 1;
             self.kept.push(d);
             return;
@@ -49,9 +53,11 @@ impl Diags {
     /// Whether `file` has as many kept as it may: anything pushed for it now is only counted
     /// (so a costly hint need not be computed).
     pub(crate) fn full(&self, file: &str) -> bool {
-        self.files
-            .get(file)
-            .is_some_and(|f| f.kept >= MAX_DIAGNOSTICS_PER_FILE)
+        self.kept.len() >= MAX_DIAGNOSTICS
+            || self
+                .files
+                .get(file)
+                .is_some_and(|f| f.kept >= MAX_DIAGNOSTICS_PER_FILE)
     }
 
     /// How many were pushed, kept or not (to tell whether a check added any).
@@ -118,7 +124,78 @@ impl SpecDiagnostic {
             d.severity = miette::Severity::Warning;
         }
         d.help(format!(
-            "the first {MAX_DIAGNOSTICS_PER_FILE} diagnostics of a file are shown; fix those and compile again"
+            "the first {MAX_DIAGNOSTICS_PER_FILE} diagnostics of a file are shown ({MAX_DIAGNOSTICS} of a file and its includes); fix those and compile again"
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::{SourceFile, Span};
+
+    fn diag(file: &SourceFile, at: usize, error: bool) -> SpecDiagnostic {
+        let d = if error {
+            SpecDiagnostic::error(Code::UnknownKeyword, file, "e")
+        } else {
+            SpecDiagnostic::warning(Code::UnknownArgument, file, "w")
+        };
+        d.label(Span::new(at, at + 1), "here")
+    }
+
+    #[test]
+    fn each_file_keeps_its_first_hundred_and_counts_the_rest() {
+        let a = SourceFile::new("a", "x".repeat(1000));
+        let b = SourceFile::new("b", "y".repeat(1000));
+        let mut d = Diags::default();
+        for i in 0..150 {
+            d.push(diag(&a, i, false));
+        }
+        for i in 0..50 {
+            d.push(diag(&b, i, i == 49));
+        }
+        d.push(diag(&b, 60, true));
+        assert!(d.full("a") && !d.full("b"));
+        assert_eq!(d.len(), 201);
+        assert!(d.has_errors());
+        let out = d.finish();
+        assert_eq!(out.len(), 100 + 51 + 1);
+        let last = out.last().unwrap();
+        assert_eq!(
+            (last.code, last.is_error(), last.source_name.as_str()),
+            (Code::TooManyDiagnostics, false, "a")
+        );
+        assert_eq!(
+            last.message,
+            "and 50 more diagnostics in this file (0 errors), not shown"
+        );
+        assert_eq!(last.span(), Some(Span::new(100, 101)));
+    }
+
+    #[test]
+    fn a_compilation_keeps_a_thousand_in_all() {
+        let files: Vec<SourceFile> = (0..20)
+            .map(|i| SourceFile::new(format!("f{i}"), "z".repeat(100)))
+            .collect();
+        let mut d = Diags::default();
+        for f in &files {
+            for i in 0..60 {
+                d.push(diag(f, i, true));
+            }
+        }
+        let out = d.finish();
+        let kept = out
+            .iter()
+            .filter(|d| d.code != Code::TooManyDiagnostics)
+            .count();
+        assert_eq!(kept, MAX_DIAGNOSTICS);
+        // Files 0-15 kept 60 each (960), file 16 kept 40 and counts 20, 17-19 count 60 each.
+        let counts: Vec<&str> = out[kept..].iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(counts.len(), 4);
+        assert_eq!(
+            counts[0],
+            "and 20 more diagnostics in this file (20 errors), not shown"
+        );
+        assert!(out[kept..].iter().all(SpecDiagnostic::is_error));
     }
 }

@@ -18,7 +18,7 @@ mod regex_lit;
 mod suggest;
 
 pub use crate::syntax::{Code, SpecDiagnostic};
-pub use diags::MAX_DIAGNOSTICS_PER_FILE;
+pub use diags::{MAX_DIAGNOSTICS, MAX_DIAGNOSTICS_PER_FILE};
 pub use includes::{MAX_INCLUDED_BYTES, MAX_INCLUDED_FILES, MAX_INCLUDE_DEPTH};
 pub use loader::{
     normalize as normalize_path, resolve_include, FsLoader, MapLoader, OutsideRoot, ProjectLoader,
