@@ -3,6 +3,9 @@
 //! Every stage keeps positions as byte offsets ([`Span`]); line and column are computed only when
 //! something is reported, with a [`LineIndex`] built once per file.
 
+use std::sync::{Arc, OnceLock};
+
+use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
 use serde::{Deserialize, Serialize};
 
 /// `bytes` as text if they are UTF-8, validated with SIMD (`simdutf8`, 16-32 bytes per step
@@ -130,12 +133,23 @@ impl LineIndex {
 }
 
 /// A named source text: a spec or transcript file as read from disk.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct SourceFile {
     /// Path as given by the user or found by discovery (relative where possible).
     pub name: String,
     /// The whole text.
     pub text: String,
+    /// The copy of name and text that diagnostics point into, made once, on the first one.
+    shared: OnceLock<Arc<miette::NamedSource<String>>>,
+}
+
+impl std::fmt::Debug for SourceFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SourceFile")
+            .field("name", &self.name)
+            .field("text", &self.text)
+            .finish()
+    }
 }
 
 impl SourceFile {
@@ -144,12 +158,247 @@ impl SourceFile {
         SourceFile {
             name: name.into(),
             text: text.into(),
+            shared: OnceLock::new(),
         }
     }
 
-    /// A miette source for rendering diagnostics that point into this file.
-    pub fn named_source(&self) -> miette::NamedSource<String> {
-        miette::NamedSource::new(&self.name, self.text.clone())
+    /// The miette source that diagnostics pointing into this file render from: one copy of the
+    /// file, made on the first call and shared by every later one (and by clones of this
+    /// `SourceFile`), so that 20 000 diagnostics of a 250 KB file hold 250 KB, not 5 GB. Made
+    /// from `name` and `text` as they are at that first call.
+    pub fn shared_source(&self) -> Arc<miette::NamedSource<String>> {
+        self.shared
+            .get_or_init(|| Arc::new(miette::NamedSource::new(&self.name, self.text.clone())))
+            .clone()
+    }
+}
+
+/// The lines around a span, cut out of a file, that report their true line numbers.
+#[derive(Debug, Clone)]
+pub struct Excerpt {
+    /// The file's name, escaped ([`crate::text`]).
+    name: Option<String>,
+    text: String,
+    /// 0-based line number of the excerpt's first line in the file.
+    first_line: usize,
+    /// The stretches of the file cut out: start and end in the file, start in the excerpt.
+    pieces: Vec<(usize, usize, usize)>,
+}
+
+/// Longest stretch of one line shown on each side of a span.
+const LINE_WINDOW: usize = 160;
+/// How far from the span an excerpt looks for line breaks (with memchr): cutting an excerpt
+/// costs at most this much per finding, however long the file or its lines (a finding 40 MB
+/// into a file, or the 1 000th finding on a 50 MB single-line document, costs what the first
+/// does).
+const SCAN: usize = 64 << 10;
+
+/// Where the line around `at` starts and ends, looked for at most [`SCAN`] bytes away; a
+/// boundary not found that close is the window's edge (`false`: the line goes on).
+fn line_bounds(bytes: &[u8], at: usize) -> ((usize, bool), (usize, bool)) {
+    let lo = at.saturating_sub(SCAN);
+    let start = match memchr::memrchr(b'\n', &bytes[lo..at]) {
+        Some(i) => (lo + i + 1, true),
+        None => (lo, lo == 0),
+    };
+    let hi = (at + SCAN).min(bytes.len());
+    let end = match memchr::memchr(b'\n', &bytes[at..hi]) {
+        Some(i) => (at + i, true),
+        None => (hi, hi == bytes.len()),
+    };
+    (start, end)
+}
+
+impl Excerpt {
+    /// Cut the lines around `start..end` of `text` (one line of context each side; very long
+    /// lines clipped around the span) and return the excerpt and the span within it. `line` is
+    /// the 1-based line of `start` (the finding's location), so nothing is counted from the
+    /// start of the file: the work is bounded by [`SCAN`], not by the file.
+    pub fn new(
+        name: &str,
+        text: &str,
+        line: usize,
+        start: usize,
+        end: usize,
+    ) -> (Excerpt, SourceSpan) {
+        let bytes = text.as_bytes();
+        let start = floor_char(text, start.min(text.len()));
+        let mut end = floor_char(text, end.clamp(start, text.len()));
+        let ((line_a, a_exact), (line_b, b_exact)) = line_bounds(bytes, start);
+        if end - start > LINE_WINDOW || end > line_b {
+            // A whole record (often one long JSONL line): point at its start, within its first
+            // line, rather than underlining kilobytes.
+            end = floor_char(text, line_b.min(start + LINE_WINDOW));
+        }
+        // The lines shown: the span's, and one of context on each side when its boundary is
+        // known (a line cut at the window has no neighbour in reach).
+        // Each with whether its start is the line's true start.
+        let mut lines = vec![(line_a, line_b, a_exact)];
+        if a_exact && line_a > 0 {
+            let ((pa, pa_exact), _) = line_bounds(bytes, line_a - 1);
+            lines.insert(0, (pa, line_a - 1, pa_exact));
+        }
+        if b_exact && line_b < bytes.len() {
+            let (_, (pb, _)) = line_bounds(bytes, line_b + 1);
+            lines.push((line_b + 1, pb, true));
+        }
+        let first_line =
+            line.saturating_sub(1) - usize::from(lines.len() > 1 && lines[0].0 < line_a);
+        let mut excerpt = String::new();
+        let mut pieces = Vec::with_capacity(lines.len());
+        let (mut span_start, mut span_end) = (0, 0);
+        for (i, &(la, lb, la_exact)) in lines.iter().enumerate() {
+            let (mut a, mut b) = (la, lb);
+            if b - a > 2 * LINE_WINDOW {
+                // The span's line around the span; a neighbour from its start, or from its end
+                // when its start is out of reach.
+                let (focus_a, focus_b) = if start <= lb && end >= la {
+                    (start.max(la), end.min(lb))
+                } else if la_exact {
+                    (a, a)
+                } else {
+                    (b, b)
+                };
+                a = floor_char(text, focus_a.saturating_sub(LINE_WINDOW).max(la));
+                b = floor_char(text, (focus_b + LINE_WINDOW).min(lb));
+            }
+            let (a, b) = (floor_char(text, a), floor_char(text, b.max(a)));
+            pieces.push((a, b, excerpt.len()));
+            let offset = excerpt.len() as isize - a as isize;
+            if (a..=b).contains(&start) {
+                span_start = (start as isize + offset) as usize;
+            }
+            if (a..=b).contains(&end) {
+                span_end = (end as isize + offset) as usize;
+            }
+            excerpt.push_str(&text[a..b]);
+            if i + 1 < lines.len() {
+                excerpt.push('\n');
+            }
+        }
+        let span_end = span_end.max(span_start);
+        (
+            Excerpt {
+                name: Some(crate::text::escape(name).into_owned()),
+                // Same byte lengths: the pieces and the span still hold.
+                text: crate::text::mask_source(&excerpt).into_owned(),
+                first_line,
+                pieces,
+            },
+            SourceSpan::new(span_start.into(), span_end - span_start),
+        )
+    }
+}
+
+impl Excerpt {
+    /// An excerpt made elsewhere: `text` (already masked) is the file's text from its
+    /// 0-based line `first_line` on; it maps no file spans ([`Excerpt::map`] gives `None`).
+    pub fn from_parts(name: Option<String>, text: String, first_line: usize) -> Excerpt {
+        Excerpt {
+            name,
+            text,
+            first_line,
+            pieces: Vec::new(),
+        }
+    }
+
+    /// Where `start..end` of the file is in the excerpt, if the excerpt holds all of it.
+    pub fn map(&self, start: usize, end: usize) -> Option<SourceSpan> {
+        let &(a, _, at) = self
+            .pieces
+            .iter()
+            .find(|&&(a, b, _)| a <= start && end <= b && start <= end)?;
+        Some(SourceSpan::new((at + start - a).into(), end - start))
+    }
+}
+
+/// Whether the lines a renderer shows for `start..end` of `text` (the lines the span touches
+/// and one line each side) are all at most `2 * LINE_WINDOW` bytes long, so that they can be
+/// shown whole. Where they are not, show an [`Excerpt`] (a miette renderer given a line of
+/// more than 65 535 columns panics). The work is the length of those lines, at most.
+pub fn lines_fit(text: &str, start: usize, end: usize) -> bool {
+    let bytes = text.as_bytes();
+    let start = start.min(bytes.len());
+    let end = end.clamp(start, bytes.len());
+    let max = 2 * LINE_WINDOW;
+    // Back to the start of the line before the span's (two line breaks back), looking at most
+    // one line's worth beyond the limit.
+    let mut a = start;
+    for _ in 0..2 {
+        let lo = a.saturating_sub(max + 1);
+        match memchr::memrchr(b'\n', &bytes[lo..a]) {
+            Some(i) => a = lo + i,
+            None if lo == 0 => {
+                a = 0;
+                break;
+            }
+            None => return false,
+        }
+    }
+    // Forward to the end of the line after the span's.
+    let mut b = end;
+    for round in 0..2 {
+        let from = if round == 0 {
+            b
+        } else {
+            (b + 1).min(bytes.len())
+        };
+        let hi = (from + max + 1).min(bytes.len());
+        match memchr::memchr(b'\n', &bytes[from..hi]) {
+            Some(i) => b = from + i,
+            None if hi == bytes.len() => {
+                b = bytes.len();
+                break;
+            }
+            None => return false,
+        }
+    }
+    // Each line's length, from the line break before it (or the start of the text) to the one
+    // after it (or the end).
+    let mut after_break = if bytes.get(a) == Some(&b'\n') {
+        a + 1
+    } else {
+        a
+    };
+    for nl in memchr::memchr_iter(b'\n', &bytes[a..b])
+        .map(|i| a + i)
+        .chain([b])
+    {
+        if nl.saturating_sub(after_break) > max {
+            return false;
+        }
+        after_break = nl + 1;
+    }
+    true
+}
+
+fn floor_char(text: &str, mut at: usize) -> usize {
+    while at > 0 && !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+impl SourceCode for Excerpt {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        before: usize,
+        after: usize,
+    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        let inner = self.text.as_str().read_span(span, before, after)?;
+        let (data, span) = (inner.data(), *inner.span());
+        let (line, column, count) = (
+            inner.line() + self.first_line,
+            inner.column(),
+            inner.line_count(),
+        );
+        Ok(Box::new(match &self.name {
+            Some(name) => {
+                MietteSpanContents::new_named(name.clone(), data, span, line, column, count)
+            }
+            None => MietteSpanContents::new(data, span, line, column, count),
+        }))
     }
 }
 
@@ -252,6 +501,84 @@ mod tests {
         assert_eq!(idx.line_count(), 4);
         assert_eq!(idx.line_start(2), Some(3));
         assert_eq!(idx.line_start(0), None);
+    }
+
+    #[test]
+    fn excerpts_keep_true_line_numbers_and_clip_long_lines() {
+        let text = format!(
+            "l1\nl2\n{}TARGET{}\nl4\nl5",
+            "x".repeat(5000),
+            "y".repeat(5000)
+        );
+        let start = text.find("TARGET").unwrap();
+        let (ex, span) = Excerpt::new("t.json", &text, 3, start, start + 6);
+        assert_eq!(ex.first_line, 1);
+        assert!(ex.text.len() < 1000, "{}", ex.text.len());
+        assert_eq!(
+            &ex.text[span.offset()..span.offset() + span.len()],
+            "TARGET"
+        );
+        let contents = ex.read_span(&span, 0, 0).unwrap();
+        assert_eq!(contents.line(), 2);
+    }
+
+    /// Past the scan window a line's start is not looked for: the excerpt is the window around
+    /// the span, with the line number the finding gives, and no neighbour line.
+    #[test]
+    fn excerpts_of_very_long_lines_cost_the_window_only() {
+        let text = format!(
+            "a\nb\n{}TARGET{}\nz",
+            "x".repeat(100_000),
+            "y".repeat(100_000)
+        );
+        let start = text.find("TARGET").unwrap();
+        let (ex, span) = Excerpt::new("t.json", &text, 3, start, start + 6);
+        assert_eq!(ex.first_line, 2);
+        assert!(!ex.text.contains('\n') && ex.text.len() <= 2 * LINE_WINDOW + 6);
+        assert_eq!(
+            &ex.text[span.offset()..span.offset() + span.len()],
+            "TARGET"
+        );
+        assert_eq!(ex.read_span(&span, 0, 0).unwrap().line(), 2);
+        // The last line of a file, and a span at its very end.
+        let (ex, span) = Excerpt::new("t.json", &text, 4, text.len() - 1, text.len());
+        assert_eq!(ex.first_line, 2);
+        assert!(
+            ex.text.ends_with("\nz"),
+            "{:?}",
+            &ex.text[ex.text.len() - 5..]
+        );
+        assert_eq!(&ex.text[span.offset()..span.offset() + span.len()], "z");
+    }
+
+    #[test]
+    fn lines_fit_looks_at_the_span_lines_and_their_neighbours() {
+        let long = "x".repeat(400);
+        let text = format!("a\nb\nc\n{long}\nd\ne\n");
+        let at = |s: &str| text.find(s).unwrap();
+        assert!(lines_fit(&text, at("a"), at("a") + 1));
+        assert!(lines_fit(&text, at("b"), at("b") + 1));
+        assert!(!lines_fit(&text, at("c"), at("c") + 1));
+        assert!(!lines_fit(&text, at("d"), at("d") + 1));
+        assert!(lines_fit(&text, at("e"), at("e") + 1));
+        assert!(!lines_fit(&text, at("a"), at("e")));
+        let exact = format!("a\n{}\nb", "y".repeat(2 * LINE_WINDOW));
+        assert!(lines_fit(&exact, 0, 1));
+        assert!(lines_fit(&exact, exact.len() - 1, exact.len()));
+        let over = format!("a\n{}\nb", "y".repeat(2 * LINE_WINDOW + 1));
+        assert!(!lines_fit(&over, 0, 1));
+        assert!(lines_fit("", 0, 0));
+    }
+
+    #[test]
+    fn excerpts_map_the_spans_they_hold() {
+        let text = format!("one\ntwo {}\nthree", "z".repeat(1000));
+        let at = text.find("two").unwrap();
+        let (ex, span) = Excerpt::new("t", &text, 2, at, at + 3);
+        assert_eq!(ex.map(at, at + 3), Some(span));
+        let one = ex.map(0, 3).unwrap();
+        assert_eq!(&ex.text[one.offset()..one.offset() + one.len()], "one");
+        assert_eq!(ex.map(at + 900, at + 903), None);
     }
 
     #[test]

@@ -213,6 +213,13 @@ fn every_code_is_exercised_by_a_case() {
         }
     }
     seen.insert(Code::GlobMatchesNothing);
+    // Budgets, exercised at their sizes in tests/cost_compile.rs.
+    seen.extend([
+        Code::IncludeTooDeep,
+        Code::IncludeLimit,
+        Code::RegexTooLarge,
+        Code::TooManyDiagnostics,
+    ]);
     let missing: Vec<_> = Code::ALL.iter().filter(|c| !seen.contains(c)).collect();
     assert!(missing.is_empty(), "codes without a test case: {missing:?}");
 }

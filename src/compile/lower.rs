@@ -1,9 +1,11 @@
 //! Lowering: one spec's statements → a [`MatcherConfig`] with every default made explicit.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use serde_json::Value;
 
+use super::diags::Diags;
 use super::regex_lit::RegexCache;
 use super::suggest::{did_you_mean, one_of};
 use crate::config::profile::{ProfileError, COMMAND_LINE_ONLY, KNOWN_PROFILES};
@@ -51,17 +53,25 @@ const TYPES: &[&str] = &[
 
 /// State shared by all specs of one compilation.
 pub(crate) struct FileCx {
-    pub diags: Vec<SpecDiagnostic>,
+    pub diags: Diags,
     pub regexes: RegexCache,
     pub tools: Vec<LoweredTool>,
+    /// Per name rules (ignore case, unify separators, prefixes): the first tool declaration of
+    /// each normalised name, by index into `tools`; made on first need.
+    pub tool_index: HashMap<NameRulesKey, Rc<HashMap<String, usize>>>,
 }
+
+/// The name rules, as a map key: ignore case, unify separators, strip prefixes.
+pub(crate) type NameRulesKey = (bool, bool, Vec<String>);
 
 /// A `tool` declaration, lowered once per compilation.
 pub(crate) struct LoweredTool {
     pub name: String,
     pub checks: Vec<(Path, Check)>,
-    /// Declared top-level argument names.
+    /// Declared top-level argument names, in order.
     pub known: Vec<String>,
+    /// The same, to look up.
+    pub known_set: HashSet<String>,
     /// Whether the declaration ends with `...` (other arguments are expected too).
     pub open: bool,
 }
@@ -112,7 +122,7 @@ fn unknown_word(src: &SourceFile, what: &str, word: &ast::Ident, known: &[&str])
     }
 }
 
-fn check_threshold(src: &SourceFile, n: &ast::Num, diags: &mut Vec<SpecDiagnostic>) -> f64 {
+fn check_threshold(src: &SourceFile, n: &ast::Num, diags: &mut Diags) -> f64 {
     if !(0.0..=1.0).contains(&n.value) {
         diags.push(
             SpecDiagnostic::error(
@@ -130,12 +140,7 @@ fn check_threshold(src: &SourceFile, n: &ast::Num, diags: &mut Vec<SpecDiagnosti
     n.value.clamp(0.0, 1.0)
 }
 
-fn check_weight(
-    src: &SourceFile,
-    what: &str,
-    n: &ast::Num,
-    diags: &mut Vec<SpecDiagnostic>,
-) -> f64 {
+fn check_weight(src: &SourceFile, what: &str, n: &ast::Num, diags: &mut Diags) -> f64 {
     if n.value < 0.0 {
         diags.push(
             SpecDiagnostic::error(
@@ -171,6 +176,7 @@ impl FileCx {
     pub(crate) fn lower_tool(&mut self, src: &SourceFile, decl: &ast::ToolDecl) -> LoweredTool {
         let mut checks = Vec::new();
         let mut known = Vec::new();
+        let mut known_set = HashSet::new();
         let mut seen: HashMap<Path, Span> = HashMap::new();
         for arg in &decl.args.args {
             let Some(path) = self.path(src, &arg.path.segs) else {
@@ -187,7 +193,7 @@ impl FileCx {
                 ));
             }
             if let Some(PathSeg::Key(k)) = path.first() {
-                if !known.contains(k) {
+                if known_set.insert(k.clone()) {
                     known.push(k.clone());
                 }
             }
@@ -206,6 +212,7 @@ impl FileCx {
             name: decl.name.name.clone(),
             checks,
             known,
+            known_set,
             open: decl.args.spread.is_some(),
         }
     }
@@ -435,9 +442,14 @@ impl FileCx {
                 None
             }
             None => {
-                let mut names: Vec<&str> = labels.keys().map(String::as_str).collect();
-                names.sort_unstable();
-                let hint = did_you_mean(&label.name, names.iter().copied());
+                // The hint compares with every label: only for diagnostics shown.
+                let hint = if self.diags.full(&src.name) {
+                    None
+                } else {
+                    let mut names: Vec<&str> = labels.keys().map(String::as_str).collect();
+                    names.sort_unstable();
+                    did_you_mean(&label.name, names.iter().copied())
+                };
                 let d = SpecDiagnostic::error(
                     Code::UnknownReference,
                     src,
@@ -509,6 +521,7 @@ impl FileCx {
             profile: None,
         };
         let mut mode = ArgsMode::Subset;
+        let mut stripped: HashSet<&str> = HashSet::new();
         let mut settings: HashMap<&'static str, Span> = HashMap::new();
         let mut once = |this: &mut FileCx, key: &'static str, span: Span| {
             if let Some(first) = settings.insert(key, span) {
@@ -600,7 +613,7 @@ impl FileCx {
                                 self.diags.push(d);
                             }
                             ast::NameOpt::Strip(s) => {
-                                if !cfg.names.strip_prefixes.contains(&s.value) {
+                                if stripped.insert(&s.value) {
                                     cfg.names.strip_prefixes.push(s.value.clone());
                                 }
                             }
@@ -710,6 +723,15 @@ impl FileCx {
             }
         }
 
+        // Expectations by normalised tool name: the first's index and how many.
+        let mut by_tool: HashMap<String, (usize, usize)> = HashMap::new();
+        for (i, (e, _)) in exps.iter().enumerate() {
+            by_tool
+                .entry(cfg.names.normalise(&e.tool.name))
+                .or_insert((i, 0))
+                .1 += 1;
+        }
+
         for (i, (e, span)) in exps.iter().enumerate() {
             let x = self.expectation(src, &cfg.names, mode, e, *span, Refs::Before(&labels, i));
             cfg.expectations.push(x);
@@ -726,10 +748,7 @@ impl FileCx {
                     // `never t()` forbids every call of `t`, like `never t`.
                     if args.as_ref().is_none_or(|a| a.checks.is_empty()) {
                         let norm = cfg.names.normalise(&tool.name);
-                        if let Some((e, _)) = exps
-                            .iter()
-                            .find(|(e, _)| cfg.names.normalise(&e.tool.name) == norm)
-                        {
+                        if let Some((e, _)) = by_tool.get(&norm).map(|&(i, _)| exps[i]) {
                             self.diags.push(
                                 SpecDiagnostic::error(
                                     Code::ExpectedAndForbidden,
@@ -752,8 +771,8 @@ impl FileCx {
                     });
                 }
                 StmtKind::Before { first, then } => {
-                    let a = self.resolve(src, first, &labels, &exps, &cfg.names);
-                    let b = self.resolve(src, then, &labels, &exps, &cfg.names);
+                    let a = self.resolve(src, first, &labels, &exps, &by_tool, &cfg.names);
+                    let b = self.resolve(src, then, &labels, &exps, &by_tool, &cfg.names);
                     if let (Some(a), Some(b)) = (a, b) {
                         if a == b {
                             self.diags.push(
@@ -807,25 +826,24 @@ impl FileCx {
         name: &ast::Ident,
         labels: &HashMap<String, (usize, Span)>,
         exps: &[(&ast::Expectation, Span)],
+        by_tool: &HashMap<String, (usize, usize)>,
         rules: &NameRules,
     ) -> Option<usize> {
         if let Some((i, _)) = labels.get(&name.name) {
             return Some(*i);
         }
-        let norm = rules.normalise(&name.name);
-        let hits: Vec<usize> = exps
-            .iter()
-            .enumerate()
-            .filter(|(_, (e, _))| rules.normalise(&e.tool.name) == norm)
-            .map(|(i, _)| i)
-            .collect();
-        match hits.as_slice() {
-            [one] => Some(*one),
-            [] => {
-                let mut cands: Vec<&str> = labels.keys().map(String::as_str).collect();
-                cands.extend(exps.iter().map(|(e, _)| e.tool.name.as_str()));
-                cands.sort_unstable();
-                let hint = did_you_mean(&name.name, cands.iter().copied());
+        match by_tool.get(&rules.normalise(&name.name)) {
+            Some(&(one, 1)) => Some(one),
+            None => {
+                // The hint compares with every label and tool: only for diagnostics shown.
+                let hint = if self.diags.full(&src.name) {
+                    None
+                } else {
+                    let mut cands: Vec<&str> = labels.keys().map(String::as_str).collect();
+                    cands.extend(exps.iter().map(|(e, _)| e.tool.name.as_str()));
+                    cands.sort_unstable();
+                    did_you_mean(&name.name, cands.iter().copied())
+                };
                 self.diags.push(
                     SpecDiagnostic::error(
                         Code::UnknownExpectation,
@@ -843,12 +861,12 @@ impl FileCx {
                 );
                 None
             }
-            many => {
+            Some(&(_, many)) => {
                 self.diags.push(
                     SpecDiagnostic::error(
                         Code::UnknownExpectation,
                         src,
-                        format!("`{}` is expected {} times", name.name, many.len()),
+                        format!("`{}` is expected {many} times", name.name),
                     )
                     .label(name.span, "ambiguous")
                     .help("label the expectation you mean (`first: call ...`) and use the label"),
@@ -986,6 +1004,26 @@ impl FileCx {
         }
     }
 
+    /// The first tool declaration of each name as `names` normalise it, by index into `tools`.
+    fn tool_index(&mut self, names: &NameRules) -> Rc<HashMap<String, usize>> {
+        let key = (
+            names.ignore_case,
+            names.unify_separators,
+            names.strip_prefixes.clone(),
+        );
+        let tools = &self.tools;
+        self.tool_index
+            .entry(key)
+            .or_insert_with(|| {
+                let mut index = HashMap::with_capacity(tools.len());
+                for (i, t) in tools.iter().enumerate() {
+                    index.entry(names.normalise(&t.name)).or_insert(i);
+                }
+                Rc::new(index)
+            })
+            .clone()
+    }
+
     /// Add the constraints of the tool's declaration for paths the expectation leaves unwritten,
     /// and warn about arguments the declaration does not know.
     fn inherit(
@@ -996,11 +1034,12 @@ impl FileCx {
         list: &ast::ArgList,
         checks: &mut Vec<PathCheck>,
     ) {
-        let norm = names.normalise(&e.tool.name);
-        let Some(decl) = self.tools.iter().find(|t| names.normalise(&t.name) == norm) else {
+        let index = self.tool_index(names);
+        let Some(&at) = index.get(&names.normalise(&e.tool.name)) else {
             return;
         };
-        let written: Vec<Path> = checks.iter().map(|c| c.path.clone()).collect();
+        let decl = &self.tools[at];
+        let written: HashSet<Path> = checks.iter().map(|c| c.path.clone()).collect();
         for (path, check) in &decl.checks {
             if !written.contains(path) {
                 checks.push(PathCheck {
@@ -1014,11 +1053,18 @@ impl FileCx {
             return;
         }
         let mut warns = Vec::new();
+        let known: Vec<&str> = decl.known.iter().map(String::as_str).collect();
         for arg in &list.args {
             if let Some(Seg::Key { name, span, .. }) = arg.path.segs.first() {
-                if !decl.known.contains(name) {
-                    let known: Vec<&str> = decl.known.iter().map(String::as_str).collect();
-                    let hint = did_you_mean(name, known.iter().copied());
+                if !decl.known_set.contains(name) {
+                    // The hint compares with every declared argument, and the help lists them:
+                    // only for diagnostics shown.
+                    let shown = !self.diags.full(&src.name);
+                    let hint = if shown {
+                        did_you_mean(name, known.iter().copied())
+                    } else {
+                        None
+                    };
                     warns.push(
                         SpecDiagnostic::warning(
                             Code::UnknownArgument,
@@ -1034,7 +1080,11 @@ impl FileCx {
                         )
                         .help(format!(
                             "declared arguments: {}; add `...` to the declaration if others exist",
-                            known.join(", ")
+                            if shown {
+                                known.join(", ")
+                            } else {
+                                String::new()
+                            }
                         )),
                     );
                 }

@@ -10,6 +10,7 @@
 // contract); boxing them would cost every caller a deref for no measurable gain.
 #![allow(clippy::result_large_err)]
 
+mod diags;
 mod includes;
 mod loader;
 mod lower;
@@ -17,11 +18,14 @@ mod regex_lit;
 mod suggest;
 
 pub use crate::syntax::{Code, SpecDiagnostic};
+pub use diags::{MAX_DIAGNOSTICS, MAX_DIAGNOSTICS_PER_FILE};
+pub use includes::{MAX_INCLUDED_BYTES, MAX_INCLUDED_FILES, MAX_INCLUDE_DEPTH};
 pub use loader::{
     normalize as normalize_path, resolve_include, FsLoader, MapLoader, OutsideRoot, ProjectLoader,
     SourceLoader,
 };
 pub use lower::DEFAULT_FUZZY;
+pub use regex_lit::MAX_REGEX_BYTES;
 
 use std::collections::HashMap;
 
@@ -57,12 +61,13 @@ pub fn compile(source: &SourceFile, loader: &dyn SourceLoader) -> CompileResult 
             }
         }
     };
-    let mut diags = Vec::new();
+    let mut diags = diags::Diags::default();
     let included = includes::resolve(source, &file, loader, &mut diags);
     let mut cx = lower::FileCx {
         diags,
         regexes: Default::default(),
         tools: Vec::new(),
+        tool_index: HashMap::new(),
     };
 
     // Tool declarations: included files first (dependencies before dependants), then this file.
@@ -119,8 +124,8 @@ pub fn compile(source: &SourceFile, loader: &dyn SourceLoader) -> CompileResult 
         }
     }
 
-    let diagnostics = cx.diags;
-    let ok = !diagnostics.iter().any(SpecDiagnostic::is_error);
+    let ok = !cx.diags.has_errors();
+    let diagnostics = cx.diags.finish();
     CompileResult {
         file: ok.then(|| CompiledFile {
             version: CONFIG_VERSION,

@@ -2,15 +2,24 @@
 
 use std::collections::HashMap;
 
+use crate::config::pattern::SIZE_LIMIT;
 use crate::config::Pattern;
 use crate::source::{SourceFile, Span};
 use crate::syntax::{Code, SpecDiagnostic};
+
+/// The most bytes the compiled regular expressions of one compilation (a spec file and what
+/// it includes) may hold together, as [`Pattern::memory_usage`] counts them.
+pub const MAX_REGEX_BYTES: usize = 32 << 20;
 
 /// Compiled patterns of one compilation, by source text: a pattern written twice (or inherited
 /// from a `tool` declaration by many expectations) is compiled once.
 #[derive(Default)]
 pub(crate) struct RegexCache {
     compiled: HashMap<String, Pattern>,
+    /// Bytes held by `compiled`.
+    used: usize,
+    /// Whether a pattern went past [`MAX_REGEX_BYTES`]: no more are compiled.
+    spent: bool,
 }
 
 impl RegexCache {
@@ -52,11 +61,41 @@ impl RegexCache {
         if let Some(p) = self.compiled.get(&pattern) {
             return Ok(p.clone());
         }
+        let over_budget = |used: usize| {
+            SpecDiagnostic::error(
+                Code::RegexTooLarge,
+                src,
+                "too many large regular expressions in this file",
+            )
+            .label(body_span, format!("past the {} MiB the regular expressions of a file may take together", MAX_REGEX_BYTES >> 20))
+            .help(format!(
+                "the regular expressions before this one take {} KiB compiled; bounded repetitions of Unicode classes (`\\w{{200}}`) are large: use ASCII classes (`[0-9A-Za-z_]`, `(?-u:\\w)`), smaller counts or unbounded repetition",
+                used >> 10
+            ))
+        };
+        if self.spent {
+            return Err(over_budget(self.used));
+        }
         match Pattern::new(&pattern) {
             Ok(p) => {
+                if self.used + p.memory_usage() > MAX_REGEX_BYTES {
+                    self.spent = true;
+                    return Err(over_budget(self.used));
+                }
+                self.used += p.memory_usage();
                 self.compiled.insert(pattern, p.clone());
                 Ok(p)
             }
+            Err(regex::Error::CompiledTooBig(limit)) => Err(SpecDiagnostic::error(
+                Code::RegexTooLarge,
+                src,
+                "regular expression too large",
+            )
+            .label(body_span, format!("compiles to more than the {} MiB one regular expression may take", limit >> 20))
+            .help(format!(
+                "a regular expression compiles to at most {} MiB; bounded repetitions of Unicode classes (`\\w{{200}}`) are large: use ASCII classes (`[0-9A-Za-z_]`, `(?-u:\\w)`), smaller counts or unbounded repetition",
+                SIZE_LIMIT >> 20
+            ))),
             Err(e) => {
                 let (span, what) = locate(&pattern, &offsets, body_span)
                     .unwrap_or_else(|| (body_span, e.to_string()));

@@ -50,11 +50,16 @@ enum Engine {
     Full(regex::Regex),
 }
 
+/// The most bytes one pattern's compiled program may take (the `regex` crate's `size_limit`,
+/// and the NFA size limit of the short-argument engines), and the most its lazy DFA may cache
+/// (`dfa_size_limit`). Past it, [`Pattern::new`] fails with `regex::Error::CompiledTooBig`.
+pub const SIZE_LIMIT: usize = 1 << 22;
+
 /// The `regex` crate's regex, with the size limits a spec's regexes get.
 fn full(source: &str) -> Result<regex::Regex, regex::Error> {
     regex::RegexBuilder::new(source)
-        .size_limit(1 << 22)
-        .dfa_size_limit(1 << 22)
+        .size_limit(SIZE_LIMIT)
+        .dfa_size_limit(SIZE_LIMIT)
         .build()
 }
 
@@ -77,7 +82,7 @@ pub(crate) fn short_config() -> meta::Config {
 /// (Unicode, UTF-8, nesting limit 250).
 fn short(source: &str) -> Option<meta::Regex> {
     meta::Builder::new()
-        .configure(short_config().nfa_size_limit(Some(1 << 22)))
+        .configure(short_config().nfa_size_limit(Some(SIZE_LIMIT)))
         .build(source)
         .ok()
 }
@@ -124,6 +129,18 @@ impl Pattern {
                 short.is_match(haystack)
             }
             Engine::Full(re) => re.is_match(haystack),
+        }
+    }
+
+    /// Bytes the compiled pattern holds: its program (the NFA of the short-argument engines;
+    /// for a pattern compiled by the full regex only, its size limit, [`SIZE_LIMIT`]), or its
+    /// literal text. The full regex for long arguments, built on first need, holds about as
+    /// much again, plus a lazy DFA cache of at most [`SIZE_LIMIT`].
+    pub fn memory_usage(&self) -> usize {
+        match &self.engine {
+            Engine::Literal { text, .. } => text.len(),
+            Engine::Regex { short, .. } => short.memory_usage(),
+            Engine::Full(_) => SIZE_LIMIT,
         }
     }
 
@@ -188,6 +205,17 @@ impl<'de> serde::Deserialize<'de> for Pattern {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn memory_usage_counts_the_program_and_the_limit_holds() {
+        let w = Pattern::new(r"\w{200}").unwrap();
+        assert!(w.memory_usage() > 1 << 20, "{}", w.memory_usage());
+        assert!(Pattern::new("abc").unwrap().memory_usage() == 3);
+        assert!(matches!(
+            Pattern::new(r"\w{2000}"),
+            Err(regex::Error::CompiledTooBig(SIZE_LIMIT))
+        ));
+    }
 
     #[test]
     fn pattern_round_trips_as_its_source() {

@@ -7,12 +7,10 @@
 
 use std::fmt;
 
-use miette::{
-    Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError,
-    MietteSpanContents, SourceCode, SourceSpan, SpanContents,
-};
+use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode, SourceSpan};
 
 use super::model::{Finding, Location, PairResult, Report, Severity, Summary};
+pub use crate::source::Excerpt;
 
 /// Gives the text of a file named in the report (spec or transcript), if it can be read.
 pub type Sources<'a> = &'a dyn Fn(&str) -> Option<std::sync::Arc<String>>;
@@ -324,11 +322,11 @@ impl FindingDiagnostic {
             {
                 base = contents.span().offset();
                 let text = String::from_utf8_lossy(contents.data());
-                source = Some(Excerpt {
-                    name: contents.name().map(escaped),
-                    text: crate::text::mask_source(&text).into_owned(),
-                    first_line: contents.line(),
-                });
+                source = Some(Excerpt::from_parts(
+                    contents.name().map(escaped),
+                    crate::text::mask_source(&text).into_owned(),
+                    contents.line(),
+                ));
             }
         }
         let labels = if source.is_some() {
@@ -443,201 +441,10 @@ impl Diagnostic for FindingDiagnostic {
     }
 }
 
-/// The lines around a span, cut out of a file, that report their true line numbers.
-#[derive(Debug, Clone)]
-pub struct Excerpt {
-    /// The file's name, escaped.
-    name: Option<String>,
-    text: String,
-    /// 0-based line number of the excerpt's first line in the file.
-    first_line: usize,
-}
-
-/// Longest stretch of one line shown on each side of a span.
-const LINE_WINDOW: usize = 160;
-/// How far from the span an excerpt looks for line breaks (with memchr): cutting an excerpt
-/// costs at most this much per finding, however long the file or its lines (a finding 40 MB
-/// into a file, or the 1 000th finding on a 50 MB single-line document, costs what the first
-/// does).
-const SCAN: usize = 64 << 10;
-
-/// Where the line around `at` starts and ends, looked for at most [`SCAN`] bytes away; a
-/// boundary not found that close is the window's edge (`false`: the line goes on).
-fn line_bounds(bytes: &[u8], at: usize) -> ((usize, bool), (usize, bool)) {
-    let lo = at.saturating_sub(SCAN);
-    let start = match memchr::memrchr(b'\n', &bytes[lo..at]) {
-        Some(i) => (lo + i + 1, true),
-        None => (lo, lo == 0),
-    };
-    let hi = (at + SCAN).min(bytes.len());
-    let end = match memchr::memchr(b'\n', &bytes[at..hi]) {
-        Some(i) => (at + i, true),
-        None => (hi, hi == bytes.len()),
-    };
-    (start, end)
-}
-
-impl Excerpt {
-    /// Cut the lines around `start..end` of `text` (one line of context each side; very long
-    /// lines clipped around the span) and return the excerpt and the span within it. `line` is
-    /// the 1-based line of `start` (the finding's location), so nothing is counted from the
-    /// start of the file: the work is bounded by [`SCAN`], not by the file.
-    pub fn new(
-        name: &str,
-        text: &str,
-        line: usize,
-        start: usize,
-        end: usize,
-    ) -> (Excerpt, SourceSpan) {
-        let bytes = text.as_bytes();
-        let start = floor_char(text, start.min(text.len()));
-        let mut end = floor_char(text, end.clamp(start, text.len()));
-        let ((line_a, a_exact), (line_b, b_exact)) = line_bounds(bytes, start);
-        if end - start > LINE_WINDOW || end > line_b {
-            // A whole record (often one long JSONL line): point at its start, within its first
-            // line, rather than underlining kilobytes.
-            end = floor_char(text, line_b.min(start + LINE_WINDOW));
-        }
-        // The lines shown: the span's, and one of context on each side when its boundary is
-        // known (a line cut at the window has no neighbour in reach).
-        // Each with whether its start is the line's true start.
-        let mut lines = vec![(line_a, line_b, a_exact)];
-        if a_exact && line_a > 0 {
-            let ((pa, pa_exact), _) = line_bounds(bytes, line_a - 1);
-            lines.insert(0, (pa, line_a - 1, pa_exact));
-        }
-        if b_exact && line_b < bytes.len() {
-            let (_, (pb, _)) = line_bounds(bytes, line_b + 1);
-            lines.push((line_b + 1, pb, true));
-        }
-        let first_line =
-            line.saturating_sub(1) - usize::from(lines.len() > 1 && lines[0].0 < line_a);
-        let mut excerpt = String::new();
-        let (mut span_start, mut span_end) = (0, 0);
-        for (i, &(la, lb, la_exact)) in lines.iter().enumerate() {
-            let (mut a, mut b) = (la, lb);
-            if b - a > 2 * LINE_WINDOW {
-                // The span's line around the span; a neighbour from its start, or from its end
-                // when its start is out of reach.
-                let (focus_a, focus_b) = if start <= lb && end >= la {
-                    (start.max(la), end.min(lb))
-                } else if la_exact {
-                    (a, a)
-                } else {
-                    (b, b)
-                };
-                a = floor_char(text, focus_a.saturating_sub(LINE_WINDOW).max(la));
-                b = floor_char(text, (focus_b + LINE_WINDOW).min(lb));
-            }
-            let (a, b) = (floor_char(text, a), floor_char(text, b.max(a)));
-            let offset = excerpt.len() as isize - a as isize;
-            if (a..=b).contains(&start) {
-                span_start = (start as isize + offset) as usize;
-            }
-            if (a..=b).contains(&end) {
-                span_end = (end as isize + offset) as usize;
-            }
-            excerpt.push_str(&text[a..b]);
-            if i + 1 < lines.len() {
-                excerpt.push('\n');
-            }
-        }
-        let span_end = span_end.max(span_start);
-        (
-            Excerpt {
-                name: Some(escaped(name)),
-                text: crate::text::mask_source(&excerpt).into_owned(),
-                first_line,
-            },
-            SourceSpan::new(span_start.into(), span_end - span_start),
-        )
-    }
-}
-
-fn floor_char(text: &str, mut at: usize) -> usize {
-    while at > 0 && !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    at
-}
-
-impl SourceCode for Excerpt {
-    fn read_span<'a>(
-        &'a self,
-        span: &SourceSpan,
-        before: usize,
-        after: usize,
-    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
-        let inner = self.text.as_str().read_span(span, before, after)?;
-        let (data, span) = (inner.data(), *inner.span());
-        let (line, column, count) = (
-            inner.line() + self.first_line,
-            inner.column(),
-            inner.line_count(),
-        );
-        Ok(Box::new(match &self.name {
-            Some(name) => {
-                MietteSpanContents::new_named(name.clone(), data, span, line, column, count)
-            }
-            None => MietteSpanContents::new(data, span, line, column, count),
-        }))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn excerpts_keep_true_line_numbers_and_clip_long_lines() {
-        let text = format!(
-            "l1\nl2\n{}TARGET{}\nl4\nl5",
-            "x".repeat(5000),
-            "y".repeat(5000)
-        );
-        let start = text.find("TARGET").unwrap();
-        let (ex, span) = Excerpt::new("t.json", &text, 3, start, start + 6);
-        assert_eq!(ex.first_line, 1);
-        assert!(ex.text.len() < 1000, "{}", ex.text.len());
-        assert_eq!(
-            &ex.text[span.offset()..span.offset() + span.len()],
-            "TARGET"
-        );
-        let contents = ex.read_span(&span, 0, 0).unwrap();
-        assert_eq!(contents.line(), 2);
-    }
-
-    /// Past the scan window a line's start is not looked for: the excerpt is the window around
-    /// the span, with the line number the finding gives, and no neighbour line.
-    #[test]
-    fn excerpts_of_very_long_lines_cost_the_window_only() {
-        let text = format!(
-            "a\nb\n{}TARGET{}\nz",
-            "x".repeat(100_000),
-            "y".repeat(100_000)
-        );
-        let start = text.find("TARGET").unwrap();
-        let (ex, span) = Excerpt::new("t.json", &text, 3, start, start + 6);
-        assert_eq!(ex.first_line, 2);
-        assert!(!ex.text.contains('\n') && ex.text.len() <= 2 * LINE_WINDOW + 6);
-        assert_eq!(
-            &ex.text[span.offset()..span.offset() + span.len()],
-            "TARGET"
-        );
-        assert_eq!(ex.read_span(&span, 0, 0).unwrap().line(), 2);
-        // The last line of a file, and a span at its very end.
-        let (ex, span) = Excerpt::new("t.json", &text, 4, text.len() - 1, text.len());
-        assert_eq!(ex.first_line, 2);
-        assert!(
-            ex.text.ends_with("\nz"),
-            "{:?}",
-            &ex.text[ex.text.len() - 5..]
-        );
-        assert_eq!(&ex.text[span.offset()..span.offset() + span.len()], "z");
-    }
-
-    /// Any diagnostic (here a spec's, with its named source) renders with its texts escaped and
-    /// its snippet masked in place: the marker still points at the right text.
     #[test]
     fn a_diagnostic_renders_without_control_characters() {
         let name = "bad\n::error::x\u{1b}[2J.toolspec";

@@ -53,6 +53,15 @@ pub enum Code {
     ContradictoryOrder,
     /// A setting only the person running toolspec may give, on the command line (`judge`).
     CommandLineOnly,
+    /// An include chain is longer than the compiler follows.
+    IncludeTooDeep,
+    /// The included files of one compilation are too many or too large.
+    IncludeLimit,
+    /// A regular expression compiles to a program over the size limit, or a file's regular
+    /// expressions together do.
+    RegexTooLarge,
+    /// A file has more diagnostics than are shown; this one counts the rest.
+    TooManyDiagnostics,
 }
 
 impl Code {
@@ -82,6 +91,10 @@ impl Code {
         Code::SpecInInclude,
         Code::ContradictoryOrder,
         Code::CommandLineOnly,
+        Code::IncludeTooDeep,
+        Code::IncludeLimit,
+        Code::RegexTooLarge,
+        Code::TooManyDiagnostics,
     ];
 
     /// The kebab-case name (`duplicate-spec`).
@@ -111,6 +124,10 @@ impl Code {
             Code::SpecInInclude => "spec-in-include",
             Code::ContradictoryOrder => "contradictory-order",
             Code::CommandLineOnly => "command-line-only",
+            Code::IncludeTooDeep => "include-too-deep",
+            Code::IncludeLimit => "include-limit",
+            Code::RegexTooLarge => "regex-too-large",
+            Code::TooManyDiagnostics => "too-many-diagnostics",
         }
     }
 
@@ -155,6 +172,16 @@ impl Code {
             }
             Code::CommandLineOnly => {
                 "a setting that only the command line may give (a judge command) is written in a spec"
+            }
+            Code::IncludeTooDeep => "an include chain is longer than 64 files",
+            Code::IncludeLimit => {
+                "more than 4096 included files or 64 MiB of included text in one compilation"
+            }
+            Code::RegexTooLarge => {
+                "a regular expression, or a file's regular expressions together, are too large"
+            }
+            Code::TooManyDiagnostics => {
+                "a file has more than 100 diagnostics; the rest are counted, not shown"
             }
         }
     }

@@ -1,12 +1,15 @@
 //! The diagnostic type shared by the parser and the compiler.
 
+use std::sync::Arc;
+
 use miette::{LabeledSpan, NamedSource, Severity};
 
 use super::Code;
-use crate::source::{SourceFile, Span};
+use crate::source::{lines_fit, Excerpt, SourceFile, Span};
 
 /// A problem in a `.toolspec` file: stable code, message, labelled spans, help, severity, and the
-/// source it points into (so that miette renders it on its own).
+/// source it points into (so that miette renders it on its own; shared by every diagnostic of
+/// the file, see [`SourceFile::shared_source`]).
 #[derive(Debug, Clone, thiserror::Error)]
 #[error("{message}")]
 pub struct SpecDiagnostic {
@@ -22,7 +25,7 @@ pub struct SpecDiagnostic {
     pub help: Option<String>,
     /// The file the spans point into.
     pub source_name: String,
-    src: NamedSource<String>,
+    src: Arc<NamedSource<String>>,
 }
 
 impl SpecDiagnostic {
@@ -35,7 +38,7 @@ impl SpecDiagnostic {
             labels: Vec::new(),
             help: None,
             source_name: source.name.clone(),
-            src: source.named_source(),
+            src: source.shared_source(),
         }
     }
 
@@ -57,6 +60,24 @@ impl SpecDiagnostic {
     pub fn help(mut self, text: impl Into<String>) -> Self {
         self.help = Some(text.into());
         self
+    }
+
+    /// An error with `code` and `message` pointing into the same file as this one, at this
+    /// one's primary span.
+    pub(crate) fn derived(&self, code: Code, message: String) -> SpecDiagnostic {
+        SpecDiagnostic {
+            code,
+            message,
+            severity: Severity::Error,
+            labels: self
+                .labels
+                .first()
+                .map(|(s, _)| vec![(*s, "the first not shown".to_owned())])
+                .unwrap_or_default(),
+            help: None,
+            source_name: self.source_name.clone(),
+            src: self.src.clone(),
+        }
     }
 
     /// Whether this is an error (as opposed to a warning).
@@ -91,7 +112,7 @@ impl miette::Diagnostic for SpecDiagnostic {
     }
 
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
-        Some(&self.src)
+        Some(&*self.src)
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
@@ -105,5 +126,91 @@ impl miette::Diagnostic for SpecDiagnostic {
                 }
             },
         )))
+    }
+}
+
+/// A [`SpecDiagnostic`] as a renderer may be given it: whole, or, where a line it would show is
+/// too long to show whole ([`lines_fit`]), with its source cut to an [`Excerpt`] around the
+/// primary span, as `toolspec check` shows findings (labels outside the excerpt are left out).
+/// `toolspec compile` and `toolspec fmt` render this, never the diagnostic itself.
+#[derive(Debug)]
+pub struct Renderable<'d> {
+    diag: &'d SpecDiagnostic,
+    cut: Option<(Excerpt, Vec<LabeledSpan>)>,
+}
+
+impl SpecDiagnostic {
+    /// This diagnostic, ready for a miette renderer (see [`Renderable`]).
+    pub fn renderable(&self) -> Renderable<'_> {
+        let text = self.source_text();
+        if self
+            .labels
+            .iter()
+            .all(|(s, _)| lines_fit(text, s.start, s.end))
+        {
+            return Renderable {
+                diag: self,
+                cut: None,
+            };
+        }
+        let primary = self.span().unwrap_or_default();
+        let start = primary.start.min(text.len());
+        let line = 1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..start]).count();
+        let (excerpt, span) = Excerpt::new(&self.source_name, text, line, start, primary.end);
+        let labels = self
+            .labels
+            .iter()
+            .enumerate()
+            .filter_map(|(i, (s, label))| {
+                let label = (!label.is_empty()).then(|| label.clone());
+                if i == 0 {
+                    Some(LabeledSpan::new_primary_with_span(label, span))
+                } else {
+                    excerpt
+                        .map(s.start, s.end)
+                        .map(|s| LabeledSpan::new_with_span(label, s))
+                }
+            })
+            .collect();
+        Renderable {
+            diag: self,
+            cut: Some((excerpt, labels)),
+        }
+    }
+}
+
+impl std::fmt::Display for Renderable<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.diag.fmt(f)
+    }
+}
+
+impl std::error::Error for Renderable<'_> {}
+
+impl miette::Diagnostic for Renderable<'_> {
+    fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        self.diag.code()
+    }
+
+    fn severity(&self) -> Option<Severity> {
+        Some(self.diag.severity)
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        miette::Diagnostic::help(self.diag)
+    }
+
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        match &self.cut {
+            Some((excerpt, _)) => Some(excerpt),
+            None => self.diag.source_code(),
+        }
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        match &self.cut {
+            Some((_, labels)) => Some(Box::new(labels.iter().cloned())),
+            None => self.diag.labels(),
+        }
     }
 }

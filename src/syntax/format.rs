@@ -35,24 +35,29 @@ fn place<'c>(text: &str, spans: &[Span], comments: &[&'c Comment]) -> Placed<'c>
         trailing: vec![None; n],
         end: Vec::new(),
     };
+    // The spans are in source order and do not overlap, so each lookup is a binary search
+    // (a linear one per comment made 40 000 comments among 40 000 statements quadratic).
     for c in comments {
-        if let Some(i) = spans
-            .iter()
-            .position(|s| s.start < c.span.start && c.span.start < s.end)
+        let before = spans.partition_point(|s| s.start < c.span.start);
+        if let Some(i) = before
+            .checked_sub(1)
+            .filter(|&i| c.span.start < spans[i].end)
         {
             p.inner[i].push(c);
             continue;
         }
-        let prev = spans.iter().rposition(|s| s.end <= c.span.start);
+        let prev = spans
+            .partition_point(|s| s.end <= c.span.start)
+            .checked_sub(1);
         if let Some(i) = prev {
             if !text[spans[i].end..c.span.start].contains('\n') && p.trailing[i].is_none() {
                 p.trailing[i] = Some(c);
                 continue;
             }
         }
-        match spans.iter().position(|s| s.start >= c.span.end) {
-            Some(i) => p.leading[i].push(c),
-            None => p.end.push(c),
+        match spans.partition_point(|s| s.start < c.span.end) {
+            i if i < n => p.leading[i].push(c),
+            _ => p.end.push(c),
         }
     }
     p

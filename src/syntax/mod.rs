@@ -21,7 +21,7 @@ mod format;
 mod parser;
 
 pub use code::Code;
-pub use diagnostic::SpecDiagnostic;
+pub use diagnostic::{Renderable, SpecDiagnostic};
 
 use crate::source::SourceFile;
 

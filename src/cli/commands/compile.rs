@@ -28,7 +28,7 @@ pub fn run(args: CompileArgs) -> u8 {
         };
         let result = compile(&SourceFile::new(name, text), &FsLoader);
         for d in &result.diagnostics {
-            output::err(&output::render(d, color));
+            output::err(&output::render(&d.renderable(), color));
         }
         match result.file {
             Some(file) => compiled.push(file),

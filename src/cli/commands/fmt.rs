@@ -54,7 +54,7 @@ pub fn run(args: FmtArgs) -> u8 {
         {
             Ok(f) => f,
             Err(d) => {
-                output::err(&output::render(&d, color));
+                output::err(&output::render(&d.renderable(), color));
                 status = exit::ERROR;
                 continue;
             }
