@@ -291,15 +291,10 @@ impl Excerpt {
 }
 
 impl Excerpt {
-    /// An excerpt made elsewhere: `text` (already masked) is the file's text from its
-    /// 0-based line `first_line` on; it maps no file spans ([`Excerpt::map`] gives `None`).
-    pub fn from_parts(name: Option<String>, text: String, first_line: usize) -> Excerpt {
-        Excerpt {
-            name,
-            text,
-            first_line,
-            pieces: Vec::new(),
-        }
+    /// The same excerpt without a file name (a source that has none).
+    pub fn unnamed(mut self) -> Excerpt {
+        self.name = None;
+        self
     }
 
     /// Where `start..end` of the file is in the excerpt, if the excerpt holds all of it.

@@ -243,3 +243,37 @@ fn a_dataset_cut_mid_line_reports_the_records_before_the_cut() {
     );
     run.assert_good_checked();
 }
+
+/// A read error on a line longer than miette can lay out (65 535 columns) is rendered as a
+/// window around the error by every command that prints one (`calls` and `init` went through
+/// the renderer whole and panicked).
+#[test]
+fn a_read_error_on_a_very_long_line_is_rendered_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    std::fs::write(
+        &bad,
+        format!("{{\"messages\": [\"{}\" x]}}\n", "a".repeat(70_000)),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("p.md"), "# prompt\n").unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_toolspec"))
+            .args(args)
+            .env("NO_COLOR", "1")
+            .current_dir(dir.path())
+            .output()
+            .unwrap()
+    };
+    for args in [
+        &["calls", "bad.json"][..],
+        &["init", "p.md", "--transcript", "bad.json"][..],
+    ] {
+        let out = run(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(stderr.contains("invalid JSON"), "{args:?}: {stderr}");
+        assert!(stderr.len() < 8_000, "{args:?}: {} bytes", stderr.len());
+    }
+}

@@ -7,7 +7,9 @@
 
 use std::fmt;
 
-use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode, SourceSpan};
+use miette::{
+    Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode, SourceSpan,
+};
 
 use super::model::{Finding, Location, PairResult, Report, Severity, Summary};
 pub use crate::source::Excerpt;
@@ -316,35 +318,47 @@ impl FindingDiagnostic {
             .map(|l| (l.offset(), l.offset() + l.len()))
             .reduce(|(a, b), (c, d)| (a.min(c), b.max(d)));
         let mut source = None;
-        let mut base = 0;
+        let mut labels_out = Vec::new();
         if let (Some(code), Some((start, end))) = (diag.source_code(), window) {
             if let Ok(contents) = code.read_span(&SourceSpan::new(start.into(), end - start), 1, 1)
             {
-                base = contents.span().offset();
+                let base = contents.span().offset();
                 let text = String::from_utf8_lossy(contents.data());
-                source = Some(Excerpt::from_parts(
-                    contents.name().map(escaped),
-                    crate::text::mask_source(&text).into_owned(),
-                    contents.line(),
-                ));
+                let (from, to) = (start - base, end - base);
+                // Cut as `check` cuts (long lines to a window around the span: miette cannot
+                // render a line past 65 535 columns), masked, with true line numbers.
+                let line = contents.line()
+                    + 1
+                    + text.as_bytes()[..from.min(text.len())]
+                        .iter()
+                        .filter(|&&b| b == b'\n')
+                        .count();
+                let (mut excerpt, main) =
+                    Excerpt::new(contents.name().unwrap_or(""), &text, line, from, to);
+                if contents.name().is_none() {
+                    excerpt = excerpt.unnamed();
+                }
+                labels_out = labels
+                    .iter()
+                    .filter_map(|l| {
+                        let at = l.offset() - base;
+                        let span = excerpt.map(at, at + l.len())?;
+                        let text = l.label().map(escaped);
+                        Some(if l.primary() {
+                            LabeledSpan::new_primary_with_span(text, span)
+                        } else {
+                            LabeledSpan::new_with_span(text, span)
+                        })
+                    })
+                    .collect();
+                if labels_out.is_empty() {
+                    let text = labels.first().and_then(|l| l.label()).map(escaped);
+                    labels_out.push(LabeledSpan::new_primary_with_span(text, main));
+                }
+                source = Some(excerpt);
             }
         }
-        let labels = if source.is_some() {
-            labels
-                .into_iter()
-                .map(|l| {
-                    let span = SourceSpan::new((l.offset() - base).into(), l.len());
-                    let text = l.label().map(escaped);
-                    if l.primary() {
-                        LabeledSpan::new_primary_with_span(text, span)
-                    } else {
-                        LabeledSpan::new_with_span(text, span)
-                    }
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
+        let labels = labels_out;
         let mut causes = Vec::new();
         let mut next = diag.source();
         while let Some(e) = next {
