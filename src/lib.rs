@@ -13,9 +13,7 @@
 //! the terminal, the file system watcher and the process.
 #![warn(missing_docs)]
 #![warn(clippy::print_stdout, clippy::print_stderr)]
-// One audited exception, `scan::stop_mask`'s call of its AVX2 version once the CPU is known to
-// have AVX2; everything else is safe code.
-#![deny(unsafe_code)]
+// `unsafe_code` is denied for every target in Cargo.toml's `[lints.rust]`.
 
 // pest's derive, built without its `std` feature (see Cargo.toml), names `alloc` from the crate root.
 extern crate alloc;

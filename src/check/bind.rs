@@ -11,9 +11,7 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use globset::GlobBuilder;
-
-pub use super::path_glob::PathMatcher;
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 /// A compiled transcript glob of one spec.
 #[derive(Debug, Clone)]
@@ -22,8 +20,10 @@ pub struct BoundGlob {
     pub pattern: String,
     /// The absolute literal part: a folder to walk, or the file itself when there is no wildcard.
     pub prefix: PathBuf,
-    /// Matches absolute, normalised paths.
-    pub matcher: Option<PathMatcher>,
+    /// Matches absolute, normalised paths: the prefix (escaped) joined to the wildcard rest,
+    /// where `*` and `?` stay within one folder, `**` crosses folders, `\\` escapes the next
+    /// character and case matters.
+    pub matcher: Option<GlobSet>,
     /// The project root with symbolic links resolved, unless the glob may leave it: the
     /// prefix must resolve inside it too when the glob is expanded (a committed link
     /// `runs -> /elsewhere` leaves the root as surely as `../..`).
@@ -127,7 +127,13 @@ impl BoundGlob {
                 .backslash_escape(true)
                 .build()
                 .map_err(|e| invalid(e.kind().to_string()))?;
-            Some(PathMatcher::new(&glob).map_err(invalid)?)
+            // A set, not `Glob::compile_matcher`: a glob whose regex is too large is an
+            // `invalid-glob` finding, where the matcher would panic.
+            let set = GlobSetBuilder::new()
+                .add(glob)
+                .build()
+                .map_err(|e| invalid(e.kind().to_string()))?;
+            Some(set)
         };
         let root_real = (!allow_outside_root).then(|| std::fs::canonicalize(&root).unwrap_or(root));
         Ok(BoundGlob {
@@ -301,6 +307,32 @@ mod tests {
         );
         assert_eq!(display_path(Path::new("/repo/examples"), cwd), ".");
         assert_eq!(display_path(Path::new("/repo/examples/./c/../d"), cwd), "d");
+    }
+
+    #[test]
+    fn glob_semantics_are_the_documented_ones() {
+        let base = Path::new("/w");
+        let m = |g: &str, p: &str| {
+            BoundGlob::new(g, base, base, false)
+                .unwrap()
+                .matches(Path::new(p))
+        };
+        // `*` and `?` stay within one folder; `**` crosses folders, zero included.
+        assert!(m("runs/*.jsonl", "/w/runs/a.jsonl"));
+        assert!(!m("runs/*.jsonl", "/w/runs/sub/a.jsonl"));
+        assert!(m("runs/?.jsonl", "/w/runs/a.jsonl"));
+        assert!(!m("runs?a.jsonl", "/w/runs/a.jsonl"));
+        assert!(m("runs/**/*.jsonl", "/w/runs/a.jsonl"));
+        assert!(m("runs/**/*.jsonl", "/w/runs/x/y/a.jsonl"));
+        assert!(m("**/deep/*.log", "/w/1/2/deep/a.log"));
+        assert!(m("runs/**", "/w/runs/x/y"));
+        // A backslash escapes the next character; case matters; classes and alternatives work.
+        assert!(m("\\*lit", "/w/*lit"));
+        assert!(!m("\\*lit", "/w/alit"));
+        assert!(!m("runs/*.jsonl", "/w/runs/A.JSONL"));
+        assert!(m("runs/[a-c]*", "/w/runs/beta"));
+        assert!(!m("runs/[a-c]*", "/w/runs/delta"));
+        assert!(m("{x,y}/**", "/w/y/1"));
     }
 
     #[test]

@@ -8,7 +8,6 @@
 pub mod bind;
 pub mod discover;
 mod locate;
-mod path_glob;
 pub mod run;
 pub mod settings;
 
