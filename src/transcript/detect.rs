@@ -33,6 +33,8 @@ const RESPONSES_ITEM_TYPES: &[&str] = &[
     "image_generation_call",
     "tool_search_call",
     "tool_search_output",
+    "program",
+    "program_output",
 ];
 
 const CODEX_LINE_TYPES: &[&str] = &[

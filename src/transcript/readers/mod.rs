@@ -35,6 +35,8 @@ pub(crate) enum Session {
     Codex(codex::State),
     Otel(otel::State),
     ChatStream(openai_chat::Stream),
+    /// Gemini responses, one per line: a call's streamed arguments span lines.
+    Gemini(gemini::Stream),
     /// A document format whose lines are independent documents (Gemini responses, Vercel results).
     Doc(Format),
 }
@@ -54,6 +56,7 @@ impl Session {
             {
                 Session::ChatStream(openai_chat::Stream::default())
             }
+            Format::Gemini => Session::Gemini(gemini::Stream::default()),
             f => Session::Doc(f),
         }
     }
@@ -66,6 +69,10 @@ impl Session {
             Session::Codex(s) => s.line(v, sink),
             Session::Otel(s) => s.batch(v, &[], sink),
             Session::ChatStream(s) => s.chunk(v, &[], sink),
+            Session::Gemini(s) => {
+                // A line that does not fit is skipped, as for other document lines.
+                let _ = s.read(v, sink);
+            }
             Session::Doc(f) => {
                 // A line that does not fit is skipped: sessions mix event kinds.
                 let _ = read_doc(*f, v, sink);
@@ -95,6 +102,7 @@ impl Session {
             Session::Mcp(s) => s.finish(sink),
             Session::Otel(s) => s.finish(sink),
             Session::ChatStream(s) => s.finish(sink),
+            Session::Gemini(mut s) => s.finish(sink),
             Session::ClaudeCode(_) | Session::Codex(_) | Session::Doc(_) => {}
         }
     }

@@ -131,6 +131,20 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
                     failed,
                 );
             }
+            // xAI writes its hosted code execution as a `code_interpreter_call` with a `name`
+            // and JSON-string `arguments` (no `code`), and an empty `call_id`.
+            "code_interpreter_call"
+                if it.get("code").is_none() && it.get("arguments").is_some() =>
+            {
+                let args = it.get("arguments").map(Args::Value).unwrap_or(Args::Empty);
+                let id = call_id.filter(|c| !c.is_empty()).or(item_id);
+                let i2 = sink.call(s(it, "name").unwrap_or("code_interpreter"), args, id, loc);
+                sink.answer(
+                    i2,
+                    it.get("outputs").filter(|r| !r.is_null()).map(norm_output),
+                    failed,
+                );
+            }
             "code_interpreter_call" => {
                 let mut args = serde_json::Map::new();
                 args.insert(
@@ -148,6 +162,36 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
                     it.get("outputs").filter(|r| !r.is_null()).map(norm_output),
                     failed,
                 );
+            }
+            // Programmatic tool calling: the model's program is a call of its own; the
+            // `function_call` items it makes (`caller.type: "program"`) are plain calls.
+            "program" => {
+                let mut args = serde_json::Map::new();
+                args.insert(
+                    "code".into(),
+                    it.get("code").cloned().unwrap_or(Value::Null),
+                );
+                let i2 = sink.call(
+                    "program",
+                    Args::Owned(Value::Object(args)),
+                    call_id.or(item_id),
+                    loc,
+                );
+                if failed {
+                    sink.flag_error(i2);
+                }
+            }
+            "program_output" => {
+                let out = it.get("result").filter(|r| !r.is_null()).map(norm_output);
+                if let Some(id) = call_id.or(item_id) {
+                    if !sink.answer_id(&id, out, failed) {
+                        sink.finding(
+                            "orphan-result",
+                            format!("`{ty}` for `{id}` has no matching call"),
+                            loc,
+                        );
+                    }
+                }
             }
             "image_generation_call" => {
                 let i2 = sink.call("image_generation", Args::Empty, item_id, loc);
