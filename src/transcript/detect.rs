@@ -45,24 +45,51 @@ const CODEX_LINE_TYPES: &[&str] = &[
     "compacted",
 ];
 
+/// UI message chunk types of the AI SDK (`UIMessageChunk`); a stream is recognised by these,
+/// and other kebab-case types beside them (later SDK versions add more) are allowed and skipped.
 const UI_CHUNK_TYPES: &[&str] = &[
     "start",
     "start-step",
     "finish-step",
     "finish",
+    "abort",
+    "error",
+    "message-metadata",
     "text-start",
     "text-delta",
     "text-end",
     "reasoning-start",
     "reasoning-delta",
     "reasoning-end",
+    "source-url",
+    "source-document",
+    "file",
     "tool-input-start",
     "tool-input-delta",
     "tool-input-available",
     "tool-input-error",
     "tool-output-available",
     "tool-output-error",
+    "tool-output-denied",
+    "tool-approval-request",
 ];
+
+/// Whether `items` is a UI message chunk stream: every item is an object whose `type` is a
+/// kebab-case word (no `role`), and at least one type is a known chunk type.
+fn is_ui_chunk_stream(items: &[Value]) -> bool {
+    let kebab = |t: &str| {
+        !t.is_empty()
+            && t.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    };
+    !items.is_empty()
+        && items
+            .iter()
+            .all(|x| s(x, "type").is_some_and(kebab) && x.get("role").is_none())
+        && items
+            .iter()
+            .any(|x| s(x, "type").is_some_and(|t| UI_CHUNK_TYPES.contains(&t)))
+}
 
 /// A JSONL line that decides the file is one session of `Format` (one event per line).
 pub(crate) fn line(v: &Value) -> Option<Format> {
@@ -86,10 +113,10 @@ pub(crate) fn line(v: &Value) -> Option<Format> {
     if o.contains_key("resourceSpans") || o.contains_key("resourceLogs") {
         return Some(Format::OtelGenai);
     }
-    if o.contains_key("candidates") || is_gemini_cli_line(v) {
+    if o.contains_key("candidates") || is_gemini_cli_line(v) || is_interaction(v) {
         return Some(Format::Gemini);
     }
-    if o.get("steps").is_some_and(Value::is_array) {
+    if is_vercel_result(v) {
         return Some(Format::VercelAiSdk);
     }
     if s(v, "object") == Some("chat.completion.chunk") {
@@ -124,6 +151,39 @@ fn is_jsonrpc(v: &Value) -> bool {
     }
 }
 
+/// A Google Interactions API response: `object: "interaction"` and `steps[]`.
+pub(crate) fn is_interaction(v: &Value) -> bool {
+    s(v, "object") == Some("interaction") && v.get("steps").is_some_and(Value::is_array)
+}
+
+/// A Vercel `generateText` result: a `steps` array whose steps are the SDK's step results
+/// (each has `finishReason`, v4 `stepType`, `toolCalls`, or `tool-…` content parts), and no `object` (API responses name
+/// their kind there). `steps` alone is no sign: Google Interactions responses, pydantic-ai and
+/// other frameworks use the word too. An empty `steps` needs a result key beside it.
+fn is_vercel_result(v: &Value) -> bool {
+    let Some(steps) = v.get("steps").and_then(Value::as_array) else {
+        return false;
+    };
+    if v.get("object").is_some() {
+        return false;
+    }
+    if steps.is_empty() {
+        return ["finishReason", "totalUsage", "toolCalls", "toolResults"]
+            .iter()
+            .any(|k| v.get(*k).is_some());
+    }
+    steps.iter().all(|st| {
+        st.is_object()
+            && st.get("type").is_none()
+            && (["finishReason", "stepType", "toolCalls", "toolResults"]
+                .iter()
+                .any(|k| st.get(*k).is_some())
+                || arr(st, "content")
+                    .iter()
+                    .any(|p| s(p, "type").is_some_and(|t| t.starts_with("tool-"))))
+    })
+}
+
 fn is_gemini_cli_line(v: &Value) -> bool {
     match v.get("response") {
         Some(Value::Object(r)) => r.contains_key("candidates"),
@@ -146,14 +206,15 @@ pub(crate) fn messages(v: &Value) -> Option<&[Value]> {
 }
 
 /// Detect the format of a whole JSON document (or a dataset line).
-pub(crate) fn doc(v: &Value) -> Result<Format, Vec<Rejection>> {
+/// `Err` holds what the document is, in words.
+pub(crate) fn doc(v: &Value) -> Result<Format, String> {
     if let Some(f) = line(v) {
         return Ok(f);
     }
     if let Some(f) = doc_shape(v) {
         return Ok(f);
     }
-    Err(rejections(v))
+    Err(describe(v))
 }
 
 fn doc_shape(v: &Value) -> Option<Format> {
@@ -196,11 +257,7 @@ fn doc_shape(v: &Value) -> Option<Format> {
         {
             return Some(Format::OpenaiChat);
         }
-        if !a.is_empty()
-            && a.iter().all(|x| {
-                s(x, "type").is_some_and(|t| UI_CHUNK_TYPES.contains(&t)) && x.get("role").is_none()
-            })
-        {
+        if is_ui_chunk_stream(a) {
             return Some(Format::VercelAiSdk);
         }
         if !a.is_empty() && a.iter().all(is_gemini_content) {
@@ -292,23 +349,24 @@ fn is_langchain_message(m: &Value) -> bool {
     lc_type && (m.get("data").is_some_and(Value::is_object) || m.get("role").is_none())
 }
 
-fn rejections(v: &Value) -> Vec<Rejection> {
-    let shape = describe(v);
+/// Every format and what it looks for (for [`super::ReadError::DetectionFailed`]; what the
+/// file holds is said once, beside).
+pub(crate) fn rejections() -> Vec<Rejection> {
     let r = |format, why: &str| Rejection {
         format,
-        reason: format!("{why}; found {shape}"),
+        reason: why.to_string(),
     };
     vec![
         r(Format::OpenaiChat, "no `object: chat.completion`, no `choices`, and no messages with `tool_calls`, `function_call` or role `tool`/`function`"),
         r(Format::OpenaiResponses, "no `object: response`/`list` and no typed items (`function_call`, `message`, …)"),
         r(Format::AnthropicMessages, "no `type: message` document and no `tool_use`/`tool_result` content blocks"),
-        r(Format::VercelAiSdk, "no `steps`, no UI message `parts`, no `tool-call` parts and no UI message chunks"),
+        r(Format::VercelAiSdk, "no `steps` of step results, no UI message `parts`, no `tool-call` parts and no UI message chunks"),
         r(Format::Langchain, "no `lc` constructors, no `{type, data}` messages and no `human`/`ai`/`tool` typed messages"),
         r(Format::OtelGenai, "no `resourceSpans` or `resourceLogs`"),
         r(Format::McpJsonrpc, "no `\"jsonrpc\": \"2.0\"` messages and no MCP log lines"),
         r(Format::ClaudeCode, "no `user`/`assistant` lines with a `sessionId`"),
         r(Format::CodexCli, "no `{timestamp, type, payload}` rollout lines"),
-        r(Format::Gemini, "no `candidates`, `contents` or `{role, parts}` list"),
+        r(Format::Gemini, "no `candidates`, `contents`, `{role, parts}` list or `object: interaction`"),
         r(Format::Deepeval, "no `tools_called`/`toolsCalled`/`expected_tools`, `toolSpans` or `testCases`"),
     ]
 }

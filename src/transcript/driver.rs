@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::source::{LineIndex, Span};
 
 use super::detect;
-use super::error::{offset_of, Locator, Rejection};
+use super::error::{offset_of, Locator};
 use super::prune::{self, Prune};
 use super::readers::{self, Origin, Session};
 use super::sink::Sink;
@@ -309,10 +309,11 @@ fn first_control_byte(bytes: &[u8]) -> Option<usize> {
         .map(|i| at + i)
 }
 
-fn detection_failed(name: &str, tried: Vec<Rejection>) -> ReadError {
+fn detection_failed(name: &str, found: String) -> ReadError {
     ReadError::DetectionFailed {
         file: name.to_string(),
-        tried,
+        found,
+        tried: detect::rejections(),
     }
 }
 
@@ -670,10 +671,7 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
             None if buf.len() < MAX_UNDECIDED_LINES => Ok(()),
             None => {
                 let first = &buf[0].value;
-                Err(detection_failed(
-                    self.name,
-                    detect::doc(first).err().unwrap_or_default(),
-                ))
+                Err(detection_failed(self.name, detect::describe(first)))
             }
             Some(choice) => self.decide(choice),
         }
@@ -768,13 +766,7 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
             if buf.is_empty() {
                 return Err(detection_failed(
                     self.name,
-                    Format::ALL
-                        .iter()
-                        .map(|&format| Rejection {
-                            format,
-                            reason: "the file holds no JSON records".to_string(),
-                        })
-                        .collect(),
+                    "text with no JSON records".to_string(),
                 ));
             }
             if self.claude_hint || self.forced.is_some() {
@@ -784,10 +776,7 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
                 self.decide(Some(Format::McpJsonrpc))?;
             } else {
                 let first = &buf[0].value;
-                return Err(detection_failed(
-                    self.name,
-                    detect::doc(first).err().unwrap_or_default(),
-                ));
+                return Err(detection_failed(self.name, detect::describe(first)));
             }
         }
         if let State::Session {

@@ -246,6 +246,10 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
 }
 
 fn read_with(st: &mut Stream, v: &Value, sink: &mut Sink) -> Result<(), String> {
+    if detect::is_interaction(v) {
+        interaction(v, sink);
+        return Ok(());
+    }
     if v.get("candidates").is_some() {
         response(st, v, &[], sink);
         return Ok(());
@@ -329,6 +333,28 @@ fn content(st: &mut Stream, c: &Value, path: &[Seg], sink: &mut Sink) {
             if !linked {
                 sink.answer_name(s(fr, "name").unwrap_or(""), out, err);
             }
+        }
+    }
+}
+
+/// A Google Interactions API response (`object: "interaction"`): its `function_call` steps
+/// `{id, name, arguments}` are the calls. Their results are not in the response (the client
+/// sends them with the next request).
+fn interaction(v: &Value, sink: &mut Sink) {
+    for (i, st) in arr(v, "steps").iter().enumerate() {
+        if s(st, "type") == Some("function_call") {
+            let args = st
+                .get("arguments")
+                .filter(|a| !a.is_null())
+                .map(Args::Value)
+                .unwrap_or(Args::Empty);
+            let l = sink.at(&[Seg::K("steps"), Seg::I(i)]);
+            sink.call(
+                s(st, "name").unwrap_or(""),
+                args,
+                s(st, "id").map(str::to_string),
+                l,
+            );
         }
     }
 }
