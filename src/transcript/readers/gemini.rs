@@ -129,6 +129,9 @@ impl Open {
         } else {
             return Ok(());
         };
+        if !fits(&self.args, &path) {
+            return Err(format!("a streamed argument's `jsonPath` (`{}`) does not fit the arguments received before it; the fragment was skipped", short(raw)));
+        }
         let append = text && self.continuing.as_ref() == Some(&path);
         self.continuing = (text && more).then(|| path.clone());
         let slot = slot(&mut self.args, &path).ok_or_else(|| {
@@ -192,6 +195,24 @@ fn parse_path(p: &str) -> Option<Vec<Step>> {
         }
     }
     Some(steps)
+}
+
+/// Whether [`slot`] finds a place for `path` in `root` (checked first, so that a path that does
+/// not fit changes nothing).
+fn fits(root: &Value, path: &[Step]) -> bool {
+    let mut cur = Some(root);
+    for (k, step) in path.iter().enumerate() {
+        // Below the root, a missing or scalar value is replaced by an empty container of the
+        // kind the step needs.
+        let container = cur.filter(|v| k == 0 || v.is_object() || v.is_array());
+        cur = match (step, container) {
+            (Step::Key(name), Some(Value::Object(o))) => o.get(name),
+            (Step::Index(i), Some(Value::Array(a))) if *i <= a.len() => a.get(*i),
+            (Step::Key(_), None) | (Step::Index(0), None) => None,
+            _ => return false,
+        };
+    }
+    true
 }
 
 /// The value at `path` inside `root`, creating objects and arrays on the way. An array index

@@ -1,0 +1,256 @@
+//! Files other projects committed (`tests/fixtures/wild/`, sources and licences in its
+//! `SOURCES.md`), none written for toolspec: each is read with format detection and must give
+//! exactly its truth file's calls (name, arguments, id, output, error flag), be detected as the
+//! format its folder names, and read the same when streamed.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+use toolspec::transcript::{read, read_file, read_reader, Format, ReadError, Transcript};
+
+/// The format each folder's files are read as (the folder names the API, not always the reader).
+fn expected_format(folder: &str) -> Format {
+    match folder {
+        "google_interactions" => Format::Gemini,
+        other => other.replace('_', "-").parse().unwrap(),
+    }
+}
+
+/// Files whose truth takes a judgement call toolspec makes the other way (documented in
+/// docs/formats.md and the fixtures' SOURCES.md): their calls are compared in either order.
+const EITHER_ORDER: &[&str] = &["deepeval-pydanticai-parallel-tools.trace.json"];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wild")
+}
+
+fn files() -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    for dir in std::fs::read_dir(root()).unwrap().flatten() {
+        let folder = dir.file_name().to_string_lossy().into_owned();
+        if !dir.path().is_dir() || folder == "truth" {
+            continue;
+        }
+        for f in std::fs::read_dir(dir.path()).unwrap().flatten() {
+            out.push((folder.clone(), f.path()));
+        }
+    }
+    out.sort();
+    out
+}
+
+fn calls(ts: &[Transcript]) -> Vec<Value> {
+    ts.iter()
+        .flat_map(|t| &t.calls)
+        .map(|c| {
+            json!({"name": c.name, "args": c.args, "id": c.id, "output": c.output, "is_error": c.is_error})
+        })
+        .collect()
+}
+
+fn sorted(mut v: Vec<Value>) -> Vec<Value> {
+    v.sort_by_key(|c| c.to_string());
+    v
+}
+
+#[test]
+fn every_wild_file_reads_as_its_truth() {
+    let all = files();
+    assert!(all.len() >= 36, "found {} wild files", all.len());
+    let mut failures = Vec::new();
+    for (folder, file) in &all {
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        let truth = root()
+            .join("truth")
+            .join(folder)
+            .join(format!("{name}.truth.json"));
+        let want: Vec<Value> = match std::fs::read(&truth) {
+            Ok(b) => serde_json::from_slice(&b).unwrap(),
+            Err(_) => {
+                failures.push(format!("{folder}/{name}: no truth file"));
+                continue;
+            }
+        };
+        let ts = match read_file(file, None) {
+            Ok(ts) => ts,
+            Err(e) => {
+                failures.push(format!("{folder}/{name}: {e}"));
+                continue;
+            }
+        };
+        let format = expected_format(folder);
+        if let Some(t) = ts.iter().find(|t| t.format != format) {
+            failures.push(format!(
+                "{folder}/{name}: detected as {}, not {format}",
+                t.format
+            ));
+        }
+        let got = calls(&ts);
+        let same = if EITHER_ORDER.contains(&name.as_str()) {
+            sorted(got.clone()) == sorted(want.clone())
+        } else {
+            got == want
+        };
+        if !same {
+            let first = (0..got.len().min(want.len()))
+                .find(|&i| got[i] != want[i])
+                .map(|i| format!("; call {i}:\n    got  {}\n    want {}", got[i], want[i]))
+                .unwrap_or_default();
+            failures.push(format!(
+                "{folder}/{name}: {} calls, truth {}{first}",
+                got.len(),
+                want.len()
+            ));
+        }
+        let bytes = std::fs::read(file).unwrap();
+        let mut streamed = Vec::new();
+        match read_reader(&name, &bytes[..], None, |t| streamed.push(t)) {
+            Ok(()) if calls(&streamed) == got => {}
+            Ok(()) => failures.push(format!("{folder}/{name}: streamed read differs")),
+            Err(e) => failures.push(format!("{folder}/{name}: streamed read failed: {e}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} wild files differ:\n{}",
+        failures.len(),
+        all.len(),
+        failures.join("\n")
+    );
+}
+
+/// Gemini stream chunks whose `functionCall` parts carry only `partialArgs` or close the call
+/// (`{}`) continue the call before them: one call per named part, never a nameless one.
+#[test]
+fn gemini_partial_arguments_continue_the_open_call() {
+    let lines = [
+        r#"{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"write","willContinue":true}}]}}]}"#,
+        r#"{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.items[0].name","stringValue":"app","willContinue":true}],"willContinue":true}}]}}]}"#,
+        r#"{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.items[0].name","stringValue":"le"}],"willContinue":true}}]}}]}"#,
+        r#"{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$['items'][0]['ok']","boolValue":true},{"jsonPath":"$.items[1]","nullValue":"NULL_VALUE"},{"jsonPath":"$.n","numberValue":2}],"willContinue":true}}]}}]}"#,
+        r#"{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{}}]}}]}"#,
+        r#"{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"done","args":{"x":1}}}]}}]}"#,
+    ];
+    let text = lines.join("\n") + "\n";
+    let ts = read("s.jsonl", text.as_bytes(), None).unwrap();
+    let got = calls(&ts);
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!(got[0]["name"], "write");
+    assert_eq!(
+        got[0]["args"],
+        json!({"items": [{"name": "apple", "ok": true}, null], "n": 2})
+    );
+    assert_eq!(got[1]["name"], "done");
+    assert_eq!(got[1]["args"], json!({"x": 1}));
+    // The same stream as one document (a gemini-cli replay of chunks) reads the same.
+    let chunks: Vec<Value> = lines
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let doc = json!({"method": "generateContentStream", "response": chunks}).to_string();
+    assert_eq!(calls(&read("r.json", doc.as_bytes(), None).unwrap()), got);
+}
+
+/// A `jsonPath` that does not fit, is too deep, or jumps past the end of an array is reported
+/// and skipped; it never builds a large or deep value.
+#[test]
+fn gemini_partial_arguments_that_do_not_fit_are_reported_not_followed() {
+    let deep = format!("$.{}", vec!["a"; 100].join("."));
+    let cases = [
+        r#"$.items[1000000000]"#.to_string(),
+        deep,
+        "$..x".to_string(),
+        "$.items[*]".to_string(),
+        "items".to_string(),
+    ];
+    for path in cases {
+        let part =
+            json!({"functionCall": {"partialArgs": [{"jsonPath": path, "stringValue": "x"}]}});
+        let doc = json!({"candidates": [{"content": {"role": "model", "parts": [
+            {"functionCall": {"name": "f", "willContinue": true}}, part]}}]});
+        let ts = read("r.json", doc.to_string().as_bytes(), None).unwrap();
+        assert_eq!(calls(&ts)[0]["args"], json!({}), "{path}");
+        assert!(
+            ts[0].findings.iter().any(|f| f.code == "invalid-arguments"),
+            "{path}: {:?}",
+            ts[0].findings
+        );
+    }
+}
+
+/// A `steps` array alone is no Vercel result: a Google Interactions response is read as
+/// Gemini, and an unknown object with `steps` is an `unknown-format` error naming what it holds
+/// (it used to be read as a Vercel result with 0 calls).
+#[test]
+fn steps_alone_do_not_make_a_vercel_result() {
+    let interaction = r#"{"id":"v1","object":"interaction","status":"requires_action","steps":[{"type":"thought","signature":"x"},{"id":"z1","type":"function_call","name":"getWeather","arguments":{"location":"Paris"}}]}"#;
+    let ts = read("i.json", interaction.as_bytes(), None).unwrap();
+    assert_eq!(ts[0].format, Format::Gemini);
+    assert_eq!(
+        calls(&ts),
+        vec![
+            json!({"name": "getWeather", "args": {"location": "Paris"}, "id": "z1", "output": null, "is_error": false})
+        ]
+    );
+    let other = r#"{"run_id":"r","steps":[{"kind":"request","parts":[{"part_kind":"tool-call","tool_name":"f","args":{}}]}]}"#;
+    let e = read("p.json", other.as_bytes(), None).unwrap_err();
+    assert_eq!(e.code(), "unknown-format");
+    assert!(e.to_string().contains("`run_id`, `steps`"), "{e}");
+    // A v4/v5 result is still one.
+    let v5 = r#"{"steps":[{"content":[{"type":"tool-call","toolCallId":"c","toolName":"f","input":{}}],"finishReason":"tool-calls"}]}"#;
+    assert_eq!(
+        read("v.json", v5.as_bytes(), None).unwrap()[0].format,
+        Format::VercelAiSdk
+    );
+}
+
+/// UI message chunk streams hold more chunk types than the reader needs (approvals, sources,
+/// errors, custom `data-…` parts): they are skipped, not a reason to give up on the file.
+#[test]
+fn ui_chunk_streams_with_other_chunk_types_are_read() {
+    let stream = r#"[{"type":"start"},{"type":"source-url","sourceId":"s","url":"https://example.com"},{"type":"data-weather","data":{}},
+      {"type":"tool-input-start","toolCallId":"c1","toolName":"rm"},{"type":"tool-input-available","toolCallId":"c1","toolName":"rm","input":{"f":"a"}},
+      {"type":"tool-approval-request","approvalId":"a1","toolCallId":"c1"},{"type":"tool-output-denied","toolCallId":"c1"},
+      {"type":"error","errorText":"boom"},{"type":"finish"}]"#;
+    let ts = read("u.json", stream.as_bytes(), None).unwrap();
+    assert_eq!(ts[0].format, Format::VercelAiSdk);
+    assert_eq!(
+        calls(&ts),
+        vec![
+            json!({"name": "rm", "args": {"f": "a"}, "id": "c1", "output": null, "is_error": false})
+        ]
+    );
+    // Anthropic content blocks (`text`, `tool_use`) are no chunk stream.
+    let blocks =
+        r#"[{"type":"text","text":"hi"},{"type":"tool_use","id":"t","name":"f","input":{}}]"#;
+    assert!(read("b.json", blocks.as_bytes(), None)
+        .map(|ts| ts[0].format != Format::VercelAiSdk)
+        .unwrap_or(true));
+}
+
+/// `unknown-format` names what the file holds once, and each format's reason once.
+#[test]
+fn unknown_format_says_what_it_found_once() {
+    let e = read(
+        "c.json",
+        br#"{"id":"x","message":{},"finish_reason":"stop"}"#,
+        None,
+    )
+    .unwrap_err();
+    let ReadError::DetectionFailed { found, tried, .. } = &e else {
+        panic!("{e}")
+    };
+    assert_eq!(
+        found,
+        "an object with keys `id`, `message`, `finish_reason`"
+    );
+    assert_eq!(tried.len(), Format::ALL.len());
+    let help = miette::Diagnostic::help(&e).unwrap().to_string();
+    assert_eq!(help.matches("`finish_reason`").count(), 0, "{help}");
+    assert_eq!(e.to_string().matches("`finish_reason`").count(), 1, "{e}");
+    // A text file without any JSON says so once too.
+    let e = read("n.txt", b"hello\nworld\n", None).unwrap_err();
+    assert!(e.to_string().contains("text with no JSON records"), "{e}");
+    let help = miette::Diagnostic::help(&e).unwrap().to_string();
+    assert!(!help.contains("no JSON records"), "{help}");
+}
