@@ -254,3 +254,45 @@ fn unknown_format_says_what_it_found_once() {
     let help = miette::Diagnostic::help(&e).unwrap().to_string();
     assert!(!help.contains("no JSON records"), "{help}");
 }
+
+/// A file with the marks of two formats is read as the first in the detection order, and says
+/// so: an `ambiguous-format` finding names the other format and how to read it as that. A
+/// forced format, or a file with one format's marks, has no such finding.
+#[test]
+fn a_file_matching_two_formats_says_so() {
+    let doc = json!({"messages": [
+        {"role": "assistant",
+         "content": [{"type": "tool_use", "id": "toolu_1", "name": "search", "input": {"q": "a"}}],
+         "tool_calls": [{"id": "toolu_1", "type": "function", "function": {"name": "search", "arguments": "{\"q\":\"a\"}"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "found"}]}
+    ]})
+    .to_string();
+    let ts = read("x.json", doc.as_bytes(), None).unwrap();
+    assert_eq!(ts[0].format, Format::AnthropicMessages);
+    let notes: Vec<_> = ts[0]
+        .findings
+        .iter()
+        .filter(|f| f.code == "ambiguous-format")
+        .collect();
+    assert_eq!(notes.len(), 1, "{:?}", ts[0].findings);
+    assert!(
+        notes[0].message.contains("openai-chat")
+            && notes[0].message.contains("--format openai-chat"),
+        "{}",
+        notes[0].message
+    );
+    assert_eq!((notes[0].span.start, notes[0].span.end), (0, doc.len()));
+    let forced = read("x.json", doc.as_bytes(), Some(Format::AnthropicMessages)).unwrap();
+    assert!(forced[0].findings.is_empty(), "{:?}", forced[0].findings);
+    // None of the wild files is ambiguous.
+    for (folder, file) in files() {
+        for t in read_file(&file, None).unwrap() {
+            assert!(
+                t.findings.iter().all(|f| f.code != "ambiguous-format"),
+                "{folder}/{}: {:?}",
+                file.display(),
+                t.findings
+            );
+        }
+    }
+}

@@ -349,6 +349,98 @@ fn is_langchain_message(m: &Value) -> bool {
     lc_type && (m.get("data").is_some_and(Value::is_object) || m.get("role").is_none())
 }
 
+/// The other formats a document (or dataset line) detected as `chosen` also has the marks of,
+/// each with the mark seen. Detection takes the first match of its order; these are the
+/// runners-up a user should hear about, since `--format` reads the file as one of them instead.
+/// Only distinctive marks count (a role/content list with no tool activity matches nothing).
+pub(crate) fn also_matches(v: &Value, chosen: Format) -> Vec<(Format, &'static str)> {
+    let msgs = messages(v).unwrap_or(&[]);
+    let blocks = |types: &[&str]| {
+        msgs.iter().any(|m| {
+            arr(m, "content")
+                .iter()
+                .any(|b| s(b, "type").is_some_and(|t| types.contains(&t)))
+        })
+    };
+    let o = v.as_object();
+    let has = |k: &str| o.is_some_and(|o| o.contains_key(k));
+    let object = s(v, "object");
+    let mut marks: Vec<(Format, &'static str)> = Vec::new();
+    let mut mark = |f: Format, yes: bool, what: &'static str| {
+        if yes && f != chosen && !marks.iter().any(|(g, _)| *g == f) {
+            marks.push((f, what));
+        }
+    };
+    mark(
+        Format::McpJsonrpc,
+        is_jsonrpc(v),
+        "`\"jsonrpc\": \"2.0\"` messages",
+    );
+    mark(
+        Format::OtelGenai,
+        has("resourceSpans") || has("resourceLogs"),
+        "`resourceSpans`/`resourceLogs`",
+    );
+    mark(
+        Format::OpenaiResponses,
+        (object == Some("response") && v.get("output").is_some_and(Value::is_array))
+            || msgs
+                .iter()
+                .any(|m| is_responses_item(m) && s(m, "type").is_some_and(|t| t != "message")),
+        "Responses items (`function_call`, …)",
+    );
+    mark(
+        Format::OpenaiChat,
+        matches!(object, Some("chat.completion" | "chat.completion.chunk"))
+            || v.get("choices").is_some_and(Value::is_array)
+            || msgs.iter().any(|m| {
+                arr(m, "tool_calls")
+                    .iter()
+                    .any(|c| c.get("function").is_some_and(Value::is_object))
+            }),
+        "`tool_calls` with `function` entries",
+    );
+    mark(
+        Format::AnthropicMessages,
+        (s(v, "type") == Some("message") && s(v, "role") == Some("assistant"))
+            || blocks(&["tool_use", "tool_result", "server_tool_use"]),
+        "`tool_use`/`tool_result` content blocks",
+    );
+    mark(
+        Format::VercelAiSdk,
+        is_vercel_result(v)
+            || v.as_array().is_some_and(|a| is_ui_chunk_stream(a))
+            || blocks(&["tool-call", "tool-result"])
+            || msgs.iter().any(|m| m.get("toolInvocations").is_some()),
+        "Vercel AI SDK steps, tool parts or chunks",
+    );
+    mark(
+        Format::Langchain,
+        msgs.iter().any(is_langchain_message),
+        "LangChain typed messages",
+    );
+    mark(
+        Format::Gemini,
+        has("candidates") || has("contents") || is_interaction(v) || is_gemini_cli_line(v),
+        "Gemini `candidates`/`contents`",
+    );
+    mark(
+        Format::Deepeval,
+        [
+            "tools_called",
+            "toolsCalled",
+            "expected_tools",
+            "expectedTools",
+            "toolSpans",
+            "testCases",
+        ]
+        .iter()
+        .any(|k| has(k)),
+        "DeepEval `tools_called`/`toolSpans`/`testCases`",
+    );
+    marks
+}
+
 /// Every format and what it looks for (for [`super::ReadError::DetectionFailed`]; what the
 /// file holds is said once, beside).
 pub(crate) fn rejections() -> Vec<Rejection> {

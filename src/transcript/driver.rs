@@ -336,9 +336,28 @@ fn read_document(
     let mut sink = Sink::keeping(keep);
     readers::read_doc(format, v, &mut sink)
         .map_err(|msg| shape_error(name, bytes, 0, 1, format, msg))?;
+    if forced.is_none() {
+        ambiguous(v, format, &mut sink);
+    }
     sink.resolve(bytes, 0);
     emit(transcript(format, None, sink));
     Ok(())
+}
+
+/// An `ambiguous-format` finding for each other format the document also has the marks of:
+/// detection picked the first in its order, and the user should know the file could be read
+/// otherwise (`--format`).
+fn ambiguous(v: &Value, format: Format, sink: &mut Sink) {
+    for (other, what) in detect::also_matches(v, format) {
+        let at = sink.at(&[]);
+        sink.finding(
+            "ambiguous-format",
+            format!(
+                "this file also has the marks of {other} ({what}); it was read as {format}, which comes first in the detection order (docs/formats.md); pass --format {other} to read it as {other}"
+            ),
+            at,
+        );
+    }
 }
 
 /// A document holding several transcripts (a DeepEval test run or list of test cases): one
@@ -744,6 +763,9 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
         let mut sink = Sink::keeping(&self.line_keep);
         readers::read_doc(format, v, &mut sink)
             .map_err(|msg| shape_error(self.name, json, json_base, no, format, msg))?;
+        if self.forced.is_none() {
+            ambiguous(v, format, &mut sink);
+        }
         sink.resolve(json, json_base);
         let t = transcript(format, Some(RecordLoc { line: no, span }), sink);
         match self.open.take() {
