@@ -12,6 +12,7 @@ use toolspec::transcript::{read, read_file, read_reader, Format, ReadError, Tran
 fn expected_format(folder: &str) -> Format {
     match folder {
         "google_interactions" => Format::Gemini,
+        "gemini_cli_session" => Format::GeminiCli,
         other => other.replace('_', "-").parse().unwrap(),
     }
 }
@@ -294,5 +295,46 @@ fn a_file_matching_two_formats_says_so() {
                 t.findings
             );
         }
+    }
+}
+
+/// A gemini-cli session file is detected as `gemini-cli` and as nothing else (no other format's
+/// marks); Gemini API documents and Claude Code lines, which share words with it, are not.
+#[test]
+fn gemini_cli_sessions_are_detected_as_themselves_only() {
+    let file = root().join("gemini_cli_session/agentcmd-gemini-session-2025-10-27T19-55.json");
+    let ts = read_file(&file, None).unwrap();
+    assert_eq!(ts.len(), 1);
+    assert_eq!(ts[0].format, Format::GeminiCli);
+    assert!(ts[0].findings.is_empty(), "{:?}", ts[0].findings);
+    assert_eq!(ts[0].calls.len(), 13);
+    let session = r#"{"sessionId":"s","projectHash":"h","startTime":"t","lastUpdated":"t","messages":[
+      {"id":"1","timestamp":"t","type":"user","content":"hi"},
+      {"id":"2","timestamp":"t","type":"gemini","content":"","toolCalls":[
+        {"id":"c1","name":"ls","args":{"path":"/"},"status":"success","result":[{"functionResponse":{"id":"c1","name":"ls","response":{"output":"a b"}}}]},
+        {"id":"c2","name":"sh","args":{"command":"x"},"status":"cancelled","result":null}]}]}"#;
+    let ts = read("s.json", session.as_bytes(), None).unwrap();
+    assert_eq!(ts[0].format, Format::GeminiCli);
+    assert_eq!(
+        calls(&ts),
+        vec![
+            json!({"name": "ls", "args": {"path": "/"}, "id": "c1", "output": {"output": "a b"}, "is_error": false}),
+            json!({"name": "sh", "args": {"command": "x"}, "id": "c2", "output": null, "is_error": true}),
+        ]
+    );
+    for (other, text) in [
+        (
+            Format::Gemini,
+            r#"{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]}]}"#,
+        ),
+        (
+            Format::ClaudeCode,
+            r#"{"type":"user","sessionId":"s","message":{"role":"user","content":"hi"}}"#,
+        ),
+    ] {
+        assert_eq!(
+            read("o.json", text.as_bytes(), None).unwrap()[0].format,
+            other
+        );
     }
 }

@@ -151,6 +151,13 @@ fn is_jsonrpc(v: &Value) -> bool {
     }
 }
 
+/// A gemini-cli session file: `sessionId`, `projectHash` and a `messages` array.
+fn is_gemini_cli_session(v: &Value) -> bool {
+    v.get("sessionId").is_some_and(Value::is_string)
+        && v.get("projectHash").is_some_and(Value::is_string)
+        && v.get("messages").is_some_and(Value::is_array)
+}
+
 /// A Google Interactions API response: `object: "interaction"` and `steps[]`.
 pub(crate) fn is_interaction(v: &Value) -> bool {
     s(v, "object") == Some("interaction") && v.get("steps").is_some_and(Value::is_array)
@@ -218,6 +225,9 @@ pub(crate) fn doc(v: &Value) -> Result<Format, String> {
 }
 
 fn doc_shape(v: &Value) -> Option<Format> {
+    if is_gemini_cli_session(v) {
+        return Some(Format::GeminiCli);
+    }
     if let Value::Object(o) = v {
         let object = s(v, "object");
         if (object == Some("response") && o.get("output").is_some_and(Value::is_array))
@@ -425,6 +435,11 @@ pub(crate) fn also_matches(v: &Value, chosen: Format) -> Vec<(Format, &'static s
         "Gemini `candidates`/`contents`",
     );
     mark(
+        Format::GeminiCli,
+        is_gemini_cli_session(v),
+        "a gemini-cli `{sessionId, projectHash, messages}` session",
+    );
+    mark(
         Format::Deepeval,
         [
             "tools_called",
@@ -460,6 +475,7 @@ pub(crate) fn rejections() -> Vec<Rejection> {
         r(Format::CodexCli, "no `{timestamp, type, payload}` rollout lines"),
         r(Format::Gemini, "no `candidates`, `contents`, `{role, parts}` list or `object: interaction`"),
         r(Format::Deepeval, "no `tools_called`/`toolsCalled`/`expected_tools`, `toolSpans` or `testCases`"),
+        r(Format::GeminiCli, "no `{sessionId, projectHash, messages}` session"),
     ]
 }
 

@@ -28,11 +28,13 @@ pub enum Format {
     Gemini,
     /// DeepEval test cases, traces, test runs and the plain `{"tools_called": [...]}` shape.
     Deepeval,
+    /// gemini-cli session files (`~/.gemini/tmp/…/chats/session-*.json`).
+    GeminiCli,
 }
 
 impl Format {
     /// Every format, in detection-table order of the docs.
-    pub const ALL: [Format; 11] = [
+    pub const ALL: [Format; 12] = [
         Format::OpenaiChat,
         Format::OpenaiResponses,
         Format::AnthropicMessages,
@@ -44,6 +46,7 @@ impl Format {
         Format::CodexCli,
         Format::Gemini,
         Format::Deepeval,
+        Format::GeminiCli,
     ];
 
     /// The kebab-case name (`openai-chat`), as accepted by `--format`.
@@ -60,6 +63,7 @@ impl Format {
             Format::CodexCli => "codex-cli",
             Format::Gemini => "gemini",
             Format::Deepeval => "deepeval",
+            Format::GeminiCli => "gemini-cli",
         }
     }
 
@@ -104,6 +108,7 @@ impl FromStr for Format {
             "codex-cli" | "codex" => Format::CodexCli,
             "gemini" => Format::Gemini,
             "deepeval" => Format::Deepeval,
+            "gemini-cli" | "gemini-cli-session" => Format::GeminiCli,
             _ => return Err(UnknownFormat(s.to_string())),
         };
         Ok(f)

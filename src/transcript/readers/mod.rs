@@ -6,6 +6,7 @@ mod claude_code;
 mod codex;
 mod deepeval;
 mod gemini;
+mod gemini_cli;
 mod langchain;
 mod mcp;
 mod openai_chat;
@@ -118,6 +119,7 @@ pub(crate) fn read_doc(format: Format, v: &Value, sink: &mut Sink) -> Result<(),
         Format::Langchain => langchain::read(v, sink),
         Format::Gemini => gemini::read(v, sink),
         Format::Deepeval => deepeval::read(v, sink),
+        Format::GeminiCli => gemini_cli::read(v, sink),
         Format::OtelGenai => {
             let mut st = otel::State::default();
             match v {
