@@ -13,6 +13,7 @@ fn expected_format(folder: &str) -> Format {
     match folder {
         "google_interactions" => Format::Gemini,
         "gemini_cli_session" => Format::GeminiCli,
+        "cohere" => Format::OpenaiChat,
         other => other.replace('_', "-").parse().unwrap(),
     }
 }
@@ -337,4 +338,25 @@ fn gemini_cli_sessions_are_detected_as_themselves_only() {
             other
         );
     }
+}
+
+/// A Cohere v2 chat response reads as OpenAI Chat (the same `tool_calls` shape), and nothing else
+/// claims it; an Anthropic `Message` (which also has a `role`) is not taken for one.
+#[test]
+fn cohere_responses_read_as_openai_chat() {
+    let text = r#"{"id":"x","message":{"role":"assistant","tool_plan":"p","tool_calls":[{"id":"w1","type":"function","function":{"name":"weather","arguments":"{\"city\":\"Oslo\"}"}}]},"finish_reason":"TOOL_CALL","usage":{}}"#;
+    let ts = read("c.json", text.as_bytes(), None).unwrap();
+    assert_eq!(ts[0].format, Format::OpenaiChat);
+    assert!(ts[0].findings.is_empty(), "{:?}", ts[0].findings);
+    assert_eq!(
+        calls(&ts),
+        vec![
+            json!({"name": "weather", "args": {"city": "Oslo"}, "id": "w1", "output": null, "is_error": false})
+        ]
+    );
+    let anthropic = r#"{"id":"m","type":"message","role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{}}],"stop_reason":"tool_use"}"#;
+    assert_eq!(
+        read("a.json", anthropic.as_bytes(), None).unwrap()[0].format,
+        Format::AnthropicMessages
+    );
 }

@@ -151,6 +151,16 @@ fn is_jsonrpc(v: &Value) -> bool {
     }
 }
 
+/// A Cohere v2 chat response: `{id, message: {role, tool_calls?, tool_plan?, content?},
+/// finish_reason, usage}` (read as OpenAI Chat: its `tool_calls` have the same shape).
+pub(crate) fn is_cohere_response(v: &Value) -> bool {
+    v.get("finish_reason").is_some_and(Value::is_string)
+        && v.get("message")
+            .is_some_and(|m| m.get("role").is_some_and(Value::is_string))
+        && v.get("choices").is_none()
+        && v.get("type").is_none()
+}
+
 /// A gemini-cli session file: `sessionId`, `projectHash` and a `messages` array.
 fn is_gemini_cli_session(v: &Value) -> bool {
     v.get("sessionId").is_some_and(Value::is_string)
@@ -235,7 +245,10 @@ fn doc_shape(v: &Value) -> Option<Format> {
         {
             return Some(Format::OpenaiResponses);
         }
-        if object == Some("chat.completion") || o.get("choices").is_some_and(Value::is_array) {
+        if object == Some("chat.completion")
+            || o.get("choices").is_some_and(Value::is_array)
+            || is_cohere_response(v)
+        {
             return Some(Format::OpenaiChat);
         }
         if s(v, "type") == Some("message")
@@ -403,6 +416,7 @@ pub(crate) fn also_matches(v: &Value, chosen: Format) -> Vec<(Format, &'static s
         Format::OpenaiChat,
         matches!(object, Some("chat.completion" | "chat.completion.chunk"))
             || v.get("choices").is_some_and(Value::is_array)
+            || is_cohere_response(v)
             || msgs.iter().any(|m| {
                 arr(m, "tool_calls")
                     .iter()
