@@ -234,7 +234,7 @@ fn slot<'v>(root: &'v mut Value, path: &[Step]) -> Option<&'v mut Value> {
             Step::Key(name) => {
                 let obj = cur.as_object_mut()?;
                 let v = obj.entry(name.clone()).or_insert_with(|| Value::Null);
-                if !last && !(v.is_object() || v.is_array()) {
+                if !(last || v.is_object() || v.is_array()) {
                     *v = fresh();
                 }
                 v
@@ -248,7 +248,7 @@ fn slot<'v>(root: &'v mut Value, path: &[Step]) -> Option<&'v mut Value> {
                     a.push(Value::Null);
                 }
                 let v = &mut a[*i];
-                if !last && !(v.is_object() || v.is_array()) {
+                if !(last || v.is_object() || v.is_array()) {
                     *v = fresh();
                 }
                 v
