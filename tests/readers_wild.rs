@@ -360,3 +360,46 @@ fn cohere_responses_read_as_openai_chat() {
         Format::AnthropicMessages
     );
 }
+
+/// Provider stream events saved one per line: Anthropic `content_block_*` events and OpenAI
+/// Responses `response.output_item.done` events give the calls, arguments assembled from the
+/// pieces; the events that repeat or only describe them add nothing.
+#[test]
+fn provider_stream_events_are_read() {
+    let anthropic = [
+        r#"{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[]}}"#,
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+        r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t1","name":"search","input":{}}}"#,
+        r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"q\": \"ti"}}"#,
+        r#"{"type":"ping"}"#,
+        r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"de\"}"}}"#,
+        r#"{"type":"content_block_stop","index":1}"#,
+        r#"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"t2","name":"noop","input":{}}}"#,
+        r#"{"type":"content_block_stop","index":2}"#,
+        r#"{"type":"message_stop"}"#,
+    ]
+    .join("\n");
+    let ts = read("a.jsonl", anthropic.as_bytes(), None).unwrap();
+    assert_eq!(ts[0].format, Format::AnthropicMessages);
+    assert_eq!(
+        calls(&ts),
+        vec![
+            json!({"name": "search", "args": {"q": "tide"}, "id": "t1", "output": null, "is_error": false}),
+            json!({"name": "noop", "args": {}, "id": "t2", "output": null, "is_error": false}),
+        ]
+    );
+    let responses = [
+        r#"{"type":"response.created","sequence_number":0,"response":{"id":"r","object":"response","output":[]}}"#,
+        r#"{"type":"response.output_item.added","sequence_number":1,"output_index":0,"item":{"id":"fc1","type":"function_call","status":"in_progress","arguments":"","call_id":"c1","name":"f"}}"#,
+        r#"{"type":"response.function_call_arguments.delta","sequence_number":2,"item_id":"fc1","output_index":0,"delta":"{\"a\":1}"}"#,
+        r#"{"type":"response.output_item.done","sequence_number":3,"output_index":0,"item":{"id":"fc1","type":"function_call","status":"completed","arguments":"{\"a\":1}","call_id":"c1","name":"f"}}"#,
+        r#"{"type":"response.completed","sequence_number":4,"response":{"id":"r","object":"response","output":[{"id":"fc1","type":"function_call","status":"completed","arguments":"{\"a\":1}","call_id":"c1","name":"f"}]}}"#,
+    ]
+    .join("\n");
+    let ts = read("r.jsonl", responses.as_bytes(), None).unwrap();
+    assert_eq!(ts[0].format, Format::OpenaiResponses);
+    assert_eq!(
+        calls(&ts),
+        vec![json!({"name": "f", "args": {"a": 1}, "id": "c1", "output": null, "is_error": false})]
+    );
+}

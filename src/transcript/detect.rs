@@ -122,7 +122,27 @@ pub(crate) fn line(v: &Value) -> Option<Format> {
     if s(v, "object") == Some("chat.completion.chunk") {
         return Some(Format::OpenaiChat);
     }
+    if is_anthropic_event(v) {
+        return Some(Format::AnthropicMessages);
+    }
+    if is_responses_event(v) {
+        return Some(Format::OpenaiResponses);
+    }
     None
+}
+
+/// The first event of an Anthropic Messages stream: `{type: "message_start", message: {type:
+/// "message", …}}`.
+pub(crate) fn is_anthropic_event(v: &Value) -> bool {
+    s(v, "type") == Some("message_start")
+        && v.get("message")
+            .is_some_and(|m| s(m, "type") == Some("message"))
+}
+
+/// An OpenAI Responses stream event: `type: "response.…"` with a `sequence_number`.
+pub(crate) fn is_responses_event(v: &Value) -> bool {
+    s(v, "type").is_some_and(|t| t.starts_with("response."))
+        && v.get("sequence_number").is_some_and(Value::is_u64)
 }
 
 /// A line that hints at a Claude Code session without deciding it (`summary`,

@@ -38,6 +38,8 @@ pub(crate) enum Session {
     ChatStream(openai_chat::Stream),
     /// Gemini responses, one per line: a call's streamed arguments span lines.
     Gemini(gemini::Stream),
+    /// Anthropic Messages stream events, one per line.
+    AnthropicStream(anthropic::Stream),
     /// A document format whose lines are independent documents (Gemini responses, Vercel results).
     Doc(Format),
 }
@@ -58,6 +60,9 @@ impl Session {
                 Session::ChatStream(openai_chat::Stream::default())
             }
             Format::Gemini => Session::Gemini(gemini::Stream::default()),
+            Format::AnthropicMessages if first.is_some_and(super::detect::is_anthropic_event) => {
+                Session::AnthropicStream(anthropic::Stream::default())
+            }
             f => Session::Doc(f),
         }
     }
@@ -74,6 +79,7 @@ impl Session {
                 // A line that does not fit is skipped, as for other document lines.
                 let _ = s.read(v, sink);
             }
+            Session::AnthropicStream(s) => s.event(v, sink),
             Session::Doc(f) => {
                 // A line that does not fit is skipped: sessions mix event kinds.
                 let _ = read_doc(*f, v, sink);
@@ -104,6 +110,7 @@ impl Session {
             Session::Otel(s) => s.finish(sink),
             Session::ChatStream(s) => s.finish(sink),
             Session::Gemini(mut s) => s.finish(sink),
+            Session::AnthropicStream(s) => s.finish(sink),
             Session::ClaudeCode(_) | Session::Codex(_) | Session::Doc(_) => {}
         }
     }

@@ -7,40 +7,62 @@ use super::super::detect;
 use super::super::sink::{arr, norm_output, s, Args, Sink};
 use super::super::spans::Seg;
 
-/// Read a Responses document.
+/// Read a Responses document, or one stream event: a `response.output_item.done` event's `item`
+/// is read as an output item; other events (`response.created`, deltas, `response.completed`,
+/// which repeats the items) are skipped.
 pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
+    if detect::is_responses_event(v) {
+        if s(v, "type") == Some("response.output_item.done") {
+            if let Some(item) = v.get("item") {
+                items(std::slice::from_ref(item), |_| vec![Seg::K("item")], sink);
+            }
+        }
+        return Ok(());
+    }
     for t in arr(v, "tools") {
         if let Some(name) = s(t, "name") {
             sink.declare(name, t.get("description"), t.get("parameters"));
         }
     }
-    let (items, root): (&[Value], Seg) = if let Some(o) = v.get("output").and_then(Value::as_array)
-    {
-        (o, Seg::K("output"))
-    } else if let Some(d) = v.get("data").and_then(Value::as_array) {
-        (d, Seg::K("data"))
-    } else if let Some(m) = detect::messages(v) {
-        let seg = if v.get("messages").is_some() {
-            Seg::K("messages")
+    let (items_v, root): (&[Value], Seg) =
+        if let Some(o) = v.get("output").and_then(Value::as_array) {
+            (o, Seg::K("output"))
+        } else if let Some(d) = v.get("data").and_then(Value::as_array) {
+            (d, Seg::K("data"))
+        } else if let Some(m) = detect::messages(v) {
+            let seg = if v.get("messages").is_some() {
+                Seg::K("messages")
+            } else {
+                Seg::K("input")
+            };
+            (m, seg)
         } else {
-            Seg::K("input")
+            return Err(format!(
+                "expected `output`, `data`, `input` or an item list; found {}",
+                detect::describe(v)
+            ));
         };
-        (m, seg)
-    } else {
-        return Err(format!(
-            "expected `output`, `data`, `input` or an item list; found {}",
-            detect::describe(v)
-        ));
-    };
     let bare = v.is_array();
+    items(
+        items_v,
+        |i| {
+            if bare {
+                vec![Seg::I(i)]
+            } else {
+                vec![root, Seg::I(i)]
+            }
+        },
+        sink,
+    );
+    Ok(())
+}
+
+/// Read a list of items; `path(i)` locates item `i`.
+fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mut Sink) {
     let mut i = 0;
     while i < items.len() {
         let it = &items[i];
-        let path: Vec<Seg> = if bare {
-            vec![Seg::I(i)]
-        } else {
-            vec![root, Seg::I(i)]
-        };
+        let path: Vec<Seg> = path(i);
         let loc = sink.at(&path);
         let ty = s(it, "type").unwrap_or("");
         let call_id = s(it, "call_id").map(str::to_string);
@@ -233,7 +255,6 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
         }
         i += 1;
     }
-    Ok(())
 }
 
 /// Whether a `shell_call_output` records a failed command: an outcome that timed out or exited
