@@ -14,6 +14,7 @@ fn expected_format(folder: &str) -> Format {
         "google_interactions" => Format::Gemini,
         "gemini_cli_session" => Format::GeminiCli,
         "cohere" => Format::OpenaiChat,
+        "swe_agent" => Format::SweAgent,
         other => other.replace('_', "-").parse().unwrap(),
     }
 }
@@ -401,5 +402,27 @@ fn provider_stream_events_are_read() {
     assert_eq!(
         calls(&ts),
         vec![json!({"name": "f", "args": {"a": 1}, "id": "c1", "output": null, "is_error": false})]
+    );
+}
+
+/// A SWE-agent trajectory is detected as `swe-agent` and nothing else; its reused ids are kept
+/// as separate calls, each result linked to the latest call with its id.
+#[test]
+fn swe_agent_trajectories_are_detected_as_themselves_only() {
+    let traj = r#"{"environment":"e","trajectory":[{"action":"ls","observation":"a"}],"info":{},"replay_config":"{}","history":[
+      {"role":"system","content":"sys","agent":"main","message_type":"system_prompt"},
+      {"role":"assistant","content":"","agent":"main","message_type":"action","tool_calls":[{"id":"c","type":"function","function":{"name":"bash","arguments":"{\"command\":\"ls\"}"}}]},
+      {"role":"tool","content":[{"type":"text","text":"a b"}],"agent":"main","message_type":"observation","tool_call_ids":["c"]},
+      {"role":"assistant","content":"","agent":"main","message_type":"action","tool_calls":[{"id":"c","type":"function","function":{"name":"bash","arguments":"{\"command\":\"ls\"}"}}]},
+      {"role":"tool","content":"again","agent":"main","message_type":"observation","tool_call_ids":["c"]}]}"#;
+    let ts = read("t.traj", traj.as_bytes(), None).unwrap();
+    assert_eq!(ts[0].format, Format::SweAgent);
+    assert!(ts[0].findings.is_empty(), "{:?}", ts[0].findings);
+    assert_eq!(
+        calls(&ts),
+        vec![
+            json!({"name": "bash", "args": {"command": "ls"}, "id": "c", "output": "a b", "is_error": false}),
+            json!({"name": "bash", "args": {"command": "ls"}, "id": "c", "output": "again", "is_error": false}),
+        ]
     );
 }

@@ -181,6 +181,12 @@ pub(crate) fn is_cohere_response(v: &Value) -> bool {
         && v.get("type").is_none()
 }
 
+/// A SWE-agent trajectory: `trajectory` and `history` arrays.
+fn is_swe_agent_trajectory(v: &Value) -> bool {
+    v.get("trajectory").is_some_and(Value::is_array)
+        && v.get("history").is_some_and(Value::is_array)
+}
+
 /// A gemini-cli session file: `sessionId`, `projectHash` and a `messages` array.
 fn is_gemini_cli_session(v: &Value) -> bool {
     v.get("sessionId").is_some_and(Value::is_string)
@@ -257,6 +263,9 @@ pub(crate) fn doc(v: &Value) -> Result<Format, String> {
 fn doc_shape(v: &Value) -> Option<Format> {
     if is_gemini_cli_session(v) {
         return Some(Format::GeminiCli);
+    }
+    if is_swe_agent_trajectory(v) {
+        return Some(Format::SweAgent);
     }
     if let Value::Object(o) = v {
         let object = s(v, "object");
@@ -474,6 +483,11 @@ pub(crate) fn also_matches(v: &Value, chosen: Format) -> Vec<(Format, &'static s
         "a gemini-cli `{sessionId, projectHash, messages}` session",
     );
     mark(
+        Format::SweAgent,
+        is_swe_agent_trajectory(v),
+        "a SWE-agent `{trajectory, history}` trajectory",
+    );
+    mark(
         Format::Deepeval,
         [
             "tools_called",
@@ -510,6 +524,7 @@ pub(crate) fn rejections() -> Vec<Rejection> {
         r(Format::Gemini, "no `candidates`, `contents`, `{role, parts}` list or `object: interaction`"),
         r(Format::Deepeval, "no `tools_called`/`toolsCalled`/`expected_tools`, `toolSpans` or `testCases`"),
         r(Format::GeminiCli, "no `{sessionId, projectHash, messages}` session"),
+        r(Format::SweAgent, "no `trajectory` and `history` arrays"),
     ]
 }
 

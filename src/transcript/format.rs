@@ -30,11 +30,13 @@ pub enum Format {
     Deepeval,
     /// gemini-cli session files (`~/.gemini/tmp/…/chats/session-*.json`).
     GeminiCli,
+    /// SWE-agent trajectories (`*.traj`).
+    SweAgent,
 }
 
 impl Format {
     /// Every format, in detection-table order of the docs.
-    pub const ALL: [Format; 12] = [
+    pub const ALL: [Format; 13] = [
         Format::OpenaiChat,
         Format::OpenaiResponses,
         Format::AnthropicMessages,
@@ -47,6 +49,7 @@ impl Format {
         Format::Gemini,
         Format::Deepeval,
         Format::GeminiCli,
+        Format::SweAgent,
     ];
 
     /// The kebab-case name (`openai-chat`), as accepted by `--format`.
@@ -64,6 +67,7 @@ impl Format {
             Format::Gemini => "gemini",
             Format::Deepeval => "deepeval",
             Format::GeminiCli => "gemini-cli",
+            Format::SweAgent => "swe-agent",
         }
     }
 
@@ -109,6 +113,7 @@ impl FromStr for Format {
             "gemini" => Format::Gemini,
             "deepeval" => Format::Deepeval,
             "gemini-cli" | "gemini-cli-session" => Format::GeminiCli,
+            "swe-agent" | "sweagent" => Format::SweAgent,
             _ => return Err(UnknownFormat(s.to_string())),
         };
         Ok(f)

@@ -12,6 +12,7 @@ mod mcp;
 mod openai_chat;
 mod openai_responses;
 mod otel;
+mod swe_agent;
 mod vercel;
 
 use serde_json::Value;
@@ -127,6 +128,7 @@ pub(crate) fn read_doc(format: Format, v: &Value, sink: &mut Sink) -> Result<(),
         Format::Gemini => gemini::read(v, sink),
         Format::Deepeval => deepeval::read(v, sink),
         Format::GeminiCli => gemini_cli::read(v, sink),
+        Format::SweAgent => swe_agent::read(v, sink),
         Format::OtelGenai => {
             let mut st = otel::State::default();
             match v {
