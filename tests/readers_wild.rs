@@ -15,6 +15,7 @@ fn expected_format(folder: &str) -> Format {
         "gemini_cli_session" => Format::GeminiCli,
         "cohere" => Format::OpenaiChat,
         "swe_agent" => Format::SweAgent,
+        "inspect_ai" => Format::InspectAi,
         other => other.replace('_', "-").parse().unwrap(),
     }
 }
@@ -425,4 +426,38 @@ fn swe_agent_trajectories_are_detected_as_themselves_only() {
             json!({"name": "bash", "args": {"command": "ls"}, "id": "c", "output": "again", "is_error": false}),
         ]
     );
+}
+
+/// An Inspect AI eval log is detected as `inspect-ai` and nothing else; a log of several samples
+/// gives one transcript per sample, located where the sample starts.
+#[test]
+fn inspect_logs_are_detected_as_themselves_and_split_by_sample() {
+    let sample = |id: &str, err: &str| {
+        format!(
+            r#"{{"id":"{id}","epoch":1,"input":"q","messages":[
+              {{"role":"user","content":"q"}},
+              {{"role":"assistant","content":"","tool_calls":[{{"id":"c{id}","function":"bash","arguments":{{"cmd":"ls"}}}}]}},
+              {{"role":"tool","tool_call_id":"c{id}","function":"bash","content":[{{"type":"text","text":"out"}}],"error":{err}}}],
+              "events":[]}}"#
+        )
+    };
+    let log = format!(
+        r#"{{"version":2,"status":"success","eval":{{"task":"t","model":"m"}},"plan":{{}},"samples":[{},{}]}}"#,
+        sample("1", "null"),
+        sample("2", r#"{"type":"timeout","message":"too slow"}"#)
+    );
+    let ts = read("log.json", log.as_bytes(), None).unwrap();
+    assert_eq!(ts.len(), 2);
+    assert!(ts
+        .iter()
+        .all(|t| t.format == Format::InspectAi && t.findings.is_empty()));
+    assert_eq!(
+        calls(&ts),
+        vec![
+            json!({"name": "bash", "args": {"cmd": "ls"}, "id": "c1", "output": "out", "is_error": false}),
+            json!({"name": "bash", "args": {"cmd": "ls"}, "id": "c2", "output": "out", "is_error": true}),
+        ]
+    );
+    let second = ts[1].record.unwrap();
+    assert!(log[second.span.start..second.span.end].starts_with(r#"{"id":"2""#));
 }

@@ -181,6 +181,14 @@ pub(crate) fn is_cohere_response(v: &Value) -> bool {
         && v.get("type").is_none()
 }
 
+/// An Inspect AI eval log: a numeric `version`, a `status` string and an `eval` object (the
+/// header every log has; `samples` may be left out of a log).
+pub(crate) fn is_inspect_log(v: &Value) -> bool {
+    v.get("version").is_some_and(Value::is_number)
+        && v.get("status").is_some_and(Value::is_string)
+        && v.get("eval").is_some_and(Value::is_object)
+}
+
 /// A SWE-agent trajectory: `trajectory` and `history` arrays.
 fn is_swe_agent_trajectory(v: &Value) -> bool {
     v.get("trajectory").is_some_and(Value::is_array)
@@ -266,6 +274,9 @@ fn doc_shape(v: &Value) -> Option<Format> {
     }
     if is_swe_agent_trajectory(v) {
         return Some(Format::SweAgent);
+    }
+    if is_inspect_log(v) {
+        return Some(Format::InspectAi);
     }
     if let Value::Object(o) = v {
         let object = s(v, "object");
@@ -488,6 +499,11 @@ pub(crate) fn also_matches(v: &Value, chosen: Format) -> Vec<(Format, &'static s
         "a SWE-agent `{trajectory, history}` trajectory",
     );
     mark(
+        Format::InspectAi,
+        is_inspect_log(v),
+        "an Inspect AI `{version, status, eval}` eval log",
+    );
+    mark(
         Format::Deepeval,
         [
             "tools_called",
@@ -525,6 +541,7 @@ pub(crate) fn rejections() -> Vec<Rejection> {
         r(Format::Deepeval, "no `tools_called`/`toolsCalled`/`expected_tools`, `toolSpans` or `testCases`"),
         r(Format::GeminiCli, "no `{sessionId, projectHash, messages}` session"),
         r(Format::SweAgent, "no `trajectory` and `history` arrays"),
+        r(Format::InspectAi, "no `{version, status, eval}` eval log"),
     ]
 }
 

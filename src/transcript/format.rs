@@ -32,11 +32,13 @@ pub enum Format {
     GeminiCli,
     /// SWE-agent trajectories (`*.traj`).
     SweAgent,
+    /// Inspect AI eval logs (JSON).
+    InspectAi,
 }
 
 impl Format {
     /// Every format, in detection-table order of the docs.
-    pub const ALL: [Format; 13] = [
+    pub const ALL: [Format; 14] = [
         Format::OpenaiChat,
         Format::OpenaiResponses,
         Format::AnthropicMessages,
@@ -50,6 +52,7 @@ impl Format {
         Format::Deepeval,
         Format::GeminiCli,
         Format::SweAgent,
+        Format::InspectAi,
     ];
 
     /// The kebab-case name (`openai-chat`), as accepted by `--format`.
@@ -68,6 +71,7 @@ impl Format {
             Format::Deepeval => "deepeval",
             Format::GeminiCli => "gemini-cli",
             Format::SweAgent => "swe-agent",
+            Format::InspectAi => "inspect-ai",
         }
     }
 
@@ -114,6 +118,7 @@ impl FromStr for Format {
             "deepeval" => Format::Deepeval,
             "gemini-cli" | "gemini-cli-session" => Format::GeminiCli,
             "swe-agent" | "sweagent" => Format::SweAgent,
+            "inspect-ai" | "inspect" => Format::InspectAi,
             _ => return Err(UnknownFormat(s.to_string())),
         };
         Ok(f)

@@ -7,6 +7,7 @@ mod codex;
 mod deepeval;
 mod gemini;
 mod gemini_cli;
+mod inspect_ai;
 mod langchain;
 mod mcp;
 mod openai_chat;
@@ -129,6 +130,7 @@ pub(crate) fn read_doc(format: Format, v: &Value, sink: &mut Sink) -> Result<(),
         Format::Deepeval => deepeval::read(v, sink),
         Format::GeminiCli => gemini_cli::read(v, sink),
         Format::SweAgent => swe_agent::read(v, sink),
+        Format::InspectAi => inspect_ai::read(v, sink),
         Format::OtelGenai => {
             let mut st = otel::State::default();
             match v {
@@ -194,13 +196,16 @@ pub(crate) fn read_doc(format: Format, v: &Value, sink: &mut Sink) -> Result<(),
 pub(crate) fn split(format: Format, v: &Value) -> Option<Vec<(Vec<Seg>, &Value)>> {
     match format {
         Format::Deepeval => deepeval::cases(v),
+        Format::InspectAi => inspect_ai::samples(v),
         _ => None,
     }
 }
 
 /// Read one part returned by [`split`], found at `path`.
 pub(crate) fn read_part(format: Format, v: &Value, path: &[Seg], sink: &mut Sink) {
-    if format == Format::Deepeval {
-        deepeval::read_case(v, path, sink);
+    match format {
+        Format::Deepeval => deepeval::read_case(v, path, sink),
+        Format::InspectAi => inspect_ai::read_sample(v, path, sink),
+        _ => {}
     }
 }
