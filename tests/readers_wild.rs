@@ -16,6 +16,7 @@ fn expected_format(folder: &str) -> Format {
         "cohere" => Format::OpenaiChat,
         "swe_agent" => Format::SweAgent,
         "inspect_ai" => Format::InspectAi,
+        "openhands" => Format::Openhands,
         other => other.replace('_', "-").parse().unwrap(),
     }
 }
@@ -460,4 +461,31 @@ fn inspect_logs_are_detected_as_themselves_and_split_by_sample() {
     );
     let second = ts[1].record.unwrap();
     assert!(log[second.span.start..second.span.end].starts_with(r#"{"id":"2""#));
+}
+
+/// An OpenHands event list is detected as `openhands` and nothing else: calls from the actions
+/// with `tool_call_metadata` (arguments as the model wrote them), results from the observations
+/// that name them as `cause`; a message list with `role`s is not taken for one.
+#[test]
+fn openhands_trajectories_are_detected_as_themselves_only() {
+    let events = r#"[
+      {"id":0,"timestamp":"t","source":"user","message":"hi","action":"message","args":{"content":"hi"}},
+      {"id":1,"timestamp":"t","source":"agent","message":"run","action":"run","args":{"command":"ls","thought":"x"},
+       "tool_call_metadata":{"function_name":"execute_bash","tool_call_id":"toolu_1","model_response":{"choices":[{"message":{"role":"assistant","tool_calls":[{"id":"toolu_1","type":"function","function":{"name":"execute_bash","arguments":"{\"command\": \"ls\"}"}}]}}]},"total_calls_in_response":1}},
+      {"id":2,"timestamp":"t","source":"agent","message":"failed","cause":1,"observation":"error","content":"no such file","extras":{}}
+    ]"#;
+    let ts = read("t.json", events.as_bytes(), None).unwrap();
+    assert_eq!(ts[0].format, Format::Openhands);
+    assert!(ts[0].findings.is_empty(), "{:?}", ts[0].findings);
+    assert_eq!(
+        calls(&ts),
+        vec![
+            json!({"name": "execute_bash", "args": {"command": "ls"}, "id": "toolu_1", "output": "no such file", "is_error": true})
+        ]
+    );
+    let chat = r#"[{"role":"user","content":"hi","source":"x","action":"y"}]"#;
+    assert_ne!(
+        read("c.json", chat.as_bytes(), None).unwrap()[0].format,
+        Format::Openhands
+    );
 }

@@ -189,6 +189,26 @@ pub(crate) fn is_inspect_log(v: &Value) -> bool {
         && v.get("eval").is_some_and(Value::is_object)
 }
 
+/// An OpenHands trajectory: a non-empty list of events (bare, or under `trajectory` with no
+/// `history`), each with a `source` string, an `action` or `observation` string, and no `role`.
+fn is_openhands_trajectory(v: &Value) -> bool {
+    let events = match v {
+        Value::Array(a) => a,
+        _ if v.get("history").is_none() => match v.get("trajectory").and_then(Value::as_array) {
+            Some(a) => a,
+            None => return false,
+        },
+        _ => return false,
+    };
+    !events.is_empty()
+        && events.iter().all(|e| {
+            e.get("source").is_some_and(Value::is_string)
+                && (e.get("action").is_some_and(Value::is_string)
+                    || e.get("observation").is_some_and(Value::is_string))
+                && e.get("role").is_none()
+        })
+}
+
 /// A SWE-agent trajectory: `trajectory` and `history` arrays.
 fn is_swe_agent_trajectory(v: &Value) -> bool {
     v.get("trajectory").is_some_and(Value::is_array)
@@ -277,6 +297,9 @@ fn doc_shape(v: &Value) -> Option<Format> {
     }
     if is_inspect_log(v) {
         return Some(Format::InspectAi);
+    }
+    if is_openhands_trajectory(v) {
+        return Some(Format::Openhands);
     }
     if let Value::Object(o) = v {
         let object = s(v, "object");
@@ -504,6 +527,11 @@ pub(crate) fn also_matches(v: &Value, chosen: Format) -> Vec<(Format, &'static s
         "an Inspect AI `{version, status, eval}` eval log",
     );
     mark(
+        Format::Openhands,
+        is_openhands_trajectory(v),
+        "an OpenHands event list",
+    );
+    mark(
         Format::Deepeval,
         [
             "tools_called",
@@ -542,6 +570,7 @@ pub(crate) fn rejections() -> Vec<Rejection> {
         r(Format::GeminiCli, "no `{sessionId, projectHash, messages}` session"),
         r(Format::SweAgent, "no `trajectory` and `history` arrays"),
         r(Format::InspectAi, "no `{version, status, eval}` eval log"),
+        r(Format::Openhands, "no list of `{source, action | observation}` events"),
     ]
 }
 

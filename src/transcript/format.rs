@@ -34,11 +34,13 @@ pub enum Format {
     SweAgent,
     /// Inspect AI eval logs (JSON).
     InspectAi,
+    /// OpenHands trajectories (event lists).
+    Openhands,
 }
 
 impl Format {
     /// Every format, in detection-table order of the docs.
-    pub const ALL: [Format; 14] = [
+    pub const ALL: [Format; 15] = [
         Format::OpenaiChat,
         Format::OpenaiResponses,
         Format::AnthropicMessages,
@@ -53,6 +55,7 @@ impl Format {
         Format::GeminiCli,
         Format::SweAgent,
         Format::InspectAi,
+        Format::Openhands,
     ];
 
     /// The kebab-case name (`openai-chat`), as accepted by `--format`.
@@ -72,6 +75,7 @@ impl Format {
             Format::GeminiCli => "gemini-cli",
             Format::SweAgent => "swe-agent",
             Format::InspectAi => "inspect-ai",
+            Format::Openhands => "openhands",
         }
     }
 
@@ -119,6 +123,7 @@ impl FromStr for Format {
             "gemini-cli" | "gemini-cli-session" => Format::GeminiCli,
             "swe-agent" | "sweagent" => Format::SweAgent,
             "inspect-ai" | "inspect" => Format::InspectAi,
+            "openhands" | "open-hands" => Format::Openhands,
             _ => return Err(UnknownFormat(s.to_string())),
         };
         Ok(f)

@@ -12,6 +12,7 @@ mod langchain;
 mod mcp;
 mod openai_chat;
 mod openai_responses;
+mod openhands;
 mod otel;
 mod swe_agent;
 mod vercel;
@@ -131,6 +132,7 @@ pub(crate) fn read_doc(format: Format, v: &Value, sink: &mut Sink) -> Result<(),
         Format::GeminiCli => gemini_cli::read(v, sink),
         Format::SweAgent => swe_agent::read(v, sink),
         Format::InspectAi => inspect_ai::read(v, sink),
+        Format::Openhands => openhands::read(v, sink),
         Format::OtelGenai => {
             let mut st = otel::State::default();
             match v {
