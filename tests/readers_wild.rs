@@ -17,6 +17,7 @@ fn expected_format(folder: &str) -> Format {
         "swe_agent" => Format::SweAgent,
         "inspect_ai" => Format::InspectAi,
         "openhands" => Format::Openhands,
+        "google_adk_evalset" => Format::AdkEvalset,
         other => other.replace('_', "-").parse().unwrap(),
     }
 }
@@ -488,4 +489,37 @@ fn openhands_trajectories_are_detected_as_themselves_only() {
         read("c.json", chat.as_bytes(), None).unwrap()[0].format,
         Format::Openhands
     );
+}
+
+/// An ADK eval set is detected as `adk-evalset` and nothing else, one transcript per eval case;
+/// the older test-file list of `{query, expected_tool_use}` too.
+#[test]
+fn adk_eval_sets_are_detected_as_themselves_only() {
+    let case = |id: &str, sides: u32| {
+        format!(
+            r#"{{"eval_id":"{id}","conversation":[{{"invocation_id":"i","user_content":{{"parts":[{{"text":"roll"}}],"role":"user"}},
+              "intermediate_data":{{"tool_uses":[{{"id":null,"name":"roll_die","args":{{"sides":{sides}}}}}],"intermediate_responses":[]}}}}]}}"#
+        )
+    };
+    let set = format!(
+        r#"{{"eval_set_id":"s","name":"s","eval_cases":[{},{}]}}"#,
+        case("a", 6),
+        case("b", 20)
+    );
+    let ts = read("s.evalset.json", set.as_bytes(), None).unwrap();
+    assert_eq!(ts.len(), 2);
+    assert!(ts
+        .iter()
+        .all(|t| t.format == Format::AdkEvalset && t.findings.is_empty()));
+    assert_eq!(
+        calls(&ts),
+        vec![
+            json!({"name": "roll_die", "args": {"sides": 6}, "id": null, "output": null, "is_error": false}),
+            json!({"name": "roll_die", "args": {"sides": 20}, "id": null, "output": null, "is_error": false}),
+        ]
+    );
+    let old = r#"[{"query":"roll a die","expected_tool_use":[{"tool_name":"roll_die","tool_input":{"sides":6}}],"reference":"4"}]"#;
+    let ts = read("t.test.json", old.as_bytes(), None).unwrap();
+    assert_eq!(ts[0].format, Format::AdkEvalset);
+    assert_eq!(calls(&ts)[0]["args"], json!({"sides": 6}));
 }

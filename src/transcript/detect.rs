@@ -209,6 +209,25 @@ fn is_openhands_trajectory(v: &Value) -> bool {
         })
 }
 
+/// A Google ADK eval set (`eval_set_id` or `evalSetId` with `eval_cases`/`evalCases`), or an
+/// old-style ADK test file (a list of `{query, expected_tool_use}`).
+fn is_adk_evalset(v: &Value) -> bool {
+    match v {
+        Value::Array(a) => {
+            !a.is_empty()
+                && a.iter().all(|q| {
+                    q.get("query").is_some()
+                        && (q.get("expected_tool_use").is_some_and(Value::is_array)
+                            || q.get("expectedToolUse").is_some_and(Value::is_array))
+                })
+        }
+        _ => {
+            (v.get("eval_set_id").is_some() && v.get("eval_cases").is_some_and(Value::is_array))
+                || (v.get("evalSetId").is_some() && v.get("evalCases").is_some_and(Value::is_array))
+        }
+    }
+}
+
 /// A SWE-agent trajectory: `trajectory` and `history` arrays.
 fn is_swe_agent_trajectory(v: &Value) -> bool {
     v.get("trajectory").is_some_and(Value::is_array)
@@ -300,6 +319,9 @@ fn doc_shape(v: &Value) -> Option<Format> {
     }
     if is_openhands_trajectory(v) {
         return Some(Format::Openhands);
+    }
+    if is_adk_evalset(v) {
+        return Some(Format::AdkEvalset);
     }
     if let Value::Object(o) = v {
         let object = s(v, "object");
@@ -531,6 +553,7 @@ pub(crate) fn also_matches(v: &Value, chosen: Format) -> Vec<(Format, &'static s
         is_openhands_trajectory(v),
         "an OpenHands event list",
     );
+    mark(Format::AdkEvalset, is_adk_evalset(v), "an ADK eval set");
     mark(
         Format::Deepeval,
         [
@@ -571,6 +594,7 @@ pub(crate) fn rejections() -> Vec<Rejection> {
         r(Format::SweAgent, "no `trajectory` and `history` arrays"),
         r(Format::InspectAi, "no `{version, status, eval}` eval log"),
         r(Format::Openhands, "no list of `{source, action | observation}` events"),
+        r(Format::AdkEvalset, "no `{eval_set_id, eval_cases}` eval set and no `{query, expected_tool_use}` list"),
     ]
 }
 

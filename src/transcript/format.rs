@@ -36,11 +36,13 @@ pub enum Format {
     InspectAi,
     /// OpenHands trajectories (event lists).
     Openhands,
+    /// Google ADK eval sets and test files.
+    AdkEvalset,
 }
 
 impl Format {
     /// Every format, in detection-table order of the docs.
-    pub const ALL: [Format; 15] = [
+    pub const ALL: [Format; 16] = [
         Format::OpenaiChat,
         Format::OpenaiResponses,
         Format::AnthropicMessages,
@@ -56,6 +58,7 @@ impl Format {
         Format::SweAgent,
         Format::InspectAi,
         Format::Openhands,
+        Format::AdkEvalset,
     ];
 
     /// The kebab-case name (`openai-chat`), as accepted by `--format`.
@@ -76,6 +79,7 @@ impl Format {
             Format::SweAgent => "swe-agent",
             Format::InspectAi => "inspect-ai",
             Format::Openhands => "openhands",
+            Format::AdkEvalset => "adk-evalset",
         }
     }
 
@@ -124,6 +128,7 @@ impl FromStr for Format {
             "swe-agent" | "sweagent" => Format::SweAgent,
             "inspect-ai" | "inspect" => Format::InspectAi,
             "openhands" | "open-hands" => Format::Openhands,
+            "adk-evalset" | "adk" | "adk-eval" => Format::AdkEvalset,
             _ => return Err(UnknownFormat(s.to_string())),
         };
         Ok(f)

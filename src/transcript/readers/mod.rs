@@ -1,6 +1,7 @@
 //! One reader per format. Document formats read a whole JSON value; session formats are fed
 //! one JSONL line (event) at a time and may keep state across lines.
 
+mod adk;
 mod anthropic;
 mod claude_code;
 mod codex;
@@ -133,6 +134,7 @@ pub(crate) fn read_doc(format: Format, v: &Value, sink: &mut Sink) -> Result<(),
         Format::SweAgent => swe_agent::read(v, sink),
         Format::InspectAi => inspect_ai::read(v, sink),
         Format::Openhands => openhands::read(v, sink),
+        Format::AdkEvalset => adk::read(v, sink),
         Format::OtelGenai => {
             let mut st = otel::State::default();
             match v {
@@ -199,6 +201,7 @@ pub(crate) fn split(format: Format, v: &Value) -> Option<Vec<(Vec<Seg>, &Value)>
     match format {
         Format::Deepeval => deepeval::cases(v),
         Format::InspectAi => inspect_ai::samples(v),
+        Format::AdkEvalset => adk::cases(v),
         _ => None,
     }
 }
@@ -208,6 +211,7 @@ pub(crate) fn read_part(format: Format, v: &Value, path: &[Seg], sink: &mut Sink
     match format {
         Format::Deepeval => deepeval::read_case(v, path, sink),
         Format::InspectAi => inspect_ai::read_sample(v, path, sink),
+        Format::AdkEvalset => adk::read_case(v, path, sink),
         _ => {}
     }
 }
