@@ -18,6 +18,7 @@ fn expected_format(folder: &str) -> Format {
         "inspect_ai" => Format::InspectAi,
         "openhands" => Format::Openhands,
         "google_adk_evalset" => Format::AdkEvalset,
+        "any_agent_trace" => Format::OtelGenai,
         other => other.replace('_', "-").parse().unwrap(),
     }
 }
@@ -522,4 +523,31 @@ fn adk_eval_sets_are_detected_as_themselves_only() {
     let ts = read("t.test.json", old.as_bytes(), None).unwrap();
     assert_eq!(ts[0].format, Format::AdkEvalset);
     assert_eq!(calls(&ts)[0]["args"], json!({"sides": 6}));
+}
+
+/// OpenTelemetry spans as the SDK writes them (not OTLP) read as OTel: `execute_tool` spans by
+/// start time, file order on ties; an error status is an error.
+#[test]
+fn otel_sdk_span_json_reads_as_otel() {
+    let span = |name: &str, start: u64, tool: &str, status: &str| {
+        format!(
+            r#"{{"name":"{name}","kind":"SpanKind.INTERNAL","context":{{"trace_id":1,"span_id":{start}}},"parent":null,"start_time":{start},"end_time":{start},
+              "status":{{"status_code":"{status}","description":null}},"attributes":{{"gen_ai.operation.name":"execute_tool","gen_ai.tool.name":"{tool}","gen_ai.tool.args":"{{\"x\": 1}}","gen_ai.output":"done"}},"events":[],"links":[],"resource":{{}}}}"#
+        )
+    };
+    let doc = format!(
+        r#"{{"final_output":"ok","spans":[{},{},{}]}}"#,
+        span("execute_tool b", 20, "b", "ok"),
+        span("execute_tool a", 10, "a", "error"),
+        span("execute_tool c", 20, "c", "unset")
+    );
+    let ts = read("trace.json", doc.as_bytes(), None).unwrap();
+    assert_eq!(ts[0].format, Format::OtelGenai);
+    assert!(ts[0].findings.is_empty(), "{:?}", ts[0].findings);
+    let got = calls(&ts);
+    let names: Vec<_> = got.iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["a", "b", "c"]);
+    assert_eq!(got[0]["is_error"], true);
+    assert_eq!(got[1]["args"], json!({"x": 1}));
+    assert_eq!(got[1]["output"], "done");
 }

@@ -323,6 +323,9 @@ fn doc_shape(v: &Value) -> Option<Format> {
     if is_adk_evalset(v) {
         return Some(Format::AdkEvalset);
     }
+    if super::readers::otel_sdk_spans(v) {
+        return Some(Format::OtelGenai);
+    }
     if let Value::Object(o) = v {
         let object = s(v, "object");
         if (object == Some("response") && o.get("output").is_some_and(Value::is_array))
@@ -486,8 +489,8 @@ pub(crate) fn also_matches(v: &Value, chosen: Format) -> Vec<(Format, &'static s
     );
     mark(
         Format::OtelGenai,
-        has("resourceSpans") || has("resourceLogs"),
-        "`resourceSpans`/`resourceLogs`",
+        has("resourceSpans") || has("resourceLogs") || super::readers::otel_sdk_spans(v),
+        "OpenTelemetry spans",
     );
     mark(
         Format::OpenaiResponses,
@@ -584,7 +587,7 @@ pub(crate) fn rejections() -> Vec<Rejection> {
         r(Format::AnthropicMessages, "no `type: message` document and no `tool_use`/`tool_result` content blocks"),
         r(Format::VercelAiSdk, "no `steps` of step results, no UI message `parts`, no `tool-call` parts and no UI message chunks"),
         r(Format::Langchain, "no `lc` constructors, no `{type, data}` messages and no `human`/`ai`/`tool` typed messages"),
-        r(Format::OtelGenai, "no `resourceSpans` or `resourceLogs`"),
+        r(Format::OtelGenai, "no `resourceSpans` or `resourceLogs`, and no SDK span objects (`{name, context, start_time, attributes}`)"),
         r(Format::McpJsonrpc, "no `\"jsonrpc\": \"2.0\"` messages and no MCP log lines"),
         r(Format::ClaudeCode, "no `user`/`assistant` lines with a `sessionId`"),
         r(Format::CodexCli, "no `{timestamp, type, payload}` rollout lines"),

@@ -15,6 +15,7 @@ mod openai_chat;
 mod openai_responses;
 mod openhands;
 mod otel;
+mod otel_sdk;
 mod swe_agent;
 mod vercel;
 
@@ -120,6 +121,11 @@ impl Session {
     }
 }
 
+/// Whether `v` is a list of OpenTelemetry SDK span objects (bare or under `spans`).
+pub(crate) fn otel_sdk_spans(v: &Value) -> bool {
+    otel_sdk::spans(v).is_some()
+}
+
 /// Read one JSON document as `format`. `Err` explains a shape the format does not have.
 pub(crate) fn read_doc(format: Format, v: &Value, sink: &mut Sink) -> Result<(), String> {
     match format {
@@ -135,6 +141,7 @@ pub(crate) fn read_doc(format: Format, v: &Value, sink: &mut Sink) -> Result<(),
         Format::InspectAi => inspect_ai::read(v, sink),
         Format::Openhands => openhands::read(v, sink),
         Format::AdkEvalset => adk::read(v, sink),
+        Format::OtelGenai if otel_sdk::spans(v).is_some() => otel_sdk::read(v, sink),
         Format::OtelGenai => {
             let mut st = otel::State::default();
             match v {
