@@ -19,6 +19,7 @@ fn expected_format(folder: &str) -> Format {
         "openhands" => Format::Openhands,
         "google_adk_evalset" => Format::AdkEvalset,
         "any_agent_trace" => Format::OtelGenai,
+        "langfuse_trace" => Format::Langfuse,
         other => other.replace('_', "-").parse().unwrap(),
     }
 }
@@ -550,4 +551,31 @@ fn otel_sdk_span_json_reads_as_otel() {
     assert_eq!(got[0]["is_error"], true);
     assert_eq!(got[1]["args"], json!({"x": 1}));
     assert_eq!(got[1]["output"], "done");
+}
+
+/// A Langfuse trace export is detected as `langfuse` and nothing else: TOOL observations by start
+/// time, the id from the generation that made the call, `level: ERROR` an error.
+#[test]
+fn langfuse_exports_are_detected_as_themselves_only() {
+    let obs = |ty: &str, name: &str, start: &str, input: &str, output: &str, level: &str| {
+        json!({"id": name, "traceId": "t", "type": ty, "name": name, "startTime": start,
+               "input": input, "output": output, "level": level})
+    };
+    let generation = r#"{"choices":[{"message":{"role":"assistant","tool_calls":[{"id":"call_9","type":"function","function":{"name":"lookup","arguments":"{\"q\": \"a\"}"}}]}}]}"#;
+    let doc = json!({"trace": {"id": "t", "name": "run"}, "observations": [
+        obs("TOOL", "lookup", "2025-01-01T00:00:02Z", r#"{"q":"a"}"#, "found", "DEFAULT"),
+        obs("GENERATION", "llm", "2025-01-01T00:00:01Z", "[]", generation, "DEFAULT"),
+        obs("TOOL", "fail", "2025-01-01T00:00:03Z", "{}", "boom", "ERROR"),
+    ]})
+    .to_string();
+    let ts = read("trace.json", doc.as_bytes(), None).unwrap();
+    assert_eq!(ts[0].format, Format::Langfuse);
+    assert!(ts[0].findings.is_empty(), "{:?}", ts[0].findings);
+    assert_eq!(
+        calls(&ts),
+        vec![
+            json!({"name": "lookup", "args": {"q": "a"}, "id": "call_9", "output": "found", "is_error": false}),
+            json!({"name": "fail", "args": {}, "id": null, "output": "boom", "is_error": true}),
+        ]
+    );
 }

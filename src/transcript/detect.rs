@@ -326,6 +326,9 @@ fn doc_shape(v: &Value) -> Option<Format> {
     if super::readers::otel_sdk_spans(v) {
         return Some(Format::OtelGenai);
     }
+    if super::readers::langfuse_export(v) {
+        return Some(Format::Langfuse);
+    }
     if let Value::Object(o) = v {
         let object = s(v, "object");
         if (object == Some("response") && o.get("output").is_some_and(Value::is_array))
@@ -558,6 +561,11 @@ pub(crate) fn also_matches(v: &Value, chosen: Format) -> Vec<(Format, &'static s
     );
     mark(Format::AdkEvalset, is_adk_evalset(v), "an ADK eval set");
     mark(
+        Format::Langfuse,
+        super::readers::langfuse_export(v),
+        "Langfuse observations",
+    );
+    mark(
         Format::Deepeval,
         [
             "tools_called",
@@ -598,6 +606,7 @@ pub(crate) fn rejections() -> Vec<Rejection> {
         r(Format::InspectAi, "no `{version, status, eval}` eval log"),
         r(Format::Openhands, "no list of `{source, action | observation}` events"),
         r(Format::AdkEvalset, "no `{eval_set_id, eval_cases}` eval set and no `{query, expected_tool_use}` list"),
+        r(Format::Langfuse, "no `observations` with `type`, `traceId` and `startTime`"),
     ]
 }
 

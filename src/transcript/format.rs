@@ -38,11 +38,13 @@ pub enum Format {
     Openhands,
     /// Google ADK eval sets and test files.
     AdkEvalset,
+    /// Langfuse trace exports.
+    Langfuse,
 }
 
 impl Format {
     /// Every format, in detection-table order of the docs.
-    pub const ALL: [Format; 16] = [
+    pub const ALL: [Format; 17] = [
         Format::OpenaiChat,
         Format::OpenaiResponses,
         Format::AnthropicMessages,
@@ -59,6 +61,7 @@ impl Format {
         Format::InspectAi,
         Format::Openhands,
         Format::AdkEvalset,
+        Format::Langfuse,
     ];
 
     /// The kebab-case name (`openai-chat`), as accepted by `--format`.
@@ -80,6 +83,7 @@ impl Format {
             Format::InspectAi => "inspect-ai",
             Format::Openhands => "openhands",
             Format::AdkEvalset => "adk-evalset",
+            Format::Langfuse => "langfuse",
         }
     }
 
@@ -129,6 +133,7 @@ impl FromStr for Format {
             "inspect-ai" | "inspect" => Format::InspectAi,
             "openhands" | "open-hands" => Format::Openhands,
             "adk-evalset" | "adk" | "adk-eval" => Format::AdkEvalset,
+            "langfuse" => Format::Langfuse,
             _ => return Err(UnknownFormat(s.to_string())),
         };
         Ok(f)

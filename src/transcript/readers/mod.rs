@@ -10,6 +10,7 @@ mod gemini;
 mod gemini_cli;
 mod inspect_ai;
 mod langchain;
+mod langfuse;
 mod mcp;
 mod openai_chat;
 mod openai_responses;
@@ -121,6 +122,11 @@ impl Session {
     }
 }
 
+/// Whether `v` is a Langfuse trace export (observations).
+pub(crate) fn langfuse_export(v: &Value) -> bool {
+    langfuse::observations(v).is_some()
+}
+
 /// Whether `v` is a list of OpenTelemetry SDK span objects (bare or under `spans`).
 pub(crate) fn otel_sdk_spans(v: &Value) -> bool {
     otel_sdk::spans(v).is_some()
@@ -141,6 +147,7 @@ pub(crate) fn read_doc(format: Format, v: &Value, sink: &mut Sink) -> Result<(),
         Format::InspectAi => inspect_ai::read(v, sink),
         Format::Openhands => openhands::read(v, sink),
         Format::AdkEvalset => adk::read(v, sink),
+        Format::Langfuse => langfuse::read(v, sink),
         Format::OtelGenai if otel_sdk::spans(v).is_some() => otel_sdk::read(v, sink),
         Format::OtelGenai => {
             let mut st = otel::State::default();
