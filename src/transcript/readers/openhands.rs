@@ -60,7 +60,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
         } else if e.get("observation").is_some() {
             let Some(k) = e
                 .get("cause")
-                .and_then(|c| event_id_of(c))
+                .and_then(event_id_of)
                 .and_then(|c| actions.get(&c))
             else {
                 continue;
