@@ -379,3 +379,72 @@ fn interaction(v: &Value, sink: &mut Sink) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partial_argument_paths_in_both_written_forms() {
+        let k = |s: &str| Step::Key(s.to_string());
+        assert_eq!(parse_path("$"), Some(vec![]));
+        assert_eq!(
+            parse_path("$.operations[0].price"),
+            Some(vec![k("operations"), Step::Index(0), k("price")])
+        );
+        assert_eq!(
+            parse_path("$['a b'][2][\"c\"]"),
+            Some(vec![k("a b"), Step::Index(2), k("c")])
+        );
+        for bad in [
+            "",
+            "a.b",
+            "$..a",
+            "$.*",
+            "$[*]",
+            "$[-1]",
+            "$['a",
+            "$[1:2]",
+            "$['a\\'b']",
+        ] {
+            assert_eq!(parse_path(bad), None, "{bad}");
+        }
+        let deep = format!("${}", ".a".repeat(MAX_PARTIAL_PATH_DEPTH));
+        assert!(parse_path(&deep).is_some());
+        assert_eq!(parse_path(&format!("{deep}.a")), None);
+    }
+
+    #[test]
+    fn a_path_that_does_not_fit_changes_nothing() {
+        let mut args = serde_json::json!({"a": [1], "s": "x"});
+        let before = args.clone();
+        for p in ["$.a[2]", "$.a.b", "$.n[1]", "$.a[0][1]"] {
+            let path = parse_path(p).unwrap();
+            assert!(!fits(&args, &path), "{p}");
+        }
+        assert_eq!(args, before);
+        // `fits` says exactly what `slot` does.
+        for p in [
+            "$.a[2]",
+            "$.a.b",
+            "$.s[0]",
+            "$.s[1]",
+            "$.a[1].x",
+            "$.a[0][0]",
+            "$",
+        ] {
+            let path = parse_path(p).unwrap();
+            let mut copy = before.clone();
+            assert_eq!(
+                fits(&before, &path),
+                slot(&mut copy, &path).is_some(),
+                "{p}"
+            );
+        }
+        for p in ["$.a[1]", "$.a[0]", "$.s.t", "$.n[0].m", "$.new"] {
+            let path = parse_path(p).unwrap();
+            assert!(fits(&args, &path), "{p}");
+            assert!(slot(&mut args, &path).is_some(), "{p}");
+        }
+    }
+}
