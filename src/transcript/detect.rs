@@ -33,6 +33,8 @@ const RESPONSES_ITEM_TYPES: &[&str] = &[
     "image_generation_call",
     "tool_search_call",
     "tool_search_output",
+    "program",
+    "program_output",
 ];
 
 const CODEX_LINE_TYPES: &[&str] = &[
@@ -43,24 +45,51 @@ const CODEX_LINE_TYPES: &[&str] = &[
     "compacted",
 ];
 
+/// UI message chunk types of the AI SDK (`UIMessageChunk`); a stream is recognised by these,
+/// and other kebab-case types beside them (later SDK versions add more) are allowed and skipped.
 const UI_CHUNK_TYPES: &[&str] = &[
     "start",
     "start-step",
     "finish-step",
     "finish",
+    "abort",
+    "error",
+    "message-metadata",
     "text-start",
     "text-delta",
     "text-end",
     "reasoning-start",
     "reasoning-delta",
     "reasoning-end",
+    "source-url",
+    "source-document",
+    "file",
     "tool-input-start",
     "tool-input-delta",
     "tool-input-available",
     "tool-input-error",
     "tool-output-available",
     "tool-output-error",
+    "tool-output-denied",
+    "tool-approval-request",
 ];
+
+/// Whether `items` is a UI message chunk stream: every item is an object whose `type` is a
+/// kebab-case word (no `role`), and at least one type is a known chunk type.
+fn is_ui_chunk_stream(items: &[Value]) -> bool {
+    let kebab = |t: &str| {
+        !t.is_empty()
+            && t.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    };
+    !items.is_empty()
+        && items
+            .iter()
+            .all(|x| s(x, "type").is_some_and(kebab) && x.get("role").is_none())
+        && items
+            .iter()
+            .any(|x| s(x, "type").is_some_and(|t| UI_CHUNK_TYPES.contains(&t)))
+}
 
 /// A JSONL line that decides the file is one session of `Format` (one event per line).
 pub(crate) fn line(v: &Value) -> Option<Format> {
@@ -84,16 +113,36 @@ pub(crate) fn line(v: &Value) -> Option<Format> {
     if o.contains_key("resourceSpans") || o.contains_key("resourceLogs") {
         return Some(Format::OtelGenai);
     }
-    if o.contains_key("candidates") || is_gemini_cli_line(v) {
+    if o.contains_key("candidates") || is_gemini_cli_line(v) || is_interaction(v) {
         return Some(Format::Gemini);
     }
-    if o.get("steps").is_some_and(Value::is_array) {
+    if is_vercel_result(v) {
         return Some(Format::VercelAiSdk);
     }
     if s(v, "object") == Some("chat.completion.chunk") {
         return Some(Format::OpenaiChat);
     }
+    if is_anthropic_event(v) {
+        return Some(Format::AnthropicMessages);
+    }
+    if is_responses_event(v) {
+        return Some(Format::OpenaiResponses);
+    }
     None
+}
+
+/// The first event of an Anthropic Messages stream: `{type: "message_start", message: {type:
+/// "message", …}}`.
+pub(crate) fn is_anthropic_event(v: &Value) -> bool {
+    s(v, "type") == Some("message_start")
+        && v.get("message")
+            .is_some_and(|m| s(m, "type") == Some("message"))
+}
+
+/// An OpenAI Responses stream event: `type: "response.…"` with a `sequence_number`.
+pub(crate) fn is_responses_event(v: &Value) -> bool {
+    s(v, "type").is_some_and(|t| t.starts_with("response."))
+        && v.get("sequence_number").is_some_and(Value::is_u64)
 }
 
 /// A line that hints at a Claude Code session without deciding it (`summary`,
@@ -122,6 +171,109 @@ fn is_jsonrpc(v: &Value) -> bool {
     }
 }
 
+/// A Cohere v2 chat response: `{id, message: {role, tool_calls?, tool_plan?, content?},
+/// finish_reason, usage}` (read as OpenAI Chat: its `tool_calls` have the same shape).
+pub(crate) fn is_cohere_response(v: &Value) -> bool {
+    v.get("finish_reason").is_some_and(Value::is_string)
+        && v.get("message")
+            .is_some_and(|m| m.get("role").is_some_and(Value::is_string))
+        && v.get("choices").is_none()
+        && v.get("type").is_none()
+}
+
+/// An Inspect AI eval log: a numeric `version`, a `status` string and an `eval` object (the
+/// header every log has; `samples` may be left out of a log).
+pub(crate) fn is_inspect_log(v: &Value) -> bool {
+    v.get("version").is_some_and(Value::is_number)
+        && v.get("status").is_some_and(Value::is_string)
+        && v.get("eval").is_some_and(Value::is_object)
+}
+
+/// An OpenHands trajectory: a non-empty list of events (bare, or under `trajectory` with no
+/// `history`), each with a `source` string, an `action` or `observation` string, and no `role`.
+fn is_openhands_trajectory(v: &Value) -> bool {
+    let events = match v {
+        Value::Array(a) => a,
+        _ if v.get("history").is_none() => match v.get("trajectory").and_then(Value::as_array) {
+            Some(a) => a,
+            None => return false,
+        },
+        _ => return false,
+    };
+    !events.is_empty()
+        && events.iter().all(|e| {
+            e.get("source").is_some_and(Value::is_string)
+                && (e.get("action").is_some_and(Value::is_string)
+                    || e.get("observation").is_some_and(Value::is_string))
+                && e.get("role").is_none()
+        })
+}
+
+/// A Google ADK eval set (`eval_set_id` or `evalSetId` with `eval_cases`/`evalCases`), or an
+/// old-style ADK test file (a list of `{query, expected_tool_use}`).
+fn is_adk_evalset(v: &Value) -> bool {
+    match v {
+        Value::Array(a) => {
+            !a.is_empty()
+                && a.iter().all(|q| {
+                    q.get("query").is_some()
+                        && (q.get("expected_tool_use").is_some_and(Value::is_array)
+                            || q.get("expectedToolUse").is_some_and(Value::is_array))
+                })
+        }
+        _ => {
+            (v.get("eval_set_id").is_some() && v.get("eval_cases").is_some_and(Value::is_array))
+                || (v.get("evalSetId").is_some() && v.get("evalCases").is_some_and(Value::is_array))
+        }
+    }
+}
+
+/// A SWE-agent trajectory: `trajectory` and `history` arrays.
+fn is_swe_agent_trajectory(v: &Value) -> bool {
+    v.get("trajectory").is_some_and(Value::is_array)
+        && v.get("history").is_some_and(Value::is_array)
+}
+
+/// A gemini-cli session file: `sessionId`, `projectHash` and a `messages` array.
+fn is_gemini_cli_session(v: &Value) -> bool {
+    v.get("sessionId").is_some_and(Value::is_string)
+        && v.get("projectHash").is_some_and(Value::is_string)
+        && v.get("messages").is_some_and(Value::is_array)
+}
+
+/// A Google Interactions API response: `object: "interaction"` and `steps[]`.
+pub(crate) fn is_interaction(v: &Value) -> bool {
+    s(v, "object") == Some("interaction") && v.get("steps").is_some_and(Value::is_array)
+}
+
+/// A Vercel `generateText` result: a `steps` array whose steps are the SDK's step results
+/// (each has `finishReason`, v4 `stepType`, `toolCalls`, or `tool-…` content parts), and no `object` (API responses name
+/// their kind there). `steps` alone is no sign: Google Interactions responses, pydantic-ai and
+/// other frameworks use the word too. An empty `steps` needs a result key beside it.
+fn is_vercel_result(v: &Value) -> bool {
+    let Some(steps) = v.get("steps").and_then(Value::as_array) else {
+        return false;
+    };
+    if v.get("object").is_some() {
+        return false;
+    }
+    if steps.is_empty() {
+        return ["finishReason", "totalUsage", "toolCalls", "toolResults"]
+            .iter()
+            .any(|k| v.get(*k).is_some());
+    }
+    steps.iter().all(|st| {
+        st.is_object()
+            && st.get("type").is_none()
+            && (["finishReason", "stepType", "toolCalls", "toolResults"]
+                .iter()
+                .any(|k| st.get(*k).is_some())
+                || arr(st, "content")
+                    .iter()
+                    .any(|p| s(p, "type").is_some_and(|t| t.starts_with("tool-"))))
+    })
+}
+
 fn is_gemini_cli_line(v: &Value) -> bool {
     match v.get("response") {
         Some(Value::Object(r)) => r.contains_key("candidates"),
@@ -144,17 +296,39 @@ pub(crate) fn messages(v: &Value) -> Option<&[Value]> {
 }
 
 /// Detect the format of a whole JSON document (or a dataset line).
-pub(crate) fn doc(v: &Value) -> Result<Format, Vec<Rejection>> {
+/// `Err` holds what the document is, in words.
+pub(crate) fn doc(v: &Value) -> Result<Format, String> {
     if let Some(f) = line(v) {
         return Ok(f);
     }
     if let Some(f) = doc_shape(v) {
         return Ok(f);
     }
-    Err(rejections(v))
+    Err(describe(v))
 }
 
 fn doc_shape(v: &Value) -> Option<Format> {
+    if is_gemini_cli_session(v) {
+        return Some(Format::GeminiCli);
+    }
+    if is_swe_agent_trajectory(v) {
+        return Some(Format::SweAgent);
+    }
+    if is_inspect_log(v) {
+        return Some(Format::InspectAi);
+    }
+    if is_openhands_trajectory(v) {
+        return Some(Format::Openhands);
+    }
+    if is_adk_evalset(v) {
+        return Some(Format::AdkEvalset);
+    }
+    if super::readers::otel_sdk_spans(v) {
+        return Some(Format::OtelGenai);
+    }
+    if super::readers::langfuse_export(v) {
+        return Some(Format::Langfuse);
+    }
     if let Value::Object(o) = v {
         let object = s(v, "object");
         if (object == Some("response") && o.get("output").is_some_and(Value::is_array))
@@ -162,7 +336,10 @@ fn doc_shape(v: &Value) -> Option<Format> {
         {
             return Some(Format::OpenaiResponses);
         }
-        if object == Some("chat.completion") || o.get("choices").is_some_and(Value::is_array) {
+        if object == Some("chat.completion")
+            || o.get("choices").is_some_and(Value::is_array)
+            || is_cohere_response(v)
+        {
             return Some(Format::OpenaiChat);
         }
         if s(v, "type") == Some("message")
@@ -194,11 +371,7 @@ fn doc_shape(v: &Value) -> Option<Format> {
         {
             return Some(Format::OpenaiChat);
         }
-        if !a.is_empty()
-            && a.iter().all(|x| {
-                s(x, "type").is_some_and(|t| UI_CHUNK_TYPES.contains(&t)) && x.get("role").is_none()
-            })
-        {
+        if is_ui_chunk_stream(a) {
             return Some(Format::VercelAiSdk);
         }
         if !a.is_empty() && a.iter().all(is_gemini_content) {
@@ -290,24 +463,150 @@ fn is_langchain_message(m: &Value) -> bool {
     lc_type && (m.get("data").is_some_and(Value::is_object) || m.get("role").is_none())
 }
 
-fn rejections(v: &Value) -> Vec<Rejection> {
-    let shape = describe(v);
+/// The other formats a document (or dataset line) detected as `chosen` also has the marks of,
+/// each with the mark seen. Detection takes the first match of its order; these are the
+/// runners-up a user should hear about, since `--format` reads the file as one of them instead.
+/// Only distinctive marks count (a role/content list with no tool activity matches nothing).
+pub(crate) fn also_matches(v: &Value, chosen: Format) -> Vec<(Format, &'static str)> {
+    let msgs = messages(v).unwrap_or(&[]);
+    let blocks = |types: &[&str]| {
+        msgs.iter().any(|m| {
+            arr(m, "content")
+                .iter()
+                .any(|b| s(b, "type").is_some_and(|t| types.contains(&t)))
+        })
+    };
+    let o = v.as_object();
+    let has = |k: &str| o.is_some_and(|o| o.contains_key(k));
+    let object = s(v, "object");
+    let mut marks: Vec<(Format, &'static str)> = Vec::new();
+    let mut mark = |f: Format, yes: bool, what: &'static str| {
+        if yes && f != chosen && !marks.iter().any(|(g, _)| *g == f) {
+            marks.push((f, what));
+        }
+    };
+    mark(
+        Format::McpJsonrpc,
+        is_jsonrpc(v),
+        "`\"jsonrpc\": \"2.0\"` messages",
+    );
+    mark(
+        Format::OtelGenai,
+        has("resourceSpans") || has("resourceLogs") || super::readers::otel_sdk_spans(v),
+        "OpenTelemetry spans",
+    );
+    mark(
+        Format::OpenaiResponses,
+        (object == Some("response") && v.get("output").is_some_and(Value::is_array))
+            || msgs
+                .iter()
+                .any(|m| is_responses_item(m) && s(m, "type").is_some_and(|t| t != "message")),
+        "Responses items (`function_call`, …)",
+    );
+    mark(
+        Format::OpenaiChat,
+        matches!(object, Some("chat.completion" | "chat.completion.chunk"))
+            || v.get("choices").is_some_and(Value::is_array)
+            || is_cohere_response(v)
+            || msgs.iter().any(|m| {
+                arr(m, "tool_calls")
+                    .iter()
+                    .any(|c| c.get("function").is_some_and(Value::is_object))
+            }),
+        "`tool_calls` with `function` entries",
+    );
+    mark(
+        Format::AnthropicMessages,
+        (s(v, "type") == Some("message") && s(v, "role") == Some("assistant"))
+            || blocks(&["tool_use", "tool_result", "server_tool_use"]),
+        "`tool_use`/`tool_result` content blocks",
+    );
+    mark(
+        Format::VercelAiSdk,
+        is_vercel_result(v)
+            || v.as_array().is_some_and(|a| is_ui_chunk_stream(a))
+            || blocks(&["tool-call", "tool-result"])
+            || msgs.iter().any(|m| m.get("toolInvocations").is_some()),
+        "Vercel AI SDK steps, tool parts or chunks",
+    );
+    mark(
+        Format::Langchain,
+        msgs.iter().any(is_langchain_message),
+        "LangChain typed messages",
+    );
+    mark(
+        Format::Gemini,
+        has("candidates") || has("contents") || is_interaction(v) || is_gemini_cli_line(v),
+        "Gemini `candidates`/`contents`",
+    );
+    mark(
+        Format::GeminiCli,
+        is_gemini_cli_session(v),
+        "a gemini-cli `{sessionId, projectHash, messages}` session",
+    );
+    mark(
+        Format::SweAgent,
+        is_swe_agent_trajectory(v),
+        "a SWE-agent `{trajectory, history}` trajectory",
+    );
+    mark(
+        Format::InspectAi,
+        is_inspect_log(v),
+        "an Inspect AI `{version, status, eval}` eval log",
+    );
+    mark(
+        Format::Openhands,
+        is_openhands_trajectory(v),
+        "an OpenHands event list",
+    );
+    mark(Format::AdkEvalset, is_adk_evalset(v), "an ADK eval set");
+    mark(
+        Format::Langfuse,
+        super::readers::langfuse_export(v),
+        "Langfuse observations",
+    );
+    mark(
+        Format::Deepeval,
+        [
+            "tools_called",
+            "toolsCalled",
+            "expected_tools",
+            "expectedTools",
+            "toolSpans",
+            "testCases",
+        ]
+        .iter()
+        .any(|k| has(k)),
+        "DeepEval `tools_called`/`toolSpans`/`testCases`",
+    );
+    marks
+}
+
+/// Every format and what it looks for (for [`super::ReadError::DetectionFailed`]; what the
+/// file holds is said once, beside).
+pub(crate) fn rejections() -> Vec<Rejection> {
     let r = |format, why: &str| Rejection {
         format,
-        reason: format!("{why}; found {shape}"),
+        reason: why.to_string(),
     };
     vec![
         r(Format::OpenaiChat, "no `object: chat.completion`, no `choices`, and no messages with `tool_calls`, `function_call` or role `tool`/`function`"),
         r(Format::OpenaiResponses, "no `object: response`/`list` and no typed items (`function_call`, `message`, …)"),
         r(Format::AnthropicMessages, "no `type: message` document and no `tool_use`/`tool_result` content blocks"),
-        r(Format::VercelAiSdk, "no `steps`, no UI message `parts`, no `tool-call` parts and no UI message chunks"),
+        r(Format::VercelAiSdk, "no `steps` of step results, no UI message `parts`, no `tool-call` parts and no UI message chunks"),
         r(Format::Langchain, "no `lc` constructors, no `{type, data}` messages and no `human`/`ai`/`tool` typed messages"),
-        r(Format::OtelGenai, "no `resourceSpans` or `resourceLogs`"),
+        r(Format::OtelGenai, "no `resourceSpans` or `resourceLogs`, and no SDK span objects (`{name, context, start_time, attributes}`)"),
         r(Format::McpJsonrpc, "no `\"jsonrpc\": \"2.0\"` messages and no MCP log lines"),
         r(Format::ClaudeCode, "no `user`/`assistant` lines with a `sessionId`"),
         r(Format::CodexCli, "no `{timestamp, type, payload}` rollout lines"),
-        r(Format::Gemini, "no `candidates`, `contents` or `{role, parts}` list"),
+        r(Format::Gemini, "no `candidates`, `contents`, `{role, parts}` list or `object: interaction`"),
         r(Format::Deepeval, "no `tools_called`/`toolsCalled`/`expected_tools`, `toolSpans` or `testCases`"),
+        r(Format::GeminiCli, "no `{sessionId, projectHash, messages}` session"),
+        r(Format::SweAgent, "no `trajectory` and `history` arrays"),
+        r(Format::InspectAi, "no `{version, status, eval}` eval log"),
+        r(Format::Openhands, "no list of `{source, action | observation}` events"),
+        r(Format::AdkEvalset, "no `{eval_set_id, eval_cases}` eval set and no `{query, expected_tool_use}` list"),
+        r(Format::Langfuse, "no `observations` with `type`, `traceId` and `startTime`"),
     ]
 }
 

@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::source::{LineIndex, Span};
 
 use super::detect;
-use super::error::{offset_of, Locator, Rejection};
+use super::error::{offset_of, Locator};
 use super::prune::{self, Prune};
 use super::readers::{self, Origin, Session};
 use super::sink::Sink;
@@ -309,10 +309,11 @@ fn first_control_byte(bytes: &[u8]) -> Option<usize> {
         .map(|i| at + i)
 }
 
-fn detection_failed(name: &str, tried: Vec<Rejection>) -> ReadError {
+fn detection_failed(name: &str, found: String) -> ReadError {
     ReadError::DetectionFailed {
         file: name.to_string(),
-        tried,
+        found,
+        tried: detect::rejections(),
     }
 }
 
@@ -335,9 +336,28 @@ fn read_document(
     let mut sink = Sink::keeping(keep);
     readers::read_doc(format, v, &mut sink)
         .map_err(|msg| shape_error(name, bytes, 0, 1, format, msg))?;
+    if forced.is_none() {
+        ambiguous(v, format, &mut sink);
+    }
     sink.resolve(bytes, 0);
     emit(transcript(format, None, sink));
     Ok(())
+}
+
+/// An `ambiguous-format` finding for each other format the document also has the marks of:
+/// detection picked the first in its order, and the user should know the file could be read
+/// otherwise (`--format`).
+fn ambiguous(v: &Value, format: Format, sink: &mut Sink) {
+    for (other, what) in detect::also_matches(v, format) {
+        let at = sink.at(&[]);
+        sink.finding(
+            "ambiguous-format",
+            format!(
+                "this file also has the marks of {other} ({what}); it was read as {format}, which comes first in the detection order (docs/formats.md); pass --format {other} to read it as {other}"
+            ),
+            at,
+        );
+    }
 }
 
 /// A document holding several transcripts (a DeepEval test run or list of test cases): one
@@ -670,10 +690,7 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
             None if buf.len() < MAX_UNDECIDED_LINES => Ok(()),
             None => {
                 let first = &buf[0].value;
-                Err(detection_failed(
-                    self.name,
-                    detect::doc(first).err().unwrap_or_default(),
-                ))
+                Err(detection_failed(self.name, detect::describe(first)))
             }
             Some(choice) => self.decide(choice),
         }
@@ -746,6 +763,9 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
         let mut sink = Sink::keeping(&self.line_keep);
         readers::read_doc(format, v, &mut sink)
             .map_err(|msg| shape_error(self.name, json, json_base, no, format, msg))?;
+        if self.forced.is_none() {
+            ambiguous(v, format, &mut sink);
+        }
         sink.resolve(json, json_base);
         let t = transcript(format, Some(RecordLoc { line: no, span }), sink);
         match self.open.take() {
@@ -768,13 +788,7 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
             if buf.is_empty() {
                 return Err(detection_failed(
                     self.name,
-                    Format::ALL
-                        .iter()
-                        .map(|&format| Rejection {
-                            format,
-                            reason: "the file holds no JSON records".to_string(),
-                        })
-                        .collect(),
+                    "text with no JSON records".to_string(),
                 ));
             }
             if self.claude_hint || self.forced.is_some() {
@@ -784,10 +798,7 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
                 self.decide(Some(Format::McpJsonrpc))?;
             } else {
                 let first = &buf[0].value;
-                return Err(detection_failed(
-                    self.name,
-                    detect::doc(first).err().unwrap_or_default(),
-                ));
+                return Err(detection_failed(self.name, detect::describe(first)));
             }
         }
         if let State::Session {

@@ -145,7 +145,7 @@ pub enum ReadError {
         span: SourceSpan,
     },
     /// No format matched the content.
-    #[error("{file}: unknown transcript format: {}", summarize(.tried))]
+    #[error("{file}: unknown transcript format: {}", summarize(.found, .tried))]
     #[diagnostic(
         code(toolspec::read::unknown_format),
         help("pass --format NAME to read it as a given format; formats tried:\n{}", list_rejections(.tried))
@@ -153,13 +153,15 @@ pub enum ReadError {
     DetectionFailed {
         /// File name.
         file: String,
-        /// Every format tried and why it did not match.
+        /// What the file holds, in words (`an object with keys `id`, `message``), said once.
+        found: String,
+        /// Every format tried and what it looks for, once each.
         tried: Vec<Rejection>,
     },
 }
 
-fn summarize(tried: &[Rejection]) -> String {
-    format!("none of {} formats matched", tried.len())
+fn summarize(found: &str, tried: &[Rejection]) -> String {
+    format!("found {found}; none of {} formats matched", tried.len())
 }
 
 fn list_rejections(tried: &[Rejection]) -> String {

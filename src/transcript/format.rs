@@ -28,11 +28,23 @@ pub enum Format {
     Gemini,
     /// DeepEval test cases, traces, test runs and the plain `{"tools_called": [...]}` shape.
     Deepeval,
+    /// gemini-cli session files (`~/.gemini/tmp/…/chats/session-*.json`).
+    GeminiCli,
+    /// SWE-agent trajectories (`*.traj`).
+    SweAgent,
+    /// Inspect AI eval logs (JSON).
+    InspectAi,
+    /// OpenHands trajectories (event lists).
+    Openhands,
+    /// Google ADK eval sets and test files.
+    AdkEvalset,
+    /// Langfuse trace exports.
+    Langfuse,
 }
 
 impl Format {
     /// Every format, in detection-table order of the docs.
-    pub const ALL: [Format; 11] = [
+    pub const ALL: [Format; 17] = [
         Format::OpenaiChat,
         Format::OpenaiResponses,
         Format::AnthropicMessages,
@@ -44,6 +56,12 @@ impl Format {
         Format::CodexCli,
         Format::Gemini,
         Format::Deepeval,
+        Format::GeminiCli,
+        Format::SweAgent,
+        Format::InspectAi,
+        Format::Openhands,
+        Format::AdkEvalset,
+        Format::Langfuse,
     ];
 
     /// The kebab-case name (`openai-chat`), as accepted by `--format`.
@@ -60,6 +78,12 @@ impl Format {
             Format::CodexCli => "codex-cli",
             Format::Gemini => "gemini",
             Format::Deepeval => "deepeval",
+            Format::GeminiCli => "gemini-cli",
+            Format::SweAgent => "swe-agent",
+            Format::InspectAi => "inspect-ai",
+            Format::Openhands => "openhands",
+            Format::AdkEvalset => "adk-evalset",
+            Format::Langfuse => "langfuse",
         }
     }
 
@@ -104,6 +128,12 @@ impl FromStr for Format {
             "codex-cli" | "codex" => Format::CodexCli,
             "gemini" => Format::Gemini,
             "deepeval" => Format::Deepeval,
+            "gemini-cli" | "gemini-cli-session" => Format::GeminiCli,
+            "swe-agent" | "sweagent" => Format::SweAgent,
+            "inspect-ai" | "inspect" => Format::InspectAi,
+            "openhands" | "open-hands" => Format::Openhands,
+            "adk-evalset" | "adk" | "adk-eval" => Format::AdkEvalset,
+            "langfuse" => Format::Langfuse,
             _ => return Err(UnknownFormat(s.to_string())),
         };
         Ok(f)

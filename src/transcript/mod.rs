@@ -55,7 +55,7 @@ pub struct RecordLoc {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReadFinding {
     /// Stable kebab-case code (`invalid-arguments`, `truncated-last-line`, `unparseable-line`,
-    /// `orphan-result`).
+    /// `orphan-result`, `ambiguous-format`).
     pub code: &'static str,
     /// Plain explanation.
     pub message: String,

@@ -108,3 +108,71 @@ pub(crate) fn result(
         );
     }
 }
+
+/// Anthropic Messages stream events, one per line (the SSE `data:` payloads): `message_start`,
+/// `content_block_start {index, content_block}`, `content_block_delta {index, delta}`,
+/// `content_block_stop {index}`, `message_delta`, `message_stop`, `ping`. Calls are the tool
+/// blocks of `content_block_start` (read as content blocks); their arguments are the
+/// `input_json_delta.partial_json` pieces of that index, concatenated (blank → `{}`), or the
+/// block's own `input` when no piece came.
+#[derive(Default)]
+pub(crate) struct Stream {
+    /// Per block index of the current message: the call it opened and its argument text.
+    open: std::collections::HashMap<u64, (usize, String)>,
+}
+
+impl Stream {
+    /// Feed one event.
+    pub fn event(&mut self, v: &Value, sink: &mut Sink) {
+        let index = v.get("index").and_then(Value::as_u64).unwrap_or(0);
+        match s(v, "type") {
+            Some("message_start") => self.close_all(sink),
+            Some("content_block_start") => {
+                let Some(b) = v.get("content_block") else {
+                    return;
+                };
+                let before = sink.len();
+                block(b, &[Seg::K("content_block")], 0, sink);
+                if sink.len() > before {
+                    self.open.insert(index, (sink.len() - 1, String::new()));
+                }
+            }
+            Some("content_block_delta") => {
+                let d = v.get("delta");
+                if d.and_then(|d| s(d, "type")) == Some("input_json_delta") {
+                    if let (Some((_, text)), Some(piece)) = (
+                        self.open.get_mut(&index),
+                        d.and_then(|d| s(d, "partial_json")),
+                    ) {
+                        text.push_str(piece);
+                    }
+                }
+            }
+            Some("content_block_stop") => {
+                if let Some(open) = self.open.remove(&index) {
+                    Self::close(open, sink);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn close((i, text): (usize, String), sink: &mut Sink) {
+        if !text.trim().is_empty() {
+            sink.set_args(i, Args::Owned(Value::String(text)));
+        }
+    }
+
+    fn close_all(&mut self, sink: &mut Sink) {
+        let mut open: Vec<_> = self.open.drain().map(|(_, o)| o).collect();
+        open.sort();
+        for o in open {
+            Self::close(o, sink);
+        }
+    }
+
+    /// End of input: blocks never stopped keep the pieces received.
+    pub fn finish(mut self, sink: &mut Sink) {
+        self.close_all(sink);
+    }
+}

@@ -1,16 +1,23 @@
 //! One reader per format. Document formats read a whole JSON value; session formats are fed
 //! one JSONL line (event) at a time and may keep state across lines.
 
+mod adk;
 mod anthropic;
 mod claude_code;
 mod codex;
 mod deepeval;
 mod gemini;
+mod gemini_cli;
+mod inspect_ai;
 mod langchain;
+mod langfuse;
 mod mcp;
 mod openai_chat;
 mod openai_responses;
+mod openhands;
 mod otel;
+mod otel_sdk;
+mod swe_agent;
 mod vercel;
 
 use serde_json::Value;
@@ -35,6 +42,10 @@ pub(crate) enum Session {
     Codex(codex::State),
     Otel(otel::State),
     ChatStream(openai_chat::Stream),
+    /// Gemini responses, one per line: a call's streamed arguments span lines.
+    Gemini(gemini::Stream),
+    /// Anthropic Messages stream events, one per line.
+    AnthropicStream(anthropic::Stream),
     /// A document format whose lines are independent documents (Gemini responses, Vercel results).
     Doc(Format),
 }
@@ -54,6 +65,10 @@ impl Session {
             {
                 Session::ChatStream(openai_chat::Stream::default())
             }
+            Format::Gemini => Session::Gemini(gemini::Stream::default()),
+            Format::AnthropicMessages if first.is_some_and(super::detect::is_anthropic_event) => {
+                Session::AnthropicStream(anthropic::Stream::default())
+            }
             f => Session::Doc(f),
         }
     }
@@ -66,6 +81,11 @@ impl Session {
             Session::Codex(s) => s.line(v, sink),
             Session::Otel(s) => s.batch(v, &[], sink),
             Session::ChatStream(s) => s.chunk(v, &[], sink),
+            Session::Gemini(s) => {
+                // A line that does not fit is skipped, as for other document lines.
+                let _ = s.read(v, sink);
+            }
+            Session::AnthropicStream(s) => s.event(v, sink),
             Session::Doc(f) => {
                 // A line that does not fit is skipped: sessions mix event kinds.
                 let _ = read_doc(*f, v, sink);
@@ -95,9 +115,21 @@ impl Session {
             Session::Mcp(s) => s.finish(sink),
             Session::Otel(s) => s.finish(sink),
             Session::ChatStream(s) => s.finish(sink),
+            Session::Gemini(mut s) => s.finish(sink),
+            Session::AnthropicStream(s) => s.finish(sink),
             Session::ClaudeCode(_) | Session::Codex(_) | Session::Doc(_) => {}
         }
     }
+}
+
+/// Whether `v` is a Langfuse trace export (observations).
+pub(crate) fn langfuse_export(v: &Value) -> bool {
+    langfuse::observations(v).is_some()
+}
+
+/// Whether `v` is a list of OpenTelemetry SDK span objects (bare or under `spans`).
+pub(crate) fn otel_sdk_spans(v: &Value) -> bool {
+    otel_sdk::spans(v).is_some()
 }
 
 /// Read one JSON document as `format`. `Err` explains a shape the format does not have.
@@ -110,6 +142,13 @@ pub(crate) fn read_doc(format: Format, v: &Value, sink: &mut Sink) -> Result<(),
         Format::Langchain => langchain::read(v, sink),
         Format::Gemini => gemini::read(v, sink),
         Format::Deepeval => deepeval::read(v, sink),
+        Format::GeminiCli => gemini_cli::read(v, sink),
+        Format::SweAgent => swe_agent::read(v, sink),
+        Format::InspectAi => inspect_ai::read(v, sink),
+        Format::Openhands => openhands::read(v, sink),
+        Format::AdkEvalset => adk::read(v, sink),
+        Format::Langfuse => langfuse::read(v, sink),
+        Format::OtelGenai if otel_sdk::spans(v).is_some() => otel_sdk::read(v, sink),
         Format::OtelGenai => {
             let mut st = otel::State::default();
             match v {
@@ -175,13 +214,18 @@ pub(crate) fn read_doc(format: Format, v: &Value, sink: &mut Sink) -> Result<(),
 pub(crate) fn split(format: Format, v: &Value) -> Option<Vec<(Vec<Seg>, &Value)>> {
     match format {
         Format::Deepeval => deepeval::cases(v),
+        Format::InspectAi => inspect_ai::samples(v),
+        Format::AdkEvalset => adk::cases(v),
         _ => None,
     }
 }
 
 /// Read one part returned by [`split`], found at `path`.
 pub(crate) fn read_part(format: Format, v: &Value, path: &[Seg], sink: &mut Sink) {
-    if format == Format::Deepeval {
-        deepeval::read_case(v, path, sink);
+    match format {
+        Format::Deepeval => deepeval::read_case(v, path, sink),
+        Format::InspectAi => inspect_ai::read_sample(v, path, sink),
+        Format::AdkEvalset => adk::read_case(v, path, sink),
+        _ => {}
     }
 }

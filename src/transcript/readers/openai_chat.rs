@@ -36,6 +36,13 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
         }
         return Ok(());
     }
+    // Cohere v2 chat response: one assistant `message` with OpenAI-shaped `tool_calls`.
+    if detect::is_cohere_response(v) {
+        if let Some(m) = v.get("message") {
+            message(m, &[Seg::K("message")], sink);
+        }
+        return Ok(());
+    }
     let Some(msgs) = detect::messages(v) else {
         return Err(format!(
             "expected `messages`, `choices` or a message list; found {}",

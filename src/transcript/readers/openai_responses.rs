@@ -7,40 +7,62 @@ use super::super::detect;
 use super::super::sink::{arr, norm_output, s, Args, Sink};
 use super::super::spans::Seg;
 
-/// Read a Responses document.
+/// Read a Responses document, or one stream event: a `response.output_item.done` event's `item`
+/// is read as an output item; other events (`response.created`, deltas, `response.completed`,
+/// which repeats the items) are skipped.
 pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
+    if detect::is_responses_event(v) {
+        if s(v, "type") == Some("response.output_item.done") {
+            if let Some(item) = v.get("item") {
+                items(std::slice::from_ref(item), |_| vec![Seg::K("item")], sink);
+            }
+        }
+        return Ok(());
+    }
     for t in arr(v, "tools") {
         if let Some(name) = s(t, "name") {
             sink.declare(name, t.get("description"), t.get("parameters"));
         }
     }
-    let (items, root): (&[Value], Seg) = if let Some(o) = v.get("output").and_then(Value::as_array)
-    {
-        (o, Seg::K("output"))
-    } else if let Some(d) = v.get("data").and_then(Value::as_array) {
-        (d, Seg::K("data"))
-    } else if let Some(m) = detect::messages(v) {
-        let seg = if v.get("messages").is_some() {
-            Seg::K("messages")
+    let (items_v, root): (&[Value], Seg) =
+        if let Some(o) = v.get("output").and_then(Value::as_array) {
+            (o, Seg::K("output"))
+        } else if let Some(d) = v.get("data").and_then(Value::as_array) {
+            (d, Seg::K("data"))
+        } else if let Some(m) = detect::messages(v) {
+            let seg = if v.get("messages").is_some() {
+                Seg::K("messages")
+            } else {
+                Seg::K("input")
+            };
+            (m, seg)
         } else {
-            Seg::K("input")
+            return Err(format!(
+                "expected `output`, `data`, `input` or an item list; found {}",
+                detect::describe(v)
+            ));
         };
-        (m, seg)
-    } else {
-        return Err(format!(
-            "expected `output`, `data`, `input` or an item list; found {}",
-            detect::describe(v)
-        ));
-    };
     let bare = v.is_array();
+    items(
+        items_v,
+        |i| {
+            if bare {
+                vec![Seg::I(i)]
+            } else {
+                vec![root, Seg::I(i)]
+            }
+        },
+        sink,
+    );
+    Ok(())
+}
+
+/// Read a list of items; `path(i)` locates item `i`.
+fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mut Sink) {
     let mut i = 0;
     while i < items.len() {
         let it = &items[i];
-        let path: Vec<Seg> = if bare {
-            vec![Seg::I(i)]
-        } else {
-            vec![root, Seg::I(i)]
-        };
+        let path: Vec<Seg> = path(i);
         let loc = sink.at(&path);
         let ty = s(it, "type").unwrap_or("");
         let call_id = s(it, "call_id").map(str::to_string);
@@ -131,6 +153,20 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
                     failed,
                 );
             }
+            // xAI writes its hosted code execution as a `code_interpreter_call` with a `name`
+            // and JSON-string `arguments` (no `code`), and an empty `call_id`.
+            "code_interpreter_call"
+                if it.get("code").is_none() && it.get("arguments").is_some() =>
+            {
+                let args = it.get("arguments").map(Args::Value).unwrap_or(Args::Empty);
+                let id = call_id.filter(|c| !c.is_empty()).or(item_id);
+                let i2 = sink.call(s(it, "name").unwrap_or("code_interpreter"), args, id, loc);
+                sink.answer(
+                    i2,
+                    it.get("outputs").filter(|r| !r.is_null()).map(norm_output),
+                    failed,
+                );
+            }
             "code_interpreter_call" => {
                 let mut args = serde_json::Map::new();
                 args.insert(
@@ -148,6 +184,36 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
                     it.get("outputs").filter(|r| !r.is_null()).map(norm_output),
                     failed,
                 );
+            }
+            // Programmatic tool calling: the model's program is a call of its own; the
+            // `function_call` items it makes (`caller.type: "program"`) are plain calls.
+            "program" => {
+                let mut args = serde_json::Map::new();
+                args.insert(
+                    "code".into(),
+                    it.get("code").cloned().unwrap_or(Value::Null),
+                );
+                let i2 = sink.call(
+                    "program",
+                    Args::Owned(Value::Object(args)),
+                    call_id.or(item_id),
+                    loc,
+                );
+                if failed {
+                    sink.flag_error(i2);
+                }
+            }
+            "program_output" => {
+                let out = it.get("result").filter(|r| !r.is_null()).map(norm_output);
+                if let Some(id) = call_id.or(item_id) {
+                    if !sink.answer_id(&id, out, failed) {
+                        sink.finding(
+                            "orphan-result",
+                            format!("`{ty}` for `{id}` has no matching call"),
+                            loc,
+                        );
+                    }
+                }
             }
             "image_generation_call" => {
                 let i2 = sink.call("image_generation", Args::Empty, item_id, loc);
@@ -189,7 +255,6 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
         }
         i += 1;
     }
-    Ok(())
 }
 
 /// Whether a `shell_call_output` records a failed command: an outcome that timed out or exited

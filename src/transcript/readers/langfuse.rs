@@ -1,0 +1,130 @@
+//! Langfuse trace exports: `{trace, observations[]}` (the UI's trace download), or the public
+//! API's trace with its `observations[]` embedded. Observations `{id, traceId, type, name,
+//! startTime, input, output, level, …}`: the calls are the `TOOL` observations, ordered by
+//! `startTime` (file order on ties). A TOOL observation records no call id; the id is taken from
+//! the model's call with the same name and arguments in a `GENERATION` observation (its input or
+//! output: a Responses `function_call` item `{call_id, name, arguments}` or a Chat `tool_calls`
+//! entry `{id, function: {name, arguments}}`).
+
+use serde_json::Value;
+
+use super::super::sink::{s, Args, Sink};
+use super::super::spans::Seg;
+
+/// How deep the search for a call's id looks into a generation's input or output.
+const MAX_SEARCH_DEPTH: usize = 12;
+
+/// The observations of a Langfuse export, with their path.
+pub(crate) fn observations(v: &Value) -> Option<(&[Value], Vec<Seg>)> {
+    let (list, root) = match v.get("observations").and_then(Value::as_array) {
+        Some(a) => (a, vec![Seg::K("observations")]),
+        None => (
+            v.get("trace")?.get("observations")?.as_array()?,
+            vec![Seg::K("trace"), Seg::K("observations")],
+        ),
+    };
+    let is_obs = |o: &Value| {
+        o.get("type").is_some_and(Value::is_string)
+            && o.get("traceId").is_some_and(Value::is_string)
+            && o.get("startTime").is_some()
+    };
+    (!list.is_empty() && list.iter().all(is_obs)).then_some((list.as_slice(), root))
+}
+
+/// Read the TOOL observations.
+pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
+    let Some((obs, root)) = observations(v) else {
+        return Err("expected a Langfuse trace export with `observations`".to_string());
+    };
+    let by_start =
+        |a: &&(usize, &Value), b: &&(usize, &Value)| s(a.1, "startTime").cmp(&s(b.1, "startTime"));
+    let mut indexed: Vec<(usize, &Value)> = obs.iter().enumerate().collect();
+    indexed.sort_by(|a, b| by_start(&a, &b));
+    // The model's calls, from the generations in start order: (name, arguments, id).
+    let mut known: Vec<(String, Value, String)> = Vec::new();
+    for (_, o) in indexed
+        .iter()
+        .filter(|(_, o)| s(o, "type") == Some("GENERATION"))
+    {
+        for key in ["input", "output"] {
+            if let Some(x) = o.get(key) {
+                let parsed;
+                let x = match x {
+                    Value::String(t) if t.trim_start().starts_with(['{', '[']) => {
+                        match serde_json::from_str::<Value>(t) {
+                            Ok(p) => {
+                                parsed = p;
+                                &parsed
+                            }
+                            Err(_) => continue,
+                        }
+                    }
+                    other => other,
+                };
+                collect_calls(x, 0, &mut known);
+            }
+        }
+    }
+    for (i, o) in indexed.iter().filter(|(_, o)| s(o, "type") == Some("TOOL")) {
+        let name = s(o, "name").unwrap_or("");
+        let input = o.get("input").filter(|x| !x.is_null());
+        let args_value = input.map(decoded);
+        let id = known
+            .iter()
+            .find(|(n, a, _)| n == name && Some(a) == args_value.as_ref())
+            .map(|(_, _, id)| id.clone());
+        let args = input.map(Args::Value).unwrap_or(Args::Empty);
+        let mut path = root.clone();
+        path.push(Seg::I(*i));
+        let l = sink.at(&path);
+        let k = sink.call_unique(name, args, id, l);
+        let output = o.get("output").filter(|x| !x.is_null()).cloned();
+        let error = s(o, "level") == Some("ERROR");
+        if output.is_some() || error {
+            sink.answer(k, output, error);
+        }
+    }
+    Ok(())
+}
+
+/// Arguments as a value: a JSON string decoded, anything else as is.
+fn decoded(v: &Value) -> Value {
+    match v {
+        Value::String(t) => serde_json::from_str(t).unwrap_or_else(|_| v.clone()),
+        other => other.clone(),
+    }
+}
+
+/// Every model call inside `v` (Responses `function_call` items and Chat `tool_calls` entries).
+fn collect_calls(v: &Value, depth: usize, out: &mut Vec<(String, Value, String)>) {
+    if depth > MAX_SEARCH_DEPTH {
+        return;
+    }
+    match v {
+        Value::Object(o) => {
+            if let (Some(name), Some(args), Some(id)) = (
+                o.get("name").and_then(Value::as_str),
+                o.get("arguments"),
+                o.get("call_id").and_then(Value::as_str),
+            ) {
+                out.push((name.to_string(), decoded(args), id.to_string()));
+            } else if let (Some(id), Some(f)) = (
+                o.get("id").and_then(Value::as_str),
+                o.get("function").filter(|f| f.is_object()),
+            ) {
+                if let (Some(name), Some(args)) = (s(f, "name"), f.get("arguments")) {
+                    out.push((name.to_string(), decoded(args), id.to_string()));
+                }
+            }
+            for x in o.values() {
+                collect_calls(x, depth + 1, out);
+            }
+        }
+        Value::Array(a) => {
+            for x in a {
+                collect_calls(x, depth + 1, out);
+            }
+        }
+        _ => {}
+    }
+}

@@ -1,0 +1,98 @@
+//! OpenTelemetry spans as the Python SDK writes them (`ReadableSpan.to_json()`), not OTLP: span
+//! objects `{name, context, parent, start_time, end_time, status: {status_code}, attributes:
+//! {key: value}, events, resource}`, in a list or under `spans` (any-agent's `AgentTrace`
+//! `{spans, final_output}`). The calls are the `execute_tool` spans (GenAI semantic
+//! conventions), ordered by `start_time` (file order on ties).
+
+use serde_json::Value;
+
+use super::super::sink::{s, Args, Sink};
+use super::super::spans::Seg;
+
+/// The span list of a document in this shape, with its path.
+pub(crate) fn spans(v: &Value) -> Option<(&[Value], Vec<Seg>)> {
+    let (items, root) = match v {
+        Value::Array(a) => (a.as_slice(), vec![]),
+        _ => (
+            v.get("spans")?.as_array()?.as_slice(),
+            vec![Seg::K("spans")],
+        ),
+    };
+    let is_span = |x: &Value| {
+        x.get("name").is_some_and(Value::is_string)
+            && x.get("attributes").is_some_and(Value::is_object)
+            && x.get("context").is_some_and(Value::is_object)
+            && x.get("start_time").is_some()
+    };
+    (!items.is_empty() && items.iter().all(is_span)).then_some((items, root))
+}
+
+/// Order key of a `start_time`: nanoseconds (any-agent) or an ISO 8601 string (the SDK).
+#[derive(PartialEq, PartialOrd)]
+enum Start<'v> {
+    Nanos(f64),
+    Text(&'v str),
+    None,
+}
+
+fn start(x: &Value) -> Start<'_> {
+    match x.get("start_time") {
+        Some(Value::Number(n)) => Start::Nanos(n.as_f64().unwrap_or(0.0)),
+        Some(Value::String(t)) => Start::Text(t),
+        _ => Start::None,
+    }
+}
+
+/// Read the `execute_tool` spans.
+pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
+    let Some((items, root)) = spans(v) else {
+        return Err("expected OpenTelemetry SDK spans".to_string());
+    };
+    let mut tools: Vec<(usize, &Value)> = items
+        .iter()
+        .enumerate()
+        .filter(|(_, x)| {
+            let a = &x["attributes"];
+            s(a, "gen_ai.operation.name") == Some("execute_tool")
+                || (s(x, "name").is_some_and(|n| n.starts_with("execute_tool"))
+                    && a.get("gen_ai.tool.name").is_some())
+        })
+        .collect();
+    // Stable: spans that start together keep their file order.
+    tools.sort_by(|(_, a), (_, b)| {
+        start(a)
+            .partial_cmp(&start(b))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    for (i, x) in tools {
+        let a = &x["attributes"];
+        let name = s(a, "gen_ai.tool.name")
+            .or_else(|| s(x, "name").and_then(|n| n.strip_prefix("execute_tool ")))
+            .unwrap_or("");
+        let args = a
+            .get("gen_ai.tool.args")
+            .or(a.get("gen_ai.tool.call.arguments"))
+            .filter(|v| !v.is_null())
+            .map(Args::Value)
+            .unwrap_or(Args::Empty);
+        let id = s(a, "gen_ai.tool.call.id").map(str::to_string);
+        let mut path = root.clone();
+        path.push(Seg::I(i));
+        let l = sink.at(&path);
+        let k = sink.call_unique(name, args, id, l);
+        let output = a
+            .get("gen_ai.output")
+            .or(a.get("gen_ai.tool.call.result"))
+            .filter(|v| !v.is_null())
+            .cloned();
+        let error = x
+            .get("status")
+            .and_then(|st| s(st, "status_code"))
+            .is_some_and(|c| c.eq_ignore_ascii_case("error"))
+            || a.get("error.type").is_some();
+        if output.is_some() || error {
+            sink.answer(k, output, error);
+        }
+    }
+    Ok(())
+}

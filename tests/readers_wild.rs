@@ -1,0 +1,581 @@
+//! Files other projects committed (`tests/fixtures/wild/`, sources and licences in its
+//! `SOURCES.md`), none written for toolspec: each is read with format detection and must give
+//! exactly its truth file's calls (name, arguments, id, output, error flag), be detected as the
+//! format its folder names, and read the same when streamed.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+use toolspec::transcript::{read, read_file, read_reader, Format, ReadError, Transcript};
+
+/// The format each folder's files are read as (the folder names the API, not always the reader).
+fn expected_format(folder: &str) -> Format {
+    match folder {
+        "google_interactions" => Format::Gemini,
+        "gemini_cli_session" => Format::GeminiCli,
+        "cohere" => Format::OpenaiChat,
+        "swe_agent" => Format::SweAgent,
+        "inspect_ai" => Format::InspectAi,
+        "openhands" => Format::Openhands,
+        "google_adk_evalset" => Format::AdkEvalset,
+        "any_agent_trace" => Format::OtelGenai,
+        "langfuse_trace" => Format::Langfuse,
+        other => other.replace('_', "-").parse().unwrap(),
+    }
+}
+
+/// Files whose truth takes a judgement call toolspec makes the other way (documented in
+/// docs/formats.md and the fixtures' SOURCES.md): their calls are compared in either order.
+const EITHER_ORDER: &[&str] = &["deepeval-pydanticai-parallel-tools.trace.json"];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/wild")
+}
+
+fn files() -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    for dir in std::fs::read_dir(root()).unwrap().flatten() {
+        let folder = dir.file_name().to_string_lossy().into_owned();
+        if !dir.path().is_dir() || folder == "truth" {
+            continue;
+        }
+        for f in std::fs::read_dir(dir.path()).unwrap().flatten() {
+            out.push((folder.clone(), f.path()));
+        }
+    }
+    out.sort();
+    out
+}
+
+fn calls(ts: &[Transcript]) -> Vec<Value> {
+    ts.iter()
+        .flat_map(|t| &t.calls)
+        .map(|c| {
+            json!({"name": c.name, "args": c.args, "id": c.id, "output": c.output, "is_error": c.is_error})
+        })
+        .collect()
+}
+
+fn sorted(mut v: Vec<Value>) -> Vec<Value> {
+    v.sort_by_key(|c| c.to_string());
+    v
+}
+
+#[test]
+fn every_wild_file_reads_as_its_truth() {
+    let all = files();
+    assert!(all.len() >= 36, "found {} wild files", all.len());
+    let mut failures = Vec::new();
+    for (folder, file) in &all {
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        let truth = root()
+            .join("truth")
+            .join(folder)
+            .join(format!("{name}.truth.json"));
+        let want: Vec<Value> = match std::fs::read(&truth) {
+            Ok(b) => serde_json::from_slice(&b).unwrap(),
+            Err(_) => {
+                failures.push(format!("{folder}/{name}: no truth file"));
+                continue;
+            }
+        };
+        let ts = match read_file(file, None) {
+            Ok(ts) => ts,
+            Err(e) => {
+                failures.push(format!("{folder}/{name}: {e}"));
+                continue;
+            }
+        };
+        let format = expected_format(folder);
+        if let Some(t) = ts.iter().find(|t| t.format != format) {
+            failures.push(format!(
+                "{folder}/{name}: detected as {}, not {format}",
+                t.format
+            ));
+        }
+        let got = calls(&ts);
+        let same = if EITHER_ORDER.contains(&name.as_str()) {
+            sorted(got.clone()) == sorted(want.clone())
+        } else {
+            got == want
+        };
+        if !same {
+            let first = (0..got.len().min(want.len()))
+                .find(|&i| got[i] != want[i])
+                .map(|i| format!("; call {i}:\n    got  {}\n    want {}", got[i], want[i]))
+                .unwrap_or_default();
+            failures.push(format!(
+                "{folder}/{name}: {} calls, truth {}{first}",
+                got.len(),
+                want.len()
+            ));
+        }
+        let bytes = std::fs::read(file).unwrap();
+        let mut streamed = Vec::new();
+        match read_reader(&name, &bytes[..], None, |t| streamed.push(t)) {
+            Ok(()) if calls(&streamed) == got => {}
+            Ok(()) => failures.push(format!("{folder}/{name}: streamed read differs")),
+            Err(e) => failures.push(format!("{folder}/{name}: streamed read failed: {e}")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} wild files differ:\n{}",
+        failures.len(),
+        all.len(),
+        failures.join("\n")
+    );
+}
+
+/// Gemini stream chunks whose `functionCall` parts carry only `partialArgs` or close the call
+/// (`{}`) continue the call before them: one call per named part, never a nameless one.
+#[test]
+fn gemini_partial_arguments_continue_the_open_call() {
+    let lines = [
+        r#"{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"write","willContinue":true}}]}}]}"#,
+        r#"{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.items[0].name","stringValue":"app","willContinue":true}],"willContinue":true}}]}}]}"#,
+        r#"{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$.items[0].name","stringValue":"le"}],"willContinue":true}}]}}]}"#,
+        r#"{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"partialArgs":[{"jsonPath":"$['items'][0]['ok']","boolValue":true},{"jsonPath":"$.items[1]","nullValue":"NULL_VALUE"},{"jsonPath":"$.n","numberValue":2}],"willContinue":true}}]}}]}"#,
+        r#"{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{}}]}}]}"#,
+        r#"{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"done","args":{"x":1}}}]}}]}"#,
+    ];
+    let text = lines.join("\n") + "\n";
+    let ts = read("s.jsonl", text.as_bytes(), None).unwrap();
+    let got = calls(&ts);
+    assert_eq!(got.len(), 2, "{got:?}");
+    assert_eq!(got[0]["name"], "write");
+    assert_eq!(
+        got[0]["args"],
+        json!({"items": [{"name": "apple", "ok": true}, null], "n": 2})
+    );
+    assert_eq!(got[1]["name"], "done");
+    assert_eq!(got[1]["args"], json!({"x": 1}));
+    // The same stream as one document (a gemini-cli replay of chunks) reads the same.
+    let chunks: Vec<Value> = lines
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let doc = json!({"method": "generateContentStream", "response": chunks}).to_string();
+    assert_eq!(calls(&read("r.json", doc.as_bytes(), None).unwrap()), got);
+}
+
+/// A `jsonPath` that does not fit, is too deep, or jumps past the end of an array is reported
+/// and skipped; it never builds a large or deep value.
+#[test]
+fn gemini_partial_arguments_that_do_not_fit_are_reported_not_followed() {
+    let deep = format!("$.{}", vec!["a"; 100].join("."));
+    let cases = [
+        r#"$.items[1000000000]"#.to_string(),
+        deep,
+        "$..x".to_string(),
+        "$.items[*]".to_string(),
+        "items".to_string(),
+    ];
+    for path in cases {
+        let part =
+            json!({"functionCall": {"partialArgs": [{"jsonPath": path, "stringValue": "x"}]}});
+        let doc = json!({"candidates": [{"content": {"role": "model", "parts": [
+            {"functionCall": {"name": "f", "willContinue": true}}, part]}}]});
+        let ts = read("r.json", doc.to_string().as_bytes(), None).unwrap();
+        assert_eq!(calls(&ts)[0]["args"], json!({}), "{path}");
+        assert!(
+            ts[0].findings.iter().any(|f| f.code == "invalid-arguments"),
+            "{path}: {:?}",
+            ts[0].findings
+        );
+    }
+}
+
+/// A `steps` array alone is no Vercel result: a Google Interactions response is read as
+/// Gemini, and an unknown object with `steps` is an `unknown-format` error naming what it holds
+/// (it used to be read as a Vercel result with 0 calls).
+#[test]
+fn steps_alone_do_not_make_a_vercel_result() {
+    let interaction = r#"{"id":"v1","object":"interaction","status":"requires_action","steps":[{"type":"thought","signature":"x"},{"id":"z1","type":"function_call","name":"getWeather","arguments":{"location":"Paris"}}]}"#;
+    let ts = read("i.json", interaction.as_bytes(), None).unwrap();
+    assert_eq!(ts[0].format, Format::Gemini);
+    assert_eq!(
+        calls(&ts),
+        vec![
+            json!({"name": "getWeather", "args": {"location": "Paris"}, "id": "z1", "output": null, "is_error": false})
+        ]
+    );
+    let other = r#"{"run_id":"r","steps":[{"kind":"request","parts":[{"part_kind":"tool-call","tool_name":"f","args":{}}]}]}"#;
+    let e = read("p.json", other.as_bytes(), None).unwrap_err();
+    assert_eq!(e.code(), "unknown-format");
+    assert!(e.to_string().contains("`run_id`, `steps`"), "{e}");
+    // A v4/v5 result is still one.
+    let v5 = r#"{"steps":[{"content":[{"type":"tool-call","toolCallId":"c","toolName":"f","input":{}}],"finishReason":"tool-calls"}]}"#;
+    assert_eq!(
+        read("v.json", v5.as_bytes(), None).unwrap()[0].format,
+        Format::VercelAiSdk
+    );
+}
+
+/// UI message chunk streams hold more chunk types than the reader needs (approvals, sources,
+/// errors, custom `data-…` parts): they are skipped, not a reason to give up on the file.
+#[test]
+fn ui_chunk_streams_with_other_chunk_types_are_read() {
+    let stream = r#"[{"type":"start"},{"type":"source-url","sourceId":"s","url":"https://example.com"},{"type":"data-weather","data":{}},
+      {"type":"tool-input-start","toolCallId":"c1","toolName":"rm"},{"type":"tool-input-available","toolCallId":"c1","toolName":"rm","input":{"f":"a"}},
+      {"type":"tool-approval-request","approvalId":"a1","toolCallId":"c1"},{"type":"tool-output-denied","toolCallId":"c1"},
+      {"type":"error","errorText":"boom"},{"type":"finish"}]"#;
+    let ts = read("u.json", stream.as_bytes(), None).unwrap();
+    assert_eq!(ts[0].format, Format::VercelAiSdk);
+    assert_eq!(
+        calls(&ts),
+        vec![
+            json!({"name": "rm", "args": {"f": "a"}, "id": "c1", "output": null, "is_error": false})
+        ]
+    );
+    // Anthropic content blocks (`text`, `tool_use`) are no chunk stream.
+    let blocks =
+        r#"[{"type":"text","text":"hi"},{"type":"tool_use","id":"t","name":"f","input":{}}]"#;
+    assert!(read("b.json", blocks.as_bytes(), None)
+        .map(|ts| ts[0].format != Format::VercelAiSdk)
+        .unwrap_or(true));
+}
+
+/// `unknown-format` names what the file holds once, and each format's reason once.
+#[test]
+fn unknown_format_says_what_it_found_once() {
+    let e = read(
+        "c.json",
+        br#"{"id":"x","message":{},"finish_reason":"stop"}"#,
+        None,
+    )
+    .unwrap_err();
+    let ReadError::DetectionFailed { found, tried, .. } = &e else {
+        panic!("{e}")
+    };
+    assert_eq!(
+        found,
+        "an object with keys `id`, `message`, `finish_reason`"
+    );
+    assert_eq!(tried.len(), Format::ALL.len());
+    let help = miette::Diagnostic::help(&e).unwrap().to_string();
+    assert_eq!(help.matches("`finish_reason`").count(), 0, "{help}");
+    assert_eq!(e.to_string().matches("`finish_reason`").count(), 1, "{e}");
+    // A text file without any JSON says so once too.
+    let e = read("n.txt", b"hello\nworld\n", None).unwrap_err();
+    assert!(e.to_string().contains("text with no JSON records"), "{e}");
+    let help = miette::Diagnostic::help(&e).unwrap().to_string();
+    assert!(!help.contains("no JSON records"), "{help}");
+}
+
+/// A file with the marks of two formats is read as the first in the detection order, and says
+/// so: an `ambiguous-format` finding names the other format and how to read it as that. A
+/// forced format, or a file with one format's marks, has no such finding.
+#[test]
+fn a_file_matching_two_formats_says_so() {
+    let doc = json!({"messages": [
+        {"role": "assistant",
+         "content": [{"type": "tool_use", "id": "toolu_1", "name": "search", "input": {"q": "a"}}],
+         "tool_calls": [{"id": "toolu_1", "type": "function", "function": {"name": "search", "arguments": "{\"q\":\"a\"}"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "found"}]}
+    ]})
+    .to_string();
+    let ts = read("x.json", doc.as_bytes(), None).unwrap();
+    assert_eq!(ts[0].format, Format::AnthropicMessages);
+    let notes: Vec<_> = ts[0]
+        .findings
+        .iter()
+        .filter(|f| f.code == "ambiguous-format")
+        .collect();
+    assert_eq!(notes.len(), 1, "{:?}", ts[0].findings);
+    assert!(
+        notes[0].message.contains("openai-chat")
+            && notes[0].message.contains("--format openai-chat"),
+        "{}",
+        notes[0].message
+    );
+    assert_eq!((notes[0].span.start, notes[0].span.end), (0, doc.len()));
+    let forced = read("x.json", doc.as_bytes(), Some(Format::AnthropicMessages)).unwrap();
+    assert!(forced[0].findings.is_empty(), "{:?}", forced[0].findings);
+    // None of the wild files is ambiguous.
+    for (folder, file) in files() {
+        for t in read_file(&file, None).unwrap() {
+            assert!(
+                t.findings.iter().all(|f| f.code != "ambiguous-format"),
+                "{folder}/{}: {:?}",
+                file.display(),
+                t.findings
+            );
+        }
+    }
+}
+
+/// A gemini-cli session file is detected as `gemini-cli` and as nothing else (no other format's
+/// marks); Gemini API documents and Claude Code lines, which share words with it, are not.
+#[test]
+fn gemini_cli_sessions_are_detected_as_themselves_only() {
+    let file = root().join("gemini_cli_session/agentcmd-gemini-session-2025-10-27T19-55.json");
+    let ts = read_file(&file, None).unwrap();
+    assert_eq!(ts.len(), 1);
+    assert_eq!(ts[0].format, Format::GeminiCli);
+    assert!(ts[0].findings.is_empty(), "{:?}", ts[0].findings);
+    assert_eq!(ts[0].calls.len(), 13);
+    let session = r#"{"sessionId":"s","projectHash":"h","startTime":"t","lastUpdated":"t","messages":[
+      {"id":"1","timestamp":"t","type":"user","content":"hi"},
+      {"id":"2","timestamp":"t","type":"gemini","content":"","toolCalls":[
+        {"id":"c1","name":"ls","args":{"path":"/"},"status":"success","result":[{"functionResponse":{"id":"c1","name":"ls","response":{"output":"a b"}}}]},
+        {"id":"c2","name":"sh","args":{"command":"x"},"status":"cancelled","result":null}]}]}"#;
+    let ts = read("s.json", session.as_bytes(), None).unwrap();
+    assert_eq!(ts[0].format, Format::GeminiCli);
+    assert_eq!(
+        calls(&ts),
+        vec![
+            json!({"name": "ls", "args": {"path": "/"}, "id": "c1", "output": {"output": "a b"}, "is_error": false}),
+            json!({"name": "sh", "args": {"command": "x"}, "id": "c2", "output": null, "is_error": true}),
+        ]
+    );
+    for (other, text) in [
+        (
+            Format::Gemini,
+            r#"{"contents":[{"role":"model","parts":[{"functionCall":{"name":"f","args":{}}}]}]}"#,
+        ),
+        (
+            Format::ClaudeCode,
+            r#"{"type":"user","sessionId":"s","message":{"role":"user","content":"hi"}}"#,
+        ),
+    ] {
+        assert_eq!(
+            read("o.json", text.as_bytes(), None).unwrap()[0].format,
+            other
+        );
+    }
+}
+
+/// A Cohere v2 chat response reads as OpenAI Chat (the same `tool_calls` shape), and nothing else
+/// claims it; an Anthropic `Message` (which also has a `role`) is not taken for one.
+#[test]
+fn cohere_responses_read_as_openai_chat() {
+    let text = r#"{"id":"x","message":{"role":"assistant","tool_plan":"p","tool_calls":[{"id":"w1","type":"function","function":{"name":"weather","arguments":"{\"city\":\"Oslo\"}"}}]},"finish_reason":"TOOL_CALL","usage":{}}"#;
+    let ts = read("c.json", text.as_bytes(), None).unwrap();
+    assert_eq!(ts[0].format, Format::OpenaiChat);
+    assert!(ts[0].findings.is_empty(), "{:?}", ts[0].findings);
+    assert_eq!(
+        calls(&ts),
+        vec![
+            json!({"name": "weather", "args": {"city": "Oslo"}, "id": "w1", "output": null, "is_error": false})
+        ]
+    );
+    let anthropic = r#"{"id":"m","type":"message","role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{}}],"stop_reason":"tool_use"}"#;
+    assert_eq!(
+        read("a.json", anthropic.as_bytes(), None).unwrap()[0].format,
+        Format::AnthropicMessages
+    );
+}
+
+/// Provider stream events saved one per line: Anthropic `content_block_*` events and OpenAI
+/// Responses `response.output_item.done` events give the calls, arguments assembled from the
+/// pieces; the events that repeat or only describe them add nothing.
+#[test]
+fn provider_stream_events_are_read() {
+    let anthropic = [
+        r#"{"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[]}}"#,
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+        r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t1","name":"search","input":{}}}"#,
+        r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"q\": \"ti"}}"#,
+        r#"{"type":"ping"}"#,
+        r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"de\"}"}}"#,
+        r#"{"type":"content_block_stop","index":1}"#,
+        r#"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"t2","name":"noop","input":{}}}"#,
+        r#"{"type":"content_block_stop","index":2}"#,
+        r#"{"type":"message_stop"}"#,
+    ]
+    .join("\n");
+    let ts = read("a.jsonl", anthropic.as_bytes(), None).unwrap();
+    assert_eq!(ts[0].format, Format::AnthropicMessages);
+    assert_eq!(
+        calls(&ts),
+        vec![
+            json!({"name": "search", "args": {"q": "tide"}, "id": "t1", "output": null, "is_error": false}),
+            json!({"name": "noop", "args": {}, "id": "t2", "output": null, "is_error": false}),
+        ]
+    );
+    let responses = [
+        r#"{"type":"response.created","sequence_number":0,"response":{"id":"r","object":"response","output":[]}}"#,
+        r#"{"type":"response.output_item.added","sequence_number":1,"output_index":0,"item":{"id":"fc1","type":"function_call","status":"in_progress","arguments":"","call_id":"c1","name":"f"}}"#,
+        r#"{"type":"response.function_call_arguments.delta","sequence_number":2,"item_id":"fc1","output_index":0,"delta":"{\"a\":1}"}"#,
+        r#"{"type":"response.output_item.done","sequence_number":3,"output_index":0,"item":{"id":"fc1","type":"function_call","status":"completed","arguments":"{\"a\":1}","call_id":"c1","name":"f"}}"#,
+        r#"{"type":"response.completed","sequence_number":4,"response":{"id":"r","object":"response","output":[{"id":"fc1","type":"function_call","status":"completed","arguments":"{\"a\":1}","call_id":"c1","name":"f"}]}}"#,
+    ]
+    .join("\n");
+    let ts = read("r.jsonl", responses.as_bytes(), None).unwrap();
+    assert_eq!(ts[0].format, Format::OpenaiResponses);
+    assert_eq!(
+        calls(&ts),
+        vec![json!({"name": "f", "args": {"a": 1}, "id": "c1", "output": null, "is_error": false})]
+    );
+}
+
+/// A SWE-agent trajectory is detected as `swe-agent` and nothing else; its reused ids are kept
+/// as separate calls, each result linked to the latest call with its id.
+#[test]
+fn swe_agent_trajectories_are_detected_as_themselves_only() {
+    let traj = r#"{"environment":"e","trajectory":[{"action":"ls","observation":"a"}],"info":{},"replay_config":"{}","history":[
+      {"role":"system","content":"sys","agent":"main","message_type":"system_prompt"},
+      {"role":"assistant","content":"","agent":"main","message_type":"action","tool_calls":[{"id":"c","type":"function","function":{"name":"bash","arguments":"{\"command\":\"ls\"}"}}]},
+      {"role":"tool","content":[{"type":"text","text":"a b"}],"agent":"main","message_type":"observation","tool_call_ids":["c"]},
+      {"role":"assistant","content":"","agent":"main","message_type":"action","tool_calls":[{"id":"c","type":"function","function":{"name":"bash","arguments":"{\"command\":\"ls\"}"}}]},
+      {"role":"tool","content":"again","agent":"main","message_type":"observation","tool_call_ids":["c"]}]}"#;
+    let ts = read("t.traj", traj.as_bytes(), None).unwrap();
+    assert_eq!(ts[0].format, Format::SweAgent);
+    assert!(ts[0].findings.is_empty(), "{:?}", ts[0].findings);
+    assert_eq!(
+        calls(&ts),
+        vec![
+            json!({"name": "bash", "args": {"command": "ls"}, "id": "c", "output": "a b", "is_error": false}),
+            json!({"name": "bash", "args": {"command": "ls"}, "id": "c", "output": "again", "is_error": false}),
+        ]
+    );
+}
+
+/// An Inspect AI eval log is detected as `inspect-ai` and nothing else; a log of several samples
+/// gives one transcript per sample, located where the sample starts.
+#[test]
+fn inspect_logs_are_detected_as_themselves_and_split_by_sample() {
+    let sample = |id: &str, err: &str| {
+        format!(
+            r#"{{"id":"{id}","epoch":1,"input":"q","messages":[
+              {{"role":"user","content":"q"}},
+              {{"role":"assistant","content":"","tool_calls":[{{"id":"c{id}","function":"bash","arguments":{{"cmd":"ls"}}}}]}},
+              {{"role":"tool","tool_call_id":"c{id}","function":"bash","content":[{{"type":"text","text":"out"}}],"error":{err}}}],
+              "events":[]}}"#
+        )
+    };
+    let log = format!(
+        r#"{{"version":2,"status":"success","eval":{{"task":"t","model":"m"}},"plan":{{}},"samples":[{},{}]}}"#,
+        sample("1", "null"),
+        sample("2", r#"{"type":"timeout","message":"too slow"}"#)
+    );
+    let ts = read("log.json", log.as_bytes(), None).unwrap();
+    assert_eq!(ts.len(), 2);
+    assert!(ts
+        .iter()
+        .all(|t| t.format == Format::InspectAi && t.findings.is_empty()));
+    assert_eq!(
+        calls(&ts),
+        vec![
+            json!({"name": "bash", "args": {"cmd": "ls"}, "id": "c1", "output": "out", "is_error": false}),
+            json!({"name": "bash", "args": {"cmd": "ls"}, "id": "c2", "output": "out", "is_error": true}),
+        ]
+    );
+    let second = ts[1].record.unwrap();
+    assert!(log[second.span.start..second.span.end].starts_with(r#"{"id":"2""#));
+}
+
+/// An OpenHands event list is detected as `openhands` and nothing else: calls from the actions
+/// with `tool_call_metadata` (arguments as the model wrote them), results from the observations
+/// that name them as `cause`; a message list with `role`s is not taken for one.
+#[test]
+fn openhands_trajectories_are_detected_as_themselves_only() {
+    let events = r#"[
+      {"id":0,"timestamp":"t","source":"user","message":"hi","action":"message","args":{"content":"hi"}},
+      {"id":1,"timestamp":"t","source":"agent","message":"run","action":"run","args":{"command":"ls","thought":"x"},
+       "tool_call_metadata":{"function_name":"execute_bash","tool_call_id":"toolu_1","model_response":{"choices":[{"message":{"role":"assistant","tool_calls":[{"id":"toolu_1","type":"function","function":{"name":"execute_bash","arguments":"{\"command\": \"ls\"}"}}]}}]},"total_calls_in_response":1}},
+      {"id":2,"timestamp":"t","source":"agent","message":"failed","cause":1,"observation":"error","content":"no such file","extras":{}}
+    ]"#;
+    let ts = read("t.json", events.as_bytes(), None).unwrap();
+    assert_eq!(ts[0].format, Format::Openhands);
+    assert!(ts[0].findings.is_empty(), "{:?}", ts[0].findings);
+    assert_eq!(
+        calls(&ts),
+        vec![
+            json!({"name": "execute_bash", "args": {"command": "ls"}, "id": "toolu_1", "output": "no such file", "is_error": true})
+        ]
+    );
+    let chat = r#"[{"role":"user","content":"hi","source":"x","action":"y"}]"#;
+    assert_ne!(
+        read("c.json", chat.as_bytes(), None).unwrap()[0].format,
+        Format::Openhands
+    );
+}
+
+/// An ADK eval set is detected as `adk-evalset` and nothing else, one transcript per eval case;
+/// the older test-file list of `{query, expected_tool_use}` too.
+#[test]
+fn adk_eval_sets_are_detected_as_themselves_only() {
+    let case = |id: &str, sides: u32| {
+        format!(
+            r#"{{"eval_id":"{id}","conversation":[{{"invocation_id":"i","user_content":{{"parts":[{{"text":"roll"}}],"role":"user"}},
+              "intermediate_data":{{"tool_uses":[{{"id":null,"name":"roll_die","args":{{"sides":{sides}}}}}],"intermediate_responses":[]}}}}]}}"#
+        )
+    };
+    let set = format!(
+        r#"{{"eval_set_id":"s","name":"s","eval_cases":[{},{}]}}"#,
+        case("a", 6),
+        case("b", 20)
+    );
+    let ts = read("s.evalset.json", set.as_bytes(), None).unwrap();
+    assert_eq!(ts.len(), 2);
+    assert!(ts
+        .iter()
+        .all(|t| t.format == Format::AdkEvalset && t.findings.is_empty()));
+    assert_eq!(
+        calls(&ts),
+        vec![
+            json!({"name": "roll_die", "args": {"sides": 6}, "id": null, "output": null, "is_error": false}),
+            json!({"name": "roll_die", "args": {"sides": 20}, "id": null, "output": null, "is_error": false}),
+        ]
+    );
+    let old = r#"[{"query":"roll a die","expected_tool_use":[{"tool_name":"roll_die","tool_input":{"sides":6}}],"reference":"4"}]"#;
+    let ts = read("t.test.json", old.as_bytes(), None).unwrap();
+    assert_eq!(ts[0].format, Format::AdkEvalset);
+    assert_eq!(calls(&ts)[0]["args"], json!({"sides": 6}));
+}
+
+/// OpenTelemetry spans as the SDK writes them (not OTLP) read as OTel: `execute_tool` spans by
+/// start time, file order on ties; an error status is an error.
+#[test]
+fn otel_sdk_span_json_reads_as_otel() {
+    let span = |name: &str, start: u64, tool: &str, status: &str| {
+        format!(
+            r#"{{"name":"{name}","kind":"SpanKind.INTERNAL","context":{{"trace_id":1,"span_id":{start}}},"parent":null,"start_time":{start},"end_time":{start},
+              "status":{{"status_code":"{status}","description":null}},"attributes":{{"gen_ai.operation.name":"execute_tool","gen_ai.tool.name":"{tool}","gen_ai.tool.args":"{{\"x\": 1}}","gen_ai.output":"done"}},"events":[],"links":[],"resource":{{}}}}"#
+        )
+    };
+    let doc = format!(
+        r#"{{"final_output":"ok","spans":[{},{},{}]}}"#,
+        span("execute_tool b", 20, "b", "ok"),
+        span("execute_tool a", 10, "a", "error"),
+        span("execute_tool c", 20, "c", "unset")
+    );
+    let ts = read("trace.json", doc.as_bytes(), None).unwrap();
+    assert_eq!(ts[0].format, Format::OtelGenai);
+    assert!(ts[0].findings.is_empty(), "{:?}", ts[0].findings);
+    let got = calls(&ts);
+    let names: Vec<_> = got.iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["a", "b", "c"]);
+    assert_eq!(got[0]["is_error"], true);
+    assert_eq!(got[1]["args"], json!({"x": 1}));
+    assert_eq!(got[1]["output"], "done");
+}
+
+/// A Langfuse trace export is detected as `langfuse` and nothing else: TOOL observations by start
+/// time, the id from the generation that made the call, `level: ERROR` an error.
+#[test]
+fn langfuse_exports_are_detected_as_themselves_only() {
+    let obs = |ty: &str, name: &str, start: &str, input: &str, output: &str, level: &str| {
+        json!({"id": name, "traceId": "t", "type": ty, "name": name, "startTime": start,
+               "input": input, "output": output, "level": level})
+    };
+    let generation = r#"{"choices":[{"message":{"role":"assistant","tool_calls":[{"id":"call_9","type":"function","function":{"name":"lookup","arguments":"{\"q\": \"a\"}"}}]}}]}"#;
+    let doc = json!({"trace": {"id": "t", "name": "run"}, "observations": [
+        obs("TOOL", "lookup", "2025-01-01T00:00:02Z", r#"{"q":"a"}"#, "found", "DEFAULT"),
+        obs("GENERATION", "llm", "2025-01-01T00:00:01Z", "[]", generation, "DEFAULT"),
+        obs("TOOL", "fail", "2025-01-01T00:00:03Z", "{}", "boom", "ERROR"),
+    ]})
+    .to_string();
+    let ts = read("trace.json", doc.as_bytes(), None).unwrap();
+    assert_eq!(ts[0].format, Format::Langfuse);
+    assert!(ts[0].findings.is_empty(), "{:?}", ts[0].findings);
+    assert_eq!(
+        calls(&ts),
+        vec![
+            json!({"name": "lookup", "args": {"q": "a"}, "id": "call_9", "output": "found", "is_error": false}),
+            json!({"name": "fail", "args": {}, "id": null, "output": "boom", "is_error": true}),
+        ]
+    );
+}
