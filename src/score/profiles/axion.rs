@@ -10,6 +10,9 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use std::cell::Cell;
+
+use super::keys;
 use super::text::{json_f64, json_str, py_repr, py_str, py_str_list};
 use super::value::{py_eq, Val};
 use super::{raw_id, write_head, LineError, Outcome};
@@ -108,8 +111,9 @@ fn empty_obj() -> Val<'static> {
 
 /// `subset`: every expected key is in called; dicts recurse, other values compare with `==`.
 fn subset_match(called: &[(Cow<'_, str>, Val<'_>)], expected: &[(Cow<'_, str>, Val<'_>)]) -> bool {
+    let called = keys::of_val(called);
     expected.iter().all(|(k, ev)| {
-        let Some((_, cv)) = called.iter().find(|(k2, _)| k2 == k) else {
+        let Some(cv) = called.get(k.as_bytes()) else {
             return false;
         };
         match (cv, ev) {
@@ -170,16 +174,63 @@ fn int_true_div(n: u128, d: u128) -> f64 {
     mant as f64 * 2f64.powi(shift - k)
 }
 
-/// `_calculate_similarity(v1 = called value, v2 = expected value)`.
-fn similarity(v1: Option<&Val<'_>>, v2: Option<&Val<'_>>) -> f64 {
+/// The fuzzy work allowed for one case: the sum, over the pairs of unequal strings whose
+/// `SequenceMatcher` ratio is computed, of `len(called) × len(expected)` in characters (the
+/// ratio's worst-case cost). 16 000 000 is, e.g., four pairs of 2 000-character strings.
+pub(crate) const FUZZY_WORK_BUDGET: u64 = 16_000_000;
+
+/// What is left of a case's fuzzy work budget, and the pair that went past it.
+pub(crate) struct Work {
+    left: Cell<u64>,
+    over: Cell<Option<(usize, usize)>>,
+}
+
+impl Work {
+    pub(crate) fn new(budget: u64) -> Work {
+        Work {
+            left: Cell::new(budget),
+            over: Cell::new(None),
+        }
+    }
+
+    /// The error line's message when the budget ran out.
+    fn error(&self, budget: u64) -> Option<String> {
+        let (la, lb) = self.over.get()?;
+        Some(format!(
+            "toolspec: fuzzy matching past its work budget: the ratio of strings of {la} and {lb} \
+             characters would take this case past {budget} character pairs (the case is not scored)"
+        ))
+    }
+}
+
+/// `SequenceMatcher(None, a, b).ratio()` within the case's work budget. Equal strings are 1.0
+/// exactly (every character matches; two empty strings are 1.0 too) at no cost.
+fn ratio(a: &str, b: &str, work: &Work) -> Result<f64, ()> {
+    if a == b {
+        return Ok(1.0);
+    }
+    let (la, lb) = (a.chars().count(), b.chars().count());
+    let cost = (la as u64).saturating_mul(lb as u64);
+    let left = work.left.get();
+    if cost > left {
+        work.over.set(Some((la, lb)));
+        work.left.set(0);
+        return Err(());
+    }
+    work.left.set(left - cost);
+    Ok(SequenceMatcher::new(a, b).ratio())
+}
+
+/// `_calculate_similarity(v1 = called value, v2 = expected value)`; `Err` past the work budget.
+fn similarity(v1: Option<&Val<'_>>, v2: Option<&Val<'_>>, work: &Work) -> Result<f64, ()> {
     let (Some(v1), Some(v2)) = (v1, v2) else {
-        return 0.0;
+        return Ok(0.0);
     };
     if matches!(v1, Val::Null) || matches!(v2, Val::Null) || py_type(v1) != py_type(v2) {
-        return 0.0;
+        return Ok(0.0);
     }
-    match (v1, v2) {
-        (Val::Str(a), Val::Str(b)) => SequenceMatcher::new(a, b).ratio(),
+    Ok(match (v1, v2) {
+        (Val::Str(a), Val::Str(b)) => ratio(a, b, work)?,
         (Val::Float(a), Val::Float(b)) => {
             let (a, b) = (*a, *b);
             if a == 0.0 && b == 0.0 {
@@ -191,24 +242,22 @@ fn similarity(v1: Option<&Val<'_>>, v2: Option<&Val<'_>>) -> f64 {
             }
         }
         (Val::Obj(a), Val::Obj(b)) => {
-            let common: Vec<&(Cow<'_, str>, Val<'_>)> = b
-                .iter()
-                .filter(|(k, _)| a.iter().any(|(k1, _)| k1 == k))
-                .collect();
-            let union = a.len() + b.len() - common.len();
+            let keyed_a = keys::of_val(a);
+            let common = || b.iter().filter_map(|(k, bv)| Some((keyed_a.get(k.as_bytes())?, bv)));
+            let n_common = common().count();
+            let union = a.len() + b.len() - n_common;
             if union == 0 {
-                return 1.0;
+                return Ok(1.0);
             }
-            let key_sim = common.len() as f64 / union as f64;
-            let value_sim = if common.is_empty() {
+            let key_sim = n_common as f64 / union as f64;
+            let value_sim = if n_common == 0 {
                 0.0
             } else {
                 let mut s = 0.0;
-                for (k, bv) in &common {
-                    let av = a.iter().find(|(k1, _)| k1 == k).map(|(_, v)| v);
-                    s += similarity(av, Some(bv));
+                for (av, bv) in common() {
+                    s += similarity(Some(av), Some(bv), work)?;
                 }
-                s / common.len() as f64
+                s / n_common as f64
             };
             (key_sim + value_sim) / 2.0
         }
@@ -233,7 +282,7 @@ fn similarity(v1: Option<&Val<'_>>, v2: Option<&Val<'_>>) -> f64 {
                 )
             }
         }
-    }
+    })
 }
 
 fn params_match(
@@ -241,31 +290,32 @@ fn params_match(
     expected: &[(Cow<'_, str>, Val<'_>)],
     strategy: Strategy,
     fuzzy_threshold: f64,
-) -> bool {
-    match strategy {
+    work: &Work,
+) -> Result<bool, ()> {
+    Ok(match strategy {
         Strategy::Exact => exact_dicts(called, expected),
         Strategy::Subset => subset_match(called, expected),
         Strategy::Fuzzy => {
             if expected.is_empty() {
-                return true;
+                return Ok(true);
             }
+            let called = keys::of_val(called);
             let mut sum = 0.0;
             for (k, ev) in expected {
-                let cv = called.iter().find(|(k2, _)| k2 == k).map(|(_, v)| v);
-                sum += similarity(cv, Some(ev));
+                sum += similarity(called.get(k.as_bytes()), Some(ev), work)?;
             }
             sum / expected.len() as f64 >= fuzzy_threshold
         }
-    }
+    })
 }
 
 fn exact_dicts(a: &[(Cow<'_, str>, Val<'_>)], b: &[(Cow<'_, str>, Val<'_>)]) -> bool {
-    a.len() == b.len()
-        && a.iter().all(|(k, v)| {
-            b.iter()
-                .find(|(k2, _)| k2 == k)
-                .is_some_and(|(_, v2)| py_eq(v, v2))
-        })
+    if a.len() != b.len() {
+        return false;
+    }
+    let b = keys::of_val(b);
+    a.iter()
+        .all(|(k, v)| b.get(k.as_bytes()).is_some_and(|v2| py_eq(v, v2)))
 }
 
 /// Evaluate one case.
@@ -302,11 +352,13 @@ pub(crate) fn evaluate(
         _ => Strategy::Exact,
     };
     let fuzzy_threshold = opts.fuzzy_threshold.unwrap_or(0.8);
+    let work = Work::new(FUZZY_WORK_BUDGET);
     let matches = |c: &Tool<'_>, e: &Tool<'_>| {
         c.name == e.name
             && (!check || {
                 let (ca, ea) = (args_of(c), args_of(e));
-                params_match(ca, ea, strategy, fuzzy_threshold)
+                // Past the budget the case ends in an error line (below), whatever this says.
+                params_match(ca, ea, strategy, fuzzy_threshold, &work).unwrap_or(false)
             })
     };
     let (score, explanation) = if expected.is_empty() && called.is_empty() {
@@ -334,6 +386,9 @@ pub(crate) fn evaluate(
             &matches,
         )
     };
+    if let Some(e) = work.error(FUZZY_WORK_BUDGET) {
+        return Err(e);
+    }
     Ok(Verdict {
         score,
         passed: score >= threshold,
@@ -517,10 +572,12 @@ mod tests {
         fn v(s: &str) -> Val<'_> {
             serde_json::from_str(s).unwrap()
         }
-        assert_eq!(similarity(Some(&v("5")), Some(&v("5.0"))), 0.0);
-        assert_eq!(similarity(Some(&v("null")), Some(&v("null"))), 0.0);
-        assert_eq!(similarity(Some(&v("-5")), Some(&v("5"))), -1.0);
-        assert_eq!(similarity(Some(&v("true")), Some(&v("true"))), 1.0);
-        assert_eq!(similarity(Some(&v("[1]")), Some(&v("[1.0]"))), 1.0);
+        let w = Work::new(FUZZY_WORK_BUDGET);
+        let sim = |a: &str, b: &str| similarity(Some(&v(a)), Some(&v(b)), &w).unwrap();
+        assert_eq!(sim("5", "5.0"), 0.0);
+        assert_eq!(sim("null", "null"), 0.0);
+        assert_eq!(sim("-5", "5"), -1.0);
+        assert_eq!(sim("true", "true"), 1.0);
+        assert_eq!(sim("[1]", "[1.0]"), 1.0);
     }
 }

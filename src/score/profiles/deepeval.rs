@@ -8,6 +8,7 @@
 //! (see [`super::judge`]), else scores 1 as DeepEval does without available tools.
 
 use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -19,6 +20,7 @@ use super::tape::{Buffers, Raw, Tape, TapeProfile, V};
 use super::text::{json_str_body, plain_repr_json, py_json_indent, py_repr, py_str};
 use smallvec::SmallVec;
 
+use super::keys::Keyed;
 use super::value::{py_eq, Val};
 use super::view::{Json, Kind};
 use super::{raw_text, write_head, LineError, Outcome};
@@ -762,6 +764,12 @@ fn dict_score(a: V<'_>, b: V<'_>) -> (f64, bool) {
     let mut pairs: [Option<V<'_>>; SMALL] = [None; SMALL];
     let (na, nb) = (a.entries().len(), b.entries().len());
     let small = na <= SMALL;
+    // Larger dicts look their keys up in sorted indexes: O(K log K) in any key order.
+    let (keyed_a, keyed_b) = if small {
+        (None, None)
+    } else {
+        (Some(Keyed::new(a.members())), Some(Keyed::new(b.members())))
+    };
     // `len(d1) + len(d2.keys() - d1.keys())`.
     let total = if small {
         let mut found = 0;
@@ -775,9 +783,10 @@ fn dict_score(a: V<'_>, b: V<'_>) -> (f64, bool) {
         }
         na + (nb - found)
     } else {
+        let keyed_a = keyed_a.as_ref();
         na + b
             .members()
-            .filter(|(k, _)| a.get_bytes(k).is_none())
+            .filter(|(k, _)| keyed_a.and_then(|a| a.get(k)).is_none())
             .count()
     };
     // The same keys: every key of `d1` in `d2`, and no other.
@@ -785,7 +794,10 @@ fn dict_score(a: V<'_>, b: V<'_>) -> (f64, bool) {
     let share = 1.0 / total as f64;
     let mut s = 0.0;
     for (i, (k, v1)) in a.members().enumerate() {
-        let v2 = if small { pairs[i] } else { b.get_bytes(k) };
+        let v2 = match &keyed_b {
+            None => pairs[i],
+            Some(b) => b.get(k),
+        };
         let Some(v2) = v2 else { continue };
         if v1.same_text(v2) {
             s += share;
@@ -935,10 +947,38 @@ fn unordered_score(exp: &[Tool<'_>], called: &[Tool<'_>], f: &Flags) -> Result<f
 /// The expected indices of a weighted LCS (on the stack for the usual handful of tools).
 type Lcs = SmallVec<[usize; 16]>;
 
+/// The largest weighted-LCS table built for `should_consider_ordering`: `(expected + 1) ×
+/// (called + 1)` cells of 8 bytes, 4 194 304 cells (32 MiB; e.g. 2 047 tools on each side).
+/// DeepEval's reason needs the table's backtrack (which expected tools are out of order, and the
+/// score summed along it), so past it a case is scored only when the exact shortcut of
+/// [`all_in_order`] settles it, and is otherwise an error line.
+pub(crate) const LCS_CELLS: usize = 1 << 22;
+
+/// Whether every expected tool is matched, in order, by a called tool of full weight, when each
+/// pair's weight is 0 or 1 (no `INPUT_PARAMETERS`): then the weighted LCS is the whole expected
+/// list, its weight (an integer sum, exact) is their number, and the score is 1.0, which is
+/// all DeepEval's reason needs. Greedy matching decides a subsequence exactly.
+fn all_in_order(exp: &[Tool<'_>], called: &[Tool<'_>], f: &Flags) -> bool {
+    let mut rest = called.iter();
+    exp.iter().all(|e| {
+        rest.any(|c| same_tool(e, c) && (!f.out || opt_eq(e.output, c.output)))
+    })
+}
+
 /// `_compute_weighted_lcs`: the LCS (expected indices) and its weight summed on the backtrack.
 fn weighted_lcs(exp: &[Tool<'_>], called: &[Tool<'_>], f: &Flags) -> Result<(Lcs, f64), String> {
     let (m, n) = (exp.len(), called.len());
     let w = n + 1;
+    let cells = (m + 1).checked_mul(w).unwrap_or(usize::MAX);
+    if cells > LCS_CELLS {
+        if !f.ip && all_in_order(exp, called, f) {
+            return Ok((Lcs::new(), m as f64));
+        }
+        return Err(format!(
+            "toolspec: should_consider_ordering with {m} expected and {n} called tools needs a \
+             table of {cells} cells, past the budget of {LCS_CELLS} (the case is not scored)"
+        ));
+    }
     // On the stack for up to 7 tools on each side.
     let mut dp: SmallVec<[f64; 64]> = smallvec::smallvec![0.0f64; (m + 1) * w];
     for i in 1..=m {
@@ -1079,18 +1119,38 @@ fn tool_repr<const ESC: bool>(out: &mut String, t: &Tool<'_>) {
     out.push_str(end);
 }
 
+/// For each expected tool, in order, whether a called tool of its name has the other type (the
+/// two types are `FUNCTION` and `MCP`; DeepEval names the first such called tool's type).
 fn type_mismatches(exp: &[Tool<'_>], called: &[Tool<'_>]) -> Vec<String> {
     let mut v = Vec::new();
+    let mcp = |t: &Tool<'_>| same_str(t.kind(), "MCP");
+    if !exp.iter().chain(called).any(mcp) {
+        return v;
+    }
+    // The types each called name has, for more than a handful of pairs: O(n) instead of n².
+    let mut kinds: HashMap<&str, [bool; 2]> = HashMap::new();
+    let indexed = exp.len().saturating_mul(called.len()) > 256
+        && kinds.try_reserve(called.len()).is_ok();
+    if indexed {
+        for c in called {
+            kinds.entry(c.name).or_default()[usize::from(mcp(c))] = true;
+        }
+    }
     for e in exp {
-        if let Some(c) = called
-            .iter()
-            .find(|c| same_str(e.name, c.name) && !same_str(e.kind(), c.kind()))
-        {
+        let other = !mcp(e);
+        let found = if indexed {
+            kinds.get(e.name).is_some_and(|k| k[usize::from(other)])
+        } else {
+            called
+                .iter()
+                .any(|c| same_str(e.name, c.name) && mcp(c) == other)
+        };
+        if found {
             v.push(format!(
                 "{} (expected {}, called {})",
                 e.name,
                 e.kind(),
-                c.kind()
+                if other { "MCP" } else { "FUNCTION" }
             ));
         }
     }
@@ -1101,9 +1161,22 @@ fn type_mismatches(exp: &[Tool<'_>], called: &[Tool<'_>]) -> Vec<String> {
 /// toolspec fixes the order so the text is reproducible).
 fn distinct<'s>(names: impl Iterator<Item = &'s str>) -> SmallVec<[&'s str; 16]> {
     let mut v: SmallVec<[&str; 16]> = SmallVec::new();
+    // Past a handful of names, a set: linear in the names, not quadratic.
+    let mut seen: HashSet<&str> = HashSet::new();
     for n in names {
-        if !v.iter().any(|m| same_str(m, n)) {
+        let new = if v.len() < 16 {
+            !v.iter().any(|m| same_str(m, n))
+        } else {
+            if seen.is_empty() {
+                seen.extend(v.iter().copied());
+            }
+            !seen.contains(n)
+        };
+        if new {
             v.push(n);
+            if !seen.is_empty() {
+                seen.insert(n);
+            }
         }
     }
     v

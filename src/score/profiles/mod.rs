@@ -19,6 +19,7 @@ mod deepeval;
 mod evalite;
 mod galtea;
 pub mod judge;
+mod keys;
 mod promptfoo;
 mod pyjson;
 pub(crate) mod scan;

@@ -1162,7 +1162,13 @@ impl<'t> Iterator for Members<'t> {
         let (key, v) = self.next_member()?;
         Some((self.t.bytes_at(key), v))
     }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
 }
+
+impl ExactSizeIterator for Members<'_> {}
 
 /// A number's tag and the 64 bits a node holds of it.
 #[inline(always)]
