@@ -81,9 +81,11 @@ fn deepeval_ordering_within_the_budget_is_still_scored() {
     let n = 2_000;
     let got = score(
         "deepeval",
-        &[json!({"id": 1, "tools_called": tools((0..n).rev().map(|i| format!("t{i}"))),
+        &[
+            json!({"id": 1, "tools_called": tools((0..n).rev().map(|i| format!("t{i}"))),
                  "expected_tools": tools((0..n).map(|i| format!("t{i}"))),
-                 "options": {"should_consider_ordering": true}})],
+                 "options": {"should_consider_ordering": true}}),
+        ],
     );
     assert_eq!(got[0]["score"].as_f64(), Some(1.0 / n as f64), "{}", got[0]);
     assert!(got[0]["reason"]
@@ -128,7 +130,11 @@ fn dicts(k: usize, differ: bool) -> (Value, Value) {
     let b: serde_json::Map<String, Value> = (0..k)
         .rev()
         .map(|i| {
-            let v = if differ && i == k / 2 { json!(-1) } else { json!(i) };
+            let v = if differ && i == k / 2 {
+                json!(-1)
+            } else {
+                json!(i)
+            };
             (format!("k{i}"), v)
         })
         .collect();
@@ -169,8 +175,10 @@ fn argument_dicts_in_another_key_order_compare_in_k_log_k() {
         // Evalite: deep equality of inputs.
         let e = score(
             "evalite",
-            &[json!({"id": 1, "actualCalls": [{"toolName": "f", "input": a}],
-                "expectedCalls": [{"toolName": "f", "input": b}]})],
+            &[
+                json!({"id": 1, "actualCalls": [{"toolName": "f", "input": a}],
+                "expectedCalls": [{"toolName": "f", "input": b}]}),
+            ],
         );
         assert_eq!(
             e[0]["metadata"]["exactMatches"].as_u64(),
@@ -183,8 +191,10 @@ fn argument_dicts_in_another_key_order_compare_in_k_log_k() {
         };
         let g = score(
             "agentevals",
-            &[json!({"id": 1, "outputs": msg(&a), "reference_outputs": msg(&b),
-                "trajectory_match_mode": "strict", "tool_args_match_mode": "exact"})],
+            &[
+                json!({"id": 1, "outputs": msg(&a), "reference_outputs": msg(&b),
+                "trajectory_match_mode": "strict", "tool_args_match_mode": "exact"}),
+            ],
         );
         assert_eq!(g[0]["passed"], json!(!differ));
     }

@@ -10,9 +10,9 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::keys;
 use super::pyjson;
 use super::text::json_str;
-use super::keys;
 use super::value::{py_eq, Val};
 use super::{raw_id, write_head, LineError, Outcome};
 

@@ -243,7 +243,10 @@ fn similarity(v1: Option<&Val<'_>>, v2: Option<&Val<'_>>, work: &Work) -> Result
         }
         (Val::Obj(a), Val::Obj(b)) => {
             let keyed_a = keys::of_val(a);
-            let common = || b.iter().filter_map(|(k, bv)| Some((keyed_a.get(k.as_bytes())?, bv)));
+            let common = || {
+                b.iter()
+                    .filter_map(|(k, bv)| Some((keyed_a.get(k.as_bytes())?, bv)))
+            };
             let n_common = common().count();
             let union = a.len() + b.len() - n_common;
             if union == 0 {

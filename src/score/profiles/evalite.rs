@@ -334,6 +334,19 @@ fn name_eq<'t>(x: V<'t>, y: V<'t>, eq: fn(V<'t>, V<'t>) -> bool) -> bool {
     x.plain_str_eq(y).unwrap_or_else(|| eq(x, y))
 }
 
+/// Whether two tool names give the same `JSON.stringify` text (`stringifyToolCall` does not
+/// sort a name's keys as it sorts the input's: an object name with its keys in another order is
+/// another name).
+fn stringified_names_eq(x: V<'_>, y: V<'_>) -> bool {
+    if !x.is_container() && !y.is_container() {
+        return name_eq(x, y, js_eq);
+    }
+    let (mut a, mut b) = (String::new(), String::new());
+    js_json(&mut a, x);
+    js_json(&mut b, y);
+    a == b
+}
+
 /// Deep equality of two values; equal texts are equal at once.
 fn same_value(a: V<'_>, b: V<'_>) -> bool {
     a.same_text(b) || js_eq(a, b)
@@ -430,7 +443,8 @@ fn canonical_key(name: Option<V<'_>>, input: Option<V<'_>>) -> String {
     let mut first = true;
     if let Some(n) = name {
         k.push_str("\"toolName\":");
-        stable(&mut k, n);
+        // `JSON.stringify` of the name as it is (only the input is stable-serialized).
+        js_json(&mut k, n);
         first = false;
     }
     if let Some(i) = input {
@@ -554,7 +568,7 @@ fn flexible_mode_in<'t>(
     let same_key = |an: Option<V<'_>>, ai: Option<V<'_>>, bn: Option<V<'_>>, bi: Option<V<'_>>| {
         let names = match (an, bn) {
             (None, None) => true,
-            (Some(x), Some(y)) => name_eq(x, y, js_eq),
+            (Some(x), Some(y)) => stringified_names_eq(x, y),
             _ => false,
         };
         names

@@ -22,6 +22,7 @@ pub mod judge;
 mod keys;
 mod promptfoo;
 mod pyjson;
+mod pyprint;
 pub(crate) mod scan;
 mod stream;
 mod tape;

@@ -1015,6 +1015,24 @@ impl<'t> V<'t> {
 
     /// [`V::raw`] as bytes.
     #[inline]
+    /// The text of an integer outside the 64-bit ranges (read as the nearest `f64`, where Python
+    /// keeps every digit), found in this value; `None` when there is none, or when the value
+    /// has no text in the line (built from a [`Val`]).
+    pub(crate) fn big_int(self) -> Option<&'t str> {
+        match self.node().tag {
+            Tag::Float => {
+                let raw = self.raw_bytes()?;
+                if raw.iter().any(|b| matches!(b, b'.' | b'e' | b'E')) {
+                    return None;
+                }
+                std::str::from_utf8(raw).ok()
+            }
+            Tag::Arr => self.items().find_map(V::big_int),
+            Tag::Obj => self.members().find_map(|(_, v)| v.big_int()),
+            _ => None,
+        }
+    }
+
     fn raw_bytes(self) -> Option<&'t [u8]> {
         let n = self.node();
         if n.raw_start == NO_RAW {
