@@ -21,6 +21,7 @@ mod galtea;
 pub mod judge;
 mod keys;
 mod promptfoo;
+mod pycase;
 mod pyjson;
 mod pyprint;
 pub(crate) mod scan;
