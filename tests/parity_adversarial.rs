@@ -9,6 +9,10 @@
 
 mod parity_support;
 
+/// Lines nested deeper than 128 levels (arguments at 127 levels and more, inside the case's
+/// own 4): toolspec's bound on JSON nesting; the peers read them.
+const NESTING: &str = "recursion limit exceeded";
+const AGENTEVALS_CASES: usize = 588;
 const GALTEA_CASES: usize = 327;
 
 use std::io::{BufRead, BufReader, Write};
@@ -86,12 +90,8 @@ fn check(
         // A lone surrogate (`"\ud800"`) is text Python and JavaScript hold and Rust strings
         // cannot: toolspec refuses the line (serde_json's error names the escape).
         let lone = id.contains("surrogate-") && !id.ends_with("surrogate-4");
-        // Lines nested deeper than 128 levels (arguments at 127 levels and more, inside the
-        // case's own 4): toolspec's bound on JSON nesting; the peers read them.
         let why = if lone {
             Some("escape")
-        } else if id.starts_with("nesting-") {
-            Some("recursion limit exceeded")
         } else {
             refused(&id, want)
         };
@@ -126,7 +126,9 @@ fn deepeval_adversarial_vectors() {
         671,
         |id, _want| {
             let repr = id.starts_with("unicode-name-") || id.starts_with("unicode-out-");
-            if repr && id.contains("astral-u15") {
+            if id.starts_with("nesting-") {
+                Some(NESTING)
+            } else if repr && id.contains("astral-u15") {
                 // Letters and emoji of Unicode 15 and 15.1: Python 3.11 escapes them in a
                 // repr, 3.12 and 3.13 print them.
                 Some("depending on their Unicode version")
@@ -176,7 +178,9 @@ fn evalite_adversarial_vectors() {
         "evalite",
         862,
         |id, _want| {
-            if id.contains("-actual-") || id.contains("-expected-") {
+            if id.starts_with("nesting-") {
+                Some(NESTING)
+            } else if id.contains("-actual-") || id.contains("-expected-") {
                 // A call list that is not an array: Evalite reads `.length` and `.map` of
                 // whatever it is (a string's characters, an object's missing length).
                 Some("expected a sequence")
@@ -237,6 +241,32 @@ fn galtea_adversarial_vectors() {
                 ]
                 .iter()
                 .all(|k| got[k] == want[k])
+        },
+    );
+}
+
+#[test]
+fn agentevals_adversarial_vectors() {
+    check(
+        "agentevals",
+        "agentevals",
+        AGENTEVALS_CASES,
+        |id, _want| {
+            if ["nesting-args-128", "nesting-args-129", "nesting-args-200"].contains(&id) {
+                // Arguments nested past 128 levels (inside their own string).
+                Some(NESTING)
+            } else if id == "argtext-6" {
+                // A lone surrogate escape inside the arguments string.
+                Some("escape")
+            } else {
+                None
+            }
+        },
+        |want, got| {
+            if !want["error"].is_null() && want.get("error").is_some() {
+                return got.get("error").is_some();
+            }
+            got.get("error").is_none() && got["passed"] == want["score"]
         },
     );
 }
