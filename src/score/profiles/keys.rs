@@ -56,7 +56,7 @@ pub(crate) fn of_val<'s, 'a>(
     entries: &'s Entries<'a>,
 ) -> Keyed<
     's,
-    impl Iterator<Item = (&'s [u8], &'s super::value::Val<'a>)> + ExactSizeIterator + Clone,
+    impl ExactSizeIterator<Item = (&'s [u8], &'s super::value::Val<'a>)> + Clone,
     &'s super::value::Val<'a>,
 > {
     Keyed::new(entries.iter().map(|(k, v)| (k.as_bytes(), v)))
