@@ -13,6 +13,7 @@ mod parity_support;
 /// own 4): toolspec's bound on JSON nesting; the peers read them.
 const NESTING: &str = "recursion limit exceeded";
 const AGENTEVALS_CASES: usize = 588;
+const AXION_CASES: usize = 865;
 const GALTEA_CASES: usize = 327;
 
 use std::io::{BufRead, BufReader, Write};
@@ -267,6 +268,42 @@ fn agentevals_adversarial_vectors() {
                 return got.get("error").is_some();
             }
             got.get("error").is_none() && got["passed"] == want["score"]
+        },
+    );
+}
+
+#[test]
+fn axion_adversarial_vectors() {
+    check(
+        "axion",
+        "axion",
+        AXION_CASES,
+        |id, _want| {
+            let big = |n: &str| ["23", "24", "25"].contains(&n);
+            let parts: Vec<&str> = id.split('-').collect();
+            if id.starts_with("nesting-") && id != "nesting-60" && id != "nesting-120" {
+                Some(NESTING)
+            } else if id.contains("astral-u15") {
+                // Unicode 15 and 15.1 characters in names and args: escaped in a repr by
+                // Python 3.11 (and 3.12 for 15.1), printed by later ones. The peer ran on 3.12.
+                Some("depending on their Unicode version")
+            } else if id.starts_with("number-") && parts.iter().skip(1).any(|p| big(p)) {
+                // 2^64, -2^63 - 1 and 10^30 with check_parameters: Python keeps every digit.
+                Some("outside the 64-bit range")
+            } else {
+                None
+            }
+        },
+        |want, got| {
+            if want.get("error").is_some() {
+                return got.get("error").is_some();
+            }
+            got.get("error").is_none()
+                && close(&got["score"], &want["score"])
+                && got["passed"] == want["passed"]
+                && (close(&got["threshold"], &want["threshold"])
+                    || got["threshold"] == want["threshold"])
+                && got["explanation"] == want["explanation"]
         },
     );
 }

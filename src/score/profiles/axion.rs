@@ -23,26 +23,77 @@ use crate::engine::difflib::SequenceMatcher;
 pub(crate) struct Tool<'a> {
     #[serde(borrow)]
     pub(crate) name: Cow<'a, str>,
-    #[serde(borrow, default)]
+    // `null` kept (`Some(Null)`): it is not a dict, as Axion's validation says; a missing
+    // `args` is `{}` (the oracle's default).
+    #[serde(borrow, default, deserialize_with = "present")]
     pub(crate) args: Option<Val<'a>>,
 }
 
-/// Axion's options, each `None` when absent (Axion's default applies).
+/// Axion's options, each `None` when absent (Axion's default applies), of any JSON type: Axion
+/// does not check their types (a flag is Python truthiness, an unknown strategy is `exact`, a
+/// `scoring` other than `recall` and `precision` is F1 and printed with `str()`). `null` given
+/// for `fuzzy_threshold` or `scoring` is passed to Axion as `None` (`Some(Null)` here).
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Options<'a> {
-    #[serde(default)]
-    pub(crate) check_parameters: Option<bool>,
-    #[serde(default)]
-    pub(crate) strict_order: Option<bool>,
     #[serde(borrow, default)]
-    pub(crate) parameter_matching_strategy: Option<Cow<'a, str>>,
-    #[serde(default)]
-    pub(crate) fuzzy_threshold: Option<f64>,
-    #[serde(default)]
-    pub(crate) threshold: Option<f64>,
+    pub(crate) check_parameters: Option<Val<'a>>,
     #[serde(borrow, default)]
-    pub(crate) scoring: Option<Cow<'a, str>>,
+    pub(crate) strict_order: Option<Val<'a>>,
+    #[serde(borrow, default)]
+    pub(crate) parameter_matching_strategy: Option<Val<'a>>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    pub(crate) fuzzy_threshold: Option<Val<'a>>,
+    #[serde(borrow, default)]
+    pub(crate) threshold: Option<Val<'a>>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    pub(crate) scoring: Option<Val<'a>>,
+}
+
+/// A member that is there, whatever its value (`null` included).
+fn present<'de: 'a, 'a, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Val<'a>>, D::Error> {
+    Val::deserialize(d).map(Some)
+}
+
+/// Python `bool(v)` of a value decoded by `json.loads`.
+fn py_truthy(v: &Val<'_>) -> bool {
+    match v {
+        Val::Null => false,
+        Val::Bool(b) => *b,
+        Val::Int(i) => *i != 0,
+        Val::UInt(u) => *u != 0,
+        Val::Float(f) => *f != 0.0,
+        Val::Str(s) => !s.is_empty(),
+        Val::Arr(a) => !a.is_empty(),
+        Val::Obj(o) => !o.is_empty(),
+    }
+}
+
+/// Python's name of the type of `v` (in a `TypeError`).
+fn py_type_name(v: &Val<'_>) -> &'static str {
+    match v {
+        Val::Null => "NoneType",
+        Val::Bool(_) => "bool",
+        Val::Int(_) | Val::UInt(_) => "int",
+        Val::Float(_) => "float",
+        Val::Str(_) => "str",
+        Val::Arr(_) => "list",
+        Val::Obj(_) => "dict",
+    }
+}
+
+/// A number Python compares with a float (`bool` as 0 or 1), or the `TypeError` of `float >= v`.
+fn py_comparable(v: &Val<'_>) -> Result<f64, String> {
+    match v {
+        Val::Bool(b) => Ok(f64::from(u8::from(*b))),
+        Val::Int(i) => Ok(*i as f64),
+        Val::UInt(u) => Ok(*u as f64),
+        Val::Float(f) => Ok(*f),
+        other => Err(format!(
+            "TypeError: '>=' not supported between instances of 'float' and '{}'",
+            py_type_name(other)
+        )),
+    }
 }
 
 #[derive(Deserialize)]
@@ -88,6 +139,8 @@ pub(crate) struct Verdict {
     pub(crate) score: f64,
     pub(crate) passed: bool,
     pub(crate) threshold: f64,
+    /// The threshold was given as `true` (printed back as such).
+    pub(crate) threshold_true: bool,
     pub(crate) explanation: String,
 }
 
@@ -183,6 +236,8 @@ pub(crate) const FUZZY_WORK_BUDGET: u64 = 16_000_000;
 pub(crate) struct Work {
     left: Cell<u64>,
     over: Cell<Option<(usize, usize)>>,
+    /// Another error that ends the case (Axion's `TypeError` on a `fuzzy_threshold`).
+    failed: std::cell::RefCell<Option<String>>,
 }
 
 impl Work {
@@ -190,11 +245,19 @@ impl Work {
         Work {
             left: Cell::new(budget),
             over: Cell::new(None),
+            failed: std::cell::RefCell::new(None),
         }
+    }
+
+    fn fail(&self, e: String) {
+        self.failed.borrow_mut().get_or_insert(e);
     }
 
     /// The error line's message when the budget ran out.
     fn error(&self, budget: u64) -> Option<String> {
+        if let Some(e) = self.failed.borrow_mut().take() {
+            return Some(e);
+        }
         let (la, lb) = self.over.get()?;
         Some(format!(
             "toolspec: fuzzy matching past its work budget: the ratio of strings of {la} and {lb} \
@@ -292,7 +355,7 @@ fn params_match(
     called: &[(Cow<'_, str>, Val<'_>)],
     expected: &[(Cow<'_, str>, Val<'_>)],
     strategy: Strategy,
-    fuzzy_threshold: f64,
+    fuzzy_threshold: &Result<f64, String>,
     work: &Work,
 ) -> Result<bool, ()> {
     Ok(match strategy {
@@ -307,7 +370,13 @@ fn params_match(
             for (k, ev) in expected {
                 sum += similarity(called.get(k.as_bytes()), Some(ev), work)?;
             }
-            sum / expected.len() as f64 >= fuzzy_threshold
+            match fuzzy_threshold {
+                Ok(t) => sum / expected.len() as f64 >= *t,
+                Err(e) => {
+                    work.fail(e.clone());
+                    return Err(());
+                }
+            }
         }
     })
 }
@@ -343,25 +412,30 @@ pub(crate) fn evaluate(
                 .to_owned(),
         );
     }
-    let threshold = match opts.threshold {
-        // `threshold or 0.5`: a zero threshold is falsy in Python (NaN is truthy).
-        Some(t) if t != 0.0 => t,
-        _ => 0.5,
+    // `threshold or 0.5`: a falsy threshold (zero, `false`, `""`, `[]`, ...) is the default
+    // (NaN is truthy); `true` is 1; a string, list or dict fails `score >= threshold`.
+    let (threshold, threshold_true) = match &opts.threshold {
+        Some(t) if py_truthy(t) => (py_comparable(t)?, matches!(t, Val::Bool(true))),
+        _ => (0.5, false),
     };
-    let check = opts.check_parameters.unwrap_or(false);
-    let strategy = match opts.parameter_matching_strategy.as_deref() {
-        Some("subset") => Strategy::Subset,
-        Some("fuzzy") => Strategy::Fuzzy,
+    let flag = |v: &Option<Val<'_>>| v.as_ref().is_some_and(py_truthy);
+    let check = flag(&opts.check_parameters);
+    let strategy = match &opts.parameter_matching_strategy {
+        Some(Val::Str(s)) if s == "subset" => Strategy::Subset,
+        Some(Val::Str(s)) if s == "fuzzy" => Strategy::Fuzzy,
         _ => Strategy::Exact,
     };
-    let fuzzy_threshold = opts.fuzzy_threshold.unwrap_or(0.8);
+    let fuzzy_threshold = match &opts.fuzzy_threshold {
+        None => Ok(0.8),
+        Some(v) => py_comparable(v),
+    };
     let work = Work::new(FUZZY_WORK_BUDGET);
     let matches = |c: &Tool<'_>, e: &Tool<'_>| {
         c.name == e.name
             && (!check || {
                 let (ca, ea) = (args_of(c), args_of(e));
                 // Past the budget the case ends in an error line (below), whatever this says.
-                params_match(ca, ea, strategy, fuzzy_threshold, &work).unwrap_or(false)
+                params_match(ca, ea, strategy, &fuzzy_threshold, &work).unwrap_or(false)
             })
     };
     let (score, explanation) = if expected.is_empty() && called.is_empty() {
@@ -377,7 +451,7 @@ pub(crate) fn evaluate(
                 called.len()
             ),
         )
-    } else if opts.strict_order.unwrap_or(false) {
+    } else if flag(&opts.strict_order) {
         strict(called, expected, check, &matches)
     } else {
         flexible(
@@ -385,7 +459,7 @@ pub(crate) fn evaluate(
             expected,
             check,
             rev,
-            opts.scoring.as_deref(),
+            opts.scoring.as_ref(),
             &matches,
         )
     };
@@ -396,6 +470,7 @@ pub(crate) fn evaluate(
         score,
         passed: score >= threshold,
         threshold,
+        threshold_true,
         explanation,
     })
 }
@@ -440,7 +515,7 @@ fn flexible(
     expected: &[Tool<'_>],
     check: bool,
     rev: Rev,
-    scoring: Option<&str>,
+    scoring: Option<&Val<'_>>,
     matches: &dyn Fn(&Tool<'_>, &Tool<'_>) -> bool,
 ) -> (f64, String) {
     let mut remaining: Vec<usize> = (0..called.len()).collect();
@@ -462,8 +537,17 @@ fn flexible(
     );
     let recall = m / ne;
     let precision = if called.is_empty() { 1.0 } else { m / nc };
-    let scoring = scoring.unwrap_or("recall");
-    let score = match (rev, scoring) {
+    // `str(scoring)`: a string as it is, anything else as Python prints it.
+    let scoring: Cow<'_, str> = match scoring {
+        None => "recall".into(),
+        Some(Val::Str(s)) => s.as_ref().into(),
+        Some(other) => {
+            let mut s = String::new();
+            py_repr(&mut s, other);
+            s.into()
+        }
+    };
+    let score = match (rev, scoring.as_ref()) {
         (Rev::V022, _) | (Rev::Head, "recall") => recall,
         (Rev::Head, "precision") => precision,
         _ => {
@@ -524,6 +608,39 @@ fn flexible(
     (score, explanation)
 }
 
+/// Why toolspec does not score a case Axion scores, if it does not: with `check_parameters`,
+/// an integer past 64 bits in the line (Python compares and prints it exactly); a character
+/// whose `repr` depends on the Python version in a name or, with `check_parameters`, in args
+/// (the explanation prints them with `repr`).
+fn unreproducible(
+    line: &str,
+    called: &[Tool<'_>],
+    expected: &[Tool<'_>],
+    opts: &Options<'_>,
+) -> Option<String> {
+    let check = opts.check_parameters.as_ref().is_some_and(py_truthy);
+    if check {
+        let mut bufs = super::tape::Buffers::default();
+        if let Some(n) = super::tape::Tape::parse(line, &mut bufs)
+            .and_then(|t| t.root().big_int().map(str::to_owned))
+        {
+            return Some(super::text::big_int_error(&n));
+        }
+    }
+    for t in called.iter().chain(expected) {
+        let c = super::text::first_version_dependent(&t.name).or_else(|| {
+            t.args
+                .as_ref()
+                .filter(|_| check)
+                .and_then(super::text::version_dependent_in)
+        });
+        if let Some(c) = c {
+            return Some(super::text::version_dependent_error(c));
+        }
+    }
+    None
+}
+
 /// Score one Axion input line.
 pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, LineError<'a>> {
     let case: Case<'a> = serde_json::from_str(line)?;
@@ -535,6 +652,9 @@ pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, Line
     let opts = case.options.unwrap_or_default();
     let called = case.tools_called.unwrap_or_default();
     let expected = case.expected_tools.unwrap_or_default();
+    if let Some(message) = unreproducible(line, &called, &expected, &opts) {
+        return Err(rejected(message));
+    }
     let v = evaluate(&called, &expected, &opts, rev).map_err(|message| LineError::Rejected {
         id: case.id.map(RawValue::get),
         message,
@@ -543,7 +663,11 @@ pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, Line
     out.push_str(",\"explanation\":");
     json_str(out, &v.explanation);
     out.push_str(",\"threshold\":");
-    json_f64(out, v.threshold);
+    if v.threshold_true {
+        out.push_str("true");
+    } else {
+        json_f64(out, v.threshold);
+    }
     out.push_str(",\"rev\":");
     out.push_str(match rev {
         Rev::V022 => "\"v0.2.2\"",
