@@ -14,6 +14,7 @@ mod parity_support;
 const NESTING: &str = "recursion limit exceeded";
 const AGENTEVALS_CASES: usize = 588;
 const AXION_CASES: usize = 865;
+const PROMPTFOO_CASES: usize = 314;
 const GALTEA_CASES: usize = 327;
 
 use std::io::{BufRead, BufReader, Write};
@@ -304,6 +305,39 @@ fn axion_adversarial_vectors() {
                 && (close(&got["threshold"], &want["threshold"])
                     || got["threshold"] == want["threshold"])
                 && got["explanation"] == want["explanation"]
+        },
+    );
+}
+
+#[test]
+fn promptfoo_adversarial_vectors() {
+    check(
+        "promptfoo",
+        "promptfoo",
+        PROMPTFOO_CASES,
+        |id, _want| {
+            if id.starts_with("template-")
+                && !["-6", "-7", "template-arr-5"]
+                    .iter()
+                    .any(|x| id.ends_with(x))
+            {
+                // promptfoo renders expected names with Nunjucks (`a{{ 1+1 }}` is `a2`), reads
+                // `file://` values and loads `package:` ones.
+                Some("Nunjucks template or a file or package reference")
+            } else if id == "null-output-14" {
+                Some(NESTING)
+            } else {
+                None
+            }
+        },
+        |want, got| {
+            if want.get("error").is_some() {
+                return got.get("error").is_some();
+            }
+            got.get("error").is_none()
+                && close(&got["score"], &want["score"])
+                && got["passed"] == want["pass"]
+                && got["reason"] == want["reason"]
         },
     );
 }

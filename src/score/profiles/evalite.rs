@@ -216,7 +216,7 @@ fn js_to_number(v: V<'_>) -> f64 {
 
 /// `StringToNumber`: JavaScript white space trimmed, empty → 0, `Infinity` with a sign,
 /// decimal literals, and unsigned `0x`/`0o`/`0b` integers; anything else NaN.
-fn js_string_to_number(s: &str) -> f64 {
+pub(crate) fn js_string_to_number(s: &str) -> f64 {
     let t = s.trim_matches(|c: char| {
         matches!(c, '\u{9}'..='\u{d}' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'..='\u{200a}'
             | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}')
