@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::keys;
 use super::pyjson;
 use super::text::json_str;
 use super::value::{py_eq, Val};
@@ -416,12 +417,12 @@ fn eq_within(a: &Val<'_>, b: &Val<'_>) -> bool {
             x.len() == y.len() && x.iter().zip(y).all(|(p, q)| eq_within(p, q))
         }
         (Val::Obj(x), Val::Obj(y)) => {
-            x.len() == y.len()
-                && x.iter().all(|(k, v)| {
-                    y.iter()
-                        .find(|(k2, _)| k2 == k)
-                        .is_some_and(|(_, v2)| eq_within(v, v2))
-                })
+            if x.len() != y.len() {
+                return false;
+            }
+            let y = keys::of_val(y);
+            x.iter()
+                .all(|(k, v)| y.get(k.as_bytes()).is_some_and(|v2| eq_within(v, v2)))
         }
         _ => py_eq(a, b),
     }
@@ -440,12 +441,16 @@ fn args_match(mode: &ArgMode<'_>, a: &Val<'_>, b: &Val<'_>) -> Result<bool, Stri
         // `tool_call == reference_tool_call`: a dict comparison.
         ArgMode::Exact => eq_within(a, b),
         ArgMode::Ignore => true,
-        ArgMode::Subset => ao
-            .iter()
-            .all(|(k, v)| b.get(k).is_some_and(|bv| eq_direct(bv, v))),
-        ArgMode::Superset => bo
-            .iter()
-            .all(|(k, v)| a.get(k).is_some_and(|av| eq_direct(av, v))),
+        ArgMode::Subset => {
+            let b = keys::of_val(bo);
+            ao.iter()
+                .all(|(k, v)| b.get(k.as_bytes()).is_some_and(|bv| eq_direct(bv, v)))
+        }
+        ArgMode::Superset => {
+            let a = keys::of_val(ao);
+            bo.iter()
+                .all(|(k, v)| a.get(k.as_bytes()).is_some_and(|av| eq_direct(av, v)))
+        }
         // `all(get(a, key) == get(b, key) for key in keys)`: stops at the first difference; a
         // key that is not a string fails (`key.split`) when it is reached.
         ArgMode::Keys(paths) => {

@@ -10,6 +10,9 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use std::cell::Cell;
+
+use super::keys;
 use super::text::{json_f64, json_str, py_repr, py_str, py_str_list};
 use super::value::{py_eq, Val};
 use super::{raw_id, write_head, LineError, Outcome};
@@ -20,26 +23,77 @@ use crate::engine::difflib::SequenceMatcher;
 pub(crate) struct Tool<'a> {
     #[serde(borrow)]
     pub(crate) name: Cow<'a, str>,
-    #[serde(borrow, default)]
+    // `null` kept (`Some(Null)`): it is not a dict, as Axion's validation says; a missing
+    // `args` is `{}` (the oracle's default).
+    #[serde(borrow, default, deserialize_with = "present")]
     pub(crate) args: Option<Val<'a>>,
 }
 
-/// Axion's options, each `None` when absent (Axion's default applies).
+/// Axion's options, each `None` when absent (Axion's default applies), of any JSON type: Axion
+/// does not check their types (a flag is Python truthiness, an unknown strategy is `exact`, a
+/// `scoring` other than `recall` and `precision` is F1 and printed with `str()`). `null` given
+/// for `fuzzy_threshold` or `scoring` is passed to Axion as `None` (`Some(Null)` here).
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Options<'a> {
-    #[serde(default)]
-    pub(crate) check_parameters: Option<bool>,
-    #[serde(default)]
-    pub(crate) strict_order: Option<bool>,
     #[serde(borrow, default)]
-    pub(crate) parameter_matching_strategy: Option<Cow<'a, str>>,
-    #[serde(default)]
-    pub(crate) fuzzy_threshold: Option<f64>,
-    #[serde(default)]
-    pub(crate) threshold: Option<f64>,
+    pub(crate) check_parameters: Option<Val<'a>>,
     #[serde(borrow, default)]
-    pub(crate) scoring: Option<Cow<'a, str>>,
+    pub(crate) strict_order: Option<Val<'a>>,
+    #[serde(borrow, default)]
+    pub(crate) parameter_matching_strategy: Option<Val<'a>>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    pub(crate) fuzzy_threshold: Option<Val<'a>>,
+    #[serde(borrow, default)]
+    pub(crate) threshold: Option<Val<'a>>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    pub(crate) scoring: Option<Val<'a>>,
+}
+
+/// A member that is there, whatever its value (`null` included).
+fn present<'de: 'a, 'a, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Val<'a>>, D::Error> {
+    Val::deserialize(d).map(Some)
+}
+
+/// Python `bool(v)` of a value decoded by `json.loads`.
+fn py_truthy(v: &Val<'_>) -> bool {
+    match v {
+        Val::Null => false,
+        Val::Bool(b) => *b,
+        Val::Int(i) => *i != 0,
+        Val::UInt(u) => *u != 0,
+        Val::Float(f) => *f != 0.0,
+        Val::Str(s) => !s.is_empty(),
+        Val::Arr(a) => !a.is_empty(),
+        Val::Obj(o) => !o.is_empty(),
+    }
+}
+
+/// Python's name of the type of `v` (in a `TypeError`).
+fn py_type_name(v: &Val<'_>) -> &'static str {
+    match v {
+        Val::Null => "NoneType",
+        Val::Bool(_) => "bool",
+        Val::Int(_) | Val::UInt(_) => "int",
+        Val::Float(_) => "float",
+        Val::Str(_) => "str",
+        Val::Arr(_) => "list",
+        Val::Obj(_) => "dict",
+    }
+}
+
+/// A number Python compares with a float (`bool` as 0 or 1), or the `TypeError` of `float >= v`.
+fn py_comparable(v: &Val<'_>) -> Result<f64, String> {
+    match v {
+        Val::Bool(b) => Ok(f64::from(u8::from(*b))),
+        Val::Int(i) => Ok(*i as f64),
+        Val::UInt(u) => Ok(*u as f64),
+        Val::Float(f) => Ok(*f),
+        other => Err(format!(
+            "TypeError: '>=' not supported between instances of 'float' and '{}'",
+            py_type_name(other)
+        )),
+    }
 }
 
 #[derive(Deserialize)]
@@ -85,6 +139,8 @@ pub(crate) struct Verdict {
     pub(crate) score: f64,
     pub(crate) passed: bool,
     pub(crate) threshold: f64,
+    /// The threshold was given as `true` (printed back as such).
+    pub(crate) threshold_true: bool,
     pub(crate) explanation: String,
 }
 
@@ -108,8 +164,9 @@ fn empty_obj() -> Val<'static> {
 
 /// `subset`: every expected key is in called; dicts recurse, other values compare with `==`.
 fn subset_match(called: &[(Cow<'_, str>, Val<'_>)], expected: &[(Cow<'_, str>, Val<'_>)]) -> bool {
+    let called = keys::of_val(called);
     expected.iter().all(|(k, ev)| {
-        let Some((_, cv)) = called.iter().find(|(k2, _)| k2 == k) else {
+        let Some(cv) = called.get(k.as_bytes()) else {
             return false;
         };
         match (cv, ev) {
@@ -170,16 +227,73 @@ fn int_true_div(n: u128, d: u128) -> f64 {
     mant as f64 * 2f64.powi(shift - k)
 }
 
-/// `_calculate_similarity(v1 = called value, v2 = expected value)`.
-fn similarity(v1: Option<&Val<'_>>, v2: Option<&Val<'_>>) -> f64 {
+/// The fuzzy work allowed for one case: the sum, over the pairs of unequal strings whose
+/// `SequenceMatcher` ratio is computed, of `len(called) × len(expected)` in characters (the
+/// ratio's worst-case cost). 16 000 000 is, e.g., four pairs of 2 000-character strings.
+pub(crate) const FUZZY_WORK_BUDGET: u64 = 16_000_000;
+
+/// What is left of a case's fuzzy work budget, and the pair that went past it.
+pub(crate) struct Work {
+    left: Cell<u64>,
+    over: Cell<Option<(usize, usize)>>,
+    /// Another error that ends the case (Axion's `TypeError` on a `fuzzy_threshold`).
+    failed: std::cell::RefCell<Option<String>>,
+}
+
+impl Work {
+    pub(crate) fn new(budget: u64) -> Work {
+        Work {
+            left: Cell::new(budget),
+            over: Cell::new(None),
+            failed: std::cell::RefCell::new(None),
+        }
+    }
+
+    fn fail(&self, e: String) {
+        self.failed.borrow_mut().get_or_insert(e);
+    }
+
+    /// The error line's message when the budget ran out.
+    fn error(&self, budget: u64) -> Option<String> {
+        if let Some(e) = self.failed.borrow_mut().take() {
+            return Some(e);
+        }
+        let (la, lb) = self.over.get()?;
+        Some(format!(
+            "toolspec: fuzzy matching past its work budget: the ratio of strings of {la} and {lb} \
+             characters would take this case past {budget} character pairs (the case is not scored)"
+        ))
+    }
+}
+
+/// `SequenceMatcher(None, a, b).ratio()` within the case's work budget. Equal strings are 1.0
+/// exactly (every character matches; two empty strings are 1.0 too) at no cost.
+fn ratio(a: &str, b: &str, work: &Work) -> Result<f64, ()> {
+    if a == b {
+        return Ok(1.0);
+    }
+    let (la, lb) = (a.chars().count(), b.chars().count());
+    let cost = (la as u64).saturating_mul(lb as u64);
+    let left = work.left.get();
+    if cost > left {
+        work.over.set(Some((la, lb)));
+        work.left.set(0);
+        return Err(());
+    }
+    work.left.set(left - cost);
+    Ok(SequenceMatcher::new(a, b).ratio())
+}
+
+/// `_calculate_similarity(v1 = called value, v2 = expected value)`; `Err` past the work budget.
+fn similarity(v1: Option<&Val<'_>>, v2: Option<&Val<'_>>, work: &Work) -> Result<f64, ()> {
     let (Some(v1), Some(v2)) = (v1, v2) else {
-        return 0.0;
+        return Ok(0.0);
     };
     if matches!(v1, Val::Null) || matches!(v2, Val::Null) || py_type(v1) != py_type(v2) {
-        return 0.0;
+        return Ok(0.0);
     }
-    match (v1, v2) {
-        (Val::Str(a), Val::Str(b)) => SequenceMatcher::new(a, b).ratio(),
+    Ok(match (v1, v2) {
+        (Val::Str(a), Val::Str(b)) => ratio(a, b, work)?,
         (Val::Float(a), Val::Float(b)) => {
             let (a, b) = (*a, *b);
             if a == 0.0 && b == 0.0 {
@@ -191,24 +305,25 @@ fn similarity(v1: Option<&Val<'_>>, v2: Option<&Val<'_>>) -> f64 {
             }
         }
         (Val::Obj(a), Val::Obj(b)) => {
-            let common: Vec<&(Cow<'_, str>, Val<'_>)> = b
-                .iter()
-                .filter(|(k, _)| a.iter().any(|(k1, _)| k1 == k))
-                .collect();
-            let union = a.len() + b.len() - common.len();
+            let keyed_a = keys::of_val(a);
+            let common = || {
+                b.iter()
+                    .filter_map(|(k, bv)| Some((keyed_a.get(k.as_bytes())?, bv)))
+            };
+            let n_common = common().count();
+            let union = a.len() + b.len() - n_common;
             if union == 0 {
-                return 1.0;
+                return Ok(1.0);
             }
-            let key_sim = common.len() as f64 / union as f64;
-            let value_sim = if common.is_empty() {
+            let key_sim = n_common as f64 / union as f64;
+            let value_sim = if n_common == 0 {
                 0.0
             } else {
                 let mut s = 0.0;
-                for (k, bv) in &common {
-                    let av = a.iter().find(|(k1, _)| k1 == k).map(|(_, v)| v);
-                    s += similarity(av, Some(bv));
+                for (av, bv) in common() {
+                    s += similarity(Some(av), Some(bv), work)?;
                 }
-                s / common.len() as f64
+                s / n_common as f64
             };
             (key_sim + value_sim) / 2.0
         }
@@ -233,39 +348,46 @@ fn similarity(v1: Option<&Val<'_>>, v2: Option<&Val<'_>>) -> f64 {
                 )
             }
         }
-    }
+    })
 }
 
 fn params_match(
     called: &[(Cow<'_, str>, Val<'_>)],
     expected: &[(Cow<'_, str>, Val<'_>)],
     strategy: Strategy,
-    fuzzy_threshold: f64,
-) -> bool {
-    match strategy {
+    fuzzy_threshold: &Result<f64, String>,
+    work: &Work,
+) -> Result<bool, ()> {
+    Ok(match strategy {
         Strategy::Exact => exact_dicts(called, expected),
         Strategy::Subset => subset_match(called, expected),
         Strategy::Fuzzy => {
             if expected.is_empty() {
-                return true;
+                return Ok(true);
             }
+            let called = keys::of_val(called);
             let mut sum = 0.0;
             for (k, ev) in expected {
-                let cv = called.iter().find(|(k2, _)| k2 == k).map(|(_, v)| v);
-                sum += similarity(cv, Some(ev));
+                sum += similarity(called.get(k.as_bytes()), Some(ev), work)?;
             }
-            sum / expected.len() as f64 >= fuzzy_threshold
+            match fuzzy_threshold {
+                Ok(t) => sum / expected.len() as f64 >= *t,
+                Err(e) => {
+                    work.fail(e.clone());
+                    return Err(());
+                }
+            }
         }
-    }
+    })
 }
 
 fn exact_dicts(a: &[(Cow<'_, str>, Val<'_>)], b: &[(Cow<'_, str>, Val<'_>)]) -> bool {
-    a.len() == b.len()
-        && a.iter().all(|(k, v)| {
-            b.iter()
-                .find(|(k2, _)| k2 == k)
-                .is_some_and(|(_, v2)| py_eq(v, v2))
-        })
+    if a.len() != b.len() {
+        return false;
+    }
+    let b = keys::of_val(b);
+    a.iter()
+        .all(|(k, v)| b.get(k.as_bytes()).is_some_and(|v2| py_eq(v, v2)))
 }
 
 /// Evaluate one case.
@@ -290,23 +412,30 @@ pub(crate) fn evaluate(
                 .to_owned(),
         );
     }
-    let threshold = match opts.threshold {
-        // `threshold or 0.5`: a zero threshold is falsy in Python (NaN is truthy).
-        Some(t) if t != 0.0 => t,
-        _ => 0.5,
+    // `threshold or 0.5`: a falsy threshold (zero, `false`, `""`, `[]`, ...) is the default
+    // (NaN is truthy); `true` is 1; a string, list or dict fails `score >= threshold`.
+    let (threshold, threshold_true) = match &opts.threshold {
+        Some(t) if py_truthy(t) => (py_comparable(t)?, matches!(t, Val::Bool(true))),
+        _ => (0.5, false),
     };
-    let check = opts.check_parameters.unwrap_or(false);
-    let strategy = match opts.parameter_matching_strategy.as_deref() {
-        Some("subset") => Strategy::Subset,
-        Some("fuzzy") => Strategy::Fuzzy,
+    let flag = |v: &Option<Val<'_>>| v.as_ref().is_some_and(py_truthy);
+    let check = flag(&opts.check_parameters);
+    let strategy = match &opts.parameter_matching_strategy {
+        Some(Val::Str(s)) if s == "subset" => Strategy::Subset,
+        Some(Val::Str(s)) if s == "fuzzy" => Strategy::Fuzzy,
         _ => Strategy::Exact,
     };
-    let fuzzy_threshold = opts.fuzzy_threshold.unwrap_or(0.8);
+    let fuzzy_threshold = match &opts.fuzzy_threshold {
+        None => Ok(0.8),
+        Some(v) => py_comparable(v),
+    };
+    let work = Work::new(FUZZY_WORK_BUDGET);
     let matches = |c: &Tool<'_>, e: &Tool<'_>| {
         c.name == e.name
             && (!check || {
                 let (ca, ea) = (args_of(c), args_of(e));
-                params_match(ca, ea, strategy, fuzzy_threshold)
+                // Past the budget the case ends in an error line (below), whatever this says.
+                params_match(ca, ea, strategy, &fuzzy_threshold, &work).unwrap_or(false)
             })
     };
     let (score, explanation) = if expected.is_empty() && called.is_empty() {
@@ -322,7 +451,7 @@ pub(crate) fn evaluate(
                 called.len()
             ),
         )
-    } else if opts.strict_order.unwrap_or(false) {
+    } else if flag(&opts.strict_order) {
         strict(called, expected, check, &matches)
     } else {
         flexible(
@@ -330,14 +459,18 @@ pub(crate) fn evaluate(
             expected,
             check,
             rev,
-            opts.scoring.as_deref(),
+            opts.scoring.as_ref(),
             &matches,
         )
     };
+    if let Some(e) = work.error(FUZZY_WORK_BUDGET) {
+        return Err(e);
+    }
     Ok(Verdict {
         score,
         passed: score >= threshold,
         threshold,
+        threshold_true,
         explanation,
     })
 }
@@ -382,7 +515,7 @@ fn flexible(
     expected: &[Tool<'_>],
     check: bool,
     rev: Rev,
-    scoring: Option<&str>,
+    scoring: Option<&Val<'_>>,
     matches: &dyn Fn(&Tool<'_>, &Tool<'_>) -> bool,
 ) -> (f64, String) {
     let mut remaining: Vec<usize> = (0..called.len()).collect();
@@ -404,8 +537,17 @@ fn flexible(
     );
     let recall = m / ne;
     let precision = if called.is_empty() { 1.0 } else { m / nc };
-    let scoring = scoring.unwrap_or("recall");
-    let score = match (rev, scoring) {
+    // `str(scoring)`: a string as it is, anything else as Python prints it.
+    let scoring: Cow<'_, str> = match scoring {
+        None => "recall".into(),
+        Some(Val::Str(s)) => s.as_ref().into(),
+        Some(other) => {
+            let mut s = String::new();
+            py_repr(&mut s, other);
+            s.into()
+        }
+    };
+    let score = match (rev, scoring.as_ref()) {
         (Rev::V022, _) | (Rev::Head, "recall") => recall,
         (Rev::Head, "precision") => precision,
         _ => {
@@ -466,6 +608,39 @@ fn flexible(
     (score, explanation)
 }
 
+/// Why toolspec does not score a case Axion scores, if it does not: with `check_parameters`,
+/// an integer past 64 bits in the line (Python compares and prints it exactly); a character
+/// whose `repr` depends on the Python version in a name or, with `check_parameters`, in args
+/// (the explanation prints them with `repr`).
+fn unreproducible(
+    line: &str,
+    called: &[Tool<'_>],
+    expected: &[Tool<'_>],
+    opts: &Options<'_>,
+) -> Option<String> {
+    let check = opts.check_parameters.as_ref().is_some_and(py_truthy);
+    if check {
+        let mut bufs = super::tape::Buffers::default();
+        if let Some(n) = super::tape::Tape::parse(line, &mut bufs)
+            .and_then(|t| t.root().big_int().map(str::to_owned))
+        {
+            return Some(super::text::big_int_error(&n));
+        }
+    }
+    for t in called.iter().chain(expected) {
+        let c = super::text::first_version_dependent(&t.name).or_else(|| {
+            t.args
+                .as_ref()
+                .filter(|_| check)
+                .and_then(super::text::version_dependent_in)
+        });
+        if let Some(c) = c {
+            return Some(super::text::version_dependent_error(c));
+        }
+    }
+    None
+}
+
 /// Score one Axion input line.
 pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, LineError<'a>> {
     let case: Case<'a> = serde_json::from_str(line)?;
@@ -477,6 +652,9 @@ pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, Line
     let opts = case.options.unwrap_or_default();
     let called = case.tools_called.unwrap_or_default();
     let expected = case.expected_tools.unwrap_or_default();
+    if let Some(message) = unreproducible(line, &called, &expected, &opts) {
+        return Err(rejected(message));
+    }
     let v = evaluate(&called, &expected, &opts, rev).map_err(|message| LineError::Rejected {
         id: case.id.map(RawValue::get),
         message,
@@ -485,7 +663,11 @@ pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, Line
     out.push_str(",\"explanation\":");
     json_str(out, &v.explanation);
     out.push_str(",\"threshold\":");
-    json_f64(out, v.threshold);
+    if v.threshold_true {
+        out.push_str("true");
+    } else {
+        json_f64(out, v.threshold);
+    }
     out.push_str(",\"rev\":");
     out.push_str(match rev {
         Rev::V022 => "\"v0.2.2\"",
@@ -517,10 +699,12 @@ mod tests {
         fn v(s: &str) -> Val<'_> {
             serde_json::from_str(s).unwrap()
         }
-        assert_eq!(similarity(Some(&v("5")), Some(&v("5.0"))), 0.0);
-        assert_eq!(similarity(Some(&v("null")), Some(&v("null"))), 0.0);
-        assert_eq!(similarity(Some(&v("-5")), Some(&v("5"))), -1.0);
-        assert_eq!(similarity(Some(&v("true")), Some(&v("true"))), 1.0);
-        assert_eq!(similarity(Some(&v("[1]")), Some(&v("[1.0]"))), 1.0);
+        let w = Work::new(FUZZY_WORK_BUDGET);
+        let sim = |a: &str, b: &str| similarity(Some(&v(a)), Some(&v(b)), &w).unwrap();
+        assert_eq!(sim("5", "5.0"), 0.0);
+        assert_eq!(sim("null", "null"), 0.0);
+        assert_eq!(sim("-5", "5"), -1.0);
+        assert_eq!(sim("true", "true"), 1.0);
+        assert_eq!(sim("[1]", "[1.0]"), 1.0);
     }
 }

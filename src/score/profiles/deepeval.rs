@@ -9,6 +9,7 @@
 //! A `judge` option in the line is an error line: a judge command is never read from data.
 
 use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -17,9 +18,13 @@ use super::judge::{Judge, JudgeRequest};
 use super::scan::plain_run_end;
 use super::scan::{same_bytes, same_str};
 use super::tape::{Buffers, Raw, Tape, TapeProfile, V};
-use super::text::{json_str_body, plain_repr_json, py_json_indent, py_repr, py_str};
+use super::text::{
+    big_int_error, first_version_dependent, json_str_body, plain_repr_json, py_json_indent,
+    py_repr, py_str, version_dependent_error, version_dependent_in,
+};
 use smallvec::SmallVec;
 
+use super::keys::Keyed;
 use super::value::{py_eq, Val};
 use super::view::{Json, Kind};
 use super::{raw_text, write_head, LineError, Outcome};
@@ -44,6 +49,9 @@ struct Options<'t> {
     should_exact_match: bool,
     strict_mode: bool,
     threshold: Option<f64>,
+    /// A `threshold` that is neither a number, a bool nor `null` (a string, list or dict):
+    /// DeepEval's `score >= threshold` raises, and it takes the case as not successful.
+    threshold_other: bool,
     available_tools: Option<Vec<Tool<'t>>>,
     llm_tool_selection_score: Option<f64>,
     /// The line sets a (non-null) `judge` option: an error, never a command to run.
@@ -101,8 +109,9 @@ struct SerdeOptions<'a> {
     should_exact_match: Option<Val<'a>>,
     #[serde(borrow, default)]
     strict_mode: Option<Val<'a>>,
-    #[serde(default)]
-    threshold: Option<f64>,
+    // Any JSON value: a bool is Python's 0 or 1, other types make no case successful.
+    #[serde(borrow, default)]
+    threshold: Option<Val<'a>>,
     #[serde(borrow, default)]
     available_tools: Option<Vec<SerdeTool<'a>>>,
     #[serde(default)]
@@ -677,7 +686,14 @@ fn options_of(v: V<'_>) -> Option<Options<'_>> {
             b"should_consider_ordering" => o.should_consider_ordering = py_truthy(x),
             b"should_exact_match" => o.should_exact_match = py_truthy(x),
             b"strict_mode" => o.strict_mode = py_truthy(x),
-            b"threshold" => o.threshold = opt_f64(x)?,
+            b"threshold" => match x.kind() {
+                Kind::Bool(t) => o.threshold = Some(f64::from(u8::from(t))),
+                Kind::Str(_) | Kind::Arr | Kind::Obj => {
+                    o.threshold = None;
+                    o.threshold_other = true;
+                }
+                _ => o.threshold = opt_f64(x)?,
+            },
             b"available_tools" => {
                 o.available_tools = match non_null(x) {
                     Some(x) => Some(tools_of(x)?),
@@ -764,6 +780,12 @@ fn dict_score(a: V<'_>, b: V<'_>) -> (f64, bool) {
     let mut pairs: [Option<V<'_>>; SMALL] = [None; SMALL];
     let (na, nb) = (a.entries().len(), b.entries().len());
     let small = na <= SMALL;
+    // Larger dicts look their keys up in sorted indexes: O(K log K) in any key order.
+    let (keyed_a, keyed_b) = if small {
+        (None, None)
+    } else {
+        (Some(Keyed::new(a.members())), Some(Keyed::new(b.members())))
+    };
     // `len(d1) + len(d2.keys() - d1.keys())`.
     let total = if small {
         let mut found = 0;
@@ -777,9 +799,10 @@ fn dict_score(a: V<'_>, b: V<'_>) -> (f64, bool) {
         }
         na + (nb - found)
     } else {
+        let keyed_a = keyed_a.as_ref();
         na + b
             .members()
-            .filter(|(k, _)| a.get_bytes(k).is_none())
+            .filter(|(k, _)| keyed_a.and_then(|a| a.get(k)).is_none())
             .count()
     };
     // The same keys: every key of `d1` in `d2`, and no other.
@@ -787,7 +810,10 @@ fn dict_score(a: V<'_>, b: V<'_>) -> (f64, bool) {
     let share = 1.0 / total as f64;
     let mut s = 0.0;
     for (i, (k, v1)) in a.members().enumerate() {
-        let v2 = if small { pairs[i] } else { b.get_bytes(k) };
+        let v2 = match &keyed_b {
+            None => pairs[i],
+            Some(b) => b.get(k),
+        };
         let Some(v2) = v2 else { continue };
         if v1.same_text(v2) {
             s += share;
@@ -937,10 +963,37 @@ fn unordered_score(exp: &[Tool<'_>], called: &[Tool<'_>], f: &Flags) -> Result<f
 /// The expected indices of a weighted LCS (on the stack for the usual handful of tools).
 type Lcs = SmallVec<[usize; 16]>;
 
+/// The largest weighted-LCS table built for `should_consider_ordering`: `(expected + 1) ×
+/// (called + 1)` cells of 8 bytes, 4 194 304 cells (32 MiB; e.g. 2 047 tools on each side).
+/// DeepEval's reason needs the table's backtrack (which expected tools are out of order, and the
+/// score summed along it), so past it a case is scored only when the exact shortcut of
+/// [`all_in_order`] settles it, and is otherwise an error line.
+pub(crate) const LCS_CELLS: usize = 1 << 22;
+
+/// Whether every expected tool is matched, in order, by a called tool of full weight, when each
+/// pair's weight is 0 or 1 (no `INPUT_PARAMETERS`): then the weighted LCS is the whole expected
+/// list, its weight (an integer sum, exact) is their number, and the score is 1.0, which is
+/// all DeepEval's reason needs. Greedy matching decides a subsequence exactly.
+fn all_in_order(exp: &[Tool<'_>], called: &[Tool<'_>], f: &Flags) -> bool {
+    let mut rest = called.iter();
+    exp.iter()
+        .all(|e| rest.any(|c| same_tool(e, c) && (!f.out || opt_eq(e.output, c.output))))
+}
+
 /// `_compute_weighted_lcs`: the LCS (expected indices) and its weight summed on the backtrack.
 fn weighted_lcs(exp: &[Tool<'_>], called: &[Tool<'_>], f: &Flags) -> Result<(Lcs, f64), String> {
     let (m, n) = (exp.len(), called.len());
     let w = n + 1;
+    let cells = (m + 1).saturating_mul(w);
+    if cells > LCS_CELLS {
+        if !f.ip && all_in_order(exp, called, f) {
+            return Ok((Lcs::new(), m as f64));
+        }
+        return Err(format!(
+            "toolspec: should_consider_ordering with {m} expected and {n} called tools needs a \
+             table of {cells} cells, past the budget of {LCS_CELLS} (the case is not scored)"
+        ));
+    }
     // On the stack for up to 7 tools on each side.
     let mut dp: SmallVec<[f64; 64]> = smallvec::smallvec![0.0f64; (m + 1) * w];
     for i in 1..=m {
@@ -1019,6 +1072,32 @@ fn push_text<const ESC: bool>(out: &mut String, text: &str) {
 }
 
 /// `ToolCall.__repr__` (with `ESC`, escaped for the body of a JSON string as it is written).
+/// `_indent_nested_field(json.dumps(v, indent=4, ensure_ascii=False))`: the dump with every
+/// line after the first indented once more, the same as dumping one level deeper. The lines are
+/// Python's `splitlines()`, which also breaks at U+0085, U+2028 and U+2029 (the dump keeps them
+/// raw): each becomes a new indented line.
+fn nested_field<const ESC: bool>(out: &mut String, v: V<'_>) {
+    if !has_line_break(v) {
+        py_json_indent::<_, ESC>(out, v, 1);
+        return;
+    }
+    let mut plain = String::new();
+    py_json_indent::<_, false>(&mut plain, v, 1);
+    let split = plain.replace(['\u{85}', '\u{2028}', '\u{2029}'], "\n    ");
+    push_text::<ESC>(out, &split);
+}
+
+/// Whether a string or key in `v` holds a line break only `splitlines()` knows of.
+fn has_line_break(v: V<'_>) -> bool {
+    let breaks = |s: &str| s.contains(['\u{85}', '\u{2028}', '\u{2029}']);
+    match v.kind() {
+        Kind::Str(s) => breaks(s),
+        Kind::Arr => v.items().any(has_line_break),
+        Kind::Obj => v.entries().any(|(k, x)| breaks(k) || has_line_break(x)),
+        _ => false,
+    }
+}
+
 fn tool_repr<const ESC: bool>(out: &mut String, t: &Tool<'_>) {
     // The fixed text with its newlines and quotes, as is or escaped.
     let (head, sep, quote, end, nl) = if ESC {
@@ -1057,14 +1136,14 @@ fn tool_repr<const ESC: bool>(out: &mut String, t: &Tool<'_>) {
     if let Some(v) = t.input_parameters {
         if v.is_obj() && v.entries().len() > 0 {
             field(out, "input_parameters");
-            py_json_indent::<_, ESC>(out, v, 1);
+            nested_field::<ESC>(out, v);
         }
     }
     match t.output {
         None => {}
         Some(v) if v.is_obj() => {
             field(out, "output");
-            py_json_indent::<_, ESC>(out, v, 1);
+            nested_field::<ESC>(out, v);
             // `_indent_nested_field` adds "\n" + the lines after the first: a one-line dump
             // (`{}`) ends with an empty line.
             if v.entries().len() == 0 {
@@ -1081,18 +1160,38 @@ fn tool_repr<const ESC: bool>(out: &mut String, t: &Tool<'_>) {
     out.push_str(end);
 }
 
+/// For each expected tool, in order, whether a called tool of its name has the other type (the
+/// two types are `FUNCTION` and `MCP`; DeepEval names the first such called tool's type).
 fn type_mismatches(exp: &[Tool<'_>], called: &[Tool<'_>]) -> Vec<String> {
     let mut v = Vec::new();
+    let mcp = |t: &Tool<'_>| same_str(t.kind(), "MCP");
+    if !exp.iter().chain(called).any(mcp) {
+        return v;
+    }
+    // The types each called name has, for more than a handful of pairs: O(n) instead of n².
+    let mut kinds: HashMap<&str, [bool; 2]> = HashMap::new();
+    let indexed =
+        exp.len().saturating_mul(called.len()) > 256 && kinds.try_reserve(called.len()).is_ok();
+    if indexed {
+        for c in called {
+            kinds.entry(c.name).or_default()[usize::from(mcp(c))] = true;
+        }
+    }
     for e in exp {
-        if let Some(c) = called
-            .iter()
-            .find(|c| same_str(e.name, c.name) && !same_str(e.kind(), c.kind()))
-        {
+        let other = !mcp(e);
+        let found = if indexed {
+            kinds.get(e.name).is_some_and(|k| k[usize::from(other)])
+        } else {
+            called
+                .iter()
+                .any(|c| same_str(e.name, c.name) && mcp(c) == other)
+        };
+        if found {
             v.push(format!(
                 "{} (expected {}, called {})",
                 e.name,
                 e.kind(),
-                c.kind()
+                if other { "MCP" } else { "FUNCTION" }
             ));
         }
     }
@@ -1103,9 +1202,22 @@ fn type_mismatches(exp: &[Tool<'_>], called: &[Tool<'_>]) -> Vec<String> {
 /// toolspec fixes the order so the text is reproducible).
 fn distinct<'s>(names: impl Iterator<Item = &'s str>) -> SmallVec<[&'s str; 16]> {
     let mut v: SmallVec<[&str; 16]> = SmallVec::new();
+    // Past a handful of names, a set: linear in the names, not quadratic.
+    let mut seen: HashSet<&str> = HashSet::new();
     for n in names {
-        if !v.iter().any(|m| same_str(m, n)) {
+        let new = if v.len() < 16 {
+            !v.iter().any(|m| same_str(m, n))
+        } else {
+            if seen.is_empty() {
+                seen.extend(v.iter().copied());
+            }
+            !seen.contains(n)
+        };
+        if new {
             v.push(n);
+            if !seen.is_empty() {
+                seen.insert(n);
+            }
         }
     }
     v
@@ -1327,6 +1439,26 @@ fn evaluate<'t, 'a>(
     for t in exp.iter().chain(called) {
         t.validate()?;
     }
+    // Python keeps integers past 64 bits exact (compares and prints every digit); toolspec
+    // reads them as the nearest double.
+    for t in exp.iter().chain(called) {
+        if let Some(n) = t
+            .input_parameters
+            .and_then(V::big_int)
+            .or_else(|| t.output.and_then(V::big_int))
+        {
+            return Err(big_int_error(n));
+        }
+    }
+    // Names and outputs other than dicts are printed with Python's repr in the reason.
+    for t in exp.iter().chain(called) {
+        let out = t.output.filter(|o| !o.is_obj());
+        if let Some(c) =
+            first_version_dependent(t.name).or_else(|| out.and_then(version_dependent_in))
+        {
+            return Err(version_dependent_error(c));
+        }
+    }
     if let Some(p) = opts.evaluation_params.invalid {
         return Err(format!(
             "ValueError: '{p}' is not a valid ToolCallParams (INPUT_PARAMETERS, OUTPUT)"
@@ -1388,7 +1520,11 @@ fn evaluate<'t, 'a>(
     calling_reason::<true>(calling, exp, called, opts, raw, &lcs);
     Ok(Verdict {
         score: final_score,
-        success: threshold.map(|t| final_score >= t),
+        success: if opts.threshold_other && !opts.strict_mode {
+            Some(false)
+        } else {
+            threshold.map(|t| final_score >= t)
+        },
         threshold,
         selection_reason,
     })
@@ -1446,6 +1582,14 @@ impl TapeProfile for Deepeval {
     ) -> Result<Outcome, LineError<'a>> {
         let id = raw.get("id");
         calling.clear();
+        // `LLMTestCase(input=...)` takes a string (an absent input is the oracle's default).
+        if raw.get("input").is_some_and(|i| !i.starts_with('"')) {
+            SPARE.set(recycle(case.tools));
+            return Err(LineError::Rejected {
+                id,
+                message: "ValidationError: input: Input should be a valid string".to_owned(),
+            });
+        }
         let result = evaluate(
             case.expected_tools(),
             case.tools_called(),
@@ -1847,6 +1991,8 @@ mod tests {
             r#"{"tools_called":[],"expected_tools":[],"options":{"threshold":123456789012345678901234567890}}"#.to_owned(),
             // A repeated unknown key is ignored, as serde_json ignores it.
             format!(r#"{{"z":1,"z":2,"tools_called":[{t}],"expected_tools":[]}}"#),
+            // A threshold of another type, read from the tape.
+            r#"{"tools_called":[],"expected_tools":[],"options":{"threshold":"x"}}"#.to_owned(),
         ];
         let left = [
             // Repeated known keys: serde_json's error.
@@ -1868,7 +2014,6 @@ mod tests {
             r#"{"tools_called":null,"expected_tools":[]}"#.to_owned(),
             r#"{"tools_called":[1],"expected_tools":[]}"#.to_owned(),
             r#"{"tools_called":[],"expected_tools":[],"options":[1]}"#.to_owned(),
-            r#"{"tools_called":[],"expected_tools":[],"options":{"threshold":"x"}}"#.to_owned(),
             // What the tape reader leaves to serde_json, in a value.
             r#"{"tools_called":[{"name":"a","output":1e400}],"expected_tools":[]}"#.to_owned(),
             r#"{"tools_called":[{"name":"a","output":"\ud83d\ude00"}],"expected_tools":[]}"#.to_owned(),

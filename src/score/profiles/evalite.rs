@@ -217,7 +217,7 @@ fn js_to_number(v: V<'_>) -> f64 {
 
 /// `StringToNumber`: JavaScript white space trimmed, empty → 0, `Infinity` with a sign,
 /// decimal literals, and unsigned `0x`/`0o`/`0b` integers; anything else NaN.
-fn js_string_to_number(s: &str) -> f64 {
+pub(crate) fn js_string_to_number(s: &str) -> f64 {
     let t = s.trim_matches(|c: char| {
         matches!(c, '\u{9}'..='\u{d}' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'..='\u{200a}'
             | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}')
@@ -335,6 +335,19 @@ fn name_eq<'t>(x: V<'t>, y: V<'t>, eq: fn(V<'t>, V<'t>) -> bool) -> bool {
     x.plain_str_eq(y).unwrap_or_else(|| eq(x, y))
 }
 
+/// Whether two tool names give the same `JSON.stringify` text (`stringifyToolCall` does not
+/// sort a name's keys as it sorts the input's: an object name with its keys in another order is
+/// another name).
+fn stringified_names_eq(x: V<'_>, y: V<'_>) -> bool {
+    if !x.is_container() && !y.is_container() {
+        return name_eq(x, y, js_eq);
+    }
+    let (mut a, mut b) = (String::new(), String::new());
+    js_json(&mut a, x);
+    js_json(&mut b, y);
+    a == b
+}
+
 /// Deep equality of two values; equal texts are equal at once.
 fn same_value(a: V<'_>, b: V<'_>) -> bool {
     a.same_text(b) || js_eq(a, b)
@@ -431,7 +444,8 @@ fn canonical_key(name: Option<V<'_>>, input: Option<V<'_>>) -> String {
     let mut first = true;
     if let Some(n) = name {
         k.push_str("\"toolName\":");
-        stable(&mut k, n);
+        // `JSON.stringify` of the name as it is (only the input is stable-serialized).
+        js_json(&mut k, n);
         first = false;
     }
     if let Some(i) = input {
@@ -555,7 +569,7 @@ fn flexible_mode_in<'t>(
     let same_key = |an: Option<V<'_>>, ai: Option<V<'_>>, bn: Option<V<'_>>, bi: Option<V<'_>>| {
         let names = match (an, bn) {
             (None, None) => true,
-            (Some(x), Some(y)) => name_eq(x, y, js_eq),
+            (Some(x), Some(y)) => stringified_names_eq(x, y),
             _ => false,
         };
         names

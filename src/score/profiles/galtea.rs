@@ -28,10 +28,17 @@ pub const DEFAULT_PREFIXES: &[&str] = &[
     "mcp.",
 ];
 
+/// A member that is there, whatever its value (`null` included).
+fn present<'de: 'a, 'a, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Val<'a>>, D::Error> {
+    Val::deserialize(d).map(Some)
+}
+
 #[derive(Deserialize, Default)]
 struct GalteaOpts<'a> {
-    #[serde(borrow, default)]
-    profile: Option<Cow<'a, str>>,
+    // Any JSON value, `null` kept (`Some(Null)`): it and other types are unknown profiles, as
+    // in the oracle.
+    #[serde(borrow, default, deserialize_with = "present")]
+    profile: Option<Val<'a>>,
     #[serde(borrow, default)]
     prefixes: Option<Vec<Cow<'a, str>>>,
     #[serde(default)]
@@ -84,7 +91,7 @@ impl Rules {
         Ok(Rules {
             profile: profile.to_owned(),
             prefixes: match prefixes {
-                Some(p) => p.iter().map(|x| x.to_lowercase()).collect(),
+                Some(p) => p.iter().map(|x| py_lower(x)).collect(),
                 None => DEFAULT_PREFIXES.iter().map(|x| x.to_string()).collect(),
             },
             camel_to_snake: camel_to_snake.unwrap_or(false),
@@ -125,24 +132,32 @@ fn mcp_prefix_end(n: &str) -> Option<usize> {
     }
 }
 
-/// Python `str.casefold()` for the characters whose folding differs from lowercasing in
-/// practice (ß, ς, and the ligatures); everything else is lowercased.
+/// Python `str.casefold()`, as every Python from 3.9 to 3.13 folds ([`super::pycase`]).
 fn casefold(s: &str) -> String {
+    mapped(s, super::pycase::CASEFOLD)
+}
+
+/// Python `str.lower()`, as every Python from 3.9 to 3.13 lowercases.
+pub(crate) fn py_lower(s: &str) -> String {
+    mapped(s, super::pycase::LOWER)
+}
+
+fn mapped(s: &str, table: &[(u32, &str)]) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
-        match c {
-            'ß' | 'ẞ' => out.push_str("ss"),
-            'ς' => out.push('σ'),
-            'ﬀ' => out.push_str("ff"),
-            'ﬁ' => out.push_str("fi"),
-            'ﬂ' => out.push_str("fl"),
-            'ﬃ' => out.push_str("ffi"),
-            'ﬄ' => out.push_str("ffl"),
-            'ﬅ' | 'ﬆ' => out.push_str("st"),
-            c => out.extend(c.to_lowercase()),
+        match table.binary_search_by_key(&(c as u32), |&(k, _)| k) {
+            Ok(i) => out.push_str(table[i].1),
+            Err(_) => out.push(c),
         }
     }
     out
+}
+
+/// The first character of `s` that the Pythons from 3.9 to 3.13 case-map differently (a
+/// cased letter newer than the oldest one's Unicode tables), if any.
+pub(crate) fn case_varies(s: &str) -> Option<char> {
+    s.chars()
+        .find(|&c| super::pycase::VARIES.binary_search(&(c as u32)).is_ok())
 }
 
 /// `canon(name)` under the rules.
@@ -161,7 +176,7 @@ pub(crate) fn canon(name: &str, rules: &Rules) -> String {
             n = n[end..].to_owned();
             changed = true;
         }
-        let low = n.to_lowercase();
+        let low = py_lower(&n);
         // An empty prefix strips nothing (the reference oracle would loop forever on it).
         for p in rules.prefixes.iter().filter(|p| !p.is_empty()) {
             let plen = p.chars().count();
@@ -299,15 +314,41 @@ pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, Line
                 prefixes: g.prefixes.clone(),
                 camel_to_snake: g.camel_to_snake,
             });
-        let rules = Rules::new(
-            g.profile.as_deref(),
-            g.prefixes.as_deref(),
-            g.camel_to_snake,
-        )?;
+        let profile = match &g.profile {
+            None => None,
+            Some(Val::Str(p)) => Some(p.as_ref()),
+            Some(other) => {
+                let mut s = String::from("ValueError: unknown galtea profile ");
+                super::text::py_repr(&mut s, other);
+                return Err(s);
+            }
+        };
+        let rules = Rules::new(profile, g.prefixes.as_deref(), g.camel_to_snake)?;
         let used = case.tools_used.as_ref().or(case.tools_called.as_ref());
         let used = names(used.map_or(&[][..], Vec::as_slice))?;
         let exp = names(case.expected_tools.as_deref().unwrap_or(&[]))?;
-        Ok(evaluate(used, exp, &rules))
+        // `doc_guess` lowercases and case-folds with the running Python's Unicode tables.
+        if rules.profile != "exact" && rules.profile != "trim" {
+            if let Some(c) = used.iter().chain(&exp).find_map(|n| case_varies(n)) {
+                return Err(format!(
+                    "toolspec: U+{:04X} is case-folded differently by Python 3.9 to 3.13 \
+                     (their Unicode tables differ), so the canonical name depends on the \
+                     Python version (the case is not scored)",
+                    c as u32
+                ));
+            }
+        }
+        let v = evaluate(used, exp, &rules);
+        // The reason prints the names that differ with Python's repr.
+        if let Some(c) = v
+            .missing
+            .iter()
+            .chain(&v.extra)
+            .find_map(|n| super::text::first_version_dependent(n))
+        {
+            return Err(super::text::version_dependent_error(c));
+        }
+        Ok(v)
     };
     let v = run().map_err(|message| LineError::Rejected {
         id: id.map(RawValue::get),

@@ -19,8 +19,11 @@ mod deepeval;
 mod evalite;
 mod galtea;
 pub mod judge;
+mod keys;
 mod promptfoo;
+mod pycase;
 mod pyjson;
+mod pyprint;
 pub(crate) mod scan;
 mod stream;
 mod tape;
@@ -256,7 +259,17 @@ pub(crate) enum LineError<'a> {
 
 impl From<serde_json::Error> for LineError<'_> {
     fn from(e: serde_json::Error) -> Self {
-        LineError::Malformed(e.to_string())
+        let mut message = e.to_string();
+        // The two refusals the peers do not share say why (`docs/parity.md`).
+        if message.contains("hex escape") || message.contains("unicode code point") {
+            message.push_str(
+                " (a lone surrogate escape such as \\ud800 is text Python and JavaScript hold and \
+                 toolspec does not read)",
+            );
+        } else if message.contains("recursion limit exceeded") {
+            message.push_str(" (toolspec reads JSON nested up to 128 levels)");
+        }
+        LineError::Malformed(message)
     }
 }
 

@@ -20,8 +20,9 @@ struct Assertion<'a> {
     kind: Cow<'a, str>,
     #[serde(borrow, default)]
     value: Option<Val<'a>>,
-    #[serde(default)]
-    threshold: Option<f64>,
+    // Any JSON value: `f1 >= threshold` converts it with JavaScript's `ToNumber`.
+    #[serde(borrow, default)]
+    threshold: Option<Val<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -470,6 +471,30 @@ fn evaluate(a: &Assertion<'_>, output: Option<&Val<'_>>) -> Result<Verdict, Stri
             ))
         }
     };
+    // promptfoo renders a string value, and each string of an array value, with Nunjucks
+    // (`"a{{ 1+1 }}"` is `a2`), and reads a `file://` value (or runs it: `.js`, `.py`, `.rb`)
+    // and loads a `package:` one. toolspec never renders templates or reads what data names.
+    let strings: Vec<&str> = match &a.value {
+        Some(Val::Str(s)) => vec![s.as_ref()],
+        Some(Val::Arr(items)) => items.iter().filter_map(Val::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let whole = matches!(&a.value, Some(Val::Str(_)));
+    if let Some(s) = strings.iter().find(|s| {
+        s.contains("{{")
+            || s.contains("{%")
+            || s.contains("{#")
+            || s.starts_with("file://")
+            || (whole && s.starts_with("package:"))
+    }) {
+        let mut shown = String::new();
+        super::text::py_str(&mut shown, &s.chars().take(60).collect::<String>());
+        return Err(format!(
+            "toolspec: the expected value {shown} is a Nunjucks template or a file or package \
+             reference, which promptfoo renders, reads or runs; toolspec does neither (the case \
+             is not scored)"
+        ));
+    }
     let expected_list: Vec<String> = match &a.value {
         Some(Val::Arr(items)) => items
             .iter()
@@ -515,7 +540,23 @@ fn evaluate(a: &Assertion<'_>, output: Option<&Val<'_>>) -> Result<Verdict, Stri
     } else {
         0.0
     };
-    let threshold = a.threshold.unwrap_or(1.0);
+    // `assertion.threshold ?? 1`, compared with `>=` (JavaScript `ToNumber`: `"0.5"` is 0.5,
+    // `true` 1, `[]` 0, an object NaN) and printed with `String()`.
+    let (threshold, threshold_text) = match &a.threshold {
+        None | Some(Val::Null) => (1.0, "1".to_owned()),
+        Some(v @ (Val::Str(_) | Val::Arr(_))) => {
+            let text = js_string(v);
+            (super::evalite::js_string_to_number(&text), text)
+        }
+        Some(Val::Bool(b)) => (f64::from(u8::from(*b)), b.to_string()),
+        Some(v @ Val::Obj(_)) => (f64::NAN, js_string(v)),
+        Some(v) => {
+            let x = v.as_f64().unwrap_or(f64::NAN);
+            let mut t = String::new();
+            js_number(&mut t, x);
+            (x, t)
+        }
+    };
     let pass = (f1 >= threshold) != inverse;
     // `[...set].sort()` compares UTF-16 code units.
     let sorted = |v: &[String]| {
@@ -529,8 +570,7 @@ fn evaluate(a: &Assertion<'_>, output: Option<&Val<'_>>) -> Result<Verdict, Stri
     } else {
         sorted(&actual)
     };
-    let mut t = String::new();
-    js_number(&mut t, threshold);
+    let t = threshold_text;
     let reason = if pass {
         format!(
             "Tool Call F1: {} (precision={}, recall={}). Expected: [{expected_s}], Called: [{actual_s}]",

@@ -552,6 +552,47 @@ fn any_number(s: &str, start: usize) -> Option<(Num, usize)> {
 mod tests {
     use super::*;
 
+    /// Numbers one ulp apart, at the edges of the float range, and with more digits than the
+    /// short path takes are read exactly (correctly rounded, as Python and JavaScript read
+    /// them), on the short path and through serde_json alike.
+    #[test]
+    fn numbers_are_read_correctly_rounded() {
+        let texts = [
+            "4.7930822560292636e-175",
+            "4.793082256029264e-175",
+            "0.1",
+            "0.30000000000000004",
+            "123456789012345.6",
+            "1.7976931348623157e308",
+            "2.2250738585072014e-308",
+            "2.2250738585072011e-308",
+            "5e-324",
+            "4.9406564584124654e-324",
+            "9007199254740993",
+            "-9223372036854775808",
+            "18446744073709551615",
+            "18446744073709551616",
+            "1e23",
+            "8.98846567431158e307",
+            "-0.0",
+            "0.1000000000000000055511151231257827",
+        ];
+        for t in texts {
+            let (got, end) = number(t, 0).unwrap();
+            assert_eq!(end, t.len(), "{t}");
+            let want: f64 = t.parse().unwrap();
+            let got = match got {
+                Num::Float(f) => f,
+                Num::Int(i) => i as f64,
+                Num::UInt(u) => u as f64,
+            };
+            assert_eq!(got.to_bits(), want.to_bits(), "{t}");
+        }
+        let a = number("4.7930822560292636e-175", 0).unwrap().0;
+        let b = number("4.793082256029264e-175", 0).unwrap().0;
+        assert_ne!(a, b);
+    }
+
     #[test]
     fn plain_runs_end_at_quotes_backslashes_and_controls() {
         let find = |s: &[u8]| {

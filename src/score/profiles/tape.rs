@@ -1028,6 +1028,24 @@ impl<'t> V<'t> {
 
     /// [`V::raw`] as bytes.
     #[inline]
+    /// The text of an integer outside the 64-bit ranges (read as the nearest `f64`, where Python
+    /// keeps every digit), found in this value; `None` when there is none, or when the value
+    /// has no text in the line (built from a [`Val`]).
+    pub(crate) fn big_int(self) -> Option<&'t str> {
+        match self.node().tag {
+            Tag::Float => {
+                let raw = self.raw_bytes()?;
+                if raw.iter().any(|b| matches!(b, b'.' | b'e' | b'E')) {
+                    return None;
+                }
+                std::str::from_utf8(raw).ok()
+            }
+            Tag::Arr => self.items().find_map(V::big_int),
+            Tag::Obj => self.members().find_map(|(_, v)| v.big_int()),
+            _ => None,
+        }
+    }
+
     fn raw_bytes(self) -> Option<&'t [u8]> {
         let n = self.node();
         if n.raw_start == NO_RAW {
@@ -1175,7 +1193,13 @@ impl<'t> Iterator for Members<'t> {
         let (key, v) = self.next_member()?;
         Some((self.t.bytes_at(key), v))
     }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
 }
+
+impl ExactSizeIterator for Members<'_> {}
 
 /// A number's tag and the 64 bits a node holds of it.
 #[inline(always)]

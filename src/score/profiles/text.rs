@@ -338,47 +338,68 @@ pub(crate) fn plain_repr_json(b: &[u8]) -> bool {
     b.iter().all(|&c| TABLE[usize::from(c)])
 }
 
-/// CPython `str.isprintable()` for one character: false for categories Cc, Cf, Cs, Co, Cn, Zl,
-/// Zp and Zs other than the space. Without a Unicode table in the dependencies this covers the
-/// code points that occur in practice: controls, format characters, separators, surrogates,
-/// private use and noncharacters; unassigned code points elsewhere are treated as printable.
+/// CPython `str.isprintable()` for one character, as every Python from 3.9 to 3.13 answers it
+/// ([`super::pyprint`]); a character whose answer depends on the Python version
+/// ([`py_version_dependent`]) is taken as printable here, and the profiles that print a repr
+/// refuse a case that holds one.
 fn py_printable(c: char) -> bool {
     let u = c as u32;
-    if c == ' ' {
+    if (0x20..0x7f).contains(&u) {
         return true;
     }
-    if u < 0x20 || (0x7f..=0xa0).contains(&u) || u == 0xad {
-        return false;
+    !in_ranges(super::pyprint::NOT_PRINTABLE, u)
+}
+
+/// Whether `c` is printed by some Pythons' `repr` and escaped by others (a character assigned
+/// in a Unicode version newer than some supported Python's tables).
+pub(crate) fn py_version_dependent(c: char) -> bool {
+    (c as u32) >= 0x370 && in_ranges(super::pyprint::VERSION_DEPENDENT, c as u32)
+}
+
+/// The first character of `s` whose `repr` depends on the Python version, if any.
+pub(crate) fn first_version_dependent(s: &str) -> Option<char> {
+    // ASCII and the Latin ranges below U+0370 are the same in every version.
+    if s.bytes().all(|b| b < 0xcd) {
+        return None;
     }
-    let excluded = matches!(
-        u,
-        0x0600..=0x0605
-            | 0x061c
-            | 0x06dd
-            | 0x070f
-            | 0x0890..=0x0891
-            | 0x08e2
-            | 0x1680
-            | 0x180e
-            | 0x2000..=0x200f
-            | 0x2028..=0x202e
-            | 0x205f..=0x2064
-            | 0x2066..=0x206f
-            | 0x3000
-            | 0xfeff
-            | 0xfff9..=0xfffb
-            | 0x110bd
-            | 0x110cd
-            | 0x13430..=0x1343f
-            | 0x1bca0..=0x1bca3
-            | 0x1d173..=0x1d17a
-            | 0xe0001
-            | 0xe0020..=0xe007f
-            | 0xe000..=0xf8ff
-            | 0xf0000..=0x10ffff
-            | 0xfdd0..=0xfdef
-    );
-    !excluded && (u & 0xfffe) != 0xfffe
+    s.chars().find(|&c| py_version_dependent(c))
+}
+
+/// The first character in the strings (and keys) of `v` whose `repr` depends on the Python
+/// version, if any.
+pub(crate) fn version_dependent_in<'s, J: Json<'s>>(v: J) -> Option<char> {
+    match v.kind() {
+        Kind::Str(s) => first_version_dependent(s),
+        Kind::Arr => v.items().find_map(version_dependent_in),
+        Kind::Obj => v
+            .entries()
+            .find_map(|(k, x)| first_version_dependent(k).or_else(|| version_dependent_in(x))),
+        _ => None,
+    }
+}
+
+/// The error line of a case holding an integer past 64 bits, which a Python peer keeps exact.
+pub(crate) fn big_int_error(n: &str) -> String {
+    let shown: String = n.chars().take(40).collect();
+    let more = if shown.len() < n.len() { "..." } else { "" };
+    format!(
+        "toolspec: the integer {shown}{more} is outside the 64-bit range, where Python keeps \
+         every digit and toolspec reads the nearest double (the case is not scored)"
+    )
+}
+
+/// The error line of a case whose text would hold `c` in a Python repr.
+pub(crate) fn version_dependent_error(c: char) -> String {
+    format!(
+        "toolspec: U+{:04X} would be printed in a Python repr, which Python 3.9 to 3.13 print or \
+         escape depending on their Unicode version (the case is not scored)",
+        c as u32
+    )
+}
+
+fn in_ranges(ranges: &[(u32, u32)], u: u32) -> bool {
+    let i = ranges.partition_point(|&(_, hi)| hi < u);
+    ranges.get(i).is_some_and(|&(lo, _)| lo <= u)
 }
 
 /// Python `repr` of a value decoded by `json.loads` (`str(dict)` is the same).

@@ -116,16 +116,30 @@ fn same_members<'s, J: Json<'s>>(a: J, b: J, eq: fn(J, J) -> bool) -> bool {
     if x.len() != y.len() {
         return false;
     }
-    // `b`'s member at the same position when the keys are in the same order (the usual case),
-    // else the one `get` finds: keys are unique in a tape and in a `Val`, so both are the same.
-    let mut same_place = y.into_iter();
-    x.into_iter().all(|(k, v)| {
-        let v2 = match same_place.next() {
-            Some((k2, v2)) if super::scan::same_str(k, k2) => Some(v2),
-            _ => b.get(k),
+    // `b`'s member at the same position while the keys are in the same order (the usual case);
+    // from the first key out of place on, the one found by key (keys are unique in a tape and
+    // in a `Val`, so both are the same), through a sorted index past a handful of keys: key
+    // order costs O(K log K), not K².
+    let mut same_place = y.clone();
+    let mut rest = x.clone();
+    loop {
+        let Some((k, v)) = rest.next() else {
+            return true;
         };
-        v2.is_some_and(|v2| eq(v, v2))
-    })
+        match same_place.next() {
+            Some((k2, v2)) if super::scan::same_str(k, k2) => {
+                if !eq(v, v2) {
+                    return false;
+                }
+            }
+            _ => {
+                let keyed = super::keys::Keyed::new(y.map(|(k, v)| (k.as_bytes(), v)));
+                return std::iter::once((k, v))
+                    .chain(rest)
+                    .all(|(k, v)| keyed.get(k.as_bytes()).is_some_and(|v2| eq(v, v2)));
+            }
+        }
+    }
 }
 
 /// Python `==` on values decoded by `json.loads` (`1 == 1.0 == True`, dict order ignored).
