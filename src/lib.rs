@@ -13,7 +13,7 @@
 //! the terminal, the file system watcher and the process.
 #![warn(missing_docs)]
 #![warn(clippy::print_stdout, clippy::print_stderr)]
-// `unsafe_code` is denied for every target in Cargo.toml's `[lints.rust]`.
+#![forbid(unsafe_code)]
 
 // pest's derive, built without its `std` feature (see Cargo.toml), names `alloc` from the crate root.
 extern crate alloc;

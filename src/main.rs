@@ -1,4 +1,5 @@
 //! The `toolspec` binary: a thin layer over the library (see `cli/`).
+#![forbid(unsafe_code)]
 
 mod cli;
 

@@ -96,55 +96,11 @@ pub(crate) fn plain_run_end(b: &[u8], mut i: usize) -> usize {
 }
 
 /// One bit per byte of `b` (bit `i % 64` of word `i / 64`), set for the [`STOP`] bytes: the
-/// whole line classified once, 32 bytes per step where the CPU has AVX2 (16 with SSE2, the
-/// x86-64 baseline), so that the reader finds each string's end with a bit scan
-/// ([`next_stop`]) instead of scanning the string. The last word's bits past the end of `b`
-/// are clear.
+/// whole line classified once, 16 bytes per step with SSE2 (the x86-64 baseline), so that the
+/// reader finds each string's end with a bit scan ([`next_stop`]) instead of scanning the
+/// string. The last word's bits past the end of `b` are clear.
 pub(crate) fn stop_mask(b: &[u8], out: &mut Vec<u64>) {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: `stop_mask_avx2` needs AVX2 and nothing else, and the CPU has just been
-        // found to have it (the answer is cached after the first call).
-        #[allow(unsafe_code)]
-        unsafe {
-            stop_mask_avx2(b, out)
-        };
-        return;
-    }
     stop_mask_by(b, out, block_stops);
-}
-
-/// [`stop_mask`] with AVX2: the same masks (the unit test compares both with the SWAR
-/// reference), in half the instructions (callgrind: 744 → 367 per 810-byte DeepEval case).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn stop_mask_avx2(b: &[u8], out: &mut Vec<u64>) {
-    use safe_arch::load_unaligned_m128i;
-    use std::arch::x86_64::{
-        _mm256_cmpeq_epi8, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256,
-        _mm256_set1_epi8, _mm256_set_m128i,
-    };
-    // 32 bytes: two safe 16-byte loads, which the compiler joins into one.
-    let stops32 = |part: &[u8; 32]| -> u64 {
-        let (halves, _) = part.as_chunks::<16>();
-        let x = _mm256_set_m128i(
-            load_unaligned_m128i(&halves[1]).0,
-            load_unaligned_m128i(&halves[0]).0,
-        );
-        // A control byte is one that `min(x, 0x1f)` leaves unchanged.
-        let stops = _mm256_or_si256(
-            _mm256_or_si256(
-                _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'"' as i8)),
-                _mm256_cmpeq_epi8(x, _mm256_set1_epi8(b'\\' as i8)),
-            ),
-            _mm256_cmpeq_epi8(_mm256_min_epu8(x, _mm256_set1_epi8(0x1f)), x),
-        );
-        u64::from(_mm256_movemask_epi8(stops) as u32)
-    };
-    stop_mask_by(b, out, |block: &[u8; 64]| {
-        let (parts, _) = block.as_chunks::<32>();
-        stops32(&parts[0]) | (stops32(&parts[1]) << 32)
-    });
 }
 
 /// [`stop_mask`] with `block` classifying 64 bytes.
@@ -639,15 +595,8 @@ mod tests {
         // Every byte value, at every offset of a block.
         lines.push((0..=255u8).chain(0..=255u8).collect());
         let mut mask = Vec::new();
-        // The dispatching function (AVX2 where the CPU has it) and the baseline one.
-        let with_base = |b: &[u8], out: &mut Vec<u64>| stop_mask_by(b, out, block_stops);
-        for (line, fill) in lines.iter().flat_map(|l| {
-            [
-                (l, &stop_mask as &dyn Fn(&[u8], &mut Vec<u64>)),
-                (l, &with_base),
-            ]
-        }) {
-            fill(line, &mut mask);
+        for line in &lines {
+            stop_mask(line, &mut mask);
             assert_eq!(mask.len(), line.len().div_ceil(64));
             for (k, block) in line.as_chunks::<64>().0.iter().enumerate() {
                 assert_eq!(block_stops_swar(block), mask[k], "{line:?}");
