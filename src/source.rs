@@ -291,6 +291,23 @@ impl Excerpt {
 }
 
 impl Excerpt {
+    /// An excerpt made elsewhere: `text` (already masked) is the file's text from its
+    /// 0-based line `first_line` on, whole lines; `offset` is where `text` starts in the file.
+    pub fn from_parts(
+        name: Option<String>,
+        text: String,
+        first_line: usize,
+        offset: usize,
+    ) -> Excerpt {
+        let pieces = vec![(offset, offset + text.len(), 0)];
+        Excerpt {
+            name,
+            text,
+            first_line,
+            pieces,
+        }
+    }
+
     /// The same excerpt without a file name (a source that has none).
     pub fn unnamed(mut self) -> Excerpt {
         self.name = None;

@@ -325,19 +325,30 @@ impl FindingDiagnostic {
                 let base = contents.span().offset();
                 let text = String::from_utf8_lossy(contents.data());
                 let (from, to) = (start - base, end - base);
-                // Cut as `check` cuts (long lines to a window around the span: miette cannot
-                // render a line past 65 535 columns), masked, with true line numbers.
-                let line = contents.line()
-                    + 1
-                    + text.as_bytes()[..from.min(text.len())]
-                        .iter()
-                        .filter(|&&b| b == b'\n')
-                        .count();
-                let (mut excerpt, main) =
-                    Excerpt::new(contents.name().unwrap_or(""), &text, line, from, to);
-                if contents.name().is_none() {
-                    excerpt = excerpt.unnamed();
-                }
+                let excerpt = if crate::source::lines_fit(&text, from, to) {
+                    Excerpt::from_parts(
+                        contents.name().map(escaped),
+                        crate::text::mask_source(&text).into_owned(),
+                        contents.line(),
+                        0,
+                    )
+                } else {
+                    // Cut as `check` cuts (long lines to a window around the span: miette
+                    // cannot render a line past 65 535 columns), with true line numbers.
+                    let line = contents.line()
+                        + 1
+                        + text.as_bytes()[..from.min(text.len())]
+                            .iter()
+                            .filter(|&&b| b == b'\n')
+                            .count();
+                    let (excerpt, _) =
+                        Excerpt::new(contents.name().unwrap_or(""), &text, line, from, to);
+                    if contents.name().is_none() {
+                        excerpt.unnamed()
+                    } else {
+                        excerpt
+                    }
+                };
                 labels_out = labels
                     .iter()
                     .filter_map(|l| {
@@ -352,8 +363,10 @@ impl FindingDiagnostic {
                     })
                     .collect();
                 if labels_out.is_empty() {
-                    let text = labels.first().and_then(|l| l.label()).map(escaped);
-                    labels_out.push(LabeledSpan::new_primary_with_span(text, main));
+                    if let Some(main) = excerpt.map(from, from) {
+                        let text = labels.first().and_then(|l| l.label()).map(escaped);
+                        labels_out.push(LabeledSpan::new_primary_with_span(text, main));
+                    }
                 }
                 source = Some(excerpt);
             }
