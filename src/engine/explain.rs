@@ -317,6 +317,37 @@ pub(crate) fn findings(
     out
 }
 
+/// An algorithm that ran past its budget and settled for a valid but possibly sub-optimal result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Budget {
+    /// The in-order alignment's steps (`in_order::STATE_BUDGET`).
+    InOrder,
+}
+
+/// The note that a budget applied: the pair was checked, but its alignment may not be the best.
+pub(crate) fn too_large(budget: Budget) -> Pending {
+    let (message, help) = match budget {
+        Budget::InOrder => (
+            format!(
+                "the in-order alignment is too large to search exactly (calls × counted slots \
+                 over {}); counts past the budget were aligned greedily, so the matching may not \
+                 be the best possible",
+                super::in_order::STATE_BUDGET
+            ),
+            "lower the counts (`exactly`, `at_least`, `between`) or split the transcript",
+        ),
+    };
+    Pending::Ready(Box::new(finding(
+        "too-large",
+        Severity::Info,
+        message,
+        help.into(),
+        None,
+        None,
+        None,
+    )))
+}
+
 /// The code of the findings about extra calls.
 pub(crate) const UNEXPECTED: &str = "unexpected-call";
 

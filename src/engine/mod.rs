@@ -272,8 +272,16 @@ impl<'a> Run<'a> {
                     .unwrap_or_default()
             })
             .collect();
+        // Set when an alignment ran past a budget (reported as a `too-large` note).
+        let too_large: std::cell::Cell<Option<explain::Budget>> = std::cell::Cell::new(None);
         let align = |by_call: &[Vec<Candidate>]| match config.order {
-            OrderMode::Strict | OrderMode::InOrder => in_order::align(&slots, by_call),
+            OrderMode::Strict | OrderMode::InOrder => {
+                let (a, approximate) = in_order::align(&slots, by_call);
+                if approximate {
+                    too_large.set(Some(explain::Budget::InOrder));
+                }
+                a
+            }
             OrderMode::AnyOrder => any_order::align(&slots, by_call, &exp_name),
         };
         let mut assigned = align(&by_call);
@@ -406,7 +414,10 @@ impl<'a> Run<'a> {
             || (strict_extras && counts.extra > 0)
             || !before_broken.is_empty();
         let result = native::score(&config.scoring, &inputs);
-        let pending = explain::findings(&ctx, &mut outcomes, before_broken, result.passed);
+        let mut pending = explain::findings(&ctx, &mut outcomes, before_broken, result.passed);
+        if let Some(budget) = too_large.get() {
+            pending.push(explain::too_large(budget));
+        }
 
         Run {
             config,
