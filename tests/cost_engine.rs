@@ -70,3 +70,88 @@ fn at_least_3000_then_another_in_order() {
     assert_eq!(v.expectations[2].calls.len(), 1_500);
     assert!(v.unaccounted.is_empty());
 }
+
+/// `at_most 3 call Bash` with 14 Bash calls fails, in every order mode, on the 4th call on.
+#[test]
+fn at_most_is_a_cap_in_every_order_mode() {
+    use toolspec::engine::Severity;
+    for order in [OrderMode::Strict, OrderMode::InOrder, OrderMode::AnyOrder] {
+        let s = spec(order, vec![exp("Bash").repeat(0, Some(3))]);
+        let calls: Vec<ToolCall> = (0..14).map(|i| call("Bash", json!({"i": i}))).collect();
+        let v = run(&s, &calls);
+        assert!(!v.passed, "{order:?}");
+        assert_eq!(v.expectations[0].status, Status::TooMany);
+        assert_eq!(v.expectations[0].calls, vec![0, 1, 2]);
+        let over: Vec<usize> = v
+            .findings
+            .iter()
+            .filter(|f| f.code == "too-many-calls")
+            .inspect(|f| assert_eq!(f.severity, Severity::Error))
+            .filter_map(|f| f.call)
+            .collect();
+        assert_eq!(over, (3..14).collect::<Vec<_>>(), "{order:?}");
+
+        // Three calls are within the cap.
+        let v = run(&s, &calls[..3]);
+        assert!(v.passed, "{order:?}");
+        assert!(v.findings.is_empty());
+    }
+}
+
+/// Only calls that would match the capped expectation count: not those matched elsewhere, not
+/// those whose arguments fail its constraints; in order, the cap counts calls after later
+/// expectations too.
+#[test]
+fn at_most_counts_only_calls_that_would_match() {
+    let s = spec(
+        OrderMode::AnyOrder,
+        vec![
+            exp("Bash").eq("cmd", json!("ls")).repeat(0, Some(2)),
+            exp("Bash").label("build").eq("cmd", json!("make")),
+        ],
+    );
+    let calls = vec![
+        call("Bash", json!({"cmd": "ls"})),
+        call("Bash", json!({"cmd": "make"})),
+        call("Bash", json!({"cmd": "rm"})),
+        call("Bash", json!({"cmd": "ls"})),
+    ];
+    let v = run(&s, &calls);
+    assert!(v.passed, "{:?}", codes(&v));
+    let mut more = calls.clone();
+    more.push(call("Bash", json!({"cmd": "ls"})));
+    let v = run(&s, &more);
+    assert!(!v.passed);
+    // The `rm` call is another call of the plain `call Bash(cmd: "make")` (as before); the
+    // fifth call, `ls`, is the one beyond the cap.
+    let capped: Vec<_> = v
+        .findings
+        .iter()
+        .filter(|f| f.code == "too-many-calls" && f.expectation == Some(0))
+        .collect();
+    assert_eq!(capped.len(), 1);
+    let f = capped[0];
+    assert_eq!(f.call, Some(4));
+    assert_eq!(f.expectation, Some(0));
+
+    let s = spec(
+        OrderMode::InOrder,
+        vec![exp("Bash").repeat(0, Some(3)), exp("Read")],
+    );
+    let mut calls: Vec<ToolCall> = (0..2).map(|_| call("Bash", json!({}))).collect();
+    calls.push(call("Read", json!({})));
+    calls.push(call("Bash", json!({})));
+    let v = run(&s, &calls);
+    assert!(v.passed, "the third Bash call is within the cap");
+    calls.extend((0..11).map(|_| call("Bash", json!({}))));
+    let v = run(&s, &calls);
+    assert!(!v.passed);
+    assert_eq!(v.expectations[0].status, Status::TooMany);
+    let over: Vec<usize> = v
+        .findings
+        .iter()
+        .filter(|f| f.code == "too-many-calls")
+        .filter_map(|f| f.call)
+        .collect();
+    assert_eq!(over, (4..15).collect::<Vec<_>>());
+}

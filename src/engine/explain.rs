@@ -1,7 +1,7 @@
 //! Findings: what went wrong, where, and what to do about it.
 //!
 //! Severity rules: hard failures (forbidden call, extra call under a `forbid` policy or in strict
-//! order, broken `before` rule) are errors. Findings that only cost score (missing call,
+//! order, broken `before` rule, a call beyond an `at_most` cap) are errors. Findings that only cost score (missing call,
 //! name-only match, order violation, too many calls) are errors when the spec failed and
 //! warnings when it passed anyway. An extra call that costs nothing is information.
 //!
@@ -28,6 +28,8 @@ pub(crate) struct Context<'a> {
     pub(crate) by_call: &'a [Vec<Candidate>],
     /// Whether any extra call fails the spec (strict order or `forbid` policy).
     pub(crate) strict_extras: bool,
+    /// Calls beyond an `at_most` cap, (call, expectation), ascending by call.
+    pub(crate) over_cap: &'a [(usize, usize)],
     /// Why call `.1` does not satisfy expectation `.0` (empty when it does), with references
     /// judged against the final partners.
     pub(crate) failures: &'a dyn Fn(usize, usize) -> Vec<crate::engine::Failure>,
@@ -267,14 +269,34 @@ pub(crate) fn findings(
             continue;
         }
         let name = ctx.calls.name(i);
+        if let Ok(k) = ctx.over_cap.binary_search_by_key(&i, |&(c, _)| c) {
+            let j = ctx.over_cap[k].1;
+            let e = &cfg.expectations[j];
+            out.push(Pending::Ready(Box::new(finding(
+                "too-many-calls",
+                Severity::Error,
+                too_many_message(i, name, &ctx.who(j), &e.repeat, &outcomes[j].calls),
+                format!(
+                    "`at_most {}` is a cap: every call beyond it fails the spec; remove the \
+                     surplus calls, or raise the maximum",
+                    e.repeat.max.unwrap_or(0)
+                ),
+                Some(j),
+                Some(e.span),
+                Some(i),
+            ))));
+            continue;
+        }
         let same_name: Vec<usize> = (0..outcomes.len())
             .filter(|&j| ctx.exp_name[j] == ctx.call_name[i] as usize)
             .collect();
+        // Not an `at_most` cap: a call beyond one is in `over_cap`, any other does not count.
         let full_at = same_name.iter().copied().find(|&j| {
             let e = &cfg.expectations[j];
-            e.repeat
-                .max
-                .is_some_and(|mx| outcomes[j].calls.len() >= mx as usize)
+            e.repeat.min > 0
+                && e.repeat
+                    .max
+                    .is_some_and(|mx| outcomes[j].calls.len() >= mx as usize)
         });
         if let Some(j) = full_at {
             if outcomes[j].status == Status::Matched {

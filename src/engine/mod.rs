@@ -391,6 +391,10 @@ impl<'a> Run<'a> {
             });
         }
         let unaccounted: Vec<usize> = (0..n).filter(|&i| owner[i].is_none()).collect();
+        let over_cap = over_cap(exps, &assigned, &owner, &forbidden_by, &by_call);
+        for &(_, j) in &over_cap {
+            outcomes[j].status = Status::TooMany;
+        }
         counts.forbidden = forbidden_by.iter().filter(|f| f.is_some()).count();
         counts.extra = unaccounted.len() - counts.forbidden;
         inputs.unaccounted = unaccounted.len();
@@ -407,10 +411,12 @@ impl<'a> Run<'a> {
             owner: &owner,
             by_call: &by_call,
             strict_extras,
+            over_cap: &over_cap,
             failures: &why,
         };
         let before_broken = explain::before_violations(&ctx, &outcomes);
         inputs.hard_failure = counts.forbidden > 0
+            || !over_cap.is_empty()
             || (strict_extras && counts.extra > 0)
             || !before_broken.is_empty();
         let result = native::score(&config.scoring, &inputs);
@@ -504,6 +510,58 @@ impl<'a> Run<'a> {
 /// which no file can lead to, reads as the largest).
 fn small(i: usize) -> u32 {
     u32::try_from(i).unwrap_or(u32::MAX)
+}
+
+/// Whether `e` is a cap: `at_most n` (and `optional`, which is `at_most 1`), a count with no
+/// minimum and a maximum. A call beyond a cap fails the expectation.
+fn is_cap(e: &Expectation) -> bool {
+    e.repeat.min == 0 && e.repeat.max.is_some()
+}
+
+/// The calls beyond a cap, as (call, expectation), ascending by call: for every `at_most n`
+/// expectation, count the calls it matched and the unmatched calls that would match it (same
+/// name, every constraint satisfied, not forbidden, not matched to another expectation); past
+/// `n`, the surplus is that many of the unmatched ones, the last in transcript order. A call is
+/// counted against its first cap only.
+fn over_cap(
+    exps: &[Expectation],
+    assigned: &[Vec<usize>],
+    owner: &[Option<u32>],
+    forbidden_by: &[Option<u32>],
+    by_call: &[Vec<Candidate>],
+) -> Vec<(usize, usize)> {
+    let capped: Vec<bool> = exps.iter().map(is_cap).collect();
+    if !capped.iter().any(|&c| c) {
+        return Vec::new();
+    }
+    let mut surplus: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (i, cands) in by_call.iter().enumerate() {
+        if owner[i].is_some() || forbidden_by[i].is_some() {
+            continue;
+        }
+        for c in cands {
+            if c.full && capped.get(c.exp).copied().unwrap_or(false) {
+                surplus.entry(c.exp).or_default().push(i);
+            }
+        }
+    }
+    let mut flagged: HashMap<usize, usize> = HashMap::new();
+    for (j, unowned) in surplus {
+        let max = exps[j].repeat.max.unwrap_or(u32::MAX) as usize;
+        let owned = assigned.get(j).map_or(&[][..], Vec::as_slice);
+        if owned.len() + unowned.len() <= max {
+            continue;
+        }
+        // The surplus: that many of the unmatched calls, the last ones.
+        let surplus = owned.len() + unowned.len() - max;
+        for &i in &unowned[unowned.len().saturating_sub(surplus)..] {
+            let slot = flagged.entry(i).or_insert(j);
+            *slot = (*slot).min(j);
+        }
+    }
+    let mut out: Vec<(usize, usize)> = flagged.into_iter().collect();
+    out.sort_unstable();
+    out
 }
 
 /// Which expectations some reference constraint reads from.
