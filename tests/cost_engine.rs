@@ -155,3 +155,30 @@ fn at_most_counts_only_calls_that_would_match() {
         .collect();
     assert_eq!(over, (4..15).collect::<Vec<_>>());
 }
+
+/// `order any` with 8 000 `at_least 1` expectations of one tool against 8 000 calls: 64 million
+/// pairs (about 4 GB of flow graph before). Past the pair budget each call is compared with a
+/// share of the expectations, the assignment stays complete here, and a `too-large` note says
+/// the budget applied.
+#[test]
+fn any_order_8000_by_8000_at_least_1() {
+    let s = spec(
+        OrderMode::AnyOrder,
+        (0..8_000).map(|_| exp("f").repeat(1, None)).collect(),
+    );
+    let calls: Vec<ToolCall> = (0..8_000).map(|i| call("f", json!({"i": i}))).collect();
+    let v = run(&s, &calls);
+    assert!(v.passed, "{:?}", v.counts);
+    assert_eq!(v.score, 1.0);
+    assert_eq!(v.counts.exact, 8_000);
+    assert!(v.unaccounted.is_empty());
+    assert!(v.expectations.iter().all(|e| e.calls.len() == 1));
+    let notes: Vec<_> = v
+        .findings
+        .iter()
+        .filter(|f| f.code == "too-large")
+        .collect();
+    assert_eq!(notes.len(), 1);
+    assert_eq!(notes[0].severity, toolspec::engine::Severity::Info);
+    assert_eq!(v.findings.len(), 1);
+}

@@ -344,6 +344,10 @@ pub(crate) fn findings(
 pub(crate) enum Budget {
     /// The in-order alignment's steps (`in_order::STATE_BUDGET`).
     InOrder,
+    /// The candidate pairs of a run (`engine::PAIR_BUDGET`).
+    Pairs,
+    /// The any-order assignment's memory: a group's graph could not be allocated.
+    AnyOrder,
 }
 
 /// The note that a budget applied: the pair was checked, but its alignment may not be the best.
@@ -357,6 +361,22 @@ pub(crate) fn too_large(budget: Budget) -> Pending {
                 super::in_order::STATE_BUDGET
             ),
             "lower the counts (`exactly`, `at_least`, `between`) or split the transcript",
+        ),
+        Budget::Pairs => (
+            format!(
+                "too many (call, expectation) pairs of the same tool to align exactly (more than \
+                 {}); each call was compared with an equal share of its tool's expectations, so \
+                 the matching may not be the best possible",
+                super::PAIR_BUDGET
+            ),
+            "split the spec or the transcript, or give the expectations of one tool distinct \
+             names",
+        ),
+        Budget::AnyOrder => (
+            "the any-order assignment of one tool's calls needed more memory than could be \
+             allocated; those calls were left unmatched"
+                .to_string(),
+            "split the spec or the transcript",
         ),
     };
     Pending::Ready(Box::new(finding(

@@ -254,26 +254,60 @@ impl<'a> Run<'a> {
             refs: RefMode::Optimistic,
             ..plain
         };
+        // Candidate pairs: every (call, expectation) of the same name, up to PAIR_BUDGET in
+        // all; past it, each call keeps a window of its name's expectations that turns with
+        // the call's rank among the calls of that name, so every expectation stays reachable.
+        let with_exps = (0..n)
+            .filter(|&i| forbidden_by[i].is_none())
+            .map(|i| {
+                exps_by_name
+                    .get(&(call_name[i] as usize))
+                    .map_or(0, Vec::len)
+            })
+            .fold((0usize, 0usize), |(calls, pairs), k| {
+                (calls + usize::from(k > 0), pairs.saturating_add(k))
+            });
+        let per_call = if with_exps.1 > PAIR_BUDGET {
+            (PAIR_BUDGET / with_exps.0.max(1)).max(1)
+        } else {
+            usize::MAX
+        };
+        let mut rank: HashMap<u32, usize> = HashMap::new();
         let mut by_call: Vec<Vec<Candidate>> = (0..n)
             .map(|i| {
                 if forbidden_by[i].is_some() {
                     return Vec::new();
                 }
-                exps_by_name
-                    .get(&(call_name[i] as usize))
-                    .map(|js| {
-                        js.iter()
-                            .map(|&j| Candidate {
-                                exp: j,
-                                full: optimistic.satisfies(&exps[j], i),
-                            })
-                            .collect()
+                let Some(js) = exps_by_name.get(&(call_name[i] as usize)) else {
+                    return Vec::new();
+                };
+                let r = rank.entry(call_name[i]).or_insert(0);
+                let first = if js.len() > per_call {
+                    (*r).wrapping_mul(per_call) % js.len()
+                } else {
+                    0
+                };
+                *r += 1;
+                let mut window: Vec<usize> = js
+                    .iter()
+                    .cycle()
+                    .skip(first)
+                    .take(js.len().min(per_call))
+                    .copied()
+                    .collect();
+                window.sort_unstable();
+                window
+                    .into_iter()
+                    .map(|j| Candidate {
+                        exp: j,
+                        full: optimistic.satisfies(&exps[j], i),
                     })
-                    .unwrap_or_default()
+                    .collect()
             })
             .collect();
         // Set when an alignment ran past a budget (reported as a `too-large` note).
-        let too_large: std::cell::Cell<Option<explain::Budget>> = std::cell::Cell::new(None);
+        let too_large: std::cell::Cell<Option<explain::Budget>> =
+            std::cell::Cell::new((per_call != usize::MAX).then_some(explain::Budget::Pairs));
         let align = |by_call: &[Vec<Candidate>]| match config.order {
             OrderMode::Strict | OrderMode::InOrder => {
                 let (a, approximate) = in_order::align(&slots, by_call);
@@ -282,7 +316,13 @@ impl<'a> Run<'a> {
                 }
                 a
             }
-            OrderMode::AnyOrder => any_order::align(&slots, by_call, &exp_name),
+            OrderMode::AnyOrder => {
+                let (a, approximate) = any_order::align(&slots, by_call, &exp_name);
+                if approximate {
+                    too_large.set(Some(explain::Budget::AnyOrder));
+                }
+                a
+            }
         };
         let mut assigned = align(&by_call);
 
@@ -505,6 +545,12 @@ impl<'a> Run<'a> {
         }
     }
 }
+
+/// Candidate (call, expectation) pairs of one run, at most: the alignments' time and memory
+/// grow with them (the any-order flow keeps up to two edges a pair, about 200 bytes). Past it,
+/// each call keeps an equal share of its name's expectations and the pair gets a `too-large`
+/// note.
+pub const PAIR_BUDGET: usize = 500_000;
 
 /// An index or id as 4 bytes (ids and indices of one run are far below 2³²; a larger one,
 /// which no file can lead to, reads as the largest).
