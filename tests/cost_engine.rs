@@ -182,3 +182,63 @@ fn any_order_8000_by_8000_at_least_1() {
     assert_eq!(notes[0].severity, toolspec::engine::Severity::Info);
     assert_eq!(v.findings.len(), 1);
 }
+
+/// A string of `len` characters over 26 letters, scrambled by `seed`.
+fn scrambled(len: usize, seed: u64) -> String {
+    let mut r = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            r ^= r << 13;
+            r ^= r >> 7;
+            r ^= r << 17;
+            char::from(b'a' + (r % 26) as u8)
+        })
+        .collect()
+}
+
+/// 100 fuzzy expectations against 100 calls, every pair at the per-pair bound (2 000 × 2 000
+/// characters) and not settled by the cheap upper bounds (same letters, same length): 10 000
+/// exact ratios before (18 s in a release build). The run's budget covers 25; the rest fail
+/// with `fuzzy-bound-applied`.
+#[test]
+fn fuzzy_work_is_bounded_per_run() {
+    let base = scrambled(2_000, 1);
+    let s = spec(
+        OrderMode::AnyOrder,
+        (0..100)
+            .map(|j| {
+                let mut want: Vec<char> = base.chars().collect();
+                want.rotate_left(j * 7);
+                exp("f").arg(
+                    "q",
+                    Check::Fuzzy {
+                        value: want.into_iter().collect(),
+                        threshold: 0.99,
+                    },
+                )
+            })
+            .collect(),
+    );
+    let calls: Vec<ToolCall> = (0..100)
+        .map(|i| {
+            let mut got: Vec<char> = base.chars().collect();
+            got.rotate_right(i * 11 + 3);
+            call("f", json!({ "q": got.into_iter().collect::<String>() }))
+        })
+        .collect();
+    let v = run(&s, &calls);
+    assert!(!v.passed);
+    assert_eq!(v.counts.name_only, 100);
+    assert_eq!(v.counts.exact, 0);
+    let bounded = v
+        .findings
+        .iter()
+        .filter(|f| f.code == "fuzzy-bound-applied")
+        .count();
+    assert!(bounded >= 75, "{bounded}");
+    assert!(v
+        .expectations
+        .iter()
+        .flat_map(|e| &e.failures)
+        .any(|f| f.bounded && f.message.contains("budget")));
+}

@@ -252,9 +252,11 @@ pub(crate) fn findings(
                     Severity::Warning,
                     f.message.clone(),
                     format!(
-                        "exact similarity is computed when len(actual) × len(expected) ≤ {}; \
-                         use a regex or `contains` constraint on very long strings",
-                        super::fuzzy::WORK_BOUND
+                        "exact similarity is computed when len(actual) × len(expected) ≤ {}, \
+                         up to {} in all for one spec against one transcript; use a regex or \
+                         `contains` constraint on very long strings",
+                        super::fuzzy::WORK_BOUND,
+                        super::fuzzy::RUN_WORK_BOUND
                     ),
                     Some(j),
                     f.spec_span,

@@ -180,6 +180,7 @@ pub struct Run<'a> {
     config: &'a MatcherConfig,
     calls: &'a dyn Calls,
     cache: ParseCache,
+    fuzzy: fuzzy::RunFuzzy,
     assigned: Vec<Vec<usize>>,
     strict_extras: bool,
     /// The findings in the verdict's order, most built, the plentiful ones (extra calls) only
@@ -204,6 +205,7 @@ impl<'a> Run<'a> {
         let exps = &config.expectations;
         let (m, n) = (exps.len(), calls.count());
         let cache = ParseCache::default();
+        let fuzzy = fuzzy::RunFuzzy::default();
 
         let mut names = NameTable::default();
         let exp_name: Vec<usize> = exps
@@ -224,6 +226,7 @@ impl<'a> Run<'a> {
         let plain = Evaluator {
             calls,
             cache: &cache,
+            fuzzy: &fuzzy,
             refs: RefMode::Unavailable,
         };
         let forbidden_by: Vec<Option<u32>> = (0..n)
@@ -469,6 +472,7 @@ impl<'a> Run<'a> {
             config,
             calls,
             cache,
+            fuzzy,
             assigned,
             strict_extras,
             pending,
@@ -515,6 +519,7 @@ impl<'a> Run<'a> {
                 let judge = Evaluator {
                     calls: self.calls,
                     cache: &self.cache,
+                    fuzzy: &self.fuzzy,
                     refs: RefMode::Partners(&self.assigned),
                 };
                 let exps = &self.config.expectations;
