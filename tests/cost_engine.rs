@@ -242,3 +242,41 @@ fn fuzzy_work_is_bounded_per_run() {
         .flat_map(|e| &e.failures)
         .any(|f| f.bounded && f.message.contains("budget")));
 }
+
+/// Exact arguments with 50 000 keys, sent in the reverse order (and one extra key): each key is
+/// looked up once, not compared with every check (2.5 billion comparisons before).
+#[test]
+fn exact_arguments_with_many_keys_in_reverse_order() {
+    const K: usize = 50_000;
+    let mut e = exp("f").exact_args();
+    for k in 0..K {
+        e = e.eq(&format!("k{k}"), json!(k));
+    }
+    let s = spec(OrderMode::InOrder, vec![e]);
+    let mut args = serde_json::Map::new();
+    for k in (0..K).rev() {
+        args.insert(format!("k{k}"), json!(k));
+    }
+    let v = run(&s, &[call("f", serde_json::Value::Object(args.clone()))]);
+    assert!(v.passed, "{:?}", codes(&v));
+    assert_eq!(v.counts.exact, 1);
+
+    args.insert("extra".into(), json!(true));
+    let v = run(&s, &[call("f", serde_json::Value::Object(args.clone()))]);
+    assert!(!v.passed);
+    let failures = &v.expectations[0].failures;
+    assert_eq!(failures.len(), 1);
+    assert_eq!(failures[0].check, "no_extra_keys");
+    assert_eq!(failures[0].path, "extra");
+
+    // The whole object compared with `==`, keys in the other order.
+    let whole: serde_json::Map<String, serde_json::Value> =
+        (0..K).map(|k| (format!("k{k}"), json!(k))).collect();
+    let s = spec(
+        OrderMode::AnyOrder,
+        vec![exp("f").eq("o", serde_json::Value::Object(whole))],
+    );
+    args.remove("extra");
+    let v = run(&s, &[call("f", json!({ "o": args }))]);
+    assert!(v.passed);
+}

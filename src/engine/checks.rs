@@ -170,12 +170,22 @@ impl Evaluator<'_> {
             if let Some(root) = root {
                 let doc = self.cache.document(root);
                 if let Value::Object(map) = &*doc {
+                    // The keys the checks name, once (a set: K keys against K checks is
+                    // O(K), not K²); a check on the whole value names every key.
+                    let whole = m.checks.iter().any(|pc| pc.path.is_empty());
+                    let named: std::collections::HashSet<&str> = if whole {
+                        std::collections::HashSet::new()
+                    } else {
+                        m.checks
+                            .iter()
+                            .filter_map(|pc| match pc.path.first() {
+                                Some(PathSeg::Key(k)) => Some(k.as_str()),
+                                _ => None,
+                            })
+                            .collect()
+                    };
                     for key in map.keys() {
-                        let named =
-                            m.checks.iter().any(
-                                |pc| matches!(pc.path.first(), Some(PathSeg::Key(k)) if k == key),
-                            ) || m.checks.iter().any(|pc| pc.path.is_empty());
-                        if named {
+                        if whole || named.contains(key.as_str()) {
                             continue;
                         }
                         ok = false;
