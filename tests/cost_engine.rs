@@ -280,3 +280,69 @@ fn exact_arguments_with_many_keys_in_reverse_order() {
     let v = run(&s, &[call("f", json!({ "o": args }))]);
     assert!(v.passed);
 }
+
+/// `order any` with 3 000 expectations and 2 999 `before` rules, every one reversed by the
+/// transcript: each rule is reported once, without repeated full realignments.
+#[test]
+fn reversed_before_rules_3000_by_3000() {
+    const N: usize = 3_000;
+    let mut s = spec(
+        OrderMode::AnyOrder,
+        (0..N).map(|j| exp(&format!("t{j}"))).collect(),
+    );
+    s.before = (0..N - 1)
+        .map(|j| BeforeRule {
+            first: j + 1,
+            then: j,
+            span: Default::default(),
+        })
+        .collect();
+    let calls: Vec<ToolCall> = (0..N).map(|j| call(&format!("t{j}"), json!({}))).collect();
+    let v = run(&s, &calls);
+    assert!(!v.passed);
+    assert_eq!(v.counts.exact, N);
+    assert_eq!(
+        codes(&v)
+            .iter()
+            .filter(|c| **c == "before-violation")
+            .count(),
+        N - 1
+    );
+}
+
+/// The same with one tool: every call may fill every expectation, so the rules can all be
+/// honoured by another assignment, found in one pass (500 × 500: every pair a candidate).
+/// At 3 000 × 3 000 the pair budget leaves each call a share of the expectations, and the
+/// search stays bounded: the result is complete, its broken rules reported, and a note says
+/// the budget applied.
+#[test]
+fn reversed_before_rules_one_tool() {
+    for n in [500usize, 3_000] {
+        let mut s = spec(
+            OrderMode::AnyOrder,
+            (0..n).map(|j| exp("f").label(&format!("e{j}"))).collect(),
+        );
+        s.before = (0..n - 1)
+            .map(|j| BeforeRule {
+                first: j + 1,
+                then: j,
+                span: Default::default(),
+            })
+            .collect();
+        let calls: Vec<ToolCall> = (0..n).map(|j| call("f", json!({ "j": j }))).collect();
+        let v = run(&s, &calls);
+        assert_eq!(v.counts.exact, n);
+        if n == 500 {
+            assert!(v.passed, "{:?}", codes(&v));
+            assert!(v.findings.is_empty());
+            assert_eq!(v.expectations[0].calls, vec![n - 1]);
+        } else {
+            let broken = codes(&v)
+                .iter()
+                .filter(|c| **c == "before-violation")
+                .count();
+            assert_eq!(v.passed, broken == 0);
+            assert!(codes(&v).contains(&"too-large"));
+        }
+    }
+}
