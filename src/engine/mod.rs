@@ -9,17 +9,19 @@
 //!
 //! 1. names (`names.rs`): every tool name normalised once; calls and expectations get name ids;
 //! 2. forbidden calls are set aside;
-//! 3. candidates: for every (expectation, call) pair with the same name id, whether the call
-//!    satisfies every constraint (`checks.rs`; paths step into JSON strings, parsed once per run,
-//!    `resolve.rs`; fuzzy matching with bounded work, [`fuzzy`]);
+//! 3. candidates: for every (expectation, call) pair with the same name id, up to
+//!    [`PAIR_BUDGET`] pairs (past it each call gets a share of its name's expectations and the
+//!    pair a `too-large` note), whether the call satisfies every constraint (`checks.rs`; paths
+//!    step into JSON strings, parsed once per run, `resolve.rs`; fuzzy matching with bounded
+//!    work per pair and per run, [`fuzzy`]);
 //! 4. alignment maximising total gain (`align.rs`): order-preserving dynamic programme for
 //!    strict and in-order specs (`in_order.rs`), min-cost flow for any order (`any_order.rs`);
 //! 5. references: if any constraint refers to an earlier expectation, the calls matched to the
 //!    referenced expectations in step 4 are pinned, reference constraints are evaluated against
 //!    them, and the alignment is run once more;
 //! 6. `before` rules: if the alignment breaks one, a bounded search for one that does not
-//!    (`before.rs`);
-//! 7. the verdict: statuses, failures of name-only calls, native score
+//!    (`before.rs`: one dealing pass, bounded exchanges, a bounded number of realignments);
+//! 7. the verdict: statuses, calls beyond an `at_most` cap (a hard failure), failures of name-only calls, native score
 //!    ([`crate::score::native`]), findings (`explain.rs`).
 //!
 //! Semantics and the formula are documented in `docs/scoring.md`; the verdict's shape and the
