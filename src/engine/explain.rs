@@ -367,9 +367,11 @@ pub(crate) fn too_large(budget: Budget) -> Pending {
         Budget::Pairs => (
             format!(
                 "too many (call, expectation) pairs of the same tool to align exactly (more than \
-                 {}); each call was compared with an equal share of its tool's expectations, so \
-                 the matching may not be the best possible",
-                super::PAIR_BUDGET
+                 {} pairs, or {} edges of the any-order assignment); each call was compared with \
+                 an equal share of its tool's expectations, so the matching may not be the best \
+                 possible",
+                super::PAIR_BUDGET,
+                super::FLOW_EDGE_BUDGET
             ),
             "split the spec or the transcript, or give the expectations of one tool distinct \
              names",

@@ -10,8 +10,9 @@
 //! 1. names (`names.rs`): every tool name normalised once; calls and expectations get name ids;
 //! 2. forbidden calls are set aside;
 //! 3. candidates: for every (expectation, call) pair with the same name id, up to
-//!    [`PAIR_BUDGET`] pairs (past it each call gets a share of its name's expectations and the
-//!    pair a `too-large` note), whether the call satisfies every constraint (`checks.rs`; paths
+//!    [`PAIR_BUDGET`] pairs and, under `order any`, [`FLOW_EDGE_BUDGET`] flow edges (past
+//!    either each call gets a share of its name's expectations and the pair a `too-large`
+//!    note), whether the call satisfies every constraint (`checks.rs`; paths
 //!    step into JSON strings, parsed once per run, `resolve.rs`; fuzzy matching with bounded
 //!    work per pair and per run, [`fuzzy`]);
 //! 4. alignment maximising total gain (`align.rs`): order-preserving dynamic programme for
@@ -260,23 +261,30 @@ impl<'a> Run<'a> {
             ..plain
         };
         // Candidate pairs: every (call, expectation) of the same name, up to PAIR_BUDGET in
-        // all; past it, each call keeps a window of its name's expectations that turns with
-        // the call's rank among the calls of that name, so every expectation stays reachable.
-        let with_exps = (0..n)
-            .filter(|&i| forbidden_by[i].is_none())
-            .map(|i| {
-                exps_by_name
-                    .get(&(call_name[i] as usize))
-                    .map_or(0, Vec::len)
-            })
-            .fold((0usize, 0usize), |(calls, pairs), k| {
-                (calls + usize::from(k > 0), pairs.saturating_add(k))
-            });
-        let per_call = if with_exps.1 > PAIR_BUDGET {
-            (PAIR_BUDGET / with_exps.0.max(1)).max(1)
+        // all, and under `order any` up to FLOW_EDGE_BUDGET edges of the flow graph; past
+        // either, each call keeps a window of its name's expectations that turns with the
+        // call's rank among the calls of that name, so every expectation stays reachable.
+        let mut calls_of: HashMap<u32, usize> = HashMap::new();
+        for i in (0..n).filter(|&i| forbidden_by[i].is_none()) {
+            if exps_by_name.contains_key(&(call_name[i] as usize)) {
+                *calls_of.entry(call_name[i]).or_default() += 1;
+            }
+        }
+        let with_exps: usize = calls_of.values().sum();
+        let pairs = calls_of.iter().fold(0usize, |acc, (&id, &c)| {
+            let k = exps_by_name.get(&(id as usize)).map_or(0, Vec::len);
+            acc.saturating_add(c.saturating_mul(k))
+        });
+        let budget = if config.order == OrderMode::AnyOrder
+            && flow_edges(&calls_of, &exps_by_name, &slots) > FLOW_EDGE_BUDGET
+        {
+            Some(FLOW_EDGE_BUDGET / 2)
+        } else if pairs > PAIR_BUDGET {
+            Some(PAIR_BUDGET)
         } else {
-            usize::MAX
+            None
         };
+        let per_call = budget.map_or(usize::MAX, |b| (b / with_exps.max(1)).max(1));
         let mut rank: HashMap<u32, usize> = HashMap::new();
         let mut by_call: Vec<Vec<Candidate>> = (0..n)
             .map(|i| {
@@ -553,11 +561,41 @@ impl<'a> Run<'a> {
     }
 }
 
-/// Candidate (call, expectation) pairs of one run, at most: the alignments' time and memory
-/// grow with them (the any-order flow keeps up to two edges a pair, about 200 bytes). Past it,
-/// each call keeps an equal share of its name's expectations and the pair gets a `too-large`
-/// note.
-pub const PAIR_BUDGET: usize = 500_000;
+/// Candidate (call, expectation) pairs of one run, at most (16 bytes each, and one constraint
+/// evaluation). Past it, each call keeps an equal share of its name's expectations and the pair
+/// gets a `too-large` note.
+pub const PAIR_BUDGET: usize = 4_000_000;
+
+/// Edges of the any-order flow graph of one run, at most (about 200 bytes each with the
+/// search's working lists), as estimated before the candidates are evaluated. Past it, each
+/// call keeps an equal share of its name's expectations (half this many pairs in all, each at
+/// most two edges) and the pair gets a `too-large` note.
+pub const FLOW_EDGE_BUDGET: usize = 1_000_000;
+
+/// An upper bound of the any-order flow's call→slot edges: per tool name, each slot node keeps
+/// at most `min(calls, capacity)` incoming edges (`any_order.rs`).
+fn flow_edges(
+    calls_of: &HashMap<u32, usize>,
+    exps_by_name: &HashMap<usize, Vec<usize>>,
+    slots: &[Slots],
+) -> usize {
+    let mut total = 0usize;
+    for (&id, &c) in calls_of {
+        let Some(js) = exps_by_name.get(&(id as usize)) else {
+            continue;
+        };
+        let mut capacity = 0usize;
+        let mut nodes = 0usize;
+        for &j in js {
+            let s = &slots[j];
+            let opt = s.max.map_or(c, |mx| mx.saturating_sub(s.min).min(c));
+            capacity = capacity.saturating_add(s.min.min(c)).saturating_add(opt);
+            nodes += usize::from(s.min > 0) + usize::from(opt > 0);
+        }
+        total = total.saturating_add(nodes.saturating_mul(c.min(capacity)));
+    }
+    total
+}
 
 /// An index or id as 4 bytes (ids and indices of one run are far below 2³²; a larger one,
 /// which no file can lead to, reads as the largest).
