@@ -346,3 +346,24 @@ fn reversed_before_rules_one_tool() {
         }
     }
 }
+
+/// The same 8 000 × 8 000 in order: past the pair budget each call sees a band of the
+/// expectations around where an in-order alignment would put it, and every expectation still
+/// gets its call.
+#[test]
+fn in_order_8000_by_8000_at_least_1() {
+    let s = spec(
+        OrderMode::InOrder,
+        (0..8_000).map(|_| exp("f").repeat(1, None)).collect(),
+    );
+    let calls: Vec<ToolCall> = (0..8_000).map(|i| call("f", json!({"i": i}))).collect();
+    let v = run(&s, &calls);
+    assert!(v.passed);
+    assert_eq!(v.counts.exact, 8_000);
+    assert!(v
+        .expectations
+        .iter()
+        .enumerate()
+        .all(|(j, e)| e.calls == [j]));
+    assert_eq!(codes(&v), ["too-large"]);
+}

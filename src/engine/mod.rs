@@ -262,8 +262,9 @@ impl<'a> Run<'a> {
         };
         // Candidate pairs: every (call, expectation) of the same name, up to PAIR_BUDGET in
         // all, and under `order any` up to FLOW_EDGE_BUDGET edges of the flow graph; past
-        // either, each call keeps a window of its name's expectations that turns with the
-        // call's rank among the calls of that name, so every expectation stays reachable.
+        // either, each call keeps a window of its name's expectations: under `order any` one
+        // that turns with the call's rank among the calls of that name, so every expectation
+        // stays reachable; in order, a band along the diagonal.
         let mut calls_of: HashMap<u32, usize> = HashMap::new();
         for i in (0..n).filter(|&i| forbidden_by[i].is_none()) {
             if exps_by_name.contains_key(&(call_name[i] as usize)) {
@@ -295,10 +296,17 @@ impl<'a> Run<'a> {
                     return Vec::new();
                 };
                 let r = rank.entry(call_name[i]).or_insert(0);
-                let first = if js.len() > per_call {
+                let first = if js.len() <= per_call {
+                    0
+                } else if config.order == OrderMode::AnyOrder {
+                    // Turning: consecutive calls see consecutive shares.
                     (*r).wrapping_mul(per_call) % js.len()
                 } else {
-                    0
+                    // A band along the diagonal: the r-th of c calls sees the expectations
+                    // around the (r·k/c)-th, where an in-order alignment would put it.
+                    let c = calls_of.get(&call_name[i]).copied().unwrap_or(1).max(1);
+                    let centre = ((*r as u128 * js.len() as u128) / c as u128) as usize;
+                    centre.saturating_sub(per_call / 2).min(js.len() - per_call)
                 };
                 *r += 1;
                 let mut window: Vec<usize> = js
@@ -561,10 +569,10 @@ impl<'a> Run<'a> {
     }
 }
 
-/// Candidate (call, expectation) pairs of one run, at most (16 bytes each, and one constraint
-/// evaluation). Past it, each call keeps an equal share of its name's expectations and the pair
+/// Candidate (call, expectation) pairs of one run, at most (16 bytes each, one constraint
+/// evaluation, and in order a byte per state of the expectation for back-pointers). Past it, each call keeps an equal share of its name's expectations and the pair
 /// gets a `too-large` note.
-pub const PAIR_BUDGET: usize = 4_000_000;
+pub const PAIR_BUDGET: usize = 1_000_000;
 
 /// Edges of the any-order flow graph of one run, at most (about 200 bytes each with the
 /// search's working lists), as estimated before the candidates are evaluated. Past it, each
