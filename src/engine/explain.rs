@@ -157,6 +157,19 @@ pub(crate) fn findings(
 
     // Calls explained by an order violation are not reported again as unexpected.
     let mut explained = vec![false; ctx.calls.count()];
+    // In order: the calls that fully match each expectation, ascending (one pass over the
+    // candidates, so finding an out-of-order call is not calls × expectations).
+    let mut full_calls: Vec<Vec<usize>> =
+        vec![Vec::new(); if in_order { outcomes.len() } else { 0 }];
+    if in_order {
+        for (i, cands) in ctx.by_call.iter().enumerate() {
+            for c in cands.iter().filter(|c| c.full) {
+                if let Some(list) = full_calls.get_mut(c.exp) {
+                    list.push(i);
+                }
+            }
+        }
+    }
     for j in 0..outcomes.len() {
         let e = &cfg.expectations[j];
         let o = &outcomes[j];
@@ -165,11 +178,12 @@ pub(crate) fn findings(
             Status::Missing | Status::TooFew | Status::NameOnly
         );
         if in_order && short {
-            if let Some(i) = (0..ctx.calls.count()).find(|&i| {
-                !o.calls.contains(&i)
-                    && ctx.by_call[i].iter().any(|c| c.exp == j && c.full)
-                    && ctx.owner[i].is_none_or(|k| k as usize != j)
-            }) {
+            // Not one of its own calls (its calls are the ones it owns).
+            if let Some(i) = full_calls[j]
+                .iter()
+                .copied()
+                .find(|&i| ctx.owner[i].is_none_or(|k| k as usize != j))
+            {
                 explained[i] = ctx.owner[i].is_none();
                 let why = order_reason(ctx, outcomes, j, i);
                 let severity = if ctx.owner[i].is_none() && ctx.strict_extras {
@@ -266,6 +280,23 @@ pub(crate) fn findings(
         }
     }
 
+    // Per name: its first expectation, and the first (not a cap) that is full; computed once,
+    // not per unaccounted call.
+    let mut first_of_name: std::collections::HashMap<usize, usize> = Default::default();
+    let mut full_of_name: std::collections::HashMap<usize, usize> = Default::default();
+    for j in 0..outcomes.len() {
+        let name = ctx.exp_name[j];
+        first_of_name.entry(name).or_insert(j);
+        // Not an `at_most` cap: a call beyond one is in `over_cap`, any other does not count.
+        let e = &cfg.expectations[j];
+        if e.repeat.min > 0
+            && e.repeat
+                .max
+                .is_some_and(|mx| outcomes[j].calls.len() >= mx as usize)
+        {
+            full_of_name.entry(name).or_insert(j);
+        }
+    }
     for (i, &done) in explained.iter().enumerate() {
         if ctx.owner[i].is_some() || ctx.forbidden_by[i].is_some() || done {
             continue;
@@ -289,17 +320,7 @@ pub(crate) fn findings(
             ))));
             continue;
         }
-        let same_name: Vec<usize> = (0..outcomes.len())
-            .filter(|&j| ctx.exp_name[j] == ctx.call_name[i] as usize)
-            .collect();
-        // Not an `at_most` cap: a call beyond one is in `over_cap`, any other does not count.
-        let full_at = same_name.iter().copied().find(|&j| {
-            let e = &cfg.expectations[j];
-            e.repeat.min > 0
-                && e.repeat
-                    .max
-                    .is_some_and(|mx| outcomes[j].calls.len() >= mx as usize)
-        });
+        let full_at = full_of_name.get(&(ctx.call_name[i] as usize)).copied();
         if let Some(j) = full_at {
             if outcomes[j].status == Status::Matched {
                 outcomes[j].status = Status::TooMany;
@@ -333,7 +354,7 @@ pub(crate) fn findings(
         }
         out.push(Pending::Unexpected {
             call: i,
-            exp: same_name.first().copied(),
+            exp: first_of_name.get(&(ctx.call_name[i] as usize)).copied(),
         });
     }
 
