@@ -367,3 +367,34 @@ fn in_order_8000_by_8000_at_least_1() {
         .all(|(j, e)| e.calls == [j]));
     assert_eq!(codes(&v), ["too-large"]);
 }
+
+/// 20 000 expectations in order, each called once, with a call of an unknown tool after each:
+/// the in-order programme's prefix maxima cost a block scan, not every state (400 million
+/// steps before), and each extra call's finding is built without scanning every expectation.
+#[test]
+fn twenty_thousand_expectations_with_extra_calls() {
+    const N: usize = 20_000;
+    let s = spec(
+        OrderMode::InOrder,
+        (0..N).map(|j| exp(&format!("t{j}"))).collect(),
+    );
+    let calls: Vec<ToolCall> = (0..N)
+        .flat_map(|j| [call(&format!("t{j}"), json!({})), call("zz", json!({}))])
+        .collect();
+    let v = run(&s, &calls);
+    assert!(v.passed);
+    assert_eq!(v.counts.exact, N);
+    assert_eq!(v.counts.extra, N);
+    assert_eq!(
+        codes(&v)
+            .iter()
+            .filter(|c| **c == "unexpected-call")
+            .count(),
+        N
+    );
+    assert!(v
+        .expectations
+        .iter()
+        .enumerate()
+        .all(|(j, e)| e.calls == [2 * j]));
+}

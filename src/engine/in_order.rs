@@ -10,8 +10,9 @@
 //! to an optional one). An unbounded maximum needs no `o`: an optional slot is always free. So
 //! `exactly n` and `at_least n` have `n + 1` states, `at_most n` has `n + 1`, a plain `call` 2.
 //!
-//! Cost: O(n · S) time for the prefix maxima and the transitions, one byte of back-pointer per
-//! (candidate pair, state of its expectation), where `S = Σ S_j` and `S_j ≤ (min_j + 1) ·
+//! Cost: O(pairs · (S_j + √S)) time (the transitions, and the prefix maxima from blocks of
+//! 128 states), one byte of back-pointer per (candidate pair, state of its expectation), at
+//! most O(n · S) in all, where `S = Σ S_j` and `S_j ≤ (min_j + 1) ·
 //! (opt_j + 1)` (both capped by the calls whose name matches `j`). `exactly 3000` against 3 000
 //! calls is 9 million steps. Past [`STATE_BUDGET`] steps, large bounded maxima are first treated
 //! as unbounded (the surplus trimmed afterwards, still optimal in practice), then required
@@ -22,6 +23,9 @@
 use super::align::{Candidate, Slots};
 
 const NEG: i128 = i128::MIN / 4;
+
+/// States per block of prefix maxima.
+const BLOCK: usize = 128;
 
 /// Steps (`n · S`) of the exact programme; past it, large bounded maxima are treated as
 /// unbounded, then required counts are capped (see the module's documentation).
@@ -141,6 +145,10 @@ fn align_within(
 
     let mut f = vec![NEG; total];
     f[0] = 0;
+    // The best state of each block of BLOCK states (the earliest of equal ones), so that a
+    // prefix maximum costs `total / BLOCK + BLOCK`, not `total`.
+    let mut blocks = vec![(NEG, 0usize); total.div_ceil(BLOCK)];
+    blocks[0] = (0, 0);
     // Back-pointers: per call, its candidate pairs (expectation, first byte in `kinds`, the
     // state a first call came from); per pair, one byte per state of its expectation.
     let mut starts: Vec<usize> = Vec::with_capacity(n + 1);
@@ -151,28 +159,30 @@ fn align_within(
         if cands.is_empty() {
             continue;
         }
-        // The best state up to each candidate expectation's first state, scanned once per call
-        // and only as far as the last of them.
-        let reach = cands
-            .iter()
-            .filter_map(|c| offset.get(c.exp))
-            .max()
-            .map_or(0, |&o| o + 1);
+        // The best state up to each candidate expectation's first state (the earliest of equal
+        // ones): the blocks' best before it, then its own block up to it.
         let mut entries: Vec<(usize, i128, usize)> = cands
             .iter()
             .filter_map(|c| offset.get(c.exp).map(|&o| (o, NEG, 0)))
             .collect();
         entries.sort_unstable();
-        let mut best = (NEG, 0usize);
-        let mut next = 0;
-        for (s, &v) in f.iter().enumerate().take(reach) {
-            if v > best.0 {
-                best = (v, s);
+        let mut acc = (NEG, 0usize);
+        let mut merged = 0usize;
+        for e in entries.iter_mut() {
+            let block = e.0 / BLOCK;
+            while merged < block {
+                if blocks[merged].0 > acc.0 {
+                    acc = blocks[merged];
+                }
+                merged += 1;
             }
-            while let Some(e) = entries.get_mut(next).filter(|e| e.0 == s) {
-                (e.1, e.2) = best;
-                next += 1;
+            let mut best = acc;
+            for (s, &v) in f.iter().enumerate().take(e.0 + 1).skip(block * BLOCK) {
+                if v > best.0 {
+                    best = (v, s);
+                }
             }
+            (e.1, e.2) = best;
         }
         for c in cands {
             let j = c.exp;
@@ -234,6 +244,10 @@ fn align_within(
                     if cand.0 > fj[t] {
                         fj[t] = cand.0;
                         kj[t] = cand.1;
+                        let (g, b) = (off + t, &mut blocks[(off + t) / BLOCK]);
+                        if cand.0 > b.0 || (cand.0 == b.0 && g < b.1) {
+                            *b = (cand.0, g);
+                        }
                     }
                 }
             }
