@@ -284,16 +284,12 @@ pub(crate) fn findings(
     // not per unaccounted call.
     let mut first_of_name: std::collections::HashMap<usize, usize> = Default::default();
     let mut full_of_name: std::collections::HashMap<usize, usize> = Default::default();
-    for j in 0..outcomes.len() {
+    for (j, o) in outcomes.iter().enumerate() {
         let name = ctx.exp_name[j];
         first_of_name.entry(name).or_insert(j);
         // Not an `at_most` cap: a call beyond one is in `over_cap`, any other does not count.
         let e = &cfg.expectations[j];
-        if e.repeat.min > 0
-            && e.repeat
-                .max
-                .is_some_and(|mx| outcomes[j].calls.len() >= mx as usize)
-        {
+        if e.repeat.min > 0 && e.repeat.max.is_some_and(|mx| o.calls.len() >= mx as usize) {
             full_of_name.entry(name).or_insert(j);
         }
     }
