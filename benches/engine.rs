@@ -5,7 +5,11 @@
 //! kind of the config on arguments and outputs, output strings holding JSON, references to
 //! earlier expectations (the two-pass alignment), a `before` rule, name rules and a forbidden
 //! tool) and `dense` (every expectation and call is the same tool, the worst case for candidate
-//! pairs: 1 000 000 of them).
+//! pairs: 1 000 000 of them, within the budgets). Then the cost cases of
+//! `tests/cost_engine.rs` (`docs/robustness.md`, *Engine budgets*): `exactly 3000` in order
+//! against 3 000 calls; 8 000 `at_least 1` in any order against 8 000 calls; 2 999 reversed
+//! `before` rules over 3 000 expectations of one tool; 100 × 100 fuzzy pairs at the per-pair
+//! bound; exact arguments with 50 000 keys in reverse order.
 #![allow(clippy::print_stdout)]
 
 use std::time::{Duration, Instant};
@@ -237,7 +241,135 @@ fn time(cfg: &MatcherConfig, calls: &[ToolCall]) -> (Duration, f64) {
     (times[2], score)
 }
 
+fn plain(tool: &str, repeat: Repeat) -> Expectation {
+    let mut e = expectation(tool.into(), Vec::new(), repeat);
+    e.label = None;
+    e
+}
+
+fn scrambled(len: usize, seed: u64) -> String {
+    let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
+    (0..len)
+        .map(|_| char::from(b'a' + rng.next(26) as u8))
+        .collect()
+}
+
+/// The cost cases: (name, config, calls).
+fn cost_cases() -> Vec<(&'static str, MatcherConfig, Vec<ToolCall>)> {
+    let mut out = Vec::new();
+    let mut cfg = config(
+        OrderMode::InOrder,
+        vec![plain(
+            "f",
+            Repeat {
+                min: 3_000,
+                max: Some(3_000),
+            },
+        )],
+    );
+    cfg.forbidden.clear();
+    let calls = (0..3_000)
+        .map(|i| call("f".into(), json!({"i": i}), json!(null)))
+        .collect();
+    out.push(("exactly-3000", cfg, calls));
+
+    let cfg = config(
+        OrderMode::AnyOrder,
+        (0..8_000)
+            .map(|_| plain("f", Repeat { min: 1, max: None }))
+            .collect(),
+    );
+    let calls = (0..8_000)
+        .map(|i| call("f".into(), json!({"i": i}), json!(null)))
+        .collect();
+    out.push(("any-8000", cfg, calls));
+
+    let mut cfg = config(
+        OrderMode::AnyOrder,
+        (0..3_000)
+            .map(|j| {
+                let mut e = plain("f", Repeat::ONCE);
+                e.label = Some(format!("e{j}"));
+                e
+            })
+            .collect(),
+    );
+    cfg.before = (0..2_999)
+        .map(|j| BeforeRule {
+            first: j + 1,
+            then: j,
+            span: Span::default(),
+        })
+        .collect();
+    let calls = (0..3_000)
+        .map(|i| call("f".into(), json!({"i": i}), json!(null)))
+        .collect();
+    out.push(("before-3000", cfg, calls));
+
+    let base: Vec<char> = scrambled(2_000, 1).chars().collect();
+    let cfg = config(
+        OrderMode::AnyOrder,
+        (0..100)
+            .map(|j| {
+                let mut want = base.clone();
+                want.rotate_left(j * 7);
+                expectation(
+                    "f".into(),
+                    vec![check(
+                        "q",
+                        Check::Fuzzy {
+                            value: want.into_iter().collect(),
+                            threshold: 0.99,
+                        },
+                    )],
+                    Repeat::ONCE,
+                )
+            })
+            .collect(),
+    );
+    let calls = (0..100)
+        .map(|i| {
+            let mut got = base.clone();
+            got.rotate_right(i * 11 + 3);
+            call(
+                "f".into(),
+                json!({"q": got.into_iter().collect::<String>()}),
+                json!(null),
+            )
+        })
+        .collect();
+    out.push(("fuzzy-100x100", cfg, calls));
+
+    let keys: Vec<PathCheck> = (0..50_000)
+        .map(|k| check(&format!("k{k}"), Check::Equals { value: json!(k) }))
+        .collect();
+    let mut e = expectation("f".into(), keys, Repeat::ONCE);
+    e.args_mode = ArgsMode::Exact;
+    e.args.allow_extra_keys = false;
+    let cfg = config(OrderMode::InOrder, vec![e]);
+    let args: serde_json::Map<String, serde_json::Value> = (0..50_000)
+        .rev()
+        .map(|k| (format!("k{k}"), json!(k)))
+        .collect();
+    let calls = vec![call(
+        "f".into(),
+        serde_json::Value::Object(args),
+        json!(null),
+    )];
+    out.push(("keys-50000", cfg, calls));
+    out
+}
+
 fn main() {
+    for (name, cfg, calls) in cost_cases() {
+        let (t, score) = time(&cfg, &calls);
+        println!(
+            "engine/cost {name:<14} {} calls × {} expectations: {:>8.2} ms (score {score:.3})",
+            calls.len(),
+            cfg.expectations.len(),
+            t.as_secs_f64() * 1e3
+        );
+    }
     for (name, (exps, calls)) in [("spread", spread()), ("dense", dense())] {
         for order in [OrderMode::Strict, OrderMode::InOrder, OrderMode::AnyOrder] {
             let mut cfg = config(order, exps.clone());

@@ -170,6 +170,24 @@ proptest! {
     }
 
     #[test]
+    fn at_most_is_a_cap_in_every_order_mode(
+        o in order(), k in 1u32..4, m in 0usize..7, noise in 0usize..3
+    ) {
+        // `at_most k call a(x: 1)`: m matching calls, and calls of `a` that do not match, which
+        // never count against the cap.
+        let s = build(&[ExpSpec { tool: 0, x: Some(1), repeat: (0, Some(k)), weight: 1.0 }], o, &Scoring::default());
+        let mut cs: Vec<ToolCall> = (0..m).map(|_| call("a", json!({"x": 1}))).collect();
+        if o != OrderMode::Strict {
+            cs.extend((0..noise).map(|_| call("a", json!({"x": 2}))));
+        }
+        let v = run(&s, &cs);
+        let over = v.findings.iter().filter(|f| f.code == "too-many-calls").count();
+        prop_assert_eq!(v.passed, m <= k as usize, "{:#?}", v);
+        prop_assert_eq!(over, m.saturating_sub(k as usize));
+        prop_assert_eq!(v.expectations[0].status == toolspec::engine::Status::TooMany, m > k as usize);
+    }
+
+    #[test]
     fn in_order_never_beats_any_order(
         exps in prop::collection::vec(exp_spec(), 0..6), cs in calls(), sc in scoring()
     ) {

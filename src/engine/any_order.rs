@@ -27,8 +27,9 @@ pub(crate) fn align(
     slots: &[Slots],
     by_call: &[Vec<Candidate>],
     group_of: &[usize],
-) -> Vec<Vec<usize>> {
+) -> (Vec<Vec<usize>>, bool) {
     let m = slots.len();
+    let mut failed = false;
     let mut out = vec![Vec::new(); m];
     let groups = group_of.iter().copied().max().map_or(0, |g| g + 1);
     let mut exps_in: Vec<Vec<usize>> = vec![Vec::new(); groups];
@@ -45,23 +46,29 @@ pub(crate) fn align(
         if exps_in[g].is_empty() || calls_in[g].is_empty() {
             continue;
         }
-        for (j, i) in solve_group(slots, by_call, &exps_in[g], &calls_in[g]) {
-            out[j].push(i);
+        match solve_group(slots, by_call, &exps_in[g], &calls_in[g]) {
+            Some(pairs) => {
+                for (j, i) in pairs {
+                    out[j].push(i);
+                }
+            }
+            None => failed = true,
         }
     }
     for calls in &mut out {
         calls.sort_unstable();
     }
-    out
+    (out, failed)
 }
 
-/// One tool name's assignment, as (expectation, call) pairs.
+/// One tool name's assignment, as (expectation, call) pairs; `None` if its graph could not be
+/// allocated.
 fn solve_group(
     slots: &[Slots],
     by_call: &[Vec<Candidate>],
     exps: &[usize],
     calls: &[usize],
-) -> Vec<(usize, usize)> {
+) -> Option<Vec<(usize, usize)>> {
     let c = calls.len();
     let mut g = Graph::default();
     let (s, t) = (g.node(), g.node());
@@ -112,7 +119,7 @@ fn solve_group(
     // The edge lists are sized once: a group of 100 000 calls has 300 000 edges, and growing
     // the lists by doubling would reserve up to twice that.
     let edges = incoming.iter().map(Vec::len).sum::<usize>() + c + slot_nodes.len();
-    g.reserve_edges(edges);
+    g.try_reserve_edges(edges).ok()?;
     for (sn, edges) in incoming.iter().enumerate() {
         let node = slot_nodes[sn].2;
         for &(gain, ci) in edges {
@@ -142,7 +149,7 @@ fn solve_group(
             }
         }
     }
-    pairs
+    Some(pairs)
 }
 
 /// A residual graph; edge `e ^ 1` is the reverse of edge `e`.
@@ -162,11 +169,12 @@ impl Graph {
         self.adj.len() - 1
     }
 
-    /// Room for `n` more edges (and their reverses).
-    fn reserve_edges(&mut self, n: usize) {
-        self.to.reserve_exact(2 * n);
-        self.cap.reserve_exact(2 * n);
-        self.cost.reserve_exact(2 * n);
+    /// Room for `n` more edges (and their reverses), or an error if it cannot be allocated.
+    fn try_reserve_edges(&mut self, n: usize) -> Result<(), std::collections::TryReserveError> {
+        let n = n.saturating_mul(2);
+        self.to.try_reserve_exact(n)?;
+        self.cap.try_reserve_exact(n)?;
+        self.cost.try_reserve_exact(n)
     }
 
     fn edge(&mut self, u: usize, v: usize, cap: i64, cost: i128) {
@@ -345,7 +353,7 @@ mod tests {
                 },
             ],
         ];
-        assert_eq!(align(&s, &by_call, &[0, 0]), vec![vec![1], vec![0]]);
+        assert_eq!(align(&s, &by_call, &[0, 0]).0, vec![vec![1], vec![0]]);
     }
 
     #[test]
@@ -368,7 +376,7 @@ mod tests {
             ],
             vec![Candidate { exp: 0, full: true }],
         ];
-        assert_eq!(align(&s, &by_call, &[0, 0]), vec![vec![1, 2], vec![0]]);
+        assert_eq!(align(&s, &by_call, &[0, 0]).0, vec![vec![1, 2], vec![0]]);
     }
 
     #[test]
@@ -381,6 +389,6 @@ mod tests {
                 full: false,
             }],
         ];
-        assert_eq!(align(&s, &by_call, &[0, 1]), vec![vec![1], vec![0]]);
+        assert_eq!(align(&s, &by_call, &[0, 1]).0, vec![vec![1], vec![0]]);
     }
 }

@@ -31,6 +31,8 @@ pub(crate) enum RefMode<'a> {
 pub(crate) struct Evaluator<'a> {
     pub(crate) calls: &'a dyn Calls,
     pub(crate) cache: &'a ParseCache,
+    /// The run's fuzzy decisions and their work budget.
+    pub(crate) fuzzy: &'a fuzzy::RunFuzzy,
     pub(crate) refs: RefMode<'a>,
 }
 
@@ -168,12 +170,22 @@ impl Evaluator<'_> {
             if let Some(root) = root {
                 let doc = self.cache.document(root);
                 if let Value::Object(map) = &*doc {
+                    // The keys the checks name, once (a set: K keys against K checks is
+                    // O(K), not K²); a check on the whole value names every key.
+                    let whole = m.checks.iter().any(|pc| pc.path.is_empty());
+                    let named: std::collections::HashSet<&str> = if whole {
+                        std::collections::HashSet::new()
+                    } else {
+                        m.checks
+                            .iter()
+                            .filter_map(|pc| match pc.path.first() {
+                                Some(PathSeg::Key(k)) => Some(k.as_str()),
+                                _ => None,
+                            })
+                            .collect()
+                    };
                     for key in map.keys() {
-                        let named =
-                            m.checks.iter().any(
-                                |pc| matches!(pc.path.first(), Some(PathSeg::Key(k)) if k == key),
-                            ) || m.checks.iter().any(|pc| pc.path.is_empty());
-                        if named {
+                        if whole || named.contains(key.as_str()) {
                             continue;
                         }
                         ok = false;
@@ -288,7 +300,7 @@ impl Evaluator<'_> {
                         msg(&|| format!("expected a string, got {} {}", type_name(v), show(v))),
                     ));
                 };
-                match fuzzy::decide(s, value, *threshold) {
+                match self.fuzzy.decide(s, value, *threshold) {
                     Fuzzy::Pass(_) => Ok(()),
                     Fuzzy::Fail(r) => Err(Miss::new(
                         "fuzzy",
@@ -316,12 +328,18 @@ impl Evaluator<'_> {
                         kind: "fuzzy",
                         expected: expected_of(&expected),
                         message: msg(&|| {
+                            let (la, lb) = (s.chars().count(), value.chars().count());
+                            let why = if (la as u64).saturating_mul(lb as u64) <= fuzzy::WORK_BOUND
+                            {
+                                "not computed: this check's budget of exact fuzzy comparisons \
+                                 is spent"
+                            } else {
+                                "too costly to compute exactly"
+                            };
                             format!(
-                                "similarity of a {}-character string to a {}-character one is \
-                                 too costly to compute exactly (upper bound {bound:.2} ≥ \
-                                 {threshold:.2}); treated as failed",
-                                s.chars().count(),
-                                value.chars().count()
+                                "similarity of a {la}-character string to a {lb}-character one \
+                                 is {why} (upper bound {bound:.2} ≥ {threshold:.2}); treated as \
+                                 failed"
                             )
                         }),
                         bounded: true,

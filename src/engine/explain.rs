@@ -1,11 +1,11 @@
 //! Findings: what went wrong, where, and what to do about it.
 //!
 //! Severity rules, fixed per code (never dependent on whether the pair passed): hard failures
-//! (forbidden call, extra call under a `forbid` policy or in strict order, broken `before` rule)
-//! and unmet expectations (missing call, name-only match, order violation, too many calls) are
-//! errors. An extra call is an error when the spec forbids extra calls, a warning when it costs
-//! score, information when it costs nothing; a fuzzy check settled by the work bound is a
-//! warning.
+//! (forbidden call, extra call under a `forbid` policy or in strict order, broken `before` rule,
+//! a call beyond an `at_most` cap) and unmet expectations (missing call, name-only match, order
+//! violation, too many calls) are errors. An extra call is an error when the spec forbids extra
+//! calls, a warning when it costs score, information when it costs nothing; a fuzzy check settled
+//! by the work bound is a warning; an alignment past its budget is information (`too-large`).
 //!
 //! Messages number calls from 1 (`call #3` is the third call); the `call` fields are 0-based
 //! positions.
@@ -28,6 +28,8 @@ pub(crate) struct Context<'a> {
     pub(crate) owner: &'a [Option<u32>],
     /// Final candidates per call.
     pub(crate) by_call: &'a [Vec<Candidate>],
+    /// Calls beyond an `at_most` cap, (call, expectation), ascending by call.
+    pub(crate) over_cap: &'a [(usize, usize)],
     /// Why call `.1` does not satisfy expectation `.0` (empty when it does), with references
     /// judged against the final partners.
     pub(crate) failures: &'a dyn Fn(usize, usize) -> Vec<crate::engine::Failure>,
@@ -153,6 +155,19 @@ pub(crate) fn findings(
 
     // Calls explained by an order violation are not reported again as unexpected.
     let mut explained = vec![false; ctx.calls.count()];
+    // In order: the calls that fully match each expectation, ascending (one pass over the
+    // candidates, so finding an out-of-order call is not calls × expectations).
+    let mut full_calls: Vec<Vec<usize>> =
+        vec![Vec::new(); if in_order { outcomes.len() } else { 0 }];
+    if in_order {
+        for (i, cands) in ctx.by_call.iter().enumerate() {
+            for c in cands.iter().filter(|c| c.full) {
+                if let Some(list) = full_calls.get_mut(c.exp) {
+                    list.push(i);
+                }
+            }
+        }
+    }
     for j in 0..outcomes.len() {
         let e = &cfg.expectations[j];
         let o = &outcomes[j];
@@ -161,11 +176,12 @@ pub(crate) fn findings(
             Status::Missing | Status::TooFew | Status::NameOnly
         );
         if in_order && short {
-            if let Some(i) = (0..ctx.calls.count()).find(|&i| {
-                !o.calls.contains(&i)
-                    && ctx.by_call[i].iter().any(|c| c.exp == j && c.full)
-                    && ctx.owner[i].is_none_or(|k| k as usize != j)
-            }) {
+            // Not one of its own calls (its calls are the ones it owns).
+            if let Some(i) = full_calls[j]
+                .iter()
+                .copied()
+                .find(|&i| ctx.owner[i].is_none_or(|k| k as usize != j))
+            {
                 explained[i] = ctx.owner[i].is_none();
                 let why = order_reason(ctx, outcomes, j, i);
                 let severity = soft;
@@ -244,9 +260,11 @@ pub(crate) fn findings(
                     Severity::Warning,
                     f.message.clone(),
                     format!(
-                        "exact similarity is computed when len(actual) × len(expected) ≤ {}; \
-                         use a regex or `contains` constraint on very long strings",
-                        super::fuzzy::WORK_BOUND
+                        "exact similarity is computed when len(actual) × len(expected) ≤ {}, \
+                         up to {} in all for one spec against one transcript; use a regex or \
+                         `contains` constraint on very long strings",
+                        super::fuzzy::WORK_BOUND,
+                        super::fuzzy::RUN_WORK_BOUND
                     ),
                     Some(j),
                     f.spec_span,
@@ -256,20 +274,43 @@ pub(crate) fn findings(
         }
     }
 
+    // Per name: its first expectation, and the first (not a cap) that is full; computed once,
+    // not per unaccounted call.
+    let mut first_of_name: std::collections::HashMap<usize, usize> = Default::default();
+    let mut full_of_name: std::collections::HashMap<usize, usize> = Default::default();
+    for (j, o) in outcomes.iter().enumerate() {
+        let name = ctx.exp_name[j];
+        first_of_name.entry(name).or_insert(j);
+        // Not an `at_most` cap: a call beyond one is in `over_cap`, any other does not count.
+        let e = &cfg.expectations[j];
+        if e.repeat.min > 0 && e.repeat.max.is_some_and(|mx| o.calls.len() >= mx as usize) {
+            full_of_name.entry(name).or_insert(j);
+        }
+    }
     for (i, &done) in explained.iter().enumerate() {
         if ctx.owner[i].is_some() || ctx.forbidden_by[i].is_some() || done {
             continue;
         }
         let name = ctx.calls.name(i);
-        let same_name: Vec<usize> = (0..outcomes.len())
-            .filter(|&j| ctx.exp_name[j] == ctx.call_name[i] as usize)
-            .collect();
-        let full_at = same_name.iter().copied().find(|&j| {
+        if let Ok(k) = ctx.over_cap.binary_search_by_key(&i, |&(c, _)| c) {
+            let j = ctx.over_cap[k].1;
             let e = &cfg.expectations[j];
-            e.repeat
-                .max
-                .is_some_and(|mx| outcomes[j].calls.len() >= mx as usize)
-        });
+            out.push(Pending::Ready(Box::new(finding(
+                "too-many-calls",
+                Severity::Error,
+                too_many_message(i, name, &ctx.who(j), &e.repeat, &outcomes[j].calls),
+                format!(
+                    "`at_most {}` is a cap: every call beyond it fails the spec; remove the \
+                     surplus calls, or raise the maximum",
+                    e.repeat.max.unwrap_or(0)
+                ),
+                Some(j),
+                Some(e.span),
+                Some(i),
+            ))));
+            continue;
+        }
+        let full_at = full_of_name.get(&(ctx.call_name[i] as usize)).copied();
         if let Some(j) = full_at {
             if outcomes[j].status == Status::Matched {
                 outcomes[j].status = Status::TooMany;
@@ -299,12 +340,65 @@ pub(crate) fn findings(
         }
         out.push(Pending::Unexpected {
             call: i,
-            exp: same_name.first().copied(),
+            exp: first_of_name.get(&(ctx.call_name[i] as usize)).copied(),
         });
     }
 
     out.sort_by(|a, b| a.key().cmp(&b.key()));
     out
+}
+
+/// An algorithm that ran past its budget and settled for a valid but possibly sub-optimal result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Budget {
+    /// The in-order alignment's steps (`in_order::STATE_BUDGET`).
+    InOrder,
+    /// The candidate pairs of a run (`engine::PAIR_BUDGET`).
+    Pairs,
+    /// The any-order assignment's memory: a group's graph could not be allocated.
+    AnyOrder,
+}
+
+/// The note that a budget applied: the pair was checked, but its alignment may not be the best.
+pub(crate) fn too_large(budget: Budget) -> Pending {
+    let (message, help) = match budget {
+        Budget::InOrder => (
+            format!(
+                "the in-order alignment is too large to search exactly (calls × counted slots \
+                 over {}); counts past the budget were aligned greedily, so the matching may not \
+                 be the best possible",
+                super::in_order::STATE_BUDGET
+            ),
+            "lower the counts (`exactly`, `at_least`, `between`) or split the transcript",
+        ),
+        Budget::Pairs => (
+            format!(
+                "too many (call, expectation) pairs of the same tool to align exactly (more than \
+                 {} pairs, or {} edges of the any-order assignment); each call was compared with \
+                 an equal share of its tool's expectations, so the matching may not be the best \
+                 possible",
+                super::PAIR_BUDGET,
+                super::FLOW_EDGE_BUDGET
+            ),
+            "split the spec or the transcript, or give the expectations of one tool distinct \
+             names",
+        ),
+        Budget::AnyOrder => (
+            "the any-order assignment of one tool's calls needed more memory than could be \
+             allocated; those calls were left unmatched"
+                .to_string(),
+            "split the spec or the transcript",
+        ),
+    };
+    Pending::Ready(Box::new(finding(
+        "too-large",
+        Severity::Info,
+        message,
+        help.into(),
+        None,
+        None,
+        None,
+    )))
 }
 
 /// The code of the findings about extra calls.

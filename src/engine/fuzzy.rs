@@ -5,21 +5,95 @@
 //! argument must not stall a lint run. The decision is taken with the cheapest test that settles
 //! it, in this order:
 //!
-//! 1. If `len(actual) × len(expected) ≤` [`WORK_BOUND`], the exact ratio.
+//! 1. If `len(actual) × len(expected) ≤` [`WORK_BOUND`] and the run's [`WorkBudget`] (of
+//!    [`RUN_WORK_BOUND`] in all, for every fuzzy constraint of one spec against one transcript)
+//!    still covers that product, the exact ratio.
 //! 2. Otherwise `real_quick_ratio` (lengths only): an upper bound; below the threshold settles
 //!    "fails" exactly.
 //! 3. Otherwise `quick_ratio` (character multiset, O(len)): also an upper bound; below the
 //!    threshold settles "fails" exactly.
 //! 4. Otherwise the answer cannot be settled within the bound: the constraint fails and the
 //!    engine reports `fuzzy-bound-applied`, so the approximation is never silent.
+//!
+//! Each decision of a run is remembered ([`RunFuzzy`]), so the alignment and the verdict never
+//! disagree about a constraint whatever order they ask in.
 
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::hash::{BuildHasher, RandomState};
 
 use super::difflib;
 
 /// Largest `len(actual) × len(expected)` (in characters) for which the exact ratio is computed:
 /// 4 000 000, e.g. two 2 000-character strings, a few milliseconds at worst.
 pub const WORK_BOUND: u64 = 4_000_000;
+
+/// Total `len(actual) × len(expected)` (in characters) of the exact ratios computed in one run
+/// (one spec against one transcript): 100 000 000, 25 pairs at [`WORK_BOUND`]. Past it, the
+/// exact upper bounds decide or the constraint fails with `fuzzy-bound-applied`.
+pub const RUN_WORK_BOUND: u64 = 100_000_000;
+
+/// Work units (character products) left to spend; shared by every decision it is handed to.
+#[derive(Debug)]
+pub struct WorkBudget {
+    left: Cell<u64>,
+}
+
+impl WorkBudget {
+    /// A budget of `units`.
+    pub fn new(units: u64) -> Self {
+        WorkBudget {
+            left: Cell::new(units),
+        }
+    }
+
+    /// Spend `units` if that many are left (then `true`); otherwise spend nothing.
+    pub fn try_spend(&self, units: u64) -> bool {
+        match self.left.get().checked_sub(units) {
+            Some(rest) => {
+                self.left.set(rest);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Units left.
+    pub fn left(&self) -> u64 {
+        self.left.get()
+    }
+}
+
+impl Default for WorkBudget {
+    /// The per-run budget, [`RUN_WORK_BOUND`].
+    fn default() -> Self {
+        WorkBudget::new(RUN_WORK_BOUND)
+    }
+}
+
+/// One run's fuzzy decisions: its budget and what was decided, keyed by a keyed 128-bit hash of
+/// `(actual, expected, threshold)`.
+#[derive(Default)]
+pub(crate) struct RunFuzzy {
+    budget: WorkBudget,
+    hashers: (RandomState, RandomState),
+    decided: RefCell<HashMap<(u64, u64), Fuzzy>>,
+}
+
+impl RunFuzzy {
+    /// Decide `ratio(actual, expected) >= threshold` within the run's budget, the same way every
+    /// time it is asked.
+    pub(crate) fn decide(&self, actual: &str, expected: &str, threshold: f64) -> Fuzzy {
+        let key_of = |h: &RandomState| h.hash_one((actual, expected, threshold.to_bits()));
+        let key = (key_of(&self.hashers.0), key_of(&self.hashers.1));
+        if let Some(&hit) = self.decided.borrow().get(&key) {
+            return hit;
+        }
+        let d = decide_within(actual, expected, threshold, &self.budget);
+        self.decided.borrow_mut().insert(key, d);
+        d
+    }
+}
 
 /// The decision on one fuzzy constraint.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -34,11 +108,23 @@ pub(crate) enum Fuzzy {
     Bounded(f64),
 }
 
-/// Decide `ratio(actual, expected) >= threshold` with bounded work.
+/// Decide `ratio(actual, expected) >= threshold` with bounded work (a budget of its own).
+#[cfg(test)]
 pub(crate) fn decide(actual: &str, expected: &str, threshold: f64) -> Fuzzy {
+    decide_within(actual, expected, threshold, &WorkBudget::new(WORK_BOUND))
+}
+
+/// Decide `ratio(actual, expected) >= threshold`, the exact ratio only if `budget` covers it.
+pub(crate) fn decide_within(
+    actual: &str,
+    expected: &str,
+    threshold: f64,
+    budget: &WorkBudget,
+) -> Fuzzy {
     let la = actual.chars().count();
     let lb = expected.chars().count();
-    if (la as u64).saturating_mul(lb as u64) <= WORK_BOUND {
+    let work = (la as u64).saturating_mul(lb as u64);
+    if work <= WORK_BOUND && budget.try_spend(work) {
         let r = difflib::ratio(actual, expected);
         return if r >= threshold {
             Fuzzy::Pass(r)
@@ -60,17 +146,27 @@ pub(crate) fn decide(actual: &str, expected: &str, threshold: f64) -> Fuzzy {
 
 /// CPython's `quick_ratio`: twice the size of the character multiset intersection over the total.
 fn quick_ratio(a: &str, b: &str, total: usize) -> f64 {
-    let mut avail: HashMap<char, i64> = HashMap::new();
+    // Counts of the first 256 code points in an array, the others in a map.
+    let mut low = [0u32; 256];
+    let mut avail: HashMap<char, u32> = HashMap::new();
     for c in b.chars() {
-        *avail.entry(c).or_default() += 1;
+        match low.get_mut(c as usize) {
+            Some(n) => *n += 1,
+            None => *avail.entry(c).or_default() += 1,
+        }
     }
     let mut matches = 0usize;
     for c in a.chars() {
-        if let Some(n) = avail.get_mut(&c) {
-            if *n > 0 {
-                matches += 1;
-                *n -= 1;
-            }
+        let n = match low.get_mut(c as usize) {
+            Some(n) => n,
+            None => match avail.get_mut(&c) {
+                Some(n) => n,
+                None => continue,
+            },
+        };
+        if *n > 0 {
+            matches += 1;
+            *n -= 1;
         }
     }
     ratio_of(matches, total)

@@ -9,17 +9,20 @@
 //!
 //! 1. names (`names.rs`): every tool name normalised once; calls and expectations get name ids;
 //! 2. forbidden calls are set aside;
-//! 3. candidates: for every (expectation, call) pair with the same name id, whether the call
-//!    satisfies every constraint (`checks.rs`; paths step into JSON strings, parsed once per run,
-//!    `resolve.rs`; fuzzy matching with bounded work, [`fuzzy`]);
+//! 3. candidates: for every (expectation, call) pair with the same name id, up to
+//!    [`PAIR_BUDGET`] pairs and, under `order any`, [`FLOW_EDGE_BUDGET`] flow edges (past
+//!    either each call gets a share of its name's expectations and the pair a `too-large`
+//!    note), whether the call satisfies every constraint (`checks.rs`; paths
+//!    step into JSON strings, parsed once per run, `resolve.rs`; fuzzy matching with bounded
+//!    work per pair and per run, [`fuzzy`]);
 //! 4. alignment maximising total gain (`align.rs`): order-preserving dynamic programme for
 //!    strict and in-order specs (`in_order.rs`), min-cost flow for any order (`any_order.rs`);
 //! 5. references: if any constraint refers to an earlier expectation, the calls matched to the
 //!    referenced expectations in step 4 are pinned, reference constraints are evaluated against
 //!    them, and the alignment is run once more;
 //! 6. `before` rules: if the alignment breaks one, a bounded search for one that does not
-//!    (`before.rs`);
-//! 7. the verdict: statuses, failures of name-only calls, native score
+//!    (`before.rs`: one dealing pass, bounded exchanges, a bounded number of realignments);
+//! 7. the verdict: statuses, calls beyond an `at_most` cap (a hard failure), failures of name-only calls, native score
 //!    ([`crate::score::native`]), findings (`explain.rs`).
 //!
 //! Semantics and the formula are documented in `docs/scoring.md`; the verdict's shape and the
@@ -180,6 +183,7 @@ pub struct Run<'a> {
     config: &'a MatcherConfig,
     calls: &'a dyn Calls,
     cache: ParseCache,
+    fuzzy: fuzzy::RunFuzzy,
     assigned: Vec<Vec<usize>>,
     strict_extras: bool,
     /// The findings in the verdict's order, most built, the plentiful ones (extra calls) only
@@ -204,6 +208,7 @@ impl<'a> Run<'a> {
         let exps = &config.expectations;
         let (m, n) = (exps.len(), calls.count());
         let cache = ParseCache::default();
+        let fuzzy = fuzzy::RunFuzzy::default();
 
         let mut names = NameTable::default();
         let exp_name: Vec<usize> = exps
@@ -224,6 +229,7 @@ impl<'a> Run<'a> {
         let plain = Evaluator {
             calls,
             cache: &cache,
+            fuzzy: &fuzzy,
             refs: RefMode::Unavailable,
         };
         let forbidden_by: Vec<Option<u32>> = (0..n)
@@ -254,27 +260,90 @@ impl<'a> Run<'a> {
             refs: RefMode::Optimistic,
             ..plain
         };
+        // Candidate pairs: every (call, expectation) of the same name, up to PAIR_BUDGET in
+        // all, and under `order any` up to FLOW_EDGE_BUDGET edges of the flow graph; past
+        // either, each call keeps a window of its name's expectations: under `order any` one
+        // that turns with the call's rank among the calls of that name, so every expectation
+        // stays reachable; in order, a band along the diagonal.
+        let mut calls_of: HashMap<u32, usize> = HashMap::new();
+        for i in (0..n).filter(|&i| forbidden_by[i].is_none()) {
+            if exps_by_name.contains_key(&(call_name[i] as usize)) {
+                *calls_of.entry(call_name[i]).or_default() += 1;
+            }
+        }
+        let with_exps: usize = calls_of.values().sum();
+        let pairs = calls_of.iter().fold(0usize, |acc, (&id, &c)| {
+            let k = exps_by_name.get(&(id as usize)).map_or(0, Vec::len);
+            acc.saturating_add(c.saturating_mul(k))
+        });
+        let budget = if config.order == OrderMode::AnyOrder
+            && flow_edges(&calls_of, &exps_by_name, &slots) > FLOW_EDGE_BUDGET
+        {
+            Some(FLOW_EDGE_BUDGET / 2)
+        } else if pairs > PAIR_BUDGET {
+            Some(PAIR_BUDGET)
+        } else {
+            None
+        };
+        let per_call = budget.map_or(usize::MAX, |b| (b / with_exps.max(1)).max(1));
+        let mut rank: HashMap<u32, usize> = HashMap::new();
         let mut by_call: Vec<Vec<Candidate>> = (0..n)
             .map(|i| {
                 if forbidden_by[i].is_some() {
                     return Vec::new();
                 }
-                exps_by_name
-                    .get(&(call_name[i] as usize))
-                    .map(|js| {
-                        js.iter()
-                            .map(|&j| Candidate {
-                                exp: j,
-                                full: optimistic.satisfies(&exps[j], i),
-                            })
-                            .collect()
+                let Some(js) = exps_by_name.get(&(call_name[i] as usize)) else {
+                    return Vec::new();
+                };
+                let r = rank.entry(call_name[i]).or_insert(0);
+                let first = if js.len() <= per_call {
+                    0
+                } else if config.order == OrderMode::AnyOrder {
+                    // Turning: consecutive calls see consecutive shares.
+                    (*r).wrapping_mul(per_call) % js.len()
+                } else {
+                    // A band along the diagonal: the r-th of c calls sees the expectations
+                    // around the (r·k/c)-th, where an in-order alignment would put it.
+                    let c = calls_of.get(&call_name[i]).copied().unwrap_or(1).max(1);
+                    let centre = ((*r as u128 * js.len() as u128) / c as u128) as usize;
+                    centre.saturating_sub(per_call / 2).min(js.len() - per_call)
+                };
+                *r += 1;
+                let mut window: Vec<usize> = js
+                    .iter()
+                    .cycle()
+                    .skip(first)
+                    .take(js.len().min(per_call))
+                    .copied()
+                    .collect();
+                window.sort_unstable();
+                window
+                    .into_iter()
+                    .map(|j| Candidate {
+                        exp: j,
+                        full: optimistic.satisfies(&exps[j], i),
                     })
-                    .unwrap_or_default()
+                    .collect()
             })
             .collect();
+        // Set when an alignment ran past a budget (reported as a `too-large` note).
+        let too_large: std::cell::Cell<Option<explain::Budget>> =
+            std::cell::Cell::new((per_call != usize::MAX).then_some(explain::Budget::Pairs));
         let align = |by_call: &[Vec<Candidate>]| match config.order {
-            OrderMode::Strict | OrderMode::InOrder => in_order::align(&slots, by_call),
-            OrderMode::AnyOrder => any_order::align(&slots, by_call, &exp_name),
+            OrderMode::Strict | OrderMode::InOrder => {
+                let (a, approximate) = in_order::align(&slots, by_call);
+                if approximate {
+                    too_large.set(Some(explain::Budget::InOrder));
+                }
+                a
+            }
+            OrderMode::AnyOrder => {
+                let (a, approximate) = any_order::align(&slots, by_call, &exp_name);
+                if approximate {
+                    too_large.set(Some(explain::Budget::AnyOrder));
+                }
+                a
+            }
         };
         let mut assigned = align(&by_call);
 
@@ -383,6 +452,10 @@ impl<'a> Run<'a> {
             });
         }
         let unaccounted: Vec<usize> = (0..n).filter(|&i| owner[i].is_none()).collect();
+        let over_cap = over_cap(exps, &assigned, &owner, &forbidden_by, &by_call);
+        for &(_, j) in &over_cap {
+            outcomes[j].status = Status::TooMany;
+        }
         counts.forbidden = forbidden_by.iter().filter(|f| f.is_some()).count();
         counts.extra = unaccounted.len() - counts.forbidden;
         inputs.unaccounted = unaccounted.len();
@@ -398,19 +471,25 @@ impl<'a> Run<'a> {
             forbidden_by: &forbidden_by,
             owner: &owner,
             by_call: &by_call,
+            over_cap: &over_cap,
             failures: &why,
         };
         let before_broken = explain::before_violations(&ctx, &outcomes);
         inputs.hard_failure = counts.forbidden > 0
+            || !over_cap.is_empty()
             || (strict_extras && counts.extra > 0)
             || !before_broken.is_empty();
         let result = native::score(&config.scoring, &inputs);
-        let pending = explain::findings(&ctx, &mut outcomes, before_broken);
+        let mut pending = explain::findings(&ctx, &mut outcomes, before_broken);
+        if let Some(budget) = too_large.get() {
+            pending.push(explain::too_large(budget));
+        }
 
         Run {
             config,
             calls,
             cache,
+            fuzzy,
             assigned,
             strict_extras,
             pending,
@@ -457,6 +536,7 @@ impl<'a> Run<'a> {
                 let judge = Evaluator {
                     calls: self.calls,
                     cache: &self.cache,
+                    fuzzy: &self.fuzzy,
                     refs: RefMode::Partners(&self.assigned),
                 };
                 let exps = &self.config.expectations;
@@ -487,10 +567,98 @@ impl<'a> Run<'a> {
     }
 }
 
+/// Candidate (call, expectation) pairs of one run, at most (16 bytes each, one constraint
+/// evaluation, and in order a byte per state of the expectation for back-pointers). Past it, each call keeps an equal share of its name's expectations and the pair
+/// gets a `too-large` note.
+pub const PAIR_BUDGET: usize = 1_000_000;
+
+/// Edges of the any-order flow graph of one run, at most (about 200 bytes each with the
+/// search's working lists), as estimated before the candidates are evaluated. Past it, each
+/// call keeps an equal share of its name's expectations (half this many pairs in all, each at
+/// most two edges) and the pair gets a `too-large` note.
+pub const FLOW_EDGE_BUDGET: usize = 1_000_000;
+
+/// An upper bound of the any-order flow's call→slot edges: per tool name, each slot node keeps
+/// at most `min(calls, capacity)` incoming edges (`any_order.rs`).
+fn flow_edges(
+    calls_of: &HashMap<u32, usize>,
+    exps_by_name: &HashMap<usize, Vec<usize>>,
+    slots: &[Slots],
+) -> usize {
+    let mut total = 0usize;
+    for (&id, &c) in calls_of {
+        let Some(js) = exps_by_name.get(&(id as usize)) else {
+            continue;
+        };
+        let mut capacity = 0usize;
+        let mut nodes = 0usize;
+        for &j in js {
+            let s = &slots[j];
+            let opt = s.max.map_or(c, |mx| mx.saturating_sub(s.min).min(c));
+            capacity = capacity.saturating_add(s.min.min(c)).saturating_add(opt);
+            nodes += usize::from(s.min > 0) + usize::from(opt > 0);
+        }
+        total = total.saturating_add(nodes.saturating_mul(c.min(capacity)));
+    }
+    total
+}
+
 /// An index or id as 4 bytes (ids and indices of one run are far below 2³²; a larger one,
 /// which no file can lead to, reads as the largest).
 fn small(i: usize) -> u32 {
     u32::try_from(i).unwrap_or(u32::MAX)
+}
+
+/// Whether `e` is a cap: `at_most n` (and `optional`, which is `at_most 1`), a count with no
+/// minimum and a maximum. A call beyond a cap fails the expectation.
+fn is_cap(e: &Expectation) -> bool {
+    e.repeat.min == 0 && e.repeat.max.is_some()
+}
+
+/// The calls beyond a cap, as (call, expectation), ascending by call: for every `at_most n`
+/// expectation, count the calls it matched and the unmatched calls that would match it (same
+/// name, every constraint satisfied, not forbidden, not matched to another expectation); past
+/// `n`, the surplus is that many of the unmatched ones, the last in transcript order. A call is
+/// counted against its first cap only.
+fn over_cap(
+    exps: &[Expectation],
+    assigned: &[Vec<usize>],
+    owner: &[Option<u32>],
+    forbidden_by: &[Option<u32>],
+    by_call: &[Vec<Candidate>],
+) -> Vec<(usize, usize)> {
+    let capped: Vec<bool> = exps.iter().map(is_cap).collect();
+    if !capped.iter().any(|&c| c) {
+        return Vec::new();
+    }
+    let mut surplus: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (i, cands) in by_call.iter().enumerate() {
+        if owner[i].is_some() || forbidden_by[i].is_some() {
+            continue;
+        }
+        for c in cands {
+            if c.full && capped.get(c.exp).copied().unwrap_or(false) {
+                surplus.entry(c.exp).or_default().push(i);
+            }
+        }
+    }
+    let mut flagged: HashMap<usize, usize> = HashMap::new();
+    for (j, unowned) in surplus {
+        let max = exps[j].repeat.max.unwrap_or(u32::MAX) as usize;
+        let owned = assigned.get(j).map_or(&[][..], Vec::as_slice);
+        if owned.len() + unowned.len() <= max {
+            continue;
+        }
+        // The surplus: that many of the unmatched calls, the last ones.
+        let surplus = owned.len() + unowned.len() - max;
+        for &i in &unowned[unowned.len().saturating_sub(surplus)..] {
+            let slot = flagged.entry(i).or_insert(j);
+            *slot = (*slot).min(j);
+        }
+    }
+    let mut out: Vec<(usize, usize)> = flagged.into_iter().collect();
+    out.sort_unstable();
+    out
 }
 
 /// Which expectations some reference constraint reads from.
