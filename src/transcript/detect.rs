@@ -128,6 +128,9 @@ pub(crate) fn line(v: &Value) -> Option<Format> {
     if is_responses_event(v) {
         return Some(Format::OpenaiResponses);
     }
+    if super::readers::neutral_call(v) {
+        return Some(Format::ToolspecCalls);
+    }
     None
 }
 
@@ -308,6 +311,9 @@ pub(crate) fn doc(v: &Value) -> Result<Format, String> {
 }
 
 fn doc_shape(v: &Value) -> Option<Format> {
+    if super::readers::neutral_doc(v) {
+        return Some(Format::ToolspecCalls);
+    }
     if is_gemini_cli_session(v) {
         return Some(Format::GeminiCli);
     }
@@ -607,6 +613,7 @@ pub(crate) fn rejections() -> Vec<Rejection> {
         r(Format::Openhands, "no list of `{source, action | observation}` events"),
         r(Format::AdkEvalset, "no `{eval_set_id, eval_cases}` eval set and no `{query, expected_tool_use}` list"),
         r(Format::Langfuse, "no `observations` with `type`, `traceId` and `startTime`"),
+        r(Format::ToolspecCalls, "no array of `{name, args, id, output, is_error}` calls (what `toolspec calls --json` prints)"),
     ]
 }
 

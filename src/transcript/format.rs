@@ -40,11 +40,13 @@ pub enum Format {
     AdkEvalset,
     /// Langfuse trace exports.
     Langfuse,
+    /// toolspec's own calls format: what `toolspec calls --json` prints (JSON or JSON lines).
+    ToolspecCalls,
 }
 
 impl Format {
     /// Every format, in detection-table order of the docs.
-    pub const ALL: [Format; 17] = [
+    pub const ALL: [Format; 18] = [
         Format::OpenaiChat,
         Format::OpenaiResponses,
         Format::AnthropicMessages,
@@ -62,6 +64,7 @@ impl Format {
         Format::Openhands,
         Format::AdkEvalset,
         Format::Langfuse,
+        Format::ToolspecCalls,
     ];
 
     /// The kebab-case name (`openai-chat`), as accepted by `--format`.
@@ -84,6 +87,7 @@ impl Format {
             Format::Openhands => "openhands",
             Format::AdkEvalset => "adk-evalset",
             Format::Langfuse => "langfuse",
+            Format::ToolspecCalls => "toolspec-calls",
         }
     }
 
@@ -93,7 +97,11 @@ impl Format {
     pub fn is_session_format(self) -> bool {
         matches!(
             self,
-            Format::McpJsonrpc | Format::ClaudeCode | Format::CodexCli | Format::OtelGenai
+            Format::McpJsonrpc
+                | Format::ClaudeCode
+                | Format::CodexCli
+                | Format::OtelGenai
+                | Format::ToolspecCalls
         )
     }
 }
@@ -134,6 +142,7 @@ impl FromStr for Format {
             "openhands" | "open-hands" => Format::Openhands,
             "adk-evalset" | "adk" | "adk-eval" => Format::AdkEvalset,
             "langfuse" => Format::Langfuse,
+            "toolspec-calls" | "toolspec" | "calls" | "neutral" => Format::ToolspecCalls,
             _ => return Err(UnknownFormat(s.to_string())),
         };
         Ok(f)
