@@ -471,7 +471,7 @@ fn is_langchain_message(m: &Value) -> bool {
 
 /// The other formats a document (or dataset line) detected as `chosen` also has the marks of,
 /// each with the mark seen. Detection takes the first match of its order; these are the
-/// runners-up a user should hear about, since `--format` reads the file as one of them instead.
+/// runners-up a user should hear about, since `--input-format` reads the file as one of them instead.
 /// Only distinctive marks count (a role/content list with no tool activity matches nothing).
 pub(crate) fn also_matches(v: &Value, chosen: Format) -> Vec<(Format, &'static str)> {
     let msgs = messages(v).unwrap_or(&[]);

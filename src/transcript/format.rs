@@ -67,7 +67,7 @@ impl Format {
         Format::ToolspecCalls,
     ];
 
-    /// The kebab-case name (`openai-chat`), as accepted by `--format`.
+    /// The kebab-case name (`openai-chat`), as accepted by `--input-format`.
     pub fn name(self) -> &'static str {
         match self {
             Format::OpenaiChat => "openai-chat",
