@@ -133,6 +133,14 @@ fn the_format_is_detected_as_itself_in_json_and_jsonl() {
         .iter()
         .all(|t| t.format == Format::ToolspecCalls && t.record.is_some()));
     assert_eq!((ts[0].calls.len(), ts[1].calls.len()), (1, 0));
+    // JSON lines of arrays: a dataset, detected or forced alike.
+    let jl = "[{\"name\": \"a\", \"args\": {}}]\n[{\"name\": \"b\", \"args\": {}}]\n";
+    for forced in [None, Some(Format::ToolspecCalls)] {
+        let ts = read("d.jsonl", jl.as_bytes(), forced).unwrap();
+        let names: Vec<_> = ts.iter().map(|t| t.calls[0].name.as_str()).collect();
+        assert_eq!(names, ["a", "b"], "{forced:?}");
+        assert!(ts.iter().all(|t| t.record.is_some()));
+    }
     // A transcript with no calls.
     let t = read("e.json", b"[]", None).unwrap();
     assert_eq!((t[0].format, t[0].calls.len()), (Format::ToolspecCalls, 0));

@@ -93,15 +93,12 @@ impl Format {
 
     /// Whether a JSONL file of this format is always one session (one event per line) rather
     /// than a dataset (one transcript per line). Gemini, Vercel and OpenAI Chat JSONL files are
-    /// sessions only when their lines are responses, results or stream chunks.
+    /// sessions only when their lines are responses, results or stream chunks; toolspec calls
+    /// JSONL only when its lines are calls (lines that are arrays of calls are a dataset).
     pub fn is_session_format(self) -> bool {
         matches!(
             self,
-            Format::McpJsonrpc
-                | Format::ClaudeCode
-                | Format::CodexCli
-                | Format::OtelGenai
-                | Format::ToolspecCalls
+            Format::McpJsonrpc | Format::ClaudeCode | Format::CodexCli | Format::OtelGenai
         )
     }
 }
