@@ -141,6 +141,22 @@ fn the_format_is_detected_as_itself_in_json_and_jsonl() {
         assert_eq!(names, ["a", "b"], "{forced:?}");
         assert!(ts.iter().all(|t| t.record.is_some()));
     }
+    // Forced, an item that is not a call is said, never skipped silently.
+    let ts = read(
+        "d.json",
+        br#"[[{"name": "a", "args": {}}, 7]]"#,
+        Some(Format::ToolspecCalls),
+    )
+    .unwrap();
+    assert_eq!(ts[0].calls.len(), 1);
+    assert_eq!(ts[0].findings[0].code, "unreadable-call");
+    let e = read(
+        "c.json",
+        br#"[{"name": "a", "args": {}}, 7]"#,
+        Some(Format::ToolspecCalls),
+    )
+    .unwrap_err();
+    assert_eq!(e.code(), "wrong-shape");
     // A transcript with no calls.
     let t = read("e.json", b"[]", None).unwrap();
     assert_eq!((t[0].format, t[0].calls.len()), (Format::ToolspecCalls, 0));
