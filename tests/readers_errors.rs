@@ -173,7 +173,7 @@ fn unknown_format_lists_every_format_tried() {
     );
     let help = miette::Diagnostic::help(&e).unwrap().to_string();
     assert!(
-        help.contains("--format") && help.contains("otel-genai: no `resourceSpans`"),
+        help.contains("--input-format") && help.contains("otel-genai: no `resourceSpans`"),
         "{help}"
     );
     // Plain text, and scalars.

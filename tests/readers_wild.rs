@@ -285,7 +285,7 @@ fn a_file_matching_two_formats_says_so() {
     assert_eq!(notes.len(), 1, "{:?}", ts[0].findings);
     assert!(
         notes[0].message.contains("openai-chat")
-            && notes[0].message.contains("--format openai-chat"),
+            && notes[0].message.contains("--input-format openai-chat"),
         "{}",
         notes[0].message
     );

@@ -52,7 +52,19 @@ pub struct CheckOptions {
     /// mid-edit is reported and checked in its last good version; every spec that compiles is
     /// remembered here.
     pub last_good: Option<LastGood>,
+    /// `--spec FILE`: check the transcripts named in `paths` (and [`Self::stdin`]) against
+    /// every spec in this file, whatever its globs say; `paths` then name transcript files only.
+    pub spec: Option<PathBuf>,
+    /// A transcript read from standard input (`-` on the command line), shown as
+    /// [`STDIN_NAME`]; checked against the specs of [`Self::spec`] (no glob names it).
+    pub stdin: Option<Arc<[u8]>>,
+    /// `--input-format`: read every transcript of the run as this format (over a spec's
+    /// `format` and the `[formats]` of the settings).
+    pub input_format: Option<Format>,
 }
+
+/// How a transcript read from standard input is shown in reports.
+pub const STDIN_NAME: &str = "<stdin>";
 
 /// The last text of each spec file that compiled (shared between runs of a watch).
 #[derive(Debug, Clone, Default)]
@@ -144,12 +156,46 @@ pub fn check_with<S: PairSink>(
     // Every file the check reads goes through this guard (see docs/security.md).
     let guard = RootGuard::for_project(&root, opts.allow_outside_root);
     let exclude = exclude_set(&settings.settings.exclude, &root, &mut report);
-    let paths = if opts.paths.is_empty() {
+    let paths = if opts.paths.is_empty() && opts.spec.is_none() && opts.stdin.is_none() {
         vec![cwd.to_path_buf()]
     } else {
         opts.paths.clone()
     };
-    let found = discover::discover(&paths, &exclude, &guard);
+    let mut found = if opts.spec.is_some() {
+        // Under `--spec` the paths are transcripts: a folder or spec file is a mistake.
+        let (folders, files): (Vec<PathBuf>, Vec<PathBuf>) =
+            paths.iter().cloned().partition(|p| p.is_dir());
+        let mut found = discover::discover(&files, &exclude, &guard);
+        for p in folders.iter().chain(&std::mem::take(&mut found.specs)) {
+            report.errors.push(plain_error(
+                "not-a-transcript",
+                format!(
+                    "{}: with --spec, the paths name transcript files",
+                    display_path(p, cwd)
+                ),
+                Some("name the transcript files to check (or `-` for standard input)".into()),
+            ));
+        }
+        found
+    } else {
+        discover::discover(&paths, &exclude, &guard)
+    };
+    if opts.stdin.is_some() && opts.spec.is_none() {
+        report.errors.push(plain_error(
+            "stdin-without-spec",
+            format!("{STDIN_NAME}: a transcript read from standard input needs --spec FILE"),
+            Some("no spec's globs name standard input: pass the spec to check it with".into()),
+        ));
+    }
+    // The spec file of `--spec`, through the root guard as any spec file named on the command
+    // line.
+    let mut given_spec: Option<PathBuf> = None;
+    if let Some(spec) = &opts.spec {
+        let d = discover::discover(std::slice::from_ref(spec), &exclude, &guard);
+        found.refused.extend(d.refused);
+        found.problems.extend(d.problems);
+        given_spec = d.specs.into_iter().chain(d.transcripts).next();
+    }
     for (path, problem) in &found.refused {
         report
             .errors
@@ -166,7 +212,8 @@ pub fn check_with<S: PairSink>(
     // spec file is one entry however it was named (`s.toolspec` on the command line and found
     // again by the walk, `./s.toolspec`, twice): each (spec, transcript) pair is checked once.
     let mut spec_files: BTreeSet<PathBuf> = found.specs.iter().map(|p| absolute(p)).collect();
-    if !found.transcripts.is_empty() {
+    spec_files.extend(given_spec.as_deref().map(absolute));
+    if !found.transcripts.is_empty() && opts.spec.is_none() {
         let mut all = Discovered::default();
         discover::walk_specs(&root, &exclude, &mut all);
         spec_files.extend(all.specs.iter().map(|p| absolute(p)));
@@ -186,6 +233,8 @@ pub fn check_with<S: PairSink>(
 
     // Bind: transcript file → specs that check it.
     let mut bound: BTreeMap<PathBuf, Vec<(usize, usize)>> = BTreeMap::new();
+    // The specs that check the transcript read from standard input.
+    let mut stdin_specs: Vec<(usize, usize)> = Vec::new();
     let mut units: Vec<Vec<Spec>> = Vec::new();
     for (path, specs, warnings) in compiled {
         report.warnings.extend(warnings);
@@ -222,10 +271,15 @@ pub fn check_with<S: PairSink>(
                     }
                 }
             }
+            // Under `--spec`, every spec of the file checks every transcript named.
+            let given = opts.spec.is_some();
             for t in &found.transcripts {
-                if spec.globs.iter().any(|g| g.matches(t)) {
+                if given || spec.globs.iter().any(|g| g.matches(t)) {
                     push_unique(bound.entry(absolute(t)).or_default(), (unit, si));
                 }
+            }
+            if given && opts.stdin.is_some() {
+                push_unique(&mut stdin_specs, (unit, si));
             }
         }
         units.push(specs);
@@ -245,21 +299,43 @@ pub fn check_with<S: PairSink>(
         }
     }
 
-    let checked_specs: BTreeSet<(usize, usize)> = bound.values().flatten().copied().collect();
+    let checked_specs: BTreeSet<(usize, usize)> = bound
+        .values()
+        .flatten()
+        .chain(&stdin_specs)
+        .copied()
+        .collect();
     report.summary.specs = checked_specs.len();
     let formats = format_overrides(settings, &root, &mut report);
-    let work: Vec<(&PathBuf, &Vec<(usize, usize)>)> = bound.iter().collect();
+    // `None`: the transcript read from standard input.
+    type Bound<'b> = (Option<&'b PathBuf>, &'b Vec<(usize, usize)>);
+    let mut work: Vec<Bound<'_>> = bound.iter().map(|(f, s)| (Some(f), s)).collect();
+    if !stdin_specs.is_empty() {
+        work.push((None, &stdin_specs));
+    }
     let outcomes: Vec<FileOutcome<S::Entry>> = par_map(&work, |(file, specs)| {
         let specs: Vec<&Spec> = specs.iter().map(|&(u, s)| &units[u][s]).collect();
-        let shown = display_path(file, cwd);
+        let (path, shown, given) = match file {
+            Some(f) => (f.as_path(), display_path(f, cwd), None),
+            None => (
+                Path::new(STDIN_NAME),
+                STDIN_NAME.to_owned(),
+                opts.stdin.as_deref(),
+            ),
+        };
+        let input = Input {
+            path,
+            shown: &shown,
+            given,
+            forced: opts.input_format,
+        };
         // A file that panics is reported as an error, and what it had handed to the sink is
         // dropped with its outcome (as if it had no results).
         isolate(&shown, "checking this transcript file", || {
             check_file(
-                file,
+                &input,
                 &specs,
                 &formats,
-                cwd,
                 sink,
                 &guard,
                 opts.judge.as_deref(),
@@ -671,6 +747,18 @@ struct Seen<'a> {
     findings: Vec<transcript::ReadFinding>,
 }
 
+/// The transcript `check_file` reads.
+struct Input<'a> {
+    /// Its path (for standard input, [`STDIN_NAME`], never opened).
+    path: &'a Path,
+    /// How reports show it.
+    shown: &'a str,
+    /// Its bytes when they were read already (standard input).
+    given: Option<&'a [u8]>,
+    /// `--input-format`.
+    forced: Option<Format>,
+}
+
 /// Read one transcript file and run every bound spec on each transcript in it.
 ///
 /// Each transcript is checked as soon as the reader hands it over; its calls are dropped once
@@ -679,15 +767,15 @@ struct Seen<'a> {
 /// streaming a file too large to hold). So memory follows one transcript's calls and results,
 /// never the file size or the number of transcripts in it.
 fn check_file<S: PairSink>(
-    path: &Path,
+    input: &Input<'_>,
     specs: &[&Spec],
     formats: &[(globset::GlobMatcher, Format)],
-    cwd: &Path,
     sink: &S,
     guard: &RootGuard,
     judge: Option<&dyn profiles::Judge>,
 ) -> FileOutcome<S::Entry> {
-    let shown = display_path(path, cwd);
+    let path = input.path;
+    let shown = input.shown.to_owned();
     let key: Arc<str> = Arc::from(shown.as_str());
     let mut out = FileOutcome {
         transcripts: 0,
@@ -699,12 +787,13 @@ fn check_file<S: PairSink>(
     // once per format.
     let by_format: BTreeMap<Option<Format>, Vec<&Spec>> =
         specs.iter().fold(BTreeMap::new(), |mut m, s| {
-            let forced = s
-                .config
-                .format
-                .as_deref()
-                .and_then(|f| f.parse::<Format>().ok())
+            let forced = input
+                .forced
+                .or_else(|| s.config.format.as_deref().and_then(|f| f.parse().ok()))
                 .or_else(|| {
+                    if input.given.is_some() {
+                        return None; // no `[formats]` glob names standard input
+                    }
                     formats
                         .iter()
                         .find(|(g, _)| g.is_match(path))
@@ -715,7 +804,7 @@ fn check_file<S: PairSink>(
         });
     // The file's bytes when it is small enough to read whole: read once, for every format and
     // for placing the findings.
-    let mut whole: Option<Option<Vec<u8>>> = None;
+    let mut whole: Option<Option<Vec<u8>>> = input.given.map(|b| Some(b.to_vec()));
     for (format, specs) in by_format {
         if whole.is_none() {
             match open_transcripts(path, &shown, guard) {
@@ -824,8 +913,9 @@ fn check_file<S: PairSink>(
 
 /// The warning for a transcript file read without error but without a single call.
 fn no_calls_warning(shown: &str, format: Format, forced: bool) -> Finding {
+    let arg = if shown == STDIN_NAME { "-" } else { shown };
     let how = if forced {
-        "as the spec or toolspec.toml says"
+        "as the spec, toolspec.toml or --input-format says"
     } else {
         "by detection"
     };
@@ -844,7 +934,7 @@ fn no_calls_warning(shown: &str, format: Format, forced: bool) -> Finding {
             Some(format!(
                 "if this file is not in the {format} format, name its format in the spec \
                  (`format openai-chat`, or another reader) or in a `[formats]` entry of \
-                 toolspec.toml (`toolspec calls --format NAME {shown}` shows what a reader \
+                 toolspec.toml (`toolspec calls --input-format NAME {arg}` shows what a reader \
                  finds); if the run made no tool calls, this is expected"
             )),
         )

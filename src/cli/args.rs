@@ -87,6 +87,14 @@ pub struct CheckArgs {
     /// Print passing pairs' details too, not only the summary line.
     #[arg(long, short)]
     pub verbose: bool,
+    /// Check the transcripts named in PATHS (`-`: standard input) against every spec in FILE,
+    /// whatever its `transcripts` globs say.
+    #[arg(long, value_name = "FILE")]
+    pub spec: Option<PathBuf>,
+    /// Read every transcript as this format instead of detecting it (over a spec's `format`
+    /// and toolspec.toml's `[formats]`).
+    #[arg(long, value_name = "NAME")]
+    pub input_format: Option<String>,
 }
 
 /// `toolspec watch`.
@@ -133,15 +141,15 @@ pub struct FmtArgs {
 /// `toolspec calls`.
 #[derive(Debug, Args)]
 pub struct CallsArgs {
-    /// Transcript files.
+    /// Transcript files (`-`: standard input, shown as `<stdin>`).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
     /// Print JSON (an array of calls per file) instead of a table.
     #[arg(long)]
     pub json: bool,
     /// Read as this format instead of detecting it.
-    #[arg(long, value_name = "NAME")]
-    pub format: Option<String>,
+    #[arg(long = "input-format", alias = "format", value_name = "NAME")]
+    pub input_format: Option<String>,
     /// When to use colours in diagnostics.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,

@@ -6,6 +6,7 @@ pub mod commands;
 pub mod judge;
 pub mod output;
 pub mod sources;
+pub mod stdin;
 pub mod watch;
 
 use std::process::ExitCode;

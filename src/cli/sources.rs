@@ -27,6 +27,8 @@ pub const BUDGET: usize = 4 << 20;
 pub struct SourceCache {
     inner: Mutex<Lru>,
     budget: usize,
+    /// A text that is not a file (standard input): always kept, never read from disk.
+    pinned: Mutex<Option<(String, Arc<String>)>>,
 }
 
 impl Default for SourceCache {
@@ -51,12 +53,26 @@ impl SourceCache {
         SourceCache {
             inner: Mutex::default(),
             budget,
+            pinned: Mutex::default(),
+        }
+    }
+
+    /// Show `bytes` (if UTF-8) for `name` instead of reading a file of that name: a transcript
+    /// read from standard input.
+    pub fn pin(&self, name: &str, bytes: &[u8]) {
+        if let (Ok(mut p), Ok(text)) = (self.pinned.lock(), std::str::from_utf8(bytes)) {
+            *p = Some((name.to_owned(), Arc::new(text.to_owned())));
         }
     }
 
     /// The text of `name` (a path as shown in the report), if readable as UTF-8 and at most
     /// [`SNIPPET_FILE_LIMIT`] bytes.
     pub fn get(&self, name: &str) -> Option<Arc<String>> {
+        if let Some((pinned, text)) = self.pinned.lock().ok()?.as_ref() {
+            if pinned == name {
+                return Some(text.clone());
+            }
+        }
         let key = PathBuf::from(name);
         {
             let mut lru = self.inner.lock().ok()?;

@@ -128,6 +128,9 @@ pub(crate) fn line(v: &Value) -> Option<Format> {
     if is_responses_event(v) {
         return Some(Format::OpenaiResponses);
     }
+    if super::readers::neutral_call(v) {
+        return Some(Format::ToolspecCalls);
+    }
     None
 }
 
@@ -308,6 +311,9 @@ pub(crate) fn doc(v: &Value) -> Result<Format, String> {
 }
 
 fn doc_shape(v: &Value) -> Option<Format> {
+    if super::readers::neutral_doc(v) {
+        return Some(Format::ToolspecCalls);
+    }
     if is_gemini_cli_session(v) {
         return Some(Format::GeminiCli);
     }
@@ -465,7 +471,7 @@ fn is_langchain_message(m: &Value) -> bool {
 
 /// The other formats a document (or dataset line) detected as `chosen` also has the marks of,
 /// each with the mark seen. Detection takes the first match of its order; these are the
-/// runners-up a user should hear about, since `--format` reads the file as one of them instead.
+/// runners-up a user should hear about, since `--input-format` reads the file as one of them instead.
 /// Only distinctive marks count (a role/content list with no tool activity matches nothing).
 pub(crate) fn also_matches(v: &Value, chosen: Format) -> Vec<(Format, &'static str)> {
     let msgs = messages(v).unwrap_or(&[]);
@@ -607,6 +613,7 @@ pub(crate) fn rejections() -> Vec<Rejection> {
         r(Format::Openhands, "no list of `{source, action | observation}` events"),
         r(Format::AdkEvalset, "no `{eval_set_id, eval_cases}` eval set and no `{query, expected_tool_use}` list"),
         r(Format::Langfuse, "no `observations` with `type`, `traceId` and `startTime`"),
+        r(Format::ToolspecCalls, "no array of `{name, args, id, output, is_error}` calls (what `toolspec calls --json` prints)"),
     ]
 }
 

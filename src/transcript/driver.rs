@@ -346,14 +346,14 @@ fn read_document(
 
 /// An `ambiguous-format` finding for each other format the document also has the marks of:
 /// detection picked the first in its order, and the user should know the file could be read
-/// otherwise (`--format`).
+/// otherwise (`--input-format`).
 fn ambiguous(v: &Value, format: Format, sink: &mut Sink) {
     for (other, what) in detect::also_matches(v, format) {
         let at = sink.at(&[]);
         sink.finding(
             "ambiguous-format",
             format!(
-                "this file also has the marks of {other} ({what}); it was read as {format}, which comes first in the detection order (docs/formats.md); pass --format {other} to read it as {other}"
+                "this file also has the marks of {other} ({what}); it was read as {format}, which comes first in the detection order (docs/formats.md); pass --input-format {other} to read it as {other}"
             ),
             at,
         );
@@ -417,7 +417,7 @@ fn shape_error(
     loc.wrong_shape(
         start,
         format!("not a {format} transcript: {msg}"),
-        "check the --format given, or leave it out to detect the format",
+        "check the --input-format given, or leave it out to detect the format",
     )
 }
 
@@ -754,7 +754,7 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
                 .wrong_shape(
                     0,
                     format!("line {no} of this dataset matches no transcript format (it is {})", detect::describe(v)),
-                    "every line of a JSONL dataset must be one transcript; pass --format to force one",
+                    "every line of a JSONL dataset must be one transcript; pass --input-format to force one",
                 )
             })?,
         };

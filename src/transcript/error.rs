@@ -148,7 +148,7 @@ pub enum ReadError {
     #[error("{file}: unknown transcript format: {}", summarize(.found, .tried))]
     #[diagnostic(
         code(toolspec::read::unknown_format),
-        help("pass --format NAME to read it as a given format; formats tried:\n{}", list_rejections(.tried))
+        help("pass --input-format NAME to read it as a given format; formats tried:\n{}", list_rejections(.tried))
     )]
     DetectionFailed {
         /// File name.

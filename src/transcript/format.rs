@@ -40,11 +40,13 @@ pub enum Format {
     AdkEvalset,
     /// Langfuse trace exports.
     Langfuse,
+    /// toolspec's own calls format: what `toolspec calls --json` prints (JSON or JSON lines).
+    ToolspecCalls,
 }
 
 impl Format {
     /// Every format, in detection-table order of the docs.
-    pub const ALL: [Format; 17] = [
+    pub const ALL: [Format; 18] = [
         Format::OpenaiChat,
         Format::OpenaiResponses,
         Format::AnthropicMessages,
@@ -62,9 +64,10 @@ impl Format {
         Format::Openhands,
         Format::AdkEvalset,
         Format::Langfuse,
+        Format::ToolspecCalls,
     ];
 
-    /// The kebab-case name (`openai-chat`), as accepted by `--format`.
+    /// The kebab-case name (`openai-chat`), as accepted by `--input-format`.
     pub fn name(self) -> &'static str {
         match self {
             Format::OpenaiChat => "openai-chat",
@@ -84,12 +87,14 @@ impl Format {
             Format::Openhands => "openhands",
             Format::AdkEvalset => "adk-evalset",
             Format::Langfuse => "langfuse",
+            Format::ToolspecCalls => "toolspec-calls",
         }
     }
 
     /// Whether a JSONL file of this format is always one session (one event per line) rather
     /// than a dataset (one transcript per line). Gemini, Vercel and OpenAI Chat JSONL files are
-    /// sessions only when their lines are responses, results or stream chunks.
+    /// sessions only when their lines are responses, results or stream chunks; toolspec calls
+    /// JSONL only when its lines are calls (lines that are arrays of calls are a dataset).
     pub fn is_session_format(self) -> bool {
         matches!(
             self,
@@ -134,6 +139,7 @@ impl FromStr for Format {
             "openhands" | "open-hands" => Format::Openhands,
             "adk-evalset" | "adk" | "adk-eval" => Format::AdkEvalset,
             "langfuse" => Format::Langfuse,
+            "toolspec-calls" | "toolspec" | "calls" | "neutral" => Format::ToolspecCalls,
             _ => return Err(UnknownFormat(s.to_string())),
         };
         Ok(f)

@@ -7,6 +7,10 @@ use toolspec::transcript::{self, Format, Transcript};
 
 use crate::cli::args::CallsArgs;
 use crate::cli::output::{self, exit};
+use crate::cli::stdin;
+
+/// How a transcript read from standard input is shown.
+const STDIN_NAME: &str = toolspec::check::run::STDIN_NAME;
 
 /// `--json`: for one file, the truth-file shape — an array of `{name, args, id, output,
 /// is_error}` (an array of such arrays for a JSONL dataset); for several files, an object from
@@ -19,7 +23,7 @@ use crate::cli::output::{self, exit};
 /// before the error.
 pub fn run(args: CallsArgs) -> u8 {
     let color = args.color.enabled_stderr();
-    let format = match args.format.as_deref().map(Format::from_str) {
+    let format = match args.input_format.as_deref().map(Format::from_str) {
         None => None,
         Some(Ok(f)) => Some(f),
         Some(Err(e)) => {
@@ -30,10 +34,32 @@ pub fn run(args: CallsArgs) -> u8 {
     let mut status = exit::OK;
     let several = args.files.len() > 1;
     let mut files_written = 0usize;
+    let mut stdin_read = false;
     for path in &args.files {
-        let name = path.display().to_string();
+        let from_stdin = stdin::is_stdin(path);
+        let name = if from_stdin {
+            STDIN_NAME.to_owned()
+        } else {
+            path.display().to_string()
+        };
+        // Standard input is read once, whole (up to `stdin::STDIN_LIMIT`).
+        let bytes = if from_stdin {
+            if std::mem::replace(&mut stdin_read, true) {
+                continue;
+            }
+            match stdin::read() {
+                Ok(b) => Some(b),
+                Err(e) => {
+                    output::err(&format!("error: {}\n", output::esc(&e)));
+                    status = exit::ERROR;
+                    continue;
+                }
+            }
+        } else {
+            None
+        };
         let mut file = JsonFile::default();
-        let read = transcript::read_file_with(path, format, |t| {
+        let emit = |t: Transcript| {
             if !args.json {
                 output::out(&toolspec::text::guard_lines(&table(
                     &name,
@@ -55,7 +81,11 @@ pub fn run(args: CallsArgs) -> u8 {
                 }
             }
             file.element(&calls_json(&t), several);
-        });
+        };
+        let read = match &bytes {
+            Some(b) => transcript::read_with(&name, b, format, emit),
+            None => transcript::read_file_with(path, format, emit),
+        };
         if args.json {
             file.close(several);
         }

@@ -3,7 +3,7 @@
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
-use toolspec::check::run::{check_with, CheckOptions};
+use toolspec::check::run::{check_with, CheckOptions, STDIN_NAME};
 use toolspec::check::settings::LoadedSettings;
 use toolspec::report::stream::{Format, Streamer};
 use toolspec::report::{self, Report};
@@ -11,6 +11,7 @@ use toolspec::report::{self, Report};
 use crate::cli::args::{CheckArgs, OutputFormat, RunArgs};
 use crate::cli::output::{self, exit};
 use crate::cli::sources::SourceCache;
+use crate::cli::stdin;
 
 /// Run a check and print it in the chosen format; exit 0 (all passed), 1 (some expectation
 /// failed) or 2 (something could not be checked).
@@ -34,7 +35,33 @@ pub fn run(args: CheckArgs) -> u8 {
         Err(status) => return status,
     };
     let color = args.run.color.enabled() && args.output_file.is_none();
+    let input_format = match args.input_format.as_deref().map(str::parse) {
+        None => None,
+        Some(Ok(f)) => Some(f),
+        Some(Err(e)) => {
+            output::err(&format!(
+                "error: {}\n",
+                output::esc(&toolspec::transcript::UnknownFormat::to_string(&e))
+            ));
+            return exit::ERROR;
+        }
+    };
+    // `-` among the paths: a transcript read from standard input, shown as `<stdin>`.
+    let stdin = if args.run.paths.iter().any(|p| stdin::is_stdin(p)) {
+        match stdin::read() {
+            Ok(bytes) => Some(std::sync::Arc::<[u8]>::from(bytes)),
+            Err(e) => {
+                output::err(&format!("error: {}\n", output::esc(&e)));
+                return exit::ERROR;
+            }
+        }
+    } else {
+        None
+    };
     let cache = SourceCache::default();
+    if let Some(bytes) = &stdin {
+        cache.pin(STDIN_NAME, bytes);
+    }
     let sources = |name: &str| cache.get(name);
     let human = report::human::Options {
         color,
@@ -55,7 +82,18 @@ pub fn run(args: CheckArgs) -> u8 {
         },
     };
     let opts = match options(&args.run) {
-        Ok(o) => o,
+        Ok(o) => CheckOptions {
+            paths: o
+                .paths
+                .iter()
+                .filter(|p| !stdin::is_stdin(p))
+                .cloned()
+                .collect(),
+            spec: args.spec.clone(),
+            stdin,
+            input_format,
+            ..o
+        },
         Err(status) => return status,
     };
     let streamer = Streamer::new(format);
@@ -152,6 +190,7 @@ pub fn options(run: &RunArgs) -> Result<CheckOptions, u8> {
             std::sync::Arc::new(j) as std::sync::Arc<dyn toolspec::score::profiles::Judge>
         }),
         last_good: None,
+        ..CheckOptions::default()
     })
 }
 

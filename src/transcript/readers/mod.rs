@@ -12,6 +12,7 @@ mod inspect_ai;
 mod langchain;
 mod langfuse;
 mod mcp;
+mod neutral;
 mod openai_chat;
 mod openai_responses;
 mod openhands;
@@ -132,6 +133,17 @@ pub(crate) fn otel_sdk_spans(v: &Value) -> bool {
     otel_sdk::spans(v).is_some()
 }
 
+/// Whether `v` is one call of toolspec's own calls format (a JSON line of it).
+pub(crate) fn neutral_call(v: &Value) -> bool {
+    neutral::is_call(v)
+}
+
+/// Whether `v` is a transcript (an array of calls, `[]` included) or a dataset (an array of
+/// such arrays) of toolspec's own calls format.
+pub(crate) fn neutral_doc(v: &Value) -> bool {
+    neutral::is_calls(v) || neutral::is_dataset(v)
+}
+
 /// Read one JSON document as `format`. `Err` explains a shape the format does not have.
 pub(crate) fn read_doc(format: Format, v: &Value, sink: &mut Sink) -> Result<(), String> {
     match format {
@@ -148,6 +160,7 @@ pub(crate) fn read_doc(format: Format, v: &Value, sink: &mut Sink) -> Result<(),
         Format::Openhands => openhands::read(v, sink),
         Format::AdkEvalset => adk::read(v, sink),
         Format::Langfuse => langfuse::read(v, sink),
+        Format::ToolspecCalls => neutral::read(v, sink),
         Format::OtelGenai if otel_sdk::spans(v).is_some() => otel_sdk::read(v, sink),
         Format::OtelGenai => {
             let mut st = otel::State::default();
@@ -216,6 +229,7 @@ pub(crate) fn split(format: Format, v: &Value) -> Option<Vec<(Vec<Seg>, &Value)>
         Format::Deepeval => deepeval::cases(v),
         Format::InspectAi => inspect_ai::samples(v),
         Format::AdkEvalset => adk::cases(v),
+        Format::ToolspecCalls => neutral::transcripts(v),
         _ => None,
     }
 }
@@ -226,6 +240,7 @@ pub(crate) fn read_part(format: Format, v: &Value, path: &[Seg], sink: &mut Sink
         Format::Deepeval => deepeval::read_case(v, path, sink),
         Format::InspectAi => inspect_ai::read_sample(v, path, sink),
         Format::AdkEvalset => adk::read_case(v, path, sink),
+        Format::ToolspecCalls => neutral::read_part(v, path, sink),
         _ => {}
     }
 }

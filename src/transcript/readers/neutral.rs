@@ -1,0 +1,109 @@
+//! toolspec's own calls format: what `toolspec calls --json` prints. A transcript is a JSON
+//! array of calls `{name, args, id, output, is_error}` (only `name` and `args` required), or
+//! JSON lines with one call per line; a dataset is an array of such arrays (one transcript
+//! each). Arguments and outputs are taken as they are (no string decoding); an `is_error` or
+//! an `output` answers the call. The schema is `docs/schema/calls.schema.json`.
+
+use serde_json::Value;
+
+use super::super::detect;
+use super::super::sink::{id_string, Args, Sink};
+use super::super::spans::Seg;
+
+/// The keys a call object may have.
+pub(crate) const KEYS: [&str; 5] = ["name", "args", "id", "output", "is_error"];
+
+/// Whether `v` is one call: an object with a string `name`, an `args` member, and no key
+/// outside [`KEYS`] (`id` a string or null, `is_error` a boolean or null).
+pub(crate) fn is_call(v: &Value) -> bool {
+    let Some(o) = v.as_object() else {
+        return false;
+    };
+    o.get("name").is_some_and(Value::is_string)
+        && o.contains_key("args")
+        && o.keys().all(|k| KEYS.contains(&k.as_str()))
+        && o.get("id").is_none_or(|i| i.is_string() || i.is_null())
+        && o.get("is_error")
+            .is_none_or(|e| e.is_boolean() || e.is_null())
+}
+
+/// Whether `v` is one transcript: an array of calls (an empty array is one with no calls).
+pub(crate) fn is_calls(v: &Value) -> bool {
+    v.as_array().is_some_and(|a| a.iter().all(is_call))
+}
+
+/// Whether `v` is a dataset: a non-empty array of transcripts.
+pub(crate) fn is_dataset(v: &Value) -> bool {
+    v.as_array()
+        .is_some_and(|a| !a.is_empty() && a.iter().all(|t| t.is_array() && is_calls(t)))
+}
+
+/// The transcripts of a dataset (an array of arrays).
+pub(crate) fn transcripts(v: &Value) -> Option<Vec<(Vec<Seg>, &Value)>> {
+    let a = v.as_array()?;
+    if a.is_empty() || !a.iter().all(Value::is_array) {
+        return None;
+    }
+    Some(
+        a.iter()
+            .enumerate()
+            .map(|(i, t)| (vec![Seg::I(i)], t))
+            .collect(),
+    )
+}
+
+/// Read one transcript (an array of calls) or one call (a JSON line).
+pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
+    match v {
+        Value::Array(calls) => {
+            for (i, c) in calls.iter().enumerate() {
+                call(c, &[Seg::I(i)], sink)?;
+            }
+            Ok(())
+        }
+        Value::Object(_) => call(v, &[], sink),
+        _ => Err(format!(
+            "expected an array of `{{name, args, id, output, is_error}}` calls; found {}",
+            detect::describe(v)
+        )),
+    }
+}
+
+/// Read one transcript of a dataset, found at `path`.
+pub(crate) fn read_part(v: &Value, path: &[Seg], sink: &mut Sink) {
+    let Some(calls) = v.as_array() else {
+        return;
+    };
+    for (i, c) in calls.iter().enumerate() {
+        let mut at = path.to_vec();
+        at.push(Seg::I(i));
+        if let Err(msg) = call(c, &at, sink) {
+            let l = sink.at(&at);
+            sink.finding("unreadable-call", msg, l);
+        }
+    }
+}
+
+fn call(c: &Value, path: &[Seg], sink: &mut Sink) -> Result<(), String> {
+    let Some(name) = c.get("name").and_then(Value::as_str) else {
+        return Err(format!(
+            "expected a call with a string `name`; found {}",
+            detect::describe(c)
+        ));
+    };
+    let args = match c.get("args") {
+        // Taken as is: a string was printed as a string (freeform input, or arguments that
+        // were not valid JSON), and decoding it again would change it.
+        Some(Value::String(s)) => Args::Raw(s.clone()),
+        Some(a) => Args::Owned(a.clone()),
+        None => Args::Empty,
+    };
+    let l = sink.at(path);
+    let i = sink.call_unique(name, args, id_string(c.get("id")), l);
+    let output = c.get("output").filter(|o| !o.is_null()).cloned();
+    let is_error = c.get("is_error").and_then(Value::as_bool).unwrap_or(false);
+    if output.is_some() || is_error {
+        sink.answer(i, output, is_error);
+    }
+    Ok(())
+}
