@@ -40,6 +40,9 @@ pub enum Format {
     AdkEvalset,
     /// Langfuse trace exports.
     Langfuse,
+    /// A custom mapping (`[formats.NAME]` in toolspec.toml): never detected, never named by
+    /// `--format`; the files its `files` globs match are read with it.
+    Custom,
 }
 
 impl Format {
@@ -84,6 +87,7 @@ impl Format {
             Format::Openhands => "openhands",
             Format::AdkEvalset => "adk-evalset",
             Format::Langfuse => "langfuse",
+            Format::Custom => "custom",
         }
     }
 
