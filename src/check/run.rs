@@ -398,21 +398,12 @@ fn format_overrides(
     root: &Path,
     report: &mut Report,
 ) -> Vec<(globset::GlobMatcher, Reading)> {
-    let rooted = |pattern: &str| {
-        format!(
-            "{}/{}",
-            globset::escape(&root.to_string_lossy()),
-            pattern.trim_start_matches("./")
-        )
-    };
+    use crate::check::settings::rooted_glob;
     let mut out = Vec::new();
     for (i, m) in settings.mappings.iter().enumerate() {
         for pattern in &m.files {
             // Checked when the settings were loaded.
-            if let Ok(g) = GlobBuilder::new(&rooted(pattern))
-                .literal_separator(true)
-                .build()
-            {
+            if let Ok(g) = rooted_glob(root, pattern) {
                 out.push((g.compile_matcher(), Reading::Mapping(i)));
             }
         }
@@ -421,10 +412,7 @@ fn format_overrides(
         let crate::check::settings::FormatSetting::Reader(name) = entry else {
             continue;
         };
-        let glob = GlobBuilder::new(&rooted(pattern))
-            .literal_separator(true)
-            .build();
-        match (glob, name.parse::<Format>()) {
+        match (rooted_glob(root, pattern), name.parse::<Format>()) {
             (Ok(g), Ok(f)) => out.push((g.compile_matcher(), Reading::Reader(f))),
             (Err(e), _) => report.errors.push(plain_error(
                 "invalid-setting",

@@ -245,11 +245,12 @@ pub enum SettingsError {
         /// What is wrong (with line and column from the TOML parser).
         message: String,
     },
-    /// A value in the file is wrong (a custom mapping's JSONPath, glob).
+    /// A key or value in the file is wrong (TOML syntax, an unknown key, a custom mapping's
+    /// JSONPath or glob), at its line and column.
     #[error("{path}:{line}:{col}: {message}")]
     #[diagnostic(
         code(toolspec::settings::invalid),
-        help("see docs/formats.md (Custom mappings) for the keys of a `[formats.NAME]` table; JSONPath follows RFC 9535")
+        help("see docs/cli.md for the keys of toolspec.toml, docs/formats.md (Custom mappings) for a `[formats.NAME]` table; JSONPath follows RFC 9535")
     )]
     Located {
         /// The file.
@@ -269,12 +270,53 @@ pub enum SettingsError {
     },
 }
 
+/// A glob of the settings rooted at `root` (the settings file's folder): how every path
+/// pattern of toolspec.toml is matched.
+pub fn rooted_glob(root: &Path, pattern: &str) -> Result<globset::Glob, globset::Error> {
+    let full = format!(
+        "{}/{}",
+        globset::escape(&root.to_string_lossy()),
+        pattern.trim_start_matches("./")
+    );
+    globset::GlobBuilder::new(&full)
+        .literal_separator(true)
+        .build()
+}
+
 impl LoadedSettings {
+    /// The first custom mapping (in name order) whose `files` match `path` (relative paths are
+    /// taken from the working folder).
+    pub fn mapping_for(&self, path: &Path) -> Option<&std::sync::Arc<Mapping>> {
+        let root = std::path::absolute(&self.root).unwrap_or_else(|_| self.root.clone());
+        let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        self.mappings.iter().find(|m| {
+            m.files.iter().any(|f| {
+                rooted_glob(&root, f).is_ok_and(|g| g.compile_matcher().is_match(&path))
+            })
+        })
+    }
+
     /// Parse settings text; `path` names the file in errors and gives the root folder.
     pub fn parse(path: &Path, text: &str) -> Result<LoadedSettings, SettingsError> {
-        let settings: Settings = toml::from_str(text).map_err(|e| SettingsError::Invalid {
-            path: path.display().to_string(),
-            message: e.to_string().trim_end().to_owned(),
+        let located = |range: std::ops::Range<usize>, message: String| {
+            let at = crate::source::LineIndex::new(text.as_bytes())
+                .line_col(text.as_bytes(), range.start);
+            SettingsError::Located {
+                path: path.display().to_string(),
+                line: at.line,
+                col: at.col,
+                message,
+                src: miette::NamedSource::new(path.display().to_string(), text.to_owned()),
+                span: (range.start, range.len()).into(),
+            }
+        };
+        let settings: Settings = toml::from_str(text).map_err(|e| match e.span() {
+            // Located at the offending key or value, with the TOML parser's own message.
+            Some(range) => located(range, e.message().trim_end().to_owned()),
+            None => SettingsError::Invalid {
+                path: path.display().to_string(),
+                message: e.to_string().trim_end().to_owned(),
+            },
         })?;
         if settings.allow_outside_root {
             return Err(SettingsError::Invalid {
@@ -293,18 +335,9 @@ impl LoadedSettings {
             let FormatSetting::Mapping(m) = entry else {
                 continue;
             };
-            let mapping = m.compile(name).map_err(|(range, message)| {
-                let at = crate::source::LineIndex::new(text.as_bytes())
-                    .line_col(text.as_bytes(), range.start);
-                SettingsError::Located {
-                    path: path.display().to_string(),
-                    line: at.line,
-                    col: at.col,
-                    message,
-                    src: miette::NamedSource::new(path.display().to_string(), text.to_owned()),
-                    span: (range.start, range.len()).into(),
-                }
-            })?;
+            let mapping = m
+                .compile(name)
+                .map_err(|(range, message)| located(range, message))?;
             mappings.push(std::sync::Arc::new(mapping));
         }
         // `--config toolspec.toml` has the empty parent "": that is the working folder.

@@ -22,6 +22,9 @@ use super::sink::{norm_output, parse_args_text};
 use super::spans::{SpanTree, Step};
 use super::{Format, ReadError, ReadFinding, Transcript};
 
+/// Largest file a mapping reads (it queries the whole document, so the file is read whole).
+pub const MAPPED_FILE_LIMIT: u64 = 64 << 20;
+
 /// Most nodes one JSONPath result set may hold.
 pub const MAPPING_RESULTS: usize = 1_000_000;
 
