@@ -5,10 +5,14 @@
 //! `calls` already reads, and never opens anything itself. A JSON document is the query root; a
 //! JSON-lines file is read as the array of its lines (`$[0]` is the first line).
 //!
-//! Bounds: before a query runs, an upper bound of the nodes it can visit (the document's node
-//! count, times the selectors of each bracket, times the document's depth for each `..`) must
-//! stay within [`MAPPING_WORK`]; after it runs, a result set is at most [`MAPPING_RESULTS`]
-//! nodes. Past either, the file is not read and the error names the expression.
+//! Bounds: before a query runs, an upper bound of the nodes it can visit must stay within
+//! [`MAPPING_WORK`]: for a query from the root, the document's node count times the query's
+//! multiplicity (the selectors of each bracket multiplied, times the document's depth for each
+//! `..` after the first: only a second `..` can reach a node through several ancestors); for a
+//! query relative to the selected nodes, the sizes of their subtrees added up, times its
+//! multiplicity. A result set is at most [`MAPPING_RESULTS`] nodes (counted without locations
+//! first when the bound allows more). Past either, the file is not read and the error names the
+//! expression.
 
 use std::collections::HashMap;
 
@@ -28,9 +32,9 @@ pub const MAPPED_FILE_LIMIT: u64 = 64 << 20;
 /// Most nodes one JSONPath result set may hold.
 pub const MAPPING_RESULTS: usize = 1_000_000;
 
-/// Most node visits a mapping's queries may cost on one file (an upper bound computed before
-/// they run).
-pub const MAPPING_WORK: u64 = 50_000_000;
+/// Most node visits one query of a mapping may cost on one file (an upper bound computed
+/// before it runs).
+pub const MAPPING_WORK: u64 = 20_000_000;
 
 /// One compiled JSONPath expression of a mapping, with where it is written.
 #[derive(Debug, Clone)]
@@ -66,13 +70,14 @@ impl MappingPath {
         })
     }
 
-    /// Upper bound of the node visits of this query on a document of `nodes` nodes and `depth`.
-    fn cost(&self, nodes: u64, depth: u64) -> u64 {
-        let mut c = nodes.saturating_mul(self.selectors);
-        for _ in 0..self.descendants {
-            c = c.saturating_mul(depth.max(1));
+    /// How often one node can be visited per node of the input: the selectors of each bracket
+    /// multiplied, times `depth` for each `..` after the first.
+    fn multiplicity(&self, depth: u64) -> u64 {
+        let mut m = self.selectors;
+        for _ in 1..self.descendants {
+            m = m.saturating_mul(depth.max(1));
         }
-        c
+        m
     }
 }
 
@@ -110,27 +115,6 @@ pub struct Mapping {
     pub error: Option<MappingPath>,
     /// Results recorded apart from calls.
     pub results: Option<ResultsMapping>,
-}
-
-impl Mapping {
-    /// Every expression of the mapping.
-    fn paths(&self) -> impl Iterator<Item = &MappingPath> {
-        let r = self.results.as_ref();
-        [
-            Some(&self.calls),
-            Some(&self.tool),
-            self.arguments.as_ref(),
-            self.id.as_ref(),
-            self.output.as_ref(),
-            self.error.as_ref(),
-            r.map(|r| &r.path),
-            r.map(|r| &r.id),
-            r.and_then(|r| r.output.as_ref()),
-            r.and_then(|r| r.error.as_ref()),
-        ]
-        .into_iter()
-        .flatten()
-    }
 }
 
 /// The selectors of each bracket multiplied, and the descendant segments counted, in a JSONPath
@@ -202,17 +186,26 @@ fn measure(v: &Value) -> (u64, u64) {
 /// One located result: the node and its normalized path.
 type Located<'a> = (&'a Value, Vec<Step<'a>>);
 
-/// Run `p` on `root`, within the result budget.
-fn query<'a>(p: &MappingPath, root: &'a Value) -> Result<Vec<Located<'a>>, String> {
-    let found = p.path.query_located(root);
-    if found.len() > MAPPING_RESULTS {
-        return Err(format!(
-            "`{}` ({}) selects {} nodes, more than the {MAPPING_RESULTS} a mapping's query may select",
-            p.text,
-            p.key,
-            found.len()
-        ));
+/// Run `p` on `root` (`nodes` nodes, `depth` deep), within the work and result budgets.
+fn query<'a>(
+    p: &MappingPath,
+    root: &'a Value,
+    (nodes, depth): (u64, u64),
+) -> Result<Vec<Located<'a>>, String> {
+    let bound = nodes.saturating_mul(p.multiplicity(depth));
+    within_work(p, bound, nodes, depth)?;
+    if bound > MAPPING_RESULTS as u64 {
+        // Counted first without locations (a reference each), so that a large result set is
+        // refused before paths are built for it.
+        let n = p.path.query(root).len();
+        if n > MAPPING_RESULTS {
+            return Err(format!(
+                "`{}` ({}) selects {n} nodes, more than the {MAPPING_RESULTS} a mapping's query may select",
+                p.text, p.key
+            ));
+        }
     }
+    let found = p.path.query_located(root);
     Ok(found
         .into_iter()
         .map(|n| {
@@ -227,6 +220,46 @@ fn query<'a>(p: &MappingPath, root: &'a Value) -> Result<Vec<Located<'a>>, Strin
             (n.node(), steps)
         })
         .collect())
+}
+
+fn within_work(p: &MappingPath, bound: u64, nodes: u64, depth: u64) -> Result<(), String> {
+    if bound > MAPPING_WORK {
+        return Err(format!(
+            "`{}` ({}) may visit up to {bound} nodes of this file ({nodes} nodes, depth {depth}), more than the {MAPPING_WORK} a mapping's query may visit",
+            p.text, p.key
+        ));
+    }
+    Ok(())
+}
+
+/// Check that the relative queries `paths` may run on each of `selected` (whose subtrees are
+/// summed, stopping past the budget) within [`MAPPING_WORK`].
+fn relative_within_work<'p>(
+    paths: impl Iterator<Item = &'p MappingPath>,
+    selected: &[Located<'_>],
+    depth: u64,
+) -> Result<(), String> {
+    let mut sum = 0u64;
+    let mut stack: Vec<&Value> = Vec::new();
+    'outer: for (node, _) in selected {
+        stack.push(node);
+        while let Some(v) = stack.pop() {
+            sum += 1;
+            if sum > MAPPING_WORK {
+                stack.clear();
+                break 'outer;
+            }
+            match v {
+                Value::Array(a) => stack.extend(a.iter()),
+                Value::Object(o) => stack.extend(o.values()),
+                _ => {}
+            }
+        }
+    }
+    for p in paths {
+        within_work(p, sum.saturating_mul(p.multiplicity(depth)), sum, depth)?;
+    }
+    Ok(())
 }
 
 /// The first node `p` selects under `node` (relative queries), if any.
@@ -333,16 +366,8 @@ pub fn read_mapped(name: &str, bytes: &[u8], mapping: &Mapping) -> Result<Transc
             "narrow the expression in toolspec.toml (fewer `..` and fewer selectors per bracket), or split the file",
         )
     };
-    let (nodes, depth) = measure(&root.value);
-    let mut work = 0u64;
-    for p in mapping.paths() {
-        work = work.saturating_add(p.cost(nodes, depth));
-    }
-    if work > MAPPING_WORK {
-        return Err(refuse(format!(
-            "its queries may visit up to {work} nodes of this file ({nodes} nodes, depth {depth}), more than the {MAPPING_WORK} a mapping may visit"
-        )));
-    }
+    let size = measure(&root.value);
+    let depth = size.1;
     // Where each call node is written: in the document, or in its line.
     let mut whole_tree: Option<SpanTree<'_>> = None;
     let mut line_trees: HashMap<usize, SpanTree<'_>> = HashMap::new();
@@ -371,7 +396,15 @@ pub fn read_mapped(name: &str, bytes: &[u8], mapping: &Mapping) -> Result<Transc
             }
         }
     };
-    let found = query(&mapping.calls, &root.value).map_err(&refuse)?;
+    let found = query(&mapping.calls, &root.value, size).map_err(&refuse)?;
+    let relative = [
+        Some(&mapping.tool),
+        mapping.arguments.as_ref(),
+        mapping.id.as_ref(),
+        mapping.output.as_ref(),
+        mapping.error.as_ref(),
+    ];
+    relative_within_work(relative.into_iter().flatten(), &found, depth).map_err(&refuse)?;
     let mut calls = Vec::with_capacity(found.len());
     let mut findings = Vec::new();
     for (node, steps) in &found {
@@ -425,7 +458,9 @@ pub fn read_mapped(name: &str, bytes: &[u8], mapping: &Mapping) -> Result<Transc
         });
     }
     if let Some(r) = &mapping.results {
-        let results = query(&r.path, &root.value).map_err(&refuse)?;
+        let results = query(&r.path, &root.value, size).map_err(&refuse)?;
+        let relative = [Some(&r.id), r.output.as_ref(), r.error.as_ref()];
+        relative_within_work(relative.into_iter().flatten(), &results, depth).map_err(&refuse)?;
         let mut by_id: HashMap<String, (Option<Value>, bool)> = HashMap::new();
         for (node, steps) in &results {
             let Some(id) = first(&r.id, node).and_then(id_text) else {
@@ -553,6 +588,33 @@ mod tests {
         let doc = format!("{}1{}", "[".repeat(12), "]".repeat(12));
         let err = read_mapped("d.json", doc.as_bytes(), &m).unwrap_err();
         assert!(err.to_string().contains("may visit"), "{err}");
+        // One `..` is free (each node is reached once); a second one may reach a node through
+        // each of its ancestors.
+        assert_eq!(p("$..x").multiplicity(10), 1);
+        assert_eq!(p("$..x..y").multiplicity(10), 10);
+        assert_eq!(p("$[0,1]..x[?@..y]").multiplicity(10), 20);
+    }
+
+    #[test]
+    fn a_result_set_past_the_budget_is_refused() {
+        let m = Mapping {
+            calls: p("$[*]"),
+            tool: p("$.fn"),
+            results: None,
+            ..events()
+        };
+        let doc = format!("[{}1]", "1,".repeat(MAPPING_RESULTS));
+        let err = read_mapped("d.json", doc.as_bytes(), &m).unwrap_err();
+        assert!(err.to_string().contains("selects 1000001 nodes"), "{err}");
+        // And a relative query whose work could explode on the selected nodes.
+        let m = Mapping {
+            calls: p("$[*]"),
+            tool: p(&format!("${}", "[0,0,0,0,0,0,0,0,0,0]".repeat(8))),
+            results: None,
+            ..events()
+        };
+        let err = read_mapped("d.json", b"[[1]]", &m).unwrap_err();
+        assert!(err.to_string().contains("(k) may visit"), "{err}");
     }
 
     #[test]
