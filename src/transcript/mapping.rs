@@ -621,5 +621,8 @@ mod tests {
     fn bad_expressions_say_why() {
         let e = MappingPath::new("formats.x.calls", "$.events[").unwrap_err();
         assert!(e.contains("not a valid JSONPath"), "{e}");
+        // No regular expressions (compiled per node, maybe from the log itself).
+        assert!(MappingPath::new("k", "$[?match(@.a, @.b)]").is_err());
+        assert!(MappingPath::new("k", "$[?length(@.a) > 2]").is_ok());
     }
 }
