@@ -45,12 +45,19 @@ fn check_reads_the_log_through_the_mapping() {
     let dir = Path::new(FIXTURE);
     let pass = toolspec(dir, &["check", "pass.toolspec"]);
     assert_eq!(pass.status.code(), Some(0), "{}", text(&pass));
-    assert!(text(&pass).contains("1 passed, 0 failed"), "{}", text(&pass));
+    assert!(
+        text(&pass).contains("1 passed, 0 failed"),
+        "{}",
+        text(&pass)
+    );
 
     let fail = toolspec(dir, &["check", "fail.toolspec"]);
     let out = text(&fail);
     assert_eq!(fail.status.code(), Some(1), "{out}");
-    assert!(out.contains("expected a call to #2 `issue_refund`"), "{out}");
+    assert!(
+        out.contains("expected a call to #2 `issue_refund`"),
+        "{out}"
+    );
     // The extra call is located at its event in the log.
     assert!(out.contains("runs/session.json:5:3"), "{out}");
 
@@ -84,7 +91,10 @@ fn a_bad_jsonpath_is_a_located_error_in_toolspec_toml() {
     let dir = project(&format!(
         "{GOOD}calls = \"$.events[?@.kind == \"\nname = \"$.tool.fn\"\n"
     ));
-    for args in [&["check", "pass.toolspec"][..], &["calls", "runs/session.json"]] {
+    for args in [
+        &["check", "pass.toolspec"][..],
+        &["calls", "runs/session.json"],
+    ] {
         let out = toolspec(dir.path(), args);
         let all = text(&out);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {all}");
@@ -171,4 +181,18 @@ fn a_mapping_never_reads_files_check_does_not_read() {
     // Only the spec's own transcript is checked; the file outside is never named.
     assert!(all.contains("1 transcripts"), "{all}");
     assert!(!all.contains("secret") && !all.contains("leaked"), "{all}");
+}
+
+#[test]
+fn a_mapping_that_finds_no_call_says_so() {
+    let dir = project(&format!(
+        "{GOOD}calls = \"$.nothing[*]\"\nname = \"$.tool.fn\"\n"
+    ));
+    let out = toolspec(dir.path(), &["check", "pass.toolspec"]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(
+        all.contains("read with a custom mapping of toolspec.toml, with 0 tool calls"),
+        "{all}"
+    );
 }

@@ -869,13 +869,25 @@ fn no_calls_warning(shown: &str, format: Format, forced: bool) -> Finding {
         }),
         ..plain_warning(
             "no-calls-read",
-            format!("read as {format} ({how}), with 0 tool calls"),
-            Some(format!(
-                "if this file is not in the {format} format, name its format in the spec \
+            if format == Format::Custom {
+                "read with a custom mapping of toolspec.toml, with 0 tool calls".to_owned()
+            } else {
+                format!("read as {format} ({how}), with 0 tool calls")
+            },
+            Some(if format == Format::Custom {
+                format!(
+                    "the custom mapping of toolspec.toml whose `files` match this file found no \
+                     call: check its `calls` and `name` expressions (`toolspec calls {shown}` \
+                     shows what it reads); if the run made no tool calls, this is expected"
+                )
+            } else {
+                format!(
+                    "if this file is not in the {format} format, name its format in the spec \
                  (`format openai-chat`, or another reader) or in a `[formats]` entry of \
                  toolspec.toml (`toolspec calls --format NAME {shown}` shows what a reader \
                  finds); if the run made no tool calls, this is expected"
-            )),
+                )
+            }),
         )
     }
 }

@@ -83,7 +83,10 @@ impl<'de> Deserialize<'de> for FormatSetting {
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<FormatSetting, E> {
                 Ok(FormatSetting::Reader(v.to_owned()))
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<FormatSetting, A::Error> {
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<FormatSetting, A::Error> {
                 MappingSetting::deserialize(serde::de::value::MapAccessDeserializer::new(map))
                     .map(|m| FormatSetting::Mapping(Box::new(m)))
             }
@@ -144,10 +147,22 @@ impl MappingSetting {
             MappingPath::new(&format!("formats.{name}.{key}"), v.get_ref())
                 .map_err(|e| (v.span(), format!("formats.{name}.{key}: {e}")))
         };
-        let opt = |key: &str, v: &Option<toml::Spanned<String>>| v.as_ref().map(|v| path(key, v)).transpose();
+        let opt = |key: &str, v: &Option<toml::Spanned<String>>| {
+            v.as_ref().map(|v| path(key, v)).transpose()
+        };
         for f in &self.files {
-            if let Err(e) = globset::GlobBuilder::new(f.get_ref()).literal_separator(true).build() {
-                return Err((f.span(), format!("formats.{name}.files: `{}` is not a valid glob: {}", f.get_ref(), e.kind())));
+            if let Err(e) = globset::GlobBuilder::new(f.get_ref())
+                .literal_separator(true)
+                .build()
+            {
+                return Err((
+                    f.span(),
+                    format!(
+                        "formats.{name}.files: `{}` is not a valid glob: {}",
+                        f.get_ref(),
+                        e.kind()
+                    ),
+                ));
             }
         }
         let results = match &self.results {
@@ -290,9 +305,9 @@ impl LoadedSettings {
         let root = std::path::absolute(&self.root).unwrap_or_else(|_| self.root.clone());
         let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
         self.mappings.iter().find(|m| {
-            m.files.iter().any(|f| {
-                rooted_glob(&root, f).is_ok_and(|g| g.compile_matcher().is_match(&path))
-            })
+            m.files
+                .iter()
+                .any(|f| rooted_glob(&root, f).is_ok_and(|g| g.compile_matcher().is_match(&path)))
         })
     }
 

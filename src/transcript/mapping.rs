@@ -387,9 +387,9 @@ pub fn read_mapped(name: &str, bytes: &[u8], mapping: &Mapping) -> Result<Transc
                 let Some(line) = lines.get(*i) else {
                     return Span::default();
                 };
-                let tree = line_trees.entry(*i).or_insert_with(|| {
-                    SpanTree::build(&bytes[line.start..line.end], max_depth)
-                });
+                let tree = line_trees
+                    .entry(*i)
+                    .or_insert_with(|| SpanTree::build(&bytes[line.start..line.end], max_depth));
                 tree.locate_steps(steps[1..].iter().copied())
                     .map(|(s, e)| Span::new(line.start + s, line.start + e))
                     .unwrap_or(*line)
@@ -466,7 +466,11 @@ pub fn read_mapped(name: &str, bytes: &[u8], mapping: &Mapping) -> Result<Transc
             let Some(id) = first(&r.id, node).and_then(id_text) else {
                 continue;
             };
-            let output = r.output.as_ref().and_then(|p| first(p, node)).map(norm_output);
+            let output = r
+                .output
+                .as_ref()
+                .and_then(|p| first(p, node))
+                .map(norm_output);
             let is_error = flag(r.error.as_ref().and_then(|p| first(p, node)));
             if by_id.contains_key(&id) {
                 continue;
