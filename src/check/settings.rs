@@ -298,6 +298,8 @@ pub fn rooted_glob(root: &Path, pattern: &str) -> Result<globset::Glob, globset:
         .build()
 }
 
+// A settings error carries the file's text for its snippet; it is built at most once a run.
+#[allow(clippy::result_large_err)]
 impl LoadedSettings {
     /// The first custom mapping (in name order) whose `files` match `path` (relative paths are
     /// taken from the working folder).
