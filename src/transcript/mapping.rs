@@ -29,6 +29,12 @@ use super::{Format, ReadError, ReadFinding, Transcript};
 /// Largest file a mapping reads (it queries the whole document, so the file is read whole).
 pub const MAPPED_FILE_LIMIT: u64 = 64 << 20;
 
+/// Longest JSONPath expression of a mapping, in bytes.
+pub const MAX_EXPRESSION: usize = 4096;
+
+/// Deepest nesting of brackets and parentheses in a JSONPath expression.
+pub const MAX_NESTING: usize = 16;
+
 /// Most nodes one JSONPath result set may hold.
 pub const MAPPING_RESULTS: usize = 1_000_000;
 
@@ -58,9 +64,15 @@ impl MappingPath {
             Some(rest) => format!("${rest}"),
             None => trimmed.to_owned(),
         };
+        let (selectors, descendants, nesting) = fan_out(&query);
+        // The parser recurses into brackets and parentheses: refused before it runs.
+        if query.len() > MAX_EXPRESSION || nesting > MAX_NESTING {
+            return Err(format!(
+                "the JSONPath is longer than {MAX_EXPRESSION} bytes or nests brackets and parentheses deeper than {MAX_NESTING}"
+            ));
+        }
         let path = JsonPath::parse(&query)
             .map_err(|e| format!("`{text}` is not a valid JSONPath (RFC 9535): {e}"))?;
-        let (selectors, descendants) = fan_out(&query);
         Ok(MappingPath {
             key: key.to_owned(),
             text: text.to_owned(),
@@ -117,10 +129,12 @@ pub struct Mapping {
     pub results: Option<ResultsMapping>,
 }
 
-/// The selectors of each bracket multiplied, and the descendant segments counted, in a JSONPath
-/// text (quoted strings skipped). A query can select a node at most once per selector per way
-/// of reaching it, so this bounds how often one node can occur in its result.
-fn fan_out(query: &str) -> (u64, u32) {
+/// The selectors of each bracket multiplied, the descendant segments counted, and the deepest
+/// nesting of brackets and parentheses, in a JSONPath text (quoted strings skipped). A query
+/// can select a node at most once per selector per way of reaching it, so the first two bound
+/// how often one node can occur in its result.
+fn fan_out(query: &str) -> (u64, u32, usize) {
+    let mut nesting = 0usize;
     let mut selectors = 1u64;
     let mut descendants = 0u32;
     let mut bracket = 0usize;
@@ -143,6 +157,7 @@ fn fan_out(query: &str) -> (u64, u32) {
             '\'' | '"' => quote = Some(c),
             '[' => {
                 bracket += 1;
+                nesting = nesting.max(bracket + paren);
                 if bracket == 1 {
                     count = 1;
                 }
@@ -153,7 +168,10 @@ fn fan_out(query: &str) -> (u64, u32) {
                     selectors = selectors.saturating_mul(count);
                 }
             }
-            '(' => paren += 1,
+            '(' => {
+                paren += 1;
+                nesting = nesting.max(bracket + paren);
+            }
             ')' => paren = paren.saturating_sub(1),
             ',' if bracket == 1 && paren == 0 => count += 1,
             '.' if chars.peek() == Some(&'.') => {
@@ -163,7 +181,7 @@ fn fan_out(query: &str) -> (u64, u32) {
             _ => {}
         }
     }
-    (selectors, descendants)
+    (selectors, descendants, nesting)
 }
 
 /// Node count and depth of a value, iteratively.
@@ -577,10 +595,13 @@ mod tests {
 
     #[test]
     fn fan_out_counts_selectors_and_descendants_outside_strings() {
-        assert_eq!(fan_out("$.a[*]"), (1, 0));
-        assert_eq!(fan_out("$[0,0,0][1,2]"), (6, 0));
-        assert_eq!(fan_out("$..x[?@.a == 'a,b..c']"), (1, 1));
-        assert_eq!(fan_out("$[?match(@.a, 'x')]"), (1, 0));
+        assert_eq!(fan_out("$.a[*]"), (1, 0, 1));
+        assert_eq!(fan_out("$[0,0,0][1,2]"), (6, 0, 1));
+        assert_eq!(fan_out("$..x[?@.a == 'a,b..c']"), (1, 1, 1));
+        assert_eq!(
+            fan_out("$[?length(@.a) > 1 && (@.b || @[?@.c])]"),
+            (1, 0, 3)
+        );
     }
 
     #[test]
@@ -628,5 +649,11 @@ mod tests {
         // No regular expressions (compiled per node, maybe from the log itself).
         assert!(MappingPath::new("k", "$[?match(@.a, @.b)]").is_err());
         assert!(MappingPath::new("k", "$[?length(@.a) > 2]").is_ok());
+        // Nesting the parser would recurse into, refused before it parses.
+        let deep = format!("${}{}", "[?@".repeat(100_000), "]".repeat(100_000));
+        let e = MappingPath::new("k", &deep).unwrap_err();
+        assert!(e.contains("nests"), "{e}");
+        let deep = format!("$[?{}@.a{}]", "(".repeat(40), ")".repeat(40));
+        assert!(MappingPath::new("k", &deep).is_err());
     }
 }
