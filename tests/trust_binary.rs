@@ -13,5 +13,8 @@ fn the_binary_is_position_independent() {
         1 => u16::from_le_bytes([bytes[16], bytes[17]]),
         _ => u16::from_be_bytes([bytes[16], bytes[17]]),
     };
-    assert_eq!(e_type, 3, "e_type {e_type}: not a position-independent executable");
+    assert_eq!(
+        e_type, 3,
+        "e_type {e_type}: not a position-independent executable"
+    );
 }

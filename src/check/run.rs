@@ -335,7 +335,7 @@ pub fn check_with<S: PairSink>(
             check_file(
                 &input,
                 &specs,
-                &formats,
+                (&formats, &settings.mappings),
                 sink,
                 &guard,
                 opts.judge.as_deref(),
@@ -459,21 +459,37 @@ fn exclude_set(patterns: &[String], root: &Path, report: &mut Report) -> GlobSet
     b.build().unwrap_or_else(|_| GlobSet::empty())
 }
 
+/// How the settings say a file is read: a built-in reader, or a custom mapping (by position in
+/// [`LoadedSettings::mappings`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Reading {
+    Reader(Format),
+    Mapping(usize),
+}
+
+/// The settings' readers by glob: custom mappings first (their `files`), then `[formats]`
+/// entries naming a reader.
 fn format_overrides(
     settings: &LoadedSettings,
     root: &Path,
     report: &mut Report,
-) -> Vec<(globset::GlobMatcher, Format)> {
+) -> Vec<(globset::GlobMatcher, Reading)> {
+    use crate::check::settings::rooted_glob;
     let mut out = Vec::new();
-    for (pattern, name) in &settings.settings.formats {
-        let full = format!(
-            "{}/{}",
-            globset::escape(&root.to_string_lossy()),
-            pattern.trim_start_matches("./")
-        );
-        let glob = GlobBuilder::new(&full).literal_separator(true).build();
-        match (glob, name.parse::<Format>()) {
-            (Ok(g), Ok(f)) => out.push((g.compile_matcher(), f)),
+    for (i, m) in settings.mappings.iter().enumerate() {
+        for pattern in &m.files {
+            // Checked when the settings were loaded.
+            if let Ok(g) = rooted_glob(root, pattern) {
+                out.push((g.compile_matcher(), Reading::Mapping(i)));
+            }
+        }
+    }
+    for (pattern, entry) in &settings.settings.formats {
+        let crate::check::settings::FormatSetting::Reader(name) = entry else {
+            continue;
+        };
+        match (rooted_glob(root, pattern), name.parse::<Format>()) {
+            (Ok(g), Ok(f)) => out.push((g.compile_matcher(), Reading::Reader(f))),
             (Err(e), _) => report.errors.push(plain_error(
                 "invalid-setting",
                 format!(
@@ -769,7 +785,10 @@ struct Input<'a> {
 fn check_file<S: PairSink>(
     input: &Input<'_>,
     specs: &[&Spec],
-    formats: &[(globset::GlobMatcher, Format)],
+    (formats, mappings): (
+        &[(globset::GlobMatcher, Reading)],
+        &[Arc<transcript::Mapping>],
+    ),
     sink: &S,
     guard: &RootGuard,
     judge: Option<&dyn profiles::Judge>,
@@ -783,13 +802,14 @@ fn check_file<S: PairSink>(
         errors: Vec::new(),
         warnings: Vec::new(),
     };
-    // A spec that forces a format wins over the settings; specs that disagree read the file
-    // once per format.
-    let by_format: BTreeMap<Option<Format>, Vec<&Spec>> =
+    // A spec that forces a format wins over the settings (a custom mapping whose `files`
+    // match, then a `[formats]` reader); specs that disagree read the file once per format.
+    let by_format: BTreeMap<Option<Reading>, Vec<&Spec>> =
         specs.iter().fold(BTreeMap::new(), |mut m, s| {
             let forced = input
                 .forced
                 .or_else(|| s.config.format.as_deref().and_then(|f| f.parse().ok()))
+                .map(Reading::Reader)
                 .or_else(|| {
                     if input.given.is_some() {
                         return None; // no `[formats]` glob names standard input
@@ -880,9 +900,18 @@ fn check_file<S: PairSink>(
             }
         };
         let keep = keep_for(&specs);
-        let read = match text {
-            Some(bytes) => transcript::read_with_keep(&shown, bytes, format, &keep, emit),
-            None => stream_transcripts(path, &shown, format, &keep, emit, guard),
+        let read = match (format, text) {
+            (Some(Reading::Mapping(i)), bytes) => {
+                read_with_mapping(&shown, bytes, &mappings[i], emit)
+            }
+            (format, Some(bytes)) => {
+                let format = format.and_then(Reading::reader);
+                transcript::read_with_keep(&shown, bytes, format, &keep, emit)
+            }
+            (format, None) => {
+                let format = format.and_then(Reading::reader);
+                stream_transcripts(path, &shown, format, &keep, emit, guard)
+            }
         };
         // Transcripts read before an error (the records of a dataset before a broken line) are
         // still reported, next to the error.
@@ -930,15 +959,62 @@ fn no_calls_warning(shown: &str, format: Format, forced: bool) -> Finding {
         }),
         ..plain_warning(
             "no-calls-read",
-            format!("read as {format} ({how}), with 0 tool calls"),
-            Some(format!(
-                "if this file is not in the {format} format, name its format in the spec \
+            if format == Format::Custom {
+                "read with a custom mapping of toolspec.toml, with 0 tool calls".to_owned()
+            } else {
+                format!("read as {format} ({how}), with 0 tool calls")
+            },
+            Some(if format == Format::Custom {
+                format!(
+                    "the custom mapping of toolspec.toml whose `files` match this file found no \
+                     call: check its `calls` and `name` expressions (`toolspec calls {shown}` \
+                     shows what it reads); if the run made no tool calls, this is expected"
+                )
+            } else {
+                format!(
+                    "if this file is not in the {format} format, name its format in the spec \
                  (`format openai-chat`, or another reader) or in a `[formats]` entry of \
                  toolspec.toml (`toolspec calls --input-format NAME {arg}` shows what a reader \
                  finds); if the run made no tool calls, this is expected"
-            )),
+                )
+            }),
         )
     }
+}
+
+impl Reading {
+    fn reader(self) -> Option<Format> {
+        match self {
+            Reading::Reader(f) => Some(f),
+            Reading::Mapping(_) => None,
+        }
+    }
+}
+
+#[allow(clippy::result_large_err)]
+/// Read a file with a custom mapping (only files read whole: a mapping queries the document).
+fn read_with_mapping(
+    shown: &str,
+    bytes: Option<&[u8]>,
+    mapping: &transcript::Mapping,
+    mut emit: impl FnMut(Transcript),
+) -> Result<(), ReadError> {
+    let Some(bytes) = bytes else {
+        return Err(ReadError::WrongShape {
+            file: shown.to_owned(),
+            line: 1,
+            col: 1,
+            message: format!(
+                "custom mapping `{}`: the file is larger than {} MiB, the most a mapping reads",
+                mapping.name,
+                WHOLE_FILE_LIMIT >> 20
+            ),
+            help: "split the file, or convert it to a format toolspec streams (JSON lines of a built-in format)".into(),
+            span: (0, 0).into(),
+        });
+    };
+    emit(transcript::read_mapped(shown, bytes, mapping)?);
+    Ok(())
 }
 
 /// Files up to this size are read whole; larger ones are streamed by the reader.

@@ -12,6 +12,12 @@
 //! # Transcript format overrides, by glob relative to this file's folder.
 //! [formats]
 //! "logs/**/*.log" = "mcp_jsonrpc"
+//!
+//! # A custom mapping: JSONPath expressions for a log no built-in reader knows.
+//! [formats.events]
+//! files = ["runs/**/*.json"]
+//! calls = "$.events[?@.kind == 'tool']"
+//! name = "$.tool.fn"
 //! ```
 //!
 //! Paths in the file are relative to the file's own folder, never to the working directory.
@@ -29,6 +35,7 @@ use serde::Deserialize;
 
 use crate::config::Profile;
 use crate::guard::RootGuard;
+use crate::transcript::mapping::{Mapping, MappingPath, ResultsMapping};
 
 /// File names looked for, in order, in each folder while walking up.
 pub const SETTINGS_FILES: &[&str] = &["toolspec.toml", ".toolspec.toml"];
@@ -46,13 +53,139 @@ pub struct Settings {
     /// Default profile for specs that choose none.
     #[serde(default)]
     pub profile: Option<ProfileSetting>,
-    /// Transcript format by glob.
+    /// Transcript format by glob (`"glob" = "reader"`), and custom mappings by name
+    /// (`[formats.NAME]` tables).
     #[serde(default)]
-    pub formats: BTreeMap<String, String>,
+    pub formats: BTreeMap<String, FormatSetting>,
     /// Only `false` is accepted: leaving the project root is the command line's choice
     /// (`--allow-outside-root`), never a repository's.
     #[serde(default)]
     pub allow_outside_root: bool,
+}
+
+/// One entry of `[formats]`: a reader for the files a glob matches, or a custom mapping.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FormatSetting {
+    /// `"glob" = "reader-name"`.
+    Reader(String),
+    /// `[formats.NAME]`: a custom mapping.
+    Mapping(Box<MappingSetting>),
+}
+
+impl<'de> Deserialize<'de> for FormatSetting {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = FormatSetting;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a reader name (`\"glob\" = \"openai-chat\"`) or a mapping table (`[formats.NAME]` with `calls` and `name`)")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<FormatSetting, E> {
+                Ok(FormatSetting::Reader(v.to_owned()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<FormatSetting, A::Error> {
+                MappingSetting::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(|m| FormatSetting::Mapping(Box::new(m)))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A `[formats.NAME]` table: JSONPath expressions (RFC 9535) saying where a log keeps its calls.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MappingSetting {
+    /// Globs of the transcript files read with this mapping (relative to this file's folder).
+    #[serde(default)]
+    pub files: Vec<toml::Spanned<String>>,
+    /// Selects the call nodes.
+    pub calls: toml::Spanned<String>,
+    /// The tool name, relative to a call node.
+    pub name: toml::Spanned<String>,
+    /// The arguments (a JSON string is parsed), relative to a call node.
+    #[serde(default)]
+    pub arguments: Option<toml::Spanned<String>>,
+    /// The call id, relative to a call node.
+    #[serde(default)]
+    pub id: Option<toml::Spanned<String>>,
+    /// The output, relative to a call node.
+    #[serde(default)]
+    pub output: Option<toml::Spanned<String>>,
+    /// The error flag, relative to a call node.
+    #[serde(default)]
+    pub error: Option<toml::Spanned<String>>,
+    /// Results recorded apart from their calls.
+    #[serde(default)]
+    pub results: Option<ResultsSetting>,
+}
+
+/// `[formats.NAME.results]`: results recorded apart from their calls, linked by id.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResultsSetting {
+    /// Selects the result nodes.
+    pub path: toml::Spanned<String>,
+    /// The id of the call a result answers, relative to a result node.
+    pub id: toml::Spanned<String>,
+    /// The output, relative to a result node.
+    #[serde(default)]
+    pub output: Option<toml::Spanned<String>>,
+    /// The error flag, relative to a result node.
+    #[serde(default)]
+    pub error: Option<toml::Spanned<String>>,
+}
+
+impl MappingSetting {
+    /// Compile the mapping named `name`; an error gives the byte range of the offending value
+    /// in the settings text and what is wrong.
+    pub fn compile(&self, name: &str) -> Result<Mapping, (std::ops::Range<usize>, String)> {
+        let path = |key: &str, v: &toml::Spanned<String>| {
+            MappingPath::new(&format!("formats.{name}.{key}"), v.get_ref())
+                .map_err(|e| (v.span(), format!("formats.{name}.{key}: {e}")))
+        };
+        let opt = |key: &str, v: &Option<toml::Spanned<String>>| {
+            v.as_ref().map(|v| path(key, v)).transpose()
+        };
+        for f in &self.files {
+            if let Err(e) = globset::GlobBuilder::new(f.get_ref())
+                .literal_separator(true)
+                .build()
+            {
+                return Err((
+                    f.span(),
+                    format!(
+                        "formats.{name}.files: `{}` is not a valid glob: {}",
+                        f.get_ref(),
+                        e.kind()
+                    ),
+                ));
+            }
+        }
+        let results = match &self.results {
+            None => None,
+            Some(r) => Some(ResultsMapping {
+                path: path("results.path", &r.path)?,
+                id: path("results.id", &r.id)?,
+                output: opt("results.output", &r.output)?,
+                error: opt("results.error", &r.error)?,
+            }),
+        };
+        Ok(Mapping {
+            name: name.to_owned(),
+            files: self.files.iter().map(|f| f.get_ref().clone()).collect(),
+            calls: path("calls", &self.calls)?,
+            tool: path("name", &self.name)?,
+            arguments: opt("arguments", &self.arguments)?,
+            id: opt("id", &self.id)?,
+            output: opt("output", &self.output)?,
+            error: opt("error", &self.error)?,
+            results,
+        })
+    }
 }
 
 /// A profile in settings: a bare name or a table `{ name = "...", ...options }`.
@@ -96,6 +229,8 @@ pub struct LoadedSettings {
     pub root: PathBuf,
     /// The settings (defaults when no file was used).
     pub settings: Settings,
+    /// The custom mappings of `[formats.NAME]` tables, compiled, in name order.
+    pub mappings: Vec<std::sync::Arc<Mapping>>,
 }
 
 /// Why settings could not be loaded.
@@ -125,14 +260,80 @@ pub enum SettingsError {
         /// What is wrong (with line and column from the TOML parser).
         message: String,
     },
+    /// A key or value in the file is wrong (TOML syntax, an unknown key, a custom mapping's
+    /// JSONPath or glob), at its line and column.
+    #[error("{path}:{line}:{col}: {message}")]
+    #[diagnostic(
+        code(toolspec::settings::invalid),
+        help("see docs/cli.md for the keys of toolspec.toml, docs/formats.md (Custom mappings) for a `[formats.NAME]` table; JSONPath follows RFC 9535")
+    )]
+    Located {
+        /// The file.
+        path: String,
+        /// 1-based line of the value.
+        line: usize,
+        /// 1-based column of the value.
+        col: usize,
+        /// What is wrong.
+        message: String,
+        /// The settings text.
+        #[source_code]
+        src: miette::NamedSource<String>,
+        /// The offending value.
+        #[label("here")]
+        span: miette::SourceSpan,
+    },
 }
 
+/// A glob of the settings rooted at `root` (the settings file's folder): how every path
+/// pattern of toolspec.toml is matched.
+pub fn rooted_glob(root: &Path, pattern: &str) -> Result<globset::Glob, globset::Error> {
+    let full = format!(
+        "{}/{}",
+        globset::escape(&root.to_string_lossy()),
+        pattern.trim_start_matches("./")
+    );
+    globset::GlobBuilder::new(&full)
+        .literal_separator(true)
+        .build()
+}
+
+// A settings error carries the file's text for its snippet; it is built at most once a run.
+#[allow(clippy::result_large_err)]
 impl LoadedSettings {
+    /// The first custom mapping (in name order) whose `files` match `path` (relative paths are
+    /// taken from the working folder).
+    pub fn mapping_for(&self, path: &Path) -> Option<&std::sync::Arc<Mapping>> {
+        let root = std::path::absolute(&self.root).unwrap_or_else(|_| self.root.clone());
+        let path = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+        self.mappings.iter().find(|m| {
+            m.files
+                .iter()
+                .any(|f| rooted_glob(&root, f).is_ok_and(|g| g.compile_matcher().is_match(&path)))
+        })
+    }
+
     /// Parse settings text; `path` names the file in errors and gives the root folder.
     pub fn parse(path: &Path, text: &str) -> Result<LoadedSettings, SettingsError> {
-        let settings: Settings = toml::from_str(text).map_err(|e| SettingsError::Invalid {
-            path: path.display().to_string(),
-            message: e.to_string().trim_end().to_owned(),
+        let located = |range: std::ops::Range<usize>, message: String| {
+            let at = crate::source::LineIndex::new(text.as_bytes())
+                .line_col(text.as_bytes(), range.start);
+            SettingsError::Located {
+                path: path.display().to_string(),
+                line: at.line,
+                col: at.col,
+                message,
+                src: miette::NamedSource::new(path.display().to_string(), text.to_owned()),
+                span: (range.start, range.len()).into(),
+            }
+        };
+        let settings: Settings = toml::from_str(text).map_err(|e| match e.span() {
+            // Located at the offending key or value, with the TOML parser's own message.
+            Some(range) => located(range, e.message().trim_end().to_owned()),
+            None => SettingsError::Invalid {
+                path: path.display().to_string(),
+                message: e.to_string().trim_end().to_owned(),
+            },
         })?;
         if settings.allow_outside_root {
             return Err(SettingsError::Invalid {
@@ -146,6 +347,16 @@ impl LoadedSettings {
                 message: format!("profile: {message}"),
             })?;
         }
+        let mut mappings = Vec::new();
+        for (name, entry) in &settings.formats {
+            let FormatSetting::Mapping(m) = entry else {
+                continue;
+            };
+            let mapping = m
+                .compile(name)
+                .map_err(|(range, message)| located(range, message))?;
+            mappings.push(std::sync::Arc::new(mapping));
+        }
         // `--config toolspec.toml` has the empty parent "": that is the working folder.
         let root = path
             .parent()
@@ -156,6 +367,7 @@ impl LoadedSettings {
             path: Some(path.to_path_buf()),
             root,
             settings,
+            mappings,
         })
     }
 
@@ -201,6 +413,7 @@ impl LoadedSettings {
             path: None,
             root,
             settings: Settings::default(),
+            mappings: Vec::new(),
         }
     }
 }
@@ -236,7 +449,10 @@ allow_outside_root = false
         .unwrap_err()
         .to_string();
         assert!(err.contains("--judge"), "{err}");
-        assert_eq!(s.formats["logs/**/*.log"], "mcp_jsonrpc");
+        assert_eq!(
+            s.formats["logs/**/*.log"],
+            FormatSetting::Reader("mcp_jsonrpc".into())
+        );
         let profile = s.profile.as_ref().unwrap().resolve().unwrap();
         assert_eq!(profile.name(), "axion");
     }

@@ -42,6 +42,9 @@ pub enum Format {
     Langfuse,
     /// toolspec's own calls format: what `toolspec calls --json` prints (JSON or JSON lines).
     ToolspecCalls,
+    /// A custom mapping (`[formats.NAME]` in toolspec.toml): never detected, never named by
+    /// `--format`; the files its `files` globs match are read with it.
+    Custom,
 }
 
 impl Format {
@@ -88,6 +91,7 @@ impl Format {
             Format::AdkEvalset => "adk-evalset",
             Format::Langfuse => "langfuse",
             Format::ToolspecCalls => "toolspec-calls",
+            Format::Custom => "custom",
         }
     }
 

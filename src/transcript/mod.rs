@@ -21,6 +21,7 @@ mod detect;
 mod driver;
 mod error;
 mod format;
+pub mod mapping;
 mod prune;
 mod readers;
 mod sink;
@@ -31,6 +32,7 @@ use std::path::Path;
 
 pub use error::{ReadError, Rejection};
 pub use format::{Format, UnknownFormat};
+pub use mapping::{read_mapped, Mapping};
 pub use model::{CallTable, ToolCall, ToolDecl};
 
 use crate::source::Span;

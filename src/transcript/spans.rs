@@ -15,6 +15,15 @@ pub(crate) enum Seg {
     I(usize),
 }
 
+/// One step of a path whose keys are borrowed from elsewhere (see [`SpanTree::locate_steps`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Step<'k> {
+    /// An object member, by key.
+    K(&'k str),
+    /// An array element, by position.
+    I(usize),
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Node {
     start: usize,
@@ -134,12 +143,24 @@ impl<'a> SpanTree<'a> {
 
     /// The byte range (relative to the indexed text) of the value at `path`, if recorded.
     pub fn locate(&self, path: &[Seg]) -> Option<(usize, usize)> {
+        self.locate_steps(path.iter().map(|s| match *s {
+            Seg::K(k) => Step::K(k),
+            Seg::I(i) => Step::I(i),
+        }))
+    }
+
+    /// [`Self::locate`] for a path whose keys are not static (a JSONPath result's normalized
+    /// path). A key written with escapes in the file is not found (the caller falls back).
+    pub fn locate_steps<'k>(
+        &self,
+        path: impl IntoIterator<Item = Step<'k>>,
+    ) -> Option<(usize, usize)> {
         let mut node = *self.nodes.first()?;
         for seg in path {
             let kids = &self.kids[node.kids_start..node.kids_end];
-            let next = match *seg {
-                Seg::I(i) => kids.get(i).copied(),
-                Seg::K(k) => kids.iter().copied().find(|&c| {
+            let next = match seg {
+                Step::I(i) => kids.get(i).copied(),
+                Step::K(k) => kids.iter().copied().find(|&c| {
                     let n = &self.nodes[c];
                     n.key_end >= n.key_start && &self.text[n.key_start..n.key_end] == k.as_bytes()
                 }),

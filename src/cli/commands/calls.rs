@@ -31,6 +31,18 @@ pub fn run(args: CallsArgs) -> u8 {
             return exit::ERROR;
         }
     };
+    // Custom mappings of the project's toolspec.toml (found from the working folder) read the
+    // files their `files` globs match, unless --input-format names a reader.
+    let settings = match (format, std::env::current_dir()) {
+        (None, Ok(cwd)) => match toolspec::check::settings::LoadedSettings::discover(&cwd) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                output::err(&output::render(&e, color));
+                return exit::ERROR;
+            }
+        },
+        _ => None,
+    };
     let mut status = exit::OK;
     let several = args.files.len() > 1;
     let mut files_written = 0usize;
@@ -59,6 +71,10 @@ pub fn run(args: CallsArgs) -> u8 {
             None
         };
         let mut file = JsonFile::default();
+        let mapping = match from_stdin {
+            true => None,
+            false => settings.as_ref().and_then(|s| s.mapping_for(path)),
+        };
         let emit = |t: Transcript| {
             if !args.json {
                 output::out(&toolspec::text::guard_lines(&table(
@@ -84,7 +100,7 @@ pub fn run(args: CallsArgs) -> u8 {
         };
         let read = match &bytes {
             Some(b) => transcript::read_with(&name, b, format, emit),
-            None => transcript::read_file_with(path, format, emit),
+            None => read_file(path, format, mapping.map(|m| &**m), emit),
         };
         if args.json {
             file.close(several);
@@ -102,6 +118,29 @@ pub fn run(args: CallsArgs) -> u8 {
         }
     }
     status
+}
+
+#[allow(clippy::result_large_err)]
+/// Read `path` with `mapping` if one applies (the file read whole, as `check` does), else with
+/// the built-in readers.
+fn read_file(
+    path: &std::path::Path,
+    format: Option<Format>,
+    mapping: Option<&transcript::Mapping>,
+    mut emit: impl FnMut(Transcript),
+) -> Result<(), transcript::ReadError> {
+    let Some(mapping) = mapping else {
+        return transcript::read_file_with(path, format, emit);
+    };
+    let name = path.display().to_string();
+    let bytes = toolspec::guard::RootGuard::anywhere()
+        .read(path, transcript::mapping::MAPPED_FILE_LIMIT)
+        .map_err(|source| transcript::ReadError::Io {
+            file: name.clone(),
+            source,
+        })?;
+    emit(transcript::read_mapped(&name, &bytes, mapping)?);
+    Ok(())
 }
 
 /// The `--json` value of one file being written: a single transcript's array, or the array of

@@ -161,6 +161,9 @@ pub(crate) fn read_doc(format: Format, v: &Value, sink: &mut Sink) -> Result<(),
         Format::AdkEvalset => adk::read(v, sink),
         Format::Langfuse => langfuse::read(v, sink),
         Format::ToolspecCalls => neutral::read(v, sink),
+        Format::Custom => {
+            Err("a custom mapping is read with its mapping, never as a format".into())
+        }
         Format::OtelGenai if otel_sdk::spans(v).is_some() => otel_sdk::read(v, sink),
         Format::OtelGenai => {
             let mut st = otel::State::default();

@@ -1,0 +1,198 @@
+//! Custom mappings (`[formats.NAME]` in toolspec.toml): a log no built-in reader knows is read
+//! with JSONPath expressions, by `check` and `calls`, through the built binary; mistakes in a
+//! mapping are located errors in toolspec.toml; a mapping never widens what is read.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::{json, Value};
+
+const FIXTURE: &str = "tests/fixtures/mapping";
+
+fn toolspec(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_toolspec"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// A project in a temporary folder: the fixture's log and specs, and `settings` as its
+/// toolspec.toml.
+fn project(settings: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("runs")).unwrap();
+    let fixture = Path::new(FIXTURE);
+    for f in ["pass.toolspec", "fail.toolspec", "runs/session.json"] {
+        std::fs::copy(fixture.join(f), root.join(f)).unwrap();
+    }
+    std::fs::write(root.join("toolspec.toml"), settings).unwrap();
+    dir
+}
+
+#[test]
+fn check_reads_the_log_through_the_mapping() {
+    let dir = Path::new(FIXTURE);
+    let pass = toolspec(dir, &["check", "pass.toolspec"]);
+    assert_eq!(pass.status.code(), Some(0), "{}", text(&pass));
+    assert!(
+        text(&pass).contains("1 passed, 0 failed"),
+        "{}",
+        text(&pass)
+    );
+
+    let fail = toolspec(dir, &["check", "fail.toolspec"]);
+    let out = text(&fail);
+    assert_eq!(fail.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("expected a call to #2 `issue_refund`"),
+        "{out}"
+    );
+    // The extra call is located at its event in the log.
+    assert!(out.contains("runs/session.json:5:3"), "{out}");
+
+    // Without the settings no reader knows the shape.
+    let none = toolspec(dir, &["check", "--no-config", "pass.toolspec"]);
+    assert_eq!(none.status.code(), Some(2), "{}", text(&none));
+    assert!(text(&none).contains("unknown transcript format"));
+}
+
+#[test]
+fn calls_json_prints_the_mapped_calls() {
+    let out = toolspec(
+        Path::new(FIXTURE),
+        &["calls", "--json", "runs/session.json"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let calls: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        calls,
+        json!([
+            {"name": "search", "args": {"q": "refund policy"}, "id": "a1", "output": "ok", "is_error": false},
+            {"name": "fetch", "args": {"url": "https://example.com/refunds"}, "id": "a2", "output": "timeout", "is_error": true}
+        ])
+    );
+}
+
+const GOOD: &str = "[formats.events]\nfiles = [\"runs/*.json\"]\n";
+
+#[test]
+fn a_bad_jsonpath_is_a_located_error_in_toolspec_toml() {
+    let dir = project(&format!(
+        "{GOOD}calls = \"$.events[?@.kind == \"\nname = \"$.tool.fn\"\n"
+    ));
+    for args in [
+        &["check", "pass.toolspec"][..],
+        &["calls", "runs/session.json"],
+    ] {
+        let out = toolspec(dir.path(), args);
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {all}");
+        assert!(all.contains("toolspec.toml:3:9"), "{args:?}: {all}");
+        assert!(all.contains("formats.events.calls"), "{all}");
+        assert!(all.contains("is not a valid"), "{all}");
+    }
+}
+
+#[test]
+fn unknown_keys_and_missing_required_keys_are_located() {
+    for (settings, at, says) in [
+        (
+            format!("{GOOD}calls = \"$.events[*]\"\nname = \"$.tool.fn\"\nnmae = \"$.x\"\n"),
+            "toolspec.toml:5:1",
+            "unknown field `nmae`",
+        ),
+        (
+            format!("{GOOD}name = \"$.tool.fn\"\n"),
+            "toolspec.toml:1:1",
+            "missing field `calls`",
+        ),
+        (
+            format!("{GOOD}calls = \"$.events[*]\"\n"),
+            "toolspec.toml:1:1",
+            "missing field `name`",
+        ),
+        (
+            format!(
+                "{GOOD}calls = \"$.events[*]\"\nname = \"$.tool.fn\"\n[formats.events.results]\npath = \"$.events[*]\"\nid = \"ref\"\n"
+            ),
+            "toolspec.toml:7:6",
+            "formats.events.results.id",
+        ),
+    ] {
+        let dir = project(&settings);
+        let out = toolspec(dir.path(), &["check", "pass.toolspec"]);
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{settings}: {all}");
+        assert!(all.contains(at), "{settings}: {all}");
+        assert!(all.contains(says), "{settings}: {all}");
+    }
+}
+
+#[test]
+fn a_query_past_the_budget_is_a_located_error_not_a_blow_up() {
+    // Ten selectors per bracket, twelve brackets: up to 10^12 results on a nested document.
+    let calls = format!("${}", "[0,0,0,0,0,0,0,0,0,0]".repeat(12));
+    let dir = project(&format!("{GOOD}calls = \"{calls}\"\nname = \"$.fn\"\n"));
+    let doc = format!("{}{{\"fn\": \"x\"}}{}", "[".repeat(12), "]".repeat(12));
+    std::fs::write(dir.path().join("runs/session.json"), doc).unwrap();
+    let out = toolspec(dir.path(), &["check", "pass.toolspec"]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert!(all.contains("runs/session.json:1:1"), "{all}");
+    assert!(all.contains("custom mapping `events`"), "{all}");
+    assert!(all.contains("may visit"), "{all}");
+}
+
+#[test]
+fn a_mapping_never_reads_files_check_does_not_read() {
+    let outer = tempfile::tempdir().unwrap();
+    let root = outer.path().join("repo");
+    std::fs::create_dir_all(&root).unwrap();
+    // A log beside the project, matched by the mapping's globs but by no spec.
+    std::fs::write(
+        outer.path().join("secret.json"),
+        r#"{"events": [{"kind": "tool", "tool": {"fn": "leaked"}}]}"#,
+    )
+    .unwrap();
+    let dir = project(
+        "[formats.events]\nfiles = [\"runs/*.json\", \"../*.json\", \"/**/*.json\"]\ncalls = \"$.events[?@.kind == 'tool']\"\nname = \"$.tool.fn\"\n",
+    );
+    let copy = |f: &str| {
+        std::fs::create_dir_all(root.join("runs")).unwrap();
+        std::fs::copy(dir.path().join(f), root.join(f)).unwrap();
+    };
+    for f in ["toolspec.toml", "pass.toolspec", "runs/session.json"] {
+        copy(f);
+    }
+    std::fs::create_dir_all(root.join(".git")).unwrap();
+    let out = toolspec(&root, &["check", "pass.toolspec"]);
+    let all = text(&out);
+    // Only the spec's own transcript is checked; the file outside is never named.
+    assert!(all.contains("1 transcripts"), "{all}");
+    assert!(!all.contains("secret") && !all.contains("leaked"), "{all}");
+}
+
+#[test]
+fn a_mapping_that_finds_no_call_says_so() {
+    let dir = project(&format!(
+        "{GOOD}calls = \"$.nothing[*]\"\nname = \"$.tool.fn\"\n"
+    ));
+    let out = toolspec(dir.path(), &["check", "pass.toolspec"]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(
+        all.contains("read with a custom mapping of toolspec.toml, with 0 tool calls"),
+        "{all}"
+    );
+}
