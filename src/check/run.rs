@@ -902,17 +902,18 @@ fn stream_transcripts(
 /// or a reference into an output may match. Under a profile everything is kept: the peer's
 /// scorer reads every call.
 fn keep_for(specs: &[&Spec]) -> transcript::Keep {
-    use crate::config::{NameRules, Part};
+    use crate::config::{Normaliser, Part};
     use std::collections::HashSet;
     if specs.iter().any(|s| s.config.profile.is_some()) {
         return transcript::Keep::default();
     }
-    type Wanted = Vec<(NameRules, HashSet<String>)>;
+    type Wanted = Vec<(Normaliser, HashSet<String>)>;
     let mut args: Wanted = Vec::new();
     let mut outputs: Wanted = Vec::new();
     for s in specs {
         let c = &s.config;
-        let norm = |tool: &str| engine::names::normalise(&c.names, tool);
+        let rules = c.names.normaliser();
+        let norm = |tool: &str| rules.normalise(tool);
         let mut a: HashSet<String> = c.expectations.iter().map(|e| norm(&e.tool)).collect();
         a.extend(c.forbidden.iter().map(|f| norm(&f.tool)));
         let mut o: HashSet<String> = HashSet::new();
@@ -936,14 +937,14 @@ fn keep_for(specs: &[&Spec]) -> transcript::Keep {
                 });
             }
         }
-        args.push((c.names.clone(), a));
-        outputs.push((c.names.clone(), o));
+        args.push((rules.clone(), a));
+        outputs.push((rules, o));
     }
     let filter = |wanted: Wanted| -> transcript::NameFilter {
         Arc::new(move |name: &str| {
-            wanted.iter().any(|(rules, set)| {
-                !set.is_empty() && set.contains(&engine::names::normalise(rules, name))
-            })
+            wanted
+                .iter()
+                .any(|(rules, set)| !set.is_empty() && set.contains(&rules.normalise(name)))
         })
     };
     let no_outputs = outputs.iter().all(|(_, set)| set.is_empty());

@@ -210,21 +210,13 @@ impl<'a> Run<'a> {
         let cache = ParseCache::default();
         let fuzzy = fuzzy::RunFuzzy::default();
 
-        let mut names = NameTable::default();
-        let exp_name: Vec<usize> = exps
-            .iter()
-            .map(|e| names.id(&config.names, &e.tool))
-            .collect();
+        let mut names = NameTable::new(&config.names);
+        let exp_name: Vec<usize> = exps.iter().map(|e| names.id(&e.tool)).collect();
         // Per call: 4-byte name ids and rule indices, so a transcript of 200 000 calls costs a
         // few megabytes of working lists, not tens.
-        let call_name: Vec<u32> = (0..n)
-            .map(|i| small(names.id(&config.names, calls.name(i))))
-            .collect();
-        let forbidden_name: Vec<usize> = config
-            .forbidden
-            .iter()
-            .map(|f| names.id(&config.names, &f.tool))
-            .collect();
+        let call_name: Vec<u32> = (0..n).map(|i| small(names.id(calls.name(i)))).collect();
+        let forbidden_name: Vec<usize> =
+            config.forbidden.iter().map(|f| names.id(&f.tool)).collect();
 
         let plain = Evaluator {
             calls,
