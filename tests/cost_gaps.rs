@@ -120,3 +120,87 @@ fn ten_thousand_strip_prefixes_in_a_spec() {
         .iter()
         .all(|e| e.args.checks.len() == 2));
 }
+
+/// `toolspec score --profile PROFILE` (cases on stdin) over `lines`: one JSON value per output line.
+fn score(profile: &str, lines: &[serde_json::Value]) -> Vec<serde_json::Value> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolspec"))
+        .args(["score", "--profile", profile])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("toolspec runs");
+    let mut input = String::new();
+    for l in lines {
+        input.push_str(&l.to_string());
+        input.push('\n');
+    }
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let got: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(got.len(), lines.len(), "one line per case: {text}");
+    got
+}
+
+fn tools(names: impl Iterator<Item = String>) -> serde_json::Value {
+    serde_json::Value::Array(names.map(|n| json!({ "name": n })).collect())
+}
+
+/// DeepEval's default (unordered) mode with 40 000 tools of distinct names, half of them never
+/// called: each tool is compared only with the tools of its name (1.6 billion comparisons
+/// before), and the reason lists the missing ones.
+#[test]
+fn deepeval_unordered_with_40000_distinct_tools() {
+    let n = 40_000;
+    let got = score(
+        "deepeval",
+        &[json!({"id": "half",
+            "expected_tools": tools((0..n).map(|i| format!("t{i}"))),
+            "tools_called": tools((0..n).rev().map(|i| if i % 2 == 0 { format!("t{i}") } else { format!("u{i}") }))})],
+    );
+    assert_eq!(got[0]["score"].as_f64(), Some(0.5), "{}", got[0]["error"]);
+    let reason = got[0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("Incomplete tool usage: missing tools [ToolCall(\n    name=\"t1\",\n    type=\"FUNCTION\"\n), ToolCall(\n    name=\"t3\","),
+        "{}",
+        &reason[..reason.len().min(300)]
+    );
+    assert_eq!(reason.matches("ToolCall(").count(), n / 2);
+}
+
+/// Tools of one name are compared pairwise (DeepEval's matching is quadratic there): within the
+/// budget the case is scored, past it the case gets an error line and the next is scored.
+#[test]
+fn deepeval_unordered_with_one_name_has_a_budget() {
+    // Distinct arguments, so that no two called tools are equal.
+    let same = |n: usize| {
+        serde_json::Value::Array(
+            (0..n)
+                .map(|k| json!({"name": "f", "input_parameters": {"x": k}}))
+                .collect(),
+        )
+    };
+    let got = score(
+        "deepeval",
+        &[
+            json!({"id": "big", "expected_tools": same(20_000), "tools_called": same(20_000)}),
+            json!({"id": "within", "expected_tools": same(1_500), "tools_called": same(1_500)}),
+        ],
+    );
+    let e = got[0]["error"].as_str().expect("an error line");
+    assert!(
+        e.contains("unordered matching of 20000 expected and 20000 called tools")
+            && e.contains("past the budget of 16777216 (the case is not scored)"),
+        "{e}"
+    );
+    assert!(got[0].get("score").is_none());
+    assert_eq!(got[1]["score"].as_f64(), Some(1.0), "{}", got[1]["error"]);
+}
