@@ -169,7 +169,7 @@ pub(crate) fn findings(
         }
     }
     // Built on first use: most verdicts have no missing expectation.
-    let mut names: Option<NameIndex<'_>> = None;
+    let mut names: Option<NameIndex> = None;
     let mut reasons: Option<OrderIndex> = None;
     for j in 0..outcomes.len() {
         let e = &cfg.expectations[j];
@@ -630,7 +630,7 @@ impl MaxTree {
 /// The help never contradicts the finding: a call of the tool itself is never offered as a
 /// similar name, and neither is a call that something else explains (forbidden, or matched to
 /// another expectation).
-fn missing_help(ctx: &Context<'_>, index: &NameIndex<'_>, j: usize) -> String {
+fn missing_help(ctx: &Context<'_>, index: &NameIndex, j: usize) -> String {
     let list = |calls: &[usize]| {
         let mut shown: Vec<String> = calls
             .iter()
@@ -658,22 +658,36 @@ fn missing_help(ctx: &Context<'_>, index: &NameIndex<'_>, j: usize) -> String {
     }
     let want = &ctx.config.expectations[j].tool;
     let want_lower = want.to_lowercase();
+    let lb = want_lower.chars().count();
     let mut best: Option<(f64, usize)> = None;
     // Only a call nothing else explains is worth suggesting: each distinct called name once,
     // with its first such call. Bounded work: at most 2 000 distinct names, and the length
-    // bound first.
+    // bound first; and for all the missing expectations of a pair, `SUGGEST_BUDGET`.
     let others = index
         .unexplained
         .iter()
-        .filter(|&&(_, id, _)| id as usize != ctx.exp_name[j]);
-    for &(name, _, i) in others.take(2_000) {
-        let (la, lb) = (name.chars().count(), want_lower.chars().count());
-        if 2.0 * la.min(lb) as f64 / ((la + lb).max(1) as f64) < 0.6 {
+        .filter(|n| n.id as usize != ctx.exp_name[j]);
+    let mut spent = false;
+    for n in others.take(2_000) {
+        let la = n.chars;
+        let cost = 1 + if 2.0 * la.min(lb) as f64 / ((la + lb).max(1) as f64) < 0.6 {
+            0
+        } else {
+            la.saturating_mul(lb)
+        };
+        let left = index.budget.get();
+        if cost > left {
+            spent = true;
+            best = None;
+            break;
+        }
+        index.budget.set(left - cost);
+        if cost == 1 {
             continue;
         }
-        let r = difflib::ratio(&name.to_lowercase(), &want_lower);
+        let r = difflib::ratio(&n.lower, &want_lower);
         if r >= 0.6 && best.is_none_or(|(b, _)| r > b) {
-            best = Some((r, i));
+            best = Some((r, n.call));
         }
     }
     match best {
@@ -683,22 +697,46 @@ fn missing_help(ctx: &Context<'_>, index: &NameIndex<'_>, j: usize) -> String {
             ctx.calls.name(i),
             i + 1
         ),
+        None if spent => format!(
+            "the transcript never calls `{want}` (similar called names are not looked for: \
+             this check's budget of {SUGGEST_BUDGET} name comparisons is spent)"
+        ),
         None => format!("the transcript never calls `{want}`"),
     }
 }
 
+/// The work of the did-you-mean help of all the missing expectations of one spec against one
+/// transcript: one unit per called name looked at, and `len(name) × len(expected name)` per
+/// similarity computed (20 000 missing expectations against 2 000 similar names would be 40
+/// million similarities).
+pub(crate) const SUGGEST_BUDGET: usize = 10_000_000;
+
+/// A distinct called name of the calls nothing explains.
+struct Unexplained {
+    /// Lowercased, as compared.
+    lower: String,
+    /// Its length in characters.
+    chars: usize,
+    /// Interned (normalised) name.
+    id: u32,
+    /// Its first call that nothing explains.
+    call: usize,
+}
+
 /// The calls of each tool name, built once for the help of every missing expectation (a scan
 /// of every call per expectation was expectations × calls).
-struct NameIndex<'a> {
+struct NameIndex {
     /// Per interned name: its calls that no `never` rule forbids, and those it does, ascending.
     by_name: std::collections::HashMap<u32, (Vec<usize>, Vec<usize>)>,
     /// Each distinct called name (as written) of the calls nothing explains (not forbidden,
-    /// not matched), in order of first appearance: (name, interned name, its first such call).
-    unexplained: Vec<(&'a str, u32, usize)>,
+    /// not matched), in order of first appearance.
+    unexplained: Vec<Unexplained>,
+    /// What is left of [`SUGGEST_BUDGET`].
+    budget: std::cell::Cell<usize>,
 }
 
-impl<'a> NameIndex<'a> {
-    fn new(ctx: &Context<'a>) -> Self {
+impl NameIndex {
+    fn new(ctx: &Context<'_>) -> Self {
         let mut by_name: std::collections::HashMap<u32, (Vec<usize>, Vec<usize>)> =
             Default::default();
         let mut seen = std::collections::HashSet::new();
@@ -714,13 +752,19 @@ impl<'a> NameIndex<'a> {
             if ctx.owner[i].is_none() {
                 let name = ctx.calls.name(i);
                 if seen.insert(name) {
-                    unexplained.push((name, id, i));
+                    unexplained.push(Unexplained {
+                        lower: name.to_lowercase(),
+                        chars: name.chars().count(),
+                        id,
+                        call: i,
+                    });
                 }
             }
         }
         NameIndex {
             by_name,
             unexplained,
+            budget: std::cell::Cell::new(SUGGEST_BUDGET),
         }
     }
 
