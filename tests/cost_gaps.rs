@@ -290,3 +290,30 @@ fn many_distinct_extra_calls_are_summarised_once_each() {
         &stdout[..stdout.len().min(2000)]
     );
 }
+
+/// 40 000 `never` rules against 40 000 calls: each call was compared with every rule; now with
+/// the rules of its name only, and the first matching rule in spec order still forbids it.
+#[test]
+fn forty_thousand_never_rules_against_forty_thousand_calls() {
+    let n = 40_000;
+    let mut s = spec(OrderMode::AnyOrder, vec![exp("ok")]);
+    s.forbidden = (0..n).map(|k| forbid(&format!("bad_{k}"), None)).collect();
+    // A second rule for `bad_7`: the first one is named.
+    s.forbidden.push(forbid("bad_7", None));
+    let mut calls: Vec<ToolCall> = (0..n)
+        .map(|k| call(&format!("fine_{k}"), json!({})))
+        .collect();
+    calls.push(call("ok", json!({})));
+    calls.push(call("bad_7", json!({})));
+    calls.push(call("bad_39999", json!({})));
+    let v = run(&s, &calls);
+    assert!(!v.passed);
+    let forbidden: Vec<_> = v
+        .findings
+        .iter()
+        .filter(|f| f.code == "forbidden-call")
+        .map(|f| f.call)
+        .collect();
+    assert_eq!(forbidden, vec![Some(n + 1), Some(n + 2)]);
+    assert_eq!(v.expectations[0].status, Status::Matched);
+}
