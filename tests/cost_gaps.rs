@@ -317,3 +317,42 @@ fn forty_thousand_never_rules_against_forty_thousand_calls() {
     assert_eq!(forbidden, vec![Some(n + 1), Some(n + 2)]);
     assert_eq!(v.expectations[0].status, Status::Matched);
 }
+
+/// 10 000 `before` rules naming one expectation with 20 000 calls: each rule looked for that
+/// expectation's last call among all of them; now each expectation's first and last calls are
+/// found once. One rule is broken, and said so.
+#[test]
+fn many_before_rules_on_one_expectation_with_many_calls() {
+    let (k, m) = (10_000, 20_000);
+    let mut exps = vec![exp("a").repeat(1, None)];
+    exps.extend((0..k).map(|i| exp(&format!("b{i}"))));
+    let mut s = spec(OrderMode::AnyOrder, exps);
+    s.before = (1..=k)
+        .map(|then| BeforeRule {
+            first: 0,
+            then,
+            span: Default::default(),
+        })
+        .collect();
+    // `b0` is called first of all, before every `a`: its rule is broken.
+    let mut calls = vec![call("b0", json!({}))];
+    calls.extend((0..m).map(|_| call("a", json!({}))));
+    calls.extend((1..k).map(|i| call(&format!("b{i}"), json!({}))));
+    let v = run(&s, &calls);
+    assert_eq!(v.expectations[0].calls.len(), m);
+    let broken: Vec<_> = v
+        .findings
+        .iter()
+        .filter(|f| f.code == "before-violation")
+        .collect();
+    assert_eq!(broken.len(), 1, "{:?}", broken.first());
+    assert_eq!(broken[0].expectation, Some(1));
+    assert_eq!(broken[0].call, Some(0));
+    assert!(
+        broken[0]
+            .message
+            .ends_with("but call #1 precedes call #20001"),
+        "{}",
+        broken[0].message
+    );
+}

@@ -77,18 +77,9 @@ pub(crate) fn before_violations(
     ctx: &Context<'_>,
     outcomes: &[ExpectationOutcome],
 ) -> Vec<(usize, usize, usize)> {
-    let mut out = Vec::new();
-    for (r, rule) in ctx.config.before.iter().enumerate() {
-        let (Some(a), Some(b)) = (outcomes.get(rule.first), outcomes.get(rule.then)) else {
-            continue;
-        };
-        if let (Some(&last_a), Some(&first_b)) = (a.calls.iter().max(), b.calls.iter().min()) {
-            if first_b < last_a {
-                out.push((r, first_b, last_a));
-            }
-        }
-    }
-    out
+    super::before::broken_at(&ctx.config.before, |j| {
+        outcomes.get(j).map(|o| o.calls.as_slice())
+    })
 }
 
 /// Every finding of a verdict, sorted (the extra calls' only described, see [`Pending`]); marks
