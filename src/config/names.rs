@@ -9,7 +9,6 @@
 //! non-empty run up to that text (so `mcp__*__` strips `mcp__github__` and also
 //! `mcp__claude_ai_gmail__`, whose server name contains separators); at the end of a prefix, a
 //! run of non-separator characters.
-
 //!
 //! Many names are normalised under the same rules (every call of a transcript, every
 //! expectation of a spec): [`NameRules::normaliser`] builds the prefixes into a trie once, so a
@@ -39,7 +38,12 @@ impl NameRules {
             edges: HashMap::new(),
             nodes: vec![Node::default()],
         };
+        // A prefix written twice can never win the second time.
+        let mut seen = std::collections::HashSet::new();
         for (idx, prefix) in self.strip_prefixes.iter().enumerate() {
+            if !seen.insert(prefix.as_str()) {
+                continue;
+            }
             let (head, pattern) = match prefix.find('*') {
                 Some(at) => (&prefix[..at], true),
                 None => (prefix.as_str(), false),
@@ -224,6 +228,7 @@ mod tests {
             &["ab", "ab", "a*b", "é", "éx*"],
             &["*.", "x.", "x.y."],
             &["mcp__*__", "mcp__", "mcp__gh__"],
+            &["a*.", "a*.", "a*_", "a*."],
             &["ab", "abc"],
         ];
         let names = [
