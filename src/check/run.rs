@@ -15,7 +15,7 @@
 //!    checked, not the file or the run.
 //! 5. Sort everything, so output is identical for any number of threads.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -427,8 +427,13 @@ fn isolate<T>(shown: &str, doing: &str, f: impl FnOnce() -> T) -> Result<T, Find
     })
 }
 
+/// Bind a spec to a transcript once. Specs are bound in ascending (file, spec) order, so a
+/// repeat (two globs of one spec matching the same file) can only be the last one: comparing
+/// with it keeps the list free of repeats without scanning it (a transcript that 10 000 specs
+/// name would otherwise cost 10 000² comparisons).
 fn push_unique(v: &mut Vec<(usize, usize)>, item: (usize, usize)) {
-    if !v.contains(&item) {
+    debug_assert!(v.last().is_none_or(|&l| l <= item));
+    if v.last() != Some(&item) {
         v.push(item);
     }
 }
@@ -1068,17 +1073,17 @@ fn stream_transcripts(
 /// or a reference into an output may match. Under a profile everything is kept: the peer's
 /// scorer reads every call.
 fn keep_for(specs: &[&Spec]) -> transcript::Keep {
-    use crate::config::{NameRules, Part};
-    use std::collections::HashSet;
+    use crate::config::{Normaliser, Part};
     if specs.iter().any(|s| s.config.profile.is_some()) {
         return transcript::Keep::default();
     }
-    type Wanted = Vec<(NameRules, HashSet<String>)>;
+    type Wanted = Vec<(Normaliser, HashSet<String>)>;
     let mut args: Wanted = Vec::new();
     let mut outputs: Wanted = Vec::new();
     for s in specs {
         let c = &s.config;
-        let norm = |tool: &str| engine::names::normalise(&c.names, tool);
+        let rules = c.names.normaliser();
+        let norm = |tool: &str| rules.normalise(tool);
         let mut a: HashSet<String> = c.expectations.iter().map(|e| norm(&e.tool)).collect();
         a.extend(c.forbidden.iter().map(|f| norm(&f.tool)));
         let mut o: HashSet<String> = HashSet::new();
@@ -1102,14 +1107,14 @@ fn keep_for(specs: &[&Spec]) -> transcript::Keep {
                 });
             }
         }
-        args.push((c.names.clone(), a));
-        outputs.push((c.names.clone(), o));
+        args.push((rules.clone(), a));
+        outputs.push((rules, o));
     }
     let filter = |wanted: Wanted| -> transcript::NameFilter {
         Arc::new(move |name: &str| {
-            wanted.iter().any(|(rules, set)| {
-                !set.is_empty() && set.contains(&engine::names::normalise(rules, name))
-            })
+            wanted
+                .iter()
+                .any(|(rules, set)| !set.is_empty() && set.contains(&rules.normalise(name)))
         })
     };
     let no_outputs = outputs.iter().all(|(_, set)| set.is_empty());
@@ -1408,10 +1413,14 @@ fn hard_failure(
 ) -> Option<String> {
     let strict_extras = spec.config.order == crate::config::OrderMode::Strict
         || spec.config.extra_calls == ExtraCalls::Forbid;
+    // Distinct names in order of first finding (a set beside each list, so that 100 000
+    // findings of distinct names are not compared with each other).
     let mut forbidden: Vec<&str> = Vec::new();
+    let mut forbidden_set: HashSet<&str> = HashSet::new();
     let mut forbidden_calls = 0usize;
     let mut before = 0usize;
     let mut extra: Vec<&str> = Vec::new();
+    let mut extra_set: HashSet<&str> = HashSet::new();
     // Every extra call fails a spec that forbids them (some are reported as out of order).
     let extra_calls = if strict_extras {
         verdict.counts.extra
@@ -1424,13 +1433,13 @@ fn hard_failure(
         match code {
             "forbidden-call" => {
                 forbidden_calls += 1;
-                if let Some(n) = name.filter(|n| !forbidden.contains(n)) {
+                if let Some(n) = name.filter(|n| forbidden_set.insert(n)) {
                     forbidden.push(n);
                 }
             }
             "before-violation" => before += 1,
             "unexpected-call" if strict_extras => {
-                if let Some(n) = name.filter(|n| !extra.contains(n)) {
+                if let Some(n) = name.filter(|n| extra_set.insert(n)) {
                     extra.push(n);
                 }
             }

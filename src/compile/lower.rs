@@ -61,6 +61,13 @@ pub(crate) struct FileCx {
     pub tool_index: HashMap<NameRulesKey, Rc<HashMap<String, usize>>>,
 }
 
+/// A spec's name rules while its statements are lowered: the prefixes indexed once, and the
+/// tool declarations by normalised name (none when no tool is declared).
+pub(crate) struct SpecNames<'a> {
+    norm: &'a Normaliser,
+    tools: Option<&'a HashMap<String, usize>>,
+}
+
 /// The name rules, as a map key: ignore case, unify separators, strip prefixes.
 pub(crate) type NameRulesKey = (bool, bool, Vec<String>);
 
@@ -724,16 +731,24 @@ impl FileCx {
         }
 
         // Expectations by normalised tool name: the first's index and how many.
+        // The spec's name rules, their prefixes indexed once, and the tool declarations by
+        // name under them (only if any tool is declared).
+        let norm = cfg.names.normaliser();
+        let tools = (!self.tools.is_empty()).then(|| self.tool_index(&cfg.names, &norm));
+        let names = SpecNames {
+            norm: &norm,
+            tools: tools.as_deref(),
+        };
         let mut by_tool: HashMap<String, (usize, usize)> = HashMap::new();
         for (i, (e, _)) in exps.iter().enumerate() {
             by_tool
-                .entry(cfg.names.normalise(&e.tool.name))
+                .entry(norm.normalise(&e.tool.name))
                 .or_insert((i, 0))
                 .1 += 1;
         }
 
         for (i, (e, span)) in exps.iter().enumerate() {
-            let x = self.expectation(src, &cfg.names, mode, e, *span, Refs::Before(&labels, i));
+            let x = self.expectation(src, &names, mode, e, *span, Refs::Before(&labels, i));
             cfg.expectations.push(x);
         }
 
@@ -747,8 +762,8 @@ impl FileCx {
                     });
                     // `never t()` forbids every call of `t`, like `never t`.
                     if args.as_ref().is_none_or(|a| a.checks.is_empty()) {
-                        let norm = cfg.names.normalise(&tool.name);
-                        if let Some((e, _)) = by_tool.get(&norm).map(|&(i, _)| exps[i]) {
+                        let tool_norm = norm.normalise(&tool.name);
+                        if let Some((e, _)) = by_tool.get(&tool_norm).map(|&(i, _)| exps[i]) {
                             self.diags.push(
                                 SpecDiagnostic::error(
                                     Code::ExpectedAndForbidden,
@@ -771,8 +786,8 @@ impl FileCx {
                     });
                 }
                 StmtKind::Before { first, then } => {
-                    let a = self.resolve(src, first, &labels, &exps, &by_tool, &cfg.names);
-                    let b = self.resolve(src, then, &labels, &exps, &by_tool, &cfg.names);
+                    let a = self.resolve(src, first, &labels, &exps, &by_tool, &norm);
+                    let b = self.resolve(src, then, &labels, &exps, &by_tool, &norm);
                     if let (Some(a), Some(b)) = (a, b) {
                         if a == b {
                             self.diags.push(
@@ -827,7 +842,7 @@ impl FileCx {
         labels: &HashMap<String, (usize, Span)>,
         exps: &[(&ast::Expectation, Span)],
         by_tool: &HashMap<String, (usize, usize)>,
-        rules: &NameRules,
+        rules: &Normaliser,
     ) -> Option<usize> {
         if let Some((i, _)) = labels.get(&name.name) {
             return Some(*i);
@@ -879,7 +894,7 @@ impl FileCx {
     fn expectation(
         &mut self,
         src: &SourceFile,
-        names: &NameRules,
+        names: &SpecNames<'_>,
         mode: ArgsMode,
         e: &ast::Expectation,
         span: Span,
@@ -1004,8 +1019,9 @@ impl FileCx {
         }
     }
 
-    /// The first tool declaration of each name as `names` normalise it, by index into `tools`.
-    fn tool_index(&mut self, names: &NameRules) -> Rc<HashMap<String, usize>> {
+    /// The first tool declaration of each name as `names` (indexed as `norm`) normalise it, by
+    /// index into `tools`.
+    fn tool_index(&mut self, names: &NameRules, norm: &Normaliser) -> Rc<HashMap<String, usize>> {
         let key = (
             names.ignore_case,
             names.unify_separators,
@@ -1017,7 +1033,7 @@ impl FileCx {
             .or_insert_with(|| {
                 let mut index = HashMap::with_capacity(tools.len());
                 for (i, t) in tools.iter().enumerate() {
-                    index.entry(names.normalise(&t.name)).or_insert(i);
+                    index.entry(norm.normalise(&t.name)).or_insert(i);
                 }
                 Rc::new(index)
             })
@@ -1029,13 +1045,15 @@ impl FileCx {
     fn inherit(
         &mut self,
         src: &SourceFile,
-        names: &NameRules,
+        names: &SpecNames<'_>,
         e: &ast::Expectation,
         list: &ast::ArgList,
         checks: &mut Vec<PathCheck>,
     ) {
-        let index = self.tool_index(names);
-        let Some(&at) = index.get(&names.normalise(&e.tool.name)) else {
+        let Some(&at) = names
+            .tools
+            .and_then(|index| index.get(&names.norm.normalise(&e.tool.name)))
+        else {
             return;
         };
         let decl = &self.tools[at];

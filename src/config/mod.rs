@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::source::Span;
+pub use names::Normaliser;
 pub use pattern::Pattern;
 pub use profile::Profile;
 

@@ -9,6 +9,13 @@
 //! non-empty run up to that text (so `mcp__*__` strips `mcp__github__` and also
 //! `mcp__claude_ai_gmail__`, whose server name contains separators); at the end of a prefix, a
 //! run of non-separator characters.
+//!
+//! Many names are normalised under the same rules (every call of a transcript, every
+//! expectation of a spec): [`NameRules::normaliser`] builds the prefixes into a trie once, so a
+//! name is walked once whatever the number of prefixes, and only the prefixes with a `*` whose
+//! text before the `*` begins the name are tried one by one.
+
+use std::collections::HashMap;
 
 use super::NameRules;
 
@@ -17,17 +24,73 @@ fn is_sep(c: char) -> bool {
 }
 
 impl NameRules {
-    /// `name` as compared under these rules.
+    /// `name` as compared under these rules. This builds the rules' prefix index for one name;
+    /// use [`NameRules::normaliser`] to normalise many.
     pub fn normalise(&self, name: &str) -> String {
-        let mut s = name;
-        for prefix in &self.strip_prefixes {
-            if let Some(rest) = strip(prefix, s) {
-                if !rest.is_empty() {
-                    s = rest;
-                    break;
+        self.normaliser().normalise(name)
+    }
+
+    /// These rules, ready to normalise many names.
+    pub fn normaliser(&self) -> Normaliser {
+        let mut n = Normaliser {
+            ignore_case: self.ignore_case,
+            unify_separators: self.unify_separators,
+            edges: HashMap::new(),
+            nodes: vec![Node::default()],
+        };
+        // A prefix written twice can never win the second time.
+        let mut seen = std::collections::HashSet::new();
+        for (idx, prefix) in self.strip_prefixes.iter().enumerate() {
+            if !seen.insert(prefix.as_str()) {
+                continue;
+            }
+            let (head, pattern) = match prefix.find('*') {
+                Some(at) => (&prefix[..at], true),
+                None => (prefix.as_str(), false),
+            };
+            let mut node = 0;
+            for &b in head.as_bytes() {
+                let next = n.nodes.len();
+                node = *n.edges.entry((node, b)).or_insert(next);
+                if node == next {
+                    n.nodes.push(Node::default());
                 }
             }
+            let at = &mut n.nodes[node];
+            if pattern {
+                at.patterns.push((idx, prefix.clone()));
+            } else if at.literal.is_none() {
+                at.literal = Some(idx);
+            }
         }
+        n
+    }
+}
+
+/// [`NameRules`] with their `strip` prefixes in a trie, built once for many names.
+#[derive(Debug, Clone)]
+pub struct Normaliser {
+    ignore_case: bool,
+    unify_separators: bool,
+    /// (node, next byte) → child node; node 0 is the empty text.
+    edges: HashMap<(usize, u8), usize>,
+    nodes: Vec<Node>,
+}
+
+/// The prefixes whose literal text (up to the first `*`, if any) ends at a trie node.
+#[derive(Debug, Clone, Default)]
+struct Node {
+    /// The first prefix without a `*` that is exactly this text, by position in the list.
+    literal: Option<usize>,
+    /// The prefixes with a `*` whose text before it is this node's, in list order.
+    patterns: Vec<(usize, String)>,
+}
+
+impl Normaliser {
+    /// `name` as compared under the rules: the first prefix in the list that matches and
+    /// leaves something is stripped, separators unified, case folded.
+    pub fn normalise(&self, name: &str) -> String {
+        let s = self.stripped(name);
         let mut out: String = if self.unify_separators {
             s.chars().map(|c| if is_sep(c) { '_' } else { c }).collect()
         } else {
@@ -37,6 +100,47 @@ impl NameRules {
             out = out.to_lowercase();
         }
         out
+    }
+
+    /// `name` without the first prefix of the list that matches and leaves something.
+    fn stripped<'a>(&self, name: &'a str) -> &'a str {
+        // (position in the list, what is left) of the best prefix so far.
+        let mut best: Option<(usize, &'a str)> = None;
+        let bytes = name.as_bytes();
+        let mut node = 0;
+        let mut depth = 0;
+        loop {
+            // `name[..depth]` is the text of `node`, a whole prefix text, so `depth` is a
+            // character boundary of `name`.
+            let at = &self.nodes[node];
+            if let Some(idx) = at.literal {
+                if depth < name.len() && best.is_none_or(|(b, _)| idx < b) {
+                    best = Some((idx, &name[depth..]));
+                }
+            }
+            for (idx, pattern) in &at.patterns {
+                if best.is_some_and(|(b, _)| *idx >= b) {
+                    break;
+                }
+                if let Some(rest) = strip(pattern, name) {
+                    if !rest.is_empty() {
+                        best = Some((*idx, rest));
+                        break;
+                    }
+                }
+            }
+            let Some(&b) = bytes.get(depth) else {
+                break;
+            };
+            match self.edges.get(&(node, b)) {
+                Some(&next) => {
+                    node = next;
+                    depth += 1;
+                }
+                None => break,
+            }
+        }
+        best.map_or(name, |(_, rest)| rest)
     }
 }
 
@@ -98,6 +202,61 @@ mod tests {
         let r = rules(false, false, &["a.", "b."]);
         assert_eq!(r.normalise("a.b.c"), "b.c");
         assert_eq!(r.normalise("b.a.c"), "a.c");
+    }
+
+    /// The trie strips what trying each prefix in list order strips, whatever the mix of
+    /// literal prefixes, prefixes with a `*`, duplicates, an empty prefix and overlaps.
+    #[test]
+    fn the_index_strips_what_the_list_order_strips() {
+        fn by_list(prefixes: &[&str], name: &str) -> String {
+            for p in prefixes {
+                if let Some(rest) = strip(p, name) {
+                    if !rest.is_empty() {
+                        return rest.to_owned();
+                    }
+                }
+            }
+            name.to_owned()
+        }
+        let lists: &[&[&str]] = &[
+            &["a", "ab", "abc"],
+            &["abc", "ab", "a"],
+            &["ab*", "a", "ab"],
+            &["a*.", "a*_", "ab."],
+            &["", "a"],
+            &["a", ""],
+            &["ab", "ab", "a*b", "é", "éx*"],
+            &["*.", "x.", "x.y."],
+            &["mcp__*__", "mcp__", "mcp__gh__"],
+            &["a*.", "a*.", "a*_", "a*."],
+            &["ab", "abc"],
+        ];
+        let names = [
+            "",
+            "a",
+            "ab",
+            "abc",
+            "abcd",
+            "ab.c",
+            "a.b_c",
+            "x.y.z",
+            "x.",
+            "éxy.z",
+            "é",
+            "mcp__gh__x",
+            "mcp__gh__",
+            "mcp__",
+            "mcp____x",
+            "aab",
+            "ba",
+        ];
+        for list in lists {
+            let r = rules(false, false, list);
+            let n = r.normaliser();
+            for name in names {
+                assert_eq!(n.normalise(name), by_list(list, name), "{list:?} {name:?}");
+            }
+        }
     }
 
     #[test]

@@ -37,17 +37,37 @@ pub(crate) const REALIGN_BUDGET: usize = 500_000;
 
 /// Rules broken by `assigned`, as indices into `rules`.
 pub(crate) fn broken(rules: &[BeforeRule], assigned: &[Vec<usize>]) -> Vec<usize> {
-    rules
-        .iter()
-        .enumerate()
-        .filter(|(_, r)| {
-            let (Some(a), Some(b)) = (assigned.get(r.first), assigned.get(r.then)) else {
-                return false;
-            };
-            matches!((a.iter().max(), b.iter().min()), (Some(x), Some(y)) if y < x)
-        })
-        .map(|(i, _)| i)
+    broken_at(rules, |j| assigned.get(j).map(Vec::as_slice))
+        .into_iter()
+        .map(|(r, _, _)| r)
         .collect()
+}
+
+/// The broken rules with where: (rule, the first call of its `then`, the last call of its
+/// `first`), the first coming before the last. Each expectation's first and last calls are
+/// found once, so many rules naming an expectation with many calls cost rules + calls.
+pub(crate) fn broken_at<'a>(
+    rules: &[BeforeRule],
+    calls_of: impl Fn(usize) -> Option<&'a [usize]>,
+) -> Vec<(usize, usize, usize)> {
+    let mut ends: std::collections::HashMap<usize, Option<(usize, usize)>> = Default::default();
+    let mut end = |j: usize| {
+        *ends.entry(j).or_insert_with(|| {
+            let calls = calls_of(j)?;
+            Some((*calls.iter().min()?, *calls.iter().max()?))
+        })
+    };
+    let mut out = Vec::new();
+    for (r, rule) in rules.iter().enumerate() {
+        let (Some((_, last_first)), Some((first_then, _))) = (end(rule.first), end(rule.then))
+        else {
+            continue;
+        };
+        if first_then < last_first {
+            out.push((r, first_then, last_first));
+        }
+    }
+    out
 }
 
 /// The total gain of an alignment (what the algorithms maximise).

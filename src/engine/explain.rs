@@ -77,18 +77,9 @@ pub(crate) fn before_violations(
     ctx: &Context<'_>,
     outcomes: &[ExpectationOutcome],
 ) -> Vec<(usize, usize, usize)> {
-    let mut out = Vec::new();
-    for (r, rule) in ctx.config.before.iter().enumerate() {
-        let (Some(a), Some(b)) = (outcomes.get(rule.first), outcomes.get(rule.then)) else {
-            continue;
-        };
-        if let (Some(&last_a), Some(&first_b)) = (a.calls.iter().max(), b.calls.iter().min()) {
-            if first_b < last_a {
-                out.push((r, first_b, last_a));
-            }
-        }
-    }
-    out
+    super::before::broken_at(&ctx.config.before, |j| {
+        outcomes.get(j).map(|o| o.calls.as_slice())
+    })
 }
 
 /// Every finding of a verdict, sorted (the extra calls' only described, see [`Pending`]); marks
@@ -168,6 +159,9 @@ pub(crate) fn findings(
             }
         }
     }
+    // Built on first use: most verdicts have no missing expectation.
+    let mut names: Option<NameIndex> = None;
+    let mut reasons: Option<OrderIndex> = None;
     for j in 0..outcomes.len() {
         let e = &cfg.expectations[j];
         let o = &outcomes[j];
@@ -183,7 +177,8 @@ pub(crate) fn findings(
                 .find(|&i| ctx.owner[i].is_none_or(|k| k as usize != j))
             {
                 explained[i] = ctx.owner[i].is_none();
-                let why = order_reason(ctx, outcomes, j, i);
+                let index = reasons.get_or_insert_with(|| OrderIndex::new(outcomes));
+                let why = order_reason(ctx, index, j, i);
                 let severity = soft;
                 out.push(Pending::Ready(Box::new(finding(
                     "order-violation",
@@ -208,7 +203,7 @@ pub(crate) fn findings(
                 "missing-call",
                 soft,
                 format!("expected a call to {}, but none matched", ctx.who(j)),
-                missing_help(ctx, j),
+                missing_help(ctx, names.get_or_insert_with(|| NameIndex::new(ctx)), j),
                 Some(j),
                 Some(e.span),
                 None,
@@ -222,18 +217,23 @@ pub(crate) fn findings(
                     ctx.who(j),
                     o.calls.len()
                 ),
-                missing_help(ctx, j),
+                missing_help(ctx, names.get_or_insert_with(|| NameIndex::new(ctx)), j),
                 Some(j),
                 Some(e.span),
                 None,
             )))),
             _ => {}
         }
+        // The failures of each call, grouped once (not a scan of them per call).
+        let mut fails_of: std::collections::HashMap<usize, Vec<&crate::engine::Failure>> =
+            Default::default();
+        for f in &o.failures {
+            fails_of.entry(f.call).or_default().push(f);
+        }
         for &i in &o.calls {
-            let fails: Vec<_> = o.failures.iter().filter(|f| f.call == i).collect();
-            if fails.is_empty() {
+            let Some(fails) = fails_of.get(&i) else {
                 continue;
-            }
+            };
             let mut text: Vec<String> = fails.iter().take(3).map(|f| f.message.clone()).collect();
             if fails.len() > 3 {
                 text.push(format!("and {} more", fails.len() - 3));
@@ -500,22 +500,19 @@ pub(crate) fn unexpected(x: &Extras<'_>, i: usize, exp: Option<usize>) -> Findin
 }
 
 /// Why call `i`, which satisfies expectation `j`, could not be matched to it in order.
-fn order_reason(ctx: &Context<'_>, outcomes: &[ExpectationOutcome], j: usize, i: usize) -> String {
-    if let Some(p) = (0..j)
-        .rev()
-        .find(|&p| outcomes[p].calls.last().is_some_and(|&c| c > i))
-    {
-        let c = *outcomes[p].calls.last().unwrap_or(&0);
+fn order_reason(ctx: &Context<'_>, index: &OrderIndex, j: usize, i: usize) -> String {
+    // The nearest earlier expectation whose last call comes after call `i`.
+    if let Some(p) = index.last.rightmost_above(j, i as i64) {
+        let c = index.last.value(p);
         return format!(
             "it comes before call #{} matched to the earlier expectation {}",
             c + 1,
             ctx.who(p)
         );
     }
-    if let Some(q) =
-        (j + 1..outcomes.len()).find(|&q| outcomes[q].calls.first().is_some_and(|&c| c < i))
-    {
-        let c = *outcomes[q].calls.first().unwrap_or(&0);
+    // The nearest later expectation whose first call comes before call `i`.
+    if let Some(q) = index.first.leftmost_above(j + 1, -(i as i64)) {
+        let c = -index.first.value(q);
         return format!(
             "it comes after call #{} matched to the later expectation {}",
             c + 1,
@@ -531,14 +528,100 @@ fn order_reason(ctx: &Context<'_>, outcomes: &[ExpectationOutcome], j: usize, i:
     }
 }
 
+/// The first and last calls of every expectation, as trees of maxima, so that the nearest
+/// earlier expectation ending after a call (or later one starting before it) is found in
+/// O(log expectations), not by a scan of the expectations per out-of-order call.
+struct OrderIndex {
+    /// Per expectation, its last call (-1 without calls).
+    last: MaxTree,
+    /// Per expectation, minus its first call (`i64::MIN` without calls).
+    first: MaxTree,
+}
+
+impl OrderIndex {
+    fn new(outcomes: &[ExpectationOutcome]) -> Self {
+        let last = outcomes
+            .iter()
+            .map(|o| o.calls.last().map_or(-1, |&c| c as i64))
+            .collect();
+        let first = outcomes
+            .iter()
+            .map(|o| o.calls.first().map_or(i64::MIN, |&c| -(c as i64)))
+            .collect();
+        OrderIndex {
+            last: MaxTree::new(last),
+            first: MaxTree::new(first),
+        }
+    }
+}
+
+/// A segment tree of maxima over fixed values, answering "the nearest position before (after)
+/// a bound whose value exceeds x".
+struct MaxTree {
+    /// Leaves from `size`, padded with `i64::MIN`; node `k` holds the maximum of `2k`, `2k + 1`.
+    tree: Vec<i64>,
+    size: usize,
+}
+
+impl MaxTree {
+    fn new(values: Vec<i64>) -> Self {
+        let size = values.len().next_power_of_two().max(1);
+        let mut tree = vec![i64::MIN; 2 * size];
+        tree[size..size + values.len()].copy_from_slice(&values);
+        for k in (1..size).rev() {
+            tree[k] = tree[2 * k].max(tree[2 * k + 1]);
+        }
+        MaxTree { tree, size }
+    }
+
+    fn value(&self, p: usize) -> i64 {
+        self.tree[self.size + p]
+    }
+
+    /// The largest position `< end` whose value is `> x`.
+    fn rightmost_above(&self, end: usize, x: i64) -> Option<usize> {
+        self.descend(1, 0, self.size, &|lo, hi| lo < end && hi > 0, x, true)
+            .filter(|&p| p < end)
+    }
+
+    /// The smallest position `>= start` whose value is `> x`.
+    fn leftmost_above(&self, start: usize, x: i64) -> Option<usize> {
+        self.descend(1, 0, self.size, &|_, hi| hi > start, x, false)
+            .filter(|&p| p >= start)
+    }
+
+    /// The first position (from the right if `right`) in node `k` (covering `lo..hi`) with a
+    /// value above `x`, among nodes `within` admits (a leaf is admitted only inside the range).
+    fn descend(
+        &self,
+        k: usize,
+        lo: usize,
+        hi: usize,
+        within: &dyn Fn(usize, usize) -> bool,
+        x: i64,
+        right: bool,
+    ) -> Option<usize> {
+        if self.tree[k] <= x || !within(lo, hi) {
+            return None;
+        }
+        if hi - lo == 1 {
+            return within(lo, lo + 1).then_some(lo);
+        }
+        let mid = (lo + hi) / 2;
+        let (a, b) = ((2 * k, lo, mid), (2 * k + 1, mid, hi));
+        let (first, second) = if right { (b, a) } else { (a, b) };
+        self.descend(first.0, first.1, first.2, within, x, right)
+            .or_else(|| self.descend(second.0, second.1, second.2, within, x, right))
+    }
+}
+
 /// Help for an expectation that got too few calls: where the right-named calls went, or which
 /// called tool has a similar name.
 ///
 /// The help never contradicts the finding: a call of the tool itself is never offered as a
 /// similar name, and neither is a call that something else explains (forbidden, or matched to
 /// another expectation).
-fn missing_help(ctx: &Context<'_>, j: usize) -> String {
-    let same_name = |i: usize| ctx.call_name[i] as usize == ctx.exp_name[j];
+fn missing_help(ctx: &Context<'_>, index: &NameIndex, j: usize) -> String {
     let list = |calls: &[usize]| {
         let mut shown: Vec<String> = calls
             .iter()
@@ -550,50 +633,52 @@ fn missing_help(ctx: &Context<'_>, j: usize) -> String {
         }
         shown.join(", ")
     };
-    let named: Vec<usize> = (0..ctx.calls.count())
-        .filter(|&i| same_name(i) && ctx.forbidden_by[i].is_none())
-        .collect();
+    let (named, forbidden) = index.calls_of(ctx.exp_name[j]);
     if !named.is_empty() {
         return format!(
             "calls to this tool exist ({}) but are matched elsewhere or cannot be matched here",
-            list(&named)
+            list(named)
         );
     }
-    let forbidden: Vec<usize> = (0..ctx.calls.count())
-        .filter(|&i| same_name(i) && ctx.forbidden_by[i].is_some())
-        .collect();
     if !forbidden.is_empty() {
         return format!(
             "the calls to this tool ({}) are forbidden by a `never` rule of the spec, so none \
              can count for this expectation",
-            list(&forbidden)
+            list(forbidden)
         );
     }
     let want = &ctx.config.expectations[j].tool;
     let want_lower = want.to_lowercase();
-    // Each distinct called name once (transcripts repeat a few names many times).
-    let mut seen = std::collections::HashSet::new();
+    let lb = want_lower.chars().count();
     let mut best: Option<(f64, usize)> = None;
-    for i in 0..ctx.calls.count() {
-        // Only a call nothing else explains is worth suggesting.
-        if same_name(i) || ctx.forbidden_by[i].is_some() || ctx.owner[i].is_some() {
-            continue;
-        }
-        let name = ctx.calls.name(i);
-        if !seen.insert(name) {
-            continue;
-        }
-        // Bounded work: at most 2 000 distinct names, and the length bound first.
-        if seen.len() > 2_000 {
+    // Only a call nothing else explains is worth suggesting: each distinct called name once,
+    // with its first such call. Bounded work: at most 2 000 distinct names, and the length
+    // bound first; and for all the missing expectations of a pair, `SUGGEST_BUDGET`.
+    let others = index
+        .unexplained
+        .iter()
+        .filter(|n| n.id as usize != ctx.exp_name[j]);
+    let mut spent = false;
+    for n in others.take(2_000) {
+        let la = n.chars;
+        let cost = 1 + if 2.0 * la.min(lb) as f64 / ((la + lb).max(1) as f64) < 0.6 {
+            0
+        } else {
+            la.saturating_mul(lb)
+        };
+        let left = index.budget.get();
+        if cost > left {
+            spent = true;
+            best = None;
             break;
         }
-        let (la, lb) = (name.chars().count(), want_lower.chars().count());
-        if 2.0 * la.min(lb) as f64 / ((la + lb).max(1) as f64) < 0.6 {
+        index.budget.set(left - cost);
+        if cost == 1 {
             continue;
         }
-        let r = difflib::ratio(&name.to_lowercase(), &want_lower);
+        let r = difflib::ratio(&n.lower, &want_lower);
         if r >= 0.6 && best.is_none_or(|(b, _)| r > b) {
-            best = Some((r, i));
+            best = Some((r, n.call));
         }
     }
     match best {
@@ -603,7 +688,83 @@ fn missing_help(ctx: &Context<'_>, j: usize) -> String {
             ctx.calls.name(i),
             i + 1
         ),
+        None if spent => format!(
+            "the transcript never calls `{want}` (similar called names are not looked for: \
+             this check's budget of {SUGGEST_BUDGET} name comparisons is spent)"
+        ),
         None => format!("the transcript never calls `{want}`"),
+    }
+}
+
+/// The work of the did-you-mean help of all the missing expectations of one spec against one
+/// transcript: one unit per called name looked at, and `len(name) × len(expected name)` per
+/// similarity computed (20 000 missing expectations against 2 000 similar names would be 40
+/// million similarities).
+pub(crate) const SUGGEST_BUDGET: usize = 10_000_000;
+
+/// A distinct called name of the calls nothing explains.
+struct Unexplained {
+    /// Lowercased, as compared.
+    lower: String,
+    /// Its length in characters.
+    chars: usize,
+    /// Interned (normalised) name.
+    id: u32,
+    /// Its first call that nothing explains.
+    call: usize,
+}
+
+/// The calls of each tool name, built once for the help of every missing expectation (a scan
+/// of every call per expectation was expectations × calls).
+struct NameIndex {
+    /// Per interned name: its calls that no `never` rule forbids, and those it does, ascending.
+    by_name: std::collections::HashMap<u32, (Vec<usize>, Vec<usize>)>,
+    /// Each distinct called name (as written) of the calls nothing explains (not forbidden,
+    /// not matched), in order of first appearance.
+    unexplained: Vec<Unexplained>,
+    /// What is left of [`SUGGEST_BUDGET`].
+    budget: std::cell::Cell<usize>,
+}
+
+impl NameIndex {
+    fn new(ctx: &Context<'_>) -> Self {
+        let mut by_name: std::collections::HashMap<u32, (Vec<usize>, Vec<usize>)> =
+            Default::default();
+        let mut seen = std::collections::HashSet::new();
+        let mut unexplained = Vec::new();
+        for i in 0..ctx.calls.count() {
+            let id = ctx.call_name[i];
+            let lists = by_name.entry(id).or_default();
+            if ctx.forbidden_by[i].is_some() {
+                lists.1.push(i);
+                continue;
+            }
+            lists.0.push(i);
+            if ctx.owner[i].is_none() {
+                let name = ctx.calls.name(i);
+                if seen.insert(name) {
+                    unexplained.push(Unexplained {
+                        lower: name.to_lowercase(),
+                        chars: name.chars().count(),
+                        id,
+                        call: i,
+                    });
+                }
+            }
+        }
+        NameIndex {
+            by_name,
+            unexplained,
+            budget: std::cell::Cell::new(SUGGEST_BUDGET),
+        }
+    }
+
+    /// The calls of interned name `name`: (not forbidden, forbidden).
+    fn calls_of(&self, name: usize) -> (&[usize], &[usize]) {
+        u32::try_from(name)
+            .ok()
+            .and_then(|n| self.by_name.get(&n))
+            .map_or((&[], &[]), |(a, b)| (a.as_slice(), b.as_slice()))
     }
 }
 
@@ -636,8 +797,33 @@ fn too_many_message(
 
 #[cfg(test)]
 mod tests {
-    use super::too_many_message;
+    use super::{too_many_message, MaxTree};
     use crate::config::Repeat;
+
+    /// The tree answers what a scan of the values answers, at every bound and threshold.
+    #[test]
+    fn max_tree_finds_what_a_scan_finds() {
+        let mut seed = 7u64;
+        for len in [0usize, 1, 2, 3, 5, 8, 13, 64, 100] {
+            let values: Vec<i64> = (0..len)
+                .map(|_| {
+                    seed = seed
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    ((seed >> 33) % 40) as i64 - 5
+                })
+                .collect();
+            let t = MaxTree::new(values.clone());
+            for bound in 0..=len + 1 {
+                for x in -7..40 {
+                    let right = (0..bound.min(len)).rev().find(|&p| values[p] > x);
+                    assert_eq!(t.rightmost_above(bound, x), right, "{values:?} {bound} {x}");
+                    let left = (bound..len).find(|&p| values[p] > x);
+                    assert_eq!(t.leftmost_above(bound, x), left, "{values:?} {bound} {x}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_plain_call_is_not_said_to_have_a_maximum() {

@@ -210,21 +210,13 @@ impl<'a> Run<'a> {
         let cache = ParseCache::default();
         let fuzzy = fuzzy::RunFuzzy::default();
 
-        let mut names = NameTable::default();
-        let exp_name: Vec<usize> = exps
-            .iter()
-            .map(|e| names.id(&config.names, &e.tool))
-            .collect();
+        let mut names = NameTable::new(&config.names);
+        let exp_name: Vec<usize> = exps.iter().map(|e| names.id(&e.tool)).collect();
         // Per call: 4-byte name ids and rule indices, so a transcript of 200 000 calls costs a
         // few megabytes of working lists, not tens.
-        let call_name: Vec<u32> = (0..n)
-            .map(|i| small(names.id(&config.names, calls.name(i))))
-            .collect();
-        let forbidden_name: Vec<usize> = config
-            .forbidden
-            .iter()
-            .map(|f| names.id(&config.names, &f.tool))
-            .collect();
+        let call_name: Vec<u32> = (0..n).map(|i| small(names.id(calls.name(i)))).collect();
+        let forbidden_name: Vec<usize> =
+            config.forbidden.iter().map(|f| names.id(&f.tool)).collect();
 
         let plain = Evaluator {
             calls,
@@ -232,15 +224,20 @@ impl<'a> Run<'a> {
             fuzzy: &fuzzy,
             refs: RefMode::Unavailable,
         };
+        // The `never` rules of each name, in spec order: a call is compared with the rules of
+        // its name only (not calls × rules), and the first that matches forbids it.
+        let mut rules_of: HashMap<u32, Vec<usize>> = HashMap::new();
+        for (r, &name) in forbidden_name.iter().enumerate() {
+            rules_of.entry(small(name)).or_default().push(r);
+        }
         let forbidden_by: Vec<Option<u32>> = (0..n)
             .map(|i| {
-                let rule = config.forbidden.iter().enumerate().position(|(r, f)| {
-                    small(forbidden_name[r]) == call_name[i]
-                        && f.args.as_ref().is_none_or(|a| {
-                            plain.with_args(i, |ev, args| {
-                                ev.matcher(a, Some(args), Part::Args, i, None)
-                            })
-                        })
+                let rules = rules_of.get(&call_name[i]).map_or(&[][..], Vec::as_slice);
+                let rule = rules.iter().copied().find(|&r| {
+                    config.forbidden[r].args.as_ref().is_none_or(|a| {
+                        plain
+                            .with_args(i, |ev, args| ev.matcher(a, Some(args), Part::Args, i, None))
+                    })
                 });
                 rule.map(small)
             })

@@ -4,24 +4,33 @@
 
 use std::collections::HashMap;
 
-use crate::config::NameRules;
+use crate::config::{NameRules, Normaliser};
 
 /// Normalised-name ids for one run.
-#[derive(Default)]
 pub(crate) struct NameTable {
+    rules: Normaliser,
     ids: HashMap<String, usize>,
 }
 
 impl NameTable {
-    /// The id of `name` under `rules`.
-    pub(crate) fn id(&mut self, rules: &NameRules, name: &str) -> usize {
-        let norm = normalise(rules, name);
+    /// A table of the names under `rules` (their prefixes indexed once for the run).
+    pub(crate) fn new(rules: &NameRules) -> Self {
+        NameTable {
+            rules: rules.normaliser(),
+            ids: HashMap::new(),
+        }
+    }
+
+    /// The id of `name`.
+    pub(crate) fn id(&mut self, name: &str) -> usize {
+        let norm = self.rules.normalise(name);
         let next = self.ids.len();
         *self.ids.entry(norm).or_insert(next)
     }
 }
 
-/// `name` normalised under `rules` (see [`NameRules::normalise`]).
+/// `name` normalised under `rules` (see [`NameRules::normalise`]; for many names under the same
+/// rules, [`NameRules::normaliser`]).
 pub fn normalise(rules: &NameRules, name: &str) -> String {
     rules.normalise(name)
 }
@@ -37,8 +46,8 @@ mod tests {
             unify_separators: true,
             strip_prefixes: Vec::new(),
         };
-        let mut t = NameTable::default();
-        assert_eq!(t.id(&r, "get-order"), t.id(&r, "GET_ORDER"));
-        assert_ne!(t.id(&r, "get-order"), t.id(&r, "get-orders"));
+        let mut t = NameTable::new(&r);
+        assert_eq!(t.id("get-order"), t.id("GET_ORDER"));
+        assert_ne!(t.id("get-order"), t.id("get-orders"));
     }
 }

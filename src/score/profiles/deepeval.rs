@@ -907,13 +907,89 @@ fn exact_score(exp: &[Tool<'_>], called: &[Tool<'_>], f: &Flags) -> f64 {
     1.0
 }
 
-fn unordered_score(exp: &[Tool<'_>], called: &[Tool<'_>], f: &Flags) -> Result<f64, String> {
+/// The called tools of each name, ascending: DeepEval's unordered score and its reason
+/// compare only tools of the same name (`ToolCall.__eq__` and the match both need it), so
+/// 40 000 tools of distinct names cost 40 000 look-ups, not 1.6 billion comparisons. A map past
+/// a handful of called tools; below, a scan of them (no allocation for the usual case).
+struct ByName<'t> {
+    map: Option<HashMap<&'t str, Vec<usize>>>,
+}
+
+impl<'t> ByName<'t> {
+    fn new(called: &[Tool<'t>]) -> Self {
+        let map = (called.len() > 16).then(|| {
+            let mut map: HashMap<&'t str, Vec<usize>> = HashMap::new();
+            for (i, c) in called.iter().enumerate() {
+                map.entry(c.name).or_default().push(i);
+            }
+            map
+        });
+        ByName { map }
+    }
+
+    /// The called tools named `name`, ascending (`buf` holds them when there is no map).
+    fn of<'b>(
+        &'b self,
+        called: &[Tool<'_>],
+        name: &str,
+        buf: &'b mut SmallVec<[usize; 16]>,
+    ) -> &'b [usize] {
+        match &self.map {
+            Some(map) => map.get(name).map_or(&[], Vec::as_slice),
+            None => {
+                buf.clear();
+                buf.extend((0..called.len()).filter(|&i| same_str(called[i].name, name)));
+                buf
+            }
+        }
+    }
+}
+
+/// The most pairs of same-named tools DeepEval's unordered score and its reason may compare for
+/// one case (see [`unordered_pairs`]): 16 777 216, e.g. 2 000 expected and 2 000 called tools
+/// all of one name. Past it the case is an error line.
+pub(crate) const UNORDERED_PAIRS: usize = 1 << 24;
+
+/// The pairs of tools the unordered score and its reason compare at most: each called tool
+/// with the earlier called tools of its name (its class), each expected tool with the called
+/// tools of its name twice (the match, and whether it is missing), and each expected tool with
+/// the earlier expected tools of its name (the missing list has no repeats).
+fn unordered_pairs(exp: &[Tool<'_>], called: &[Tool<'_>], by_name: &ByName<'_>) -> usize {
+    let mut buf = SmallVec::new();
+    let mut pairs = 0usize;
+    for (i, c) in called.iter().enumerate() {
+        let group = by_name.of(called, c.name, &mut buf);
+        pairs = pairs.saturating_add(group.partition_point(|&j| j < i));
+    }
+    let mut earlier: HashMap<&str, usize> = HashMap::new();
+    for (k, e) in exp.iter().enumerate() {
+        let group = by_name.of(called, e.name, &mut buf).len();
+        let before = if exp.len() > 16 {
+            let n = earlier.entry(e.name).or_default();
+            *n += 1;
+            *n - 1
+        } else {
+            exp[..k].iter().filter(|x| same_str(x.name, e.name)).count()
+        };
+        pairs = pairs
+            .saturating_add(group.saturating_mul(2))
+            .saturating_add(before);
+    }
+    pairs
+}
+
+fn unordered_score(
+    exp: &[Tool<'_>],
+    called: &[Tool<'_>],
+    by_name: &ByName<'_>,
+    f: &Flags,
+) -> Result<f64, String> {
     // DeepEval skips a called tool equal (`ToolCall.__eq__`) to one matched already. Equality
     // is an equivalence (Python `==` on JSON values), so each called tool gets the index of the
     // first one equal to it, its class, and a matched tool takes its whole class: one
-    // comparison per pair of called tools at most, instead of one per (expected, called,
-    // matched) triple. `slots[i]` = (class of tool i, whether class i is taken); no allocation
-    // for the usual handful of calls.
+    // comparison per pair of called tools of the same name at most, instead of one per
+    // (expected, called, matched) triple. `slots[i]` = (class of tool i, whether class i is
+    // taken); no allocation for the usual handful of calls.
     let mut small = [(0usize, false); 16];
     let mut large = Vec::new();
     let slots: &mut [(usize, bool)] = match small.get_mut(..called.len()) {
@@ -923,18 +999,26 @@ fn unordered_score(exp: &[Tool<'_>], called: &[Tool<'_>], f: &Flags) -> Result<f
             &mut large
         }
     };
+    let mut buf = SmallVec::new();
     for (i, c) in called.iter().enumerate() {
-        let class = (0..i).find(|&j| call_eq(c, &called[j])).unwrap_or(i);
+        let group = by_name.of(called, c.name, &mut buf);
+        let earlier = &group[..group.partition_point(|&j| j < i)];
+        let class = earlier
+            .iter()
+            .copied()
+            .find(|&j| call_eq(c, &called[j]))
+            .unwrap_or(i);
         slots[i].0 = class;
     }
     let mut total = 0.0;
     for e in exp {
         let mut best = 0.0;
         let mut best_c = None;
-        for (ci, c) in called.iter().enumerate() {
+        for &ci in by_name.of(called, e.name, &mut buf) {
             if slots[slots[ci].0].1 {
                 continue;
             }
+            let c = &called[ci];
             if same_tool(e, c) {
                 let s = pair_score(e, c, f)?;
                 if s > best {
@@ -1276,6 +1360,7 @@ fn calling_reason<const ESC: bool>(
     opts: &Options<'_>,
     raw: f64,
     lcs: &[usize],
+    by_name: Option<&ByName<'_>>,
 ) {
     let tm = type_mismatches(exp, called);
     let tail = |s: &mut String, end: &str| {
@@ -1350,10 +1435,39 @@ fn calling_reason<const ESC: bool>(
         s.push_str(" were called (order not considered).");
         return;
     }
-    // set(expected) - (set(called) & set(expected)), by ToolCall equality.
+    // set(expected) - (set(called) & set(expected)), by ToolCall equality, which needs equal
+    // names: each expected tool is compared with the called tools of its name, and with the
+    // missing ones of its name listed so far.
+    let built;
+    let by_name = match by_name {
+        Some(b) => b,
+        None => {
+            built = ByName::new(called);
+            &built
+        }
+    };
+    let mut buf = SmallVec::new();
     let mut missing: SmallVec<[&Tool<'_>; 16]> = SmallVec::new();
+    let mut missing_of: HashMap<&str, SmallVec<[usize; 2]>> = HashMap::new();
     for e in exp {
-        if !called.iter().any(|c| call_eq(c, e)) && !missing.iter().any(|m| call_eq(m, e)) {
+        let called_it = by_name
+            .of(called, e.name, &mut buf)
+            .iter()
+            .any(|&ci| call_eq(&called[ci], e));
+        if called_it {
+            continue;
+        }
+        let listed = if exp.len() > 16 {
+            missing_of
+                .get(e.name)
+                .is_some_and(|ms| ms.iter().any(|&k| call_eq(missing[k], e)))
+        } else {
+            missing.iter().any(|m| call_eq(m, e))
+        };
+        if !listed {
+            if exp.len() > 16 {
+                missing_of.entry(e.name).or_default().push(missing.len());
+            }
             missing.push(e);
         }
     }
@@ -1472,6 +1586,7 @@ fn evaluate<'t, 'a>(
     };
     let below = |s: f64| threshold.is_some_and(|t| s < t);
     let mut lcs = Lcs::new();
+    let mut by_name = None;
     let raw = if opts.should_exact_match {
         exact_score(exp, called, &f)
     } else if opts.should_consider_ordering {
@@ -1485,7 +1600,18 @@ fn evaluate<'t, 'a>(
             weight / exp.len() as f64
         }
     } else {
-        unordered_score(exp, called, &f)?
+        let by = by_name.insert(ByName::new(called));
+        let pairs = unordered_pairs(exp, called, by);
+        if pairs > UNORDERED_PAIRS {
+            return Err(format!(
+                "toolspec: DeepEval's unordered matching of {} expected and {} called tools \
+                 compares {pairs} pairs of tools of the same name, past the budget of \
+                 {UNORDERED_PAIRS} (the case is not scored)",
+                exp.len(),
+                called.len()
+            ));
+        }
+        unordered_score(exp, called, by, &f)?
     };
     let mut score = raw;
     if opts.strict_mode && below(score) {
@@ -1517,7 +1643,7 @@ fn evaluate<'t, 'a>(
     if opts.strict_mode && below(final_score) {
         final_score = 0.0;
     }
-    calling_reason::<true>(calling, exp, called, opts, raw, &lcs);
+    calling_reason::<true>(calling, exp, called, opts, raw, &lcs, by_name.as_ref());
     Ok(Verdict {
         score: final_score,
         success: if opts.threshold_other && !opts.strict_mode {
@@ -1745,11 +1871,11 @@ mod tests {
                         ..Options::default()
                     };
                     let mut text = String::new();
-                    calling_reason::<false>(&mut text, exp, called, &opts, raw, &lcs);
+                    calling_reason::<false>(&mut text, exp, called, &opts, raw, &lcs, None);
                     let mut want = String::new();
                     json_str_body(&mut want, &text);
                     let mut got = String::from("prefix ");
-                    calling_reason::<true>(&mut got, exp, called, &opts, raw, &lcs);
+                    calling_reason::<true>(&mut got, exp, called, &opts, raw, &lcs, None);
                     assert_eq!(got, format!("prefix {want}"), "{line}");
                     checked += usize::from(text.contains("ToolCall("));
                 }
