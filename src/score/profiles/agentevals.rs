@@ -157,33 +157,6 @@ fn into_owned(v: Val<'_>) -> Val<'static> {
     }
 }
 
-/// Python truthiness of a JSON value.
-fn truthy(v: &Val<'_>) -> bool {
-    match v {
-        Val::Null => false,
-        Val::Bool(b) => *b,
-        Val::Int(i) => *i != 0,
-        Val::UInt(u) => *u != 0,
-        Val::Float(f) => *f != 0.0,
-        Val::Str(s) => !s.is_empty(),
-        Val::Arr(items) => !items.is_empty(),
-        Val::Obj(entries) => !entries.is_empty(),
-    }
-}
-
-/// The Python type name, for `TypeError` messages.
-fn py_type(v: &Val<'_>) -> &'static str {
-    match v {
-        Val::Null => "NoneType",
-        Val::Bool(_) => "bool",
-        Val::Int(_) | Val::UInt(_) => "int",
-        Val::Float(_) => "float",
-        Val::Str(_) => "str",
-        Val::Arr(_) => "list",
-        Val::Obj(_) => "dict",
-    }
-}
-
 /// What `for x in value` yields, for the JSON types (a string yields its characters, a dict
 /// its keys); numbers, booleans and `None` are not iterable. A list is borrowed.
 fn py_iter<'v, 'a>(v: &'v Val<'a>) -> Result<Cow<'v, [Val<'a>]>, String> {
@@ -196,7 +169,7 @@ fn py_iter<'v, 'a>(v: &'v Val<'a>) -> Result<Cow<'v, [Val<'a>]>, String> {
         Val::Obj(entries) => Ok(entries.iter().map(|(k, _)| Val::Str(k.clone())).collect()),
         other => Err(format!(
             "TypeError: '{}' object is not iterable",
-            py_type(other)
+            other.py_type_name()
         )),
     }
 }
@@ -248,7 +221,10 @@ fn normalize_message<'a>(m: &Val<'a>) -> Result<Msg<'a>, String> {
                 "ValueError: dictionary update sequence element #0 has length 1; 2 is required"
                     .to_owned()
             }
-            other => format!("TypeError: '{}' object is not iterable", py_type(other)),
+            other => format!(
+                "TypeError: '{}' object is not iterable",
+                other.py_type_name()
+            ),
         });
     };
     // `role`, else `type` (a present `role` wins even when null).
@@ -260,19 +236,19 @@ fn normalize_message<'a>(m: &Val<'a>) -> Result<Msg<'a>, String> {
     // `[{**tc, "id": tc.get("id", "")} for tc in tool_calls]` for an AI message (by `role`)
     // with truthy tool calls: every item must be a mapping, and gets an `id`.
     if ai_by_role {
-        if let Some(tcs) = tool_calls.filter(|t| truthy(t)) {
+        if let Some(tcs) = tool_calls.filter(|t| t.py_truthy()) {
             for tc in py_iter(tcs)?.iter() {
                 if !matches!(tc, Val::Obj(_)) {
                     return Err(format!(
                         "TypeError: '{}' object is not a mapping",
-                        py_type(tc)
+                        tc.py_type_name()
                     ));
                 }
             }
         }
     }
     // `content or ""`: anything truthy must be a string or a list of strings and dicts.
-    if let Some(c) = m.get("content").filter(|c| truthy(c)) {
+    if let Some(c) = m.get("content").filter(|c| c.py_truthy()) {
         let ok = match c {
             Val::Str(_) => true,
             Val::Arr(items) => items.iter().all(|x| matches!(x, Val::Str(_) | Val::Obj(_))),
@@ -305,7 +281,7 @@ fn normalize_message<'a>(m: &Val<'a>) -> Result<Msg<'a>, String> {
                 other => {
                     return Err(format!(
                         "TypeError: argument of type '{}' is not iterable",
-                        py_type(other)
+                        other.py_type_name()
                     ))
                 }
             };
@@ -332,7 +308,7 @@ fn normalize_message<'a>(m: &Val<'a>) -> Result<Msg<'a>, String> {
                     return Err(format!(
                         "TypeError: '{}' object is not subscriptable",
                         if matches!(tc, Val::Obj(_)) {
-                            py_type(other)
+                            other.py_type_name()
                         } else {
                             "str"
                         }
@@ -458,7 +434,7 @@ fn args_match(mode: &ArgMode<'_>, a: &Val<'_>, b: &Val<'_>) -> Result<bool, Stri
                 let Val::Str(p) = p else {
                     return Err(format!(
                         "AttributeError: '{}' object has no attribute 'split'",
-                        py_type(p)
+                        p.py_type_name()
                     ));
                 };
                 let same = match (get_path(a, p), get_path(b, p)) {
@@ -504,11 +480,11 @@ impl<'v> Matcher<'v> {
         let Val::Obj(_) = overrides else {
             return Err(format!(
                 "AttributeError: '{}' object has no attribute 'get'",
-                py_type(overrides)
+                overrides.py_type_name()
             ));
         };
         // `overrides.get(name, False)` must be truthy: "", [], {}, 0, false, null are ignored.
-        let mode = match overrides.get(name).filter(|v| truthy(v)) {
+        let mode = match overrides.get(name).filter(|v| v.py_truthy()) {
             None => self.default.clone(),
             // An unknown mode string is not an error: it falls to `_ignore_match`.
             Some(Val::Str(s)) => known_arg_mode(s).unwrap_or(ArgMode::Ignore),

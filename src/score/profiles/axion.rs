@@ -55,33 +55,6 @@ fn present<'de: 'a, 'a, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Val<
     Val::deserialize(d).map(Some)
 }
 
-/// Python `bool(v)` of a value decoded by `json.loads`.
-fn py_truthy(v: &Val<'_>) -> bool {
-    match v {
-        Val::Null => false,
-        Val::Bool(b) => *b,
-        Val::Int(i) => *i != 0,
-        Val::UInt(u) => *u != 0,
-        Val::Float(f) => *f != 0.0,
-        Val::Str(s) => !s.is_empty(),
-        Val::Arr(a) => !a.is_empty(),
-        Val::Obj(o) => !o.is_empty(),
-    }
-}
-
-/// Python's name of the type of `v` (in a `TypeError`).
-fn py_type_name(v: &Val<'_>) -> &'static str {
-    match v {
-        Val::Null => "NoneType",
-        Val::Bool(_) => "bool",
-        Val::Int(_) | Val::UInt(_) => "int",
-        Val::Float(_) => "float",
-        Val::Str(_) => "str",
-        Val::Arr(_) => "list",
-        Val::Obj(_) => "dict",
-    }
-}
-
 /// A number Python compares with a float (`bool` as 0 or 1), or the `TypeError` of `float >= v`.
 fn py_comparable(v: &Val<'_>) -> Result<f64, String> {
     match v {
@@ -91,7 +64,7 @@ fn py_comparable(v: &Val<'_>) -> Result<f64, String> {
         Val::Float(f) => Ok(*f),
         other => Err(format!(
             "TypeError: '>=' not supported between instances of 'float' and '{}'",
-            py_type_name(other)
+            other.py_type_name()
         )),
     }
 }
@@ -415,10 +388,10 @@ pub(crate) fn evaluate(
     // `threshold or 0.5`: a falsy threshold (zero, `false`, `""`, `[]`, ...) is the default
     // (NaN is truthy); `true` is 1; a string, list or dict fails `score >= threshold`.
     let (threshold, threshold_true) = match &opts.threshold {
-        Some(t) if py_truthy(t) => (py_comparable(t)?, matches!(t, Val::Bool(true))),
+        Some(t) if t.py_truthy() => (py_comparable(t)?, matches!(t, Val::Bool(true))),
         _ => (0.5, false),
     };
-    let flag = |v: &Option<Val<'_>>| v.as_ref().is_some_and(py_truthy);
+    let flag = |v: &Option<Val<'_>>| v.as_ref().is_some_and(Val::py_truthy);
     let check = flag(&opts.check_parameters);
     let strategy = match &opts.parameter_matching_strategy {
         Some(Val::Str(s)) if s == "subset" => Strategy::Subset,
@@ -618,7 +591,7 @@ fn unreproducible(
     expected: &[Tool<'_>],
     opts: &Options<'_>,
 ) -> Option<String> {
-    let check = opts.check_parameters.as_ref().is_some_and(py_truthy);
+    let check = opts.check_parameters.as_ref().is_some_and(Val::py_truthy);
     if check {
         let mut bufs = super::tape::Buffers::default();
         if let Some(n) = super::tape::Tape::parse(line, &mut bufs)

@@ -36,6 +36,33 @@ pub enum Val<'a> {
 }
 
 impl<'a> Val<'a> {
+    /// Python's `bool(v)` of the value `json.loads` gives.
+    pub fn py_truthy(&self) -> bool {
+        match self {
+            Val::Null => false,
+            Val::Bool(b) => *b,
+            Val::Int(i) => *i != 0,
+            Val::UInt(u) => *u != 0,
+            Val::Float(f) => *f != 0.0,
+            Val::Str(s) => !s.is_empty(),
+            Val::Arr(a) => !a.is_empty(),
+            Val::Obj(o) => !o.is_empty(),
+        }
+    }
+
+    /// Python's name of the type of the value `json.loads` gives (as a `TypeError` says it).
+    pub fn py_type_name(&self) -> &'static str {
+        match self {
+            Val::Null => "NoneType",
+            Val::Bool(_) => "bool",
+            Val::Int(_) | Val::UInt(_) => "int",
+            Val::Float(_) => "float",
+            Val::Str(_) => "str",
+            Val::Arr(_) => "list",
+            Val::Obj(_) => "dict",
+        }
+    }
+
     /// The value of `key` in an object (`None` for a missing key or a non-object).
     pub fn get(&self, key: &str) -> Option<&Val<'a>> {
         match self {
