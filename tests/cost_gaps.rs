@@ -2,8 +2,10 @@
 //! names): each is checked at a size that took seconds before, and its result asserted.
 
 mod engine_common;
+mod parity_support;
 
 use engine_common::*;
+use parity_support::{score, tools};
 use serde_json::json;
 use toolspec::config::*;
 use toolspec::engine::{run, Status};
@@ -119,39 +121,6 @@ fn ten_thousand_strip_prefixes_in_a_spec() {
         .expectations
         .iter()
         .all(|e| e.args.checks.len() == 2));
-}
-
-/// `toolspec score --profile PROFILE` (cases on stdin) over `lines`: one JSON value per output line.
-fn score(profile: &str, lines: &[serde_json::Value]) -> Vec<serde_json::Value> {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolspec"))
-        .args(["score", "--profile", profile])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("toolspec runs");
-    let mut input = String::new();
-    for l in lines {
-        input.push_str(&l.to_string());
-        input.push('\n');
-    }
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
-    let got: Vec<serde_json::Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(got.len(), lines.len(), "one line per case: {text}");
-    got
-}
-
-fn tools(names: impl Iterator<Item = String>) -> serde_json::Value {
-    serde_json::Value::Array(names.map(|n| json!({ "name": n })).collect())
 }
 
 /// DeepEval's default (unordered) mode with 40 000 tools of distinct names, half of them never

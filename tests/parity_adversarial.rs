@@ -17,11 +17,10 @@ const AXION_CASES: usize = 865;
 const PROMPTFOO_CASES: usize = 314;
 const GALTEA_CASES: usize = 327;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Command, Stdio};
+use std::io::{BufRead, BufReader};
 
 use flate2::read::GzDecoder;
-use parity_support::{close, reason_modulo_set_order};
+use parity_support::{close, reason_modulo_set_order, score};
 use serde_json::Value;
 
 /// The vectors of `tests/fixtures/adversarial/PEER.jsonl.gz`: (case line, peer output).
@@ -35,30 +34,6 @@ fn vectors(peer: &str) -> Vec<(String, Value)> {
             (v["case"].as_str().unwrap().to_owned(), v["peer"].clone())
         })
         .collect()
-}
-
-/// `toolspec score --profile PROFILE` over the case lines (on stdin): one output per case.
-fn score(profile: &str, cases: &[String]) -> Vec<Value> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolspec"))
-        .args(["score", "--profile", profile])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("toolspec runs");
-    let input = cases.join("\n") + "\n";
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    let text = String::from_utf8(out.stdout).expect("UTF-8 output");
-    let got: Vec<Value> = text
-        .split('\n')
-        .filter(|l| !l.is_empty())
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect();
-    assert_eq!(got.len(), cases.len(), "one output line per case");
-    got
 }
 
 /// The case's id.

@@ -2,41 +2,10 @@
 //! quadratic time (`docs/robustness.md`, "Scoring profiles"): the built binary is run on each
 //! and its results are asserted (never its time).
 
-use std::io::Write;
-use std::process::{Command, Stdio};
+mod parity_support;
 
+use parity_support::{score, tools};
 use serde_json::{json, Value};
-
-/// `toolspec score --profile PROFILE` (cases on stdin) over `lines`: one JSON value per output line.
-fn score(profile: &str, lines: &[Value]) -> Vec<Value> {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolspec"))
-        .args(["score", "--profile", profile])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("toolspec runs");
-    let mut input = String::new();
-    for l in lines {
-        input.push_str(&l.to_string());
-        input.push('\n');
-    }
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
-    let got: Vec<Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(got.len(), lines.len(), "one line per case: {text}");
-    got
-}
-
-fn tools(names: impl Iterator<Item = String>) -> Value {
-    Value::Array(names.map(|n| json!({ "name": n })).collect())
-}
 
 #[test]
 fn deepeval_ordering_with_40000_tools_is_bounded() {

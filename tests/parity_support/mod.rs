@@ -1,4 +1,5 @@
-//! Shared by the `parity_*` tests: read a gzip-compressed vector file, collect mismatches.
+//! Shared by the `parity_*` and profile cost tests: read a gzip-compressed vector file, run
+//! `toolspec score`, collect mismatches.
 // Each test binary uses a subset of these helpers.
 #![allow(dead_code)]
 
@@ -121,4 +122,40 @@ fn split_list(s: &str) -> Option<(Vec<&str>, usize)> {
         i += 1;
     }
     None
+}
+
+/// `toolspec score --profile PROFILE` over `lines` (case lines, or JSON values written one per
+/// line) on stdin: one JSON output per case.
+pub fn score<L: ToString>(profile: &str, lines: &[L]) -> Vec<Value> {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolspec"))
+        .args(["score", "--profile", profile])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("toolspec runs");
+    let mut input = String::new();
+    for l in lines {
+        input.push_str(&l.to_string());
+        input.push('\n');
+    }
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()).unwrap());
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    let text = String::from_utf8(out.stdout).expect("UTF-8 output");
+    let got: Vec<Value> = text
+        .split('\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert_eq!(got.len(), lines.len(), "one output line per case: {text}");
+    got
+}
+
+/// A DeepEval tool list `[{"name": ...}]` of `names`.
+pub fn tools(names: impl Iterator<Item = String>) -> Value {
+    Value::Array(names.map(|n| serde_json::json!({ "name": n })).collect())
 }
