@@ -63,13 +63,7 @@ pub(crate) fn cases(v: &Value) -> Option<Vec<(Vec<Seg>, &Value)>> {
     if items.len() < 2 {
         return None;
     }
-    Some(
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, c)| (root.into_iter().chain([Seg::I(i)]).collect(), c))
-            .collect(),
-    )
+    Some(super::parts(items, root))
 }
 
 /// Read one eval case (or old-style query) found at `path`.

@@ -30,13 +30,7 @@ pub(crate) fn samples(v: &Value) -> Option<Vec<(Vec<Seg>, &Value)>> {
     if items.len() < 2 {
         return None;
     }
-    Some(
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, x)| (vec![Seg::K("samples"), Seg::I(i)], x))
-            .collect(),
-    )
+    Some(super::parts(items, Some(Seg::K("samples"))))
 }
 
 /// Read one sample found at `path`.

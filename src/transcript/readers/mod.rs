@@ -237,6 +237,16 @@ pub(crate) fn split(format: Format, v: &Value) -> Option<Vec<(Vec<Seg>, &Value)>
     }
 }
 
+/// Each of `items` with its path: `root` (the member holding the list; `None` for a top-level
+/// array) and its position.
+pub(crate) fn parts(items: &[Value], root: Option<Seg>) -> Vec<(Vec<Seg>, &Value)> {
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, x)| (root.into_iter().chain([Seg::I(i)]).collect(), x))
+        .collect()
+}
+
 /// Read one part returned by [`split`], found at `path`.
 pub(crate) fn read_part(format: Format, v: &Value, path: &[Seg], sink: &mut Sink) {
     match format {

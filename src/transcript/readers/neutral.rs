@@ -44,12 +44,7 @@ pub(crate) fn transcripts(v: &Value) -> Option<Vec<(Vec<Seg>, &Value)>> {
     if a.is_empty() || !a.iter().all(Value::is_array) {
         return None;
     }
-    Some(
-        a.iter()
-            .enumerate()
-            .map(|(i, t)| (vec![Seg::I(i)], t))
-            .collect(),
-    )
+    Some(super::parts(a, None))
 }
 
 /// Read one transcript (an array of calls) or one call (a JSON line).
