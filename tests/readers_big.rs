@@ -1,3 +1,4 @@
+// A binary of its own: its counting `#[global_allocator]` would count every other test's allocations.
 //! A large JSONL file made at test time by the corpus generator (`tests/fixtures/gen/gen_big.py`,
 //! a copy of the shared corpus's `gen_big.py` and `corpuskit.py`, standard library only) is
 //! streamed: every transcript equals the generator's truth, and the heap stays bounded while a

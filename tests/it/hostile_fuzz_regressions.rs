@@ -1,0 +1,118 @@
+//! Replays every input the fuzzers ever crashed on (`tests/fuzz_regressions/<target>/*`), through
+//! the very bodies the fuzz targets run (`fuzz/src/lib.rs`, included below), and runs the same
+//! bodies on the repository's own specs and transcripts, so their properties (diagnostics
+//! render, `fmt` is a fixed point, configs survive a JSON round trip, spans stay in the file,
+//! `score` prints JSON) are checked on every `cargo test`, not only while fuzzing.
+//!
+//! To add a crash: copy `fuzz/artifacts/<target>/crash-*` into `tests/fuzz_regressions/<target>/`
+//! (`scripts/fuzz.sh` does it), fix the bug, and this test keeps it fixed.
+
+#[allow(dead_code, missing_docs)]
+#[path = "../../fuzz/src/lib.rs"]
+mod fuzz_targets;
+
+use std::path::{Path, PathBuf};
+
+fn files(dir: &Path, ext: Option<&str>) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if ext.is_none_or(|x| p.extension().is_some_and(|e| e == x)) {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn saved_fuzz_crashes_stay_fixed() {
+    let dir = root().join("tests/fuzz_regressions");
+    let mut replayed = 0;
+    for target in fuzz_targets::TARGETS {
+        for input in files(&dir.join(target), None) {
+            let data = std::fs::read(&input).unwrap();
+            let shown = input.display().to_string();
+            let outcome = std::panic::catch_unwind(|| fuzz_targets::run(target, &data));
+            assert!(outcome.is_ok(), "{target} still fails on {shown}");
+            replayed += 1;
+        }
+    }
+    // Every folder holds at least the README that lists what was found.
+    assert!(dir.join("README.md").is_file());
+    eprintln!("replayed {replayed} saved inputs");
+}
+
+#[test]
+fn fuzz_bodies_hold_on_the_bundled_specs() {
+    let specs = files(&root().join("specs"), Some("toolspec"));
+    assert!(specs.len() > 10);
+    for spec in specs {
+        let text = std::fs::read(&spec).unwrap();
+        fuzz_targets::spec_parser(&text);
+        fuzz_targets::compile(&text);
+    }
+}
+
+#[test]
+fn fuzz_bodies_hold_on_the_bundled_transcripts() {
+    let transcripts = files(&root().join("tests/fixtures/corpus/transcripts"), None);
+    assert!(transcripts.len() > 10);
+    for t in transcripts {
+        let bytes = std::fs::read(&t).unwrap();
+        // Detection, and every forced format (most reject the file: that path is exercised too).
+        for sel in 0..12u8 {
+            let mut data = vec![sel];
+            data.extend_from_slice(&bytes);
+            fuzz_targets::transcript_read(&data);
+        }
+    }
+}
+
+#[test]
+fn fuzz_bodies_hold_on_the_peer_vectors() {
+    use std::io::BufRead;
+    for (i, profile) in ["axion", "deepeval", "evalite", "agentevals", "galtea"]
+        .iter()
+        .enumerate()
+    {
+        let path = root().join(format!("tests/fixtures/vectors/{profile}.jsonl.gz"));
+        let file = std::fs::File::open(&path).unwrap();
+        let lines = std::io::BufReader::new(flate2::read::GzDecoder::new(file)).lines();
+        for line in lines.map_while(Result::ok).take(200) {
+            // The selector byte picks the profile by index in ProfileName::NAMES.
+            let sel = [0u8, 1, 2, 3, 4][i];
+            let mut data = vec![sel];
+            data.extend_from_slice(line.as_bytes());
+            fuzz_targets::score_line(&data);
+        }
+    }
+}
+
+#[test]
+fn the_engine_body_runs_on_structured_noise() {
+    // A deterministic spread of inputs: the arbitrary-built configs and calls must all run.
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for len in [0usize, 16, 64, 256, 1024, 4096] {
+        for _ in 0..40 {
+            let data: Vec<u8> = (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    (x >> 56) as u8
+                })
+                .collect();
+            fuzz_targets::engine(&data);
+        }
+    }
+}

@@ -1,0 +1,63 @@
+//! The integration tests, in one binary: the library and its dependencies are linked once rather
+//! than once per test file. Each module is one former test file; run one with
+//! `cargo test --test it readers_corpus::`. `tests/readers_big.rs` stays a binary of its own: it
+//! installs a counting global allocator, which would count every other test's allocations.
+
+// Helpers shared by several test modules.
+mod engine_common;
+mod hostile_support;
+mod lang_common;
+mod parity_support;
+
+mod architecture;
+mod check_compact;
+mod cli;
+mod cli_calls_truth;
+mod cli_readme;
+mod cli_sarif_schema;
+mod cli_stdin;
+mod cli_watch;
+mod cost_compile;
+mod cost_engine;
+mod cost_gaps;
+mod difflib_vectors;
+mod engine_alignment;
+mod engine_constraints;
+mod engine_properties;
+mod engine_scoring_doc;
+mod engine_verdict_snapshot;
+mod hostile_fuzz_regressions;
+mod hostile_inputs;
+mod hostile_project;
+mod lang_constructs;
+mod lang_diagnostics;
+mod lang_docs;
+mod lang_includes;
+mod lang_lowering;
+mod lang_props;
+mod lang_spans;
+mod lang_specs;
+mod parity_adversarial;
+mod parity_agentevals;
+mod parity_axion;
+mod parity_deepeval;
+mod parity_evalite;
+mod parity_galtea;
+mod parity_promptfoo;
+mod profiles_costs;
+mod readers_corpus;
+mod readers_detect;
+mod readers_errors;
+mod readers_fuzz;
+mod readers_keep;
+mod readers_mapping;
+mod readers_neutral;
+mod readers_stream;
+mod readers_wild;
+mod report_honest;
+mod report_stream;
+mod trust_binary;
+mod trust_injection;
+mod trust_judge;
+mod trust_numbers;
+mod trust_paths;
