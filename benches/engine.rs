@@ -6,7 +6,7 @@
 //! earlier expectations (the two-pass alignment), a `before` rule, name rules and a forbidden
 //! tool) and `dense` (every expectation and call is the same tool, the worst case for candidate
 //! pairs: 1 000 000 of them, within the budgets). Then the cost cases of
-//! `tests/cost_engine.rs` (`docs/robustness.md`, *Engine budgets*): `exactly 3000` in order
+//! `tests/it/cost_engine.rs` (`docs/robustness.md`, *Engine budgets*): `exactly 3000` in order
 //! against 3 000 calls; 8 000 `at_least 1` in any order against 8 000 calls; 2 999 reversed
 //! `before` rules over 3 000 expectations of one tool; 100 × 100 fuzzy pairs at the per-pair
 //! bound; exact arguments with 50 000 keys in reverse order.

@@ -4,8 +4,8 @@
 #   scripts/corpus_check.sh [SHARED_CORPUS_DIR]     (default: ../shared/corpus)
 #
 # For every file under the shared corpus's transcripts/, truth/ and real/: the same bytes must be
-# under tests/fixtures/corpus/ (which `cargo test` reads: tests/readers_corpus.rs and
-# tests/cli_calls_truth.rs walk every transcript there and compare it with its truth file), and
+# under tests/fixtures/corpus/ (which `cargo test` reads: tests/it/readers_corpus.rs and
+# tests/it/cli_calls_truth.rs walk every transcript there and compare it with its truth file), and
 # every transcript must have a truth file. Then `toolspec calls --json` (release build) is run
 # on each shared transcript and compared with its shared truth. Exit 1 on any difference.
 # Needs the shared folder, so it is a maintainer's tool, not part of `cargo test`.

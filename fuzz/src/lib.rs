@@ -1,5 +1,5 @@
 //! The bodies of the fuzz targets, shared by the libFuzzer binaries (`fuzz_targets/*.rs`) and by
-//! the replay of every saved crash input (`tests/hostile_fuzz_regressions.rs` includes this file).
+//! the replay of every saved crash input (`tests/it/hostile_fuzz_regressions.rs` includes this file).
 //!
 //! Each target feeds arbitrary bytes to one stage and checks more than "does not panic":
 //! diagnostics must render (their spans lie inside the text, on character boundaries), `fmt`

@@ -421,7 +421,7 @@ fn the_module_graph_has_only_the_documented_edges() {
         if !modules.contains(&from) {
             writeln!(
                 problems,
-                "{file}: top-level module `{from}` is not in the table of tests/architecture.rs \
+                "{file}: top-level module `{from}` is not in the table of tests/it/architecture.rs \
                  and docs/architecture.md"
             )
             .unwrap();
@@ -446,7 +446,7 @@ fn the_module_graph_has_only_the_documented_edges() {
                 writeln!(
                     problems,
                     "{file}:{line}: new edge {from} -> {to} (`crate::{to}`); {from} may use only: \
-                     {may}. See docs/architecture.md before adding it to tests/architecture.rs."
+                     {may}. See docs/architecture.md before adding it to tests/it/architecture.rs."
                 )
                 .unwrap();
             }

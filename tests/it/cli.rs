@@ -1,6 +1,6 @@
 //! CLI golden tests: every command, every output format and every exit code, run on the bundled
 //! `examples/` project and small broken fixtures (`tests/cmd/*.toml`; bless with
-//! `TRYCMD=overwrite cargo test --test cli`).
+//! `TRYCMD=overwrite cargo test --test it cli::`).
 
 #[test]
 fn cli_goldens() {

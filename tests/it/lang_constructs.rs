@@ -4,7 +4,7 @@
 //!
 //! The walk matches every AST enum without a wildcard, so a new construct does not compile until
 //! it is named here, and then fails until a bundled spec uses it.
-//! `cargo test --test lang_constructs -- --nocapture` prints the table of constructs per file.
+//! `cargo test --test it lang_constructs:: -- --nocapture` prints the table of constructs per file.
 
 use crate::lang_common;
 

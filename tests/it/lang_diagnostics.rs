@@ -213,7 +213,7 @@ fn every_code_is_exercised_by_a_case() {
         }
     }
     seen.insert(Code::GlobMatchesNothing);
-    // Budgets, exercised at their sizes in tests/cost_compile.rs.
+    // Budgets, exercised at their sizes in tests/it/cost_compile.rs.
     seen.extend([
         Code::IncludeTooDeep,
         Code::IncludeLimit,

@@ -105,7 +105,7 @@ fn fmt_is_idempotent_and_keeps_the_config() {
     }
 }
 
-/// The syntax constructs are checked on the syntax trees by `tests/lang_constructs.rs`; this
+/// The syntax constructs are checked on the syntax trees by `tests/it/lang_constructs.rs`; this
 /// checks the other side: every check kind and every profile appears in a compiled config.
 #[test]
 fn the_specs_lower_to_every_check_kind_and_profile() {

@@ -184,7 +184,7 @@ fn lookalikes_are_not_read_as_the_calls_format() {
             assert_eq!(got, want, "{doc}");
         }
     }
-    // Every other format's corpus file stays itself (tests/readers_corpus.rs checks the
+    // Every other format's corpus file stays itself (tests/it/readers_corpus.rs checks the
     // formats); here: none of them is read as the calls format.
     for file in corpus() {
         let bytes = std::fs::read(&file).unwrap();
