@@ -7,9 +7,10 @@
 //! The objective is lexicographic, encoded in one integer per slot so that no floating-point tie
 //! decides anything: first the real gain (credit earned plus penalties avoided, scaled by 10⁶ and
 //! rounded), then the number of required slots filled by full matches, then the number of full
-//! matches, then the number of calls accounted for. With `K = calls + 1`, a slot's gain is
-//! `units·K³ + [required and full]·K² + [full]·K + 1`; each tally is below `K`, so the levels
-//! never mix. The secondary levels make the choice among equally scored alignments
+//! matches, then the number of calls accounted for, a call that would count against an
+//! `at_most` cap if left over counting twice ([`Candidate::capped`]). With `K = 2·(calls + 1)`,
+//! a call's gain in a slot is `units·K³ + [required and full]·K² + [full]·K + 1 + [capped]`;
+//! each tally is below `K`, so the levels never mix. The secondary levels make the choice among equally scored alignments
 //! deterministic in what it reports (the counts do not depend on the order of the calls) and
 //! keep binary mode consistent: in binary mode the real gain is the weight of required slots
 //! filled by full matches, so "every expectation met" is found whenever it is possible.
@@ -45,6 +46,19 @@ pub(crate) struct Candidate {
     pub(crate) exp: usize,
     /// Whether the call satisfies every constraint (else it matches by name only).
     pub(crate) full: bool,
+    /// Whether the call satisfies every constraint of some `at_most` expectation (a cap) among
+    /// its candidates. Left unassigned, it would count against that cap (`too-many-calls`), so
+    /// among alignments otherwise equal, the one that accounts for more such calls wins: the
+    /// verdict does not depend on which of two interchangeable calls comes first.
+    pub(crate) capped: bool,
+}
+
+impl Candidate {
+    /// The lowest level of the objective for this call: 1 for being accounted for, 1 more if
+    /// it is [`capped`](Self::capped).
+    pub(crate) fn bonus(&self) -> i128 {
+        i128::from(self.capped)
+    }
 }
 
 /// The calls (ascending) assigned to each expectation.
@@ -66,8 +80,14 @@ pub(crate) fn sane(x: f64) -> f64 {
 /// stay far below `i128::MAX`).
 const MAX_LEVEL: usize = 2_000_000;
 
+/// `K`: every tally of a tie-break level stays below it (the lowest level counts a call up to
+/// twice).
+fn level(calls: usize) -> i128 {
+    2 * (calls.min(MAX_LEVEL) as i128 + 1)
+}
+
 fn scaled(real: f64, required_full: bool, full: bool, calls: usize) -> i128 {
-    let k = calls.min(MAX_LEVEL) as i128 + 1;
+    let k = level(calls);
     let units = (sane(real) * SCALE).round() as i128;
     units * k * k * k + i128::from(required_full) * k * k + i128::from(full) * k + 1
 }
@@ -96,7 +116,7 @@ impl Slots {
             req_full: scaled(w * exact + extra + w * wrong, true, true, calls),
             req_name: scaled(w * name_only + extra, false, false, calls),
             opt_full: scaled(extra, false, true, calls),
-            unit: (calls.min(MAX_LEVEL) as i128 + 1).pow(3),
+            unit: level(calls).pow(3),
         }
     }
 }

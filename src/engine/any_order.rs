@@ -98,12 +98,12 @@ fn solve_group(
         for cand in &by_call[i] {
             let sl = &slots[cand.exp];
             if let Some(&sn) = node_of.get(&(cand.exp, true)) {
-                let gain = if cand.full { sl.req_full } else { sl.req_name };
+                let gain = if cand.full { sl.req_full } else { sl.req_name } + cand.bonus();
                 incoming[sn].push((gain, ci));
             }
             if cand.full {
                 if let Some(&sn) = node_of.get(&(cand.exp, false)) {
-                    incoming[sn].push((sl.opt_full, ci));
+                    incoming[sn].push((sl.opt_full + cand.bonus(), ci));
                 }
             }
         }
@@ -342,14 +342,27 @@ mod tests {
         let s = [slots(1, Some(1)), slots(1, Some(1))];
         let by_call = vec![
             vec![
-                Candidate { exp: 0, full: true },
-                Candidate { exp: 1, full: true },
+                Candidate {
+                    exp: 0,
+                    full: true,
+                    capped: false,
+                },
+                Candidate {
+                    exp: 1,
+                    full: true,
+                    capped: false,
+                },
             ],
             vec![
-                Candidate { exp: 0, full: true },
+                Candidate {
+                    exp: 0,
+                    full: true,
+                    capped: false,
+                },
                 Candidate {
                     exp: 1,
                     full: false,
+                    capped: false,
                 },
             ],
         ];
@@ -364,17 +377,31 @@ mod tests {
                 Candidate {
                     exp: 0,
                     full: false,
+                    capped: false,
                 },
-                Candidate { exp: 1, full: true },
+                Candidate {
+                    exp: 1,
+                    full: true,
+                    capped: false,
+                },
             ],
             vec![
-                Candidate { exp: 0, full: true },
+                Candidate {
+                    exp: 0,
+                    full: true,
+                    capped: false,
+                },
                 Candidate {
                     exp: 1,
                     full: false,
+                    capped: false,
                 },
             ],
-            vec![Candidate { exp: 0, full: true }],
+            vec![Candidate {
+                exp: 0,
+                full: true,
+                capped: false,
+            }],
         ];
         assert_eq!(align(&s, &by_call, &[0, 0]).0, vec![vec![1, 2], vec![0]]);
     }
@@ -383,10 +410,15 @@ mod tests {
     fn groups_are_independent() {
         let s = [slots(1, Some(1)), slots(1, Some(1))];
         let by_call = vec![
-            vec![Candidate { exp: 1, full: true }],
+            vec![Candidate {
+                exp: 1,
+                full: true,
+                capped: false,
+            }],
             vec![Candidate {
                 exp: 0,
                 full: false,
+                capped: false,
             }],
         ];
         assert_eq!(align(&s, &by_call, &[0, 1]).0, vec![vec![1], vec![0]]);

@@ -33,6 +33,8 @@ pub(crate) struct Context<'a> {
     /// Why call `.1` does not satisfy expectation `.0` (empty when it does), with references
     /// judged against the final partners.
     pub(crate) failures: &'a dyn Fn(usize, usize) -> Vec<crate::engine::Failure>,
+    /// Whether an extra call fails the spec (`strict` order, or `extra_calls forbid`).
+    pub(crate) strict_extras: bool,
 }
 
 fn finding(
@@ -318,7 +320,8 @@ pub(crate) fn findings(
             let e = &cfg.expectations[j];
             out.push(Pending::Ready(Box::new(finding(
                 "too-many-calls",
-                Severity::Error,
+                // A repeat of a met plain `call` is an extra call: it weighs as one.
+                extra_severity(cfg, ctx.strict_extras),
                 too_many_message(i, name, &ctx.who(j), &e.repeat, &outcomes[j].calls),
                 {
                     let broken = (ctx.failures)(j, i);

@@ -202,8 +202,8 @@ fn align_within(
             }
             kinds.resize(start + len, UNTOUCHED);
             let (fj, kj) = (&mut f[off..off + len], &mut kinds[start..]);
-            let req_gain = if c.full { sl.req_full } else { sl.req_name };
-            let opt_gain = sl.opt_full;
+            let req_gain = if c.full { sl.req_full } else { sl.req_name } + c.bonus();
+            let opt_gain = sl.opt_full + c.bonus();
             let w = st.opt + 1;
             // The gain of staying in the same state, if a call may: a full call taking one of
             // unboundedly many optional slots, or (past the budget) any call beyond the tracked
@@ -312,7 +312,11 @@ mod tests {
     }
 
     fn cand(exp: usize, full: bool) -> Vec<Candidate> {
-        vec![Candidate { exp, full }]
+        vec![Candidate {
+            exp,
+            full,
+            capped: false,
+        }]
     }
 
     #[test]
@@ -376,8 +380,16 @@ mod tests {
         let s = [slots(50, Some(50)), slots(30, Some(30))];
         let by_call = vec![
             vec![
-                Candidate { exp: 0, full: true },
-                Candidate { exp: 1, full: true }
+                Candidate {
+                    exp: 0,
+                    full: true,
+                    capped: false
+                },
+                Candidate {
+                    exp: 1,
+                    full: true,
+                    capped: false
+                }
             ];
             80
         ];

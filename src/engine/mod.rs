@@ -314,13 +314,19 @@ impl<'a> Run<'a> {
                     .copied()
                     .collect();
                 window.sort_unstable();
-                window
+                let mut cands: Vec<Candidate> = window
                     .into_iter()
                     .map(|j| Candidate {
                         exp: j,
                         full: optimistic.satisfies(&exps[j], i),
+                        capped: false,
                     })
-                    .collect()
+                    .collect();
+                let capped = cands.iter().any(|c| c.full && is_cap(&exps[c.exp]));
+                for c in &mut cands {
+                    c.capped = capped;
+                }
+                cands
             })
             .collect();
         // Set when an alignment ran past a budget (reported as a `too-large` note).
@@ -470,6 +476,7 @@ impl<'a> Run<'a> {
             by_call: &by_call,
             over_cap: &over_cap,
             failures: &why,
+            strict_extras,
         };
         let before_broken = explain::before_violations(&ctx, &outcomes);
         inputs.hard_failure = counts.forbidden > 0

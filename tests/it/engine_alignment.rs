@@ -456,3 +456,43 @@ fn an_unaccounted_call_of_an_expected_tool_says_what_it_breaks() {
         "{msg} / {help}"
     );
 }
+
+#[test]
+fn a_cap_is_judged_on_the_best_alignment_whatever_the_call_order() {
+    // `optional call b(x: 1)` (a cap of one) and a plain `call b`. Two `b(x: 1)` calls and one
+    // `b(x: 2)`: the plain expectation can take the second `b(x: 1)`, leaving `b(x: 2)` over,
+    // which no cap counts. Every order of the three calls passes, with one extra call.
+    let s = spec(
+        OrderMode::AnyOrder,
+        vec![exp("b").eq("x", json!(1)).repeat(0, Some(1)), exp("b")],
+    );
+    let b = |x| call("b", json!({ "x": x }));
+    for order in [[2, 1, 1], [1, 2, 1], [1, 1, 2]] {
+        let calls: Vec<_> = order.iter().map(|&x| b(x)).collect();
+        let v = run(&s, &calls);
+        assert!(
+            v.passed,
+            "{order:?}: {:?} {:?}",
+            codes(&v),
+            v.expectations
+                .iter()
+                .map(|e| e.calls.clone())
+                .collect::<Vec<_>>()
+        );
+        assert!(
+            !codes(&v).contains(&"too-many-calls")
+                || v.findings
+                    .iter()
+                    .all(|f| { f.code != "too-many-calls" || f.severity != Severity::Error }),
+            "{order:?}: {:?}",
+            codes(&v)
+        );
+        let extra = order.iter().position(|&x| x == 2).unwrap();
+        let owned: Vec<usize> = v
+            .expectations
+            .iter()
+            .flat_map(|e| e.calls.clone())
+            .collect();
+        assert!(!owned.contains(&extra), "{order:?}: {owned:?}");
+    }
+}
