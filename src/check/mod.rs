@@ -8,6 +8,7 @@
 pub mod bind;
 pub mod discover;
 mod locate;
+pub mod paths;
 pub mod run;
 pub mod settings;
 

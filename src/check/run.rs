@@ -22,9 +22,10 @@ use std::sync::{Arc, Mutex};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use rayon::prelude::*;
 
-use super::bind::{self, display_path, BoundGlob, GlobError};
+use super::bind::{BoundGlob, GlobError};
 use super::discover::{self, Discovered};
 use super::locate;
+use super::paths::{absolute, display_path};
 use super::settings::LoadedSettings;
 use crate::compile::{self, FsLoader, ProjectLoader, SourceLoader, SpecDiagnostic};
 use crate::config::{Check, ExtraCalls, MatcherConfig, PathSeg, TranscriptGlob, ValueMatcher};
@@ -61,6 +62,12 @@ pub struct CheckOptions {
     /// `--input-format`: read every transcript of the run as this format (over a spec's
     /// `format` and the `[formats]` of the settings).
     pub input_format: Option<Format>,
+    /// The caller found that git's global excludes file cannot apply (no git config file names
+    /// an `excludesFile` and the default one does not exist): folders are walked without
+    /// looking for it. `false` (the default): the walker looks for it, as git does. The library
+    /// does not read the environment (`HOME`, `XDG_CONFIG_HOME`, `GIT_CONFIG_*`) to find out;
+    /// the command line does.
+    pub no_git_global_excludes: bool,
 }
 
 /// How a transcript read from standard input is shown in reports.
@@ -156,6 +163,7 @@ pub fn check_with<S: PairSink>(
     // Every file the check reads goes through this guard (see docs/security.md).
     let guard = RootGuard::for_project(&root, opts.allow_outside_root);
     let exclude = exclude_set(&settings.settings.exclude, &root, &mut report);
+    let git_global = !opts.no_git_global_excludes;
     let paths = if opts.paths.is_empty() && opts.spec.is_none() && opts.stdin.is_none() {
         vec![cwd.to_path_buf()]
     } else {
@@ -165,7 +173,7 @@ pub fn check_with<S: PairSink>(
         // Under `--spec` the paths are transcripts: a folder or spec file is a mistake.
         let (folders, files): (Vec<PathBuf>, Vec<PathBuf>) =
             paths.iter().cloned().partition(|p| p.is_dir());
-        let mut found = discover::discover(&files, &exclude, &guard);
+        let mut found = discover::discover(&files, &exclude, &guard, git_global);
         for p in folders.iter().chain(&std::mem::take(&mut found.specs)) {
             report.errors.push(plain_error(
                 "not-a-transcript",
@@ -178,7 +186,7 @@ pub fn check_with<S: PairSink>(
         }
         found
     } else {
-        discover::discover(&paths, &exclude, &guard)
+        discover::discover(&paths, &exclude, &guard, git_global)
     };
     if opts.stdin.is_some() && opts.spec.is_none() {
         report.errors.push(plain_error(
@@ -191,7 +199,7 @@ pub fn check_with<S: PairSink>(
     // line.
     let mut given_spec: Option<PathBuf> = None;
     if let Some(spec) = &opts.spec {
-        let d = discover::discover(std::slice::from_ref(spec), &exclude, &guard);
+        let d = discover::discover(std::slice::from_ref(spec), &exclude, &guard, git_global);
         found.refused.extend(d.refused);
         found.problems.extend(d.problems);
         given_spec = d.specs.into_iter().chain(d.transcripts).next();
@@ -215,7 +223,7 @@ pub fn check_with<S: PairSink>(
     spec_files.extend(given_spec.as_deref().map(absolute));
     if !found.transcripts.is_empty() && opts.spec.is_none() {
         let mut all = Discovered::default();
-        discover::walk_specs(&root, &exclude, &mut all);
+        discover::walk_specs(&root, &exclude, git_global, &mut all);
         spec_files.extend(all.specs.iter().map(|p| absolute(p)));
     }
     let explicit_specs: BTreeSet<PathBuf> = found.specs.iter().map(|p| absolute(p)).collect();
@@ -250,7 +258,7 @@ pub fn check_with<S: PairSink>(
         for (si, spec) in specs.iter().enumerate() {
             if full {
                 for (g, glob) in spec.globs.iter().enumerate() {
-                    let files = match glob.expand() {
+                    let files = match glob.expand(git_global) {
                         Ok(files) => files,
                         Err(e) => {
                             report.errors.push(glob_error(
@@ -436,10 +444,6 @@ fn push_unique(v: &mut Vec<(usize, usize)>, item: (usize, usize)) {
     if v.last() != Some(&item) {
         v.push(item);
     }
-}
-
-fn absolute(p: &Path) -> PathBuf {
-    bind::normalize(&std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()))
 }
 
 fn exclude_set(patterns: &[String], root: &Path, report: &mut Report) -> GlobSet {

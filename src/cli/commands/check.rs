@@ -190,6 +190,7 @@ pub fn options(run: &RunArgs) -> Result<CheckOptions, u8> {
             std::sync::Arc::new(j) as std::sync::Arc<dyn toolspec::score::profiles::Judge>
         }),
         last_good: None,
+        no_git_global_excludes: !crate::cli::git_excludes::may_apply(),
         ..CheckOptions::default()
     })
 }
