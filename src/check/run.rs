@@ -1,11 +1,11 @@
 //! Running a check: paths and settings → a [`Report`], or each result handed to a
 //! [`PairSink`] as it is complete.
 //!
-//! 1. Plan ([`super::plan`]): discover spec files and explicit transcripts, compile every spec
+//! 1. Plan (`plan`): discover spec files and explicit transcripts, compile every spec
 //!    file once, in parallel, and bind each spec to the transcript files it checks.
 //! 2. Check each transcript file once, in parallel (rayon, one task per file): read it
-//!    ([`super::read`]) and run every spec bound to it on each transcript it holds
-//!    ([`super::result`]). Each result is handed to a [`PairSink`] as soon as it is complete
+//!    (`read`) and run every spec bound to it on each transcript it holds
+//!    (`result`). Each result is handed to a [`PairSink`] as soon as it is complete
 //!    (its locations resolved, its findings sorted): the sink keeps it ([`Collect`], for
 //!    [`check`]) or renders it and keeps only where its text is
 //!    ([`crate::report::stream::Streamer`], for [`check_with`]). Nothing about a transcript
@@ -16,7 +16,7 @@
 //! Input: [`CheckOptions`], [`LoadedSettings`], the working folder, a sink. Output: [`Checked`]
 //! (the report without its results, and what the sink kept of each, in report order). Fails
 //! per file, never per run: a file that cannot be read, a spec that does not compile, even a
-//! file whose check panics ([`isolate`]) becomes a report error, and the rest is checked.
+//! file whose check panics (`isolate`) becomes a report error, and the rest is checked.
 
 use std::path::{Path, PathBuf};
 

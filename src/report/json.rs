@@ -1,7 +1,7 @@
 //! `--format json`: the [`Report`] as pretty-printed JSON, field order as declared in
 //! [`super::model`].
 //!
-//! The document is written member by member ([`Object`], [`Array`]), each value by serde at
+//! The document is written member by member (`Object`, `Array`), each value by serde at
 //! its depth, so a result's findings and the report's results can be written one at a time
 //! ([`JsonEmitter`]). The bytes are those of serializing the [`Report`] with serde (a test
 //! holds the two equal).

@@ -8,7 +8,7 @@
 //! The rule table comes first and numbers every code used by any finding, and each result
 //! refers to its rule by that number: results are rendered as they come with a placeholder
 //! number per code (the code's number in order of first use), and get their rule's number as
-//! they are copied into the document ([`RuleIndexes`]).
+//! they are copied into the document (`RuleIndexes`).
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};

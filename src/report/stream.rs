@@ -125,11 +125,6 @@ impl<M> Results<'_, M> {
         self.pairs.is_empty()
     }
 
-    /// What [`Emitter::pair`] returned for result `i`.
-    pub fn meta(&self, i: usize) -> &M {
-        &self.pairs[i].meta
-    }
-
     /// Every result's meta, in order.
     pub fn metas(&self) -> impl Iterator<Item = &M> {
         self.pairs.iter().map(|p| &p.meta)
