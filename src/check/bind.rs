@@ -9,7 +9,9 @@
 //! folders. A matched link or special file is handed on: the root guard ([`crate::guard`])
 //! resolves it and refuses it with a finding unless it is a regular file inside the root.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
+
+use super::paths::{self, normalize};
 
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
@@ -49,21 +51,6 @@ pub enum GlobError {
         /// The glob parser's message.
         message: String,
     },
-}
-
-/// Lexically normalise an absolute path: drop `.`, resolve `..` (never above `/`).
-pub fn normalize(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in path.components() {
-        match c {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
 }
 
 fn has_wildcard(s: &str) -> bool {
@@ -158,8 +145,9 @@ impl BoundGlob {
 
     /// Every existing file the glob matches, sorted (absolute paths); an error if its literal
     /// part resolves outside the project root (symbolic links followed), where nothing is
-    /// walked. Links below the literal part are not followed.
-    pub fn expand(&self) -> Result<Vec<PathBuf>, GlobError> {
+    /// walked. Links below the literal part are not followed. `git_global`: whether git's global
+    /// excludes file may apply ([`paths::walker`]).
+    pub fn expand(&self, git_global: bool) -> Result<Vec<PathBuf>, GlobError> {
         if let Some(root) = &self.root_real {
             if let Ok(real) = std::fs::canonicalize(&self.prefix) {
                 if !real.starts_with(root) {
@@ -185,7 +173,7 @@ impl BoundGlob {
         if !self.prefix.is_dir() {
             return Ok(Vec::new());
         }
-        let walker = crate::check::discover::walker(&self.prefix)
+        let walker = paths::walker(&self.prefix, git_global)
             .standard_filters(false)
             .hidden(true)
             .follow_links(false)
@@ -201,33 +189,6 @@ impl BoundGlob {
             .collect();
         out.sort();
         Ok(out)
-    }
-}
-
-/// Express `path` relative to `cwd` (with `..` steps when it lies elsewhere), for display and
-/// for machine formats: output never depends on where the project sits on disk.
-pub fn display_path(path: &Path, cwd: &Path) -> String {
-    let abs = |p: &Path| normalize(&std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf()));
-    let (path, cwd) = (abs(path), abs(cwd));
-    let common = path
-        .components()
-        .zip(cwd.components())
-        .take_while(|(a, b)| a == b)
-        .count();
-    if common == 0 {
-        return path.to_string_lossy().into_owned();
-    }
-    let mut parts: Vec<String> =
-        std::iter::repeat_n("..".to_owned(), cwd.components().count() - common).collect();
-    parts.extend(
-        path.components()
-            .skip(common)
-            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
-    );
-    if parts.is_empty() {
-        ".".to_owned()
-    } else {
-        parts.join("/")
     }
 }
 
@@ -260,10 +221,10 @@ mod tests {
         let r = dir.path();
         let base = r.join("prompts");
         let g = BoundGlob::new("runs/*.jsonl", &base, r, false).unwrap();
-        assert_eq!(g.expand().unwrap(), [r.join("prompts/runs/a.jsonl")]);
+        assert_eq!(g.expand(true).unwrap(), [r.join("prompts/runs/a.jsonl")]);
         let g = BoundGlob::new("./runs/**/*.jsonl", &base, r, false).unwrap();
         assert_eq!(
-            g.expand().unwrap(),
+            g.expand(true).unwrap(),
             [
                 r.join("prompts/runs/a.jsonl"),
                 r.join("prompts/runs/deep/c.jsonl")
@@ -279,7 +240,7 @@ mod tests {
         let r = dir.path();
         let g = BoundGlob::new("../runs/shared.jsonl", &r.join("prompts"), r, false).unwrap();
         assert!(g.matcher.is_none());
-        assert_eq!(g.expand().unwrap(), [r.join("runs/shared.jsonl")]);
+        assert_eq!(g.expand(true).unwrap(), [r.join("runs/shared.jsonl")]);
         assert!(g.matches(&r.join("prompts/../runs/shared.jsonl")));
     }
 
@@ -292,21 +253,6 @@ mod tests {
         assert!(BoundGlob::new("../../**", &r, &r, true).is_ok());
         let err = BoundGlob::new("runs/*/../x", &r, &r, false).unwrap_err();
         assert!(matches!(err, GlobError::Invalid { .. }));
-    }
-
-    #[test]
-    fn display_paths_are_relative_to_the_working_folder() {
-        let cwd = Path::new("/repo/examples");
-        assert_eq!(
-            display_path(Path::new("/repo/examples/a/b.json"), cwd),
-            "a/b.json"
-        );
-        assert_eq!(
-            display_path(Path::new("/repo/specs/x.toolspec"), cwd),
-            "../specs/x.toolspec"
-        );
-        assert_eq!(display_path(Path::new("/repo/examples"), cwd), ".");
-        assert_eq!(display_path(Path::new("/repo/examples/./c/../d"), cwd), "d");
     }
 
     #[test]
@@ -342,6 +288,6 @@ mod tests {
         fs::create_dir_all(&odd).unwrap();
         fs::write(odd.join("t.jsonl"), "").unwrap();
         let g = BoundGlob::new("*.jsonl", &odd, dir.path(), false).unwrap();
-        assert_eq!(g.expand().unwrap(), [odd.join("t.jsonl")]);
+        assert_eq!(g.expand(true).unwrap(), [odd.join("t.jsonl")]);
     }
 }

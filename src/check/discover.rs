@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use globset::GlobSet;
 
+use super::paths;
 use crate::guard::{Refused, RootGuard};
 
 /// The extension of spec files.
@@ -37,12 +38,18 @@ pub fn is_spec(path: &Path) -> bool {
 /// Resolve command-line `paths` (folders walked, files taken as given), skipping `exclude`d
 /// paths (matched against absolute paths) unless named explicitly as files. A file must pass
 /// `guard` (resolved inside the root, a regular file), else it is `refused`; a folder's spec
-/// files are read through the guard later.
-pub fn discover(paths: &[PathBuf], exclude: &GlobSet, guard: &RootGuard) -> Discovered {
+/// files are read through the guard later. `git_global`: whether git's global excludes file may
+/// apply to the walk ([`paths::walker`]).
+pub fn discover(
+    paths: &[PathBuf],
+    exclude: &GlobSet,
+    guard: &RootGuard,
+    git_global: bool,
+) -> Discovered {
     let mut found = Discovered::default();
     for path in paths {
         if path.is_dir() {
-            walk_specs(path, exclude, &mut found);
+            walk_specs(path, exclude, git_global, &mut found);
         } else if std::fs::symlink_metadata(path).is_ok() {
             if let Err(e) = guard.check(path) {
                 let why = match Refused::of(&e) {
@@ -68,54 +75,13 @@ pub fn discover(paths: &[PathBuf], exclude: &GlobSet, guard: &RootGuard) -> Disc
     found
 }
 
-/// Whether git's global excludes file can apply: some git config file mentions
-/// `excludesFile`, or the default file (`$XDG_CONFIG_HOME/git/ignore`, else
-/// `~/.config/git/ignore`) exists.
-///
-/// The walker finds the global excludes file by parsing git's config files with a regular
-/// expression it compiles on every run, which costs a pre-commit run about a fifth of its
-/// instructions. Most machines have no global excludes file, and this looks for one the cheap
-/// way: the walker's own lookup (`git_global`) is kept whenever one may exist, so what is
-/// ignored never changes.
-pub fn global_excludes_may_apply() -> bool {
-    static MAY: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *MAY.get_or_init(|| {
-        #[allow(deprecated)] // as the walker does; its bugs are corner cases of Windows
-        let home = std::env::home_dir();
-        excludes_may_apply(|name| std::env::var_os(name).map(PathBuf::from), home)
-    })
-}
-
-/// [`global_excludes_may_apply`] for the given environment and home folder.
-fn excludes_may_apply(var: impl Fn(&str) -> Option<PathBuf>, home: Option<PathBuf>) -> bool {
-    let var = |name: &str| var(name).filter(|v| !v.as_os_str().is_empty());
-    let xdg = var("XDG_CONFIG_HOME").or_else(|| home.as_ref().map(|h| h.join(".config")));
-    let configs = [
-        var("GIT_CONFIG_GLOBAL"),
-        home.as_ref().map(|h| h.join(".gitconfig")),
-        xdg.as_ref().map(|x| x.join("git/config")),
-        Some(var("GIT_CONFIG_SYSTEM").unwrap_or_else(|| PathBuf::from("/etc/gitconfig"))),
-    ];
-    let mentions = |path: &PathBuf| {
-        std::fs::read(path).is_ok_and(|bytes| {
-            bytes
-                .windows(b"excludesfile".len())
-                .any(|w| w.eq_ignore_ascii_case(b"excludesfile"))
-        })
-    };
-    configs.iter().flatten().any(mentions) || xdg.is_some_and(|x| x.join("git/ignore").exists())
-}
-
-/// A walker of `dir` that skips the git global excludes lookup when none can apply.
-pub fn walker(dir: &Path) -> ignore::WalkBuilder {
-    let mut w = ignore::WalkBuilder::new(dir);
-    w.git_global(global_excludes_may_apply());
-    w
-}
-
-/// Every spec file under `dir`, honouring ignore files.
-pub fn walk_specs(dir: &Path, exclude: &GlobSet, found: &mut Discovered) {
-    let walker = walker(dir).follow_links(false).require_git(false).build();
+/// Every spec file under `dir`, honouring ignore files (git's global excludes file too if
+/// `git_global`).
+pub fn walk_specs(dir: &Path, exclude: &GlobSet, git_global: bool, found: &mut Discovered) {
+    let walker = paths::walker(dir, git_global)
+        .follow_links(false)
+        .require_git(false)
+        .build();
     for entry in walker {
         match entry {
             Ok(entry) => {
@@ -132,13 +98,13 @@ pub fn walk_specs(dir: &Path, exclude: &GlobSet, found: &mut Discovered) {
     }
 }
 
-/// Whether `path` matches an exclude glob (globs are absolute, see [`crate::check::bind`]).
+/// Whether `path` matches an exclude glob (globs are absolute, see [`super::bind`]).
 pub fn is_excluded(path: &Path, exclude: &GlobSet) -> bool {
     if exclude.is_empty() {
         return false;
     }
     match std::path::absolute(path) {
-        Ok(abs) => exclude.is_match(crate::check::bind::normalize(&abs)),
+        Ok(abs) => exclude.is_match(paths::normalize(&abs)),
         Err(_) => false,
     }
 }
@@ -151,35 +117,6 @@ fn strip_dot(p: &Path) -> PathBuf {
 mod tests {
     use super::*;
     use std::fs;
-
-    /// The global excludes lookup is skipped only when no config names an excludes file and
-    /// the default one does not exist.
-    #[test]
-    fn global_excludes_are_looked_for_the_cheap_way() {
-        let dir = tempfile::tempdir().unwrap();
-        let home = dir.path().join("home");
-        let system = dir.path().join("gitconfig");
-        fs::create_dir_all(home.join(".config/git")).unwrap();
-        let env = |global: Option<PathBuf>| {
-            let system = system.clone();
-            move |name: &str| match name {
-                "GIT_CONFIG_GLOBAL" => global.clone(),
-                "GIT_CONFIG_SYSTEM" => Some(system.clone()),
-                _ => None,
-            }
-        };
-        let may = |global: Option<PathBuf>| excludes_may_apply(env(global), Some(home.clone()));
-        fs::write(home.join(".gitconfig"), "[user]\n\tname = x\n").unwrap();
-        assert!(!may(None));
-        fs::write(&system, "[core]\n  ExcludesFile = ~/.gitignore_global\n").unwrap();
-        assert!(may(None), "the system config names one");
-        fs::remove_file(&system).unwrap();
-        let global = dir.path().join("global.gitconfig");
-        fs::write(&global, "[core]\n\texcludesfile=/tmp/x\n").unwrap();
-        assert!(may(Some(global)), "GIT_CONFIG_GLOBAL names one");
-        fs::write(home.join(".config/git/ignore"), "*.swp\n").unwrap();
-        assert!(may(None), "the default file exists");
-    }
 
     #[test]
     fn walks_folders_respecting_gitignore_and_takes_files_as_given() {
@@ -199,6 +136,7 @@ mod tests {
             ],
             &GlobSet::empty(),
             &RootGuard::new(root),
+            true,
         );
         assert_eq!(found.specs, [root.join("prompts/a.toolspec")]);
         assert_eq!(found.transcripts, [root.join("run.jsonl")]);
@@ -217,6 +155,7 @@ mod tests {
             &[root.to_path_buf()],
             &GlobSet::empty(),
             &RootGuard::new(root),
+            true,
         );
         assert_eq!(found.specs, [root.join("a/s.toolspec")]);
     }

@@ -7,7 +7,13 @@
 
 pub mod bind;
 pub mod discover;
+mod findings;
 mod locate;
+mod options;
+pub mod paths;
+mod plan;
+mod read;
+mod result;
 pub mod run;
 pub mod settings;
 

@@ -3,6 +3,7 @@
 
 pub mod args;
 pub mod commands;
+pub mod git_excludes;
 pub mod judge;
 pub mod output;
 pub mod sources;

@@ -1,53 +1,55 @@
 //! `--format github`: GitHub Actions workflow commands (`::error file=…,line=…::message`), one
 //! per finding, then a plain summary line (GitHub shows only the first few annotations).
 
+use std::io::{self, Write};
+
 use super::model::{Finding, PairResult, Report, Severity, Summary};
+use super::stream::{self, Emitter, PairOut, Results};
 
 /// Render the report as workflow commands.
 pub fn render(report: &Report) -> String {
-    let mut out = run_annotations(report);
-    let mut buf = Vec::new();
-    for r in &report.results {
-        let _ = pair_annotations(r, &mut buf);
+    stream::render(GithubEmitter, report)
+}
+
+/// The GitHub Actions output format.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GithubEmitter;
+
+impl Emitter for GithubEmitter {
+    type Meta = ();
+
+    /// The annotations of the result's findings.
+    fn pair(
+        &self,
+        _: &PairResult,
+        findings: &mut dyn Iterator<Item = Finding>,
+        out: &mut PairOut<'_>,
+    ) -> io::Result<()> {
+        for f in findings {
+            out.text.write_all(annotation(&f).as_bytes())?;
+            out.text.write_all(b"\n")?;
+        }
+        Ok(())
     }
-    out.push_str(&String::from_utf8_lossy(&buf));
-    out.push_str(&summary_line(&report.summary));
-    out
-}
 
-/// The annotations of the run's errors, then its warnings.
-pub fn run_annotations(report: &Report) -> String {
-    annotations(report.errors.iter().chain(&report.warnings))
-}
-
-/// Write the annotations of a pair's findings.
-pub fn pair_annotations(r: &PairResult, out: &mut dyn std::io::Write) -> std::io::Result<()> {
-    pair_annotations_streamed(&mut r.findings.iter().cloned(), out)
-}
-
-/// [`pair_annotations`] of findings handed over one at a time.
-pub fn pair_annotations_streamed(
-    findings: &mut dyn Iterator<Item = Finding>,
-    out: &mut dyn std::io::Write,
-) -> std::io::Result<()> {
-    for f in findings {
-        out.write_all(annotation(&f).as_bytes())?;
-        out.write_all(b"\n")?;
+    /// The run's errors, then its warnings, then the results' annotations, then the summary.
+    fn document(
+        &self,
+        head: &Report,
+        results: &Results<'_, ()>,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        for f in head.errors.iter().chain(&head.warnings) {
+            out.write_all(annotation(f).as_bytes())?;
+            out.write_all(b"\n")?;
+        }
+        results.write_texts(|_| true, out)?;
+        out.write_all(summary_line(&head.summary).as_bytes())
     }
-    Ok(())
-}
-
-fn annotations<'a>(findings: impl IntoIterator<Item = &'a Finding>) -> String {
-    let mut out = String::new();
-    for f in findings {
-        out.push_str(&annotation(f));
-        out.push('\n');
-    }
-    out
 }
 
 /// The last line: counts of the run.
-pub fn summary_line(s: &Summary) -> String {
+fn summary_line(s: &Summary) -> String {
     format!(
         "toolspec: {} checked, {} passed, {} failed, {} errors\n",
         s.checked, s.passed, s.failed, s.errors

@@ -11,7 +11,11 @@ use miette::{
     Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, SourceCode, SourceSpan,
 };
 
+use std::io::{self, Write};
+use std::sync::Arc;
+
 use super::model::{Finding, Location, PairResult, Report, Severity, Summary};
+use super::stream::{self, Emitter, PairOut, Results};
 pub use crate::source::Excerpt;
 
 /// Gives the text of a file named in the report (spec or transcript), if it can be read.
@@ -42,24 +46,67 @@ pub const MAX_LISTED_PAIRS: usize = 50;
 
 /// Render the report for people.
 pub fn render(report: &Report, sources: Sources<'_>, opts: Options) -> Human {
-    let mut out = Human {
-        stdout: String::new(),
+    Human {
+        stdout: stream::render(
+            HumanEmitter {
+                sources,
+                options: opts,
+            },
+            report,
+        ),
         stderr: render_run_findings(report, sources, opts),
-    };
-    for r in &report.results {
-        let stdout = &mut out.stdout;
-        let _ = pair_details(r, sources, opts, &mut |s| {
-            stdout.push_str(s);
-            Ok::<(), std::convert::Infallible>(())
-        });
     }
-    let listing = report
-        .results
-        .iter()
-        .map(|r| (r.passed, pair_line(r, opts.color)));
-    out.stdout.push_str(&pair_listing(listing, opts));
-    out.stdout.push_str(&summary_line(&report.summary));
-    out
+}
+
+/// The human output format's stdout (its stderr is [`render_run_findings`]): the findings of
+/// failing pairs (of every pair with `verbose`), the list of pairs, the summary.
+#[derive(Debug, Clone, Copy)]
+pub struct HumanEmitter<S> {
+    /// Gives the text of a file named in the report, for snippets.
+    pub sources: S,
+    /// Rendering options.
+    pub options: Options,
+}
+
+impl<S: Fn(&str) -> Option<Arc<String>>> Emitter for HumanEmitter<S> {
+    /// Whether the pair passed.
+    type Meta = bool;
+
+    /// The pair's section of stdout (its line and its findings, for a failing pair that has
+    /// findings; nothing otherwise), and its line in the list of pairs.
+    fn pair(
+        &self,
+        r: &PairResult,
+        findings: &mut dyn Iterator<Item = Finding>,
+        out: &mut PairOut<'_>,
+    ) -> io::Result<bool> {
+        let text = &mut out.text;
+        pair_details(r, findings, &self.sources, self.options, &mut |s| {
+            text.write_all(s.as_bytes())
+        })?;
+        writeln!(out.line, "{}", pair_line(r, self.options.color))?;
+        Ok(r.passed)
+    }
+
+    /// The pairs' sections, then the list of pairs: every failing pair, passing ones too
+    /// unless there are more than [`MAX_LISTED_PAIRS`] pairs (or with `verbose`), then a blank
+    /// line; then the summary.
+    fn document(
+        &self,
+        head: &Report,
+        results: &Results<'_, bool>,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        results.write_texts(|_| true, out)?;
+        if !results.is_empty() {
+            let list_passing = self.options.verbose || results.len() <= MAX_LISTED_PAIRS;
+            results.write_lines(|&passed| list_passing || !passed, out)?;
+            let hidden = results.metas().filter(|&&p| !list_passing && p).count();
+            out.write_all(hidden_pairs_line(hidden).as_bytes())?;
+            out.write_all(b"\n")?;
+        }
+        out.write_all(summary_line(&head.summary).as_bytes())
+    }
 }
 
 /// What goes to stderr: the run's errors, then its warnings, rendered.
@@ -74,19 +121,10 @@ pub fn render_run_findings(report: &Report, sources: Sources<'_>, opts: Options)
 }
 
 /// A pair's section of stdout: its line and its findings rendered, for a failing pair (any pair
-/// with `verbose`) that has findings; nothing otherwise. Handed to `out` a finding at a time.
-pub fn pair_details<E>(
-    r: &PairResult,
-    sources: Sources<'_>,
-    opts: Options,
-    out: &mut dyn FnMut(&str) -> Result<(), E>,
-) -> Result<(), E> {
-    pair_details_streamed(r, &mut r.findings.iter().cloned(), sources, opts, out)
-}
-
-/// [`pair_details`] with the findings taken from `findings` (those of `r` are not looked at),
-/// one at a time; none is asked for when the pair's section is empty because it passed.
-pub fn pair_details_streamed<E>(
+/// with `verbose`) that has findings; nothing otherwise. The findings are taken from `findings`
+/// (those of `r` are not looked at), one at a time; none is asked for when the pair's section
+/// is empty because it passed. Handed to `out` a finding at a time.
+fn pair_details<E>(
     r: &PairResult,
     findings: &mut dyn Iterator<Item = Finding>,
     sources: Sources<'_>,
@@ -111,31 +149,8 @@ pub fn pair_details_streamed<E>(
     Ok(())
 }
 
-/// The list of pairs after the findings, from each pair's `(passed, pair_line)` in report
-/// order: every failing pair, passing ones too unless there are more than [`MAX_LISTED_PAIRS`]
-/// pairs (or with `verbose`), then a blank line. Empty without pairs.
-pub fn pair_listing(pairs: impl ExactSizeIterator<Item = (bool, String)>, opts: Options) -> String {
-    let mut out = String::new();
-    if pairs.len() == 0 {
-        return out;
-    }
-    let list_passing = opts.verbose || pairs.len() <= MAX_LISTED_PAIRS;
-    let mut hidden = 0;
-    for (passed, line) in pairs {
-        if passed && !list_passing {
-            hidden += 1;
-            continue;
-        }
-        out.push_str(&line);
-        out.push('\n');
-    }
-    out.push_str(&hidden_pairs_line(hidden));
-    out.push('\n');
-    out
-}
-
 /// The line that counts the passing pairs left out of the list (empty for none).
-pub fn hidden_pairs_line(hidden: usize) -> String {
+fn hidden_pairs_line(hidden: usize) -> String {
     match hidden {
         0 => String::new(),
         1 => "… and 1 passing pair (-v lists them)\n".to_owned(),
@@ -144,7 +159,7 @@ pub fn hidden_pairs_line(hidden: usize) -> String {
 }
 
 /// The last line: counts of the run.
-pub fn summary_line(s: &Summary) -> String {
+fn summary_line(s: &Summary) -> String {
     let mut summary = format!(
         "{} passed, {} failed ({} checked: {} specs, {} transcripts)",
         s.passed, s.failed, s.checked, s.specs, s.transcripts
@@ -181,7 +196,7 @@ fn handler(opts: Options) -> GraphicalReportHandler {
 
 /// One line per pair: verdict, score against threshold (and what failed it besides the score,
 /// [`PairResult::verdict_text`]), spec and transcript.
-pub fn pair_line(r: &PairResult, color: bool) -> String {
+fn pair_line(r: &PairResult, color: bool) -> String {
     let word = if r.passed { "PASS" } else { "FAIL" };
     let word = match (color, r.passed) {
         (true, true) => format!("\x1b[32m{word}\x1b[0m"),

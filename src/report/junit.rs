@@ -2,14 +2,16 @@
 //! expectation (passing ones too), so CI dashboards show pass counts per expectation. Run errors
 //! (a spec that does not compile, an unreadable transcript) are a suite of errored cases.
 //!
-//! [`render`] builds the whole document; [`suite_text`] and [`write_document`] give the same
-//! bytes a suite at a time, for the streaming reporter ([`super::stream`]).
+//! Each result is rendered as its suite's lines ([`JunitEmitter`]); the document, rendered by
+//! `quick_junit` with the run errors' suite and the summed counts, gets the results' suites
+//! after its `<testsuites>` line.
 
 use std::io::{self, Write};
 
 use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
 
 use super::model::{Finding, PairResult, Report};
+use super::stream::{self, Emitter, PairOut, Results};
 
 /// Data as XML text may hold it: XML 1.0 forbids most control characters even as character
 /// references, so every piece of data in the document is escaped ([`crate::text::escape`]).
@@ -19,14 +21,63 @@ fn e(s: &str) -> String {
 
 /// Render the report as JUnit XML.
 pub fn render(report: &Report) -> String {
-    let mut junit = quick_junit::Report::new("toolspec");
-    for r in &report.results {
-        junit.add_test_suite(pair_suite(r));
-    }
-    if let Some(suite) = errors_suite(report) {
+    stream::render(JunitEmitter, report)
+}
+
+/// The JUnit output format.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct JunitEmitter;
+
+impl Emitter for JunitEmitter {
+    /// The counts the result's suite adds to the document's header: tests, failures, errors,
+    /// skipped.
+    type Meta = [usize; 4];
+
+    /// The lines of the result's suite as they appear inside the document.
+    fn pair(
+        &self,
+        r: &PairResult,
+        findings: &mut dyn Iterator<Item = Finding>,
+        out: &mut PairOut<'_>,
+    ) -> io::Result<[usize; 4]> {
+        let suite = pair_suite(r, findings);
+        let counts = [suite.tests, suite.failures, suite.errors, suite.skipped];
+        let mut junit = quick_junit::Report::new("toolspec");
         junit.add_test_suite(suite);
+        let doc = to_string(&junit);
+        let (start, end) = body(&doc);
+        out.text.write_all(&doc.as_bytes()[start..end])?;
+        Ok(counts)
     }
-    to_string(&junit)
+
+    fn document(
+        &self,
+        head: &Report,
+        results: &Results<'_, [usize; 4]>,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        let mut counts = [0; 4];
+        for m in results.metas() {
+            for (c, n) in counts.iter_mut().zip(m) {
+                *c += n;
+            }
+        }
+        let mut junit = quick_junit::Report::new("toolspec");
+        let errors = errors_suite(head);
+        [junit.tests, junit.failures, junit.errors, junit.skipped] = counts;
+        if let Some(suite) = errors.clone() {
+            junit.add_test_suite(suite);
+        }
+        let doc = to_string(&junit);
+        let (start, end) = body(&doc);
+        // Without suites the document may be laid out differently: written as it is.
+        if errors.is_none() && start == end && counts == [0; 4] {
+            return out.write_all(doc.as_bytes());
+        }
+        out.write_all(&doc.as_bytes()[..start])?;
+        results.write_texts(|_| true, out)?;
+        out.write_all(&doc.as_bytes()[start..])
+    }
 }
 
 /// The document; no line of it starts a workflow command ([`crate::text::guard_lines`]: the
@@ -38,17 +89,10 @@ fn to_string(junit: &quick_junit::Report) -> String {
     crate::text::guard_lines(&doc).into_owned()
 }
 
-/// The test suite of one pair: a case per expectation, then the overall verdict.
-pub fn pair_suite(r: &PairResult) -> TestSuite {
-    pair_suite_streamed(r, &mut r.findings.iter().cloned())
-}
-
-/// [`pair_suite`] with the findings taken from `findings` (those of `r` are not looked at): only
-/// a failing pair's score case lists them.
-pub fn pair_suite_streamed(
-    r: &PairResult,
-    findings: &mut dyn Iterator<Item = Finding>,
-) -> TestSuite {
+/// The test suite of one pair: a case per expectation, then the overall verdict. The findings
+/// are taken from `findings` (those of `r` are not looked at): only a failing pair's score case
+/// lists them.
+fn pair_suite(r: &PairResult, findings: &mut dyn Iterator<Item = Finding>) -> TestSuite {
     let target = match r.record {
         Some(line) => format!("{}:{line}", e(&r.transcript)),
         None => e(&r.transcript),
@@ -101,7 +145,7 @@ pub fn pair_suite_streamed(
 }
 
 /// The suite of the run's errors, if there are any.
-pub fn errors_suite(report: &Report) -> Option<TestSuite> {
+fn errors_suite(report: &Report) -> Option<TestSuite> {
     if report.errors.is_empty() {
         return None;
     }
@@ -117,20 +161,6 @@ pub fn errors_suite(report: &Report) -> Option<TestSuite> {
     Some(suite)
 }
 
-/// Counts a suite adds to the document's header: tests, failures, errors, skipped.
-pub fn suite_counts(suite: &TestSuite) -> [usize; 4] {
-    [suite.tests, suite.failures, suite.errors, suite.skipped]
-}
-
-/// The lines of `suite` as they appear inside [`render`]'s document.
-pub fn suite_text(suite: TestSuite) -> String {
-    let mut junit = quick_junit::Report::new("toolspec");
-    junit.add_test_suite(suite);
-    let doc = to_string(&junit);
-    let (start, end) = body(&doc);
-    doc[start..end].to_owned()
-}
-
 /// Where the suites go in a document: after the `<testsuites>` line, before `</testsuites>`.
 fn body(doc: &str) -> (usize, usize) {
     let open = doc
@@ -143,32 +173,6 @@ fn body(doc: &str) -> (usize, usize) {
         .filter(|&c| c >= open)
         .unwrap_or(open);
     (open, close)
-}
-
-/// Write the document of `head` (whose `results` are ignored) with the suites of its pairs
-/// spliced in: `counts` are the sums of [`suite_counts`] over those suites, `suites` writes the
-/// [`suite_text`]s in order. Gives the bytes of [`render`] on the report with those results.
-pub fn write_document(
-    head: &Report,
-    counts: [usize; 4],
-    suites: impl FnOnce(&mut dyn Write) -> io::Result<()>,
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    let mut junit = quick_junit::Report::new("toolspec");
-    let errors = errors_suite(head);
-    [junit.tests, junit.failures, junit.errors, junit.skipped] = counts;
-    if let Some(suite) = errors.clone() {
-        junit.add_test_suite(suite);
-    }
-    let doc = to_string(&junit);
-    let (start, end) = body(&doc);
-    // Without suites the document may be laid out differently: render it whole.
-    if errors.is_none() && start == end && counts == [0; 4] {
-        return out.write_all(doc.as_bytes());
-    }
-    out.write_all(&doc.as_bytes()[..start])?;
-    suites(out)?;
-    out.write_all(&doc.as_bytes()[start..])
 }
 
 fn finding_line(f: &Finding) -> String {

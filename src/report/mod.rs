@@ -1,11 +1,14 @@
 //! Reporters: a [`model::Report`] → text in one output format. One file per format.
 //!
-//! Input: the report of a run (plain data, sorted). Output: the text to print. Cannot fail.
+//! Input: the report of a run (plain data, sorted), a result at a time as the check goes.
+//! Output: the text to print. Cannot fail, but for the spool's I/O (reading it back).
 //! Machine formats never contain colour; the human format's colour is the caller's choice.
 //!
-//! The same bytes can be written a pair at a time as the check goes ([`stream`]: each result is
-//! rendered when it is complete and spooled to a temporary file, [`spool`]), so that writing a
-//! large report does not hold it in memory.
+//! Each format is one [`stream::Emitter`]: a result is rendered as soon as it is checked and
+//! spooled ([`spool`]: memory, then a temporary file), and the document is written around the
+//! results once the run is done ([`stream::Streamer`]), so that writing a large report does not
+//! hold it in memory. A format's `render` (a whole [`Report`] → text) emits every result of the
+//! report the same way, into memory.
 
 pub mod github;
 pub mod human;

@@ -4,31 +4,24 @@
 //! control. GitHub needs, per result, a stable `ruleId`, a repository-relative
 //! `artifactLocation.uri` and `region.startLine`; engine findings also carry the spec line as a
 //! related location.
+//!
+//! The rule table comes first and numbers every code used by any finding, and each result
+//! refers to its rule by that number: results are rendered as they come with a placeholder
+//! number per code (the code's number in order of first use), and get their rule's number as
+//! they are copied into the document (`RuleIndexes`).
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
+use std::sync::Mutex;
 
 use serde::Serialize;
 
-use super::json::Indent;
-use super::model::{Finding, Location, Report, Severity};
+use super::json::{indent, value_at, Array, Object};
+use super::model::{Finding, Location, PairResult, Report, Severity};
+use super::stream::{self, Emitter, PairOut, Results};
 
 /// SARIF schema URI.
 pub const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
-
-#[derive(Serialize)]
-struct Log<'a> {
-    #[serde(rename = "$schema")]
-    schema: &'a str,
-    version: &'a str,
-    runs: Vec<Run<'a>>,
-}
-
-#[derive(Serialize)]
-struct Run<'a> {
-    tool: Tool<'a>,
-    results: Vec<SarifResult>,
-}
 
 #[derive(Serialize)]
 struct Tool<'a> {
@@ -115,23 +108,147 @@ fn physical(l: &Location) -> Physical {
 
 /// Render the report as SARIF. `describe` gives a rule's short description from its code.
 pub fn render(report: &Report, describe: &dyn Fn(&str) -> Option<String>) -> String {
-    let findings: Vec<&Finding> = report
-        .errors
-        .iter()
-        .chain(&report.warnings)
-        .chain(report.results.iter().flat_map(|r| r.findings.iter()))
-        .collect();
-    let codes = Codes::new(findings.iter().map(|f| f.code.as_str()));
-    render_findings(&findings, &codes, describe)
+    stream::render(SarifEmitter::new(describe), report)
+}
+
+/// The SARIF output format; `describe` gives a rule's short description from its code.
+#[derive(Debug)]
+pub struct SarifEmitter<D> {
+    describe: D,
+    /// The codes of the findings rendered, numbered in order of first use (the placeholder
+    /// rule index of their results).
+    codes: Mutex<Vec<String>>,
+}
+
+impl<D: Fn(&str) -> Option<String>> SarifEmitter<D> {
+    /// The format, describing rules with `describe`.
+    pub fn new(describe: D) -> Self {
+        SarifEmitter {
+            describe,
+            codes: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The placeholder rule index of `code`.
+    fn placeholder(&self, code: &str) -> usize {
+        match self.codes.lock() {
+            Ok(mut all) => match all.iter().position(|c| c == code) {
+                Some(i) => i,
+                None => {
+                    all.push(code.to_owned());
+                    all.len() - 1
+                }
+            },
+            Err(_) => 0,
+        }
+    }
+}
+
+impl<D: Fn(&str) -> Option<String>> Emitter for SarifEmitter<D> {
+    /// The placeholder numbers of the result's codes (the rule table holds the codes of the
+    /// results kept, not of a file whose check panicked after it rendered some).
+    type Meta = Box<[usize]>;
+
+    /// The results of the findings, indented for the `results` array, separated by `,` and a
+    /// line break, each with the placeholder index of its code.
+    fn pair(
+        &self,
+        _: &PairResult,
+        findings: &mut dyn Iterator<Item = Finding>,
+        out: &mut PairOut<'_>,
+    ) -> io::Result<Box<[usize]>> {
+        let out = &mut out.text;
+        let mut used = Vec::new();
+        for (i, f) in findings.enumerate() {
+            if i > 0 {
+                out.write_all(b",\n")?;
+            }
+            let index = self.placeholder(&f.code);
+            if !used.contains(&index) {
+                used.push(index);
+            }
+            out.write_all(indent(4))?;
+            value_at(out, 4, &sarif_result(&f, index))?;
+        }
+        Ok(used.into_boxed_slice())
+    }
+
+    fn document(
+        &self,
+        head: &Report,
+        results: &Results<'_, Box<[usize]>>,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        let spooled = self
+            .codes
+            .lock()
+            .map_err(|_| io::Error::other("a panic poisoned the SARIF rule table"))?;
+        let mut used: Vec<usize> = results.metas().flat_map(|m| m.iter().copied()).collect();
+        used.sort_unstable();
+        used.dedup();
+        let run: Vec<&Finding> = head.errors.iter().chain(&head.warnings).collect();
+        let codes = Codes::new(
+            run.iter().map(|f| f.code.as_str()).chain(
+                used.iter()
+                    .filter_map(|&i| spooled.get(i).map(String::as_str)),
+            ),
+        );
+        let map = |placeholder: usize| spooled.get(placeholder).map_or(0, |code| codes.index(code));
+        let rules = codes
+            .0
+            .keys()
+            .map(|c| Rule {
+                id: (*c).to_owned(),
+                short_description: Text {
+                    text: (self.describe)(c).unwrap_or_else(|| (*c).to_owned()),
+                },
+            })
+            .collect();
+        let tool = Tool {
+            driver: Driver {
+                name: "toolspec",
+                version: env!("CARGO_PKG_VERSION"),
+                information_uri: "https://github.com/toolspec/toolspec",
+                rules,
+            },
+        };
+        let mut doc = Object::new(0);
+        doc.member(out, "$schema", SCHEMA)?;
+        doc.member(out, "version", "2.1.0")?;
+        doc.key(out, "runs")?;
+        let mut runs = Array::new(1);
+        runs.with(out, |out| {
+            out.write_all(indent(2))?;
+            let mut run_object = Object::new(2);
+            run_object.member(out, "tool", &tool)?;
+            run_object.key(out, "results")?;
+            let mut list = Array::new(3);
+            for f in &run {
+                list.item(out, &sarif_result(f, codes.index(&f.code)))?;
+            }
+            for i in (0..results.len()).filter(|&i| !results.text_is_empty(i)) {
+                list.with(out, |out| {
+                    let mut fixed = RuleIndexes::new(out, &map);
+                    results.write_text(i, &mut fixed)?;
+                    fixed.finish()
+                })?;
+            }
+            list.end(out)?;
+            run_object.end(out)
+        })?;
+        runs.end(out)?;
+        doc.end(out)?;
+        out.write_all(b"\n")
+    }
 }
 
 /// The rule table: every code used, sorted, numbered from 0.
 #[derive(Debug, Default)]
-pub struct Codes<'a>(BTreeMap<&'a str, usize>);
+struct Codes<'a>(BTreeMap<&'a str, usize>);
 
 impl<'a> Codes<'a> {
     /// The table of `codes` (repeats and order do not matter).
-    pub fn new(codes: impl IntoIterator<Item = &'a str>) -> Self {
+    fn new(codes: impl IntoIterator<Item = &'a str>) -> Self {
         let mut set: Vec<&str> = codes.into_iter().collect();
         set.sort_unstable();
         set.dedup();
@@ -139,49 +256,9 @@ impl<'a> Codes<'a> {
     }
 
     /// The rule index of `code` (0 for a code not in the table).
-    pub fn index(&self, code: &str) -> usize {
+    fn index(&self, code: &str) -> usize {
         self.0.get(code).copied().unwrap_or(0)
     }
-}
-
-/// The document with `findings` as its results and `codes` as its rules.
-fn render_findings(
-    findings: &[&Finding],
-    codes: &Codes<'_>,
-    describe: &dyn Fn(&str) -> Option<String>,
-) -> String {
-    let rules = codes
-        .0
-        .keys()
-        .map(|c| Rule {
-            id: (*c).to_owned(),
-            short_description: Text {
-                text: describe(c).unwrap_or_else(|| (*c).to_owned()),
-            },
-        })
-        .collect();
-    let results = findings
-        .iter()
-        .map(|f| sarif_result(f, codes.index(&f.code)))
-        .collect();
-    let log = Log {
-        schema: SCHEMA,
-        version: "2.1.0",
-        runs: vec![Run {
-            tool: Tool {
-                driver: Driver {
-                    name: "toolspec",
-                    version: env!("CARGO_PKG_VERSION"),
-                    information_uri: "https://github.com/toolspec/toolspec",
-                    rules,
-                },
-            },
-            results,
-        }],
-    };
-    let mut s = crate::text::json::to_string_pretty(&log).unwrap_or_default();
-    s.push('\n');
-    s
 }
 
 fn sarif_result(f: &Finding, rule_index: usize) -> SarifResult {
@@ -222,80 +299,11 @@ fn sarif_result(f: &Finding, rule_index: usize) -> SarifResult {
     }
 }
 
-/// Write the results of `findings` as they appear in the `results` array of [`render`]'s
-/// document (indented four levels, separated by `,` and a line break, none before the first or
-/// after the last), each with the rule index `index` gives its code. The streaming reporter
-/// writes a placeholder index here and fixes it with [`RuleIndexes`] once all codes are known.
-pub fn write_results(
-    findings: &[Finding],
-    index: &mut dyn FnMut(&str) -> usize,
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    write_results_streamed(&mut findings.iter().cloned(), index, out)
-}
-
-/// [`write_results`] of findings handed over one at a time.
-pub fn write_results_streamed(
-    findings: &mut dyn Iterator<Item = Finding>,
-    index: &mut dyn FnMut(&str) -> usize,
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    for (i, f) in findings.enumerate() {
-        if i > 0 {
-            out.write_all(b",\n")?;
-        }
-        let mut w = Indent {
-            out: &mut *out,
-            indent: b"        ",
-        };
-        w.out.write_all(w.indent)?;
-        crate::text::json::to_writer_pretty(&mut w, &sarif_result(&f, index(&f.code)))
-            .map_err(io::Error::other)?;
-    }
-    Ok(())
-}
-
-/// Writes results into a document; told whether they come first.
-pub type WriteResults<'a> = dyn FnMut(&mut dyn Write, bool) -> io::Result<()> + 'a;
-
-/// Write the document of `head`'s errors and warnings, with the rule table of `codes` (which
-/// must hold theirs), and after their results those `more` writes, if any (as
-/// [`write_results`] does, at least one, no separator before the first or after the last;
-/// `more` is told whether they come first). Gives the bytes of [`render`] on the report whose
-/// results hold the findings `more` writes.
-pub fn write_document(
-    head: &Report,
-    codes: &Codes<'_>,
-    describe: &dyn Fn(&str) -> Option<String>,
-    more: Option<&mut WriteResults<'_>>,
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    let findings: Vec<&Finding> = head.errors.iter().chain(&head.warnings).collect();
-    let doc = render_findings(&findings, codes, describe);
-    // `results` is the run's last member: the document ends with it.
-    const EMPTY_END: &str = "[]\n    }\n  ]\n}\n";
-    const END: &str = "\n      ]\n    }\n  ]\n}\n";
-    let Some(more) = more else {
-        return out.write_all(doc.as_bytes());
-    };
-    if let Some(before) = doc.strip_suffix(EMPTY_END) {
-        out.write_all(before.as_bytes())?;
-        out.write_all(b"[\n")?;
-        more(out, true)?;
-    } else if let Some(before) = doc.strip_suffix(END) {
-        out.write_all(before.as_bytes())?;
-        more(out, false)?;
-    } else {
-        return Err(io::Error::other("unexpected SARIF layout"));
-    }
-    out.write_all(END.as_bytes())
-}
-
 /// A writer that replaces the number after each `"ruleIndex": ` by `map(number)`: results are
 /// spooled with a placeholder index (the code's number in order of first use) and get their
 /// rule's index when copied out. The key cannot occur elsewhere: quotes inside JSON strings are
 /// escaped.
-pub struct RuleIndexes<'a> {
+struct RuleIndexes<'a> {
     out: &'a mut dyn Write,
     map: &'a dyn Fn(usize) -> usize,
     /// Bytes of the key matched so far, or the placeholder's digits.
@@ -311,7 +319,7 @@ const KEY: &[u8] = b"\"ruleIndex\": ";
 
 impl<'a> RuleIndexes<'a> {
     /// Rewrite into `out` with `map`.
-    pub fn new(out: &'a mut dyn Write, map: &'a dyn Fn(usize) -> usize) -> Self {
+    fn new(out: &'a mut dyn Write, map: &'a dyn Fn(usize) -> usize) -> Self {
         RuleIndexes {
             out,
             map,
@@ -320,7 +328,7 @@ impl<'a> RuleIndexes<'a> {
     }
 
     /// Write what is pending (a number at the very end).
-    pub fn finish(mut self) -> io::Result<()> {
+    fn finish(mut self) -> io::Result<()> {
         match self.state {
             State::Key(k) => self.out.write_all(&KEY[..k]),
             State::Digits(n) => {

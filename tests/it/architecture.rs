@@ -77,13 +77,7 @@ const FORBIDDEN: &[(&str, &str)] = &[
 ];
 
 /// Forbidden code that exists today and is to be removed: (file, text).
-const FORBIDDEN_EXCEPTIONS: &[(&str, &str)] = &[
-    // to be moved to src/cli: whether git's global excludes file can apply
-    // (`check::discover::global_excludes_may_apply`) reads HOME, XDG_CONFIG_HOME and the
-    // GIT_CONFIG_* variables.
-    ("src/check/discover.rs", "env::home_dir"),
-    ("src/check/discover.rs", "env::var_os"),
-];
+const FORBIDDEN_EXCEPTIONS: &[(&str, &str)] = &[];
 
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")

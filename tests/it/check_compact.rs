@@ -19,8 +19,8 @@ use toolspec::check::settings::LoadedSettings;
 use toolspec::compile::{compile, FsLoader};
 use toolspec::engine;
 use toolspec::report::human::Options;
-use toolspec::report::stream::{Format, Streamer};
-use toolspec::report::{github, human, json, junit, sarif, Report};
+use toolspec::report::stream::{Emitter, Streamer};
+use toolspec::report::{github, human, json, junit, sarif};
 use toolspec::source::SourceFile;
 use toolspec::transcript::{read_with_keep, Keep, Transcript};
 
@@ -157,14 +157,20 @@ fn the_compact_table_gives_the_verdicts_of_the_full_calls() {
     }
 }
 
-fn render_whole(report: &Report, format: Format<'_>) -> String {
-    match format {
-        Format::Json => json::render(report),
-        Format::Github => github::render(report),
-        Format::Junit => junit::render(report),
-        Format::Human { sources, options } => human::render(report, sources, options).stdout,
-        Format::Sarif { describe } => sarif::render(report, describe),
-    }
+/// Check `project` streaming through `emitter`, and give the document.
+fn streamed<E: Emitter + Sync>(
+    emitter: E,
+    opts: &CheckOptions,
+    settings: &LoadedSettings,
+    project: &Path,
+) -> String {
+    let streamer = Streamer::new(emitter);
+    let checked = check_with(opts, settings, project, &streamer);
+    let mut out = Vec::new();
+    streamer
+        .write(&checked.report, &checked.pairs, &mut out)
+        .unwrap();
+    String::from_utf8(out).unwrap()
 }
 
 #[test]
@@ -183,39 +189,45 @@ fn every_format_streams_a_session_of_many_calls_as_the_report_renders() {
             .ok()
             .map(Arc::new)
     };
-    let mut formats = vec![
-        ("json", Format::Json),
-        ("github", Format::Github),
-        ("junit", Format::Junit),
-        (
-            "sarif",
-            Format::Sarif {
-                describe: &toolspec::check::describe_code,
-            },
-        ),
-    ];
-    for verbose in [false, true] {
-        formats.push((
-            if verbose { "human -v" } else { "human" },
-            Format::Human {
-                sources: &read_source,
-                options: Options {
-                    color: false,
-                    verbose,
-                    width: 100,
-                },
-            },
-        ));
-    }
-    for (name, format) in formats {
-        let want = render_whole(&whole, format);
-        let streamer = Streamer::new(format);
-        let checked = check_with(&opts, &settings, project, &streamer);
-        let mut out = Vec::new();
-        streamer
-            .write(&checked.report, &checked.pairs, &mut out)
-            .unwrap();
-        let got = String::from_utf8(out).unwrap();
+    let run = |name: &str, got: String, want: String| {
         assert!(got == want, "{name}: the streamed output differs");
+    };
+    let (o, s) = (&opts, &settings);
+    run(
+        "json",
+        streamed(json::JsonEmitter, o, s, project),
+        json::render(&whole),
+    );
+    run(
+        "github",
+        streamed(github::GithubEmitter, o, s, project),
+        github::render(&whole),
+    );
+    run(
+        "junit",
+        streamed(junit::JunitEmitter, o, s, project),
+        junit::render(&whole),
+    );
+    let describe = toolspec::check::describe_code;
+    run(
+        "sarif",
+        streamed(sarif::SarifEmitter::new(describe), o, s, project),
+        sarif::render(&whole, &describe),
+    );
+    for verbose in [false, true] {
+        let options = Options {
+            color: false,
+            verbose,
+            width: 100,
+        };
+        let emitter = human::HumanEmitter {
+            sources: &read_source,
+            options,
+        };
+        run(
+            "human",
+            streamed(emitter, o, s, project),
+            human::render(&whole, &read_source, options).stdout,
+        );
     }
 }

@@ -5,7 +5,12 @@ use std::path::Path;
 
 use toolspec::check::run::{check_with, CheckOptions, STDIN_NAME};
 use toolspec::check::settings::LoadedSettings;
-use toolspec::report::stream::{Format, Streamer};
+use toolspec::report::github::GithubEmitter;
+use toolspec::report::human::HumanEmitter;
+use toolspec::report::json::JsonEmitter;
+use toolspec::report::junit::JunitEmitter;
+use toolspec::report::sarif::SarifEmitter;
+use toolspec::report::stream::{Emitter, Streamer};
 use toolspec::report::{self, Report};
 
 use crate::cli::args::{CheckArgs, OutputFormat, RunArgs};
@@ -68,19 +73,6 @@ pub fn run(args: CheckArgs) -> u8 {
         verbose: args.verbose,
         width: output::terminal_width(),
     };
-    let describe = toolspec::check::describe_code;
-    let format = match args.format {
-        OutputFormat::Json => Format::Json,
-        OutputFormat::Human => Format::Human {
-            sources: &sources,
-            options: human,
-        },
-        OutputFormat::Github => Format::Github,
-        OutputFormat::Junit => Format::Junit,
-        OutputFormat::Sarif => Format::Sarif {
-            describe: &describe,
-        },
-    };
     let opts = match options(&args.run) {
         Ok(o) => CheckOptions {
             paths: o
@@ -96,35 +88,70 @@ pub fn run(args: CheckArgs) -> u8 {
         },
         Err(status) => return status,
     };
-    let streamer = Streamer::new(format);
-    let checked = match with_threads(args.run.threads, || {
-        check_with(&opts, &settings, &cwd, &streamer)
-    }) {
-        Ok(c) => c,
-        Err(e) => {
-            output::err(&format!("error: {}\n", output::esc(&e)));
-            return exit::ERROR;
-        }
+    let run = Run {
+        args: &args,
+        opts: &opts,
+        settings: &settings,
+        cwd: &cwd,
     };
-    let head = &checked.report;
-    let stderr = match format {
-        Format::Human { .. } => report::human::render_run_findings(head, &sources, human),
-        _ => short_errors(head),
-    };
-    output::err(&stderr);
-    let mut status = checked.exit_status();
-    if args.strict && status == exit::OK && !head.warnings.is_empty() {
-        let n = head.warnings.len();
-        output::err(&format!(
-            "error: --strict: {n} warning{} about the run fail{} it\n",
-            if n == 1 { "" } else { "s" },
-            if n == 1 { "s" } else { "" },
-        ));
-        status = exit::FAILED;
+    let stderr_human = |head: &Report| report::human::render_run_findings(head, &sources, human);
+    match args.format {
+        OutputFormat::Json => run.stream(JsonEmitter, short_errors),
+        OutputFormat::Human => run.stream(
+            HumanEmitter {
+                sources: &sources,
+                options: human,
+            },
+            stderr_human,
+        ),
+        OutputFormat::Github => run.stream(GithubEmitter, short_errors),
+        OutputFormat::Junit => run.stream(JunitEmitter, short_errors),
+        OutputFormat::Sarif => run.stream(
+            SarifEmitter::new(toolspec::check::describe_code),
+            short_errors,
+        ),
     }
-    write_output(&args, status, |out| {
-        streamer.write(head, &checked.pairs, out)
-    })
+}
+
+/// A check about to run, whatever its output format.
+struct Run<'a> {
+    args: &'a CheckArgs,
+    opts: &'a CheckOptions,
+    settings: &'a LoadedSettings,
+    cwd: &'a Path,
+}
+
+impl Run<'_> {
+    /// Check, streaming the results in `emitter`'s format; print `stderr(report without its
+    /// results)` and write the document. Gives the exit status.
+    fn stream<E: Emitter + Sync>(self, emitter: E, stderr: impl Fn(&Report) -> String) -> u8 {
+        let args = self.args;
+        let streamer = Streamer::new(emitter);
+        let checked = match with_threads(args.run.threads, || {
+            check_with(self.opts, self.settings, self.cwd, &streamer)
+        }) {
+            Ok(c) => c,
+            Err(e) => {
+                output::err(&format!("error: {}\n", output::esc(&e)));
+                return exit::ERROR;
+            }
+        };
+        let head = &checked.report;
+        output::err(&stderr(head));
+        let mut status = checked.exit_status();
+        if args.strict && status == exit::OK && !head.warnings.is_empty() {
+            let n = head.warnings.len();
+            output::err(&format!(
+                "error: --strict: {n} warning{} about the run fail{} it\n",
+                if n == 1 { "" } else { "s" },
+                if n == 1 { "s" } else { "" },
+            ));
+            status = exit::FAILED;
+        }
+        write_output(args, status, |out| {
+            streamer.write(head, &checked.pairs, out)
+        })
+    }
 }
 
 /// Write stdout (or `--output-file`) with `write`, and give the exit status: `status`, or 2 if
@@ -190,6 +217,7 @@ pub fn options(run: &RunArgs) -> Result<CheckOptions, u8> {
             std::sync::Arc::new(j) as std::sync::Arc<dyn toolspec::score::profiles::Judge>
         }),
         last_good: None,
+        no_git_global_excludes: !crate::cli::git_excludes::may_apply(),
         ..CheckOptions::default()
     })
 }

@@ -21,6 +21,7 @@ pub fn run(args: FmtArgs) -> u8 {
         &paths,
         &globset::GlobSet::empty(),
         &toolspec::guard::RootGuard::anywhere(),
+        crate::cli::git_excludes::may_apply(),
     );
     let mut status = exit::OK;
     for (path, problem) in found.problems.iter().chain(&found.refused) {

@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use serde_json::Value;
-use toolspec::check::bind::display_path;
+use toolspec::check::paths::display_path;
 use toolspec::compile::{compile, FsLoader};
 use toolspec::source::SourceFile;
 use toolspec::transcript;

@@ -4,8 +4,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use toolspec::check::bind::{display_path, normalize};
 use toolspec::check::discover::is_spec;
+use toolspec::check::paths::{display_path, normalize};
 use toolspec::check::run::{check, CheckOptions, LastGood};
 use toolspec::check::settings::{LoadedSettings, SETTINGS_FILES};
 use toolspec::report::Report;

@@ -1,0 +1,65 @@
+//! Findings the check itself reports (beyond the engine's): plain errors and warnings, refused
+//! paths, spec diagnostics.
+//!
+//! Input: a code and words, or a diagnostic. Output: a report [`Finding`]. Cannot fail.
+
+use crate::compile::SpecDiagnostic;
+use crate::report::model::{Finding, Location, Severity};
+use crate::source::LineIndex;
+
+/// An error about the run, without a location.
+pub(super) fn plain_error(code: &str, message: String, help: Option<String>) -> Finding {
+    Finding {
+        code: code.to_owned(),
+        severity: Severity::Error,
+        message,
+        help,
+        location: None,
+        label: None,
+        related: None,
+    }
+}
+
+/// A warning about the run, without a location.
+pub(super) fn plain_warning(code: &str, message: String, help: Option<String>) -> Finding {
+    Finding {
+        severity: Severity::Warning,
+        ..plain_error(code, message, help)
+    }
+}
+
+/// A path the root guard refused (outside the root, not a regular file, too large): never read.
+pub(super) fn refused_path(shown: &str, why: &str) -> Finding {
+    plain_error(
+        "path-refused",
+        format!("{shown}: not read: {why}"),
+        Some(
+            "toolspec reads only regular files inside the project root; see docs/security.md"
+                .into(),
+        ),
+    )
+}
+
+/// A spec diagnostic (compile error or warning) as a report finding, located in its file.
+pub(super) fn spec_finding(d: &SpecDiagnostic) -> Finding {
+    let index = LineIndex::new(d.source_text().as_bytes());
+    Finding {
+        code: d.code.code().to_owned(),
+        severity: if d.is_error() {
+            Severity::Error
+        } else {
+            Severity::Warning
+        },
+        message: d.message.clone(),
+        help: d.help.clone(),
+        location: d
+            .span()
+            .map(|s| Location::of(&d.source_name, d.source_text().as_bytes(), &index, s)),
+        label: d
+            .labels
+            .first()
+            .map(|(_, l)| l.clone())
+            .filter(|l| !l.is_empty()),
+        related: None,
+    }
+}

@@ -1,0 +1,545 @@
+//! Results of a check: a transcript file and the specs bound to it → one result per spec ×
+//! transcript, handed to a [`PairSink`] as soon as it is complete.
+//!
+//! Each transcript is checked as soon as the reader hands it over ([`super::read`]): every
+//! spec bound to it is run by the engine (and scored by its profile, if it has one), and the
+//! result is built with its findings sorted and located ([`locate::Locator`]: lines and columns
+//! found in one forward pass over the file), its findings built one at a time as the sink
+//! takes them. Its calls are dropped once every spec has run, so memory follows one
+//! transcript, not the file or the run.
+//!
+//! Input: an [`Input`] (a transcript file, or standard input), its specs, the settings' readers,
+//! a sink. Output: a [`FileOutcome`]: what the sink kept of each result with its place in report
+//! order, and the file's errors and warnings. Fails per file: a read error is a finding, and the
+//! transcripts read before it are still checked.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+use std::sync::Arc;
+
+use super::locate;
+use super::plan::Spec;
+use super::read::{
+    keep_for, no_calls_warning, open_transcripts, read_error, read_with_mapping,
+    stream_transcripts, Reading,
+};
+use crate::config::{Check, ExtraCalls, MatcherConfig, PathSeg, ValueMatcher};
+use crate::engine;
+use crate::guard::RootGuard;
+use crate::report::model::{CallRef, ExpectationResult, Finding, PairResult, Severity};
+use crate::report::stream::PairSink;
+use crate::score::profiles::{self, ExpectedCall, ProfileVerdict};
+use crate::source::Span;
+use crate::transcript::{self, Format, Transcript};
+
+/// Where a result goes in report order: spec file, spec, transcript, record.
+pub(super) type SortKey = (Arc<str>, Arc<str>, Arc<str>, Option<usize>);
+
+/// What a file's task keeps of a result: its sort key, whether it passed, the sink's entry.
+pub(super) type Kept<E> = (SortKey, bool, E);
+
+/// What checking one transcript file produced.
+pub(super) struct FileOutcome<E> {
+    /// Transcripts read (the most of any format the file was read as).
+    pub(super) transcripts: usize,
+    /// What the sink kept of each result.
+    pub(super) pairs: Vec<Kept<E>>,
+    /// Read errors (and a panic, by the caller).
+    pub(super) errors: Vec<Finding>,
+    /// `no-calls-read`: the file is not empty, yet no call was read from it.
+    pub(super) warnings: Vec<Finding>,
+}
+
+/// What a result needs of its transcript besides the engine's run: not the calls, only where
+/// they are.
+struct Seen<'a> {
+    format: Format,
+    record: Option<transcript::RecordLoc>,
+    /// Each call's span, by position.
+    spans: &'a [Span],
+    findings: Vec<transcript::ReadFinding>,
+}
+
+/// The transcript `check_file` reads.
+pub(super) struct Input<'a> {
+    /// Its path (for standard input, [`STDIN_NAME`], never opened).
+    pub(super) path: &'a Path,
+    /// How reports show it.
+    pub(super) shown: &'a str,
+    /// Its bytes when they were read already (standard input).
+    pub(super) given: Option<&'a [u8]>,
+    /// `--input-format`.
+    pub(super) forced: Option<Format>,
+}
+
+/// Read one transcript file and run every bound spec on each transcript in it.
+///
+/// Each transcript is checked as soon as the reader hands it over; its calls are dropped once
+/// every spec has run, and each result is handed to `sink` with its lines and columns filled in
+/// ([`locate::Locator`], which follows the file forward: from the bytes already read, or by
+/// streaming a file too large to hold). So memory follows one transcript's calls and results,
+/// never the file size or the number of transcripts in it.
+pub(super) fn check_file<S: PairSink>(
+    input: &Input<'_>,
+    specs: &[&Spec],
+    (formats, mappings): (
+        &[(globset::GlobMatcher, Reading)],
+        &[Arc<transcript::Mapping>],
+    ),
+    sink: &S,
+    guard: &RootGuard,
+    judge: Option<&dyn profiles::Judge>,
+) -> FileOutcome<S::Entry> {
+    let path = input.path;
+    let shown = input.shown.to_owned();
+    let key: Arc<str> = Arc::from(shown.as_str());
+    let mut out = FileOutcome {
+        transcripts: 0,
+        pairs: Vec::new(),
+        errors: Vec::new(),
+        warnings: Vec::new(),
+    };
+    // A spec that forces a format wins over the settings (a custom mapping whose `files`
+    // match, then a `[formats]` reader); specs that disagree read the file once per format.
+    let by_format: BTreeMap<Option<Reading>, Vec<&Spec>> =
+        specs.iter().fold(BTreeMap::new(), |mut m, s| {
+            let forced = input
+                .forced
+                .or_else(|| s.config.format.as_deref().and_then(|f| f.parse().ok()))
+                .map(Reading::Reader)
+                .or_else(|| {
+                    if input.given.is_some() {
+                        return None; // no `[formats]` glob names standard input
+                    }
+                    formats
+                        .iter()
+                        .find(|(g, _)| g.is_match(path))
+                        .map(|(_, f)| *f)
+                });
+            m.entry(forced).or_insert_with(Vec::new).push(*s);
+            m
+        });
+    // The file's bytes when it is small enough to read whole: read once, for every format and
+    // for placing the findings.
+    let mut whole: Option<Option<Vec<u8>>> = input.given.map(|b| Some(b.to_vec()));
+    for (format, specs) in by_format {
+        if whole.is_none() {
+            match open_transcripts(path, &shown, guard) {
+                Ok(bytes) => whole = Some(bytes),
+                Err(e) => {
+                    out.errors.push(read_error(&e, &shown));
+                    continue;
+                }
+            }
+        }
+        let text = whole.as_ref().and_then(|w| w.as_deref());
+        let mut locator = locate::Locator::new(text, path);
+        let mut count = 0;
+        let mut calls_read = 0usize;
+        let mut read_as: Option<Format> = None;
+        let pairs = &mut out.pairs;
+        let emit = |t: Transcript| {
+            count += 1;
+            read_as.get_or_insert(t.format);
+            let Transcript {
+                format,
+                record,
+                calls,
+                compact,
+                tools,
+                findings,
+            } = t;
+            let all: &dyn engine::Calls = match &compact {
+                Some(table) => table,
+                None => &calls,
+            };
+            let listed: Vec<Span>;
+            let spans = match &compact {
+                Some(table) => table.spans(),
+                None => {
+                    listed = calls.iter().map(|c| c.span).collect();
+                    &listed
+                }
+            };
+            calls_read += spans.len();
+            let t = Seen {
+                format,
+                record,
+                spans,
+                findings,
+            };
+            // One spec at a time: its findings are built as the sink writes them out, so a
+            // transcript with 100 000 extra calls never holds 100 000 findings.
+            for s in specs.iter() {
+                let profile = s.config.profile.as_ref().map(|p| {
+                    // Under a profile the calls are read in full (`keep_for`).
+                    let full;
+                    let calls = match &compact {
+                        Some(table) => {
+                            full = table.to_calls();
+                            &full
+                        }
+                        None => &calls,
+                    };
+                    profiles::score_calls_judged(
+                        p,
+                        &expected_calls(&s.config),
+                        calls,
+                        &tools,
+                        judge,
+                    )
+                });
+                let run = engine::Run::new(&s.config, all);
+                let (passed, record, entry) =
+                    check_pair(s, &shown, &t, &run, all, profile, &mut locator, sink);
+                let k = (s.file.key.clone(), s.name.clone(), key.clone(), record);
+                pairs.push((k, passed, entry));
+            }
+        };
+        let keep = keep_for(&specs);
+        let read = match (format, text) {
+            (Some(Reading::Mapping(i)), bytes) => {
+                read_with_mapping(&shown, bytes, &mappings[i], emit)
+            }
+            (format, Some(bytes)) => {
+                let format = format.and_then(Reading::reader);
+                transcript::read_with_keep(&shown, bytes, format, &keep, emit)
+            }
+            (format, None) => {
+                let format = format.and_then(Reading::reader);
+                stream_transcripts(path, &shown, format, &keep, emit, guard)
+            }
+        };
+        // Transcripts read before an error (the records of a dataset before a broken line) are
+        // still reported, next to the error.
+        match read {
+            Err(e) => out.errors.push(read_error(&e, &shown)),
+            // Read in some format without a single call: most likely the wrong reader (a
+            // pydantic-ai dump detected as Vercel AI SDK), and every expectation would be
+            // reported missing. Said once per file and format.
+            Ok(()) if calls_read == 0 => {
+                if let Some(f) = read_as {
+                    out.warnings
+                        .push(no_calls_warning(&shown, f, format.is_some()));
+                }
+            }
+            Ok(()) => {}
+        }
+        out.transcripts = out.transcripts.max(count);
+    }
+    let text = whole.as_ref().and_then(|w| w.as_deref());
+    let locations = out
+        .errors
+        .iter_mut()
+        .filter_map(|f| f.location.as_mut())
+        .filter(|l| l.file == shown);
+    locate::resolve(locations, text, path);
+    out
+}
+
+/// The expected calls a profile sees: each expectation's tool, repeated `min` times (optional
+/// expectations are left out, as the peers have no notion of them), with the arguments and output
+/// its literal checks pin (`Equals`/`Subset` values; other constraints cannot be expressed in the
+/// peers' inputs and are left out; an expectation without literal checks leaves them `None`).
+pub fn expected_calls(config: &MatcherConfig) -> Vec<ExpectedCall> {
+    config
+        .expectations
+        .iter()
+        .flat_map(|e| {
+            let call = ExpectedCall {
+                name: e.tool.clone(),
+                args: literal_value(&e.args),
+                output: e.output.as_ref().and_then(literal_value),
+            };
+            std::iter::repeat_n(call, e.repeat.min as usize)
+        })
+        .collect()
+}
+
+/// The JSON value a matcher's literal checks describe, if any.
+fn literal_value(m: &ValueMatcher) -> Option<serde_json::Value> {
+    let mut object = serde_json::Map::new();
+    for pc in &m.checks {
+        let value = match &pc.check {
+            Check::Equals { value } | Check::Subset { value } => value.clone(),
+            _ => continue,
+        };
+        match pc.path.as_slice() {
+            [] => return Some(value),
+            [PathSeg::Key(k)] => {
+                object.insert(k.clone(), value);
+            }
+            _ => {}
+        }
+    }
+    (!object.is_empty()).then_some(serde_json::Value::Object(object))
+}
+
+/// Build the result of `spec` on the transcript `t` from its engine `run` and hand it to `sink`
+/// with its findings sorted and its locations placed; the findings are built one at a time as
+/// the sink takes them. Returns whether it passed, its record and the sink's entry.
+#[allow(clippy::too_many_arguments)]
+fn check_pair<S: PairSink>(
+    spec: &Spec,
+    shown: &str,
+    t: &Seen<'_>,
+    run: &engine::Run<'_>,
+    calls: &dyn engine::Calls,
+    profile: Option<ProfileVerdict>,
+    locator: &mut locate::Locator<'_>,
+    sink: &S,
+) -> (bool, Option<usize>, S::Entry) {
+    let file = &spec.file;
+    let verdict = run.verdict();
+    let record_span = t.record.map(|r| r.span).unwrap_or(Span::point(0));
+    let record_start = Span::new(record_span.start, record_span.start);
+    // Findings in file order (as `sort_findings` orders built ones): by location, then the spec
+    // place they relate to, then code. Locations in the transcript are ordered as their byte
+    // spans are (line and column grow with the offset), and so are places in the spec file; a
+    // stable sort of the engine's findings followed by the reader's, as before.
+    let engine_count = run.finding_count();
+    let place = |x: usize| -> (Option<Span>, Option<Span>, &str) {
+        if x < engine_count {
+            let (call, spec_span, code) = run.finding_place(x);
+            let at = match call {
+                Some(i) => t.spans.get(i).copied(),
+                None => Some(record_start),
+            };
+            (at, spec_span, code)
+        } else {
+            let f = &t.findings[x - engine_count];
+            (Some(f.span), None, f.code)
+        }
+    };
+    let mut order: Vec<usize> = (0..engine_count + t.findings.len()).collect();
+    order.sort_by(|&a, &b| place(a).cmp(&place(b)));
+    // Lines and columns of every place in the transcript the result names, found in one pass.
+    let mut offsets: Vec<usize> = Vec::new();
+    let mut note = |s: Span| offsets.extend([s.start, s.end]);
+    for o in &verdict.expectations {
+        for &i in &o.calls {
+            if let Some(&s) = t.spans.get(i) {
+                note(s);
+            }
+        }
+    }
+    for &x in &order {
+        if let (Some(s), _, _) = place(x) {
+            note(s);
+        }
+    }
+    if profile
+        .as_ref()
+        .is_some_and(|p| p.details.get("error").is_some())
+    {
+        note(record_start);
+    }
+    let found = locator.positions(offsets);
+    let located = |span: Span| {
+        let mut l = locate::pending(shown, span);
+        (l.line, l.column) = found.at(span.start);
+        (l.end_line, l.end_column) = found.at(span.end);
+        l
+    };
+    let call_loc = |i: usize| t.spans.get(i).map(|&span| located(span));
+    let expectations = verdict
+        .expectations
+        .iter()
+        .map(|o| {
+            let exp = spec.config.expectations.get(o.expectation);
+            // A call beyond an expectation's maximum fails it (`too-many-calls`).
+            let passed = matches!(o.status, engine::Status::Matched | engine::Status::Skipped);
+            ExpectationResult {
+                index: o.expectation,
+                tool: o.tool.clone(),
+                label: o.label.clone(),
+                status: serde_json::to_value(o.status)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default(),
+                passed,
+                calls: o
+                    .calls
+                    .iter()
+                    .map(|&i| CallRef {
+                        index: i,
+                        location: call_loc(i),
+                    })
+                    .collect(),
+                reasons: o.failures.iter().map(|f| f.message.clone()).collect(),
+                location: exp.map(|e| file.locate(e.span)),
+            }
+        })
+        .collect();
+    let counts = serde_json::to_value(verdict.counts).unwrap_or_default();
+    let (score, threshold, passed) = (verdict.score, verdict.threshold, verdict.passed);
+    let failure = if passed || profile.is_some() {
+        None
+    } else {
+        hard_failure(spec, run, calls, verdict)
+    };
+    // Under a profile, the peer's numbers decide; the engine's findings still explain.
+    let (score, threshold, passed, profile_details) = match profile {
+        Some(p) => (
+            p.score,
+            p.threshold.unwrap_or(threshold),
+            p.passed,
+            Some(p.details),
+        ),
+        None => (score, threshold, passed, None),
+    };
+    // A profile that could not score the pair (the peer would raise, or the judge failed) says
+    // why, at the transcript.
+    let profile_error = profile_details
+        .as_ref()
+        .and_then(|d| d.get("error"))
+        .and_then(serde_json::Value::as_str)
+        .map(|message| Finding {
+            code: "profile-error".to_owned(),
+            severity: Severity::Error,
+            message: format!(
+                "the `{}` profile could not score this pair: {message}",
+                spec.config.profile.as_ref().map_or("", |p| p.name())
+            ),
+            help: None,
+            location: Some(located(record_start)),
+            label: None,
+            related: None,
+        });
+    let head = PairResult {
+        spec_file: file.shown.clone(),
+        spec: spec.config.name.clone(),
+        transcript: shown.to_owned(),
+        record: t.record.map(|r| r.line),
+        format: t.format.to_string(),
+        profile: spec.config.profile.as_ref().map(|p| p.name().to_owned()),
+        score,
+        threshold,
+        passed,
+        failure,
+        calls: t.spans.len(),
+        counts,
+        expectations,
+        findings: Vec::new(),
+        profile_details,
+    };
+    let record = head.record;
+    let finding = |x: usize| -> Option<Finding> {
+        if x >= engine_count {
+            let f = t.findings.get(x - engine_count)?;
+            return Some(Finding {
+                code: f.code.to_owned(),
+                severity: Severity::Warning,
+                message: f.message.clone(),
+                help: None,
+                location: Some(located(f.span)),
+                label: None,
+                related: None,
+            });
+        }
+        let f = run.finding(x)?;
+        Some(Finding {
+            code: f.code,
+            severity: match f.severity {
+                engine::Severity::Error => Severity::Error,
+                engine::Severity::Warning => Severity::Warning,
+                engine::Severity::Info => Severity::Note,
+            },
+            message: f.message,
+            help: (!f.help.is_empty()).then_some(f.help),
+            location: match f.call {
+                Some(i) => call_loc(i),
+                None => Some(located(record_start)),
+            },
+            label: None,
+            related: f.spec_span.map(|s| file.locate(s)),
+        })
+    };
+    let mut findings = order
+        .iter()
+        .filter_map(|&x| finding(x))
+        .chain(profile_error);
+    (passed, record, sink.pair_streamed(head, &mut findings))
+}
+
+/// What failed a pair besides its score, in words ([`PairResult::failure`]): forbidden calls,
+/// broken `before` rules, extra calls a spec that forbids them got, expectations that got too
+/// many calls. `None` when there is none of these (the pair failed on its score). Looks at the
+/// findings' places only, so 100 000 extra calls cost no finding built.
+fn hard_failure(
+    spec: &Spec,
+    run: &engine::Run<'_>,
+    calls: &dyn engine::Calls,
+    verdict: &engine::Verdict,
+) -> Option<String> {
+    let strict_extras = spec.config.order == crate::config::OrderMode::Strict
+        || spec.config.extra_calls == ExtraCalls::Forbid;
+    // Distinct names in order of first finding (a set beside each list, so that 100 000
+    // findings of distinct names are not compared with each other).
+    let mut forbidden: Vec<&str> = Vec::new();
+    let mut forbidden_set: HashSet<&str> = HashSet::new();
+    let mut forbidden_calls = 0usize;
+    let mut before = 0usize;
+    let mut extra: Vec<&str> = Vec::new();
+    let mut extra_set: HashSet<&str> = HashSet::new();
+    // Every extra call fails a spec that forbids them (some are reported as out of order).
+    let extra_calls = if strict_extras {
+        verdict.counts.extra
+    } else {
+        0
+    };
+    for x in 0..run.finding_count() {
+        let (call, _, code) = run.finding_place(x);
+        let name = call.filter(|&i| i < calls.count()).map(|i| calls.name(i));
+        match code {
+            "forbidden-call" => {
+                forbidden_calls += 1;
+                if let Some(n) = name.filter(|n| forbidden_set.insert(n)) {
+                    forbidden.push(n);
+                }
+            }
+            "before-violation" => before += 1,
+            "unexpected-call" if strict_extras => {
+                if let Some(n) = name.filter(|n| extra_set.insert(n)) {
+                    extra.push(n);
+                }
+            }
+            _ => {}
+        }
+    }
+    let names = |list: &[&str]| {
+        let mut shown: Vec<String> = list.iter().take(3).map(|n| format!("`{n}`")).collect();
+        if list.len() > 3 {
+            shown.push(format!("and {} more", list.len() - 3));
+        }
+        shown.join(", ")
+    };
+    let mut parts = Vec::new();
+    match forbidden_calls {
+        0 => {}
+        1 => parts.push(format!("forbidden call {}", names(&forbidden))),
+        n => parts.push(format!("{n} forbidden calls ({})", names(&forbidden))),
+    }
+    match before {
+        0 => {}
+        1 => parts.push("broken `before` rule".to_owned()),
+        n => parts.push(format!("{n} broken `before` rules")),
+    }
+    match extra_calls {
+        0 => {}
+        1 if extra.len() == 1 => parts.push(format!("extra call {}", names(&extra))),
+        1 => parts.push("extra call".to_owned()),
+        n if extra.is_empty() => parts.push(format!("{n} extra calls")),
+        n => parts.push(format!("{n} extra calls ({})", names(&extra))),
+    }
+    let too_many: Vec<&str> = verdict
+        .expectations
+        .iter()
+        .filter(|o| o.status == engine::Status::TooMany)
+        .map(|o| o.tool.as_str())
+        .collect();
+    if !too_many.is_empty() {
+        parts.push(format!("too many calls to {}", names(&too_many)));
+    }
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
