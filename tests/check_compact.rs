@@ -163,7 +163,7 @@ fn render_whole(report: &Report, format: Format<'_>) -> String {
         Format::Github => github::render(report),
         Format::Junit => junit::render(report),
         Format::Human { sources, options } => human::render(report, sources, options).stdout,
-        Format::Sarif { describe } => sarif::render(report, describe),
+        Format::Sarif => sarif::render(report),
     }
 }
 
@@ -187,12 +187,7 @@ fn every_format_streams_a_session_of_many_calls_as_the_report_renders() {
         ("json", Format::Json),
         ("github", Format::Github),
         ("junit", Format::Junit),
-        (
-            "sarif",
-            Format::Sarif {
-                describe: &toolspec::check::describe_code,
-            },
-        ),
+        ("sarif", Format::Sarif),
     ];
     for verbose in [false, true] {
         formats.push((

@@ -99,12 +99,7 @@ fn formats<'a>(sources: toolspec::report::stream::SyncSources<'a>) -> Vec<(Strin
         ("json".to_owned(), Format::Json),
         ("github".to_owned(), Format::Github),
         ("junit".to_owned(), Format::Junit),
-        (
-            "sarif".to_owned(),
-            Format::Sarif {
-                describe: &toolspec::check::describe_code,
-            },
-        ),
+        ("sarif".to_owned(), Format::Sarif),
     ];
     for color in [false, true] {
         for verbose in [false, true] {
@@ -131,7 +126,7 @@ fn render_whole(report: &Report, format: Format<'_>) -> String {
         Format::Github => github::render(report),
         Format::Junit => junit::render(report),
         Format::Human { sources, options } => human::render(report, sources, options).stdout,
-        Format::Sarif { describe } => sarif::render(report, describe),
+        Format::Sarif => sarif::render(report),
     }
 }
 

@@ -26,6 +26,7 @@ use super::bind::{self, display_path, BoundGlob, GlobError};
 use super::discover::{self, Discovered};
 use super::locate;
 use super::settings::LoadedSettings;
+use crate::code::Code;
 use crate::compile::{self, FsLoader, ProjectLoader, SourceLoader, SpecDiagnostic};
 use crate::config::{Check, ExtraCalls, MatcherConfig, PathSeg, TranscriptGlob, ValueMatcher};
 use crate::engine;
@@ -167,8 +168,8 @@ pub fn check_with<S: PairSink>(
             paths.iter().cloned().partition(|p| p.is_dir());
         let mut found = discover::discover(&files, &exclude, &guard);
         for p in folders.iter().chain(&std::mem::take(&mut found.specs)) {
-            report.errors.push(plain_error(
-                "not-a-transcript",
+            report.errors.push(plain(
+                Code::NotATranscript,
                 format!(
                     "{}: with --spec, the paths name transcript files",
                     display_path(p, cwd)
@@ -181,8 +182,8 @@ pub fn check_with<S: PairSink>(
         discover::discover(&paths, &exclude, &guard)
     };
     if opts.stdin.is_some() && opts.spec.is_none() {
-        report.errors.push(plain_error(
-            "stdin-without-spec",
+        report.errors.push(plain(
+            Code::StdinWithoutSpec,
             format!("{STDIN_NAME}: a transcript read from standard input needs --spec FILE"),
             Some("no spec's globs name standard input: pass the spec to check it with".into()),
         ));
@@ -202,8 +203,8 @@ pub fn check_with<S: PairSink>(
             .push(refused_path(&display_path(path, cwd), problem));
     }
     for (path, problem) in &found.problems {
-        report.errors.push(plain_error(
-            "path-not-found",
+        report.errors.push(plain(
+            Code::PathNotFound,
             format!("{}: {problem}", display_path(path, cwd)),
             Some("check the path; folders are searched for *.toolspec files".into()),
         ));
@@ -288,8 +289,8 @@ pub fn check_with<S: PairSink>(
     let mut warned = BTreeSet::new();
     for t in &found.transcripts {
         if !bound.contains_key(&absolute(t)) && warned.insert(absolute(t)) {
-            report.warnings.push(plain_warning(
-                "unclaimed-transcript",
+            report.warnings.push(plain(
+                Code::UnclaimedTranscript,
                 format!(
                     "{} is not named by any spec's transcripts",
                     display_path(t, cwd)
@@ -377,8 +378,8 @@ pub fn check_with<S: PairSink>(
                  some spec's globs; `--strict` makes this a failure",
             )
         };
-        report.warnings.push(plain_warning(
-            "nothing-checked",
+        report.warnings.push(plain(
+            Code::NothingChecked,
             message.to_owned(),
             Some(help.to_owned()),
         ));
@@ -416,8 +417,8 @@ fn isolate<T>(shown: &str, doing: &str, f: impl FnOnce() -> T) -> Result<T, Find
             .map(|s| (*s).to_owned())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".to_owned());
-        plain_error(
-            "internal-error",
+        plain(
+            Code::InternalError,
             format!("{shown}: internal error while {doing}: {what}"),
             Some(
                 "this is a bug in toolspec, not in your file; please report it with the file attached (the other files were checked)"
@@ -454,8 +455,8 @@ fn exclude_set(patterns: &[String], root: &Path, report: &mut Report) -> GlobSet
             Ok(g) => {
                 b.add(g);
             }
-            Err(e) => report.errors.push(plain_error(
-                "invalid-setting",
+            Err(e) => report.errors.push(plain(
+                Code::InvalidSetting,
                 format!("exclude pattern `{p}` is not a valid glob: {}", e.kind()),
                 None,
             )),
@@ -495,16 +496,16 @@ fn format_overrides(
         };
         match (rooted_glob(root, pattern), name.parse::<Format>()) {
             (Ok(g), Ok(f)) => out.push((g.compile_matcher(), Reading::Reader(f))),
-            (Err(e), _) => report.errors.push(plain_error(
-                "invalid-setting",
+            (Err(e), _) => report.errors.push(plain(
+                Code::InvalidSetting,
                 format!(
                     "format pattern `{pattern}` is not a valid glob: {}",
                     e.kind()
                 ),
                 None,
             )),
-            (_, Err(e)) => report.errors.push(plain_error(
-                "invalid-setting",
+            (_, Err(e)) => report.errors.push(plain(
+                Code::InvalidSetting,
                 format!("format override for `{pattern}`: {e}"),
                 None,
             )),
@@ -535,8 +536,8 @@ fn compile_spec_file(
                     end_column: at.col + 1,
                     span: [offset, offset + 1],
                 }),
-                ..plain_error(
-                    "unreadable-spec",
+                ..plain(
+                    Code::UnreadableSpec,
                     format!("this spec is not UTF-8: byte 0x{byte:02X} cannot be decoded"),
                     Some(
                         "toolspec reads specs as UTF-8 text; re-save the file as UTF-8 \
@@ -551,7 +552,11 @@ fn compile_spec_file(
             return (Err(vec![refused_path(&shown, &e.to_string())]), Vec::new());
         }
         Err(e) => {
-            let f = plain_error("unreadable-spec", format!("cannot read {shown}: {e}"), None);
+            let f = plain(
+                Code::UnreadableSpec,
+                format!("cannot read {shown}: {e}"),
+                None,
+            );
             return (Err(vec![f]), Vec::new());
         }
     };
@@ -585,8 +590,8 @@ fn compile_spec_file(
             let again = compile::compile(&fallback, loader);
             if again.file.is_some() {
                 warnings.append(&mut errors);
-                warnings.push(plain_warning(
-                    "using-last-good-spec",
+                warnings.push(plain(
+                    Code::UsingLastGoodSpec,
                     format!("{shown} does not compile; checking with its last version that did"),
                     Some("fix the errors above; the watch picks up the next save".into()),
                 ));
@@ -639,8 +644,8 @@ fn compile_spec_file(
                 });
             warnings.push(Finding {
                 location: Some(spec_file.locate(header)),
-                ..plain_warning(
-                    "spec-without-transcripts",
+                ..plain(
+                    Code::SpecWithoutTranscripts,
                     format!(
                         "spec `{}` names no transcripts and toolspec.toml gives no default, so it checks nothing",
                         config.name
@@ -686,7 +691,7 @@ fn compile_spec_file(
 fn spec_finding(d: &SpecDiagnostic) -> Finding {
     let index = LineIndex::new(d.source_text().as_bytes());
     Finding {
-        code: d.code.code().to_owned(),
+        code: d.code.id().to_owned(),
         severity: if d.is_error() {
             Severity::Error
         } else {
@@ -714,14 +719,14 @@ fn glob_warning(file: &SpecFile, glob: &TranscriptGlob) -> Finding {
 fn glob_error(file: &SpecFile, glob: &TranscriptGlob, e: &GlobError) -> Finding {
     let (code, help) = match e {
         GlobError::OutsideRoot { .. } => (
-            "glob-outside-root",
+            Code::GlobOutsideRoot,
             "globs may not leave the project root (symbolic links followed); pass --allow-outside-root on the command line to allow it",
         ),
-        GlobError::Invalid { .. } => ("invalid-glob", "see docs/language.md for the glob syntax"),
+        GlobError::Invalid { .. } => (Code::InvalidGlob, "see docs/language.md for the glob syntax"),
     };
     Finding {
-        code: code.to_owned(),
-        severity: Severity::Error,
+        code: code.id().to_owned(),
+        severity: code.severity(),
         message: e.to_string(),
         help: Some(help.to_owned()),
         location: Some(file.locate(glob.span)),
@@ -730,22 +735,16 @@ fn glob_error(file: &SpecFile, glob: &TranscriptGlob, e: &GlobError) -> Finding 
     }
 }
 
-fn plain_error(code: &str, message: String, help: Option<String>) -> Finding {
+/// A finding of the run at no location, with `code`'s severity.
+fn plain(code: Code, message: String, help: Option<String>) -> Finding {
     Finding {
-        code: code.to_owned(),
-        severity: Severity::Error,
+        code: code.id().to_owned(),
+        severity: code.severity(),
         message,
         help,
         location: None,
         label: None,
         related: None,
-    }
-}
-
-fn plain_warning(code: &str, message: String, help: Option<String>) -> Finding {
-    Finding {
-        severity: Severity::Warning,
-        ..plain_error(code, message, help)
     }
 }
 
@@ -962,8 +961,8 @@ fn no_calls_warning(shown: &str, format: Format, forced: bool) -> Finding {
             end_column: 1,
             span: [0, 0],
         }),
-        ..plain_warning(
-            "no-calls-read",
+        ..plain(
+            Code::NoCallsRead,
             if format == Format::Custom {
                 "read with a custom mapping of toolspec.toml, with 0 tool calls".to_owned()
             } else {
@@ -1137,8 +1136,8 @@ fn each_check(c: &Check, f: &mut dyn FnMut(&Check)) {
 
 /// A path the root guard refused (outside the root, not a regular file, too large): never read.
 fn refused_path(shown: &str, why: &str) -> Finding {
-    plain_error(
-        "path-refused",
+    plain(
+        Code::PathRefused,
         format!("{shown}: not read: {why}"),
         Some(
             "toolspec reads only regular files inside the project root; see docs/security.md"
@@ -1334,8 +1333,8 @@ fn check_pair<S: PairSink>(
         .and_then(|d| d.get("error"))
         .and_then(serde_json::Value::as_str)
         .map(|message| Finding {
-            code: "profile-error".to_owned(),
-            severity: Severity::Error,
+            code: Code::ProfileError.id().to_owned(),
+            severity: Code::ProfileError.severity(),
             message: format!(
                 "the `{}` profile could not score this pair: {message}",
                 spec.config.profile.as_ref().map_or("", |p| p.name())
@@ -1430,20 +1429,17 @@ fn hard_failure(
     for x in 0..run.finding_count() {
         let (call, _, code) = run.finding_place(x);
         let name = call.filter(|&i| i < calls.count()).map(|i| calls.name(i));
-        match code {
-            "forbidden-call" => {
-                forbidden_calls += 1;
-                if let Some(n) = name.filter(|n| forbidden_set.insert(n)) {
-                    forbidden.push(n);
-                }
+        if code == Code::ForbiddenCall.id() {
+            forbidden_calls += 1;
+            if let Some(n) = name.filter(|n| forbidden_set.insert(n)) {
+                forbidden.push(n);
             }
-            "before-violation" => before += 1,
-            "unexpected-call" if strict_extras => {
-                if let Some(n) = name.filter(|n| extra_set.insert(n)) {
-                    extra.push(n);
-                }
+        } else if code == Code::BeforeViolation.id() {
+            before += 1;
+        } else if strict_extras && code == Code::UnexpectedCall.id() {
+            if let Some(n) = name.filter(|n| extra_set.insert(n)) {
+                extra.push(n);
             }
-            _ => {}
         }
     }
     let names = |list: &[&str]| {

@@ -8,11 +8,12 @@ use serde_json::Value;
 use super::diags::Diags;
 use super::regex_lit::RegexCache;
 use super::suggest::{did_you_mean, one_of};
+use crate::code::Code;
 use crate::config::profile::{ProfileError, COMMAND_LINE_ONLY, KNOWN_PROFILES};
 use crate::config::*;
 use crate::source::{SourceFile, Span};
 use crate::syntax::ast::{self, Seg, StmtKind, TermKind};
-use crate::syntax::{Code, SpecDiagnostic};
+use crate::syntax::SpecDiagnostic;
 
 /// The threshold of `fuzzy` when none is written, and of `args fuzzy`.
 pub const DEFAULT_FUZZY: f64 = 0.8;

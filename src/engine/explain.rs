@@ -14,6 +14,7 @@ use super::align::Candidate;
 use super::difflib;
 use super::verdict::{ExpectationOutcome, Finding, Severity, Status};
 use super::Calls;
+use crate::code::Code;
 use crate::config::{MatcherConfig, OrderMode};
 use crate::source::Span;
 
@@ -36,7 +37,7 @@ pub(crate) struct Context<'a> {
 }
 
 fn finding(
-    code: &str,
+    code: Code,
     severity: Severity,
     message: String,
     help: String,
@@ -45,7 +46,7 @@ fn finding(
     call: Option<usize>,
 ) -> Finding {
     Finding {
-        code: code.into(),
+        code: code.id().into(),
         severity,
         message,
         help,
@@ -106,7 +107,7 @@ pub(crate) fn findings(
                 v => format!(" with {}", super::json::show(v)),
             };
             out.push(Pending::Ready(Box::new(finding(
-                "forbidden-call",
+                Code::ForbiddenCall,
                 Severity::Error,
                 format!(
                     "call #{} calls `{}`{with}, which the spec forbids",
@@ -126,7 +127,7 @@ pub(crate) fn findings(
     for (r, then_call, first_call) in before_broken {
         let rule = &cfg.before[r];
         out.push(Pending::Ready(Box::new(finding(
-            "before-violation",
+            Code::BeforeViolation,
             Severity::Error,
             format!(
                 "{} must come before {}, but call #{} precedes call #{}",
@@ -181,7 +182,7 @@ pub(crate) fn findings(
                 let why = order_reason(ctx, index, j, i);
                 let severity = soft;
                 out.push(Pending::Ready(Box::new(finding(
-                    "order-violation",
+                    Code::OrderViolation,
                     severity,
                     format!(
                         "call #{} `{}` satisfies expectation {}, but out of order: {why}",
@@ -200,7 +201,7 @@ pub(crate) fn findings(
         }
         match o.status {
             Status::Missing => out.push(Pending::Ready(Box::new(finding(
-                "missing-call",
+                Code::MissingCall,
                 soft,
                 format!("expected a call to {}, but none matched", ctx.who(j)),
                 missing_help(ctx, names.get_or_insert_with(|| NameIndex::new(ctx)), j),
@@ -209,7 +210,7 @@ pub(crate) fn findings(
                 None,
             )))),
             Status::TooFew => out.push(Pending::Ready(Box::new(finding(
-                "missing-call",
+                Code::MissingCall,
                 soft,
                 format!(
                     "expected at least {} calls to {}, but only {} matched",
@@ -239,7 +240,7 @@ pub(crate) fn findings(
                 text.push(format!("and {} more", fails.len() - 3));
             }
             out.push(Pending::Ready(Box::new(finding(
-                "name-only-match",
+                Code::NameOnlyMatch,
                 soft,
                 format!(
                     "call #{} matches {} by name only: {}",
@@ -256,7 +257,7 @@ pub(crate) fn findings(
             ))));
             for f in fails.iter().filter(|f| f.bounded) {
                 out.push(Pending::Ready(Box::new(finding(
-                    "fuzzy-bound-applied",
+                    Code::FuzzyBoundApplied,
                     Severity::Warning,
                     f.message.clone(),
                     format!(
@@ -296,7 +297,7 @@ pub(crate) fn findings(
             let j = ctx.over_cap[k].1;
             let e = &cfg.expectations[j];
             out.push(Pending::Ready(Box::new(finding(
-                "too-many-calls",
+                Code::TooManyCalls,
                 Severity::Error,
                 too_many_message(i, name, &ctx.who(j), &e.repeat, &outcomes[j].calls),
                 format!(
@@ -317,7 +318,7 @@ pub(crate) fn findings(
             }
             let e = &cfg.expectations[j];
             out.push(Pending::Ready(Box::new(finding(
-                "too-many-calls",
+                Code::TooManyCalls,
                 Severity::Error,
                 too_many_message(i, name, &ctx.who(j), &e.repeat, &outcomes[j].calls),
                 {
@@ -391,7 +392,7 @@ pub(crate) fn too_large(budget: Budget) -> Pending {
         ),
     };
     Pending::Ready(Box::new(finding(
-        "too-large",
+        Code::TooLarge,
         Severity::Info,
         message,
         help.into(),
@@ -400,9 +401,6 @@ pub(crate) fn too_large(budget: Budget) -> Pending {
         None,
     )))
 }
-
-/// The code of the findings about extra calls.
-pub(crate) const UNEXPECTED: &str = "unexpected-call";
 
 /// A finding of a verdict, built ([`Pending::Ready`]) or only described: a transcript may have
 /// 100 000 extra calls, each with an `unexpected-call` finding, and those are built one at a
@@ -423,7 +421,9 @@ impl Pending {
                 f.expectation.unwrap_or(usize::MAX),
                 &f.code,
             ),
-            Pending::Unexpected { call, exp } => (*call, exp.unwrap_or(usize::MAX), UNEXPECTED),
+            Pending::Unexpected { call, exp } => {
+                (*call, exp.unwrap_or(usize::MAX), Code::UnexpectedCall.id())
+            }
         }
     }
 }
@@ -486,7 +486,7 @@ pub(crate) fn unexpected(x: &Extras<'_>, i: usize, exp: Option<usize>) -> Findin
         None => "extra calls are allowed by this spec".into(),
     };
     finding(
-        UNEXPECTED,
+        Code::UnexpectedCall,
         extra_severity(cfg, x.strict_extras),
         format!(
             "call #{} `{name}` is not accounted for by any expectation",

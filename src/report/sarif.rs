@@ -3,7 +3,7 @@
 //! A hand-written minimal model (as cargo-deny does) keeps field order and dependencies under our
 //! control. GitHub needs, per result, a stable `ruleId`, a repository-relative
 //! `artifactLocation.uri` and `region.startLine`; engine findings also carry the spec line as a
-//! related location.
+//! related location. Each rule's short description is its code's in [`crate::code`].
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use super::json::Indent;
 use super::model::{Finding, Location, Report, Severity};
+use crate::code::Code;
 
 /// SARIF schema URI.
 pub const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -113,8 +114,8 @@ fn physical(l: &Location) -> Physical {
     }
 }
 
-/// Render the report as SARIF. `describe` gives a rule's short description from its code.
-pub fn render(report: &Report, describe: &dyn Fn(&str) -> Option<String>) -> String {
+/// Render the report as SARIF.
+pub fn render(report: &Report) -> String {
     let findings: Vec<&Finding> = report
         .errors
         .iter()
@@ -122,7 +123,7 @@ pub fn render(report: &Report, describe: &dyn Fn(&str) -> Option<String>) -> Str
         .chain(report.results.iter().flat_map(|r| r.findings.iter()))
         .collect();
     let codes = Codes::new(findings.iter().map(|f| f.code.as_str()));
-    render_findings(&findings, &codes, describe)
+    render_findings(&findings, &codes)
 }
 
 /// The rule table: every code used, sorted, numbered from 0.
@@ -145,18 +146,15 @@ impl<'a> Codes<'a> {
 }
 
 /// The document with `findings` as its results and `codes` as its rules.
-fn render_findings(
-    findings: &[&Finding],
-    codes: &Codes<'_>,
-    describe: &dyn Fn(&str) -> Option<String>,
-) -> String {
+fn render_findings(findings: &[&Finding], codes: &Codes<'_>) -> String {
     let rules = codes
         .0
         .keys()
         .map(|c| Rule {
             id: (*c).to_owned(),
             short_description: Text {
-                text: describe(c).unwrap_or_else(|| (*c).to_owned()),
+                text: Code::from_id(c)
+                    .map_or_else(|| (*c).to_owned(), |d| d.description().to_owned()),
             },
         })
         .collect();
@@ -266,12 +264,11 @@ pub type WriteResults<'a> = dyn FnMut(&mut dyn Write, bool) -> io::Result<()> + 
 pub fn write_document(
     head: &Report,
     codes: &Codes<'_>,
-    describe: &dyn Fn(&str) -> Option<String>,
     more: Option<&mut WriteResults<'_>>,
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let findings: Vec<&Finding> = head.errors.iter().chain(&head.warnings).collect();
-    let doc = render_findings(&findings, codes, describe);
+    let doc = render_findings(&findings, codes);
     // `results` is the run's last member: the document ends with it.
     const EMPTY_END: &str = "[]\n    }\n  ]\n}\n";
     const END: &str = "\n      ]\n    }\n  ]\n}\n";

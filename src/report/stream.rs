@@ -82,10 +82,7 @@ pub enum Format<'a> {
     /// `--format junit` ([`junit::render`]).
     Junit,
     /// `--format sarif` ([`sarif::render`]).
-    Sarif {
-        /// A rule's short description from its code.
-        describe: &'a (dyn Fn(&str) -> Option<String> + Sync),
-    },
+    Sarif,
 }
 
 impl std::fmt::Debug for Format<'_> {
@@ -95,7 +92,7 @@ impl std::fmt::Debug for Format<'_> {
             Format::Human { .. } => "Human",
             Format::Github => "Github",
             Format::Junit => "Junit",
-            Format::Sarif { .. } => "Sarif",
+            Format::Sarif => "Sarif",
         })
     }
 }
@@ -191,7 +188,7 @@ impl<'a> Streamer<'a> {
                     out,
                 )
             }
-            Format::Sarif { describe } => {
+            Format::Sarif => {
                 let spooled = self
                     .codes
                     .lock()
@@ -225,7 +222,7 @@ impl<'a> Streamer<'a> {
                 let any = pairs.iter().any(|p| !p.main.is_empty());
                 let more: Option<&mut sarif::WriteResults<'_>> =
                     if any { Some(&mut more) } else { None };
-                sarif::write_document(head, &codes, describe, more, out)
+                sarif::write_document(head, &codes, more, out)
             }
         }
     }
@@ -265,7 +262,7 @@ impl PairSink for Streamer<'_> {
                     counts = junit::suite_counts(&suite);
                     main.write_all(junit::suite_text(suite).as_bytes())
                 }
-                Format::Sarif { .. } => {
+                Format::Sarif => {
                     let mut placeholder = |code: &str| {
                         let i = match self.codes.lock() {
                             Ok(mut all) => match all.iter().position(|c| c == code) {

@@ -68,7 +68,6 @@ pub fn run(args: CheckArgs) -> u8 {
         verbose: args.verbose,
         width: output::terminal_width(),
     };
-    let describe = toolspec::check::describe_code;
     let format = match args.format {
         OutputFormat::Json => Format::Json,
         OutputFormat::Human => Format::Human {
@@ -77,9 +76,7 @@ pub fn run(args: CheckArgs) -> u8 {
         },
         OutputFormat::Github => Format::Github,
         OutputFormat::Junit => Format::Junit,
-        OutputFormat::Sarif => Format::Sarif {
-            describe: &describe,
-        },
+        OutputFormat::Sarif => Format::Sarif,
     };
     let opts = match options(&args.run) {
         Ok(o) => CheckOptions {
@@ -250,10 +247,7 @@ pub fn render(
         }
         OutputFormat::Json => (report::json::render(report), short_errors()),
         OutputFormat::Junit => (report::junit::render(report), short_errors()),
-        OutputFormat::Sarif => (
-            report::sarif::render(report, &toolspec::check::describe_code),
-            short_errors(),
-        ),
+        OutputFormat::Sarif => (report::sarif::render(report), short_errors()),
         OutputFormat::Github => (report::github::render(report), short_errors()),
     }
 }
