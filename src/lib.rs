@@ -19,6 +19,7 @@
 extern crate alloc;
 
 pub mod check;
+pub mod code;
 pub mod compile;
 pub mod config;
 pub mod engine;

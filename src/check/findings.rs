@@ -3,15 +3,16 @@
 //!
 //! Input: a code and words, or a diagnostic. Output: a report [`Finding`]. Cannot fail.
 
+use crate::code::Code;
 use crate::compile::SpecDiagnostic;
 use crate::report::model::{Finding, Location, Severity};
 use crate::source::LineIndex;
 
-/// An error about the run, without a location.
-pub(super) fn plain_error(code: &str, message: String, help: Option<String>) -> Finding {
+/// A finding of the run at no location, with `code`'s severity.
+pub(super) fn plain(code: Code, message: String, help: Option<String>) -> Finding {
     Finding {
-        code: code.to_owned(),
-        severity: Severity::Error,
+        code: code.id().to_owned(),
+        severity: code.severity(),
         message,
         help,
         location: None,
@@ -20,18 +21,10 @@ pub(super) fn plain_error(code: &str, message: String, help: Option<String>) -> 
     }
 }
 
-/// A warning about the run, without a location.
-pub(super) fn plain_warning(code: &str, message: String, help: Option<String>) -> Finding {
-    Finding {
-        severity: Severity::Warning,
-        ..plain_error(code, message, help)
-    }
-}
-
 /// A path the root guard refused (outside the root, not a regular file, too large): never read.
 pub(super) fn refused_path(shown: &str, why: &str) -> Finding {
-    plain_error(
-        "path-refused",
+    plain(
+        Code::PathRefused,
         format!("{shown}: not read: {why}"),
         Some(
             "toolspec reads only regular files inside the project root; see docs/security.md"
@@ -44,7 +37,7 @@ pub(super) fn refused_path(shown: &str, why: &str) -> Finding {
 pub(super) fn spec_finding(d: &SpecDiagnostic) -> Finding {
     let index = LineIndex::new(d.source_text().as_bytes());
     Finding {
-        code: d.code.code().to_owned(),
+        code: d.code.id().to_owned(),
         severity: if d.is_error() {
             Severity::Error
         } else {

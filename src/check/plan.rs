@@ -21,14 +21,15 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 use super::bind::{BoundGlob, GlobError};
 use super::discover::{self, Discovered};
-use super::findings::{plain_error, plain_warning, refused_path, spec_finding};
+use super::findings::{plain, refused_path, spec_finding};
 use super::options::{CheckOptions, STDIN_NAME};
 use super::paths::{absolute, display_path};
 use super::settings::LoadedSettings;
+use crate::code::Code;
 use crate::compile::{self, FsLoader, ProjectLoader, SourceLoader};
 use crate::config::{MatcherConfig, TranscriptGlob};
 use crate::guard::{Refused, RootGuard};
-use crate::report::model::{Finding, Location, Report, Severity};
+use crate::report::model::{Finding, Location, Report};
 use crate::source::{LineIndex, ReadTextError, SourceFile, Span};
 
 /// What the paths of a run name.
@@ -62,8 +63,8 @@ pub(super) fn discover(
             paths.iter().cloned().partition(|p| p.is_dir());
         let mut found = discover::discover(&files, exclude, guard, git_global);
         for p in folders.iter().chain(&std::mem::take(&mut found.specs)) {
-            report.errors.push(plain_error(
-                "not-a-transcript",
+            report.errors.push(plain(
+                Code::NotATranscript,
                 format!(
                     "{}: with --spec, the paths name transcript files",
                     display_path(p, cwd)
@@ -76,8 +77,8 @@ pub(super) fn discover(
         discover::discover(&paths, exclude, guard, git_global)
     };
     if opts.stdin.is_some() && opts.spec.is_none() {
-        report.errors.push(plain_error(
-            "stdin-without-spec",
+        report.errors.push(plain(
+            Code::StdinWithoutSpec,
             format!("{STDIN_NAME}: a transcript read from standard input needs --spec FILE"),
             Some("no spec's globs name standard input: pass the spec to check it with".into()),
         ));
@@ -97,8 +98,8 @@ pub(super) fn discover(
             .push(refused_path(&display_path(path, cwd), problem));
     }
     for (path, problem) in &found.problems {
-        report.errors.push(plain_error(
-            "path-not-found",
+        report.errors.push(plain(
+            Code::PathNotFound,
             format!("{}: {problem}", display_path(path, cwd)),
             Some("check the path; folders are searched for *.toolspec files".into()),
         ));
@@ -209,8 +210,8 @@ pub(super) fn bind(
     let mut warned = BTreeSet::new();
     for t in &found.transcripts {
         if !bound.contains_key(&absolute(t)) && warned.insert(absolute(t)) {
-            report.warnings.push(plain_warning(
-                "unclaimed-transcript",
+            report.warnings.push(plain(
+                Code::UnclaimedTranscript,
                 format!(
                     "{} is not named by any spec's transcripts",
                     display_path(t, cwd)
@@ -290,8 +291,8 @@ pub(super) fn exclude_set(patterns: &[String], root: &Path, report: &mut Report)
             Ok(g) => {
                 b.add(g);
             }
-            Err(e) => report.errors.push(plain_error(
-                "invalid-setting",
+            Err(e) => report.errors.push(plain(
+                Code::InvalidSetting,
                 format!("exclude pattern `{p}` is not a valid glob: {}", e.kind()),
                 None,
             )),
@@ -322,8 +323,8 @@ pub(super) fn compile_spec_file(
                     end_column: at.col + 1,
                     span: [offset, offset + 1],
                 }),
-                ..plain_error(
-                    "unreadable-spec",
+                ..plain(
+                    Code::UnreadableSpec,
                     format!("this spec is not UTF-8: byte 0x{byte:02X} cannot be decoded"),
                     Some(
                         "toolspec reads specs as UTF-8 text; re-save the file as UTF-8 \
@@ -338,7 +339,11 @@ pub(super) fn compile_spec_file(
             return (Err(vec![refused_path(&shown, &e.to_string())]), Vec::new());
         }
         Err(e) => {
-            let f = plain_error("unreadable-spec", format!("cannot read {shown}: {e}"), None);
+            let f = plain(
+                Code::UnreadableSpec,
+                format!("cannot read {shown}: {e}"),
+                None,
+            );
             return (Err(vec![f]), Vec::new());
         }
     };
@@ -372,8 +377,8 @@ pub(super) fn compile_spec_file(
             let again = compile::compile(&fallback, loader);
             if again.file.is_some() {
                 warnings.append(&mut errors);
-                warnings.push(plain_warning(
-                    "using-last-good-spec",
+                warnings.push(plain(
+                    Code::UsingLastGoodSpec,
                     format!("{shown} does not compile; checking with its last version that did"),
                     Some("fix the errors above; the watch picks up the next save".into()),
                 ));
@@ -426,8 +431,8 @@ pub(super) fn compile_spec_file(
                 });
             warnings.push(Finding {
                 location: Some(spec_file.locate(header)),
-                ..plain_warning(
-                    "spec-without-transcripts",
+                ..plain(
+                    Code::SpecWithoutTranscripts,
                     format!(
                         "spec `{}` names no transcripts and toolspec.toml gives no default, so it checks nothing",
                         config.name
@@ -478,14 +483,14 @@ fn glob_warning(file: &SpecFile, glob: &TranscriptGlob) -> Finding {
 fn glob_error(file: &SpecFile, glob: &TranscriptGlob, e: &GlobError) -> Finding {
     let (code, help) = match e {
         GlobError::OutsideRoot { .. } => (
-            "glob-outside-root",
+            Code::GlobOutsideRoot,
             "globs may not leave the project root (symbolic links followed); pass --allow-outside-root on the command line to allow it",
         ),
-        GlobError::Invalid { .. } => ("invalid-glob", "see docs/language.md for the glob syntax"),
+        GlobError::Invalid { .. } => (Code::InvalidGlob, "see docs/language.md for the glob syntax"),
     };
     Finding {
-        code: code.to_owned(),
-        severity: Severity::Error,
+        code: code.id().to_owned(),
+        severity: code.severity(),
         message: e.to_string(),
         help: Some(help.to_owned()),
         location: Some(file.locate(glob.span)),

@@ -15,11 +15,12 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::findings::{plain_error, plain_warning, refused_path};
+use super::findings::{plain, refused_path};
 use super::locate;
 use super::options::STDIN_NAME;
 use super::plan::Spec;
 use super::settings::LoadedSettings;
+use crate::code::Code;
 use crate::config::Check;
 use crate::guard::{Refused, RootGuard};
 use crate::report::model::{Finding, Location, Report, Severity};
@@ -68,16 +69,16 @@ pub(super) fn format_overrides(
         };
         match (rooted_glob(root, pattern), name.parse::<Format>()) {
             (Ok(g), Ok(f)) => out.push((g.compile_matcher(), Reading::Reader(f))),
-            (Err(e), _) => report.errors.push(plain_error(
-                "invalid-setting",
+            (Err(e), _) => report.errors.push(plain(
+                Code::InvalidSetting,
                 format!(
                     "format pattern `{pattern}` is not a valid glob: {}",
                     e.kind()
                 ),
                 None,
             )),
-            (_, Err(e)) => report.errors.push(plain_error(
-                "invalid-setting",
+            (_, Err(e)) => report.errors.push(plain(
+                Code::InvalidSetting,
                 format!("format override for `{pattern}`: {e}"),
                 None,
             )),
@@ -174,8 +175,8 @@ pub(super) fn no_calls_warning(shown: &str, format: Format, forced: bool) -> Fin
             end_column: 1,
             span: [0, 0],
         }),
-        ..plain_warning(
-            "no-calls-read",
+        ..plain(
+            Code::NoCallsRead,
             if format == Format::Custom {
                 "read with a custom mapping of toolspec.toml, with 0 tool calls".to_owned()
             } else {

@@ -23,6 +23,7 @@ use super::read::{
     keep_for, no_calls_warning, open_transcripts, read_error, read_with_mapping,
     stream_transcripts, Reading,
 };
+use crate::code::Code;
 use crate::config::{Check, ExtraCalls, MatcherConfig, PathSeg, ValueMatcher};
 use crate::engine;
 use crate::guard::RootGuard;
@@ -395,8 +396,8 @@ fn check_pair<S: PairSink>(
         .and_then(|d| d.get("error"))
         .and_then(serde_json::Value::as_str)
         .map(|message| Finding {
-            code: "profile-error".to_owned(),
-            severity: Severity::Error,
+            code: Code::ProfileError.id().to_owned(),
+            severity: Code::ProfileError.severity(),
             message: format!(
                 "the `{}` profile could not score this pair: {message}",
                 spec.config.profile.as_ref().map_or("", |p| p.name())
@@ -491,20 +492,17 @@ fn hard_failure(
     for x in 0..run.finding_count() {
         let (call, _, code) = run.finding_place(x);
         let name = call.filter(|&i| i < calls.count()).map(|i| calls.name(i));
-        match code {
-            "forbidden-call" => {
-                forbidden_calls += 1;
-                if let Some(n) = name.filter(|n| forbidden_set.insert(n)) {
-                    forbidden.push(n);
-                }
+        if code == Code::ForbiddenCall.id() {
+            forbidden_calls += 1;
+            if let Some(n) = name.filter(|n| forbidden_set.insert(n)) {
+                forbidden.push(n);
             }
-            "before-violation" => before += 1,
-            "unexpected-call" if strict_extras => {
-                if let Some(n) = name.filter(|n| extra_set.insert(n)) {
-                    extra.push(n);
-                }
+        } else if code == Code::BeforeViolation.id() {
+            before += 1;
+        } else if strict_extras && code == Code::UnexpectedCall.id() {
+            if let Some(n) = name.filter(|n| extra_set.insert(n)) {
+                extra.push(n);
             }
-            _ => {}
         }
     }
     let names = |list: &[&str]| {

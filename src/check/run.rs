@@ -22,12 +22,13 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::findings::{plain_error, plain_warning};
+use super::findings::plain;
 use super::paths::{absolute, display_path};
 use super::plan::{self, Compiled};
 use super::read::format_overrides;
 use super::result::{check_file, FileOutcome, Input, Kept};
 use super::settings::LoadedSettings;
+use crate::code::Code;
 use crate::guard::RootGuard;
 use crate::report::model::{Finding, Report};
 use crate::report::stream::{Collect, PairSink};
@@ -163,8 +164,8 @@ pub fn check_with<S: PairSink>(
                  some spec's globs; `--strict` makes this a failure",
             )
         };
-        report.warnings.push(plain_warning(
-            "nothing-checked",
+        report.warnings.push(plain(
+            Code::NothingChecked,
             message.to_owned(),
             Some(help.to_owned()),
         ));
@@ -202,8 +203,8 @@ fn isolate<T>(shown: &str, doing: &str, f: impl FnOnce() -> T) -> Result<T, Find
             .map(|s| (*s).to_owned())
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown panic".to_owned());
-        plain_error(
-            "internal-error",
+        plain(
+            Code::InternalError,
             format!("{shown}: internal error while {doing}: {what}"),
             Some(
                 "this is a bug in toolspec, not in your file; please report it with the file attached (the other files were checked)"

@@ -4,7 +4,8 @@
 
 use std::collections::HashMap;
 
-use crate::syntax::{Code, SpecDiagnostic};
+use crate::code::Code;
+use crate::syntax::SpecDiagnostic;
 
 /// Most diagnostics kept (and shown) for one file; the others are counted.
 pub const MAX_DIAGNOSTICS_PER_FILE: usize = 100;

@@ -12,9 +12,10 @@ use super::diags::Diags;
 use super::loader::{normalize, resolve_include, OutsideRoot, SourceLoader};
 use super::lower::TOP_KEYWORDS;
 use super::suggest::did_you_mean;
+use crate::code::Code;
 use crate::source::SourceFile;
 use crate::syntax::ast::{File, Include, Item};
-use crate::syntax::{parse, Code, SpecDiagnostic};
+use crate::syntax::{parse, SpecDiagnostic};
 
 /// Most files on one include chain, the compiled file included (`a` includes `b` includes
 /// `c`: three).

@@ -3,7 +3,7 @@
 //! Parses the file, resolves its `include`s through a [`SourceLoader`] (the only way this module
 //! reaches outside the text), checks every name, number, regex, label and profile, and lowers the
 //! language's defaults into explicit config values. Every problem of the file is reported, each a
-//! [`SpecDiagnostic`] with a stable [`Code`], a labelled span and help; a file with any error
+//! [`SpecDiagnostic`] with a stable [`Code`](crate::code::Code), a labelled span and help; a file with any error
 //! compiles to no config. A syntax error stops its file at the first one.
 
 // Diagnostics are the cold path and the public signatures return them by value (the CLI
@@ -17,7 +17,7 @@ mod lower;
 mod regex_lit;
 mod suggest;
 
-pub use crate::syntax::{Code, SpecDiagnostic};
+pub use crate::syntax::SpecDiagnostic;
 pub use diags::{MAX_DIAGNOSTICS, MAX_DIAGNOSTICS_PER_FILE};
 pub use includes::{MAX_INCLUDED_BYTES, MAX_INCLUDED_FILES, MAX_INCLUDE_DEPTH};
 pub use loader::{
@@ -29,6 +29,7 @@ pub use regex_lit::MAX_REGEX_BYTES;
 
 use std::collections::HashMap;
 
+use crate::code::Code;
 use crate::config::{self, CompiledFile, CONFIG_VERSION};
 use crate::source::{SourceFile, Span};
 use crate::syntax::ast::Item;

@@ -2,10 +2,11 @@
 
 use std::collections::HashMap;
 
+use crate::code::Code;
 use crate::config::pattern::SIZE_LIMIT;
 use crate::config::Pattern;
 use crate::source::{SourceFile, Span};
-use crate::syntax::{Code, SpecDiagnostic};
+use crate::syntax::SpecDiagnostic;
 
 /// The most bytes the compiled regular expressions of one compilation (a spec file and what
 /// it includes) may hold together, as [`Pattern::memory_usage`] counts them.

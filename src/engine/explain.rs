@@ -14,6 +14,7 @@ use super::align::Candidate;
 use super::difflib;
 use super::verdict::{ExpectationOutcome, Finding, Severity, Status};
 use super::Calls;
+use crate::code::Code;
 use crate::config::{MatcherConfig, OrderMode};
 use crate::source::Span;
 
@@ -38,7 +39,7 @@ pub(crate) struct Context<'a> {
 }
 
 fn finding(
-    code: &str,
+    code: Code,
     severity: Severity,
     message: String,
     help: String,
@@ -47,7 +48,7 @@ fn finding(
     call: Option<usize>,
 ) -> Finding {
     Finding {
-        code: code.into(),
+        code: code.id().into(),
         severity,
         message,
         help,
@@ -108,7 +109,7 @@ pub(crate) fn findings(
                 v => format!(" with {}", super::json::show(v)),
             };
             out.push(Pending::Ready(Box::new(finding(
-                "forbidden-call",
+                Code::ForbiddenCall,
                 Severity::Error,
                 format!(
                     "call #{} calls `{}`{with}, which the spec forbids",
@@ -128,7 +129,7 @@ pub(crate) fn findings(
     for (r, then_call, first_call) in before_broken {
         let rule = &cfg.before[r];
         out.push(Pending::Ready(Box::new(finding(
-            "before-violation",
+            Code::BeforeViolation,
             Severity::Error,
             format!(
                 "{} must come before {}, but call #{} precedes call #{}",
@@ -183,7 +184,7 @@ pub(crate) fn findings(
                 let why = order_reason(ctx, index, j, i);
                 let severity = soft;
                 out.push(Pending::Ready(Box::new(finding(
-                    "order-violation",
+                    Code::OrderViolation,
                     severity,
                     format!(
                         "call #{} `{}` satisfies expectation {}, but out of order: {why}",
@@ -202,7 +203,7 @@ pub(crate) fn findings(
         }
         match o.status {
             Status::Missing => out.push(Pending::Ready(Box::new(finding(
-                "missing-call",
+                Code::MissingCall,
                 soft,
                 format!("expected a call to {}, but none matched", ctx.who(j)),
                 missing_help(ctx, names.get_or_insert_with(|| NameIndex::new(ctx)), j),
@@ -211,7 +212,7 @@ pub(crate) fn findings(
                 None,
             )))),
             Status::TooFew => out.push(Pending::Ready(Box::new(finding(
-                "missing-call",
+                Code::MissingCall,
                 soft,
                 format!(
                     "expected at least {} calls to {}, but only {} matched",
@@ -241,7 +242,7 @@ pub(crate) fn findings(
                 text.push(format!("and {} more", fails.len() - 3));
             }
             out.push(Pending::Ready(Box::new(finding(
-                "name-only-match",
+                Code::NameOnlyMatch,
                 soft,
                 format!(
                     "call #{} matches {} by name only: {}",
@@ -258,7 +259,7 @@ pub(crate) fn findings(
             ))));
             for f in fails.iter().filter(|f| f.bounded) {
                 out.push(Pending::Ready(Box::new(finding(
-                    "fuzzy-bound-applied",
+                    Code::FuzzyBoundApplied,
                     Severity::Warning,
                     f.message.clone(),
                     format!(
@@ -298,7 +299,7 @@ pub(crate) fn findings(
             let j = ctx.over_cap[k].1;
             let e = &cfg.expectations[j];
             out.push(Pending::Ready(Box::new(finding(
-                "too-many-calls",
+                Code::TooManyCalls,
                 Severity::Error,
                 too_many_message(i, name, &ctx.who(j), &e.repeat, &outcomes[j].calls),
                 format!(
@@ -319,7 +320,7 @@ pub(crate) fn findings(
             }
             let e = &cfg.expectations[j];
             out.push(Pending::Ready(Box::new(finding(
-                "too-many-calls",
+                Code::TooManyCalls,
                 // A repeat of a met plain `call` is an extra call: it weighs as one.
                 extra_severity(cfg, ctx.strict_extras),
                 too_many_message(i, name, &ctx.who(j), &e.repeat, &outcomes[j].calls),
@@ -394,7 +395,7 @@ pub(crate) fn too_large(budget: Budget) -> Pending {
         ),
     };
     Pending::Ready(Box::new(finding(
-        "too-large",
+        Code::TooLarge,
         Severity::Info,
         message,
         help.into(),
@@ -403,9 +404,6 @@ pub(crate) fn too_large(budget: Budget) -> Pending {
         None,
     )))
 }
-
-/// The code of the findings about extra calls.
-pub(crate) const UNEXPECTED: &str = "unexpected-call";
 
 /// A finding of a verdict, built ([`Pending::Ready`]) or only described: a transcript may have
 /// 100 000 extra calls, each with an `unexpected-call` finding, and those are built one at a
@@ -426,7 +424,9 @@ impl Pending {
                 f.expectation.unwrap_or(usize::MAX),
                 &f.code,
             ),
-            Pending::Unexpected { call, exp } => (*call, exp.unwrap_or(usize::MAX), UNEXPECTED),
+            Pending::Unexpected { call, exp } => {
+                (*call, exp.unwrap_or(usize::MAX), Code::UnexpectedCall.id())
+            }
         }
     }
 }
@@ -489,7 +489,7 @@ pub(crate) fn unexpected(x: &Extras<'_>, i: usize, exp: Option<usize>) -> Findin
         None => "extra calls are allowed by this spec".into(),
     };
     finding(
-        UNEXPECTED,
+        Code::UnexpectedCall,
         extra_severity(cfg, x.strict_extras),
         format!(
             "call #{} `{name}` is not accounted for by any expectation",

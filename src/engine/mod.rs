@@ -46,6 +46,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use crate::code::Code;
 use crate::config::{Check, Expectation, ExtraCalls, MatcherConfig, OrderMode, Part};
 use crate::score::native::{self, NativeInputs};
 use crate::source::Span;
@@ -525,7 +526,7 @@ impl<'a> Run<'a> {
         match self.pending.get(k) {
             Some(explain::Pending::Ready(f)) => (f.call, f.spec_span, f.code.as_str()),
             Some(explain::Pending::Unexpected { call, .. }) => {
-                (Some(*call), None, explain::UNEXPECTED)
+                (Some(*call), None, Code::UnexpectedCall.id())
             }
             None => (None, None, ""),
         }

@@ -139,7 +139,7 @@ pub enum Severity {
 /// One thing the engine wants a person to know, with where it comes from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Finding {
-    /// Stable kebab-case code (listed in `docs/engine.md`).
+    /// Stable code: the [`Code::id`](crate::code::Code::id) of an engine code (`missing-call`).
     pub code: String,
     /// Severity.
     pub severity: Severity,

@@ -494,7 +494,7 @@ mod tests {
         let source = crate::source::SourceFile::new(name.to_owned(), text.to_owned());
         let at = text.find("call (").unwrap() + 5;
         let d = crate::syntax::SpecDiagnostic::error(
-            crate::syntax::Code::Syntax,
+            crate::code::Code::Syntax,
             &source,
             "bad `\u{9b}x`",
         )

@@ -6,6 +6,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::code::Code;
+pub use crate::code::Severity;
+
 /// The schema version of [`Report`].
 pub const REPORT_VERSION: u32 = 1;
 
@@ -115,22 +118,10 @@ pub struct CallRef {
     pub location: Option<Location>,
 }
 
-/// Severity of a finding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// Fails the pair or stops a file from being checked.
-    Error,
-    /// Worth attention; does not fail.
-    Warning,
-    /// Information.
-    Note,
-}
-
 /// One thing to tell the user, with where it is in the transcript and in the spec.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Finding {
-    /// Stable code (`missing-call`, `toolspec::syntax`, ...).
+    /// Stable code: a [`Code::id`] (`missing-call`, `toolspec::syntax`, ...).
     pub code: String,
     /// Severity.
     pub severity: Severity,
@@ -153,10 +144,12 @@ impl Finding {
     /// expectation a finding comes from (`("expectation", "expected here")`), or the rule a
     /// forbidden call or a broken order breaks (not an expectation: nothing is expected there).
     pub fn related_role(&self) -> (&'static str, &'static str) {
-        match self.code.as_str() {
-            "forbidden-call" => ("`never` rule", "forbids this call"),
-            "before-violation" => ("`before` rule", "requires this order"),
-            _ => ("expectation", "expected here"),
+        if self.code == Code::ForbiddenCall.id() {
+            ("`never` rule", "forbids this call")
+        } else if self.code == Code::BeforeViolation.id() {
+            ("`before` rule", "requires this order")
+        } else {
+            ("expectation", "expected here")
         }
     }
 }

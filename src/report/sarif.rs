@@ -19,6 +19,7 @@ use serde::Serialize;
 use super::json::{indent, value_at, Array, Object};
 use super::model::{Finding, Location, PairResult, Report, Severity};
 use super::stream::{self, Emitter, PairOut, Results};
+use crate::code::Code;
 
 /// SARIF schema URI.
 pub const SCHEMA: &str = "https://json.schemastore.org/sarif-2.1.0.json";
@@ -106,27 +107,23 @@ fn physical(l: &Location) -> Physical {
     }
 }
 
-/// Render the report as SARIF. `describe` gives a rule's short description from its code.
-pub fn render(report: &Report, describe: &dyn Fn(&str) -> Option<String>) -> String {
-    stream::render(SarifEmitter::new(describe), report)
+/// Render the report as SARIF.
+pub fn render(report: &Report) -> String {
+    stream::render(SarifEmitter::new(), report)
 }
 
-/// The SARIF output format; `describe` gives a rule's short description from its code.
-#[derive(Debug)]
-pub struct SarifEmitter<D> {
-    describe: D,
+/// The SARIF output format; each rule's short description is its code's in [`crate::code`].
+#[derive(Debug, Default)]
+pub struct SarifEmitter {
     /// The codes of the findings rendered, numbered in order of first use (the placeholder
     /// rule index of their results).
     codes: Mutex<Vec<String>>,
 }
 
-impl<D: Fn(&str) -> Option<String>> SarifEmitter<D> {
-    /// The format, describing rules with `describe`.
-    pub fn new(describe: D) -> Self {
-        SarifEmitter {
-            describe,
-            codes: Mutex::new(Vec::new()),
-        }
+impl SarifEmitter {
+    /// The format.
+    pub fn new() -> Self {
+        SarifEmitter::default()
     }
 
     /// The placeholder rule index of `code`.
@@ -144,7 +141,7 @@ impl<D: Fn(&str) -> Option<String>> SarifEmitter<D> {
     }
 }
 
-impl<D: Fn(&str) -> Option<String>> Emitter for SarifEmitter<D> {
+impl Emitter for SarifEmitter {
     /// The placeholder numbers of the result's codes (the rule table holds the codes of the
     /// results kept, not of a file whose check panicked after it rendered some).
     type Meta = Box<[usize]>;
@@ -200,7 +197,8 @@ impl<D: Fn(&str) -> Option<String>> Emitter for SarifEmitter<D> {
             .map(|c| Rule {
                 id: (*c).to_owned(),
                 short_description: Text {
-                    text: (self.describe)(c).unwrap_or_else(|| (*c).to_owned()),
+                    text: Code::from_id(c)
+                        .map_or_else(|| (*c).to_owned(), |d| d.description().to_owned()),
                 },
             })
             .collect();

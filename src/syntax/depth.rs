@@ -1,7 +1,8 @@
 //! A nesting limit, checked before parsing: the parser and the tree walk recurse once per level
 //! of `[`, `{`, `(` and `not`, and a hostile file must not exhaust the stack.
 
-use super::{Code, SpecDiagnostic};
+use super::SpecDiagnostic;
+use crate::code::Code;
 use crate::source::{SourceFile, Span};
 
 /// Deepest nesting accepted. Real specs nest a handful of levels.

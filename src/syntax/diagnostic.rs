@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use miette::{LabeledSpan, NamedSource, Severity};
 
-use super::Code;
+use crate::code::Code;
 use crate::source::{lines_fit, Excerpt, SourceFile, Span};
 
 /// A problem in a `.toolspec` file: stable code, message, labelled spans, help, severity, and the
@@ -98,7 +98,7 @@ impl SpecDiagnostic {
 
 impl miette::Diagnostic for SpecDiagnostic {
     fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
-        Some(Box::new(self.code.code()))
+        Some(Box::new(self.code.id()))
     }
 
     fn severity(&self) -> Option<Severity> {

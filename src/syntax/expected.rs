@@ -4,7 +4,8 @@ use pest::error::{ErrorVariant, InputLocation};
 use pest::Parser as _;
 
 use super::parser::{Grammar, Rule};
-use super::{Code, SpecDiagnostic};
+use super::SpecDiagnostic;
+use crate::code::Code;
 use crate::source::{SourceFile, Span};
 
 /// What the user would call the thing a rule matches.

@@ -5,22 +5,20 @@
 //! text leaves the grammar, saying in words what was expected. Words in keyword positions that the
 //! grammar cannot judge (modes, options, unknown statements) parse fine and are checked by
 //! `compile`, which reports all of them. [`format()`] prints a file canonically, comments kept.
-//! The [`SpecDiagnostic`] type and its [`Code`]s live here because parsing is the first stage that
-//! produces them; `compile` re-exports them.
+//! The [`SpecDiagnostic`] type lives here because parsing is the first stage that produces one;
+//! `compile` re-exports it. Its codes are [`crate::code::Code`]s.
 
 // Diagnostics are the cold path and the public signatures return them by value (the CLI
 // contract); boxing them would cost every caller a deref for no measurable gain.
 #![allow(clippy::result_large_err)]
 
 pub mod ast;
-mod code;
 mod depth;
 mod diagnostic;
 mod expected;
 mod format;
 mod parser;
 
-pub use code::Code;
 pub use diagnostic::{Renderable, SpecDiagnostic};
 
 use crate::source::SourceFile;
@@ -41,6 +39,7 @@ pub fn format(source: &SourceFile) -> Result<String, SpecDiagnostic> {
 mod tests {
     use super::ast::*;
     use super::*;
+    use crate::code::Code;
 
     fn parse_str(text: &str) -> File {
         parse(&SourceFile::new("t.toolspec", text)).unwrap()

@@ -4,7 +4,8 @@ use pest::iterators::Pair;
 use pest::Parser as _;
 
 use super::ast::*;
-use super::{expected, Code, SpecDiagnostic};
+use super::{expected, SpecDiagnostic};
+use crate::code::Code;
 use crate::config::Part;
 use crate::source::{SourceFile, Span};
 

@@ -5,6 +5,7 @@ use std::io::BufRead;
 
 use serde_json::Value;
 
+use crate::code::Code;
 use crate::source::{LineIndex, Span};
 
 use super::detect;
@@ -351,7 +352,7 @@ fn ambiguous(v: &Value, format: Format, sink: &mut Sink) {
     for (other, what) in detect::also_matches(v, format) {
         let at = sink.at(&[]);
         sink.finding(
-            "ambiguous-format",
+            Code::AmbiguousFormat,
             format!(
                 "this file also has the marks of {other} ({what}); it was read as {format}, which comes first in the detection order (docs/formats.md); pass --input-format {other} to read it as {other}"
             ),
@@ -606,7 +607,7 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
                 if !terminated && e.is_eof() {
                     if mcp {
                         self.torn = Some(ReadFinding {
-                            code: "truncated-last-line",
+                            code: Code::TruncatedLastLine.id(),
                             message: format!(
                                 "line {no} is cut off mid-record (torn last line); it was skipped"
                             ),

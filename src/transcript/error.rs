@@ -1,7 +1,8 @@
 //! Errors that stop a file from being read (a per-call problem is a [`super::ReadFinding`] instead).
 
-use miette::{Diagnostic, NamedSource, SourceSpan};
+use miette::{Diagnostic, LabeledSpan, NamedSource, SourceCode, SourceSpan};
 
+use crate::code::Code;
 use crate::source::{LineIndex, Span};
 
 use super::Format;
@@ -20,14 +21,13 @@ pub struct Rejection {
 
 /// A file that cannot be read. Every variant names the file; located variants carry the byte
 /// span and print `file:line:col:` first.
-#[derive(Debug, thiserror::Error, Diagnostic)]
+///
+/// Its miette code is `toolspec::read::` followed by its [`Code`]'s name, `-` written `_`
+/// (`toolspec::read::invalid_json`).
+#[derive(Debug, thiserror::Error)]
 pub enum ReadError {
     /// The file could not be opened or read.
     #[error("{file}: cannot read file: {source}")]
-    #[diagnostic(
-        code(toolspec::read::io),
-        help("check that the path exists and is readable")
-    )]
     Io {
         /// File name.
         file: String,
@@ -37,20 +37,12 @@ pub enum ReadError {
     },
     /// The file is empty or only whitespace.
     #[error("{file}: empty file: no transcript to read")]
-    #[diagnostic(
-        code(toolspec::read::empty),
-        help("a transcript file holds a JSON document, JSON lines, or an MCP log")
-    )]
     Empty {
         /// File name.
         file: String,
     },
     /// The file is not UTF-8 text.
     #[error("{file}:{line}:{col}: invalid UTF-8: {message}")]
-    #[diagnostic(
-        code(toolspec::read::invalid_utf8),
-        help("transcripts are UTF-8 JSON; re-export the file as UTF-8")
-    )]
     InvalidUtf8 {
         /// File name.
         file: String,
@@ -61,18 +53,12 @@ pub enum ReadError {
         /// What is wrong.
         message: String,
         /// Text of the file, when small enough to show.
-        #[source_code]
         src: Option<NamedSource<String>>,
         /// The offending bytes.
-        #[label("not UTF-8")]
         span: SourceSpan,
     },
     /// The file holds binary data (NUL bytes or control characters), not text.
     #[error("{file}:{line}:{col}: binary data: this is not a text transcript")]
-    #[diagnostic(
-        code(toolspec::read::binary),
-        help("pass a JSON, JSONL or log file; compressed files must be decompressed first")
-    )]
     Binary {
         /// File name.
         file: String,
@@ -85,7 +71,6 @@ pub enum ReadError {
     },
     /// The JSON is malformed.
     #[error("{file}:{line}:{col}: invalid JSON: {message}")]
-    #[diagnostic(code(toolspec::read::invalid_json), help("{help}"))]
     InvalidJson {
         /// File name.
         file: String,
@@ -98,18 +83,12 @@ pub enum ReadError {
         /// What to do about it.
         help: String,
         /// Text of the file, when small enough to show.
-        #[source_code]
         src: Option<NamedSource<String>>,
         /// Where parsing stopped.
-        #[label("here")]
         span: SourceSpan,
     },
     /// The last line of a JSON-lines file was cut off mid-record.
     #[error("{file}:{line}:{col}: truncated last line: {message}")]
-    #[diagnostic(
-        code(toolspec::read::truncated),
-        help("the file ends in the middle of a record (was it still being written?); remove the partial last line or let the writer finish")
-    )]
     Truncated {
         /// File name.
         file: String,
@@ -120,15 +99,12 @@ pub enum ReadError {
         /// serde_json's explanation.
         message: String,
         /// Text of the file, when small enough to show.
-        #[source_code]
         src: Option<NamedSource<String>>,
         /// The partial line.
-        #[label("incomplete record")]
         span: SourceSpan,
     },
     /// Valid JSON of the wrong shape for the (detected or forced) format.
     #[error("{file}:{line}:{col}: {message}")]
-    #[diagnostic(code(toolspec::read::wrong_shape), help("{help}"))]
     WrongShape {
         /// File name.
         file: String,
@@ -141,15 +117,10 @@ pub enum ReadError {
         /// What to do about it.
         help: String,
         /// The offending value.
-        #[label("here")]
         span: SourceSpan,
     },
     /// No format matched the content.
     #[error("{file}: unknown transcript format: {}", summarize(.found, .tried))]
-    #[diagnostic(
-        code(toolspec::read::unknown_format),
-        help("pass --input-format NAME to read it as a given format; formats tried:\n{}", list_rejections(.tried))
-    )]
     DetectionFailed {
         /// File name.
         file: String,
@@ -158,6 +129,64 @@ pub enum ReadError {
         /// Every format tried and what it looks for, once each.
         tried: Vec<Rejection>,
     },
+}
+
+impl Diagnostic for ReadError {
+    fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        Some(Box::new(format!(
+            "toolspec::read::{}",
+            self.code().replace('-', "_")
+        )))
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        Some(match self {
+            ReadError::Io { .. } => Box::new("check that the path exists and is readable"),
+            ReadError::Empty { .. } => {
+                Box::new("a transcript file holds a JSON document, JSON lines, or an MCP log")
+            }
+            ReadError::InvalidUtf8 { .. } => {
+                Box::new("transcripts are UTF-8 JSON; re-export the file as UTF-8")
+            }
+            ReadError::Binary { .. } => Box::new(
+                "pass a JSON, JSONL or log file; compressed files must be decompressed first",
+            ),
+            ReadError::InvalidJson { help, .. } | ReadError::WrongShape { help, .. } => {
+                Box::new(help)
+            }
+            ReadError::Truncated { .. } => Box::new(
+                "the file ends in the middle of a record (was it still being written?); remove the partial last line or let the writer finish",
+            ),
+            ReadError::DetectionFailed { tried, .. } => Box::new(format!(
+                "pass --input-format NAME to read it as a given format; formats tried:\n{}",
+                list_rejections(tried)
+            )),
+        })
+    }
+
+    fn source_code(&self) -> Option<&dyn SourceCode> {
+        match self {
+            ReadError::InvalidUtf8 { src, .. }
+            | ReadError::InvalidJson { src, .. }
+            | ReadError::Truncated { src, .. } => src.as_ref().map(|s| s as &dyn SourceCode),
+            _ => None,
+        }
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        let (label, span) = match self {
+            ReadError::InvalidUtf8 { span, .. } => ("not UTF-8", span),
+            ReadError::InvalidJson { span, .. } | ReadError::WrongShape { span, .. } => {
+                ("here", span)
+            }
+            ReadError::Truncated { span, .. } => ("incomplete record", span),
+            _ => return None,
+        };
+        Some(Box::new(std::iter::once(LabeledSpan::new_with_span(
+            Some(label.to_owned()),
+            *span,
+        ))))
+    }
 }
 
 fn summarize(found: &str, tried: &[Rejection]) -> String {
@@ -173,18 +202,20 @@ fn list_rejections(tried: &[Rejection]) -> String {
 }
 
 impl ReadError {
-    /// The stable kebab-case code of this error (also the suffix of the miette code).
+    /// The stable code of this error, as reports print it (its name is also the suffix of the
+    /// miette code).
     pub fn code(&self) -> &'static str {
-        match self {
-            ReadError::Io { .. } => "io",
-            ReadError::Empty { .. } => "empty",
-            ReadError::InvalidUtf8 { .. } => "invalid-utf8",
-            ReadError::Binary { .. } => "binary",
-            ReadError::InvalidJson { .. } => "invalid-json",
-            ReadError::Truncated { .. } => "truncated",
-            ReadError::WrongShape { .. } => "wrong-shape",
-            ReadError::DetectionFailed { .. } => "unknown-format",
-        }
+        let code = match self {
+            ReadError::Io { .. } => Code::Io,
+            ReadError::Empty { .. } => Code::Empty,
+            ReadError::InvalidUtf8 { .. } => Code::InvalidUtf8,
+            ReadError::Binary { .. } => Code::Binary,
+            ReadError::InvalidJson { .. } => Code::InvalidJson,
+            ReadError::Truncated { .. } => Code::Truncated,
+            ReadError::WrongShape { .. } => Code::WrongShape,
+            ReadError::DetectionFailed { .. } => Code::UnknownFormat,
+        };
+        code.id()
     }
 
     /// The file the error is about.

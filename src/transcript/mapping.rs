@@ -19,6 +19,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 use serde_json_path::{JsonPath, PathElement};
 
+use crate::code::Code;
 use crate::source::Span;
 
 use super::error::Locator;
@@ -429,7 +430,7 @@ pub fn read_mapped(name: &str, bytes: &[u8], mapping: &Mapping) -> Result<Transc
         let span = span_of(steps);
         let Some(Value::String(tool)) = first(&mapping.tool, node) else {
             findings.push(ReadFinding {
-                code: "unmapped-call",
+                code: Code::UnmappedCall.id(),
                 message: format!(
                     "a node selected by `{}` has no string at `{}` ({}): not read as a call",
                     mapping.calls.text, mapping.tool.text, mapping.tool.key
@@ -444,7 +445,7 @@ pub fn read_mapped(name: &str, bytes: &[u8], mapping: &Mapping) -> Result<Transc
                 Ok(v) => v,
                 Err(e) => {
                     findings.push(ReadFinding {
-                        code: "invalid-arguments",
+                        code: Code::InvalidArguments.id(),
                         message: format!(
                             "arguments of `{tool}` are not valid JSON ({e}); kept as the raw string"
                         ),
@@ -495,7 +496,7 @@ pub fn read_mapped(name: &str, bytes: &[u8], mapping: &Mapping) -> Result<Transc
             }
             if !calls.iter().any(|c| c.id.as_deref() == Some(id.as_str())) {
                 findings.push(ReadFinding {
-                    code: "orphan-result",
+                    code: Code::OrphanResult.id(),
                     message: format!("a result for call id `{id}` answers no call read"),
                     span: span_of(steps),
                 });

@@ -56,8 +56,10 @@ pub struct RecordLoc {
 /// Something worth telling the user about one call or record, that did not stop reading.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReadFinding {
-    /// Stable kebab-case code (`invalid-arguments`, `truncated-last-line`, `unparseable-line`,
-    /// `orphan-result`, `ambiguous-format`).
+    /// Stable kebab-case code: the [`Code::id`](crate::code::Code::id) of a [`Stage::Read`]
+    /// code (`invalid-arguments`, `orphan-result`, ...).
+    ///
+    /// [`Stage::Read`]: crate::code::Stage::Read
     pub code: &'static str,
     /// Plain explanation.
     pub message: String,

@@ -7,6 +7,7 @@ use std::hash::{BuildHasher, Hasher, RandomState};
 
 use serde_json::Value;
 
+use crate::code::Code;
 use crate::source::Span;
 
 use super::model::{CallTable, Symbols};
@@ -411,7 +412,7 @@ impl Sink {
     fn invalid_args(&mut self, e: &serde_json::Error, name: &str, loc: &Loc) {
         self.findings.push((
             ReadFinding {
-                code: "invalid-arguments",
+                code: Code::InvalidArguments.id(),
                 message: format!(
                     "arguments of `{name}` are not valid JSON ({e}); kept as the raw string"
                 ),
@@ -489,10 +490,10 @@ impl Sink {
     }
 
     /// Add a finding at `loc`.
-    pub fn finding(&mut self, code: &'static str, message: String, loc: Loc) {
+    pub fn finding(&mut self, code: Code, message: String, loc: Loc) {
         self.findings.push((
             ReadFinding {
-                code,
+                code: code.id(),
                 message,
                 span: Span::default(),
             },

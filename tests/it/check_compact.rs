@@ -208,11 +208,10 @@ fn every_format_streams_a_session_of_many_calls_as_the_report_renders() {
         streamed(junit::JunitEmitter, o, s, project),
         junit::render(&whole),
     );
-    let describe = toolspec::check::describe_code;
     run(
         "sarif",
-        streamed(sarif::SarifEmitter::new(describe), o, s, project),
-        sarif::render(&whole, &describe),
+        streamed(sarif::SarifEmitter::new(), o, s, project),
+        sarif::render(&whole),
     );
     for verbose in [false, true] {
         let options = Options {

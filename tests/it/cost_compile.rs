@@ -4,7 +4,8 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use toolspec::compile::{compile, Code, MapLoader};
+use toolspec::code::Code;
+use toolspec::compile::{compile, MapLoader};
 use toolspec::source::{SourceFile, Span};
 
 fn toolspec(dir: &Path, args: &[&str]) -> Output {

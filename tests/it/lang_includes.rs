@@ -1,6 +1,7 @@
 //! `include` through the file system: relative paths, shared files read once, cycles.
 
-use toolspec::compile::{compile, Code, FsLoader};
+use toolspec::code::Code;
+use toolspec::compile::{compile, FsLoader};
 use toolspec::source::SourceFile;
 
 fn write(dir: &std::path::Path, name: &str, text: &str) -> String {

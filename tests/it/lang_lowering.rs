@@ -224,7 +224,7 @@ fn settings_lower() {
 /// the two as one tool (and so could never match the expectation).
 #[test]
 fn the_compiler_and_the_engine_agree_on_tool_names() {
-    use toolspec::compile::Code;
+    use toolspec::code::Code;
     use toolspec::engine::run;
     use toolspec::source::Span;
     use toolspec::transcript::model::ToolCall;

@@ -131,7 +131,7 @@ fn check_spans(d: &SpecDiagnostic, texts: &[(&str, &str)]) {
         assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end));
     }
     assert!(d.help.is_some(), "diagnostic without help: {d:?}");
-    if d.code == toolspec::compile::Code::Syntax {
+    if d.code == toolspec::code::Code::Syntax {
         // Words, not pest rule names (the label says what was expected; the message also
         // quotes the text found, which may be anything).
         let said = &d.labels[0].1;

@@ -17,6 +17,7 @@ mod cli_readme;
 mod cli_sarif_schema;
 mod cli_stdin;
 mod cli_watch;
+mod code_registry;
 mod cost_compile;
 mod cost_engine;
 mod cost_gaps;

@@ -169,11 +169,10 @@ fn assert_streams_the_same(project: &Path) {
         w,
         project,
     );
-    let describe = toolspec::check::describe_code;
     streams_as(
         "sarif",
-        || sarif::SarifEmitter::new(describe),
-        &sarif::render(w, &describe),
+        sarif::SarifEmitter::new,
+        &sarif::render(w),
         w,
         project,
     );

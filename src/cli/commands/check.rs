@@ -106,10 +106,7 @@ pub fn run(args: CheckArgs) -> u8 {
         ),
         OutputFormat::Github => run.stream(GithubEmitter, short_errors),
         OutputFormat::Junit => run.stream(JunitEmitter, short_errors),
-        OutputFormat::Sarif => run.stream(
-            SarifEmitter::new(toolspec::check::describe_code),
-            short_errors,
-        ),
+        OutputFormat::Sarif => run.stream(SarifEmitter::new(), short_errors),
     }
 }
 
@@ -278,10 +275,7 @@ pub fn render(
         }
         OutputFormat::Json => (report::json::render(report), short_errors()),
         OutputFormat::Junit => (report::junit::render(report), short_errors()),
-        OutputFormat::Sarif => (
-            report::sarif::render(report, &toolspec::check::describe_code),
-            short_errors(),
-        ),
+        OutputFormat::Sarif => (report::sarif::render(report), short_errors()),
         OutputFormat::Github => (report::github::render(report), short_errors()),
     }
 }

@@ -8,6 +8,7 @@ use toolspec::check::discover::is_spec;
 use toolspec::check::paths::{display_path, normalize};
 use toolspec::check::run::{check, CheckOptions, LastGood};
 use toolspec::check::settings::{LoadedSettings, SETTINGS_FILES};
+use toolspec::code::Code;
 use toolspec::report::Report;
 
 use crate::cli::args::{OutputFormat, WatchArgs};
@@ -109,9 +110,9 @@ pub fn run(args: WatchArgs) -> u8 {
                 with_threads(args.run.threads, || check(&opts, &settings, &cwd)).unwrap_or_default()
             };
             // A file no spec names is not news while watching.
-            partial
-                .warnings
-                .retain(|w| w.code != "unclaimed-transcript" && w.code != "nothing-checked");
+            partial.warnings.retain(|w| {
+                w.code != Code::UnclaimedTranscript.id() && w.code != Code::NothingChecked.id()
+            });
             if partial.results.is_empty() && !affected && partial.errors.is_empty() {
                 continue;
             }

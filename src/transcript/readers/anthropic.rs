@@ -6,6 +6,7 @@ use serde_json::Value;
 use super::super::detect;
 use super::super::sink::{arr, norm_output, s, Args, Loc, Sink};
 use super::super::spans::Seg;
+use crate::code::Code;
 
 /// Read an Anthropic Messages document.
 pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
@@ -79,7 +80,7 @@ pub(crate) fn block(b: &Value, path: &[Seg], j: usize, sink: &mut Sink) {
             if !sink.answer_id(id, out, err) {
                 let l = sink.at(&loc());
                 sink.finding(
-                    "orphan-result",
+                    Code::OrphanResult,
                     format!("`{ty}` for `{id}` has no matching call in this file"),
                     l,
                 );
@@ -102,7 +103,7 @@ pub(crate) fn result(
     if !sink.answer_id(id, output, is_error) {
         let l = loc(sink);
         sink.finding(
-            "orphan-result",
+            Code::OrphanResult,
             format!("`{ty}` for `{id}` has no matching call"),
             l,
         );

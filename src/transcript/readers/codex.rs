@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use super::super::sink::{norm_output, s, Args, Sink};
 use super::super::spans::Seg;
+use crate::code::Code;
 
 /// Codex session state (linking is by `call_id`, kept in the sink).
 #[derive(Default)]
@@ -55,7 +56,7 @@ impl State {
                 let err = out.as_ref().is_some_and(exit_code_failed);
                 if !sink.answer_id(&id, out, err) {
                     sink.finding(
-                        "orphan-result",
+                        Code::OrphanResult,
                         format!("output for `{id}` has no matching call"),
                         loc,
                     );

@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 use super::super::detect;
 use super::super::sink::{arr, s, Args, Loc, Sink};
 use super::super::spans::Seg;
+use crate::code::Code;
 
 /// Deepest `jsonPath` of a streamed argument that is followed (segments after `$`); a deeper
 /// one is reported and skipped, so no fragment builds an argument tree deeper than this.
@@ -89,7 +90,7 @@ impl Stream {
                     // A fragment of a call that is not in the file: nothing to attach it to.
                     if !arr(fc, "partialArgs").is_empty() {
                         sink.finding(
-                            "orphan-result",
+                            Code::OrphanResult,
                             "a `functionCall` part with only `partialArgs` continues a call that is not in the file; it was skipped".to_string(),
                             loc,
                         );
@@ -99,7 +100,7 @@ impl Stream {
                 for pa in arr(fc, "partialArgs") {
                     if let Err(msg) = open.fragment(pa) {
                         let at = open.loc.clone();
-                        sink.finding("invalid-arguments", msg, at);
+                        sink.finding(Code::InvalidArguments, msg, at);
                     }
                 }
                 if !continues {

@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::super::detect;
 use super::super::sink::{arr, norm_output, s, Args, Sink};
 use super::super::spans::Seg;
+use crate::code::Code;
 
 /// Read an eval log: every sample's calls, in sample order.
 pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
@@ -51,7 +52,7 @@ pub(crate) fn read_sample(sample: &Value, path: &[Seg], sink: &mut Sink) {
             if !sink.answer_id(id, out, error.is_some()) {
                 let l = sink.at(&at(&[]));
                 sink.finding(
-                    "orphan-result",
+                    Code::OrphanResult,
                     format!("tool message for `{id}` has no matching call"),
                     l,
                 );

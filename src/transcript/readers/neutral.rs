@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::super::detect;
 use super::super::sink::{id_string, Args, Sink};
 use super::super::spans::Seg;
+use crate::code::Code;
 
 /// The keys a call object may have.
 pub(crate) const KEYS: [&str; 5] = ["name", "args", "id", "output", "is_error"];
@@ -74,7 +75,7 @@ pub(crate) fn read_part(v: &Value, path: &[Seg], sink: &mut Sink) {
         at.push(Seg::I(i));
         if let Err(msg) = call(c, &at, sink) {
             let l = sink.at(&at);
-            sink.finding("unreadable-call", msg, l);
+            sink.finding(Code::UnreadableCall, msg, l);
         }
     }
 }

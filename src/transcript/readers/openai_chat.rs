@@ -8,6 +8,7 @@ use serde_json::Value;
 use super::super::detect;
 use super::super::sink::{arr, norm_output, s, Args, Sink};
 use super::super::spans::Seg;
+use crate::code::Code;
 
 /// Read a Chat Completions document.
 pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
@@ -98,7 +99,7 @@ fn message(m: &Value, path: &[Seg], sink: &mut Sink) {
                 if !sink.answer_id(id, out, false) {
                     let loc = at(sink, &[]);
                     sink.finding(
-                        "orphan-result",
+                        Code::OrphanResult,
                         format!("tool result for `{id}` has no matching call"),
                         loc,
                     );

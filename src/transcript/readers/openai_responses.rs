@@ -6,6 +6,7 @@ use serde_json::Value;
 use super::super::detect;
 use super::super::sink::{arr, norm_output, s, Args, Sink};
 use super::super::spans::Seg;
+use crate::code::Code;
 
 /// Read a Responses document, or one stream event: a `response.output_item.done` event's `item`
 /// is read as an output item; other events (`response.created`, deltas, `response.completed`,
@@ -124,7 +125,7 @@ fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mut Sink) {
                 if let Some(id) = id {
                     if !sink.answer_id(&id, out, error) {
                         sink.finding(
-                            "orphan-result",
+                            Code::OrphanResult,
                             format!("`{ty}` for `{id}` has no matching call"),
                             loc,
                         );
@@ -208,7 +209,7 @@ fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mut Sink) {
                 if let Some(id) = call_id.or(item_id) {
                     if !sink.answer_id(&id, out, failed) {
                         sink.finding(
-                            "orphan-result",
+                            Code::OrphanResult,
                             format!("`{ty}` for `{id}` has no matching call"),
                             loc,
                         );

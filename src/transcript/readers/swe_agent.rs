@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::super::detect;
 use super::super::sink::{arr, norm_output, s, Args, Sink};
 use super::super::spans::Seg;
+use crate::code::Code;
 
 /// Read a SWE-agent trajectory.
 pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
@@ -29,7 +30,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
                 if !sink.answer_id(id, out.clone(), false) {
                     let l = sink.at(&[Seg::K("history"), Seg::I(i)]);
                     sink.finding(
-                        "orphan-result",
+                        Code::OrphanResult,
                         format!("tool message for `{id}` has no matching call"),
                         l,
                     );

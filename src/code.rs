@@ -1,0 +1,276 @@
+//! Every diagnostic toolspec can emit, by stable code: one row per code, in one table.
+//!
+//! Input: nothing (a leaf: it names no other module of the crate). Output: [`Code`], with its
+//! kebab-case name, the code as printed ([`Code::id`]: `toolspec::duplicate-spec` for a spec
+//! diagnostic, the bare name otherwise), the [`Stage`] that reports it, its default
+//! [`Severity`] and a one-line description. Reports, SARIF `rules[]` and `docs/cli.md`'s table of
+//! codes all read it. Nothing fails.
+//!
+//! Codes never change meaning once released; a new code is a new row.
+
+use serde::{Deserialize, Serialize};
+
+/// Severity of a finding, as every report prints it (`error`, `warning`, `note`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Fails the pair or stops a file from being checked.
+    Error,
+    /// Worth attention; does not fail.
+    Warning,
+    /// Information.
+    Note,
+}
+
+impl Severity {
+    /// The word reports print (`error`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Note => "note",
+        }
+    }
+}
+
+/// What a code is about: which part of a run reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Stage {
+    /// A `.toolspec` file (and the files it includes): syntax and compile diagnostics.
+    Spec,
+    /// A transcript file: read errors, and findings about records that did not stop reading.
+    Read,
+    /// The run itself: paths, settings, discovery and binding specs to transcripts.
+    Run,
+    /// One spec × transcript pair: the engine's findings and the profile's.
+    Engine,
+}
+
+impl Stage {
+    /// The word `docs/cli.md` uses (`spec`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Spec => "spec",
+            Stage::Read => "read",
+            Stage::Run => "run",
+            Stage::Engine => "engine",
+        }
+    }
+}
+
+struct Row {
+    name: &'static str,
+    prefixed: &'static str,
+    stage: Stage,
+    severity: Severity,
+    description: &'static str,
+}
+
+macro_rules! codes {
+    ($($variant:ident = $name:literal, $stage:ident, $severity:ident, $description:literal;)*) => {
+        /// Every diagnostic toolspec can emit, by stable code.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Code {
+            $(
+                #[doc = $description]
+                $variant,
+            )*
+        }
+
+        impl Code {
+            /// Every code, in documentation order (the order of `docs/cli.md`'s table).
+            pub const ALL: &'static [Code] = &[$(Code::$variant),*];
+
+            const ROWS: &'static [Row] = &[$(Row {
+                name: $name,
+                prefixed: concat!("toolspec::", $name),
+                stage: Stage::$stage,
+                severity: Severity::$severity,
+                description: $description,
+            }),*];
+        }
+    };
+}
+
+codes! {
+    Syntax = "syntax", Spec, Error, "the text does not follow the grammar";
+    UnknownKeyword = "unknown-keyword", Spec, Error,
+        "a word in a keyword position is not a known keyword, mode or option";
+    DuplicateSpec = "duplicate-spec", Spec, Error, "two specs in one file have the same name";
+    DuplicateArgument = "duplicate-argument", Spec, Error,
+        "an argument or output field is constrained twice in one list";
+    DuplicateLabel = "duplicate-label", Spec, Error,
+        "two expectations in one spec have the same label";
+    DuplicateSetting = "duplicate-setting", Spec, Error, "a setting is given twice";
+    DuplicateTool = "duplicate-tool", Spec, Error, "two `tool` declarations have the same name";
+    ThresholdRange = "threshold-range", Spec, Error, "a threshold is outside [0, 1]";
+    InvalidWeight = "invalid-weight", Spec, Error, "a weight or penalty is negative";
+    InvalidNumber = "invalid-number", Spec, Error, "a count, index or range bound is unusable";
+    InvalidRegex = "invalid-regex", Spec, Error, "a regular expression does not compile";
+    ExpectedAndForbidden = "expected-and-forbidden", Spec, Error,
+        "a tool is both expected and forbidden";
+    UnknownProfile = "unknown-profile", Spec, Error, "no profile has this name";
+    UnknownProfileOption = "unknown-profile-option", Spec, Error,
+        "the profile has no such option";
+    InvalidProfileOption = "invalid-profile-option", Spec, Error,
+        "a profile option has a value of the wrong type";
+    UnknownReference = "unknown-reference", Spec, Error,
+        "a reference names no earlier labelled expectation";
+    UnknownExpectation = "unknown-expectation", Spec, Error,
+        "a `before` rule names no single expectation";
+    UnknownArgument = "unknown-argument", Spec, Warning,
+        "an argument is not declared by its `tool` declaration (warning)";
+    GlobMatchesNothing = "glob-matches-nothing", Spec, Warning,
+        "a transcript glob matches no file (warning)";
+    IncludeCycle = "include-cycle", Spec, Error,
+        "included files include each other in a cycle";
+    IncludeNotFound = "include-not-found", Spec, Error, "an included file cannot be read";
+    SpecInInclude = "spec-in-include", Spec, Error, "an included file declares a spec";
+    ContradictoryOrder = "contradictory-order", Spec, Error,
+        "a `before` rule contradicts the written order of an ordered spec";
+    CommandLineOnly = "command-line-only", Spec, Error,
+        "a setting that only the command line may give (a judge command) is written in a spec";
+    IncludeTooDeep = "include-too-deep", Spec, Error, "an include chain is longer than 64 files";
+    IncludeLimit = "include-limit", Spec, Error,
+        "more than 4096 included files or 64 MiB of included text in one compilation";
+    RegexTooLarge = "regex-too-large", Spec, Error,
+        "a regular expression, or a file's regular expressions together, are too large";
+    TooManyDiagnostics = "too-many-diagnostics", Spec, Error,
+        "a file has more than 100 diagnostics; the rest are counted, not shown";
+
+    Io = "io", Read, Error, "a transcript file could not be read";
+    Empty = "empty", Read, Error, "a transcript file is empty";
+    InvalidUtf8 = "invalid-utf8", Read, Error, "a transcript file is not valid UTF-8";
+    Binary = "binary", Read, Error, "a transcript file holds binary data";
+    InvalidJson = "invalid-json", Read, Error, "a transcript file is not valid JSON";
+    Truncated = "truncated", Read, Error,
+        "a transcript file ends in the middle of a JSON value";
+    WrongShape = "wrong-shape", Read, Error,
+        "a transcript's JSON does not have the shape of its format";
+    UnknownFormat = "unknown-format", Read, Error, "a transcript file matches no known format";
+    InvalidArguments = "invalid-arguments", Read, Warning,
+        "a call's arguments are not valid JSON; they are kept as raw text";
+    TruncatedLastLine = "truncated-last-line", Read, Warning,
+        "the last line of a JSON-lines file is cut off";
+    OrphanResult = "orphan-result", Read, Warning, "a tool result links to no call";
+    AmbiguousFormat = "ambiguous-format", Read, Warning,
+        "a transcript file also has the marks of another format; it was read as the first";
+    UnreadableCall = "unreadable-call", Read, Warning,
+        "an item of a toolspec-calls dataset is not a call and was skipped";
+    UnmappedCall = "unmapped-call", Read, Warning,
+        "a call node of a custom mapping has no tool name and was skipped";
+
+    PathNotFound = "path-not-found", Run, Error,
+        "a path given on the command line does not exist";
+    PathRefused = "path-refused", Run, Error,
+        "a path is not a regular file inside the project root, or is too large; it was not read";
+    NotATranscript = "not-a-transcript", Run, Error,
+        "with --spec, a path given on the command line is a folder or a spec file";
+    StdinWithoutSpec = "stdin-without-spec", Run, Error,
+        "a transcript read from standard input without --spec";
+    UnreadableSpec = "unreadable-spec", Run, Error, "a spec file could not be read";
+    GlobOutsideRoot = "glob-outside-root", Run, Error,
+        "a spec's transcript glob reaches outside the project root";
+    InvalidGlob = "invalid-glob", Run, Error, "a spec's transcript glob is not a valid pattern";
+    InvalidSetting = "invalid-setting", Run, Error,
+        "a pattern or value in toolspec.toml is invalid";
+    SpecWithoutTranscripts = "spec-without-transcripts", Run, Warning,
+        "a spec names no transcripts and the settings give no default";
+    UnclaimedTranscript = "unclaimed-transcript", Run, Warning,
+        "a transcript given on the command line is named by no spec";
+    UsingLastGoodSpec = "using-last-good-spec", Run, Warning,
+        "watch: a spec stopped compiling; its last good version is used";
+    NoCallsRead = "no-calls-read", Run, Warning,
+        "a transcript file was read without error but without a single tool call";
+    NothingChecked = "nothing-checked", Run, Warning,
+        "no spec × transcript pair was checked in the whole run";
+    InternalError = "internal-error", Run, Error,
+        "a bug in toolspec stopped one file from being checked; the others were";
+
+    ForbiddenCall = "forbidden-call", Engine, Error, "a call of a forbidden tool";
+    BeforeViolation = "before-violation", Engine, Error,
+        "a call matched to `then` precedes a call matched to `first`";
+    UnexpectedCall = "unexpected-call", Engine, Note,
+        "a call nothing accounts for (an error or warning under the spec's extra-call policy)";
+    TooManyCalls = "too-many-calls", Engine, Error,
+        "a call beyond an `at_most` cap (an error), or a repeat of a met expectation (under the extra-call policy)";
+    TooLarge = "too-large", Engine, Note,
+        "an alignment ran past its budget; the matching may not be the best possible";
+    MissingCall = "missing-call", Engine, Error,
+        "a required expectation got no call, or fewer than its minimum";
+    NameOnlyMatch = "name-only-match", Engine, Error, "a matched call fails constraints";
+    OrderViolation = "order-violation", Engine, Error,
+        "a call that satisfies an unmet expectation but is out of order";
+    FuzzyBoundApplied = "fuzzy-bound-applied", Engine, Warning,
+        "a fuzzy constraint could not be settled within the work bound and was treated as failed";
+    ProfileError = "profile-error", Engine, Error,
+        "the spec's profile could not score the pair";
+}
+
+impl Code {
+    fn row(self) -> &'static Row {
+        &Self::ROWS[self as usize]
+    }
+
+    /// The kebab-case name (`duplicate-spec`, `missing-call`).
+    pub fn name(self) -> &'static str {
+        self.row().name
+    }
+
+    /// The code as reports print it: `toolspec::duplicate-spec` for a spec diagnostic, the name
+    /// alone for every other code (`missing-call`).
+    pub fn id(self) -> &'static str {
+        let row = self.row();
+        match row.stage {
+            Stage::Spec => row.prefixed,
+            _ => row.name,
+        }
+    }
+
+    /// Which part of a run reports it.
+    pub fn stage(self) -> Stage {
+        self.row().stage
+    }
+
+    /// Its severity unless the context decides otherwise (a spec's extra-call policy for
+    /// `unexpected-call`; an error left out for `too-many-diagnostics`).
+    pub fn severity(self) -> Severity {
+        self.row().severity
+    }
+
+    /// One line saying what the code means.
+    pub fn description(self) -> &'static str {
+        self.row().description
+    }
+
+    /// The code a report prints as `id` ([`Code::id`]), if any.
+    pub fn from_id(id: &str) -> Option<Code> {
+        Code::ALL.iter().copied().find(|c| c.id() == id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_follow_the_enum_and_ids_are_unique() {
+        assert_eq!(Code::ALL.len(), Code::ROWS.len());
+        for (i, c) in Code::ALL.iter().enumerate() {
+            assert_eq!(*c as usize, i);
+            assert_eq!(Code::from_id(c.id()), Some(*c));
+        }
+        let mut names: Vec<&str> = Code::ALL.iter().map(|c| c.name()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Code::ALL.len(), "two codes share a name");
+    }
+
+    #[test]
+    fn ids_are_as_printed() {
+        assert_eq!(Code::DuplicateSpec.id(), "toolspec::duplicate-spec");
+        assert_eq!(Code::MissingCall.id(), "missing-call");
+        assert_eq!(Code::InvalidJson.id(), "invalid-json");
+        assert_eq!(Code::from_id("syntax"), None);
+    }
+}

@@ -1,0 +1,347 @@
+//! Expectations: a spec's `call` statements → [`Expectation`]s.
+//!
+//! Input: the expectations as written, the spec's argument mode and name rules, and the
+//! file's `tool` declarations. Output: each expectation with its arguments and output lowered
+//! (through `constraints`), the constraints of its tool's declaration added for the paths it
+//! leaves unwritten, its count (`optional`, `at_least`, ..., `between`), weight and `errored`;
+//! and the labels references and `before` rules name. Failure: a label used twice, a setting
+//! given twice, an unusable count, or (a warning) an argument the declaration does not list,
+//! each pushed to the file's diagnostics.
+
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+use super::constraints::{Lit, Refs};
+use super::{check_weight, duplicate, FileCx, SpecNames};
+use crate::code::Code;
+use crate::compile::suggest::did_you_mean;
+use crate::config::{
+    ArgsMode, Check, Expectation, NameRules, Normaliser, Path, PathCheck, Repeat, ValueMatcher,
+};
+use crate::source::{SourceFile, Span};
+use crate::syntax::ast::{self, Seg};
+use crate::syntax::SpecDiagnostic;
+
+impl FileCx {
+    /// The labels of `exps`, for references and `before` rules: the expectation each names
+    /// and where.
+    pub(super) fn labels(
+        &mut self,
+        src: &SourceFile,
+        exps: &[(&ast::Expectation, Span)],
+    ) -> HashMap<String, (usize, Span)> {
+        let mut labels: HashMap<String, (usize, Span)> = HashMap::new();
+        for (i, (e, _)) in exps.iter().enumerate() {
+            if let Some(l) = &e.label {
+                if let Some((_, first)) = labels.get(&l.name) {
+                    self.diags.push(duplicate(
+                        src,
+                        Code::DuplicateLabel,
+                        format!("label `{}` is used twice", l.name),
+                        *first,
+                        l.span,
+                        "labels name one expectation each; rename one",
+                    ));
+                } else {
+                    labels.insert(l.name.clone(), (i, l.span));
+                }
+            }
+        }
+        labels
+    }
+
+    pub(super) fn expectation(
+        &mut self,
+        src: &SourceFile,
+        names: &SpecNames<'_>,
+        mode: ArgsMode,
+        e: &ast::Expectation,
+        span: Span,
+        refs: Refs<'_>,
+    ) -> Expectation {
+        let lit = Lit::of(mode);
+        let (args_mode, args) = match &e.args {
+            None => (ArgsMode::Ignore, ValueMatcher::any()),
+            Some(ast::Body::Exact(j)) => (
+                ArgsMode::Exact,
+                ValueMatcher {
+                    checks: vec![PathCheck {
+                        path: Vec::new(),
+                        check: Check::Equals {
+                            value: j.to_value(),
+                        },
+                        span: j.span,
+                    }],
+                    allow_extra_keys: false,
+                },
+            ),
+            Some(ast::Body::Subset(j)) => (
+                ArgsMode::Subset,
+                ValueMatcher {
+                    checks: vec![PathCheck {
+                        path: Vec::new(),
+                        check: Check::Subset {
+                            value: j.to_value(),
+                        },
+                        span: j.span,
+                    }],
+                    allow_extra_keys: true,
+                },
+            ),
+            Some(ast::Body::List(list)) => {
+                let mut checks = self.arg_list(src, list, lit, refs, "argument");
+                self.inherit(src, names, e, list, &mut checks);
+                (
+                    mode,
+                    ValueMatcher {
+                        checks,
+                        allow_extra_keys: list.spread.is_some() || mode != ArgsMode::Exact,
+                    },
+                )
+            }
+        };
+        let output = e.output.as_ref().map(|o| match o {
+            ast::OutputBody::Fields(list) => ValueMatcher {
+                checks: self.arg_list(src, list, lit, refs, "output field"),
+                allow_extra_keys: true,
+            },
+            ast::OutputBody::Exact(j) => ValueMatcher {
+                checks: vec![PathCheck {
+                    path: Vec::new(),
+                    check: Check::Equals {
+                        value: j.to_value(),
+                    },
+                    span: j.span,
+                }],
+                allow_extra_keys: false,
+            },
+            ast::OutputBody::Subset(j) => ValueMatcher {
+                checks: vec![PathCheck {
+                    path: Vec::new(),
+                    check: Check::Subset {
+                        value: j.to_value(),
+                    },
+                    span: j.span,
+                }],
+                allow_extra_keys: true,
+            },
+            ast::OutputBody::Value(c) => ValueMatcher {
+                checks: self.constraint(src, c, lit, refs, &Vec::new(), c.span),
+                allow_extra_keys: true,
+            },
+        });
+        let mut errored = None;
+        let mut weight = 1.0;
+        let mut errored_at: Option<Span> = None;
+        let mut weight_at: Option<Span> = None;
+        for s in &e.suffixes {
+            match s {
+                ast::Suffix::Errored { value, span, .. } => {
+                    if let Some(first) = errored_at.replace(*span) {
+                        self.diags.push(duplicate(
+                            src,
+                            Code::DuplicateSetting,
+                            "`errored` is set twice".into(),
+                            first,
+                            *span,
+                            "keep one",
+                        ));
+                    }
+                    errored = Some(*value);
+                }
+                ast::Suffix::Weight(n, span) => {
+                    if let Some(first) = weight_at.replace(*span) {
+                        self.diags.push(duplicate(
+                            src,
+                            Code::DuplicateSetting,
+                            "`weight` is set twice".into(),
+                            first,
+                            *span,
+                            "keep one",
+                        ));
+                    }
+                    weight = check_weight(src, "a weight", n, &mut self.diags);
+                }
+            }
+        }
+        Expectation {
+            label: e.label.as_ref().map(|l| l.name.clone()),
+            tool: e.tool.name.clone(),
+            args_mode,
+            args,
+            output,
+            errored,
+            repeat: self.repeat(src, e.repeat.as_ref()),
+            weight,
+            span,
+            name_span: e.tool.span,
+        }
+    }
+
+    /// The first tool declaration of each name as `names` (indexed as `norm`) normalise it, by
+    /// index into `tools`.
+    pub(super) fn tool_index(
+        &mut self,
+        names: &NameRules,
+        norm: &Normaliser,
+    ) -> Rc<HashMap<String, usize>> {
+        let key = (
+            names.ignore_case,
+            names.unify_separators,
+            names.strip_prefixes.clone(),
+        );
+        let tools = &self.tools;
+        self.tool_index
+            .entry(key)
+            .or_insert_with(|| {
+                let mut index = HashMap::with_capacity(tools.len());
+                for (i, t) in tools.iter().enumerate() {
+                    index.entry(norm.normalise(&t.name)).or_insert(i);
+                }
+                Rc::new(index)
+            })
+            .clone()
+    }
+
+    /// Add the constraints of the tool's declaration for paths the expectation leaves unwritten,
+    /// and warn about arguments the declaration does not know.
+    fn inherit(
+        &mut self,
+        src: &SourceFile,
+        names: &SpecNames<'_>,
+        e: &ast::Expectation,
+        list: &ast::ArgList,
+        checks: &mut Vec<PathCheck>,
+    ) {
+        let Some(&at) = names
+            .tools
+            .and_then(|index| index.get(&names.norm.normalise(&e.tool.name)))
+        else {
+            return;
+        };
+        let decl = &self.tools[at];
+        let written: HashSet<Path> = checks.iter().map(|c| c.path.clone()).collect();
+        for (path, check) in &decl.checks {
+            if !written.contains(path) {
+                checks.push(PathCheck {
+                    path: path.clone(),
+                    check: check.clone(),
+                    span: e.tool.span,
+                });
+            }
+        }
+        if decl.open {
+            return;
+        }
+        let mut warns = Vec::new();
+        let known: Vec<&str> = decl.known.iter().map(String::as_str).collect();
+        for arg in &list.args {
+            if let Some(Seg::Key { name, span, .. }) = arg.path.segs.first() {
+                if !decl.known_set.contains(name) {
+                    // The hint compares with every declared argument, and the help lists them:
+                    // only for diagnostics shown.
+                    let shown = !self.diags.full(&src.name);
+                    let hint = if shown {
+                        did_you_mean(name, known.iter().copied())
+                    } else {
+                        None
+                    };
+                    warns.push(
+                        SpecDiagnostic::warning(
+                            Code::UnknownArgument,
+                            src,
+                            format!("`{}` declares no argument `{name}`", decl.name),
+                        )
+                        .label(
+                            *span,
+                            match hint {
+                                Some(h) => format!("did you mean `{h}`?"),
+                                None => "not declared".into(),
+                            },
+                        )
+                        .help(format!(
+                            "declared arguments: {}; add `...` to the declaration if others exist",
+                            if shown {
+                                known.join(", ")
+                            } else {
+                                String::new()
+                            }
+                        )),
+                    );
+                }
+            }
+        }
+        self.diags.extend(warns);
+    }
+
+    fn repeat(&mut self, src: &SourceFile, r: Option<&ast::RepeatAst>) -> Repeat {
+        let Some(r) = r else {
+            return Repeat::ONCE;
+        };
+        let get = |this: &mut FileCx, n: &ast::Int| match n.value {
+            Some(v) => Some(v),
+            None => {
+                this.diags.push(
+                    SpecDiagnostic::error(Code::InvalidNumber, src, "count too large")
+                        .label(n.span, "does not fit in 32 bits")
+                        .help("counts go up to 4294967295"),
+                );
+                None
+            }
+        };
+        let zero = |this: &mut FileCx, span: Span| {
+            this.diags.push(
+                SpecDiagnostic::error(
+                    Code::InvalidNumber,
+                    src,
+                    "an expectation must allow at least one call",
+                )
+                .label(span, "allows no call")
+                .help("to say a tool must not be called, write `never tool`"),
+            );
+        };
+        match &r.kind {
+            ast::RepeatKind::Optional => Repeat::OPTIONAL,
+            ast::RepeatKind::AtLeast(n) => Repeat {
+                min: get(self, n).unwrap_or(1),
+                max: None,
+            },
+            ast::RepeatKind::AtMost(n) => {
+                let max = get(self, n).unwrap_or(1);
+                if max == 0 {
+                    zero(self, r.span);
+                }
+                Repeat {
+                    min: 0,
+                    max: Some(max),
+                }
+            }
+            ast::RepeatKind::Exactly(n) => {
+                let v = get(self, n).unwrap_or(1);
+                if v == 0 {
+                    zero(self, r.span);
+                }
+                Repeat {
+                    min: v,
+                    max: Some(v),
+                }
+            }
+            ast::RepeatKind::Between(a, b) => {
+                let (lo, hi) = (get(self, a).unwrap_or(1), get(self, b).unwrap_or(1));
+                if lo > hi {
+                    self.diags.push(
+                        SpecDiagnostic::error(Code::InvalidNumber, src, "empty count range")
+                            .label(r.span, format!("{lo} is more than {hi}"))
+                            .help("write the smaller count first: `between 1 and 3`"),
+                    );
+                } else if hi == 0 {
+                    zero(self, r.span);
+                }
+                Repeat {
+                    min: lo,
+                    max: Some(hi),
+                }
+            }
+        }
+    }
+}

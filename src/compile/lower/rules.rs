@@ -1,0 +1,168 @@
+//! Rules: a spec's `never` and `before` statements → [`Forbidden`] and [`BeforeRule`]s.
+//!
+//! Input: those statements, the expectations as written (labels, and expectations by
+//! normalised tool name) and the spec's order mode and name rules. Output: the config's
+//! forbidden calls (with their argument constraints) and the `before` rules, each naming two
+//! expectations by index. Failure: a tool both expected and forbidden, a `before` side that
+//! names no single expectation (or both sides the same one), or a rule that contradicts the
+//! written order of an ordered spec, each pushed to the file's diagnostics and the rule left out.
+
+use super::constraints::{Lit, Refs};
+use super::{FileCx, Written};
+use crate::code::Code;
+use crate::compile::suggest::did_you_mean;
+use crate::config::{BeforeRule, Forbidden, MatcherConfig, Normaliser, OrderMode, ValueMatcher};
+use crate::source::SourceFile;
+use crate::syntax::ast::{self, StmtKind};
+use crate::syntax::SpecDiagnostic;
+
+impl FileCx {
+    /// Lower the `never` and `before` statements of `spec` into `cfg`.
+    pub(super) fn rules(
+        &mut self,
+        src: &SourceFile,
+        spec: &ast::Spec,
+        lit: Lit,
+        norm: &Normaliser,
+        written: &Written<'_>,
+        cfg: &mut MatcherConfig,
+    ) {
+        for stmt in &spec.stmts {
+            match &stmt.kind {
+                StmtKind::Never { tool, args } => {
+                    let args = args.as_ref().map(|list| ValueMatcher {
+                        checks: self.arg_list(src, list, lit, Refs::Never, "argument"),
+                        allow_extra_keys: true,
+                    });
+                    // `never t()` forbids every call of `t`, like `never t`.
+                    if args.as_ref().is_none_or(|a| a.checks.is_empty()) {
+                        let tool_norm = norm.normalise(&tool.name);
+                        if let Some((e, _)) = written
+                            .by_tool
+                            .get(&tool_norm)
+                            .map(|&(i, _)| written.exps[i])
+                        {
+                            self.diags.push(
+                            SpecDiagnostic::error(
+                                Code::ExpectedAndForbidden,
+                                src,
+                                format!("`{}` is both expected and forbidden", tool.name),
+                            )
+                            .label(tool.span, "forbidden here")
+                            .label(e.tool.span, "expected here")
+                            .help(format!(
+                                "remove one of them; to forbid only some calls, constrain the arguments: `never {}(arg: ...)`",
+                                tool.name
+                            )),
+                        );
+                        }
+                    }
+                    cfg.forbidden.push(Forbidden {
+                        tool: tool.name.clone(),
+                        args,
+                        span: stmt.span,
+                    });
+                }
+                StmtKind::Before { first, then } => {
+                    let a = self.resolve(src, first, written, norm);
+                    let b = self.resolve(src, then, written, norm);
+                    if let (Some(a), Some(b)) = (a, b) {
+                        if a == b {
+                            self.diags.push(
+                                SpecDiagnostic::error(
+                                    Code::UnknownExpectation,
+                                    src,
+                                    "an expectation cannot come before itself",
+                                )
+                                .label(stmt.span, "both sides name the same expectation")
+                                .help("name two different expectations, by label or by tool"),
+                            );
+                        } else if a > b && cfg.order != OrderMode::AnyOrder {
+                            let word = if cfg.order == OrderMode::Strict {
+                                "strict"
+                            } else {
+                                "in_order"
+                            };
+                            self.diags.push(
+                            SpecDiagnostic::error(
+                                Code::ContradictoryOrder,
+                                src,
+                                format!(
+                                    "`{}` contradicts `order {word}`: the expectations are written the other way round",
+                                    &src.text[stmt.span.start..stmt.span.end]
+                                ),
+                            )
+                            .label(stmt.span, "this rule can never hold")
+                            .label(written.exps[b].1, "written first")
+                            .label(written.exps[a].1, "written second")
+                            .help(format!("under `order {word}` the written order already applies: swap the two `call` lines, or use `order any` with `before` rules")),
+                        );
+                        } else {
+                            cfg.before.push(BeforeRule {
+                                first: a,
+                                then: b,
+                                span: stmt.span,
+                            });
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The expectation a `before` rule names: a label, or a tool expected exactly once.
+    fn resolve(
+        &mut self,
+        src: &SourceFile,
+        name: &ast::Ident,
+        written: &Written<'_>,
+        rules: &Normaliser,
+    ) -> Option<usize> {
+        if let Some((i, _)) = written.labels.get(&name.name) {
+            return Some(*i);
+        }
+        match written.by_tool.get(&rules.normalise(&name.name)) {
+            Some(&(one, 1)) => Some(one),
+            None => {
+                // The hint compares with every label and tool: only for diagnostics shown.
+                let hint = if self.diags.full(&src.name) {
+                    None
+                } else {
+                    let mut cands: Vec<&str> = written.labels.keys().map(String::as_str).collect();
+                    cands.extend(written.exps.iter().map(|(e, _)| e.tool.name.as_str()));
+                    cands.sort_unstable();
+                    did_you_mean(&name.name, cands.iter().copied())
+                };
+                self.diags.push(
+                    SpecDiagnostic::error(
+                        Code::UnknownExpectation,
+                        src,
+                        format!("no expectation is labelled or calls `{}`", name.name),
+                    )
+                    .label(
+                        name.span,
+                        match hint {
+                            Some(h) => format!("did you mean `{h}`?"),
+                            None => "names no expectation".into(),
+                        },
+                    )
+                    .help("`a before b` names two expectations of this spec, by label or by tool name"),
+                );
+                None
+            }
+            Some(&(_, many)) => {
+                self.diags.push(
+                    SpecDiagnostic::error(
+                        Code::UnknownExpectation,
+                        src,
+                        format!("`{}` is expected {many} times", name.name),
+                    )
+                    .label(name.span, "ambiguous")
+                    .help("label the expectation you mean (`first: call ...`) and use the label"),
+                );
+                None
+            }
+        }
+    }
+}
