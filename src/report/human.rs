@@ -160,9 +160,16 @@ fn hidden_pairs_line(hidden: usize) -> String {
 
 /// The last line: counts of the run.
 fn summary_line(s: &Summary) -> String {
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
     let mut summary = format!(
-        "{} passed, {} failed ({} checked: {} specs, {} transcripts)",
-        s.passed, s.failed, s.checked, s.specs, s.transcripts
+        "{} passed, {} failed ({} checked: {} spec{}, {} transcript{})",
+        s.passed,
+        s.failed,
+        s.checked,
+        s.specs,
+        plural(s.specs),
+        s.transcripts,
+        plural(s.transcripts)
     );
     if s.errors > 0 {
         summary.push_str(&format!(

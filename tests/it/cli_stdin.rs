@@ -154,3 +154,23 @@ fn the_root_guard_still_refuses_paths_outside_the_project_under_spec() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("not read"));
 }
+
+/// A spec without `transcripts` still checks what `--spec` is given: no warning that it
+/// "checks nothing", and the summary counts in the singular.
+#[test]
+fn check_spec_without_globs_checks_the_named_transcript_without_a_false_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("s.toolspec"), "spec s {\n  order any\n  call b\n}\n").unwrap();
+    std::fs::write(d.join("run.json"), r#"[{"name": "b", "args": {}}]"#).unwrap();
+    let out = run(&["check", "--spec", "s.toolspec", "run.json"], d, b"");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert!(!stderr.contains("spec-without-transcripts"), "{stderr}");
+    assert!(!stdout.contains("spec-without-transcripts"), "{stdout}");
+    assert!(
+        stdout.contains("1 passed, 0 failed (1 checked: 1 spec, 1 transcript)"),
+        "{stdout}"
+    );
+}
