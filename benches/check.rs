@@ -74,7 +74,7 @@ fn main() {
     let reps: usize = env_or("TOOLSPEC_BENCH_REPS", 3);
     println!(
         "machine: {} logical CPUs; rayon default {} threads",
-        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        std::thread::available_parallelism().map_or(0, std::num::NonZero::get),
         rayon::current_num_threads()
     );
     if want("corpus") {
@@ -225,7 +225,7 @@ fn corpus(dir: &Path, reps: usize) {
     let values: usize = files.iter().map(|f| parse_floor(f)).sum();
     println!("parse floor: {values} JSON values");
 
-    let max = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let max = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
     let mut threads = vec![1];
     if max > 1 {
         threads.push(max);
@@ -241,7 +241,7 @@ fn corpus(dir: &Path, reps: usize) {
             p.install(|| {
                 let n: usize = files.par_iter().map(|f| parse_floor(f)).sum();
                 std::hint::black_box(n);
-            })
+            });
         });
         let (best_c, med_c) = repeat(reps, || {
             let r = p.install(|| check(&opts, &settings, &dir));

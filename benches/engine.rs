@@ -15,7 +15,11 @@
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use toolspec::config::*;
+use toolspec::config::{
+    ArgsMode, BeforeRule, Check, Expectation, ExtraCalls, Forbidden, JsonType, MatcherConfig,
+    NameRules, OrderMode, Part, PathCheck, PathSeg, Pattern, Repeat, Scoring, ValueMatcher,
+    CONFIG_VERSION,
+};
 use toolspec::engine::run;
 use toolspec::source::Span;
 use toolspec::transcript::model::ToolCall;

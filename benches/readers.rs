@@ -23,7 +23,7 @@ fn files(dir: &Path) -> Vec<(String, Set)> {
         .flatten()
         .filter(|e| e.path().is_dir() && e.file_name() != "truth")
         .collect();
-    dirs.sort_by_key(|e| e.file_name());
+    dirs.sort_by_key(std::fs::DirEntry::file_name);
     for d in dirs {
         let mut fs = Vec::new();
         for f in std::fs::read_dir(d.path()).unwrap().flatten() {
@@ -39,22 +39,21 @@ fn files(dir: &Path) -> Vec<(String, Set)> {
 
 fn baseline(bytes: &[u8]) -> usize {
     match serde_json::from_slice::<Value>(bytes) {
-        Ok(v) => std::hint::black_box(v).is_object() as usize,
+        Ok(v) => usize::from(std::hint::black_box(v).is_object()),
         Err(_) => bytes
             .split(|&b| b == b'\n')
             .filter_map(|line| {
                 let start = line.iter().position(|&b| b == b'{' || b == b'[')?;
                 serde_json::from_slice::<Value>(&line[start..]).ok()
             })
-            .map(|v| std::hint::black_box(v).is_object() as usize)
+            .map(|v| usize::from(std::hint::black_box(v).is_object()))
             .sum(),
     }
 }
 
 fn ours(bytes: &[u8]) -> usize {
     toolspec::transcript::read("bench", bytes, None)
-        .map(|ts| ts.iter().map(|t| t.calls.len()).sum())
-        .unwrap_or(0)
+        .map_or(0, |ts| ts.iter().map(|t| t.calls.len()).sum())
 }
 
 /// MB/s of one round of at least `min`.

@@ -148,7 +148,7 @@ impl std::fmt::Debug for SourceFile {
         f.debug_struct("SourceFile")
             .field("name", &self.name)
             .field("text", &self.text)
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 

@@ -63,8 +63,7 @@ const DOCUMENT_FORMATS: &str =
 
 fn python() -> Option<String> {
     let candidates = std::env::var("TOOLSPEC_PYTHON")
-        .map(|p| vec![p])
-        .unwrap_or_else(|_| vec!["python3".into(), "python".into()]);
+        .map_or_else(|_| vec!["python3".into(), "python".into()], |p| vec![p]);
     candidates.into_iter().find(|p| {
         Command::new(p)
             .args(["-c", "import sys; assert sys.version_info >= (3, 8)"])
@@ -236,7 +235,7 @@ fn generated_corpus_is_streamed_equal_to_its_truth_with_bounded_memory() {
     );
     eprintln!(
         "streamed {size} bytes, {n} transcripts; peak heap {:.1} MiB (longest line {} KiB)",
-        peak as f64 / (1 << 20) as f64,
+        peak as f64 / f64::from(1 << 20),
         longest >> 10
     );
 }

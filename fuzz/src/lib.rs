@@ -23,7 +23,7 @@ use toolspec::source::{SourceFile, Span};
 use toolspec::transcript::{self, Format, ToolCall};
 
 /// Every target, by name (the folder names under `fuzz/corpus/` and `tests/fuzz_regressions/`).
-pub const TARGETS: &[&str] = &[
+pub(super) const TARGETS: &[&str] = &[
     "spec_parser",
     "compile",
     "transcript_read",
@@ -32,7 +32,7 @@ pub const TARGETS: &[&str] = &[
 ];
 
 /// Run the target `name` on `data`.
-pub fn run(name: &str, data: &[u8]) {
+pub(super) fn run(name: &str, data: &[u8]) {
     match name {
         "spec_parser" => spec_parser(data),
         "compile" => compile(data),
@@ -53,7 +53,7 @@ fn render(d: &dyn miette::Diagnostic) -> String {
 }
 
 /// The spec parser and formatter.
-pub fn spec_parser(data: &[u8]) {
+pub(super) fn spec_parser(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
@@ -77,7 +77,7 @@ pub fn spec_parser(data: &[u8]) {
 }
 
 /// The compiler, with one includable file: the input is `included \0 main`.
-pub fn compile(data: &[u8]) {
+pub(super) fn compile(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
@@ -161,7 +161,7 @@ fn run_spec(spec: &MatcherConfig, calls: &[ToolCall]) {
 
 /// Every transcript reader: the first byte picks the format (0: detection) and the file name;
 /// the rest is the file. Read whole and streamed.
-pub fn transcript_read(data: &[u8]) {
+pub(super) fn transcript_read(data: &[u8]) {
     let Some((&sel, bytes)) = data.split_first() else {
         return;
     };
@@ -207,7 +207,7 @@ pub fn transcript_read(data: &[u8]) {
 
 /// `score` one line per profile: the first byte picks the profile; the output is valid JSON and
 /// the same as serde_json's reading of the line gives.
-pub fn score_line(data: &[u8]) {
+pub(super) fn score_line(data: &[u8]) {
     let Some((&sel, line)) = data.split_first() else {
         return;
     };
@@ -348,7 +348,7 @@ impl C {
             C::Subset(v) => Check::Subset { value: v.value() },
             C::Fuzzy(s, t) => Check::Fuzzy {
                 value: s.clone(),
-                threshold: *t as f64 / 255.0,
+                threshold: f64::from(*t) / 255.0,
             },
             C::Regex(i) => Check::Regex {
                 pattern: Pattern::new(REGEXES[*i as usize % REGEXES.len()]).expect("regex"),
@@ -470,7 +470,7 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
         .iter()
         .enumerate()
         .map(|(i, e)| {
-            let min = (e.min % 4) as u32;
+            let min = u32::from(e.min % 4);
             Expectation {
                 label: e.label.then(|| format!("e{i}")),
                 tool: tool(e.tool),
@@ -480,9 +480,9 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
                 errored: e.errored,
                 repeat: Repeat {
                     min,
-                    max: e.max.map(|m| (m % 5) as u32),
+                    max: e.max.map(|m| u32::from(m % 5)),
                 },
-                weight: e.weight as f64 / 16.0,
+                weight: f64::from(e.weight) / 16.0,
                 span: Span::default(),
                 name_span: Span::default(),
             }
@@ -545,10 +545,10 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
         },
         scoring: Scoring {
             exact_match: 1.0,
-            name_only: input.name_only as f64 / 255.0,
-            extra_call: input.extra_call as f64 / 255.0,
-            wrong_or_missing: input.wrong_or_missing as f64 / 255.0,
-            threshold: input.threshold as f64 / 255.0,
+            name_only: f64::from(input.name_only) / 255.0,
+            extra_call: f64::from(input.extra_call) / 255.0,
+            wrong_or_missing: f64::from(input.wrong_or_missing) / 255.0,
+            threshold: f64::from(input.threshold) / 255.0,
             binary: input.binary,
         },
         profile,
@@ -649,7 +649,7 @@ fn same_when_restricted(
 }
 
 /// The engine (and profile scoring) on an arbitrary config and calls.
-pub fn engine(data: &[u8]) {
+pub(super) fn engine(data: &[u8]) {
     let mut u = Unstructured::new(data);
     let Ok(input) = EngineInput::arbitrary(&mut u) else {
         return;

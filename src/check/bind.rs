@@ -184,7 +184,7 @@ impl BoundGlob {
                 e.file_type()
                     .is_some_and(|t| not_a_folder(t) && !(t.is_symlink() && e.path().is_dir()))
             })
-            .map(|e| e.into_path())
+            .map(ignore::DirEntry::into_path)
             .filter(|p| matcher.is_match(p))
             .collect();
         out.sort();

@@ -219,7 +219,7 @@ fn passed(seg: &[u8], line: usize, col: usize) -> (usize, usize) {
 fn read_some(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
     loop {
         match file.read(buf) {
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             r => return r,
         }
     }

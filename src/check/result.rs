@@ -155,12 +155,11 @@ pub(super) fn check_file<S: PairSink>(
                 None => &calls,
             };
             let listed: Vec<Span>;
-            let spans = match &compact {
-                Some(table) => table.spans(),
-                None => {
-                    listed = calls.iter().map(|c| c.span).collect();
-                    &listed
-                }
+            let spans = if let Some(table) = &compact {
+                table.spans()
+            } else {
+                listed = calls.iter().map(|c| c.span).collect();
+                &listed
             };
             calls_read += spans.len();
             let t = Seen {
@@ -171,7 +170,7 @@ pub(super) fn check_file<S: PairSink>(
             };
             // One spec at a time: its findings are built as the sink writes them out, so a
             // transcript with 100 000 extra calls never holds 100 000 findings.
-            for s in specs.iter() {
+            for s in &specs {
                 let profile = s.config.profile.as_ref().map(|p| {
                     // Under a profile the calls are read in full (`keep_for`).
                     let full;
@@ -292,7 +291,7 @@ fn check_pair<S: PairSink>(
 ) -> (bool, Option<usize>, S::Entry) {
     let file = &spec.file;
     let verdict = run.verdict();
-    let record_span = t.record.map(|r| r.span).unwrap_or(Span::point(0));
+    let record_span = t.record.map_or(Span::point(0), |r| r.span);
     let record_start = Span::new(record_span.start, record_span.start);
     // Findings in file order (as `sort_findings` orders built ones): by location, then the spec
     // place they relate to, then code. Locations in the transcript are ordered as their byte

@@ -361,8 +361,7 @@ impl LoadedSettings {
         let root = path
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| PathBuf::from("."));
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
         Ok(LoadedSettings {
             path: Some(path.to_path_buf()),
             root,

@@ -7,7 +7,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// Declare which tools an AI agent must call, and lint recorded transcripts against it.
 #[derive(Debug, Parser)]
 #[command(name = "toolspec", version, about, max_term_width = 100)]
-pub struct Cli {
+pub(crate) struct Cli {
     /// The command to run.
     #[command(subcommand)]
     pub command: Command,
@@ -15,7 +15,7 @@ pub struct Cli {
 
 /// The commands.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(crate) enum Command {
     /// Check transcripts against the specs that name them (the main job).
     ///
     /// PATHS may be folders (searched for *.toolspec files, respecting .gitignore), spec files
@@ -38,7 +38,7 @@ pub enum Command {
 
 /// Options shared by `check` and `watch`.
 #[derive(Debug, Args)]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     /// Folders, spec files or transcript files.
     pub paths: Vec<PathBuf>,
     /// Use this settings file instead of looking for toolspec.toml.
@@ -67,7 +67,7 @@ pub struct RunArgs {
 
 /// `toolspec check`.
 #[derive(Debug, Args)]
-pub struct CheckArgs {
+pub(crate) struct CheckArgs {
     /// Paths and settings.
     #[command(flatten)]
     pub run: RunArgs,
@@ -99,7 +99,7 @@ pub struct CheckArgs {
 
 /// `toolspec watch`.
 #[derive(Debug, Args)]
-pub struct WatchArgs {
+pub(crate) struct WatchArgs {
     /// Paths and settings.
     #[command(flatten)]
     pub run: RunArgs,
@@ -113,7 +113,7 @@ pub struct WatchArgs {
 
 /// `toolspec compile`.
 #[derive(Debug, Args)]
-pub struct CompileArgs {
+pub(crate) struct CompileArgs {
     /// Spec files.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
@@ -124,7 +124,7 @@ pub struct CompileArgs {
 
 /// `toolspec fmt`.
 #[derive(Debug, Args)]
-pub struct FmtArgs {
+pub(crate) struct FmtArgs {
     /// Spec files or folders (default: the current folder).
     pub paths: Vec<PathBuf>,
     /// Do not write; exit 1 if any file is not formatted.
@@ -140,7 +140,7 @@ pub struct FmtArgs {
 
 /// `toolspec calls`.
 #[derive(Debug, Args)]
-pub struct CallsArgs {
+pub(crate) struct CallsArgs {
     /// Transcript files (`-`: standard input, shown as `<stdin>`).
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
@@ -157,7 +157,7 @@ pub struct CallsArgs {
 
 /// `toolspec score`.
 #[derive(Debug, Args)]
-pub struct ScoreArgs {
+pub(crate) struct ScoreArgs {
     /// The metric to reproduce: axion, deepeval, evalite, agentevals, galtea, promptfoo.
     #[arg(long, short)]
     pub profile: String,
@@ -178,7 +178,7 @@ pub struct ScoreArgs {
 
 /// `toolspec init`.
 #[derive(Debug, Args)]
-pub struct InitArgs {
+pub(crate) struct InitArgs {
     /// The prompt file the spec describes; the spec is written beside it.
     pub prompt: PathBuf,
     /// A transcript to derive the expected calls from.
@@ -191,7 +191,7 @@ pub struct InitArgs {
 
 /// Output formats of `check`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OutputFormat {
+pub(crate) enum OutputFormat {
     /// Rendered diagnostics and a summary, for people.
     Human,
     /// One JSON document with a stable schema.
@@ -206,7 +206,7 @@ pub enum OutputFormat {
 
 /// `--color`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorChoice {
+pub(crate) enum ColorChoice {
     /// Colour when writing to a terminal and NO_COLOR is unset.
     Auto,
     /// Always colour.
@@ -217,13 +217,13 @@ pub enum ColorChoice {
 
 impl ColorChoice {
     /// Whether to colour stdout.
-    pub fn enabled(self) -> bool {
+    pub(crate) fn enabled(self) -> bool {
         use std::io::IsTerminal;
         self.decide(std::io::stdout().is_terminal())
     }
 
     /// Whether to colour stderr.
-    pub fn enabled_stderr(self) -> bool {
+    pub(crate) fn enabled_stderr(self) -> bool {
         use std::io::IsTerminal;
         self.decide(std::io::stderr().is_terminal())
     }

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 /// instructions. Most machines have no global excludes file, and this looks for one the cheap
 /// way: the walker's own lookup is kept whenever one may exist, so what is ignored never
 /// changes.
-pub fn may_apply() -> bool {
+pub(crate) fn may_apply() -> bool {
     static MAY: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *MAY.get_or_init(|| {
         #[allow(deprecated)] // as the walker does; its bugs are corner cases of Windows

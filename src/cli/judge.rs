@@ -16,22 +16,22 @@ use toolspec::score::profiles::judge::parse_answer;
 use toolspec::score::profiles::{Judge, JudgeAnswer, JudgeError, JudgeRequest};
 
 /// The most a judge may print on stdout (an answer is a number or a short object).
-pub const MAX_ANSWER: usize = 64 << 10;
+pub(crate) const MAX_ANSWER: usize = 64 << 10;
 /// The most of a judge's stderr kept for the error message (the rest is read and dropped).
 const MAX_STDERR: usize = 4 << 10;
 /// The default `--judge-timeout`, in seconds.
-pub const DEFAULT_TIMEOUT_SECS: f64 = 30.0;
+pub(crate) const DEFAULT_TIMEOUT_SECS: f64 = 30.0;
 
 /// A judge command from the command line.
 #[derive(Debug, Clone)]
-pub struct CommandJudge {
+pub(crate) struct CommandJudge {
     command: String,
     timeout: Duration,
 }
 
 impl CommandJudge {
     /// The command (run with `sh -c`), killed after `timeout`.
-    pub fn new(command: String, timeout: Duration) -> CommandJudge {
+    pub(crate) fn new(command: String, timeout: Duration) -> CommandJudge {
         CommandJudge { command, timeout }
     }
 }
@@ -177,7 +177,10 @@ fn timed_out(shown: &str, timeout: Duration) -> JudgeError {
 
 /// The judge of `--judge CMD --judge-timeout SECONDS`, if one was given; an unusable timeout is
 /// an error message.
-pub fn from_args(command: Option<&str>, timeout_secs: f64) -> Result<Option<CommandJudge>, String> {
+pub(crate) fn from_args(
+    command: Option<&str>,
+    timeout_secs: f64,
+) -> Result<Option<CommandJudge>, String> {
     let Some(command) = command else {
         return Ok(None);
     };

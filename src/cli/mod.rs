@@ -1,14 +1,14 @@
 //! The command line: argument parsing, output, watch and exit codes. The only place with
 //! process, environment and terminal access; everything else is library code.
 
-pub mod args;
-pub mod commands;
-pub mod git_excludes;
-pub mod judge;
-pub mod output;
-pub mod sources;
-pub mod stdin;
-pub mod watch;
+pub(crate) mod args;
+pub(crate) mod commands;
+pub(crate) mod git_excludes;
+pub(crate) mod judge;
+pub(crate) mod output;
+pub(crate) mod sources;
+pub(crate) mod stdin;
+pub(crate) mod watch;
 
 use std::process::ExitCode;
 
@@ -18,7 +18,7 @@ use args::{Cli, Command};
 use output::exit;
 
 /// Run the command line and return the process exit code.
-pub fn main() -> ExitCode {
+pub(crate) fn main() -> ExitCode {
     install_panic_hook();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

@@ -6,7 +6,7 @@ use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme};
 
 /// Render a diagnostic the way every command shows errors, followed by a blank line. Its texts
 /// are escaped and its snippet masked ([`toolspec::text`]), whatever file it comes from.
-pub fn render(diag: &dyn Diagnostic, color: bool) -> String {
+pub(crate) fn render(diag: &dyn Diagnostic, color: bool) -> String {
     let theme = if color {
         GraphicalTheme::unicode()
     } else {
@@ -21,7 +21,7 @@ pub fn render(diag: &dyn Diagnostic, color: bool) -> String {
 }
 
 /// Width used to wrap diagnostics: `COLUMNS` if set, else 100.
-pub fn terminal_width() -> usize {
+pub(crate) fn terminal_width() -> usize {
     std::env::var("COLUMNS")
         .ok()
         .and_then(|c| c.parse().ok())
@@ -31,37 +31,37 @@ pub fn terminal_width() -> usize {
 
 /// `text` with every control character escaped ([`toolspec::text::escape`]): for data (file
 /// names, values, error texts) put into a message of the command line.
-pub fn esc(text: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn esc(text: &str) -> std::borrow::Cow<'_, str> {
     toolspec::text::escape(text)
 }
 
 /// Print to stdout; a closed pipe (`toolspec calls x | head`) is not an error.
-pub fn out(text: &str) {
+pub(crate) fn out(text: &str) {
     let mut stdout = std::io::stdout().lock();
     let _ = stdout.write_all(text.as_bytes());
     let _ = stdout.flush();
 }
 
 /// Print to stderr.
-pub fn err(text: &str) {
+pub(crate) fn err(text: &str) {
     let mut stderr = std::io::stderr().lock();
     let _ = stderr.write_all(text.as_bytes());
     let _ = stderr.flush();
 }
 
 /// Exit codes, decided in one place.
-pub mod exit {
+pub(crate) mod exit {
     use std::process::ExitCode;
 
     /// Everything checked passed.
-    pub const OK: u8 = 0;
+    pub(crate) const OK: u8 = 0;
     /// Some expectation failed (or a file needs formatting, for `fmt --check`).
-    pub const FAILED: u8 = 1;
+    pub(crate) const FAILED: u8 = 1;
     /// Could not run: usage, spec compile error, unreadable input.
-    pub const ERROR: u8 = 2;
+    pub(crate) const ERROR: u8 = 2;
 
     /// As a process exit code.
-    pub fn code(status: u8) -> ExitCode {
+    pub(crate) fn code(status: u8) -> ExitCode {
         ExitCode::from(status)
     }
 }

@@ -14,17 +14,17 @@ use std::sync::{Arc, Mutex};
 
 /// Files larger than this get no snippets (their findings still say `file:line:column`): the
 /// check streamed them in bounded memory, and showing a snippet must not load them whole.
-pub const SNIPPET_FILE_LIMIT: u64 = 64 << 20;
+pub(crate) const SNIPPET_FILE_LIMIT: u64 = 64 << 20;
 
 /// Bytes of file text kept between uses. The file being shown is kept whatever its size (up to
 /// [`SNIPPET_FILE_LIMIT`]), so a large transcript pushes the others out rather than going
 /// without snippets.
-pub const BUDGET: usize = 4 << 20;
+pub(crate) const BUDGET: usize = 4 << 20;
 
 /// File texts for rendering snippets, read on demand and kept least-recently-used first out.
 /// Shared by the workers; a file is read outside the lock, so one worker reading a large
 /// transcript does not hold up the others.
-pub struct SourceCache {
+pub(crate) struct SourceCache {
     inner: Mutex<Lru>,
     budget: usize,
     /// A text that is not a file (standard input): always kept, never read from disk.
@@ -49,7 +49,7 @@ struct Lru {
 
 impl SourceCache {
     /// A cache keeping at most `budget` bytes between uses (default [`BUDGET`]).
-    pub fn with_budget(budget: usize) -> Self {
+    pub(crate) fn with_budget(budget: usize) -> Self {
         SourceCache {
             inner: Mutex::default(),
             budget,
@@ -59,7 +59,7 @@ impl SourceCache {
 
     /// Show `bytes` (if UTF-8) for `name` instead of reading a file of that name: a transcript
     /// read from standard input.
-    pub fn pin(&self, name: &str, bytes: &[u8]) {
+    pub(crate) fn pin(&self, name: &str, bytes: &[u8]) {
         if let (Ok(mut p), Ok(text)) = (self.pinned.lock(), std::str::from_utf8(bytes)) {
             *p = Some((name.to_owned(), Arc::new(text.to_owned())));
         }
@@ -67,7 +67,7 @@ impl SourceCache {
 
     /// The text of `name` (a path as shown in the report), if readable as UTF-8 and at most
     /// [`SNIPPET_FILE_LIMIT`] bytes.
-    pub fn get(&self, name: &str) -> Option<Arc<String>> {
+    pub(crate) fn get(&self, name: &str) -> Option<Arc<String>> {
         if let Some((pinned, text)) = self.pinned.lock().ok()?.as_ref() {
             if pinned == name {
                 return Some(text.clone());

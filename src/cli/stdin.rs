@@ -4,15 +4,15 @@ use std::io::Read;
 
 /// The most bytes read from standard input: as much as a transcript file read whole. Past it
 /// the run stops with an error (save the transcript to a file: files are streamed).
-pub const STDIN_LIMIT: u64 = 64 << 20;
+pub(crate) const STDIN_LIMIT: u64 = 64 << 20;
 
 /// The name `-` that stands for standard input among paths.
-pub fn is_stdin(path: &std::path::Path) -> bool {
+pub(crate) fn is_stdin(path: &std::path::Path) -> bool {
     path.as_os_str() == "-"
 }
 
 /// Standard input, whole, up to [`STDIN_LIMIT`] bytes; an error message past it.
-pub fn read() -> Result<Vec<u8>, String> {
+pub(crate) fn read() -> Result<Vec<u8>, String> {
     read_from(std::io::stdin().lock(), STDIN_LIMIT)
 }
 

@@ -14,7 +14,7 @@ use notify_debouncer_full::notify::RecursiveMode;
 use notify_debouncer_full::{new_debouncer, DebounceEventResult};
 
 /// Whether an event kind means a file's content or existence changed.
-pub fn is_change(kind: &EventKind) -> bool {
+pub(crate) fn is_change(kind: EventKind) -> bool {
     matches!(
         kind,
         EventKind::Create(_)
@@ -25,25 +25,25 @@ pub fn is_change(kind: &EventKind) -> bool {
 }
 
 /// A stream of changed-path batches under some folders.
-pub struct Watcher {
+pub(crate) struct Watcher {
     _debouncer: Box<dyn std::any::Any>,
     rx: mpsc::Receiver<Result<BTreeSet<PathBuf>, String>>,
 }
 
 impl Watcher {
     /// Watch `roots` recursively, batching changes that arrive within `debounce` of each other.
-    pub fn new(roots: &[PathBuf], debounce: Duration) -> Result<Watcher, String> {
+    pub(crate) fn new(roots: &[PathBuf], debounce: Duration) -> Result<Watcher, String> {
         let (tx, rx) = mpsc::channel();
         let mut debouncer = new_debouncer(debounce, None, move |res: DebounceEventResult| {
             let batch = match res {
                 Ok(events) => Ok(events
                     .iter()
-                    .filter(|e| is_change(&e.event.kind))
+                    .filter(|e| is_change(e.event.kind))
                     .flat_map(|e| e.event.paths.iter().cloned())
                     .collect::<BTreeSet<_>>()),
                 Err(errors) => Err(errors
                     .iter()
-                    .map(|e| e.to_string())
+                    .map(std::string::ToString::to_string)
                     .collect::<Vec<_>>()
                     .join("; ")),
             };
@@ -65,14 +65,14 @@ impl Watcher {
     }
 
     /// Block until the next batch of changed paths (or a watcher error).
-    pub fn next_batch(&self) -> Option<Result<BTreeSet<PathBuf>, String>> {
+    pub(crate) fn next_batch(&self) -> Option<Result<BTreeSet<PathBuf>, String>> {
         self.rx.recv().ok()
     }
 }
 
 /// The folders to watch for `paths`: folders themselves, and the parent folder of files (so that
 /// an editor's rename-over-save of a file is seen).
-pub fn watch_roots(paths: &[PathBuf]) -> Vec<PathBuf> {
+pub(crate) fn watch_roots(paths: &[PathBuf]) -> Vec<PathBuf> {
     let mut roots: Vec<PathBuf> = paths
         .iter()
         .map(|p| {
@@ -103,20 +103,20 @@ mod tests {
 
     #[test]
     fn only_content_changes_count() {
-        assert!(is_change(&EventKind::Create(CreateKind::File)));
-        assert!(is_change(&EventKind::Modify(ModifyKind::Data(
+        assert!(is_change(EventKind::Create(CreateKind::File)));
+        assert!(is_change(EventKind::Modify(ModifyKind::Data(
             DataChange::Content
         ))));
-        assert!(is_change(&EventKind::Access(AccessKind::Close(
+        assert!(is_change(EventKind::Access(AccessKind::Close(
             AccessMode::Write
         ))));
-        assert!(!is_change(&EventKind::Access(AccessKind::Open(
+        assert!(!is_change(EventKind::Access(AccessKind::Open(
             AccessMode::Any
         ))));
-        assert!(!is_change(&EventKind::Access(AccessKind::Close(
+        assert!(!is_change(EventKind::Access(AccessKind::Close(
             AccessMode::Read
         ))));
-        assert!(!is_change(&EventKind::Modify(ModifyKind::Metadata(
+        assert!(!is_change(EventKind::Modify(ModifyKind::Metadata(
             MetadataKind::Any
         ))));
     }

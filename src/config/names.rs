@@ -174,7 +174,10 @@ mod tests {
         NameRules {
             ignore_case,
             unify_separators: unify,
-            strip_prefixes: prefixes.iter().map(|s| s.to_string()).collect(),
+            strip_prefixes: prefixes
+                .iter()
+                .map(std::string::ToString::to_string)
+                .collect(),
         }
     }
 

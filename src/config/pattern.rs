@@ -21,7 +21,7 @@ use regex_syntax::ast::{self, Ast};
 /// Arguments longer than this (bytes) are matched by the full `regex::Regex`. Kept small: the
 /// bounded backtracker covers fewer bytes as the NFA grows (a Unicode class is hundreds of
 /// states), and past it the PikeVM costs a few hundred instructions a byte.
-pub const SHORT_MAX: usize = 2 * 1024;
+pub(crate) const SHORT_MAX: usize = 2 * 1024;
 
 /// A regular expression that serializes as its source text and compiles once, when built or
 /// deserialized. Matching is linear-time (no engine here backtracks without bound).
@@ -53,7 +53,7 @@ enum Engine {
 /// The most bytes one pattern's compiled program may take (the `regex` crate's `size_limit`,
 /// and the NFA size limit of the short-argument engines), and the most its lazy DFA may cache
 /// (`dfa_size_limit`). Past it, [`Pattern::new`] fails with `regex::Error::CompiledTooBig`.
-pub const SIZE_LIMIT: usize = 1 << 22;
+pub(crate) const SIZE_LIMIT: usize = 1 << 22;
 
 /// The `regex` crate's regex, with the size limits a spec's regexes get.
 fn full(source: &str) -> Result<regex::Regex, regex::Error> {

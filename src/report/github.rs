@@ -43,7 +43,7 @@ impl Emitter for GithubEmitter {
             out.write_all(annotation(f).as_bytes())?;
             out.write_all(b"\n")?;
         }
-        results.write_texts(|_| true, out)?;
+        results.write_texts(|()| true, out)?;
         out.write_all(summary_line(&head.summary).as_bytes())
     }
 }

@@ -334,7 +334,10 @@ impl FindingDiagnostic {
     /// show cut out and masked ([`crate::text::mask_source`]; byte offsets are kept, so the
     /// labels point where they did).
     fn of(diag: &dyn Diagnostic) -> Self {
-        let labels: Vec<LabeledSpan> = diag.labels().map(|l| l.collect()).unwrap_or_default();
+        let labels: Vec<LabeledSpan> = diag
+            .labels()
+            .map(std::iter::Iterator::collect)
+            .unwrap_or_default();
         let window = labels
             .iter()
             .map(|l| (l.offset(), l.offset() + l.len()))

@@ -261,10 +261,8 @@ impl Report {
 pub fn exit_status(has_errors: bool, any_failed: bool) -> u8 {
     if has_errors {
         2
-    } else if any_failed {
-        1
     } else {
-        0
+        u8::from(any_failed)
     }
 }
 

@@ -129,13 +129,14 @@ impl SarifEmitter {
     /// The placeholder rule index of `code`.
     fn placeholder(&self, code: &str) -> usize {
         match self.codes.lock() {
-            Ok(mut all) => match all.iter().position(|c| c == code) {
-                Some(i) => i,
-                None => {
+            Ok(mut all) => {
+                if let Some(i) = all.iter().position(|c| c == code) {
+                    i
+                } else {
                     all.push(code.to_owned());
                     all.len() - 1
                 }
-            },
+            }
             Err(_) => 0,
         }
     }

@@ -111,8 +111,7 @@ impl Spool {
     pub fn on_disk(&self) -> bool {
         self.inner
             .lock()
-            .map(|i| i.writable || i.spill_after.is_some())
-            .unwrap_or(false)
+            .is_ok_and(|i| i.writable || i.spill_after.is_some())
     }
 
     /// A writer for one part; [`PartWriter::finish`] gives the part.
@@ -152,7 +151,7 @@ impl Spool {
             match part.last_mut() {
                 // Consecutive chunks of one part are usually adjacent in the file.
                 Some(Piece::File { offset: o, len }) if *o + *len == offset => {
-                    *len += bytes.len() as u64
+                    *len += bytes.len() as u64;
                 }
                 _ => part.push(Piece::File {
                     offset,

@@ -8,7 +8,10 @@
 //! 100 columns gets one argument per line. Comments stay: a comment after a statement on the
 //! same line stays there; a comment inside a statement moves to the line before it.
 
-use super::ast::*;
+use super::ast::{
+    ArgList, Body, Comment, Constraint, Expectation, File, Int, Item, Json, JsonKind, NameOpt,
+    OutputBody, RepeatKind, Spec, Stmt, StmtKind, Suffix, Term, TermKind,
+};
 use crate::source::Span;
 
 const WIDTH: usize = 100;

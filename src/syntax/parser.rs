@@ -3,7 +3,11 @@
 use pest::iterators::Pair;
 use pest::Parser as _;
 
-use super::ast::*;
+use super::ast::{
+    Arg, ArgList, Body, CmpOp, Comment, Constraint, Expectation, File, Ident, Include, Int, Item,
+    Json, JsonKind, NameOpt, Num, OutputBody, PathAst, RepeatAst, RepeatKind, Seg, Spec, Stmt,
+    StmtKind, Str, Suffix, Term, TermKind, ToolDecl, Unknown,
+};
 use super::{expected, SpecDiagnostic};
 use crate::code::Code;
 use crate::config::Part;
@@ -47,7 +51,7 @@ pub(crate) fn parse_file(source: &SourceFile) -> Result<File, SpecDiagnostic> {
         comment_at_end,
     };
     let mut items = Vec::new();
-    for p in b.children(file) {
+    for p in Builder::children(file) {
         match p.as_rule() {
             Rule::include => items.push(Item::Include(b.include(p)?)),
             Rule::tool_decl => items.push(Item::Tool(b.tool_decl(p)?)),
@@ -133,7 +137,7 @@ impl Builder<'_> {
     }
 
     /// Inner pairs without keywords and comments.
-    fn children<'i>(&mut self, p: Pair<'i, Rule>) -> Vec<Pair<'i, Rule>> {
+    fn children(p: Pair<'_, Rule>) -> Vec<Pair<'_, Rule>> {
         p.into_inner()
             .filter(|c| c.as_rule() != Rule::COMMENT && !is_keyword(c.as_rule()))
             .collect()
@@ -198,7 +202,7 @@ impl Builder<'_> {
 
     fn include(&mut self, p: Pair<'_, Rule>) -> R<Include> {
         let sp = self.span(&p);
-        let s = self.children(p).into_iter().next().expect("include path");
+        let s = Self::children(p).into_iter().next().expect("include path");
         Ok(Include {
             path: self.string(s)?,
             span: sp,
@@ -222,7 +226,7 @@ impl Builder<'_> {
 
     fn tool_decl(&mut self, p: Pair<'_, Rule>) -> R<ToolDecl> {
         let sp = self.span(&p);
-        let mut it = self.children(p).into_iter();
+        let mut it = Self::children(p).into_iter();
         let name = self.tool_name(it.next().expect("tool name"))?;
         let args = self.arg_list(it.next().expect("tool args"))?;
         Ok(ToolDecl {
@@ -234,7 +238,7 @@ impl Builder<'_> {
 
     fn spec(&mut self, p: Pair<'_, Rule>) -> R<Spec> {
         let sp = self.span(&p);
-        let mut it = self.children(p).into_iter();
+        let mut it = Self::children(p).into_iter();
         let name = self.ident(it.next().expect("spec name"));
         let mut stmts = Vec::new();
         for s in it {
@@ -269,7 +273,7 @@ impl Builder<'_> {
                 span: sp,
             });
         }
-        let kids = self.children(p);
+        let kids = Self::children(p);
         let mut it = kids.into_iter();
         let kind = match rule {
             Rule::transcripts_stmt => {
@@ -312,7 +316,7 @@ impl Builder<'_> {
             Rule::score_stmt => {
                 let mut entries = Vec::new();
                 for e in it {
-                    let mut ei = self.children(e).into_iter();
+                    let mut ei = Self::children(e).into_iter();
                     let key = self.ident(ei.next().expect("score key"));
                     let val = self.num(ei.next().expect("score value"))?;
                     entries.push((key, val));
@@ -325,8 +329,8 @@ impl Builder<'_> {
                 let mut braces = false;
                 if let Some(opts) = it.next() {
                     braces = true;
-                    for o in self.children(opts) {
-                        let mut oi = self.children(o).into_iter();
+                    for o in Self::children(opts) {
+                        let mut oi = Self::children(o).into_iter();
                         let k = oi.next().expect("option key");
                         let key = if k.as_rule() == Rule::string {
                             let s = self.string(k)?;
@@ -375,7 +379,7 @@ impl Builder<'_> {
             suffixes: Vec::new(),
         };
         let mut seen_tool = false;
-        for c in self.children(p) {
+        for c in Self::children(p) {
             match c.as_rule() {
                 Rule::label => e.label = Some(self.ident(c.into_inner().next().expect("label"))),
                 Rule::repeat => e.repeat = Some(self.repeat(c)),
@@ -387,7 +391,7 @@ impl Builder<'_> {
                 Rule::whole_exact | Rule::whole_subset => {
                     let exact = c.as_rule() == Rule::whole_exact;
                     let j = {
-                        let k = self.children(c).into_iter().next().expect("json");
+                        let k = Self::children(c).into_iter().next().expect("json");
                         self.json(k)?
                     };
                     e.args = Some(if exact {
@@ -397,13 +401,13 @@ impl Builder<'_> {
                     });
                 }
                 Rule::output => {
-                    let o = self.children(c).into_iter().next().expect("output body");
+                    let o = Self::children(c).into_iter().next().expect("output body");
                     e.output = Some(match o.as_rule() {
                         Rule::field_list => OutputBody::Fields(self.arg_list(o)?),
                         Rule::constraint => OutputBody::Value(self.constraint(o)?),
                         r => {
                             let j = {
-                                let k = self.children(o).into_iter().next().expect("json");
+                                let k = Self::children(o).into_iter().next().expect("json");
                                 self.json(k)?
                             };
                             if r == Rule::whole_exact {
@@ -416,7 +420,7 @@ impl Builder<'_> {
                 }
                 Rule::errored => {
                     let sp = self.span(&c);
-                    let b = self.children(c).into_iter().next();
+                    let b = Self::children(c).into_iter().next();
                     e.suffixes.push(Suffix::Errored {
                         value: b.as_ref().is_none_or(|b| b.as_str() == "true"),
                         written: b.is_some(),
@@ -425,7 +429,7 @@ impl Builder<'_> {
                 }
                 Rule::weight => {
                     let sp = self.span(&c);
-                    let k = self.children(c).into_iter().next().expect("weight");
+                    let k = Self::children(c).into_iter().next().expect("weight");
                     let n = self.num(k)?;
                     e.suffixes.push(Suffix::Weight(n, sp));
                 }
@@ -439,8 +443,7 @@ impl Builder<'_> {
         let sp = self.span(&p);
         let inner = p.into_inner().next().expect("repeat form");
         let rule = inner.as_rule();
-        let ints: Vec<Int> = self
-            .children(inner)
+        let ints: Vec<Int> = Self::children(inner)
             .into_iter()
             .map(|i| self.int(i))
             .collect();
@@ -465,20 +468,19 @@ impl Builder<'_> {
             spread: None,
             span: sp,
         };
-        for c in self.children(p) {
-            match c.as_rule() {
-                Rule::spread => list.spread = Some(self.span(&c)),
-                _ => {
-                    let asp = self.span(&c);
-                    let mut it = self.children(c).into_iter();
-                    let path = self.path(it.next().expect("path"))?;
-                    let constraint = self.constraint(it.next().expect("constraint"))?;
-                    list.args.push(Arg {
-                        path,
-                        constraint,
-                        span: asp,
-                    });
-                }
+        for c in Self::children(p) {
+            if c.as_rule() == Rule::spread {
+                list.spread = Some(self.span(&c));
+            } else {
+                let asp = self.span(&c);
+                let mut it = Self::children(c).into_iter();
+                let path = self.path(it.next().expect("path"))?;
+                let constraint = self.constraint(it.next().expect("constraint"))?;
+                list.args.push(Arg {
+                    path,
+                    constraint,
+                    span: asp,
+                });
             }
         }
         Ok(list)
@@ -522,8 +524,7 @@ impl Builder<'_> {
 
     fn constraint(&mut self, p: Pair<'_, Rule>) -> R<Constraint> {
         let sp = self.span(&p);
-        let terms = self
-            .children(p)
+        let terms = Self::children(p)
             .into_iter()
             .map(|t| self.term(t))
             .collect::<R<_>>()?;
@@ -538,7 +539,7 @@ impl Builder<'_> {
             Rule::c_absent => TermKind::Absent,
             Rule::c_any => TermKind::Any,
             Rule::c_not => {
-                let inner = self.children(p).into_iter().next().expect("negated term");
+                let inner = Self::children(p).into_iter().next().expect("negated term");
                 TermKind::Not(Box::new(self.term(inner)?))
             }
             Rule::reference => {
@@ -563,7 +564,7 @@ impl Builder<'_> {
                 }
             }
             Rule::range => {
-                let kids = self.children(p);
+                let kids = Self::children(p);
                 let mut min = None;
                 let mut max = None;
                 let mut inclusive = false;
@@ -585,7 +586,7 @@ impl Builder<'_> {
                 }
             }
             Rule::cmp => {
-                let mut it = self.children(p).into_iter();
+                let mut it = Self::children(p).into_iter();
                 let op = match it.next().expect("op").as_str() {
                     ">" => CmpOp::Gt,
                     ">=" => CmpOp::Ge,
@@ -595,13 +596,13 @@ impl Builder<'_> {
                 TermKind::Cmp(op, self.num(it.next().expect("bound"))?)
             }
             Rule::c_type => TermKind::Type(
-                self.children(p)
+                Self::children(p)
                     .into_iter()
                     .map(|i| self.ident(i))
                     .collect(),
             ),
             Rule::c_one_of => {
-                let arr = self.children(p).into_iter().next().expect("array");
+                let arr = Self::children(p).into_iter().next().expect("array");
                 match self.json(arr)?.kind {
                     JsonKind::Array(items) => TermKind::OneOf(items),
                     _ => unreachable!("one_of takes an array"),
@@ -609,7 +610,7 @@ impl Builder<'_> {
             }
             Rule::c_contains | Rule::c_exact | Rule::c_subset => {
                 let j = {
-                    let k = self.children(p).into_iter().next().expect("json");
+                    let k = Self::children(p).into_iter().next().expect("json");
                     self.json(k)?
                 };
                 match rule {
@@ -619,7 +620,7 @@ impl Builder<'_> {
                 }
             }
             Rule::c_fuzzy => {
-                let mut it = self.children(p).into_iter();
+                let mut it = Self::children(p).into_iter();
                 let s = self.string(it.next().expect("fuzzy text"))?;
                 let t = it.next().map(|n| self.num(n)).transpose()?;
                 TermKind::Fuzzy(s, t)
@@ -643,15 +644,15 @@ impl Builder<'_> {
             }
             Rule::string => JsonKind::String(self.string(p)?.value),
             Rule::json_array => JsonKind::Array(
-                self.children(p)
+                Self::children(p)
                     .into_iter()
                     .map(|j| self.json(j))
                     .collect::<R<_>>()?,
             ),
             Rule::json_object => {
                 let mut members = Vec::new();
-                for m in self.children(p) {
-                    let mut it = self.children(m).into_iter();
+                for m in Self::children(p) {
+                    let mut it = Self::children(m).into_iter();
                     let k = self.string(it.next().expect("key"))?;
                     let v = self.json(it.next().expect("value"))?;
                     members.push((k, v));

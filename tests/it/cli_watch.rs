@@ -84,8 +84,8 @@ impl Watch {
                     text.push_str(&line);
                     text.push('\n');
                 }
-                Err(_) => panic!(
-                    "no re-check within 60 s; output so far:\n{}",
+                Err(e) => panic!(
+                    "no re-check within 60 s ({e}); output so far:\n{}",
                     self.seen.join("\n")
                 ),
             }

@@ -309,7 +309,7 @@ fn watch_starts_over_symlink_loops_and_sees_a_save() {
         // Generous: this only keeps a broken watch from hanging the test suite.
         match rx.recv_timeout(Duration::from_secs(60)) {
             Ok(line) if line.starts_with("[watch]") => return true,
-            Ok(_) => continue,
+            Ok(_) => {}
             Err(_) => return false,
         }
     };

@@ -247,7 +247,7 @@ impl Seen {
                     "any" => "order any",
                     other => self.problem(format!("order {other}")),
                 };
-                self.add(c)
+                self.add(c);
             }
             StmtKind::Args { mode, threshold } => {
                 {
@@ -258,7 +258,7 @@ impl Seen {
                         "fuzzy" => "args fuzzy",
                         other => self.problem(format!("args {other}")),
                     };
-                    self.add(c)
+                    self.add(c);
                 };
                 if threshold.is_some() {
                     self.add("args fuzzy >= t");
@@ -273,7 +273,7 @@ impl Seen {
                                 "unify_separators" => "names unify_separators",
                                 other => self.problem(format!("names {other}")),
                             };
-                            self.add(c)
+                            self.add(c);
                         }
                         NameOpt::Strip(s) => {
                             self.add("names strip");
@@ -289,7 +289,7 @@ impl Seen {
                     "forbid" => "extra forbid",
                     other => self.problem(format!("extra {other}")),
                 };
-                self.add(c)
+                self.add(c);
             }
             StmtKind::Score(entries) => {
                 for (k, _) in entries {
@@ -301,7 +301,7 @@ impl Seen {
                             "missing" => "score missing",
                             other => self.problem(format!("score {other}")),
                         };
-                        self.add(c)
+                        self.add(c);
                     };
                 }
             }
@@ -317,7 +317,7 @@ impl Seen {
                         "promptfoo" => "profile promptfoo",
                         other => self.problem(format!("profile {other}")),
                     };
-                    self.add(c)
+                    self.add(c);
                 };
                 if options.is_empty() {
                     self.add("profile without options");

@@ -59,7 +59,7 @@ fn check_examples(doc: &str) -> usize {
                 .diagnostics
                 .iter()
                 .filter(|d| d.is_error())
-                .map(|d| d.to_string())
+                .map(std::string::ToString::to_string)
                 .collect();
             assert!(errors.is_empty(), "{errors:?}\n{text}");
         }

@@ -117,11 +117,10 @@ fn loader() -> MapLoader {
 }
 
 fn check_spans(d: &SpecDiagnostic, texts: &[(&str, &str)]) {
-    let text = texts
-        .iter()
-        .find(|(n, _)| *n == d.source_name)
-        .map(|(_, t)| *t)
-        .unwrap_or_else(|| panic!("diagnostic points into unknown file {}", d.source_name));
+    let text = texts.iter().find(|(n, _)| *n == d.source_name).map_or_else(
+        || panic!("diagnostic points into unknown file {}", d.source_name),
+        |(_, t)| *t,
+    );
     assert!(!d.labels.is_empty(), "diagnostic without a span: {d:?}");
     for (span, _) in &d.labels {
         assert!(
@@ -182,7 +181,9 @@ fn exercise(text: &str) {
     texts.insert(0, ("a.toolspec", text));
     if r.file.is_none() {
         assert!(
-            r.diagnostics.iter().any(|d| d.is_error()),
+            r.diagnostics
+                .iter()
+                .any(toolspec::compile::SpecDiagnostic::is_error),
             "rejected without an error"
         );
     }

@@ -215,7 +215,7 @@ impl<'t> Check<'t> {
             match &r.kind {
                 RepeatKind::Optional => {}
                 RepeatKind::AtLeast(n) | RepeatKind::AtMost(n) | RepeatKind::Exactly(n) => {
-                    self.int(r.span, n)
+                    self.int(r.span, n);
                 }
                 RepeatKind::Between(a, b) => {
                     self.int(r.span, a);
@@ -227,12 +227,12 @@ impl<'t> Check<'t> {
         match &e.args {
             None => {}
             Some(Body::List(l)) => self.arg_list(sp, l),
-            Some(Body::Exact(j)) | Some(Body::Subset(j)) => self.json(sp, j),
+            Some(Body::Exact(j) | Body::Subset(j)) => self.json(sp, j),
         }
         match &e.output {
             None => {}
             Some(OutputBody::Fields(l)) => self.arg_list(sp, l),
-            Some(OutputBody::Exact(j)) | Some(OutputBody::Subset(j)) => self.json(sp, j),
+            Some(OutputBody::Exact(j) | OutputBody::Subset(j)) => self.json(sp, j),
             Some(OutputBody::Value(c)) => self.constraint(sp, c),
         }
         for s in &e.suffixes {

@@ -3,6 +3,9 @@
 //! `cargo test --test it readers_corpus::`. `tests/readers_big.rs` stays a binary of its own: it
 //! installs a counting global allocator, which would count every other test's allocations.
 
+// Fixture names are written in lower case, so their extensions are compared as written.
+#![allow(clippy::case_sensitive_file_extension_comparisons)]
+
 // Helpers shared by several test modules.
 mod engine_common;
 mod hostile_support;

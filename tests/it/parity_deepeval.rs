@@ -31,13 +31,13 @@ fn every_deepeval_vector_matches() {
                 ProfileName::Deepeval,
                 input.to_string().as_bytes(),
             ));
-            let ok = if !r["error"].is_null() {
-                got["error"] == r["error"] && got.get("score").is_none()
-            } else {
+            let ok = if r["error"].is_null() {
                 got.get("error").is_none()
                     && close(&got["score"], &r["score"])
                     && got["success"] == r["success"]
                     && got["passed"] == r["success"]
+            } else {
+                got["error"] == r["error"] && got.get("score").is_none()
             };
             if !ok {
                 bad.push(format!(
@@ -72,9 +72,7 @@ fn every_extra_deepeval_vector_matches_reason_included() {
                 ProfileName::Deepeval,
                 input.to_string().as_bytes(),
             ));
-            let ok = if !r["error"].is_null() {
-                got["error"] == r["error"] && got.get("score").is_none()
-            } else {
+            let ok = if r["error"].is_null() {
                 let (want_reason, got_reason) = (
                     r["reason"].as_str().unwrap(),
                     got["reason"].as_str().unwrap_or_default(),
@@ -85,6 +83,8 @@ fn every_extra_deepeval_vector_matches_reason_included() {
                     && got["success"] == r["success"]
                     && got["passed"] == r["success"]
                     && reason_modulo_set_order(got_reason) == reason_modulo_set_order(want_reason)
+            } else {
+                got["error"] == r["error"] && got.get("score").is_none()
             };
             if !ok {
                 bad.push(format!(

@@ -56,7 +56,12 @@ fn deepeval_ordering_within_the_budget_is_still_scored() {
                  "options": {"should_consider_ordering": true}}),
         ],
     );
-    assert_eq!(got[0]["score"].as_f64(), Some(1.0 / n as f64), "{}", got[0]);
+    assert_eq!(
+        got[0]["score"].as_f64(),
+        Some(1.0 / f64::from(n)),
+        "{}",
+        got[0]
+    );
     assert!(got[0]["reason"]
         .as_str()
         .unwrap()

@@ -41,16 +41,15 @@ fn check(root: &Path, transcripts: &str, truth: &str) -> (usize, Vec<String>) {
     let mut failures = Vec::new();
     let all = pairs(root, transcripts, truth);
     for (file, truth_file) in &all {
-        let expected: Value = match std::fs::read(truth_file) {
-            Ok(b) => serde_json::from_slice(&b).unwrap(),
-            Err(_) => {
-                failures.push(format!(
-                    "{}: no truth file {}",
-                    file.display(),
-                    truth_file.display()
-                ));
-                continue;
-            }
+        let expected: Value = if let Ok(b) = std::fs::read(truth_file) {
+            serde_json::from_slice(&b).unwrap()
+        } else {
+            failures.push(format!(
+                "{}: no truth file {}",
+                file.display(),
+                truth_file.display()
+            ));
+            continue;
         };
         let fmt_dir = file
             .parent()
@@ -95,7 +94,7 @@ fn check(root: &Path, transcripts: &str, truth: &str) -> (usize, Vec<String>) {
                     Ok(()) if calls_json(&streamed) == got => {}
                     Ok(()) => failures.push(format!("{}: streamed read differs", file.display())),
                     Err(e) => {
-                        failures.push(format!("{}: streamed read failed: {e}", file.display()))
+                        failures.push(format!("{}: streamed read failed: {e}", file.display()));
                     }
                 }
                 for t in &ts {

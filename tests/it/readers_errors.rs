@@ -190,7 +190,7 @@ fn wrong_shape_for_a_forced_format() {
             .starts_with("x.json:1:1: not a openai-chat transcript"),
         "{e}"
     );
-    let e = read("x.json", br#"[1,2]"#, Some(Format::CodexCli)).unwrap_err();
+    let e = read("x.json", br"[1,2]", Some(Format::CodexCli)).unwrap_err();
     assert_eq!(e.code(), "wrong-shape");
 }
 
@@ -265,7 +265,7 @@ fn records_before_a_torn_dataset_line_are_still_emitted() {
     let text = format!("{a}\n{b}\n{}", &a[..a.len() / 2]);
     let mut got = Vec::new();
     let e = toolspec::transcript::read_with("cut.jsonl", text.as_bytes(), None, |t| {
-        got.push(t.calls[0].id.clone())
+        got.push(t.calls[0].id.clone());
     })
     .unwrap_err();
     assert_eq!(e.line_col().map(|(l, _)| l), Some(3), "{e}");

@@ -31,7 +31,7 @@ fn read(path: &Path, keep: &Keep) -> Result<Vec<Transcript>, String> {
     let bytes = std::fs::read(path).unwrap();
     let mut out = Vec::new();
     read_with_keep(&path.display().to_string(), &bytes, None, keep, |t| {
-        out.push(t)
+        out.push(t);
     })
     .map_err(|e| e.to_string())?;
     Ok(out)

@@ -36,7 +36,8 @@ fn corpus() -> Vec<PathBuf> {
                 || p.extension().is_some_and(|x| x == "md" || x == "py");
             if skip {
                 continue;
-            } else if p.is_dir() {
+            }
+            if p.is_dir() {
                 dirs.push(p);
             } else {
                 files.push(p);
@@ -109,8 +110,10 @@ fn the_format_is_detected_as_itself_in_json_and_jsonl() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| format!("{c}\n"))
-        .collect();
+        .fold(String::new(), |mut out, c| {
+            out.push_str(&format!("{c}\n"));
+            out
+        });
     let jl = read("c.jsonl", lines.as_bytes(), None).unwrap();
     assert_eq!(jl.len(), 1);
     assert_eq!(jl[0].format, Format::ToolspecCalls);

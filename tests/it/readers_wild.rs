@@ -57,7 +57,7 @@ fn calls(ts: &[Transcript]) -> Vec<Value> {
 }
 
 fn sorted(mut v: Vec<Value>) -> Vec<Value> {
-    v.sort_by_key(|c| c.to_string());
+    v.sort_by_key(std::string::ToString::to_string);
     v
 }
 
@@ -72,12 +72,11 @@ fn every_wild_file_reads_as_its_truth() {
             .join("truth")
             .join(folder)
             .join(format!("{name}.truth.json"));
-        let want: Vec<Value> = match std::fs::read(&truth) {
-            Ok(b) => serde_json::from_slice(&b).unwrap(),
-            Err(_) => {
-                failures.push(format!("{folder}/{name}: no truth file"));
-                continue;
-            }
+        let want: Vec<Value> = if let Ok(b) = std::fs::read(&truth) {
+            serde_json::from_slice(&b).unwrap()
+        } else {
+            failures.push(format!("{folder}/{name}: no truth file"));
+            continue;
         };
         let ts = match read_file(file, None) {
             Ok(ts) => ts,
@@ -165,7 +164,7 @@ fn gemini_partial_arguments_continue_the_open_call() {
 fn gemini_partial_arguments_that_do_not_fit_are_reported_not_followed() {
     let deep = format!("$.{}", vec!["a"; 100].join("."));
     let cases = [
-        r#"$.items[1000000000]"#.to_string(),
+        r"$.items[1000000000]".to_string(),
         deep,
         "$..x".to_string(),
         "$.items[*]".to_string(),
@@ -232,8 +231,7 @@ fn ui_chunk_streams_with_other_chunk_types_are_read() {
     let blocks =
         r#"[{"type":"text","text":"hi"},{"type":"tool_use","id":"t","name":"f","input":{}}]"#;
     assert!(read("b.json", blocks.as_bytes(), None)
-        .map(|ts| ts[0].format != Format::VercelAiSdk)
-        .unwrap_or(true));
+        .map_or(true, |ts| ts[0].format != Format::VercelAiSdk));
 }
 
 /// `unknown-format` names what the file holds once, and each format's reason once.

@@ -368,8 +368,10 @@ fn did_you_mean_never_contradicts_the_finding() {
                         .unwrap()
                         .contains(&format!("`{tool}`"))
             })
-            .map(|f| f["help"].as_str().unwrap_or("").to_owned())
-            .unwrap_or_else(|| panic!("no missing-call for {tool}: {findings:#?}"))
+            .map_or_else(
+                || panic!("no missing-call for {tool}: {findings:#?}"),
+                |f| f["help"].as_str().unwrap_or("").to_owned(),
+            )
     };
     let hold = help_of("hold_seat");
     assert!(!hold.contains("never calls"), "{hold}");

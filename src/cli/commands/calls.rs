@@ -21,7 +21,7 @@ const STDIN_NAME: &str = toolspec::check::run::STDIN_NAME;
 /// 1 GB dataset costs memory for one record, not for the file; the JSON text is the same as
 /// pretty-printing the whole value at once. A dataset cut off mid-file keeps the records read
 /// before the error.
-pub fn run(args: CallsArgs) -> u8 {
+pub(crate) fn run(args: CallsArgs) -> u8 {
     let color = args.color.enabled_stderr();
     let format = match args.input_format.as_deref().map(Format::from_str) {
         None => None,
@@ -71,9 +71,10 @@ pub fn run(args: CallsArgs) -> u8 {
             None
         };
         let mut file = JsonFile::default();
-        let mapping = match from_stdin {
-            true => None,
-            false => settings.as_ref().and_then(|s| s.mapping_for(path)),
+        let mapping = if from_stdin {
+            None
+        } else {
+            settings.as_ref().and_then(|s| s.mapping_for(path))
         };
         let emit = |t: Transcript| {
             if !args.json {

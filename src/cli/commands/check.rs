@@ -24,7 +24,7 @@ use crate::cli::stdin;
 /// Results are rendered as they are checked, spooled to a temporary file, and copied to the
 /// output in report order ([`report::stream`]), so memory does not follow the size of the
 /// report.
-pub fn run(args: CheckArgs) -> u8 {
+pub(crate) fn run(args: CheckArgs) -> u8 {
     let cwd = match std::env::current_dir() {
         Ok(d) => d,
         Err(e) => {
@@ -159,37 +159,34 @@ fn write_output(
     status: u8,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> u8 {
-    match &args.output_file {
-        Some(path) => {
-            let written = std::fs::File::create(path).and_then(|f| {
-                let mut out = BufWriter::with_capacity(1 << 16, f);
-                write(&mut out)?;
-                out.flush()
-            });
-            if let Err(e) = written {
+    if let Some(path) = &args.output_file {
+        let written = std::fs::File::create(path).and_then(|f| {
+            let mut out = BufWriter::with_capacity(1 << 16, f);
+            write(&mut out)?;
+            out.flush()
+        });
+        if let Err(e) = written {
+            output::err(&format!(
+                "error: cannot write {}: {}\n",
+                output::esc(&path.display().to_string()),
+                output::esc(&e.to_string())
+            ));
+            return exit::ERROR;
+        }
+    } else {
+        let stdout = std::io::stdout().lock();
+        let mut out = BufWriter::with_capacity(1 << 16, stdout);
+        let written = write(&mut out).and_then(|()| out.flush());
+        match written {
+            // `toolspec check | head` closes the pipe early: not an error.
+            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
                 output::err(&format!(
-                    "error: cannot write {}: {}\n",
-                    output::esc(&path.display().to_string()),
+                    "error: cannot write the report: {}\n",
                     output::esc(&e.to_string())
                 ));
                 return exit::ERROR;
             }
-        }
-        None => {
-            let stdout = std::io::stdout().lock();
-            let mut out = BufWriter::with_capacity(1 << 16, stdout);
-            let written = write(&mut out).and_then(|()| out.flush());
-            match written {
-                // `toolspec check | head` closes the pipe early: not an error.
-                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-                    output::err(&format!(
-                        "error: cannot write the report: {}\n",
-                        output::esc(&e.to_string())
-                    ));
-                    return exit::ERROR;
-                }
-                _ => {}
-            }
+            _ => {}
         }
     }
     if args.exit_zero && status == exit::FAILED {
@@ -201,7 +198,7 @@ fn write_output(
 
 /// The check options from the shared run arguments; an unusable `--judge-timeout` is printed
 /// (exit 2).
-pub fn options(run: &RunArgs) -> Result<CheckOptions, u8> {
+pub(crate) fn options(run: &RunArgs) -> Result<CheckOptions, u8> {
     let judge =
         crate::cli::judge::from_args(run.judge.as_deref(), run.judge_timeout).map_err(|e| {
             output::err(&format!("error: {e}\n"));
@@ -220,7 +217,7 @@ pub fn options(run: &RunArgs) -> Result<CheckOptions, u8> {
 }
 
 /// Settings from `--config`, `--no-config` or discovery; errors are printed (exit 2).
-pub fn load_settings(run: &RunArgs, cwd: &Path) -> Result<LoadedSettings, u8> {
+pub(crate) fn load_settings(run: &RunArgs, cwd: &Path) -> Result<LoadedSettings, u8> {
     let loaded = if run.no_config {
         Ok(LoadedSettings::defaults(cwd))
     } else if let Some(path) = &run.config {
@@ -235,7 +232,7 @@ pub fn load_settings(run: &RunArgs, cwd: &Path) -> Result<LoadedSettings, u8> {
 }
 
 /// Run `f` on a pool of `threads` workers (default: rayon's, one per core).
-pub fn with_threads<T: Send>(
+pub(crate) fn with_threads<T: Send>(
     threads: Option<usize>,
     f: impl FnOnce() -> T + Send,
 ) -> Result<T, String> {
@@ -251,7 +248,7 @@ pub fn with_threads<T: Send>(
 
 /// Render a report: (stdout, stderr). Machine formats put everything in the document on stdout
 /// and repeat run errors on stderr as one line each.
-pub fn render(
+pub(crate) fn render(
     report: &Report,
     format: OutputFormat,
     color: bool,

@@ -8,7 +8,7 @@ use crate::cli::output::{self, exit};
 
 /// One file: its `CompiledFile` object; several: an array of them. Diagnostics go to stderr;
 /// a file with errors is left out and the exit status is 2.
-pub fn run(args: CompileArgs) -> u8 {
+pub(crate) fn run(args: CompileArgs) -> u8 {
     let color = args.color.enabled_stderr();
     let mut status = exit::OK;
     let mut compiled = Vec::new();

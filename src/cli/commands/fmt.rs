@@ -10,7 +10,7 @@ use crate::cli::output::{self, exit};
 
 /// Format every spec named or found under the paths. A file with a syntax error is reported and
 /// skipped; the others are still formatted.
-pub fn run(args: FmtArgs) -> u8 {
+pub(crate) fn run(args: FmtArgs) -> u8 {
     let color = args.color.enabled_stderr();
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
@@ -28,7 +28,7 @@ pub fn run(args: FmtArgs) -> u8 {
         output::err(&format!(
             "error: {}: {}\n",
             output::esc(&path.display().to_string()),
-            output::esc(&problem.to_string())
+            output::esc(&problem.clone())
         ));
         status = exit::ERROR;
     }

@@ -14,7 +14,7 @@ use crate::cli::output::{self, exit};
 /// Write `PROMPT_STEM.toolspec` beside the prompt. With `--transcript`, one expectation per call
 /// of the transcript, in order, with its arguments as written there; otherwise a commented
 /// skeleton. The result is formatted and compiled before it is written, so it is always valid.
-pub fn run(args: InitArgs) -> u8 {
+pub(crate) fn run(args: InitArgs) -> u8 {
     if !args.prompt.is_file() {
         output::err(&format!(
             "error: no such prompt file: {}\n",
@@ -33,8 +33,7 @@ pub fn run(args: InitArgs) -> u8 {
     let stem = args
         .prompt
         .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "agent".into());
+        .map_or_else(|| "agent".into(), |s| s.to_string_lossy().into_owned());
     let name = ident(&stem);
     let dir = args.prompt.parent().unwrap_or(Path::new("")).to_path_buf();
     let text = match &args.transcript {

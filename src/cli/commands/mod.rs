@@ -1,9 +1,9 @@
 //! One file per command.
 
-pub mod calls;
-pub mod check;
-pub mod compile;
-pub mod fmt;
-pub mod init;
-pub mod score;
-pub mod watch;
+pub(crate) mod calls;
+pub(crate) mod check;
+pub(crate) mod compile;
+pub(crate) mod fmt;
+pub(crate) mod init;
+pub(crate) mod score;
+pub(crate) mod watch;

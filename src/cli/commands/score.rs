@@ -12,7 +12,7 @@ use crate::cli::output::{self, exit};
 /// stdin and writes one JSON line per case to stdout, in input order. A case the peer would
 /// reject becomes `{"id", "error"}` and the run goes on. Exit 0 when every line was read,
 /// 2 for a bad profile name or an I/O error. A summary goes to stderr.
-pub fn run(args: ScoreArgs) -> u8 {
+pub(crate) fn run(args: ScoreArgs) -> u8 {
     let profile = match ProfileName::from_str(&args.profile) {
         Ok(p) => p,
         Err(e) => {
@@ -50,7 +50,7 @@ pub fn run(args: ScoreArgs) -> u8 {
         },
         None => score_stream_judged(profile, judge, std::io::stdin().lock(), &mut out, threads),
     };
-    let result = result.and_then(|summary| out.finish().map(|_| summary));
+    let result = result.and_then(|summary| out.finish().map(|()| summary));
     match result {
         Ok(s) => {
             output::err(&format!(

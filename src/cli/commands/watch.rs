@@ -17,7 +17,7 @@ use crate::cli::output::{self, exit};
 use crate::cli::watch::{watch_roots, Watcher};
 
 /// Never returns on findings: only a watcher failure (or Ctrl-C) ends it.
-pub fn run(args: WatchArgs) -> u8 {
+pub(crate) fn run(args: WatchArgs) -> u8 {
     let cwd = match std::env::current_dir() {
         Ok(d) => d,
         Err(e) => {
@@ -54,7 +54,7 @@ pub fn run(args: WatchArgs) -> u8 {
     let watcher = match Watcher::new(&roots, Duration::from_millis(args.debounce)) {
         Ok(w) => w,
         Err(e) => {
-            output::err(&format!("error: {}\n", output::esc(&e.to_string())));
+            output::err(&format!("error: {}\n", output::esc(&e.clone())));
             return exit::ERROR;
         }
     };
@@ -67,7 +67,7 @@ pub fn run(args: WatchArgs) -> u8 {
             Err(e) => {
                 output::err(&format!(
                     "warning: file watcher: {}\n",
-                    output::esc(&e.to_string())
+                    output::esc(&e.clone())
                 ));
                 continue;
             }

@@ -278,9 +278,10 @@ impl FileCx {
         let Some(r) = r else {
             return Repeat::ONCE;
         };
-        let get = |this: &mut FileCx, n: &ast::Int| match n.value {
-            Some(v) => Some(v),
-            None => {
+        let get = |this: &mut FileCx, n: &ast::Int| {
+            if let Some(v) = n.value {
+                Some(v)
+            } else {
                 this.diags.push(
                     SpecDiagnostic::error(Code::InvalidNumber, src, "count too large")
                         .label(n.span, "does not fit in 32 bits")

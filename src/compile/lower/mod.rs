@@ -20,7 +20,10 @@ use super::diags::Diags;
 use super::regex_lit::RegexCache;
 use super::suggest::{did_you_mean, one_of};
 use crate::code::Code;
-use crate::config::*;
+use crate::config::{
+    Check, ExtraCalls, MatcherConfig, NameRules, Normaliser, OrderMode, Path, Scoring,
+    CONFIG_VERSION,
+};
 use crate::source::{SourceFile, Span};
 use crate::syntax::ast::{self, StmtKind};
 use crate::syntax::SpecDiagnostic;

@@ -126,8 +126,7 @@ impl FileCx {
                 let at = options
                     .iter()
                     .find(|(k, _)| k.name == option)
-                    .map(|(_, v)| v.span)
-                    .unwrap_or(name.span);
+                    .map_or(name.span, |(_, v)| v.span);
                 self.diags.push(
                     SpecDiagnostic::error(
                         Code::InvalidProfileOption,

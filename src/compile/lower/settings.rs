@@ -57,18 +57,18 @@ impl FileCx {
                     cfg.transcripts.extend(globs.iter().map(|g| TranscriptGlob {
                         pattern: g.value.clone(),
                         span: g.span,
-                    }))
+                    }));
                 }
                 StmtKind::Format(f) => {
                     once(self, "format", stmt.span);
                     // Stored under its canonical name, so the config says which reader runs.
-                    match f.name.parse::<crate::transcript::Format>() {
-                        Ok(format) => cfg.format = Some(format.name().to_owned()),
-                        Err(_) => {
-                            let names = crate::transcript::Format::ALL.map(|f| f.name());
-                            self.diags
-                                .push(unknown_word(src, "transcript format", f, &names));
-                        }
+                    if let Ok(format) = f.name.parse::<crate::transcript::Format>() {
+                        cfg.format = Some(format.name().to_owned());
+                    } else {
+                        let names =
+                            crate::transcript::Format::ALL.map(crate::transcript::Format::name);
+                        self.diags
+                            .push(unknown_word(src, "transcript format", f, &names));
                     }
                 }
                 StmtKind::Order(m) => {
@@ -114,10 +114,10 @@ impl FileCx {
                     for o in opts {
                         match o {
                             ast::NameOpt::Flag(f) if f.name == "ignore_case" => {
-                                cfg.names.ignore_case = true
+                                cfg.names.ignore_case = true;
                             }
                             ast::NameOpt::Flag(f) if f.name == "unify_separators" => {
-                                cfg.names.unify_separators = true
+                                cfg.names.unify_separators = true;
                             }
                             ast::NameOpt::Flag(f) => {
                                 let mut d = unknown_word(src, "name rule", f, NAME_FLAGS);

@@ -7,7 +7,7 @@ use toolspec::source::Span;
 use toolspec::transcript::model::ToolCall;
 
 /// A call with arguments and no output.
-pub fn call(name: &str, args: Value) -> ToolCall {
+pub(crate) fn call(name: &str, args: Value) -> ToolCall {
     ToolCall {
         name: name.into(),
         args,
@@ -19,7 +19,7 @@ pub fn call(name: &str, args: Value) -> ToolCall {
 }
 
 /// A call with arguments and an output.
-pub fn call_out(name: &str, args: Value, output: Value) -> ToolCall {
+pub(crate) fn call_out(name: &str, args: Value, output: Value) -> ToolCall {
     ToolCall {
         output: Some(output),
         ..call(name, args)
@@ -27,7 +27,7 @@ pub fn call_out(name: &str, args: Value, output: Value) -> ToolCall {
 }
 
 /// `"a.b.0"` → `[Key(a), Key(b), Index(0)]`; `""` is the root.
-pub fn path(p: &str) -> Path {
+pub(crate) fn path(p: &str) -> Path {
     if p.is_empty() {
         return Vec::new();
     }
@@ -40,7 +40,7 @@ pub fn path(p: &str) -> Path {
 }
 
 /// An expectation of `tool` with no constraints, once, weight 1.
-pub fn exp(tool: &str) -> Expectation {
+pub(crate) fn exp(tool: &str) -> Expectation {
     Expectation {
         label: None,
         tool: tool.into(),
@@ -56,7 +56,7 @@ pub fn exp(tool: &str) -> Expectation {
 }
 
 /// Builder methods on expectations.
-pub trait ExpExt: Sized {
+pub(crate) trait ExpExt: Sized {
     fn arg(self, p: &str, check: Check) -> Self;
     fn out(self, p: &str, check: Check) -> Self;
     fn exact_args(self) -> Self;
@@ -113,7 +113,7 @@ impl ExpExt for Expectation {
 }
 
 /// A spec with default scoring, extra calls allowed, verbatim names.
-pub fn spec(order: OrderMode, expectations: Vec<Expectation>) -> MatcherConfig {
+pub(crate) fn spec(order: OrderMode, expectations: Vec<Expectation>) -> MatcherConfig {
     MatcherConfig {
         version: CONFIG_VERSION,
         name: "test".into(),
@@ -132,7 +132,7 @@ pub fn spec(order: OrderMode, expectations: Vec<Expectation>) -> MatcherConfig {
 }
 
 /// A reference check.
-pub fn reference(expectation: usize, label: &str, part: Part, p: &str) -> Check {
+pub(crate) fn reference(expectation: usize, label: &str, part: Part, p: &str) -> Check {
     Check::Ref {
         expectation,
         label: label.into(),
@@ -142,7 +142,7 @@ pub fn reference(expectation: usize, label: &str, part: Part, p: &str) -> Check 
 }
 
 /// A forbidden tool, optionally only with matching arguments.
-pub fn forbid(tool: &str, args: Option<ValueMatcher>) -> Forbidden {
+pub(crate) fn forbid(tool: &str, args: Option<ValueMatcher>) -> Forbidden {
     Forbidden {
         tool: tool.into(),
         args,

@@ -11,33 +11,33 @@ use std::process::Command;
 use serde_json::Value;
 
 /// A good OpenAI Chat transcript with one `lookup(q: "x")` call, answered.
-pub const GOOD_TRANSCRIPT: &str = r#"{"model":"gpt-4o","messages":[
+pub(crate) const GOOD_TRANSCRIPT: &str = r#"{"model":"gpt-4o","messages":[
 {"role":"user","content":"find x"},
 {"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"lookup","arguments":"{\"q\":\"x\"}"}}]},
 {"role":"tool","tool_call_id":"c1","content":"found"}]}
 "#;
 
 /// A spec that checks every file under `runs/` for one `lookup(q: "x")` call.
-pub const SPEC: &str = r#"spec lookup_once {
+pub(crate) const SPEC: &str = r#"spec lookup_once {
   transcripts "runs/*"
   call lookup(q: "x")
 }
 "#;
 
 /// A temporary project: `spec.toolspec` + `runs/good.json`.
-pub struct Project {
+pub(crate) struct Project {
     /// Keeps the folder alive.
     pub dir: tempfile::TempDir,
 }
 
 impl Project {
     /// A project with [`SPEC`] and one good transcript.
-    pub fn new() -> Project {
+    pub(crate) fn new() -> Project {
         Project::with_spec(SPEC)
     }
 
     /// A project with this spec text and one good transcript.
-    pub fn with_spec(spec: &str) -> Project {
+    pub(crate) fn with_spec(spec: &str) -> Project {
         let dir = tempfile::tempdir().expect("temp dir");
         std::fs::create_dir_all(dir.path().join("runs")).expect("runs folder");
         std::fs::write(dir.path().join("spec.toolspec"), spec).expect("spec");
@@ -46,17 +46,17 @@ impl Project {
     }
 
     /// The project folder.
-    pub fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         self.dir.path()
     }
 
     /// A path inside the project.
-    pub fn path(&self, rel: &str) -> PathBuf {
+    pub(crate) fn path(&self, rel: &str) -> PathBuf {
         self.dir.path().join(rel)
     }
 
     /// Write a file inside the project (folders created).
-    pub fn write(&self, rel: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
+    pub(crate) fn write(&self, rel: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
         let p = self.path(rel);
         if let Some(parent) = p.parent() {
             std::fs::create_dir_all(parent).expect("folder");
@@ -66,7 +66,7 @@ impl Project {
     }
 
     /// `toolspec check --format json --no-config ARGS...` in the project folder.
-    pub fn check(&self, args: &[&str]) -> Run {
+    pub(crate) fn check(&self, args: &[&str]) -> Run {
         let mut all = vec!["check", "--format", "json", "--no-config"];
         all.extend_from_slice(args);
         run_in(self.root(), &all)
@@ -75,7 +75,7 @@ impl Project {
 
 /// The outcome of one run of the binary.
 #[derive(Debug)]
-pub struct Run {
+pub(crate) struct Run {
     /// Exit code (`None` if killed by a signal: a crash).
     pub code: Option<i32>,
     /// Standard output.
@@ -86,7 +86,7 @@ pub struct Run {
 
 impl Run {
     /// The JSON report printed on stdout.
-    pub fn report(&self) -> Value {
+    pub(crate) fn report(&self) -> Value {
         serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
             panic!(
                 "stdout is not a JSON report ({e})\nstdout: {}\nstderr: {}",
@@ -98,7 +98,7 @@ impl Run {
     /// The report's errors with code `needle` (with or without `toolspec::`), or located in a file whose path ends with
     /// `/needle` (or is `needle`); an error without a location is taken to be in the file its
     /// message starts with.
-    pub fn errors_about(&self, needle: &str) -> Vec<Value> {
+    pub(crate) fn errors_about(&self, needle: &str) -> Vec<Value> {
         let report = self.report();
         let slash = format!("/{needle}");
         report["errors"]
@@ -125,7 +125,7 @@ impl Run {
     }
 
     /// The result for the transcript whose display path ends with `name`.
-    pub fn result_for(&self, name: &str) -> Option<Value> {
+    pub(crate) fn result_for(&self, name: &str) -> Option<Value> {
         let report = self.report();
         report["results"]
             .as_array()?
@@ -135,7 +135,7 @@ impl Run {
     }
 
     /// Assert the good transcript was still checked, and passed: the rest of the run went on.
-    pub fn assert_good_checked(&self) {
+    pub(crate) fn assert_good_checked(&self) {
         let good = self
             .result_for("good.json")
             .unwrap_or_else(|| panic!("good.json was not checked:\n{}", self.stdout));
@@ -144,7 +144,7 @@ impl Run {
 }
 
 /// Run the binary with `args` in `cwd`.
-pub fn run_in(cwd: &Path, args: &[&str]) -> Run {
+pub(crate) fn run_in(cwd: &Path, args: &[&str]) -> Run {
     let out = Command::new(env!("CARGO_BIN_EXE_toolspec"))
         .args(args)
         .current_dir(cwd)

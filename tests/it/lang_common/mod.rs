@@ -6,7 +6,7 @@ use toolspec::source::SourceFile;
 
 /// Every bundled spec file (`specs/**/*.toolspec`), as paths relative to the repository with
 /// `/` separators, sorted.
-pub fn bundled_spec_files() -> Vec<String> {
+pub(crate) fn bundled_spec_files() -> Vec<String> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut out = Vec::new();
     let mut dirs = vec![root.join("specs")];
@@ -26,7 +26,7 @@ pub fn bundled_spec_files() -> Vec<String> {
 }
 
 /// Render a diagnostic as the CLI does, without colours (unicode, 100 columns).
-pub fn render(d: &SpecDiagnostic) -> String {
+pub(crate) fn render(d: &SpecDiagnostic) -> String {
     let mut s = String::new();
     miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
         .with_width(100)
@@ -36,7 +36,7 @@ pub fn render(d: &SpecDiagnostic) -> String {
 }
 
 /// Compile `text` as `a.toolspec` with `files` available to `include`.
-pub fn compile_with(text: &str, files: &[(&str, &str)]) -> CompileResult {
+pub(crate) fn compile_with(text: &str, files: &[(&str, &str)]) -> CompileResult {
     let mut loader = MapLoader::new();
     for (name, body) in files {
         loader.insert(name, body);
@@ -45,11 +45,13 @@ pub fn compile_with(text: &str, files: &[(&str, &str)]) -> CompileResult {
 }
 
 /// Every diagnostic of `text`, rendered and joined.
-pub fn render_all(text: &str, files: &[(&str, &str)]) -> String {
+pub(crate) fn render_all(text: &str, files: &[(&str, &str)]) -> String {
     let r = compile_with(text, files);
     assert_eq!(
         r.file.is_none(),
-        r.diagnostics.iter().any(|d| d.is_error()),
+        r.diagnostics
+            .iter()
+            .any(toolspec::compile::SpecDiagnostic::is_error),
         "file is None iff there is an error"
     );
     r.diagnostics

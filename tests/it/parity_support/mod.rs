@@ -9,7 +9,7 @@ use flate2::read::GzDecoder;
 use serde_json::Value;
 
 /// Every line of `tests/fixtures/vectors/NAME.jsonl.gz`.
-pub fn vector_lines(name: &str) -> Vec<String> {
+pub(crate) fn vector_lines(name: &str) -> Vec<String> {
     let file = std::fs::File::open(format!("tests/fixtures/vectors/{name}.jsonl.gz"))
         .expect("vector file");
     BufReader::new(GzDecoder::new(file))
@@ -20,7 +20,7 @@ pub fn vector_lines(name: &str) -> Vec<String> {
 }
 
 /// Parse one output line of `toolspec score`.
-pub fn output(bytes: &[u8]) -> Value {
+pub(crate) fn output(bytes: &[u8]) -> Value {
     serde_json::from_slice(bytes).unwrap_or_else(|e| {
         panic!(
             "output is not JSON ({e}): {}",
@@ -30,7 +30,7 @@ pub fn output(bytes: &[u8]) -> Value {
 }
 
 /// Scores agree within 1e-9 (both numbers).
-pub fn close(a: &Value, b: &Value) -> bool {
+pub(crate) fn close(a: &Value, b: &Value) -> bool {
     match (a.as_f64(), b.as_f64()) {
         (Some(x), Some(y)) => (x - y).abs() <= 1e-9,
         _ => false,
@@ -38,7 +38,7 @@ pub fn close(a: &Value, b: &Value) -> bool {
 }
 
 /// Fails with the first 20 mismatches if there are any.
-pub fn report(peer: &str, checked: usize, expected: usize, mismatches: &[String]) {
+pub(crate) fn report(peer: &str, checked: usize, expected: usize, mismatches: &[String]) {
     assert_eq!(checked, expected, "{peer}: every vector was checked");
     assert!(
         mismatches.is_empty(),
@@ -57,7 +57,7 @@ pub fn report(peer: &str, checked: usize, expected: usize, mismatches: &[String]
 /// `out-of-order tools [...]`) sorted. DeepEval prints those sets in hash order, which changes
 /// with `PYTHONHASHSEED`; toolspec prints them in first-appearance order (`docs/parity.md`).
 /// Everything else in the reason must be byte for byte the same.
-pub fn reason_modulo_set_order(reason: &str) -> String {
+pub(crate) fn reason_modulo_set_order(reason: &str) -> String {
     let mut out = String::with_capacity(reason.len());
     let mut rest = reason;
     loop {
@@ -71,17 +71,14 @@ pub fn reason_modulo_set_order(reason: &str) -> String {
         };
         out.push_str(&rest[..at + len]);
         rest = &rest[at + len..];
-        match split_list(rest) {
-            Some((mut items, end)) => {
-                items.sort_unstable();
-                out.push_str(&items.join(", "));
-                out.push(']');
-                rest = &rest[end + 1..];
-            }
-            None => {
-                out.push_str(rest);
-                return out;
-            }
+        if let Some((mut items, end)) = split_list(rest) {
+            items.sort_unstable();
+            out.push_str(&items.join(", "));
+            out.push(']');
+            rest = &rest[end + 1..];
+        } else {
+            out.push_str(rest);
+            return out;
         }
     }
 }
@@ -126,7 +123,7 @@ fn split_list(s: &str) -> Option<(Vec<&str>, usize)> {
 
 /// `toolspec score --profile PROFILE` over `lines` (case lines, or JSON values written one per
 /// line) on stdin: one JSON output per case.
-pub fn score<L: ToString>(profile: &str, lines: &[L]) -> Vec<Value> {
+pub(crate) fn score<L: ToString>(profile: &str, lines: &[L]) -> Vec<Value> {
     use std::io::Write;
     use std::process::{Command, Stdio};
     let mut child = Command::new(env!("CARGO_BIN_EXE_toolspec"))
@@ -156,6 +153,6 @@ pub fn score<L: ToString>(profile: &str, lines: &[L]) -> Vec<Value> {
 }
 
 /// A DeepEval tool list `[{"name": ...}]` of `names`.
-pub fn tools(names: impl Iterator<Item = String>) -> Value {
+pub(crate) fn tools(names: impl Iterator<Item = String>) -> Value {
     Value::Array(names.map(|n| serde_json::json!({ "name": n })).collect())
 }
