@@ -3,7 +3,8 @@
 //! format, the calls, declared tools and findings are those of a full read, with every output
 //! `None`; and with filters that pass every call, they are exactly those of a full read. Under
 //! a restricted `Keep`, Claude Code lines are parsed without building what the reader never
-//! reads (`transcript::prune`), so this pins that the pruned parse changes nothing else.
+//! reads (`transcript::readers::claude_code`), so this pins that this parse changes nothing
+//! else.
 //!
 //! And the compact form (`Keep::compact`, what `check` reads): for every file, every
 //! transcript's `CallTable` gives back the calls of the full read (without ids), under the same

@@ -572,7 +572,7 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
 /// What `check` reads with, keeping the arguments of some calls and no outputs, must read the
 /// same file the same way: the same error, or the same transcripts with the same calls in the
 /// same places (the restricted read skips building what it leaves out, which is a different
-/// parse of a Claude Code line; see `transcript::prune`).
+/// parse of a Claude Code line; see `transcript::readers::claude_code`).
 fn same_when_restricted(
     name: &str,
     bytes: &[u8],

@@ -9,7 +9,6 @@ use crate::source::{LineIndex, Span};
 
 use super::detect;
 use super::error::{offset_of, Locator};
-use super::prune::{self, Prune};
 use super::readers::{self, Origin, Session};
 use super::sink::Sink;
 use super::spans::{Seg, SpanTree};
@@ -553,47 +552,26 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
         // The same bytes as text, where they are known to be UTF-8.
         let json_text = line.text.and_then(|t| t.get(json_off..json_off + json_end));
         let span = Span::new(offset, offset + raw.len());
-        // Once the session's format is known, its reader's rule for what need not be built.
-        let prune = match &self.state {
-            State::Session {
-                format: Format::ClaudeCode,
-                ..
-            } if self.keep.restricts() => Some(Prune::claude_code(!self.keep.no_outputs)),
-            _ => None,
-        };
-        if let (Some(rule), Some(text), State::Session { reader, sink, .. }) =
-            (prune, json_text, &mut self.state)
+        // Once the session's format is known, its reader may read the line from its text,
+        // building only what a check keeps (a Claude Code session).
+        if let (true, Some(text), State::Session { reader, sink, .. }) =
+            (self.keep.restricts(), json_text, &mut self.state)
         {
             let before = sink.line.replace(span);
-            if reader.line_text(text, rule, sink) {
+            if reader.line_text(text, !self.keep.no_outputs, sink) {
                 self.json_lines += 1;
                 return Ok(());
             }
             sink.line = before;
         }
-        let parsed = match (prune, json_text) {
-            (Some(rule), Some(text)) => prune::parse_line_str(text, rule),
-            (Some(rule), None) => prune::parse_line(json, rule),
-            (None, Some(text)) => serde_json::from_str(text),
-            (None, None) => serde_json::from_slice(json),
+        let parsed = match json_text {
+            Some(text) => serde_json::from_str(text),
+            None => serde_json::from_slice(json),
         };
         let value: Value = match parsed {
             Ok(v) => v,
             Err(e) => {
                 check_utf8_at(self.name, raw, offset, no)?;
-                // A pruned parse skips members along serde_json's ignoring path, which places
-                // some errors a column earlier than its building path does (a control byte in a
-                // string: at the byte before it). The error reported is the full parse's, the
-                // same whatever a spec reads.
-                let e = match prune {
-                    Some(_) => json_text
-                        .map_or_else(
-                            || serde_json::from_slice::<Value>(json).err(),
-                            |t| serde_json::from_str::<Value>(t).err(),
-                        )
-                        .unwrap_or(e),
-                    None => e,
-                };
                 let loc = Locator {
                     name: self.name,
                     text: raw,

@@ -22,7 +22,6 @@ mod driver;
 mod error;
 mod format;
 pub mod mapping;
-mod prune;
 mod readers;
 mod sink;
 mod spans;
@@ -211,7 +210,7 @@ impl Keep {
 
     /// Whether anything is left out. Under [`Keep::default`] a reader builds each line as
     /// serde_json does; otherwise it may also skip building the members its format's reader
-    /// never reads (see `transcript::prune`).
+    /// never reads (a Claude Code session line).
     pub fn restricts(&self) -> bool {
         self.args.is_some() || self.outputs.is_some() || self.no_outputs
     }

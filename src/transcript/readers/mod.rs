@@ -23,7 +23,6 @@ mod vercel;
 
 use serde_json::Value;
 
-use super::prune::Prune;
 use super::sink::Sink;
 use super::spans::Seg;
 use super::Format;
@@ -95,18 +94,12 @@ impl Session {
     }
 
     /// Feed one line from its text, where the reader can read it without a `Value` (a Claude
-    /// Code session pruned by `rule`). False if it declined: the caller then parses the line and
-    /// feeds it to [`Self::line`].
-    pub fn line_text(&mut self, text: &str, rule: Prune, sink: &mut Sink) -> bool {
-        let Session::ClaudeCode(s) = self else {
-            return false;
-        };
-        match super::prune::claude_code_line(text, !rule.result_content) {
-            Some(line) => {
-                s.typed(line, sink);
-                true
-            }
-            None => false,
+    /// Code session; `outputs`: whether any call's output is kept). False if it declined: the
+    /// caller then parses the line and feeds it to [`Self::line`].
+    pub fn line_text(&mut self, text: &str, outputs: bool, sink: &mut Sink) -> bool {
+        match self {
+            Session::ClaudeCode(s) => s.text(text, outputs, sink),
+            _ => false,
         }
     }
 
