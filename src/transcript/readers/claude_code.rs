@@ -18,7 +18,13 @@ use serde_json::Value;
 
 use super::super::sink::{norm_output_owned, Args, Sink};
 use super::super::spans::Seg;
+use super::super::Format;
 use super::anthropic;
+
+/// Read a document of Claude Code session lines (an array of them, or one).
+pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
+    super::session_doc(Format::ClaudeCode, "Claude Code session", v, sink)
+}
 
 /// Claude Code session state (all linking is by tool-use id, kept in the sink).
 #[derive(Default)]
