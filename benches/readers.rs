@@ -52,7 +52,8 @@ fn baseline(bytes: &[u8]) -> usize {
 }
 
 fn ours(bytes: &[u8]) -> usize {
-    toolspec::transcript::read("bench", bytes, None)
+    toolspec::transcript::Reader::new()
+        .read("bench", bytes)
         .map(|ts| ts.iter().map(|t| t.calls.len()).sum())
         .unwrap_or(0)
 }

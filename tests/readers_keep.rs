@@ -12,7 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
-use toolspec::transcript::{read_with_keep, Keep, Transcript};
+use toolspec::transcript::{Keep, Reader, Transcript};
 
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap().flatten() {
@@ -31,10 +31,10 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn read(path: &Path, keep: &Keep) -> Result<Vec<Transcript>, String> {
     let bytes = std::fs::read(path).unwrap();
     let mut out = Vec::new();
-    read_with_keep(&path.display().to_string(), &bytes, None, keep, |t| {
-        out.push(t)
-    })
-    .map_err(|e| e.to_string())?;
+    Reader::new()
+        .keep(keep.clone())
+        .read_with(&path.display().to_string(), &bytes, |t| out.push(t))
+        .map_err(|e| e.to_string())?;
     Ok(out)
 }
 

@@ -911,7 +911,10 @@ fn check_file<S: PairSink>(
             }
             (format, Some(bytes)) => {
                 let format = format.and_then(Reading::reader);
-                transcript::read_with_keep(&shown, bytes, format, &keep, emit)
+                transcript::Reader::new()
+                    .format(format)
+                    .keep(keep)
+                    .read_with(&shown, bytes, emit)
             }
             (format, None) => {
                 let format = format.and_then(Reading::reader);
@@ -1002,7 +1005,7 @@ fn read_with_mapping(
     shown: &str,
     bytes: Option<&[u8]>,
     mapping: &transcript::Mapping,
-    mut emit: impl FnMut(Transcript),
+    emit: impl FnMut(Transcript),
 ) -> Result<(), ReadError> {
     let Some(bytes) = bytes else {
         return Err(ReadError::WrongShape {
@@ -1018,8 +1021,9 @@ fn read_with_mapping(
             span: (0, 0).into(),
         });
     };
-    emit(transcript::read_mapped(shown, bytes, mapping)?);
-    Ok(())
+    transcript::Reader::new()
+        .mapping(mapping)
+        .read_with(shown, bytes, emit)
 }
 
 /// Files up to this size are read whole; larger ones are streamed by the reader.
@@ -1064,7 +1068,10 @@ fn stream_transcripts(
         source,
     })?;
     let reader = std::io::BufReader::with_capacity(1 << 20, file);
-    transcript::read_reader_with_keep(shown, reader, format, keep, emit)
+    transcript::Reader::new()
+        .format(format)
+        .keep(keep.clone())
+        .read_stream(shown, reader, emit)
 }
 
 /// What `specs` need of each call, so the reader can drop the rest as it goes (the issue's
