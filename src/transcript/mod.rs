@@ -21,10 +21,12 @@ mod detect;
 mod driver;
 mod error;
 mod format;
+mod jsonl;
 pub mod mapping;
 mod readers;
 mod sink;
 mod spans;
+mod text;
 
 use std::io::Read;
 use std::path::Path;
