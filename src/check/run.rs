@@ -880,7 +880,7 @@ fn check_file<S: PairSink>(
             // transcript with 100 000 extra calls never holds 100 000 findings.
             for s in specs.iter() {
                 let profile = s.config.profile.as_ref().map(|p| {
-                    // Under a profile the calls are read in full (`keep_for`).
+                    // Under a profile the calls are read in full (`engine::keep_for`).
                     let full;
                     let calls = match &compact {
                         Some(table) => {
@@ -904,7 +904,7 @@ fn check_file<S: PairSink>(
                 pairs.push((k, passed, entry));
             }
         };
-        let keep = keep_for(&specs);
+        let keep = engine::keep_for(&specs.iter().map(|s| &s.config).collect::<Vec<_>>());
         let read = match (format, text) {
             (Some(Reading::Mapping(i)), bytes) => {
                 read_with_mapping(&shown, bytes, &mappings[i], emit)
@@ -1072,74 +1072,6 @@ fn stream_transcripts(
         .format(format)
         .keep(keep.clone())
         .read_stream(shown, reader, emit)
-}
-
-/// What `specs` need of each call, so the reader can drop the rest as it goes (the issue's
-/// "lazy arguments"), and calls handed over compact ([`transcript::CallTable`]): the arguments of calls an expectation or a `never` rule may match (by
-/// name, under each spec's name rules), the outputs of calls an expectation with an output check
-/// or a reference into an output may match. Under a profile everything is kept: the peer's
-/// scorer reads every call.
-fn keep_for(specs: &[&Spec]) -> transcript::Keep {
-    use crate::config::{Normaliser, Part};
-    if specs.iter().any(|s| s.config.profile.is_some()) {
-        return transcript::Keep::default();
-    }
-    type Wanted = Vec<(Normaliser, HashSet<String>)>;
-    let mut args: Wanted = Vec::new();
-    let mut outputs: Wanted = Vec::new();
-    for s in specs {
-        let c = &s.config;
-        let rules = c.names.normaliser();
-        let norm = |tool: &str| rules.normalise(tool);
-        let mut a: HashSet<String> = c.expectations.iter().map(|e| norm(&e.tool)).collect();
-        a.extend(c.forbidden.iter().map(|f| norm(&f.tool)));
-        let mut o: HashSet<String> = HashSet::new();
-        for e in &c.expectations {
-            if e.output.is_some() {
-                o.insert(norm(&e.tool));
-            }
-            let matchers = std::iter::once(&e.args).chain(e.output.as_ref());
-            for pc in matchers.flat_map(|m| &m.checks) {
-                each_check(&pc.check, &mut |check| {
-                    if let Check::Ref {
-                        expectation,
-                        part: Part::Output,
-                        ..
-                    } = check
-                    {
-                        if let Some(target) = c.expectations.get(*expectation) {
-                            o.insert(norm(&target.tool));
-                        }
-                    }
-                });
-            }
-        }
-        args.push((rules.clone(), a));
-        outputs.push((rules, o));
-    }
-    let filter = |wanted: Wanted| -> transcript::NameFilter {
-        Arc::new(move |name: &str| {
-            wanted
-                .iter()
-                .any(|(rules, set)| !set.is_empty() && set.contains(&rules.normalise(name)))
-        })
-    };
-    let no_outputs = outputs.iter().all(|(_, set)| set.is_empty());
-    transcript::Keep {
-        args: Some(filter(args)),
-        outputs: Some(filter(outputs)),
-        no_outputs,
-        compact: Some(transcript::COMPACT_ABOVE),
-    }
-}
-
-fn each_check(c: &Check, f: &mut dyn FnMut(&Check)) {
-    f(c);
-    match c {
-        Check::Not { check } => each_check(check, f),
-        Check::AllOf { checks } => checks.iter().for_each(|c| each_check(c, f)),
-        _ => {}
-    }
 }
 
 /// A path the root guard refused (outside the root, not a regular file, too large): never read.
