@@ -72,13 +72,19 @@ pub(crate) struct Def {
     pub parts: Option<Parts>,
     /// The session reader of its JSON lines, given a line that decided the format (`None`:
     /// each line is read as a document).
-    pub stream: Option<fn(Option<&Value>) -> Option<Session>>,
+    pub stream: Option<StreamReader>,
 }
+
+/// A session reader's constructor, given the line that decided the format.
+pub(crate) type StreamReader = fn(Option<&Value>) -> Option<Session>;
+
+/// One transcript inside a document: its path and value.
+pub(crate) type Part<'v> = (Vec<Seg>, &'v Value);
 
 /// The transcripts of a document holding several: (path, value) of each (`None`: the document
 /// is one transcript), and the reader of one.
 pub(crate) struct Parts {
-    pub split: for<'v> fn(&'v Value) -> Option<Vec<(Vec<Seg>, &'v Value)>>,
+    pub split: for<'v> fn(&'v Value) -> Option<Vec<Part<'v>>>,
     pub read: fn(&Value, &[Seg], &mut Sink),
 }
 
