@@ -229,32 +229,55 @@ impl<'de: 'a, 'a, C: Deserialize<'de>> Deserialize<'de> for Blocks<'a, C> {
     }
 }
 
-/// Whether `b` may hold a number too large for an `f64`: an exponent of three digits or more,
-/// or a run of 200 digits (two-digit exponents reach 10^99). Numbers in strings count too: a
-/// line flagged is only read the slower way.
+/// Whether `b` may hold a number too large for an `f64`: a number (after `:`, `,`, `[` or
+/// whitespace) with an exponent of three digits or more, or 64 digits in a row (two-digit
+/// exponents reach 10^99, so an overflow needs some 200 digits otherwise). Text in strings can
+/// look like a number too: a line flagged is only read the slower way. The line is looked at
+/// 64 bytes at a time, without branching (for every digit followed by `e` or `E`, and for
+/// digits only), and closer only where a block has one.
 fn may_overflow(b: &[u8]) -> bool {
-    let mut run = 0usize;
-    for (i, &c) in b.iter().enumerate() {
-        if c.is_ascii_digit() {
-            run += 1;
-            if run >= 200 {
-                return true;
-            }
-            continue;
+    const BLOCK: usize = 64;
+    let n = b.len();
+    let mut start = 0;
+    while start + 1 < n {
+        let end = (start + BLOCK).min(n - 1);
+        let (x, y) = (&b[start..end], &b[start + 1..end + 1]);
+        let exp = x.iter().zip(y).fold(false, |a, (p, c)| {
+            a | (p.is_ascii_digit() & (c | 0x20 == b'e'))
+        });
+        let digits = x.len() == BLOCK && x.iter().fold(true, |a, c| a & c.is_ascii_digit());
+        if digits || (exp && (start..end).any(|i| big_exponent(b, i))) {
+            return true;
         }
-        if run > 0 && c | 0x20 == b'e' {
-            let rest = &b[i + 1..];
-            let rest = rest
-                .strip_prefix(b"+")
-                .or(rest.strip_prefix(b"-"))
-                .unwrap_or(rest);
-            if rest.len() >= 3 && rest[..3].iter().all(u8::is_ascii_digit) {
-                return true;
-            }
-        }
-        run = 0;
+        start = end;
     }
     false
+}
+
+/// Whether a number with an exponent of three digits or more ends its mantissa at `b[i]`.
+fn big_exponent(b: &[u8], i: usize) -> bool {
+    if !(b[i].is_ascii_digit() && b[i + 1] | 0x20 == b'e') {
+        return false;
+    }
+    let rest = &b[i + 2..];
+    let rest = rest
+        .strip_prefix(b"+")
+        .or(rest.strip_prefix(b"-"))
+        .unwrap_or(rest);
+    if !(rest.len() >= 3 && rest[..3].iter().all(u8::is_ascii_digit)) {
+        return false;
+    }
+    let mantissa = b[..=i]
+        .iter()
+        .rev()
+        .take_while(|c| c.is_ascii_digit() || **c == b'.')
+        .count();
+    let before = &b[..i + 1 - mantissa];
+    let before = before.strip_suffix(b"-").unwrap_or(before);
+    matches!(
+        before.last(),
+        None | Some(b':' | b',' | b'[' | b' ' | b'\t' | b'\n' | b'\r')
+    )
 }
 
 #[cfg(test)]
@@ -389,9 +412,18 @@ mod tests {
             ("1e99", false),
             ("\"e400\"", false),
             ("12345678901234567890", false),
+            ("[1.5e-400]", true),
+            ("{\"n\": -1e400}", true),
+            ("\"a434715e123-\"", false),
+            ("\"4e123\"", false),
         ] {
             assert_eq!(may_overflow(text.as_bytes()), flagged, "{text}");
         }
-        assert!(may_overflow("9".repeat(200).as_bytes()));
+        for pad in 0..70 {
+            let line = format!("{}[{}]", " ".repeat(pad), "9".repeat(200));
+            assert!(may_overflow(line.as_bytes()), "{pad}");
+            let line = format!("{}[1e400]", " ".repeat(pad));
+            assert!(may_overflow(line.as_bytes()), "{pad}");
+        }
     }
 }
