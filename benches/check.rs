@@ -361,11 +361,15 @@ fn growth(reps: usize) {
             let bytes = chat_transcript(base * k);
             let mut calls = 0;
             let (read, _) = repeat(reps, || {
-                let ts = transcript::read("growth.json", &bytes, None).expect("read");
+                let ts = transcript::Reader::new()
+                    .read("growth.json", &bytes)
+                    .expect("read");
                 calls = ts[0].calls.len();
                 std::hint::black_box(ts);
             });
-            let ts = transcript::read("growth.json", &bytes, None).expect("read");
+            let ts = transcript::Reader::new()
+                .read("growth.json", &bytes)
+                .expect("read");
             let (eng, _) = repeat(reps, || {
                 std::hint::black_box(engine::run(&config, &ts[0].calls));
             });
@@ -398,7 +402,9 @@ fn fuzzy(reps: usize) {
               "function": {"name": "lookup", "arguments": args.to_string()}}]}
         ]}))
         .unwrap();
-        transcript::read("fuzzy.json", &text, None).expect("read")[0]
+        transcript::Reader::new()
+            .read("fuzzy.json", &text)
+            .expect("read")[0]
             .calls
             .clone()
     };

@@ -15,7 +15,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use serde_json::Value;
-use toolspec::transcript::{read_file_with, read_reader, Transcript};
+use toolspec::transcript::{Reader, Transcript};
 
 /// Counts live heap bytes and their peak, so the test can see what streaming costs.
 struct Counting;
@@ -168,13 +168,11 @@ fn generated_corpus_is_streamed_equal_to_its_truth_with_bounded_memory() {
             )
             .unwrap();
             let mut got = Vec::new();
-            read_reader(
-                &name,
-                BufReader::new(File::open(f.path()).unwrap()),
-                None,
-                |t| got.push(t),
-            )
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+            Reader::new()
+                .read_stream(&name, BufReader::new(File::open(f.path()).unwrap()), |t| {
+                    got.push(t)
+                })
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(got.len(), 1, "{fmt}/{name} is one session");
             assert_eq!(calls_json(&got[0]), truth, "{fmt}/{name}");
             sessions += 1;
@@ -211,18 +209,19 @@ fn generated_corpus_is_streamed_equal_to_its_truth_with_bounded_memory() {
     PEAK.store(before, Relaxed);
     let mut n = 0usize;
     let mut mismatches = Vec::new();
-    read_file_with(&big, None, |t| {
-        let rec = t.record.expect("a dataset line is a record");
-        assert_eq!(rec.line, n + 1, "records come out in order");
-        // Compare without keeping anything: the transcript is dropped here.
-        if mismatches.len() < 5
-            && calls_json(&t) != serde_json::from_str::<Value>(truths[n]).unwrap()
-        {
-            mismatches.push(format!("line {}: {}", n + 1, t.format));
-        }
-        n += 1;
-    })
-    .unwrap();
+    Reader::new()
+        .read_file_with(&big, |t| {
+            let rec = t.record.expect("a dataset line is a record");
+            assert_eq!(rec.line, n + 1, "records come out in order");
+            // Compare without keeping anything: the transcript is dropped here.
+            if mismatches.len() < 5
+                && calls_json(&t) != serde_json::from_str::<Value>(truths[n]).unwrap()
+            {
+                mismatches.push(format!("line {}: {}", n + 1, t.format));
+            }
+            n += 1;
+        })
+        .unwrap();
     let peak = PEAK.load(Relaxed) - before;
     assert_eq!(n, truths.len(), "one transcript per line");
     assert!(mismatches.is_empty(), "differ from truth: {mismatches:?}");

@@ -171,7 +171,7 @@ pub(super) fn transcript_read(data: &[u8]) {
         i => Some(Format::ALL[i - 1]),
     };
     let name = ["t.json", "t.jsonl", "t.log"][(sel as usize / n) % 3];
-    let full = transcript::read(name, bytes, format);
+    let full = transcript::Reader::new().format(format).read(name, bytes);
     same_when_restricted(name, bytes, format, &full);
     match full {
         Ok(transcripts) => {
@@ -197,9 +197,11 @@ pub(super) fn transcript_read(data: &[u8]) {
             let _ = (e.code(), e.line_col());
         }
     }
-    let streamed = transcript::read_reader(name, bytes, format, |t| {
-        std::hint::black_box(t);
-    });
+    let streamed = transcript::Reader::new()
+        .format(format)
+        .read_stream(name, bytes, |t| {
+            std::hint::black_box(t);
+        });
     if let Err(e) = streamed {
         render(&e);
     }
@@ -572,7 +574,7 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
 /// What `check` reads with, keeping the arguments of some calls and no outputs, must read the
 /// same file the same way: the same error, or the same transcripts with the same calls in the
 /// same places (the restricted read skips building what it leaves out, which is a different
-/// parse of a Claude Code line; see `transcript::prune`).
+/// parse of a Claude Code line; see `transcript::readers::claude_code`).
 fn same_when_restricted(
     name: &str,
     bytes: &[u8],
@@ -591,7 +593,10 @@ fn same_when_restricted(
         ..keep.clone()
     };
     let mut tables = Vec::new();
-    let compacted = transcript::read_with_keep(name, bytes, format, &compact, |t| tables.push(t));
+    let compacted = transcript::Reader::new()
+        .format(format)
+        .keep(compact.clone())
+        .read_with(name, bytes, |t| tables.push(t));
     match (full, compacted) {
         (Ok(all), Ok(())) => {
             assert_eq!(all.len(), tables.len(), "transcripts (compact)");
@@ -620,7 +625,10 @@ fn same_when_restricted(
         ),
     }
     let mut kept = Vec::new();
-    let restricted = transcript::read_with_keep(name, bytes, format, &keep, |t| kept.push(t));
+    let restricted = transcript::Reader::new()
+        .format(format)
+        .keep(keep.clone())
+        .read_with(name, bytes, |t| kept.push(t));
     match (full, restricted) {
         (Ok(all), Ok(())) => {
             assert_eq!(all.len(), kept.len(), "transcripts");

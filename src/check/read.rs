@@ -5,7 +5,7 @@
 //! custom mapping of the settings, or detection ([`Reading`], [`format_overrides`]). A file up
 //! to [`WHOLE_FILE_LIMIT`] is read whole, once, for every format and for placing findings
 //! ([`open_transcripts`]); a larger one is streamed ([`stream_transcripts`]). What the specs
-//! need of each call ([`keep_for`]) lets the reader drop the rest as it goes.
+//! need of each call ([`crate::engine::keep_for`]) lets the reader drop the rest as it goes.
 //!
 //! Input: a path (through the root guard) or bytes given, the specs bound to it, the settings.
 //! Output: [`Transcript`]s, one at a time. Fails per file: a read error ([`read_error`]) or a
@@ -109,8 +109,9 @@ pub(super) fn read_with_mapping(
             span: (0, 0).into(),
         });
     };
-    emit(transcript::read_mapped(shown, bytes, mapping)?);
-    Ok(())
+    transcript::Reader::new()
+        .mapping(mapping)
+        .read_with(shown, bytes, emit)
 }
 
 /// Files up to this size are read whole; larger ones are streamed by the reader.
@@ -155,7 +156,10 @@ pub(super) fn stream_transcripts(
         source,
     })?;
     let reader = std::io::BufReader::with_capacity(1 << 20, file);
-    transcript::read_reader_with_keep(shown, reader, format, keep, emit)
+    transcript::Reader::new()
+        .format(format)
+        .keep(keep.clone())
+        .read_stream(shown, reader, emit)
 }
 
 /// The warning for a transcript file read without error but without a single call.
@@ -230,70 +234,3 @@ pub(super) fn read_error(e: &ReadError, shown: &str) -> Finding {
     }
 }
 
-/// What `specs` need of each call, so the reader can drop the rest as it goes (the issue's
-/// "lazy arguments"), and calls handed over compact ([`transcript::CallTable`]): the arguments of calls an expectation or a `never` rule may match (by
-/// name, under each spec's name rules), the outputs of calls an expectation with an output check
-/// or a reference into an output may match. Under a profile everything is kept: the peer's
-/// scorer reads every call.
-pub(super) fn keep_for(specs: &[&Spec]) -> transcript::Keep {
-    use crate::config::{Normaliser, Part};
-    if specs.iter().any(|s| s.config.profile.is_some()) {
-        return transcript::Keep::default();
-    }
-    type Wanted = Vec<(Normaliser, HashSet<String>)>;
-    let mut args: Wanted = Vec::new();
-    let mut outputs: Wanted = Vec::new();
-    for s in specs {
-        let c = &s.config;
-        let rules = c.names.normaliser();
-        let norm = |tool: &str| rules.normalise(tool);
-        let mut a: HashSet<String> = c.expectations.iter().map(|e| norm(&e.tool)).collect();
-        a.extend(c.forbidden.iter().map(|f| norm(&f.tool)));
-        let mut o: HashSet<String> = HashSet::new();
-        for e in &c.expectations {
-            if e.output.is_some() {
-                o.insert(norm(&e.tool));
-            }
-            let matchers = std::iter::once(&e.args).chain(e.output.as_ref());
-            for pc in matchers.flat_map(|m| &m.checks) {
-                each_check(&pc.check, &mut |check| {
-                    if let Check::Ref {
-                        expectation,
-                        part: Part::Output,
-                        ..
-                    } = check
-                    {
-                        if let Some(target) = c.expectations.get(*expectation) {
-                            o.insert(norm(&target.tool));
-                        }
-                    }
-                });
-            }
-        }
-        args.push((rules.clone(), a));
-        outputs.push((rules, o));
-    }
-    let filter = |wanted: Wanted| -> transcript::NameFilter {
-        Arc::new(move |name: &str| {
-            wanted
-                .iter()
-                .any(|(rules, set)| !set.is_empty() && set.contains(&rules.normalise(name)))
-        })
-    };
-    let no_outputs = outputs.iter().all(|(_, set)| set.is_empty());
-    transcript::Keep {
-        args: Some(filter(args)),
-        outputs: Some(filter(outputs)),
-        no_outputs,
-        compact: Some(transcript::COMPACT_ABOVE),
-    }
-}
-
-fn each_check(c: &Check, f: &mut dyn FnMut(&Check)) {
-    f(c);
-    match c {
-        Check::Not { check } => each_check(check, f),
-        Check::AllOf { checks } => checks.iter().for_each(|c| each_check(c, f)),
-        _ => {}
-    }
-}

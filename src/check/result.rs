@@ -20,7 +20,7 @@ use std::sync::Arc;
 use super::locate;
 use super::plan::Spec;
 use super::read::{
-    keep_for, no_calls_warning, open_transcripts, read_error, read_with_mapping,
+    no_calls_warning, open_transcripts, read_error, read_with_mapping,
     stream_transcripts, Reading,
 };
 use crate::code::Code;
@@ -172,7 +172,7 @@ pub(super) fn check_file<S: PairSink>(
             // transcript with 100 000 extra calls never holds 100 000 findings.
             for s in &specs {
                 let profile = s.config.profile.as_ref().map(|p| {
-                    // Under a profile the calls are read in full (`keep_for`).
+                    // Under a profile the calls are read in full (`engine::keep_for`).
                     let full;
                     let calls = match &compact {
                         Some(table) => {
@@ -196,14 +196,17 @@ pub(super) fn check_file<S: PairSink>(
                 pairs.push((k, passed, entry));
             }
         };
-        let keep = keep_for(&specs);
+        let keep = engine::keep_for(&specs.iter().map(|s| &s.config).collect::<Vec<_>>());
         let read = match (format, text) {
             (Some(Reading::Mapping(i)), bytes) => {
                 read_with_mapping(&shown, bytes, &mappings[i], emit)
             }
             (format, Some(bytes)) => {
                 let format = format.and_then(Reading::reader);
-                transcript::read_with_keep(&shown, bytes, format, &keep, emit)
+                transcript::Reader::new()
+                    .format(format)
+                    .keep(keep)
+                    .read_with(&shown, bytes, emit)
             }
             (format, None) => {
                 let format = format.and_then(Reading::reader);

@@ -37,6 +37,7 @@ mod explain;
 pub mod fuzzy;
 mod in_order;
 mod json;
+mod keep;
 pub mod names;
 mod resolve;
 pub mod verdict;
@@ -53,6 +54,7 @@ use crate::source::Span;
 use crate::transcript::model::{CallTable, ToolCall};
 use align::{sane, Candidate, Slots};
 use checks::{Evaluator, RefMode};
+pub use keep::keep_for;
 use names::NameTable;
 use resolve::ParseCache;
 pub use verdict::{

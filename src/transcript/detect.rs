@@ -591,30 +591,13 @@ pub(crate) fn also_matches(v: &Value, chosen: Format) -> Vec<(Format, &'static s
 /// Every format and what it looks for (for [`super::ReadError::DetectionFailed`]; what the
 /// file holds is said once, beside).
 pub(crate) fn rejections() -> Vec<Rejection> {
-    let r = |format, why: &str| Rejection {
-        format,
-        reason: why.to_string(),
-    };
-    vec![
-        r(Format::OpenaiChat, "no `object: chat.completion`, no `choices`, and no messages with `tool_calls`, `function_call` or role `tool`/`function`"),
-        r(Format::OpenaiResponses, "no `object: response`/`list` and no typed items (`function_call`, `message`, …)"),
-        r(Format::AnthropicMessages, "no `type: message` document and no `tool_use`/`tool_result` content blocks"),
-        r(Format::VercelAiSdk, "no `steps` of step results, no UI message `parts`, no `tool-call` parts and no UI message chunks"),
-        r(Format::Langchain, "no `lc` constructors, no `{type, data}` messages and no `human`/`ai`/`tool` typed messages"),
-        r(Format::OtelGenai, "no `resourceSpans` or `resourceLogs`, and no SDK span objects (`{name, context, start_time, attributes}`)"),
-        r(Format::McpJsonrpc, "no `\"jsonrpc\": \"2.0\"` messages and no MCP log lines"),
-        r(Format::ClaudeCode, "no `user`/`assistant` lines with a `sessionId`"),
-        r(Format::CodexCli, "no `{timestamp, type, payload}` rollout lines"),
-        r(Format::Gemini, "no `candidates`, `contents`, `{role, parts}` list or `object: interaction`"),
-        r(Format::Deepeval, "no `tools_called`/`toolsCalled`/`expected_tools`, `toolSpans` or `testCases`"),
-        r(Format::GeminiCli, "no `{sessionId, projectHash, messages}` session"),
-        r(Format::SweAgent, "no `trajectory` and `history` arrays"),
-        r(Format::InspectAi, "no `{version, status, eval}` eval log"),
-        r(Format::Openhands, "no list of `{source, action | observation}` events"),
-        r(Format::AdkEvalset, "no `{eval_set_id, eval_cases}` eval set and no `{query, expected_tool_use}` list"),
-        r(Format::Langfuse, "no `observations` with `type`, `traceId` and `startTime`"),
-        r(Format::ToolspecCalls, "no array of `{name, args, id, output, is_error}` calls (what `toolspec calls --json` prints)"),
-    ]
+    Format::ALL
+        .iter()
+        .map(|f| Rejection {
+            format: *f,
+            reason: f.def().marks.to_string(),
+        })
+        .collect()
 }
 
 /// A short description of a value's top level for error messages.

@@ -372,7 +372,9 @@ mod tests {
     fn too_deep_json_lines_say_so_like_whole_documents() {
         let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
         let text = format!("{{\"a\":1}}\n{deep}\n");
-        let err = crate::transcript::read("deep.jsonl", text.as_bytes(), None).unwrap_err();
+        let err = crate::transcript::Reader::new()
+            .read("deep.jsonl", text.as_bytes())
+            .unwrap_err();
         let shown = err.to_string();
         assert!(shown.contains("nesting too deep"), "{shown}");
         assert!(!shown.contains("recursion limit"), "{shown}");

@@ -3,6 +3,12 @@
 use std::fmt;
 use std::str::FromStr;
 
+use serde_json::Value;
+
+use super::readers::{self as r, Session};
+use super::sink::Sink;
+use super::spans::Seg;
+
 /// A transcript format (one family of on-disk shapes; variants are told apart by the reader).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Format {
@@ -47,52 +53,127 @@ pub enum Format {
     Custom,
 }
 
+/// Everything toolspec knows of one format but its detection rules, which are one ordered
+/// decision in `detect` (formats are told apart by each other's marks). Adding a format: a
+/// variant of [`Format`], a row of [`FORMATS`], its reader module, its rule in `detect`.
+pub(crate) struct Def {
+    pub format: Format,
+    /// The kebab-case name (`openai-chat`), as accepted by `--input-format`.
+    pub name: &'static str,
+    /// Other names `--input-format` accepts (compared lowercased, `_` read as `-`).
+    pub aliases: &'static [&'static str],
+    /// A JSONL file of it is always one session (see [`Format::is_session_format`]).
+    pub session: bool,
+    /// What detection looks for, said when a file matches no format.
+    pub marks: &'static str,
+    /// Read one JSON document; `Err` explains a shape the format does not have.
+    pub read: fn(&Value, &mut Sink) -> Result<(), String>,
+    /// A document holding several transcripts: where they are, and how one is read.
+    pub parts: Option<Parts>,
+    /// The session reader of its JSON lines, given a line that decided the format (`None`:
+    /// each line is read as a document).
+    pub stream: Option<StreamReader>,
+}
+
+/// A session reader's constructor, given the line that decided the format.
+pub(crate) type StreamReader = fn(Option<&Value>) -> Option<Session>;
+
+/// One transcript inside a document: its path and value.
+pub(crate) type Part<'v> = (Vec<Seg>, &'v Value);
+
+/// The transcripts of a document holding several: (path, value) of each (`None`: the document
+/// is one transcript), and the reader of one.
+pub(crate) struct Parts {
+    pub split: for<'v> fn(&'v Value) -> Option<Vec<Part<'v>>>,
+    pub read: fn(&Value, &[Seg], &mut Sink),
+}
+
+/// Every format, in [`Format`]'s order (the order of the docs' detection table and of every
+/// list printed); the last row, [`Format::Custom`], is never named nor detected.
+#[rustfmt::skip]
+pub(crate) static FORMATS: [Def; LISTED + 1] = [
+    Def { format: Format::OpenaiChat, name: "openai-chat", aliases: &["openai", "chat", "openai-chat-completions"], session: false,
+        marks: "no `object: chat.completion`, no `choices`, and no messages with `tool_calls`, `function_call` or role `tool`/`function`",
+        read: r::openai_chat::read, parts: None, stream: Some(Session::chat_stream) },
+    Def { format: Format::OpenaiResponses, name: "openai-responses", aliases: &["responses"], session: false,
+        marks: "no `object: response`/`list` and no typed items (`function_call`, `message`, …)",
+        read: r::openai_responses::read, parts: None, stream: None },
+    Def { format: Format::AnthropicMessages, name: "anthropic-messages", aliases: &["anthropic"], session: false,
+        marks: "no `type: message` document and no `tool_use`/`tool_result` content blocks",
+        read: r::anthropic::read, parts: None, stream: Some(Session::anthropic_stream) },
+    Def { format: Format::VercelAiSdk, name: "vercel-ai-sdk", aliases: &["vercel", "ai-sdk", "vercel-ai"], session: false,
+        marks: "no `steps` of step results, no UI message `parts`, no `tool-call` parts and no UI message chunks",
+        read: r::vercel::read, parts: None, stream: None },
+    Def { format: Format::Langchain, name: "langchain", aliases: &["langgraph"], session: false,
+        marks: "no `lc` constructors, no `{type, data}` messages and no `human`/`ai`/`tool` typed messages",
+        read: r::langchain::read, parts: None, stream: None },
+    Def { format: Format::OtelGenai, name: "otel-genai", aliases: &["otel", "opentelemetry", "otlp"], session: true,
+        marks: "no `resourceSpans` or `resourceLogs`, and no SDK span objects (`{name, context, start_time, attributes}`)",
+        read: r::otel::read, parts: None, stream: Some(Session::otel) },
+    Def { format: Format::McpJsonrpc, name: "mcp-jsonrpc", aliases: &["mcp"], session: true,
+        marks: "no `\"jsonrpc\": \"2.0\"` messages and no MCP log lines",
+        read: r::mcp::read, parts: None, stream: Some(Session::mcp) },
+    Def { format: Format::ClaudeCode, name: "claude-code", aliases: &[], session: true,
+        marks: "no `user`/`assistant` lines with a `sessionId`",
+        read: r::claude_code::read, parts: None, stream: Some(Session::claude_code) },
+    Def { format: Format::CodexCli, name: "codex-cli", aliases: &["codex"], session: true,
+        marks: "no `{timestamp, type, payload}` rollout lines",
+        read: r::codex::read, parts: None, stream: Some(Session::codex) },
+    Def { format: Format::Gemini, name: "gemini", aliases: &[], session: false,
+        marks: "no `candidates`, `contents`, `{role, parts}` list or `object: interaction`",
+        read: r::gemini::read, parts: None, stream: Some(Session::gemini) },
+    Def { format: Format::Deepeval, name: "deepeval", aliases: &[], session: false,
+        marks: "no `tools_called`/`toolsCalled`/`expected_tools`, `toolSpans` or `testCases`",
+        read: r::deepeval::read, parts: Some(Parts { split: r::deepeval::cases, read: r::deepeval::read_case }), stream: None },
+    Def { format: Format::GeminiCli, name: "gemini-cli", aliases: &["gemini-cli-session"], session: false,
+        marks: "no `{sessionId, projectHash, messages}` session",
+        read: r::gemini_cli::read, parts: None, stream: None },
+    Def { format: Format::SweAgent, name: "swe-agent", aliases: &["sweagent"], session: false,
+        marks: "no `trajectory` and `history` arrays",
+        read: r::swe_agent::read, parts: None, stream: None },
+    Def { format: Format::InspectAi, name: "inspect-ai", aliases: &["inspect"], session: false,
+        marks: "no `{version, status, eval}` eval log",
+        read: r::inspect_ai::read, parts: Some(Parts { split: r::inspect_ai::samples, read: r::inspect_ai::read_sample }), stream: None },
+    Def { format: Format::Openhands, name: "openhands", aliases: &["open-hands"], session: false,
+        marks: "no list of `{source, action | observation}` events",
+        read: r::openhands::read, parts: None, stream: None },
+    Def { format: Format::AdkEvalset, name: "adk-evalset", aliases: &["adk", "adk-eval"], session: false,
+        marks: "no `{eval_set_id, eval_cases}` eval set and no `{query, expected_tool_use}` list",
+        read: r::adk::read, parts: Some(Parts { split: r::adk::cases, read: r::adk::read_case }), stream: None },
+    Def { format: Format::Langfuse, name: "langfuse", aliases: &[], session: false,
+        marks: "no `observations` with `type`, `traceId` and `startTime`",
+        read: r::langfuse::read, parts: None, stream: None },
+    Def { format: Format::ToolspecCalls, name: "toolspec-calls", aliases: &["toolspec", "calls", "neutral"], session: false,
+        marks: "no array of `{name, args, id, output, is_error}` calls (what `toolspec calls --json` prints)",
+        read: r::neutral::read, parts: Some(Parts { split: r::neutral::transcripts, read: r::neutral::read_part }), stream: None },
+    Def { format: Format::Custom, name: "custom", aliases: &[], session: false,
+        marks: "",
+        read: r::custom, parts: None, stream: None },
+];
+
+/// How many formats can be named and detected (every row of [`FORMATS`] but the last).
+const LISTED: usize = 18;
+
 impl Format {
-    /// Every format, in detection-table order of the docs.
-    pub const ALL: [Format; 18] = [
-        Format::OpenaiChat,
-        Format::OpenaiResponses,
-        Format::AnthropicMessages,
-        Format::VercelAiSdk,
-        Format::Langchain,
-        Format::OtelGenai,
-        Format::McpJsonrpc,
-        Format::ClaudeCode,
-        Format::CodexCli,
-        Format::Gemini,
-        Format::Deepeval,
-        Format::GeminiCli,
-        Format::SweAgent,
-        Format::InspectAi,
-        Format::Openhands,
-        Format::AdkEvalset,
-        Format::Langfuse,
-        Format::ToolspecCalls,
-    ];
+    /// Every format but [`Format::Custom`], in the order of [`FORMATS`].
+    pub const ALL: [Format; LISTED] = {
+        let mut all = [Format::Custom; LISTED];
+        let mut i = 0;
+        while i < LISTED {
+            all[i] = FORMATS[i].format;
+            i += 1;
+        }
+        all
+    };
+
+    /// Its row of [`FORMATS`].
+    pub(crate) fn def(self) -> &'static Def {
+        &FORMATS[self as usize]
+    }
 
     /// The kebab-case name (`openai-chat`), as accepted by `--input-format`.
     pub fn name(self) -> &'static str {
-        match self {
-            Format::OpenaiChat => "openai-chat",
-            Format::OpenaiResponses => "openai-responses",
-            Format::AnthropicMessages => "anthropic-messages",
-            Format::VercelAiSdk => "vercel-ai-sdk",
-            Format::Langchain => "langchain",
-            Format::OtelGenai => "otel-genai",
-            Format::McpJsonrpc => "mcp-jsonrpc",
-            Format::ClaudeCode => "claude-code",
-            Format::CodexCli => "codex-cli",
-            Format::Gemini => "gemini",
-            Format::Deepeval => "deepeval",
-            Format::GeminiCli => "gemini-cli",
-            Format::SweAgent => "swe-agent",
-            Format::InspectAi => "inspect-ai",
-            Format::Openhands => "openhands",
-            Format::AdkEvalset => "adk-evalset",
-            Format::Langfuse => "langfuse",
-            Format::ToolspecCalls => "toolspec-calls",
-            Format::Custom => "custom",
-        }
+        self.def().name
     }
 
     /// Whether a JSONL file of this format is always one session (one event per line) rather
@@ -100,10 +181,7 @@ impl Format {
     /// sessions only when their lines are responses, results or stream chunks; toolspec calls
     /// JSONL only when its lines are calls (lines that are arrays of calls are a dataset).
     pub fn is_session_format(self) -> bool {
-        matches!(
-            self,
-            Format::McpJsonrpc | Format::ClaudeCode | Format::CodexCli | Format::OtelGenai
-        )
+        self.def().session
     }
 }
 
@@ -125,28 +203,11 @@ impl FromStr for Format {
     /// (`openai`, `anthropic`, `vercel`, `otel`, `mcp`, `codex`), case-insensitively.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         let norm = s.trim().to_ascii_lowercase().replace('_', "-");
-        let f = match norm.as_str() {
-            "openai-chat" | "openai" | "chat" | "openai-chat-completions" => Format::OpenaiChat,
-            "openai-responses" | "responses" => Format::OpenaiResponses,
-            "anthropic-messages" | "anthropic" => Format::AnthropicMessages,
-            "vercel-ai-sdk" | "vercel" | "ai-sdk" | "vercel-ai" => Format::VercelAiSdk,
-            "langchain" | "langgraph" => Format::Langchain,
-            "otel-genai" | "otel" | "opentelemetry" | "otlp" => Format::OtelGenai,
-            "mcp-jsonrpc" | "mcp" => Format::McpJsonrpc,
-            "claude-code" => Format::ClaudeCode,
-            "codex-cli" | "codex" => Format::CodexCli,
-            "gemini" => Format::Gemini,
-            "deepeval" => Format::Deepeval,
-            "gemini-cli" | "gemini-cli-session" => Format::GeminiCli,
-            "swe-agent" | "sweagent" => Format::SweAgent,
-            "inspect-ai" | "inspect" => Format::InspectAi,
-            "openhands" | "open-hands" => Format::Openhands,
-            "adk-evalset" | "adk" | "adk-eval" => Format::AdkEvalset,
-            "langfuse" => Format::Langfuse,
-            "toolspec-calls" | "toolspec" | "calls" | "neutral" => Format::ToolspecCalls,
-            _ => return Err(UnknownFormat(s.to_string())),
-        };
-        Ok(f)
+        FORMATS[..LISTED]
+            .iter()
+            .find(|d| d.name == norm || d.aliases.contains(&norm.as_str()))
+            .map(|d| d.format)
+            .ok_or_else(|| UnknownFormat(s.to_string()))
     }
 }
 
@@ -162,5 +223,14 @@ mod tests {
             assert_eq!(f.to_string(), f.name());
         }
         assert!("nope".parse::<Format>().is_err());
+        assert!("custom".parse::<Format>().is_err());
+    }
+
+    #[test]
+    fn the_table_is_in_the_order_of_the_enum() {
+        for (i, d) in FORMATS.iter().enumerate() {
+            assert_eq!(d.format as usize, i, "{}", d.name);
+        }
+        assert_eq!(FORMATS[LISTED].format, Format::Custom);
     }
 }

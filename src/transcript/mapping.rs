@@ -359,7 +359,11 @@ fn parse_root(name: &str, bytes: &[u8]) -> Result<Root, ReadError> {
 
 /// Read `bytes` (the content of the file `name`) with `mapping`: one transcript (a JSON-lines
 /// file is one session).
-pub fn read_mapped(name: &str, bytes: &[u8], mapping: &Mapping) -> Result<Transcript, ReadError> {
+pub(crate) fn read_mapped(
+    name: &str,
+    bytes: &[u8],
+    mapping: &Mapping,
+) -> Result<Transcript, ReadError> {
     if let Some(rest) = bytes.strip_prefix(b"\xEF\xBB\xBF") {
         // A byte-order mark is blanked, as the built-in readers do, so offsets stay true.
         let mut owned = b"   ".to_vec();

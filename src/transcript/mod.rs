@@ -9,7 +9,7 @@
 //! Fails with a located [`ReadError`] for empty, binary, non-UTF-8 or malformed files, for
 //! JSON of the wrong shape for a forced format, and for files that match no format
 //! ([`ReadError::DetectionFailed`] lists every format tried and why it did not match).
-//! Large JSONL files are streamed line by line ([`read_file_with`]), in bounded memory.
+//! Large JSONL files are streamed line by line ([`Reader::read_file_with`]), in bounded memory.
 
 // Read errors carry a renderable source snippet, so they are large; they are built once per
 // failed file, never in a hot loop, so boxing them would only add noise.
@@ -21,18 +21,19 @@ mod detect;
 mod driver;
 mod error;
 mod format;
+mod jsonl;
 pub mod mapping;
-mod prune;
 mod readers;
 mod sink;
 mod spans;
+mod text;
 
 use std::io::Read;
 use std::path::Path;
 
 pub use error::{ReadError, Rejection};
 pub use format::{Format, UnknownFormat};
-pub use mapping::{read_mapped, Mapping};
+pub use mapping::Mapping;
 pub use model::{CallTable, ToolCall, ToolDecl};
 
 use crate::source::Span;
@@ -86,96 +87,148 @@ pub struct Transcript {
     pub findings: Vec<ReadFinding>,
 }
 
-/// Read the transcripts in `bytes` (the content of the file `name`, used in messages).
-/// `format` forces a format instead of detecting it.
-pub fn read(
-    name: &str,
-    bytes: &[u8],
+/// How transcripts are read: in a given format or detected, keeping all of each call or only
+/// what [`Keep`] asks for, or with a custom [`Mapping`]. `name` (a file's name) is used in
+/// messages.
+///
+/// ```
+/// use toolspec::transcript::Reader;
+/// let t = Reader::new().read("t.json", br#"[{"name": "ls", "args": {}}]"#).unwrap();
+/// assert_eq!(t[0].calls[0].name, "ls");
+/// ```
+#[derive(Clone, Default)]
+pub struct Reader<'m> {
     format: Option<Format>,
-) -> Result<Vec<Transcript>, ReadError> {
-    let mut out = Vec::new();
-    read_with(name, bytes, format, |t| out.push(t))?;
-    Ok(out)
+    keep: Keep,
+    mapping: Option<&'m Mapping>,
 }
 
-/// Like [`read`], handing each transcript to `emit` as soon as it is complete.
-pub fn read_with(
-    name: &str,
-    bytes: &[u8],
-    format: Option<Format>,
-    emit: impl FnMut(Transcript),
-) -> Result<(), ReadError> {
-    driver::read_bytes(name, bytes, format, &Keep::default(), emit)
-}
-
-/// Like [`read_with`], keeping of each call only what `keep` asks for.
-pub fn read_with_keep(
-    name: &str,
-    bytes: &[u8],
-    format: Option<Format>,
-    keep: &Keep,
-    emit: impl FnMut(Transcript),
-) -> Result<(), ReadError> {
-    driver::read_bytes(name, bytes, format, keep, emit)
-}
-
-/// Read a file from disk, collecting every transcript (see [`read_file_with`] to stream).
-pub fn read_file(path: &Path, format: Option<Format>) -> Result<Vec<Transcript>, ReadError> {
-    let mut out = Vec::new();
-    read_file_with(path, format, |t| out.push(t))?;
-    Ok(out)
-}
-
-/// Read a file from disk, handing each transcript to `emit` as soon as it is complete.
-/// Files over 64 MiB that are JSON lines (or logs) are streamed line by line: memory stays
-/// bounded by the longest line and by one session's calls, not by the file size.
-pub fn read_file_with(
-    path: &Path,
-    format: Option<Format>,
-    emit: impl FnMut(Transcript),
-) -> Result<(), ReadError> {
-    let name = path.display().to_string();
-    let io = |source| ReadError::Io {
-        file: name.clone(),
-        source,
-    };
-    let mut file = crate::guard::open_regular(path).map_err(io)?;
-    let len = file.metadata().map_err(io)?.len();
-    if len <= WHOLE_FILE_LIMIT {
-        let mut bytes = Vec::with_capacity(len as usize);
-        file.read_to_end(&mut bytes).map_err(io)?;
-        return read_with(&name, &bytes, format, emit);
+impl<'m> Reader<'m> {
+    /// Detect the format, keep everything.
+    pub fn new() -> Self {
+        Reader::default()
     }
-    driver::read_stream(
-        &name,
-        std::io::BufReader::with_capacity(1 << 20, file),
-        format,
-        &Keep::default(),
-        emit,
-    )
-}
 
-/// Stream transcripts from any buffered reader (`name` is used in messages), line by line:
-/// JSON lines and logs are never held whole; a JSON document spanning several lines is read
-/// whole (it must be parsed as one value anyway).
-pub fn read_reader(
-    name: &str,
-    reader: impl std::io::BufRead,
-    format: Option<Format>,
-    emit: impl FnMut(Transcript),
-) -> Result<(), ReadError> {
-    driver::read_stream(name, reader, format, &Keep::default(), emit)
-}
+    /// Read as `format` instead of detecting it (`None`: detect).
+    pub fn format(mut self, format: impl Into<Option<Format>>) -> Self {
+        self.format = format.into();
+        self
+    }
 
-/// Like [`read_reader`], keeping of each call only what `keep` asks for.
-pub fn read_reader_with_keep(
-    name: &str,
-    reader: impl std::io::BufRead,
-    format: Option<Format>,
-    keep: &Keep,
-    emit: impl FnMut(Transcript),
-) -> Result<(), ReadError> {
-    driver::read_stream(name, reader, format, keep, emit)
+    /// Keep of each call only what `keep` asks for.
+    pub fn keep(mut self, keep: Keep) -> Self {
+        self.keep = keep;
+        self
+    }
+
+    /// Read with a custom mapping (`None`: the built-in readers): one transcript per file,
+    /// read whole.
+    pub fn mapping(mut self, mapping: impl Into<Option<&'m Mapping>>) -> Self {
+        self.mapping = mapping.into();
+        self
+    }
+
+    /// Every transcript in `bytes`.
+    pub fn read(&self, name: &str, bytes: &[u8]) -> Result<Vec<Transcript>, ReadError> {
+        let mut out = Vec::new();
+        self.read_with(name, bytes, |t| out.push(t))?;
+        Ok(out)
+    }
+
+    /// Each transcript in `bytes`, handed to `emit` as soon as it is complete.
+    pub fn read_with(
+        &self,
+        name: &str,
+        bytes: &[u8],
+        mut emit: impl FnMut(Transcript),
+    ) -> Result<(), ReadError> {
+        match self.mapping {
+            Some(mapping) => {
+                emit(mapping::read_mapped(name, bytes, mapping)?);
+                Ok(())
+            }
+            None => driver::read_bytes(name, bytes, self.format, &self.keep, emit),
+        }
+    }
+
+    /// Every transcript of a file on disk (see [`Self::read_file_with`]).
+    pub fn read_file(&self, path: &Path) -> Result<Vec<Transcript>, ReadError> {
+        let mut out = Vec::new();
+        self.read_file_with(path, |t| out.push(t))?;
+        Ok(out)
+    }
+
+    /// Each transcript of a file on disk, handed to `emit` as soon as it is complete. Files
+    /// over 64 MiB that are JSON lines (or logs) are streamed line by line: memory stays
+    /// bounded by the longest line and by one session's calls, not by the file size. A
+    /// mapping reads the file whole, up to [`mapping::MAPPED_FILE_LIMIT`].
+    pub fn read_file_with(
+        &self,
+        path: &Path,
+        emit: impl FnMut(Transcript),
+    ) -> Result<(), ReadError> {
+        let name = path.display().to_string();
+        let io = |source| ReadError::Io {
+            file: name.clone(),
+            source,
+        };
+        if self.mapping.is_some() {
+            let bytes = crate::guard::RootGuard::anywhere()
+                .read(path, mapping::MAPPED_FILE_LIMIT)
+                .map_err(io)?;
+            return self.read_with(&name, &bytes, emit);
+        }
+        let mut file = crate::guard::open_regular(path).map_err(io)?;
+        let len = file.metadata().map_err(io)?.len();
+        if len <= WHOLE_FILE_LIMIT {
+            let mut bytes = Vec::with_capacity(len as usize);
+            file.read_to_end(&mut bytes).map_err(io)?;
+            return self.read_with(&name, &bytes, emit);
+        }
+        self.read_stream(
+            &name,
+            std::io::BufReader::with_capacity(1 << 20, file),
+            emit,
+        )
+    }
+
+    /// Each transcript from any buffered reader, line by line: JSON lines and logs are never
+    /// held whole; a JSON document spanning several lines is read whole (it must be parsed as
+    /// one value anyway), as is anything read with a mapping (at most
+    /// [`mapping::MAPPED_FILE_LIMIT`] bytes).
+    pub fn read_stream(
+        &self,
+        name: &str,
+        mut reader: impl std::io::BufRead,
+        emit: impl FnMut(Transcript),
+    ) -> Result<(), ReadError> {
+        if let Some(m) = self.mapping {
+            let mut bytes = Vec::new();
+            (&mut reader)
+                .take(mapping::MAPPED_FILE_LIMIT + 1)
+                .read_to_end(&mut bytes)
+                .map_err(|source| ReadError::Io {
+                    file: name.to_string(),
+                    source,
+                })?;
+            if bytes.len() as u64 > mapping::MAPPED_FILE_LIMIT {
+                return Err(ReadError::WrongShape {
+                    file: name.to_string(),
+                    line: 1,
+                    col: 1,
+                    message: format!(
+                        "custom mapping `{}`: the input is larger than {} MiB, the most a mapping reads",
+                        m.name,
+                        mapping::MAPPED_FILE_LIMIT >> 20
+                    ),
+                    help: "split the file, or convert it to a format toolspec streams (JSON lines of a built-in format)".into(),
+                    span: (0, 0).into(),
+                });
+            }
+            return self.read_with(name, &bytes, emit);
+        }
+        driver::read_stream(name, reader, self.format, &self.keep, emit)
+    }
 }
 
 /// A test on a tool name.
@@ -213,7 +266,7 @@ impl Keep {
 
     /// Whether anything is left out. Under [`Keep::default`] a reader builds each line as
     /// serde_json does; otherwise it may also skip building the members its format's reader
-    /// never reads (see `transcript::prune`).
+    /// never reads (a Claude Code session line).
     pub fn restricts(&self) -> bool {
         self.args.is_some() || self.outputs.is_some() || self.no_outputs
     }
@@ -247,9 +300,11 @@ mod keep_tests {
       {"role":"tool","tool_call_id":"b","content":"a large file"}]}"#;
 
     fn read_keeping(keep: &Keep) -> Transcript {
-        let mut out = Vec::new();
-        read_with_keep("t.json", CHAT.as_bytes(), None, keep, |t| out.push(t)).unwrap();
-        out.remove(0)
+        Reader::new()
+            .keep(keep.clone())
+            .read("t.json", CHAT.as_bytes())
+            .unwrap()
+            .remove(0)
     }
 
     #[test]
@@ -257,7 +312,10 @@ mod keep_tests {
         let all = read_keeping(&Keep::default());
         assert_eq!(
             all,
-            read("t.json", CHAT.as_bytes(), None).unwrap().remove(0)
+            Reader::new()
+                .read("t.json", CHAT.as_bytes())
+                .unwrap()
+                .remove(0)
         );
         let only_lookup: NameFilter = std::sync::Arc::new(|n: &str| n == "lookup");
         let some = read_keeping(&Keep {
@@ -297,9 +355,11 @@ mod keep_tests {
             {"id":"c0","type":"function","function":{"name":"weather","arguments":"{\"city\": \"Rome\"}"}}]},
           {"role":"tool","tool_call_id":"c0","content":"21C"}]}"#;
         let names = |keep: &Keep| {
-            let mut out = Vec::new();
-            read_with_keep("t.json", chat.as_bytes(), None, keep, |t| out.push(t)).unwrap();
-            let t = out.remove(0);
+            let t = Reader::new()
+                .keep(keep.clone())
+                .read("t.json", chat.as_bytes())
+                .unwrap()
+                .remove(0);
             match t.compact {
                 Some(table) => table.spans().to_vec(),
                 None => t.calls.iter().map(|c| c.span).collect::<Vec<_>>(),
@@ -351,7 +411,9 @@ mod stream_head_tests {
     fn a_stream_without_newlines_is_judged_by_its_first_bytes() {
         for (byte, code) in [(0u8, "binary"), (0xff, "invalid-utf8")] {
             let reader = std::io::BufReader::with_capacity(64 << 10, Endless(byte, 0));
-            let err = read_reader("big.jsonl", reader, None, |_| {}).unwrap_err();
+            let err = Reader::new()
+                .read_stream("big.jsonl", reader, |_| {})
+                .unwrap_err();
             assert_eq!(err.code(), code);
         }
     }

@@ -47,13 +47,6 @@ const ALLOWED: &[(&str, &[&str])] = &[
 /// Edges that exist today and are to be removed; each is allowed until then. Nothing else
 /// may be added here without a plan to remove it.
 const EXCEPTIONS: &[(&str, &str, &str)] = &[
-    // to be removed: the pruned Claude Code parse borrows score's byte scanner
-    // (`score::profiles::scan`); the scanner belongs in a leaf module, or the parse goes.
-    (
-        "transcript",
-        "score",
-        "transcript::prune uses score::profiles::scan",
-    ),
     // to be removed: the native score moves into engine.
     ("engine", "score", "engine uses score::native"),
     // to be removed: `source::read_text` reads a spec through the guard, while the guard

@@ -22,7 +22,7 @@ use toolspec::report::human::Options;
 use toolspec::report::stream::{Emitter, Streamer};
 use toolspec::report::{github, human, json, junit, sarif};
 use toolspec::source::SourceFile;
-use toolspec::transcript::{read_with_keep, Keep, Transcript};
+use toolspec::transcript::{Keep, Reader, Transcript};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -100,7 +100,10 @@ fn project() -> tempfile::TempDir {
 
 fn read(bytes: &[u8], keep: &Keep) -> Transcript {
     let mut out = Vec::new();
-    read_with_keep("many.jsonl", bytes, None, keep, |t| out.push(t)).unwrap();
+    Reader::new()
+        .keep(keep.clone())
+        .read_with("many.jsonl", bytes, |t| out.push(t))
+        .unwrap();
     assert_eq!(out.len(), 1);
     out.remove(0)
 }

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use toolspec::transcript::{read_file, Transcript};
+use toolspec::transcript::{Reader, Transcript};
 
 /// (transcript, truth) pairs under `root/<transcripts>/<format>/` and `root/<truth>/<format>/`.
 fn pairs(root: &Path, transcripts: &str, truth: &str) -> Vec<(PathBuf, PathBuf)> {
@@ -58,7 +58,7 @@ fn check(root: &Path, transcripts: &str, truth: &str) -> (usize, Vec<String>) {
             .unwrap()
             .to_string_lossy()
             .replace('_', "-");
-        match read_file(file, None) {
+        match Reader::new().read_file(file) {
             Err(e) => failures.push(format!("{}: read error: {e}", file.display())),
             Ok(ts) => {
                 let got = calls_json(&ts);
@@ -89,7 +89,8 @@ fn check(root: &Path, transcripts: &str, truth: &str) -> (usize, Vec<String>) {
                 }
                 let mut streamed = Vec::new();
                 let bytes = std::fs::read(file).unwrap();
-                match toolspec::transcript::read_reader("f", &bytes[..], None, |t| streamed.push(t))
+                match toolspec::transcript::Reader::new()
+                    .read_stream("f", &bytes[..], |t| streamed.push(t))
                 {
                     Ok(()) if calls_json(&streamed) == got => {}
                     Ok(()) => failures.push(format!("{}: streamed read differs", file.display())),

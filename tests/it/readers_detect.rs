@@ -1,10 +1,10 @@
 //! Detection: ambiguous files, the `--format` override, and JSONL datasets vs sessions.
 
 use serde_json::{json, Value};
-use toolspec::transcript::{read, Format};
+use toolspec::transcript::{Format, Reader};
 
 fn names(bytes: &[u8], format: Option<Format>) -> (Format, Vec<String>) {
-    let ts = read("x", bytes, format).unwrap();
+    let ts = Reader::new().format(format).read("x", bytes).unwrap();
     assert_eq!(ts.len(), 1);
     (
         ts[0].format,
@@ -53,12 +53,9 @@ fn hyphen_and_underscore_parts_tell_vercel_from_anthropic() {
         {"role": "assistant", "content": [{"type": "tool-call", "toolCallId": "c1", "toolName": "f", "input": {}}]},
         {"role": "tool", "content": [{"type": "tool-result", "toolCallId": "c1", "toolName": "f", "output": {"type": "text", "value": "ok"}}]}
     ]);
-    let ts = read(
-        "m.json",
-        &serde_json::to_vec(&model_messages).unwrap(),
-        None,
-    )
-    .unwrap();
+    let ts = Reader::new()
+        .read("m.json", &serde_json::to_vec(&model_messages).unwrap())
+        .unwrap();
     assert_eq!(ts[0].format, Format::VercelAiSdk);
     assert_eq!(ts[0].calls[0].output, Some(json!("ok")));
     // `role: tool` alone would also match OpenAI Chat; the hyphenated parts decide first.
@@ -70,7 +67,9 @@ fn langchain_typed_messages_win_over_role_messages() {
         {"type": "ai", "content": "", "tool_calls": [{"name": "f", "args": {"x": 1}, "id": "c1", "type": "tool_call"}]},
         {"type": "tool", "content": "done", "tool_call_id": "c1", "status": "error"}
     ]});
-    let ts = read("s.json", &serde_json::to_vec(&state).unwrap(), None).unwrap();
+    let ts = Reader::new()
+        .read("s.json", &serde_json::to_vec(&state).unwrap())
+        .unwrap();
     assert_eq!(ts[0].format, Format::Langchain);
     assert!(ts[0].calls[0].is_error);
 }
@@ -82,7 +81,9 @@ fn responses_input_items_with_untyped_user_turns() {
         {"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{}"},
         {"type": "function_call_output", "call_id": "c1", "output": "r"}
     ]});
-    let ts = read("r.json", &serde_json::to_vec(&req).unwrap(), None).unwrap();
+    let ts = Reader::new()
+        .read("r.json", &serde_json::to_vec(&req).unwrap())
+        .unwrap();
     assert_eq!(ts[0].format, Format::OpenaiResponses);
     assert_eq!(ts[0].calls[0].output, Some(json!("r")));
 }
@@ -98,7 +99,7 @@ fn single_line_session_file_is_read_as_a_session() {
 fn jsonl_of_whole_transcripts_is_a_dataset() {
     let text = include_str!("../fixtures/datasets/anthropic_messages.jsonl");
     let truth = include_str!("../fixtures/datasets/anthropic_messages.truth.jsonl");
-    let ts = read("set.jsonl", text.as_bytes(), None).unwrap();
+    let ts = Reader::new().read("set.jsonl", text.as_bytes()).unwrap();
     let expected: Vec<Value> = truth
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -137,7 +138,7 @@ fn jsonl_of_events_is_one_session_with_line_spans() {
         r#"{"type":"assistant","sessionId":"S","uuid":"a","message":{"id":"m","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"a"}}]}}"#,
         "\n",
     );
-    let ts = read("s.jsonl", text.as_bytes(), None).unwrap();
+    let ts = Reader::new().read("s.jsonl", text.as_bytes()).unwrap();
     assert_eq!(ts.len(), 1);
     let t = &ts[0];
     assert_eq!(
@@ -159,9 +160,15 @@ fn forced_format_overrides_detection_for_jsonl() {
         r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"b","type":"function","function":{"name":"g","arguments":"{}"}}]}]}"#,
         "\n",
     );
-    let ts = read("d.jsonl", text.as_bytes(), Some(Format::OpenaiChat)).unwrap();
+    let ts = Reader::new()
+        .format(Some(Format::OpenaiChat))
+        .read("d.jsonl", text.as_bytes())
+        .unwrap();
     assert_eq!(ts.len(), 2);
-    let ts = read("d.jsonl", text.as_bytes(), Some(Format::McpJsonrpc)).unwrap();
+    let ts = Reader::new()
+        .format(Some(Format::McpJsonrpc))
+        .read("d.jsonl", text.as_bytes())
+        .unwrap();
     assert_eq!(ts[0].calls.len(), 0);
 }
 
@@ -169,7 +176,7 @@ fn forced_format_overrides_detection_for_jsonl() {
 fn spans_point_at_the_call_record_in_documents() {
     let text =
         include_bytes!("../fixtures/corpus/transcripts/openai_chat/research_parallel.request.json");
-    let ts = read("r.json", text, None).unwrap();
+    let ts = Reader::new().read("r.json", text).unwrap();
     for c in &ts[0].calls {
         let rec: Value = serde_json::from_slice(&text[c.span.start..c.span.end]).unwrap();
         assert_eq!(rec["id"].as_str(), c.id.as_deref());
@@ -195,7 +202,7 @@ fn deepeval_test_run_gives_one_transcript_per_test_case() {
   ],
   "testPassed": 1
 }"#;
-    let ts = read("run.json", run.as_bytes(), None).unwrap();
+    let ts = Reader::new().read("run.json", run.as_bytes()).unwrap();
     assert_eq!(ts.len(), 2);
     assert!(ts.iter().all(|t| t.format == Format::Deepeval));
     let recs: Vec<_> = ts.iter().map(|t| t.record.unwrap()).collect();
@@ -225,7 +232,9 @@ fn forced_document_format_on_jsonl_keeps_a_dataset_and_response_lines_stay_a_ses
         "\n",
     );
     assert_eq!(
-        read("r.jsonl", requests.as_bytes(), Some(Format::Gemini))
+        Reader::new()
+            .format(Some(Format::Gemini))
+            .read("r.jsonl", requests.as_bytes())
             .unwrap()
             .len(),
         2
@@ -237,7 +246,10 @@ fn forced_document_format_on_jsonl_keeps_a_dataset_and_response_lines_stay_a_ses
         "\n",
     );
     for forced in [None, Some(Format::Gemini)] {
-        let ts = read("s.jsonl", responses.as_bytes(), forced).unwrap();
+        let ts = Reader::new()
+            .format(forced)
+            .read("s.jsonl", responses.as_bytes())
+            .unwrap();
         assert_eq!((ts.len(), ts[0].calls.len()), (1, 2));
     }
 }
@@ -246,11 +258,13 @@ fn forced_document_format_on_jsonl_keeps_a_dataset_and_response_lines_stay_a_ses
 fn byte_order_mark_is_ignored_and_offsets_stay_true() {
     let mut bytes = b"\xEF\xBB\xBF".to_vec();
     bytes.extend_from_slice(br#"{"messages":[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}]}"#);
-    let ts = read("bom.json", &bytes, None).unwrap();
+    let ts = Reader::new().read("bom.json", &bytes).unwrap();
     let c = &ts[0].calls[0];
     assert!(bytes[c.span.start..].starts_with(br#"{"id":"c""#));
     let mut streamed = Vec::new();
-    toolspec::transcript::read_reader("bom.json", &bytes[..], None, |t| streamed.push(t)).unwrap();
+    toolspec::transcript::Reader::new()
+        .read_stream("bom.json", &bytes[..], |t| streamed.push(t))
+        .unwrap();
     assert_eq!(streamed[0].calls[0].span, c.span);
     assert_eq!((streamed.len(), streamed[0].record), (1, None));
 }
@@ -266,7 +280,7 @@ fn request_log_resending_history_is_one_conversation() {
     let text = format!(
         "{{\"messages\":[{sys}]}}\n{{\"messages\":[{sys},{a1}]}}\n{{\"messages\":[{sys},{a1},{t1},{a2}]}}\n{{\"messages\":[{sys},{a1},{t1},{a2},{t2}]}}\n{other}\n"
     );
-    let ts = read("proxy.jsonl", text.as_bytes(), None).unwrap();
+    let ts = Reader::new().read("proxy.jsonl", text.as_bytes()).unwrap();
     // Line 1 has no calls (nothing to continue), lines 2-4 are one conversation, line 5 another.
     assert_eq!(
         ts.len(),
@@ -318,7 +332,7 @@ fn examples_reusing_call_ids_stay_separate_transcripts() {
         line("get_time", "Rome", "14:00"),
     ]
     .join("\n");
-    let ts = read("ft.jsonl", text.as_bytes(), None).unwrap();
+    let ts = Reader::new().read("ft.jsonl", text.as_bytes()).unwrap();
     let got: Vec<(usize, &str, &serde_json::Value, Option<&serde_json::Value>)> = ts
         .iter()
         .map(|t| {
@@ -420,7 +434,9 @@ fn declared_tools_are_read_where_the_format_records_them() {
     ];
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     for (file, names, with_schema) in cases {
-        let ts = toolspec::transcript::read_file(&root.join(file), None).unwrap();
+        let ts = toolspec::transcript::Reader::new()
+            .read_file(&root.join(file))
+            .unwrap();
         let got: Vec<&str> = ts[0].tools.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(&got, names, "{file}");
         if *with_schema {

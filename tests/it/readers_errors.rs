@@ -1,10 +1,10 @@
 //! Malformed input: every case is a located `ReadError` (or, where the format tolerates it,
 //! a finding) — never a panic.
 
-use toolspec::transcript::{read, read_reader, Format, ReadError};
+use toolspec::transcript::{Format, ReadError, Reader};
 
 fn err(name: &str, bytes: &[u8]) -> ReadError {
-    match read(name, bytes, None) {
+    match Reader::new().read(name, bytes) {
         Ok(t) => panic!("{name}: expected an error, read {} transcripts", t.len()),
         Err(e) => e,
     }
@@ -83,7 +83,7 @@ fn torn_last_line_of_an_mcp_log_is_a_finding() {
         "\n",
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/ca"#,
     );
-    let ts = read("mcp.jsonl", text.as_bytes(), None).unwrap();
+    let ts = Reader::new().read("mcp.jsonl", text.as_bytes()).unwrap();
     assert_eq!(ts.len(), 1);
     assert_eq!(ts[0].calls.len(), 1);
     let f = &ts[0].findings[0];
@@ -124,7 +124,9 @@ fn utf16_files_are_named_as_such() {
             e.to_string().contains("UTF-16") && e.to_string().contains(kind),
             "{e}"
         );
-        let streamed = read_reader("ps.json", &bytes[..], None, |_| {}).unwrap_err();
+        let streamed = Reader::new()
+            .read_stream("ps.json", &bytes[..], |_| {})
+            .unwrap_err();
         assert_eq!(streamed.to_string(), e.to_string());
     }
 }
@@ -183,14 +185,20 @@ fn unknown_format_lists_every_format_tried() {
 
 #[test]
 fn wrong_shape_for_a_forced_format() {
-    let e = read("x.json", br#"{"contents": []}"#, Some(Format::OpenaiChat)).unwrap_err();
+    let e = Reader::new()
+        .format(Some(Format::OpenaiChat))
+        .read("x.json", br#"{"contents": []}"#)
+        .unwrap_err();
     assert_eq!(e.code(), "wrong-shape");
     assert!(
         e.to_string()
             .starts_with("x.json:1:1: not a openai-chat transcript"),
         "{e}"
     );
-    let e = read("x.json", br"[1,2]", Some(Format::CodexCli)).unwrap_err();
+    let e = Reader::new()
+        .format(Some(Format::CodexCli))
+        .read("x.json", br#"[1,2]"#)
+        .unwrap_err();
     assert_eq!(e.code(), "wrong-shape");
 }
 
@@ -210,7 +218,7 @@ fn dataset_line_of_no_format_is_located() {
 #[test]
 fn invalid_arguments_are_kept_raw_with_a_finding() {
     let text = br#"{"messages":[{"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\": 1"}}]}]}"#;
-    let ts = read("x.json", text, None).unwrap();
+    let ts = Reader::new().read("x.json", text).unwrap();
     let t = &ts[0];
     assert_eq!(t.calls[0].args, serde_json::json!("{\"a\": 1"));
     assert_eq!(t.findings.len(), 1);
@@ -222,11 +230,14 @@ fn invalid_arguments_are_kept_raw_with_a_finding() {
 #[test]
 fn streaming_reader_reports_the_same_errors() {
     let text = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n{\"jsonrpc\":\"2.0\",\"id\":1 \"result\":{}}\n";
-    let e = read_reader("s.jsonl", &text[..], None, |_| {}).unwrap_err();
+    let e = Reader::new()
+        .read_stream("s.jsonl", &text[..], |_| {})
+        .unwrap_err();
     assert_eq!(e.code(), "invalid-json");
     assert_eq!(e.line_col(), Some((2, 25)));
     assert_eq!(
-        read_reader("e.jsonl", &b"\n\n"[..], None, |_| {})
+        Reader::new()
+            .read_stream("e.jsonl", &b"\n\n"[..], |_| {})
             .unwrap_err()
             .code(),
         "empty"
@@ -234,7 +245,8 @@ fn streaming_reader_reports_the_same_errors() {
     let mut bad = b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n".to_vec();
     bad.extend([0xff, b'\n']);
     assert_eq!(
-        read_reader("u.jsonl", &bad[..], None, |_| {})
+        Reader::new()
+            .read_stream("u.jsonl", &bad[..], |_| {})
             .unwrap_err()
             .code(),
         "invalid-utf8"
@@ -264,10 +276,11 @@ fn records_before_a_torn_dataset_line_are_still_emitted() {
     let (a, b) = (line("c1"), line("c2"));
     let text = format!("{a}\n{b}\n{}", &a[..a.len() / 2]);
     let mut got = Vec::new();
-    let e = toolspec::transcript::read_with("cut.jsonl", text.as_bytes(), None, |t| {
-        got.push(t.calls[0].id.clone());
-    })
-    .unwrap_err();
+    let e = toolspec::transcript::Reader::new()
+        .read_with("cut.jsonl", text.as_bytes(), |t| {
+            got.push(t.calls[0].id.clone())
+        })
+        .unwrap_err();
     assert_eq!(e.line_col().map(|(l, _)| l), Some(3), "{e}");
     assert_eq!(got, [Some("c1".to_owned()), Some("c2".to_owned())]);
 }
@@ -350,7 +363,9 @@ fn invalid_argument_strings_are_reported_in_every_format() {
         ),
     ];
     for (name, text) in &cases {
-        let ts = read(name, text.as_bytes(), None).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let ts = Reader::new()
+            .read(name, text.as_bytes())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
         let calls: Vec<_> = ts.iter().flat_map(|t| &t.calls).collect();
         assert_eq!(calls.len(), 1, "{name}: {calls:?}");
         assert_eq!(calls[0].args, serde_json::json!("{\"q\": \"tide"), "{name}");

@@ -2,7 +2,7 @@
 //! read through both the whole-file and the streaming paths.
 
 use proptest::prelude::*;
-use toolspec::transcript::{read, read_reader, Format};
+use toolspec::transcript::{Format, Reader};
 
 const SAMPLES: &[&[u8]] = &[
     include_bytes!("../fixtures/corpus/transcripts/openai_chat/coding_agent.messages.json"),
@@ -14,8 +14,10 @@ const SAMPLES: &[&[u8]] = &[
 ];
 
 fn both(bytes: &[u8], format: Option<Format>) {
-    let _ = read("fuzz", bytes, format);
-    let _ = read_reader("fuzz", bytes, format, |_| {});
+    let _ = Reader::new().format(format).read("fuzz", bytes);
+    let _ = Reader::new()
+        .format(format)
+        .read_stream("fuzz", bytes, |_| {});
 }
 
 proptest! {

@@ -3,7 +3,8 @@
 //! format, the calls, declared tools and findings are those of a full read, with every output
 //! `None`; and with filters that pass every call, they are exactly those of a full read. Under
 //! a restricted `Keep`, Claude Code lines are parsed without building what the reader never
-//! reads (`transcript::prune`), so this pins that the pruned parse changes nothing else.
+//! reads (`transcript::readers::claude_code`), so this pins that this parse changes nothing
+//! else.
 //!
 //! And the compact form (`Keep::compact`, what `check` reads): for every file, every
 //! transcript's `CallTable` gives back the calls of the full read (without ids), under the same
@@ -11,7 +12,7 @@
 
 use std::path::{Path, PathBuf};
 
-use toolspec::transcript::{read_with_keep, Keep, Transcript};
+use toolspec::transcript::{Keep, Reader, Transcript};
 
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     for e in std::fs::read_dir(dir).unwrap().flatten() {
@@ -30,10 +31,10 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
 fn read(path: &Path, keep: &Keep) -> Result<Vec<Transcript>, String> {
     let bytes = std::fs::read(path).unwrap();
     let mut out = Vec::new();
-    read_with_keep(&path.display().to_string(), &bytes, None, keep, |t| {
-        out.push(t);
-    })
-    .map_err(|e| e.to_string())?;
+    Reader::new()
+        .keep(keep.clone())
+        .read_with(&path.display().to_string(), &bytes, |t| out.push(t))
+        .map_err(|e| e.to_string())?;
     Ok(out)
 }
 

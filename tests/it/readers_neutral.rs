@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::{json, Value};
-use toolspec::transcript::{read, Format};
+use toolspec::transcript::{Format, Reader};
 
 fn calls_json(path: &Path) -> Option<Vec<u8>> {
     let out = Command::new(env!("CARGO_BIN_EXE_toolspec"))
@@ -80,7 +80,7 @@ fn calls_json_round_trips_and_validates_for_every_corpus_transcript() {
             "{}",
             file.display()
         );
-        let ts = read("calls.json", &first, None).unwrap();
+        let ts = Reader::new().read("calls.json", &first).unwrap();
         assert!(ts.iter().all(|t| t.format == Format::ToolspecCalls));
         checked += 1;
     }
@@ -94,7 +94,9 @@ fn the_format_is_detected_as_itself_in_json_and_jsonl() {
         {"name": "apply_patch", "args": "{\"not\": \"decoded\"}", "id": null, "output": null, "is_error": true},
         {"name": "minimal", "args": null}
     ]);
-    let ts = read("c.json", &serde_json::to_vec(&calls).unwrap(), None).unwrap();
+    let ts = Reader::new()
+        .read("c.json", &serde_json::to_vec(&calls).unwrap())
+        .unwrap();
     assert_eq!(ts.len(), 1);
     let t = &ts[0];
     assert_eq!(t.format, Format::ToolspecCalls);
@@ -110,11 +112,9 @@ fn the_format_is_detected_as_itself_in_json_and_jsonl() {
         .as_array()
         .unwrap()
         .iter()
-        .fold(String::new(), |mut out, c| {
-            out.push_str(&format!("{c}\n"));
-            out
-        });
-    let jl = read("c.jsonl", lines.as_bytes(), None).unwrap();
+        .map(|c| format!("{c}\n"))
+        .collect();
+    let jl = Reader::new().read("c.jsonl", lines.as_bytes()).unwrap();
     assert_eq!(jl.len(), 1);
     assert_eq!(jl[0].format, Format::ToolspecCalls);
     assert_eq!(
@@ -130,7 +130,9 @@ fn the_format_is_detected_as_itself_in_json_and_jsonl() {
     );
     // A dataset: an array of arrays, one transcript each (an empty one included).
     let ds = json!([[{"name": "a", "args": {}}], []]);
-    let ts = read("d.json", &serde_json::to_vec(&ds).unwrap(), None).unwrap();
+    let ts = Reader::new()
+        .read("d.json", &serde_json::to_vec(&ds).unwrap())
+        .unwrap();
     assert_eq!(ts.len(), 2);
     assert!(ts
         .iter()
@@ -139,29 +141,28 @@ fn the_format_is_detected_as_itself_in_json_and_jsonl() {
     // JSON lines of arrays: a dataset, detected or forced alike.
     let jl = "[{\"name\": \"a\", \"args\": {}}]\n[{\"name\": \"b\", \"args\": {}}]\n";
     for forced in [None, Some(Format::ToolspecCalls)] {
-        let ts = read("d.jsonl", jl.as_bytes(), forced).unwrap();
+        let ts = Reader::new()
+            .format(forced)
+            .read("d.jsonl", jl.as_bytes())
+            .unwrap();
         let names: Vec<_> = ts.iter().map(|t| t.calls[0].name.as_str()).collect();
         assert_eq!(names, ["a", "b"], "{forced:?}");
         assert!(ts.iter().all(|t| t.record.is_some()));
     }
     // Forced, an item that is not a call is said, never skipped silently.
-    let ts = read(
-        "d.json",
-        br#"[[{"name": "a", "args": {}}, 7]]"#,
-        Some(Format::ToolspecCalls),
-    )
-    .unwrap();
+    let ts = Reader::new()
+        .format(Some(Format::ToolspecCalls))
+        .read("d.json", br#"[[{"name": "a", "args": {}}, 7]]"#)
+        .unwrap();
     assert_eq!(ts[0].calls.len(), 1);
     assert_eq!(ts[0].findings[0].code, "unreadable-call");
-    let e = read(
-        "c.json",
-        br#"[{"name": "a", "args": {}}, 7]"#,
-        Some(Format::ToolspecCalls),
-    )
-    .unwrap_err();
+    let e = Reader::new()
+        .format(Some(Format::ToolspecCalls))
+        .read("c.json", br#"[{"name": "a", "args": {}}, 7]"#)
+        .unwrap_err();
     assert_eq!(e.code(), "wrong-shape");
     // A transcript with no calls.
-    let t = read("e.json", b"[]", None).unwrap();
+    let t = Reader::new().read("e.json", b"[]").unwrap();
     assert_eq!((t[0].format, t[0].calls.len()), (Format::ToolspecCalls, 0));
 }
 
@@ -179,7 +180,8 @@ fn lookalikes_are_not_read_as_the_calls_format() {
         (gemini, Some(Format::Gemini)),
         (numeric_name, None),
     ] {
-        let got = read("x.json", &serde_json::to_vec(&doc).unwrap(), None)
+        let got = Reader::new()
+            .read("x.json", &serde_json::to_vec(&doc).unwrap())
             .ok()
             .map(|ts| ts[0].format);
         assert_ne!(got, Some(Format::ToolspecCalls), "{doc}");
@@ -191,7 +193,7 @@ fn lookalikes_are_not_read_as_the_calls_format() {
     // formats); here: none of them is read as the calls format.
     for file in corpus() {
         let bytes = std::fs::read(&file).unwrap();
-        if let Ok(ts) = read(&file.display().to_string(), &bytes, None) {
+        if let Ok(ts) = Reader::new().read(&file.display().to_string(), &bytes) {
             assert!(
                 ts.iter().all(|t| t.format != Format::ToolspecCalls),
                 "{}",

@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::rc::Rc;
 
-use toolspec::transcript::{read_file, read_reader, Format};
+use toolspec::transcript::{Format, Reader};
 
 /// A reader that counts the bytes handed out.
 struct Counting<R> {
@@ -58,21 +58,22 @@ fn large_dataset_is_streamed_line_by_line() {
     );
     let mut count = 0usize;
     let mut first_emitted_at = None;
-    read_reader("big.jsonl", reader, None, |t| {
-        first_emitted_at.get_or_insert(seen.get());
-        assert_eq!(t.format, Format::OpenaiChat);
-        let rec = t.record.unwrap();
-        assert_eq!(rec.line, count + 1);
-        assert_eq!(t.calls.len(), 1);
-        assert_eq!(t.calls[0].args["n"], count);
-        assert_eq!(
-            t.calls[0].output.as_ref().unwrap(),
-            &format!("result {count}")
-        );
-        assert!(t.calls[0].span.start > rec.span.start && t.calls[0].span.end < rec.span.end);
-        count += 1;
-    })
-    .unwrap();
+    Reader::new()
+        .read_stream("big.jsonl", reader, |t| {
+            first_emitted_at.get_or_insert(seen.get());
+            assert_eq!(t.format, Format::OpenaiChat);
+            let rec = t.record.unwrap();
+            assert_eq!(rec.line, count + 1);
+            assert_eq!(t.calls.len(), 1);
+            assert_eq!(t.calls[0].args["n"], count);
+            assert_eq!(
+                t.calls[0].output.as_ref().unwrap(),
+                &format!("result {count}")
+            );
+            assert!(t.calls[0].span.start > rec.span.start && t.calls[0].span.end < rec.span.end);
+            count += 1;
+        })
+        .unwrap();
     assert_eq!(count, n);
     // The first transcript came out after reading a small prefix, not the whole file.
     assert!(
@@ -109,7 +110,7 @@ fn large_session_is_one_transcript_with_line_spans() {
             off += call.len() + out.len() + 2;
         }
     }
-    let ts = read_file(&path, None).unwrap();
+    let ts = Reader::new().read_file(&path).unwrap();
     assert_eq!(ts.len(), 1);
     let calls = &ts[0].calls;
     assert_eq!(calls.len(), n);
@@ -120,12 +121,12 @@ fn large_session_is_one_transcript_with_line_spans() {
     }
     // Streaming gives the same result as reading the bytes whole.
     let mut streamed = Vec::new();
-    read_reader(
-        "rollout.jsonl",
-        BufReader::new(File::open(&path).unwrap()),
-        None,
-        |t| streamed.push(t),
-    )
-    .unwrap();
+    Reader::new()
+        .read_stream(
+            "rollout.jsonl",
+            BufReader::new(File::open(&path).unwrap()),
+            |t| streamed.push(t),
+        )
+        .unwrap();
     assert_eq!(streamed, ts);
 }

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
-use toolspec::transcript::{read, read_file, read_reader, Format, ReadError, Transcript};
+use toolspec::transcript::{Format, ReadError, Reader, Transcript};
 
 /// The format each folder's files are read as (the folder names the API, not always the reader).
 fn expected_format(folder: &str) -> Format {
@@ -78,7 +78,7 @@ fn every_wild_file_reads_as_its_truth() {
             failures.push(format!("{folder}/{name}: no truth file"));
             continue;
         };
-        let ts = match read_file(file, None) {
+        let ts = match Reader::new().read_file(file) {
             Ok(ts) => ts,
             Err(e) => {
                 failures.push(format!("{folder}/{name}: {e}"));
@@ -111,7 +111,7 @@ fn every_wild_file_reads_as_its_truth() {
         }
         let bytes = std::fs::read(file).unwrap();
         let mut streamed = Vec::new();
-        match read_reader(&name, &bytes[..], None, |t| streamed.push(t)) {
+        match Reader::new().read_stream(&name, &bytes[..], |t| streamed.push(t)) {
             Ok(()) if calls(&streamed) == got => {}
             Ok(()) => failures.push(format!("{folder}/{name}: streamed read differs")),
             Err(e) => failures.push(format!("{folder}/{name}: streamed read failed: {e}")),
@@ -139,7 +139,7 @@ fn gemini_partial_arguments_continue_the_open_call() {
         r#"{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"done","args":{"x":1}}}]}}]}"#,
     ];
     let text = lines.join("\n") + "\n";
-    let ts = read("s.jsonl", text.as_bytes(), None).unwrap();
+    let ts = Reader::new().read("s.jsonl", text.as_bytes()).unwrap();
     let got = calls(&ts);
     assert_eq!(got.len(), 2, "{got:?}");
     assert_eq!(got[0]["name"], "write");
@@ -155,7 +155,10 @@ fn gemini_partial_arguments_continue_the_open_call() {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     let doc = json!({"method": "generateContentStream", "response": chunks}).to_string();
-    assert_eq!(calls(&read("r.json", doc.as_bytes(), None).unwrap()), got);
+    assert_eq!(
+        calls(&Reader::new().read("r.json", doc.as_bytes()).unwrap()),
+        got
+    );
 }
 
 /// A `jsonPath` that does not fit, is too deep, or jumps past the end of an array is reported
@@ -175,7 +178,9 @@ fn gemini_partial_arguments_that_do_not_fit_are_reported_not_followed() {
             json!({"functionCall": {"partialArgs": [{"jsonPath": path, "stringValue": "x"}]}});
         let doc = json!({"candidates": [{"content": {"role": "model", "parts": [
             {"functionCall": {"name": "f", "willContinue": true}}, part]}}]});
-        let ts = read("r.json", doc.to_string().as_bytes(), None).unwrap();
+        let ts = Reader::new()
+            .read("r.json", doc.to_string().as_bytes())
+            .unwrap();
         assert_eq!(calls(&ts)[0]["args"], json!({}), "{path}");
         assert!(
             ts[0].findings.iter().any(|f| f.code == "invalid-arguments"),
@@ -191,7 +196,9 @@ fn gemini_partial_arguments_that_do_not_fit_are_reported_not_followed() {
 #[test]
 fn steps_alone_do_not_make_a_vercel_result() {
     let interaction = r#"{"id":"v1","object":"interaction","status":"requires_action","steps":[{"type":"thought","signature":"x"},{"id":"z1","type":"function_call","name":"getWeather","arguments":{"location":"Paris"}}]}"#;
-    let ts = read("i.json", interaction.as_bytes(), None).unwrap();
+    let ts = Reader::new()
+        .read("i.json", interaction.as_bytes())
+        .unwrap();
     assert_eq!(ts[0].format, Format::Gemini);
     assert_eq!(
         calls(&ts),
@@ -200,13 +207,13 @@ fn steps_alone_do_not_make_a_vercel_result() {
         ]
     );
     let other = r#"{"run_id":"r","steps":[{"kind":"request","parts":[{"part_kind":"tool-call","tool_name":"f","args":{}}]}]}"#;
-    let e = read("p.json", other.as_bytes(), None).unwrap_err();
+    let e = Reader::new().read("p.json", other.as_bytes()).unwrap_err();
     assert_eq!(e.code(), "unknown-format");
     assert!(e.to_string().contains("`run_id`, `steps`"), "{e}");
     // A v4/v5 result is still one.
     let v5 = r#"{"steps":[{"content":[{"type":"tool-call","toolCallId":"c","toolName":"f","input":{}}],"finishReason":"tool-calls"}]}"#;
     assert_eq!(
-        read("v.json", v5.as_bytes(), None).unwrap()[0].format,
+        Reader::new().read("v.json", v5.as_bytes()).unwrap()[0].format,
         Format::VercelAiSdk
     );
 }
@@ -219,7 +226,7 @@ fn ui_chunk_streams_with_other_chunk_types_are_read() {
       {"type":"tool-input-start","toolCallId":"c1","toolName":"rm"},{"type":"tool-input-available","toolCallId":"c1","toolName":"rm","input":{"f":"a"}},
       {"type":"tool-approval-request","approvalId":"a1","toolCallId":"c1"},{"type":"tool-output-denied","toolCallId":"c1"},
       {"type":"error","errorText":"boom"},{"type":"finish"}]"#;
-    let ts = read("u.json", stream.as_bytes(), None).unwrap();
+    let ts = Reader::new().read("u.json", stream.as_bytes()).unwrap();
     assert_eq!(ts[0].format, Format::VercelAiSdk);
     assert_eq!(
         calls(&ts),
@@ -230,19 +237,21 @@ fn ui_chunk_streams_with_other_chunk_types_are_read() {
     // Anthropic content blocks (`text`, `tool_use`) are no chunk stream.
     let blocks =
         r#"[{"type":"text","text":"hi"},{"type":"tool_use","id":"t","name":"f","input":{}}]"#;
-    assert!(read("b.json", blocks.as_bytes(), None)
-        .map_or(true, |ts| ts[0].format != Format::VercelAiSdk));
+    assert!(Reader::new()
+        .read("b.json", blocks.as_bytes())
+        .map(|ts| ts[0].format != Format::VercelAiSdk)
+        .unwrap_or(true));
 }
 
 /// `unknown-format` names what the file holds once, and each format's reason once.
 #[test]
 fn unknown_format_says_what_it_found_once() {
-    let e = read(
-        "c.json",
-        br#"{"id":"x","message":{},"finish_reason":"stop"}"#,
-        None,
-    )
-    .unwrap_err();
+    let e = Reader::new()
+        .read(
+            "c.json",
+            br#"{"id":"x","message":{},"finish_reason":"stop"}"#,
+        )
+        .unwrap_err();
     let ReadError::DetectionFailed { found, tried, .. } = &e else {
         panic!("{e}")
     };
@@ -255,7 +264,7 @@ fn unknown_format_says_what_it_found_once() {
     assert_eq!(help.matches("`finish_reason`").count(), 0, "{help}");
     assert_eq!(e.to_string().matches("`finish_reason`").count(), 1, "{e}");
     // A text file without any JSON says so once too.
-    let e = read("n.txt", b"hello\nworld\n", None).unwrap_err();
+    let e = Reader::new().read("n.txt", b"hello\nworld\n").unwrap_err();
     assert!(e.to_string().contains("text with no JSON records"), "{e}");
     let help = miette::Diagnostic::help(&e).unwrap().to_string();
     assert!(!help.contains("no JSON records"), "{help}");
@@ -273,7 +282,7 @@ fn a_file_matching_two_formats_says_so() {
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "found"}]}
     ]})
     .to_string();
-    let ts = read("x.json", doc.as_bytes(), None).unwrap();
+    let ts = Reader::new().read("x.json", doc.as_bytes()).unwrap();
     assert_eq!(ts[0].format, Format::AnthropicMessages);
     let notes: Vec<_> = ts[0]
         .findings
@@ -288,11 +297,14 @@ fn a_file_matching_two_formats_says_so() {
         notes[0].message
     );
     assert_eq!((notes[0].span.start, notes[0].span.end), (0, doc.len()));
-    let forced = read("x.json", doc.as_bytes(), Some(Format::AnthropicMessages)).unwrap();
+    let forced = Reader::new()
+        .format(Some(Format::AnthropicMessages))
+        .read("x.json", doc.as_bytes())
+        .unwrap();
     assert!(forced[0].findings.is_empty(), "{:?}", forced[0].findings);
     // None of the wild files is ambiguous.
     for (folder, file) in files() {
-        for t in read_file(&file, None).unwrap() {
+        for t in Reader::new().read_file(&file).unwrap() {
             assert!(
                 t.findings.iter().all(|f| f.code != "ambiguous-format"),
                 "{folder}/{}: {:?}",
@@ -308,7 +320,7 @@ fn a_file_matching_two_formats_says_so() {
 #[test]
 fn gemini_cli_sessions_are_detected_as_themselves_only() {
     let file = root().join("gemini_cli_session/agentcmd-gemini-session-2025-10-27T19-55.json");
-    let ts = read_file(&file, None).unwrap();
+    let ts = Reader::new().read_file(&file).unwrap();
     assert_eq!(ts.len(), 1);
     assert_eq!(ts[0].format, Format::GeminiCli);
     assert!(ts[0].findings.is_empty(), "{:?}", ts[0].findings);
@@ -318,7 +330,7 @@ fn gemini_cli_sessions_are_detected_as_themselves_only() {
       {"id":"2","timestamp":"t","type":"gemini","content":"","toolCalls":[
         {"id":"c1","name":"ls","args":{"path":"/"},"status":"success","result":[{"functionResponse":{"id":"c1","name":"ls","response":{"output":"a b"}}}]},
         {"id":"c2","name":"sh","args":{"command":"x"},"status":"cancelled","result":null}]}]}"#;
-    let ts = read("s.json", session.as_bytes(), None).unwrap();
+    let ts = Reader::new().read("s.json", session.as_bytes()).unwrap();
     assert_eq!(ts[0].format, Format::GeminiCli);
     assert_eq!(
         calls(&ts),
@@ -338,7 +350,7 @@ fn gemini_cli_sessions_are_detected_as_themselves_only() {
         ),
     ] {
         assert_eq!(
-            read("o.json", text.as_bytes(), None).unwrap()[0].format,
+            Reader::new().read("o.json", text.as_bytes()).unwrap()[0].format,
             other
         );
     }
@@ -349,7 +361,7 @@ fn gemini_cli_sessions_are_detected_as_themselves_only() {
 #[test]
 fn cohere_responses_read_as_openai_chat() {
     let text = r#"{"id":"x","message":{"role":"assistant","tool_plan":"p","tool_calls":[{"id":"w1","type":"function","function":{"name":"weather","arguments":"{\"city\":\"Oslo\"}"}}]},"finish_reason":"TOOL_CALL","usage":{}}"#;
-    let ts = read("c.json", text.as_bytes(), None).unwrap();
+    let ts = Reader::new().read("c.json", text.as_bytes()).unwrap();
     assert_eq!(ts[0].format, Format::OpenaiChat);
     assert!(ts[0].findings.is_empty(), "{:?}", ts[0].findings);
     assert_eq!(
@@ -360,7 +372,7 @@ fn cohere_responses_read_as_openai_chat() {
     );
     let anthropic = r#"{"id":"m","type":"message","role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{}}],"stop_reason":"tool_use"}"#;
     assert_eq!(
-        read("a.json", anthropic.as_bytes(), None).unwrap()[0].format,
+        Reader::new().read("a.json", anthropic.as_bytes()).unwrap()[0].format,
         Format::AnthropicMessages
     );
 }
@@ -383,7 +395,7 @@ fn provider_stream_events_are_read() {
         r#"{"type":"message_stop"}"#,
     ]
     .join("\n");
-    let ts = read("a.jsonl", anthropic.as_bytes(), None).unwrap();
+    let ts = Reader::new().read("a.jsonl", anthropic.as_bytes()).unwrap();
     assert_eq!(ts[0].format, Format::AnthropicMessages);
     assert_eq!(
         calls(&ts),
@@ -400,7 +412,7 @@ fn provider_stream_events_are_read() {
         r#"{"type":"response.completed","sequence_number":4,"response":{"id":"r","object":"response","output":[{"id":"fc1","type":"function_call","status":"completed","arguments":"{\"a\":1}","call_id":"c1","name":"f"}]}}"#,
     ]
     .join("\n");
-    let ts = read("r.jsonl", responses.as_bytes(), None).unwrap();
+    let ts = Reader::new().read("r.jsonl", responses.as_bytes()).unwrap();
     assert_eq!(ts[0].format, Format::OpenaiResponses);
     assert_eq!(
         calls(&ts),
@@ -418,7 +430,7 @@ fn swe_agent_trajectories_are_detected_as_themselves_only() {
       {"role":"tool","content":[{"type":"text","text":"a b"}],"agent":"main","message_type":"observation","tool_call_ids":["c"]},
       {"role":"assistant","content":"","agent":"main","message_type":"action","tool_calls":[{"id":"c","type":"function","function":{"name":"bash","arguments":"{\"command\":\"ls\"}"}}]},
       {"role":"tool","content":"again","agent":"main","message_type":"observation","tool_call_ids":["c"]}]}"#;
-    let ts = read("t.traj", traj.as_bytes(), None).unwrap();
+    let ts = Reader::new().read("t.traj", traj.as_bytes()).unwrap();
     assert_eq!(ts[0].format, Format::SweAgent);
     assert!(ts[0].findings.is_empty(), "{:?}", ts[0].findings);
     assert_eq!(
@@ -448,7 +460,7 @@ fn inspect_logs_are_detected_as_themselves_and_split_by_sample() {
         sample("1", "null"),
         sample("2", r#"{"type":"timeout","message":"too slow"}"#)
     );
-    let ts = read("log.json", log.as_bytes(), None).unwrap();
+    let ts = Reader::new().read("log.json", log.as_bytes()).unwrap();
     assert_eq!(ts.len(), 2);
     assert!(ts
         .iter()
@@ -475,7 +487,7 @@ fn openhands_trajectories_are_detected_as_themselves_only() {
        "tool_call_metadata":{"function_name":"execute_bash","tool_call_id":"toolu_1","model_response":{"choices":[{"message":{"role":"assistant","tool_calls":[{"id":"toolu_1","type":"function","function":{"name":"execute_bash","arguments":"{\"command\": \"ls\"}"}}]}}]},"total_calls_in_response":1}},
       {"id":2,"timestamp":"t","source":"agent","message":"failed","cause":1,"observation":"error","content":"no such file","extras":{}}
     ]"#;
-    let ts = read("t.json", events.as_bytes(), None).unwrap();
+    let ts = Reader::new().read("t.json", events.as_bytes()).unwrap();
     assert_eq!(ts[0].format, Format::Openhands);
     assert!(ts[0].findings.is_empty(), "{:?}", ts[0].findings);
     assert_eq!(
@@ -486,7 +498,7 @@ fn openhands_trajectories_are_detected_as_themselves_only() {
     );
     let chat = r#"[{"role":"user","content":"hi","source":"x","action":"y"}]"#;
     assert_ne!(
-        read("c.json", chat.as_bytes(), None).unwrap()[0].format,
+        Reader::new().read("c.json", chat.as_bytes()).unwrap()[0].format,
         Format::Openhands
     );
 }
@@ -506,7 +518,9 @@ fn adk_eval_sets_are_detected_as_themselves_only() {
         case("a", 6),
         case("b", 20)
     );
-    let ts = read("s.evalset.json", set.as_bytes(), None).unwrap();
+    let ts = Reader::new()
+        .read("s.evalset.json", set.as_bytes())
+        .unwrap();
     assert_eq!(ts.len(), 2);
     assert!(ts
         .iter()
@@ -519,7 +533,7 @@ fn adk_eval_sets_are_detected_as_themselves_only() {
         ]
     );
     let old = r#"[{"query":"roll a die","expected_tool_use":[{"tool_name":"roll_die","tool_input":{"sides":6}}],"reference":"4"}]"#;
-    let ts = read("t.test.json", old.as_bytes(), None).unwrap();
+    let ts = Reader::new().read("t.test.json", old.as_bytes()).unwrap();
     assert_eq!(ts[0].format, Format::AdkEvalset);
     assert_eq!(calls(&ts)[0]["args"], json!({"sides": 6}));
 }
@@ -540,7 +554,7 @@ fn otel_sdk_span_json_reads_as_otel() {
         span("execute_tool a", 10, "a", "error"),
         span("execute_tool c", 20, "c", "unset")
     );
-    let ts = read("trace.json", doc.as_bytes(), None).unwrap();
+    let ts = Reader::new().read("trace.json", doc.as_bytes()).unwrap();
     assert_eq!(ts[0].format, Format::OtelGenai);
     assert!(ts[0].findings.is_empty(), "{:?}", ts[0].findings);
     let got = calls(&ts);
@@ -566,7 +580,7 @@ fn langfuse_exports_are_detected_as_themselves_only() {
         obs("TOOL", "fail", "2025-01-01T00:00:03Z", "{}", "boom", "ERROR"),
     ]})
     .to_string();
-    let ts = read("trace.json", doc.as_bytes(), None).unwrap();
+    let ts = Reader::new().read("trace.json", doc.as_bytes()).unwrap();
     assert_eq!(ts[0].format, Format::Langfuse);
     assert!(ts[0].findings.is_empty(), "{:?}", ts[0].findings);
     assert_eq!(

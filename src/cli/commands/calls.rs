@@ -17,7 +17,7 @@ const STDIN_NAME: &str = toolspec::check::run::STDIN_NAME;
 /// file name to that value. Otherwise a table per transcript. Unreadable files are reported on
 /// stderr with file:line:col and the others are still read.
 ///
-/// Output is written as transcripts are read (`read_file_with` streams large JSONL files), so a
+/// Output is written as transcripts are read (`Reader::read_file_with` streams large JSONL files), so a
 /// 1 GB dataset costs memory for one record, not for the file; the JSON text is the same as
 /// pretty-printing the whole value at once. A dataset cut off mid-file keeps the records read
 /// before the error.
@@ -100,8 +100,14 @@ pub(crate) fn run(args: CallsArgs) -> u8 {
             file.element(&calls_json(&t), several);
         };
         let read = match &bytes {
-            Some(b) => transcript::read_with(&name, b, format, emit),
-            None => read_file(path, format, mapping.map(|m| &**m), emit),
+            Some(b) => transcript::Reader::new()
+                .format(format)
+                .read_with(&name, b, emit),
+            // A mapping reads the file whole, as `check` does.
+            None => transcript::Reader::new()
+                .format(format)
+                .mapping(mapping.map(|m| &**m))
+                .read_file_with(path, emit),
         };
         if args.json {
             file.close(several);
@@ -119,29 +125,6 @@ pub(crate) fn run(args: CallsArgs) -> u8 {
         }
     }
     status
-}
-
-#[allow(clippy::result_large_err)]
-/// Read `path` with `mapping` if one applies (the file read whole, as `check` does), else with
-/// the built-in readers.
-fn read_file(
-    path: &std::path::Path,
-    format: Option<Format>,
-    mapping: Option<&transcript::Mapping>,
-    mut emit: impl FnMut(Transcript),
-) -> Result<(), transcript::ReadError> {
-    let Some(mapping) = mapping else {
-        return transcript::read_file_with(path, format, emit);
-    };
-    let name = path.display().to_string();
-    let bytes = toolspec::guard::RootGuard::anywhere()
-        .read(path, transcript::mapping::MAPPED_FILE_LIMIT)
-        .map_err(|source| transcript::ReadError::Io {
-            file: name.clone(),
-            source,
-        })?;
-    emit(transcript::read_mapped(&name, &bytes, mapping)?);
-    Ok(())
 }
 
 /// The `--json` value of one file being written: a single transcript's array, or the array of

@@ -93,7 +93,9 @@ fn skeleton(prompt: &Path, name: &str, stem: &str) -> String {
 }
 
 fn from_transcript(prompt: &Path, name: &str, dir: &Path, t: &Path) -> Result<String, String> {
-    let transcripts = transcript::read_file(t, None).map_err(|e| output::render(&e, false))?;
+    let transcripts = transcript::Reader::new()
+        .read_file(t)
+        .map_err(|e| output::render(&e, false))?;
     let Some(first) = transcripts.first() else {
         return Err(format!(
             "error: {} holds no transcript\n",

@@ -357,11 +357,6 @@ fn number_syntax(b: &[u8], start: usize) -> Option<NumberText> {
     })
 }
 
-/// The index after the number at `start` of `b`, if one starts there by JSON's grammar.
-pub(crate) fn number_end(b: &[u8], start: usize) -> Option<usize> {
-    number_syntax(b, start).map(|n| n.end)
-}
-
 /// A number as serde_json reads it (a [`Val`] number, without `Val`'s drop glue).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Num {

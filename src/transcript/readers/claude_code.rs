@@ -1,12 +1,30 @@
 //! Claude Code session JSONL: one content block per `assistant` line, tool results in `user`
 //! lines; resumed sessions repeat lines (de-duplicated by `tool_use.id`).
+//!
+//! A session line is read one of two ways, to the same calls, results and findings: from its
+//! `Value` ([`State::line`]: documents, and the lines read before the format was known), or
+//! from its text into [`Line`] ([`State::text`]), which builds only what the reader reads. Most
+//! of a session is tool output, each result written twice (the `tool_result` block's `content`
+//! and the line's `toolUseResult`); a member not read is checked by serde_json as it skips it
+//! (`IgnoredAny`), never built.
 
+use std::borrow::Cow;
+use std::marker::PhantomData;
+
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
 use serde_json::Value;
 
-use super::super::prune::{CcKind, CcLine};
 use super::super::sink::{norm_output_owned, Args, Sink};
 use super::super::spans::Seg;
+use super::super::Format;
 use super::anthropic;
+
+/// Read a document of Claude Code session lines (an array of them, or one).
+pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
+    super::session_doc(Format::ClaudeCode, "Claude Code session", v, sink)
+}
 
 /// Claude Code session state (all linking is by tool-use id, kept in the sink).
 #[derive(Default)]
@@ -37,52 +55,240 @@ impl State {
         anthropic::blocks(m, &[Seg::K("message"), Seg::K("content")], sink);
     }
 
-    /// Feed one `user` or `assistant` line read straight from its text
-    /// ([`super::super::prune::claude_code_line`]): the same calls, results and findings as
-    /// [`Self::line`] gives for the line's `Value`.
-    pub fn typed(&mut self, line: CcLine<'_>, sink: &mut Sink) {
-        if !matches!(line.ty.as_deref(), Some("user" | "assistant")) {
-            return;
+    /// Feed one session line from its text, building only what the reader reads (`outputs`:
+    /// whether results' content is kept). False if it declined, having fed nothing: the caller
+    /// then parses the line into a `Value` (for its value or its error) and feeds
+    /// [`Self::line`]. Declined: a line [`Line`] does not take (not an object, a member of
+    /// another type than the reader expects, a repeated member, any JSON error), a `system`
+    /// line, a server tool's result (its error is read from its content), and a line that may
+    /// hold a number too large for an `f64`, which serde_json refuses when it builds it but
+    /// not when it skips it.
+    pub fn text(&mut self, text: &str, outputs: bool, sink: &mut Sink) -> bool {
+        if may_overflow(text.as_bytes()) {
+            return false;
         }
-        for b in line.blocks {
-            let loc =
-                |sink: &Sink| sink.at(&[Seg::K("message"), Seg::K("content"), Seg::I(b.index)]);
-            match b.kind {
-                CcKind::Use { name, id, input } => {
-                    let args = input.map_or(Args::Empty, Args::Owned);
-                    let l = loc(sink);
-                    sink.call(
-                        name.as_deref().unwrap_or(""),
-                        args,
-                        id.map(|id| id.into_owned()),
-                        l,
-                    );
-                }
-                CcKind::Result {
-                    ty,
-                    tool_use_id,
-                    content,
-                    is_error,
-                } => {
-                    let id = tool_use_id.as_deref().unwrap_or("");
-                    let output = content.map(norm_output_owned);
-                    anthropic::result(sink, ty, id, output, is_error, loc);
-                }
-            }
+        if outputs {
+            self.typed::<Value>(text, sink)
+        } else {
+            self.typed::<IgnoredAny>(text, sink)
         }
     }
+
+    fn typed<'a, C: Output + Deserialize<'a>>(&mut self, text: &'a str, sink: &mut Sink) -> bool {
+        let Ok(Obj(line)) = serde_json::from_str::<Obj<Line<'a, C>>>(text) else {
+            return false;
+        };
+        match line.ty.as_ref().map(|t| &*t.0) {
+            Some("user" | "assistant") => {}
+            Some("system") => return false,
+            _ => return true,
+        }
+        let blocks = line.message.map(|m| m.0.content.0).unwrap_or_default();
+        let server_result = |b: &Block<'_, C>| {
+            b.ty.as_ref().is_some_and(|t| {
+                t.0.ends_with("_tool_result") && !matches!(&*t.0, "tool_result" | "mcp_tool_result")
+            })
+        };
+        if blocks.iter().any(server_result) {
+            return false;
+        }
+        for (index, b) in blocks.into_iter().enumerate() {
+            let loc = |sink: &Sink| sink.at(&[Seg::K("message"), Seg::K("content"), Seg::I(index)]);
+            let str_of = |s: &Option<Str<'_>>| s.as_ref().map_or("", |s| &*s.0).to_owned();
+            match b.ty.as_ref().map(|t| &*t.0) {
+                Some("tool_use" | "server_tool_use" | "mcp_tool_use") => {
+                    let args = b.input.map_or(Args::Empty, Args::Owned);
+                    let l = loc(sink);
+                    sink.call(&str_of(&b.name), args, b.id.map(|id| id.0.into_owned()), l);
+                }
+                Some(ty @ ("tool_result" | "mcp_tool_result")) => {
+                    let output = b.content.and_then(Output::value).map(norm_output_owned);
+                    let id = str_of(&b.tool_use_id);
+                    anthropic::result(sink, ty, &id, output, b.is_error.unwrap_or(false), loc);
+                }
+                _ => {}
+            }
+        }
+        true
+    }
+}
+
+/// What [`State::text`] reads of a session line; every other member is skipped.
+#[derive(Deserialize)]
+#[serde(bound(deserialize = "C: Deserialize<'de>"))]
+struct Line<'a, C> {
+    #[serde(borrow, rename = "type")]
+    ty: Option<Str<'a>>,
+    #[serde(borrow)]
+    message: Option<Obj<Message<'a, C>>>,
+}
+
+#[derive(Deserialize)]
+#[serde(bound(deserialize = "C: Deserialize<'de>"))]
+struct Message<'a, C> {
+    #[serde(borrow, default = "Blocks::none")]
+    content: Blocks<'a, C>,
+}
+
+/// A content block: a tool use or result is read, any other block only checked.
+#[derive(Deserialize)]
+#[serde(bound(deserialize = "C: Deserialize<'de>"))]
+struct Block<'a, C> {
+    #[serde(borrow, rename = "type")]
+    ty: Option<Str<'a>>,
+    #[serde(borrow)]
+    id: Option<Str<'a>>,
+    #[serde(borrow)]
+    name: Option<Str<'a>>,
+    #[serde(borrow)]
+    tool_use_id: Option<Str<'a>>,
+    /// `null` is an input (`Some(Value::Null)`), as in the `Value`.
+    #[serde(default, deserialize_with = "some")]
+    input: Option<Value>,
+    #[serde(default, deserialize_with = "some")]
+    content: Option<C>,
+    is_error: Option<bool>,
+}
+
+/// A string, borrowed from the line unless it has escapes.
+#[derive(Deserialize)]
+struct Str<'a>(#[serde(borrow)] Cow<'a, str>);
+
+/// A result's content: kept (`Value`) or skipped (`IgnoredAny`).
+trait Output {
+    fn value(self) -> Option<Value>;
+}
+
+impl Output for Value {
+    fn value(self) -> Option<Value> {
+        Some(self)
+    }
+}
+
+impl Output for IgnoredAny {
+    fn value(self) -> Option<Value> {
+        None
+    }
+}
+
+fn some<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
+/// `T` read from a JSON object only (a derived struct would also take an array).
+struct Obj<T>(T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = T;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+                T::deserialize(MapAccessDeserializer::new(map))
+            }
+        }
+        d.deserialize_map(V(PhantomData)).map(Obj)
+    }
+}
+
+/// `message.content`: its blocks when it is a list; a string (a prompt) or `null` has none.
+struct Blocks<'a, C>(Vec<Block<'a, C>>);
+
+impl<C> Blocks<'_, C> {
+    fn none() -> Self {
+        Blocks(Vec::new())
+    }
+}
+
+impl<'de: 'a, 'a, C: Deserialize<'de>> Deserialize<'de> for Blocks<'a, C> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a, C>(PhantomData<Blocks<'a, C>>);
+        impl<'de: 'a, 'a, C: Deserialize<'de>> Visitor<'de> for V<'a, C> {
+            type Value = Blocks<'a, C>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a list of content blocks or a string")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                while let Some(Obj(b)) = seq.next_element()? {
+                    out.push(b);
+                }
+                Ok(Blocks(out))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(Blocks::none())
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(Blocks::none())
+            }
+        }
+        d.deserialize_any(V(PhantomData))
+    }
+}
+
+/// Whether `b` may hold a number too large for an `f64`: a number (after `:`, `,`, `[` or
+/// whitespace) with an exponent of three digits or more, or 64 digits in a row (two-digit
+/// exponents reach 10^99, so an overflow needs some 200 digits otherwise). Text in strings can
+/// look like a number too: a line flagged is only read the slower way. The line is looked at
+/// 64 bytes at a time, without branching (for every digit followed by `e` or `E`, and for
+/// digits only), and closer only where a block has one.
+fn may_overflow(b: &[u8]) -> bool {
+    const BLOCK: usize = 64;
+    let n = b.len();
+    let mut start = 0;
+    while start + 1 < n {
+        let end = (start + BLOCK).min(n - 1);
+        let (x, y) = (&b[start..end], &b[start + 1..end + 1]);
+        let exp = x.iter().zip(y).fold(false, |a, (p, c)| {
+            a | (p.is_ascii_digit() & (c | 0x20 == b'e'))
+        });
+        let digits = x.len() == BLOCK && x.iter().fold(true, |a, c| a & c.is_ascii_digit());
+        if digits || (exp && (start..end).any(|i| big_exponent(b, i))) {
+            return true;
+        }
+        start = end;
+    }
+    false
+}
+
+/// Whether a number with an exponent of three digits or more ends its mantissa at `b[i]`.
+fn big_exponent(b: &[u8], i: usize) -> bool {
+    if !(b[i].is_ascii_digit() && b[i + 1] | 0x20 == b'e') {
+        return false;
+    }
+    let rest = &b[i + 2..];
+    let rest = rest
+        .strip_prefix(b"+")
+        .or(rest.strip_prefix(b"-"))
+        .unwrap_or(rest);
+    if !(rest.len() >= 3 && rest[..3].iter().all(u8::is_ascii_digit)) {
+        return false;
+    }
+    let mantissa = b[..=i]
+        .iter()
+        .rev()
+        .take_while(|c| c.is_ascii_digit() || **c == b'.')
+        .count();
+    let before = &b[..i + 1 - mantissa];
+    let before = before.strip_suffix(b"-").unwrap_or(before);
+    matches!(
+        before.last(),
+        None | Some(b':' | b',' | b'[' | b' ' | b'\t' | b'\n' | b'\r')
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::source::Span;
-    use crate::transcript::prune::{claude_code_line, parse_line_str, Prune};
     use crate::transcript::sink::Finished;
     use crate::transcript::Keep;
 
-    /// Lines of every shape the typed path has to agree on (the rest of each session comes
-    /// from the corpus files below).
+    /// Lines of every shape the two ways of reading have to agree on (the rest of each session
+    /// comes from the corpus files below).
     const LINES: &[&str] = &[
         r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"hi"},{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"a.py"}}]},"uuid":"u1"}"#,
         r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"line 1\nline 2","is_error":false}]},"toolUseResult":{"file":{"content":"x"}}}"#,
@@ -90,8 +296,10 @@ mod tests {
         r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"a.py"}}]}}"#,
         r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"b.py"}}]}}"#,
         r#"{"type":"assistant","message":{"content":[{"type":"mcp_tool_use","name":"m"},{"type":"server_tool_use","id":7,"name":null,"input":"not json"}]}}"#,
+        r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"n","name":"N","input":null}]}}"#,
         r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t2","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}],"is_error":true,"is_error":"yes"}]}}"#,
         r#"{"type":"user","message":{"content":[{"type":"mcp_tool_result","tool_use_id":"nope","content":{"x":1}},{"type":"tool_result"}]}}"#,
+        r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"n","content":null}]}}"#,
         r#"{"type":"user","message":{"content":[1,"x",null,{"type":"tool_result","tool_use_id":"t1","is_error":true}]}}"#,
         r#"{"type":"user","message":{"content":"plain text"}}"#,
         r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1"}]},"message":null}"#,
@@ -101,6 +309,9 @@ mod tests {
         r#"{"type":"user","message":{"content":[{"type":"web_search_tool_result","tool_use_id":"s1","content":{"error_code":"x"}}]}}"#,
         r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"big","name":"B","input":{"n":1e400}}]}}"#,
         r#"{"typ\u0065":"assistant","message":{"cont\u0065nt":[{"typ\u0065":"tool_use","id":"e","name":"E","input":{}}]}}"#,
+        r#"["assistant",{"content":[{"type":"tool_use","id":"arr","name":"A"}]}]"#,
+        r#"{"type":"assistant","message":["x",[{"type":"tool_use","id":"arr2","name":"A"}]]}"#,
+        r#"{"type":"assistant","message":{"content":[["tool_use","arr3","A"]]}}"#,
     ];
 
     fn sessions() -> Vec<Vec<String>> {
@@ -123,22 +334,24 @@ mod tests {
     fn read(lines: &[String], outputs: bool, typed: bool) -> (Finished, usize) {
         let mut sink = Sink::keeping(&Keep::default());
         let mut state = State;
-        let rule = Prune::claude_code(outputs);
         let mut took = 0;
         for (i, line) in lines.iter().enumerate() {
             sink.line = Some(Span::new(i, i + 1));
-            if typed {
-                if let Some(l) = claude_code_line(line, outputs) {
-                    state.typed(l, &mut sink);
-                    took += 1;
-                    continue;
-                }
+            if typed && state.text(line, outputs, &mut sink) {
+                took += 1;
+                continue;
             }
-            if let Ok(v) = parse_line_str(line, rule) {
+            if let Ok(v) = serde_json::from_str::<Value>(line) {
                 state.line(&v, &mut sink);
             }
         }
-        (sink.finish(), took)
+        let mut f = sink.finish();
+        if !outputs {
+            for c in &mut f.calls {
+                c.output = None;
+            }
+        }
+        (f, took)
     }
 
     #[test]
@@ -159,18 +372,58 @@ mod tests {
 
     #[test]
     fn the_typed_path_declines_what_it_does_not_read() {
+        let declined = |line: &str| {
+            let mut sink = Sink::keeping(&Keep::default());
+            let took = State.text(line, false, &mut sink);
+            // Declining feeds nothing.
+            assert!(took || sink.len() == 0, "{line}");
+            !took
+        };
         for line in [
             r#"{"type":"system","subtype":"init","tools":["Read"]}"#,
             r#"{"type":"user","message":{"content":[{"type":"web_search_tool_result","content":{}}]}}"#,
             r#"{"type":"assistant","message":{"content":[{"type":"tool_use","input":{"n":1e400}}]}}"#,
+            r#"{"type":"user","toolUseResult":{"n":[1e400]}}"#,
+            r#"{"type":"user","toolUseResult":"\"1e400","n":-1234567890123456789e300}"#,
+            r#"{"type":"assistant","message":{"usage":{"t":1E+999},"content":[]}}"#,
             r#"{"type":"user","x":[1,]}"#,
+            r#"{"type":"user","x":"\q"}"#,
+            r#"{"type":"user"} x"#,
             r#"[{"type":"user"}]"#,
+            r#"["assistant",{"content":[{"type":"tool_use","id":"arr","name":"A"}]}]"#,
+            r#"{"type":"assistant","type":"assistant"}"#,
         ] {
-            assert_eq!(claude_code_line(line, false), None, "{line}");
+            assert!(declined(line), "{line}");
         }
-        let l = claude_code_line(LINES[0], false).unwrap();
-        assert_eq!(l.ty.as_deref(), Some("assistant"));
-        assert_eq!(l.blocks.len(), 1);
-        assert_eq!(l.blocks[0].index, 1);
+        for line in [
+            LINES[0],
+            r#"{"type":"summary","n":[1e30,123456789012345678901234,-0.5e-40]}"#,
+        ] {
+            assert!(!declined(line), "{line}");
+        }
+    }
+
+    #[test]
+    fn lines_that_may_overflow_are_flagged() {
+        for (text, flagged) in [
+            ("1e400", true),
+            ("1E+308", true),
+            ("-2e-400", true),
+            ("1e99", false),
+            ("\"e400\"", false),
+            ("12345678901234567890", false),
+            ("[1.5e-400]", true),
+            ("{\"n\": -1e400}", true),
+            ("\"a434715e123-\"", false),
+            ("\"4e123\"", false),
+        ] {
+            assert_eq!(may_overflow(text.as_bytes()), flagged, "{text}");
+        }
+        for pad in 0..70 {
+            let line = format!("{}[{}]", " ".repeat(pad), "9".repeat(200));
+            assert!(may_overflow(line.as_bytes()), "{pad}");
+            let line = format!("{}[1e400]", " ".repeat(pad));
+            assert!(may_overflow(line.as_bytes()), "{pad}");
+        }
     }
 }

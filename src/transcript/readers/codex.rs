@@ -1,11 +1,17 @@
 //! OpenAI Codex CLI rollout JSONL: `response_item` payloads carry calls and outputs;
 //! `event_msg` and `compacted` lines repeat them and are ignored.
 
+use crate::code::Code;
 use serde_json::Value;
 
 use super::super::sink::{norm_output, s, Args, Sink};
 use super::super::spans::Seg;
-use crate::code::Code;
+use super::super::Format;
+
+/// Read a document of Codex rollout lines (an array of them, or one).
+pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
+    super::session_doc(Format::CodexCli, "Codex rollout", v, sink)
+}
 
 /// Codex session state (linking is by `call_id`, kept in the sink).
 #[derive(Default)]

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::super::sink::{id_string, norm_output, s, Args, Sink};
 use super::super::spans::Seg;
+use super::super::Format;
 use super::Origin;
 
 /// Methods a server sends to the client (everything else goes client → server).
@@ -16,6 +17,11 @@ struct Pending {
     method: String,
     /// The call this request answers: `tools/call` itself, or a `tasks/result` for its task.
     call: Option<usize>,
+}
+
+/// Read a document of JSON-RPC 2.0 message lines (an array of them, or one).
+pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
+    super::session_doc(Format::McpJsonrpc, "JSON-RPC 2.0 message", v, sink)
 }
 
 /// MCP session state: unanswered requests keyed by (sender, id).

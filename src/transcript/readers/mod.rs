@@ -1,29 +1,28 @@
 //! One reader per format. Document formats read a whole JSON value; session formats are fed
 //! one JSONL line (event) at a time and may keep state across lines.
 
-mod adk;
-mod anthropic;
-mod claude_code;
-mod codex;
-mod deepeval;
-mod gemini;
-mod gemini_cli;
-mod inspect_ai;
-mod langchain;
-mod langfuse;
-mod mcp;
-mod neutral;
-mod openai_chat;
-mod openai_responses;
-mod openhands;
-mod otel;
-mod otel_sdk;
-mod swe_agent;
-mod vercel;
+pub(super) mod adk;
+pub(super) mod anthropic;
+pub(super) mod claude_code;
+pub(super) mod codex;
+pub(super) mod deepeval;
+pub(super) mod gemini;
+pub(super) mod gemini_cli;
+pub(super) mod inspect_ai;
+pub(super) mod langchain;
+pub(super) mod langfuse;
+pub(super) mod mcp;
+pub(super) mod neutral;
+pub(super) mod openai_chat;
+pub(super) mod openai_responses;
+pub(super) mod openhands;
+pub(super) mod otel;
+pub(super) mod otel_sdk;
+pub(super) mod swe_agent;
+pub(super) mod vercel;
 
 use serde_json::Value;
 
-use super::prune::Prune;
 use super::sink::Sink;
 use super::spans::Seg;
 use super::Format;
@@ -54,24 +53,47 @@ pub(crate) enum Session {
 impl Session {
     /// A session reader for `format`; `first` is a line that decided it (chunk streams differ).
     pub fn new(format: Format, first: Option<&Value>) -> Self {
-        match format {
-            Format::McpJsonrpc => Session::Mcp(mcp::State::default()),
-            Format::ClaudeCode => Session::ClaudeCode(claude_code::State),
-            Format::CodexCli => Session::Codex(codex::State),
-            Format::OtelGenai => Session::Otel(otel::State::default()),
-            Format::OpenaiChat
-                if first.is_some_and(|v| {
-                    v.get("object").and_then(Value::as_str) == Some("chat.completion.chunk")
-                }) =>
-            {
-                Session::ChatStream(openai_chat::Stream::default())
-            }
-            Format::Gemini => Session::Gemini(gemini::Stream::default()),
-            Format::AnthropicMessages if first.is_some_and(super::detect::is_anthropic_event) => {
-                Session::AnthropicStream(anthropic::Stream::default())
-            }
-            f => Session::Doc(f),
-        }
+        format
+            .def()
+            .stream
+            .and_then(|stream| stream(first))
+            .unwrap_or(Session::Doc(format))
+    }
+
+    pub(super) fn mcp(_: Option<&Value>) -> Option<Self> {
+        Some(Session::Mcp(mcp::State::default()))
+    }
+
+    pub(super) fn claude_code(_: Option<&Value>) -> Option<Self> {
+        Some(Session::ClaudeCode(claude_code::State))
+    }
+
+    pub(super) fn codex(_: Option<&Value>) -> Option<Self> {
+        Some(Session::Codex(codex::State))
+    }
+
+    pub(super) fn otel(_: Option<&Value>) -> Option<Self> {
+        Some(Session::Otel(otel::State::default()))
+    }
+
+    pub(super) fn gemini(_: Option<&Value>) -> Option<Self> {
+        Some(Session::Gemini(gemini::Stream::default()))
+    }
+
+    /// Chat Completions chunks, when the deciding line is one.
+    pub(super) fn chat_stream(first: Option<&Value>) -> Option<Self> {
+        first
+            .is_some_and(|v| {
+                v.get("object").and_then(Value::as_str) == Some("chat.completion.chunk")
+            })
+            .then(|| Session::ChatStream(openai_chat::Stream::default()))
+    }
+
+    /// Anthropic stream events, when the deciding line is one.
+    pub(super) fn anthropic_stream(first: Option<&Value>) -> Option<Self> {
+        first
+            .is_some_and(super::detect::is_anthropic_event)
+            .then(|| Session::AnthropicStream(anthropic::Stream::default()))
     }
 
     /// Feed one line (its location is `sink.line`).
@@ -95,18 +117,12 @@ impl Session {
     }
 
     /// Feed one line from its text, where the reader can read it without a `Value` (a Claude
-    /// Code session pruned by `rule`). False if it declined: the caller then parses the line and
-    /// feeds it to [`Self::line`].
-    pub fn line_text(&mut self, text: &str, rule: Prune, sink: &mut Sink) -> bool {
-        let Session::ClaudeCode(s) = self else {
-            return false;
-        };
-        match super::prune::claude_code_line(text, !rule.result_content) {
-            Some(line) => {
-                s.typed(line, sink);
-                true
-            }
-            None => false,
+    /// Code session; `outputs`: whether any call's output is kept). False if it declined: the
+    /// caller then parses the line and feeds it to [`Self::line`].
+    pub fn line_text(&mut self, text: &str, outputs: bool, sink: &mut Sink) -> bool {
+        match self {
+            Session::ClaudeCode(s) => s.text(text, outputs, sink),
+            _ => false,
         }
     }
 
@@ -146,95 +162,57 @@ pub(crate) fn neutral_doc(v: &Value) -> bool {
 
 /// Read one JSON document as `format`. `Err` explains a shape the format does not have.
 pub(crate) fn read_doc(format: Format, v: &Value, sink: &mut Sink) -> Result<(), String> {
-    match format {
-        Format::OpenaiChat => openai_chat::read(v, sink),
-        Format::OpenaiResponses => openai_responses::read(v, sink),
-        Format::AnthropicMessages => anthropic::read(v, sink),
-        Format::VercelAiSdk => vercel::read(v, sink),
-        Format::Langchain => langchain::read(v, sink),
-        Format::Gemini => gemini::read(v, sink),
-        Format::Deepeval => deepeval::read(v, sink),
-        Format::GeminiCli => gemini_cli::read(v, sink),
-        Format::SweAgent => swe_agent::read(v, sink),
-        Format::InspectAi => inspect_ai::read(v, sink),
-        Format::Openhands => openhands::read(v, sink),
-        Format::AdkEvalset => adk::read(v, sink),
-        Format::Langfuse => langfuse::read(v, sink),
-        Format::ToolspecCalls => neutral::read(v, sink),
-        Format::Custom => {
-            Err("a custom mapping is read with its mapping, never as a format".into())
+    (format.def().read)(v, sink)
+}
+
+/// A custom mapping's reader: none (it is read with its mapping).
+pub(super) fn custom(_: &Value, _: &mut Sink) -> Result<(), String> {
+    Err("a custom mapping is read with its mapping, never as a format".into())
+}
+
+/// A session format's lines held in one document (an array of lines, or one line), read as
+/// the session; `what` names the lines in the error for a document that holds none.
+pub(super) fn session_doc(
+    format: Format,
+    what: &str,
+    v: &Value,
+    sink: &mut Sink,
+) -> Result<(), String> {
+    let items: Vec<(&Value, Vec<Seg>)> = match v {
+        Value::Array(a)
+            if format != Format::McpJsonrpc
+                || a.iter().any(Value::is_array)
+                || a.iter().any(|x| x.get("jsonrpc").is_some()) =>
+        {
+            a.iter()
+                .enumerate()
+                .map(|(i, x)| (x, vec![Seg::I(i)]))
+                .collect()
         }
-        Format::OtelGenai if otel_sdk::spans(v).is_some() => otel_sdk::read(v, sink),
-        Format::OtelGenai => {
-            let mut st = otel::State::default();
-            match v {
-                Value::Array(items) => {
-                    for (i, b) in items.iter().enumerate() {
-                        st.batch(b, &[Seg::I(i)], sink);
-                    }
-                }
-                _ => st.batch(v, &[], sink),
-            }
-            if st.is_empty() && v.get("resourceSpans").is_none() && v.get("resourceLogs").is_none()
-            {
-                return Err(
-                    "expected an OTLP/JSON export with `resourceSpans` or `resourceLogs`".into(),
-                );
-            }
-            st.finish(sink);
-            Ok(())
+        _ => vec![(v, vec![])],
+    };
+    let mut session = Session::new(format, None);
+    let before = sink.len();
+    let mut fitting = 0usize;
+    for (x, path) in &items {
+        if super::detect::line(x) == Some(format) || super::detect::claude_code_hint(x) {
+            fitting += 1;
         }
-        Format::McpJsonrpc | Format::ClaudeCode | Format::CodexCli => {
-            let items: Vec<(&Value, Vec<Seg>)> = match v {
-                Value::Array(a)
-                    if format != Format::McpJsonrpc
-                        || a.iter().any(Value::is_array)
-                        || a.iter().any(|x| x.get("jsonrpc").is_some()) =>
-                {
-                    a.iter()
-                        .enumerate()
-                        .map(|(i, x)| (x, vec![Seg::I(i)]))
-                        .collect()
-                }
-                _ => vec![(v, vec![])],
-            };
-            let mut session = Session::new(format, None);
-            let before = sink.len();
-            let mut fitting = 0usize;
-            for (x, path) in &items {
-                if super::detect::line(x) == Some(format) || super::detect::claude_code_hint(x) {
-                    fitting += 1;
-                }
-                sink.prefix = path.clone();
-                session.line(x, Origin::Unknown, sink);
-            }
-            sink.prefix.clear();
-            session.finish(sink);
-            if fitting == 0 && sink.len() == before {
-                return Err(format!(
-                    "expected {} lines",
-                    match format {
-                        Format::McpJsonrpc => "JSON-RPC 2.0 message",
-                        Format::ClaudeCode => "Claude Code session",
-                        _ => "Codex rollout",
-                    }
-                ));
-            }
-            Ok(())
-        }
+        sink.prefix = path.clone();
+        session.line(x, Origin::Unknown, sink);
     }
+    sink.prefix.clear();
+    session.finish(sink);
+    if fitting == 0 && sink.len() == before {
+        return Err(format!("expected {what} lines"));
+    }
+    Ok(())
 }
 
 /// The transcripts inside one document, when it holds several (a DeepEval test run with
 /// several test cases, or a list of test cases): (path, value) of each. `None` = one transcript.
 pub(crate) fn split(format: Format, v: &Value) -> Option<Vec<(Vec<Seg>, &Value)>> {
-    match format {
-        Format::Deepeval => deepeval::cases(v),
-        Format::InspectAi => inspect_ai::samples(v),
-        Format::AdkEvalset => adk::cases(v),
-        Format::ToolspecCalls => neutral::transcripts(v),
-        _ => None,
-    }
+    format.def().parts.as_ref().and_then(|p| (p.split)(v))
 }
 
 /// Each of `items` with its path: `root` (the member holding the list; `None` for a top-level
@@ -249,11 +227,7 @@ pub(crate) fn parts(items: &[Value], root: Option<Seg>) -> Vec<(Vec<Seg>, &Value
 
 /// Read one part returned by [`split`], found at `path`.
 pub(crate) fn read_part(format: Format, v: &Value, path: &[Seg], sink: &mut Sink) {
-    match format {
-        Format::Deepeval => deepeval::read_case(v, path, sink),
-        Format::InspectAi => inspect_ai::read_sample(v, path, sink),
-        Format::AdkEvalset => adk::read_case(v, path, sink),
-        Format::ToolspecCalls => neutral::read_part(v, path, sink),
-        _ => {}
+    if let Some(p) = &format.def().parts {
+        (p.read)(v, path, sink);
     }
 }

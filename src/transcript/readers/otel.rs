@@ -112,6 +112,27 @@ impl Flat {
     }
 }
 
+/// Read an OTLP/JSON export (one batch or a list of batches) or a list of SDK span objects.
+pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
+    if super::otel_sdk::spans(v).is_some() {
+        return super::otel_sdk::read(v, sink);
+    }
+    let mut st = State::default();
+    match v {
+        Value::Array(items) => {
+            for (i, b) in items.iter().enumerate() {
+                st.batch(b, &[Seg::I(i)], sink);
+            }
+        }
+        _ => st.batch(v, &[], sink),
+    }
+    if st.is_empty() && v.get("resourceSpans").is_none() && v.get("resourceLogs").is_none() {
+        return Err("expected an OTLP/JSON export with `resourceSpans` or `resourceLogs`".into());
+    }
+    st.finish(sink);
+    Ok(())
+}
+
 /// Spans collected across batches (exporters write children before parents).
 #[derive(Default)]
 pub(crate) struct State {

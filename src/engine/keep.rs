@@ -1,0 +1,63 @@
+//! What a run of specs needs of each call of a transcript, so the reader can drop the rest as it
+//! goes and hand long transcripts over compact ([`crate::transcript::CallTable`]).
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use crate::config::{Check, MatcherConfig, Normaliser, Part};
+use crate::transcript::{Keep, NameFilter, COMPACT_ABOVE};
+
+use super::for_each_check;
+
+/// What `specs` need of each call: the arguments of calls an expectation or a `never` rule may
+/// match (by name, under each spec's name rules), the outputs of calls an expectation with an
+/// output check or a reference into an output may match; calls compact past
+/// [`COMPACT_ABOVE`]. Under a profile everything is kept: the peer's scorer reads every call.
+pub fn keep_for(specs: &[&MatcherConfig]) -> Keep {
+    if specs.iter().any(|c| c.profile.is_some()) {
+        return Keep::default();
+    }
+    type Wanted = Vec<(Normaliser, HashSet<String>)>;
+    let mut args: Wanted = Vec::new();
+    let mut outputs: Wanted = Vec::new();
+    for c in specs {
+        let rules = c.names.normaliser();
+        let norm = |tool: &str| rules.normalise(tool);
+        let mut a: HashSet<String> = c.expectations.iter().map(|e| norm(&e.tool)).collect();
+        a.extend(c.forbidden.iter().map(|f| norm(&f.tool)));
+        let mut o: HashSet<String> = HashSet::new();
+        for e in &c.expectations {
+            if e.output.is_some() {
+                o.insert(norm(&e.tool));
+            }
+            for_each_check(e, &mut |check| {
+                if let Check::Ref {
+                    expectation,
+                    part: Part::Output,
+                    ..
+                } = check
+                {
+                    if let Some(target) = c.expectations.get(*expectation) {
+                        o.insert(norm(&target.tool));
+                    }
+                }
+            });
+        }
+        args.push((rules.clone(), a));
+        outputs.push((rules, o));
+    }
+    let filter = |wanted: Wanted| -> NameFilter {
+        Arc::new(move |name: &str| {
+            wanted
+                .iter()
+                .any(|(rules, set)| !set.is_empty() && set.contains(&rules.normalise(name)))
+        })
+    };
+    let no_outputs = outputs.iter().all(|(_, set)| set.is_empty());
+    Keep {
+        args: Some(filter(args)),
+        outputs: Some(filter(outputs)),
+        no_outputs,
+        compact: Some(COMPACT_ABOVE),
+    }
+}
