@@ -233,4 +233,3 @@ pub(super) fn read_error(e: &ReadError, shown: &str) -> Finding {
         related: None,
     }
 }
-

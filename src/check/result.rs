@@ -20,8 +20,7 @@ use std::sync::Arc;
 use super::locate;
 use super::plan::Spec;
 use super::read::{
-    no_calls_warning, open_transcripts, read_error, read_with_mapping,
-    stream_transcripts, Reading,
+    no_calls_warning, open_transcripts, read_error, read_with_mapping, stream_transcripts, Reading,
 };
 use crate::code::Code;
 use crate::config::{Check, ExtraCalls, MatcherConfig, PathSeg, ValueMatcher};

@@ -179,7 +179,7 @@ fn a_mapping_never_reads_files_check_does_not_read() {
     let out = toolspec(&root, &["check", "pass.toolspec"]);
     let all = text(&out);
     // Only the spec's own transcript is checked; the file outside is never named.
-    assert!(all.contains("1 transcripts"), "{all}");
+    assert!(all.contains("1 transcript)"), "{all}");
     assert!(!all.contains("secret") && !all.contains("leaked"), "{all}");
 }
 
