@@ -54,8 +54,7 @@ fn baseline(bytes: &[u8]) -> usize {
 fn ours(bytes: &[u8]) -> usize {
     toolspec::transcript::Reader::new()
         .read("bench", bytes)
-        .map(|ts| ts.iter().map(|t| t.calls.len()).sum())
-        .unwrap_or(0)
+        .map_or(0, |ts| ts.iter().map(|t| t.calls.len()).sum())
 }
 
 /// MB/s of one round of at least `min`.

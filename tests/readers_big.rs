@@ -170,7 +170,7 @@ fn generated_corpus_is_streamed_equal_to_its_truth_with_bounded_memory() {
             let mut got = Vec::new();
             Reader::new()
                 .read_stream(&name, BufReader::new(File::open(f.path()).unwrap()), |t| {
-                    got.push(t)
+                    got.push(t);
                 })
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(got.len(), 1, "{fmt}/{name} is one session");

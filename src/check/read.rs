@@ -11,17 +11,13 @@
 //! Output: [`Transcript`]s, one at a time. Fails per file: a read error ([`read_error`]) or a
 //! file read without a single call ([`no_calls_warning`]) becomes a report finding.
 
-use std::collections::HashSet;
 use std::path::Path;
-use std::sync::Arc;
 
 use super::findings::{plain, refused_path};
 use super::locate;
 use super::options::STDIN_NAME;
-use super::plan::Spec;
 use super::settings::LoadedSettings;
 use crate::code::Code;
-use crate::config::Check;
 use crate::guard::{Refused, RootGuard};
 use crate::report::model::{Finding, Location, Report, Severity};
 use crate::transcript::{self, Format, ReadError, Transcript};
@@ -93,7 +89,7 @@ pub(super) fn read_with_mapping(
     shown: &str,
     bytes: Option<&[u8]>,
     mapping: &transcript::Mapping,
-    mut emit: impl FnMut(Transcript),
+    emit: impl FnMut(Transcript),
 ) -> Result<(), ReadError> {
     let Some(bytes) = bytes else {
         return Err(ReadError::WrongShape {

@@ -111,7 +111,7 @@ pub(crate) fn read_stream(
         source,
     })?;
     let head = &head[..head.len().min(HEAD_CHECK)];
-    if let Err(e) = check_text_at(name, head, 0, 1).and_then(|_| check_utf8_at(name, head, 0, 1)) {
+    if let Err(e) = check_text_at(name, head, 0, 1).and_then(|()| check_utf8_at(name, head, 0, 1)) {
         // A multi-byte character cut by the end of the window is not an error.
         let cut = matches!(&e, ReadError::InvalidUtf8 { .. })
             && std::str::from_utf8(head).is_err_and(|u| u.error_len().is_none());
@@ -251,10 +251,7 @@ fn read_parts(
     let whole = Span::new(0, bytes.len());
     for ((path, _), mut sink) in parts.iter().zip(sinks) {
         sink.resolve_with(&tree, 0, whole);
-        let span = tree
-            .locate(path)
-            .map(|(s, e)| Span::new(s, e))
-            .unwrap_or(whole);
+        let span = tree.locate(path).map_or(whole, |(s, e)| Span::new(s, e));
         let line = index.line_col(bytes, span.start).line;
         emit(transcript(format, Some(RecordLoc { line, span }), sink));
     }

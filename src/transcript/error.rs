@@ -258,7 +258,7 @@ pub(crate) struct Locator<'a> {
 
 impl Locator<'_> {
     /// Line and column of an offset into `text`.
-    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+    pub(super) fn line_col(&self, offset: usize) -> (usize, usize) {
         let idx = LineIndex::new(self.text);
         let lc = idx.line_col(self.text, offset);
         (self.first_line + lc.line - 1, lc.col)
@@ -278,7 +278,7 @@ impl Locator<'_> {
     }
 
     /// A serde_json error at a 1-based line/column inside `text`.
-    pub fn json_error(&self, err: &serde_json::Error, help: &str) -> ReadError {
+    pub(super) fn json_error(&self, err: &serde_json::Error, help: &str) -> ReadError {
         let offset = offset_of(self.text, err.line(), err.column());
         let (line, col) = self.line_col(offset);
         let message = strip_position(&err.to_string());
@@ -305,7 +305,7 @@ impl Locator<'_> {
     }
 
     /// A truncated record spanning `text[start..]`.
-    pub fn truncated(&self, err: &serde_json::Error, start: usize) -> ReadError {
+    pub(super) fn truncated(&self, err: &serde_json::Error, start: usize) -> ReadError {
         let offset = offset_of(self.text, err.line(), err.column()).max(start);
         let (line, col) = self.line_col(offset);
         ReadError::Truncated {
@@ -319,7 +319,7 @@ impl Locator<'_> {
     }
 
     /// Valid JSON of the wrong shape, at byte `offset` (relative to `text`).
-    pub fn wrong_shape(&self, offset: usize, message: String, help: &str) -> ReadError {
+    pub(super) fn wrong_shape(&self, offset: usize, message: String, help: &str) -> ReadError {
         let (line, col) = self.line_col(offset);
         ReadError::WrongShape {
             file: self.name.to_string(),

@@ -256,32 +256,29 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
                 return Ok(());
             }
         };
-        match choice {
-            Some(format) => {
-                let first = buffered
-                    .iter()
-                    .find(|b| detect::line(&b.value).is_some())
-                    .or(buffered.first());
-                let reader = Box::new(Session::new(format, first.map(|b| &b.value)));
-                self.state = State::Session {
-                    format,
-                    reader,
-                    sink: Box::new(Sink::keeping(self.keep)),
-                };
-                if let State::Session { reader, sink, .. } = &mut self.state {
-                    for b in &buffered {
-                        sink.line = Some(b.span);
-                        reader.line(&b.value, b.origin, sink);
-                    }
+        if let Some(format) = choice {
+            let first = buffered
+                .iter()
+                .find(|b| detect::line(&b.value).is_some())
+                .or(buffered.first());
+            let reader = Box::new(Session::new(format, first.map(|b| &b.value)));
+            self.state = State::Session {
+                format,
+                reader,
+                sink: Box::new(Sink::keeping(self.keep)),
+            };
+            if let State::Session { reader, sink, .. } = &mut self.state {
+                for b in &buffered {
+                    sink.line = Some(b.span);
+                    reader.line(&b.value, b.origin, sink);
                 }
-                Ok(())
             }
-            None => {
-                for b in buffered {
-                    self.dataset_line(b.no, b.span, b.json_base, &b.text, &b.value)?;
-                }
-                Ok(())
+            Ok(())
+        } else {
+            for b in buffered {
+                self.dataset_line(b.no, b.span, b.json_base, &b.text, &b.value)?;
             }
+            Ok(())
         }
     }
 
@@ -415,21 +412,18 @@ fn merge_continuation(open: &mut Transcript, next: Transcript) {
         .collect();
     let mut added = Vec::new();
     for c in next.calls {
-        match c.id.as_ref().and_then(|id| index.get(id)) {
-            Some(&i) => {
-                let known = &mut open.calls[i];
-                if known.output.is_none() && c.output.is_some() {
-                    known.output = c.output;
-                    known.is_error = c.is_error;
-                }
+        if let Some(&i) = c.id.as_ref().and_then(|id| index.get(id)) {
+            let known = &mut open.calls[i];
+            if known.output.is_none() && c.output.is_some() {
+                known.output = c.output;
+                known.is_error = c.is_error;
             }
-            None => {
-                if let Some(id) = &c.id {
-                    index.insert(id.clone(), open.calls.len());
-                }
-                added.push(c.span);
-                open.calls.push(c);
+        } else {
+            if let Some(id) = &c.id {
+                index.insert(id.clone(), open.calls.len());
             }
+            added.push(c.span);
+            open.calls.push(c);
         }
     }
     open.findings.extend(next.findings.into_iter().filter(|f| {

@@ -414,8 +414,7 @@ pub(crate) fn read_mapped(
                     .entry(*i)
                     .or_insert_with(|| SpanTree::build(&bytes[line.start..line.end], max_depth));
                 tree.locate_steps(steps[1..].iter().copied())
-                    .map(|(s, e)| Span::new(line.start + s, line.start + e))
-                    .unwrap_or(*line)
+                    .map_or(*line, |(s, e)| Span::new(line.start + s, line.start + e))
             }
         }
     };

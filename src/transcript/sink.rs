@@ -157,7 +157,7 @@ pub(crate) struct Finished {
 
 impl Sink {
     /// An empty sink that keeps of each call what `keep` asks for.
-    pub fn keeping(keep: &Keep) -> Sink {
+    pub(crate) fn keeping(keep: &Keep) -> Sink {
         let store = if keep.compact == Some(0) {
             Store::compact()
         } else {
@@ -171,7 +171,7 @@ impl Sink {
     }
 
     /// Number of calls recorded.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.answered.len()
     }
 
@@ -184,15 +184,14 @@ impl Sink {
     }
 
     /// A location for the value at `path` in the current document (or the current line).
-    pub fn at(&self, path: &[Seg]) -> Loc {
-        match self.line {
-            Some(s) => Loc::Span(s),
-            None => {
-                let mut p = Vec::with_capacity(self.prefix.len() + path.len());
-                p.extend_from_slice(&self.prefix);
-                p.extend_from_slice(path);
-                Loc::Path(p)
-            }
+    pub(crate) fn at(&self, path: &[Seg]) -> Loc {
+        if let Some(s) = self.line {
+            Loc::Span(s)
+        } else {
+            let mut p = Vec::with_capacity(self.prefix.len() + path.len());
+            p.extend_from_slice(&self.prefix);
+            p.extend_from_slice(path);
+            Loc::Path(p)
         }
     }
 
@@ -205,7 +204,7 @@ impl Sink {
     }
 
     /// Whether a call with this id was already recorded.
-    pub fn has_id(&self, id: &str) -> bool {
+    pub(crate) fn has_id(&self, id: &str) -> bool {
         self.by_id(id).is_some()
     }
 
@@ -214,7 +213,13 @@ impl Sink {
     /// the existing call's index. The same id on a different call is a reused id (some
     /// OpenAI-compatible servers number calls per response): a new call, and results with that
     /// id link to it from then on.
-    pub fn call(&mut self, name: &str, args: Args<'_>, id: Option<String>, loc: Loc) -> usize {
+    pub(crate) fn call(
+        &mut self,
+        name: &str,
+        args: Args<'_>,
+        id: Option<String>,
+        loc: Loc,
+    ) -> usize {
         if let Some(id) = &id {
             if let Some(i) = self.by_id(id) {
                 if self.name(i) == name && self.same_args(i, &args) {
@@ -257,7 +262,7 @@ impl Sink {
     }
 
     /// Record a call without de-duplicating by id.
-    pub fn call_unique(
+    pub(crate) fn call_unique(
         &mut self,
         name: &str,
         args: Args<'_>,
@@ -327,7 +332,7 @@ impl Sink {
 
     /// Replace the arguments of call `i`, for formats that give them after the call starts
     /// (streams: the input arrives in later chunks). Same rules and findings as [`Self::call`].
-    pub fn set_args(&mut self, i: usize, args: Args<'_>) {
+    pub(crate) fn set_args(&mut self, i: usize, args: Args<'_>) {
         if i < self.len() {
             let name = self.name(i).to_owned();
             let loc = self.loc_of(i);
@@ -424,7 +429,7 @@ impl Sink {
 
     /// Set the result of call `i` (the first result wins; later copies are duplicates). A call
     /// already flagged by [`Self::flag_error`] stays an error.
-    pub fn answer(&mut self, i: usize, output: Option<Value>, is_error: bool) {
+    pub(crate) fn answer(&mut self, i: usize, output: Option<Value>, is_error: bool) {
         if i < self.len() && !self.answered[i] {
             self.answered[i] = true;
             let output = output.filter(|_| self.keep.output_of(self.name(i)));
@@ -444,7 +449,7 @@ impl Sink {
 
     /// Mark call `i` as failed without answering it: the call record itself says it failed
     /// (`status: "failed"`), and its output may still follow in a later item.
-    pub fn flag_error(&mut self, i: usize) {
+    pub(crate) fn flag_error(&mut self, i: usize) {
         match &mut self.store {
             Store::Full { calls, .. } => {
                 if let Some(c) = calls.get_mut(i) {
@@ -456,7 +461,7 @@ impl Sink {
     }
 
     /// Link a result to the call with this id; false if there is none.
-    pub fn answer_id(&mut self, id: &str, output: Option<Value>, is_error: bool) -> bool {
+    pub(crate) fn answer_id(&mut self, id: &str, output: Option<Value>, is_error: bool) -> bool {
         match self.by_id(id) {
             Some(i) => {
                 self.answer(i, output, is_error);
@@ -467,7 +472,12 @@ impl Sink {
     }
 
     /// Link a result to the oldest unanswered call with this name; false if there is none.
-    pub fn answer_name(&mut self, name: &str, output: Option<Value>, is_error: bool) -> bool {
+    pub(crate) fn answer_name(
+        &mut self,
+        name: &str,
+        output: Option<Value>,
+        is_error: bool,
+    ) -> bool {
         if self.by_name.is_none() {
             let mut m: HashMap<String, VecDeque<usize>> = HashMap::new();
             for i in 0..self.len() {
@@ -490,7 +500,7 @@ impl Sink {
     }
 
     /// Add a finding at `loc`.
-    pub fn finding(&mut self, code: Code, message: String, loc: Loc) {
+    pub(crate) fn finding(&mut self, code: Code, message: String, loc: Loc) {
         self.findings.push((
             ReadFinding {
                 code: code.id(),
@@ -502,7 +512,12 @@ impl Sink {
     }
 
     /// Declare a tool (from a format's tool list), skipping repeats by name.
-    pub fn declare(&mut self, name: &str, description: Option<&Value>, parameters: Option<&Value>) {
+    pub(crate) fn declare(
+        &mut self,
+        name: &str,
+        description: Option<&Value>,
+        parameters: Option<&Value>,
+    ) {
         if name.is_empty() || self.tools.iter().any(|t| t.name == name) {
             return;
         }
@@ -515,7 +530,7 @@ impl Sink {
 
     /// Resolve path locations against the current document `text` (which starts at file
     /// offset `base`). Calls already located keep their spans.
-    pub fn resolve(&mut self, text: &[u8], base: usize) {
+    pub(crate) fn resolve(&mut self, text: &[u8], base: usize) {
         let Some(depth) = self.path_depth() else {
             return;
         };
@@ -524,7 +539,7 @@ impl Sink {
     }
 
     /// The longest path still to resolve, if any.
-    pub fn path_depth(&self) -> Option<usize> {
+    pub(crate) fn path_depth(&self) -> Option<usize> {
         let calls = self.pending.iter().map(|(_, p)| p.len());
         let findings = self.findings.iter().filter_map(|(_, l)| match l {
             Loc::Path(p) => Some(p.len()),
@@ -535,11 +550,10 @@ impl Sink {
 
     /// Resolve path locations with an index built once for the document (offsets relative to
     /// file offset `base`; unresolvable paths get `whole`).
-    pub fn resolve_with(&mut self, tree: &SpanTree<'_>, base: usize, whole: Span) {
+    pub(crate) fn resolve_with(&mut self, tree: &SpanTree<'_>, base: usize, whole: Span) {
         let place = |p: &[Seg]| {
             tree.locate(p)
-                .map(|(s, e)| Span::new(base + s, base + e))
-                .unwrap_or(whole)
+                .map_or(whole, |(s, e)| Span::new(base + s, base + e))
         };
         for (i, p) in std::mem::take(&mut self.pending) {
             let span = place(&p);
@@ -552,7 +566,7 @@ impl Sink {
                 Store::Compact { table, .. } => table.set_span(i, span),
             }
         }
-        for (_, l) in self.findings.iter_mut() {
+        for (_, l) in &mut self.findings {
             if let Loc::Path(p) = l {
                 *l = Loc::Span(place(p));
             }
@@ -560,7 +574,7 @@ impl Sink {
     }
 
     /// Finish: the calls and findings with their spans (call `resolve` first for documents).
-    pub fn finish(self) -> Finished {
+    pub(crate) fn finish(self) -> Finished {
         let findings = self
             .findings
             .into_iter()
@@ -696,8 +710,7 @@ pub(crate) fn id_string(v: Option<&Value>) -> Option<String> {
 pub(crate) fn arr<'v>(v: &'v Value, key: &str) -> &'v [Value] {
     v.get(key)
         .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or(&[])
+        .map_or(&[][..], Vec::as_slice)
 }
 
 #[cfg(test)]

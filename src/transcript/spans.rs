@@ -50,7 +50,7 @@ struct Frame {
 impl<'a> SpanTree<'a> {
     /// Index `text` (one valid JSON value, optionally surrounded by whitespace), recording values
     /// up to `max_depth` levels below the root. Malformed text yields a partial tree, never a panic.
-    pub fn build(text: &'a [u8], max_depth: usize) -> Self {
+    pub(crate) fn build(text: &'a [u8], max_depth: usize) -> Self {
         let mut tree = SpanTree {
             text,
             nodes: Vec::new(),
@@ -142,7 +142,7 @@ impl<'a> SpanTree<'a> {
     }
 
     /// The byte range (relative to the indexed text) of the value at `path`, if recorded.
-    pub fn locate(&self, path: &[Seg]) -> Option<(usize, usize)> {
+    pub(crate) fn locate(&self, path: &[Seg]) -> Option<(usize, usize)> {
         self.locate_steps(path.iter().map(|s| match *s {
             Seg::K(k) => Step::K(k),
             Seg::I(i) => Step::I(i),
@@ -151,7 +151,7 @@ impl<'a> SpanTree<'a> {
 
     /// [`Self::locate`] for a path whose keys are not static (a JSONPath result's normalized
     /// path). A key written with escapes in the file is not found (the caller falls back).
-    pub fn locate_steps<'k>(
+    pub(crate) fn locate_steps<'k>(
         &self,
         path: impl IntoIterator<Item = Step<'k>>,
     ) -> Option<(usize, usize)> {
@@ -259,7 +259,7 @@ mod tests {
 
     #[test]
     fn depth_limit_keeps_deeper_values_whole() {
-        let text = br#"[[[[1]]], 2]"#;
+        let text = br"[[[[1]]], 2]";
         let tree = SpanTree::build(text, 1);
         assert_eq!(tree.locate(&[Seg::I(0)]), Some((1, 8)));
         assert_eq!(tree.locate(&[Seg::I(0), Seg::I(0)]), None);

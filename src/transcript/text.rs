@@ -121,7 +121,13 @@ pub(super) fn check_utf8_at(
 /// carriage return, tab, form feed and escape).
 fn is_control(b: u8) -> bool {
     // Bitwise, not short-circuit, so that the block scan below compiles to vector compares.
-    (b == 0) | ((b < 0x20) & (b != b'\n') & (b != b'\r') & (b != b'\t') & (b != 0x0c) & (b != 0x1b))
+    (b == 0)
+        || ((b < 0x20)
+            && (b != b'\n')
+            && (b != b'\r')
+            && (b != b'\t')
+            && (b != 0x0c)
+            && (b != 0x1b))
 }
 
 /// The position of the first control byte. Scans 64-byte blocks without branching (so the

@@ -197,7 +197,7 @@ fn wrong_shape_for_a_forced_format() {
     );
     let e = Reader::new()
         .format(Some(Format::CodexCli))
-        .read("x.json", br#"[1,2]"#)
+        .read("x.json", br"[1,2]")
         .unwrap_err();
     assert_eq!(e.code(), "wrong-shape");
 }
@@ -278,7 +278,7 @@ fn records_before_a_torn_dataset_line_are_still_emitted() {
     let mut got = Vec::new();
     let e = toolspec::transcript::Reader::new()
         .read_with("cut.jsonl", text.as_bytes(), |t| {
-            got.push(t.calls[0].id.clone())
+            got.push(t.calls[0].id.clone());
         })
         .unwrap_err();
     assert_eq!(e.line_col().map(|(l, _)| l), Some(3), "{e}");

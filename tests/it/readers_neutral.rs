@@ -112,8 +112,10 @@ fn the_format_is_detected_as_itself_in_json_and_jsonl() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|c| format!("{c}\n"))
-        .collect();
+        .fold(String::new(), |mut out, c| {
+            out.push_str(&format!("{c}\n"));
+            out
+        });
     let jl = Reader::new().read("c.jsonl", lines.as_bytes()).unwrap();
     assert_eq!(jl.len(), 1);
     assert_eq!(jl[0].format, Format::ToolspecCalls);

@@ -239,8 +239,7 @@ fn ui_chunk_streams_with_other_chunk_types_are_read() {
         r#"[{"type":"text","text":"hi"},{"type":"tool_use","id":"t","name":"f","input":{}}]"#;
     assert!(Reader::new()
         .read("b.json", blocks.as_bytes())
-        .map(|ts| ts[0].format != Format::VercelAiSdk)
-        .unwrap_or(true));
+        .map_or(true, |ts| ts[0].format != Format::VercelAiSdk));
 }
 
 /// `unknown-format` names what the file holds once, and each format's reason once.

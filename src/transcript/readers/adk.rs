@@ -53,12 +53,11 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
 
 /// The cases of a set with several: one transcript each.
 pub(crate) fn cases(v: &Value) -> Option<Vec<(Vec<Seg>, &Value)>> {
-    let (items, root): (&[Value], Option<Seg>) = match v {
-        Value::Array(a) => (a, None),
-        _ => {
-            let (items, key) = list(v, "eval_cases", "evalCases");
-            (items, Some(Seg::K(key)))
-        }
+    let (items, root): (&[Value], Option<Seg>) = if let Value::Array(a) = v {
+        (a, None)
+    } else {
+        let (items, key) = list(v, "eval_cases", "evalCases");
+        (items, Some(Seg::K(key)))
     };
     if items.len() < 2 {
         return None;
@@ -72,7 +71,7 @@ pub(crate) fn read_case(c: &Value, path: &[Seg], sink: &mut Sink) {
     // Old test files: `expected_tool_use[] {tool_name, tool_input}`.
     let (expected, ek) = list(c, "expected_tool_use", "expectedToolUse");
     for (j, t) in expected.iter().enumerate() {
-        let args = t.get("tool_input").map(Args::Value).unwrap_or(Args::Empty);
+        let args = t.get("tool_input").map_or(Args::Empty, Args::Value);
         let l = sink.at(&at(&[Seg::K(ek), Seg::I(j)]));
         sink.call_unique(s(t, "tool_name").unwrap_or(""), args, None, l);
     }
@@ -98,8 +97,7 @@ pub(crate) fn read_case(c: &Value, path: &[Seg], sink: &mut Sink) {
                 .get("content")
                 .and_then(|c| c.get("parts"))
                 .and_then(Value::as_array)
-                .map(Vec::as_slice)
-                .unwrap_or(&[]);
+                .map_or(&[][..], Vec::as_slice);
             for p in parts {
                 if let Some((fc, _)) =
                     get(p, "function_call", "functionCall").filter(|(f, _)| f.is_object())
@@ -124,8 +122,7 @@ fn call(fc: &Value, l: super::super::sink::Loc, sink: &mut Sink) {
     let args = fc
         .get("args")
         .filter(|a| !a.is_null())
-        .map(Args::Value)
-        .unwrap_or(Args::Empty);
+        .map_or(Args::Empty, Args::Value);
     sink.call_unique(
         s(fc, "name").unwrap_or(""),
         args,

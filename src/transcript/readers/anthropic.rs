@@ -55,7 +55,7 @@ pub(crate) fn block(b: &Value, path: &[Seg], j: usize, sink: &mut Sink) {
     };
     match ty {
         "tool_use" | "server_tool_use" | "mcp_tool_use" => {
-            let args = b.get("input").map(Args::Value).unwrap_or(Args::Empty);
+            let args = b.get("input").map_or(Args::Empty, Args::Value);
             let l = sink.at(&loc());
             sink.call(
                 s(b, "name").unwrap_or(""),
@@ -124,7 +124,7 @@ pub(crate) struct Stream {
 
 impl Stream {
     /// Feed one event.
-    pub fn event(&mut self, v: &Value, sink: &mut Sink) {
+    pub(crate) fn event(&mut self, v: &Value, sink: &mut Sink) {
         let index = v.get("index").and_then(Value::as_u64).unwrap_or(0);
         match s(v, "type") {
             Some("message_start") => self.close_all(sink),
@@ -173,7 +173,7 @@ impl Stream {
     }
 
     /// End of input: blocks never stopped keep the pieces received.
-    pub fn finish(mut self, sink: &mut Sink) {
+    pub(crate) fn finish(mut self, sink: &mut Sink) {
         self.close_all(sink);
     }
 }

@@ -32,7 +32,7 @@ pub(crate) struct State;
 
 impl State {
     /// Feed one session line.
-    pub fn line(&mut self, v: &Value, sink: &mut Sink) {
+    pub(crate) fn line(&mut self, v: &Value, sink: &mut Sink) {
         match v.get("type").and_then(Value::as_str) {
             Some("user" | "assistant") => {}
             // `claude -p --output-format stream-json` opens with the tools the session offers
@@ -63,7 +63,7 @@ impl State {
     /// line, a server tool's result (its error is read from its content), and a line that may
     /// hold a number too large for an `f64`, which serde_json refuses when it builds it but
     /// not when it skips it.
-    pub fn text(&mut self, text: &str, outputs: bool, sink: &mut Sink) -> bool {
+    pub(crate) fn text(&mut self, text: &str, outputs: bool, sink: &mut Sink) -> bool {
         if may_overflow(text.as_bytes()) {
             return false;
         }
@@ -241,9 +241,9 @@ fn may_overflow(b: &[u8]) -> bool {
     let mut start = 0;
     while start + 1 < n {
         let end = (start + BLOCK).min(n - 1);
-        let (x, y) = (&b[start..end], &b[start + 1..end + 1]);
+        let (x, y) = (&b[start..end], &b[(start + 1)..=end]);
         let exp = x.iter().zip(y).fold(false, |a, (p, c)| {
-            a | (p.is_ascii_digit() & (c | 0x20 == b'e'))
+            a | p.is_ascii_digit() && (c | 0x20 == b'e')
         });
         let digits = x.len() == BLOCK && x.iter().fold(true, |a, c| a & c.is_ascii_digit());
         if digits || (exp && (start..end).any(|i| big_exponent(b, i))) {
@@ -316,7 +316,7 @@ mod tests {
 
     fn sessions() -> Vec<Vec<String>> {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-        let mut out = vec![LINES.iter().map(|l| l.to_string()).collect()];
+        let mut out = vec![LINES.iter().map(std::string::ToString::to_string).collect()];
         for pattern in [
             "tests/fixtures/**/claude_code/*.jsonl",
             "examples/runs/**/claude-code-*.jsonl",

@@ -19,7 +19,7 @@ pub(crate) struct State;
 
 impl State {
     /// Feed one rollout line.
-    pub fn line(&mut self, v: &Value, sink: &mut Sink) {
+    pub(crate) fn line(&mut self, v: &Value, sink: &mut Sink) {
         if s(v, "type") != Some("response_item") {
             return;
         }
@@ -28,7 +28,7 @@ impl State {
         let call_id = s(p, "call_id").map(str::to_string);
         match s(p, "type").unwrap_or("") {
             "function_call" => {
-                let args = p.get("arguments").map(Args::Value).unwrap_or(Args::Empty);
+                let args = p.get("arguments").map_or(Args::Empty, Args::Value);
                 sink.call(s(p, "name").unwrap_or(""), args, call_id, loc);
             }
             "custom_tool_call" => {

@@ -52,8 +52,7 @@ fn case(v: &Value, path: &[Seg], sink: &mut Sink) {
                 .or(t.get("args"))
                 .or(t.get("arguments"))
                 .filter(|a| !a.is_null())
-                .map(Args::Value)
-                .unwrap_or(Args::Empty);
+                .map_or(Args::Empty, Args::Value);
             let mut p = path.to_vec();
             p.extend([Seg::K(key), Seg::I(j)]);
             let l = sink.at(&p);
@@ -78,8 +77,7 @@ fn spans(items: &[Value], base: &[Seg], sink: &mut Sink) {
         let args = sp
             .get("input")
             .filter(|a| !a.is_null())
-            .map(Args::Value)
-            .unwrap_or(Args::Empty);
+            .map_or(Args::Empty, Args::Value);
         let mut p = base.to_vec();
         p.push(Seg::I(i));
         let l = sink.at(&p);

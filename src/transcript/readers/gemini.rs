@@ -66,46 +66,42 @@ impl Stream {
     /// A `functionCall` part (at `loc`).
     fn function_call(&mut self, fc: &Value, loc: Loc, sink: &mut Sink) {
         let continues = fc.get("willContinue").and_then(Value::as_bool) == Some(true);
-        match s(fc, "name").filter(|n| !n.is_empty()) {
-            Some(name) => {
-                self.close(sink);
-                let args = fc
-                    .get("args")
-                    .filter(|a| !a.is_null())
-                    .map(Args::Value)
-                    .unwrap_or(Args::Empty);
-                let first = fc.get("args").filter(|a| a.is_object()).cloned();
-                let index = sink.call(name, args, s(fc, "id").map(str::to_string), loc.clone());
-                if continues {
-                    self.open = Some(Open {
-                        index,
+        if let Some(name) = s(fc, "name").filter(|n| !n.is_empty()) {
+            self.close(sink);
+            let args = fc
+                .get("args")
+                .filter(|a| !a.is_null())
+                .map_or(Args::Empty, Args::Value);
+            let first = fc.get("args").filter(|a| a.is_object()).cloned();
+            let index = sink.call(name, args, s(fc, "id").map(str::to_string), loc.clone());
+            if continues {
+                self.open = Some(Open {
+                    index,
+                    loc,
+                    args: first.unwrap_or_else(|| Value::Object(Map::new())),
+                    continuing: None,
+                });
+            }
+        } else {
+            let Some(open) = &mut self.open else {
+                // A fragment of a call that is not in the file: nothing to attach it to.
+                if !arr(fc, "partialArgs").is_empty() {
+                    sink.finding(
+                        Code::OrphanResult,
+                        "a `functionCall` part with only `partialArgs` continues a call that is not in the file; it was skipped".to_string(),
                         loc,
-                        args: first.unwrap_or_else(|| Value::Object(Map::new())),
-                        continuing: None,
-                    });
+                    );
+                }
+                return;
+            };
+            for pa in arr(fc, "partialArgs") {
+                if let Err(msg) = open.fragment(pa) {
+                    let at = open.loc.clone();
+                    sink.finding(Code::InvalidArguments, msg, at);
                 }
             }
-            None => {
-                let Some(open) = &mut self.open else {
-                    // A fragment of a call that is not in the file: nothing to attach it to.
-                    if !arr(fc, "partialArgs").is_empty() {
-                        sink.finding(
-                            Code::OrphanResult,
-                            "a `functionCall` part with only `partialArgs` continues a call that is not in the file; it was skipped".to_string(),
-                            loc,
-                        );
-                    }
-                    return;
-                };
-                for pa in arr(fc, "partialArgs") {
-                    if let Err(msg) = open.fragment(pa) {
-                        let at = open.loc.clone();
-                        sink.finding(Code::InvalidArguments, msg, at);
-                    }
-                }
-                if !continues {
-                    self.close(sink);
-                }
+            if !continues {
+                self.close(sink);
             }
         }
     }
@@ -209,7 +205,7 @@ fn fits(root: &Value, path: &[Step]) -> bool {
         cur = match (step, container) {
             (Step::Key(name), Some(Value::Object(o))) => o.get(name),
             (Step::Index(i), Some(Value::Array(a))) if *i <= a.len() => a.get(*i),
-            (Step::Key(_), None) | (Step::Index(0), None) => None,
+            (Step::Key(_) | Step::Index(0), None) => None,
             _ => return false,
         };
     }
@@ -368,8 +364,7 @@ fn interaction(v: &Value, sink: &mut Sink) {
             let args = st
                 .get("arguments")
                 .filter(|a| !a.is_null())
-                .map(Args::Value)
-                .unwrap_or(Args::Empty);
+                .map_or(Args::Empty, Args::Value);
             let l = sink.at(&[Seg::K("steps"), Seg::I(i)]);
             sink.call(
                 s(st, "name").unwrap_or(""),

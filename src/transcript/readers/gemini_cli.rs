@@ -22,8 +22,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
             let args = tc
                 .get("args")
                 .filter(|a| !a.is_null())
-                .map(Args::Value)
-                .unwrap_or(Args::Empty);
+                .map_or(Args::Empty, Args::Value);
             let l = sink.at(&[
                 Seg::K("messages"),
                 Seg::I(i),

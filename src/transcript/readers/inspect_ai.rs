@@ -63,8 +63,7 @@ pub(crate) fn read_sample(sample: &Value, path: &[Seg], sink: &mut Sink) {
             let args = tc
                 .get("arguments")
                 .filter(|a| !a.is_null())
-                .map(Args::Value)
-                .unwrap_or(Args::Empty);
+                .map_or(Args::Empty, Args::Value);
             let l = sink.at(&at(&[Seg::K("tool_calls"), Seg::I(j)]));
             sink.call(
                 s(tc, "function").unwrap_or(""),

@@ -71,7 +71,7 @@ fn ai(f: &Value, path: &[Seg], sink: &mut Sink) {
     let has_tc = f.get("tool_calls").is_some();
     let has_invalid = f.get("invalid_tool_calls").is_some();
     for (j, tc) in arr(f, "tool_calls").iter().enumerate() {
-        let args = tc.get("args").map(Args::Value).unwrap_or(Args::Empty);
+        let args = tc.get("args").map_or(Args::Empty, Args::Value);
         let l = at(sink, &[Seg::K("tool_calls"), Seg::I(j)]);
         sink.call(
             s(tc, "name").unwrap_or(""),
@@ -103,10 +103,7 @@ fn ai(f: &Value, path: &[Seg], sink: &mut Sink) {
                 let Some(func) = tc.get("function") else {
                     continue;
                 };
-                let args = func
-                    .get("arguments")
-                    .map(Args::Value)
-                    .unwrap_or(Args::Empty);
+                let args = func.get("arguments").map_or(Args::Empty, Args::Value);
                 let l = at(
                     sink,
                     &[Seg::K("additional_kwargs"), Seg::K("tool_calls"), Seg::I(j)],

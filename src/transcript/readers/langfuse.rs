@@ -73,7 +73,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
             .iter()
             .find(|(n, a, _)| n == name && Some(a) == args_value.as_ref())
             .map(|(_, _, id)| id.clone());
-        let args = input.map(Args::Value).unwrap_or(Args::Empty);
+        let args = input.map_or(Args::Empty, Args::Value);
         let mut path = root.clone();
         path.push(Seg::I(*i));
         let l = sink.at(&path);

@@ -34,7 +34,7 @@ pub(crate) struct State {
 
 impl State {
     /// Feed one message (or a batch).
-    pub fn message(&mut self, v: &Value, origin: Origin, sink: &mut Sink) {
+    pub(crate) fn message(&mut self, v: &Value, origin: Origin, sink: &mut Sink) {
         match v {
             Value::Array(batch) => {
                 let prefix = sink.prefix.clone();
@@ -74,8 +74,7 @@ impl State {
                     let args = p
                         .get("arguments")
                         .filter(|a| !a.is_null())
-                        .map(Args::Value)
-                        .unwrap_or(Args::Empty);
+                        .map_or(Args::Empty, Args::Value);
                     let loc = sink.at(&[]);
                     Some(sink.call_unique(s(p, "name").unwrap_or(""), args, Some(id.clone()), loc))
                 }
@@ -103,17 +102,16 @@ impl State {
             Origin::Server => Some(Origin::Client),
             Origin::Unknown => None,
         };
-        let key = match requester {
-            Some(r) => (r, id),
-            None => {
-                let c = (Origin::Client, id.clone());
-                let sv = (Origin::Server, id);
-                let has = |k: &(Origin, String)| self.pending.get(k).is_some_and(|q| !q.is_empty());
-                match (has(&c), has(&sv)) {
-                    (true, true) if looks_like_client_answer(m) => sv,
-                    (false, true) => sv,
-                    _ => c,
-                }
+        let key = if let Some(r) = requester {
+            (r, id)
+        } else {
+            let c = (Origin::Client, id.clone());
+            let sv = (Origin::Server, id);
+            let has = |k: &(Origin, String)| self.pending.get(k).is_some_and(|q| !q.is_empty());
+            match (has(&c), has(&sv)) {
+                (true, true) if looks_like_client_answer(m) => sv,
+                (false, true) => sv,
+                _ => c,
             }
         };
         let Some(req) = self.pending.get_mut(&key).and_then(VecDeque::pop_front) else {
@@ -159,7 +157,7 @@ impl State {
     }
 
     /// End of input (unanswered calls keep a null output).
-    pub fn finish(self, _sink: &mut Sink) {}
+    pub(crate) fn finish(self, _sink: &mut Sink) {}
 }
 
 /// A result shaped like a client's answer to a server request (roots, sampling, elicitation).

@@ -52,7 +52,7 @@ pub(crate) enum Session {
 
 impl Session {
     /// A session reader for `format`; `first` is a line that decided it (chunk streams differ).
-    pub fn new(format: Format, first: Option<&Value>) -> Self {
+    pub(crate) fn new(format: Format, first: Option<&Value>) -> Self {
         format
             .def()
             .stream
@@ -97,7 +97,7 @@ impl Session {
     }
 
     /// Feed one line (its location is `sink.line`).
-    pub fn line(&mut self, v: &Value, origin: Origin, sink: &mut Sink) {
+    pub(crate) fn line(&mut self, v: &Value, origin: Origin, sink: &mut Sink) {
         match self {
             Session::Mcp(s) => s.message(v, origin, sink),
             Session::ClaudeCode(s) => s.line(v, sink),
@@ -119,7 +119,7 @@ impl Session {
     /// Feed one line from its text, where the reader can read it without a `Value` (a Claude
     /// Code session; `outputs`: whether any call's output is kept). False if it declined: the
     /// caller then parses the line and feeds it to [`Self::line`].
-    pub fn line_text(&mut self, text: &str, outputs: bool, sink: &mut Sink) -> bool {
+    pub(crate) fn line_text(&mut self, text: &str, outputs: bool, sink: &mut Sink) -> bool {
         match self {
             Session::ClaudeCode(s) => s.text(text, outputs, sink),
             _ => false,
@@ -127,7 +127,7 @@ impl Session {
     }
 
     /// End of input.
-    pub fn finish(self, sink: &mut Sink) {
+    pub(crate) fn finish(self, sink: &mut Sink) {
         match self {
             Session::Mcp(s) => s.finish(sink),
             Session::Otel(s) => s.finish(sink),
@@ -198,7 +198,7 @@ pub(super) fn session_doc(
         if super::detect::line(x) == Some(format) || super::detect::claude_code_hint(x) {
             fitting += 1;
         }
-        sink.prefix = path.clone();
+        sink.prefix.clone_from(path);
         session.line(x, Origin::Unknown, sink);
     }
     sink.prefix.clear();

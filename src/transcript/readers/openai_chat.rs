@@ -122,8 +122,7 @@ fn message(m: &Value, path: &[Seg], sink: &mut Sink) {
                     let args = f
                         .get("arguments")
                         .filter(|a| !a.is_null())
-                        .map(Args::Value)
-                        .unwrap_or(Args::Empty);
+                        .map_or(Args::Empty, Args::Value);
                     sink.call(s(f, "name").unwrap_or(""), args, id, loc);
                 }
             }
@@ -132,8 +131,7 @@ fn message(m: &Value, path: &[Seg], sink: &mut Sink) {
                 let args = f
                     .get("arguments")
                     .filter(|a| !a.is_null())
-                    .map(Args::Value)
-                    .unwrap_or(Args::Empty);
+                    .map_or(Args::Empty, Args::Value);
                 sink.call_unique(s(f, "name").unwrap_or(""), args, None, loc);
             }
         }
@@ -157,7 +155,7 @@ pub(crate) struct Stream {
 
 impl Stream {
     /// Feed one `chat.completion.chunk`.
-    pub fn chunk(&mut self, v: &Value, path: &[Seg], sink: &mut Sink) {
+    pub(crate) fn chunk(&mut self, v: &Value, path: &[Seg], sink: &mut Sink) {
         let resp = s(v, "id").unwrap_or("").to_string();
         for c in arr(v, "choices") {
             let ci = c.get("index").and_then(Value::as_u64).unwrap_or(0);
@@ -190,7 +188,7 @@ impl Stream {
     }
 
     /// Emit the assembled calls in order of first appearance.
-    pub fn finish(mut self, sink: &mut Sink) {
+    pub(crate) fn finish(mut self, sink: &mut Sink) {
         for key in &self.order {
             if let Some(p) = self.partial.remove(key) {
                 let loc = p

@@ -76,7 +76,7 @@ fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mut Sink) {
         };
         match ty {
             "function_call" => {
-                let args = it.get("arguments").map(Args::Value).unwrap_or(Args::Empty);
+                let args = it.get("arguments").map_or(Args::Empty, Args::Value);
                 sink.call(s(it, "name").unwrap_or(""), args, call_id.or(item_id), loc);
             }
             "custom_tool_call" => {
@@ -159,7 +159,7 @@ fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mut Sink) {
             "code_interpreter_call"
                 if it.get("code").is_none() && it.get("arguments").is_some() =>
             {
-                let args = it.get("arguments").map(Args::Value).unwrap_or(Args::Empty);
+                let args = it.get("arguments").map_or(Args::Empty, Args::Value);
                 let id = call_id.filter(|c| !c.is_empty()).or(item_id);
                 let i2 = sink.call(s(it, "name").unwrap_or("code_interpreter"), args, id, loc);
                 sink.answer(
@@ -225,7 +225,7 @@ fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mut Sink) {
                 );
             }
             "mcp_call" => {
-                let args = it.get("arguments").map(Args::Value).unwrap_or(Args::Empty);
+                let args = it.get("arguments").map_or(Args::Empty, Args::Value);
                 let i2 = sink.call(s(it, "name").unwrap_or(""), args, item_id, loc);
                 let err = it.get("error").filter(|e| !e.is_null());
                 let out = match err {
@@ -235,7 +235,7 @@ fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mut Sink) {
                 sink.answer(i2, out, err.is_some() || failed);
             }
             "tool_search_call" => {
-                let args = it.get("arguments").map(Args::Value).unwrap_or(Args::Empty);
+                let args = it.get("arguments").map_or(Args::Empty, Args::Value);
                 let i2 = sink.call("tool_search", args, call_id.or(item_id), loc);
                 // Its output item follows directly and carries no usable link.
                 if let Some(next) = items

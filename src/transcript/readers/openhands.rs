@@ -40,8 +40,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
             // The arguments as the model wrote them: the matching entry of the model response.
             let entry = meta
                 .get("model_response")
-                .map(|r| arr(r, "choices"))
-                .unwrap_or(&[])
+                .map_or(&[][..], |r| arr(r, "choices"))
                 .iter()
                 .filter_map(|c| c.get("message"))
                 .flat_map(|m| arr(m, "tool_calls"))
@@ -50,8 +49,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
                 .and_then(|tc| tc.get("function"))
                 .and_then(|f| f.get("arguments"))
                 .filter(|a| !a.is_null())
-                .map(Args::Value)
-                .unwrap_or(Args::Empty);
+                .map_or(Args::Empty, Args::Value);
             let l = sink.at(&path);
             let k = sink.call(name, args, id.map(str::to_string), l);
             if let Some(key) = event_id(e) {

@@ -102,10 +102,8 @@ impl Flat {
         }
         for (role, id, content) in prompts.into_values() {
             if let (Some("tool"), Some(id)) = (role, id) {
-                flat.responses.push((
-                    id.to_string(),
-                    content.map(any_value).unwrap_or(Value::Null),
-                ));
+                flat.responses
+                    .push((id.to_string(), content.map_or(Value::Null, any_value)));
             }
         }
         flat
@@ -143,12 +141,12 @@ pub(crate) struct State {
 
 impl State {
     /// Whether no span was seen.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.spans.is_empty()
     }
 
     /// Feed one `ExportTraceServiceRequest` at `path`.
-    pub fn batch(&mut self, v: &Value, path: &[Seg], sink: &mut Sink) {
+    pub(crate) fn batch(&mut self, v: &Value, path: &[Seg], sink: &mut Sink) {
         self.logs(v, path, sink);
         for (r, rs) in arr(v, "resourceSpans").iter().enumerate() {
             for (c, ss) in arr(rs, "scopeSpans").iter().enumerate() {
@@ -174,7 +172,7 @@ impl State {
                         || attrs.contains_key("error.type");
                     let start = match sp.get("startTimeUnixNano") {
                         Some(Value::String(t)) => t.parse().unwrap_or(0),
-                        Some(Value::Number(n)) => n.as_u64().unwrap_or(0) as u128,
+                        Some(Value::Number(n)) => u128::from(n.as_u64().unwrap_or(0)),
                         _ => 0,
                     };
                     let mut p = path.to_vec();
@@ -192,9 +190,9 @@ impl State {
                         start,
                         seq,
                         attrs,
-                        flat,
                         error,
                         loc,
+                        flat,
                     };
                     if rec
                         .attrs
@@ -229,7 +227,7 @@ impl State {
             }
             other => other,
         };
-        for d in defs.as_array().map(Vec::as_slice).unwrap_or(&[]) {
+        for d in defs.as_array().map_or(&[][..], Vec::as_slice) {
             let d = d.get("function").filter(|f| f.is_object()).unwrap_or(d);
             if let Some(name) = s(d, "name") {
                 sink.declare(name, d.get("description"), d.get("parameters"));
@@ -254,7 +252,7 @@ impl State {
                             .and_then(|v| v.as_str().map(str::to_string))
                     });
                     let Some(name) = name else { continue };
-                    let body = rec.get("body").map(any_value).unwrap_or(Value::Null);
+                    let body = rec.get("body").map_or(Value::Null, any_value);
                     let mut flat = Flat::default();
                     let tool_calls = match name.as_str() {
                         "gen_ai.choice" => body.get("message").map(|m| arr(m, "tool_calls")),
@@ -315,7 +313,7 @@ impl State {
     }
 
     /// Merge tool spans and message parts into calls.
-    pub fn finish(mut self, sink: &mut Sink) {
+    pub(crate) fn finish(mut self, sink: &mut Sink) {
         self.spans.sort_by_key(|sp| (sp.start, sp.seq));
         struct Entry {
             key: (u128, usize, usize),
@@ -384,26 +382,23 @@ impl State {
             }
             for (k, (id, name, args)) in parts.into_iter().enumerate() {
                 let existing = id.as_ref().and_then(|i| by_id.get(i.trim()).copied());
-                match existing {
-                    Some(e) => {
-                        if entries[e].args.is_none() {
-                            entries[e].args = args;
-                        }
+                if let Some(e) = existing {
+                    if entries[e].args.is_none() {
+                        entries[e].args = args;
                     }
-                    None => {
-                        if let Some(id) = &id {
-                            by_id.insert(id.trim().to_string(), entries.len());
-                        }
-                        entries.push(Entry {
-                            key: (sp.start, sp.seq, k + 1),
-                            id,
-                            name,
-                            args,
-                            output: None,
-                            error: false,
-                            loc: sp.loc.clone(),
-                        });
+                } else {
+                    if let Some(id) = &id {
+                        by_id.insert(id.trim().to_string(), entries.len());
                     }
+                    entries.push(Entry {
+                        key: (sp.start, sp.seq, k + 1),
+                        id,
+                        name,
+                        args,
+                        output: None,
+                        error: false,
+                        loc: sp.loc.clone(),
+                    });
                 }
             }
             if let Some(msgs) =
@@ -467,10 +462,7 @@ fn any_value(v: &Value) -> Value {
     }
     if let Some(x) = v.get("intValue") {
         return match x {
-            Value::String(t) => t
-                .parse::<i64>()
-                .map(Value::from)
-                .unwrap_or_else(|_| x.clone()),
+            Value::String(t) => t.parse::<i64>().map_or_else(|_| x.clone(), Value::from),
             other => other.clone(),
         };
     }

@@ -73,8 +73,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
             .get("gen_ai.tool.args")
             .or(a.get("gen_ai.tool.call.arguments"))
             .filter(|v| !v.is_null())
-            .map(Args::Value)
-            .unwrap_or(Args::Empty);
+            .map_or(Args::Empty, Args::Value);
         let id = s(a, "gen_ai.tool.call.id").map(str::to_string);
         let mut path = root.clone();
         path.push(Seg::I(i));

@@ -45,8 +45,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
             let args = f
                 .get("arguments")
                 .filter(|a| !a.is_null())
-                .map(Args::Value)
-                .unwrap_or(Args::Empty);
+                .map_or(Args::Empty, Args::Value);
             let l = sink.at(&[
                 Seg::K("history"),
                 Seg::I(i),

@@ -61,8 +61,7 @@ fn step(st: &Value, path: &[Seg], sink: &mut Sink) {
                     let args = part
                         .get("input")
                         .or(part.get("args"))
-                        .map(Args::Value)
-                        .unwrap_or(Args::Empty);
+                        .map_or(Args::Empty, Args::Value);
                     let l = at(sink, path, &[Seg::K("content"), Seg::I(j)]);
                     sink.call(s(part, "toolName").unwrap_or(""), args, id, l);
                 }
@@ -75,7 +74,7 @@ fn step(st: &Value, path: &[Seg], sink: &mut Sink) {
                 Some("tool-error") => {
                     if let Some(id) = id {
                         if !sink.has_id(&id) {
-                            let args = part.get("input").map(Args::Value).unwrap_or(Args::Empty);
+                            let args = part.get("input").map_or(Args::Empty, Args::Value);
                             let l = at(sink, path, &[Seg::K("content"), Seg::I(j)]);
                             sink.call(s(part, "toolName").unwrap_or(""), args, Some(id.clone()), l);
                         }
@@ -92,8 +91,7 @@ fn step(st: &Value, path: &[Seg], sink: &mut Sink) {
         let args = tc
             .get("args")
             .or(tc.get("input"))
-            .map(Args::Value)
-            .unwrap_or(Args::Empty);
+            .map_or(Args::Empty, Args::Value);
         let l = at(sink, path, &[Seg::K("toolCalls"), Seg::I(j)]);
         sink.call(
             s(tc, "toolName").unwrap_or(""),
@@ -138,8 +136,7 @@ fn message(m: &Value, path: &[Seg], sink: &mut Sink) {
                 let args = part
                     .get("input")
                     .or(part.get("args"))
-                    .map(Args::Value)
-                    .unwrap_or(Args::Empty);
+                    .map_or(Args::Empty, Args::Value);
                 let l = at(sink, path, &[Seg::K("content"), Seg::I(j)]);
                 sink.call(s(part, "toolName").unwrap_or(""), args, id, l);
             }
@@ -192,7 +189,7 @@ fn ui_part(p: &Value, path: &[Seg], sink: &mut Sink) -> bool {
         .get("input")
         .filter(|i| !i.is_null())
         .or(p.get("rawInput"));
-    let args = input.map(Args::Value).unwrap_or(Args::Empty);
+    let args = input.map_or(Args::Empty, Args::Value);
     let l = sink.at(path);
     let i = sink.call(name, args, id, l);
     match s(p, "state") {
@@ -204,7 +201,7 @@ fn ui_part(p: &Value, path: &[Seg], sink: &mut Sink) -> bool {
 }
 
 fn v4_invocation(ti: &Value, path: &[Seg], sink: &mut Sink) {
-    let args = ti.get("args").map(Args::Value).unwrap_or(Args::Empty);
+    let args = ti.get("args").map_or(Args::Empty, Args::Value);
     let l = sink.at(path);
     let i = sink.call(
         s(ti, "toolName").unwrap_or(""),
@@ -231,20 +228,19 @@ fn chunks(items: &[Value], sink: &mut Sink) {
         let ty = s(c, "type").unwrap_or("");
         match ty {
             "tool-input-start" | "tool-input-available" | "tool-input-error" => {
-                let i = match index.get(&id) {
-                    Some(&i) => i,
-                    None => {
-                        let l = sink.at(&[Seg::I(k)]);
-                        let i = sink.call_unique(
-                            s(c, "toolName").unwrap_or(""),
-                            Args::Empty,
-                            Some(id.clone()),
-                            l,
-                        );
-                        index.insert(id.clone(), i);
-                        pending_args.push((id.clone(), i));
-                        i
-                    }
+                let i = if let Some(&i) = index.get(&id) {
+                    i
+                } else {
+                    let l = sink.at(&[Seg::I(k)]);
+                    let i = sink.call_unique(
+                        s(c, "toolName").unwrap_or(""),
+                        Args::Empty,
+                        Some(id.clone()),
+                        l,
+                    );
+                    index.insert(id.clone(), i);
+                    pending_args.push((id.clone(), i));
+                    i
                 };
                 if ty != "tool-input-start" {
                     set_input(c, i, &id, &mut has_input, sink);
