@@ -189,7 +189,7 @@ impl RootGuard {
         Ok(bytes)
     }
 
-    /// The text of `path` as UTF-8 ([`crate::source::read_text`]'s errors), refused past
+    /// The text of `path` as UTF-8 ([`crate::source::ReadTextError`] says where it is not), refused past
     /// `limit` bytes.
     pub fn read_text(
         &self,
@@ -201,6 +201,13 @@ impl RootGuard {
             .map_err(crate::source::ReadTextError::Io)?;
         crate::source::text_of(bytes)
     }
+}
+
+/// Read a text file (a spec) as UTF-8, a regular file of at most [`SPEC_LIMIT`] bytes, anywhere
+/// ([`RootGuard::anywhere`]). Where it is not UTF-8, the error says where
+/// (`std::fs::read_to_string` only says that it is not).
+pub fn read_text(path: &Path) -> Result<String, crate::source::ReadTextError> {
+    RootGuard::anywhere().read_text(path, SPEC_LIMIT)
 }
 
 /// Open a regular file anywhere ([`RootGuard::anywhere`]): for paths the guard has already let

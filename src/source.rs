@@ -456,13 +456,6 @@ impl From<ReadTextError> for std::io::Error {
     }
 }
 
-/// Read a text file (a spec) as UTF-8, a regular file of at most [`crate::guard::SPEC_LIMIT`]
-/// bytes ([`crate::guard`]). Where it is not UTF-8, the error says where
-/// (`std::fs::read_to_string` only says that it is not).
-pub fn read_text(path: &std::path::Path) -> Result<String, ReadTextError> {
-    crate::guard::RootGuard::anywhere().read_text(path, crate::guard::SPEC_LIMIT)
-}
-
 /// `bytes` as UTF-8 text, or where they are not.
 pub(crate) fn text_of(bytes: Vec<u8>) -> Result<String, ReadTextError> {
     String::from_utf8(bytes).map_err(|e| {
@@ -485,16 +478,16 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("latin1.toolspec");
         std::fs::write(&path, b"spec s {\n  call caf\xe9()\n}\n").unwrap();
-        let e = read_text(&path).unwrap_err();
+        let e = crate::guard::read_text(&path).unwrap_err();
         assert_eq!(
             e.to_string(),
             "line 2, column 11: byte 0xE9 is not UTF-8 (toolspec reads specs and settings as UTF-8 text)"
         );
         assert!(matches!(e, ReadTextError::NotUtf8 { offset: 19, .. }));
         std::fs::write(&path, "spec s {}\n").unwrap();
-        assert_eq!(read_text(&path).unwrap(), "spec s {}\n");
+        assert_eq!(crate::guard::read_text(&path).unwrap(), "spec s {}\n");
         assert!(matches!(
-            read_text(&dir.path().join("missing")),
+            crate::guard::read_text(&dir.path().join("missing")),
             Err(ReadTextError::Io(_))
         ));
     }

@@ -49,9 +49,6 @@ const ALLOWED: &[(&str, &[&str])] = &[
 const EXCEPTIONS: &[(&str, &str, &str)] = &[
     // to be removed: the native score moves into engine.
     ("engine", "score", "engine uses score::native"),
-    // to be removed: `source::read_text` reads a spec through the guard, while the guard
-    // decodes text with `source`; reading belongs to guard, so that source stays a leaf.
-    ("source", "guard", "source::read_text reads through guard"),
 ];
 
 /// Code the library must not contain, outside unit tests: (text, why).

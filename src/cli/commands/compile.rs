@@ -14,7 +14,7 @@ pub(crate) fn run(args: CompileArgs) -> u8 {
     let mut compiled = Vec::new();
     for path in &args.files {
         let name = path.display().to_string();
-        let text = match toolspec::source::read_text(path) {
+        let text = match toolspec::guard::read_text(path) {
             Ok(t) => t,
             Err(e) => {
                 output::err(&format!(

@@ -40,7 +40,7 @@ pub(crate) fn run(args: FmtArgs) -> u8 {
     {
         let name = path.display().to_string();
         let shown = output::esc(&name);
-        let text = match toolspec::source::read_text(path) {
+        let text = match toolspec::guard::read_text(path) {
             Ok(t) => t,
             Err(e) => {
                 output::err(&format!(
