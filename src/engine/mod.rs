@@ -23,7 +23,7 @@
 //! 6. `before` rules: if the alignment breaks one, a bounded search for one that does not
 //!    (`before.rs`: one dealing pass, bounded exchanges, a bounded number of realignments);
 //! 7. the verdict: statuses, calls beyond an `at_most` cap (a hard failure), failures of name-only calls, native score
-//!    ([`crate::score::native`]), findings (`explain.rs`).
+//!    ([`native`]), findings (`explain.rs`).
 //!
 //! Semantics and the formula are documented in `docs/scoring.md`; the verdict's shape and the
 //! finding codes in `docs/engine.md`.
@@ -38,6 +38,7 @@ pub mod fuzzy;
 mod in_order;
 mod json;
 pub mod names;
+pub mod native;
 mod resolve;
 pub mod verdict;
 
@@ -47,12 +48,12 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::config::{Check, Expectation, ExtraCalls, MatcherConfig, OrderMode, Part};
-use crate::score::native::{self, NativeInputs};
 use crate::source::Span;
 use crate::transcript::model::{CallTable, ToolCall};
 use align::{sane, Candidate, Slots};
 use checks::{Evaluator, RefMode};
 use names::NameTable;
+use native::NativeInputs;
 use resolve::ParseCache;
 pub use verdict::{
     Counts, ExpectationOutcome, Failure, FailurePart, Finding, Severity, Status, Verdict,
