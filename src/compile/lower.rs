@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::diags::Diags;
 use super::regex_lit::RegexCache;
 use super::suggest::{did_you_mean, one_of};
-use crate::config::profile::{ProfileError, COMMAND_LINE_ONLY, KNOWN_PROFILES};
+use crate::config::profile::{ProfileError, COMMAND_LINE_ONLY, PROFILES};
 use crate::config::*;
 use crate::source::{SourceFile, Span};
 use crate::syntax::ast::{self, Seg, StmtKind, TermKind};
@@ -1188,8 +1188,8 @@ impl FileCx {
         name: &ast::Ident,
         options: &[(ast::Ident, ast::Json)],
     ) -> Option<Profile> {
-        let Some(known) = Profile::known_options(&name.name) else {
-            let names: Vec<&str> = KNOWN_PROFILES.iter().map(|(n, _)| *n).collect();
+        let Some(known) = Profile::spec_of(&name.name).map(|p| p.options) else {
+            let names: Vec<&str> = PROFILES.iter().map(|p| p.name).collect();
             let hint = did_you_mean(&name.name, names.iter().copied());
             self.diags.push(
                 SpecDiagnostic::error(

@@ -10,11 +10,13 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::judge::Judge;
 use super::keys;
 use super::pyjson;
 use super::text::json_str;
 use super::value::{py_eq, Val};
-use super::{raw_id, write_head, LineError, Outcome};
+use super::{raw_id, write_head, LineError, Outcome, Peer, Reader};
+use crate::config::profile::{ProfileSpec, AGENTEVALS};
 
 #[derive(Deserialize)]
 struct Case<'a> {
@@ -560,6 +562,22 @@ pub(crate) fn evaluate(
         TrajMode::Superset => superset(&oc, &rc, m),
         TrajMode::Subset => superset(&rc, &oc, m),
         TrajMode::Unordered => Ok(superset(&oc, &rc, m)? && superset(&rc, &oc, m)?),
+    }
+}
+
+/// The Agentevals peer.
+pub(crate) struct Agentevals;
+
+impl Peer for Agentevals {
+    const PROFILE: &'static ProfileSpec = &AGENTEVALS;
+
+    fn score<'a>(
+        line: &'a str,
+        out: &mut String,
+        _reader: Reader,
+        _judge: Option<&dyn Judge>,
+    ) -> Result<Outcome, LineError<'a>> {
+        score(line, out)
     }
 }
 

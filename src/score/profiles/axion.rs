@@ -12,10 +12,12 @@ use serde_json::value::RawValue;
 
 use std::cell::Cell;
 
+use super::judge::Judge;
 use super::keys;
 use super::text::{json_f64, json_str, py_repr, py_str, py_str_list};
 use super::value::{py_eq, Val};
-use super::{raw_id, write_head, LineError, Outcome};
+use super::{raw_id, write_head, LineError, Outcome, Peer, Reader};
+use crate::config::profile::{ProfileSpec, AXION};
 use crate::engine::difflib::SequenceMatcher;
 
 /// One Axion `ToolCall`: a name and an args dict.
@@ -612,6 +614,22 @@ fn unreproducible(
         }
     }
     None
+}
+
+/// The Axion peer.
+pub(crate) struct Axion;
+
+impl Peer for Axion {
+    const PROFILE: &'static ProfileSpec = &AXION;
+
+    fn score<'a>(
+        line: &'a str,
+        out: &mut String,
+        _reader: Reader,
+        _judge: Option<&dyn Judge>,
+    ) -> Result<Outcome, LineError<'a>> {
+        score(line, out)
+    }
 }
 
 /// Score one Axion input line.

@@ -27,7 +27,8 @@ use smallvec::SmallVec;
 use super::keys::Keyed;
 use super::value::{py_eq, Val};
 use super::view::{Json, Kind};
-use super::{raw_text, write_head, LineError, Outcome};
+use super::{raw_text, tape, write_head, LineError, Outcome, Peer, Reader};
+use crate::config::profile::{ProfileSpec, DEEPEVAL};
 
 /// One `ToolCall` as pydantic validates it, read from the case's tape.
 #[derive(Debug)]
@@ -1659,6 +1660,19 @@ fn evaluate<'t, 'a>(
 /// DeepEval's lines, read into a tape.
 pub(crate) struct Deepeval;
 
+impl Peer for Deepeval {
+    const PROFILE: &'static ProfileSpec = &DEEPEVAL;
+
+    fn score<'a>(
+        line: &'a str,
+        out: &mut String,
+        reader: Reader,
+        judge: Option<&dyn Judge>,
+    ) -> Result<Outcome, LineError<'a>> {
+        tape::score_line::<Deepeval>(line, out, reader, judge)
+    }
+}
+
 impl TapeProfile for Deepeval {
     type Case<'t> = Case<'t>;
     const SHAPE: &'static str = "the case does not have DeepEval's input shape";
@@ -1692,7 +1706,9 @@ impl TapeProfile for Deepeval {
             let fields = fields.get(..top.n_fields)?;
             let case = case_of_parts(&tape, line, called, expected, top)?;
             let raw = Raw::of_parts(&tape, line, fields);
-            Some(Self::score(case, &raw, out, calling, judge))
+            Some(<Self as TapeProfile>::score(
+                case, &raw, out, calling, judge,
+            ))
         });
         tape.recycle(bufs);
         result

@@ -16,7 +16,8 @@ use super::text::{js_json, json_str, push_u64};
 use super::value::{js_eq, js_strict_eq, CowKey, Val};
 use super::view::{Json, Kind};
 use super::walk::NONE;
-use super::{raw_text, write_head, LineError, Outcome};
+use super::{raw_text, tape, write_head, LineError, Outcome, Peer, Reader};
+use crate::config::profile::{ProfileSpec, EVALITE};
 
 /// One call object as JavaScript sees it: `toolName` and `input` may be absent (`undefined`,
 /// [`NONE`]); the whole object is printed back in the metadata. Its values are nodes of the
@@ -907,6 +908,19 @@ mod direct {
 /// Evalite's lines, read into a tape.
 pub(crate) struct Evalite;
 
+impl Peer for Evalite {
+    const PROFILE: &'static ProfileSpec = &EVALITE;
+
+    fn score<'a>(
+        line: &'a str,
+        out: &mut String,
+        reader: Reader,
+        judge: Option<&dyn Judge>,
+    ) -> Result<Outcome, LineError<'a>> {
+        tape::score_line::<Evalite>(line, out, reader, judge)
+    }
+}
+
 impl TapeProfile for Evalite {
     type Case<'t> = Case<'t>;
     const SHAPE: &'static str = "the case does not have Evalite's input shape";
@@ -942,7 +956,7 @@ impl TapeProfile for Evalite {
                     weights: node(top.weights),
                     threshold: top.threshold,
                 };
-                Some(Self::score(
+                Some(<Self as TapeProfile>::score(
                     case,
                     &Raw::of_parts(&tape, line, fields),
                     out,

@@ -12,9 +12,11 @@ use std::collections::BTreeSet;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::judge::Judge;
 use super::text::{json_str, py_str_list};
 use super::value::Val;
-use super::{raw_id, write_head, LineError, Outcome};
+use super::{raw_id, write_head, LineError, Outcome, Peer, Reader};
+use crate::config::profile::{ProfileSpec, GALTEA};
 
 /// The default prefixes `doc_guess` strips (a guess, see `docs/parity.md`).
 pub const DEFAULT_PREFIXES: &[&str] = &[
@@ -300,6 +302,22 @@ fn write_list(out: &mut String, items: &[String]) {
     out.push(']');
 }
 
+/// The Galtea peer.
+pub(crate) struct Galtea;
+
+impl Peer for Galtea {
+    const PROFILE: &'static ProfileSpec = &GALTEA;
+
+    fn score<'a>(
+        line: &'a str,
+        out: &mut String,
+        _reader: Reader,
+        _judge: Option<&dyn Judge>,
+    ) -> Result<Outcome, LineError<'a>> {
+        score(line, out)
+    }
+}
+
 /// Score one Galtea input line.
 pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, LineError<'a>> {
     let case: Case<'a> = serde_json::from_str(line)?;
@@ -382,7 +400,7 @@ mod tests {
     #[test]
     fn empty_prefixes_strip_nothing() {
         let line = br#"{"id":1,"tools_called":[{"name":"mcp__github__create_issue"}],"expected_tools":[{"name":"create_issue"}],"options":{"galtea":{"prefixes":["", "git"]}}}"#;
-        let out = super::super::score_line(super::super::ProfileName::Galtea, line);
+        let out = super::super::score_line(super::super::peer("galtea").unwrap(), line);
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(v["score"], 1.0, "{v}");
     }

@@ -10,9 +10,11 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
+use super::judge::Judge;
 use super::text::{js_number, json_str};
 use super::value::Val;
-use super::{raw_id, write_head, LineError, Outcome};
+use super::{raw_id, write_head, LineError, Outcome, Peer, Reader};
+use crate::config::profile::{ProfileSpec, PROMPTFOO};
 
 #[derive(Deserialize)]
 struct Assertion<'a> {
@@ -592,6 +594,22 @@ fn evaluate(a: &Assertion<'_>, output: Option<&Val<'_>>) -> Result<Verdict, Stri
         pass,
         reason,
     })
+}
+
+/// The Promptfoo peer.
+pub(crate) struct Promptfoo;
+
+impl Peer for Promptfoo {
+    const PROFILE: &'static ProfileSpec = &PROMPTFOO;
+
+    fn score<'a>(
+        line: &'a str,
+        out: &mut String,
+        _reader: Reader,
+        _judge: Option<&dyn Judge>,
+    ) -> Result<Outcome, LineError<'a>> {
+        score(line, out)
+    }
 }
 
 /// Score one promptfoo input line.
