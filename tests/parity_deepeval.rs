@@ -10,8 +10,8 @@ mod parity_support;
 use parity_support::{close, output, reason_modulo_set_order, report, vector_lines};
 use serde_json::{json, Value};
 use toolspec::score::profiles::{
-    peer, score_line, score_line_judged, score_line_reference, score_line_tape, Judge, JudgeAnswer,
-    JudgeError, JudgeRequest,
+    peer, score_line, score_line_judged, score_line_reference, Judge, JudgeAnswer, JudgeError,
+    JudgeRequest,
 };
 
 #[test]
@@ -173,7 +173,6 @@ fn the_judge_scores_tool_selection_and_min_composes() {
     for out in [
         score_line(peer("deepeval").unwrap(), &line),
         score_line_reference(peer("deepeval").unwrap(), &line),
-        score_line_tape(peer("deepeval").unwrap(), &line),
     ] {
         let got = output(&out);
         assert_eq!(got["id"], "j", "{got}");

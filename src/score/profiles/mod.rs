@@ -30,7 +30,6 @@ mod tape;
 pub mod text;
 pub mod value;
 mod view;
-mod walk;
 
 use std::fmt;
 
@@ -178,21 +177,9 @@ pub fn score_line_reference(peer: &PeerRow, line: &[u8]) -> Vec<u8> {
     out.into_bytes()
 }
 
-/// [`score_line`] without the profiles' direct readers (the tape reader, then serde_json): the
-/// `score_line` fuzz target holds both readers to [`score_line_reference`].
-#[doc(hidden)]
-pub fn score_line_tape(peer: &PeerRow, line: &[u8]) -> Vec<u8> {
-    let mut out = String::new();
-    score_into_with(peer, line, 1, &mut out, Reader::Tape, None);
-    out.into_bytes()
-}
-
 /// How the hot profiles read a line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Reader {
-    /// The profile's direct reader where it has one, else the tape reader, with serde_json for
-    /// what they leave aside.
-    Direct,
     /// The tape reader, with serde_json for what it leaves aside.
     Tape,
     /// serde_json only (the reference).
@@ -207,7 +194,7 @@ pub(crate) fn score_into(
     out: &mut String,
     judge: Option<&dyn Judge>,
 ) -> Outcome {
-    score_into_with(peer, line, lineno, out, Reader::Direct, judge)
+    score_into_with(peer, line, lineno, out, Reader::Tape, judge)
 }
 
 fn score_into_with(

@@ -12,10 +12,6 @@
 //! duplicate key, and every malformed line. The caller then parses the line with serde_json
 //! (which gives the exact errors) and, for a line that is well-formed after all, builds the
 //! tape from the resulting [`Val`] with [`Tape::from_val`], so both roads end in the same tape.
-//!
-//! A profile that knows its lines' shape may also read a line in parts ([`Tape::start`],
-//! [`Tape::value`]): it walks the objects it knows itself and reads only their values into the
-//! tape, with the same checks ([`TapeProfile::direct`]; DeepEval does).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -40,19 +36,6 @@ pub(crate) trait TapeProfile {
     fn case_of(root: V<'_>) -> Option<Self::Case<'_>>;
     /// The serde reader of the line: its shape check, and its error for a line it rejects.
     fn check(line: &str) -> Result<(), serde_json::Error>;
-    /// Read and score the line without a tape of its whole value ([`Reader::Direct`]), or
-    /// `None` (nothing written) for a line this reader leaves to the tape reader. A profile that
-    /// has such a reader fills its case from the line as [`TapeProfile::case_of`] does from
-    /// the tape; by default there is none.
-    fn direct<'a>(
-        _line: &'a str,
-        _bufs: &mut Buffers,
-        _out: &mut String,
-        _scratch: &mut String,
-        _judge: Option<&dyn Judge>,
-    ) -> Option<Result<Outcome, LineError<'a>>> {
-        None
-    }
     /// Score a case into `out` (one output line, no newline); `raw` gives the raw text of the
     /// line's fields, `scratch` is a buffer kept between lines, `judge` the judge the person
     /// running toolspec gave on the command line (if any).
@@ -65,11 +48,10 @@ pub(crate) trait TapeProfile {
     ) -> Result<Outcome, LineError<'a>>;
 }
 
-/// Score one line of profile `P`: the profile's direct reader first ([`TapeProfile::direct`],
-/// with [`Reader::Direct`]), then the tape reader, then serde_json for what they leave aside
+/// Score one line of profile `P`: the tape reader, then serde_json for what it leaves aside
 /// (the exact error of a line it rejects, else the line's value, as a tape), so every line is
-/// scored by the same code. [`Reader::Tape`] skips the direct reader, [`Reader::Serde`] both
-/// (the reference).
+/// scored by the same code ([`TapeProfile::case_of`], then [`TapeProfile::score`]).
+/// [`Reader::Serde`] skips the tape reader (the reference).
 pub(crate) fn score_line<'a, P: TapeProfile>(
     line: &'a str,
     out: &mut String,
@@ -82,18 +64,9 @@ pub(crate) fn score_line<'a, P: TapeProfile>(
             std::cell::RefCell::new((Buffers::default(), String::new()));
     }
     BUFS.with_borrow_mut(|(bufs, scratch)| {
-        if reader == Reader::Direct {
-            if let Some(result) = P::direct(line, bufs, out, scratch, judge) {
-                return result;
-            }
-        }
-        if reader != Reader::Serde {
+        if reader == Reader::Tape {
             if let Some(tape) = Tape::parse(line, bufs) {
-                let raw = Raw {
-                    tape: &tape,
-                    line,
-                    fields: None,
-                };
+                let raw = Raw { tape: &tape, line };
                 let result =
                     P::case_of(tape.root()).map(|case| P::score(case, &raw, out, scratch, judge));
                 tape.recycle(bufs);
@@ -105,11 +78,7 @@ pub(crate) fn score_line<'a, P: TapeProfile>(
         P::check(line)?;
         let val: Val<'_> = serde_json::from_str(line)?;
         let tape = Tape::from_val(&val, bufs);
-        let raw = Raw {
-            tape: &tape,
-            line,
-            fields: None,
-        };
+        let raw = Raw { tape: &tape, line };
         let result = match P::case_of(tape.root()) {
             Some(case) => P::score(case, &raw, out, scratch, judge),
             None => Err(LineError::Malformed(P::SHAPE.to_owned())),
@@ -130,35 +99,6 @@ pub(crate) mod testing {
         Tape::parse(line, &mut Buffers::default()).is_some_and(|t| P::case_of(t.root()).is_some())
     }
 
-    /// Whether the direct reader takes the line (no tape reader, no serde fallback).
-    pub(crate) fn reads_direct<P: TapeProfile>(line: &str) -> bool {
-        let mut out = String::new();
-        P::direct(
-            line,
-            &mut Buffers::default(),
-            &mut out,
-            &mut String::new(),
-            None,
-        )
-        .is_some()
-    }
-
-    /// The direct reader takes every line of `taken` and none of `left`, and on all of them the
-    /// three readers print the same bytes.
-    pub(crate) fn direct_takes<P: TapeProfile>(taken: &[String], left: &[String]) {
-        for l in taken {
-            assert!(reads_direct::<P>(l), "not taken: {l}");
-        }
-        for l in left {
-            assert!(!reads_direct::<P>(l), "taken: {l}");
-        }
-        for l in taken.iter().chain(left) {
-            let want = run::<P>(l, Reader::Serde);
-            assert_eq!(run::<P>(l, Reader::Direct), want, "{l}");
-            assert_eq!(run::<P>(l, Reader::Tape), want, "{l}");
-        }
-    }
-
     /// The line scored with `reader`: its output, or its error as text.
     pub(crate) fn run<P: TapeProfile>(line: &str, reader: Reader) -> String {
         let mut out = String::new();
@@ -174,31 +114,11 @@ pub(crate) mod testing {
 pub(crate) struct Raw<'a, 't> {
     tape: &'t Tape<'t>,
     line: &'a str,
-    /// For a line read in parts: the spans of the fields the profile kept (each once).
-    fields: Option<&'t [(&'static str, (u32, u32))]>,
 }
 
 impl<'a, 't> Raw<'a, 't> {
-    /// The raw text of a line read in parts ([`Tape::start`]): `fields` are the spans (start,
-    /// end) of the top-level fields that can be asked for, each key at most once.
-    pub(crate) fn of_parts(
-        tape: &'t Tape<'t>,
-        line: &'a str,
-        fields: &'t [(&'static str, (u32, u32))],
-    ) -> Raw<'a, 't> {
-        Raw {
-            tape,
-            line,
-            fields: Some(fields),
-        }
-    }
-
     /// The raw text of field `key` of the line (the last one, as a JSON parser keeps it).
     pub(crate) fn get(&self, key: &str) -> Option<&'a str> {
-        if let Some(fields) = self.fields {
-            let &(_, (start, end)) = fields.iter().find(|(k, _)| super::scan::same_str(k, key))?;
-            return self.line.get(start as usize..end as usize);
-        }
         if self.tape.root().raw().is_some() {
             let span = self.tape.root().get(key)?.raw_span()?;
             return self.line.get(span);
@@ -392,148 +312,6 @@ impl<'a> Tape<'a> {
         bufs.text = self.text;
         bufs.stack = self.stack;
         bufs.stops = self.stops;
-    }
-
-    /// A tape for reading `line` in parts ([`Tape::value`]): no nodes yet, the line's stop
-    /// mask computed. `None` for a line too long for the nodes' offsets (the buffers stay in
-    /// `bufs`).
-    pub(crate) fn start(line: &'a str, bufs: &mut Buffers) -> Option<Tape<'a>> {
-        if line.len() >= NO_RAW as usize {
-            return None;
-        }
-        let mut tape = Tape::with_buffers(line, bufs);
-        stop_mask(line.as_bytes(), &mut tape.stops);
-        Some(tape)
-    }
-
-    /// Read the value whose first byte is at `i`, inside `levels` containers the caller walks
-    /// itself, into the tape (as [`Tape::parse`] reads a whole line: `None` for what it leaves
-    /// to serde_json, the depth counted from the line's top): the value's node and the index
-    /// after it. Only on a tape from [`Tape::start`].
-    pub(crate) fn value(&mut self, i: usize, levels: usize) -> Option<(u32, usize)> {
-        let node = self.nodes.len() as u32;
-        let end = match *self.src.as_bytes().get(i)? {
-            b'"' => self.string_at(i)?,
-            c @ (b'{' | b'[') => self.container_at(i, c, levels)?,
-            _ => self.scalar_at(i)?,
-        };
-        Some((node, end))
-    }
-
-    /// [`Tape::value`] for an array or object (opening byte `c` at `i`): its members or items
-    /// read one after the other, nested containers by recursion (at most [`MAX_DEPTH`] levels
-    /// in all, as [`Tape::read`] counts them), with the same checks as [`Tape::read`].
-    fn container_at(&mut self, i: usize, c: u8, levels: usize) -> Option<usize> {
-        if levels >= MAX_DEPTH {
-            return None;
-        }
-        let b = self.src.as_bytes();
-        let obj = c == b'{';
-        let close = if obj { b'}' } else { b']' };
-        let at = self.push(Node {
-            raw_start: i as u32,
-            ..Node::new(if obj { Tag::Obj } else { Tag::Arr })
-        });
-        // Each step knows the byte it is at (`t`, from [`token`]).
-        let (mut t, mut i) = token(b, i + 1);
-        let mut open = Open {
-            at,
-            n: 0,
-            seen: 0,
-            obj,
-        };
-        if t == Some(close) {
-            self.close(at, 0, i + 1);
-            return Some(i + 1);
-        }
-        loop {
-            if obj {
-                if t != Some(b'"') {
-                    return None;
-                }
-                (t, i) = self.key_at(i, &mut open)?;
-            }
-            i = match t? {
-                b'"' => self.string_at(i)?,
-                c @ (b'{' | b'[') => self.container_at(i, c, levels + 1)?,
-                _ => self.scalar_at(i)?,
-            };
-            open.n += 1;
-            match token(b, i) {
-                (Some(b','), at_comma) => (t, i) = token(b, at_comma + 1),
-                (Some(x), at_close) if x == close => {
-                    self.close(at, open.n, at_close + 1);
-                    return Some(at_close + 1);
-                }
-                _ => return None,
-            }
-        }
-    }
-
-    /// A number, `true`, `false` or `null` at `i` (as [`Tape::read`] reads them): the index
-    /// after it.
-    #[inline(always)]
-    fn scalar_at(&mut self, i: usize) -> Option<usize> {
-        let src = self.src;
-        let b = src.as_bytes();
-        let c = *b.get(i)?;
-        if c == b'-' || c.is_ascii_digit() {
-            let (v, end) = number(src, i)?;
-            let (tag, num) = number_node(v);
-            self.push(Node {
-                raw_start: i as u32,
-                raw_end: end as u32,
-                ..Node::number(tag, num)
-            });
-            return Some(end);
-        }
-        let (tag, len) = literal_at(b, i)?;
-        self.push(Node {
-            tag,
-            a: 0,
-            b: 0,
-            raw_start: i as u32,
-            raw_end: (i + len) as u32,
-        });
-        Some(i + len)
-    }
-
-    /// The string whose opening quote is at `i` if it has no escapes (and no control bytes): its
-    /// text in the line and the index after it. Only on a tape from [`Tape::start`].
-    #[inline]
-    pub(crate) fn plain_str(&self, i: usize) -> Option<(&'a str, usize)> {
-        let b = self.src.as_bytes();
-        if b.get(i) != Some(&b'"') {
-            return None;
-        }
-        let j = next_stop(&self.stops, i + 1, b.len());
-        if b.get(j) != Some(&b'"') {
-            return None;
-        }
-        Some((self.src.get(i + 1..j)?, j + 1))
-    }
-
-    /// A member's key at `i` if it has no escapes, then its colon: the key's bytes and the index
-    /// of the member's value. Only on a tape from [`Tape::start`].
-    #[inline]
-    pub(crate) fn plain_key(&self, i: usize) -> Option<(&'a [u8], usize)> {
-        let (k, i) = self.plain_str(i)?;
-        let b = self.src.as_bytes();
-        let i = if b.get(i) == Some(&b':') {
-            i + 1
-        } else {
-            let i = skip_ws(b, i);
-            if b.get(i) != Some(&b':') {
-                return None;
-            }
-            i + 1
-        };
-        Some((k.as_bytes(), skip_ws(b, i)))
-    }
-
-    /// The line being read.
-    pub(crate) fn src(&self) -> &'a str {
-        self.src
     }
 
     /// The value at node `i`.
@@ -1302,11 +1080,6 @@ mod tests {
         ];
         for (line, want) in cases {
             let tape = Tape::parse(line, &mut bufs).unwrap();
-            assert_eq!(tape.has_proto_key(), want, "{line}");
-            tape.recycle(&mut bufs);
-            // Read in parts.
-            let mut tape = Tape::start(line, &mut bufs).unwrap();
-            tape.value(0, 0).unwrap();
             assert_eq!(tape.has_proto_key(), want, "{line}");
             tape.recycle(&mut bufs);
             let val: Val<'_> = serde_json::from_str(line).unwrap();
