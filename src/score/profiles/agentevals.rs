@@ -15,7 +15,7 @@ use super::keys;
 use super::pyjson;
 use super::text::json_str;
 use super::value::{py_eq, Val};
-use super::{raw_id, write_head, LineError, Outcome, Peer, Reader};
+use super::{raw_id, write_head, LineError, Outcome, Peer, Reader, Scratch};
 use crate::config::profile::{ProfileSpec, AGENTEVALS};
 
 #[derive(Deserialize)]
@@ -575,6 +575,7 @@ impl Peer for Agentevals {
         line: &'a str,
         out: &mut String,
         _reader: Reader,
+        _scratch: &mut Scratch,
         _judge: Option<&dyn Judge>,
     ) -> Result<Outcome, LineError<'a>> {
         score(line, out)

@@ -16,7 +16,7 @@ use super::judge::Judge;
 use super::keys;
 use super::text::{json_f64, json_str, py_repr, py_str, py_str_list};
 use super::value::{py_eq, Val};
-use super::{raw_id, write_head, LineError, Outcome, Peer, Reader};
+use super::{raw_id, write_head, LineError, Outcome, Peer, Reader, Scratch};
 use crate::config::profile::{ProfileSpec, AXION};
 use crate::engine::difflib::SequenceMatcher;
 
@@ -626,6 +626,7 @@ impl Peer for Axion {
         line: &'a str,
         out: &mut String,
         _reader: Reader,
+        _scratch: &mut Scratch,
         _judge: Option<&dyn Judge>,
     ) -> Result<Outcome, LineError<'a>> {
         score(line, out)

@@ -27,7 +27,7 @@ use smallvec::SmallVec;
 use super::keys::Keyed;
 use super::value::{py_eq, Val};
 use super::view::{Json, Kind};
-use super::{raw_text, tape, write_head, LineError, Outcome, Peer, Reader};
+use super::{raw_text, tape, write_head, LineError, Outcome, Peer, Reader, Scratch, Work};
 use crate::config::profile::{ProfileSpec, DEEPEVAL};
 
 /// One `ToolCall` as pydantic validates it, read from the case's tape.
@@ -176,7 +176,7 @@ fn py_truthy(v: V<'_>) -> bool {
 /// Reads the case from its tape as the serde reader does (required fields present, `null` for
 /// an `Option` is `None`, the flags by Python truthiness, `threshold` 0.5 when absent, as without
 /// `options`), or `None` where that reader would fail.
-fn case_of<'t>(root: V<'t>) -> Option<Case<'t>> {
+fn case_of<'t>(root: V<'t>, _work: &mut Work) -> Option<Case<'t>> {
     if !root.is_obj() {
         return None;
     }
@@ -1242,9 +1242,10 @@ impl Peer for Deepeval {
         line: &'a str,
         out: &mut String,
         reader: Reader,
+        scratch: &mut Scratch,
         judge: Option<&dyn Judge>,
     ) -> Result<Outcome, LineError<'a>> {
-        tape::score_line::<Deepeval>(line, out, reader, judge)
+        tape::score_line::<Deepeval>(line, out, reader, scratch, judge)
     }
 }
 
@@ -1252,22 +1253,23 @@ impl TapeProfile for Deepeval {
     type Case<'t> = Case<'t>;
     const SHAPE: &'static str = "the case does not have DeepEval's input shape";
 
-    fn case_of(root: V<'_>) -> Option<Case<'_>> {
-        case_of(root)
+    fn case_of<'t>(root: V<'t>, work: &mut Work) -> Option<Case<'t>> {
+        case_of(root, work)
     }
 
     fn check(line: &str) -> Result<(), serde_json::Error> {
         serde_json::from_str::<SerdeCase<'_>>(line).map(drop)
     }
 
-    /// `scratch` holds the calling part of the reason, built escaped for the line.
+    /// `work.text` holds the calling part of the reason, built escaped for the line.
     fn score<'a>(
         case: Case<'_>,
         raw: &Raw<'a, '_>,
         out: &mut String,
-        calling: &mut String,
+        work: &mut Work,
         judge: Option<&dyn Judge>,
     ) -> Result<Outcome, LineError<'a>> {
+        let calling = &mut work.text;
         let id = raw.get("id");
         calling.clear();
         // `LLMTestCase(input=...)` takes a string (an absent input is the oracle's default).
@@ -1416,7 +1418,7 @@ mod tests {
         for line in &lines {
             let mut bufs = tape::Buffers::default();
             let tape = tape::Tape::parse(line, &mut bufs).expect(line);
-            let case = case_of(tape.root()).expect(line);
+            let case = case_of(tape.root(), &mut Work::default()).expect(line);
             let (exp, called) = (case.expected_tools(), case.tools_called());
             let lcs: Vec<usize> = (0..exp.len()).step_by(2).collect();
             for (exact, ordering) in [(false, false), (false, true), (true, false)] {

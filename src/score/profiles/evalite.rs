@@ -15,7 +15,7 @@ use super::tape::{Raw, Tape, TapeProfile, V};
 use super::text::{js_json, json_str, push_u64};
 use super::value::{js_eq, js_strict_eq, CowKey, Val};
 use super::view::{Json, Kind};
-use super::{raw_text, tape, write_head, LineError, Outcome, Peer, Reader};
+use super::{raw_text, tape, write_head, LineError, Outcome, Peer, Reader, Scratch, Work};
 use crate::config::profile::{ProfileSpec, EVALITE};
 
 /// An absent value (`undefined`).
@@ -52,13 +52,6 @@ impl Call {
     }
 }
 
-thread_local! {
-    /// The calls of the case being scored, kept per thread from case to case (no allocation
-    /// per case): [`case_of`] takes the list, [`Evalite::score`] gives it
-    /// back.
-    static CALLS: std::cell::Cell<Vec<Call>> = const { std::cell::Cell::new(Vec::new()) };
-}
-
 /// A case: its calls (the actual ones first) in its tape.
 pub(crate) struct Case<'t> {
     t: &'t Tape<'t>,
@@ -71,8 +64,9 @@ pub(crate) struct Case<'t> {
 
 /// Reads the case from its tape as the serde reader does (both call lists required, each call
 /// an object, `null` for an optional field is absent, `threshold` a number), or `None` where
-/// that reader would fail.
-fn case_of<'t>(root: V<'t>) -> Option<Case<'t>> {
+/// that reader would fail. The list of calls is the worker's ([`Work`]), which
+/// [`Evalite::score`] gives back.
+fn case_of<'t>(root: V<'t>, work: &mut Work) -> Option<Case<'t>> {
     if !root.is_obj() {
         return None;
     }
@@ -93,11 +87,16 @@ fn case_of<'t>(root: V<'t>) -> Option<Case<'t>> {
             _ => {}
         }
     }
-    let mut calls = CALLS.take();
+    let (actual, expected) = (actual?, expected?);
+    let mut calls = std::mem::take(&mut work.calls);
     calls.clear();
-    calls_of(actual?, &mut calls)?;
-    let n_actual = calls.len();
-    calls_of(expected?, &mut calls)?;
+    let read = calls_of(actual, &mut calls)
+        .map(|()| calls.len())
+        .and_then(|n_actual| calls_of(expected, &mut calls).map(|()| n_actual));
+    let Some(n_actual) = read else {
+        work.calls = calls;
+        return None;
+    };
     Some(Case {
         t: root.tape(),
         calls,
@@ -334,6 +333,7 @@ fn evaluate<'t>(
     expected: &[Call],
     mode: Option<V<'t>>,
     w: Option<V<'t>>,
+    lists: &mut Lists,
     meta: &mut String,
 ) -> Result<f64, String> {
     let (o, r) = (actual.len(), expected.len());
@@ -401,7 +401,7 @@ fn evaluate<'t>(
         meta.push('}');
         return Ok(score);
     }
-    flexible_mode(t, actual, expected, &w, d, meta)
+    flexible_mode(lists, t, actual, expected, &w, d, meta)
 }
 
 fn totals(meta: &mut String, r: usize, o: usize) {
@@ -469,9 +469,10 @@ fn stable(out: &mut String, v: V<'_>) {
 /// Up to this many calls in a case, flexible mode compares values pairwise instead of hashing.
 const SMALL: usize = 32;
 
-/// The index lists of flexible mode, kept per thread from case to case (no allocation per case).
+/// The index lists of flexible mode, kept by the worker from case to case (no allocation per
+/// case).
 #[derive(Default)]
-struct Lists {
+pub(crate) struct Lists {
     reps: Vec<usize>,
     group_of: Vec<usize>,
     remaining: Vec<usize>,
@@ -485,23 +486,6 @@ struct Lists {
 }
 
 fn flexible_mode<'t>(
-    t: &'t Tape<'t>,
-    actual: &[Call],
-    expected: &[Call],
-    w: &Weights,
-    d: f64,
-    meta: &mut String,
-) -> Result<f64, String> {
-    thread_local! {
-        static LISTS: std::cell::RefCell<Lists> = std::cell::RefCell::new(Lists::default());
-    }
-    let mut lists = LISTS.with_borrow_mut(std::mem::take);
-    let result = flexible_mode_in(&mut lists, t, actual, expected, w, d, meta);
-    LISTS.with_borrow_mut(|l| *l = lists);
-    result
-}
-
-fn flexible_mode_in<'t>(
     lists: &mut Lists,
     t: &'t Tape<'t>,
     actual: &[Call],
@@ -700,9 +684,10 @@ impl Peer for Evalite {
         line: &'a str,
         out: &mut String,
         reader: Reader,
+        scratch: &mut Scratch,
         judge: Option<&dyn Judge>,
     ) -> Result<Outcome, LineError<'a>> {
-        tape::score_line::<Evalite>(line, out, reader, judge)
+        tape::score_line::<Evalite>(line, out, reader, scratch, judge)
     }
 }
 
@@ -710,28 +695,37 @@ impl TapeProfile for Evalite {
     type Case<'t> = Case<'t>;
     const SHAPE: &'static str = "the case does not have Evalite's input shape";
 
-    fn case_of(root: V<'_>) -> Option<Case<'_>> {
-        case_of(root)
+    fn case_of<'t>(root: V<'t>, work: &mut Work) -> Option<Case<'t>> {
+        case_of(root, work)
     }
 
     fn check(line: &str) -> Result<(), serde_json::Error> {
         serde_json::from_str::<SerdeCase<'_>>(line).map(drop)
     }
 
-    /// `scratch` holds the metadata, built before the head of the line can be written (the
+    /// `work.text` holds the metadata, built before the head of the line can be written (the
     /// score comes first).
     fn score<'a>(
         case: Case<'_>,
         raw: &Raw<'a, '_>,
         out: &mut String,
-        meta: &mut String,
+        work: &mut Work,
         _judge: Option<&dyn Judge>,
     ) -> Result<Outcome, LineError<'a>> {
         let id = raw.get("id");
+        let meta = &mut work.text;
         meta.clear();
         let (actual, expected) = case.calls.split_at(case.n_actual.min(case.calls.len()));
-        let result = evaluate(case.t, actual, expected, case.mode, case.weights, meta);
-        CALLS.set(case.calls);
+        let result = evaluate(
+            case.t,
+            actual,
+            expected,
+            case.mode,
+            case.weights,
+            &mut work.lists,
+            meta,
+        );
+        work.calls = case.calls;
         match result {
             Ok(score) => {
                 let passed = score >= case.threshold.unwrap_or(1.0);

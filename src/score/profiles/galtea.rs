@@ -15,7 +15,7 @@ use serde_json::value::RawValue;
 use super::judge::Judge;
 use super::text::{json_str, py_str_list};
 use super::value::Val;
-use super::{raw_id, write_head, LineError, Outcome, Peer, Reader};
+use super::{raw_id, write_head, LineError, Outcome, Peer, Reader, Scratch};
 use crate::config::profile::{ProfileSpec, GALTEA};
 
 /// The default prefixes `doc_guess` strips (a guess, see `docs/parity.md`).
@@ -312,6 +312,7 @@ impl Peer for Galtea {
         line: &'a str,
         out: &mut String,
         _reader: Reader,
+        _scratch: &mut Scratch,
         _judge: Option<&dyn Judge>,
     ) -> Result<Outcome, LineError<'a>> {
         score(line, out)

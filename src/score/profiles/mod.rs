@@ -55,13 +55,40 @@ pub(crate) trait Peer {
         line: &'a str,
         out: &mut String,
         reader: Reader,
+        scratch: &mut Scratch,
         judge: Option<&dyn Judge>,
     ) -> Result<Outcome, LineError<'a>>;
 }
 
+/// What one worker keeps from line to line, so that a line's reading and scoring allocate
+/// little: the tape's buffers and the peers' working lists. [`score_stream`] gives each of its
+/// workers one; a single line gets a fresh one.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    tape: tape::Buffers,
+    work: Work,
+}
+
+/// The part of a [`Scratch`] the tape peers score with.
+#[derive(Default)]
+pub(crate) struct Work {
+    /// Text built before the head of the output line can be written (DeepEval's reason,
+    /// Evalite's metadata).
+    text: String,
+    /// Evalite: the case's calls.
+    calls: Vec<evalite::Call>,
+    /// Evalite: the index lists of flexible mode.
+    lists: evalite::Lists,
+}
+
 /// How a peer scores a line ([`Peer::score`]).
-type ScoreFn =
-    for<'a> fn(&'a str, &mut String, Reader, Option<&dyn Judge>) -> Result<Outcome, LineError<'a>>;
+type ScoreFn = for<'a> fn(
+    &'a str,
+    &mut String,
+    Reader,
+    &mut Scratch,
+    Option<&dyn Judge>,
+) -> Result<Outcome, LineError<'a>>;
 
 /// One row of [`PEERS`]: a peer's name, options and scorer.
 pub struct PeerRow {
@@ -163,7 +190,7 @@ pub fn score_line(peer: &PeerRow, line: &[u8]) -> Vec<u8> {
 /// [`score_line`] with a judge for DeepEval's tool-selection part (see [`judge`]).
 pub fn score_line_judged(peer: &PeerRow, line: &[u8], judge: Option<&dyn Judge>) -> Vec<u8> {
     let mut out = String::new();
-    score_into(peer, line, 1, &mut out, judge);
+    score_into(peer, line, 1, &mut out, &mut Scratch::default(), judge);
     out.into_bytes()
 }
 
@@ -173,7 +200,15 @@ pub fn score_line_judged(peer: &PeerRow, line: &[u8], judge: Option<&dyn Judge>)
 #[doc(hidden)]
 pub fn score_line_reference(peer: &PeerRow, line: &[u8]) -> Vec<u8> {
     let mut out = String::new();
-    score_into_with(peer, line, 1, &mut out, Reader::Serde, None);
+    score_into_with(
+        peer,
+        line,
+        1,
+        &mut out,
+        Reader::Serde,
+        &mut Scratch::default(),
+        None,
+    );
     out.into_bytes()
 }
 
@@ -186,15 +221,17 @@ pub(crate) enum Reader {
     Serde,
 }
 
-/// Score one line (numbered `lineno` for error messages) into `out`.
+/// Score one line (numbered `lineno` for error messages) into `out`, with the worker's
+/// `scratch`.
 pub(crate) fn score_into(
     peer: &PeerRow,
     line: &[u8],
     lineno: usize,
     out: &mut String,
+    scratch: &mut Scratch,
     judge: Option<&dyn Judge>,
 ) -> Outcome {
-    score_into_with(peer, line, lineno, out, Reader::Tape, judge)
+    score_into_with(peer, line, lineno, out, Reader::Tape, scratch, judge)
 }
 
 fn score_into_with(
@@ -203,6 +240,7 @@ fn score_into_with(
     lineno: usize,
     out: &mut String,
     reader: Reader,
+    scratch: &mut Scratch,
     judge: Option<&dyn Judge>,
 ) -> Outcome {
     // `out` may already hold earlier lines: an error replaces only what this line wrote.
@@ -222,7 +260,7 @@ fn score_into_with(
             "expected a JSON object (one case per line)".to_owned(),
         ))
     } else {
-        (peer.score)(text, out, reader, judge)
+        (peer.score)(text, out, reader, scratch, judge)
     };
     match res {
         Ok(outcome) => outcome,

@@ -13,7 +13,7 @@ use serde_json::value::RawValue;
 use super::judge::Judge;
 use super::text::{js_number, json_str};
 use super::value::Val;
-use super::{raw_id, write_head, LineError, Outcome, Peer, Reader};
+use super::{raw_id, write_head, LineError, Outcome, Peer, Reader, Scratch};
 use crate::config::profile::{ProfileSpec, PROMPTFOO};
 
 #[derive(Deserialize)]
@@ -606,6 +606,7 @@ impl Peer for Promptfoo {
         line: &'a str,
         out: &mut String,
         _reader: Reader,
+        _scratch: &mut Scratch,
         _judge: Option<&dyn Judge>,
     ) -> Result<Outcome, LineError<'a>> {
         score(line, out)

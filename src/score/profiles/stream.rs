@@ -5,7 +5,7 @@ use std::io::{self, Read, Write};
 use std::sync::Mutex;
 
 use super::judge::Judge;
-use super::{score_into, Outcome, PeerRow};
+use super::{score_into, Outcome, PeerRow, Scratch};
 
 /// Counts of a `toolspec score` run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -179,6 +179,10 @@ pub fn score_stream_judged(
     let mut outs: Vec<Group> = Vec::new();
     let mut prev: Vec<Group> = Vec::new();
     let mut prev_groups = 0usize;
+    // One scratch per worker (the calling thread's first), kept from batch to batch.
+    let mut scratches: Vec<Scratch> = std::iter::repeat_with(Scratch::default)
+        .take(threads)
+        .collect();
     loop {
         if cur.end == 0 {
             write_groups(&prev[..prev_groups], &mut output, &mut summary)?;
@@ -190,13 +194,13 @@ pub fn score_stream_judged(
             outs.resize_with(groups, Default::default);
         }
         let buf = &cur.buf[..cur.end];
-        let score_group = |(out, group): (&mut Group, &[Line])| {
+        let score_group = |(out, group): (&mut Group, &[Line]), scratch: &mut Scratch| {
             let (text, outcomes) = out;
             text.clear();
             outcomes.clear();
             for &(lineno, start, end) in group {
                 let line = buf.get(start..end).unwrap_or_default();
-                outcomes.push(score_into(peer, line, lineno, text, judge));
+                outcomes.push(score_into(peer, line, lineno, text, scratch, judge));
                 text.push('\n');
             }
         };
@@ -210,29 +214,31 @@ pub fn score_stream_judged(
         let mut io_result = Ok(());
         match &pool {
             None => {
+                let scratch = &mut scratches[0];
                 outs.iter_mut()
                     .zip(lines.chunks(LINES_PER_TASK))
-                    .for_each(score_group);
+                    .for_each(|g| score_group(g, scratch));
                 io_result = io(&mut output, &mut summary);
             }
             Some(pool) => {
                 // Groups are taken in order, one at a time, by the pool's threads and, once its
                 // I/O is done, by the calling thread.
                 let work = Mutex::new(outs[..groups].iter_mut().zip(lines.chunks(LINES_PER_TASK)));
-                let take = || loop {
+                let take = |scratch: &mut Scratch| loop {
                     // The lock is held only to take the next group.
                     let group = work.lock().map(|mut w| w.next());
                     match group {
-                        Ok(Some(g)) => score_group(g),
+                        Ok(Some(g)) => score_group(g, scratch),
                         _ => break,
                     }
                 };
+                let (mine, theirs) = scratches.split_at_mut(1);
                 pool.in_place_scope(|s| {
-                    for _ in 1..threads {
-                        s.spawn(|_| take());
+                    for scratch in theirs {
+                        s.spawn(|_| take(scratch));
                     }
                     io_result = io(&mut output, &mut summary);
-                    take();
+                    take(&mut mine[0]);
                 });
             }
         }

@@ -22,7 +22,7 @@ use super::judge::Judge;
 use super::scan::{next_stop, number, stop_mask, unescape, Num};
 use super::value::Val;
 use super::view::{Json, Kind};
-use super::{LineError, Outcome, Reader};
+use super::{LineError, Outcome, Reader, Scratch, Work};
 
 /// A profile whose case lines are read into a tape ([`score_line`] drives it).
 pub(crate) trait TapeProfile {
@@ -33,17 +33,18 @@ pub(crate) trait TapeProfile {
     const SHAPE: &'static str;
     /// The case in the line's top-level value, read as the serde reader reads it, or `None`
     /// where that reader would fail.
-    fn case_of(root: V<'_>) -> Option<Self::Case<'_>>;
+    /// `work` is the worker's ([`Work`]), for lists kept from line to line.
+    fn case_of<'t>(root: V<'t>, work: &mut Work) -> Option<Self::Case<'t>>;
     /// The serde reader of the line: its shape check, and its error for a line it rejects.
     fn check(line: &str) -> Result<(), serde_json::Error>;
     /// Score a case into `out` (one output line, no newline); `raw` gives the raw text of the
-    /// line's fields, `scratch` is a buffer kept between lines, `judge` the judge the person
-    /// running toolspec gave on the command line (if any).
+    /// line's fields, `work` the worker's buffers, `judge` the judge the person running
+    /// toolspec gave on the command line (if any).
     fn score<'a>(
         case: Self::Case<'_>,
         raw: &Raw<'a, '_>,
         out: &mut String,
-        scratch: &mut String,
+        work: &mut Work,
         judge: Option<&dyn Judge>,
     ) -> Result<Outcome, LineError<'a>>;
 }
@@ -56,53 +57,46 @@ pub(crate) fn score_line<'a, P: TapeProfile>(
     line: &'a str,
     out: &mut String,
     reader: Reader,
+    scratch: &mut Scratch,
     judge: Option<&dyn Judge>,
 ) -> Result<Outcome, LineError<'a>> {
-    thread_local! {
-        // Tape buffers and a scratch buffer, per thread.
-        static BUFS: std::cell::RefCell<(Buffers, String)> =
-            std::cell::RefCell::new((Buffers::default(), String::new()));
-    }
-    BUFS.with_borrow_mut(|(bufs, scratch)| {
-        if reader == Reader::Tape {
-            if let Some(tape) = Tape::parse(line, bufs) {
+    let Scratch { tape: bufs, work } = scratch;
+    if reader == Reader::Tape {
+        if let Some(tape) = Tape::parse(line, bufs) {
+            if let Some(case) = P::case_of(tape.root(), work) {
                 let raw = Raw { tape: &tape, line };
-                let result =
-                    P::case_of(tape.root()).map(|case| P::score(case, &raw, out, scratch, judge));
-                tape.recycle(bufs);
-                if let Some(result) = result {
-                    return result;
-                }
+                return P::score(case, &raw, out, work, judge);
             }
         }
-        P::check(line)?;
-        let val: Val<'_> = serde_json::from_str(line)?;
-        let tape = Tape::from_val(&val, bufs);
-        let raw = Raw { tape: &tape, line };
-        let result = match P::case_of(tape.root()) {
-            Some(case) => P::score(case, &raw, out, scratch, judge),
-            None => Err(LineError::Malformed(P::SHAPE.to_owned())),
-        };
-        tape.recycle(bufs);
-        result
-    })
+    }
+    P::check(line)?;
+    let val: Val<'_> = serde_json::from_str(line)?;
+    let tape = Tape::from_val(&val, bufs);
+    let raw = Raw { tape: &tape, line };
+    let result = match P::case_of(tape.root(), work) {
+        Some(case) => P::score(case, &raw, out, work, judge),
+        None => Err(LineError::Malformed(P::SHAPE.to_owned())),
+    };
+    result
 }
 
 /// What the profiles' reader tests share.
 #[cfg(test)]
 pub(crate) mod testing {
     use super::{score_line, Buffers, Tape, TapeProfile};
-    use crate::score::profiles::{LineError, Reader};
+    use crate::score::profiles::{LineError, Reader, Scratch, Work};
 
     /// Whether the tape reader takes the line (no serde fallback).
     pub(crate) fn reads_fast<P: TapeProfile>(line: &str) -> bool {
-        Tape::parse(line, &mut Buffers::default()).is_some_and(|t| P::case_of(t.root()).is_some())
+        let mut bufs = Buffers::default();
+        Tape::parse(line, &mut bufs)
+            .is_some_and(|t| P::case_of(t.root(), &mut Work::default()).is_some())
     }
 
     /// The line scored with `reader`: its output, or its error as text.
     pub(crate) fn run<P: TapeProfile>(line: &str, reader: Reader) -> String {
         let mut out = String::new();
-        match score_line::<P>(line, &mut out, reader, None) {
+        match score_line::<P>(line, &mut out, reader, &mut Scratch::default(), None) {
             Ok(_) => out,
             Err(LineError::Rejected { id, message }) => format!("{id:?} {message}"),
             Err(LineError::Malformed(m)) => m,
@@ -252,66 +246,40 @@ pub(crate) struct Buffers {
     stops: Vec<u64>,
 }
 
-/// A parsed line: node 0 is the top-level value.
+/// A parsed line: node 0 is the top-level value. Its nodes and decoded text are in the
+/// [`Buffers`] it borrows.
 pub(crate) struct Tape<'a> {
     src: &'a str,
-    nodes: Vec<Node>,
-    text: String,
-    /// The reader's stack of open containers (kept with the buffers, so that it is not cleared
-    /// for every line).
-    stack: Vec<Open>,
-    /// The line's [`stop_mask`]: where each string ends is found in it.
-    stops: Vec<u64>,
+    b: &'a mut Buffers,
     /// Whether an object in the tape has a `__proto__` key (Evalite's flexible mode treats
     /// such values apart).
     proto_key: bool,
 }
 
 impl<'a> Tape<'a> {
-    fn with_buffers(src: &'a str, bufs: &mut Buffers) -> Tape<'a> {
-        let mut nodes = std::mem::take(&mut bufs.nodes);
-        let mut text = std::mem::take(&mut bufs.text);
-        let stack = std::mem::take(&mut bufs.stack);
-        let stops = std::mem::take(&mut bufs.stops);
-        nodes.clear();
-        text.clear();
+    fn with_buffers(src: &'a str, b: &'a mut Buffers) -> Tape<'a> {
+        b.nodes.clear();
+        b.text.clear();
         Tape {
             src,
-            nodes,
-            text,
-            stack,
-            stops,
+            b,
             proto_key: false,
         }
     }
 
-    /// Read `line` (one JSON value, with whitespace around it), or `None` (see the module docs);
-    /// the buffers are returned to `bufs` either way when the tape is [`Tape::recycle`]d or on
-    /// failure.
-    pub(crate) fn parse(line: &'a str, bufs: &mut Buffers) -> Option<Tape<'a>> {
+    /// Read `line` (one JSON value, with whitespace around it) into `bufs`, or `None` (see the
+    /// module docs).
+    pub(crate) fn parse(line: &'a str, bufs: &'a mut Buffers) -> Option<Tape<'a>> {
         let mut tape = Tape::with_buffers(line, bufs);
         let ok = line.len() < NO_RAW as usize && tape.read().is_some();
-        if ok {
-            Some(tape)
-        } else {
-            tape.recycle(bufs);
-            None
-        }
+        ok.then_some(tape)
     }
 
     /// A tape of a value serde_json parsed (no raw text).
-    pub(crate) fn from_val(v: &Val<'_>, bufs: &mut Buffers) -> Tape<'a> {
+    pub(crate) fn from_val(v: &Val<'_>, bufs: &'a mut Buffers) -> Tape<'a> {
         let mut tape = Tape::with_buffers("", bufs);
         tape.push_val(v);
         tape
-    }
-
-    /// Give the buffers back for the next line.
-    pub(crate) fn recycle(self, bufs: &mut Buffers) {
-        bufs.nodes = self.nodes;
-        bufs.text = self.text;
-        bufs.stack = self.stack;
-        bufs.stops = self.stops;
     }
 
     /// The value at node `i`.
@@ -330,17 +298,17 @@ impl<'a> Tape<'a> {
     }
 
     fn push(&mut self, n: Node) -> usize {
-        self.nodes.push(n);
-        self.nodes.len() - 1
+        self.b.nodes.push(n);
+        self.b.nodes.len() - 1
     }
 
     /// Read the whole line: one loop over the values, with the open containers on a stack.
     fn read(&mut self) -> Option<()> {
-        let mut stack = std::mem::take(&mut self.stack);
+        let mut stack = std::mem::take(&mut self.b.stack);
         stack.resize(MAX_DEPTH, Open::default());
-        stop_mask(self.src.as_bytes(), &mut self.stops);
+        stop_mask(self.src.as_bytes(), &mut self.b.stops);
         let result = self.read_with(&mut stack);
-        self.stack = stack;
+        self.b.stack = stack;
         result
     }
 
@@ -453,7 +421,7 @@ impl<'a> Tape<'a> {
         }
         // The key's node, and a cheap hash of it from the bytes just scanned.
         let start = i + 1;
-        let j = next_stop(&self.stops, start, b.len());
+        let j = next_stop(&self.b.stops, start, b.len());
         let (i, hash) = if b.get(j) == Some(&b'"') {
             self.push_plain_string(i, j);
             let k = b.get(start..j).unwrap_or_default();
@@ -461,13 +429,13 @@ impl<'a> Tape<'a> {
             (j + 1, key_hash(k))
         } else {
             let after = self.escaped_string_at(i, j)?;
-            let k = self.bytes_at(self.nodes.len() - 1);
+            let k = self.bytes_at(self.b.nodes.len() - 1);
             let (proto, hash) = (k == PROTO, key_hash(k));
             self.proto_key |= proto;
             (after, hash)
         };
         // One bit per key of this object: two keys are compared only when their bits collide.
-        let key = self.nodes.len() - 1;
+        let key = self.b.nodes.len() - 1;
         let bit = 1u64 << (hash & 63);
         if open.seen & bit != 0 && self.has_key(open.at, open.n, key) {
             return None;
@@ -502,7 +470,7 @@ impl<'a> Tape<'a> {
     #[inline(always)]
     fn string_at(&mut self, i: usize) -> Option<usize> {
         let b = self.src.as_bytes();
-        let j = next_stop(&self.stops, i + 1, b.len());
+        let j = next_stop(&self.b.stops, i + 1, b.len());
         if b.get(j) == Some(&b'"') {
             self.push_plain_string(i, j);
             return Some(j + 1);
@@ -518,16 +486,16 @@ impl<'a> Tape<'a> {
             return None;
         }
         let start = i + 1;
-        let from = self.text.len();
-        self.text.push_str(self.src.get(start..j)?);
-        let after = unescape(self.src, j, Some(&mut self.text))?;
-        if self.text.len() >= NO_RAW as usize {
+        let from = self.b.text.len();
+        self.b.text.push_str(self.src.get(start..j)?);
+        let after = unescape(self.src, j, Some(&mut self.b.text))?;
+        if self.b.text.len() >= NO_RAW as usize {
             return None;
         }
         self.push(Node {
             tag: Tag::OwnedStr,
             a: from as u32,
-            b: self.text.len() as u32,
+            b: self.b.text.len() as u32,
             raw_start: i as u32,
             raw_end: after as u32,
         });
@@ -537,13 +505,13 @@ impl<'a> Tape<'a> {
     /// The bytes of the string node at `i` (empty for other nodes).
     #[inline]
     fn bytes_at(&self, i: usize) -> &[u8] {
-        let Some(n) = self.nodes.get(i) else {
+        let Some(n) = self.b.nodes.get(i) else {
             return &[];
         };
         let range = n.a as usize..n.b as usize;
         let text = match n.tag {
             Tag::Str => self.src.as_bytes(),
-            Tag::OwnedStr => self.text.as_bytes(),
+            Tag::OwnedStr => self.b.text.as_bytes(),
             _ => return &[],
         };
         text.get(range).unwrap_or(&[])
@@ -583,11 +551,11 @@ impl<'a> Tape<'a> {
     fn push_val(&mut self, v: &Val<'_>) {
         match v {
             Val::Str(s) => {
-                let a = self.text.len();
-                self.text.push_str(s);
+                let a = self.b.text.len();
+                self.b.text.push_str(s);
                 self.push(Node {
                     a: a as u32,
-                    b: self.text.len() as u32,
+                    b: self.b.text.len() as u32,
                     ..Node::new(Tag::OwnedStr)
                 });
             }
@@ -614,8 +582,8 @@ impl<'a> Tape<'a> {
     /// Finish the container node at `at`: `n` items or members, its text ending at `raw_end`
     /// (0 for a tape built from a `Val`).
     fn close(&mut self, at: usize, n: u32, raw_end: usize) {
-        let end = self.nodes.len() as u32;
-        if let Some(node) = self.nodes.get_mut(at) {
+        let end = self.b.nodes.len() as u32;
+        if let Some(node) = self.b.nodes.get_mut(at) {
             node.a = n;
             node.b = end;
             node.raw_end = raw_end as u32;
@@ -624,7 +592,7 @@ impl<'a> Tape<'a> {
 
     /// The index of the first node after the value at `i`.
     fn end(&self, i: usize) -> usize {
-        match self.nodes.get(i) {
+        match self.b.nodes.get(i) {
             Some(n) if matches!(n.tag, Tag::Arr | Tag::Obj) => n.b as usize,
             _ => i + 1,
         }
@@ -638,7 +606,7 @@ impl<'a> Tape<'a> {
     /// (any whitespace would make it longer). Strings that look like an index are refused
     /// whether they are keys or not (the caller then prints the value).
     fn js_canonical(&self, i: usize) -> bool {
-        let Some(nodes) = self.nodes.get(i..self.end(i)) else {
+        let Some(nodes) = self.b.nodes.get(i..self.end(i)) else {
             return false;
         };
         let b = self.src.as_bytes();
@@ -685,13 +653,13 @@ impl<'a> Tape<'a> {
 
     /// The text of the string node at `i` (empty for other nodes).
     fn str_at(&self, i: usize) -> &str {
-        let Some(n) = self.nodes.get(i) else {
+        let Some(n) = self.b.nodes.get(i) else {
             return "";
         };
         let range = n.a as usize..n.b as usize;
         match n.tag {
             Tag::Str => self.src.get(range).unwrap_or(""),
-            Tag::OwnedStr => self.text.get(range).unwrap_or(""),
+            Tag::OwnedStr => self.b.text.get(range).unwrap_or(""),
             _ => "",
         }
     }
@@ -716,6 +684,7 @@ impl std::fmt::Debug for V<'_> {
 impl<'t> V<'t> {
     fn node(self) -> Node {
         self.t
+            .b
             .nodes
             .get(self.i as usize)
             .copied()
@@ -853,7 +822,7 @@ impl<'t> Json<'t> for V<'t> {
         let range = n.a as usize..n.b as usize;
         let text = match n.tag {
             Tag::Str => self.t.src,
-            Tag::OwnedStr => self.t.text.as_str(),
+            Tag::OwnedStr => self.t.b.text.as_str(),
             _ => return None,
         };
         Some(text.get(range).unwrap_or(""))
@@ -1040,9 +1009,9 @@ mod tests {
             let want: Val<'_> = serde_json::from_str(line).unwrap();
             let tape = Tape::parse(line, &mut bufs).expect(line);
             assert_eq!(to_val(tape.root()), want, "{line}");
-            let again = Tape::from_val(&want, &mut Buffers::default());
+            let mut other = Buffers::default();
+            let again = Tape::from_val(&want, &mut other);
             assert_eq!(to_val(again.root()), want, "{line}");
-            tape.recycle(&mut bufs);
         }
     }
 
@@ -1081,11 +1050,9 @@ mod tests {
         for (line, want) in cases {
             let tape = Tape::parse(line, &mut bufs).unwrap();
             assert_eq!(tape.has_proto_key(), want, "{line}");
-            tape.recycle(&mut bufs);
             let val: Val<'_> = serde_json::from_str(line).unwrap();
             let tape = Tape::from_val(&val, &mut bufs);
             assert_eq!(tape.has_proto_key(), want, "{line}");
-            tape.recycle(&mut bufs);
         }
     }
 
@@ -1156,7 +1123,6 @@ mod tests {
                     assert!(x.js_canonical_raw().is_some(), "{line}");
                 }
             }
-            tape.recycle(&mut bufs);
         }
         // A tape built from a `Val` has no text to copy.
         let val: Val<'_> = serde_json::from_str("[1]").unwrap();
