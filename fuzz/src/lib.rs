@@ -205,6 +205,21 @@ pub fn transcript_read(data: &[u8]) {
     }
 }
 
+/// `tape_serde`: for any bytes, where the tape reads them, serde_json reads the same value.
+pub fn tape_serde(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    if let Some(tape) = toolspec::json::tape_value(text) {
+        let serde: Value = serde_json::from_str(text)
+            .unwrap_or_else(|e| panic!("the tape reads {text:?}, serde_json refuses it: {e}"));
+        assert_eq!(
+            tape, serde,
+            "the tape and serde_json read {text:?} differently"
+        );
+    }
+}
+
 /// `score` one line per profile: the first byte picks the profile; the output is valid JSON and
 /// the same as serde_json's reading of the line gives.
 pub fn score_line(data: &[u8]) {

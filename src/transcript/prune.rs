@@ -22,7 +22,7 @@ use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::fmt;
 
-use crate::score::profiles::scan;
+use crate::json::scan;
 
 /// What a session line's reader reads; the rest is parsed but not built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -329,7 +329,7 @@ fn child(rule: Prune, at: At, key: &str) -> Option<At> {
 /// reads the line with serde_json, so values and errors are serde_json's either way.
 mod fast {
     use super::{child, reads, settle_content, At, CcBlock, CcKind, CcLine, Prune};
-    use crate::score::profiles::scan;
+    use crate::json::scan;
     use serde_json::{Map, Value};
     use std::borrow::Cow;
 

@@ -15,20 +15,21 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::judge::{Judge, JudgeRequest};
-use super::scan::plain_run_end;
-use super::scan::{same_bytes, same_str};
-use super::tape::{Raw, TapeProfile, V};
-use super::text::{
+use super::read::{self, Raw, TapeProfile};
+use crate::json::scan::plain_run_end;
+use crate::json::scan::{same_bytes, same_str};
+use crate::json::tape::V;
+use crate::json::text::{
     big_int_error, first_version_dependent, json_str_body, plain_repr_json, py_json_indent,
     py_repr, py_str, version_dependent_error, version_dependent_in,
 };
 use smallvec::SmallVec;
 
-use super::keys::Keyed;
-use super::value::{py_eq, Val};
-use super::view::{Json, Kind};
-use super::{raw_text, tape, write_head, LineError, Outcome, Peer, Reader, Scratch, Work};
+use super::{raw_text, write_head, LineError, Outcome, Peer, Reader, Scratch, Work};
 use crate::config::profile::{ProfileSpec, DEEPEVAL};
+use crate::json::keys::Keyed;
+use crate::json::value::{py_eq, Val};
+use crate::json::view::{Json, Kind};
 
 /// One `ToolCall` as pydantic validates it, read from the case's tape.
 #[derive(Debug)]
@@ -887,7 +888,7 @@ fn names_repr<const ESC: bool>(out: &mut String, tools: &[Tool<'_>]) {
     str_list::<ESC>(out, tools.iter().map(|t| t.name));
 }
 
-/// [`super::text::py_str_list`], escaped with `ESC`: a plain string (the usual name) is copied between its
+/// [`crate::json::text::py_str_list`], escaped with `ESC`: a plain string (the usual name) is copied between its
 /// quotes, the others are escaped as they are added.
 fn str_list<'s, const ESC: bool>(out: &mut String, items: impl IntoIterator<Item = &'s str>) {
     out.push('[');
@@ -1245,7 +1246,7 @@ impl Peer for Deepeval {
         scratch: &mut Scratch,
         judge: Option<&dyn Judge>,
     ) -> Result<Outcome, LineError<'a>> {
-        tape::score_line::<Deepeval>(line, out, reader, scratch, judge)
+        read::score_line::<Deepeval>(line, out, reader, scratch, judge)
     }
 }
 
@@ -1298,7 +1299,7 @@ impl TapeProfile for Deepeval {
                     None => ",\"success\":null,\"threshold\":",
                 });
                 match v.threshold {
-                    Some(t) => super::text::json_f64(out, t),
+                    Some(t) => crate::json::text::json_f64(out, t),
                     None => out.push_str("null"),
                 }
                 out.push_str(REASON_START);
@@ -1324,12 +1325,12 @@ impl TapeProfile for Deepeval {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::score::profiles::{tape, Reader};
+    use crate::score::profiles::{read, Reader};
 
     use std::io::BufRead;
 
     fn reads_fast(line: &str) -> bool {
-        tape::testing::reads_fast::<Deepeval>(line)
+        read::testing::reads_fast::<Deepeval>(line)
     }
 
     fn run(line: &str, fast: bool) -> String {
@@ -1337,7 +1338,7 @@ mod tests {
     }
 
     fn run_with(line: &str, reader: Reader) -> String {
-        tape::testing::run::<Deepeval>(line, reader)
+        read::testing::run::<Deepeval>(line, reader)
     }
 
     /// A called tool equal to one matched already is skipped, however it is written (`1` and
@@ -1416,8 +1417,8 @@ mod tests {
         }
         let mut checked = 0;
         for line in &lines {
-            let mut bufs = tape::Buffers::default();
-            let tape = tape::Tape::parse(line, &mut bufs).expect(line);
+            let mut bufs = crate::json::tape::Buffers::default();
+            let tape = crate::json::tape::Tape::parse(line, &mut bufs).expect(line);
             let case = case_of(tape.root(), &mut Work::default()).expect(line);
             let (exp, called) = (case.expected_tools(), case.tools_called());
             let lcs: Vec<usize> = (0..exp.len()).step_by(2).collect();
@@ -1496,8 +1497,8 @@ mod tests {
         for x in &dicts {
             for y in &dicts {
                 let text = format!("[{x},{y}]");
-                let mut bufs = tape::Buffers::default();
-                let t = tape::Tape::parse(&text, &mut bufs).expect(&text);
+                let mut bufs = crate::json::tape::Buffers::default();
+                let t = crate::json::tape::Tape::parse(&text, &mut bufs).expect(&text);
                 let mut items = t.root().items();
                 let (a, b) = (items.next().unwrap(), items.next().unwrap());
                 let (score, eq) = dict_score(a, b);
@@ -1556,8 +1557,8 @@ mod tests {
                     d2.reverse();
                 }
                 let text = line(&d2);
-                let mut bufs = tape::Buffers::default();
-                let t = tape::Tape::parse(&text, &mut bufs).expect(&text);
+                let mut bufs = crate::json::tape::Buffers::default();
+                let t = crate::json::tape::Tape::parse(&text, &mut bufs).expect(&text);
                 let mut items = t.root().items();
                 let (a, b) = (items.next(), items.next());
                 let got = dict_score(a.unwrap(), b.unwrap()).0;

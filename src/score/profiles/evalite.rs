@@ -11,12 +11,13 @@ use std::fmt;
 use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 
 use super::judge::Judge;
-use super::tape::{Raw, Tape, TapeProfile, V};
-use super::text::{js_json, json_str, push_u64};
-use super::value::{js_eq, js_strict_eq, CowKey, Val};
-use super::view::{Json, Kind};
-use super::{raw_text, tape, write_head, LineError, Outcome, Peer, Reader, Scratch, Work};
+use super::read::{self, Raw, TapeProfile};
+use super::{raw_text, write_head, LineError, Outcome, Peer, Reader, Scratch, Work};
 use crate::config::profile::{ProfileSpec, EVALITE};
+use crate::json::tape::{Tape, V};
+use crate::json::text::{js_json, json_str, push_u64};
+use crate::json::value::{js_eq, js_strict_eq, CowKey, Val};
+use crate::json::view::{Json, Kind};
 
 /// An absent value (`undefined`).
 const NONE: u32 = u32::MAX;
@@ -253,7 +254,7 @@ fn js_to_string(v: V<'_>) -> String {
             .join(","),
         _ => {
             let mut s = String::new();
-            super::text::js_number(&mut s, v.as_f64().unwrap_or(0.0));
+            crate::json::text::js_number(&mut s, v.as_f64().unwrap_or(0.0));
             s
         }
     }
@@ -687,7 +688,7 @@ impl Peer for Evalite {
         scratch: &mut Scratch,
         judge: Option<&dyn Judge>,
     ) -> Result<Outcome, LineError<'a>> {
-        tape::score_line::<Evalite>(line, out, reader, scratch, judge)
+        read::score_line::<Evalite>(line, out, reader, scratch, judge)
     }
 }
 
@@ -748,16 +749,16 @@ impl TapeProfile for Evalite {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::score::profiles::{tape, Reader};
+    use crate::score::profiles::{read, Reader};
 
     use std::io::BufRead;
 
     fn reads_fast(line: &str) -> bool {
-        tape::testing::reads_fast::<Evalite>(line)
+        read::testing::reads_fast::<Evalite>(line)
     }
 
     fn run(line: &str, reader: Reader) -> String {
-        tape::testing::run::<Evalite>(line, reader)
+        read::testing::run::<Evalite>(line, reader)
     }
 
     fn both(line: &str) -> (String, String) {

@@ -13,10 +13,10 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::judge::Judge;
-use super::text::{json_str, py_str_list};
-use super::value::Val;
 use super::{raw_id, write_head, LineError, Outcome, Peer, Reader, Scratch};
 use crate::config::profile::{ProfileSpec, GALTEA};
+use crate::json::text::{json_str, py_str_list};
+use crate::json::value::Val;
 
 /// The default prefixes `doc_guess` strips (a guess, see `docs/parity.md`).
 pub const DEFAULT_PREFIXES: &[&str] = &[
@@ -87,7 +87,7 @@ impl Rules {
         let profile = profile.unwrap_or("doc_guess");
         if !matches!(profile, "exact" | "trim" | "doc_guess") {
             let mut s = String::from("ValueError: unknown galtea profile ");
-            super::text::py_str(&mut s, profile);
+            crate::json::text::py_str(&mut s, profile);
             return Err(s);
         }
         Ok(Rules {
@@ -338,7 +338,7 @@ pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, Line
             Some(Val::Str(p)) => Some(p.as_ref()),
             Some(other) => {
                 let mut s = String::from("ValueError: unknown galtea profile ");
-                super::text::py_repr(&mut s, other);
+                crate::json::text::py_repr(&mut s, other);
                 return Err(s);
             }
         };
@@ -363,9 +363,9 @@ pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, Line
             .missing
             .iter()
             .chain(&v.extra)
-            .find_map(|n| super::text::first_version_dependent(n))
+            .find_map(|n| crate::json::text::first_version_dependent(n))
         {
-            return Err(super::text::version_dependent_error(c));
+            return Err(crate::json::text::version_dependent_error(c));
         }
         Ok(v)
     };

@@ -19,17 +19,11 @@ mod deepeval;
 mod evalite;
 mod galtea;
 pub mod judge;
-mod keys;
 mod promptfoo;
 mod pycase;
 mod pyjson;
-mod pyprint;
-pub(crate) mod scan;
+mod read;
 mod stream;
-mod tape;
-pub mod text;
-pub mod value;
-mod view;
 
 use std::fmt;
 
@@ -65,7 +59,7 @@ pub(crate) trait Peer {
 /// workers one; a single line gets a fresh one.
 #[derive(Default)]
 pub(crate) struct Scratch {
-    tape: tape::Buffers,
+    tape: crate::json::tape::Buffers,
     work: Work,
 }
 
@@ -330,7 +324,7 @@ fn write_error(out: &mut String, id: Option<&str>, message: &str) {
     out.push_str("{\"id\":");
     out.push_str(id.unwrap_or("null"));
     out.push_str(",\"error\":");
-    text::json_str(out, message);
+    crate::json::text::json_str(out, message);
     out.push('}');
 }
 
@@ -350,7 +344,7 @@ fn write_head(out: &mut String, id: &str, score: Option<f64>, passed: Option<boo
     out.push_str(id);
     out.push_str(",\"score\":");
     match score {
-        Some(s) => text::json_f64(out, s),
+        Some(s) => crate::json::text::json_f64(out, s),
         None => out.push_str("null"),
     }
     out.push_str(",\"passed\":");

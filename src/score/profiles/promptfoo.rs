@@ -11,10 +11,10 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::judge::Judge;
-use super::text::{js_number, json_str};
-use super::value::Val;
 use super::{raw_id, write_head, LineError, Outcome, Peer, Reader, Scratch};
 use crate::config::profile::{ProfileSpec, PROMPTFOO};
+use crate::json::text::{js_number, json_str};
+use crate::json::value::Val;
 
 #[derive(Deserialize)]
 struct Assertion<'a> {
@@ -490,7 +490,7 @@ fn evaluate(a: &Assertion<'_>, output: Option<&Val<'_>>) -> Result<Verdict, Stri
             || (whole && s.starts_with("package:"))
     }) {
         let mut shown = String::new();
-        super::text::py_str(&mut shown, &s.chars().take(60).collect::<String>());
+        crate::json::text::py_str(&mut shown, &s.chars().take(60).collect::<String>());
         return Err(format!(
             "toolspec: the expected value {shown} is a Nunjucks template or a file or package \
              reference, which promptfoo renders, reads or runs; toolspec does neither (the case \

@@ -659,7 +659,7 @@ mod tests {
 
     #[test]
     fn javascript_stringify_puts_index_keys_first() {
-        let v: crate::score::profiles::value::Val =
+        let v: crate::json::value::Val =
             serde_json::from_str(r#"{"b":1.0,"10":2,"2":[1e21],"x":"\n"}"#).unwrap();
         let mut o = String::new();
         js_json(&mut o, &v);
