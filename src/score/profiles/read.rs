@@ -69,6 +69,25 @@ pub(crate) fn score_line<'a, P: TapeProfile>(
     result
 }
 
+/// The raw JSON text of a line's top-level fields (ids and inputs are printed back as written).
+pub(crate) struct Raw<'a, 't> {
+    tape: &'t Tape<'t>,
+    line: &'a str,
+}
+
+impl<'a, 't> Raw<'a, 't> {
+    /// The raw text of field `key` of the line (the last one, as a JSON parser keeps it).
+    pub(crate) fn get(&self, key: &str) -> Option<&'a str> {
+        if self.tape.root().raw().is_some() {
+            let span = self.tape.root().get(key)?.raw_span()?;
+            return self.line.get(span);
+        }
+        // A tape built from a `Val` has no text: ask serde_json for the fields' raw values.
+        let fields: BTreeMap<Cow<'a, str>, &'a RawValue> = serde_json::from_str(self.line).ok()?;
+        fields.get(key).map(|r| r.get())
+    }
+}
+
 /// What the profiles' reader tests share.
 #[cfg(test)]
 pub(crate) mod testing {
@@ -91,24 +110,5 @@ pub(crate) mod testing {
             Err(LineError::Rejected { id, message }) => format!("{id:?} {message}"),
             Err(LineError::Malformed(m)) => m,
         }
-    }
-}
-
-/// The raw JSON text of a line's top-level fields (ids and inputs are printed back as written).
-pub(crate) struct Raw<'a, 't> {
-    tape: &'t Tape<'t>,
-    line: &'a str,
-}
-
-impl<'a, 't> Raw<'a, 't> {
-    /// The raw text of field `key` of the line (the last one, as a JSON parser keeps it).
-    pub(crate) fn get(&self, key: &str) -> Option<&'a str> {
-        if self.tape.root().raw().is_some() {
-            let span = self.tape.root().get(key)?.raw_span()?;
-            return self.line.get(span);
-        }
-        // A tape built from a `Val` has no text: ask serde_json for the fields' raw values.
-        let fields: BTreeMap<Cow<'a, str>, &'a RawValue> = serde_json::from_str(self.line).ok()?;
-        fields.get(key).map(|r| r.get())
     }
 }
