@@ -16,7 +16,7 @@ use std::time::Instant;
 use flate2::read::GzDecoder;
 use rayon::prelude::*;
 use serde_json::{Map, Value};
-use toolspec::score::profiles::{score_stream, ProfileName};
+use toolspec::score::profiles::{score_stream, PEERS};
 
 fn vector_lines(name: &str) -> Vec<Value> {
     let path = format!(
@@ -42,7 +42,7 @@ fn without(mut v: Value, keys: &[&str]) -> Value {
 }
 
 /// The peer's input lines for a profile (what `toolspec score` reads).
-fn inputs(profile: ProfileName) -> Vec<String> {
+fn inputs(profile: &str) -> Vec<String> {
     let strip = |name: &str, keys: &[&str]| -> Vec<String> {
         vector_lines(name)
             .into_iter()
@@ -50,11 +50,11 @@ fn inputs(profile: ProfileName) -> Vec<String> {
             .collect()
     };
     match profile {
-        ProfileName::Evalite => strip("evalite", &["evalite", "kind"]),
-        ProfileName::Axion => strip("axion", &["axion", "kind"]),
-        ProfileName::Agentevals => strip("agentevals", &["agentevals", "agentevals_js", "kind"]),
-        ProfileName::Galtea => strip("galtea", &["galtea", "kind"]),
-        ProfileName::Deepeval => vector_lines("deepeval")
+        "evalite" => strip("evalite", &["evalite", "kind"]),
+        "axion" => strip("axion", &["axion", "kind"]),
+        "agentevals" => strip("agentevals", &["agentevals", "agentevals_js", "kind"]),
+        "galtea" => strip("galtea", &["galtea", "kind"]),
+        "deepeval" => vector_lines("deepeval")
             .into_iter()
             .flat_map(|v| {
                 let results = v["results"].as_array().cloned().unwrap_or_default();
@@ -68,10 +68,11 @@ fn inputs(profile: ProfileName) -> Vec<String> {
                 })
             })
             .collect(),
-        ProfileName::Promptfoo => vector_lines("promptfoo")
+        "promptfoo" => vector_lines("promptfoo")
             .into_iter()
             .map(|v| without(v, &["promptfoo", "kind"]).to_string())
             .collect(),
+        _ => Vec::new(),
     }
 }
 
@@ -139,12 +140,12 @@ fn main() {
         "Value parse 1 thread",
         "Value parse all threads"
     );
-    for name in ProfileName::NAMES {
+    for peer in PEERS {
+        let name = peer.name();
         if !filter.is_empty() && !filter.iter().any(|f| f == name) {
             continue;
         }
-        let profile: ProfileName = name.parse().expect("known profile");
-        let lines = inputs(profile);
+        let lines = inputs(name);
         if lines.is_empty() {
             continue;
         }
@@ -155,7 +156,7 @@ fn main() {
         }
         let n = lines.len();
         let score1 = measure(n, secs, || {
-            let s = score_stream(profile, blob.as_bytes(), std::io::sink(), 1).expect("scored");
+            let s = score_stream(peer, blob.as_bytes(), std::io::sink(), 1).expect("scored");
             assert_eq!(s.cases, n);
         });
         if std::env::var_os("TOOLSPEC_BENCH_SCORE_ONLY").is_some() {
@@ -163,7 +164,7 @@ fn main() {
             continue;
         }
         let score_all = measure(n, secs, || {
-            let s = score_stream(profile, blob.as_bytes(), std::io::sink(), 0).expect("scored");
+            let s = score_stream(peer, blob.as_bytes(), std::io::sink(), 0).expect("scored");
             assert_eq!(s.cases, n);
         });
         let parse1 = measure(n, secs, || {

@@ -19,7 +19,7 @@ JOBS="${2:-2}"
 shift $(( $# > 2 ? 2 : $# ))
 TARGETS=("$@")
 if [[ ${#TARGETS[@]} -eq 0 ]]; then
-  TARGETS=(spec_parser compile transcript_read engine score_line)
+  TARGETS=(spec_parser compile transcript_read engine score_line tape_serde)
 fi
 SAN="${SANITIZER:-address}"
 export RUSTC_BOOTSTRAP=1
@@ -61,6 +61,7 @@ for i, name in enumerate(["axion", "deepeval", "evalite", "agentevals", "galtea"
         if n >= 300:
             break
         put("score_line", bytes([i]) + line.rstrip(b"\n"))
+        put("tape_serde", line.rstrip(b"\n"))
 os.makedirs(os.path.join(root, "fuzz", "corpus", "engine"), exist_ok=True)
 PY
 

@@ -24,6 +24,7 @@ pub mod compile;
 pub mod config;
 pub mod engine;
 pub mod guard;
+pub mod json;
 pub mod report;
 pub mod score;
 pub mod source;

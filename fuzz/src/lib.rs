@@ -11,14 +11,14 @@ use std::collections::BTreeMap;
 use arbitrary::{Arbitrary, Unstructured};
 use serde_json::{json, Map, Value};
 use toolspec::compile::{self, MapLoader};
-use toolspec::config::profile::KNOWN_PROFILES;
+use toolspec::config::profile::PROFILES;
 use toolspec::config::{
     ArgsMode, BeforeRule, Check, CompiledFile, Expectation, ExtraCalls, Forbidden, JsonType,
     MatcherConfig, NameRules, OrderMode, Part, PathCheck, PathSeg, Pattern, Profile, Repeat,
     Scoring, ValueMatcher, CONFIG_VERSION,
 };
 use toolspec::engine;
-use toolspec::score::profiles::{self, ProfileName};
+use toolspec::score::profiles::{self, PEERS};
 use toolspec::source::{SourceFile, Span};
 use toolspec::transcript::{self, Format, ToolCall};
 
@@ -207,39 +207,47 @@ pub(super) fn transcript_read(data: &[u8]) {
     }
 }
 
+/// `tape_serde`: for any bytes, where the tape reads them, serde_json reads the same value.
+pub fn tape_serde(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    if let Some(tape) = toolspec::json::tape_value(text) {
+        let serde: Value = serde_json::from_str(text)
+            .unwrap_or_else(|e| panic!("the tape reads {text:?}, serde_json refuses it: {e}"));
+        assert_eq!(
+            tape, serde,
+            "the tape and serde_json read {text:?} differently"
+        );
+    }
+}
+
 /// `score` one line per profile: the first byte picks the profile; the output is valid JSON and
 /// the same as serde_json's reading of the line gives.
 pub(super) fn score_line(data: &[u8]) {
     let Some((&sel, line)) = data.split_first() else {
         return;
     };
-    let name = ProfileName::NAMES[sel as usize % ProfileName::NAMES.len()];
-    let profile: ProfileName = name.parse().expect("known profile");
-    let out = profiles::score_line(profile, line);
+    let peer = &PEERS[sel as usize % PEERS.len()];
+    let name = peer.name();
+    let out = profiles::score_line(peer, line);
     serde_json::from_slice::<Value>(&out).unwrap_or_else(|e| {
         panic!(
             "score_line({name}) printed invalid JSON ({e}): {}",
             String::from_utf8_lossy(&out)
         )
     });
-    // The readers (a profile's direct reader, which `score_line` tries first, and the tape
-    // reader alone) must agree with serde_json on every line, byte for byte.
-    let reference = profiles::score_line_reference(profile, line);
+    // The tape reader (which `score_line` tries first) must agree with serde_json on every
+    // line, byte for byte.
+    let reference = profiles::score_line_reference(peer, line);
     assert_eq!(
         String::from_utf8_lossy(&out),
-        String::from_utf8_lossy(&reference),
-        "score_line({name}): the fast readers and serde_json disagree on {:?}",
-        String::from_utf8_lossy(line)
-    );
-    let tape = profiles::score_line_tape(profile, line);
-    assert_eq!(
-        String::from_utf8_lossy(&tape),
         String::from_utf8_lossy(&reference),
         "score_line({name}): the tape reader and serde_json disagree on {:?}",
         String::from_utf8_lossy(line)
     );
     let mut sink = Vec::new();
-    let _ = profiles::score_stream(profile, line, &mut sink, 1);
+    let _ = profiles::score_stream(peer, line, &mut sink, 1);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -491,7 +499,8 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
         })
         .collect();
     let profile = input.profile.as_ref().and_then(|(p, opts)| {
-        let (name, known) = KNOWN_PROFILES[*p as usize % KNOWN_PROFILES.len()];
+        let spec = PROFILES[*p as usize % PROFILES.len()];
+        let (name, known) = (spec.name, spec.options);
         // A judge is never a profile option (only the command line gives one).
         let options: Map<String, Value> = opts
             .iter()

@@ -171,42 +171,83 @@ pub struct PromptfooOptions {
     pub inverse: Option<bool>,
 }
 
-/// Profile names and the options each accepts, for validation and did-you-mean hints.
-pub const KNOWN_PROFILES: &[(&str, &[&str])] = &[
-    (
-        "axion",
-        &[
-            "check_parameters",
-            "strict_order",
-            "parameter_matching_strategy",
-            "fuzzy_threshold",
-            "threshold",
-            "scoring",
-            "rev",
-        ],
-    ),
-    (
-        "deepeval",
-        &[
-            "evaluation_params",
-            "should_consider_ordering",
-            "should_exact_match",
-            "strict_mode",
-            "threshold",
-            "available_tools",
-        ],
-    ),
-    ("evalite", &["mode", "weights", "threshold"]),
-    (
-        "agentevals",
-        &[
-            "trajectory_match_mode",
-            "tool_args_match_mode",
-            "tool_args_match_overrides",
-        ],
-    ),
-    ("galtea", &["profile", "prefixes", "camel_to_snake"]),
-    ("promptfoo", &["threshold", "inverse"]),
+/// A profile as specs name it: its name and the options it accepts (the fields of its options
+/// struct above, whose serde types check the values).
+///
+/// The one list of profile names and options: `compile` validates a spec's profile against it
+/// (with did-you-mean hints), and each peer of `score::profiles::PEERS` points at its row (the
+/// scorer comes after `config` in the pipeline, so the list lives here, where both can read it).
+#[derive(Debug, PartialEq, Eq)]
+pub struct ProfileSpec {
+    /// The name, as in specs and `toolspec score --profile NAME`.
+    pub name: &'static str,
+    /// The option names, as in the peer library.
+    pub options: &'static [&'static str],
+}
+
+/// Axion `ToolCorrectness` ([`AxionOptions`]).
+pub static AXION: ProfileSpec = ProfileSpec {
+    name: "axion",
+    options: &[
+        "check_parameters",
+        "strict_order",
+        "parameter_matching_strategy",
+        "fuzzy_threshold",
+        "threshold",
+        "scoring",
+        "rev",
+    ],
+};
+
+/// DeepEval `ToolCorrectnessMetric` ([`DeepevalOptions`]).
+pub static DEEPEVAL: ProfileSpec = ProfileSpec {
+    name: "deepeval",
+    options: &[
+        "evaluation_params",
+        "should_consider_ordering",
+        "should_exact_match",
+        "strict_mode",
+        "threshold",
+        "available_tools",
+    ],
+};
+
+/// Evalite `toolCallAccuracy` ([`EvaliteOptions`]).
+pub static EVALITE: ProfileSpec = ProfileSpec {
+    name: "evalite",
+    options: &["mode", "weights", "threshold"],
+};
+
+/// agentevals trajectory match ([`AgentevalsOptions`]).
+pub static AGENTEVALS: ProfileSpec = ProfileSpec {
+    name: "agentevals",
+    options: &[
+        "trajectory_match_mode",
+        "tool_args_match_mode",
+        "tool_args_match_overrides",
+    ],
+};
+
+/// Galtea Tool Correctness ([`GalteaOptions`]).
+pub static GALTEA: ProfileSpec = ProfileSpec {
+    name: "galtea",
+    options: &["profile", "prefixes", "camel_to_snake"],
+};
+
+/// promptfoo `tool-call-f1` ([`PromptfooOptions`]).
+pub static PROMPTFOO: ProfileSpec = ProfileSpec {
+    name: "promptfoo",
+    options: &["threshold", "inverse"],
+};
+
+/// Every profile, in the order the hints list them.
+pub static PROFILES: &[&ProfileSpec] = &[
+    &AXION,
+    &DEEPEVAL,
+    &EVALITE,
+    &AGENTEVALS,
+    &GALTEA,
+    &PROMPTFOO,
 ];
 
 /// Options that only the person running toolspec may give, on the command line: a spec, an
@@ -249,35 +290,39 @@ pub enum ProfileError {
 }
 
 impl Profile {
-    /// The profile's name as written in specs (`axion`, `deepeval`, ...).
-    pub fn name(&self) -> &'static str {
+    /// The profile's name and options.
+    pub fn spec(&self) -> &'static ProfileSpec {
         match self {
-            Profile::Axion(_) => "axion",
-            Profile::Deepeval(_) => "deepeval",
-            Profile::Evalite(_) => "evalite",
-            Profile::Agentevals(_) => "agentevals",
-            Profile::Galtea(_) => "galtea",
-            Profile::Promptfoo(_) => "promptfoo",
+            Profile::Axion(_) => &AXION,
+            Profile::Deepeval(_) => &DEEPEVAL,
+            Profile::Evalite(_) => &EVALITE,
+            Profile::Agentevals(_) => &AGENTEVALS,
+            Profile::Galtea(_) => &GALTEA,
+            Profile::Promptfoo(_) => &PROMPTFOO,
         }
     }
 
-    /// The options a profile accepts, or `None` for an unknown profile name.
-    pub fn known_options(name: &str) -> Option<&'static [&'static str]> {
-        KNOWN_PROFILES
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, opts)| *opts)
+    /// The profile's name as written in specs (`axion`, `deepeval`, ...).
+    pub fn name(&self) -> &'static str {
+        self.spec().name
+    }
+
+    /// The profile named `name`, or `None`.
+    pub fn spec_of(name: &str) -> Option<&'static ProfileSpec> {
+        PROFILES.iter().copied().find(|p| p.name == name)
     }
 
     /// Build a profile from its name and options. Every option is checked; the first problem is
-    /// returned (callers that want all of them check names with [`Profile::known_options`] first).
+    /// returned (callers that want all of them check names with [`Profile::spec_of`] first).
     pub fn from_options(
         name: &str,
         options: serde_json::Map<String, Value>,
     ) -> Result<Profile, ProfileError> {
-        let known = Profile::known_options(name).ok_or_else(|| ProfileError::UnknownProfile {
-            name: name.to_owned(),
-        })?;
+        let known = Profile::spec_of(name)
+            .ok_or_else(|| ProfileError::UnknownProfile {
+                name: name.to_owned(),
+            })?
+            .options;
         if let Some((option, flag)) = COMMAND_LINE_ONLY
             .iter()
             .find(|(o, _)| options.contains_key(*o))
@@ -336,8 +381,9 @@ mod tests {
 
     #[test]
     fn every_known_option_is_accepted_by_its_profile() {
-        for (name, options) in KNOWN_PROFILES {
-            for option in *options {
+        for spec in PROFILES {
+            let name = spec.name;
+            for option in spec.options {
                 // A value of the right type for each option, so only the name is being tested.
                 let value = match *option {
                     "check_parameters"
@@ -360,7 +406,8 @@ mod tests {
                 m.insert((*option).to_owned(), value);
                 let p = Profile::from_options(name, m)
                     .unwrap_or_else(|e| panic!("{name}.{option}: {e}"));
-                assert_eq!(p.name(), *name);
+                assert_eq!(p.name(), name);
+                assert!(std::ptr::eq(p.spec(), *spec));
             }
         }
     }

@@ -23,7 +23,7 @@
 //! 6. `before` rules: if the alignment breaks one, a bounded search for one that does not
 //!    (`before.rs`: one dealing pass, bounded exchanges, a bounded number of realignments);
 //! 7. the verdict: statuses, calls beyond an `at_most` cap (a hard failure), failures of name-only calls, native score
-//!    ([`crate::score::native`]), findings (`explain.rs`).
+//!    ([`native`]), findings (`explain.rs`).
 //!
 //! Semantics and the formula are documented in `docs/scoring.md`; the verdict's shape and the
 //! finding codes in `docs/engine.md`.
@@ -39,6 +39,7 @@ mod in_order;
 mod json;
 mod keep;
 pub mod names;
+pub mod native;
 mod resolve;
 pub mod verdict;
 
@@ -49,13 +50,13 @@ use serde_json::Value;
 
 use crate::code::Code;
 use crate::config::{Check, Expectation, ExtraCalls, MatcherConfig, OrderMode, Part};
-use crate::score::native::{self, NativeInputs};
 use crate::source::Span;
 use crate::transcript::model::{CallTable, ToolCall};
 use align::{sane, Candidate, Slots};
 use checks::{Evaluator, RefMode};
 pub use keep::keep_for;
 use names::NameTable;
+use native::NativeInputs;
 use resolve::ParseCache;
 pub use verdict::{
     Counts, ExpectationOutcome, Failure, FailurePart, Finding, Severity, Status, Verdict,

@@ -177,7 +177,7 @@ impl PairResult {
     /// (failed by a hard failure although the score is enough), `0.50 < 0.90 and forbidden call
     /// `close_account``. Never a comparison that is false.
     pub fn verdict_text(&self) -> String {
-        let met = self.score + crate::score::native::THRESHOLD_EPSILON >= self.threshold;
+        let met = self.score + crate::engine::native::THRESHOLD_EPSILON >= self.threshold;
         let cmp = if met { "≥" } else { "<" };
         let numbers = format!("{:.2} {cmp} {:.2}", self.score, self.threshold);
         let numbers = if numbers == format!("{:.2} < {:.2}", self.threshold, self.threshold) {

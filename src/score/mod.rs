@@ -1,7 +1,6 @@
-//! Scoring: the native formula and the profiles that reproduce existing metrics.
+//! Scoring: the profiles that reproduce existing metrics (the native formula is `engine::native`).
 //!
-//! Input: an engine verdict (native) or a profile's own inputs (calls, expected calls, options).
+//! Input: a profile's own inputs (calls, expected calls, options).
 //! Output: a score in [0, 1], pass/fail and the metric's own metadata.
 
-pub mod native;
 pub mod profiles;

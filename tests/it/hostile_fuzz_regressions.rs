@@ -89,7 +89,7 @@ fn fuzz_bodies_hold_on_the_peer_vectors() {
         let file = std::fs::File::open(&path).unwrap();
         let lines = std::io::BufReader::new(flate2::read::GzDecoder::new(file)).lines();
         for line in lines.map_while(Result::ok).take(200) {
-            // The selector byte picks the profile by index in ProfileName::NAMES.
+            // The selector byte picks the profile by index in PEERS.
             let sel = [0u8, 1, 2, 3, 4][i];
             let mut data = vec![sel];
             data.extend_from_slice(line.as_bytes());

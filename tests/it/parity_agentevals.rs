@@ -6,7 +6,7 @@ use crate::parity_support;
 
 use parity_support::{output, report, vector_lines};
 use serde_json::Value;
-use toolspec::score::profiles::{score_line, ProfileName};
+use toolspec::score::profiles::{peer, score_line};
 
 #[test]
 fn every_agentevals_vector_matches_python() {
@@ -27,7 +27,7 @@ fn check_file(name: &str, expected: usize) {
     for line in &lines {
         let v: Value = serde_json::from_str(line).unwrap();
         let want = &v["agentevals"];
-        let got = output(&score_line(ProfileName::Agentevals, line.as_bytes()));
+        let got = output(&score_line(peer("agentevals").unwrap(), line.as_bytes()));
         let ok = if want.get("error").is_some_and(|e| !e.is_null()) {
             got.get("error").is_some()
         } else {

@@ -6,7 +6,7 @@ use crate::parity_support;
 
 use parity_support::{close, output, report, vector_lines};
 use serde_json::Value;
-use toolspec::score::profiles::{score_line, ProfileName};
+use toolspec::score::profiles::{peer, score_line};
 
 #[test]
 fn every_axion_vector_matches_at_both_revisions() {
@@ -19,7 +19,7 @@ fn every_axion_vector_matches_at_both_revisions() {
             .entry(v["rev"].as_str().unwrap().to_owned())
             .or_insert(0) += 1;
         let want = &v["axion"];
-        let got = output(&score_line(ProfileName::Axion, line.as_bytes()));
+        let got = output(&score_line(peer("axion").unwrap(), line.as_bytes()));
         let ok = if want.get("error").is_some() {
             got.get("error").is_some()
         } else {

@@ -10,8 +10,8 @@ use crate::parity_support;
 use parity_support::{close, output, reason_modulo_set_order, report, vector_lines};
 use serde_json::{json, Value};
 use toolspec::score::profiles::{
-    score_line, score_line_judged, score_line_reference, score_line_tape, Judge, JudgeAnswer,
-    JudgeError, JudgeRequest, ProfileName,
+    peer, score_line, score_line_judged, score_line_reference, Judge, JudgeAnswer, JudgeError,
+    JudgeRequest,
 };
 
 #[test]
@@ -28,7 +28,7 @@ fn every_deepeval_vector_matches() {
                 "expected_tools": v["expected_tools"], "options": r["options"],
             });
             let got = output(&score_line(
-                ProfileName::Deepeval,
+                peer("deepeval").unwrap(),
                 input.to_string().as_bytes(),
             ));
             let ok = if r["error"].is_null() {
@@ -69,7 +69,7 @@ fn every_extra_deepeval_vector_matches_reason_included() {
                 "expected_tools": v["expected_tools"], "options": r["options"],
             });
             let got = output(&score_line(
-                ProfileName::Deepeval,
+                peer("deepeval").unwrap(),
                 input.to_string().as_bytes(),
             ));
             let ok = if r["error"].is_null() {
@@ -134,7 +134,7 @@ fn the_judge_scores_tool_selection_and_min_composes() {
     }
     let judged = |options: Value, judge: &Fixed| {
         output(&score_line_judged(
-            ProfileName::Deepeval,
+            peer("deepeval").unwrap(),
             &case(options),
             Some(judge),
         ))
@@ -163,7 +163,7 @@ fn the_judge_scores_tool_selection_and_min_composes() {
     assert!(got["error"].as_str().unwrap().contains("exited"), "{got}");
     // Without a judge the selection part scores 1.
     let got = output(&score_line(
-        ProfileName::Deepeval,
+        peer("deepeval").unwrap(),
         &case(json!({"available_tools": [{"name": "a"}]})),
     ));
     assert_eq!(got["score"], 1.0, "{got}");
@@ -171,9 +171,8 @@ fn the_judge_scores_tool_selection_and_min_composes() {
     // `--judge`, whatever the reader.
     let line = case(json!({"available_tools": [{"name": "a"}], "judge": "exit 3"}));
     for out in [
-        score_line(ProfileName::Deepeval, &line),
-        score_line_reference(ProfileName::Deepeval, &line),
-        score_line_tape(ProfileName::Deepeval, &line),
+        score_line(peer("deepeval").unwrap(), &line),
+        score_line_reference(peer("deepeval").unwrap(), &line),
     ] {
         let got = output(&out);
         assert_eq!(got["id"], "j", "{got}");
@@ -189,7 +188,7 @@ fn absent_or_null_options_are_deepeval_defaults() {
         let line = format!(
             r#"{{"id":1,"tools_called":[{{"name":"a"}}],"expected_tools":[{{"name":"a"}},{{"name":"b"}}]{extra}}}"#
         );
-        output(&score_line(ProfileName::Deepeval, line.as_bytes()))
+        output(&score_line(peer("deepeval").unwrap(), line.as_bytes()))
     };
     let want = score(r#","options":{}"#);
     assert_eq!(want["threshold"], 0.5, "{want}");
@@ -200,14 +199,14 @@ fn absent_or_null_options_are_deepeval_defaults() {
 
 #[test]
 fn reasons_follow_deepeval_templates() {
-    let got = output(&score_line(ProfileName::Deepeval, &case(json!({}))));
+    let got = output(&score_line(peer("deepeval").unwrap(), &case(json!({}))));
     assert_eq!(
         got["reason"],
         "[\n\t Tool Calling Reason: All expected tools ['search'] were called (order not considered).\n\t Tool Selection Reason: No available tools were provided to assess tool selection criteria\n]\n"
     );
     let line = json!({"id": 1, "tools_called": [], "expected_tools": [{"name": "a", "input_parameters": {"k": 1.5}, "output": "r"}], "options": {}});
     let got = output(&score_line(
-        ProfileName::Deepeval,
+        peer("deepeval").unwrap(),
         line.to_string().as_bytes(),
     ));
     assert!(got["reason"].as_str().unwrap().contains(

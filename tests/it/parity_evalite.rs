@@ -4,7 +4,7 @@
 use crate::parity_support;
 
 use parity_support::{close, output, report, vector_lines};
-use toolspec::score::profiles::{score_line, ProfileName};
+use toolspec::score::profiles::{peer, score_line};
 
 #[test]
 fn every_evalite_vector_matches() {
@@ -25,7 +25,7 @@ fn check_file(name: &str, expected: usize) {
     for line in &lines {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
         let want = &v["evalite"];
-        let got = output(&score_line(ProfileName::Evalite, line.as_bytes()));
+        let got = output(&score_line(peer("evalite").unwrap(), line.as_bytes()));
         let ok = if want.get("error").is_some_and(|e| !e.is_null()) {
             got["error"] == want["error"]
         } else {
@@ -64,7 +64,10 @@ fn hashed_flexible_path_agrees_with_the_small_path() {
             serde_json::Value::Array(a.iter().cycle().take(a.len() * 6).cloned().collect());
         v["expectedCalls"] =
             serde_json::Value::Array(e.iter().cycle().take(e.len() * 6).cloned().collect());
-        let got = output(&score_line(ProfileName::Evalite, v.to_string().as_bytes()));
+        let got = output(&score_line(
+            peer("evalite").unwrap(),
+            v.to_string().as_bytes(),
+        ));
         for k in ["exactMatches", "nameOnlyMatches", "extras", "missing"] {
             assert_eq!(
                 got["metadata"][k].as_u64().unwrap(),
@@ -90,7 +93,7 @@ fn parallel_stream_equals_line_by_line() {
     let input = lines.join("\n") + "\n";
     let mut out = Vec::new();
     let summary = toolspec::score::profiles::score_stream(
-        ProfileName::Evalite,
+        peer("evalite").unwrap(),
         input.as_bytes(),
         &mut out,
         0,
@@ -104,6 +107,6 @@ fn parallel_stream_equals_line_by_line() {
         .collect();
     assert_eq!(got.len(), lines.len());
     for (line, g) in lines.iter().zip(got) {
-        assert_eq!(score_line(ProfileName::Evalite, line.as_bytes()), g);
+        assert_eq!(score_line(peer("evalite").unwrap(), line.as_bytes()), g);
     }
 }

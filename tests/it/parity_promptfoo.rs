@@ -7,7 +7,7 @@ use crate::parity_support;
 
 use parity_support::{close, output, report, vector_lines};
 use serde_json::Value;
-use toolspec::score::profiles::{score_line, ProfileName};
+use toolspec::score::profiles::{peer, score_line};
 
 #[test]
 fn every_promptfoo_vector_matches() {
@@ -16,7 +16,7 @@ fn every_promptfoo_vector_matches() {
     for line in &lines {
         let v: Value = serde_json::from_str(line).unwrap();
         let want = &v["promptfoo"];
-        let got = output(&score_line(ProfileName::Promptfoo, line.as_bytes()));
+        let got = output(&score_line(peer("promptfoo").unwrap(), line.as_bytes()));
         let ok = if want.get("error").is_some() {
             got["error"] == want["error"]
         } else {

@@ -1,9 +1,8 @@
 //! `toolspec score --profile NAME [FILE]`: re-score a dataset the way an existing metric does.
 
 use std::io::Write;
-use std::str::FromStr;
 
-use toolspec::score::profiles::{score_stream_judged, Judge, ProfileName};
+use toolspec::score::profiles::{peer, score_stream_judged, Judge};
 
 use crate::cli::args::ScoreArgs;
 use crate::cli::output::{self, exit};
@@ -13,7 +12,7 @@ use crate::cli::output::{self, exit};
 /// reject becomes `{"id", "error"}` and the run goes on. Exit 0 when every line was read,
 /// 2 for a bad profile name or an I/O error. A summary goes to stderr.
 pub(crate) fn run(args: ScoreArgs) -> u8 {
-    let profile = match ProfileName::from_str(&args.profile) {
+    let profile = match peer(&args.profile) {
         Ok(p) => p,
         Err(e) => {
             output::err(&format!("error: {}\n", output::esc(&e.to_string())));

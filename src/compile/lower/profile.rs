@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use super::{check_threshold, duplicate, FileCx};
 use crate::code::Code;
 use crate::compile::suggest::{did_you_mean, one_of};
-use crate::config::profile::{ProfileError, COMMAND_LINE_ONLY, KNOWN_PROFILES};
+use crate::config::profile::{ProfileError, COMMAND_LINE_ONLY, PROFILES};
 use crate::config::Profile;
 use crate::source::{SourceFile, Span};
 use crate::syntax::ast;
@@ -24,8 +24,8 @@ impl FileCx {
         name: &ast::Ident,
         options: &[(ast::Ident, ast::Json)],
     ) -> Option<Profile> {
-        let Some(known) = Profile::known_options(&name.name) else {
-            let names: Vec<&str> = KNOWN_PROFILES.iter().map(|(n, _)| *n).collect();
+        let Some(known) = Profile::spec_of(&name.name).map(|p| p.options) else {
+            let names: Vec<&str> = PROFILES.iter().map(|p| p.name).collect();
             let hint = did_you_mean(&name.name, names.iter().copied());
             self.diags.push(
                 SpecDiagnostic::error(

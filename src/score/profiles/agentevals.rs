@@ -10,11 +10,13 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::keys;
+use super::judge::Judge;
 use super::pyjson;
-use super::text::json_str;
-use super::value::{py_eq, Val};
-use super::{raw_id, write_head, LineError, Outcome};
+use super::{raw_id, write_head, LineError, Outcome, Peer, Reader, Scratch};
+use crate::config::profile::{ProfileSpec, AGENTEVALS};
+use crate::json::keys;
+use crate::json::text::json_str;
+use crate::json::value::{py_eq, Val};
 
 #[derive(Deserialize)]
 struct Case<'a> {
@@ -25,9 +27,9 @@ struct Case<'a> {
     #[serde(borrow, default)]
     reference_outputs: Option<Val<'a>>,
     /// `None` when absent (agentevals' default); an explicit `null` is `Some(Val::Null)`.
-    #[serde(borrow, default, deserialize_with = "super::value::present")]
+    #[serde(borrow, default, deserialize_with = "crate::json::value::present")]
     trajectory_match_mode: Option<Val<'a>>,
-    #[serde(borrow, default, deserialize_with = "super::value::present")]
+    #[serde(borrow, default, deserialize_with = "crate::json::value::present")]
     tool_args_match_mode: Option<Val<'a>>,
     #[serde(borrow, default)]
     tool_args_match_overrides: Option<Val<'a>>,
@@ -61,7 +63,7 @@ fn py_str(v: &Val<'_>) -> String {
         Val::Str(s) => s.to_string(),
         other => {
             let mut t = String::new();
-            super::text::py_repr(&mut t, other);
+            crate::json::text::py_repr(&mut t, other);
             t
         }
     }
@@ -200,7 +202,7 @@ fn openai_role<'a>(r: &Val<'a>) -> Result<Cow<'a, str>, String> {
                 Val::Null => "None".to_owned(),
                 other => {
                     let mut t = String::new();
-                    super::text::py_repr(&mut t, other);
+                    crate::json::text::py_repr(&mut t, other);
                     t
                 }
             };
@@ -491,7 +493,7 @@ impl<'v> Matcher<'v> {
             Some(Val::Arr(items)) => ArgMode::Keys(items),
             Some(other) => {
                 let mut shown = String::new();
-                super::text::py_repr(&mut shown, other);
+                crate::json::text::py_repr(&mut shown, other);
                 return Err(format!(
                     "ValueError: Invalid tool args match override: {shown}"
                 ));
@@ -560,6 +562,23 @@ pub(crate) fn evaluate(
         TrajMode::Superset => superset(&oc, &rc, m),
         TrajMode::Subset => superset(&rc, &oc, m),
         TrajMode::Unordered => Ok(superset(&oc, &rc, m)? && superset(&rc, &oc, m)?),
+    }
+}
+
+/// The Agentevals peer.
+pub(crate) struct Agentevals;
+
+impl Peer for Agentevals {
+    const PROFILE: &'static ProfileSpec = &AGENTEVALS;
+
+    fn score<'a>(
+        line: &'a str,
+        out: &mut String,
+        _reader: Reader,
+        _scratch: &mut Scratch,
+        _judge: Option<&dyn Judge>,
+    ) -> Result<Outcome, LineError<'a>> {
+        score(line, out)
     }
 }
 

@@ -12,11 +12,13 @@ use serde_json::value::RawValue;
 
 use std::cell::Cell;
 
-use super::keys;
-use super::text::{json_f64, json_str, py_repr, py_str, py_str_list};
-use super::value::{py_eq, Val};
-use super::{raw_id, write_head, LineError, Outcome};
+use super::judge::Judge;
+use super::{raw_id, write_head, LineError, Outcome, Peer, Reader, Scratch};
+use crate::config::profile::{ProfileSpec, AXION};
 use crate::engine::difflib::SequenceMatcher;
+use crate::json::keys;
+use crate::json::text::{json_f64, json_str, py_repr, py_str, py_str_list};
+use crate::json::value::{py_eq, Val};
 
 /// One Axion `ToolCall`: a name and an args dict.
 #[derive(Deserialize)]
@@ -593,25 +595,42 @@ fn unreproducible(
 ) -> Option<String> {
     let check = opts.check_parameters.as_ref().is_some_and(Val::py_truthy);
     if check {
-        let mut bufs = super::tape::Buffers::default();
-        if let Some(n) = super::tape::Tape::parse(line, &mut bufs)
+        let mut bufs = crate::json::tape::Buffers::default();
+        if let Some(n) = crate::json::tape::Tape::parse(line, &mut bufs)
             .and_then(|t| t.root().big_int().map(str::to_owned))
         {
-            return Some(super::text::big_int_error(&n));
+            return Some(crate::json::text::big_int_error(&n));
         }
     }
     for t in called.iter().chain(expected) {
-        let c = super::text::first_version_dependent(&t.name).or_else(|| {
+        let c = crate::json::text::first_version_dependent(&t.name).or_else(|| {
             t.args
                 .as_ref()
                 .filter(|_| check)
-                .and_then(super::text::version_dependent_in)
+                .and_then(crate::json::text::version_dependent_in)
         });
         if let Some(c) = c {
-            return Some(super::text::version_dependent_error(c));
+            return Some(crate::json::text::version_dependent_error(c));
         }
     }
     None
+}
+
+/// The Axion peer.
+pub(crate) struct Axion;
+
+impl Peer for Axion {
+    const PROFILE: &'static ProfileSpec = &AXION;
+
+    fn score<'a>(
+        line: &'a str,
+        out: &mut String,
+        _reader: Reader,
+        _scratch: &mut Scratch,
+        _judge: Option<&dyn Judge>,
+    ) -> Result<Outcome, LineError<'a>> {
+        score(line, out)
+    }
 }
 
 /// Score one Axion input line.

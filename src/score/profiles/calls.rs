@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use super::judge::Judge;
-use super::{score_line_judged, ProfileName};
+use super::{peer, score_line_judged};
 use crate::config::profile::{AvailableTool, DeepevalOptions};
 use crate::config::Profile;
 use crate::transcript::model::{ToolCall, ToolDecl};
@@ -89,14 +89,14 @@ fn deepeval_options(
     opts
 }
 
-/// The peer's input line for these calls.
+/// The peer's input line for these calls (score it with the peer named `profile.name()`).
 fn case_line(
     profile: &Profile,
     expected: &[ExpectedCall],
     actual: &[ToolCall],
     declared: &[ToolDecl],
     judged: bool,
-) -> (ProfileName, Value) {
+) -> Value {
     match profile {
         Profile::Axion(o) => {
             let mut opts = options_map(o);
@@ -110,17 +110,14 @@ fn case_line(
             if let Some(r) = rev {
                 line["rev"] = r;
             }
-            (ProfileName::Axion, line)
+            line
         }
-        Profile::Deepeval(o) => (
-            ProfileName::Deepeval,
-            json!({
-                "id": null,
-                "tools_called": actual.iter().map(|c| json!({"name": c.name, "input_parameters": c.args, "output": c.output})).collect::<Vec<_>>(),
-                "expected_tools": expected.iter().map(|e| json!({"name": e.name, "input_parameters": e.args, "output": e.output})).collect::<Vec<_>>(),
-                "options": deepeval_options(o, declared, judged),
-            }),
-        ),
+        Profile::Deepeval(o) => json!({
+            "id": null,
+            "tools_called": actual.iter().map(|c| json!({"name": c.name, "input_parameters": c.args, "output": c.output})).collect::<Vec<_>>(),
+            "expected_tools": expected.iter().map(|e| json!({"name": e.name, "input_parameters": e.args, "output": e.output})).collect::<Vec<_>>(),
+            "options": deepeval_options(o, declared, judged),
+        }),
         Profile::Evalite(o) => {
             let opts = options_map(o);
             let expected_calls: Vec<Value> = expected
@@ -130,17 +127,14 @@ fn case_line(
                     None => json!({"toolName": e.name}),
                 })
                 .collect();
-            (
-                ProfileName::Evalite,
-                json!({
-                    "id": null,
-                    "actualCalls": actual.iter().map(|c| json!({"toolName": c.name, "input": c.args})).collect::<Vec<_>>(),
-                    "expectedCalls": expected_calls,
-                    "mode": opts.get("mode").cloned().unwrap_or(Value::Null),
-                    "weights": opts.get("weights").cloned().unwrap_or(Value::Null),
-                    "threshold": opts.get("threshold").cloned().unwrap_or(Value::Null),
-                }),
-            )
+            json!({
+                "id": null,
+                "actualCalls": actual.iter().map(|c| json!({"toolName": c.name, "input": c.args})).collect::<Vec<_>>(),
+                "expectedCalls": expected_calls,
+                "mode": opts.get("mode").cloned().unwrap_or(Value::Null),
+                "weights": opts.get("weights").cloned().unwrap_or(Value::Null),
+                "threshold": opts.get("threshold").cloned().unwrap_or(Value::Null),
+            })
         }
         Profile::Agentevals(o) => {
             let opts = options_map(o);
@@ -155,27 +149,21 @@ fn case_line(
                     .collect();
                 json!([{"role": "assistant", "content": "", "tool_calls": tcs}])
             };
-            (
-                ProfileName::Agentevals,
-                json!({
-                    "id": null,
-                    "outputs": message(actual.iter().map(|c| (c.name.clone(), c.args.clone())).collect()),
-                    "reference_outputs": message(expected.iter().map(|e| (e.name.clone(), args_or_empty(&e.args))).collect()),
-                    "trajectory_match_mode": opts.get("trajectory_match_mode").cloned().unwrap_or(json!("strict")),
-                    "tool_args_match_mode": opts.get("tool_args_match_mode").cloned().unwrap_or(json!("exact")),
-                    "tool_args_match_overrides": opts.get("tool_args_match_overrides").cloned().unwrap_or(Value::Null),
-                }),
-            )
-        }
-        Profile::Galtea(o) => (
-            ProfileName::Galtea,
             json!({
                 "id": null,
-                "tools_called": actual.iter().map(|c| c.name.clone()).collect::<Vec<_>>(),
-                "expected_tools": expected.iter().map(|e| e.name.clone()).collect::<Vec<_>>(),
-                "options": {"galtea": options_map(o)},
-            }),
-        ),
+                "outputs": message(actual.iter().map(|c| (c.name.clone(), c.args.clone())).collect()),
+                "reference_outputs": message(expected.iter().map(|e| (e.name.clone(), args_or_empty(&e.args))).collect()),
+                "trajectory_match_mode": opts.get("trajectory_match_mode").cloned().unwrap_or(json!("strict")),
+                "tool_args_match_mode": opts.get("tool_args_match_mode").cloned().unwrap_or(json!("exact")),
+                "tool_args_match_overrides": opts.get("tool_args_match_overrides").cloned().unwrap_or(Value::Null),
+            })
+        }
+        Profile::Galtea(o) => json!({
+            "id": null,
+            "tools_called": actual.iter().map(|c| c.name.clone()).collect::<Vec<_>>(),
+            "expected_tools": expected.iter().map(|e| e.name.clone()).collect::<Vec<_>>(),
+            "options": {"galtea": options_map(o)},
+        }),
         Profile::Promptfoo(o) => {
             let mut assertion = json!({
                 "type": if o.inverse.unwrap_or(false) { "not-tool-call-f1" } else { "tool-call-f1" },
@@ -184,14 +172,11 @@ fn case_line(
             if let Some(t) = o.threshold {
                 assertion["threshold"] = json!(t);
             }
-            (
-                ProfileName::Promptfoo,
-                json!({
-                    "id": null,
-                    "assertion": assertion,
-                    "output": {"tool_calls": actual.iter().map(|c| json!({"type": "function", "function": {"name": c.name, "arguments": c.args.to_string()}})).collect::<Vec<_>>()},
-                }),
-            )
+            json!({
+                "id": null,
+                "assertion": assertion,
+                "output": {"tool_calls": actual.iter().map(|c| json!({"type": "function", "function": {"name": c.name, "arguments": c.args.to_string()}})).collect::<Vec<_>>()},
+            })
         }
     }
 }
@@ -226,8 +211,9 @@ pub fn score_calls_judged(
     declared: &[ToolDecl],
     judge: Option<&dyn Judge>,
 ) -> ProfileVerdict {
-    let (name, line) = case_line(profile, expected, actual, declared, judge.is_some());
-    let out = score_line_judged(name, line.to_string().as_bytes(), judge);
+    let line = case_line(profile, expected, actual, declared, judge.is_some());
+    let peer = peer(profile.name()).expect("every profile has its peer");
+    let out = score_line_judged(peer, line.to_string().as_bytes(), judge);
     let mut v: Map<String, Value> = match serde_json::from_slice(&out) {
         Ok(Value::Object(m)) => m,
         _ => {

@@ -15,19 +15,21 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::judge::{Judge, JudgeRequest};
-use super::scan::plain_run_end;
-use super::scan::{same_bytes, same_str};
-use super::tape::{Buffers, Raw, Tape, TapeProfile, V};
-use super::text::{
+use super::read::{self, Raw, TapeProfile};
+use crate::json::scan::plain_run_end;
+use crate::json::scan::{same_bytes, same_str};
+use crate::json::tape::V;
+use crate::json::text::{
     big_int_error, first_version_dependent, json_str_body, plain_repr_json, py_json_indent,
     py_repr, py_str, version_dependent_error, version_dependent_in,
 };
 use smallvec::SmallVec;
 
-use super::keys::Keyed;
-use super::value::{py_eq, Val};
-use super::view::{Json, Kind};
-use super::{raw_text, write_head, LineError, Outcome};
+use super::{raw_text, write_head, LineError, Outcome, Peer, Reader, Scratch, Work};
+use crate::config::profile::{ProfileSpec, DEEPEVAL};
+use crate::json::keys::Keyed;
+use crate::json::value::{py_eq, Val};
+use crate::json::view::{Json, Kind};
 
 /// One `ToolCall` as pydantic validates it, read from the case's tape.
 #[derive(Debug)]
@@ -175,7 +177,7 @@ fn py_truthy(v: V<'_>) -> bool {
 /// Reads the case from its tape as the serde reader does (required fields present, `null` for
 /// an `Option` is `None`, the flags by Python truthiness, `threshold` 0.5 when absent, as without
 /// `options`), or `None` where that reader would fail.
-fn case_of<'t>(root: V<'t>) -> Option<Case<'t>> {
+fn case_of<'t>(root: V<'t>, _work: &mut Work) -> Option<Case<'t>> {
     if !root.is_obj() {
         return None;
     }
@@ -198,431 +200,6 @@ fn case_of<'t>(root: V<'t>) -> Option<Case<'t>> {
     Some(Case {
         tools,
         n_called,
-        options,
-    })
-}
-
-/// The direct reader ([`TapeProfile::direct`]): the line's top-level object, its two tool
-/// lists and their tools are walked here, and only the values kept (input parameters, outputs,
-/// options, the raw id and input) or skipped (other fields) are read into the tape, with the
-/// tape reader's checks. What this walk does not take is left to the tape reader, which then
-/// decides: a top-level object or tool with a repeated known key, a key with an escape, a
-/// tool's string field that is neither a string nor `null`, a missing tool list or name, and
-/// whatever the tape reader itself refuses in a value. Everything else is read as
-/// [`case_of`] reads the tape of the whole line (for which see its rules).
-mod direct {
-    use super::super::scan::{number, Num};
-    use super::super::tape::{skip_ws, Tape};
-    pub(super) use super::super::walk::NONE;
-    use super::super::walk::{is_null, items, kept, member_key, next, once, skip};
-    use super::Options;
-
-    /// A string field of a tool: a span of the line (no escapes), or a node of the tape.
-    #[derive(Clone, Copy)]
-    pub(super) enum Text {
-        Span(u32, u32),
-        Node(u32),
-    }
-
-    /// A tool as the walk leaves it: where its fields are.
-    #[derive(Clone, Copy)]
-    pub(super) struct PreTool {
-        pub(super) name: Text,
-        /// Nodes of `input_parameters` and `output` (`NONE` if absent).
-        pub(super) input_parameters: u32,
-        pub(super) output: u32,
-        /// `None` for absent or `null`.
-        pub(super) kind: Option<Text>,
-        pub(super) description: Option<Text>,
-        pub(super) reasoning: Option<Text>,
-    }
-
-    /// What the walk found at the top level (tools go to the lists the caller gives).
-    pub(super) struct Top<'a> {
-        /// The options when the walk read them itself ([`options`]), else `None` and...
-        pub(super) options: Option<Options<'a>>,
-        /// ... their node (`NONE` if absent or `null`).
-        pub(super) options_node: u32,
-        /// `("id", span)`, `("input", span)` (their raw text), in the order seen.
-        pub(super) fields: [(&'static str, (u32, u32)); 2],
-        pub(super) n_fields: usize,
-    }
-
-    const OK_PARAMS: u8 = 0;
-    const OK_ORDERING: u8 = 1;
-    const OK_EXACT: u8 = 2;
-    const OK_STRICT: u8 = 3;
-    const OK_THRESHOLD: u8 = 4;
-    const OK_OTHER: u8 = 5;
-
-    /// The options at `i` when they hold only the usual members (`evaluation_params` as plain
-    /// strings, the three flags as `true` or `false`, `threshold` as a number or `null`), each
-    /// once: the options as [`super::options_of`] reads them and the index after them; `None` for
-    /// anything else (the caller then reads them from the tape).
-    fn options<'a>(tape: &Tape<'a>, mut i: usize) -> Option<(Options<'a>, usize)> {
-        let src = tape.src();
-        let b = src.as_bytes();
-        if b.get(i) != Some(&b'{') {
-            return None;
-        }
-        i = skip_ws(b, i + 1);
-        let mut o = Options {
-            threshold: Some(0.5),
-            ..Options::default()
-        };
-        if b.get(i) == Some(&b'}') {
-            return Some((o, i + 1));
-        }
-        // A flag (its bit in `seen`, a repeated one leaves the line), `true` or `false`, into
-        // `slot`: the index after it.
-        let flag = |seen: &mut u32, bit: u32, i: usize, slot: &mut bool| -> Option<usize> {
-            once(seen, bit)?;
-            let (x, end) = if b.get(i..i + 4) == Some(b"true".as_slice()) {
-                (true, i + 4)
-            } else if b.get(i..i + 5) == Some(b"false".as_slice()) {
-                (false, i + 5)
-            } else {
-                return None;
-            };
-            *slot = x;
-            Some(end)
-        };
-        let mut seen = 0u32;
-        loop {
-            let (k, v) = member_key!(
-                tape,
-                i,
-                fast [
-                    b"evaluation_params" => OK_PARAMS,
-                    b"should_consider_ordering" => OK_ORDERING,
-                    b"should_exact_match" => OK_EXACT,
-                    b"strict_mode" => OK_STRICT,
-                    b"threshold" => OK_THRESHOLD,
-                ],
-                slow [],
-                other OK_OTHER
-            )?;
-            i = match k {
-                OK_PARAMS => {
-                    once(&mut seen, 1)?;
-                    if b.get(v) != Some(&b'[') {
-                        return None;
-                    }
-                    let mut j = skip_ws(b, v + 1);
-                    if b.get(j) == Some(&b']') {
-                        j + 1
-                    } else {
-                        loop {
-                            let (p, end) = tape.plain_str(j)?;
-                            o.evaluation_params.push(p);
-                            match next(b, end, b']')? {
-                                Ok(at) => j = at,
-                                Err(end) => break end,
-                            }
-                        }
-                    }
-                }
-                OK_ORDERING => flag(&mut seen, 2, v, &mut o.should_consider_ordering)?,
-                OK_EXACT => flag(&mut seen, 4, v, &mut o.should_exact_match)?,
-                OK_STRICT => flag(&mut seen, 8, v, &mut o.strict_mode)?,
-                OK_THRESHOLD => {
-                    once(&mut seen, 16)?;
-                    if is_null(b, v) {
-                        o.threshold = None;
-                        v + 4
-                    } else {
-                        // As the tape holds it (a number it does not read leaves the line).
-                        let (x, end) = number(src, v)?;
-                        o.threshold = Some(match x {
-                            Num::Int(n) => n as f64,
-                            Num::UInt(n) => n as f64,
-                            Num::Float(f) => f,
-                        });
-                        end
-                    }
-                }
-                _ => return None,
-            };
-            match next(b, i, b'}')? {
-                Ok(at) => i = at,
-                Err(end) => return Some((o, end)),
-            }
-        }
-    }
-
-    const T_CALLED: u8 = 0;
-    const T_EXPECTED: u8 = 1;
-    const T_OPTIONS: u8 = 2;
-    const T_ID: u8 = 3;
-    const T_INPUT: u8 = 4;
-    const T_OTHER: u8 = 5;
-
-    /// Walk the line: the tools into `called` and `expected` (empty), the rest into [`Top`].
-    pub(super) fn walk<'a>(
-        tape: &mut Tape<'a>,
-        called: &mut Vec<PreTool>,
-        expected: &mut Vec<PreTool>,
-    ) -> Option<Top<'a>> {
-        let b = tape.src().as_bytes();
-        let mut i = skip_ws(b, 0);
-        if b.get(i) != Some(&b'{') {
-            return None;
-        }
-        i = skip_ws(b, i + 1);
-        let mut top = Top {
-            options: None,
-            options_node: NONE,
-            fields: [("", (0, 0)); 2],
-            n_fields: 0,
-        };
-        let mut seen = 0u32;
-        loop {
-            let (k, v) = member_key!(
-                tape,
-                i,
-                fast [
-                    b"tools_called" => T_CALLED,
-                    b"expected_tools" => T_EXPECTED,
-                    b"options" => T_OPTIONS,
-                    b"id" => T_ID,
-                ],
-                slow [b"input" => T_INPUT],
-                other T_OTHER
-            )?;
-            i = match k {
-                T_CALLED => {
-                    once(&mut seen, 1)?;
-                    tools(tape, v, called)?
-                }
-                T_EXPECTED => {
-                    once(&mut seen, 2)?;
-                    tools(tape, v, expected)?
-                }
-                T_OPTIONS => {
-                    once(&mut seen, 4)?;
-                    if let Some((o, end)) = options(tape, v) {
-                        top.options = Some(o);
-                        end
-                    } else {
-                        let (n, end) = kept(tape, v, 1)?;
-                        top.options_node = n;
-                        end
-                    }
-                }
-                T_ID | T_INPUT => {
-                    let (key, bit) = if k == T_ID { ("id", 8) } else { ("input", 16) };
-                    once(&mut seen, bit)?;
-                    let end = skip(tape, v, 1)?;
-                    *top.fields.get_mut(top.n_fields)? = (key, (v as u32, end as u32));
-                    top.n_fields += 1;
-                    end
-                }
-                _ => skip(tape, v, 1)?,
-            };
-            match next(b, i, b'}')? {
-                Ok(at) => i = at,
-                Err(end) => {
-                    i = end;
-                    break;
-                }
-            }
-        }
-        // Both lists are required.
-        (seen & 3 == 3 && skip_ws(b, i) == b.len()).then_some(top)
-    }
-
-    /// A list of tools at `i` into `out`: the index after it.
-    fn tools(tape: &mut Tape<'_>, i: usize, out: &mut Vec<PreTool>) -> Option<usize> {
-        items(tape, i, |tape, i| tool(tape, i, out))
-    }
-
-    /// A string or `null` at `i` as a tool's field: the text (`None` for `null`) and the index
-    /// after it.
-    #[inline(always)]
-    fn text(tape: &mut Tape<'_>, i: usize) -> Option<(Option<Text>, usize)> {
-        let b = tape.src().as_bytes();
-        match b.get(i) {
-            Some(b'"') => {
-                if let Some((s, end)) = tape.plain_str(i) {
-                    let from = (i + 1) as u32;
-                    return Some((Some(Text::Span(from, from + s.len() as u32)), end));
-                }
-                // Escaped: the tape decodes it.
-                let (n, end) = tape.value(i, 3)?;
-                Some((Some(Text::Node(n)), end))
-            }
-            Some(b'n') if b.get(i..i + 4) == Some(b"null".as_slice()) => Some((None, i + 4)),
-            _ => None,
-        }
-    }
-
-    const TK_NAME: u8 = 0;
-    const TK_INPUT_PARAMETERS: u8 = 1;
-    const TK_OUTPUT: u8 = 2;
-    const TK_TYPE: u8 = 3;
-    const TK_DESCRIPTION: u8 = 4;
-    const TK_REASONING: u8 = 5;
-    const TK_OTHER: u8 = 6;
-
-    /// A tool's member key at `i`: which one it is (`TK_*`) and the index of its value. The
-    /// usual three are recognized with their quotes and colon in one comparison (`"name":`, as
-    /// both compact JSON and Python's `json.dumps` write them); the rest are read as keys.
-    #[inline(always)]
-    fn tool_key(tape: &Tape<'_>, i: usize) -> Option<(u8, usize)> {
-        member_key!(
-            tape,
-            i,
-            fast [
-                b"name" => TK_NAME,
-                b"input_parameters" => TK_INPUT_PARAMETERS,
-                b"output" => TK_OUTPUT,
-            ],
-            slow [
-                b"type" => TK_TYPE,
-                b"description" => TK_DESCRIPTION,
-                b"reasoning" => TK_REASONING,
-            ],
-            other TK_OTHER
-        )
-    }
-
-    /// One tool at `i` (an object) pushed to `out`: the index after it.
-    fn tool(tape: &mut Tape<'_>, mut i: usize, out: &mut Vec<PreTool>) -> Option<usize> {
-        let b = tape.src().as_bytes();
-        if b.get(i) != Some(&b'{') {
-            return None;
-        }
-        i = skip_ws(b, i + 1);
-        let mut t = PreTool {
-            name: Text::Span(0, 0),
-            input_parameters: NONE,
-            output: NONE,
-            kind: None,
-            description: None,
-            reasoning: None,
-        };
-        let mut seen = 0u32;
-        loop {
-            let (k, v) = tool_key(tape, i)?;
-            i = match k {
-                TK_NAME => {
-                    once(&mut seen, 1)?;
-                    let (name, end) = text(tape, v)?;
-                    t.name = name?;
-                    end
-                }
-                TK_INPUT_PARAMETERS => {
-                    once(&mut seen, 2)?;
-                    let (n, end) = kept(tape, v, 3)?;
-                    t.input_parameters = n;
-                    end
-                }
-                TK_OUTPUT => {
-                    once(&mut seen, 4)?;
-                    let (n, end) = kept(tape, v, 3)?;
-                    t.output = n;
-                    end
-                }
-                TK_TYPE => {
-                    once(&mut seen, 8)?;
-                    let (x, end) = text(tape, v)?;
-                    t.kind = x;
-                    end
-                }
-                TK_DESCRIPTION => {
-                    once(&mut seen, 16)?;
-                    let (x, end) = text(tape, v)?;
-                    t.description = x;
-                    end
-                }
-                TK_REASONING => {
-                    once(&mut seen, 32)?;
-                    let (x, end) = text(tape, v)?;
-                    t.reasoning = x;
-                    end
-                }
-                _ => skip(tape, v, 3)?,
-            };
-            match next(b, i, b'}')? {
-                Ok(at) => i = at,
-                Err(end) => {
-                    // The name is required.
-                    if seen & 1 == 0 {
-                        return None;
-                    }
-                    out.push(t);
-                    return Some(end);
-                }
-            }
-        }
-    }
-}
-
-thread_local! {
-    /// A tool list's buffer, kept per thread from case to case: the direct reader's cases take
-    /// it ([`case_of_parts`]) and [`Deepeval::score`] gives it back.
-    static SPARE: std::cell::Cell<Vec<Tool<'static>>> = const { std::cell::Cell::new(Vec::new()) };
-}
-
-/// `v` emptied, as a list of tools of any lifetime, its buffer kept (an emptied list collected
-/// into one whose items have the same layout is collected in place).
-// `filter` could not change the items' lifetime.
-#[allow(clippy::unnecessary_filter_map)]
-fn recycle<'a, 'b>(mut v: Vec<Tool<'a>>) -> Vec<Tool<'b>> {
-    v.clear();
-    v.into_iter().filter_map(|_| None).collect()
-}
-
-/// The case the direct walk found, from the tape it filled (`None` where [`case_of`] would
-/// give `None`: options it does not read, a name that is `null`).
-fn case_of_parts<'t>(
-    tape: &'t super::tape::Tape<'t>,
-    line: &'t str,
-    called: &[direct::PreTool],
-    expected: &[direct::PreTool],
-    top: direct::Top<'t>,
-) -> Option<Case<'t>> {
-    let text = |x: direct::Text| -> Option<&'t str> {
-        match x {
-            direct::Text::Span(a, b) => line.get(a as usize..b as usize),
-            direct::Text::Node(n) => tape.at(n).as_str(),
-        }
-    };
-    // A string field or `null`: `Some(None)` for `null` or absent.
-    let opt_text = |x: Option<direct::Text>| -> Option<Option<&'t str>> {
-        match x {
-            Some(x) => text(x).map(Some),
-            None => Some(None),
-        }
-    };
-    let value = |n: u32| (n != direct::NONE).then(|| tape.at(n)).and_then(non_null);
-    let tool = |p: &direct::PreTool| -> Option<Tool<'t>> {
-        Some(Tool {
-            name: text(p.name)?,
-            input_parameters: value(p.input_parameters),
-            output: value(p.output),
-            kind: opt_text(p.kind)?,
-            description: opt_text(p.description)?,
-            reasoning: opt_text(p.reasoning)?,
-        })
-    };
-    let options = match (top.options, value(top.options_node)) {
-        (Some(o), _) => o,
-        (None, Some(o)) => options_of(o)?,
-        (None, None) => Options {
-            threshold: Some(0.5),
-            ..Options::default()
-        },
-    };
-    // Both lists in one, filled in place in the list the last case gave back.
-    let mut tools = recycle(SPARE.take());
-    tools.reserve(called.len() + expected.len());
-    for p in called.iter().chain(expected) {
-        tools.push(tool(p)?);
-    }
-    Some(Case {
-        tools,
-        n_called: called.len(),
         options,
     })
 }
@@ -1311,7 +888,7 @@ fn names_repr<const ESC: bool>(out: &mut String, tools: &[Tool<'_>]) {
     str_list::<ESC>(out, tools.iter().map(|t| t.name));
 }
 
-/// [`super::text::py_str_list`], escaped with `ESC`: a plain string (the usual name) is copied between its
+/// [`crate::json::text::py_str_list`], escaped with `ESC`: a plain string (the usual name) is copied between its
 /// quotes, the others are escaped as they are added.
 fn str_list<'s, const ESC: bool>(out: &mut String, items: impl IntoIterator<Item = &'s str>) {
     out.push('[');
@@ -1659,58 +1236,45 @@ fn evaluate<'t, 'a>(
 /// DeepEval's lines, read into a tape.
 pub(crate) struct Deepeval;
 
+impl Peer for Deepeval {
+    const PROFILE: &'static ProfileSpec = &DEEPEVAL;
+
+    fn score<'a>(
+        line: &'a str,
+        out: &mut String,
+        reader: Reader,
+        scratch: &mut Scratch,
+        judge: Option<&dyn Judge>,
+    ) -> Result<Outcome, LineError<'a>> {
+        read::score_line::<Deepeval>(line, out, reader, scratch, judge)
+    }
+}
+
 impl TapeProfile for Deepeval {
     type Case<'t> = Case<'t>;
     const SHAPE: &'static str = "the case does not have DeepEval's input shape";
 
-    fn case_of(root: V<'_>) -> Option<Case<'_>> {
-        case_of(root)
+    fn case_of<'t>(root: V<'t>, work: &mut Work) -> Option<Case<'t>> {
+        case_of(root, work)
     }
 
     fn check(line: &str) -> Result<(), serde_json::Error> {
         serde_json::from_str::<SerdeCase<'_>>(line).map(drop)
     }
 
-    fn direct<'a>(
-        line: &'a str,
-        bufs: &mut Buffers,
-        out: &mut String,
-        calling: &mut String,
-        judge: Option<&dyn Judge>,
-    ) -> Option<Result<Outcome, LineError<'a>>> {
-        thread_local! {
-            // The walk's tool lists, per thread.
-            static TOOLS: std::cell::RefCell<(Vec<direct::PreTool>, Vec<direct::PreTool>)> =
-                const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
-        }
-        let mut tape = Tape::start(line, bufs)?;
-        let result = TOOLS.with_borrow_mut(|(called, expected)| {
-            called.clear();
-            expected.clear();
-            let top = direct::walk(&mut tape, called, expected)?;
-            let fields = top.fields;
-            let fields = fields.get(..top.n_fields)?;
-            let case = case_of_parts(&tape, line, called, expected, top)?;
-            let raw = Raw::of_parts(&tape, line, fields);
-            Some(Self::score(case, &raw, out, calling, judge))
-        });
-        tape.recycle(bufs);
-        result
-    }
-
-    /// `scratch` holds the calling part of the reason, built escaped for the line.
+    /// `work.text` holds the calling part of the reason, built escaped for the line.
     fn score<'a>(
         case: Case<'_>,
         raw: &Raw<'a, '_>,
         out: &mut String,
-        calling: &mut String,
+        work: &mut Work,
         judge: Option<&dyn Judge>,
     ) -> Result<Outcome, LineError<'a>> {
+        let calling = &mut work.text;
         let id = raw.get("id");
         calling.clear();
         // `LLMTestCase(input=...)` takes a string (an absent input is the oracle's default).
         if raw.get("input").is_some_and(|i| !i.starts_with('"')) {
-            SPARE.set(recycle(case.tools));
             return Err(LineError::Rejected {
                 id,
                 message: "ValidationError: input: Input should be a valid string".to_owned(),
@@ -1725,7 +1289,6 @@ impl TapeProfile for Deepeval {
             calling,
             judge,
         );
-        SPARE.set(recycle(case.tools));
         match result {
             Ok(v) => {
                 write_head(out, id.unwrap_or("null"), Some(v.score), v.success);
@@ -1736,7 +1299,7 @@ impl TapeProfile for Deepeval {
                     None => ",\"success\":null,\"threshold\":",
                 });
                 match v.threshold {
-                    Some(t) => super::text::json_f64(out, t),
+                    Some(t) => crate::json::text::json_f64(out, t),
                     None => out.push_str("null"),
                 }
                 out.push_str(REASON_START);
@@ -1762,16 +1325,12 @@ impl TapeProfile for Deepeval {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::score::profiles::{tape, Reader};
+    use crate::score::profiles::{read, Reader};
 
     use std::io::BufRead;
 
     fn reads_fast(line: &str) -> bool {
-        tape::testing::reads_fast::<Deepeval>(line)
-    }
-
-    fn reads_direct(line: &str) -> bool {
-        tape::testing::reads_direct::<Deepeval>(line)
+        read::testing::reads_fast::<Deepeval>(line)
     }
 
     fn run(line: &str, fast: bool) -> String {
@@ -1779,7 +1338,7 @@ mod tests {
     }
 
     fn run_with(line: &str, reader: Reader) -> String {
-        tape::testing::run::<Deepeval>(line, reader)
+        read::testing::run::<Deepeval>(line, reader)
     }
 
     /// A called tool equal to one matched already is skipped, however it is written (`1` and
@@ -1858,9 +1417,9 @@ mod tests {
         }
         let mut checked = 0;
         for line in &lines {
-            let mut bufs = tape::Buffers::default();
-            let tape = tape::Tape::parse(line, &mut bufs).expect(line);
-            let case = case_of(tape.root()).expect(line);
+            let mut bufs = crate::json::tape::Buffers::default();
+            let tape = crate::json::tape::Tape::parse(line, &mut bufs).expect(line);
+            let case = case_of(tape.root(), &mut Work::default()).expect(line);
             let (exp, called) = (case.expected_tools(), case.tools_called());
             let lcs: Vec<usize> = (0..exp.len()).step_by(2).collect();
             for (exact, ordering) in [(false, false), (false, true), (true, false)] {
@@ -1938,8 +1497,8 @@ mod tests {
         for x in &dicts {
             for y in &dicts {
                 let text = format!("[{x},{y}]");
-                let mut bufs = tape::Buffers::default();
-                let t = tape::Tape::parse(&text, &mut bufs).expect(&text);
+                let mut bufs = crate::json::tape::Buffers::default();
+                let t = crate::json::tape::Tape::parse(&text, &mut bufs).expect(&text);
                 let mut items = t.root().items();
                 let (a, b) = (items.next().unwrap(), items.next().unwrap());
                 let (score, eq) = dict_score(a, b);
@@ -1998,8 +1557,8 @@ mod tests {
                     d2.reverse();
                 }
                 let text = line(&d2);
-                let mut bufs = tape::Buffers::default();
-                let t = tape::Tape::parse(&text, &mut bufs).expect(&text);
+                let mut bufs = crate::json::tape::Buffers::default();
+                let t = crate::json::tape::Tape::parse(&text, &mut bufs).expect(&text);
                 let mut items = t.root().items();
                 let (a, b) = (items.next(), items.next());
                 let got = dict_score(a.unwrap(), b.unwrap()).0;
@@ -2078,27 +1637,21 @@ mod tests {
         for l in &lines {
             assert_eq!(run(l, true), run(l, false), "{l}");
         }
-        // The direct reader too, on the vectors and on the same lines with spaces.
-        let direct = lines.iter().filter(|l| reads_direct(l)).count();
-        assert!(direct > lines.len() / 2, "{direct} of {}", lines.len());
+        // The same lines with spaces.
         for l in &lines {
-            assert_eq!(run_with(l, Reader::Direct), run(l, false), "{l}");
             let Ok(v) = serde_json::from_str::<serde_json::Value>(l) else {
                 continue;
             };
             let spaced = serde_json::to_string_pretty(&v).unwrap().replace('\n', " ");
-            assert_eq!(
-                run_with(&spaced, Reader::Direct),
-                run(&spaced, false),
-                "{spaced}"
-            );
+            assert_eq!(run(&spaced, true), run(&spaced, false), "{spaced}");
         }
     }
 
-    /// What the direct reader takes, and what it leaves to the tape reader (which leaves some of
-    /// it to serde_json): every line gives the same output whichever reader starts.
+    /// The usual lines, and what the tape reader leaves to serde_json (repeated or escaped
+    /// keys, shapes the case does not have, values past the tape's limits, malformed lines):
+    /// every line gives the same output whichever reader starts.
     #[test]
-    fn direct_reader_takes_the_usual_lines_and_leaves_the_rest() {
+    fn odd_lines_score_alike_with_either_reader() {
         let t =
             r#"{"name":"a","input_parameters":{"x":[1,2.5,{"y":null}],"z":"\u00e9"},"output":"o"}"#;
         let opts = r#"{"evaluation_params":["INPUT_PARAMETERS","OUTPUT"],"should_consider_ordering":false,"should_exact_match":false,"strict_mode":false,"threshold":0.5}"#;
@@ -2108,7 +1661,7 @@ mod tests {
             format!(r#" {{ "id" : 7 , "input" : {{"q":[1]}} , "tools_called" : [ {t} ] , "expected_tools" : [ ] , "options" : null }} "#),
             format!(r#"{{"tools_called":[{t}],"expected_tools":[{{"name":"\ta","type":"MCP","description":null,"reasoning":"r","extra":[1,{{"k":true}}]}}]}}"#),
             format!(r#"{{"x":{{"a":1}},"tools_called":[{{"name":"a","input_parameters":null,"output":null}}],"expected_tools":[{t}],"options":{{}}}}"#),
-            // Options the walk does not read itself go through the tape.
+            // Options of every kind.
             format!(r#"{{"tools_called":[{t}],"expected_tools":[{t}],"options":{{"available_tools":[{t}],"llm_tool_selection_score":0.25,"strict_mode":1}}}}"#),
             format!(r#"{{"tools_called":[{t}],"expected_tools":[{t}],"options":{{"threshold":7,"should_exact_match":true,"evaluation_params":["OUTPUT","X"]}}}}"#),
             // Tools that the validation rejects are still read (the error is the metric's).
@@ -2153,6 +1706,8 @@ mod tests {
             "{\"tools_called\":[{\"name\":\"a\u{1}\"}],\"expected_tools\":[]}".to_owned(),
             r#"{"tools_called":[],"expected_tools":[],"options":{"strict_mode":truex}}"#.to_owned(),
         ];
-        tape::testing::direct_takes::<Deepeval>(&taken, &left);
+        for l in taken.iter().chain(&left) {
+            assert_eq!(run(l, true), run(l, false), "{l}");
+        }
     }
 }

@@ -12,9 +12,11 @@ use std::collections::BTreeSet;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::text::{json_str, py_str_list};
-use super::value::Val;
-use super::{raw_id, write_head, LineError, Outcome};
+use super::judge::Judge;
+use super::{raw_id, write_head, LineError, Outcome, Peer, Reader, Scratch};
+use crate::config::profile::{ProfileSpec, GALTEA};
+use crate::json::text::{json_str, py_str_list};
+use crate::json::value::Val;
 
 /// The default prefixes `doc_guess` strips (a guess, see `docs/parity.md`).
 pub const DEFAULT_PREFIXES: &[&str] = &[
@@ -85,7 +87,7 @@ impl Rules {
         let profile = profile.unwrap_or("doc_guess");
         if !matches!(profile, "exact" | "trim" | "doc_guess") {
             let mut s = String::from("ValueError: unknown galtea profile ");
-            super::text::py_str(&mut s, profile);
+            crate::json::text::py_str(&mut s, profile);
             return Err(s);
         }
         Ok(Rules {
@@ -300,6 +302,23 @@ fn write_list(out: &mut String, items: &[String]) {
     out.push(']');
 }
 
+/// The Galtea peer.
+pub(crate) struct Galtea;
+
+impl Peer for Galtea {
+    const PROFILE: &'static ProfileSpec = &GALTEA;
+
+    fn score<'a>(
+        line: &'a str,
+        out: &mut String,
+        _reader: Reader,
+        _scratch: &mut Scratch,
+        _judge: Option<&dyn Judge>,
+    ) -> Result<Outcome, LineError<'a>> {
+        score(line, out)
+    }
+}
+
 /// Score one Galtea input line.
 pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, LineError<'a>> {
     let case: Case<'a> = serde_json::from_str(line)?;
@@ -319,7 +338,7 @@ pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, Line
             Some(Val::Str(p)) => Some(p.as_ref()),
             Some(other) => {
                 let mut s = String::from("ValueError: unknown galtea profile ");
-                super::text::py_repr(&mut s, other);
+                crate::json::text::py_repr(&mut s, other);
                 return Err(s);
             }
         };
@@ -344,9 +363,9 @@ pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, Line
             .missing
             .iter()
             .chain(&v.extra)
-            .find_map(|n| super::text::first_version_dependent(n))
+            .find_map(|n| crate::json::text::first_version_dependent(n))
         {
-            return Err(super::text::version_dependent_error(c));
+            return Err(crate::json::text::version_dependent_error(c));
         }
         Ok(v)
     };
@@ -382,7 +401,7 @@ mod tests {
     #[test]
     fn empty_prefixes_strip_nothing() {
         let line = br#"{"id":1,"tools_called":[{"name":"mcp__github__create_issue"}],"expected_tools":[{"name":"create_issue"}],"options":{"galtea":{"prefixes":["", "git"]}}}"#;
-        let out = super::super::score_line(super::super::ProfileName::Galtea, line);
+        let out = super::super::score_line(super::super::peer("galtea").unwrap(), line);
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(v["score"], 1.0, "{v}");
     }

@@ -12,7 +12,7 @@
 use serde::Serialize;
 
 use super::deepeval::Tool;
-use super::view::{Json, Kind};
+use crate::json::view::{Json, Kind};
 
 /// What the judge is asked about one case.
 pub struct JudgeRequest<'r, 't> {

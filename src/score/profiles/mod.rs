@@ -19,24 +19,18 @@ mod deepeval;
 mod evalite;
 mod galtea;
 pub mod judge;
-mod keys;
 mod promptfoo;
 mod pycase;
 mod pyjson;
-mod pyprint;
-pub(crate) mod scan;
+mod read;
 mod stream;
-mod tape;
-pub mod text;
-pub mod value;
-mod view;
-mod walk;
 
 use std::fmt;
-use std::str::FromStr;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
+
+use crate::config::profile::ProfileSpec;
 
 pub use calls::{
     score_calls, score_calls_judged, score_calls_with_tools, ExpectedCall, ProfileVerdict,
@@ -44,73 +38,119 @@ pub use calls::{
 pub use judge::{Judge, JudgeAnswer, JudgeError, JudgeRequest};
 pub use stream::{score_stream, score_stream_judged, Summary};
 
-/// The metrics `toolspec score --profile NAME` reproduces.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ProfileName {
-    /// Axion `ToolCorrectness` (both pinned revisions; `rev` in the line).
-    Axion,
-    /// DeepEval `ToolCorrectnessMetric`.
-    Deepeval,
-    /// Evalite `toolCallAccuracy`.
-    Evalite,
-    /// LangChain agentevals trajectory match.
-    Agentevals,
-    /// Galtea Tool Correctness.
-    Galtea,
-    /// promptfoo `tool-call-f1`.
-    Promptfoo,
+/// A peer metric that `toolspec score --profile NAME` reproduces: one module per peer, one row
+/// of [`PEERS`] each. Its name and options are its row of the config's profile list
+/// ([`ProfileSpec`]); its module reads a case from the line and scores it.
+pub(crate) trait Peer {
+    /// The peer's name and options.
+    const PROFILE: &'static ProfileSpec;
+    /// Score one case line (a JSON object) into `out`: one output line, no newline.
+    fn score<'a>(
+        line: &'a str,
+        out: &mut String,
+        reader: Reader,
+        scratch: &mut Scratch,
+        judge: Option<&dyn Judge>,
+    ) -> Result<Outcome, LineError<'a>>;
 }
 
-impl ProfileName {
-    /// Every profile name, as accepted by [`FromStr`] (for did-you-mean hints).
-    pub const NAMES: &'static [&'static str] = &[
-        "axion",
-        "deepeval",
-        "evalite",
-        "agentevals",
-        "galtea",
-        "promptfoo",
-    ];
+/// What one worker keeps from line to line, so that a line's reading and scoring allocate
+/// little: the tape's buffers and the peers' working lists. [`score_stream`] gives each of its
+/// workers one; a single line gets a fresh one.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    tape: crate::json::tape::Buffers,
+    work: Work,
+}
 
-    /// The name as written on the command line.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ProfileName::Axion => "axion",
-            ProfileName::Deepeval => "deepeval",
-            ProfileName::Evalite => "evalite",
-            ProfileName::Agentevals => "agentevals",
-            ProfileName::Galtea => "galtea",
-            ProfileName::Promptfoo => "promptfoo",
-        }
+/// The part of a [`Scratch`] the tape peers score with.
+#[derive(Default)]
+pub(crate) struct Work {
+    /// Text built before the head of the output line can be written (DeepEval's reason,
+    /// Evalite's metadata).
+    text: String,
+    /// Evalite: the case's calls.
+    calls: Vec<evalite::Call>,
+    /// Evalite: the index lists of flexible mode.
+    lists: evalite::Lists,
+}
+
+/// How a peer scores a line ([`Peer::score`]).
+type ScoreFn = for<'a> fn(
+    &'a str,
+    &mut String,
+    Reader,
+    &mut Scratch,
+    Option<&dyn Judge>,
+) -> Result<Outcome, LineError<'a>>;
+
+/// One row of [`PEERS`]: a peer's name, options and scorer.
+pub struct PeerRow {
+    profile: &'static ProfileSpec,
+    score: ScoreFn,
+}
+
+impl PeerRow {
+    /// The name as written on the command line and in specs.
+    pub fn name(&self) -> &'static str {
+        self.profile.name
+    }
+
+    /// The options the peer takes, as in specs.
+    pub fn options(&self) -> &'static [&'static str] {
+        self.profile.options
     }
 }
 
-impl fmt::Display for ProfileName {
+impl fmt::Debug for PeerRow {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
+        f.write_str(self.name())
     }
 }
 
-/// An unknown profile name; [`ProfileName::NAMES`] lists the known ones.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown profile `{0}` (known: axion, deepeval, evalite, agentevals, galtea, promptfoo)")]
-pub struct UnknownProfileName(pub String);
-
-impl FromStr for ProfileName {
-    type Err = UnknownProfileName;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Ok(match s {
-            "axion" => ProfileName::Axion,
-            "deepeval" => ProfileName::Deepeval,
-            "evalite" => ProfileName::Evalite,
-            "agentevals" => ProfileName::Agentevals,
-            "galtea" => ProfileName::Galtea,
-            "promptfoo" => ProfileName::Promptfoo,
-            _ => return Err(UnknownProfileName(s.to_owned())),
-        })
+const fn row<P: Peer>() -> PeerRow {
+    PeerRow {
+        profile: P::PROFILE,
+        score: P::score,
     }
 }
+
+/// Every peer, in the order of the config's profile list.
+pub static PEERS: &[PeerRow] = &[
+    row::<axion::Axion>(),
+    row::<deepeval::Deepeval>(),
+    row::<evalite::Evalite>(),
+    row::<agentevals::Agentevals>(),
+    row::<galtea::Galtea>(),
+    row::<promptfoo::Promptfoo>(),
+];
+
+/// The peer named `name`.
+pub fn peer(name: &str) -> Result<&'static PeerRow, UnknownPeer> {
+    PEERS
+        .iter()
+        .find(|p| p.name() == name)
+        .ok_or_else(|| UnknownPeer(name.to_owned()))
+}
+
+/// An unknown profile name; [`PEERS`] lists the known ones.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownPeer(pub String);
+
+impl fmt::Display for UnknownPeer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "unknown profile `{}` (known: ", self.0)?;
+        for (i, p) in PEERS.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            f.write_str(p.name())?;
+        }
+        f.write_str(")")
+    }
+}
+
+impl std::error::Error for UnknownPeer {}
 
 /// How one line came out, for the run's [`Summary`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -137,14 +177,14 @@ impl Outcome {
 
 /// Score one input line (that peer's oracle input format) and return one output JSON line,
 /// without the trailing newline. Never panics; see the module docs for the error lines.
-pub fn score_line(profile: ProfileName, line: &[u8]) -> Vec<u8> {
-    score_line_judged(profile, line, None)
+pub fn score_line(peer: &PeerRow, line: &[u8]) -> Vec<u8> {
+    score_line_judged(peer, line, None)
 }
 
 /// [`score_line`] with a judge for DeepEval's tool-selection part (see [`judge`]).
-pub fn score_line_judged(profile: ProfileName, line: &[u8], judge: Option<&dyn Judge>) -> Vec<u8> {
+pub fn score_line_judged(peer: &PeerRow, line: &[u8], judge: Option<&dyn Judge>) -> Vec<u8> {
     let mut out = String::new();
-    score_into(profile, line, 1, &mut out, judge);
+    score_into(peer, line, 1, &mut out, &mut Scratch::default(), judge);
     out.into_bytes()
 }
 
@@ -152,50 +192,49 @@ pub fn score_line_judged(profile: ProfileName, line: &[u8], judge: Option<&dyn J
 /// reference that tests and the `score_line` fuzz target hold the fast reader to (both must
 /// print the same bytes for every line).
 #[doc(hidden)]
-pub fn score_line_reference(profile: ProfileName, line: &[u8]) -> Vec<u8> {
+pub fn score_line_reference(peer: &PeerRow, line: &[u8]) -> Vec<u8> {
     let mut out = String::new();
-    score_into_with(profile, line, 1, &mut out, Reader::Serde, None);
-    out.into_bytes()
-}
-
-/// [`score_line`] without the profiles' direct readers (the tape reader, then serde_json): the
-/// `score_line` fuzz target holds both readers to [`score_line_reference`].
-#[doc(hidden)]
-pub fn score_line_tape(profile: ProfileName, line: &[u8]) -> Vec<u8> {
-    let mut out = String::new();
-    score_into_with(profile, line, 1, &mut out, Reader::Tape, None);
+    score_into_with(
+        peer,
+        line,
+        1,
+        &mut out,
+        Reader::Serde,
+        &mut Scratch::default(),
+        None,
+    );
     out.into_bytes()
 }
 
 /// How the hot profiles read a line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Reader {
-    /// The profile's direct reader where it has one, else the tape reader, with serde_json for
-    /// what they leave aside.
-    Direct,
     /// The tape reader, with serde_json for what it leaves aside.
     Tape,
     /// serde_json only (the reference).
     Serde,
 }
 
-/// Score one line (numbered `lineno` for error messages) into `out`.
+/// Score one line (numbered `lineno` for error messages) into `out`, with the worker's
+/// `scratch`.
 pub(crate) fn score_into(
-    profile: ProfileName,
+    peer: &PeerRow,
     line: &[u8],
     lineno: usize,
     out: &mut String,
+    scratch: &mut Scratch,
     judge: Option<&dyn Judge>,
 ) -> Outcome {
-    score_into_with(profile, line, lineno, out, Reader::Direct, judge)
+    score_into_with(peer, line, lineno, out, Reader::Tape, scratch, judge)
 }
 
 fn score_into_with(
-    profile: ProfileName,
+    peer: &PeerRow,
     line: &[u8],
     lineno: usize,
     out: &mut String,
     reader: Reader,
+    scratch: &mut Scratch,
     judge: Option<&dyn Judge>,
 ) -> Outcome {
     // `out` may already hold earlier lines: an error replaces only what this line wrote.
@@ -215,16 +254,7 @@ fn score_into_with(
             "expected a JSON object (one case per line)".to_owned(),
         ))
     } else {
-        match profile {
-            ProfileName::Evalite => tape::score_line::<evalite::Evalite>(text, out, reader, None),
-            ProfileName::Deepeval => {
-                tape::score_line::<deepeval::Deepeval>(text, out, reader, judge)
-            }
-            ProfileName::Axion => axion::score(text, out),
-            ProfileName::Agentevals => agentevals::score(text, out),
-            ProfileName::Galtea => galtea::score(text, out),
-            ProfileName::Promptfoo => promptfoo::score(text, out),
-        }
+        (peer.score)(text, out, reader, scratch, judge)
     };
     match res {
         Ok(outcome) => outcome,
@@ -294,7 +324,7 @@ fn write_error(out: &mut String, id: Option<&str>, message: &str) {
     out.push_str("{\"id\":");
     out.push_str(id.unwrap_or("null"));
     out.push_str(",\"error\":");
-    text::json_str(out, message);
+    crate::json::text::json_str(out, message);
     out.push('}');
 }
 
@@ -314,7 +344,7 @@ fn write_head(out: &mut String, id: &str, score: Option<f64>, passed: Option<boo
     out.push_str(id);
     out.push_str(",\"score\":");
     match score {
-        Some(s) => text::json_f64(out, s),
+        Some(s) => crate::json::text::json_f64(out, s),
         None => out.push_str("null"),
     }
     out.push_str(",\"passed\":");
@@ -333,18 +363,28 @@ fn write_opt_bool(out: &mut String, b: Option<bool>) {
 mod tests {
     use super::*;
 
+    /// Every profile of the config has its peer, in the same order (the fuzz targets pick a
+    /// peer by its index), and names are looked up.
     #[test]
-    fn names_round_trip() {
-        for n in ProfileName::NAMES {
-            assert_eq!(n.parse::<ProfileName>().unwrap().as_str(), *n);
+    fn every_profile_has_its_peer() {
+        let names: Vec<&str> = PEERS.iter().map(PeerRow::name).collect();
+        let profiles: Vec<&str> = crate::config::profile::PROFILES
+            .iter()
+            .map(|p| p.name)
+            .collect();
+        assert_eq!(names, profiles);
+        for p in PEERS {
+            assert_eq!(peer(p.name()).unwrap().name(), p.name());
         }
-        assert!("axon".parse::<ProfileName>().is_err());
+        assert_eq!(
+            peer("axon").unwrap_err().to_string(),
+            "unknown profile `axon` (known: axion, deepeval, evalite, agentevals, galtea, promptfoo)"
+        );
     }
 
     #[test]
     fn malformed_lines_become_error_lines() {
-        for p in ProfileName::NAMES {
-            let p: ProfileName = p.parse().unwrap();
+        for p in PEERS {
             let out = score_line(p, b"{not json");
             let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
             assert_eq!(v["id"], serde_json::Value::Null);
@@ -354,8 +394,8 @@ mod tests {
                 b"{\"id\":7,\"tools_called\":5,\"actualCalls\":5,\"outputs\":5}",
             );
             let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
-            assert_eq!(v["id"], 7, "{p}: {v}");
-            assert!(v["error"].is_string(), "{p}: {v}");
+            assert_eq!(v["id"], 7, "{p:?}: {v}");
+            assert!(v["error"].is_string(), "{p:?}: {v}");
             let out = score_line(p, b"\xff\xfe");
             assert!(serde_json::from_slice::<serde_json::Value>(&out).is_ok());
         }
@@ -372,15 +412,14 @@ mod tests {
             wide.push_str(&format!("\"k{i}\":{i},"));
         }
         wide.push_str("\"k0\":-1}}],\"expectedCalls\":[{\"toolName\":\"a\",\"input\":{}}],\"mode\":\"flexible\"}");
-        for p in ProfileName::NAMES {
-            let p: ProfileName = p.parse().unwrap();
+        for p in PEERS {
             for line in [deep.as_bytes(), d.as_bytes(), b"", b"null", b"[]"] {
                 let out = score_line(p, line);
                 let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
-                assert!(v["error"].is_string(), "{p}: {v}");
+                assert!(v["error"].is_string(), "{p:?}: {v}");
             }
         }
-        let out = score_line(ProfileName::Evalite, wide.as_bytes());
+        let out = score_line(peer("evalite").unwrap(), wide.as_bytes());
         let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(
             v["metadata"]["nameOnlyMatches"], 1,

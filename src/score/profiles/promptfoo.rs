@@ -10,9 +10,11 @@ use std::borrow::Cow;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use super::text::{js_number, json_str};
-use super::value::Val;
-use super::{raw_id, write_head, LineError, Outcome};
+use super::judge::Judge;
+use super::{raw_id, write_head, LineError, Outcome, Peer, Reader, Scratch};
+use crate::config::profile::{ProfileSpec, PROMPTFOO};
+use crate::json::text::{js_number, json_str};
+use crate::json::value::Val;
 
 #[derive(Deserialize)]
 struct Assertion<'a> {
@@ -488,7 +490,7 @@ fn evaluate(a: &Assertion<'_>, output: Option<&Val<'_>>) -> Result<Verdict, Stri
             || (whole && s.starts_with("package:"))
     }) {
         let mut shown = String::new();
-        super::text::py_str(&mut shown, &s.chars().take(60).collect::<String>());
+        crate::json::text::py_str(&mut shown, &s.chars().take(60).collect::<String>());
         return Err(format!(
             "toolspec: the expected value {shown} is a Nunjucks template or a file or package \
              reference, which promptfoo renders, reads or runs; toolspec does neither (the case \
@@ -592,6 +594,23 @@ fn evaluate(a: &Assertion<'_>, output: Option<&Val<'_>>) -> Result<Verdict, Stri
         pass,
         reason,
     })
+}
+
+/// The Promptfoo peer.
+pub(crate) struct Promptfoo;
+
+impl Peer for Promptfoo {
+    const PROFILE: &'static ProfileSpec = &PROMPTFOO;
+
+    fn score<'a>(
+        line: &'a str,
+        out: &mut String,
+        _reader: Reader,
+        _scratch: &mut Scratch,
+        _judge: Option<&dyn Judge>,
+    ) -> Result<Outcome, LineError<'a>> {
+        score(line, out)
+    }
 }
 
 /// Score one promptfoo input line.

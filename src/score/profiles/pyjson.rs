@@ -16,7 +16,7 @@
 
 use std::borrow::Cow;
 
-use super::value::Val;
+use crate::json::value::Val;
 
 /// The nesting limit, serde_json's.
 const MAX_DEPTH: usize = 128;

@@ -5,7 +5,7 @@ use std::io::{self, Read, Write};
 use std::sync::Mutex;
 
 use super::judge::Judge;
-use super::{score_into, Outcome, ProfileName};
+use super::{score_into, Outcome, PeerRow, Scratch};
 
 /// Counts of a `toolspec score` run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -121,7 +121,7 @@ fn split_lines(batch: &[u8], mut lineno: usize, lines: &mut Vec<Line>) -> usize 
     lineno - 1
 }
 
-/// Score every non-blank line of `input` under `profile`, writing one output line per case, in
+/// Score every non-blank line of `input` with `peer`, writing one output line per case, in
 /// input order. `threads` = 0 uses all cores; 1 scores on the calling thread. Blank lines are
 /// skipped (they are not cases), but line numbers in error messages count them.
 ///
@@ -132,18 +132,18 @@ fn split_lines(batch: &[u8], mut lineno: usize, lines: &mut Vec<Line>) -> usize 
 /// pool of `threads` beside a calling thread doing I/O would leave a core's share of work
 /// waiting for its turn on the cores.
 pub fn score_stream(
-    profile: ProfileName,
+    peer: &PeerRow,
     input: impl Read,
     output: impl Write,
     threads: usize,
 ) -> io::Result<Summary> {
-    score_stream_judged(profile, None, input, output, threads)
+    score_stream_judged(peer, None, input, output, threads)
 }
 
 /// [`score_stream`] with a judge for DeepEval's tool-selection part (see [`super::judge`]),
 /// asked from the scoring threads.
 pub fn score_stream_judged(
-    profile: ProfileName,
+    peer: &PeerRow,
     judge: Option<&dyn Judge>,
     mut input: impl Read,
     mut output: impl Write,
@@ -179,6 +179,10 @@ pub fn score_stream_judged(
     let mut outs: Vec<Group> = Vec::new();
     let mut prev: Vec<Group> = Vec::new();
     let mut prev_groups = 0usize;
+    // One scratch per worker (the calling thread's first), kept from batch to batch.
+    let mut scratches: Vec<Scratch> = std::iter::repeat_with(Scratch::default)
+        .take(threads)
+        .collect();
     loop {
         if cur.end == 0 {
             write_groups(&prev[..prev_groups], &mut output, &mut summary)?;
@@ -190,13 +194,13 @@ pub fn score_stream_judged(
             outs.resize_with(groups, Default::default);
         }
         let buf = &cur.buf[..cur.end];
-        let score_group = |(out, group): (&mut Group, &[Line])| {
+        let score_group = |(out, group): (&mut Group, &[Line]), scratch: &mut Scratch| {
             let (text, outcomes) = out;
             text.clear();
             outcomes.clear();
             for &(lineno, start, end) in group {
                 let line = buf.get(start..end).unwrap_or_default();
-                outcomes.push(score_into(profile, line, lineno, text, judge));
+                outcomes.push(score_into(peer, line, lineno, text, scratch, judge));
                 text.push('\n');
             }
         };
@@ -210,29 +214,31 @@ pub fn score_stream_judged(
         let mut io_result = Ok(());
         match &pool {
             None => {
+                let scratch = &mut scratches[0];
                 outs.iter_mut()
                     .zip(lines.chunks(LINES_PER_TASK))
-                    .for_each(score_group);
+                    .for_each(|g| score_group(g, scratch));
                 io_result = io(&mut output, &mut summary);
             }
             Some(pool) => {
                 // Groups are taken in order, one at a time, by the pool's threads and, once its
                 // I/O is done, by the calling thread.
                 let work = Mutex::new(outs[..groups].iter_mut().zip(lines.chunks(LINES_PER_TASK)));
-                let take = || loop {
+                let take = |scratch: &mut Scratch| loop {
                     // The lock is held only to take the next group.
                     let group = work.lock().map(|mut w| w.next());
                     match group {
-                        Ok(Some(g)) => score_group(g),
+                        Ok(Some(g)) => score_group(g, scratch),
                         _ => break,
                     }
                 };
+                let (mine, theirs) = scratches.split_at_mut(1);
                 pool.in_place_scope(|s| {
-                    for _ in 1..threads {
-                        s.spawn(|_| take());
+                    for scratch in theirs {
+                        s.spawn(|_| take(scratch));
                     }
                     io_result = io(&mut output, &mut summary);
-                    take();
+                    take(&mut mine[0]);
                 });
             }
         }
@@ -296,8 +302,11 @@ mod tests {
             .lines()
             .filter(|l| !l.trim().is_empty())
             .map(|l| {
-                String::from_utf8(super::super::score_line(ProfileName::Evalite, l.as_bytes()))
-                    .unwrap()
+                String::from_utf8(super::super::score_line(
+                    super::super::peer("evalite").unwrap(),
+                    l.as_bytes(),
+                ))
+                .unwrap()
                     + "\n"
             })
             .collect();
@@ -305,7 +314,7 @@ mod tests {
             for threads in [1, 0] {
                 let mut out = Vec::new();
                 let s = score_stream(
-                    ProfileName::Evalite,
+                    super::super::peer("evalite").unwrap(),
                     Trickle(input.as_bytes(), n),
                     &mut out,
                     threads,
@@ -330,8 +339,13 @@ mod tests {
         }
         for threads in [1, 0] {
             let mut out = Vec::new();
-            let s =
-                score_stream(ProfileName::Evalite, input.as_bytes(), &mut out, threads).unwrap();
+            let s = score_stream(
+                super::super::peer("evalite").unwrap(),
+                input.as_bytes(),
+                &mut out,
+                threads,
+            )
+            .unwrap();
             assert_eq!(s.cases, 1001);
             assert_eq!(s.passed, 1000);
             assert_eq!(s.errors, 1);

@@ -20,42 +20,9 @@ struct Shortest {
     exp: i32,
 }
 
-/// Entries of the per-thread cache of [`Shortest::of`] (case files repeat a few thresholds and
-/// scores on every line).
-const SHORTEST_CACHE: usize = 64;
-
 impl Shortest {
-    /// [`Shortest::compute`], remembered per thread by the bits of `|x|` (direct-mapped).
+    /// The shortest decimal digits that read back as `|x|`, and the exponent.
     fn of(x: f64) -> Shortest {
-        const EMPTY: (u64, Shortest) = (
-            0,
-            Shortest {
-                buf: [b'0'; 17],
-                len: 0,
-                exp: 0,
-            },
-        );
-        thread_local! {
-            static CACHE: std::cell::RefCell<[(u64, Shortest); SHORTEST_CACHE]> =
-                const { std::cell::RefCell::new([EMPTY; SHORTEST_CACHE]) };
-        }
-        let bits = x.abs().to_bits();
-        // Zero (bits 0, the empty slots' key) is never asked for; it would be computed anyway.
-        if bits == 0 {
-            return Shortest::compute(x);
-        }
-        let slot = cache_slot(bits, SHORTEST_CACHE);
-        CACHE.with_borrow_mut(|cache| {
-            let (key, d) = &mut cache[slot];
-            if *key != bits {
-                *d = Shortest::compute(x);
-                *key = bits;
-            }
-            *d
-        })
-    }
-
-    fn compute(x: f64) -> Shortest {
         let mut z = zmij::Buffer::new();
         let text = z.format_finite(x.abs());
         let (mant, exp) = match text.split_once('e') {
@@ -193,53 +160,14 @@ pub fn js_number(out: &mut String, x: f64) {
 
 /// Whether `raw` is the text `JSON.stringify` prints for the number `x` ([`js_number`]).
 pub(crate) fn is_js_number_text(raw: &[u8], x: f64) -> bool {
-    thread_local! {
-        static TEXT: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
-    }
-    TEXT.with_borrow_mut(|text| {
-        text.clear();
-        js_number(text, x);
-        text.as_bytes() == raw
-    })
+    // Every number's text fits (a sign, 17 digits, a point and an exponent).
+    let mut text = String::with_capacity(32);
+    js_number(&mut text, x);
+    text.as_bytes() == raw
 }
 
-/// The slot of a double's bits in a direct-mapped cache of `n` entries (a power of two):
-/// Fibonacci hashing, whose top bits depend on all of the bits (the ratios that scores are,
-/// such as 0.5, 0.25 and 0.75, differ only in a few high bits of the mantissa).
-fn cache_slot(bits: u64, n: usize) -> usize {
-    debug_assert!(n.is_power_of_two());
-    (bits.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - n.trailing_zeros())) as usize
-}
-
-/// Entries of the per-thread cache of [`js_fraction`]'s texts.
-const JS_TEXT_CACHE: usize = 256;
-
-/// [`js_number`] of a finite number that is not an integer below 10^15: its text, remembered
-/// per thread by its bits (direct-mapped), since a file's scores are a few hundred ratios of
-/// small counts repeated on line after line.
+/// [`js_number`] of a finite number that is not an integer below 10^15.
 fn js_fraction(out: &mut String, x: f64) {
-    thread_local! {
-        static TEXTS: std::cell::RefCell<Vec<(u64, String)>> =
-            const { std::cell::RefCell::new(Vec::new()) };
-    }
-    let bits = x.to_bits();
-    TEXTS.with_borrow_mut(|cache| {
-        if cache.is_empty() {
-            cache.resize(JS_TEXT_CACHE, (0, String::new()));
-        }
-        let (key, text) = &mut cache[cache_slot(bits, JS_TEXT_CACHE)];
-        // An empty text is an empty slot (every number has digits).
-        if *key != bits || text.is_empty() {
-            text.clear();
-            js_fraction_text(text, x);
-            *key = bits;
-        }
-        out.push_str(text);
-    });
-}
-
-/// [`js_fraction`] without the cache.
-fn js_fraction_text(out: &mut String, x: f64) {
     if x < 0.0 {
         out.push('-');
     }
@@ -691,25 +619,6 @@ mod tests {
         assert!(n > 12_000);
     }
 
-    /// Cached texts are the texts: each value printed from a cold slot, a warm one and after
-    /// other values took its slot, with and without a sign.
-    #[test]
-    fn cached_number_texts_are_the_computed_ones() {
-        let values: Vec<f64> = (1..2000)
-            .map(|i| f64::from(i) / 7.0)
-            .chain([0.5, 1e-7, 1.5e300, 123456789012345.6, 1e21, 0.1 + 0.2])
-            .flat_map(|x| [x, -x])
-            .filter(|x| x.fract() != 0.0 || x.abs() >= 1e15)
-            .collect();
-        for _ in 0..3 {
-            for &x in &values {
-                let mut want = String::new();
-                js_fraction_text(&mut want, x);
-                assert_eq!(jn(x), want, "{x:e}");
-            }
-        }
-    }
-
     #[test]
     fn python_float_repr() {
         assert_eq!(pf(1e-5), "1e-05");
@@ -750,7 +659,7 @@ mod tests {
 
     #[test]
     fn javascript_stringify_puts_index_keys_first() {
-        let v: crate::score::profiles::value::Val =
+        let v: crate::json::value::Val =
             serde_json::from_str(r#"{"b":1.0,"10":2,"2":[1e21],"x":"\n"}"#).unwrap();
         let mut o = String::new();
         js_json(&mut o, &v);
