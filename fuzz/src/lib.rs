@@ -208,7 +208,7 @@ pub(super) fn transcript_read(data: &[u8]) {
 }
 
 /// `tape_serde`: for any bytes, where the tape reads them, serde_json reads the same value.
-pub fn tape_serde(data: &[u8]) {
+pub(super) fn tape_serde(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };

@@ -108,7 +108,7 @@ fn solve_group(
             }
         }
     }
-    for edges in incoming.iter_mut() {
+    for edges in &mut incoming {
         let key = |&(gain, ci): &(i128, usize)| (Reverse(gain), ci);
         if edges.len() > capacity && capacity > 0 {
             edges.select_nth_unstable_by_key(capacity - 1, key);

@@ -151,7 +151,7 @@ pub(crate) fn respect(
         let s = score(&cur);
         if s < best_score && total_gain(slots, by_call, &cur) / unit >= floor {
             best_score = s;
-            best = cur.clone();
+            best.clone_from(&cur);
         }
     }
     best
@@ -211,12 +211,11 @@ fn exchange(
             let cands = by_call.get(i).map_or(&[][..], Vec::as_slice);
             work += cands.len();
             let of = |j: usize| cands.iter().find(|c| c.exp == j).map(|c| c.full);
-            match (of(a), of(b)) {
-                (Some(fa), Some(fb)) => full.push((fa, fb)),
-                _ => {
-                    ok = false;
-                    break;
-                }
+            if let (Some(fa), Some(fb)) = (of(a), of(b)) {
+                full.push((fa, fb));
+            } else {
+                ok = false;
+                break;
             }
         }
         if !ok {

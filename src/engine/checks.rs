@@ -540,7 +540,7 @@ impl Evaluator<'_> {
                     format!("cannot compare with {source}: no call is matched here")
                 })
             }
-            RefMode::Partners(p) => p.get(k).map(Vec::as_slice).unwrap_or(&[]),
+            RefMode::Partners(p) => p.get(k).map_or(&[][..], Vec::as_slice),
         };
         let earlier: Vec<usize> = partners.iter().copied().filter(|&j| j < i).collect();
         if earlier.is_empty() {
@@ -563,7 +563,7 @@ impl Evaluator<'_> {
             let (root, cache) = match part {
                 Part::Args => match self.calls.args(j) {
                     Cow::Borrowed(a) => (Some(Cow::Borrowed(a)), self.cache),
-                    owned => (Some(owned), &cache),
+                    owned @ Cow::Owned(_) => (Some(owned), &cache),
                 },
                 Part::Output => (self.calls.output(j).map(Cow::Borrowed), self.cache),
             };

@@ -610,7 +610,7 @@ impl MaxTree {
         if hi - lo == 1 {
             return within(lo, lo + 1).then_some(lo);
         }
-        let mid = (lo + hi) / 2;
+        let mid = usize::midpoint(lo, hi);
         let (a, b) = ((2 * k, lo, mid), (2 * k + 1, mid, hi));
         let (first, second) = if right { (b, a) } else { (a, b) };
         self.descend(first.0, first.1, first.2, within, x, right)

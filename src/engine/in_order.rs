@@ -168,7 +168,7 @@ fn align_within(
         entries.sort_unstable();
         let mut acc = (NEG, 0usize);
         let mut merged = 0usize;
-        for e in entries.iter_mut() {
+        for e in &mut entries {
             let block = e.0 / BLOCK;
             while merged < block {
                 if blocks[merged].0 > acc.0 {

@@ -25,7 +25,7 @@ pub(crate) struct ParseCache {
 impl ParseCache {
     /// The JSON document held by `s`, if it holds an object or array.
     pub(crate) fn parse(&self, s: &String) -> Option<Rc<Value>> {
-        let key = s as *const String as usize;
+        let key = std::ptr::from_ref::<String>(s) as usize;
         if let Some(hit) = self.parsed.borrow().get(&key) {
             return hit.clone();
         }

@@ -707,7 +707,7 @@ mod tests {
                             match (n, m) {
                                 (Num::Int(a), Num::Int(b)) => assert_eq!(a, b, "{s}"),
                                 (Num::Float(a), Num::Float(b)) => {
-                                    assert_eq!(a.to_bits(), b.to_bits(), "{s}")
+                                    assert_eq!(a.to_bits(), b.to_bits(), "{s}");
                                 }
                                 other => panic!("{s}: {other:?}"),
                             }

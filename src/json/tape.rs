@@ -870,7 +870,7 @@ mod tests {
     use super::*;
 
     /// A tape as a `Val`, to compare with what serde_json builds.
-    fn to_val<'t>(v: V<'t>) -> Val<'t> {
+    fn to_val(v: V<'_>) -> Val<'_> {
         match v.kind() {
             Kind::Null => Val::Null,
             Kind::Bool(b) => Val::Bool(b),
@@ -970,7 +970,7 @@ mod tests {
         ];
         let not = [
             r#"{"a": 1}"#,
-            r#"[1, 2]"#,
+            r"[1, 2]",
             " [1, 2] ",
             r#"{"a":7.0}"#,
             r#"{"a":1e2}"#,

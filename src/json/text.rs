@@ -448,13 +448,12 @@ pub(crate) fn py_json_indent<'s, J: Json<'s>, const ESC: bool>(
         const ESCAPED: &str = concat!("\\n", "                                ");
         const PLAIN: &str = concat!("\n", "                                ");
         let (text, nl) = if ESC { (ESCAPED, 2) } else { (PLAIN, 1) };
-        match text.get(..nl + 4 * n) {
-            Some(piece) => out.push_str(piece),
-            None => {
-                out.push_str(&text[..nl]);
-                for _ in 0..n {
-                    out.push_str("    ");
-                }
+        if let Some(piece) = text.get(..nl + 4 * n) {
+            out.push_str(piece);
+        } else {
+            out.push_str(&text[..nl]);
+            for _ in 0..n {
+                out.push_str("    ");
             }
         }
     };
@@ -514,7 +513,7 @@ pub(crate) fn js_index_key(k: &str) -> Option<u32> {
     }
     k.parse::<u64>()
         .ok()
-        .filter(|n| *n < u32::MAX as u64)
+        .filter(|n| *n < u64::from(u32::MAX))
         .map(|n| n as u32)
 }
 

@@ -119,9 +119,9 @@ enum PyNum {
 
 fn py_num(k: Kind<'_>) -> Option<PyNum> {
     match k {
-        Kind::Bool(b) => Some(PyNum::Int(b as i128)),
-        Kind::Int(i) => Some(PyNum::Int(i as i128)),
-        Kind::UInt(u) => Some(PyNum::Int(u as i128)),
+        Kind::Bool(b) => Some(PyNum::Int(i128::from(b))),
+        Kind::Int(i) => Some(PyNum::Int(i128::from(i))),
+        Kind::UInt(u) => Some(PyNum::Int(i128::from(u))),
         Kind::Float(f) => Some(PyNum::Float(f)),
         _ => None,
     }
@@ -245,7 +245,7 @@ impl<'de: 'a, 'a> Visitor<'de> for ValVisitor<'a> {
         Ok(Val::Int(v))
     }
     fn visit_u64<E>(self, v: u64) -> Result<Val<'a>, E> {
-        Ok(if v <= i64::MAX as u64 {
+        Ok(if i64::try_from(v).is_ok() {
             Val::Int(v as i64)
         } else {
             Val::UInt(v)
@@ -280,21 +280,20 @@ impl<'de: 'a, 'a> Visitor<'de> for ValVisitor<'a> {
                 Some(ix) => ix.get(key.as_ref()).copied(),
                 None => out.iter().position(|(k2, _)| *k2 == key),
             };
-            match found {
-                Some(i) => out[i].1 = v,
-                None => {
-                    if let Some(ix) = &mut index {
-                        ix.insert(key.to_string(), out.len());
-                    }
-                    out.push((key, v));
-                    if index.is_none() && out.len() > LINEAR_KEYS {
-                        index = Some(
-                            out.iter()
-                                .enumerate()
-                                .map(|(i, (k, _))| (k.to_string(), i))
-                                .collect(),
-                        );
-                    }
+            if let Some(i) = found {
+                out[i].1 = v;
+            } else {
+                if let Some(ix) = &mut index {
+                    ix.insert(key.to_string(), out.len());
+                }
+                out.push((key, v));
+                if index.is_none() && out.len() > LINEAR_KEYS {
+                    index = Some(
+                        out.iter()
+                            .enumerate()
+                            .map(|(i, (k, _))| (k.to_string(), i))
+                            .collect(),
+                    );
                 }
             }
         }

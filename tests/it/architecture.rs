@@ -50,8 +50,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
 
 /// Edges that exist today and are to be removed; each is allowed until then. Nothing else
 /// may be added here without a plan to remove it.
-const EXCEPTIONS: &[(&str, &str, &str)] = &[
-];
+const EXCEPTIONS: &[(&str, &str, &str)] = &[];
 
 /// Code the library must not contain, outside unit tests: (text, why).
 const FORBIDDEN: &[(&str, &str)] = &[

@@ -166,9 +166,9 @@ fn py_type(v: &Val<'_>) -> u8 {
 
 fn int_of(v: &Val<'_>) -> i128 {
     match *v {
-        Val::Int(i) => i as i128,
-        Val::UInt(u) => u as i128,
-        Val::Bool(b) => b as i128,
+        Val::Int(i) => i128::from(i),
+        Val::UInt(u) => i128::from(u),
+        Val::Bool(b) => i128::from(b),
         _ => 0,
     }
 }
@@ -300,7 +300,7 @@ fn similarity(v1: Option<&Val<'_>>, v2: Option<&Val<'_>>, work: &Work) -> Result
                 }
                 s / n_common as f64
             };
-            (key_sim + value_sim) / 2.0
+            f64::midpoint(key_sim, value_sim)
         }
         (Val::Arr(_), Val::Arr(_)) => {
             if py_eq(v1, v2) {

@@ -48,8 +48,8 @@ fn options_map<T: Serialize>(opts: &T) -> Map<String, Value> {
     }
 }
 
-fn args_or_empty(v: &Option<Value>) -> Value {
-    v.clone().unwrap_or_else(|| json!({}))
+fn args_or_empty(v: Option<&Value>) -> Value {
+    v.cloned().unwrap_or_else(|| json!({}))
 }
 
 /// DeepEval's options for the line: `available_tools` as `ToolCall` objects, from the spec, or
@@ -104,7 +104,7 @@ fn case_line(
             let mut line = json!({
                 "id": null,
                 "tools_called": actual.iter().map(|c| json!({"name": c.name, "args": c.args})).collect::<Vec<_>>(),
-                "expected_tools": expected.iter().map(|e| json!({"name": e.name, "args": args_or_empty(&e.args)})).collect::<Vec<_>>(),
+                "expected_tools": expected.iter().map(|e| json!({"name": e.name, "args": args_or_empty(e.args.as_ref())})).collect::<Vec<_>>(),
                 "options": opts,
             });
             if let Some(r) = rev {
@@ -152,7 +152,7 @@ fn case_line(
             json!({
                 "id": null,
                 "outputs": message(actual.iter().map(|c| (c.name.clone(), c.args.clone())).collect()),
-                "reference_outputs": message(expected.iter().map(|e| (e.name.clone(), args_or_empty(&e.args))).collect()),
+                "reference_outputs": message(expected.iter().map(|e| (e.name.clone(), args_or_empty(e.args.as_ref()))).collect()),
                 "trajectory_match_mode": opts.get("trajectory_match_mode").cloned().unwrap_or(json!("strict")),
                 "tool_args_match_mode": opts.get("tool_args_match_mode").cloned().unwrap_or(json!("exact")),
                 "tool_args_match_overrides": opts.get("tool_args_match_overrides").cloned().unwrap_or(Value::Null),
@@ -214,13 +214,12 @@ pub fn score_calls_judged(
     let line = case_line(profile, expected, actual, declared, judge.is_some());
     let peer = peer(profile.name()).expect("every profile has its peer");
     let out = score_line_judged(peer, line.to_string().as_bytes(), judge);
-    let mut v: Map<String, Value> = match serde_json::from_slice(&out) {
-        Ok(Value::Object(m)) => m,
-        _ => {
-            let mut m = Map::new();
-            m.insert("error".into(), json!("internal: unreadable profile output"));
-            m
-        }
+    let mut v: Map<String, Value> = if let Ok(Value::Object(m)) = serde_json::from_slice(&out) {
+        m
+    } else {
+        let mut m = Map::new();
+        m.insert("error".into(), json!("internal: unreadable profile output"));
+        m
     };
     v.remove("id");
     if v.contains_key("error") {

@@ -442,7 +442,7 @@ impl<'t> Params<'t> {
     }
 }
 
-fn pair_score(e: &Tool<'_>, c: &Tool<'_>, f: &Flags) -> Result<f64, String> {
+fn pair_score(e: &Tool<'_>, c: &Tool<'_>, f: Flags) -> Result<f64, String> {
     let mut s = 1.0;
     if f.ip {
         match (e.input_parameters, c.input_parameters) {
@@ -466,7 +466,7 @@ fn pair_score(e: &Tool<'_>, c: &Tool<'_>, f: &Flags) -> Result<f64, String> {
     Ok(s)
 }
 
-fn exact_score(exp: &[Tool<'_>], called: &[Tool<'_>], f: &Flags) -> f64 {
+fn exact_score(exp: &[Tool<'_>], called: &[Tool<'_>], f: Flags) -> f64 {
     if called.len() != exp.len() {
         return 0.0;
     }
@@ -511,13 +511,12 @@ impl<'t> ByName<'t> {
         name: &str,
         buf: &'b mut SmallVec<[usize; 16]>,
     ) -> &'b [usize] {
-        match &self.map {
-            Some(map) => map.get(name).map_or(&[], Vec::as_slice),
-            None => {
-                buf.clear();
-                buf.extend((0..called.len()).filter(|&i| same_str(called[i].name, name)));
-                buf
-            }
+        if let Some(map) = &self.map {
+            map.get(name).map_or(&[], Vec::as_slice)
+        } else {
+            buf.clear();
+            buf.extend((0..called.len()).filter(|&i| same_str(called[i].name, name)));
+            buf
         }
     }
 }
@@ -559,7 +558,7 @@ fn unordered_score(
     exp: &[Tool<'_>],
     called: &[Tool<'_>],
     by_name: &ByName<'_>,
-    f: &Flags,
+    f: Flags,
 ) -> Result<f64, String> {
     // DeepEval skips a called tool equal (`ToolCall.__eq__`) to one matched already. Equality
     // is an equivalence (Python `==` on JSON values), so each called tool gets the index of the
@@ -569,12 +568,11 @@ fn unordered_score(
     // taken); no allocation for the usual handful of calls.
     let mut small = [(0usize, false); 16];
     let mut large = Vec::new();
-    let slots: &mut [(usize, bool)] = match small.get_mut(..called.len()) {
-        Some(s) => s,
-        None => {
-            large.resize(called.len(), (0, false));
-            &mut large
-        }
+    let slots: &mut [(usize, bool)] = if let Some(s) = small.get_mut(..called.len()) {
+        s
+    } else {
+        large.resize(called.len(), (0, false));
+        &mut large
     };
     let mut buf = SmallVec::new();
     for (i, c) in called.iter().enumerate() {
@@ -635,14 +633,14 @@ pub(crate) const LCS_CELLS: usize = 1 << 22;
 /// pair's weight is 0 or 1 (no `INPUT_PARAMETERS`): then the weighted LCS is the whole expected
 /// list, its weight (an integer sum, exact) is their number, and the score is 1.0, which is
 /// all DeepEval's reason needs. Greedy matching decides a subsequence exactly.
-fn all_in_order(exp: &[Tool<'_>], called: &[Tool<'_>], f: &Flags) -> bool {
+fn all_in_order(exp: &[Tool<'_>], called: &[Tool<'_>], f: Flags) -> bool {
     let mut rest = called.iter();
     exp.iter()
         .all(|e| rest.any(|c| same_tool(e, c) && (!f.out || opt_eq(e.output, c.output))))
 }
 
 /// `_compute_weighted_lcs`: the LCS (expected indices) and its weight summed on the backtrack.
-fn weighted_lcs(exp: &[Tool<'_>], called: &[Tool<'_>], f: &Flags) -> Result<(Lcs, f64), String> {
+fn weighted_lcs(exp: &[Tool<'_>], called: &[Tool<'_>], f: Flags) -> Result<(Lcs, f64), String> {
     let (m, n) = (exp.len(), called.len());
     let w = n + 1;
     let cells = (m + 1).saturating_mul(w);
@@ -948,10 +946,10 @@ fn calling_reason<const ESC: bool>(
         s.push_str(end);
     };
     if opts.should_exact_match {
-        s.push_str(if raw != 0.0 {
-            "Exact match"
-        } else {
+        s.push_str(if raw == 0.0 {
             "Not an exact match"
+        } else {
+            "Exact match"
         });
         s.push_str(": expected ");
         names_repr::<ESC>(s, exp);
@@ -1016,12 +1014,11 @@ fn calling_reason<const ESC: bool>(
     // names: each expected tool is compared with the called tools of its name, and with the
     // missing ones of its name listed so far.
     let built;
-    let by_name = match by_name {
-        Some(b) => b,
-        None => {
-            built = ByName::new(called);
-            &built
-        }
+    let by_name = if let Some(b) = by_name {
+        b
+    } else {
+        built = ByName::new(called);
+        &built
     };
     let mut buf = SmallVec::new();
     let mut missing: SmallVec<[&Tool<'_>; 16]> = SmallVec::new();
@@ -1165,9 +1162,9 @@ fn evaluate<'t, 'a>(
     let mut lcs = Lcs::new();
     let mut by_name = None;
     let raw = if opts.should_exact_match {
-        exact_score(exp, called, &f)
+        exact_score(exp, called, f)
     } else if opts.should_consider_ordering {
-        let (l, weight) = weighted_lcs(exp, called, &f)?;
+        let (l, weight) = weighted_lcs(exp, called, f)?;
         lcs = l;
         if exp.is_empty() && called.is_empty() {
             1.0
@@ -1188,7 +1185,7 @@ fn evaluate<'t, 'a>(
                 called.len()
             ));
         }
-        unordered_score(exp, called, by, &f)?
+        unordered_score(exp, called, by, f)?
     };
     let mut score = raw;
     if opts.strict_mode && below(score) {
@@ -1388,12 +1385,12 @@ mod tests {
         ];
         let values = [
             r#"{"a":"x\"y\\z\n\u0001é","b":[1,2.5,-3,true,null,{"c":"'"}],"k\"ey":{}}"#,
-            r#"{}"#,
+            r"{}",
             r#"{"x":1e300,"y":[],"z":{"w":"\u2028😀"}}"#,
             r#""s'tr\"ing\n""#,
             r#"[1,"a\\b",{"k":"v"}]"#,
-            r#"7.0"#,
-            r#"null"#,
+            r"7.0",
+            r"null",
         ];
         let mut lines = Vec::new();
         for (i, name) in names.iter().enumerate() {

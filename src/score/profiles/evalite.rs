@@ -616,14 +616,13 @@ fn flexible_mode<'t>(
     };
     for &i in missing_calls.iter() {
         let name = expected[i].name(t);
-        match find_name(by_name, &name_index, name) {
-            Some(s) => by_name[s].1 += 1,
-            None => {
-                if let (Some(s), false) = (name.and_then(V::as_str), small) {
-                    name_index.insert(s, by_name.len());
-                }
-                by_name.push((expected[i].name, 1));
+        if let Some(s) = find_name(by_name, &name_index, name) {
+            by_name[s].1 += 1;
+        } else {
+            if let (Some(s), false) = (name.and_then(V::as_str), small) {
+                name_index.insert(s, by_name.len());
             }
+            by_name.push((expected[i].name, 1));
         }
     }
     for &i in leftovers.iter() {
@@ -850,7 +849,7 @@ mod tests {
             r#"{"actualCalls":null,"expectedCalls":[]}"#.to_owned(),
             r#"{"actualCalls":[1],"expectedCalls":[]}"#.to_owned(),
             r#"{"actualCalls":[],"expectedCalls":[],"threshold":"1"}"#.to_owned(),
-            r#"[]"#.to_owned(),
+            r"[]".to_owned(),
             // What the tape reader leaves to serde_json, in a value.
             r#"{"actualCalls":[{"toolName":"a","input":1e400}],"expectedCalls":[]}"#.to_owned(),
             r#"{"actualCalls":[{"toolName":"\ud83d\ude00"}],"expectedCalls":[]}"#.to_owned(),

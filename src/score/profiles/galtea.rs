@@ -19,7 +19,7 @@ use crate::json::text::{json_str, py_str_list};
 use crate::json::value::Val;
 
 /// The default prefixes `doc_guess` strips (a guess, see `docs/parity.md`).
-pub const DEFAULT_PREFIXES: &[&str] = &[
+pub(super) const DEFAULT_PREFIXES: &[&str] = &[
     "functions.",
     "function.",
     "tools.",
@@ -94,7 +94,10 @@ impl Rules {
             profile: profile.to_owned(),
             prefixes: match prefixes {
                 Some(p) => p.iter().map(|x| py_lower(x)).collect(),
-                None => DEFAULT_PREFIXES.iter().map(|x| x.to_string()).collect(),
+                None => DEFAULT_PREFIXES
+                    .iter()
+                    .map(std::string::ToString::to_string)
+                    .collect(),
             },
             camel_to_snake: camel_to_snake.unwrap_or(false),
         })

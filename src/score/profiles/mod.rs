@@ -249,12 +249,12 @@ fn score_into_with(
         Err(Ok(t)) => t.trim_end_matches(['\r', '\n']),
     };
     // Each case is a JSON object (serde would also read a struct from an array).
-    let res = if !text.trim_start().starts_with('{') {
+    let res = if text.trim_start().starts_with('{') {
+        (peer.score)(text, out, reader, scratch, judge)
+    } else {
         Err(LineError::Malformed(
             "expected a JSON object (one case per line)".to_owned(),
         ))
-    } else {
-        (peer.score)(text, out, reader, scratch, judge)
     };
     match res {
         Ok(outcome) => outcome,
@@ -335,7 +335,7 @@ fn raw_text<'de: 'a, 'a, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'a
 
 /// The raw id of a case (`null` when absent).
 fn raw_id(id: Option<&RawValue>) -> &str {
-    id.map(RawValue::get).unwrap_or("null")
+    id.map_or("null", RawValue::get)
 }
 
 /// Start an output line: `{"id":ID,"score":S,"passed":P`. The caller adds its fields and `}`.

@@ -363,16 +363,17 @@ fn extract_names(output: &Val<'_>, names: &mut Vec<String>) -> Result<(), ParseL
     };
     match output {
         Val::Null => Ok(()),
-        Val::Str(s) => match serde_json::from_str::<Val<'_>>(s) {
-            Ok(parsed) => extract_names(&parsed, names),
-            Err(_) => {
+        Val::Str(s) => {
+            if let Ok(parsed) = serde_json::from_str::<Val<'_>>(s) {
+                extract_names(&parsed, names)
+            } else {
                 let chars: Vec<char> = s.chars().collect();
                 for block in extract_json_blocks(&chars)? {
                     extract_names(&block, names)?;
                 }
                 Ok(())
             }
-        },
+        }
         Val::Obj(_) => {
             if let Some(Val::Arr(tcs)) = output.get("tool_calls") {
                 for tc in tcs {

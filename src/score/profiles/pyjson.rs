@@ -321,7 +321,7 @@ mod tests {
         for s in [
             r#"{"a": 1, "b": [1.5, -0.0, 1E2, 18446744073709551615, 18446744073709551616], "a": {"c": null}}"#,
             r#"  [true, false, "\u00e9\ud83d\ude00\"\\\/\b\f\n\r\t", {}]  "#,
-            r#"-9223372036854775808"#,
+            r"-9223372036854775808",
         ] {
             let want: Val<'_> = serde_json::from_str(s).unwrap();
             assert_eq!(loads(s).unwrap(), want, "{s}");

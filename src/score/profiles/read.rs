@@ -75,7 +75,7 @@ pub(crate) struct Raw<'a, 't> {
     line: &'a str,
 }
 
-impl<'a, 't> Raw<'a, 't> {
+impl<'a> Raw<'a, '_> {
     /// The raw text of field `key` of the line (the last one, as a JSON parser keeps it).
     pub(crate) fn get(&self, key: &str) -> Option<&'a str> {
         if self.tape.root().raw().is_some() {
