@@ -243,7 +243,7 @@ fn may_overflow(b: &[u8]) -> bool {
         let end = (start + BLOCK).min(n - 1);
         let (x, y) = (&b[start..end], &b[(start + 1)..=end]);
         let exp = x.iter().zip(y).fold(false, |a, (p, c)| {
-            a | p.is_ascii_digit() && (c | 0x20 == b'e')
+            a | (p.is_ascii_digit() & (c | 0x20 == b'e'))
         });
         let digits = x.len() == BLOCK && x.iter().fold(true, |a, c| a & c.is_ascii_digit());
         if digits || (exp && (start..end).any(|i| big_exponent(b, i))) {
