@@ -23,7 +23,7 @@ use toolspec::source::{SourceFile, Span};
 use toolspec::transcript::{self, Format, ToolCall};
 
 /// Every target, by name (the folder names under `fuzz/corpus/` and `tests/fuzz_regressions/`).
-pub(super) const TARGETS: &[&str] = &[
+pub const TARGETS: &[&str] = &[
     "spec_parser",
     "compile",
     "transcript_read",
@@ -32,7 +32,7 @@ pub(super) const TARGETS: &[&str] = &[
 ];
 
 /// Run the target `name` on `data`.
-pub(super) fn run(name: &str, data: &[u8]) {
+pub fn run(name: &str, data: &[u8]) {
     match name {
         "spec_parser" => spec_parser(data),
         "compile" => compile(data),
@@ -53,7 +53,7 @@ fn render(d: &dyn miette::Diagnostic) -> String {
 }
 
 /// The spec parser and formatter.
-pub(super) fn spec_parser(data: &[u8]) {
+pub fn spec_parser(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
@@ -77,7 +77,7 @@ pub(super) fn spec_parser(data: &[u8]) {
 }
 
 /// The compiler, with one includable file: the input is `included \0 main`.
-pub(super) fn compile(data: &[u8]) {
+pub fn compile(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
@@ -161,7 +161,7 @@ fn run_spec(spec: &MatcherConfig, calls: &[ToolCall]) {
 
 /// Every transcript reader: the first byte picks the format (0: detection) and the file name;
 /// the rest is the file. Read whole and streamed.
-pub(super) fn transcript_read(data: &[u8]) {
+pub fn transcript_read(data: &[u8]) {
     let Some((&sel, bytes)) = data.split_first() else {
         return;
     };
@@ -208,7 +208,7 @@ pub(super) fn transcript_read(data: &[u8]) {
 }
 
 /// `tape_serde`: for any bytes, where the tape reads them, serde_json reads the same value.
-pub(super) fn tape_serde(data: &[u8]) {
+pub fn tape_serde(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
@@ -224,7 +224,7 @@ pub(super) fn tape_serde(data: &[u8]) {
 
 /// `score` one line per profile: the first byte picks the profile; the output is valid JSON and
 /// the same as serde_json's reading of the line gives.
-pub(super) fn score_line(data: &[u8]) {
+pub fn score_line(data: &[u8]) {
     let Some((&sel, line)) = data.split_first() else {
         return;
     };
@@ -666,7 +666,7 @@ fn same_when_restricted(
 }
 
 /// The engine (and profile scoring) on an arbitrary config and calls.
-pub(super) fn engine(data: &[u8]) {
+pub fn engine(data: &[u8]) {
     let mut u = Unstructured::new(data);
     let Ok(input) = EngineInput::arbitrary(&mut u) else {
         return;
