@@ -62,32 +62,8 @@ impl FileCx {
         let lit = Lit::of(mode);
         let (args_mode, args) = match &e.args {
             None => (ArgsMode::Ignore, ValueMatcher::any()),
-            Some(ast::Body::Exact(j)) => (
-                ArgsMode::Exact,
-                ValueMatcher {
-                    checks: vec![PathCheck {
-                        path: Vec::new(),
-                        check: Check::Equals {
-                            value: j.to_value(),
-                        },
-                        span: j.span,
-                    }],
-                    allow_extra_keys: false,
-                },
-            ),
-            Some(ast::Body::Subset(j)) => (
-                ArgsMode::Subset,
-                ValueMatcher {
-                    checks: vec![PathCheck {
-                        path: Vec::new(),
-                        check: Check::Subset {
-                            value: j.to_value(),
-                        },
-                        span: j.span,
-                    }],
-                    allow_extra_keys: true,
-                },
-            ),
+            Some(ast::Body::Exact(j)) => (ArgsMode::Exact, whole_value(j, true)),
+            Some(ast::Body::Subset(j)) => (ArgsMode::Subset, whole_value(j, false)),
             Some(ast::Body::List(list)) => {
                 let mut checks = self.arg_list(src, list, lit, refs, "argument");
                 self.inherit(src, names, e, list, &mut checks);
@@ -105,26 +81,8 @@ impl FileCx {
                 checks: self.arg_list(src, list, lit, refs, "output field"),
                 allow_extra_keys: true,
             },
-            ast::OutputBody::Exact(j) => ValueMatcher {
-                checks: vec![PathCheck {
-                    path: Vec::new(),
-                    check: Check::Equals {
-                        value: j.to_value(),
-                    },
-                    span: j.span,
-                }],
-                allow_extra_keys: false,
-            },
-            ast::OutputBody::Subset(j) => ValueMatcher {
-                checks: vec![PathCheck {
-                    path: Vec::new(),
-                    check: Check::Subset {
-                        value: j.to_value(),
-                    },
-                    span: j.span,
-                }],
-                allow_extra_keys: true,
-            },
+            ast::OutputBody::Exact(j) => whole_value(j, true),
+            ast::OutputBody::Subset(j) => whole_value(j, false),
             ast::OutputBody::Value(c) => ValueMatcher {
                 checks: self.constraint(src, c, lit, refs, &Vec::new(), c.span),
                 allow_extra_keys: true,
@@ -344,5 +302,23 @@ impl FileCx {
                 }
             }
         }
+    }
+}
+
+/// A matcher of the whole value (arguments or output) against JSON written in the spec: equal to
+/// it when `exact`, else containing it (other keys allowed).
+fn whole_value(j: &ast::Json, exact: bool) -> ValueMatcher {
+    let value = j.to_value();
+    ValueMatcher {
+        checks: vec![PathCheck {
+            path: Vec::new(),
+            check: if exact {
+                Check::Equals { value }
+            } else {
+                Check::Subset { value }
+            },
+            span: j.span,
+        }],
+        allow_extra_keys: !exact,
     }
 }
