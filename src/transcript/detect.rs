@@ -335,6 +335,15 @@ fn doc_shape(v: &Value) -> Option<Format> {
     if super::readers::langfuse_export(v) {
         return Some(Format::Langfuse);
     }
+    if super::readers::pydantic_ai_history(v) {
+        return Some(Format::PydanticAi);
+    }
+    if super::readers::adk_session(v) {
+        return Some(Format::AdkSession);
+    }
+    if super::readers::openai_agents_doc(v) {
+        return Some(Format::OpenaiAgents);
+    }
     if let Value::Object(o) = v {
         let object = s(v, "object");
         if (object == Some("response") && o.get("output").is_some_and(Value::is_array))
@@ -570,6 +579,21 @@ pub(crate) fn also_matches(v: &Value, chosen: Format) -> Vec<(Format, &'static s
         Format::Langfuse,
         super::readers::langfuse_export(v),
         "Langfuse observations",
+    );
+    mark(
+        Format::PydanticAi,
+        super::readers::pydantic_ai_history(v),
+        "pydantic-ai `{kind, parts}` messages",
+    );
+    mark(
+        Format::AdkSession,
+        super::readers::adk_session(v),
+        "an ADK session `{id, app_name, events}`",
+    );
+    mark(
+        Format::OpenaiAgents,
+        super::readers::openai_agents_doc(v),
+        "an OpenAI Agents SDK run state, run items or trace",
     );
     mark(
         Format::Deepeval,

@@ -12,7 +12,7 @@ use super::super::sink::{s, Args, Sink};
 use super::super::spans::Seg;
 
 /// How deep the search for a call's id looks into a generation's input or output.
-const MAX_SEARCH_DEPTH: usize = 12;
+pub(super) const MAX_SEARCH_DEPTH: usize = 12;
 
 /// The observations of a Langfuse export, with their path.
 pub(crate) fn observations(v: &Value) -> Option<(&[Value], Vec<Seg>)> {
@@ -88,7 +88,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
 }
 
 /// Arguments as a value: a JSON string decoded, anything else as is.
-fn decoded(v: &Value) -> Value {
+pub(super) fn decoded(v: &Value) -> Value {
     match v {
         Value::String(t) => serde_json::from_str(t).unwrap_or_else(|_| v.clone()),
         other => other.clone(),
@@ -96,7 +96,7 @@ fn decoded(v: &Value) -> Value {
 }
 
 /// Every model call inside `v` (Responses `function_call` items and Chat `tool_calls` entries).
-fn collect_calls(v: &Value, depth: usize, out: &mut Vec<(String, Value, String)>) {
+pub(super) fn collect_calls(v: &Value, depth: usize, out: &mut Vec<(String, Value, String)>) {
     if depth > MAX_SEARCH_DEPTH {
         return;
     }

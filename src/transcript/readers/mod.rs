@@ -2,6 +2,7 @@
 //! one JSONL line (event) at a time and may keep state across lines.
 
 pub(super) mod adk;
+pub(super) mod adk_session;
 pub(super) mod anthropic;
 pub(super) mod claude_code;
 pub(super) mod codex;
@@ -13,11 +14,13 @@ pub(super) mod langchain;
 pub(super) mod langfuse;
 pub(super) mod mcp;
 pub(super) mod neutral;
+pub(super) mod openai_agents;
 pub(super) mod openai_chat;
 pub(super) mod openai_responses;
 pub(super) mod openhands;
 pub(super) mod otel;
 pub(super) mod otel_sdk;
+pub(super) mod pydantic_ai;
 pub(super) mod swe_agent;
 pub(super) mod vercel;
 
@@ -158,6 +161,21 @@ pub(crate) fn neutral_call(v: &Value) -> bool {
 /// such arrays) of toolspec's own calls format.
 pub(crate) fn neutral_doc(v: &Value) -> bool {
     neutral::is_calls(v) || neutral::is_dataset(v)
+}
+
+/// Whether `v` is a pydantic-ai message history.
+pub(crate) fn pydantic_ai_history(v: &Value) -> bool {
+    pydantic_ai::is_history(v)
+}
+
+/// Whether `v` is a Google ADK session dump.
+pub(crate) fn adk_session(v: &Value) -> bool {
+    adk_session::is_session(v)
+}
+
+/// Whether `v` is an OpenAI Agents SDK run state, run item list or trace export.
+pub(crate) fn openai_agents_doc(v: &Value) -> bool {
+    openai_agents::is_doc(v)
 }
 
 /// Read one JSON document as `format`. `Err` explains a shape the format does not have.

@@ -59,7 +59,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
 }
 
 /// Read a list of items; `path(i)` locates item `i`.
-fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mut Sink) {
+pub(super) fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mut Sink) {
     let mut i = 0;
     while i < items.len() {
         let it = &items[i];
