@@ -131,6 +131,9 @@ pub(crate) fn line(v: &Value) -> Option<Format> {
     if super::readers::neutral_call(v) {
         return Some(Format::ToolspecCalls);
     }
+    if super::readers::openai_agents_span(v) {
+        return Some(Format::OpenaiAgents);
+    }
     None
 }
 

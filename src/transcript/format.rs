@@ -160,7 +160,7 @@ pub(crate) static FORMATS: [Def; LISTED + 1] = [
         read: r::adk_session::read, parts: None, stream: None },
     Def { format: Format::OpenaiAgents, name: "openai-agents", aliases: &["agents-sdk", "openai-agents-sdk"], session: false,
         marks: "no `{$schemaVersion, generated_items}` run state, no `{type: …_item, raw_item}` run items and no `trace.span` objects",
-        read: r::openai_agents::read, parts: None, stream: None },
+        read: r::openai_agents::read, parts: None, stream: Some(Session::openai_agents) },
     Def { format: Format::Custom, name: "custom", aliases: &[], session: false,
         marks: "",
         read: r::custom, parts: None, stream: None },

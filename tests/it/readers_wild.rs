@@ -751,6 +751,20 @@ fn openai_agents_files_are_detected_as_themselves_only() {
             json!({"name": "fail", "args": {}, "id": null, "output": "An error occurred", "is_error": true}),
         ]
     );
+    // The same export one item per line (as a `TracingExporter` writes it) is one session.
+    let doc: Value = serde_json::from_str(&trace).unwrap();
+    let lines: Vec<String> = doc["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(Value::to_string)
+        .collect();
+    let jsonl = lines.join("\n") + "\n";
+    let ts = Reader::new().read("trace.jsonl", jsonl.as_bytes()).unwrap();
+    assert_eq!(ts.len(), 1);
+    assert_eq!(ts[0].format, Format::OpenaiAgents);
+    assert_eq!(calls(&ts)[0]["id"], "call_7");
+    assert_eq!(calls(&ts)[1]["is_error"], true);
     let input_list = format!("[{{\"role\":\"user\",\"content\":\"hi\"}},{call},{output}]");
     let ts = Reader::new().read("i.json", input_list.as_bytes()).unwrap();
     assert_eq!(ts[0].format, Format::OpenaiResponses);

@@ -12,9 +12,10 @@
 use serde_json::Value;
 
 use super::super::detect;
-use super::super::sink::{s, Args, Sink};
+use super::super::sink::{s, Args, Loc, Sink};
 use super::super::spans::Seg;
 use super::langfuse::{collect_calls, decoded};
+use crate::source::Span;
 
 /// An exported trace item: a span (`object: "trace.span"` with a `span_data` object) or the
 /// trace itself (`object: "trace"` with a `workflow_name`).
@@ -31,10 +32,40 @@ fn is_trace_item(x: &Value) -> bool {
 pub(crate) fn trace_items(v: &Value) -> Option<(&[Value], Vec<Seg>)> {
     let (items, root) = match v {
         Value::Array(a) => (a.as_slice(), vec![]),
+        // One exported span on its own (a line of a JSON-lines export read as a document).
+        _ if is_span(v) => (std::slice::from_ref(v), vec![]),
         _ => (v.get("data")?.as_array()?.as_slice(), vec![Seg::K("data")]),
     };
     (items.iter().all(is_trace_item) && items.iter().any(|x| s(x, "object") == Some("trace.span")))
         .then_some((items, root))
+}
+
+/// An exported span: `object: "trace.span"` and a `span_data` object (what decides that a JSON
+/// lines file is a trace export, one exported item per line).
+pub(crate) fn is_span(x: &Value) -> bool {
+    s(x, "object") == Some("trace.span") && x.get("span_data").is_some_and(Value::is_object)
+}
+
+/// A trace export written one exported item per line: the spans are kept until the end of the
+/// file, since calls are ordered by start time and their ids come from any generation span.
+#[derive(Default)]
+pub(crate) struct Spans {
+    spans: Vec<(Value, Span)>,
+}
+
+impl Spans {
+    /// One line (located by `sink.line`): a span is kept; trace objects and other lines are not.
+    pub(crate) fn line(&mut self, v: &Value, sink: &Sink) {
+        if is_span(v) && matches!(s(&v["span_data"], "type"), Some("function" | "generation")) {
+            self.spans.push((v.clone(), sink.line.unwrap_or_default()));
+        }
+    }
+
+    /// End of input: the calls of the spans kept.
+    pub(crate) fn finish(self, sink: &mut Sink) {
+        let (values, at): (Vec<Value>, Vec<Span>) = self.spans.into_iter().unzip();
+        read_spans(&values, |i| Loc::Span(at[i]), sink);
+    }
 }
 
 /// A serialised run item: `type` `…_item` and a `raw_item`.
@@ -62,7 +93,15 @@ pub(crate) fn is_doc(v: &Value) -> bool {
 /// Read a run state, a run item list or a trace export.
 pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     if let Some((items, root)) = trace_items(v) {
-        read_spans(items, &root, sink);
+        read_spans(
+            items,
+            |i| {
+                let mut path = root.clone();
+                path.push(Seg::I(i));
+                Loc::Path(path)
+            },
+            sink,
+        );
         return Ok(());
     }
     if is_run_items(v) {
@@ -113,8 +152,9 @@ fn run_items(items: &[Value], root: &[Seg], sink: &mut Sink) {
     );
 }
 
-/// Read the `function` spans of a trace, ordered by `started_at` (file order on ties).
-fn read_spans(items: &[Value], root: &[Seg], sink: &mut Sink) {
+/// Read the `function` spans of a trace, ordered by `started_at` (file order on ties); `at(i)`
+/// locates item `i`.
+fn read_spans(items: &[Value], at: impl Fn(usize) -> Loc, sink: &mut Sink) {
     let data = |x: &'_ Value| x.get("span_data").cloned().unwrap_or(Value::Null);
     let mut spans: Vec<(usize, &Value)> = items
         .iter()
@@ -147,9 +187,10 @@ fn read_spans(items: &[Value], root: &[Seg], sink: &mut Sink) {
             .iter()
             .find(|(n, a, _)| n == name && Some(a) == args_value.as_ref())
             .map(|(_, _, id)| id.clone());
-        let mut path = root.to_vec();
-        path.push(Seg::I(i));
-        let l = sink.at(&path);
+        let l = match at(i) {
+            Loc::Path(p) => sink.at(&p),
+            span => span,
+        };
         let k = sink.call_unique(name, input.map_or(Args::Empty, Args::Value), id, l);
         let output = d.get("output").filter(|o| !o.is_null()).cloned();
         let error = x.get("error").is_some_and(|e| !e.is_null());
