@@ -189,7 +189,7 @@ fn read_spans(items: &[Value], at: impl Fn(usize) -> Loc, sink: &mut Sink) {
             .map(|(_, _, id)| id.clone());
         let l = match at(i) {
             Loc::Path(p) => sink.at(&p),
-            span => span,
+            span @ Loc::Span(_) => span,
         };
         let k = sink.call_unique(name, input.map_or(Args::Empty, Args::Value), id, l);
         let output = d.get("output").filter(|o| !o.is_null()).cloned();
