@@ -12,7 +12,7 @@ use super::super::sink::{s, Args, Sink};
 use super::super::spans::Seg;
 
 /// How deep the search for a call's id looks into a generation's input or output.
-pub(super) const MAX_SEARCH_DEPTH: usize = 12;
+const MAX_SEARCH_DEPTH: usize = 12;
 
 /// The observations of a Langfuse export, with their path.
 pub(crate) fn observations(v: &Value) -> Option<(&[Value], Vec<Seg>)> {
@@ -40,39 +40,22 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
         |a: &&(usize, &Value), b: &&(usize, &Value)| s(a.1, "startTime").cmp(&s(b.1, "startTime"));
     let mut indexed: Vec<(usize, &Value)> = obs.iter().enumerate().collect();
     indexed.sort_by(|a, b| by_start(&a, &b));
-    // The model's calls, from the generations in start order: (name, arguments, id).
-    let mut known: Vec<(String, Value, String)> = Vec::new();
+    // The model's calls, from the generations in start order.
+    let mut known = ModelCalls::default();
     for (_, o) in indexed
         .iter()
         .filter(|(_, o)| s(o, "type") == Some("GENERATION"))
     {
         for key in ["input", "output"] {
             if let Some(x) = o.get(key) {
-                let parsed;
-                let x = match x {
-                    Value::String(t) if t.trim_start().starts_with(['{', '[']) => {
-                        match serde_json::from_str::<Value>(t) {
-                            Ok(p) => {
-                                parsed = p;
-                                &parsed
-                            }
-                            Err(_) => continue,
-                        }
-                    }
-                    other => other,
-                };
-                collect_calls(x, 0, &mut known);
+                known.collect(x);
             }
         }
     }
     for (i, o) in indexed.iter().filter(|(_, o)| s(o, "type") == Some("TOOL")) {
         let name = s(o, "name").unwrap_or("");
         let input = o.get("input").filter(|x| !x.is_null());
-        let args_value = input.map(decoded);
-        let id = known
-            .iter()
-            .find(|(n, a, _)| n == name && Some(a) == args_value.as_ref())
-            .map(|(_, _, id)| id.clone());
+        let id = known.id_of(name, input);
         let args = input.map_or(Args::Empty, Args::Value);
         let mut path = root.clone();
         path.push(Seg::I(*i));
@@ -87,8 +70,47 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     Ok(())
 }
 
+/// The calls a model made, as its generations record them (a trace's tool spans record no
+/// call id: the id is that of the model's call with the same name and arguments).
+#[derive(Default)]
+pub(super) struct ModelCalls {
+    /// (name, arguments, id), in the order found.
+    calls: Vec<(String, Value, String)>,
+}
+
+impl ModelCalls {
+    /// Every model call inside a generation's input or output (JSON text is decoded first),
+    /// searched up to [`MAX_SEARCH_DEPTH`] levels deep.
+    pub(super) fn collect(&mut self, x: &Value) {
+        let parsed;
+        let x = match x {
+            Value::String(t) if t.trim_start().starts_with(['{', '[']) => {
+                match serde_json::from_str::<Value>(t) {
+                    Ok(p) => {
+                        parsed = p;
+                        &parsed
+                    }
+                    Err(_) => return,
+                }
+            }
+            other => other,
+        };
+        collect_calls(x, 0, &mut self.calls);
+    }
+
+    /// The id of the first model call named `name` whose arguments are `input` (a JSON string
+    /// decoded); `None` when there is none.
+    pub(super) fn id_of(&self, name: &str, input: Option<&Value>) -> Option<String> {
+        let args = input.map(decoded);
+        self.calls
+            .iter()
+            .find(|(n, a, _)| n == name && Some(a) == args.as_ref())
+            .map(|(_, _, id)| id.clone())
+    }
+}
+
 /// Arguments as a value: a JSON string decoded, anything else as is.
-pub(super) fn decoded(v: &Value) -> Value {
+fn decoded(v: &Value) -> Value {
     match v {
         Value::String(t) => serde_json::from_str(t).unwrap_or_else(|_| v.clone()),
         other => other.clone(),
@@ -96,7 +118,7 @@ pub(super) fn decoded(v: &Value) -> Value {
 }
 
 /// Every model call inside `v` (Responses `function_call` items and Chat `tool_calls` entries).
-pub(super) fn collect_calls(v: &Value, depth: usize, out: &mut Vec<(String, Value, String)>) {
+fn collect_calls(v: &Value, depth: usize, out: &mut Vec<(String, Value, String)>) {
     if depth > MAX_SEARCH_DEPTH {
         return;
     }

@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::super::detect;
 use super::super::sink::{s, Args, Loc, Sink};
 use super::super::spans::Seg;
-use super::langfuse::{collect_calls, decoded};
+use super::langfuse::ModelCalls;
 use crate::source::Span;
 
 /// An exported trace item: a span (`object: "trace.span"` with a `span_data` object) or the
@@ -154,8 +154,8 @@ fn run_items(items: &[Value], root: &[Seg], sink: &mut Sink) {
 
 /// Read the `function` spans of a trace, ordered by `started_at` (file order on ties); `at(i)`
 /// locates item `i`.
-fn read_spans(items: &[Value], at: impl Fn(usize) -> Loc, sink: &mut Sink) {
-    let data = |x: &'_ Value| x.get("span_data").cloned().unwrap_or(Value::Null);
+fn read_spans<'v>(items: &'v [Value], at: impl Fn(usize) -> Loc, sink: &mut Sink) {
+    let data = |x: &'v Value| x.get("span_data").unwrap_or(&Value::Null);
     let mut spans: Vec<(usize, &Value)> = items
         .iter()
         .enumerate()
@@ -163,30 +163,26 @@ fn read_spans(items: &[Value], at: impl Fn(usize) -> Loc, sink: &mut Sink) {
         .collect();
     spans.sort_by(|(_, a), (_, b)| s(a, "started_at").cmp(&s(b, "started_at")));
     // The model's calls, from the generation spans (Chat Completions models record the
-    // messages; Responses models record only a response id): (name, arguments, id).
-    let mut known: Vec<(String, Value, String)> = Vec::new();
+    // messages; Responses models record only a response id).
+    let mut known = ModelCalls::default();
     for (_, x) in &spans {
         let d = data(x);
-        if s(&d, "type") == Some("generation") {
+        if s(d, "type") == Some("generation") {
             for key in ["output", "input"] {
                 if let Some(m) = d.get(key) {
-                    collect_calls(m, 0, &mut known);
+                    known.collect(m);
                 }
             }
         }
     }
     for (i, x) in spans {
         let d = data(x);
-        if s(&d, "type") != Some("function") {
+        if s(d, "type") != Some("function") {
             continue;
         }
-        let name = s(&d, "name").unwrap_or("");
+        let name = s(d, "name").unwrap_or("");
         let input = d.get("input").filter(|a| !a.is_null());
-        let args_value = input.map(decoded);
-        let id = known
-            .iter()
-            .find(|(n, a, _)| n == name && Some(a) == args_value.as_ref())
-            .map(|(_, _, id)| id.clone());
+        let id = known.id_of(name, input);
         let l = match at(i) {
             Loc::Path(p) => sink.at(&p),
             span @ Loc::Span(_) => span,
