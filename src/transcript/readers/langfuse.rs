@@ -6,6 +6,8 @@
 //! output: a Responses `function_call` item `{call_id, name, arguments}` or a Chat `tool_calls`
 //! entry `{id, function: {name, arguments}}`).
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use super::super::sink::{s, Args, Sink};
@@ -71,11 +73,13 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
 }
 
 /// The calls a model made, as its generations record them (a trace's tool spans record no
-/// call id: the id is that of the model's call with the same name and arguments).
+/// call id: the id is that of the model's call with the same name and arguments). Looked up by
+/// a key of the name and the arguments written with sorted keys, so that finding the ids of `n`
+/// tool spans costs the size of their arguments, not `n` times the calls recorded.
 #[derive(Default)]
 pub(super) struct ModelCalls {
-    /// (name, arguments, id), in the order found.
-    calls: Vec<(String, Value, String)>,
+    /// Key of (name, arguments) → the id of the first call found with them.
+    ids: HashMap<String, String>,
 }
 
 impl ModelCalls {
@@ -95,17 +99,72 @@ impl ModelCalls {
             }
             other => other,
         };
-        collect_calls(x, 0, &mut self.calls);
+        let mut found = Vec::new();
+        collect_calls(x, 0, &mut found);
+        for (name, args, id) in found {
+            self.ids.entry(key(&name, &args)).or_insert(id);
+        }
     }
 
     /// The id of the first model call named `name` whose arguments are `input` (a JSON string
     /// decoded); `None` when there is none.
     pub(super) fn id_of(&self, name: &str, input: Option<&Value>) -> Option<String> {
-        let args = input.map(decoded);
-        self.calls
-            .iter()
-            .find(|(n, a, _)| n == name && Some(a) == args.as_ref())
-            .map(|(_, _, id)| id.clone())
+        let args = decoded(input?);
+        self.ids.get(&key(name, &args)).cloned()
+    }
+}
+
+/// The lookup key of a call: its name, a NUL, its arguments written with object keys sorted
+/// (equal values give equal keys whatever their key order).
+fn key(name: &str, args: &Value) -> String {
+    let mut out = String::with_capacity(name.len() + 16);
+    out.push_str(name);
+    out.push('\0');
+    canonical(args, &mut out);
+    out
+}
+
+/// `v` as JSON text with object keys sorted. Iterative: a value nested as deep as the parser
+/// allows is written without recursion.
+fn canonical(v: &Value, out: &mut String) {
+    enum Step<'v> {
+        Value(&'v Value),
+        Text(&'static str),
+        Key(&'v str),
+    }
+    let mut stack = vec![Step::Value(v)];
+    while let Some(step) = stack.pop() {
+        match step {
+            Step::Text(t) => out.push_str(t),
+            Step::Key(k) => {
+                out.push_str(&Value::String(k.to_string()).to_string());
+                out.push(':');
+            }
+            Step::Value(Value::Array(a)) => {
+                out.push('[');
+                stack.push(Step::Text("]"));
+                for (i, x) in a.iter().enumerate().rev() {
+                    stack.push(Step::Value(x));
+                    if i > 0 {
+                        stack.push(Step::Text(","));
+                    }
+                }
+            }
+            Step::Value(Value::Object(o)) => {
+                out.push('{');
+                stack.push(Step::Text("}"));
+                let mut entries: Vec<(&String, &Value)> = o.iter().collect();
+                entries.sort_by(|a, b| a.0.cmp(b.0));
+                for (i, (k, x)) in entries.into_iter().enumerate().rev() {
+                    stack.push(Step::Value(x));
+                    stack.push(Step::Key(k));
+                    if i > 0 {
+                        stack.push(Step::Text(","));
+                    }
+                }
+            }
+            Step::Value(scalar) => out.push_str(&scalar.to_string()),
+        }
     }
 }
 
@@ -148,5 +207,46 @@ fn collect_calls(v: &Value, depth: usize, out: &mut Vec<(String, Value, String)>
             }
         }
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn equal_arguments_give_equal_keys_whatever_their_key_order() {
+        let a: Value =
+            serde_json::from_str(r#"{"b": [1, {"y": 2, "x": "s"}], "a": null}"#).unwrap();
+        let b = json!({"a": null, "b": [1, {"x": "s", "y": 2}]});
+        assert_eq!(key("f", &a), key("f", &b));
+        assert_eq!(
+            key("f", &b),
+            "f\0{\"a\":null,\"b\":[1,{\"x\":\"s\",\"y\":2}]}"
+        );
+        assert_ne!(key("f", &a), key("g", &a));
+        assert_ne!(key("f", &json!([1, 2])), key("f", &json!([2, 1])));
+    }
+
+    #[test]
+    fn a_tool_span_gets_the_id_of_the_call_with_its_name_and_arguments() {
+        let mut calls = ModelCalls::default();
+        calls.collect(&json!([{"type": "function_call", "call_id": "c1", "name": "f", "arguments": "{\"q\": 1, \"r\": 2}"},
+                              {"type": "function_call", "call_id": "c2", "name": "f", "arguments": "{\"q\": 3}"}]));
+        calls.collect(&json!("{\"tool_calls\": [{\"id\": \"c3\", \"function\": {\"name\": \"g\", \"arguments\": \"{}\"}}]}"));
+        assert_eq!(
+            calls
+                .id_of("f", Some(&json!("{\"r\":2,\"q\":1}")))
+                .as_deref(),
+            Some("c1")
+        );
+        assert_eq!(
+            calls.id_of("f", Some(&json!({"q": 3}))).as_deref(),
+            Some("c2")
+        );
+        assert_eq!(calls.id_of("g", Some(&json!("{}"))).as_deref(), Some("c3"));
+        assert_eq!(calls.id_of("f", Some(&json!({"q": 4}))), None);
+        assert_eq!(calls.id_of("f", None), None);
     }
 }
