@@ -35,6 +35,10 @@ const RESPONSES_ITEM_TYPES: &[&str] = &[
     "tool_search_output",
     "program",
     "program_output",
+    // The OpenAI Agents SDK for TypeScript (`result.history`, camelCase `callId`).
+    "function_call_result",
+    "computer_call_result",
+    "hosted_tool_call",
 ];
 
 const CODEX_LINE_TYPES: &[&str] = &[
