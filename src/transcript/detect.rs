@@ -35,6 +35,10 @@ const RESPONSES_ITEM_TYPES: &[&str] = &[
     "tool_search_output",
     "program",
     "program_output",
+    // The OpenAI Agents SDK for TypeScript (`result.history`, camelCase `callId`).
+    "function_call_result",
+    "computer_call_result",
+    "hosted_tool_call",
 ];
 
 const CODEX_LINE_TYPES: &[&str] = &[
@@ -130,6 +134,9 @@ pub(crate) fn line(v: &Value) -> Option<Format> {
     }
     if super::readers::neutral_call(v) {
         return Some(Format::ToolspecCalls);
+    }
+    if super::readers::openai_agents_span(v) {
+        return Some(Format::OpenaiAgents);
     }
     None
 }
@@ -334,6 +341,15 @@ fn doc_shape(v: &Value) -> Option<Format> {
     }
     if super::readers::langfuse_export(v) {
         return Some(Format::Langfuse);
+    }
+    if super::readers::pydantic_ai_history(v) {
+        return Some(Format::PydanticAi);
+    }
+    if super::readers::adk_session(v) {
+        return Some(Format::AdkSession);
+    }
+    if super::readers::openai_agents_doc(v) {
+        return Some(Format::OpenaiAgents);
     }
     if let Value::Object(o) = v {
         let object = s(v, "object");
@@ -570,6 +586,21 @@ pub(crate) fn also_matches(v: &Value, chosen: Format) -> Vec<(Format, &'static s
         Format::Langfuse,
         super::readers::langfuse_export(v),
         "Langfuse observations",
+    );
+    mark(
+        Format::PydanticAi,
+        super::readers::pydantic_ai_history(v),
+        "pydantic-ai `{kind, parts}` messages",
+    );
+    mark(
+        Format::AdkSession,
+        super::readers::adk_session(v),
+        "an ADK session `{id, app_name, events}`",
+    );
+    mark(
+        Format::OpenaiAgents,
+        super::readers::openai_agents_doc(v),
+        "an OpenAI Agents SDK run state, run items or trace",
     );
     mark(
         Format::Deepeval,

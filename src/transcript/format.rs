@@ -48,6 +48,12 @@ pub enum Format {
     Langfuse,
     /// toolspec's own calls format: what `toolspec calls --json` prints (JSON or JSON lines).
     ToolspecCalls,
+    /// pydantic-ai message history (`result.all_messages_json()`).
+    PydanticAi,
+    /// Google ADK session dumps (`Session` JSON).
+    AdkSession,
+    /// OpenAI Agents SDK run states, run items and trace exports.
+    OpenaiAgents,
     /// A custom mapping (`[formats.NAME]` in toolspec.toml): never detected, never named by
     /// `--format`; the files its `files` globs match are read with it.
     Custom,
@@ -146,13 +152,22 @@ pub(crate) static FORMATS: [Def; LISTED + 1] = [
     Def { format: Format::ToolspecCalls, name: "toolspec-calls", aliases: &["toolspec", "calls", "neutral"], session: false,
         marks: "no array of `{name, args, id, output, is_error}` calls (what `toolspec calls --json` prints)",
         read: r::neutral::read, parts: Some(Parts { split: r::neutral::transcripts, read: r::neutral::read_part }), stream: None },
+    Def { format: Format::PydanticAi, name: "pydantic-ai", aliases: &["pydantic", "pydanticai"], session: false,
+        marks: "no list of `{kind: request|response, parts}` messages with `part_kind` parts",
+        read: r::pydantic_ai::read, parts: None, stream: None },
+    Def { format: Format::AdkSession, name: "adk-session", aliases: &["adk-sessions"], session: false,
+        marks: "no `{id, app_name|user_id|state, events}` session whose events have an `author`",
+        read: r::adk_session::read, parts: None, stream: None },
+    Def { format: Format::OpenaiAgents, name: "openai-agents", aliases: &["agents-sdk", "openai-agents-sdk"], session: false,
+        marks: "no `{$schemaVersion, generated_items}` run state, no `{type: …_item, raw_item}` run items and no `trace.span` objects",
+        read: r::openai_agents::read, parts: None, stream: Some(Session::openai_agents) },
     Def { format: Format::Custom, name: "custom", aliases: &[], session: false,
         marks: "",
         read: r::custom, parts: None, stream: None },
 ];
 
 /// How many formats can be named and detected (every row of [`FORMATS`] but the last).
-const LISTED: usize = 18;
+const LISTED: usize = 21;
 
 impl Format {
     /// Every format but [`Format::Custom`], in the order of [`FORMATS`].

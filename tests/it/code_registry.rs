@@ -78,6 +78,11 @@ const NOT_CODES: &[&str] = &[
     "tool-input-start",
     "tool-output-denied",
     "tool-result",
+    // pydantic-ai part kinds.
+    "builtin-tool-call",
+    "builtin-tool-return",
+    "retry-prompt",
+    "tool-return",
     // Claude Code line types and flags.
     "file-history-snapshot",
     "stream-json",

@@ -590,3 +590,183 @@ fn langfuse_exports_are_detected_as_themselves_only() {
         ]
     );
 }
+
+/// A pydantic-ai message history is detected as `pydantic-ai` and nothing else: `tool-call`
+/// parts are the calls, `tool-return` and `retry-prompt` parts (by `tool_call_id`) the results;
+/// a failed or retried return and a retry prompt for a tool are errors, a denied call is not.
+/// Vercel UI messages, which also have `parts`, are not taken for one.
+#[test]
+fn pydantic_ai_histories_are_detected_as_themselves_only() {
+    let history = r#"[
+      {"parts":[{"content":"hi","timestamp":"t","part_kind":"user-prompt"}],"instructions":null,"kind":"request"},
+      {"parts":[{"content":"ok","part_kind":"text"},
+        {"tool_name":"search","args":"{\"q\": \"tide\"}","tool_call_id":"c1","part_kind":"tool-call"},
+        {"tool_name":"book","args":{"seats":0},"tool_call_id":"c2","part_kind":"tool-call"},
+        {"tool_name":"delete","args":null,"tool_call_id":"c3","part_kind":"tool-call"},
+        {"tool_name":"web_search","args":{"query":"x"},"tool_call_id":"c4","provider_name":"openai","part_kind":"builtin-tool-call"},
+        {"tool_name":"web_search","content":{"status":"completed"},"tool_call_id":"c4","provider_name":"openai","part_kind":"builtin-tool-return"}],
+       "model_name":"m","kind":"response"},
+      {"parts":[{"tool_name":"search","content":[{"type":"text","text":"high"}],"tool_call_id":"c1","part_kind":"tool-return"},
+        {"tool_name":"book","content":"seats must be at least 1","tool_call_id":"c2","part_kind":"retry-prompt"},
+        {"tool_name":"delete","content":"denied by the user","tool_call_id":"c3","outcome":"denied","part_kind":"tool-return"},
+        {"content":"answer in JSON","tool_name":null,"tool_call_id":"x","part_kind":"retry-prompt"}],"kind":"request"}
+    ]"#;
+    let ts = Reader::new().read("h.json", history.as_bytes()).unwrap();
+    assert_eq!(ts[0].format, Format::PydanticAi);
+    assert!(ts[0].findings.is_empty(), "{:?}", ts[0].findings);
+    assert_eq!(
+        calls(&ts),
+        vec![
+            json!({"name": "search", "args": {"q": "tide"}, "id": "c1", "output": "high", "is_error": false}),
+            json!({"name": "book", "args": {"seats": 0}, "id": "c2", "output": "seats must be at least 1", "is_error": true}),
+            json!({"name": "delete", "args": {}, "id": "c3", "output": "denied by the user", "is_error": false}),
+            json!({"name": "web_search", "args": {"query": "x"}, "id": "c4", "output": {"status": "completed"}, "is_error": false}),
+        ]
+    );
+    let failed = r#"[{"kind":"response","parts":[{"tool_name":"f","args":{},"tool_call_id":"a","part_kind":"tool-call"}]},
+      {"kind":"request","parts":[{"tool_name":"f","content":"boom","tool_call_id":"a","outcome":"failed","part_kind":"tool-return"}]}]"#;
+    let ts = Reader::new().read("f.json", failed.as_bytes()).unwrap();
+    assert_eq!(calls(&ts)[0]["is_error"], true);
+    let ui = r#"[{"id":"m","role":"assistant","parts":[{"type":"tool-search","toolCallId":"c","state":"output-available","input":{},"output":"x"}]}]"#;
+    assert_eq!(
+        Reader::new().read("u.json", ui.as_bytes()).unwrap()[0].format,
+        Format::VercelAiSdk
+    );
+}
+
+/// An ADK session dump is detected as `adk-session` and nothing else, snake_case or camelCase:
+/// `function_call` parts of the events are the calls, `function_response` parts the results (by
+/// id, else by name). An ADK eval set and a gemini-cli session, its neighbours, stay themselves.
+#[test]
+fn adk_sessions_are_detected_as_themselves_only() {
+    let snake = r#"{"id":"s1","app_name":"a","user_id":"u","state":{},"last_update_time":1.5,"events":[
+      {"invocation_id":"i","author":"user","content":{"role":"user","parts":[{"text":"roll"}]},"actions":{},"id":"e1","timestamp":1.0},
+      {"invocation_id":"i","author":"agent","content":{"role":"model","parts":[{"function_call":{"id":"adk-1","name":"roll_die","args":{"sides":6}}}]},"actions":{},"id":"e2","timestamp":1.1},
+      {"invocation_id":"i","author":"agent","content":{"role":"user","parts":[{"function_response":{"id":"adk-1","name":"roll_die","response":{"result":4}}}]},"actions":{},"id":"e3","timestamp":1.2},
+      {"invocation_id":"i","author":"agent","actions":{"state_delta":{"x":1}},"id":"e4","timestamp":1.3}]}"#;
+    let ts = Reader::new().read("s.json", snake.as_bytes()).unwrap();
+    assert_eq!(ts[0].format, Format::AdkSession);
+    assert!(ts[0].findings.is_empty(), "{:?}", ts[0].findings);
+    let want = vec![
+        json!({"name": "roll_die", "args": {"sides": 6}, "id": "adk-1", "output": {"result": 4}, "is_error": false}),
+    ];
+    assert_eq!(calls(&ts), want);
+    let camel = snake
+        .replace("app_name", "appName")
+        .replace("user_id", "userId")
+        .replace("last_update_time", "lastUpdateTime")
+        .replace("invocation_id", "invocationId")
+        .replace("function_call", "functionCall")
+        .replace("function_response", "functionResponse");
+    let ts = Reader::new().read("c.json", camel.as_bytes()).unwrap();
+    assert_eq!(ts[0].format, Format::AdkSession);
+    assert_eq!(calls(&ts), want);
+    // An empty session is one (0 calls) only with its app and user.
+    let empty =
+        r#"{"id":"s","appName":"a","userId":"u","state":{},"events":[],"lastUpdateTime":0}"#;
+    assert_eq!(
+        Reader::new().read("e.json", empty.as_bytes()).unwrap()[0].format,
+        Format::AdkSession
+    );
+    let bare = r#"{"id":"s","events":[]}"#;
+    assert!(Reader::new().read("b.json", bare.as_bytes()).is_err());
+    for (other, text) in [
+        (
+            Format::AdkEvalset,
+            r#"{"eval_set_id":"s","eval_cases":[{"eval_id":"a","conversation":[]}]}"#,
+        ),
+        (
+            Format::GeminiCli,
+            r#"{"sessionId":"s","projectHash":"h","messages":[]}"#,
+        ),
+    ] {
+        assert_eq!(
+            Reader::new().read("o.json", text.as_bytes()).unwrap()[0].format,
+            other
+        );
+    }
+}
+
+/// OpenAI Agents SDK files are detected as `openai-agents` and nothing else: a run state reads
+/// its input items and the `raw_item`s of its generated items (a pending approval repeats its
+/// call, counted once), a run item list the same, and a trace export its `function` spans by
+/// start time, with the id of the matching call in a generation span and `error` an error. The
+/// `to_input_list()` items stay `openai-responses`.
+#[test]
+fn openai_agents_files_are_detected_as_themselves_only() {
+    let call = r#"{"type":"function_call","call_id":"c1","name":"lookup","arguments":"{\"q\": \"a\"}","id":"fc1"}"#;
+    let output = r#"{"type":"function_call_output","call_id":"c1","output":"found"}"#;
+    let items = format!(
+        r#"[{{"type":"tool_call_item","agent":{{"name":"a"}},"raw_item":{call}}},
+           {{"type":"tool_approval_item","agent":{{"name":"a"}},"raw_item":{call},"tool_name":"lookup"}},
+           {{"type":"tool_call_output_item","agent":{{"name":"a"}},"raw_item":{output},"output":"found"}}]"#
+    );
+    let state = format!(
+        r#"{{"$schemaVersion":"1.13","current_turn":1,"original_input":[{{"role":"user","content":"hi"}}],"generated_items":{items},"model_responses":[],"session_items":[]}}"#
+    );
+    let want = vec![
+        json!({"name": "lookup", "args": {"q": "a"}, "id": "c1", "output": "found", "is_error": false}),
+    ];
+    for (name, text) in [("items.json", &items), ("state.json", &state)] {
+        let ts = Reader::new().read(name, text.as_bytes()).unwrap();
+        assert_eq!(ts[0].format, Format::OpenaiAgents, "{name}");
+        assert!(ts[0].findings.is_empty(), "{name}: {:?}", ts[0].findings);
+        assert_eq!(calls(&ts), want, "{name}");
+    }
+    let span = |id: &str, start: &str, data: &str, error: &str| {
+        format!(
+            r#"{{"object":"trace.span","id":"{id}","trace_id":"t","parent_id":null,"started_at":"{start}","ended_at":"{start}","span_data":{data},"error":{error}}}"#
+        )
+    };
+    let generation = r#"{"type":"generation","input":[],"output":[{"role":"assistant","tool_calls":[{"id":"call_7","type":"function","function":{"name":"lookup","arguments":"{\"q\":\"a\"}"}}]}],"model":"m","model_config":{},"usage":{}}"#;
+    let trace = format!(
+        r#"{{"data":[{{"object":"trace","id":"t","workflow_name":"w","group_id":null,"metadata":null}},{},{},{},{}]}}"#,
+        span(
+            "s3",
+            "2025-01-01T00:00:03Z",
+            r#"{"type":"function","name":"fail","input":"{}","output":"An error occurred","mcp_data":null}"#,
+            r#"{"message":"Error running tool (non-fatal)","data":{"tool_name":"fail"}}"#
+        ),
+        span(
+            "s2",
+            "2025-01-01T00:00:02Z",
+            r#"{"type":"function","name":"lookup","input":"{\"q\": \"a\"}","output":"found","mcp_data":null}"#,
+            "null"
+        ),
+        span("s1", "2025-01-01T00:00:01Z", generation, "null"),
+        span(
+            "s0",
+            "2025-01-01T00:00:00Z",
+            r#"{"type":"agent","name":"a","handoffs":[],"tools":["lookup","fail"],"output_type":"str"}"#,
+            "null"
+        ),
+    );
+    let ts = Reader::new().read("trace.json", trace.as_bytes()).unwrap();
+    assert_eq!(ts[0].format, Format::OpenaiAgents);
+    assert!(ts[0].findings.is_empty(), "{:?}", ts[0].findings);
+    assert_eq!(
+        calls(&ts),
+        vec![
+            json!({"name": "lookup", "args": {"q": "a"}, "id": "call_7", "output": "found", "is_error": false}),
+            json!({"name": "fail", "args": {}, "id": null, "output": "An error occurred", "is_error": true}),
+        ]
+    );
+    // The same export one item per line (as a `TracingExporter` writes it) is one session.
+    let doc: Value = serde_json::from_str(&trace).unwrap();
+    let lines: Vec<String> = doc["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(Value::to_string)
+        .collect();
+    let jsonl = lines.join("\n") + "\n";
+    let ts = Reader::new().read("trace.jsonl", jsonl.as_bytes()).unwrap();
+    assert_eq!(ts.len(), 1);
+    assert_eq!(ts[0].format, Format::OpenaiAgents);
+    assert_eq!(calls(&ts)[0]["id"], "call_7");
+    assert_eq!(calls(&ts)[1]["is_error"], true);
+    let input_list = format!("[{{\"role\":\"user\",\"content\":\"hi\"}},{call},{output}]");
+    let ts = Reader::new().read("i.json", input_list.as_bytes()).unwrap();
+    assert_eq!(ts[0].format, Format::OpenaiResponses);
+    assert_eq!(calls(&ts), want);
+}

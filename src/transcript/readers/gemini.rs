@@ -315,6 +315,17 @@ fn read_with(st: &mut Stream, v: &Value, sink: &mut Sink) -> Result<(), String> 
     Ok(())
 }
 
+/// Read the Gemini `Content`s `{role, parts}` of another format's records (ADK session events),
+/// each with its path, as one transcript: calls, results and streamed arguments by the rules of
+/// this module.
+pub(crate) fn contents<'v>(list: impl IntoIterator<Item = (Vec<Seg>, &'v Value)>, sink: &mut Sink) {
+    let mut st = Stream::default();
+    for (path, c) in list {
+        content(&mut st, c, &path, sink);
+    }
+    st.finish(sink);
+}
+
 fn response(st: &mut Stream, r: &Value, path: &[Seg], sink: &mut Sink) {
     for (c, cand) in arr(r, "candidates").iter().enumerate() {
         if let Some(content_v) = cand.get("content") {

@@ -2,6 +2,7 @@
 //! one JSONL line (event) at a time and may keep state across lines.
 
 pub(super) mod adk;
+pub(super) mod adk_session;
 pub(super) mod anthropic;
 pub(super) mod claude_code;
 pub(super) mod codex;
@@ -13,11 +14,13 @@ pub(super) mod langchain;
 pub(super) mod langfuse;
 pub(super) mod mcp;
 pub(super) mod neutral;
+pub(super) mod openai_agents;
 pub(super) mod openai_chat;
 pub(super) mod openai_responses;
 pub(super) mod openhands;
 pub(super) mod otel;
 pub(super) mod otel_sdk;
+pub(super) mod pydantic_ai;
 pub(super) mod swe_agent;
 pub(super) mod vercel;
 
@@ -46,6 +49,8 @@ pub(crate) enum Session {
     Gemini(gemini::Stream),
     /// Anthropic Messages stream events, one per line.
     AnthropicStream(anthropic::Stream),
+    /// OpenAI Agents SDK trace export, one exported item per line.
+    OpenaiAgents(openai_agents::Spans),
     /// A document format whose lines are independent documents (Gemini responses, Vercel results).
     Doc(Format),
 }
@@ -89,6 +94,14 @@ impl Session {
             .then(|| Session::ChatStream(openai_chat::Stream::default()))
     }
 
+    /// An OpenAI Agents SDK trace export, when the deciding line is an exported span (lines of
+    /// run states are documents of a dataset).
+    pub(super) fn openai_agents(first: Option<&Value>) -> Option<Self> {
+        first
+            .is_some_and(openai_agents::is_span)
+            .then(|| Session::OpenaiAgents(openai_agents::Spans::default()))
+    }
+
     /// Anthropic stream events, when the deciding line is one.
     pub(super) fn anthropic_stream(first: Option<&Value>) -> Option<Self> {
         first
@@ -109,6 +122,7 @@ impl Session {
                 let _ = s.read(v, sink);
             }
             Session::AnthropicStream(s) => s.event(v, sink),
+            Session::OpenaiAgents(s) => s.line(v, sink),
             Session::Doc(f) => {
                 // A line that does not fit is skipped: sessions mix event kinds.
                 let _ = read_doc(*f, v, sink);
@@ -134,6 +148,7 @@ impl Session {
             Session::ChatStream(s) => s.finish(sink),
             Session::Gemini(mut s) => s.finish(sink),
             Session::AnthropicStream(s) => s.finish(sink),
+            Session::OpenaiAgents(s) => s.finish(sink),
             Session::ClaudeCode(_) | Session::Codex(_) | Session::Doc(_) => {}
         }
     }
@@ -158,6 +173,26 @@ pub(crate) fn neutral_call(v: &Value) -> bool {
 /// such arrays) of toolspec's own calls format.
 pub(crate) fn neutral_doc(v: &Value) -> bool {
     neutral::is_calls(v) || neutral::is_dataset(v)
+}
+
+/// Whether `v` is a pydantic-ai message history.
+pub(crate) fn pydantic_ai_history(v: &Value) -> bool {
+    pydantic_ai::is_history(v)
+}
+
+/// Whether `v` is a Google ADK session dump.
+pub(crate) fn adk_session(v: &Value) -> bool {
+    adk_session::is_session(v)
+}
+
+/// Whether `v` is one span of an OpenAI Agents SDK trace export (a JSON line of one).
+pub(crate) fn openai_agents_span(v: &Value) -> bool {
+    openai_agents::is_span(v)
+}
+
+/// Whether `v` is an OpenAI Agents SDK run state, run item list or trace export.
+pub(crate) fn openai_agents_doc(v: &Value) -> bool {
+    openai_agents::is_doc(v)
 }
 
 /// Read one JSON document as `format`. `Err` explains a shape the format does not have.

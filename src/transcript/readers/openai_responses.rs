@@ -59,14 +59,17 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
 }
 
 /// Read a list of items; `path(i)` locates item `i`.
-fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mut Sink) {
+pub(super) fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mut Sink) {
     let mut i = 0;
     while i < items.len() {
         let it = &items[i];
         let path: Vec<Seg> = path(i);
         let loc = sink.at(&path);
         let ty = s(it, "type").unwrap_or("");
-        let call_id = s(it, "call_id").map(str::to_string);
+        // The OpenAI Agents SDK for TypeScript writes the same items in camelCase (`callId`).
+        let call_id = s(it, "call_id")
+            .or_else(|| s(it, "callId"))
+            .map(str::to_string);
         let item_id = s(it, "id").map(str::to_string);
         let failed = s(it, "status") == Some("failed");
         let obj = |key: &str| {
@@ -112,13 +115,15 @@ fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mut Sink) {
                 }
             }
             "function_call_output"
+            | "function_call_result"
             | "custom_tool_call_output"
             | "computer_call_output"
+            | "computer_call_result"
             | "shell_call_output"
             | "apply_patch_call_output"
             | "local_shell_call_output" => {
                 let id = call_id.or(item_id);
-                let out = it.get("output").map(norm_output);
+                let out = it.get("output").map(output_value);
                 // Only the hosted-tool output items say they failed: `apply_patch_call_output`
                 // by `status`, `shell_call_output` by an outcome that is not exit code 0.
                 let error = failed || (ty == "shell_call_output" && shell_failed(it));
@@ -205,7 +210,11 @@ fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mut Sink) {
                 }
             }
             "program_output" => {
-                let out = it.get("result").filter(|r| !r.is_null()).map(norm_output);
+                let out = it
+                    .get("result")
+                    .or_else(|| it.get("output"))
+                    .filter(|r| !r.is_null())
+                    .map(norm_output);
                 if let Some(id) = call_id.or(item_id) {
                     if !sink.answer_id(&id, out, failed) {
                         sink.finding(
@@ -214,6 +223,16 @@ fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mut Sink) {
                             loc,
                         );
                     }
+                }
+            }
+            // The TypeScript Agents SDK's hosted tools (web search, file search, hosted MCP, …):
+            // `{name, arguments?, status, output?}`.
+            "hosted_tool_call" => {
+                let args = it.get("arguments").map_or(Args::Empty, Args::Value);
+                let i2 = sink.call(s(it, "name").unwrap_or(""), args, item_id, loc);
+                let out = it.get("output").filter(|o| !o.is_null()).map(norm_output);
+                if out.is_some() || failed {
+                    sink.answer(i2, out, failed);
                 }
             }
             "image_generation_call" => {
@@ -260,6 +279,19 @@ fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mut Sink) {
 
 /// Whether a `shell_call_output` records a failed command: an outcome that timed out or exited
 /// with a code other than 0 (FORMATS §0: an exit code ≠ 0 is an error, as for Codex).
+/// An output item's `output` by the output rule; the TypeScript Agents SDK's single content
+/// object `{type: "text", text}` is its text.
+fn output_value(v: &Value) -> Value {
+    match v {
+        Value::Object(o) if o.get("type").and_then(Value::as_str) == Some("text") => o
+            .get("text")
+            .filter(|t| t.is_string())
+            .cloned()
+            .unwrap_or_else(|| v.clone()),
+        _ => norm_output(v),
+    }
+}
+
 fn shell_failed(it: &Value) -> bool {
     arr(it, "output").iter().any(|o| {
         let Some(outcome) = o.get("outcome") else {
@@ -269,6 +301,7 @@ fn shell_failed(it: &Value) -> bool {
             Some("timeout") => true,
             Some("exit") => outcome
                 .get("exit_code")
+                .or_else(|| outcome.get("exitCode"))
                 .and_then(Value::as_i64)
                 .is_some_and(|c| c != 0),
             _ => false,

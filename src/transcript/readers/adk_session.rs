@@ -1,0 +1,52 @@
+//! Google ADK session dumps: the `Session` model of `google.adk.sessions`, `{id, app_name,
+//! user_id, state, events[], last_update_time}` (snake_case as `model_dump_json()` writes it;
+//! camelCase `appName`, `userId`, `lastUpdateTime` as the ADK web server's API and `adk web`
+//! write it; older dumps have `context` for `state`). Each event `{id, invocation_id, author,
+//! content: {role, parts[]}, actions, timestamp}` holds a Gemini `Content`: calls are its
+//! `function_call` / `functionCall` parts and results its `function_response` /
+//! `functionResponse` parts, read by the Gemini rules (link by `id`, else by name to the oldest
+//! unanswered call; a response with an `error` key is an error).
+
+use serde_json::Value;
+
+use super::super::detect;
+use super::super::sink::Sink;
+use super::super::spans::Seg;
+
+/// Whether `v` is a session dump: an `id` string, an `events` array whose items all have an
+/// `author` string, and a session key beside (`app_name` / `appName`, `user_id` / `userId`,
+/// `state` or `context`); an empty `events` needs the app name and the user id.
+pub(crate) fn is_session(v: &Value) -> bool {
+    let has = |k: &str| v.get(k).is_some();
+    let Some(events) = v.get("events").and_then(Value::as_array) else {
+        return false;
+    };
+    let app = has("app_name") || has("appName");
+    let user = has("user_id") || has("userId");
+    v.get("id").is_some_and(Value::is_string)
+        && events
+            .iter()
+            .all(|e| e.get("author").is_some_and(Value::is_string))
+        && if events.is_empty() {
+            app && user
+        } else {
+            app || user || has("state") || has("context")
+        }
+}
+
+/// Read a session dump.
+pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
+    let Some(events) = v.get("events").and_then(Value::as_array) else {
+        return Err(format!(
+            "expected an ADK session `{{id, app_name, user_id, events}}`; found {}",
+            detect::describe(v)
+        ));
+    };
+    let contents = events.iter().enumerate().filter_map(|(i, e)| {
+        e.get("content")
+            .filter(|c| c.is_object())
+            .map(|c| (vec![Seg::K("events"), Seg::I(i), Seg::K("content")], c))
+    });
+    super::gemini::contents(contents, sink);
+    Ok(())
+}

@@ -1,0 +1,197 @@
+//! OpenAI Agents SDK (Python) files beyond the Responses items of `result.to_input_list()`
+//! (which the Responses reader reads):
+//!
+//! - a run state, `result.to_state().to_json()` (`RunState`): `{"$schemaVersion",
+//!   original_input, generated_items[], model_responses[], session_items[], …}`, where each run
+//!   item is `{type: "…_item", raw_item, agent, output?, …}` and `raw_item` a Responses item;
+//! - a list of such serialised run items (`generated_items` on its own);
+//! - a trace export: what `BackendSpanExporter` posts, `{"data": [trace and span objects]}`, or a
+//!   list of `span.export()` objects `{object: "trace.span", id, trace_id, parent_id, started_at,
+//!   ended_at, span_data: {type, …}, error}`. The calls are the `function` spans.
+
+use serde_json::Value;
+
+use super::super::detect;
+use super::super::sink::{s, Args, Loc, Sink};
+use super::super::spans::Seg;
+use super::langfuse::ModelCalls;
+use crate::source::Span;
+
+/// An exported trace item: a span (`object: "trace.span"` with a `span_data` object) or the
+/// trace itself (`object: "trace"` with a `workflow_name`).
+fn is_trace_item(x: &Value) -> bool {
+    match s(x, "object") {
+        Some("trace.span") => x.get("span_data").is_some_and(Value::is_object),
+        Some("trace") => x.get("workflow_name").is_some(),
+        _ => false,
+    }
+}
+
+/// The exported items of a trace export, with their path: a non-empty list (bare or under
+/// `data`) of trace and span objects with at least one span.
+pub(crate) fn trace_items(v: &Value) -> Option<(&[Value], Vec<Seg>)> {
+    let (items, root) = match v {
+        Value::Array(a) => (a.as_slice(), vec![]),
+        // One exported span on its own (a line of a JSON-lines export read as a document).
+        _ if is_span(v) => (std::slice::from_ref(v), vec![]),
+        _ => (v.get("data")?.as_array()?.as_slice(), vec![Seg::K("data")]),
+    };
+    (items.iter().all(is_trace_item) && items.iter().any(|x| s(x, "object") == Some("trace.span")))
+        .then_some((items, root))
+}
+
+/// An exported span: `object: "trace.span"` and a `span_data` object (what decides that a JSON
+/// lines file is a trace export, one exported item per line).
+pub(crate) fn is_span(x: &Value) -> bool {
+    s(x, "object") == Some("trace.span") && x.get("span_data").is_some_and(Value::is_object)
+}
+
+/// A trace export written one exported item per line: the spans are kept until the end of the
+/// file, since calls are ordered by start time and their ids come from any generation span.
+#[derive(Default)]
+pub(crate) struct Spans {
+    spans: Vec<(Value, Span)>,
+}
+
+impl Spans {
+    /// One line (located by `sink.line`): a span is kept; trace objects and other lines are not.
+    pub(crate) fn line(&mut self, v: &Value, sink: &Sink) {
+        if is_span(v) && matches!(s(&v["span_data"], "type"), Some("function" | "generation")) {
+            self.spans.push((v.clone(), sink.line.unwrap_or_default()));
+        }
+    }
+
+    /// End of input: the calls of the spans kept.
+    pub(crate) fn finish(self, sink: &mut Sink) {
+        let (values, at): (Vec<Value>, Vec<Span>) = self.spans.into_iter().unzip();
+        read_spans(&values, |i| Loc::Span(at[i]), sink);
+    }
+}
+
+/// A serialised run item: `type` `…_item` and a `raw_item`.
+fn is_run_item(x: &Value) -> bool {
+    s(x, "type").is_some_and(|t| t.ends_with("_item")) && x.get("raw_item").is_some()
+}
+
+/// A run state (`RunState.to_json()`): a `$schemaVersion` string and `generated_items[]`.
+pub(crate) fn is_run_state(v: &Value) -> bool {
+    v.get("$schemaVersion").is_some_and(Value::is_string)
+        && v.get("generated_items").is_some_and(Value::is_array)
+}
+
+/// A non-empty list of serialised run items.
+pub(crate) fn is_run_items(v: &Value) -> bool {
+    v.as_array()
+        .is_some_and(|a| !a.is_empty() && a.iter().all(is_run_item))
+}
+
+/// Whether `v` is any of this format's documents.
+pub(crate) fn is_doc(v: &Value) -> bool {
+    is_run_state(v) || is_run_items(v) || trace_items(v).is_some()
+}
+
+/// Read a run state, a run item list or a trace export.
+pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
+    if let Some((items, root)) = trace_items(v) {
+        read_spans(
+            items,
+            |i| {
+                let mut path = root.clone();
+                path.push(Seg::I(i));
+                Loc::Path(path)
+            },
+            sink,
+        );
+        return Ok(());
+    }
+    if is_run_items(v) {
+        run_items(v.as_array().map_or(&[][..], Vec::as_slice), &[], sink);
+        return Ok(());
+    }
+    if is_run_state(v) {
+        // The input the run started from (a string, or a list of Responses items), then what
+        // the run generated. `session_items` and `model_responses` repeat these items.
+        if let Some(input) = v.get("original_input").and_then(Value::as_array) {
+            super::openai_responses::items(
+                input,
+                |i| vec![Seg::K("original_input"), Seg::I(i)],
+                sink,
+            );
+        }
+        if let Some(items) = v.get("generated_items").and_then(Value::as_array) {
+            run_items(items, &[Seg::K("generated_items")], sink);
+        }
+        return Ok(());
+    }
+    Err(format!(
+        "expected an OpenAI Agents SDK run state, run items or trace export; found {}",
+        detect::describe(v)
+    ))
+}
+
+/// The `raw_item`s of run items, read as one list of Responses items (an approval item repeats
+/// its call, which the id de-duplicates).
+fn run_items(items: &[Value], root: &[Seg], sink: &mut Sink) {
+    let (raw, at): (Vec<Value>, Vec<usize>) = items
+        .iter()
+        .enumerate()
+        .filter_map(|(i, x)| {
+            x.get("raw_item")
+                .filter(|r| r.is_object())
+                .map(|r| (r.clone(), i))
+        })
+        .unzip();
+    super::openai_responses::items(
+        &raw,
+        |k| {
+            let mut p = root.to_vec();
+            p.extend([Seg::I(at[k]), Seg::K("raw_item")]);
+            p
+        },
+        sink,
+    );
+}
+
+/// Read the `function` spans of a trace, ordered by `started_at` (file order on ties); `at(i)`
+/// locates item `i`.
+fn read_spans<'v>(items: &'v [Value], at: impl Fn(usize) -> Loc, sink: &mut Sink) {
+    let data = |x: &'v Value| x.get("span_data").unwrap_or(&Value::Null);
+    let mut spans: Vec<(usize, &Value)> = items
+        .iter()
+        .enumerate()
+        .filter(|(_, x)| s(x, "object") == Some("trace.span"))
+        .collect();
+    spans.sort_by(|(_, a), (_, b)| s(a, "started_at").cmp(&s(b, "started_at")));
+    // The model's calls, from the generation spans (Chat Completions models record the
+    // messages; Responses models record only a response id).
+    let mut known = ModelCalls::default();
+    for (_, x) in &spans {
+        let d = data(x);
+        if s(d, "type") == Some("generation") {
+            for key in ["output", "input"] {
+                if let Some(m) = d.get(key) {
+                    known.collect(m);
+                }
+            }
+        }
+    }
+    for (i, x) in spans {
+        let d = data(x);
+        if s(d, "type") != Some("function") {
+            continue;
+        }
+        let name = s(d, "name").unwrap_or("");
+        let input = d.get("input").filter(|a| !a.is_null());
+        let id = known.id_of(name, input);
+        let l = match at(i) {
+            Loc::Path(p) => sink.at(&p),
+            span @ Loc::Span(_) => span,
+        };
+        let k = sink.call_unique(name, input.map_or(Args::Empty, Args::Value), id, l);
+        let output = d.get("output").filter(|o| !o.is_null()).cloned();
+        let error = x.get("error").is_some_and(|e| !e.is_null());
+        if output.is_some() || error {
+            sink.answer(k, output, error);
+        }
+    }
+}
