@@ -131,6 +131,9 @@ pub(crate) fn line(v: &Value) -> Option<Format> {
     if super::readers::neutral_call(v) {
         return Some(Format::ToolspecCalls);
     }
+    if super::readers::bedrock_event(v) {
+        return Some(Format::BedrockConverse);
+    }
     None
 }
 
@@ -334,6 +337,9 @@ fn doc_shape(v: &Value) -> Option<Format> {
     }
     if super::readers::langfuse_export(v) {
         return Some(Format::Langfuse);
+    }
+    if super::readers::bedrock_doc(v) {
+        return Some(Format::BedrockConverse);
     }
     if let Value::Object(o) = v {
         let object = s(v, "object");
@@ -584,6 +590,11 @@ pub(crate) fn also_matches(v: &Value, chosen: Format) -> Vec<(Format, &'static s
         .iter()
         .any(|k| has(k)),
         "DeepEval `tools_called`/`toolSpans`/`testCases`",
+    );
+    mark(
+        Format::BedrockConverse,
+        super::readers::bedrock_doc(v),
+        "Bedrock Converse `toolUse`/`toolResult` blocks",
     );
     marks
 }

@@ -48,6 +48,8 @@ pub enum Format {
     Langfuse,
     /// toolspec's own calls format: what `toolspec calls --json` prints (JSON or JSON lines).
     ToolspecCalls,
+    /// AWS Bedrock Converse API: requests, saved conversations, responses, ConverseStream events.
+    BedrockConverse,
     /// A custom mapping (`[formats.NAME]` in toolspec.toml): never detected, never named by
     /// `--format`; the files its `files` globs match are read with it.
     Custom,
@@ -146,13 +148,16 @@ pub(crate) static FORMATS: [Def; LISTED + 1] = [
     Def { format: Format::ToolspecCalls, name: "toolspec-calls", aliases: &["toolspec", "calls", "neutral"], session: false,
         marks: "no array of `{name, args, id, output, is_error}` calls (what `toolspec calls --json` prints)",
         read: r::neutral::read, parts: Some(Parts { split: r::neutral::transcripts, read: r::neutral::read_part }), stream: None },
+    Def { format: Format::BedrockConverse, name: "bedrock-converse", aliases: &["bedrock", "converse", "aws-bedrock"], session: false,
+        marks: "no `toolUse`/`toolResult` content blocks, no `toolConfig`, no `{output: {message}, stopReason}` response and no ConverseStream events",
+        read: r::bedrock::read, parts: None, stream: Some(Session::bedrock_stream) },
     Def { format: Format::Custom, name: "custom", aliases: &[], session: false,
         marks: "",
         read: r::custom, parts: None, stream: None },
 ];
 
 /// How many formats can be named and detected (every row of [`FORMATS`] but the last).
-const LISTED: usize = 18;
+const LISTED: usize = 19;
 
 impl Format {
     /// Every format but [`Format::Custom`], in the order of [`FORMATS`].

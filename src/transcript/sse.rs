@@ -67,14 +67,7 @@ impl Events {
         let mut at = 0usize;
         for piece in bytes.split(|&b| b == b'\r') {
             let last = at + piece.len() == bytes.len();
-            self.field(
-                name,
-                no,
-                offset + at,
-                piece,
-                !last || terminated,
-                deliver,
-            )?;
+            self.field(name, no, offset + at, piece, !last || terminated, deliver)?;
             at += piece.len() + 1;
         }
         Ok(())
@@ -216,7 +209,10 @@ mod tests {
         let got = decode("data: {\"c\":1}\r\n\r\ndata: [DONE]\r\rdata: {\"d\":2}");
         let payloads: Vec<_> = got.iter().map(|g| (g.2.as_str(), g.3)).collect();
         assert_eq!(payloads, [("{\"c\":1}", true), ("{\"d\":2}", false)]);
-        assert_eq!(got[1].1, "data: {\"c\":1}\r\n\r\ndata: [DONE]\r\rdata: ".len());
+        assert_eq!(
+            got[1].1,
+            "data: {\"c\":1}\r\n\r\ndata: [DONE]\r\rdata: ".len()
+        );
         // A `data` field without a colon has an empty value; unknown fields are not data.
         assert_eq!(decode("data\nfoo: {}\n\n"), [(1, 4, String::new(), true)]);
         assert!(decode("foo: {}\n\n").is_empty());
@@ -233,15 +229,31 @@ mod tests {
         let err = events
             .push("t", 2, line.len() + 1, &line, true, &mut deliver)
             .unwrap_err();
-        assert!(err.to_string().starts_with("t:2:1: this server-sent event holds more than 16 MiB"), "{err}");
+        assert!(
+            err.to_string()
+                .starts_with("t:2:1: this server-sent event holds more than 16 MiB"),
+            "{err}"
+        );
     }
 
     #[test]
     fn event_streams_are_told_by_their_first_line() {
-        for yes in ["event: x", "data: {}", ": ping", "id: 1", "retry: 5", "  data:{}"] {
+        for yes in [
+            "event: x",
+            "data: {}",
+            ": ping",
+            "id: 1",
+            "retry: 5",
+            "  data:{}",
+        ] {
             assert!(opens(yes.as_bytes()), "{yes}");
         }
-        for no in ["{\"data\": 1}", "STDIN: {}", "2025-01-01 [info] x", "database: x"] {
+        for no in [
+            "{\"data\": 1}",
+            "STDIN: {}",
+            "2025-01-01 [info] x",
+            "database: x",
+        ] {
             assert!(!opens(no.as_bytes()), "{no}");
         }
     }

@@ -79,7 +79,10 @@ fn sse_text_reads_as_the_same_stream_saved_as_json_lines() {
             // Each call is located at the `data` value of its event, inside the file.
             for c in &got[0].calls {
                 let at = &sse[c.span.start..c.span.end];
-                assert!(at.starts_with('{') && sse[..c.span.start].ends_with("data: "), "{file}: {at}");
+                assert!(
+                    at.starts_with('{') && sse[..c.span.start].ends_with("data: "),
+                    "{file}: {at}"
+                );
             }
             let mut streamed = Vec::new();
             Reader::new()
@@ -125,8 +128,17 @@ fn multi_line_data_and_other_fields_follow_the_standard() {
 fn data_only_streams_and_streams_without_payloads() {
     let gemini = "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"functionCall\":{\"name\":\"f\",\"args\":{\"a\":1}}}]}}]}\r\n\r\n";
     for forced in [None, Some(Format::Gemini)] {
-        let ts = Reader::new().format(forced).read("g", gemini.as_bytes()).unwrap();
-        assert_eq!((ts[0].format, calls(&ts)), (Format::Gemini, vec![json!(["f", {"a": 1}, null, null, false])]));
+        let ts = Reader::new()
+            .format(forced)
+            .read("g", gemini.as_bytes())
+            .unwrap();
+        assert_eq!(
+            (ts[0].format, calls(&ts)),
+            (
+                Format::Gemini,
+                vec![json!(["f", {"a": 1}, null, null, false])]
+            )
+        );
     }
     let err = Reader::new()
         .read("p", b": ping\n\n: ping\n\ndata: [DONE]\n\n")
