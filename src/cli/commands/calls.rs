@@ -23,16 +23,17 @@ const STDIN_NAME: &str = toolspec::check::run::STDIN_NAME;
 /// before the error.
 pub(crate) fn run(args: CallsArgs) -> u8 {
     let color = args.color.enabled_stderr();
-    let format = match args.input_format.as_deref().map(Format::from_str) {
-        None => None,
-        Some(Ok(f)) => Some(f),
-        Some(Err(e)) => {
-            output::err(&format!("error: {}\n", output::esc(&e.to_string())));
-            return exit::ERROR;
-        }
+    // `--input-format` names a built-in reader, or else a custom mapping of the project's
+    // toolspec.toml (found from the working folder), which then reads every file, standard
+    // input included. Without it, the mappings read the files their `files` globs match.
+    let named = args
+        .input_format
+        .as_deref()
+        .map(|n| (n, Format::from_str(n)));
+    let format = match &named {
+        Some((_, Ok(f))) => Some(*f),
+        _ => None,
     };
-    // Custom mappings of the project's toolspec.toml (found from the working folder) read the
-    // files their `files` globs match, unless --input-format names a reader.
     let settings = match (format, std::env::current_dir()) {
         (None, Ok(cwd)) => match toolspec::check::settings::LoadedSettings::discover(&cwd) {
             Ok(s) => Some(s),
@@ -41,6 +42,25 @@ pub(crate) fn run(args: CallsArgs) -> u8 {
                 return exit::ERROR;
             }
         },
+        _ => None,
+    };
+    let forced_mapping = match (&named, &settings) {
+        (Some((name, Err(e))), settings) => {
+            match settings
+                .as_ref()
+                .and_then(|s| s.mappings.iter().find(|m| m.name == *name))
+            {
+                Some(m) => Some(m.clone()),
+                None => {
+                    let text = match settings {
+                        Some(s) => crate::cli::commands::check::unknown_reader(e, s),
+                        None => e.to_string(),
+                    };
+                    output::err(&format!("error: {}\n", output::esc(&text)));
+                    return exit::ERROR;
+                }
+            }
+        }
         _ => None,
     };
     let mut status = exit::OK;
@@ -71,10 +91,11 @@ pub(crate) fn run(args: CallsArgs) -> u8 {
             None
         };
         let mut file = JsonFile::default();
-        let mapping = if from_stdin {
-            None
-        } else {
-            settings.as_ref().and_then(|s| s.mapping_for(path))
+        let mapping = match &forced_mapping {
+            Some(m) => Some(m),
+            // No `files` glob names standard input.
+            None if from_stdin => None,
+            None => settings.as_ref().and_then(|s| s.mapping_for(path)),
         };
         let emit = |t: Transcript| {
             if !args.json {
@@ -102,6 +123,7 @@ pub(crate) fn run(args: CallsArgs) -> u8 {
         let read = match &bytes {
             Some(b) => transcript::Reader::new()
                 .format(format)
+                .mapping(mapping.map(|m| &**m))
                 .read_with(&name, b, emit),
             // A mapping reads the file whole, as `check` does.
             None => transcript::Reader::new()
