@@ -94,23 +94,23 @@ pub fn check_with<S: PairSink>(
     });
     let bound = plan::bind(compiled, &found, opts, (cwd, git_global), &mut report);
     let formats = format_overrides(settings, &root, &mut report);
-    let forced = match &opts.input_mapping {
-        Some(name) => match settings.mappings.iter().position(|m| m.name == *name) {
-            Some(i) => Some(Reading::Mapping(i)),
-            None => {
-                report.errors.push(plain(
-                    Code::InvalidSetting,
-                    format!("--input-format `{name}` names no reader and no custom mapping (`[formats.{name}]`) of toolspec.toml"),
-                    Some("name a reader of docs/formats.md or a `[formats.NAME]` table of toolspec.toml".to_owned()),
-                ));
-                report.sort();
-                return Checked {
-                    report,
-                    pairs: Vec::new(),
-                };
-            }
-        },
-        None => opts.input_format.map(Reading::Reader),
+    // `--input-format`: a built-in reader, or a custom mapping of the settings by name.
+    let forced = if let Some(name) = &opts.input_mapping {
+        let Some(i) = settings.mappings.iter().position(|m| m.name == *name) else {
+            report.errors.push(plain(
+                Code::InvalidSetting,
+                format!("--input-format `{name}` names no reader and no custom mapping (`[formats.{name}]`) of toolspec.toml"),
+                Some("name a reader of docs/formats.md or a `[formats.NAME]` table of toolspec.toml".to_owned()),
+            ));
+            report.sort();
+            return Checked {
+                report,
+                pairs: Vec::new(),
+            };
+        };
+        Some(Reading::Mapping(i))
+    } else {
+        opts.input_format.map(Reading::Reader)
     };
     // `None`: the transcript read from standard input.
     type Work<'b> = (Option<&'b PathBuf>, &'b Vec<plan::SpecRef>);

@@ -44,24 +44,21 @@ pub(crate) fn run(args: CallsArgs) -> u8 {
         },
         _ => None,
     };
-    let forced_mapping = match (&named, &settings) {
-        (Some((name, Err(e))), settings) => {
-            match settings
-                .as_ref()
-                .and_then(|s| s.mappings.iter().find(|m| m.name == *name))
-            {
-                Some(m) => Some(m.clone()),
-                None => {
-                    let text = match settings {
-                        Some(s) => crate::cli::commands::check::unknown_reader(e, s),
-                        None => e.to_string(),
-                    };
-                    output::err(&format!("error: {}\n", output::esc(&text)));
-                    return exit::ERROR;
-                }
-            }
-        }
-        _ => None,
+    let forced_mapping = if let Some((name, Err(e))) = &named {
+        let found = settings
+            .as_ref()
+            .and_then(|s| s.mappings.iter().find(|m| m.name == *name));
+        let Some(m) = found else {
+            let text = match &settings {
+                Some(s) => crate::cli::commands::check::unknown_reader(e, s),
+                None => e.to_string(),
+            };
+            output::err(&format!("error: {}\n", output::esc(&text)));
+            return exit::ERROR;
+        };
+        Some(m.clone())
+    } else {
+        None
     };
     let mut status = exit::OK;
     let several = args.files.len() > 1;
