@@ -88,6 +88,8 @@ pub(crate) fn run(args: CallsArgs) -> u8 {
             None
         };
         let mut file = JsonFile::default();
+        // Calls read from this file, and the format of its first transcript.
+        let mut seen: (usize, Option<Format>) = (0, None);
         let mapping = match &forced_mapping {
             Some(m) => Some(m),
             // No `files` glob names standard input.
@@ -95,6 +97,8 @@ pub(crate) fn run(args: CallsArgs) -> u8 {
             None => settings.as_ref().and_then(|s| s.mapping_for(path)),
         };
         let emit = |t: Transcript| {
+            seen.0 += t.calls.len();
+            seen.1.get_or_insert(t.format);
             if !args.json {
                 output::out(&toolspec::text::guard_lines(&table(
                     &name,
@@ -131,9 +135,34 @@ pub(crate) fn run(args: CallsArgs) -> u8 {
         if args.json {
             file.close(several);
         }
-        if let Err(e) = read {
-            output::err(&output::render(&e, color));
-            status = exit::ERROR;
+        match (read, seen) {
+            (Err(e), _) => {
+                output::err(&output::render(&e, color));
+                status = exit::ERROR;
+            }
+            // Read, but not a single call: most likely the wrong reader; never said silently.
+            (Ok(()), (0, Some(f))) => {
+                let warning = toolspec::check::no_calls_warning(
+                    &name,
+                    f,
+                    format.is_some() || mapping.is_some(),
+                );
+                let report = toolspec::report::model::Report {
+                    warnings: vec![warning],
+                    ..Default::default()
+                };
+                let opts = toolspec::report::human::Options {
+                    color,
+                    verbose: false,
+                    width: output::terminal_width(),
+                };
+                output::err(&toolspec::report::human::render_run_findings(
+                    &report,
+                    &|_| None,
+                    opts,
+                ));
+            }
+            (Ok(()), _) => {}
         }
     }
     if args.json {
