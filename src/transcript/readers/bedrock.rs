@@ -5,7 +5,7 @@
 //!
 //! Content blocks are unions named by their only key (no `type`): `{text}`, `{toolUse:
 //! {toolUseId, name, input}}`, `{toolResult: {toolUseId, content: [{text} | {json} | …],
-//! status}}`. Source of the shapes: the `bedrock-runtime` service model of botocore
+//! status}}`. Source of the shapes: the bedrock-runtime service model of botocore
 //! (`ContentBlock`, `ToolUseBlock`, `ToolResultBlock`, `ConverseStreamOutput`) and the recorded
 //! responses of the Vercel AI SDK's amazon-bedrock provider (`tests/fixtures/wild/bedrock_converse/`).
 
