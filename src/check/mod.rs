@@ -15,4 +15,5 @@ mod plan;
 mod read;
 mod result;
 pub mod run;
+pub use read::no_calls_warning;
 pub mod settings;

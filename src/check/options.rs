@@ -33,6 +33,10 @@ pub struct CheckOptions {
     /// `--input-format`: read every transcript of the run as this format (over a spec's
     /// `format` and the `[formats]` of the settings).
     pub input_format: Option<Format>,
+    /// `--input-format NAME` naming a custom mapping of the settings (`[formats.NAME]`) rather
+    /// than a built-in reader: read every transcript of the run with it, standard input
+    /// included (over a spec's `format` and the `[formats]` globs).
+    pub input_mapping: Option<String>,
     /// The caller found that git's global excludes file cannot apply (no git config file names
     /// an `excludesFile` and the default one does not exist): folders are walked without
     /// looking for it. `false` (the default): the walker looks for it, as git does. The library

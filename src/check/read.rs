@@ -158,8 +158,10 @@ pub(super) fn stream_transcripts(
         .read_stream(shown, reader, emit)
 }
 
-/// The warning for a transcript file read without error but without a single call.
-pub(super) fn no_calls_warning(shown: &str, format: Format, forced: bool) -> Finding {
+/// The warning for a transcript file read without error but without a single call (`check`,
+/// and `calls` on the command line): the format it was read as, how it was chosen, and what to
+/// do. `forced`: a spec, the settings or `--input-format` chose the reader.
+pub fn no_calls_warning(shown: &str, format: Format, forced: bool) -> Finding {
     let arg = if shown == STDIN_NAME { "-" } else { shown };
     let how = if forced {
         "as the spec, toolspec.toml or --input-format says"
@@ -190,10 +192,11 @@ pub(super) fn no_calls_warning(shown: &str, format: Format, forced: bool) -> Fin
                 )
             } else {
                 format!(
-                    "if this file is not in the {format} format, name its format in the spec \
-                 (`format openai-chat`, or another reader) or in a `[formats]` entry of \
+                    "if this file is not in the {format} format, read it with another reader: \
+                 `--input-format NAME`, a spec's `format NAME` line or a `[formats]` entry of \
                  toolspec.toml (`toolspec calls --input-format NAME {arg}` shows what a reader \
-                 finds); if the run made no tool calls, this is expected"
+                 finds; the names are in docs/formats.md); if the run made no tool calls, this \
+                 is expected"
                 )
             }),
         )

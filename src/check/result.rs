@@ -68,8 +68,8 @@ pub(super) struct Input<'a> {
     pub(super) shown: &'a str,
     /// Its bytes when they were read already (standard input).
     pub(super) given: Option<&'a [u8]>,
-    /// `--input-format`.
-    pub(super) forced: Option<Format>,
+    /// `--input-format`: a built-in reader or a custom mapping.
+    pub(super) forced: Option<Reading>,
 }
 
 /// Read one transcript file and run every bound spec on each transcript in it.
@@ -105,8 +105,13 @@ pub(super) fn check_file<S: PairSink>(
         specs.iter().fold(BTreeMap::new(), |mut m, s| {
             let forced = input
                 .forced
-                .or_else(|| s.config.format.as_deref().and_then(|f| f.parse().ok()))
-                .map(Reading::Reader)
+                .or_else(|| {
+                    s.config
+                        .format
+                        .as_deref()
+                        .and_then(|f| f.parse().ok())
+                        .map(Reading::Reader)
+                })
                 .or_else(|| {
                     if input.given.is_some() {
                         return None; // no `[formats]` glob names standard input

@@ -25,7 +25,7 @@ use rayon::prelude::*;
 use super::findings::plain;
 use super::paths::{absolute, display_path};
 use super::plan::{self, Compiled};
-use super::read::format_overrides;
+use super::read::{format_overrides, Reading};
 use super::result::{check_file, FileOutcome, Input, Kept};
 use super::settings::LoadedSettings;
 use crate::code::Code;
@@ -94,6 +94,24 @@ pub fn check_with<S: PairSink>(
     });
     let bound = plan::bind(compiled, &found, opts, (cwd, git_global), &mut report);
     let formats = format_overrides(settings, &root, &mut report);
+    // `--input-format`: a built-in reader, or a custom mapping of the settings by name.
+    let forced = if let Some(name) = &opts.input_mapping {
+        let Some(i) = settings.mappings.iter().position(|m| m.name == *name) else {
+            report.errors.push(plain(
+                Code::InvalidSetting,
+                format!("--input-format `{name}` names no reader and no custom mapping (`[formats.{name}]`) of toolspec.toml"),
+                Some("name a reader of docs/formats.md or a `[formats.NAME]` table of toolspec.toml".to_owned()),
+            ));
+            report.sort();
+            return Checked {
+                report,
+                pairs: Vec::new(),
+            };
+        };
+        Some(Reading::Mapping(i))
+    } else {
+        opts.input_format.map(Reading::Reader)
+    };
     // `None`: the transcript read from standard input.
     type Work<'b> = (Option<&'b PathBuf>, &'b Vec<plan::SpecRef>);
     let mut work: Vec<Work<'_>> = bound.files.iter().map(|(f, s)| (Some(f), s)).collect();
@@ -114,7 +132,7 @@ pub fn check_with<S: PairSink>(
             path,
             shown: &shown,
             given,
-            forced: opts.input_format,
+            forced,
         };
         // A file that panics is reported as an error, and what it had handed to the sink is
         // dropped with its outcome (as if it had no results).

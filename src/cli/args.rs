@@ -92,7 +92,8 @@ pub(crate) struct CheckArgs {
     #[arg(long, value_name = "FILE")]
     pub spec: Option<PathBuf>,
     /// Read every transcript as this format instead of detecting it (over a spec's `format`
-    /// and toolspec.toml's `[formats]`).
+    /// and toolspec.toml's `[formats]`), or with the custom mapping `[formats.NAME]` of
+    /// toolspec.toml.
     #[arg(long, value_name = "NAME")]
     pub input_format: Option<String>,
 }
@@ -147,7 +148,8 @@ pub(crate) struct CallsArgs {
     /// Print JSON (an array of calls per file) instead of a table.
     #[arg(long)]
     pub json: bool,
-    /// Read as this format instead of detecting it.
+    /// Read as this format instead of detecting it, or with the custom mapping `[formats.NAME]`
+    /// of toolspec.toml.
     #[arg(long = "input-format", alias = "format", value_name = "NAME")]
     pub input_format: Option<String>,
     /// When to use colours in diagnostics.

@@ -138,6 +138,9 @@ pub(crate) fn line(v: &Value) -> Option<Format> {
     if super::readers::openai_agents_span(v) {
         return Some(Format::OpenaiAgents);
     }
+    if super::readers::bedrock_event(v) {
+        return Some(Format::BedrockConverse);
+    }
     None
 }
 
@@ -350,6 +353,9 @@ fn doc_shape(v: &Value) -> Option<Format> {
     }
     if super::readers::openai_agents_doc(v) {
         return Some(Format::OpenaiAgents);
+    }
+    if super::readers::bedrock_doc(v) {
+        return Some(Format::BedrockConverse);
     }
     if let Value::Object(o) = v {
         let object = s(v, "object");
@@ -615,6 +621,11 @@ pub(crate) fn also_matches(v: &Value, chosen: Format) -> Vec<(Format, &'static s
         .iter()
         .any(|k| has(k)),
         "DeepEval `tools_called`/`toolSpans`/`testCases`",
+    );
+    mark(
+        Format::BedrockConverse,
+        super::readers::bedrock_doc(v),
+        "Bedrock Converse `toolUse`/`toolResult` blocks",
     );
     marks
 }

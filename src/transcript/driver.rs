@@ -15,6 +15,7 @@ use super::jsonl::Lines;
 use super::readers;
 use super::sink::Sink;
 use super::spans::{Seg, SpanTree};
+use super::sse;
 use super::text::{check_text, check_text_at, check_utf8_at, Line};
 use super::{Format, Keep, ReadError, RecordLoc, Transcript};
 
@@ -70,6 +71,9 @@ pub(crate) fn read_bytes(
         }
     }
     let mut lines = Lines::new(name, forced, keep, &mut emit);
+    let first_line = &bytes[first..];
+    let first_line = &first_line[..memchr::memchr(b'\n', first_line).unwrap_or(first_line.len())];
+    let mut events = sse::opens(first_line).then(sse::Events::default);
     // UTF-8 checked once for the whole file ([`crate::source::utf8`]), so that the lines can be
     // parsed as text and serde_json need not check every string it reads again. A file that
     // is not valid UTF-8 is read as bytes, line by line, so that the lines before the bad byte
@@ -82,13 +86,22 @@ pub(crate) fn read_bytes(
             Some(i) => (start + i, start + i + 1, true),
             None => (bytes.len(), bytes.len(), false),
         };
-        let line = Line {
-            bytes: &bytes[start..end],
-            text: text.and_then(|t| t.get(start..end)),
-        };
-        lines.push(no, start, line, terminated)?;
+        if let Some(events) = &mut events {
+            events.push(name, no, start, &bytes[start..end], terminated, &mut |p| {
+                lines.push(p.no, p.offset, p.line, p.terminated)
+            })?;
+        } else {
+            let line = Line {
+                bytes: &bytes[start..end],
+                text: text.and_then(|t| t.get(start..end)),
+            };
+            lines.push(no, start, line, terminated)?;
+        }
         start = next;
         no += 1;
+    }
+    if let Some(events) = &mut events {
+        events.finish(&mut |p| lines.push(p.no, p.offset, p.line, p.terminated))?;
     }
     lines.finish()
 }
@@ -121,6 +134,7 @@ pub(crate) fn read_stream(
     }
     let mut lines = Lines::new(name, forced, keep, &mut emit);
     let mut seen_text = false;
+    let mut events: Option<sse::Events> = None;
     loop {
         buf.clear();
         let n = reader
@@ -157,12 +171,21 @@ pub(crate) fn read_stream(
                 drop(lines);
                 return read_bytes(name, &all, forced, keep, emit);
             }
+            if sse::opens(t) {
+                events = Some(sse::Events::default());
+            }
         }
-        let line = Line {
-            bytes: line,
-            text: crate::source::utf8(line),
-        };
-        lines.push(no, offset, line, terminated)?;
+        if let Some(events) = &mut events {
+            events.push(name, no, offset, line, terminated, &mut |p| {
+                lines.push(p.no, p.offset, p.line, p.terminated)
+            })?;
+        } else {
+            let line = Line {
+                bytes: line,
+                text: crate::source::utf8(line),
+            };
+            lines.push(no, offset, line, terminated)?;
+        }
         offset += n;
         no += 1;
     }
@@ -170,6 +193,9 @@ pub(crate) fn read_stream(
         return Err(ReadError::Empty {
             file: name.to_string(),
         });
+    }
+    if let Some(events) = &mut events {
+        events.finish(&mut |p| lines.push(p.no, p.offset, p.line, p.terminated))?;
     }
     lines.finish()
 }

@@ -158,7 +158,7 @@ impl Diagnostic for ReadError {
                 "the file ends in the middle of a record (was it still being written?); remove the partial last line or let the writer finish",
             ),
             ReadError::DetectionFailed { tried, .. } => Box::new(format!(
-                "pass --input-format NAME to read it as a given format; formats tried:\n{}",
+                "pass --input-format NAME to read it as a given format, or as a custom mapping (`[formats.NAME]` of toolspec.toml, docs/formats.md); formats tried: {}",
                 list_rejections(tried)
             )),
         })
@@ -193,12 +193,14 @@ fn summarize(found: &str, tried: &[Rejection]) -> String {
     format!("found {found}; none of {} formats matched", tried.len())
 }
 
+/// Each format once with what it looks for, on one line (reports show a finding's help as one
+/// line: a line break would be shown escaped).
 fn list_rejections(tried: &[Rejection]) -> String {
     tried
         .iter()
-        .map(|r| format!("  - {}: {}", r.format, r.reason))
+        .map(|r| format!("{} ({})", r.format, r.reason))
         .collect::<Vec<_>>()
-        .join("\n")
+        .join("; ")
 }
 
 impl ReadError {

@@ -54,6 +54,8 @@ pub enum Format {
     AdkSession,
     /// OpenAI Agents SDK run states, run items and trace exports.
     OpenaiAgents,
+    /// AWS Bedrock Converse API: requests, saved conversations, responses, ConverseStream events.
+    BedrockConverse,
     /// A custom mapping (`[formats.NAME]` in toolspec.toml): never detected, never named by
     /// `--format`; the files its `files` globs match are read with it.
     Custom,
@@ -161,13 +163,16 @@ pub(crate) static FORMATS: [Def; LISTED + 1] = [
     Def { format: Format::OpenaiAgents, name: "openai-agents", aliases: &["agents-sdk", "openai-agents-sdk"], session: false,
         marks: "no `{$schemaVersion, generated_items}` run state, no `{type: …_item, raw_item}` run items and no `trace.span` objects",
         read: r::openai_agents::read, parts: None, stream: Some(Session::openai_agents) },
+    Def { format: Format::BedrockConverse, name: "bedrock-converse", aliases: &["bedrock", "converse", "aws-bedrock"], session: false,
+        marks: "no `toolUse`/`toolResult` content blocks, no `toolConfig`, no `{output: {message}, stopReason}` response and no ConverseStream events",
+        read: r::bedrock::read, parts: None, stream: Some(Session::bedrock_stream) },
     Def { format: Format::Custom, name: "custom", aliases: &[], session: false,
         marks: "",
         read: r::custom, parts: None, stream: None },
 ];
 
 /// How many formats can be named and detected (every row of [`FORMATS`] but the last).
-const LISTED: usize = 21;
+const LISTED: usize = 22;
 
 impl Format {
     /// Every format but [`Format::Custom`], in the order of [`FORMATS`].

@@ -26,6 +26,7 @@ pub mod mapping;
 mod readers;
 mod sink;
 mod spans;
+mod sse;
 mod text;
 
 use std::io::Read;

@@ -91,6 +91,10 @@ const NOT_CODES: &[&str] = &[
     "regex-automata",
     "tool-call-f1",
     "get-order",
+    // Job names of the release workflow.
+    "github-release",
+    "publish-npm",
+    "publish-pypi",
 ];
 
 /// Every word of the docs written like a code (`` `kebab-case` `` or `` `toolspec::name` ``,

@@ -56,6 +56,8 @@ mod readers_fuzz;
 mod readers_keep;
 mod readers_mapping;
 mod readers_neutral;
+mod readers_silent;
+mod readers_sse;
 mod readers_stream;
 mod readers_wild;
 mod report_honest;

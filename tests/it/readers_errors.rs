@@ -175,9 +175,15 @@ fn unknown_format_lists_every_format_tried() {
     );
     let help = miette::Diagnostic::help(&e).unwrap().to_string();
     assert!(
-        help.contains("--input-format") && help.contains("otel-genai: no `resourceSpans`"),
+        help.contains("--input-format") && help.contains("otel-genai (no `resourceSpans`"),
         "{help}"
     );
+    // One line (reports show a finding's help on one line), each format's reason once.
+    assert!(!help.contains('\n'), "{help}");
+    for f in Format::ALL {
+        let reason = &tried.iter().find(|r| r.format == f).unwrap().reason;
+        assert_eq!(help.matches(reason.as_str()).count(), 1, "{f}: {help}");
+    }
     // Plain text, and scalars.
     assert_eq!(err("notes.txt", b"hello\nworld\n").code(), "unknown-format");
     assert_eq!(err("n.json", b"[1, 2, 3]").code(), "unknown-format");

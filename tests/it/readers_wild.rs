@@ -770,3 +770,54 @@ fn openai_agents_files_are_detected_as_themselves_only() {
     assert_eq!(ts[0].format, Format::OpenaiResponses);
     assert_eq!(calls(&ts), want);
 }
+
+/// A Bedrock Converse request, response, message list and ConverseStream log are detected as
+/// `bedrock-converse` and nothing else (no `ambiguous-format` note); `toolConfig` declares the
+/// tools, a `toolResult` for no call is an `orphan-result` note.
+#[test]
+fn bedrock_converse_is_detected_as_itself_only() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    for f in [
+        "formats/transcripts/bedrock_converse/weather.request.json",
+        "formats/transcripts/bedrock_converse/blank_input.stream.json",
+        "formats/transcripts/bedrock_converse/blank_input.stream.jsonl",
+        "wild/bedrock_converse/vercel-ai-bedrock-parallel-tool-calls.response.json",
+        "wild/bedrock_converse/vercel-ai-bedrock-kimi-k2-read-file.chunks.txt",
+    ] {
+        let ts = Reader::new().read_file(&dir.join(f)).unwrap();
+        assert_eq!(
+            (ts.len(), ts[0].format),
+            (1, Format::BedrockConverse),
+            "{f}"
+        );
+        let notes: Vec<_> = ts[0].findings.iter().map(|n| n.code).collect();
+        assert!(!notes.contains(&"ambiguous-format"), "{f}: {notes:?}");
+    }
+    let req = Reader::new()
+        .read_file(&dir.join("formats/transcripts/bedrock_converse/weather.request.json"))
+        .unwrap();
+    let tools: Vec<_> = req[0].tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(tools, ["get_weather", "book_taxi"]);
+    assert_eq!(
+        req[0].tools[0].parameters.as_ref().unwrap()["required"],
+        json!(["location"])
+    );
+    let notes: Vec<_> = req[0].findings.iter().map(|n| n.code).collect();
+    assert_eq!(notes, ["orphan-result"]);
+    // A bare message list (Strands Agents, boto3 loops) with no tool call yet still is Bedrock
+    // once a block is keyed `toolUse`; forced, a plain text list reads as 0 calls.
+    let bare = br#"[{"role":"user","content":[{"text":"hi"}]},{"role":"assistant","content":[{"toolUse":{"toolUseId":"t","name":"f","input":{"a":1}}}]}]"#;
+    let ts = Reader::new().read("m.json", bare).unwrap();
+    assert_eq!(
+        (ts[0].format, ts[0].calls.len()),
+        (Format::BedrockConverse, 1)
+    );
+    let ts = Reader::new()
+        .format(Format::BedrockConverse)
+        .read("m.json", br#"[{"role":"user","content":[{"text":"hi"}]}]"#)
+        .unwrap();
+    assert!(ts[0].calls.is_empty());
+    for alias in ["bedrock", "converse", "aws_bedrock", "bedrock-converse"] {
+        assert_eq!(alias.parse::<Format>().unwrap(), Format::BedrockConverse);
+    }
+}

@@ -197,7 +197,7 @@ fn warnings_say_what_happened_and_fail_under_strict() {
         stderr.contains("read as vercel-ai-sdk (by detection), with 0 tool calls"),
         "{stderr}"
     );
-    assert!(stderr.contains("name its format"), "{stderr}");
+    assert!(stderr.contains("read it with another reader"), "{stderr}");
     let out = run(d, &["check", "--color", "never", "--strict"]);
     assert_eq!(out.status.code(), Some(1), "{:?}", text(&out));
     // `--exit-zero` still wins over a failing exit.

@@ -23,16 +23,17 @@ const STDIN_NAME: &str = toolspec::check::run::STDIN_NAME;
 /// before the error.
 pub(crate) fn run(args: CallsArgs) -> u8 {
     let color = args.color.enabled_stderr();
-    let format = match args.input_format.as_deref().map(Format::from_str) {
-        None => None,
-        Some(Ok(f)) => Some(f),
-        Some(Err(e)) => {
-            output::err(&format!("error: {}\n", output::esc(&e.to_string())));
-            return exit::ERROR;
-        }
+    // `--input-format` names a built-in reader, or else a custom mapping of the project's
+    // toolspec.toml (found from the working folder), which then reads every file, standard
+    // input included. Without it, the mappings read the files their `files` globs match.
+    let named = args
+        .input_format
+        .as_deref()
+        .map(|n| (n, Format::from_str(n)));
+    let format = match &named {
+        Some((_, Ok(f))) => Some(*f),
+        _ => None,
     };
-    // Custom mappings of the project's toolspec.toml (found from the working folder) read the
-    // files their `files` globs match, unless --input-format names a reader.
     let settings = match (format, std::env::current_dir()) {
         (None, Ok(cwd)) => match toolspec::check::settings::LoadedSettings::discover(&cwd) {
             Ok(s) => Some(s),
@@ -42,6 +43,22 @@ pub(crate) fn run(args: CallsArgs) -> u8 {
             }
         },
         _ => None,
+    };
+    let forced_mapping = if let Some((name, Err(e))) = &named {
+        let found = settings
+            .as_ref()
+            .and_then(|s| s.mappings.iter().find(|m| m.name == *name));
+        let Some(m) = found else {
+            let text = match &settings {
+                Some(s) => crate::cli::commands::check::unknown_reader(e, s),
+                None => e.to_string(),
+            };
+            output::err(&format!("error: {}\n", output::esc(&text)));
+            return exit::ERROR;
+        };
+        Some(m.clone())
+    } else {
+        None
     };
     let mut status = exit::OK;
     let several = args.files.len() > 1;
@@ -71,12 +88,17 @@ pub(crate) fn run(args: CallsArgs) -> u8 {
             None
         };
         let mut file = JsonFile::default();
-        let mapping = if from_stdin {
-            None
-        } else {
-            settings.as_ref().and_then(|s| s.mapping_for(path))
+        // Calls read from this file, and the format of its first transcript.
+        let mut seen: (usize, Option<Format>) = (0, None);
+        let mapping = match &forced_mapping {
+            Some(m) => Some(m),
+            // No `files` glob names standard input.
+            None if from_stdin => None,
+            None => settings.as_ref().and_then(|s| s.mapping_for(path)),
         };
         let emit = |t: Transcript| {
+            seen.0 += t.calls.len();
+            seen.1.get_or_insert(t.format);
             if !args.json {
                 output::out(&toolspec::text::guard_lines(&table(
                     &name,
@@ -102,6 +124,7 @@ pub(crate) fn run(args: CallsArgs) -> u8 {
         let read = match &bytes {
             Some(b) => transcript::Reader::new()
                 .format(format)
+                .mapping(mapping.map(|m| &**m))
                 .read_with(&name, b, emit),
             // A mapping reads the file whole, as `check` does.
             None => transcript::Reader::new()
@@ -112,9 +135,34 @@ pub(crate) fn run(args: CallsArgs) -> u8 {
         if args.json {
             file.close(several);
         }
-        if let Err(e) = read {
-            output::err(&output::render(&e, color));
-            status = exit::ERROR;
+        match (read, seen) {
+            (Err(e), _) => {
+                output::err(&output::render(&e, color));
+                status = exit::ERROR;
+            }
+            // Read, but not a single call: most likely the wrong reader; never said silently.
+            (Ok(()), (0, Some(f))) => {
+                let warning = toolspec::check::no_calls_warning(
+                    &name,
+                    f,
+                    format.is_some() || mapping.is_some(),
+                );
+                let report = toolspec::report::model::Report {
+                    warnings: vec![warning],
+                    ..Default::default()
+                };
+                let opts = toolspec::report::human::Options {
+                    color,
+                    verbose: false,
+                    width: output::terminal_width(),
+                };
+                output::err(&toolspec::report::human::render_run_findings(
+                    &report,
+                    &|_| None,
+                    opts,
+                ));
+            }
+            (Ok(()), _) => {}
         }
     }
     if args.json {

@@ -40,16 +40,22 @@ pub(crate) fn run(args: CheckArgs) -> u8 {
         Err(status) => return status,
     };
     let color = args.run.color.enabled() && args.output_file.is_none();
-    let input_format = match args.input_format.as_deref().map(str::parse) {
-        None => None,
-        Some(Ok(f)) => Some(f),
-        Some(Err(e)) => {
-            output::err(&format!(
-                "error: {}\n",
-                output::esc(&toolspec::transcript::UnknownFormat::to_string(&e))
-            ));
-            return exit::ERROR;
-        }
+    // `--input-format` names a built-in reader, or else a custom mapping of toolspec.toml.
+    let (input_format, input_mapping) = match args.input_format.as_deref() {
+        None => (None, None),
+        Some(name) => match name.parse() {
+            Ok(f) => (Some(f), None),
+            Err(_) if settings.mappings.iter().any(|m| m.name == name) => {
+                (None, Some(name.to_owned()))
+            }
+            Err(e) => {
+                output::err(&format!(
+                    "error: {}\n",
+                    output::esc(&unknown_reader(&e, &settings))
+                ));
+                return exit::ERROR;
+            }
+        },
     };
     // `-` among the paths: a transcript read from standard input, shown as `<stdin>`.
     let stdin = if args.run.paths.iter().any(|p| stdin::is_stdin(p)) {
@@ -84,6 +90,7 @@ pub(crate) fn run(args: CheckArgs) -> u8 {
             spec: args.spec.clone(),
             stdin,
             input_format,
+            input_mapping,
             ..o
         },
         Err(status) => return status,
@@ -295,4 +302,25 @@ fn short_errors(report: &Report) -> String {
             None => format!("error[{}]: {}\n", esc(&f.code), esc(&f.message)),
         })
         .collect()
+}
+
+/// An `--input-format` name that is neither a reader nor a custom mapping: the readers, and the
+/// mappings of the settings if there are any.
+pub(crate) fn unknown_reader(
+    e: &toolspec::transcript::UnknownFormat,
+    settings: &LoadedSettings,
+) -> String {
+    let names: Vec<String> = settings
+        .mappings
+        .iter()
+        .map(|m| format!("`{}`", m.name))
+        .collect();
+    if names.is_empty() {
+        e.to_string()
+    } else {
+        format!(
+            "{e}, nor a custom mapping of toolspec.toml ({})",
+            names.join(", ")
+        )
+    }
 }

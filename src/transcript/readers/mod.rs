@@ -4,6 +4,7 @@
 pub(super) mod adk;
 pub(super) mod adk_session;
 pub(super) mod anthropic;
+pub(super) mod bedrock;
 pub(super) mod claude_code;
 pub(super) mod codex;
 pub(super) mod deepeval;
@@ -51,6 +52,8 @@ pub(crate) enum Session {
     AnthropicStream(anthropic::Stream),
     /// OpenAI Agents SDK trace export, one exported item per line.
     OpenaiAgents(openai_agents::Spans),
+    /// Bedrock ConverseStream events, one per line.
+    BedrockStream(bedrock::Stream),
     /// A document format whose lines are independent documents (Gemini responses, Vercel results).
     Doc(Format),
 }
@@ -109,6 +112,13 @@ impl Session {
             .then(|| Session::AnthropicStream(anthropic::Stream::default()))
     }
 
+    /// Bedrock ConverseStream events, when the deciding line is one.
+    pub(super) fn bedrock_stream(first: Option<&Value>) -> Option<Self> {
+        first
+            .is_none_or(bedrock::is_stream_event)
+            .then(|| Session::BedrockStream(bedrock::Stream::default()))
+    }
+
     /// Feed one line (its location is `sink.line`).
     pub(crate) fn line(&mut self, v: &Value, origin: Origin, sink: &mut Sink) {
         match self {
@@ -123,6 +133,7 @@ impl Session {
             }
             Session::AnthropicStream(s) => s.event(v, sink),
             Session::OpenaiAgents(s) => s.line(v, sink),
+            Session::BedrockStream(s) => s.event(v, sink),
             Session::Doc(f) => {
                 // A line that does not fit is skipped: sessions mix event kinds.
                 let _ = read_doc(*f, v, sink);
@@ -149,6 +160,7 @@ impl Session {
             Session::Gemini(mut s) => s.finish(sink),
             Session::AnthropicStream(s) => s.finish(sink),
             Session::OpenaiAgents(s) => s.finish(sink),
+            Session::BedrockStream(s) => s.finish(sink),
             Session::ClaudeCode(_) | Session::Codex(_) | Session::Doc(_) => {}
         }
     }
@@ -162,6 +174,16 @@ pub(crate) fn langfuse_export(v: &Value) -> bool {
 /// Whether `v` is a list of OpenTelemetry SDK span objects (bare or under `spans`).
 pub(crate) fn otel_sdk_spans(v: &Value) -> bool {
     otel_sdk::spans(v).is_some()
+}
+
+/// Whether `v` is a Bedrock ConverseStream event that decides a file.
+pub(crate) fn bedrock_event(v: &Value) -> bool {
+    bedrock::is_stream_event(v)
+}
+
+/// Whether `v` has the marks of a Bedrock Converse document.
+pub(crate) fn bedrock_doc(v: &Value) -> bool {
+    bedrock::is_document(v)
 }
 
 /// Whether `v` is one call of toolspec's own calls format (a JSON line of it).

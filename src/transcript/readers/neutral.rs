@@ -81,9 +81,11 @@ pub(crate) fn read_part(v: &Value, path: &[Seg], sink: &mut Sink) {
 }
 
 fn call(c: &Value, path: &[Seg], sink: &mut Sink) -> Result<(), String> {
-    let Some(name) = c.get("name").and_then(Value::as_str) else {
+    // Only a call as the format defines it: an object of another format that happens to have
+    // a `name` (a DeepEval trace, an ADK eval case) is not read as one call.
+    let (true, Some(name)) = (is_call(c), c.get("name").and_then(Value::as_str)) else {
         return Err(format!(
-            "expected a call with a string `name`; found {}",
+            "expected a call `{{name, args, id, output, is_error}}` (a string `name`, an `args` member, no other key); found {}",
             detect::describe(c)
         ));
     };

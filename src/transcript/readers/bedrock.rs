@@ -1,0 +1,254 @@
+//! AWS Bedrock Converse API: request bodies and saved conversations (`messages[]` of `{role,
+//! content: [ContentBlock]}`), `Converse` responses (`{output: {message}, stopReason, usage}`),
+//! and `ConverseStream` event logs (one event per line, as boto3 and the AWS SDKs hand them
+//! out: `{"contentBlockStart": {…}}`, `{"contentBlockDelta": {…}}`, …).
+//!
+//! Content blocks are unions named by their only key (no `type`): `{text}`, `{toolUse:
+//! {toolUseId, name, input}}`, `{toolResult: {toolUseId, content: [{text} | {json} | …],
+//! status}}`. Source of the shapes: the bedrock-runtime service model of botocore
+//! (`ContentBlock`, `ToolUseBlock`, `ToolResultBlock`, `ConverseStreamOutput`) and the recorded
+//! responses of the Vercel AI SDK's amazon-bedrock provider (`tests/fixtures/wild/bedrock_converse/`).
+
+use serde_json::Value;
+
+use super::super::detect;
+use super::super::sink::{arr, s, Args, Sink};
+use super::super::spans::Seg;
+use crate::code::Code;
+
+/// The union keys of a Converse stream event (`ConverseStreamOutput`) that decide a line.
+const STREAM_EVENTS: &[&str] = &["messageStart", "contentBlockStart", "contentBlockDelta"];
+
+/// Read a Converse document: a request or saved conversation, a response, a bare message list,
+/// or a list of stream events.
+pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
+    if let Value::Array(items) = v {
+        if items.iter().any(is_stream_event) {
+            return super::session_doc(
+                super::super::Format::BedrockConverse,
+                "ConverseStream event",
+                v,
+                sink,
+            );
+        }
+    }
+    for t in v
+        .get("toolConfig")
+        .map(|c| arr(c, "tools"))
+        .unwrap_or_default()
+    {
+        if let Some(spec) = t.get("toolSpec") {
+            if let Some(name) = s(spec, "name") {
+                sink.declare(
+                    name,
+                    spec.get("description"),
+                    spec.get("inputSchema").and_then(|i| i.get("json")),
+                );
+            }
+        }
+    }
+    let mut found = false;
+    if let Some(msgs) = detect::messages(v) {
+        found = true;
+        let root: &[Seg] = if v.is_array() {
+            &[]
+        } else {
+            &[Seg::K("messages")]
+        };
+        for (i, m) in msgs.iter().enumerate() {
+            let mut p = root.to_vec();
+            p.extend([Seg::I(i), Seg::K("content")]);
+            blocks(m, &p, sink);
+        }
+    }
+    if let Some(m) = v.get("output").and_then(|o| o.get("message")) {
+        found = true;
+        blocks(
+            m,
+            &[Seg::K("output"), Seg::K("message"), Seg::K("content")],
+            sink,
+        );
+    }
+    if found {
+        Ok(())
+    } else {
+        Err(format!(
+            "expected `messages`, a message list or a response `{{output: {{message}}}}`; found {}",
+            detect::describe(v)
+        ))
+    }
+}
+
+/// The content blocks of one message, at `path`.
+fn blocks(m: &Value, path: &[Seg], sink: &mut Sink) {
+    for (j, b) in arr(m, "content").iter().enumerate() {
+        let loc = |sink: &Sink| {
+            let mut p = path.to_vec();
+            p.push(Seg::I(j));
+            sink.at(&p)
+        };
+        if let Some(u) = b.get("toolUse").filter(|u| u.is_object()) {
+            let l = loc(sink);
+            let args = u
+                .get("input")
+                .filter(|a| !a.is_null())
+                .map_or(Args::Empty, Args::Value);
+            sink.call(
+                s(u, "name").unwrap_or(""),
+                args,
+                s(u, "toolUseId").map(str::to_string),
+                l,
+            );
+        } else if let Some(r) = b.get("toolResult").filter(|r| r.is_object()) {
+            let id = s(r, "toolUseId").unwrap_or("");
+            let failed = s(r, "status") == Some("error");
+            if !sink.answer_id(id, output(r.get("content")), failed) {
+                let l = loc(sink);
+                sink.finding(
+                    Code::OrphanResult,
+                    format!("`toolResult` for `{id}` has no matching `toolUse` in this file"),
+                    l,
+                );
+            }
+        }
+    }
+}
+
+/// The output of a `toolResult`: its `content` blocks read as values (`{text}` → the text,
+/// `{json}` → the JSON, any other block as written); one block → its value, several texts →
+/// joined with `"\n"` (the text-block rule), otherwise the list of values.
+fn output(content: Option<&Value>) -> Option<Value> {
+    let items = match content? {
+        Value::Null => return None,
+        Value::Array(items) => items,
+        other => return Some(other.clone()),
+    };
+    let values: Vec<Value> = items
+        .iter()
+        .map(|b| {
+            b.get("text")
+                .filter(|t| t.is_string())
+                .or_else(|| b.get("json"))
+                .unwrap_or(b)
+                .clone()
+        })
+        .collect();
+    Some(match values.len() {
+        1 => values.into_iter().next().unwrap_or(Value::Null),
+        n if n > 1 && values.iter().all(Value::is_string) => Value::String(
+            values
+                .iter()
+                .filter_map(Value::as_str)
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
+        _ => Value::Array(values),
+    })
+}
+
+/// Whether `v` is a ConverseStream event that decides a file: an object with a
+/// `messageStart`, `contentBlockStart` or `contentBlockDelta` object.
+pub(crate) fn is_stream_event(v: &Value) -> bool {
+    STREAM_EVENTS
+        .iter()
+        .any(|k| v.get(*k).is_some_and(Value::is_object))
+}
+
+/// Whether `v` has the marks of a Converse document: a `toolConfig` with `toolSpec` tools, a
+/// response (`output.message.content[]` and `stopReason`), messages holding a `toolUse` or
+/// `toolResult` block, or a list of stream events.
+pub(crate) fn is_document(v: &Value) -> bool {
+    if let Value::Array(items) = v {
+        if items.iter().any(is_stream_event) && items.iter().all(Value::is_object) {
+            return true;
+        }
+    }
+    if v.get("toolConfig")
+        .is_some_and(|c| arr(c, "tools").iter().any(|t| t.get("toolSpec").is_some()))
+    {
+        return true;
+    }
+    if v.get("stopReason").is_some_and(Value::is_string)
+        && v.get("output")
+            .and_then(|o| o.get("message"))
+            .is_some_and(|m| m.get("content").is_some_and(Value::is_array))
+    {
+        return true;
+    }
+    detect::messages(v).is_some_and(|msgs| {
+        msgs.iter().any(|m| {
+            m.get("role").is_some()
+                && arr(m, "content").iter().any(|b| {
+                    b.get("type").is_none()
+                        && (b.get("toolUse").is_some_and(Value::is_object)
+                            || b.get("toolResult").is_some_and(Value::is_object))
+                })
+        })
+    })
+}
+
+/// ConverseStream events, one per line: a call opens at `contentBlockStart.start.toolUse
+/// {toolUseId, name}`; its arguments are the `contentBlockDelta.delta.toolUse.input` text
+/// pieces of that `contentBlockIndex`, concatenated and decoded by the argument-string rule at
+/// `contentBlockStop` (blank → `{}`); `messageStart` starts a new set of indexes. Other events
+/// (`text` and `reasoningContent` deltas, `messageStop`, `metadata`) are skipped.
+#[derive(Default)]
+pub(crate) struct Stream {
+    /// Per block index of the current message: the call it opened and its argument text.
+    open: std::collections::HashMap<u64, (usize, String)>,
+}
+
+impl Stream {
+    /// Feed one event.
+    pub(crate) fn event(&mut self, v: &Value, sink: &mut Sink) {
+        let index = |e: &Value| e.get("contentBlockIndex").and_then(Value::as_u64);
+        if v.get("messageStart").is_some() {
+            self.close_all(sink);
+        } else if let Some(e) = v.get("contentBlockStart") {
+            let Some(u) = e.get("start").and_then(|st| st.get("toolUse")) else {
+                return;
+            };
+            let l = sink.at(&[Seg::K("contentBlockStart")]);
+            let i = sink.call(
+                s(u, "name").unwrap_or(""),
+                Args::Empty,
+                s(u, "toolUseId").map(str::to_string),
+                l,
+            );
+            self.open.insert(index(e).unwrap_or(0), (i, String::new()));
+        } else if let Some(e) = v.get("contentBlockDelta") {
+            let piece = e
+                .get("delta")
+                .and_then(|d| d.get("toolUse"))
+                .and_then(|u| s(u, "input"));
+            if let (Some((_, text)), Some(piece)) =
+                (self.open.get_mut(&index(e).unwrap_or(0)), piece)
+            {
+                text.push_str(piece);
+            }
+        } else if let Some(e) = v.get("contentBlockStop") {
+            if let Some(open) = self.open.remove(&index(e).unwrap_or(0)) {
+                Self::close(open, sink);
+            }
+        }
+    }
+
+    fn close((i, text): (usize, String), sink: &mut Sink) {
+        if !text.trim().is_empty() {
+            sink.set_args(i, Args::Owned(Value::String(text)));
+        }
+    }
+
+    fn close_all(&mut self, sink: &mut Sink) {
+        let mut open: Vec<_> = self.open.drain().map(|(_, o)| o).collect();
+        open.sort();
+        for o in open {
+            Self::close(o, sink);
+        }
+    }
+
+    /// End of input: blocks never stopped keep the pieces received.
+    pub(crate) fn finish(mut self, sink: &mut Sink) {
+        self.close_all(sink);
+    }
+}
