@@ -139,6 +139,8 @@ mod tests {
             }),
             label: Some(nasty.into()),
             related: None,
+            expectation: None,
+            call: None,
         };
         let a = annotation(&f);
         assert!(!a.chars().any(crate::text::is_control), "{a}");

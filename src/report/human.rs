@@ -554,6 +554,8 @@ mod tests {
             location: Some(loc("t.json", &transcript, 0, 13)),
             label: None,
             related: Some(loc("s.toolspec", &spec, 11, 40)),
+            expectation: None,
+            call: None,
         };
         let sources = |name: &str| match name {
             "s.toolspec" => Some(std::sync::Arc::new(spec.clone())),

@@ -10,6 +10,7 @@
 //! hold it in memory. A format's `render` (a whole [`Report`] → text) emits every result of the
 //! report the same way, into memory.
 
+pub mod call;
 pub mod github;
 pub mod human;
 pub mod json;

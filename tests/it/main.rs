@@ -59,6 +59,7 @@ mod readers_neutral;
 mod readers_stream;
 mod readers_wild;
 mod report_honest;
+mod report_schema;
 mod report_stream;
 mod trust_binary;
 mod trust_injection;
