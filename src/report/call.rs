@@ -47,7 +47,7 @@ fn key(k: &str) -> String {
 /// A call as one line: `name(key: value, …)`, the keys in `first` before the others (in the
 /// order given, those the call has), each value cut to [`VALUE_CHARS`], as many arguments as fit
 /// in `width` characters and `…` for the rest. Arguments that are not an object show as one
-/// value; `null` (none recorded, or not read) as `name()`.
+/// value; `null` (none recorded, or not read: unknown) as `name(…)`.
 pub fn show(name: &str, args: &Value, first: &[&str], width: usize) -> String {
     let name = cut(&text::escape(name), NAME_CHARS);
     let items: Vec<String> = match args {
@@ -66,7 +66,7 @@ pub fn show(name: &str, args: &Value, first: &[&str], width: usize) -> String {
                 .map(|k| format!("{}: {}", key(k), value(&m[k], VALUE_CHARS)))
                 .collect()
         }
-        Value::Null => Vec::new(),
+        Value::Null => return format!("{name}(…)"),
         v => vec![value(v, VALUE_CHARS)],
     };
     let mut out = format!("{name}(");
@@ -124,6 +124,10 @@ mod tests {
         );
         assert_eq!(
             show("close_account", &Value::Null, &[], 40),
+            "close_account(…)"
+        );
+        assert_eq!(
+            show("close_account", &json!({}), &[], 40),
             "close_account()"
         );
         assert_eq!(show("f", &json!([1, 2]), &[], 40), "f([1,2])");

@@ -14,6 +14,7 @@ use miette::{
 use std::io::{self, Write};
 use std::sync::Arc;
 
+use super::brief;
 use super::model::{Finding, Location, PairResult, Report, Severity, Summary};
 use super::stream::{self, Emitter, PairOut, Results};
 pub use crate::source::Excerpt;
@@ -138,6 +139,14 @@ fn pair_details<E>(
     if findings.peek().is_none() {
         return Ok(());
     }
+    if !opts.verbose {
+        out(&pair_line(r, opts.color))?;
+        out("\n")?;
+        for f in findings {
+            out(&brief_finding(r, &f, opts))?;
+        }
+        return out("\n");
+    }
     let handler = handler(opts);
     out(&pair_line(r, opts.color))?;
     out("\n\n")?;
@@ -147,6 +156,59 @@ fn pair_details<E>(
         out(&text)?;
     }
     Ok(())
+}
+
+/// A finding in one or two lines, each cut to the width: what it is and the call it is about
+/// (pretty-printed: name and arguments, those its failed constraints are about first), then
+/// what the call fails and where that is written in the spec. Without a call: the message,
+/// then the spec line it comes from (or where it is in the transcript).
+fn brief_finding(r: &PairResult, f: &Finding, opts: Options) -> String {
+    let width = opts.width;
+    let sev = f.severity.name();
+    let tag = format!("{sev}[{}]", escaped(&f.code));
+    let shown_tag = if opts.color {
+        let paint = match f.severity {
+            Severity::Error => "31;1",
+            Severity::Warning => "33;1",
+            Severity::Note => "36",
+        };
+        format!("\x1b[{paint}m{sev}\x1b[0m[{}]", escaped(&f.code))
+    } else {
+        tag.clone()
+    };
+    let fit = |s: &str, room: usize| brief::fit(s, room);
+    let lead = 2 + tag.chars().count() + 1;
+    let mut out = String::new();
+    let first_line = match (brief::call_text(r, f, usize::MAX), &f.location) {
+        (Some(_), Some(loc)) => {
+            let at = format!("line {}: ", loc.line);
+            let room = width.saturating_sub(lead + at.chars().count());
+            let call = brief::call_text(r, f, room).unwrap_or_default();
+            fit(&format!("{at}{call}"), width.saturating_sub(lead))
+        }
+        _ => fit(&escaped(&f.message), width.saturating_sub(lead)),
+    };
+    out.push_str(&format!("  {shown_tag} {first_line}\n"));
+    let second = if f.call.is_some() {
+        Some(fit(&brief::detail(r, f), width.saturating_sub(6)))
+    } else if let Some(rel) = &f.related {
+        let (noun, _) = f.related_role();
+        Some(fit(
+            &format!("{noun} at {}", brief::place(rel)),
+            width.saturating_sub(6),
+        ))
+    } else {
+        f.location.as_ref().map(|loc| {
+            fit(
+                &format!("at {}", brief::place_col(loc)),
+                width.saturating_sub(6),
+            )
+        })
+    };
+    if let Some(line) = second {
+        out.push_str(&format!("      {line}\n"));
+    }
+    crate::text::guard_lines(&out).into_owned()
 }
 
 /// The line that counts the passing pairs left out of the list (empty for none).
@@ -159,7 +221,7 @@ fn hidden_pairs_line(hidden: usize) -> String {
 }
 
 /// The last line: counts of the run.
-fn summary_line(s: &Summary) -> String {
+pub(super) fn summary_line(s: &Summary) -> String {
     let plural = |n: usize| if n == 1 { "" } else { "s" };
     let mut summary = format!(
         "{} passed, {} failed ({} checked: {} spec{}, {} transcript{})",

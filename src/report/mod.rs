@@ -10,7 +10,9 @@
 //! hold it in memory. A format's `render` (a whole [`Report`] → text) emits every result of the
 //! report the same way, into memory.
 
+pub mod brief;
 pub mod call;
+pub mod concise;
 pub mod github;
 pub mod human;
 pub mod json;

@@ -61,6 +61,7 @@ mod readers_wild;
 mod report_honest;
 mod report_schema;
 mod report_stream;
+mod report_text;
 mod trust_binary;
 mod trust_injection;
 mod trust_judge;

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use toolspec::check::run::{check_with, CheckOptions, STDIN_NAME};
 use toolspec::check::settings::LoadedSettings;
+use toolspec::report::concise::ConciseEmitter;
 use toolspec::report::github::GithubEmitter;
 use toolspec::report::human::HumanEmitter;
 use toolspec::report::json::JsonEmitter;
@@ -104,6 +105,9 @@ pub(crate) fn run(args: CheckArgs) -> u8 {
             },
             stderr_human,
         ),
+        OutputFormat::Concise => {
+            run.stream(ConciseEmitter { width: human.width }, |_| String::new())
+        }
         OutputFormat::Github => run.stream(GithubEmitter, short_errors),
         OutputFormat::Junit => run.stream(JunitEmitter, short_errors),
         OutputFormat::Sarif => run.stream(SarifEmitter::new(), short_errors),
@@ -270,6 +274,10 @@ pub(crate) fn render(
             );
             (h.stdout, h.stderr)
         }
+        OutputFormat::Concise => (
+            report::concise::render(report, output::terminal_width()),
+            String::new(),
+        ),
         OutputFormat::Json => (report::json::render(report), short_errors()),
         OutputFormat::Junit => (report::junit::render(report), short_errors()),
         OutputFormat::Sarif => (report::sarif::render(report), short_errors()),
