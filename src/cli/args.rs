@@ -88,6 +88,10 @@ pub(crate) struct CheckArgs {
     /// findings too.
     #[arg(long, short)]
     pub verbose: bool,
+    /// Print a summary per spec: pass rate, mean score, the expectations that fail most (always
+    /// printed past 50 pairs).
+    #[arg(long)]
+    pub summary: bool,
     /// Check the transcripts named in PATHS (`-`: standard input) against every spec in FILE,
     /// whatever its `transcripts` globs say.
     #[arg(long, value_name = "FILE")]

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use super::brief;
 use super::model::{Finding, Location, PairResult, Report, Severity, Summary};
 use super::stream::{self, Emitter, PairOut, Results};
+use super::summary::{self, Digest};
 pub use crate::source::Excerpt;
 
 /// Gives the text of a file named in the report (spec or transcript), if it can be read.
@@ -40,9 +41,13 @@ pub struct Options {
     pub verbose: bool,
     /// Terminal width for wrapping.
     pub width: usize,
+    /// Print the summary per spec (pass rate, mean score, most failed expectations) whatever
+    /// the number of pairs; it is printed anyway past [`MAX_LISTED_PAIRS`] pairs.
+    pub summary: bool,
 }
 
-/// Above this many spec × transcript pairs, passing pairs are counted rather than listed.
+/// Above this many spec × transcript pairs, passing pairs are counted rather than listed, and
+/// the summary per spec is printed.
 pub const MAX_LISTED_PAIRS: usize = 50;
 
 /// Render the report for people.
@@ -70,8 +75,9 @@ pub struct HumanEmitter<S> {
 }
 
 impl<S: Fn(&str) -> Option<Arc<String>>> Emitter for HumanEmitter<S> {
-    /// Whether the pair passed.
-    type Meta = bool;
+    /// What the list of pairs and the summary need: whether the pair passed, its spec, score
+    /// and failed expectations.
+    type Meta = Digest;
 
     /// The pair's section of stdout (its line and its findings, for a failing pair that has
     /// findings; nothing otherwise), and its line in the list of pairs.
@@ -80,31 +86,39 @@ impl<S: Fn(&str) -> Option<Arc<String>>> Emitter for HumanEmitter<S> {
         r: &PairResult,
         findings: &mut dyn Iterator<Item = Finding>,
         out: &mut PairOut<'_>,
-    ) -> io::Result<bool> {
+    ) -> io::Result<Digest> {
         let text = &mut out.text;
         pair_details(r, findings, &self.sources, self.options, &mut |s| {
             text.write_all(s.as_bytes())
         })?;
         writeln!(out.line, "{}", pair_line(r, self.options.color))?;
-        Ok(r.passed)
+        Ok(Digest::of(r))
     }
 
     /// The pairs' sections, then the list of pairs: every failing pair, passing ones too
     /// unless there are more than [`MAX_LISTED_PAIRS`] pairs (or with `verbose`), then a blank
-    /// line; then the summary.
+    /// line; the summary per spec (with `summary`, or past [`MAX_LISTED_PAIRS`] pairs); then the
+    /// counts.
     fn document(
         &self,
         head: &Report,
-        results: &Results<'_, bool>,
+        results: &Results<'_, Digest>,
         out: &mut dyn Write,
     ) -> io::Result<()> {
         results.write_texts(|_| true, out)?;
         if !results.is_empty() {
             let list_passing = self.options.verbose || results.len() <= MAX_LISTED_PAIRS;
-            results.write_lines(|&passed| list_passing || !passed, out)?;
-            let hidden = results.metas().filter(|&&p| !list_passing && p).count();
+            results.write_lines(|d| list_passing || !d.passed, out)?;
+            let hidden = results
+                .metas()
+                .filter(|d| !list_passing && d.passed)
+                .count();
             out.write_all(hidden_pairs_line(hidden).as_bytes())?;
             out.write_all(b"\n")?;
+            if self.options.summary || results.len() > MAX_LISTED_PAIRS {
+                out.write_all(summary::table(&summary::summarize(results.metas())).as_bytes())?;
+                out.write_all(b"\n")?;
+            }
         }
         out.write_all(summary_line(&head.summary).as_bytes())
     }
@@ -121,8 +135,9 @@ pub fn render_run_findings(report: &Report, sources: Sources<'_>, opts: Options)
     out
 }
 
-/// A pair's section of stdout: its line and its findings rendered, for a failing pair (any pair
-/// with `verbose`) that has findings; nothing otherwise. The findings are taken from `findings`
+/// A pair's section of stdout: for a failing pair that has findings, its line and its findings
+/// in brief; with `verbose`, for every pair, its line, its alignment and its findings rendered
+/// in full; nothing otherwise. The findings are taken from `findings`
 /// (those of `r` are not looked at), one at a time; none is asked for when the pair's section
 /// is empty because it passed. Handed to `out` a finding at a time.
 fn pair_details<E>(
@@ -136,26 +151,78 @@ fn pair_details<E>(
         return Ok(());
     }
     let mut findings = findings.peekable();
+    if opts.verbose {
+        // Every pair, with how its calls aligned with the spec.
+        out(&pair_line(r, opts.color))?;
+        out("\n")?;
+        out(&alignment(r, opts.width))?;
+        out("\n")?;
+        let handler = handler(opts);
+        for f in findings {
+            let mut text = render_finding(&handler, &f, sources);
+            text.push('\n');
+            out(&text)?;
+        }
+        return Ok(());
+    }
     if findings.peek().is_none() {
         return Ok(());
     }
-    if !opts.verbose {
-        out(&pair_line(r, opts.color))?;
-        out("\n")?;
-        for f in findings {
-            out(&brief_finding(r, &f, opts))?;
-        }
-        return out("\n");
-    }
-    let handler = handler(opts);
     out(&pair_line(r, opts.color))?;
-    out("\n\n")?;
+    out("\n")?;
     for f in findings {
-        let mut text = render_finding(&handler, &f, sources);
-        text.push('\n');
-        out(&text)?;
+        out(&brief_finding(r, &f, opts))?;
     }
-    Ok(())
+    out("\n")
+}
+
+/// How a pair's calls aligned with its spec, a line per expectation (and per call it matched)
+/// and per `never` rule, cut to the width: the status, the expectation, the call it matched.
+///
+/// ```text
+///   matched    #1 lookup_customer (customer) → call #1 lookup_customer(email: "dana@…")
+///   missing    #3 check_refund_eligibility (eligibility) → no call
+///   ok         never close_account
+/// ```
+fn alignment(r: &PairResult, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = |status: &str, what: &str, call: Option<&super::model::CallRef>| {
+        let head = format!("  {status:<9}  {what}");
+        let text = match call {
+            Some(c) => {
+                let at = format!("{head} → call #{} ", c.index + 1);
+                let room = width.saturating_sub(at.chars().count());
+                format!(
+                    "{at}{}",
+                    super::call::show(&c.name, &c.arguments, &[], room)
+                )
+            }
+            None if status == "ok" => head,
+            None => format!("{head} → no call"),
+        };
+        out.push_str(&brief::fit(&text, width));
+        out.push('\n');
+    };
+    for x in &r.expectations {
+        let name = brief::expectation(r, x.index).unwrap_or_default();
+        let status = x.status.replace('_', " ");
+        if x.calls.is_empty() {
+            line(&status, &name, None);
+        }
+        for c in &x.calls {
+            line(&status, &name, Some(c));
+        }
+    }
+    for rule in &r.rules {
+        let name = format!("never {}", escaped(&rule.tool));
+        if rule.calls.is_empty() {
+            line("ok", &name, None);
+        }
+        for c in &rule.calls {
+            line("forbidden", &name, Some(c));
+        }
+    }
+    crate::text::guard_lines(&out).into_owned()
 }
 
 /// A finding in one or two lines, each cut to the width: what it is and the call it is about
@@ -576,6 +643,7 @@ mod tests {
             color: false,
             verbose: false,
             width: 80,
+            summary: false,
         });
         let out = render_diagnostic(&handler, &d);
         assert!(
@@ -628,6 +696,7 @@ mod tests {
             color: false,
             verbose: false,
             width: 80,
+            summary: false,
         });
         let text = render_finding(&handler, &f, &sources);
         assert!(text.contains("missing-call"), "{text}");

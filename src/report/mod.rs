@@ -21,5 +21,6 @@ pub mod model;
 pub mod sarif;
 pub mod spool;
 pub mod stream;
+pub mod summary;
 
 pub use model::Report;

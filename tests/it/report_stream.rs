@@ -182,6 +182,7 @@ fn assert_streams_the_same(project: &Path) {
                 color,
                 verbose,
                 width: 100,
+                summary: verbose,
             };
             streams_as(
                 &format!("human color={color} verbose={verbose}"),

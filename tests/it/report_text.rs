@@ -78,3 +78,41 @@ fn human_finding_lines_fit_the_width() {
         "{out}"
     );
 }
+
+/// Past 50 pairs the summary per spec is printed without `--summary`: the pass rate, the mean
+/// score and the expectations that fail most, counted over a dataset of 60 transcripts.
+#[test]
+fn the_summary_comes_by_itself_past_fifty_pairs() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("toolspec.toml"), "").unwrap();
+    std::fs::write(
+        root.join("s.toolspec"),
+        "spec refund_flow {\n  transcripts \"runs.jsonl\"\n  call lookup(id: 1..=9)\n  \
+         call refund(amount: 1..=100)\n}\n",
+    )
+    .unwrap();
+    let lines: Vec<String> = (0..60)
+        .map(|i| {
+            let amount = if i % 4 == 0 { 500 } else { 50 };
+            format!(
+                r#"[{{"name": "lookup", "args": {{"id": 1}}}}, {{"name": "refund", "args": {{"amount": {amount}}}}}]"#
+            )
+        })
+        .collect();
+    std::fs::write(root.join("runs.jsonl"), lines.join("\n") + "\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_toolspec"))
+        .args(["check", ".", "--color", "never"])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("s.toolspec::refund_flow   45/60   75.0%        0.94\n  most often not met: #2 refund 15×\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("… and 45 passing pairs (-v lists them)"),
+        "{stdout}"
+    );
+}

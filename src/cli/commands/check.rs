@@ -73,6 +73,7 @@ pub(crate) fn run(args: CheckArgs) -> u8 {
         color,
         verbose: args.verbose,
         width: output::terminal_width(),
+        summary: args.summary,
     };
     let opts = match options(&args.run) {
         Ok(o) => CheckOptions {
@@ -270,6 +271,7 @@ pub(crate) fn render(
                     color,
                     verbose,
                     width: output::terminal_width(),
+                    summary: false,
                 },
             );
             (h.stdout, h.stderr)
