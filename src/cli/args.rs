@@ -208,8 +208,11 @@ pub(crate) enum OutputFormat {
     Junit,
     /// SARIF 2.1.0, for code scanning.
     Sarif,
-    /// GitHub Actions workflow annotations.
+    /// GitHub Actions workflow annotations (and the Markdown job summary appended to
+    /// $GITHUB_STEP_SUMMARY when it is set).
     Github,
+    /// A Markdown job summary: counts, a table per spec, the failing pairs.
+    Markdown,
 }
 
 /// `--color`.

@@ -17,6 +17,7 @@ pub mod github;
 pub mod human;
 pub mod json;
 pub mod junit;
+pub mod markdown;
 pub mod model;
 pub mod sarif;
 pub mod spool;

@@ -116,3 +116,78 @@ fn the_summary_comes_by_itself_past_fifty_pairs() {
         "{stdout}"
     );
 }
+
+/// `--format github` with `$GITHUB_STEP_SUMMARY` set appends the Markdown job summary to that
+/// file (what was there stays) and prints the same annotations; the summary is what
+/// `--format markdown` prints.
+#[test]
+fn github_appends_the_job_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("summary.md");
+    std::fs::write(&file, "earlier step\n").unwrap();
+    let run = |args: &[&str], summary: Option<&std::path::Path>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolspec"));
+        cmd.arg("check").args(args).current_dir("examples");
+        match summary {
+            Some(p) => cmd.env("GITHUB_STEP_SUMMARY", p),
+            None => cmd.env_remove("GITHUB_STEP_SUMMARY"),
+        };
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let plain = run(&[".", "--format", "github"], None);
+    let with = run(&[".", "--format", "github"], Some(&file));
+    assert_eq!(plain, with);
+    let markdown = run(&[".", "--format", "markdown"], None);
+    let written = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(written, format!("earlier step\n{markdown}"));
+    assert!(markdown.contains("| 4/5 | 80.0% | 0.95 |"), "{markdown}");
+}
+
+/// Data in the Markdown summary cannot add markup: a tool name with HTML, a link, a table
+/// separator and a line break renders as its text.
+#[test]
+fn markdown_escapes_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("toolspec.toml"), "").unwrap();
+    std::fs::write(
+        root.join("s.toolspec"),
+        "spec s {\n  transcripts \"run.json\"\n  call lookup\n}\n",
+    )
+    .unwrap();
+    let name = "<img src=x onerror=alert(1)> | [x](https://evil) **b** @team\n::error::x";
+    let calls = serde_json::json!([{"name": name, "args": {"q": "</td><script>"}}]);
+    std::fs::write(root.join("run.json"), calls.to_string()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_toolspec"))
+        .args(["check", ".", "--format", "markdown"])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    let md = String::from_utf8(out.stdout).unwrap();
+    assert!(md.contains("unexpected\\-call"), "{md}");
+    for raw in ["</td>", "<script>", "](", "**b**", " @team", "| [x"] {
+        assert!(!md.contains(raw), "{raw} in:\n{md}");
+    }
+    // No HTML tag but the line breaks toolspec writes in a cell.
+    let tags = md.replace("\\<", "").replace("<br>", "");
+    assert!(!tags.contains('<'), "{md}");
+    assert!(
+        !md.lines().any(|l| l.trim_start().starts_with("::")),
+        "{md}"
+    );
+    // Every table row has its cells: no `|` from the data splits one (the failing pair's row
+    // has four, the spec's five).
+    let rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| s\\.")).collect();
+    assert_eq!(rows.len(), 2, "{md}");
+    for line in rows {
+        let bars = line.replace("\\|", "").matches('|').count();
+        let want = if line.starts_with("| s\\.toolspec::") {
+            5
+        } else {
+            6
+        };
+        assert_eq!(bars, want, "{line}");
+    }
+}

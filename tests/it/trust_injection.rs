@@ -141,7 +141,9 @@ fn check_in_every_format_writes_no_control_sequence_or_workflow_command_from_dat
     // The full rendering (`-v`) too.
     let out = run(dir.path(), &["check", ".", "--color", "never", "-v"]);
     check_output("check -v", &out, false);
-    for format in ["human", "concise", "json", "junit", "sarif", "github"] {
+    for format in [
+        "human", "concise", "json", "junit", "sarif", "github", "markdown",
+    ] {
         let out = run(
             dir.path(),
             &["check", ".", "--color", "never", "--format", format],
