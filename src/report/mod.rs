@@ -12,6 +12,7 @@
 
 pub mod brief;
 pub mod call;
+pub mod changes;
 pub mod concise;
 pub mod github;
 pub mod human;
