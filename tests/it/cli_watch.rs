@@ -190,7 +190,10 @@ fn watch_rechecks_on_every_kind_of_save() {
     let run = w.next_run();
     // The syntax error is not reported any more; the changes say it went away.
     assert!(!run.contains("expected `)`"), "{run}");
-    assert!(run.contains("  error  s.toolspec:2:15  toolspec::syntax  gone\n"), "{run}");
+    assert!(
+        run.contains("  error  s.toolspec:2:15  toolspec::syntax  gone\n"),
+        "{run}"
+    );
     assert!(run.contains("  s  runs/v.json  PASS → FAIL\n"), "{run}");
     assert!(run.contains("0 passed, 1 failed"), "{run}");
 }
