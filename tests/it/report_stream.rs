@@ -12,7 +12,7 @@ use toolspec::check::settings::LoadedSettings;
 use toolspec::report::human::Options;
 use toolspec::report::spool::Spool;
 use toolspec::report::stream::{Emitter, Streamer};
-use toolspec::report::{github, human, json, junit, sarif, Report};
+use toolspec::report::{concise, github, human, json, junit, markdown, sarif, Report};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -173,6 +173,20 @@ fn assert_streams_the_same(project: &Path) {
         "sarif",
         sarif::SarifEmitter::new,
         &sarif::render(w),
+        w,
+        project,
+    );
+    streams_as(
+        "concise",
+        || concise::ConciseEmitter { width: 100 },
+        &concise::render(w, 100),
+        w,
+        project,
+    );
+    streams_as(
+        "markdown",
+        || markdown::MarkdownEmitter,
+        &markdown::render(w),
         w,
         project,
     );
