@@ -19,6 +19,8 @@
 //! - [`mask_source`]: in the file text a snippet is cut from, each such character (except line
 //!   breaks and tabs) as `?` repeated once per byte of its UTF-8 encoding, so byte offsets into
 //!   the text stay valid for the spans that point into it.
+//! - [`escape_markdown`]: in Markdown, [`escape`] then a backslash before every ASCII character
+//!   that could make markup.
 //! - [`json`]: in JSON documents, each such character as a JSON `\uXXXX` escape, so the
 //!   document stays valid and holds exactly the original text.
 
@@ -112,6 +114,27 @@ pub fn guard_lines(text: &str) -> Cow<'_, str> {
         } else {
             out.push_str(line);
         }
+    }
+    Cow::Owned(out)
+}
+
+/// `s` as text inside Markdown (`--format markdown`, the GitHub job summary): [`escape`]d, then
+/// every ASCII character that Markdown, GitHub's extensions or HTML give a meaning to (emphasis,
+/// code, links, images, tables, headings, HTML tags and entities, mentions, emoji codes)
+/// backslash-escaped, so data renders as the text it is and cannot add markup (a table cell
+/// cannot end early, `<script>` shows as text). Borrowed when there is nothing to escape.
+pub fn escape_markdown(s: &str) -> Cow<'_, str> {
+    const SPECIAL: &[u8] = b"\\`*_{}[]()<>#+-!|~&@:.\"'=$^%";
+    let s = escape(s);
+    if !s.bytes().any(|b| SPECIAL.contains(&b)) {
+        return s;
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if c.is_ascii() && SPECIAL.contains(&(c as u8)) {
+            out.push('\\');
+        }
+        out.push(c);
     }
     Cow::Owned(out)
 }
@@ -279,6 +302,20 @@ pub mod json {
 
 #[cfg(test)]
 mod tests {
+    /// Markdown: data keeps its text and gains no markup; plain words are borrowed.
+    #[test]
+    fn markdown_escapes_every_markup_character() {
+        assert!(matches!(
+            escape_markdown("plain words 42"),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(escape_markdown("a|b"), "a\\|b");
+        assert_eq!(escape_markdown("<b>"), "\\<b\\>");
+        assert_eq!(escape_markdown("[x](y)"), "\\[x\\]\\(y\\)");
+        assert_eq!(escape_markdown("x\n::error"), "x\\\\n\\:\\:error");
+        assert_eq!(escape_markdown("\u{1b}[2J"), "\\\\u\\{1b\\}\\[2J");
+    }
+
     use super::*;
 
     const NASTY: &str = "##[error]a\n::error file=x::pwned\r\t\u{1b}[2J\u{1b}]0;x\u{7}\u{7f}\u{9b}\u{85}\u{202e}\u{2066}\u{200f}\u{61c}\u{2028}\u{2029}é😀";

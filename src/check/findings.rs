@@ -18,6 +18,8 @@ pub(super) fn plain(code: Code, message: String, help: Option<String>) -> Findin
         location: None,
         label: None,
         related: None,
+        expectation: None,
+        call: None,
     }
 }
 
@@ -54,5 +56,7 @@ pub(super) fn spec_finding(d: &SpecDiagnostic) -> Finding {
             .map(|(_, l)| l.clone())
             .filter(|l| !l.is_empty()),
         related: None,
+        expectation: None,
+        call: None,
     }
 }

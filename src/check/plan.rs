@@ -497,5 +497,7 @@ fn glob_error(file: &SpecFile, glob: &TranscriptGlob, e: &GlobError) -> Finding 
         location: Some(file.locate(glob.span)),
         label: None,
         related: None,
+        expectation: None,
+        call: None,
     }
 }

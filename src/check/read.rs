@@ -230,5 +230,7 @@ pub(super) fn read_error(e: &ReadError, shown: &str) -> Finding {
             .map(|(line, column)| locate::pending_line_col(shown, line, column)),
         label: None,
         related: None,
+        expectation: None,
+        call: None,
     }
 }

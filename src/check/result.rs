@@ -26,7 +26,9 @@ use crate::code::Code;
 use crate::config::{Check, ExtraCalls, MatcherConfig, PathSeg, ValueMatcher};
 use crate::engine;
 use crate::guard::RootGuard;
-use crate::report::model::{CallRef, ExpectationResult, Finding, PairResult, Severity};
+use crate::report::model::{
+    CallRef, ConstraintFailure, ExpectationResult, Finding, PairResult, RuleResult, Severity,
+};
 use crate::report::stream::PairSink;
 use crate::score::profiles::{self, ExpectedCall, ProfileVerdict};
 use crate::source::Span;
@@ -349,6 +351,22 @@ fn check_pair<S: PairSink>(
         l
     };
     let call_loc = |i: usize| t.spans.get(i).map(|&span| located(span));
+    // A call as the report shows it: its name and arguments (long strings cut), and where it is
+    // (left out in a finding, whose location is the call's).
+    let call_ref = |i: usize, placed: bool| CallRef {
+        index: i,
+        name: if i < calls.count() {
+            calls.name(i).to_owned()
+        } else {
+            String::new()
+        },
+        arguments: if i < calls.count() {
+            engine::trimmed(&calls.args(i))
+        } else {
+            serde_json::Value::Null
+        },
+        location: if placed { call_loc(i) } else { None },
+    };
     let expectations = verdict
         .expectations
         .iter()
@@ -365,16 +383,58 @@ fn check_pair<S: PairSink>(
                     .and_then(|v| v.as_str().map(str::to_owned))
                     .unwrap_or_default(),
                 passed,
-                calls: o
-                    .calls
+                calls: o.calls.iter().map(|&i| call_ref(i, true)).collect(),
+                failures: o
+                    .failures
                     .iter()
-                    .map(|&i| CallRef {
-                        index: i,
-                        location: call_loc(i),
+                    .map(|f| ConstraintFailure {
+                        call: f.call,
+                        part: serde_json::to_value(f.part)
+                            .ok()
+                            .and_then(|v| v.as_str().map(str::to_owned))
+                            .unwrap_or_default(),
+                        path: f.path.clone(),
+                        constraint: f.check.clone(),
+                        expected: f.expected.clone(),
+                        actual: f.actual.clone(),
+                        message: f.message.clone(),
+                        location: f.spec_span.map(|s| file.locate(s)),
                     })
                     .collect(),
-                reasons: o.failures.iter().map(|f| f.message.clone()).collect(),
                 location: exp.map(|e| file.locate(e.span)),
+            }
+        })
+        .collect();
+    // The calls each `never` rule forbids: the forbidden-call findings that point at its line.
+    let mut forbidden: Vec<Vec<usize>> = vec![Vec::new(); spec.config.forbidden.len()];
+    for x in 0..engine_count {
+        let (call, spec_span, code) = run.finding_place(x);
+        if code != Code::ForbiddenCall.id() {
+            continue;
+        }
+        let rule = spec
+            .config
+            .forbidden
+            .iter()
+            .position(|r| Some(r.span) == spec_span);
+        if let (Some(k), Some(i)) = (rule, call) {
+            forbidden[k].push(i);
+        }
+    }
+    let rules = spec
+        .config
+        .forbidden
+        .iter()
+        .zip(forbidden)
+        .enumerate()
+        .map(|(index, (rule, mut hit))| {
+            hit.sort_unstable();
+            RuleResult {
+                index,
+                tool: rule.tool.clone(),
+                passed: hit.is_empty(),
+                calls: hit.into_iter().map(|i| call_ref(i, true)).collect(),
+                location: Some(file.locate(rule.span)),
             }
         })
         .collect();
@@ -412,6 +472,8 @@ fn check_pair<S: PairSink>(
             location: Some(located(record_start)),
             label: None,
             related: None,
+            expectation: None,
+            call: None,
         });
     let head = PairResult {
         spec_file: file.shown.clone(),
@@ -427,6 +489,7 @@ fn check_pair<S: PairSink>(
         calls: t.spans.len(),
         counts,
         expectations,
+        rules,
         findings: Vec::new(),
         profile_details,
     };
@@ -442,6 +505,8 @@ fn check_pair<S: PairSink>(
                 location: Some(located(f.span)),
                 label: None,
                 related: None,
+                expectation: None,
+                call: None,
             });
         }
         let f = run.finding(x)?;
@@ -460,6 +525,8 @@ fn check_pair<S: PairSink>(
             },
             label: None,
             related: f.spec_span.map(|s| file.locate(s)),
+            expectation: f.expectation,
+            call: f.call.map(|i| call_ref(i, false)),
         })
     };
     let mut findings = order

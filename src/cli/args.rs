@@ -84,9 +84,14 @@ pub(crate) struct CheckArgs {
     /// transcript read with no tool calls, ...) as failures: exit 1 when there are any.
     #[arg(long)]
     pub strict: bool,
-    /// Print passing pairs' details too, not only the summary line.
+    /// Show each finding in full, with the transcript and spec snippets, and passing pairs'
+    /// findings too.
     #[arg(long, short)]
     pub verbose: bool,
+    /// Print a summary per spec: pass rate, mean score, the expectations that fail most (always
+    /// printed past 50 pairs).
+    #[arg(long)]
+    pub summary: bool,
     /// Check the transcripts named in PATHS (`-`: standard input) against every spec in FILE,
     /// whatever its `transcripts` globs say.
     #[arg(long, value_name = "FILE")]
@@ -194,16 +199,22 @@ pub(crate) struct InitArgs {
 /// Output formats of `check`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum OutputFormat {
-    /// Rendered diagnostics and a summary, for people.
+    /// For people: per failing pair its findings, each with the call and what it fails, in one
+    /// or two lines fitted to the terminal (`-v`: rendered with snippets); the pairs; a summary.
     Human,
+    /// One line per finding, `path:line:col: code message`, then the summary.
+    Concise,
     /// One JSON document with a stable schema.
     Json,
     /// JUnit XML: a test case per expectation × transcript.
     Junit,
     /// SARIF 2.1.0, for code scanning.
     Sarif,
-    /// GitHub Actions workflow annotations.
+    /// GitHub Actions workflow annotations (and the Markdown job summary appended to
+    /// $GITHUB_STEP_SUMMARY when it is set).
     Github,
+    /// A Markdown job summary: counts, a table per spec, the failing pairs.
+    Markdown,
 }
 
 /// `--color`.

@@ -20,12 +20,18 @@ pub(crate) fn render(diag: &dyn Diagnostic, color: bool) -> String {
     out
 }
 
-/// Width used to wrap diagnostics: `COLUMNS` if set, else 100.
+/// Width reports are fitted to: `COLUMNS` if set (40 or more), else the width of the terminal
+/// stdout is, else 100 (stdout is a pipe or a file).
 pub(crate) fn terminal_width() -> usize {
     std::env::var("COLUMNS")
         .ok()
         .and_then(|c| c.parse().ok())
         .filter(|&w: &usize| w >= 40)
+        .or_else(|| {
+            terminal_size::terminal_size_of(std::io::stdout())
+                .map(|(terminal_size::Width(w), _)| usize::from(w))
+                .filter(|&w| w >= 40)
+        })
         .unwrap_or(100)
 }
 

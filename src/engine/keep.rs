@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use crate::config::{Check, MatcherConfig, Normaliser, Part};
+use crate::config::{Check, ExtraCalls, MatcherConfig, Normaliser, OrderMode, Part};
 use crate::transcript::{Keep, NameFilter, COMPACT_ABOVE};
 
 use super::for_each_check;
@@ -13,10 +13,15 @@ use super::for_each_check;
 /// match (by name, under each spec's name rules), the outputs of calls an expectation with an
 /// output check or a reference into an output may match; calls compact past
 /// [`COMPACT_ABOVE`]. Under a profile everything is kept: the peer's scorer reads every call.
+/// A spec that forbids extra calls (`extra forbid`, strict order) keeps every call's arguments:
+/// any call may be an offending one, and the report shows its arguments.
 pub fn keep_for(specs: &[&MatcherConfig]) -> Keep {
     if specs.iter().any(|c| c.profile.is_some()) {
         return Keep::default();
     }
+    let all_args = specs
+        .iter()
+        .any(|c| c.order == OrderMode::Strict || c.extra_calls == ExtraCalls::Forbid);
     type Wanted = Vec<(Normaliser, HashSet<String>)>;
     let mut args: Wanted = Vec::new();
     let mut outputs: Wanted = Vec::new();
@@ -55,7 +60,7 @@ pub fn keep_for(specs: &[&MatcherConfig]) -> Keep {
     };
     let no_outputs = outputs.iter().all(|(_, set)| set.is_empty());
     Keep {
-        args: Some(filter(args)),
+        args: (!all_args).then(|| filter(args)),
         outputs: Some(filter(outputs)),
         no_outputs,
         compact: Some(COMPACT_ABOVE),

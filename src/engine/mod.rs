@@ -54,6 +54,7 @@ use crate::source::Span;
 use crate::transcript::model::{CallTable, ToolCall};
 use align::{sane, Candidate, Slots};
 use checks::{Evaluator, RefMode};
+pub(crate) use json::trimmed;
 pub use keep::keep_for;
 use names::NameTable;
 use native::NativeInputs;

@@ -39,13 +39,22 @@ impl Emitter for GithubEmitter {
         results: &Results<'_, ()>,
         out: &mut dyn Write,
     ) -> io::Result<()> {
-        for f in head.errors.iter().chain(&head.warnings) {
-            out.write_all(annotation(f).as_bytes())?;
-            out.write_all(b"\n")?;
-        }
-        results.write_texts(|()| true, out)?;
-        out.write_all(summary_line(&head.summary).as_bytes())
+        document(head, results, out)
     }
+}
+
+/// The document around the results' annotations, whatever else an emitter keeps of them.
+pub(super) fn document<M>(
+    head: &Report,
+    results: &Results<'_, M>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    for f in head.errors.iter().chain(&head.warnings) {
+        out.write_all(annotation(f).as_bytes())?;
+        out.write_all(b"\n")?;
+    }
+    results.write_texts(|_| true, out)?;
+    out.write_all(summary_line(&head.summary).as_bytes())
 }
 
 /// The last line: counts of the run.
@@ -139,6 +148,8 @@ mod tests {
             }),
             label: Some(nasty.into()),
             related: None,
+            expectation: None,
+            call: None,
         };
         let a = annotation(&f);
         assert!(!a.chars().any(crate::text::is_control), "{a}");

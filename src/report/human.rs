@@ -14,8 +14,10 @@ use miette::{
 use std::io::{self, Write};
 use std::sync::Arc;
 
+use super::brief;
 use super::model::{Finding, Location, PairResult, Report, Severity, Summary};
 use super::stream::{self, Emitter, PairOut, Results};
+use super::summary::{self, Digest};
 pub use crate::source::Excerpt;
 
 /// Gives the text of a file named in the report (spec or transcript), if it can be read.
@@ -39,9 +41,13 @@ pub struct Options {
     pub verbose: bool,
     /// Terminal width for wrapping.
     pub width: usize,
+    /// Print the summary per spec (pass rate, mean score, most failed expectations) whatever
+    /// the number of pairs; it is printed anyway past [`MAX_LISTED_PAIRS`] pairs.
+    pub summary: bool,
 }
 
-/// Above this many spec × transcript pairs, passing pairs are counted rather than listed.
+/// Above this many spec × transcript pairs, passing pairs are counted rather than listed, and
+/// the summary per spec is printed.
 pub const MAX_LISTED_PAIRS: usize = 50;
 
 /// Render the report for people.
@@ -69,8 +75,9 @@ pub struct HumanEmitter<S> {
 }
 
 impl<S: Fn(&str) -> Option<Arc<String>>> Emitter for HumanEmitter<S> {
-    /// Whether the pair passed.
-    type Meta = bool;
+    /// What the list of pairs and the summary need: whether the pair passed, its spec, score
+    /// and failed expectations.
+    type Meta = Digest;
 
     /// The pair's section of stdout (its line and its findings, for a failing pair that has
     /// findings; nothing otherwise), and its line in the list of pairs.
@@ -79,31 +86,39 @@ impl<S: Fn(&str) -> Option<Arc<String>>> Emitter for HumanEmitter<S> {
         r: &PairResult,
         findings: &mut dyn Iterator<Item = Finding>,
         out: &mut PairOut<'_>,
-    ) -> io::Result<bool> {
+    ) -> io::Result<Digest> {
         let text = &mut out.text;
         pair_details(r, findings, &self.sources, self.options, &mut |s| {
             text.write_all(s.as_bytes())
         })?;
         writeln!(out.line, "{}", pair_line(r, self.options.color))?;
-        Ok(r.passed)
+        Ok(Digest::of(r))
     }
 
     /// The pairs' sections, then the list of pairs: every failing pair, passing ones too
     /// unless there are more than [`MAX_LISTED_PAIRS`] pairs (or with `verbose`), then a blank
-    /// line; then the summary.
+    /// line; the summary per spec (with `summary`, or past [`MAX_LISTED_PAIRS`] pairs); then the
+    /// counts.
     fn document(
         &self,
         head: &Report,
-        results: &Results<'_, bool>,
+        results: &Results<'_, Digest>,
         out: &mut dyn Write,
     ) -> io::Result<()> {
         results.write_texts(|_| true, out)?;
         if !results.is_empty() {
             let list_passing = self.options.verbose || results.len() <= MAX_LISTED_PAIRS;
-            results.write_lines(|&passed| list_passing || !passed, out)?;
-            let hidden = results.metas().filter(|&&p| !list_passing && p).count();
+            results.write_lines(|d| list_passing || !d.passed, out)?;
+            let hidden = results
+                .metas()
+                .filter(|d| !list_passing && d.passed)
+                .count();
             out.write_all(hidden_pairs_line(hidden).as_bytes())?;
             out.write_all(b"\n")?;
+            if self.options.summary || results.len() > MAX_LISTED_PAIRS {
+                out.write_all(summary::table(&summary::summarize(results.metas())).as_bytes())?;
+                out.write_all(b"\n")?;
+            }
         }
         out.write_all(summary_line(&head.summary).as_bytes())
     }
@@ -120,8 +135,9 @@ pub fn render_run_findings(report: &Report, sources: Sources<'_>, opts: Options)
     out
 }
 
-/// A pair's section of stdout: its line and its findings rendered, for a failing pair (any pair
-/// with `verbose`) that has findings; nothing otherwise. The findings are taken from `findings`
+/// A pair's section of stdout: for a failing pair that has findings, its line and its findings
+/// in brief; with `verbose`, for every pair, its line, its alignment and its findings rendered
+/// in full; nothing otherwise. The findings are taken from `findings`
 /// (those of `r` are not looked at), one at a time; none is asked for when the pair's section
 /// is empty because it passed. Handed to `out` a finding at a time.
 fn pair_details<E>(
@@ -135,18 +151,131 @@ fn pair_details<E>(
         return Ok(());
     }
     let mut findings = findings.peekable();
+    if opts.verbose {
+        // Every pair, with how its calls aligned with the spec.
+        out(&pair_line(r, opts.color))?;
+        out("\n")?;
+        out(&alignment(r, opts.width))?;
+        out("\n")?;
+        let handler = handler(opts);
+        for f in findings {
+            let mut text = render_finding(&handler, &f, sources);
+            text.push('\n');
+            out(&text)?;
+        }
+        return Ok(());
+    }
     if findings.peek().is_none() {
         return Ok(());
     }
-    let handler = handler(opts);
     out(&pair_line(r, opts.color))?;
-    out("\n\n")?;
+    out("\n")?;
     for f in findings {
-        let mut text = render_finding(&handler, &f, sources);
-        text.push('\n');
-        out(&text)?;
+        out(&brief_finding(r, &f, opts))?;
     }
-    Ok(())
+    out("\n")
+}
+
+/// How a pair's calls aligned with its spec, a line per expectation (and per call it matched)
+/// and per `never` rule, cut to the width: the status, the expectation, the call it matched.
+///
+/// ```text
+///   matched    #1 lookup_customer (customer) → call #1 lookup_customer(email: "dana@…")
+///   missing    #3 check_refund_eligibility (eligibility) → no call
+///   ok         never close_account
+/// ```
+fn alignment(r: &PairResult, width: usize) -> String {
+    let mut out = String::new();
+    let mut line = |status: &str, what: &str, call: Option<&super::model::CallRef>| {
+        let head = format!("  {status:<9}  {what}");
+        let text = match call {
+            Some(c) => {
+                let at = format!("{head} → call #{} ", c.index + 1);
+                let room = width.saturating_sub(at.chars().count());
+                format!(
+                    "{at}{}",
+                    super::call::show(&c.name, &c.arguments, &[], room)
+                )
+            }
+            None if status == "ok" => head,
+            None => format!("{head} → no call"),
+        };
+        out.push_str(&brief::fit(&text, width));
+        out.push('\n');
+    };
+    for x in &r.expectations {
+        let name = brief::expectation(r, x.index).unwrap_or_default();
+        let status = x.status.replace('_', " ");
+        if x.calls.is_empty() {
+            line(&status, &name, None);
+        }
+        for c in &x.calls {
+            line(&status, &name, Some(c));
+        }
+    }
+    for rule in &r.rules {
+        let name = format!("never {}", escaped(&rule.tool));
+        if rule.calls.is_empty() {
+            line("ok", &name, None);
+        }
+        for c in &rule.calls {
+            line("forbidden", &name, Some(c));
+        }
+    }
+    crate::text::guard_lines(&out).into_owned()
+}
+
+/// A finding in one or two lines, each cut to the width: what it is and the call it is about
+/// (pretty-printed: name and arguments, those its failed constraints are about first), then
+/// what the call fails and where that is written in the spec. Without a call: the message,
+/// then the spec line it comes from (or where it is in the transcript).
+fn brief_finding(r: &PairResult, f: &Finding, opts: Options) -> String {
+    let width = opts.width;
+    let sev = f.severity.name();
+    let tag = format!("{sev}[{}]", escaped(&f.code));
+    let shown_tag = if opts.color {
+        let paint = match f.severity {
+            Severity::Error => "31;1",
+            Severity::Warning => "33;1",
+            Severity::Note => "36",
+        };
+        format!("\x1b[{paint}m{sev}\x1b[0m[{}]", escaped(&f.code))
+    } else {
+        tag.clone()
+    };
+    let fit = |s: &str, room: usize| brief::fit(s, room);
+    let lead = 2 + tag.chars().count() + 1;
+    let mut out = String::new();
+    let first_line = match (brief::call_text(r, f, usize::MAX), &f.location) {
+        (Some(_), Some(loc)) => {
+            let at = format!("line {}: ", loc.line);
+            let room = width.saturating_sub(lead + at.chars().count());
+            let call = brief::call_text(r, f, room).unwrap_or_default();
+            fit(&format!("{at}{call}"), width.saturating_sub(lead))
+        }
+        _ => fit(&escaped(&f.message), width.saturating_sub(lead)),
+    };
+    out.push_str(&format!("  {shown_tag} {first_line}\n"));
+    let second = if f.call.is_some() {
+        Some(fit(&brief::detail(r, f), width.saturating_sub(6)))
+    } else if let Some(rel) = &f.related {
+        let (noun, _) = f.related_role();
+        Some(fit(
+            &format!("{noun} at {}", brief::place(rel)),
+            width.saturating_sub(6),
+        ))
+    } else {
+        f.location.as_ref().map(|loc| {
+            fit(
+                &format!("at {}", brief::place_col(loc)),
+                width.saturating_sub(6),
+            )
+        })
+    };
+    if let Some(line) = second {
+        out.push_str(&format!("      {line}\n"));
+    }
+    crate::text::guard_lines(&out).into_owned()
 }
 
 /// The line that counts the passing pairs left out of the list (empty for none).
@@ -159,7 +288,7 @@ fn hidden_pairs_line(hidden: usize) -> String {
 }
 
 /// The last line: counts of the run.
-fn summary_line(s: &Summary) -> String {
+pub(super) fn summary_line(s: &Summary) -> String {
     let plural = |n: usize| if n == 1 { "" } else { "s" };
     let mut summary = format!(
         "{} passed, {} failed ({} checked: {} spec{}, {} transcript{})",
@@ -514,6 +643,7 @@ mod tests {
             color: false,
             verbose: false,
             width: 80,
+            summary: false,
         });
         let out = render_diagnostic(&handler, &d);
         assert!(
@@ -554,6 +684,8 @@ mod tests {
             location: Some(loc("t.json", &transcript, 0, 13)),
             label: None,
             related: Some(loc("s.toolspec", &spec, 11, 40)),
+            expectation: None,
+            call: None,
         };
         let sources = |name: &str| match name {
             "s.toolspec" => Some(std::sync::Arc::new(spec.clone())),
@@ -564,6 +696,7 @@ mod tests {
             color: false,
             verbose: false,
             width: 80,
+            summary: false,
         });
         let text = render_finding(&handler, &f, &sources);
         assert!(text.contains("missing-call"), "{text}");

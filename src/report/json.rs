@@ -51,6 +51,7 @@ impl Emitter for JsonEmitter {
         o.member(out, "calls", &r.calls)?;
         o.member(out, "counts", &r.counts)?;
         o.member(out, "expectations", &r.expectations)?;
+        o.member(out, "rules", &r.rules)?;
         o.key(out, "findings")?;
         let mut list = Array::new(3);
         for f in findings {
@@ -247,6 +248,8 @@ mod tests {
             }),
             label: i.is_multiple_of(2).then(|| "here".into()),
             related: None,
+            expectation: None,
+            call: None,
         }
     }
 
@@ -265,6 +268,7 @@ mod tests {
             calls: 3,
             counts: serde_json::json!({"findings": [], "extra": 3, "o": {}}),
             expectations: Vec::new(),
+            rules: Vec::new(),
             findings,
             profile_details: details.then(|| serde_json::json!({"findings": [], "a": {"b": []}})),
         }

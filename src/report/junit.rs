@@ -1,6 +1,8 @@
 //! `--format junit`: JUnit XML with a test suite per spec × transcript and a test case per
-//! expectation (passing ones too), so CI dashboards show pass counts per expectation. Run errors
-//! (a spec that does not compile, an unreadable transcript) are a suite of errored cases.
+//! expectation and per `never` rule (passing ones too) plus the verdict, so CI dashboards show
+//! pass counts per expectation. A case's class is the spec, its name says what it checks and on
+//! which transcript. Run errors (a spec that does not compile, an unreadable transcript) are a
+//! suite of errored cases.
 //!
 //! Each result is rendered as its suite's lines ([`JunitEmitter`]); the document, rendered by
 //! `quick_junit` with the run errors' suite and the summed counts, gets the results' suites
@@ -10,7 +12,8 @@ use std::io::{self, Write};
 
 use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
 
-use super::model::{Finding, PairResult, Report};
+use super::call;
+use super::model::{CallRef, ExpectationResult, Finding, Location, PairResult, Report};
 use super::stream::{self, Emitter, PairOut, Results};
 
 /// Data as XML text may hold it: XML 1.0 forbids most control characters even as character
@@ -89,9 +92,14 @@ fn to_string(junit: &quick_junit::Report) -> String {
     crate::text::guard_lines(&doc).into_owned()
 }
 
-/// The test suite of one pair: a case per expectation, then the overall verdict. The findings
-/// are taken from `findings` (those of `r` are not looked at): only a failing pair's score case
-/// lists them.
+/// How wide a call is shown in a failure's text.
+const CALL_WIDTH: usize = 160;
+
+/// The test suite of one pair: a case per expectation, a case per `never` rule, then the
+/// overall verdict (`score`). Each case is named after what it checks and the transcript (so
+/// that test names stay distinct across transcripts in a dashboard), its class is the spec. The
+/// findings are taken from `findings` (those of `r` are not looked at): only a failing pair's
+/// score case lists them.
 fn pair_suite(r: &PairResult, findings: &mut dyn Iterator<Item = Finding>) -> TestSuite {
     let target = match r.record {
         Some(line) => format!("{}:{line}", e(&r.transcript)),
@@ -100,31 +108,50 @@ fn pair_suite(r: &PairResult, findings: &mut dyn Iterator<Item = Finding>) -> Te
     let class = format!("{}::{}", e(&r.spec_file), e(&r.spec));
     let mut suite = TestSuite::new(format!("{class} @ {target}"));
     suite.extra.insert("file".into(), e(&r.transcript).into());
-    for x in &r.expectations {
-        let status = if x.passed {
-            TestCaseStatus::success()
-        } else {
-            let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-            s.set_message(format!("{}: {}", e(&x.tool), e(&x.status)));
-            s.set_type(e(&x.status));
-            if !x.reasons.is_empty() {
-                let reasons: Vec<String> = x.reasons.iter().map(|r| e(r)).collect();
-                s.set_description(reasons.join("\n"));
-            }
-            s
-        };
-        let name = match &x.label {
-            Some(label) => format!("#{} {} ({})", x.index + 1, e(&x.tool), e(label)),
-            None => format!("#{} {}", x.index + 1, e(&x.tool)),
-        };
-        let mut case = TestCase::new(name, status);
+    let mut add = |name: String, status: TestCaseStatus, at: Option<&Location>| {
+        let mut case = TestCase::new(format!("{name} @ {target}"), status);
         case.set_classname(class.clone());
-        if let Some(loc) = &x.location {
+        if let Some(loc) = at {
             case.extra.insert("file".into(), e(&loc.file).into());
             case.extra
                 .insert("line".into(), loc.line.to_string().into());
         }
         suite.add_test_case(case);
+    };
+    for x in &r.expectations {
+        let name = match &x.label {
+            Some(label) => format!("#{} {} ({})", x.index + 1, e(&x.tool), e(label)),
+            None => format!("#{} {}", x.index + 1, e(&x.tool)),
+        };
+        add(name, expectation_status(x), x.location.as_ref());
+    }
+    for rule in &r.rules {
+        let status = if rule.passed {
+            TestCaseStatus::success()
+        } else {
+            let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            let n = rule.calls.len();
+            s.set_message(format!(
+                "{} forbidden call{} to {}",
+                n,
+                if n == 1 { "" } else { "s" },
+                e(&rule.tool)
+            ));
+            s.set_type("forbidden_call");
+            s.set_description(
+                rule.calls
+                    .iter()
+                    .map(call_line)
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            );
+            s
+        };
+        add(
+            format!("never {}", e(&rule.tool)),
+            status,
+            rule.location.as_ref(),
+        );
     }
     // The overall verdict, so a pair failing on score alone (extras, forbidden calls) shows.
     let status = if r.passed {
@@ -138,10 +165,43 @@ fn pair_suite(r: &PairResult, findings: &mut dyn Iterator<Item = Finding>) -> Te
         }
         s
     };
-    let mut case = TestCase::new("score", status);
-    case.set_classname(class);
-    suite.add_test_case(case);
+    add("score".to_owned(), status, None);
     suite
+}
+
+/// An expectation's case: passed, or failed with what failed it: its status, then each call it
+/// matched (name and arguments) with the constraints that call fails, one a line.
+fn expectation_status(x: &ExpectationResult) -> TestCaseStatus {
+    if x.passed {
+        return TestCaseStatus::success();
+    }
+    let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+    let status = x.status.replace('_', " ");
+    s.set_message(match x.failures.first() {
+        Some(f) => format!("{}: {status}: {}", e(&x.tool), e(&f.message)),
+        None => format!("{}: {status}", e(&x.tool)),
+    });
+    s.set_type(e(&x.status));
+    let mut lines = Vec::new();
+    for c in &x.calls {
+        lines.push(call_line(c));
+        for f in x.failures.iter().filter(|f| f.call == c.index) {
+            lines.push(format!("  {}", e(&f.message)));
+        }
+    }
+    if !lines.is_empty() {
+        s.set_description(lines.join("\n"));
+    }
+    s
+}
+
+/// `call #3 issue_refund(order_id: "ORD-1001", amount_cents: 14999)`.
+fn call_line(c: &CallRef) -> String {
+    format!(
+        "call #{} {}",
+        c.index + 1,
+        call::show(&c.name, &c.arguments, &[], CALL_WIDTH)
+    )
 }
 
 /// The suite of the run's errors, if there are any.

@@ -10,13 +10,19 @@
 //! hold it in memory. A format's `render` (a whole [`Report`] → text) emits every result of the
 //! report the same way, into memory.
 
+pub mod brief;
+pub mod call;
+pub mod changes;
+pub mod concise;
 pub mod github;
 pub mod human;
 pub mod json;
 pub mod junit;
+pub mod markdown;
 pub mod model;
 pub mod sarif;
 pub mod spool;
 pub mod stream;
+pub mod summary;
 
 pub use model::Report;

@@ -10,7 +10,7 @@ use crate::code::Code;
 pub use crate::code::Severity;
 
 /// The schema version of [`Report`].
-pub const REPORT_VERSION: u32 = 1;
+pub const REPORT_VERSION: u32 = 2;
 
 /// Everything a run found.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -81,6 +81,8 @@ pub struct PairResult {
     pub counts: serde_json::Value,
     /// One entry per expectation of the spec, in spec order.
     pub expectations: Vec<ExpectationResult>,
+    /// One entry per `never` rule of the spec, in spec order.
+    pub rules: Vec<RuleResult>,
     /// Findings, sorted by position in the transcript, then in the spec.
     pub findings: Vec<Finding>,
     /// The profile's own fields (e.g. DeepEval `reason`, Axion `explanation`), if a profile ran.
@@ -101,11 +103,50 @@ pub struct ExpectationResult {
     pub status: String,
     /// Whether this expectation is met.
     pub passed: bool,
-    /// The calls it matched: positions in the transcript (0-based) and where they are.
+    /// The calls it matched, in transcript order.
     pub calls: Vec<CallRef>,
-    /// Why it is not met (empty when met).
-    pub reasons: Vec<String>,
+    /// Every constraint a matched call fails (a `name_only` match), call by call, in the order
+    /// the constraints are written; empty when the expectation is met or has no call.
+    pub failures: Vec<ConstraintFailure>,
     /// Where the expectation is written.
+    pub location: Option<Location>,
+}
+
+/// One constraint of an expectation that one call fails.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConstraintFailure {
+    /// The call (its position in the transcript, 0-based).
+    pub call: usize,
+    /// Which part of the call: `args`, `output` or `call` (its error flag).
+    pub part: String,
+    /// The path in that part as a person writes it (`items[0].sku`; empty for the whole value).
+    pub path: String,
+    /// The kind of constraint (`equals`, `regex`, `range`, `fuzzy`, `one_of`, `ref`, …;
+    /// `no_extra_keys`, `errored`).
+    pub constraint: String,
+    /// What the constraint expects (its value, or the constraint itself for kinds without one).
+    pub expected: serde_json::Value,
+    /// What the call has at the path; `null` when the path is absent. Strings longer than 1 000
+    /// characters are cut.
+    pub actual: Option<serde_json::Value>,
+    /// The failure in one sentence, path first (`amount_cents: 14999 is above the maximum 12999`).
+    pub message: String,
+    /// Where the constraint is written in the spec.
+    pub location: Option<Location>,
+}
+
+/// How one `never` rule fared on one transcript.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RuleResult {
+    /// Position among the spec's `never` rules (0-based).
+    pub index: usize,
+    /// The forbidden tool.
+    pub tool: String,
+    /// Whether no call broke the rule.
+    pub passed: bool,
+    /// The calls it forbids, in transcript order.
+    pub calls: Vec<CallRef>,
+    /// Where the rule is written.
     pub location: Option<Location>,
 }
 
@@ -114,7 +155,15 @@ pub struct ExpectationResult {
 pub struct CallRef {
     /// Position in the transcript's calls (0-based).
     pub index: usize,
-    /// Where the call is recorded.
+    /// The tool called, as recorded.
+    pub name: String,
+    /// The arguments as recorded (strings longer than 1 000 characters cut with `…`); `null`
+    /// when the transcript records none, or when they were not read: the arguments of a call to
+    /// a tool that no expectation or `never` rule names are read only when some spec checked
+    /// against the transcript forbids extra calls.
+    pub arguments: serde_json::Value,
+    /// Where the call is recorded (left out in a finding, whose own location is the call's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location: Option<Location>,
 }
 
@@ -137,6 +186,12 @@ pub struct Finding {
     pub label: Option<String>,
     /// A secondary location: the spec line an engine finding comes from.
     pub related: Option<Location>,
+    /// The expectation an engine finding is about (its index in the spec), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expectation: Option<usize>,
+    /// The call an engine finding is about, with its name and arguments, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call: Option<CallRef>,
 }
 
 impl Finding {
@@ -285,6 +340,7 @@ mod tests {
             calls: 0,
             counts: serde_json::Value::Null,
             expectations: Vec::new(),
+            rules: Vec::new(),
             findings: Vec::new(),
             profile_details: None,
         }

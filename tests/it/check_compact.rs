@@ -221,6 +221,7 @@ fn every_format_streams_a_session_of_many_calls_as_the_report_renders() {
             color: false,
             verbose,
             width: 100,
+            summary: verbose,
         };
         let emitter = human::HumanEmitter {
             sources: &read_source,

@@ -131,6 +131,11 @@ fn watch_rechecks_on_every_kind_of_save() {
     assert!(run.contains("missing-call"), "{run}");
     assert!(run.contains("re-checked 1 of 2 pair(s)"), "{run}");
     assert!(run.contains("runs/t.json"), "{run}");
+    // What changed since the last run, in one line.
+    assert!(
+        run.contains("changed since the last run:\n  s  runs/t.json  PASS → FAIL\n"),
+        "{run}"
+    );
     read_all();
 
     // Atomic save: write elsewhere, rename over the transcript.
@@ -139,6 +144,7 @@ fn watch_rechecks_on_every_kind_of_save() {
     let run = w.next_run();
     assert!(run.contains("2 passed, 0 failed"), "{run}");
     assert!(run.contains("re-checked 1 of 2 pair(s)"), "{run}");
+    assert!(run.contains("  s  runs/t.json  FAIL → PASS\n"), "{run}");
     read_all();
 
     // A rename: the old name's result goes, the new name is checked.
@@ -166,6 +172,12 @@ fn watch_rechecks_on_every_kind_of_save() {
     let run = w.next_run();
     assert!(run.contains("toolspec::syntax"), "{run}");
     assert!(run.contains("using-last-good-spec"), "{run}");
+    // The new error is listed first among the changes.
+    let changes = run
+        .split("changed since the last run:\n")
+        .nth(1)
+        .unwrap_or_default();
+    assert!(changes.starts_with("  error  s.toolspec:"), "{run}");
     assert!(run.contains("1 passed, 0 failed"), "{run}");
     assert!(run.contains("[watch] checked 1 pair(s)"), "{run}");
 
@@ -176,7 +188,13 @@ fn watch_rechecks_on_every_kind_of_save() {
     )
     .unwrap();
     let run = w.next_run();
-    assert!(!run.contains("toolspec::syntax"), "{run}");
+    // The syntax error is not reported any more; the changes say it went away.
+    assert!(!run.contains("expected `)`"), "{run}");
+    assert!(
+        run.contains("  error  s.toolspec:2:15  toolspec::syntax  gone\n"),
+        "{run}"
+    );
+    assert!(run.contains("  s  runs/v.json  PASS → FAIL\n"), "{run}");
     assert!(run.contains("0 passed, 1 failed"), "{run}");
 }
 

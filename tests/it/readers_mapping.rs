@@ -51,7 +51,8 @@ fn check_reads_the_log_through_the_mapping() {
         text(&pass)
     );
 
-    let fail = toolspec(dir, &["check", "fail.toolspec"]);
+    // `-v`: the full rendering, which names the file, line and column of each finding.
+    let fail = toolspec(dir, &["check", "fail.toolspec", "-v"]);
     let out = text(&fail);
     assert_eq!(fail.status.code(), Some(1), "{out}");
     assert!(

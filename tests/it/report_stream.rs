@@ -12,7 +12,7 @@ use toolspec::check::settings::LoadedSettings;
 use toolspec::report::human::Options;
 use toolspec::report::spool::Spool;
 use toolspec::report::stream::{Emitter, Streamer};
-use toolspec::report::{github, human, json, junit, sarif, Report};
+use toolspec::report::{concise, github, human, json, junit, markdown, sarif, Report};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -176,12 +176,27 @@ fn assert_streams_the_same(project: &Path) {
         w,
         project,
     );
+    streams_as(
+        "concise",
+        || concise::ConciseEmitter { width: 100 },
+        &concise::render(w, 100),
+        w,
+        project,
+    );
+    streams_as(
+        "markdown",
+        || markdown::MarkdownEmitter,
+        &markdown::render(w),
+        w,
+        project,
+    );
     for color in [false, true] {
         for verbose in [false, true] {
             let options = Options {
                 color,
                 verbose,
                 width: 100,
+                summary: verbose,
             };
             streams_as(
                 &format!("human color={color} verbose={verbose}"),

@@ -138,7 +138,12 @@ fn check_output(what: &str, out: &Output, github: bool) -> (String, String) {
 #[test]
 fn check_in_every_format_writes_no_control_sequence_or_workflow_command_from_data() {
     let dir = project();
-    for format in ["human", "json", "junit", "sarif", "github"] {
+    // The full rendering (`-v`) too.
+    let out = run(dir.path(), &["check", ".", "--color", "never", "-v"]);
+    check_output("check -v", &out, false);
+    for format in [
+        "human", "concise", "json", "junit", "sarif", "github", "markdown",
+    ] {
         let out = run(
             dir.path(),
             &["check", ".", "--color", "never", "--format", format],

@@ -5,10 +5,12 @@ use std::path::Path;
 
 use toolspec::check::run::{check_with, CheckOptions, STDIN_NAME};
 use toolspec::check::settings::LoadedSettings;
+use toolspec::report::concise::ConciseEmitter;
 use toolspec::report::github::GithubEmitter;
 use toolspec::report::human::HumanEmitter;
 use toolspec::report::json::JsonEmitter;
 use toolspec::report::junit::JunitEmitter;
+use toolspec::report::markdown::{GithubWithSummary, MarkdownEmitter};
 use toolspec::report::sarif::SarifEmitter;
 use toolspec::report::stream::{Emitter, Streamer};
 use toolspec::report::{self, Report};
@@ -78,6 +80,7 @@ pub(crate) fn run(args: CheckArgs) -> u8 {
         color,
         verbose: args.verbose,
         width: output::terminal_width(),
+        summary: args.summary,
     };
     let opts = match options(&args.run) {
         Ok(o) => CheckOptions {
@@ -111,9 +114,43 @@ pub(crate) fn run(args: CheckArgs) -> u8 {
             },
             stderr_human,
         ),
-        OutputFormat::Github => run.stream(GithubEmitter, short_errors),
+        OutputFormat::Concise => {
+            run.stream(ConciseEmitter { width: human.width }, |_| String::new())
+        }
+        OutputFormat::Github => match step_summary() {
+            Some(file) => run.stream(
+                GithubWithSummary {
+                    summary: std::sync::Mutex::new(BufWriter::new(file)),
+                },
+                short_errors,
+            ),
+            None => run.stream(GithubEmitter, short_errors),
+        },
+        OutputFormat::Markdown => run.stream(MarkdownEmitter, short_errors),
         OutputFormat::Junit => run.stream(JunitEmitter, short_errors),
         OutputFormat::Sarif => run.stream(SarifEmitter::new(), short_errors),
+    }
+}
+
+/// The job summary file of a GitHub Actions step (`$GITHUB_STEP_SUMMARY`, set by the runner),
+/// opened for appending, when it is set; a file that cannot be opened is said on stderr and
+/// left out.
+fn step_summary() -> Option<std::fs::File> {
+    let path = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty())?;
+    match std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(&path)
+    {
+        Ok(file) => Some(file),
+        Err(e) => {
+            output::err(&format!(
+                "warning: cannot append the job summary to {}: {}\n",
+                output::esc(&Path::new(&path).display().to_string()),
+                output::esc(&e.to_string())
+            ));
+            None
+        }
     }
 }
 
@@ -273,14 +310,20 @@ pub(crate) fn render(
                     color,
                     verbose,
                     width: output::terminal_width(),
+                    summary: false,
                 },
             );
             (h.stdout, h.stderr)
         }
+        OutputFormat::Concise => (
+            report::concise::render(report, output::terminal_width()),
+            String::new(),
+        ),
         OutputFormat::Json => (report::json::render(report), short_errors()),
         OutputFormat::Junit => (report::junit::render(report), short_errors()),
         OutputFormat::Sarif => (report::sarif::render(report), short_errors()),
         OutputFormat::Github => (report::github::render(report), short_errors()),
+        OutputFormat::Markdown => (report::markdown::render(report), short_errors()),
     }
 }
 

@@ -9,6 +9,7 @@ use toolspec::check::paths::{display_path, normalize};
 use toolspec::check::run::{check, CheckOptions, LastGood};
 use toolspec::check::settings::{LoadedSettings, SETTINGS_FILES};
 use toolspec::code::Code;
+use toolspec::report::changes::Snapshot;
 use toolspec::report::Report;
 
 use crate::cli::args::{OutputFormat, WatchArgs};
@@ -60,7 +61,8 @@ pub(crate) fn run(args: WatchArgs) -> u8 {
     };
     // The watcher is in place before the first run, so no save made after it starts is missed.
     let mut report = full(&settings);
-    show(&report, &args, color, &settings, None);
+    show(&report, &args, color, &settings, None, None);
+    let mut last = Snapshot::of(&report);
     while let Some(batch) = watcher.next_batch() {
         let changed = match batch {
             Ok(paths) => paths,
@@ -127,7 +129,17 @@ pub(crate) fn run(args: WatchArgs) -> u8 {
             report.recount();
             rechecked = Some((n, shown));
         }
-        show(&report, &args, color, &settings, rechecked.as_ref());
+        let now = Snapshot::of(&report);
+        let changes = now.changes_since(&last);
+        last = now;
+        show(
+            &report,
+            &args,
+            color,
+            &settings,
+            rechecked.as_ref(),
+            Some(&changes),
+        );
     }
     exit::OK
 }
@@ -146,23 +158,39 @@ fn is_noise(p: &Path) -> bool {
         || name == "4913"
 }
 
-/// Print a run. `rechecked`: after a transcript-only change, how many pairs were checked again
-/// and which transcripts changed (the status line says so: the rest was not re-read).
+/// Print a run: the run's errors and warnings first, then the report, then (after a re-run,
+/// on stderr) what changed since the last run, then the status line. `rechecked`: after a
+/// transcript-only change, how many pairs were checked again and which transcripts changed (the
+/// status line says so: the rest was not re-read).
 fn show(
     report: &Report,
     args: &WatchArgs,
     color: bool,
     settings: &LoadedSettings,
     rechecked: Option<&(usize, BTreeSet<String>)>,
+    changes: Option<&[String]>,
 ) {
     let (stdout, stderr) = render(report, OutputFormat::Human, color, false);
-    let mut text = String::new();
     if !args.no_clear {
-        text.push_str("\x1b[2J\x1b[H");
+        output::out("\x1b[2J\x1b[H");
     }
-    text.push_str(&stdout);
-    output::out(&text);
     output::err(&stderr);
+    output::out(&stdout);
+    if let Some(changes) = changes {
+        let mut text = String::new();
+        if changes.is_empty() {
+            text.push_str("\nnothing changed since the last run\n");
+        } else {
+            text.push_str("\nchanged since the last run:\n");
+            for line in changes {
+                text.push_str("  ");
+                text.push_str(line);
+                text.push('\n');
+            }
+        }
+        // On stderr, before the status line: what a re-run says about itself.
+        output::err(&toolspec::text::guard_lines(&text));
+    }
     let root = settings.root.display().to_string();
     let root = output::esc(&root);
     let what = match rechecked {

@@ -1,0 +1,280 @@
+//! `--format markdown`: a job summary for CI (GitHub's `$GITHUB_STEP_SUMMARY`, a pull-request
+//! comment): the counts, a table per spec (pass rate, mean score, expectations not met most
+//! often), a table of the failing pairs with their first findings, and the run's errors.
+//!
+//! Every piece of data goes through [`crate::text::escape_markdown`]: it renders as the text it
+//! is and adds no markup, link, HTML or workflow command. The document stays small whatever the
+//! run: at most [`MAX_FAILING_ROWS`] failing pairs and [`MAX_FINDINGS`] findings per pair are
+//! listed, the rest counted.
+//!
+//! [`GithubWithSummary`] is `--format github` that also writes this document to a second writer
+//! (the CLI opens `$GITHUB_STEP_SUMMARY` for appending; the library only renders).
+
+use std::cell::Cell;
+use std::io::{self, Write};
+use std::sync::Mutex;
+
+use super::brief;
+use super::github::GithubEmitter;
+use super::model::{Finding, PairResult, Report};
+use super::stream::{self, Emitter, PairOut, Results};
+use super::summary::{self, Digest};
+use crate::text::escape_markdown as md;
+
+/// Failing pairs listed in the table; more are counted.
+pub const MAX_FAILING_ROWS: usize = 100;
+
+/// Findings listed per failing pair; more are counted.
+pub const MAX_FINDINGS: usize = 5;
+
+/// Widest call shown in a finding.
+const CALL_WIDTH: usize = 80;
+
+/// Render the report as a Markdown job summary.
+pub fn render(report: &Report) -> String {
+    stream::render(MarkdownEmitter, report)
+}
+
+/// The Markdown output format.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MarkdownEmitter;
+
+impl Emitter for MarkdownEmitter {
+    /// What the summary table needs of the pair.
+    type Meta = Digest;
+
+    /// A failing pair's row of the failing-pairs table; nothing for a passing pair.
+    fn pair(
+        &self,
+        r: &PairResult,
+        findings: &mut dyn Iterator<Item = Finding>,
+        out: &mut PairOut<'_>,
+    ) -> io::Result<Digest> {
+        if !r.passed {
+            out.text.write_all(row(r, findings, 0).as_bytes())?;
+        }
+        Ok(Digest::of(r))
+    }
+
+    fn document(
+        &self,
+        head: &Report,
+        results: &Results<'_, Digest>,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        document(head, results, out, |keep, out| {
+            results.write_texts(keep, out)
+        })
+    }
+}
+
+/// `--format github`, and the Markdown job summary written to `summary` as well.
+#[derive(Debug)]
+pub struct GithubWithSummary<W> {
+    /// Where the job summary goes (`$GITHUB_STEP_SUMMARY`, opened for appending by the CLI).
+    pub summary: Mutex<W>,
+}
+
+impl<W: Write + Send> Emitter for GithubWithSummary<W> {
+    type Meta = Digest;
+
+    /// The annotations (as `--format github` writes them) in the result's text; its Markdown row
+    /// in its line.
+    fn pair(
+        &self,
+        r: &PairResult,
+        findings: &mut dyn Iterator<Item = Finding>,
+        out: &mut PairOut<'_>,
+    ) -> io::Result<Digest> {
+        let mut kept: Vec<Finding> = Vec::new();
+        let mut more = 0usize;
+        let mut tee = findings.inspect(|f| {
+            if r.passed {
+                return;
+            }
+            if kept.len() < MAX_FINDINGS {
+                kept.push(f.clone());
+            } else {
+                more += 1;
+            }
+        });
+        GithubEmitter.pair(r, &mut tee, out)?;
+        drop(tee);
+        if !r.passed {
+            out.line
+                .write_all(row(r, &mut kept.into_iter(), more).as_bytes())?;
+        }
+        Ok(Digest::of(r))
+    }
+
+    /// The annotations' document to `out`; the job summary to `summary`.
+    fn document(
+        &self,
+        head: &Report,
+        results: &Results<'_, Digest>,
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        super::github::document(head, results, out)?;
+        let mut summary = self
+            .summary
+            .lock()
+            .map_err(|_| io::Error::other("the job summary writer is poisoned"))?;
+        document(head, results, &mut *summary, |keep, out| {
+            results.write_lines(keep, out)
+        })?;
+        summary.flush()
+    }
+}
+
+/// The document: a heading with the counts, the table per spec, the failing pairs (their rows
+/// written by `rows`, at most [`MAX_FAILING_ROWS`] of them), the run's errors and warnings.
+fn document(
+    head: &Report,
+    results: &Results<'_, Digest>,
+    out: &mut dyn Write,
+    rows: impl FnOnce(&dyn Fn(&Digest) -> bool, &mut dyn Write) -> io::Result<()>,
+) -> io::Result<()> {
+    let s = &head.summary;
+    let verdict = if s.errors > 0 {
+        "errors"
+    } else if s.failed > 0 {
+        "failed"
+    } else {
+        "passed"
+    };
+    writeln!(out, "## toolspec: {verdict}\n")?;
+    writeln!(
+        out,
+        "**{} passed, {} failed** ({} checked: {} spec{}, {} transcript{}{}{})\n",
+        s.passed,
+        s.failed,
+        s.checked,
+        s.specs,
+        plural(s.specs),
+        s.transcripts,
+        plural(s.transcripts),
+        if s.errors > 0 {
+            format!("; {} error{}", s.errors, plural(s.errors))
+        } else {
+            String::new()
+        },
+        if s.warnings > 0 {
+            format!("; {} warning{}", s.warnings, plural(s.warnings))
+        } else {
+            String::new()
+        },
+    )?;
+    let specs = summary::summarize(results.metas());
+    if !specs.is_empty() {
+        writeln!(
+            out,
+            "| spec | passed | rate | mean score | most often not met |\n| --- | ---: | ---: | ---: | --- |"
+        )?;
+        for row in &specs {
+            let most: Vec<String> = row
+                .most_failed
+                .iter()
+                .map(|(name, n)| format!("{} {n}×", md(name)))
+                .collect();
+            writeln!(
+                out,
+                "| {} | {}/{} | {:.1}% | {:.2} | {} |",
+                md(&row.spec),
+                row.passed,
+                row.total,
+                row.rate(),
+                row.mean_score,
+                most.join(", ")
+            )?;
+        }
+        writeln!(out)?;
+    }
+    let failing = results.metas().filter(|d| !d.passed).count();
+    if failing > 0 {
+        writeln!(
+            out,
+            "### Failing pairs\n\n| spec | transcript | verdict | findings |\n| --- | --- | --- | --- |"
+        )?;
+        let listed = Cell::new(0usize);
+        rows(
+            &|d: &Digest| {
+                if d.passed || listed.get() >= MAX_FAILING_ROWS {
+                    return false;
+                }
+                listed.set(listed.get() + 1);
+                true
+            },
+            out,
+        )?;
+        if failing > MAX_FAILING_ROWS {
+            writeln!(
+                out,
+                "\n… and {} more failing pairs (`toolspec check` lists them all).",
+                failing - MAX_FAILING_ROWS
+            )?;
+        }
+        writeln!(out)?;
+    }
+    for (title, list) in [("Errors", &head.errors), ("Warnings", &head.warnings)] {
+        if list.is_empty() {
+            continue;
+        }
+        writeln!(out, "### {title}\n")?;
+        for f in list {
+            let at = f
+                .location
+                .as_ref()
+                .map(|l| format!("{} ", md(&brief::place_col(l))))
+                .unwrap_or_default();
+            writeln!(out, "- {at}**{}** {}", md(&f.code), md(&f.message))?;
+        }
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// A failing pair's row: spec, transcript, verdict, its first findings (each: code, where, the
+/// call and what it fails), one per line of the cell; `more` findings besides `findings` are
+/// counted.
+fn row(r: &PairResult, findings: &mut dyn Iterator<Item = Finding>, more: usize) -> String {
+    let target = match r.record {
+        Some(line) => format!("{}:{line}", r.transcript),
+        None => r.transcript.clone(),
+    };
+    let mut cells: Vec<String> = Vec::new();
+    let mut more = more;
+    for f in findings {
+        if cells.len() >= MAX_FINDINGS {
+            more += 1;
+            continue;
+        }
+        let line = f.location.as_ref().map(|l| l.line);
+        let text = match brief::call_text(r, &f, CALL_WIDTH) {
+            Some(call) => format!("{}: {}", md(&call), md(&brief::detail(r, &f))),
+            None => md(&f.message).into_owned(),
+        };
+        cells.push(match line {
+            Some(n) => format!("**{}** line {n}: {text}", md(&f.code)),
+            None => format!("**{}** {text}", md(&f.code)),
+        });
+    }
+    if more > 0 {
+        cells.push(format!("… and {more} more"));
+    }
+    format!(
+        "| {}::{} | {} | {} | {} |\n",
+        md(&r.spec_file),
+        md(&r.spec),
+        md(&target),
+        md(&r.verdict_text()),
+        cells.join("<br>")
+    )
+}

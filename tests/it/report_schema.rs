@@ -1,0 +1,112 @@
+//! `--format json` output validates against the published schema (`docs/schema/report.schema.json`)
+//! on runs with passing and failing pairs, datasets, profiles, forbidden calls, spec errors and
+//! warnings; and it carries what a consumer needs without parsing prose: the matched and offending
+//! calls with their name and arguments, each failed constraint as `{path, constraint, expected,
+//! actual}`, each `never` rule with the calls it forbids.
+
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+fn report_of(dir: &str) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_toolspec"))
+        .args(["check", ".", "--format", "json"])
+        .current_dir(dir)
+        .output()
+        .expect("run toolspec");
+    serde_json::from_slice(&out.stdout).expect("the report is JSON")
+}
+
+fn result<'a>(report: &'a Value, spec: &str, transcript: &str) -> &'a Value {
+    report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["spec"] == spec && r["transcript"] == transcript)
+        .unwrap_or_else(|| panic!("no result for {spec} on {transcript}"))
+}
+
+#[test]
+fn json_reports_validate_against_the_published_schema() {
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string("docs/schema/report.schema.json").unwrap())
+            .unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    let dirs = [
+        "examples",
+        "tests/cmd/report.in",
+        "tests/cmd/broken.in",
+        "tests/cmd/glob.in",
+        "tests/cmd/config.in",
+    ];
+    for dir in dirs {
+        let report = report_of(dir);
+        let errors: Vec<String> = validator
+            .iter_errors(&report)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{dir}: {}", errors.join("\n"));
+    }
+    // The schema is not vacuous: a report with a member it does not know, or without one it
+    // requires, fails it.
+    let mut report = report_of("tests/cmd/report.in");
+    report["results"][0]["expectations"][0]["reasons"] = json!([]);
+    assert!(!validator.is_valid(&report));
+    let mut report = report_of("tests/cmd/report.in");
+    report["results"][0]["rules"] = Value::Null;
+    assert!(!validator.is_valid(&report));
+}
+
+#[test]
+fn calls_and_failed_constraints_are_data() {
+    let report = report_of("tests/cmd/report.in");
+    let bad = result(&report, "refund_strict", "runs/bad.json");
+    // The name-only match: the call with its arguments, and the constraint it fails.
+    let refund = &bad["expectations"][1];
+    assert_eq!(refund["status"], "name_only");
+    assert_eq!(refund["calls"][0]["name"], "issue_refund");
+    assert_eq!(refund["calls"][0]["arguments"]["amount_cents"], 14999);
+    assert_eq!(refund["calls"][0]["location"]["line"], 3);
+    let failure = &refund["failures"][0];
+    assert_eq!(failure["call"], 1);
+    assert_eq!(failure["part"], "args");
+    assert_eq!(failure["path"], "amount_cents");
+    assert_eq!(failure["constraint"], "range");
+    assert_eq!(failure["expected"]["max"], 12999.0);
+    assert_eq!(failure["actual"], 14999);
+    assert_eq!(failure["location"]["line"], 10);
+    // A reference constraint: expected is the captured value.
+    let email = &bad["expectations"][2]["failures"][0];
+    assert_eq!(email["path"], "to");
+    assert_eq!(email["actual"], "bob@example.com");
+    // Each `never` rule, broken or not, with the calls it forbids and their arguments.
+    let rules = bad["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), 2);
+    assert_eq!(rules[0]["tool"], "close_account");
+    assert_eq!(rules[0]["passed"], false);
+    assert_eq!(rules[0]["calls"][0]["index"], 2);
+    assert_eq!(rules[0]["calls"][0]["arguments"]["customer_id"], "C-7");
+    assert_eq!(rules[1]["tool"], "delete_customer");
+    assert_eq!(rules[1]["passed"], true);
+    assert_eq!(rules[1]["calls"], json!([]));
+    // Findings name the call they are about, and the expectation.
+    let findings = bad["findings"].as_array().unwrap();
+    let forbidden = findings
+        .iter()
+        .find(|f| f["code"] == "forbidden-call")
+        .unwrap();
+    assert_eq!(forbidden["call"]["name"], "close_account");
+    assert!(forbidden["call"].get("location").is_none());
+    let name_only = findings
+        .iter()
+        .find(|f| f["code"] == "name-only-match")
+        .unwrap();
+    assert_eq!(name_only["expectation"], 1);
+    // Under `extra forbid`, an extra call is offending: its arguments are read and shown.
+    let extra = findings
+        .iter()
+        .find(|f| f["code"] == "unexpected-call")
+        .unwrap();
+    assert_eq!(extra["call"]["name"], "open_ticket");
+    assert_eq!(extra["call"]["arguments"], json!({"queue": "billing"}));
+}

@@ -1,0 +1,193 @@
+//! The text formats fit the width they are given: every line of `--format concise` and every
+//! finding line of the human format's default output is at most the width (`COLUMNS`, or 100
+//! off a terminal), at several widths; and what is cut is the least telling part (the over-refund
+//! finding still shows the offending `amount_cents`).
+
+use std::process::Command;
+
+fn check(dir: &str, args: &[&str], columns: Option<usize>) -> String {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolspec"));
+    cmd.arg("check")
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1");
+    match columns {
+        Some(c) => cmd.env("COLUMNS", c.to_string()),
+        None => cmd.env_remove("COLUMNS"),
+    };
+    let out = cmd.output().expect("run toolspec");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn width(line: &str) -> usize {
+    line.chars().count()
+}
+
+#[test]
+fn concise_lines_fit_the_width() {
+    // Off a terminal, without COLUMNS: 100.
+    let out = check("examples", &[".", "--format", "concise"], None);
+    for line in out.lines() {
+        assert!(width(line) <= 100, "{} columns: {line}", width(line));
+    }
+    let refund = out
+        .lines()
+        .find(|l| l.contains(":48:9: name-only-match "))
+        .expect("the over-refund finding");
+    assert!(refund.contains("amount_cents: 14999"), "{refund}");
+    for columns in [80, 120, 200] {
+        let out = check(
+            "tests/cmd/report.in",
+            &[".", "--format", "concise"],
+            Some(columns),
+        );
+        for line in out.lines() {
+            assert!(width(line) <= columns, "{columns}: {line}");
+        }
+    }
+    // A wide terminal shows whole messages.
+    let out = check(
+        "tests/cmd/report.in",
+        &[".", "--format", "concise"],
+        Some(200),
+    );
+    assert!(
+        out.contains("amount_cents: 14999 is above the maximum 12999; call #2 issue_refund fails #2 issue_refund (refund)\n"),
+        "{out}"
+    );
+}
+
+#[test]
+fn human_finding_lines_fit_the_width() {
+    for columns in [40, 60, 100, 160] {
+        for dir in ["examples", "tests/cmd/report.in"] {
+            let out = check(dir, &["."], Some(columns));
+            // Findings are indented; the verdict lines carry whole paths and are not cut.
+            let findings: Vec<&str> = out.lines().filter(|l| l.starts_with("  ")).collect();
+            assert!(!findings.is_empty(), "{dir}: {out}");
+            for line in findings {
+                assert!(width(line) <= columns, "{dir} at {columns}: {line}");
+            }
+        }
+    }
+    let out = check("examples", &["."], None);
+    assert!(
+        out.contains(
+            "  error[name-only-match] line 48: call #3 issue_refund(amount_cents: 14999, "
+        ),
+        "{out}"
+    );
+}
+
+/// Past 50 pairs the summary per spec is printed without `--summary`: the pass rate, the mean
+/// score and the expectations that fail most, counted over a dataset of 60 transcripts.
+#[test]
+fn the_summary_comes_by_itself_past_fifty_pairs() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("toolspec.toml"), "").unwrap();
+    std::fs::write(
+        root.join("s.toolspec"),
+        "spec refund_flow {\n  transcripts \"runs.jsonl\"\n  call lookup(id: 1..=9)\n  \
+         call refund(amount: 1..=100)\n}\n",
+    )
+    .unwrap();
+    let lines: Vec<String> = (0..60)
+        .map(|i| {
+            let amount = if i % 4 == 0 { 500 } else { 50 };
+            format!(
+                r#"[{{"name": "lookup", "args": {{"id": 1}}}}, {{"name": "refund", "args": {{"amount": {amount}}}}}]"#
+            )
+        })
+        .collect();
+    std::fs::write(root.join("runs.jsonl"), lines.join("\n") + "\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_toolspec"))
+        .args(["check", ".", "--color", "never"])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("s.toolspec::refund_flow   45/60   75.0%        0.94\n  most often not met: #2 refund 15×\n"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("… and 45 passing pairs (-v lists them)"),
+        "{stdout}"
+    );
+}
+
+/// `--format github` with `$GITHUB_STEP_SUMMARY` set appends the Markdown job summary to that
+/// file (what was there stays) and prints the same annotations; the summary is what
+/// `--format markdown` prints.
+#[test]
+fn github_appends_the_job_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("summary.md");
+    std::fs::write(&file, "earlier step\n").unwrap();
+    let run = |args: &[&str], summary: Option<&std::path::Path>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_toolspec"));
+        cmd.arg("check").args(args).current_dir("examples");
+        match summary {
+            Some(p) => cmd.env("GITHUB_STEP_SUMMARY", p),
+            None => cmd.env_remove("GITHUB_STEP_SUMMARY"),
+        };
+        let out = cmd.output().unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let plain = run(&[".", "--format", "github"], None);
+    let with = run(&[".", "--format", "github"], Some(&file));
+    assert_eq!(plain, with);
+    let markdown = run(&[".", "--format", "markdown"], None);
+    let written = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(written, format!("earlier step\n{markdown}"));
+    assert!(markdown.contains("| 4/5 | 80.0% | 0.95 |"), "{markdown}");
+}
+
+/// Data in the Markdown summary cannot add markup: a tool name with HTML, a link, a table
+/// separator and a line break renders as its text.
+#[test]
+fn markdown_escapes_data() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::write(root.join("toolspec.toml"), "").unwrap();
+    std::fs::write(
+        root.join("s.toolspec"),
+        "spec s {\n  transcripts \"run.json\"\n  call lookup\n}\n",
+    )
+    .unwrap();
+    let name = "<img src=x onerror=alert(1)> | [x](https://evil) **b** @team\n::error::x";
+    let calls = serde_json::json!([{"name": name, "args": {"q": "</td><script>"}}]);
+    std::fs::write(root.join("run.json"), calls.to_string()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_toolspec"))
+        .args(["check", ".", "--format", "markdown"])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    let md = String::from_utf8(out.stdout).unwrap();
+    assert!(md.contains("unexpected\\-call"), "{md}");
+    for raw in ["</td>", "<script>", "](", "**b**", " @team", "| [x"] {
+        assert!(!md.contains(raw), "{raw} in:\n{md}");
+    }
+    // No HTML tag but the line breaks toolspec writes in a cell.
+    let tags = md.replace("\\<", "").replace("<br>", "");
+    assert!(!tags.contains('<'), "{md}");
+    assert!(
+        !md.lines().any(|l| l.trim_start().starts_with("::")),
+        "{md}"
+    );
+    // Every table row has its cells: no `|` from the data splits one (the failing pair's row
+    // has four, the spec's five).
+    let rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| s\\.")).collect();
+    assert_eq!(rows.len(), 2, "{md}");
+    for line in rows {
+        let bars = line.replace("\\|", "").matches('|').count();
+        let want = if line.starts_with("| s\\.toolspec::") {
+            5
+        } else {
+            6
+        };
+        assert_eq!(bars, want, "{line}");
+    }
+}
