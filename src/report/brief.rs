@@ -112,3 +112,68 @@ pub fn place_col(l: &Location) -> String {
 pub fn fit(s: &str, room: usize) -> String {
     call::cut(s, room.max(12))
 }
+
+/// Prose (a message, what a call fails) wrapped at word boundaries into lines of at most `room`
+/// characters, at most [`MAX_WRAPPED_LINES`] of them (the last cut with `…` when more is left):
+/// the words of a finding are not lost to the width, as a call's arguments may be.
+pub fn wrap(s: &str, room: usize) -> Vec<String> {
+    let room = room.max(12);
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    let mut words = s.split(' ').filter(|w| !w.is_empty()).peekable();
+    while let Some(word) = words.next() {
+        let len = line.chars().count();
+        if len > 0 && len + 1 + word.chars().count() > room {
+            if lines.len() + 1 == MAX_WRAPPED_LINES {
+                let rest: Vec<&str> = std::iter::once(word).chain(words).collect();
+                line.push(' ');
+                line.push_str(&rest.join(" "));
+                lines.push(fit(&line, room));
+                return lines;
+            }
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+        if words.peek().is_none() {
+            break;
+        }
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(fit(&line, room));
+    }
+    lines
+        .into_iter()
+        .map(|l| if l.chars().count() > room { fit(&l, room) } else { l })
+        .collect()
+}
+
+/// The most lines [`wrap`] gives one piece of prose.
+pub const MAX_WRAPPED_LINES: usize = 3;
+
+#[cfg(test)]
+mod wrap_tests {
+    use super::wrap;
+
+    #[test]
+    fn wraps_at_words_and_keeps_every_word_within_the_line_limit() {
+        let s = "expected a call to #3 `check_refund_eligibility` (eligibility), but none matched";
+        let lines = wrap(s, 40);
+        assert!(lines.iter().all(|l| l.chars().count() <= 40), "{lines:?}");
+        assert_eq!(lines.join(" "), s);
+        assert_eq!(wrap("short", 40), ["short"]);
+        assert_eq!(wrap("", 40), [""]);
+    }
+
+    #[test]
+    fn cuts_the_last_line_past_the_limit_and_long_words_to_the_room() {
+        let s = "word ".repeat(100);
+        let lines = wrap(&s, 20);
+        assert_eq!(lines.len(), super::MAX_WRAPPED_LINES);
+        assert!(lines.last().unwrap().ends_with('…'), "{lines:?}");
+        let long = "x".repeat(50);
+        assert!(wrap(&long, 20).iter().all(|l| l.chars().count() <= 20));
+    }
+}

@@ -246,6 +246,7 @@ fn brief_finding(r: &PairResult, f: &Finding, opts: Options) -> String {
     let fit = |s: &str, room: usize| brief::fit(s, room);
     let lead = 2 + tag.chars().count() + 1;
     let mut out = String::new();
+    let mut rest = String::new();
     let first_line = match (brief::call_text(r, f, usize::MAX), &f.location) {
         (Some(_), Some(loc)) => {
             let at = format!("line {}: ", loc.line);
@@ -253,11 +254,20 @@ fn brief_finding(r: &PairResult, f: &Finding, opts: Options) -> String {
             let call = brief::call_text(r, f, room).unwrap_or_default();
             fit(&format!("{at}{call}"), width.saturating_sub(lead))
         }
-        _ => fit(&escaped(&f.message), width.saturating_sub(lead)),
+        _ => {
+            // The message, wrapped: its first line beside the tag, the rest under it.
+            let mut lines = brief::wrap(&escaped(&f.message), width.saturating_sub(lead));
+            let first = lines.remove(0);
+            for more in lines {
+                rest.push_str(&format!("      {more}\n"));
+            }
+            first
+        }
     };
     out.push_str(&format!("  {shown_tag} {first_line}\n"));
+    out.push_str(&rest);
     let second = if f.call.is_some() {
-        Some(fit(&brief::detail(r, f), width.saturating_sub(6)))
+        Some(brief::wrap(&brief::detail(r, f), width.saturating_sub(6)).join("\n      "))
     } else if let Some(rel) = &f.related {
         let (noun, _) = f.related_role();
         Some(fit(

@@ -155,6 +155,7 @@ pub(crate) fn run(args: CallsArgs) -> u8 {
                     color,
                     verbose: false,
                     width: output::terminal_width(),
+                    summary: false,
                 };
                 output::err(&toolspec::report::human::render_run_findings(
                     &report,
