@@ -44,6 +44,9 @@ pub enum Stage {
     Run,
     /// One spec × transcript pair: the engine's findings and the profile's.
     Engine,
+    /// A built-in rule (`src/rules/`, `docs/rules.md`): a problem in a transcript found without
+    /// any spec; `[rules]` in toolspec.toml and `--select`/`--ignore` choose which apply.
+    Rule,
 }
 
 impl Stage {
@@ -54,6 +57,7 @@ impl Stage {
             Stage::Read => "read",
             Stage::Run => "run",
             Stage::Engine => "engine",
+            Stage::Rule => "rule",
         }
     }
 }
@@ -148,11 +152,8 @@ codes! {
     WrongShape = "wrong-shape", Read, Error,
         "a transcript's JSON does not have the shape of its format";
     UnknownFormat = "unknown-format", Read, Error, "a transcript file matches no known format";
-    InvalidArguments = "invalid-arguments", Read, Warning,
-        "a call's arguments are not valid JSON; they are kept as raw text";
     TruncatedLastLine = "truncated-last-line", Read, Warning,
         "the last line of a JSON-lines file is cut off";
-    OrphanResult = "orphan-result", Read, Warning, "a tool result links to no call";
     AmbiguousFormat = "ambiguous-format", Read, Warning,
         "a transcript file also has the marks of another format; it was read as the first";
     UnreadableCall = "unreadable-call", Read, Warning,
@@ -205,6 +206,22 @@ codes! {
         "a fuzzy constraint could not be settled within the work bound and was treated as failed";
     ProfileError = "profile-error", Engine, Error,
         "the spec's profile could not score the pair";
+
+    SchemaViolation = "schema-violation", Rule, Error,
+        "a call's arguments break the JSON Schema the transcript declares for its tool";
+    UndeclaredTool = "undeclared-tool", Rule, Error,
+        "a call to a tool the transcript's list of available tools does not declare";
+    InvalidArguments = "invalid-arguments", Rule, Warning,
+        "a call's arguments are not valid JSON; they are kept as raw text";
+    RepeatedCall = "repeated-call", Rule, Warning,
+        "the same tool called with the same arguments several times in a row (3 by default): a loop";
+    MissingResult = "missing-result", Rule, Warning,
+        "a call whose result never came, although the run went on and later calls got theirs";
+    OrphanResult = "orphan-result", Rule, Warning, "a tool result links to no call";
+    InvalidSchema = "invalid-schema", Rule, Warning,
+        "a tool's declared parameter schema is not a JSON Schema toolspec can check against";
+    RuleLimit = "rule-limit", Rule, Note,
+        "a built-in rule stopped at one of its bounds (findings, schema size or depth); the rest was not checked";
 }
 
 impl Code {

@@ -219,6 +219,9 @@ fn pair_line(r: &PairResult, color: bool) -> String {
         .as_deref()
         .map(|p| format!(" [{}]", escaped(p)))
         .unwrap_or_default();
+    if r.is_rules_only() {
+        return format!("{word}  {}  rules  {target}", escaped(&r.verdict_text()));
+    }
     format!(
         "{word}  {}  {}::{}  {target}{profile}",
         escaped(&r.verdict_text()),

@@ -152,6 +152,7 @@ pub(crate) struct Finished {
     pub calls: Vec<ToolCall>,
     pub table: Option<CallTable>,
     pub tools: Vec<ToolDecl>,
+    pub answered: Vec<bool>,
     pub findings: Vec<ReadFinding>,
 }
 
@@ -596,6 +597,7 @@ impl Sink {
             calls,
             table,
             tools: self.tools,
+            answered: self.answered,
             findings,
         }
     }
