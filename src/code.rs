@@ -62,6 +62,13 @@ impl Stage {
     }
 }
 
+/// `docs/rules.md`, the documentation of the built-in rules (one source: `toolspec rules CODE`
+/// and SARIF's descriptions read it).
+const RULE_DOCS: &str = include_str!("../docs/rules.md");
+
+/// Where the documentation is published.
+const DOCS_URI: &str = "https://github.com/toolspec/toolspec/blob/main/docs";
+
 struct Row {
     name: &'static str,
     prefixed: &'static str,
@@ -258,6 +265,63 @@ impl Code {
     /// One line saying what the code means.
     pub fn description(self) -> &'static str {
         self.row().description
+    }
+
+    /// Its section of `docs/rules.md` (from its `## \`NAME\`` heading to the next), for a
+    /// [`Stage::Rule`] code: what `toolspec rules CODE` prints.
+    pub fn rule_docs(self) -> Option<&'static str> {
+        if self.stage() != Stage::Rule {
+            return None;
+        }
+        let heading = format!("## `{}`", self.name());
+        let start = RULE_DOCS.find(&heading)?;
+        let rest = &RULE_DOCS[start..];
+        let end = rest[heading.len()..]
+            .find("\n## ")
+            .map_or(rest.len(), |e| e + heading.len() + 1);
+        Some(rest[..end].trim_end())
+    }
+
+    /// A paragraph saying what the code means (SARIF's `fullDescription`): a rule's "What it
+    /// finds" of `docs/rules.md`; for other codes, the description and where the code is
+    /// explained.
+    pub fn full_description(self) -> String {
+        let what = self.rule_docs().and_then(|d| {
+            let from = d.find("### What it finds")? + "### What it finds".len();
+            let rest = &d[from..];
+            let end = rest.find("\n### ").unwrap_or(rest.len());
+            Some(rest[..end].split_whitespace().collect::<Vec<_>>().join(" "))
+        });
+        match what {
+            Some(w) if !w.is_empty() => w,
+            _ => format!(
+                "{}{}. Reported by the {} stage, as {} unless the context decides otherwise.",
+                self.description()[..1].to_uppercase(),
+                &self.description()[1..],
+                self.stage().name(),
+                match self.severity() {
+                    Severity::Error => "an error",
+                    Severity::Warning => "a warning",
+                    Severity::Note => "a note",
+                }
+            ),
+        }
+    }
+
+    /// Where the code is documented (SARIF's `helpUri`): a rule's section of `docs/rules.md`,
+    /// else the page about its stage.
+    pub fn help_uri(self) -> String {
+        let page = match self.stage() {
+            Stage::Rule if self.rule_docs().is_some() => {
+                return format!("{DOCS_URI}/rules.md#{}", self.name())
+            }
+            Stage::Rule => "rules.md",
+            Stage::Spec => "language.md",
+            Stage::Read => "formats.md",
+            Stage::Run => "cli.md#diagnostic-codes",
+            Stage::Engine => "engine.md",
+        };
+        format!("{DOCS_URI}/{page}")
     }
 
     /// The code a report prints as `id` ([`Code::id`]), if any.

@@ -12,7 +12,7 @@
 //! [`RULES`] is the registry of rules: code, whether it is on by default, its options. Two
 //! rules are found by the readers while they read (`invalid-arguments`, `orphan-result`: see
 //! [`Rule::by_reader`]); the check keeps or drops their findings by the same [`RuleSet`]. What
-//! each rule finds, and why, is `docs/rules.md` ([`DOCS`]).
+//! each rule finds, and why, is `docs/rules.md` ([`Rule::docs`]).
 
 mod schema;
 mod sequence;
@@ -23,9 +23,6 @@ use crate::code::Code;
 use crate::engine::Calls;
 use crate::source::Span;
 use crate::transcript::ToolDecl;
-
-/// `docs/rules.md`, the documentation of every rule (`toolspec rules CODE` prints a section).
-pub const DOCS: &str = include_str!("../../docs/rules.md");
 
 /// At most this many findings of one rule in one transcript; past it, one `rule-limit` note
 /// counts the rest.
@@ -104,15 +101,9 @@ impl Rule {
         RULES.iter().find(|r| r.code == code)
     }
 
-    /// Its section of `docs/rules.md`: from its `## \`NAME\`` heading to the next `## `.
+    /// Its section of `docs/rules.md` (see [`Code::rule_docs`]).
     pub fn docs(&self) -> Option<&'static str> {
-        let heading = format!("## `{}`", self.code.name());
-        let start = DOCS.find(&heading)?;
-        let rest = &DOCS[start..];
-        let end = rest[heading.len()..]
-            .find("\n## ")
-            .map_or(rest.len(), |e| e + heading.len() + 1);
-        Some(rest[..end].trim_end())
+        self.code.rule_docs()
     }
 }
 

@@ -244,8 +244,9 @@ mod tests {
 
     fn view_check(tools: &[ToolDecl], calls: &[ToolCall], text: &[u8]) -> Vec<RuleFinding> {
         let spans: Vec<Span> = calls.iter().map(|c| c.span).collect();
+        let calls = calls.to_vec();
         let t = View {
-            calls,
+            calls: &calls,
             spans: &spans,
             tools,
             answered: &[],

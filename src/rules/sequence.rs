@@ -143,8 +143,9 @@ mod tests {
                 parameters: None,
             })
             .collect();
+        let calls = calls.to_vec();
         let t = View {
-            calls,
+            calls: &calls,
             spans: &spans,
             tools: &tools,
             answered,

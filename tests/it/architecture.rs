@@ -32,6 +32,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         &["config", "engine", "json", "source", "transcript"],
     ),
     ("report", &["engine", "source", "text"]),
+    ("rules", &["engine", "source", "transcript"]),
     (
         "check",
         &[
@@ -40,6 +41,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "engine",
             "guard",
             "report",
+            "rules",
             "score",
             "source",
             "syntax",

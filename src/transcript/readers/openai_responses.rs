@@ -23,6 +23,9 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     for t in arr(v, "tools") {
         if let Some(name) = s(t, "name") {
             sink.declare(name, t.get("description"), t.get("parameters"));
+        } else if let Some(call) = s(t, "type").and_then(hosted_call_name) {
+            // A hosted tool: declared under the name its calls are read as.
+            sink.declare(call, None, None);
         }
     }
     let (items_v, root): (&[Value], Seg) =
@@ -225,6 +228,11 @@ fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mut Sink) {
                 );
             }
             "mcp_call" => {
+                // A remote MCP server's tools are listed by the server, not the request: a
+                // call to one is to a tool the request declares (when it records a tool list).
+                if let Some(name) = s(it, "name").filter(|_| !sink.tools.is_empty()) {
+                    sink.declare(name, None, None);
+                }
                 let args = it.get("arguments").map_or(Args::Empty, Args::Value);
                 let i2 = sink.call(s(it, "name").unwrap_or(""), args, item_id, loc);
                 let err = it.get("error").filter(|e| !e.is_null());
@@ -275,3 +283,21 @@ fn shell_failed(it: &Value) -> bool {
         }
     })
 }
+
+/// The name this reader gives the calls of a hosted tool of `tools[].type`, if it is one.
+fn hosted_call_name(ty: &str) -> Option<&'static str> {
+    Some(match ty {
+        "web_search" | "web_search_preview" | "web_search_preview_2025_03_11" => "web_search",
+        "file_search" => "file_search",
+        "code_interpreter" => "code_interpreter",
+        "computer" | "computer_use_preview" => "computer",
+        "shell" => "shell",
+        "local_shell" => "local_shell",
+        "apply_patch" => "apply_patch",
+        "image_generation" => "image_generation",
+        "tool_search" => "tool_search",
+        "programmatic_tool_calling" => "program",
+        _ => return None,
+    })
+}
+
