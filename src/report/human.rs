@@ -121,7 +121,7 @@ pub fn render_run_findings(report: &Report, sources: Sources<'_>, opts: Options)
 }
 
 /// A pair's section of stdout: its line and its findings rendered, for a failing pair (any pair
-/// with `verbose`) that has findings; nothing otherwise. The findings are taken from `findings`
+/// with `verbose`, any result of the rules alone) that has findings; nothing otherwise. The findings are taken from `findings`
 /// (those of `r` are not looked at), one at a time; none is asked for when the pair's section
 /// is empty because it passed. Handed to `out` a finding at a time.
 fn pair_details<E>(
@@ -131,7 +131,8 @@ fn pair_details<E>(
     opts: Options,
     out: &mut dyn FnMut(&str) -> Result<(), E>,
 ) -> Result<(), E> {
-    if r.passed && !opts.verbose {
+    // A linter's warnings are shown: the rules' findings of a passing transcript too.
+    if r.passed && !opts.verbose && !r.is_rules_only() {
         return Ok(());
     }
     let mut findings = findings.peekable();

@@ -146,7 +146,7 @@ fn pair_suite(r: &PairResult, findings: &mut dyn Iterator<Item = Finding>) -> Te
         }
         s
     };
-    let mut case = TestCase::new("score", status);
+    let mut case = TestCase::new(if r.is_rules_only() { "rules" } else { "score" }, status);
     case.set_classname(class);
     suite.add_test_case(case);
     suite

@@ -102,7 +102,7 @@ pub(super) fn check(set: &RuleSet, t: &View<'_>, out: &mut Vec<RuleFinding>) {
             let path = e.instance_path().as_str().to_owned();
             let keyword = e.kind().keyword();
             let at = if path.is_empty() {
-                "the arguments".to_owned()
+                "arguments".to_owned()
             } else {
                 format!("argument `{}`", clip(&path[1..], 120))
             };
