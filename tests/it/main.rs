@@ -60,6 +60,7 @@ mod readers_stream;
 mod readers_wild;
 mod report_honest;
 mod report_stream;
+mod rules_hostile;
 mod trust_binary;
 mod trust_injection;
 mod trust_judge;
