@@ -561,7 +561,12 @@ fn rules_only<S: PairSink>(
     sink: &S,
 ) -> (bool, Option<usize>, S::Entry) {
     let mut offsets: Vec<usize> = Vec::new();
-    for s in t.findings.iter().map(|f| f.span).chain(t.rules.iter().map(|f| f.span)) {
+    for s in t
+        .findings
+        .iter()
+        .map(|f| f.span)
+        .chain(t.rules.iter().map(|f| f.span))
+    {
         offsets.extend([s.start, s.end]);
     }
     let found = locator.positions(offsets);
@@ -616,7 +621,11 @@ fn rules_only<S: PairSink>(
         profile_details: None,
     };
     let record = head.record;
-    (passed, record, sink.pair_streamed(head, &mut findings.into_iter()))
+    (
+        passed,
+        record,
+        sink.pair_streamed(head, &mut findings.into_iter()),
+    )
 }
 
 /// What failed a pair besides its score, in words ([`PairResult::failure`]): forbidden calls,

@@ -114,7 +114,12 @@ pub fn check_with<S: PairSink>(
     if !bound.stdin.is_empty() {
         work.push((None, &bound.stdin, false));
     }
-    work.extend(bound.unclaimed.iter().map(|(f, quiet)| (Some(f), &[][..], *quiet)));
+    work.extend(
+        bound
+            .unclaimed
+            .iter()
+            .map(|(f, quiet)| (Some(f), &[][..], *quiet)),
+    );
     let outcomes: Vec<FileOutcome<S::Entry>> = par_map(&work, |&(file, specs, quiet)| {
         let specs: Vec<&plan::Spec> = specs.iter().map(|&r| bound.spec(r)).collect();
         let (path, shown, given) = match file {

@@ -284,7 +284,7 @@ pub fn run(set: &RuleSet, t: &View<'_>) -> Vec<RuleFinding> {
     if set.is_on(Code::MissingResult) {
         sequence::missing_results(t, &mut out);
     }
-    out.sort_by(|a, b| (a.span, a.code).cmp(&(b.span, b.code)));
+    out.sort_by_key(|a| (a.span, a.code));
     out
 }
 
@@ -308,7 +308,9 @@ mod tests {
     fn every_rule_has_a_rule_code_and_a_section_of_the_docs() {
         for r in RULES {
             assert_eq!(r.code.stage(), crate::code::Stage::Rule, "{:?}", r.code);
-            let docs = r.docs().unwrap_or_else(|| panic!("no docs for {:?}", r.code));
+            let docs = r
+                .docs()
+                .unwrap_or_else(|| panic!("no docs for {:?}", r.code));
             for part in [
                 "### What it finds",
                 "### Why it matters",

@@ -60,8 +60,9 @@ pub(super) fn check(set: &RuleSet, t: &View<'_>, out: &mut Vec<RuleFinding>) {
             continue;
         };
         let span = t.span(i);
-        let validator = compiled.entry(name).or_insert_with(|| {
-            match compile(name, schema) {
+        let validator = compiled
+            .entry(name)
+            .or_insert_with(|| match compile(name, schema) {
                 Ok(v) => Compiled::Valid(Box::new(v)),
                 Err(Problem::Limit(message)) => {
                     limits.push(RuleFinding {
@@ -85,8 +86,7 @@ pub(super) fn check(set: &RuleSet, t: &View<'_>, out: &mut Vec<RuleFinding>) {
                     }
                     Compiled::Skipped
                 }
-            }
-        });
+            });
         let Compiled::Valid(validator) = validator else {
             continue;
         };
@@ -297,7 +297,10 @@ mod tests {
             .iter()
             .find(|f| f.message.contains("argument `city`"))
             .unwrap();
-        assert!(city.message.contains("schema keyword `type`"), "{messages:?}");
+        assert!(
+            city.message.contains("schema keyword `type`"),
+            "{messages:?}"
+        );
         assert_eq!(
             &text[city.span.start..city.span.end],
             br#"\"city\""#.as_slice()

@@ -23,7 +23,8 @@ pub(super) fn undeclared(t: &View<'_>, out: &mut Vec<RuleFinding>) {
             seen.entry(name).or_insert((i, 0)).1 += 1;
         }
     }
-    let mut firsts: Vec<(usize, &str, usize)> = seen.into_iter().map(|(n, (i, k))| (i, n, k)).collect();
+    let mut firsts: Vec<(usize, &str, usize)> =
+        seen.into_iter().map(|(n, (i, k))| (i, n, k)).collect();
     firsts.sort_unstable();
     let mut found = Capped::new(Code::UndeclaredTool);
     let mut names: Vec<&str> = declared.into_iter().collect();
@@ -42,7 +43,10 @@ pub(super) fn undeclared(t: &View<'_>, out: &mut Vec<RuleFinding>) {
             n => format!(" ({n} calls)"),
         };
         found.push(
-            format!("`{}` is called{times} but the transcript does not declare it", clip(name, 120)),
+            format!(
+                "`{}` is called{times} but the transcript does not declare it",
+                clip(name, 120)
+            ),
             format!(
                 "the tools offered to the model are {listed}: a call to another is a hallucinated \
                  tool name (or the tool list recorded is not the one the agent ran with)"
@@ -156,13 +160,19 @@ mod tests {
 
     #[test]
     fn a_search_six_times_is_one_loop_and_two_in_a_row_are_none() {
-        let mut calls: Vec<ToolCall> = (0..6).map(|i| call("search", json!({"q": "x"}), i)).collect();
+        let mut calls: Vec<ToolCall> = (0..6)
+            .map(|i| call("search", json!({"q": "x"}), i))
+            .collect();
         calls.push(call("search", json!({"q": "y"}), 6));
         calls.push(call("search", json!({"q": "y"}), 7));
         let found = run(&calls, &[], &[]);
         assert_eq!(found.len(), 1, "{found:#?}");
         assert_eq!(found[0].code, Code::RepeatedCall);
-        assert!(found[0].message.contains("6 times in a row"), "{}", found[0].message);
+        assert!(
+            found[0].message.contains("6 times in a row"),
+            "{}",
+            found[0].message
+        );
         assert_eq!(found[0].span, Span::new(0, 1));
     }
 
@@ -184,19 +194,32 @@ mod tests {
 
     #[test]
     fn a_missing_result_before_an_answered_call_only() {
-        let calls = [call("a", json!({}), 0), call("b", json!({}), 1), call("c", json!({}), 2)];
+        let calls = [
+            call("a", json!({}), 0),
+            call("b", json!({}), 1),
+            call("c", json!({}), 2),
+        ];
         let found = run(&calls, &[], &[false, true, false]);
         assert_eq!(found.len(), 1);
-        assert_eq!((found[0].code, found[0].span), (Code::MissingResult, Span::new(0, 1)));
+        assert_eq!(
+            (found[0].code, found[0].span),
+            (Code::MissingResult, Span::new(0, 1))
+        );
         assert!(run(&calls, &[], &[false, false, false]).is_empty());
     }
 
     #[test]
     fn findings_are_capped_with_a_note() {
-        let calls: Vec<ToolCall> = (0..250).map(|i| call(&format!("t{i}"), json!({}), i)).collect();
+        let calls: Vec<ToolCall> = (0..250)
+            .map(|i| call(&format!("t{i}"), json!({}), i))
+            .collect();
         let found = run(&calls, &["a"], &[]);
         assert_eq!(found.len(), super::super::MAX_FINDINGS_PER_RULE + 1);
         let last = found.iter().find(|f| f.code == Code::RuleLimit).unwrap();
-        assert!(last.message.starts_with("150 more `undeclared-tool`"), "{}", last.message);
+        assert!(
+            last.message.starts_with("150 more `undeclared-tool`"),
+            "{}",
+            last.message
+        );
     }
 }

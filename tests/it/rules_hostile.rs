@@ -78,11 +78,17 @@ fn a_backtracking_pattern_is_linear() {
 #[test]
 fn a_flood_of_violations_is_capped() {
     let tools = [decl("t", json!({"type": "object", "required": ["x"]}))];
-    let calls = (0..10_000).map(|i| call("t", json!({ "i": i }), i)).collect();
+    let calls = (0..10_000)
+        .map(|i| call("t", json!({ "i": i }), i))
+        .collect();
     let found = run(&tools, calls);
     assert_eq!(found.len(), MAX_FINDINGS_PER_RULE + 1);
     let note = found.iter().find(|f| f.code == Code::RuleLimit).unwrap();
-    assert!(note.message.contains("more `schema-violation` findings"), "{}", note.message);
+    assert!(
+        note.message.contains("more `schema-violation` findings"),
+        "{}",
+        note.message
+    );
 }
 
 /// A schema past the size bound is not compiled, and says so once.
@@ -94,7 +100,10 @@ fn a_huge_schema_is_not_compiled() {
     let tools = [decl("t", json!({"type": "object", "properties": props}))];
     let found = run(
         &tools,
-        vec![call("t", json!({"p1": 1}), 0), call("t", json!({"p1": 2}), 1)],
+        vec![
+            call("t", json!({"p1": 1}), 0),
+            call("t", json!({"p1": 2}), 1),
+        ],
     );
     let codes: Vec<Code> = found.iter().map(|f| f.code).collect();
     assert_eq!(codes, [Code::RuleLimit]);
@@ -127,7 +136,11 @@ fn a_chat_request_gives_the_rules_its_tools_and_results() {
     // By place: the first call, then the argument inside it, then the second call.
     assert_eq!(
         codes,
-        [Code::MissingResult, Code::SchemaViolation, Code::UndeclaredTool]
+        [
+            Code::MissingResult,
+            Code::SchemaViolation,
+            Code::UndeclaredTool
+        ]
     );
     // The violation is placed at the argument inside the arguments string.
     let s = found[1].span;

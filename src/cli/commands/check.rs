@@ -205,20 +205,26 @@ pub(crate) fn options(run: &RunArgs) -> Result<CheckOptions, u8> {
             exit::ERROR
         })?;
     let code = |c: &String| {
-        toolspec::rules::Rule::named(c).map(|r| r.code).ok_or_else(|| {
-            output::err(&format!(
-                "error: `{}` is not a rule (`toolspec rules` lists them: {})\n",
-                output::esc(c),
-                toolspec::check::settings::rule_names()
-            ));
-            exit::ERROR
-        })
+        toolspec::rules::Rule::named(c)
+            .map(|r| r.code)
+            .ok_or_else(|| {
+                output::err(&format!(
+                    "error: `{}` is not a rule (`toolspec rules` lists them: {})\n",
+                    output::esc(c),
+                    toolspec::check::settings::rule_names()
+                ));
+                exit::ERROR
+            })
     };
     let select = match &run.select {
         Some(list) => Some(list.iter().map(code).collect::<Result<Vec<_>, u8>>()?),
         None => None,
     };
-    let ignore = run.ignore.iter().map(code).collect::<Result<Vec<_>, u8>>()?;
+    let ignore = run
+        .ignore
+        .iter()
+        .map(code)
+        .collect::<Result<Vec<_>, u8>>()?;
     Ok(CheckOptions {
         paths: run.paths.clone(),
         select,

@@ -24,26 +24,21 @@ pub(crate) fn run(args: &RulesArgs) -> u8 {
         output::out(&text);
         return exit::OK;
     };
-    match Rule::named(code).and_then(Rule::docs) {
-        Some(docs) => {
-            let rule = Rule::named(code).map_or(&[][..], |r| r.options);
-            let mut text = format!("{docs}\n");
-            if !rule.is_empty() {
-                text.push_str("\n### Options\n\n");
-                for o in rule {
-                    text.push_str(&format!("- {o}\n"));
-                }
-            }
-            output::out(&text);
-            exit::OK
-        }
-        None => {
-            output::err(&format!(
-                "error: `{}` is not a rule (`toolspec rules` lists them: {})\n",
-                output::esc(code),
-                toolspec::check::settings::rule_names()
-            ));
-            exit::ERROR
+    let Some((rule, docs)) = Rule::named(code).and_then(|r| Some((r, r.docs()?))) else {
+        output::err(&format!(
+            "error: `{}` is not a rule (`toolspec rules` lists them: {})\n",
+            output::esc(code),
+            toolspec::check::settings::rule_names()
+        ));
+        return exit::ERROR;
+    };
+    let mut text = format!("{docs}\n");
+    if !rule.options.is_empty() {
+        text.push_str("\n### Options\n\n");
+        for o in rule.options {
+            text.push_str(&format!("- {o}\n"));
         }
     }
+    output::out(&text);
+    exit::OK
 }

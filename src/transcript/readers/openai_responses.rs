@@ -300,4 +300,3 @@ fn hosted_call_name(ty: &str) -> Option<&'static str> {
         _ => return None,
     })
 }
-
