@@ -135,6 +135,14 @@ pub(super) fn check_file<S: PairSink>(
         by_format.insert(reading(None), Vec::new());
     }
     let rules_key: Arc<str> = Arc::from(RULES_SPEC);
+    // The rules run once per transcript: those that apply, and those a spec denies.
+    let denied: Vec<Code> = specs
+        .iter()
+        .flat_map(|s| &s.config.deny_rules)
+        .filter_map(|name| rules::Rule::named(name).map(|r| r.code))
+        .collect();
+    let base = rule_set;
+    let rule_set = &rule_set.clone().with(&denied);
     let rules_file: Arc<str> = Arc::from("");
     // The file's bytes when it is small enough to read whole: read once, for every format and
     // for placing the findings.
@@ -237,7 +245,7 @@ pub(super) fn check_file<S: PairSink>(
                 });
                 let run = engine::Run::new(&s.config, all);
                 let (passed, record, entry) =
-                    check_pair(s, &shown, &t, &run, all, profile, &mut locator, sink);
+                    check_pair(s, &shown, &t, &run, all, profile, base, &mut locator, sink);
                 let k = (s.file.key.clone(), s.name.clone(), key.clone(), record);
                 pairs.push((k, passed, entry));
             }
@@ -341,10 +349,15 @@ fn check_pair<S: PairSink>(
     run: &engine::Run<'_>,
     calls: &dyn engine::Calls,
     profile: Option<ProfileVerdict>,
+    rule_set: &RuleSet,
     locator: &mut locate::Locator<'_>,
     sink: &S,
 ) -> (bool, Option<usize>, S::Entry) {
     let file = &spec.file;
+    // A rule's finding is shown if the rule applies to the run or this spec denies it; a denied
+    // one is an error and fails the pair.
+    let denies = |code: &str| spec.config.deny_rules.iter().any(|d| d == code);
+    let shown_rule = |code: &str| denies(code) || rule_set.keeps(code);
     let verdict = run.verdict();
     let record_span = t.record.map_or(Span::point(0), |r| r.span);
     let record_start = Span::new(record_span.start, record_span.start);
@@ -369,7 +382,13 @@ fn check_pair<S: PairSink>(
             (Some(f.span), None, f.code.id())
         }
     };
-    let mut order: Vec<usize> = (0..engine_count + t.findings.len() + t.rules.len()).collect();
+    let mut order: Vec<usize> = (0..engine_count + t.findings.len() + t.rules.len())
+        .filter(|&x| x < engine_count || shown_rule(place(x).2))
+        .collect();
+    let denied = order
+        .iter()
+        .filter(|&&x| x >= engine_count && denies(place(x).2))
+        .count();
     order.sort_by(|&a, &b| place(a).cmp(&place(b)));
     // Lines and columns of every place in the transcript the result names, found in one pass.
     let mut offsets: Vec<usize> = Vec::new();
@@ -446,6 +465,20 @@ fn check_pair<S: PairSink>(
         ),
         None => (score, threshold, passed, None),
     };
+    // Findings of rules the spec denies fail the pair, whatever its score.
+    let (passed, failure) = if denied == 0 {
+        (passed, failure)
+    } else {
+        let what = match denied {
+            1 => "a denied rule's finding".to_owned(),
+            n => format!("{n} denied rules' findings"),
+        };
+        let failure = match failure {
+            Some(f) => format!("{f}, {what}"),
+            None => what,
+        };
+        (false, Some(failure))
+    };
     // A profile that could not score the pair (the peer would raise, or the judge failed) says
     // why, at the transcript.
     let profile_error = profile_details
@@ -487,13 +520,22 @@ fn check_pair<S: PairSink>(
             // A rule's finding joins the pair's as a warning: it never changes the spec's
             // verdict.
             let f = t.rules.get(x - engine_count - t.findings.len())?;
-            return Some(rule_finding(f, Severity::Warning, &located));
+            let severity = if denies(f.code.id()) {
+                Severity::Error
+            } else {
+                Severity::Warning
+            };
+            return Some(rule_finding(f, severity, &located));
         }
         if x >= engine_count {
             let f = t.findings.get(x - engine_count)?;
             return Some(Finding {
                 code: f.code.to_owned(),
-                severity: Severity::Warning,
+                severity: if denies(f.code) {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                },
                 message: f.message.clone(),
                 help: None,
                 location: Some(located(f.span)),

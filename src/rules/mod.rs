@@ -153,6 +153,17 @@ impl RuleSet {
         self
     }
 
+    /// With the rules of `codes` too (the rules a spec denies).
+    #[must_use]
+    pub fn with(mut self, codes: &[Code]) -> Self {
+        self.on = RULES
+            .iter()
+            .map(|r| r.code)
+            .filter(|c| self.on.contains(c) || codes.contains(c))
+            .collect();
+        self
+    }
+
     /// Whether the rule of `code` applies (false for a code that is no rule's).
     pub fn is_on(&self, code: Code) -> bool {
         self.on.contains(&code)

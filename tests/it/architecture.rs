@@ -23,7 +23,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("syntax", &["config", "source"]),
     (
         "compile",
-        &["config", "guard", "source", "syntax", "transcript"],
+        &["config", "guard", "rules", "source", "syntax", "transcript"],
     ),
     ("transcript", &["guard", "source"]),
     ("engine", &["config", "source", "transcript"]),
