@@ -40,6 +40,7 @@ pub(crate) fn main() -> ExitCode {
         Command::Check(a) => commands::check::run(a),
         Command::Watch(a) => commands::watch::run(a),
         Command::Score(a) => commands::score::run(a),
+        Command::Rules(a) => commands::rules::run(&a),
     };
     exit::code(status)
 }
