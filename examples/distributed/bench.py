@@ -66,7 +66,7 @@ def main() -> None:
 
     table.append(("`toolspec.check` loop (one process)", 1, best_of(3, loop)))
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    check_corpus.init_local(2)
     ds = ray.data.from_items(rows).materialize()
     for workers in (1, 2):
         job = lambda: check_corpus.check_dataset(ds, spec_text, workers=workers).take_all()

@@ -47,7 +47,9 @@ class CheckBatch:
         }
         for path, data in zip(batch["path"], batch["bytes"]):
             try:
-                report = toolspec.check(self.spec, bytes(data), spec_name=self.spec_name)
+                report = toolspec.check(
+                    self.spec, bytes(data), spec_name=self.spec_name, allow_outside_root=True
+                )
             except toolspec.ToolspecError as e:
                 # A transcript that cannot be read is a row with its error, not a failed job.
                 for k in ("spec", "passed", "score", "failure", "findings"):
@@ -87,6 +89,18 @@ def check_dataset(
     )
 
 
+def init_local(num_cpus: int = 2) -> None:
+    """Start a local Ray cluster of `num_cpus` CPUs whose workers can import this file."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.pathsep.join(p for p in (here, os.environ.get("PYTHONPATH")) if p)
+    ray.init(
+        num_cpus=num_cpus,
+        include_dashboard=False,
+        log_to_driver=False,
+        runtime_env={"env_vars": {"PYTHONPATH": path}},
+    )
+
+
 def dataset_of_files(paths: List[str]) -> "ray.data.Dataset":
     """A dataset with a `path` and a `bytes` column, one row per file."""
     rows = []
@@ -103,7 +117,7 @@ def main(argv: List[str]) -> int:
     spec, transcripts = argv[0], argv[1:]
     with open(spec, encoding="utf-8") as f:
         spec_text = f.read()
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    init_local(2)
     rows = check_dataset(dataset_of_files(transcripts), spec_text).take_all()
     failed = 0
     for r in sorted(rows, key=lambda r: (r["path"], r["spec"] or "")):

@@ -22,9 +22,14 @@ ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "examples/prompts/refund.toolspec"
 
 
+@pytest.fixture(autouse=True)
+def at_root(monkeypatch) -> None:
+    monkeypatch.chdir(ROOT)
+
+
 @pytest.fixture(scope="module")
 def cluster():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    check_corpus.init_local(2)
     yield
     ray.shutdown()
 
