@@ -71,7 +71,7 @@ cp -r examples/prompts examples/runs "$SCRATCH/"
   grep -q 'skipped-check' hook.out
   grep -q '11 passed, 1 failed' hook.out
   # Without the failing run, the hook on the staged files passes.
-  git rm -q runs/refund/2025-06-07-openai-skipped-check.request.json
+  git rm -qf runs/refund/2025-06-07-openai-skipped-check.request.json
   "$WORK/venv/bin/pre-commit" try-repo "$ROOT" toolspec --all-files
 )
 # The hook's environment holds the wheel and no Rust build.

@@ -1,7 +1,7 @@
 //! The `toolspec._toolspec` extension module: the adapter between Python and the toolspec
 //! library, as `src/cli/` is the adapter between the terminal and it. The Python package
-//! (`toolspec/`) wraps these functions in its documented API; this module takes paths, bytes and
-//! JSON-like Python values, runs the library's check, reader and compiler, and hands back their
+//! (`toolspec/`) wraps these functions in its documented API; this module takes paths and bytes
+//! (the Python layer serializes Python objects to JSON), runs the library's check, reader and compiler, and hands back their
 //! JSON (the same documents the command prints) or rendered text.
 //!
 //! The `toolspec` command of the package is the command line of the root crate (`src/cli/`),
@@ -21,10 +21,8 @@ use std::sync::Arc;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{
-    PyBool, PyByteArray, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple,
-};
-use serde_json::{Map, Number, Value};
+use pyo3::types::{PyByteArray, PyBytes, PyString};
+use serde_json::Value;
 
 use toolspec::check::run::{check, CheckOptions, STDIN_NAME};
 use toolspec::check::settings::LoadedSettings;
@@ -35,11 +33,7 @@ use toolspec::transcript::{Format, Reader};
 
 use cli::sources::SourceCache;
 
-/// The deepest nesting of a Python value converted to JSON: the readers' own JSON nesting limit
-/// is far below it; past it the value is refused rather than recursed into.
-const MAX_DEPTH: usize = 512;
-
-/// A transcript as the Python layer passes it: a file, bytes, or a JSON-like value.
+/// A transcript as the Python layer passes it: a file or bytes.
 enum Input {
     Path(PathBuf),
     Bytes(Vec<u8>),
@@ -54,6 +48,20 @@ struct Checked {
 
 #[pymethods]
 impl Checked {
+    /// Whether every result passed (and there is at least one), nothing failing to be checked.
+    #[getter]
+    fn passed(&self) -> bool {
+        self.report.errors.is_empty()
+            && !self.report.results.is_empty()
+            && self.report.results.iter().all(|r| r.passed)
+    }
+
+    /// Whether something could not be checked (the report's `errors`).
+    #[getter]
+    fn has_errors(&self) -> bool {
+        !self.report.errors.is_empty()
+    }
+
     /// The report as `toolspec check --format json` prints it.
     #[getter]
     fn json(&self) -> String {
@@ -94,7 +102,7 @@ impl Checked {
     }
 }
 
-/// Check `transcript` (a path, bytes, or a JSON-like Python value) against every spec of the
+/// Check `transcript` (a path or bytes) against every spec of the
 /// file `spec`, as `toolspec check --spec SPEC TRANSCRIPT` does (bytes and values as
 /// `toolspec check --spec SPEC -` reads standard input).
 #[pyfunction]
@@ -159,7 +167,7 @@ fn current_dir() -> PyResult<PathBuf> {
         .map_err(|e| PyValueError::new_err(format!("cannot read the current folder: {e}")))
 }
 
-/// The calls read from `transcript` (a path, bytes, or a JSON-like Python value): a JSON array
+/// The calls read from `transcript` (a path or bytes): a JSON array
 /// with one array per transcript the input holds, each call as `toolspec calls --json` prints it.
 #[pyfunction]
 #[pyo3(signature = (transcript, input_format=None))]
@@ -185,6 +193,9 @@ fn calls_json(
     })
 }
 
+/// A compile diagnostic: code, severity, message, the text the command prints.
+type Diagnostic = (String, String, String, String);
+
 /// Compile the spec source `text` (named `name` in diagnostics; includes are read relative to
 /// it). Returns the config as `toolspec compile` prints it (JSON, or `None` when it does not
 /// compile) and the diagnostics: `(code, severity, message, rendered text)` each.
@@ -193,7 +204,7 @@ fn compile_text(
     py: Python<'_>,
     name: String,
     text: String,
-) -> PyResult<(Option<String>, Vec<(String, String, String, String)>)> {
+) -> PyResult<(Option<String>, Vec<Diagnostic>)> {
     py.detach(|| {
         let result = compile_source(&SourceFile::new(name, text), &FsLoader);
         let diags = result
@@ -250,104 +261,12 @@ fn input(transcript: &Bound<'_, PyAny>) -> PyResult<Input> {
     if transcript.hasattr("__fspath__")? {
         return Ok(Input::Path(transcript.extract::<PathBuf>()?));
     }
-    let value = to_json(transcript, 0)?;
-    serde_json::to_vec(&value)
-        .map(Input::Bytes)
-        .map_err(|e| PyValueError::new_err(e.to_string()))
-}
-
-/// A JSON-like Python value as JSON: dicts (string keys), lists, tuples, strings, numbers,
-/// booleans and `None`; a pydantic model (the OpenAI and Anthropic SDKs' messages, LangChain's
-/// messages) as its `model_dump(mode="json")`, a dataclass as `dataclasses.asdict`, any other
-/// mapping or sequence by its items.
-fn to_json(v: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
-    if depth > MAX_DEPTH {
-        return Err(PyValueError::new_err(format!(
-            "the transcript nests deeper than {MAX_DEPTH} levels"
-        )));
-    }
-    if v.is_none() {
-        return Ok(Value::Null);
-    }
-    if let Ok(s) = v.cast::<PyString>() {
-        return Ok(Value::String(s.to_cow()?.into_owned()));
-    }
-    if let Ok(d) = v.cast::<PyDict>() {
-        let mut map = Map::with_capacity(d.len());
-        for (k, item) in d.iter() {
-            let Ok(key) = k.cast::<PyString>() else {
-                return Err(PyTypeError::new_err(format!(
-                    "a transcript's dict keys must be strings, not {}",
-                    k.get_type().name()?
-                )));
-            };
-            map.insert(key.to_cow()?.into_owned(), to_json(&item, depth + 1)?);
-        }
-        return Ok(Value::Object(map));
-    }
-    if let Ok(l) = v.cast::<PyList>() {
-        return l.iter().map(|x| to_json(&x, depth + 1)).collect();
-    }
-    if let Ok(t) = v.cast::<PyTuple>() {
-        return t.iter().map(|x| to_json(&x, depth + 1)).collect();
-    }
-    if v.is_instance_of::<PyBool>() {
-        return Ok(Value::Bool(v.extract()?));
-    }
-    if v.is_instance_of::<PyInt>() {
-        if let Ok(i) = v.extract::<i64>() {
-            return Ok(Value::from(i));
-        }
-        if let Ok(u) = v.extract::<u64>() {
-            return Ok(Value::from(u));
-        }
-        let f: f64 = v.extract()?;
-        return finite(f);
-    }
-    if v.is_instance_of::<PyFloat>() {
-        return finite(v.extract()?);
-    }
-    let py = v.py();
-    if v.hasattr("model_dump")? {
-        let kwargs = PyDict::new(py);
-        kwargs.set_item("mode", "json")?;
-        let dumped = v.call_method("model_dump", (), Some(&kwargs))?;
-        return to_json(&dumped, depth + 1);
-    }
-    let dataclasses = py.import("dataclasses")?;
-    if dataclasses
-        .call_method1("is_dataclass", (v,))?
-        .is_truthy()?
-        && !v.is_instance_of::<pyo3::types::PyType>()
-    {
-        let d = dataclasses.call_method1("asdict", (v,))?;
-        return to_json(&d, depth + 1);
-    }
-    let abc = py.import("collections.abc")?;
-    if v.is_instance(&abc.getattr("Mapping")?)? {
-        let d = PyDict::new(py);
-        for item in v.call_method0("items")?.try_iter()? {
-            let (k, x): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item?.extract()?;
-            d.set_item(k, x)?;
-        }
-        return to_json(d.as_any(), depth);
-    }
-    if v.is_instance(&abc.getattr("Sequence")?)? {
-        return v.try_iter()?.map(|x| to_json(&x?, depth + 1)).collect();
-    }
+    // Python objects are serialized by the Python layer (`json.dumps`, C code, is several times
+    // faster than building JSON here object by object through the stable ABI).
     Err(PyTypeError::new_err(format!(
-        "cannot read a {} as part of a transcript: give dicts, lists, strings, numbers, \
-         booleans, None, pydantic models or dataclasses (or the transcript's path or bytes)",
-        v.get_type().name()?
+        "a transcript is a path or bytes here, not {}",
+        transcript.get_type().name()?
     )))
-}
-
-fn finite(f: f64) -> PyResult<Value> {
-    Number::from_f64(f).map(Value::Number).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "{f} is not a JSON number (NaN and infinities are not)"
-        ))
-    })
 }
 
 fn format(name: Option<&str>) -> PyResult<Option<Format>> {

@@ -15,11 +15,13 @@ dict), detecting the format as `toolspec check` does for files. Everything runs 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import tempfile
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Union
 
 from . import _toolspec
 
@@ -142,20 +144,45 @@ class Result:
         return self.passed
 
 
-@dataclass(frozen=True)
 class Report:
-    """What a check found: one `Result` per spec × transcript checked."""
+    """What a check found: one `Result` per spec × transcript checked.
 
-    results: List[Result]
-    #: Warnings about the run (e.g. a transcript without a single call), as the JSON report
-    #: writes them.
-    warnings: List[Dict[str, Any]]
-    #: The whole report exactly as `toolspec check --format json` writes it.
-    raw: Dict[str, Any] = field(repr=False)
+    The results are built when first asked for: `passed` alone reads nothing but the verdicts."""
+
+    def __init__(self, checked: Any, spec_name: Optional[str] = None) -> None:
+        self._checked = checked
+        self._spec_name = spec_name
+        self._raw: Optional[Dict[str, Any]] = None
+        self._results: Optional[List[Result]] = None
+
+    @property
+    def raw(self) -> Dict[str, Any]:
+        """The whole report exactly as `toolspec check --format json` writes it."""
+        if self._raw is None:
+            self._raw = json.loads(self._checked.json)
+        return self._raw
+
+    @property
+    def results(self) -> List[Result]:
+        """One `Result` per spec × transcript, in the report's order."""
+        if self._results is None:
+            results = [_result(r, self._checked, i) for i, r in enumerate(self.raw["results"])]
+            if self._spec_name is not None:
+                results = [r for r in results if r.spec == self._spec_name]
+            self._results = results
+        return self._results
+
+    @property
+    def warnings(self) -> List[Dict[str, Any]]:
+        """Warnings about the run (e.g. a transcript without a single call), as the JSON report
+        writes them."""
+        return self.raw["warnings"]
 
     @property
     def passed(self) -> bool:
         """True when every result passed (and there is at least one)."""
+        if self._spec_name is None:
+            return bool(self._checked.passed)
         return bool(self.results) and all(r.passed for r in self.results)
 
     @property
@@ -170,6 +197,9 @@ class Report:
 
     def __bool__(self) -> bool:
         return self.passed
+
+    def __repr__(self) -> str:
+        return f"<toolspec.Report passed={self.passed} results={len(self.results)}>"
 
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -193,10 +223,33 @@ def _spec_path(spec: Any, tmp: List[tempfile.TemporaryDirectory]) -> str:
     return path
 
 
+def _plain(v: Any) -> Any:
+    """`json.dumps`'s `default`: what JSON has no type for, as the JSON it stands for."""
+    if hasattr(v, "model_dump"):  # pydantic v2: the OpenAI and Anthropic SDKs, LangChain
+        return v.model_dump(mode="json")
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):
+        return dataclasses.asdict(v)
+    if isinstance(v, Mapping):
+        return dict(v)
+    if isinstance(v, (Sequence, Set)) and not isinstance(v, (str, bytes, bytearray)):
+        return list(v)
+    raise TypeError(
+        f"cannot read a {type(v).__name__} as part of a transcript: give dicts, lists, strings, "
+        "numbers, booleans, None, pydantic models or dataclasses (or the transcript's path or bytes)"
+    )
+
+
 def _transcript(t: Any) -> Any:
+    """A path or bytes for the extension: Python objects as their JSON text."""
     if isinstance(t, os.PathLike):
         return os.fspath(t)
-    return t
+    if isinstance(t, (str, bytes, bytearray)):
+        return t
+    try:
+        text = json.dumps(t, default=_plain, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+    except ValueError as e:
+        raise ValueError(f"this transcript is not JSON: {e}") from None
+    return text.encode("utf-8")
 
 
 def _innermost(span: List[int], spans: List[tuple]) -> Any:
@@ -303,8 +356,8 @@ def check(
             )
         except ValueError as e:
             raise ToolspecError(str(e)) from None
-        raw = json.loads(checked.json)
-        if raw["errors"]:
+        if checked.has_errors:
+            raw = json.loads(checked.json)
             text = checked.problems(TEXT_WIDTH)
             spec_file = os.path.basename(path)
             spec_side = any(
@@ -315,16 +368,15 @@ def check(
             )
             cls = SpecError if spec_side else TranscriptError
             raise cls(text.rstrip("\n"), raw["errors"])
-        results = [_result(r, checked, i) for i, r in enumerate(raw["results"])]
-        if spec_name is not None:
-            names = sorted({r.spec for r in results})
-            results = [r for r in results if r.spec == spec_name]
-            if not results and names:
+        report = Report(checked, spec_name)
+        if spec_name is not None and not report.results:
+            names = sorted({r["spec"] for r in report.raw["results"]})
+            if names:
                 where = "the spec text" if tmp else os.fspath(spec)
                 raise ToolspecError(
                     f"no spec named {spec_name!r} in {where}; it has: {', '.join(names)}"
                 )
-        return Report(results=results, warnings=raw["warnings"], raw=raw)
+        return report
     finally:
         for d in tmp:
             d.cleanup()
@@ -350,9 +402,7 @@ def _check_project(paths: List[str]) -> "tuple[Report, Any]":
         checked = _toolspec.check_paths(paths)
     except ValueError as e:
         raise ToolspecError(str(e)) from None
-    raw = json.loads(checked.json)
-    results = [_result(r, checked, i) for i, r in enumerate(raw["results"])]
-    return Report(results=results, warnings=raw["warnings"], raw=raw), checked
+    return Report(checked), checked
 
 
 def calls_by_transcript(

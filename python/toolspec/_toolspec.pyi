@@ -9,6 +9,12 @@ class Checked:
     """The report of one check and the texts to explain it with."""
 
     @property
+    def passed(self) -> bool:
+        """Every result passed (and there is one), and nothing failed to be checked."""
+    @property
+    def has_errors(self) -> bool:
+        """Something could not be checked."""
+    @property
     def json(self) -> str:
         """The report as `toolspec check --format json` prints it."""
     def explain(self, index: int, width: int) -> str:
