@@ -53,14 +53,17 @@ step "the python pre-commit hook (pre-commit try-repo of this checkout)"
 # try-repo installs the checkout's pyproject.toml, which pins the toolspec-cli wheel: pip finds
 # the wheel built above (PIP_FIND_LINKS) where a user's pip finds it on PyPI.
 SCRATCH="$WORK/scratch"
-rm -rf "$SCRATCH" "$WORK/pre-commit-home"
+rm -rf "$SCRATCH"
 mkdir -p "$SCRATCH"
 cp -r examples/prompts examples/runs "$SCRATCH/"
 (
   cd "$SCRATCH"
   git init -q .
   git -c user.name=ci -c user.email=ci@localhost add .
-  export PRE_COMMIT_HOME="$WORK/pre-commit-home" PIP_FIND_LINKS="$WORK/wheels"
+  export PIP_FIND_LINKS="$WORK/wheels"
+  # No Rust toolchain on the PATH: the hook installs the wheel, it does not build.
+  export PATH="$WORK/venv/bin:/usr/local/bin:/usr/bin:/bin"
+  if command -v cargo > /dev/null; then echo "cargo is still on the PATH: $(command -v cargo)"; exit 1; fi
   set +e
   "$WORK/venv/bin/pre-commit" try-repo "$ROOT" toolspec-all --all-files > hook.out 2>&1
   status=$?
@@ -74,8 +77,6 @@ cp -r examples/prompts examples/runs "$SCRATCH/"
   git rm -qf runs/refund/2025-06-07-openai-skipped-check.request.json
   "$WORK/venv/bin/pre-commit" try-repo "$ROOT" toolspec --all-files
 )
-# The hook's environment holds the wheel and no Rust build.
-find "$WORK/pre-commit-home" -path '*/bin/toolspec' | grep -q . || { echo "no toolspec in the hook's environment"; exit 1; }
 
 step "the distributed example on a local Ray cluster"
 pipq "$WORK/venv/bin/pip" install "$RAY"
