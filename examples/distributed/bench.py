@@ -10,6 +10,7 @@ checked against examples/prompts/refund.toolspec. Prints one Markdown table row 
 from __future__ import annotations
 
 import glob
+import json
 import os
 import shutil
 import subprocess
@@ -55,14 +56,18 @@ def main() -> None:
             Path(p).write_bytes(r["bytes"])
             paths.append(p)
         for j in (1, 2):
-            cmd = [cli, "check", "--spec", str(SPEC), "--format", "json", "-j", str(j), *paths]
+            cmd = [cli, "check", "--allow-outside-root", "--spec", str(SPEC), "--format", "json"]
+            cmd += ["-j", str(j), *paths]
+            out = subprocess.run(cmd, capture_output=True, check=False)
+            report = json.loads(out.stdout)
+            assert report["summary"]["checked"] == n and not report["errors"], out.stderr[-2000:]
             t = best_of(3, lambda: subprocess.run(cmd, capture_output=True, check=False))
             table.append((f"`toolspec check -j {j}` (files)", j, t))
 
     # In-process, one Python thread, no engine.
     def loop() -> None:
         for r in rows:
-            toolspec.check(str(SPEC), r["bytes"])
+            assert toolspec.check(str(SPEC), r["bytes"]).results
 
     table.append(("`toolspec.check` loop (one process)", 1, best_of(3, loop)))
 

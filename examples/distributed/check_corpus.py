@@ -83,7 +83,7 @@ def check_dataset(
         CheckBatch,
         fn_constructor_kwargs={"spec_text": spec_text, "spec_name": spec_name},
         batch_size=batch_size,
-        concurrency=workers,
+        compute=ray.data.ActorPoolStrategy(size=workers),
         num_cpus=1,
         batch_format="numpy",
     )
