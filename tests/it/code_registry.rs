@@ -86,6 +86,8 @@ const NOT_CODES: &[&str] = &[
     "regex-automata",
     "tool-call-f1",
     "get-order",
+    // The Python package's name on PyPI.
+    "toolspec-cli",
 ];
 
 /// Every word of the docs written like a code (`` `kebab-case` `` or `` `toolspec::name` ``,
