@@ -1,0 +1,134 @@
+//! Inspect AI `.eval` logs (zip archives): detected by their bytes as `inspect-ai` and nothing
+//! else, each sample entry read by the JSON log's sample rules, and a hostile archive stopped at
+//! its bounds with a located error.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+use toolspec::transcript::{Format, ReadError, Reader, Transcript};
+
+fn fixture(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(path)
+}
+
+fn calls(ts: &[Transcript]) -> Vec<Value> {
+    ts.iter()
+        .flat_map(|t| &t.calls)
+        .map(|c| {
+            json!({"name": c.name, "args": c.args, "id": c.id, "output": c.output, "is_error": c.is_error})
+        })
+        .collect()
+}
+
+fn read_err(path: &Path, format: Option<Format>) -> ReadError {
+    Reader::new().format(format).read_file(path).unwrap_err()
+}
+
+/// Both `.eval` fixtures (a deflate archive from inspect_ai's tests, a zstd archive written by
+/// inspect-ai 0.3.285) are detected as `inspect-ai`, with no other format's marks, one
+/// transcript per sample located at its entry; forced to any other format, a zip is a
+/// `wrong-shape` error, not a misread.
+#[test]
+fn eval_archives_are_detected_as_inspect_logs_and_nothing_else() {
+    for (name, samples, n) in [
+        ("wild/inspect_ai/mockllm-add.eval", 1, 2),
+        (
+            "wild/inspect_ai/inspect-ai-message-deduplication.eval",
+            1,
+            5,
+        ),
+    ] {
+        let path = fixture(name);
+        let bytes = std::fs::read(&path).unwrap();
+        let ts = Reader::new().read_file(&path).unwrap();
+        assert_eq!(ts.len(), samples, "{name}");
+        assert_eq!(calls(&ts).len(), n, "{name}");
+        for t in &ts {
+            assert_eq!(t.format, Format::InspectAi, "{name}");
+            assert!(t.findings.is_empty(), "{name}: {:?}", t.findings);
+            let record = t.record.unwrap();
+            assert!(bytes[record.span.start..].starts_with(b"PK\x03\x04"));
+            assert!(t.calls.iter().all(|c| c.span == record.span));
+        }
+        for other in Format::ALL.iter().filter(|f| **f != Format::InspectAi) {
+            let e = read_err(&path, Some(*other));
+            assert_eq!(e.code(), "wrong-shape", "{name} as {other}");
+            assert!(e.to_string().contains("zip archive"), "{e}");
+        }
+        let forced = Reader::new()
+            .format(Format::InspectAi)
+            .read_file(&path)
+            .unwrap();
+        assert_eq!(calls(&forced), calls(&ts));
+    }
+}
+
+/// A `.eval` log and its `inspect log convert --to json` form give the same calls.
+#[test]
+fn an_eval_archive_reads_as_its_json_log() {
+    let zip = Reader::new()
+        .read_file(&fixture("wild/inspect_ai/mockllm-add.eval"))
+        .unwrap();
+    let json = Reader::new()
+        .read_file(&fixture("wild/inspect_ai/mockllm-add.eval-log.json"))
+        .unwrap();
+    assert_eq!(calls(&zip), calls(&json));
+    assert_eq!(
+        calls(&zip)
+            .iter()
+            .map(|c| (c["name"].clone(), c["args"].clone(), c["output"].clone()))
+            .collect::<Vec<_>>(),
+        [
+            (json!("add"), json!({"x": 1, "y": 2}), json!("3")),
+            (json!("add"), json!({"x": 3, "y": 4}), json!("7")),
+        ]
+    );
+}
+
+/// A zip that is not an Inspect log is `unknown-format` naming its entries; forced to
+/// `inspect-ai`, `wrong-shape`. Bytes that start like a zip and are not one are `wrong-shape`.
+#[test]
+fn other_zips_are_located_errors() {
+    let path = fixture("zip/not-inspect.zip");
+    let e = read_err(&path, None);
+    assert_eq!(e.code(), "unknown-format");
+    assert!(e.to_string().contains("`README.txt`, `data/a.json`"), "{e}");
+    assert_eq!(
+        read_err(&path, Some(Format::InspectAi)).code(),
+        "wrong-shape"
+    );
+    let e = Reader::new()
+        .read("x.eval", b"PK\x03\x04 not really a zip")
+        .unwrap_err();
+    assert_eq!(e.code(), "wrong-shape");
+    assert!(e.to_string().contains("cannot be read"), "{e}");
+}
+
+/// A zip bomb: a 72 KB archive whose sample entry inflates to 70 MiB stops at the 64 MiB an
+/// entry may inflate to; the same archive declaring a 2-byte entry is refused as damaged
+/// (the bytes inflated are counted, not the sizes declared). Streamed (standard input), the same.
+#[test]
+fn a_zip_bomb_stops_at_the_entry_bound() {
+    let bomb = fixture("zip/bomb.eval");
+    assert!(std::fs::metadata(&bomb).unwrap().len() < 100_000);
+    let e = read_err(&bomb, None);
+    assert_eq!(e.code(), "wrong-shape");
+    assert!(
+        e.to_string()
+            .contains("entry `samples/1_epoch_1.json` inflates to more than 64 MiB"),
+        "{e}"
+    );
+    let bytes = std::fs::read(&bomb).unwrap();
+    let e = Reader::new()
+        .read_stream("-", &bytes[..], |_| {})
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("inflates to more than 64 MiB"),
+        "{e}"
+    );
+    let e = read_err(&fixture("zip/bomb-lying-size.eval"), None);
+    assert_eq!(e.code(), "wrong-shape");
+    assert!(e.to_string().contains("damaged zip entry"), "{e}");
+}
