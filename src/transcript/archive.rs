@@ -119,6 +119,11 @@ pub(crate) fn read(
     for (i, n) in zip.file_names_raw().enumerate() {
         last.insert(n.to_vec(), i);
     }
+    // One sample reads as the JSON log of one sample does: one transcript, not a record of one.
+    let samples = last
+        .iter()
+        .filter(|(n, _)| kind(n) == Entry::Sample)
+        .count();
     let mut total = 0u64;
     for (i, k) in kinds.iter().enumerate() {
         if *k == Entry::Other {
@@ -157,7 +162,7 @@ pub(crate) fn read(
         }
         emit(transcript(
             Format::InspectAi,
-            Some(RecordLoc { line: 1, span }),
+            (samples > 1).then_some(RecordLoc { line: 1, span }),
             sink,
         ));
     }

@@ -84,7 +84,7 @@ fn fuzz_bodies_hold_on_the_bundled_transcripts() {
 #[test]
 fn the_eval_fuzz_body_holds_on_the_fixtures() {
     for name in [
-        "wild/inspect_ai/mockllm-add.eval",
+        "formats/transcripts/inspect_ai/mockllm-add.eval",
         "wild/inspect_ai/inspect-ai-message-deduplication.eval",
         "zip/not-inspect.zip",
     ] {

@@ -27,13 +27,13 @@ fn read_err(path: &Path, format: Option<Format>) -> ReadError {
 }
 
 /// Both `.eval` fixtures (a deflate archive from inspect_ai's tests, a zstd archive written by
-/// inspect-ai 0.3.285) are detected as `inspect-ai`, with no other format's marks, one
-/// transcript per sample located at its entry; forced to any other format, a zip is a
+/// inspect-ai 0.3.285) are detected as `inspect-ai`, with no other format's marks, calls
+/// located at their sample's entry; forced to any other format, a zip is a
 /// `wrong-shape` error, not a misread.
 #[test]
 fn eval_archives_are_detected_as_inspect_logs_and_nothing_else() {
     for (name, samples, n) in [
-        ("wild/inspect_ai/mockllm-add.eval", 1, 2),
+        ("formats/transcripts/inspect_ai/mockllm-add.eval", 1, 2),
         (
             "wild/inspect_ai/inspect-ai-message-deduplication.eval",
             1,
@@ -48,9 +48,12 @@ fn eval_archives_are_detected_as_inspect_logs_and_nothing_else() {
         for t in &ts {
             assert_eq!(t.format, Format::InspectAi, "{name}");
             assert!(t.findings.is_empty(), "{name}: {:?}", t.findings);
-            let record = t.record.unwrap();
-            assert!(bytes[record.span.start..].starts_with(b"PK\x03\x04"));
-            assert!(t.calls.iter().all(|c| c.span == record.span));
+            // One sample: one transcript, as a JSON log of one sample reads; its calls are
+            // located at the sample's entry.
+            assert!(t.record.is_none());
+            let at = t.calls[0].span;
+            assert!(bytes[at.start..].starts_with(b"PK\x03\x04"));
+            assert!(t.calls.iter().all(|c| c.span == at));
         }
         for other in Format::ALL.iter().filter(|f| **f != Format::InspectAi) {
             let e = read_err(&path, Some(*other));
@@ -69,10 +72,12 @@ fn eval_archives_are_detected_as_inspect_logs_and_nothing_else() {
 #[test]
 fn an_eval_archive_reads_as_its_json_log() {
     let zip = Reader::new()
-        .read_file(&fixture("wild/inspect_ai/mockllm-add.eval"))
+        .read_file(&fixture("formats/transcripts/inspect_ai/mockllm-add.eval"))
         .unwrap();
     let json = Reader::new()
-        .read_file(&fixture("wild/inspect_ai/mockllm-add.eval-log.json"))
+        .read_file(&fixture(
+            "formats/transcripts/inspect_ai/mockllm-add.eval-log.json",
+        ))
         .unwrap();
     assert_eq!(calls(&zip), calls(&json));
     assert_eq!(
@@ -131,4 +136,35 @@ fn a_zip_bomb_stops_at_the_entry_bound() {
     let e = read_err(&fixture("zip/bomb-lying-size.eval"), None);
     assert_eq!(e.code(), "wrong-shape");
     assert!(e.to_string().contains("damaged zip entry"), "{e}");
+}
+
+/// An archive of several samples (inspect_ai's `log_streaming.eval`: 2 samples × 2 epochs) gives
+/// one transcript per sample entry, in the archive's order, each located at its own entry.
+#[test]
+fn several_samples_are_several_transcripts() {
+    let path = fixture("zip/inspect-ai-log-streaming.eval");
+    let bytes = std::fs::read(&path).unwrap();
+    let ts = Reader::new().read_file(&path).unwrap();
+    assert_eq!(ts.len(), 4);
+    let mut starts = Vec::new();
+    for t in &ts {
+        assert_eq!(t.format, Format::InspectAi);
+        let r = t.record.unwrap();
+        assert!(bytes[r.span.start..].starts_with(b"PK\x03\x04"));
+        let name_len = usize::from(u16::from_le_bytes([
+            bytes[r.span.start + 26],
+            bytes[r.span.start + 27],
+        ]));
+        let name = &bytes[r.span.start + 30..r.span.start + 30 + name_len];
+        starts.push(String::from_utf8(name.to_vec()).unwrap());
+    }
+    assert_eq!(
+        starts,
+        [
+            "samples/2_epoch_2.json",
+            "samples/2_epoch_1.json",
+            "samples/1_epoch_1.json",
+            "samples/1_epoch_2.json"
+        ]
+    );
 }
