@@ -92,7 +92,8 @@ pub(crate) fn read(
             ),
         ));
     }
-    let kinds: Vec<Entry> = zip.file_names_raw().map(kind).collect();
+    let names: Vec<Vec<u8>> = zip.file_names_raw().map(<[u8]>::to_vec).collect();
+    let kinds: Vec<Entry> = names.iter().map(|n| kind(n)).collect();
     if !kinds.iter().any(|k| *k != Entry::Other) {
         if forced.is_some() {
             return Err(err(
@@ -100,8 +101,8 @@ pub(crate) fn read(
                 "not an Inspect AI `.eval` log: the zip archive has no `header.json` and no `samples/…json` entry".into(),
             ));
         }
-        let listed: Vec<String> = zip
-            .file_names_raw()
+        let listed: Vec<String> = names
+            .iter()
             .take(5)
             .map(|n| format!("`{}`", String::from_utf8_lossy(n).escape_debug()))
             .collect();
@@ -116,8 +117,8 @@ pub(crate) fn read(
     }
     // A re-logged sample appends a second entry of the same name; Inspect reads the last.
     let mut last = std::collections::HashMap::new();
-    for (i, n) in zip.file_names_raw().enumerate() {
-        last.insert(n.to_vec(), i);
+    for (i, n) in names.iter().enumerate() {
+        last.insert(&n[..], i);
     }
     // One sample reads as the JSON log of one sample does: one transcript, not a record of one.
     let samples = last
@@ -126,22 +127,14 @@ pub(crate) fn read(
         .count();
     let mut total = 0u64;
     for (i, k) in kinds.iter().enumerate() {
-        if *k == Entry::Other {
+        if *k == Entry::Other || last.get(&names[i][..]) != Some(&i) {
             continue;
         }
         let (entry_name, span, text) = inflate(&mut zip, i, &mut total, bytes, &err)?;
-        if last.get(entry_name.as_bytes()) != Some(&i) {
-            continue;
-        }
         let entry_err =
             |msg: String| err(span.start as u64, format!("entry `{entry_name}`: {msg}"));
-        let v: serde_json::Value = serde_json::from_slice(&text).map_err(|e| {
-            entry_err(format!(
-                "invalid JSON at line {}, column {}: {e}",
-                e.line(),
-                e.column()
-            ))
-        })?;
+        let v: serde_json::Value =
+            serde_json::from_slice(&text).map_err(|e| entry_err(format!("invalid JSON: {e}")))?;
         if *k == Entry::Header {
             if !v.get("eval").is_some_and(serde_json::Value::is_object) {
                 return Err(entry_err(
@@ -151,7 +144,7 @@ pub(crate) fn read(
             continue;
         }
         if !v.is_object() {
-            return Err(entry_err("a sample is a JSON object".into()));
+            return Err(entry_err("a sample entry that is not a JSON object".into()));
         }
         let mut sink = Sink::keeping(keep);
         inspect_ai::read_sample(&v, &[], &mut sink);
@@ -170,8 +163,8 @@ pub(crate) fn read(
 }
 
 /// Entry `i`'s name, its span in the archive and its inflated bytes, within the bounds.
-fn inflate<'z>(
-    zip: &'z mut ZipArchive<std::io::Cursor<&[u8]>>,
+fn inflate(
+    zip: &mut ZipArchive<std::io::Cursor<&[u8]>>,
     i: usize,
     total: &mut u64,
     bytes: &[u8],

@@ -168,3 +168,25 @@ fn several_samples_are_several_transcripts() {
         ]
     );
 }
+
+/// A re-logged sample (a second entry of the same name) is read once, from its last entry, as
+/// Inspect reads it; an encrypted entry is refused with a located error naming it.
+#[test]
+fn relogged_samples_read_once_and_encrypted_entries_are_refused() {
+    let ts = Reader::new()
+        .read_file(&fixture("zip/relogged-sample.eval"))
+        .unwrap();
+    assert_eq!(
+        calls(&ts),
+        [
+            json!({"name": "bash", "args": {"cmd": "relogged"}, "id": "c1", "output": "ok", "is_error": false})
+        ]
+    );
+    let e = read_err(&fixture("zip/encrypted-sample.eval"), None);
+    assert_eq!(e.code(), "wrong-shape");
+    assert!(
+        e.to_string()
+            .contains("entry `samples/1_epoch_1.json` is encrypted"),
+        "{e}"
+    );
+}
