@@ -19,7 +19,7 @@ JOBS="${2:-2}"
 shift $(( $# > 2 ? 2 : $# ))
 TARGETS=("$@")
 if [[ ${#TARGETS[@]} -eq 0 ]]; then
-  TARGETS=(spec_parser compile transcript_read engine score_line tape_serde)
+  TARGETS=(spec_parser compile transcript_read transcript_eval engine score_line tape_serde)
 fi
 SAN="${SANITIZER:-address}"
 export RUSTC_BOOTSTRAP=1
@@ -53,6 +53,11 @@ for t in sorted(glob.glob(f"{root}/tests/fixtures/**/transcripts/**/*", recursiv
     fmt = t.split("/transcripts/")[1].split("/")[0]
     if fmt in formats:
         put("transcript_read", bytes([formats.index(fmt)]) + data)
+# Zip archives (Inspect AI `.eval` logs) after their magic, for `transcript_eval` (selector 0).
+for t in sorted(glob.glob(f"{root}/tests/fixtures/**/*.eval", recursive=True) + glob.glob(f"{root}/tests/fixtures/**/*.zip", recursive=True)):
+    data = open(t, "rb").read()
+    if data.startswith(b"PK\x03\x04") and len(data) <= 48_000:
+        put("transcript_eval", b"\0" + data[4:])
 for i, name in enumerate(["axion", "deepeval", "evalite", "agentevals", "galtea", "promptfoo"]):
     path = f"{root}/tests/fixtures/vectors/{name}.jsonl.gz"
     if not os.path.exists(path):
@@ -69,7 +74,7 @@ cargo fuzz build -O -a --sanitizer "$SAN"
 
 run_one() {
   local t="$1" max_len=8192
-  [[ "$t" == transcript_read ]] && max_len=65536
+  [[ "$t" == transcript_read || "$t" == transcript_eval ]] && max_len=65536
   echo "== $t: ${SECS}s (sanitizer $SAN, max_len $max_len)"
   cargo fuzz run "$t" -O -a --sanitizer "$SAN" -- \
     -max_total_time="$SECS" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \

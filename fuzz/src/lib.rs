@@ -27,6 +27,7 @@ pub const TARGETS: &[&str] = &[
     "spec_parser",
     "compile",
     "transcript_read",
+    "transcript_eval",
     "engine",
     "score_line",
 ];
@@ -37,6 +38,7 @@ pub fn run(name: &str, data: &[u8]) {
         "spec_parser" => spec_parser(data),
         "compile" => compile(data),
         "transcript_read" => transcript_read(data),
+        "transcript_eval" => transcript_eval(data),
         "engine" => engine(data),
         "score_line" => score_line(data),
         other => panic!("unknown fuzz target {other}"),
@@ -205,6 +207,68 @@ pub fn transcript_read(data: &[u8]) {
     if let Err(e) = streamed {
         render(&e);
     }
+}
+
+/// `transcript_eval`: Inspect AI `.eval` logs (zip archives). The first byte picks what the rest
+/// is: the bytes of an archive after the zip magic (the archive parser and its bounds), or the
+/// text of a sample entry or of the header of a well-formed archive built around it (the
+/// sample rules through the archive). Then the checks of [`transcript_read`], by detection.
+pub fn transcript_eval(data: &[u8]) {
+    let Some((&sel, bytes)) = data.split_first() else {
+        return;
+    };
+    const HEADER: &[u8] = br#"{"version":2,"status":"success","eval":{"task":"t"}}"#;
+    let archive = match sel % 3 {
+        0 => [&b"PK\x03\x04"[..], bytes].concat(),
+        1 => stored_zip(&[("header.json", HEADER), ("samples/1_epoch_1.json", bytes)]),
+        _ => stored_zip(&[("header.json", bytes), ("samples/1_epoch_1.json", b"{}")]),
+    };
+    transcript_read(&[&[0u8][..], &archive].concat());
+}
+
+/// A zip archive of `entries`, stored (not compressed).
+pub fn stored_zip(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    fn crc32(data: &[u8]) -> u32 {
+        let mut crc = !0u32;
+        for &b in data {
+            crc ^= u32::from(b);
+            for _ in 0..8 {
+                crc = (crc >> 1) ^ (0xEDB8_8320 & (crc & 1).wrapping_neg());
+            }
+        }
+        !crc
+    }
+    let mut out = Vec::new();
+    let mut central = Vec::new();
+    for (name, data) in entries {
+        let (crc, len, name_len) = (crc32(data), data.len() as u32, name.len() as u16);
+        let offset = out.len() as u32;
+        out.extend_from_slice(b"PK\x03\x04\x14\0\0\0\0\0\0\0\0\0");
+        for v in [crc, len, len] {
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+        out.extend_from_slice(&name_len.to_le_bytes());
+        out.extend_from_slice(&[0, 0]);
+        out.extend_from_slice(name.as_bytes());
+        out.extend_from_slice(data);
+        central.extend_from_slice(b"PK\x01\x02\x14\0\x14\0\0\0\0\0\0\0\0\0");
+        for v in [crc, len, len] {
+            central.extend_from_slice(&v.to_le_bytes());
+        }
+        central.extend_from_slice(&name_len.to_le_bytes());
+        central.extend_from_slice(&[0; 12]);
+        central.extend_from_slice(&offset.to_le_bytes());
+        central.extend_from_slice(name.as_bytes());
+    }
+    let (at, size, n) = (out.len() as u32, central.len() as u32, entries.len() as u16);
+    out.extend_from_slice(&central);
+    out.extend_from_slice(b"PK\x05\x06\0\0\0\0");
+    out.extend_from_slice(&n.to_le_bytes());
+    out.extend_from_slice(&n.to_le_bytes());
+    out.extend_from_slice(&size.to_le_bytes());
+    out.extend_from_slice(&at.to_le_bytes());
+    out.extend_from_slice(&[0, 0]);
+    out
 }
 
 /// `tape_serde`: for any bytes, where the tape reads them, serde_json reads the same value.

@@ -3,12 +3,13 @@
 //! transcripts handed out.
 
 use crate::code::Code;
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 
 use serde_json::Value;
 
 use crate::source::{LineIndex, Span};
 
+use super::archive;
 use super::detect;
 use super::error::Locator;
 use super::jsonl::Lines;
@@ -35,6 +36,10 @@ pub(crate) fn read_bytes(
     keep: &Keep,
     mut emit: impl FnMut(Transcript),
 ) -> Result<(), ReadError> {
+    if archive::is_zip(bytes) {
+        // Inspect AI `.eval` logs: a zip archive, told by its bytes, never by its name.
+        return archive::read(name, bytes, forced, keep, &mut emit);
+    }
     if let Some(rest) = bytes.strip_prefix(BOM) {
         // Windows tools often write a byte-order mark; blank it so offsets stay true.
         let mut owned = Vec::with_capacity(bytes.len());
@@ -123,6 +128,32 @@ pub(crate) fn read_stream(
         file: name.to_string(),
         source,
     })?;
+    if archive::is_zip(head) {
+        // A zip archive is read whole, up to the whole-file bound.
+        let limit = super::WHOLE_FILE_LIMIT;
+        let mut bytes = Vec::new();
+        (&mut reader)
+            .take(limit + 1)
+            .read_to_end(&mut bytes)
+            .map_err(|source| ReadError::Io {
+                file: name.to_string(),
+                source,
+            })?;
+        if bytes.len() as u64 > limit {
+            return Err(Locator {
+                name,
+                text: &bytes,
+                base: 0,
+                first_line: 1,
+            }
+            .wrong_shape(
+                0,
+                format!("a zip archive larger than {} MiB, the most toolspec reads of one", limit >> 20),
+                "split the evaluation into smaller logs, or convert it with `inspect log convert --to json`",
+            ));
+        }
+        return read_bytes(name, &bytes, forced, keep, emit);
+    }
     let head = &head[..head.len().min(HEAD_CHECK)];
     if let Err(e) = check_text_at(name, head, 0, 1).and_then(|()| check_utf8_at(name, head, 0, 1)) {
         // A multi-byte character cut by the end of the window is not an error.

@@ -17,6 +17,7 @@
 
 pub mod model;
 
+mod archive;
 mod detect;
 mod driver;
 mod error;
@@ -44,7 +45,7 @@ use crate::source::Span;
 pub const COMPACT_ABOVE: usize = 2_000;
 
 /// Files up to this size are read whole; larger ones are streamed when they are JSON lines.
-const WHOLE_FILE_LIMIT: u64 = 64 << 20;
+pub(crate) const WHOLE_FILE_LIMIT: u64 = 64 << 20;
 
 /// Where a transcript sits in a JSONL dataset: its line and byte span.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

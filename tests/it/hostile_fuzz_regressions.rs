@@ -79,6 +79,33 @@ fn fuzz_bodies_hold_on_the_bundled_transcripts() {
     }
 }
 
+/// The fuzz body for `.eval` archives holds on the fixtures and on archives built around the
+/// bundled transcripts.
+#[test]
+fn the_eval_fuzz_body_holds_on_the_fixtures() {
+    for name in [
+        "formats/transcripts/inspect_ai/mockllm-add.eval",
+        "wild/inspect_ai/inspect-ai-message-deduplication.eval",
+        "zip/not-inspect.zip",
+    ] {
+        let bytes = std::fs::read(root().join("tests/fixtures").join(name)).unwrap();
+        let mut data = vec![0u8];
+        data.extend_from_slice(&bytes[4..]);
+        fuzz_targets::transcript_eval(&data);
+    }
+    let sample = std::fs::read(
+        root()
+            .join("tests/fixtures")
+            .join("wild/inspect_ai/inspect-ai-browser.eval-log.json"),
+    )
+    .unwrap();
+    for sel in [1u8, 2] {
+        let mut data = vec![sel];
+        data.extend_from_slice(&sample);
+        fuzz_targets::transcript_eval(&data);
+    }
+}
+
 #[test]
 fn fuzz_bodies_hold_on_the_peer_vectors() {
     use std::io::BufRead;

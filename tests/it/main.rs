@@ -52,6 +52,7 @@ mod profiles_costs;
 mod readers_corpus;
 mod readers_detect;
 mod readers_errors;
+mod readers_eval;
 mod readers_fuzz;
 mod readers_keep;
 mod readers_mapping;
