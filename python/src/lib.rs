@@ -85,6 +85,7 @@ impl Checked {
             color: false,
             verbose: true,
             width,
+            summary: false,
         };
         Ok(py.detach(|| human::render(&one, &sources, opts).stdout))
     }
@@ -97,6 +98,7 @@ impl Checked {
             color: false,
             verbose: true,
             width,
+            summary: false,
         };
         human::render_run_findings(&self.report, &sources, opts)
     }

@@ -517,3 +517,55 @@ crate::
     let found = edges(&without_tests(code_only(unix_test)), 1);
     assert_eq!(found, [(3, "text".to_owned())]);
 }
+
+/// The Python package compiles `src/cli` into its extension module (`python/src/lib.rs`, by
+/// `#[path]`), so its crate must depend on every crate the command line uses: a crate of the
+/// root's dependencies that `src/cli` names is in `python/Cargo.toml`'s dependencies too.
+#[test]
+fn the_python_crate_has_every_dependency_of_the_command_line() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let deps = |manifest: &str| -> Vec<String> {
+        let text = std::fs::read_to_string(root.join(manifest)).unwrap();
+        let doc: toml::Table = text.parse().unwrap();
+        doc["dependencies"]
+            .as_table()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect()
+    };
+    let mut files = Vec::new();
+    rust_files(&root.join("src/cli"), &mut files);
+    files.push(root.join("src/main.rs"));
+    let cli: String = files
+        .iter()
+        .map(|f| {
+            String::from_utf8_lossy(
+                &code_only(&std::fs::read_to_string(f).unwrap())
+                    .into_iter()
+                    .collect::<String>()
+                    .into_bytes(),
+            )
+            .into_owned()
+        })
+        .collect();
+    let python = deps("python/Cargo.toml");
+    let missing: Vec<String> = deps("Cargo.toml")
+        .into_iter()
+        .filter(|d| {
+            let ident = d.replace('-', "_");
+            // `ident::` as a path's first segment (not `other::ident::`).
+            let used = cli.match_indices(&format!("{ident}::")).any(|(at, _)| {
+                !cli[..at]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| is_ident(c) || c == ':')
+            });
+            used && !python.contains(d)
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "src/cli uses {missing:?}, which python/Cargo.toml does not depend on"
+    );
+}
