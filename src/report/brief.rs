@@ -146,7 +146,13 @@ pub fn wrap(s: &str, room: usize) -> Vec<String> {
     }
     lines
         .into_iter()
-        .map(|l| if l.chars().count() > room { fit(&l, room) } else { l })
+        .map(|l| {
+            if l.chars().count() > room {
+                fit(&l, room)
+            } else {
+                l
+            }
+        })
         .collect()
 }
 

@@ -247,22 +247,20 @@ fn brief_finding(r: &PairResult, f: &Finding, opts: Options) -> String {
     let lead = 2 + tag.chars().count() + 1;
     let mut out = String::new();
     let mut rest = String::new();
-    let first_line = match (brief::call_text(r, f, usize::MAX), &f.location) {
-        (Some(_), Some(loc)) => {
-            let at = format!("line {}: ", loc.line);
-            let room = width.saturating_sub(lead + at.chars().count());
-            let call = brief::call_text(r, f, room).unwrap_or_default();
-            fit(&format!("{at}{call}"), width.saturating_sub(lead))
+    let first_line = if let (Some(_), Some(loc)) = (brief::call_text(r, f, usize::MAX), &f.location)
+    {
+        let at = format!("line {}: ", loc.line);
+        let room = width.saturating_sub(lead + at.chars().count());
+        let call = brief::call_text(r, f, room).unwrap_or_default();
+        fit(&format!("{at}{call}"), width.saturating_sub(lead))
+    } else {
+        // The message, wrapped: its first line beside the tag, the rest under it.
+        let mut lines = brief::wrap(&escaped(&f.message), width.saturating_sub(lead));
+        let first = lines.remove(0);
+        for more in lines {
+            rest.push_str(&format!("      {more}\n"));
         }
-        _ => {
-            // The message, wrapped: its first line beside the tag, the rest under it.
-            let mut lines = brief::wrap(&escaped(&f.message), width.saturating_sub(lead));
-            let first = lines.remove(0);
-            for more in lines {
-                rest.push_str(&format!("      {more}\n"));
-            }
-            first
-        }
+        first
     };
     out.push_str(&format!("  {shown_tag} {first_line}\n"));
     out.push_str(&rest);
