@@ -189,7 +189,26 @@ pub fn esc(s: &str) -> String {
 /// every other control character as an escape, then [`entities`].
 fn esc_lines(s: &str) -> String {
     let s = s.replace("\r\n", "\n");
-    entities(&text::escape_keeping_lines(&s))
+    text_entities(&text::escape_keeping_lines(&s))
+}
+
+/// `s` for HTML text (element content, never an attribute): [`text::is_control`] characters as
+/// visible escapes, then `&`, `<` and `>` as character references (quotes are text there).
+pub fn esc_text(s: &str) -> String {
+    text_entities(&text::escape(s))
+}
+
+fn text_entities(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 fn entities(s: &str) -> String {
@@ -264,90 +283,85 @@ fn section(
         None => r.transcript.clone(),
     };
     let spec_name = entities(spec_name);
-    let mut s = String::with_capacity(if r.passed { 600 } else { 4000 });
+    let mut s = String::with_capacity(if r.passed { 400 } else { 3000 });
     let _ = write!(
         s,
-        "<details class=\"pair {status}\" data-spec=\"{}\" data-status=\"{status}\" \
-         data-format=\"{}\" data-transcript=\"{}\">\n<summary><span class=\"badge\">{}</span> \
-         <span class=\"tr\">{}</span> <span class=\"sp\">{}</span> <span class=\"v\">{}</span>\
-         </summary>\n<div class=\"body\">\n<p class=\"meta\">spec <a href=\"#{}\">{}</a> · format \
-         {} · {} call{} · score {:.2}, threshold {:.2}{}</p>\n",
-        spec_name,
+        "<details class=\"pair {status}\" data-spec=\"{spec_name}\" data-status=\"{status}\" \
+         data-format=\"{}\">\n<summary><span class=\"badge\">{}</span> \
+         <span class=\"tr\">{}</span> <span class=\"sp\">{spec_name}</span> <span class=\"v\">{}\
+         </span></summary>\n",
         esc(&r.format),
-        esc(&target),
         if r.passed { "PASS" } else { "FAIL" },
-        esc(&target),
-        esc(&spec_name),
-        esc(&r.verdict_text()),
+        esc_text(&target),
+        esc_text(&r.verdict_text()),
+    );
+    if r.passed {
+        // A passing pair: its alignment in one line; its findings (notes) are counted.
+        alignment(&mut s, r, findings.count());
+        s.push_str("</details>\n");
+        return s;
+    }
+    let _ = write!(
+        s,
+        "<div class=\"body\">\n<p class=\"meta\">spec <a href=\"#{}\">{spec_name}</a> · format \
+         {} · {} call{} · score {:.2}, threshold {:.2}{}</p>\n",
         source_id(&r.spec_file),
-        spec_name,
-        esc(&r.format),
+        esc_text(&r.format),
         r.calls,
         if r.calls == 1 { "" } else { "s" },
         r.score,
         r.threshold,
         r.profile
             .as_deref()
-            .map(|p| format!(" · profile {}", esc(p)))
+            .map(|p| format!(" · profile {}", esc_text(p)))
             .unwrap_or_default(),
     );
-    if r.passed {
-        alignment(&mut s, r);
-        // A passing pair's findings (notes) are counted, not listed.
-        let n = findings.count();
-        if n > 0 {
-            let _ = writeln!(
-                s,
-                "<p class=\"meta\">{n} note{}</p>",
-                if n == 1 { "" } else { "s" }
-            );
-        }
-    } else {
-        let kept: Vec<Finding> = (&mut *findings).take(MAX_FINDINGS).collect();
-        let more = findings.count();
-        timeline(&mut s, r, &kept, spec);
-        finding_list(&mut s, &kept, more);
-    }
+    let kept: Vec<Finding> = (&mut *findings).take(MAX_FINDINGS).collect();
+    let more = findings.count();
+    timeline(&mut s, r, &kept, spec);
+    finding_list(&mut s, &kept, more);
     s.push_str("</div>\n</details>\n");
     s
 }
 
-/// A passing pair: one line per expectation (expectation → calls) and per rule.
-fn alignment(s: &mut String, r: &PairResult) {
-    s.push_str("<ul class=\"align\">");
+/// A passing pair's alignment, one line: each expectation and the calls it matched (`#1
+/// lookup_customer → 1`), its status when not `matched`; the rules kept; the notes counted.
+fn alignment(s: &mut String, r: &PairResult, notes: usize) {
+    let mut items: Vec<String> = Vec::new();
     for x in &r.expectations {
-        let calls: Vec<String> = x
-            .calls
-            .iter()
-            .map(|c| format!("#{} {}", c.index + 1, esc(&c.name)))
-            .collect();
-        let _ = write!(
-            s,
-            "<li><span class=\"st {}\">{}</span> {} → {}</li>",
-            status_class(&x.status, x.passed),
-            esc(&x.status),
+        let calls: Vec<String> = x.calls.iter().map(|c| (c.index + 1).to_string()).collect();
+        let status = if x.status == "matched" {
+            String::new()
+        } else {
+            format!(
+                " <span class=\"st {}\">{}</span>",
+                status_class(&x.status, x.passed),
+                esc_text(&x.status)
+            )
+        };
+        items.push(format!(
+            "{} → {}{status}",
             expectation_name(x),
             if calls.is_empty() {
                 "no call".to_owned()
             } else {
                 calls.join(", ")
             }
-        );
+        ));
     }
     for rule in &r.rules {
-        let _ = write!(
-            s,
-            "<li><span class=\"st ok\">kept</span> never {}</li>",
-            esc(&rule.tool)
-        );
+        items.push(format!("never {} kept", esc_text(&rule.tool)));
     }
-    s.push_str("</ul>\n");
+    if notes > 0 {
+        items.push(format!("{notes} note{}", if notes == 1 { "" } else { "s" }));
+    }
+    let _ = writeln!(s, "<p class=\"align\">{}</p>", items.join(" · "));
 }
 
 fn expectation_name(x: &super::model::ExpectationResult) -> String {
     match &x.label {
-        Some(l) => format!("#{} {} ({})", x.index + 1, esc(&x.tool), esc(l)),
-        None => format!("#{} {}", x.index + 1, esc(&x.tool)),
+        Some(l) => format!("#{} {} ({})", x.index + 1, esc_text(&x.tool), esc_text(l)),
+        None => format!("#{} {}", x.index + 1, esc_text(&x.tool)),
     }
 }
 
@@ -462,7 +476,7 @@ fn missing_row(x: &super::model::ExpectationResult, spec: Option<&str>) -> Strin
     format!(
         "<tr class=\"r-missing\"><td>–</td><td><em>no call</em></td><td><span class=\"st missing\">\
          {}</span></td><td>{}</td><td>{}</td></tr>\n",
-        esc(&x.status),
+        esc_text(&x.status),
         expectation_name(x),
         spec_cell(spec, x.location.as_ref())
     )
@@ -498,7 +512,7 @@ fn call_rows(c: &CallRef, marks: &[Mark<'_>], spec: Option<&str>) -> String {
                 let _ = write!(
                     status,
                     "{sep}<span class=\"st {cls}\">{}</span>",
-                    esc(&x.status)
+                    esc_text(&x.status)
                 );
                 let _ = write!(what, "{sep}{}", expectation_name(x));
                 let _ = write!(at, "{sep}{}", spec_cell(spec, x.location.as_ref()));
@@ -506,17 +520,24 @@ fn call_rows(c: &CallRef, marks: &[Mark<'_>], spec: Option<&str>) -> String {
             Mark::Forbidden(rule) => {
                 class = "bad";
                 let _ = write!(status, "{sep}<span class=\"st bad\">forbidden</span>");
-                let _ = write!(what, "{sep}never {}", esc(&rule.tool));
+                let _ = write!(what, "{sep}never {}", esc_text(&rule.tool));
                 let _ = write!(at, "{sep}{}", spec_cell(spec, rule.location.as_ref()));
             }
             Mark::Finding(f) => {
-                class = "bad";
+                let cls = if f.severity == super::model::Severity::Error {
+                    "bad"
+                } else {
+                    "note"
+                };
+                if cls == "bad" || class == "ok" {
+                    class = cls;
+                }
                 let _ = write!(
                     status,
-                    "{sep}<span class=\"st bad\">{}</span>",
-                    esc(&f.code)
+                    "{sep}<span class=\"st {cls}\">{}</span>",
+                    esc_text(&f.code)
                 );
-                let _ = write!(what, "{sep}{}", esc(&f.message));
+                let _ = write!(what, "{sep}{}", esc_text(&f.message));
                 let _ = write!(at, "{sep}{}", spec_cell(spec, f.related.as_ref()));
             }
         }
@@ -530,7 +551,7 @@ fn call_rows(c: &CallRef, marks: &[Mark<'_>], spec: Option<&str>) -> String {
         "<tr class=\"r-{class}\"><td>{}</td><td><code>{}</code>{line}</td><td>{status}</td>\
          <td>{what}</td><td>{at}</td></tr>\n",
         c.index + 1,
-        entities(&shown),
+        text_entities(&shown),
     );
     if !failed.is_empty() {
         out.push_str(
@@ -542,23 +563,56 @@ fn call_rows(c: &CallRef, marks: &[Mark<'_>], spec: Option<&str>) -> String {
             let part = if g.part == "args" || g.part.is_empty() {
                 String::new()
             } else {
-                format!("{} ", esc(&g.part))
+                format!("{} ", esc_text(&g.part))
             };
             let _ = write!(
                 out,
                 "<tr><td><code>{part}{}</code></td><td>{}</td><td class=\"exp\"><code>{}</code>\
                  </td><td class=\"act\"><code>{}</code></td><td>{}</td></tr>",
-                esc(&g.path),
-                esc(&g.constraint),
-                entities(&call::value(&g.expected, VALUE_WIDTH)),
+                esc_text(&g.path),
+                esc_text(&g.constraint),
+                text_entities(&expected(&g.expected)),
                 match &g.actual {
-                    Some(v) => entities(&call::value(v, VALUE_WIDTH)),
+                    Some(v) => text_entities(&call::value(v, VALUE_WIDTH)),
                     None => "<em>absent</em>".to_owned(),
                 },
-                esc(&g.message),
+                esc_text(&g.message),
             );
         }
         out.push_str("</tbody></table></td></tr>\n");
+    }
+    out
+}
+
+/// What a constraint expects, as one line: a range as `1 ≤ x ≤ 12999` (bounds left out when
+/// open, `<` when exclusive), anything else as compact JSON; escaped, cut to [`VALUE_WIDTH`].
+fn expected(v: &serde_json::Value) -> String {
+    let range = v
+        .as_object()
+        .filter(|m| m.get("kind").and_then(serde_json::Value::as_str) == Some("range"));
+    let Some(m) = range else {
+        return call::value(v, VALUE_WIDTH);
+    };
+    let bound = |k: &str| {
+        m.get(k)
+            .filter(|b| b.is_number())
+            .map(|b| call::value(b, 40))
+    };
+    let trim = |s: String| s.strip_suffix(".0").map_or(s.clone(), str::to_owned);
+    let op = |k: &str| {
+        if m.get(k).and_then(serde_json::Value::as_bool) == Some(true) {
+            "<"
+        } else {
+            "≤"
+        }
+    };
+    let mut out = String::new();
+    if let Some(min) = bound("min") {
+        out.push_str(&format!("{} {} ", trim(min), op("min_exclusive")));
+    }
+    out.push('x');
+    if let Some(max) = bound("max") {
+        out.push_str(&format!(" {} {}", op("max_exclusive"), trim(max)));
     }
     out
 }
@@ -578,11 +632,13 @@ fn spec_cell(spec: Option<&str>, loc: Option<&Location>) -> String {
 }
 
 fn finding_list(s: &mut String, findings: &[Finding], more: usize) {
-    if findings.is_empty() {
+    // A finding about a call is in the call's timeline row.
+    let listed: Vec<&Finding> = findings.iter().filter(|f| f.call.is_none()).collect();
+    if listed.is_empty() && more == 0 {
         return;
     }
     s.push_str("<ul class=\"findings\">");
-    for f in findings {
+    for f in listed {
         let at = f
             .location
             .as_ref()
@@ -595,8 +651,8 @@ fn finding_list(s: &mut String, findings: &[Finding], more: usize) {
                 super::model::Severity::Error => "bad",
                 _ => "note",
             },
-            esc(&f.code),
-            esc(&f.message)
+            esc_text(&f.code),
+            esc_text(&f.message)
         );
     }
     if more > 0 {
@@ -615,7 +671,7 @@ fn summary_table(specs: &[summary::SpecSummary]) -> String {
         let most: Vec<String> = row
             .most_failed
             .iter()
-            .map(|(name, n)| format!("{} {n}×", entities(name)))
+            .map(|(name, n)| format!("{} {n}×", text_entities(name)))
             .collect();
         let _ = writeln!(
             s,
@@ -623,7 +679,7 @@ fn summary_table(specs: &[summary::SpecSummary]) -> String {
              <span class=\"total\">{}</span></td><td class=\"num\">{:.1}%</td><td class=\"num\">\
              {:.2}</td><td>{}</td></tr>",
             entities(&row.spec),
-            entities(&row.spec),
+            text_entities(&row.spec),
             row.passed,
             row.total,
             row.rate(),
@@ -638,9 +694,9 @@ fn summary_table(specs: &[summary::SpecSummary]) -> String {
 /// Horizontal bars: the pass rate of each spec.
 fn rate_chart(specs: &[summary::SpecSummary]) -> String {
     let shown = &specs[..specs.len().min(MAX_CHART_SPECS)];
-    let (label_w, bar_w, row_h) = (300usize, 360usize, 22usize);
+    let (label_w, bar_w, row_h) = (230usize, 200usize, 22usize);
     let height = shown.len() * row_h + 10;
-    let width = label_w + bar_w + 130;
+    let width = label_w + bar_w + 120;
     let mut s = format!(
         "<figure><figcaption>Pass rate per spec</figcaption><svg class=\"chart\" role=\"img\" \
          xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
@@ -662,7 +718,7 @@ fn rate_chart(specs: &[summary::SpecSummary]) -> String {
              <text x=\"{}\" y=\"{}\">{:.1}% ({}/{})</text>",
             label_w - 6,
             y + 15,
-            entities(&call::cut(&row.spec, 44)),
+            text_entities(&call::cut(&row.spec, 34)),
             label_w,
             y + 2,
             row_h - 6,
@@ -706,11 +762,11 @@ fn histogram(scores: impl Iterator<Item = f64>) -> String {
         bins[i] += 1;
     }
     let max = bins.iter().copied().max().unwrap_or(0).max(1);
-    let (bar_w, plot_h, top, left) = (40usize, 140usize, 18usize, 10usize);
+    let (bar_w, plot_h, top, left) = (34usize, 90usize, 18usize, 10usize);
     let width = left + bins.len() * (bar_w + 6) + 10;
     let height = top + plot_h + 24;
     let mut s = format!(
-        "<figure><figcaption>Scores</figcaption><svg class=\"chart\" role=\"img\" \
+        "<figure><figcaption>Scores <small>(pairs per tenth, from its lower bound; 1.0 counts in 0.9)</small></figcaption><svg class=\"chart\" role=\"img\" \
          xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
          viewBox=\"0 0 {width} {height}\">"
     );
@@ -721,7 +777,7 @@ fn histogram(scores: impl Iterator<Item = f64>) -> String {
             s,
             "<rect class=\"{}\" x=\"{x}\" y=\"{}\" width=\"{bar_w}\" height=\"{h}\"/>\
              <text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{n}</text>\
-             <text x=\"{}\" y=\"{}\" text-anchor=\"middle\" class=\"axis\">{:.1}–{}</text>",
+             <text x=\"{}\" y=\"{}\" text-anchor=\"middle\" class=\"axis\">{:.1}</text>",
             if i == 9 { "barok" } else { "bar" },
             top + plot_h - h,
             x + bar_w / 2,
@@ -729,11 +785,6 @@ fn histogram(scores: impl Iterator<Item = f64>) -> String {
             x + bar_w / 2,
             top + plot_h + 16,
             f64::from(u8::try_from(i).unwrap_or(0)) / 10.0,
-            if i == 9 {
-                "1".to_owned()
-            } else {
-                format!("{:.1}", f64::from(u8::try_from(i + 1).unwrap_or(0)) / 10.0)
-            },
         );
     }
     s.push_str("</svg></figure>\n");
@@ -754,13 +805,13 @@ fn run_findings(head: &Report) -> String {
             let at = f
                 .location
                 .as_ref()
-                .map(|l| format!("{}:{}:{} ", esc(&l.file), l.line, l.column))
+                .map(|l| format!("{}:{}:{} ", esc_text(&l.file), l.line, l.column))
                 .unwrap_or_default();
             let _ = write!(
                 s,
                 "<li>{at}<b class=\"{class}\">{}</b> {}</li>",
-                esc(&f.code),
-                esc(&f.message)
+                esc_text(&f.code),
+                esc_text(&f.message)
             );
         }
         s.push_str("</ul></section>\n");
@@ -821,7 +872,7 @@ fn spec_source(file: &str, text: Option<&String>) -> String {
     format!(
         "<details class=\"source\" id=\"{}\"><summary>{}</summary>{body}</details>\n",
         source_id(file),
-        esc(file)
+        esc_text(file)
     )
 }
 

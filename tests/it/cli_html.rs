@@ -53,7 +53,10 @@ fn hostile_data_stays_text() {
     assert!(!page.contains("<img"));
     assert!(!page.contains("<b>x"));
     assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
-    assert!(page.contains("runs/&lt;b&gt;x&quot;&#39;.json"));
+    assert!(
+        page.contains("runs/&lt;b&gt;x\"'.json"),
+        "the file name as text"
+    );
     assert!(
         page.contains("\\u{1b}[31mred"),
         "ANSI escapes shown as text"
