@@ -841,7 +841,7 @@ fn filter_form(results: &Results<'_, HtmlMeta>) -> String {
          <label>status <select name=\"status\"><option value=\"\">any</option><option \
          value=\"fail\">failing</option><option value=\"pass\">passing</option></select></label> \
          <label>format <select name=\"format\">{}</select></label> \
-         <button type=\"button\" id=\"open-failing\">open failing</button> \
+         <button type=\"button\" id=\"open-failing\">open 100 more failing</button> \
          <button type=\"button\" id=\"close-all\">close all</button> \
          <output id=\"shown\"></output></form>\n",
         // The digest's spec is escaped for text already; the data attribute is the same text.
@@ -888,7 +888,7 @@ th{font-weight:600;color:var(--mut)}td.num{text-align:right;font-variant-numeric
 #charts{display:flex;flex-wrap:wrap;gap:2em}figure{margin:0}figcaption{font-weight:600;margin-bottom:.3em}
 svg.chart text{font:12px system-ui,sans-serif;fill:currentColor}svg.chart .axis{fill:var(--mut)}
 svg .track{fill:var(--code)}svg .bar{fill:var(--bad);opacity:.8}svg .barok{fill:var(--ok);opacity:.8}
-details.pair{border:1px solid var(--line);border-left:4px solid var(--ok);margin:4px 0;border-radius:3px}
+details.pair{border:1px solid var(--line);border-left:4px solid var(--ok);margin:4px 0;border-radius:3px;content-visibility:auto;contain-intrinsic-size:auto 32px}
 details.pair.fail{border-left-color:var(--bad)}
 details.pair>summary{cursor:pointer;padding:4px 8px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .badge{font-weight:700;font-size:.8em;padding:0 4px;border-radius:3px;color:#fff;background:var(--ok)}
@@ -914,7 +914,7 @@ pairs[i].style.display=on?'':'none';if(on)n++;}
 out.textContent=n+' of '+pairs.length+' shown';}
 f.addEventListener('change',apply);
 document.getElementById('open-failing').addEventListener('click',function(){
-for(var i=0;i<pairs.length;i++){if(pairs[i].dataset.status==='fail'&&pairs[i].style.display!=='none')pairs[i].open=true;}});
+for(var i=0,n=0;i<pairs.length&&n<100;i++){if(pairs[i].dataset.status==='fail'&&pairs[i].style.display!=='none'&&!pairs[i].open){pairs[i].open=true;n++;}}});
 document.getElementById('close-all').addEventListener('click',function(){
 for(var i=0;i<pairs.length;i++)pairs[i].open=false;});
 apply();
