@@ -11,9 +11,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BIN="${1:-$ROOT/${CARGO_TARGET_DIR:-target}/debug/toolspec}"
 shift || true
-cd "$ROOT/tests/browser"
-if [[ ! -d node_modules/playwright-core ]]; then
-  npm ci --no-audit --no-fund --ignore-scripts
+if [[ ! -d "$ROOT/tests/browser/node_modules/playwright-core" ]]; then
+  (cd "$ROOT/tests/browser" && npm ci --no-audit --no-fund --ignore-scripts)
 fi
 # playwright-core drives the system Chromium: it downloads no browser.
-PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 node html-report.test.mjs --bin "$BIN" "$@"
+PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 node "$ROOT/tests/browser/html-report.test.mjs" --bin "$BIN" "$@"
