@@ -73,6 +73,7 @@ fn config(order: OrderMode, expectations: Vec<Expectation>) -> MatcherConfig {
         },
         scoring: Scoring::default(),
         profile: None,
+        deny_rules: Vec::new(),
     }
 }
 

@@ -44,6 +44,9 @@ pub enum Stage {
     Run,
     /// One spec × transcript pair: the engine's findings and the profile's.
     Engine,
+    /// A built-in rule (`src/rules/`, `docs/rules.md`): a problem in a transcript found without
+    /// any spec; `[rules]` in toolspec.toml and `--select`/`--ignore` choose which apply.
+    Rule,
 }
 
 impl Stage {
@@ -54,9 +57,17 @@ impl Stage {
             Stage::Read => "read",
             Stage::Run => "run",
             Stage::Engine => "engine",
+            Stage::Rule => "rule",
         }
     }
 }
+
+/// `docs/rules.md`, the documentation of the built-in rules (one source: `toolspec rules CODE`
+/// and SARIF's descriptions read it).
+const RULE_DOCS: &str = include_str!("../docs/rules.md");
+
+/// Where the documentation is published.
+const DOCS_URI: &str = "https://github.com/toolspec/toolspec/blob/main/docs";
 
 struct Row {
     name: &'static str,
@@ -148,11 +159,8 @@ codes! {
     WrongShape = "wrong-shape", Read, Error,
         "a transcript's JSON does not have the shape of its format";
     UnknownFormat = "unknown-format", Read, Error, "a transcript file matches no known format";
-    InvalidArguments = "invalid-arguments", Read, Warning,
-        "a call's arguments are not valid JSON; they are kept as raw text";
     TruncatedLastLine = "truncated-last-line", Read, Warning,
         "the last line of a JSON-lines file is cut off";
-    OrphanResult = "orphan-result", Read, Warning, "a tool result links to no call";
     AmbiguousFormat = "ambiguous-format", Read, Warning,
         "a transcript file also has the marks of another format; it was read as the first";
     UnreadableCall = "unreadable-call", Read, Warning,
@@ -205,6 +213,22 @@ codes! {
         "a fuzzy constraint could not be settled within the work bound and was treated as failed";
     ProfileError = "profile-error", Engine, Error,
         "the spec's profile could not score the pair";
+
+    SchemaViolation = "schema-violation", Rule, Error,
+        "a call's arguments break the JSON Schema the transcript declares for its tool";
+    UndeclaredTool = "undeclared-tool", Rule, Error,
+        "a call to a tool the transcript's list of available tools does not declare";
+    InvalidArguments = "invalid-arguments", Rule, Warning,
+        "a call's arguments are not valid JSON; they are kept as raw text";
+    RepeatedCall = "repeated-call", Rule, Warning,
+        "the same tool called with the same arguments several times in a row (3 by default): a loop";
+    MissingResult = "missing-result", Rule, Warning,
+        "a call whose result never came, although the run went on and later calls got theirs";
+    OrphanResult = "orphan-result", Rule, Warning, "a tool result links to no call";
+    InvalidSchema = "invalid-schema", Rule, Warning,
+        "a tool's declared parameter schema is not a JSON Schema toolspec can check against";
+    RuleLimit = "rule-limit", Rule, Note,
+        "a built-in rule stopped at one of its bounds (findings, schema size or depth); the rest was not checked";
 }
 
 impl Code {
@@ -241,6 +265,63 @@ impl Code {
     /// One line saying what the code means.
     pub fn description(self) -> &'static str {
         self.row().description
+    }
+
+    /// Its section of `docs/rules.md` (from its `## \`NAME\`` heading to the next), for a
+    /// [`Stage::Rule`] code: what `toolspec rules CODE` prints.
+    pub fn rule_docs(self) -> Option<&'static str> {
+        if self.stage() != Stage::Rule {
+            return None;
+        }
+        let heading = format!("## `{}`", self.name());
+        let start = RULE_DOCS.find(&heading)?;
+        let rest = &RULE_DOCS[start..];
+        let end = rest[heading.len()..]
+            .find("\n## ")
+            .map_or(rest.len(), |e| e + heading.len() + 1);
+        Some(rest[..end].trim_end())
+    }
+
+    /// A paragraph saying what the code means (SARIF's `fullDescription`): a rule's "What it
+    /// finds" of `docs/rules.md`; for other codes, the description and where the code is
+    /// explained.
+    pub fn full_description(self) -> String {
+        let what = self.rule_docs().and_then(|d| {
+            let from = d.find("### What it finds")? + "### What it finds".len();
+            let rest = &d[from..];
+            let end = rest.find("\n### ").unwrap_or(rest.len());
+            Some(rest[..end].split_whitespace().collect::<Vec<_>>().join(" "))
+        });
+        match what {
+            Some(w) if !w.is_empty() => w,
+            _ => format!(
+                "{}{}. Reported by the {} stage, as {} unless the context decides otherwise.",
+                self.description()[..1].to_uppercase(),
+                &self.description()[1..],
+                self.stage().name(),
+                match self.severity() {
+                    Severity::Error => "an error",
+                    Severity::Warning => "a warning",
+                    Severity::Note => "a note",
+                }
+            ),
+        }
+    }
+
+    /// Where the code is documented (SARIF's `helpUri`): a rule's section of `docs/rules.md`,
+    /// else the page about its stage.
+    pub fn help_uri(self) -> String {
+        let page = match self.stage() {
+            Stage::Rule if self.rule_docs().is_some() => {
+                return format!("{DOCS_URI}/rules.md#{}", self.name())
+            }
+            Stage::Rule => "rules.md",
+            Stage::Spec => "language.md",
+            Stage::Read => "formats.md",
+            Stage::Run => "cli.md#diagnostic-codes",
+            Stage::Engine => "engine.md",
+        };
+        format!("{DOCS_URI}/{page}")
     }
 
     /// The code a report prints as `id` ([`Code::id`]), if any.

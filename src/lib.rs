@@ -26,6 +26,7 @@ pub mod engine;
 pub mod guard;
 pub mod json;
 pub mod report;
+pub mod rules;
 pub mod score;
 pub mod source;
 pub mod syntax;

@@ -563,6 +563,7 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
             binary: input.binary,
         },
         profile,
+        deny_rules: Vec::new(),
     };
     let calls = input
         .calls

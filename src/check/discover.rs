@@ -23,11 +23,24 @@ pub struct Discovered {
     pub specs: Vec<PathBuf>,
     /// Transcript files named explicitly, sorted, without duplicates.
     pub transcripts: Vec<PathBuf>,
+    /// Files under a folder walked that may be transcripts ([`is_candidate`]): what the
+    /// built-in rules check when no spec names them. Sorted, without duplicates.
+    pub candidates: Vec<PathBuf>,
     /// Paths that could not be used (missing, unreadable folder entries).
     pub problems: Vec<(PathBuf, String)>,
     /// Files the root guard refused (outside the root once links are followed, not regular
     /// files): never opened. The reason is the second element.
     pub refused: Vec<(PathBuf, String)>,
+}
+
+/// The extensions of files a folder walk takes as possible transcripts.
+pub const CANDIDATE_EXTENSIONS: &[&str] = &["json", "jsonl", "ndjson", "log"];
+
+/// Whether a file found under a folder may be a transcript (by its extension).
+pub fn is_candidate(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| CANDIDATE_EXTENSIONS.contains(&e))
 }
 
 /// Whether `path` names a spec file.
@@ -68,15 +81,19 @@ pub fn discover(
                 .push((path.clone(), "no such file or folder".to_owned()));
         }
     }
-    for list in [&mut found.specs, &mut found.transcripts] {
+    for list in [
+        &mut found.specs,
+        &mut found.transcripts,
+        &mut found.candidates,
+    ] {
         list.sort();
         list.dedup();
     }
     found
 }
 
-/// Every spec file under `dir`, honouring ignore files (git's global excludes file too if
-/// `git_global`).
+/// Every spec file under `dir`, and every file that may be a transcript ([`is_candidate`]),
+/// honouring ignore files (git's global excludes file too if `git_global`).
 pub fn walk_specs(dir: &Path, exclude: &GlobSet, git_global: bool, found: &mut Discovered) {
     let walker = paths::walker(dir, git_global)
         .follow_links(false)
@@ -86,11 +103,13 @@ pub fn walk_specs(dir: &Path, exclude: &GlobSet, git_global: bool, found: &mut D
         match entry {
             Ok(entry) => {
                 let p = entry.path();
-                if entry.file_type().is_some_and(|t| t.is_file())
-                    && is_spec(p)
-                    && !is_excluded(p, exclude)
-                {
+                if !entry.file_type().is_some_and(|t| t.is_file()) || is_excluded(p, exclude) {
+                    continue;
+                }
+                if is_spec(p) {
                     found.specs.push(strip_dot(p));
+                } else if is_candidate(p) {
+                    found.candidates.push(strip_dot(p));
                 }
             }
             Err(err) => found.problems.push((dir.to_path_buf(), err.to_string())),

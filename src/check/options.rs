@@ -43,6 +43,10 @@ pub struct CheckOptions {
     /// does not read the environment (`HOME`, `XDG_CONFIG_HOME`, `GIT_CONFIG_*`) to find out;
     /// the command line does.
     pub no_git_global_excludes: bool,
+    /// `--select`: only these built-in rules (over the settings' `[rules] select`).
+    pub select: Option<Vec<crate::code::Code>>,
+    /// `--ignore`: not these built-in rules (besides the settings' `[rules] ignore`).
+    pub ignore: Vec<crate::code::Code>,
 }
 
 /// How a transcript read from standard input is shown in reports.

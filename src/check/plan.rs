@@ -42,6 +42,8 @@ pub(super) struct Found {
     pub(super) explicit_specs: BTreeSet<PathBuf>,
     /// Transcript files named on the command line.
     pub(super) transcripts: Vec<PathBuf>,
+    /// Files under the folders walked that may be transcripts (none under `--spec`).
+    pub(super) candidates: Vec<PathBuf>,
 }
 
 /// Discover what the options' paths name (the working folder by default); paths that are
@@ -119,6 +121,7 @@ pub(super) fn discover(
         spec_files: spec_files.into_iter().collect(),
         explicit_specs,
         transcripts: found.transcripts,
+        candidates: found.candidates,
     }
 }
 
@@ -133,6 +136,10 @@ pub(super) struct Bound {
     pub(super) files: BTreeMap<PathBuf, Vec<SpecRef>>,
     /// The specs that check the transcript read from standard input.
     pub(super) stdin: Vec<SpecRef>,
+    /// Transcript files no spec checks, for the built-in rules alone (when any applies): those
+    /// named on the command line (`false`), then the files of walked folders that may be
+    /// transcripts (`true`: quiet, a file that does not read as one is passed over).
+    pub(super) unclaimed: Vec<(PathBuf, bool)>,
 }
 
 impl Bound {
@@ -149,7 +156,7 @@ pub(super) fn bind(
     compiled: Vec<(PathBuf, Compiled, Vec<Finding>)>,
     found: &Found,
     opts: &CheckOptions,
-    (cwd, git_global): (&Path, bool),
+    (cwd, git_global, rules): (&Path, bool, bool),
     report: &mut Report,
 ) -> Bound {
     report.summary.spec_files = compiled.len();
@@ -228,10 +235,23 @@ pub(super) fn bind(
         .copied()
         .collect();
     report.summary.specs = checked_specs.len();
+    let mut unclaimed: Vec<(PathBuf, bool)> = Vec::new();
+    if rules {
+        let mut seen = BTreeSet::new();
+        let explicit = found.transcripts.iter().map(|t| (t, false));
+        let walked = found.candidates.iter().map(|t| (t, true));
+        for (t, quiet) in explicit.chain(walked) {
+            let abs = absolute(t);
+            if !bound.contains_key(&abs) && seen.insert(abs.clone()) {
+                unclaimed.push((abs, quiet));
+            }
+        }
+    }
     Bound {
         units,
         files: bound,
         stdin: stdin_specs,
+        unclaimed,
     }
 }
 

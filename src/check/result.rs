@@ -30,6 +30,7 @@ use crate::report::model::{
     CallRef, ConstraintFailure, ExpectationResult, Finding, PairResult, RuleResult, Severity,
 };
 use crate::report::stream::PairSink;
+use crate::rules::{self, RuleFinding, RuleSet};
 use crate::score::profiles::{self, ExpectedCall, ProfileVerdict};
 use crate::source::Span;
 use crate::transcript::{self, Format, Transcript};
@@ -59,7 +60,10 @@ struct Seen<'a> {
     record: Option<transcript::RecordLoc>,
     /// Each call's span, by position.
     spans: &'a [Span],
+    /// The reader's findings the rules keep.
     findings: Vec<transcript::ReadFinding>,
+    /// The built-in rules' findings.
+    rules: Vec<RuleFinding>,
 }
 
 /// The transcript `check_file` reads.
@@ -72,6 +76,9 @@ pub(super) struct Input<'a> {
     pub(super) given: Option<&'a [u8]>,
     /// `--input-format`: a built-in reader or a custom mapping.
     pub(super) forced: Option<Reading>,
+    /// A file of a walked folder that no spec names, checked by the rules alone: if it does not
+    /// read as a transcript, or holds no call, it is passed over without a word.
+    pub(super) quiet: bool,
 }
 
 /// Read one transcript file and run every bound spec on each transcript in it.
@@ -88,6 +95,7 @@ pub(super) fn check_file<S: PairSink>(
         &[(globset::GlobMatcher, Reading)],
         &[Arc<transcript::Mapping>],
     ),
+    rule_set: &RuleSet,
     sink: &S,
     guard: &RootGuard,
     judge: Option<&dyn profiles::Judge>,
@@ -103,29 +111,44 @@ pub(super) fn check_file<S: PairSink>(
     };
     // A spec that forces a format wins over the settings (a custom mapping whose `files`
     // match, then a `[formats]` reader); specs that disagree read the file once per format.
-    let by_format: BTreeMap<Option<Reading>, Vec<&Spec>> =
+    let reading = |spec_format: Option<&str>| {
+        input
+            .forced
+            .or_else(|| {
+                spec_format
+                    .and_then(|f| f.parse().ok())
+                    .map(Reading::Reader)
+            })
+            .or_else(|| {
+                if input.given.is_some() {
+                    return None; // no `[formats]` glob names standard input
+                }
+                formats
+                    .iter()
+                    .find(|(g, _)| g.is_match(path))
+                    .map(|(_, f)| *f)
+            })
+    };
+    let mut by_format: BTreeMap<Option<Reading>, Vec<&Spec>> =
         specs.iter().fold(BTreeMap::new(), |mut m, s| {
-            let forced = input
-                .forced
-                .or_else(|| {
-                    s.config
-                        .format
-                        .as_deref()
-                        .and_then(|f| f.parse().ok())
-                        .map(Reading::Reader)
-                })
-                .or_else(|| {
-                    if input.given.is_some() {
-                        return None; // no `[formats]` glob names standard input
-                    }
-                    formats
-                        .iter()
-                        .find(|(g, _)| g.is_match(path))
-                        .map(|(_, f)| *f)
-                });
+            let forced = reading(s.config.format.as_deref());
             m.entry(forced).or_insert_with(Vec::new).push(*s);
             m
         });
+    // No spec names the file: the rules alone check it, read as the settings say.
+    if specs.is_empty() {
+        by_format.insert(reading(None), Vec::new());
+    }
+    let rules_key: Arc<str> = Arc::from(RULES_SPEC);
+    // The rules run once per transcript: those that apply, and those a spec denies.
+    let denied: Vec<Code> = specs
+        .iter()
+        .flat_map(|s| &s.config.deny_rules)
+        .filter_map(|name| rules::Rule::named(name).map(|r| r.code))
+        .collect();
+    let base = rule_set;
+    let rule_set = &rule_set.clone().with(&denied);
+    let rules_file: Arc<str> = Arc::from("");
     // The file's bytes when it is small enough to read whole: read once, for every format and
     // for placing the findings.
     let mut whole: Option<Option<Vec<u8>>> = input.given.map(|b| Some(b.to_vec()));
@@ -133,6 +156,7 @@ pub(super) fn check_file<S: PairSink>(
         if whole.is_none() {
             match open_transcripts(path, &shown, guard) {
                 Ok(bytes) => whole = Some(bytes),
+                Err(_) if input.quiet => continue,
                 Err(e) => {
                     out.errors.push(read_error(&e, &shown));
                     continue;
@@ -154,6 +178,7 @@ pub(super) fn check_file<S: PairSink>(
                 calls,
                 compact,
                 tools,
+                answered,
                 findings,
             } = t;
             let all: &dyn engine::Calls = match &compact {
@@ -168,12 +193,40 @@ pub(super) fn check_file<S: PairSink>(
                 &listed
             };
             calls_read += spans.len();
+            let rule_findings = if rule_set.any() {
+                rules::run(
+                    rule_set,
+                    &rules::View {
+                        calls: all,
+                        spans,
+                        tools: &tools,
+                        answered: &answered,
+                        text,
+                    },
+                )
+            } else {
+                Vec::new()
+            };
+            drop(answered);
             let t = Seen {
                 format,
                 record,
                 spans,
-                findings,
+                findings: findings
+                    .into_iter()
+                    .filter(|f| rule_set.keeps(f.code))
+                    .collect(),
+                rules: rule_findings,
             };
+            if specs.is_empty() {
+                if input.quiet && spans.is_empty() {
+                    return;
+                }
+                let (passed, record, entry) = rules_only(&shown, &t, &mut locator, sink);
+                let k = (rules_file.clone(), rules_key.clone(), key.clone(), record);
+                pairs.push((k, passed, entry));
+                return;
+            }
             // One spec at a time: its findings are built as the sink writes them out, so a
             // transcript with 100 000 extra calls never holds 100 000 findings.
             for s in &specs {
@@ -197,12 +250,15 @@ pub(super) fn check_file<S: PairSink>(
                 });
                 let run = engine::Run::new(&s.config, all);
                 let (passed, record, entry) =
-                    check_pair(s, &shown, &t, &run, all, profile, &mut locator, sink);
+                    check_pair(s, &shown, &t, &run, all, profile, base, &mut locator, sink);
                 let k = (s.file.key.clone(), s.name.clone(), key.clone(), record);
                 pairs.push((k, passed, entry));
             }
         };
-        let keep = engine::keep_for(&specs.iter().map(|s| &s.config).collect::<Vec<_>>());
+        let mut keep = engine::keep_for(&specs.iter().map(|s| &s.config).collect::<Vec<_>>());
+        if rule_set.needs_args() {
+            keep.args = None; // the rules look at every call's arguments
+        }
         let read = match (format, text) {
             (Some(Reading::Mapping(i)), bytes) => {
                 read_with_mapping(&shown, bytes, &mappings[i], emit)
@@ -222,6 +278,7 @@ pub(super) fn check_file<S: PairSink>(
         // Transcripts read before an error (the records of a dataset before a broken line) are
         // still reported, next to the error.
         match read {
+            Err(_) | Ok(()) if input.quiet => {}
             Err(e) => out.errors.push(read_error(&e, &shown)),
             // Read in some format without a single call: most likely the wrong reader (a
             // pydantic-ai dump detected as Vercel AI SDK), and every expectation would be
@@ -234,7 +291,9 @@ pub(super) fn check_file<S: PairSink>(
             }
             Ok(()) => {}
         }
-        out.transcripts = out.transcripts.max(count);
+        if !input.quiet || calls_read > 0 {
+            out.transcripts = out.transcripts.max(count);
+        }
     }
     let text = whole.as_ref().and_then(|w| w.as_deref());
     let locations = out
@@ -295,10 +354,15 @@ fn check_pair<S: PairSink>(
     run: &engine::Run<'_>,
     calls: &dyn engine::Calls,
     profile: Option<ProfileVerdict>,
+    rule_set: &RuleSet,
     locator: &mut locate::Locator<'_>,
     sink: &S,
 ) -> (bool, Option<usize>, S::Entry) {
     let file = &spec.file;
+    // A rule's finding is shown if the rule applies to the run or this spec denies it; a denied
+    // one is an error and fails the pair.
+    let denies = |code: &str| spec.config.deny_rules.iter().any(|d| d == code);
+    let shown_rule = |code: &str| denies(code) || rule_set.keeps(code);
     let verdict = run.verdict();
     let record_span = t.record.map_or(Span::point(0), |r| r.span);
     let record_start = Span::new(record_span.start, record_span.start);
@@ -315,12 +379,21 @@ fn check_pair<S: PairSink>(
                 None => Some(record_start),
             };
             (at, spec_span, code)
-        } else {
+        } else if x < engine_count + t.findings.len() {
             let f = &t.findings[x - engine_count];
             (Some(f.span), None, f.code)
+        } else {
+            let f = &t.rules[x - engine_count - t.findings.len()];
+            (Some(f.span), None, f.code.id())
         }
     };
-    let mut order: Vec<usize> = (0..engine_count + t.findings.len()).collect();
+    let mut order: Vec<usize> = (0..engine_count + t.findings.len() + t.rules.len())
+        .filter(|&x| x < engine_count || shown_rule(place(x).2))
+        .collect();
+    let denied = order
+        .iter()
+        .filter(|&&x| x >= engine_count && denies(place(x).2))
+        .count();
     order.sort_by(|&a, &b| place(a).cmp(&place(b)));
     // Lines and columns of every place in the transcript the result names, found in one pass.
     let mut offsets: Vec<usize> = Vec::new();
@@ -455,6 +528,20 @@ fn check_pair<S: PairSink>(
         ),
         None => (score, threshold, passed, None),
     };
+    // Findings of rules the spec denies fail the pair, whatever its score.
+    let (passed, failure) = if denied == 0 {
+        (passed, failure)
+    } else {
+        let what = match denied {
+            1 => "a denied rule's finding".to_owned(),
+            n => format!("{n} denied rules' findings"),
+        };
+        let failure = match failure {
+            Some(f) => format!("{f}, {what}"),
+            None => what,
+        };
+        (false, Some(failure))
+    };
     // A profile that could not score the pair (the peer would raise, or the judge failed) says
     // why, at the transcript.
     let profile_error = profile_details
@@ -495,11 +582,26 @@ fn check_pair<S: PairSink>(
     };
     let record = head.record;
     let finding = |x: usize| -> Option<Finding> {
+        if x >= engine_count + t.findings.len() {
+            // A rule's finding joins the pair's as a warning: it never changes the spec's
+            // verdict.
+            let f = t.rules.get(x - engine_count - t.findings.len())?;
+            let severity = if denies(f.code.id()) {
+                Severity::Error
+            } else {
+                Severity::Warning
+            };
+            return Some(rule_finding(f, severity, &located));
+        }
         if x >= engine_count {
             let f = t.findings.get(x - engine_count)?;
             return Some(Finding {
                 code: f.code.to_owned(),
-                severity: Severity::Warning,
+                severity: if denies(f.code) {
+                    Severity::Error
+                } else {
+                    Severity::Warning
+                },
                 message: f.message.clone(),
                 help: None,
                 location: Some(located(f.span)),
@@ -534,6 +636,113 @@ fn check_pair<S: PairSink>(
         .filter_map(|&x| finding(x))
         .chain(profile_error);
     (passed, record, sink.pair_streamed(head, &mut findings))
+}
+
+/// The spec name of a result of the built-in rules alone ([`PairResult::is_rules_only`]).
+const RULES_SPEC: &str = "rules";
+
+/// A rule's finding in a report, at `severity` (a `rule-limit` note stays a note).
+fn rule_finding(
+    f: &RuleFinding,
+    severity: Severity,
+    located: &dyn Fn(Span) -> crate::report::model::Location,
+) -> Finding {
+    Finding {
+        code: f.code.id().to_owned(),
+        severity: if f.code == Code::RuleLimit {
+            Severity::Note
+        } else {
+            severity
+        },
+        message: f.message.clone(),
+        help: (!f.help.is_empty()).then(|| f.help.clone()),
+        location: Some(located(f.span)),
+        label: None,
+        related: None,
+        expectation: None,
+        call: None,
+    }
+}
+
+/// The result of the built-in rules alone on a transcript no spec names: its findings (the
+/// rules' and the reader's the rules keep) at their codes' severities, sorted by place; it
+/// fails when one is an error. Handed to `sink`; returns whether it passed, its record and the
+/// sink's entry.
+fn rules_only<S: PairSink>(
+    shown: &str,
+    t: &Seen<'_>,
+    locator: &mut locate::Locator<'_>,
+    sink: &S,
+) -> (bool, Option<usize>, S::Entry) {
+    let mut offsets: Vec<usize> = Vec::new();
+    for s in t
+        .findings
+        .iter()
+        .map(|f| f.span)
+        .chain(t.rules.iter().map(|f| f.span))
+    {
+        offsets.extend([s.start, s.end]);
+    }
+    let found = locator.positions(offsets);
+    let located = |span: Span| {
+        let mut l = locate::pending(shown, span);
+        (l.line, l.column) = found.at(span.start);
+        (l.end_line, l.end_column) = found.at(span.end);
+        l
+    };
+    let mut findings: Vec<Finding> = t
+        .rules
+        .iter()
+        .map(|f| rule_finding(f, f.code.severity(), &located))
+        .chain(t.findings.iter().map(|f| Finding {
+            code: f.code.to_owned(),
+            severity: Code::from_id(f.code).map_or(Severity::Warning, Code::severity),
+            message: f.message.clone(),
+            help: None,
+            location: Some(located(f.span)),
+            label: None,
+            related: None,
+            expectation: None,
+            call: None,
+        }))
+        .collect();
+    findings.sort_by(|a, b| {
+        let at = |f: &Finding| f.location.as_ref().map(|l| l.span);
+        (at(a), &a.code, &a.message).cmp(&(at(b), &b.code, &b.message))
+    });
+    let errors = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count();
+    let passed = errors == 0;
+    let head = PairResult {
+        spec_file: String::new(),
+        spec: RULES_SPEC.to_owned(),
+        transcript: shown.to_owned(),
+        record: t.record.map(|r| r.line),
+        format: t.format.to_string(),
+        profile: None,
+        score: if passed { 1.0 } else { 0.0 },
+        threshold: 1.0,
+        passed,
+        failure: match errors {
+            0 => None,
+            1 => Some("1 rule error".to_owned()),
+            n => Some(format!("{n} rule errors")),
+        },
+        calls: t.spans.len(),
+        counts: serde_json::Value::Object(serde_json::Map::new()),
+        expectations: Vec::new(),
+        rules: Vec::new(),
+        findings: Vec::new(),
+        profile_details: None,
+    };
+    let record = head.record;
+    (
+        passed,
+        record,
+        sink.pair_streamed(head, &mut findings.into_iter()),
+    )
 }
 
 /// What failed a pair besides its score, in words ([`PairResult::failure`]): forbidden calls,

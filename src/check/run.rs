@@ -92,7 +92,16 @@ pub fn check_with<S: PairSink>(
         .unwrap_or_else(|f| (Err(vec![f]), Vec::new()));
         (absolute(path), specs, warnings)
     });
-    let bound = plan::bind(compiled, &found, opts, (cwd, git_global), &mut report);
+    let rules = settings
+        .rules
+        .rule_set(opts.select.as_deref(), &opts.ignore);
+    let bound = plan::bind(
+        compiled,
+        &found,
+        opts,
+        (cwd, git_global, rules.any()),
+        &mut report,
+    );
     let formats = format_overrides(settings, &root, &mut report);
     // `--input-format`: a built-in reader, or a custom mapping of the settings by name.
     let forced = if let Some(name) = &opts.input_mapping {
@@ -112,13 +121,24 @@ pub fn check_with<S: PairSink>(
     } else {
         opts.input_format.map(Reading::Reader)
     };
-    // `None`: the transcript read from standard input.
-    type Work<'b> = (Option<&'b PathBuf>, &'b Vec<plan::SpecRef>);
-    let mut work: Vec<Work<'_>> = bound.files.iter().map(|(f, s)| (Some(f), s)).collect();
+    // `None`: the transcript read from standard input. The flag: a file of a walked folder no
+    // spec names, checked by the rules alone and passed over if it is no transcript.
+    type Work<'b> = (Option<&'b PathBuf>, &'b [plan::SpecRef], bool);
+    let mut work: Vec<Work<'_>> = bound
+        .files
+        .iter()
+        .map(|(f, s)| (Some(f), s.as_slice(), false))
+        .collect();
     if !bound.stdin.is_empty() {
-        work.push((None, &bound.stdin));
+        work.push((None, &bound.stdin, false));
     }
-    let outcomes: Vec<FileOutcome<S::Entry>> = par_map(&work, |(file, specs)| {
+    work.extend(
+        bound
+            .unclaimed
+            .iter()
+            .map(|(f, quiet)| (Some(f), &[][..], *quiet)),
+    );
+    let outcomes: Vec<FileOutcome<S::Entry>> = par_map(&work, |&(file, specs, quiet)| {
         let specs: Vec<&plan::Spec> = specs.iter().map(|&r| bound.spec(r)).collect();
         let (path, shown, given) = match file {
             Some(f) => (f.as_path(), display_path(f, cwd), None),
@@ -133,6 +153,7 @@ pub fn check_with<S: PairSink>(
             shown: &shown,
             given,
             forced,
+            quiet,
         };
         // A file that panics is reported as an error, and what it had handed to the sink is
         // dropped with its outcome (as if it had no results).
@@ -141,6 +162,7 @@ pub fn check_with<S: PairSink>(
                 &input,
                 &specs,
                 (&formats, &settings.mappings),
+                &rules,
                 sink,
                 &guard,
                 opts.judge.as_deref(),

@@ -61,6 +61,136 @@ pub struct Settings {
     /// (`--allow-outside-root`), never a repository's.
     #[serde(default)]
     pub allow_outside_root: bool,
+    /// `[rules]`: which built-in rules apply, and their options (`docs/rules.md`).
+    #[serde(default)]
+    pub rules: RulesSetting,
+}
+
+/// `[rules]`: which built-in rules apply (`select`, `ignore`: rule codes), and per-rule options
+/// (`[rules.repeated-call]`).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RulesSetting {
+    /// Only these rules (default: every rule on by default).
+    #[serde(default)]
+    pub select: Option<Vec<toml::Spanned<String>>>,
+    /// Not these rules.
+    #[serde(default)]
+    pub ignore: Vec<toml::Spanned<String>>,
+    /// `[rules.repeated-call]`.
+    #[serde(default, rename = "repeated-call")]
+    pub repeated_call: Option<RepeatedCallSetting>,
+}
+
+/// `[rules.repeated-call]`: its options.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RepeatedCallSetting {
+    /// How many identical calls in a row make a loop (at least 2).
+    pub count: toml::Spanned<i64>,
+}
+
+/// What `[rules]` chose, checked: rule codes and options.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleChoice {
+    /// `select`, if given.
+    pub select: Option<Vec<crate::code::Code>>,
+    /// `ignore`.
+    pub ignore: Vec<crate::code::Code>,
+    /// `[rules.repeated-call] count`.
+    pub repeat_count: usize,
+}
+
+impl Default for RuleChoice {
+    fn default() -> Self {
+        RuleChoice {
+            select: None,
+            ignore: Vec::new(),
+            repeat_count: crate::rules::DEFAULT_REPEAT_COUNT,
+        }
+    }
+}
+
+impl RuleChoice {
+    /// The rules that apply, with `select` and `ignore` of the command line (`select` replaces
+    /// the settings' own; `ignore` adds to theirs).
+    pub fn rule_set(
+        &self,
+        select: Option<&[crate::code::Code]>,
+        ignore: &[crate::code::Code],
+    ) -> crate::rules::RuleSet {
+        let mut set = crate::rules::RuleSet::default();
+        if let Some(codes) = select.or(self.select.as_deref()) {
+            set = set.select(codes);
+        }
+        set = set.ignore(&self.ignore).ignore(ignore);
+        set.repeat_count = self.repeat_count;
+        set
+    }
+}
+
+impl RulesSetting {
+    /// The codes and options, or the byte range of the first wrong value and what is wrong.
+    pub fn check(&self) -> Result<RuleChoice, (std::ops::Range<usize>, String)> {
+        let code = |key: &str, v: &toml::Spanned<String>| {
+            crate::rules::Rule::named(v.get_ref())
+                .map(|r| r.code)
+                .ok_or_else(|| {
+                    (
+                        v.span(),
+                        format!(
+                            "rules.{key}: `{}` is not a rule (`toolspec rules` lists them: {})",
+                            v.get_ref(),
+                            rule_names()
+                        ),
+                    )
+                })
+        };
+        let select = match &self.select {
+            Some(list) => Some(
+                list.iter()
+                    .map(|v| code("select", v))
+                    .collect::<Result<Vec<_>, _>>()?,
+            ),
+            None => None,
+        };
+        let ignore = self
+            .ignore
+            .iter()
+            .map(|v| code("ignore", v))
+            .collect::<Result<Vec<_>, _>>()?;
+        let repeat_count = match &self.repeated_call {
+            Some(r) => {
+                let n = *r.count.get_ref();
+                usize::try_from(n)
+                    .ok()
+                    .filter(|&n| n >= 2)
+                    .ok_or_else(|| {
+                        (
+                            r.count.span(),
+                            format!(
+                                "rules.repeated-call.count: {n} is not a count of repeated calls (2 or more)"
+                            ),
+                        )
+                    })?
+            }
+            None => crate::rules::DEFAULT_REPEAT_COUNT,
+        };
+        Ok(RuleChoice {
+            select,
+            ignore,
+            repeat_count,
+        })
+    }
+}
+
+/// Every rule's code, for messages.
+pub fn rule_names() -> String {
+    crate::rules::RULES
+        .iter()
+        .map(|r| r.code.name())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// One entry of `[formats]`: a reader for the files a glob matches, or a custom mapping.
@@ -231,6 +361,8 @@ pub struct LoadedSettings {
     pub settings: Settings,
     /// The custom mappings of `[formats.NAME]` tables, compiled, in name order.
     pub mappings: Vec<std::sync::Arc<Mapping>>,
+    /// `[rules]`, checked.
+    pub rules: RuleChoice,
 }
 
 /// Why settings could not be loaded.
@@ -347,6 +479,10 @@ impl LoadedSettings {
                 message: format!("profile: {message}"),
             })?;
         }
+        let rules = settings
+            .rules
+            .check()
+            .map_err(|(range, message)| located(range, message))?;
         let mut mappings = Vec::new();
         for (name, entry) in &settings.formats {
             let FormatSetting::Mapping(m) = entry else {
@@ -367,6 +503,7 @@ impl LoadedSettings {
             root,
             settings,
             mappings,
+            rules,
         })
     }
 
@@ -413,6 +550,7 @@ impl LoadedSettings {
             root,
             settings: Settings::default(),
             mappings: Vec::new(),
+            rules: RuleChoice::default(),
         }
     }
 }

@@ -34,6 +34,15 @@ pub(crate) enum Command {
     Score(ScoreArgs),
     /// Write a starter spec next to a prompt file.
     Init(InitArgs),
+    /// List the built-in rules (code, default, description), or print one rule's documentation.
+    Rules(RulesArgs),
+}
+
+/// `toolspec rules`.
+#[derive(Debug, Args)]
+pub(crate) struct RulesArgs {
+    /// A rule's code (`schema-violation`): print its documentation.
+    pub code: Option<String>,
 }
 
 /// Options shared by `check` and `watch`.
@@ -63,6 +72,13 @@ pub(crate) struct RunArgs {
     /// When to use colours.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
+    /// Only these built-in rules (codes, comma-separated; over `[rules] select` of
+    /// toolspec.toml). `toolspec rules` lists them.
+    #[arg(long, value_name = "CODE", value_delimiter = ',')]
+    pub select: Option<Vec<String>>,
+    /// Not these built-in rules (codes, comma-separated; besides `[rules] ignore`).
+    #[arg(long, value_name = "CODE", value_delimiter = ',')]
+    pub ignore: Vec<String>,
 }
 
 /// `toolspec check`.

@@ -17,13 +17,19 @@ use clap::Parser;
 use args::{Cli, Command};
 use output::exit;
 
-/// Run the command line and return the process exit code.
+/// Run the command line of this process and return its exit code.
 pub(crate) fn main() -> ExitCode {
+    run(std::env::args_os().collect())
+}
+
+/// Run the command line `args` (the program name first) and return the exit code. The
+/// `toolspec` command of the Python package calls this with its own arguments (`python/`).
+pub(crate) fn run(args: Vec<std::ffi::OsString>) -> ExitCode {
     install_panic_hook();
-    let cli = match Cli::try_parse() {
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) if e.use_stderr() => {
-            output::err(&usage_error(&e.to_string(), std::env::args_os()));
+            output::err(&usage_error(&e.to_string(), args.into_iter()));
             return exit::code(exit::ERROR);
         }
         Err(e) => {
@@ -40,6 +46,7 @@ pub(crate) fn main() -> ExitCode {
         Command::Check(a) => commands::check::run(a),
         Command::Watch(a) => commands::watch::run(a),
         Command::Score(a) => commands::score::run(a),
+        Command::Rules(a) => commands::rules::run(&a),
     };
     exit::code(status)
 }

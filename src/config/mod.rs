@@ -74,6 +74,10 @@ pub struct MatcherConfig {
     /// An existing metric whose scoring semantics replace the native scoring, if chosen.
     #[serde(default)]
     pub profile: Option<Profile>,
+    /// Built-in rules (`docs/rules.md`) whose findings fail a pair of this spec (`rules deny
+    /// CODE, ...`), by code name; the other rules' findings join its report as warnings.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deny_rules: Vec<String>,
 }
 
 /// A transcript glob with its place in the spec.

@@ -135,9 +135,9 @@ pub fn render_run_findings(report: &Report, sources: Sources<'_>, opts: Options)
     out
 }
 
-/// A pair's section of stdout: for a failing pair that has findings, its line and its findings
-/// in brief; with `verbose`, for every pair, its line, its alignment and its findings rendered
-/// in full; nothing otherwise. The findings are taken from `findings`
+/// A pair's section of stdout: for a failing pair (and a result of the rules alone) that has
+/// findings, its line and its findings in brief; with `verbose`, for every pair, its line, its
+/// alignment and its findings rendered in full; nothing otherwise. The findings are taken from `findings`
 /// (those of `r` are not looked at), one at a time; none is asked for when the pair's section
 /// is empty because it passed. Handed to `out` a finding at a time.
 fn pair_details<E>(
@@ -147,7 +147,8 @@ fn pair_details<E>(
     opts: Options,
     out: &mut dyn FnMut(&str) -> Result<(), E>,
 ) -> Result<(), E> {
-    if r.passed && !opts.verbose {
+    // A linter's warnings are shown: the rules' findings of a passing transcript too.
+    if r.passed && !opts.verbose && !r.is_rules_only() {
         return Ok(());
     }
     let mut findings = findings.peekable();
@@ -356,6 +357,9 @@ fn pair_line(r: &PairResult, color: bool) -> String {
         .as_deref()
         .map(|p| format!(" [{}]", escaped(p)))
         .unwrap_or_default();
+    if r.is_rules_only() {
+        return format!("{word}  {}  rules  {target}", escaped(&r.verdict_text()));
+    }
     format!(
         "{word}  {}  {}::{}  {target}{profile}",
         escaped(&r.verdict_text()),

@@ -105,7 +105,11 @@ fn pair_suite(r: &PairResult, findings: &mut dyn Iterator<Item = Finding>) -> Te
         Some(line) => format!("{}:{line}", e(&r.transcript)),
         None => e(&r.transcript),
     };
-    let class = format!("{}::{}", e(&r.spec_file), e(&r.spec));
+    let class = if r.is_rules_only() {
+        e(&r.spec)
+    } else {
+        format!("{}::{}", e(&r.spec_file), e(&r.spec))
+    };
     let mut suite = TestSuite::new(format!("{class} @ {target}"));
     suite.extra.insert("file".into(), e(&r.transcript).into());
     let mut add = |name: String, status: TestCaseStatus, at: Option<&Location>| {
@@ -158,14 +162,19 @@ fn pair_suite(r: &PairResult, findings: &mut dyn Iterator<Item = Finding>) -> Te
         TestCaseStatus::success()
     } else {
         let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
-        s.set_message(format!("score {}", e(&r.verdict_text())));
+        s.set_message(if r.is_rules_only() {
+            e(&r.verdict_text())
+        } else {
+            format!("score {}", e(&r.verdict_text()))
+        });
         let lines: Vec<String> = findings.map(|f| finding_line(&f)).collect();
         if !lines.is_empty() {
             s.set_description(lines.join("\n"));
         }
         s
     };
-    add("score".to_owned(), status, None);
+    let last = if r.is_rules_only() { "rules" } else { "score" };
+    add(last.to_owned(), status, None);
     suite
 }
 

@@ -227,11 +227,24 @@ pub struct Location {
 }
 
 impl PairResult {
+    /// Whether this is the result of the built-in rules alone on a transcript no spec names
+    /// (`spec_file` empty, `spec` = `"rules"`; `docs/rules.md`): it passes unless a rule found
+    /// an error, and its verdict is the number of rule errors.
+    pub fn is_rules_only(&self) -> bool {
+        self.spec_file.is_empty()
+    }
+
     /// The verdict in words, as every format heads a pair: `1.00 ≥ 1.00` (passed),
     /// `0.75 < 1.00` (failed on score), `0.96 ≥ 0.90 but forbidden call `close_account``
     /// (failed by a hard failure although the score is enough), `0.50 < 0.90 and forbidden call
     /// `close_account``. Never a comparison that is false.
     pub fn verdict_text(&self) -> String {
+        if self.is_rules_only() {
+            return self
+                .failure
+                .clone()
+                .unwrap_or_else(|| "no rule error".to_owned());
+        }
         let met = self.score + crate::engine::native::THRESHOLD_EPSILON >= self.threshold;
         let cmp = if met { "≥" } else { "<" };
         let numbers = format!("{:.2} {cmp} {:.2}", self.score, self.threshold);

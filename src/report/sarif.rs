@@ -43,6 +43,8 @@ struct Driver<'a> {
 struct Rule {
     id: String,
     short_description: Text,
+    full_description: Text,
+    help_uri: String,
 }
 
 #[derive(Serialize)]
@@ -195,12 +197,21 @@ impl Emitter for SarifEmitter {
         let rules = codes
             .0
             .keys()
-            .map(|c| Rule {
-                id: (*c).to_owned(),
-                short_description: Text {
-                    text: Code::from_id(c)
-                        .map_or_else(|| (*c).to_owned(), |d| d.description().to_owned()),
-                },
+            .map(|c| {
+                let code = Code::from_id(c);
+                Rule {
+                    id: (*c).to_owned(),
+                    short_description: Text {
+                        text: code.map_or_else(|| (*c).to_owned(), |d| d.description().to_owned()),
+                    },
+                    full_description: Text {
+                        text: code.map_or_else(|| (*c).to_owned(), Code::full_description),
+                    },
+                    help_uri: code.map_or_else(
+                        || "https://github.com/toolspec/toolspec/blob/main/docs/cli.md#diagnostic-codes".to_owned(),
+                        Code::help_uri,
+                    ),
+                }
             })
             .collect();
         let tool = Tool {

@@ -155,6 +155,13 @@ pub enum StmtKind {
     Threshold(Num),
     /// `extra forbid`
     Extra(Ident),
+    /// `rules deny schema-violation, repeated-call`
+    Rules {
+        /// What the rules' findings do (`deny`).
+        mode: Ident,
+        /// Rule codes, as written.
+        codes: Vec<Ident>,
+    },
     /// `score { exact 1 name_only 0.5 }`
     Score(Vec<(Ident, Num)>),
     /// `binary`

@@ -17,13 +17,14 @@ fn word(rule: Rule) -> Option<&'static str> {
         include, index, int, json_array, json_member, json_object, k_absent, k_and, k_any, k_args,
         k_at_least, k_at_most, k_before, k_between, k_binary, k_call, k_contains, k_errored,
         k_exact, k_exactly, k_extra, k_format, k_fuzzy, k_include, k_names, k_never, k_not,
-        k_one_of, k_optional, k_order, k_present, k_profile, k_score, k_spec, k_strip, k_subset,
-        k_threshold, k_tool, k_transcripts, k_type, k_weight, keyword, label, name_opt, names_stmt,
-        never_stmt, null, number, order_stmt, output, path, profile_opt, profile_opts,
+        k_one_of, k_optional, k_order, k_present, k_profile, k_rules, k_score, k_spec, k_strip,
+        k_subset, k_threshold, k_tool, k_transcripts, k_type, k_weight, keyword, label, name_opt,
+        names_stmt, never_stmt, null, number, order_stmt, output, path, profile_opt, profile_opts,
         profile_stmt, range, range_op, ref_part, reference, regex, regex_body, regex_flags,
-        rep_at_least, rep_at_most, rep_between, rep_exactly, rep_optional, repeat, score_entry,
-        score_stmt, spec, spread, str_inner, string, threshold_stmt, tool_decl, tool_name,
-        transcripts_stmt, unknown_stmt, weight, whole_exact, whole_subset, EOI,
+        rep_at_least, rep_at_most, rep_between, rep_exactly, rep_optional, repeat, rule_code,
+        rules_stmt, score_entry, score_stmt, spec, spread, str_inner, string, threshold_stmt,
+        tool_decl, tool_name, transcripts_stmt, unknown_stmt, weight, whole_exact, whole_subset,
+        EOI,
     };
     Some(match rule {
         EOI => "end of file",
@@ -32,7 +33,9 @@ fn word(rule: Rule) -> Option<&'static str> {
         spec => "`spec`",
         transcripts_stmt | order_stmt | format_stmt | args_stmt | names_stmt | threshold_stmt
         | extra_stmt | score_stmt | binary_stmt | profile_stmt | never_stmt | before_stmt
-        | unknown_stmt => "a statement",
+        | rules_stmt | unknown_stmt => "a statement",
+        k_rules => "`rules`",
+        rule_code => "a rule code such as `schema-violation`",
         expectation | k_call => "`call`",
         label => "a label",
         repeat | rep_optional | rep_at_least | rep_at_most | rep_exactly | rep_between => "`call`",

@@ -247,6 +247,10 @@ impl<'t> Printer<'t> {
             }
             StmtKind::Threshold(n) => format!("threshold {}", raw(n.span)),
             StmtKind::Extra(p) => format!("extra {}", raw(p.span)),
+            StmtKind::Rules { mode, codes } => {
+                let c: Vec<&str> = codes.iter().map(|c| raw(c.span)).collect();
+                format!("rules {} {}", raw(mode.span), c.join(", "))
+            }
             StmtKind::Score(entries) => {
                 let e: Vec<String> = entries
                     .iter()

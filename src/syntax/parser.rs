@@ -85,6 +85,7 @@ fn is_keyword(r: Rule) -> bool {
             | Rule::k_profile
             | Rule::k_never
             | Rule::k_before
+            | Rule::k_rules
             | Rule::k_call
             | Rule::k_optional
             | Rule::k_at_least
@@ -313,6 +314,13 @@ impl Builder<'_> {
             }
             Rule::threshold_stmt => StmtKind::Threshold(self.num(it.next().expect("threshold"))?),
             Rule::extra_stmt => StmtKind::Extra(self.ident(it.next().expect("extra policy"))),
+            Rule::rules_stmt => {
+                let mode = self.ident(it.next().expect("rules mode"));
+                StmtKind::Rules {
+                    mode,
+                    codes: it.map(|c| self.ident(c)).collect(),
+                }
+            }
             Rule::score_stmt => {
                 let mut entries = Vec::new();
                 for e in it {

@@ -328,6 +328,7 @@ pub(super) fn transcript(format: Format, record: Option<RecordLoc>, sink: Sink) 
         calls: f.calls,
         compact: f.table,
         tools: f.tools,
+        answered: f.answered,
         findings: f.findings,
     }
 }

@@ -411,8 +411,13 @@ fn merge_continuation(open: &mut Transcript, next: Transcript) {
         .filter_map(|(i, c)| c.id.clone().map(|id| (id, i)))
         .collect();
     let mut added = Vec::new();
-    for c in next.calls {
+    open.answered.resize(open.calls.len(), false);
+    for (j, c) in next.calls.into_iter().enumerate() {
+        let got = next.answered.get(j).copied().unwrap_or(false);
         if let Some(&i) = c.id.as_ref().and_then(|id| index.get(id)) {
+            if got {
+                open.answered[i] = true;
+            }
             let known = &mut open.calls[i];
             if known.output.is_none() && c.output.is_some() {
                 known.output = c.output;
@@ -423,6 +428,7 @@ fn merge_continuation(open: &mut Transcript, next: Transcript) {
                 index.insert(id.clone(), open.calls.len());
             }
             added.push(c.span);
+            open.answered.push(got);
             open.calls.push(c);
         }
     }

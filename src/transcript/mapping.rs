@@ -518,6 +518,7 @@ pub(crate) fn read_mapped(
     Ok(Transcript {
         format: Format::Custom,
         record: None,
+        answered: calls.iter().map(|c| c.output.is_some()).collect(),
         calls,
         compact: None,
         tools: Vec::new(),

@@ -84,6 +84,9 @@ pub struct Transcript {
     pub compact: Option<CallTable>,
     /// Tools the transcript declares as available (where the format records them).
     pub tools: Vec<ToolDecl>,
+    /// Whether each call, by position, got a result the reader linked to it (whatever was kept
+    /// of the result): what the `missing-result` rule reads.
+    pub answered: Vec<bool>,
     /// Non-fatal problems.
     pub findings: Vec<ReadFinding>,
 }

@@ -42,6 +42,9 @@ pub(crate) struct Sink {
     answered: Vec<bool>,
     pub findings: Vec<(ReadFinding, Loc)>,
     pub tools: Vec<ToolDecl>,
+    /// The names in `tools`: a repeated declaration is found in one look-up, not by scanning
+    /// the list (a file declaring 100 000 tools would cost 10¹⁰ comparisons).
+    declared: std::collections::HashSet<String>,
     /// For calls with an id whose arguments are not kept: a fingerprint of the arguments, so
     /// that a repeated call is still told from a reused id (see [`Self::call`]).
     fingerprints: HashMap<usize, u64>,
@@ -152,6 +155,7 @@ pub(crate) struct Finished {
     pub calls: Vec<ToolCall>,
     pub table: Option<CallTable>,
     pub tools: Vec<ToolDecl>,
+    pub answered: Vec<bool>,
     pub findings: Vec<ReadFinding>,
 }
 
@@ -518,7 +522,7 @@ impl Sink {
         description: Option<&Value>,
         parameters: Option<&Value>,
     ) {
-        if name.is_empty() || self.tools.iter().any(|t| t.name == name) {
+        if name.is_empty() || !self.declared.insert(name.to_string()) {
             return;
         }
         self.tools.push(ToolDecl {
@@ -596,6 +600,7 @@ impl Sink {
             calls,
             table,
             tools: self.tools,
+            answered: self.answered,
             findings,
         }
     }

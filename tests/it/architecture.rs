@@ -23,7 +23,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("syntax", &["config", "source"]),
     (
         "compile",
-        &["config", "guard", "source", "syntax", "transcript"],
+        &["config", "guard", "rules", "source", "syntax", "transcript"],
     ),
     ("transcript", &["guard", "source"]),
     ("engine", &["config", "source", "transcript"]),
@@ -32,6 +32,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         &["config", "engine", "json", "source", "transcript"],
     ),
     ("report", &["engine", "source", "text"]),
+    ("rules", &["engine", "source", "transcript"]),
     (
         "check",
         &[
@@ -40,6 +41,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "engine",
             "guard",
             "report",
+            "rules",
             "score",
             "source",
             "syntax",

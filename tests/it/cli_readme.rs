@@ -95,8 +95,9 @@ fn the_readme_run_command_checks_the_example_as_described() {
     assert!(report["errors"].as_array().unwrap().is_empty());
 }
 
-/// The ids in README's `.pre-commit-config.yaml` snippet are hooks of `.pre-commit-hooks.yaml`:
-/// one on the staged files, one on the whole repository with `pass_filenames: false`.
+/// The ids in README's `.pre-commit-config.yaml` snippet are hooks of `.pre-commit-hooks.yaml`.
+/// The hooks come in two pairs, `language: python` (the default ids) and `language: rust`: in
+/// each, one on the staged files and one on the whole repository with `pass_filenames: false`.
 #[test]
 fn the_pre_commit_snippet_names_the_defined_hooks() {
     let hooks = std::fs::read_to_string(concat!(
@@ -114,23 +115,31 @@ fn the_pre_commit_snippet_names_the_defined_hooks() {
             body.push('\n');
         }
     }
-    assert_eq!(defined.len(), 2, "two hooks: {defined:?}");
-    for (id, body) in &defined {
-        assert!(body.contains("entry: toolspec check"), "{id}: {body}");
+    assert_eq!(defined.len(), 4, "four hooks: {defined:?}");
+    for (language, suffix) in [("python", ""), ("rust", "-rust")] {
+        let of: Vec<_> = defined
+            .iter()
+            .filter(|(_, b)| b.contains(&format!("language: {language}\n")))
+            .collect();
+        assert_eq!(of.len(), 2, "two {language} hooks: {defined:?}");
+        for (id, body) in &of {
+            assert!(body.contains("entry: toolspec check"), "{id}: {body}");
+            assert!(id.ends_with(suffix), "{id}");
+        }
+        let whole: Vec<_> = of
+            .iter()
+            .filter(|(_, b)| b.contains("pass_filenames: false"))
+            .collect();
+        assert_eq!(whole.len(), 1, "one whole-repository {language} hook");
+        let staged = of
+            .iter()
+            .find(|(_, b)| !b.contains("pass_filenames: false"))
+            .unwrap();
+        assert!(
+            staged.1.contains("files:"),
+            "the staged-files hook filters files"
+        );
     }
-    let whole: Vec<_> = defined
-        .iter()
-        .filter(|(_, b)| b.contains("pass_filenames: false"))
-        .collect();
-    assert_eq!(whole.len(), 1, "one whole-repository hook");
-    let staged = defined
-        .iter()
-        .find(|(_, b)| !b.contains("pass_filenames: false"))
-        .unwrap();
-    assert!(
-        staged.1.contains("files:"),
-        "the staged-files hook filters files"
-    );
 
     let yaml = blocks("yaml");
     let snippet = yaml
@@ -188,4 +197,25 @@ fn the_github_actions_snippet_commands_run() {
     )
     .unwrap();
     assert_eq!(sarif["version"], "2.1.0");
+}
+
+/// pre-commit's `language: python` hooks install the root `pyproject.toml`, which pins the
+/// `toolspec-cli` wheel: the pin is this version, the Python package's (python/Cargo.toml).
+#[test]
+fn the_pre_commit_package_pins_this_version_of_the_wheel() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let shim = std::fs::read_to_string(format!("{root}/pyproject.toml")).unwrap();
+    let version = env!("CARGO_PKG_VERSION");
+    assert!(
+        shim.contains(&format!("dependencies = [\"toolspec-cli=={version}\"]")),
+        "{shim}"
+    );
+    assert!(shim.contains(&format!("version = \"{version}\"")), "{shim}");
+    let python = std::fs::read_to_string(format!("{root}/python/Cargo.toml")).unwrap();
+    assert!(
+        python.contains(&format!("\nversion = \"{version}\"\n")),
+        "python/Cargo.toml has the version {version}"
+    );
+    let package = std::fs::read_to_string(format!("{root}/python/pyproject.toml")).unwrap();
+    assert!(package.contains("name = \"toolspec-cli\""), "{package}");
 }

@@ -95,6 +95,8 @@ const NOT_CODES: &[&str] = &[
     "github-release",
     "publish-npm",
     "publish-pypi",
+    // The Python package's name on PyPI.
+    "toolspec-cli",
 ];
 
 /// Every word of the docs written like a code (`` `kebab-case` `` or `` `toolspec::name` ``,

@@ -55,6 +55,7 @@ const ALL: &[&str] = &[
     "threshold",
     "extra allow",
     "extra forbid",
+    "rules deny",
     "score exact",
     "score name_only",
     "score extra",
@@ -283,6 +284,13 @@ impl Seen {
                 }
             }
             StmtKind::Threshold(_) => self.add("threshold"),
+            StmtKind::Rules { mode, .. } => {
+                let c = match mode.name.as_str() {
+                    "deny" => "rules deny",
+                    other => self.problem(format!("rules {other}")),
+                };
+                self.add(c);
+            }
             StmtKind::Extra(p) => {
                 let c = match p.name.as_str() {
                     "allow" => "extra allow",

@@ -174,6 +174,12 @@ impl<'t> Check<'t> {
                 }
             }
             StmtKind::Threshold(n) => self.num(sp, n),
+            StmtKind::Rules { mode, codes } => {
+                self.ident(sp, mode);
+                for c in codes {
+                    self.ident(sp, c);
+                }
+            }
             StmtKind::Score(entries) => {
                 for (k, v) in entries {
                     self.ident(sp, k);

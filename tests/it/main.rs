@@ -65,6 +65,7 @@ mod report_honest;
 mod report_schema;
 mod report_stream;
 mod report_text;
+mod rules_hostile;
 mod trust_binary;
 mod trust_injection;
 mod trust_judge;

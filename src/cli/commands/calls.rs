@@ -218,7 +218,7 @@ fn pretty(v: &Value, indent: usize) -> String {
     text.replace('\n', &pad)
 }
 
-fn calls_json(t: &Transcript) -> Value {
+pub(crate) fn calls_json(t: &Transcript) -> Value {
     Value::Array(
         t.calls
             .iter()

@@ -250,8 +250,31 @@ pub(crate) fn options(run: &RunArgs) -> Result<CheckOptions, u8> {
             output::err(&format!("error: {e}\n"));
             exit::ERROR
         })?;
+    let code = |c: &String| {
+        toolspec::rules::Rule::named(c)
+            .map(|r| r.code)
+            .ok_or_else(|| {
+                output::err(&format!(
+                    "error: `{}` is not a rule (`toolspec rules` lists them: {})\n",
+                    output::esc(c),
+                    toolspec::check::settings::rule_names()
+                ));
+                exit::ERROR
+            })
+    };
+    let select = match &run.select {
+        Some(list) => Some(list.iter().map(code).collect::<Result<Vec<_>, u8>>()?),
+        None => None,
+    };
+    let ignore = run
+        .ignore
+        .iter()
+        .map(code)
+        .collect::<Result<Vec<_>, u8>>()?;
     Ok(CheckOptions {
         paths: run.paths.clone(),
+        select,
+        ignore,
         allow_outside_root: run.allow_outside_root,
         judge: judge.map(|j| {
             std::sync::Arc::new(j) as std::sync::Arc<dyn toolspec::score::profiles::Judge>

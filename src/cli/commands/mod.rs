@@ -5,5 +5,6 @@ pub(crate) mod check;
 pub(crate) mod compile;
 pub(crate) mod fmt;
 pub(crate) mod init;
+pub(crate) mod rules;
 pub(crate) mod score;
 pub(crate) mod watch;

@@ -182,6 +182,7 @@ impl FileCx {
             names: NameRules::default(),
             scoring: Scoring::default(),
             profile: None,
+            deny_rules: Vec::new(),
         };
         let mode = self.settings(src, spec, &mut cfg);
 

@@ -24,6 +24,8 @@ const ORDER_MODES: &[&str] = &["strict", "in_order", "any"];
 const ARGS_MODES: &[&str] = &["ignore", "exact", "subset", "fuzzy"];
 const NAME_FLAGS: &[&str] = &["ignore_case", "unify_separators"];
 const EXTRA_POLICIES: &[&str] = &["allow", "forbid"];
+/// What `rules MODE CODE, ...` may say of the rules' findings.
+const RULE_MODES: &[&str] = &["deny"];
 const SCORE_KEYS: &[&str] = &["exact", "name_only", "extra", "missing"];
 
 impl FileCx {
@@ -137,6 +139,21 @@ impl FileCx {
                 StmtKind::Threshold(n) => {
                     once(self, "threshold", stmt.span);
                     cfg.scoring.threshold = check_threshold(src, n, &mut self.diags);
+                }
+                StmtKind::Rules { mode, codes } => {
+                    if mode.name != "deny" {
+                        self.diags
+                            .push(unknown_word(src, "rules mode", mode, RULE_MODES));
+                    }
+                    let known: Vec<&str> =
+                        crate::rules::RULES.iter().map(|r| r.code.name()).collect();
+                    for c in codes {
+                        if crate::rules::Rule::named(&c.name).is_none() {
+                            self.diags.push(unknown_word(src, "rule", c, &known));
+                        } else if !cfg.deny_rules.contains(&c.name) {
+                            cfg.deny_rules.push(c.name.clone());
+                        }
+                    }
                 }
                 StmtKind::Extra(p) => {
                     once(self, "extra", stmt.span);

@@ -2,7 +2,7 @@
 //! samples[]}`). Each sample is one agent run: its `messages` hold assistant `tool_calls[] {id,
 //! function, arguments}` (`function` is the tool's name, `arguments` an object) and `role:
 //! "tool"` messages `{tool_call_id, function, content, error}` with the results. A sample's
-//! `events[]` repeat the same calls and are not read.
+//! `events[]` repeat the same calls and are not read, except the tools their `model` events offer.
 
 use serde_json::Value;
 
@@ -34,8 +34,18 @@ pub(crate) fn samples(v: &Value) -> Option<Vec<(Vec<Seg>, &Value)>> {
     Some(super::parts(items, Some(Seg::K("samples"))))
 }
 
-/// Read one sample found at `path`.
+/// Read one sample found at `path`. The tools offered to the model are those its `model` events
+/// list (`tools[] {name, description, parameters}`).
 pub(crate) fn read_sample(sample: &Value, path: &[Seg], sink: &mut Sink) {
+    for e in arr(sample, "events") {
+        if s(e, "event") == Some("model") {
+            for t in arr(e, "tools") {
+                if let Some(name) = s(t, "name") {
+                    sink.declare(name, t.get("description"), t.get("parameters"));
+                }
+            }
+        }
+    }
     for (i, m) in arr(sample, "messages").iter().enumerate() {
         let at = |rest: &[Seg]| {
             let mut p = path.to_vec();
@@ -72,5 +82,27 @@ pub(crate) fn read_sample(sample: &Value, path: &[Seg], sink: &mut Sink) {
                 l,
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::transcript::Reader;
+
+    #[test]
+    fn the_tools_of_model_events_are_declared_with_their_schemas() {
+        let log = br#"{"version": 2, "status": "success", "eval": {"task": "t"}, "samples": [{
+          "messages": [{"role": "assistant", "tool_calls": [
+            {"id": "c1", "function": "web_browser_go", "arguments": {"url": 7}}]}],
+          "events": [{"event": "model", "tools": [
+            {"name": "web_browser_go", "description": "Go.", "parameters":
+              {"type": "object", "properties": {"url": {"type": "string"}}, "required": ["url"]}},
+            {"name": "web_browser_back", "description": "Back.", "parameters": {"type": "object"}}]},
+            {"event": "model", "tools": [{"name": "web_browser_go"}]}]}]}"#;
+        let t = Reader::new().read("log.json", log).unwrap().remove(0);
+        let names: Vec<&str> = t.tools.iter().map(|d| d.name.as_str()).collect();
+        assert_eq!(names, ["web_browser_go", "web_browser_back"]);
+        assert!(t.tools[0].parameters.is_some());
+        assert_eq!(t.calls.len(), 1);
     }
 }

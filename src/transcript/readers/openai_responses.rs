@@ -23,8 +23,13 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     for t in arr(v, "tools") {
         if let Some(name) = s(t, "name") {
             sink.declare(name, t.get("description"), t.get("parameters"));
+        } else if let Some(call) = s(t, "type").and_then(hosted_call_name) {
+            // A hosted tool: declared under the name its calls are read as.
+            sink.declare(call, None, None);
         }
     }
+    declare_mcp_tools(v, sink);
+    declare_named_interpreter_calls(v, sink);
     let (items_v, root): (&[Value], Seg) =
         if let Some(o) = v.get("output").and_then(Value::as_array) {
             (o, Seg::K("output"))
@@ -306,5 +311,72 @@ fn shell_failed(it: &Value) -> bool {
                 .is_some_and(|c| c != 0),
             _ => false,
         }
+    })
+}
+
+/// The tools of the remote MCP servers a response offers (`tools[]` of type `mcp`): those its
+/// `mcp_list_tools` items list (with their `input_schema`), then those its `mcp_call` items call
+/// on such a server (the server, not the request, lists them; a list may be left out).
+fn declare_mcp_tools(v: &Value, sink: &mut Sink) {
+    let servers: Vec<&str> = arr(v, "tools")
+        .iter()
+        .filter(|t| s(t, "type") == Some("mcp"))
+        .filter_map(|t| s(t, "server_label"))
+        .collect();
+    if servers.is_empty() {
+        return;
+    }
+    let output = arr(v, "output");
+    for it in output {
+        if s(it, "type") == Some("mcp_list_tools") {
+            for t in arr(it, "tools") {
+                if let Some(name) = s(t, "name") {
+                    sink.declare(name, t.get("description"), t.get("input_schema"));
+                }
+            }
+        }
+    }
+    for it in output {
+        let on_server = s(it, "server_label").is_some_and(|l| servers.contains(&l));
+        if s(it, "type") == Some("mcp_call") && on_server {
+            if let Some(name) = s(it, "name") {
+                sink.declare(name, None, None);
+            }
+        }
+    }
+}
+
+/// A `code_interpreter_call` that names itself (xAI's `code_execution`) is a call to the hosted
+/// `code_interpreter` tool the response offers: declared under its name too.
+fn declare_named_interpreter_calls(v: &Value, sink: &mut Sink) {
+    if !arr(v, "tools")
+        .iter()
+        .any(|t| s(t, "type") == Some("code_interpreter"))
+    {
+        return;
+    }
+    for it in arr(v, "output") {
+        if s(it, "type") == Some("code_interpreter_call") {
+            if let Some(name) = s(it, "name") {
+                sink.declare(name, None, None);
+            }
+        }
+    }
+}
+
+/// The name this reader gives the calls of a hosted tool of `tools[].type`, if it is one.
+fn hosted_call_name(ty: &str) -> Option<&'static str> {
+    Some(match ty {
+        "web_search" | "web_search_preview" | "web_search_preview_2025_03_11" => "web_search",
+        "file_search" => "file_search",
+        "code_interpreter" => "code_interpreter",
+        "computer" | "computer_use_preview" => "computer",
+        "shell" => "shell",
+        "local_shell" => "local_shell",
+        "apply_patch" => "apply_patch",
+        "image_generation" => "image_generation",
+        "tool_search" => "tool_search",
+        "programmatic_tool_calling" => "program",
+        _ => return None,
     })
 }

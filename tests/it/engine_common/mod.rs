@@ -128,6 +128,7 @@ pub(crate) fn spec(order: OrderMode, expectations: Vec<Expectation>) -> MatcherC
         names: NameRules::default(),
         scoring: Scoring::default(),
         profile: None,
+        deny_rules: Vec::new(),
     }
 }
 

@@ -1,0 +1,296 @@
+//! The `toolspec._toolspec` extension module: the adapter between Python and the toolspec
+//! library, as `src/cli/` is the adapter between the terminal and it. The Python package
+//! (`toolspec/`) wraps these functions in its documented API; this module takes paths and bytes
+//! (the Python layer serializes Python objects to JSON), runs the library's check, reader and compiler, and hands back their
+//! JSON (the same documents the command prints) or rendered text.
+//!
+//! The `toolspec` command of the package is the command line of the root crate (`src/cli/`),
+//! compiled into this module and run in-process by [`main`]: one implementation, whichever way
+//! toolspec is installed.
+#![forbid(unsafe_code)]
+
+// The command line of the `toolspec` binary, the same source. Parts of it the binary uses
+// (its `main`) are unused here.
+#[path = "../../src/cli/mod.rs"]
+#[allow(dead_code, clippy::all, clippy::pedantic)]
+mod cli;
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyString};
+use serde_json::Value;
+
+use toolspec::check::run::{check, CheckOptions, STDIN_NAME};
+use toolspec::check::settings::LoadedSettings;
+use toolspec::compile::{compile as compile_source, FsLoader};
+use toolspec::report::{human, Report};
+use toolspec::source::SourceFile;
+use toolspec::transcript::{Format, Reader};
+
+use cli::sources::SourceCache;
+
+/// A transcript as the Python layer passes it: a file or bytes.
+enum Input {
+    Path(PathBuf),
+    Bytes(Vec<u8>),
+}
+
+/// What `_check` returns: the report of one check and the texts to explain it with.
+#[pyclass(frozen, module = "toolspec._toolspec")]
+struct Checked {
+    report: Report,
+    sources: Arc<SourceCache>,
+}
+
+#[pymethods]
+impl Checked {
+    /// Whether every result passed (and there is at least one), nothing failing to be checked.
+    #[getter]
+    fn passed(&self) -> bool {
+        self.report.errors.is_empty()
+            && !self.report.results.is_empty()
+            && self.report.results.iter().all(|r| r.passed)
+    }
+
+    /// Whether something could not be checked (the report's `errors`).
+    #[getter]
+    fn has_errors(&self) -> bool {
+        !self.report.errors.is_empty()
+    }
+
+    /// The report as `toolspec check --format json` prints it.
+    #[getter]
+    fn json(&self) -> String {
+        toolspec::report::json::render(&self.report)
+    }
+
+    /// The human report of result `index` (its findings with the transcript and spec excerpts,
+    /// then its verdict line), without colour.
+    fn explain(&self, py: Python<'_>, index: usize, width: usize) -> PyResult<String> {
+        let Some(result) = self.report.results.get(index) else {
+            return Err(PyValueError::new_err(format!("no result {index}")));
+        };
+        let mut one = Report {
+            version: self.report.version,
+            results: vec![result.clone()],
+            ..Report::default()
+        };
+        one.recount();
+        let sources = |name: &str| self.sources.get(name);
+        let opts = human::Options {
+            color: false,
+            verbose: true,
+            width,
+        };
+        Ok(py.detach(|| human::render(&one, &sources, opts).stdout))
+    }
+
+    /// The human text of the run's errors and warnings (spec compile errors, unreadable
+    /// transcripts), as the command prints them on standard error.
+    fn problems(&self, width: usize) -> String {
+        let sources = |name: &str| self.sources.get(name);
+        let opts = human::Options {
+            color: false,
+            verbose: true,
+            width,
+        };
+        human::render_run_findings(&self.report, &sources, opts)
+    }
+}
+
+/// Check `transcript` (a path or bytes) against every spec of the
+/// file `spec`, as `toolspec check --spec SPEC TRANSCRIPT` does (bytes and values as
+/// `toolspec check --spec SPEC -` reads standard input).
+#[pyfunction]
+#[pyo3(signature = (spec, transcript, input_format=None, allow_outside_root=false))]
+fn check_spec(
+    py: Python<'_>,
+    spec: PathBuf,
+    transcript: &Bound<'_, PyAny>,
+    input_format: Option<&str>,
+    allow_outside_root: bool,
+) -> PyResult<Checked> {
+    let input = input(transcript)?;
+    let input_format = format(input_format)?;
+    py.detach(|| {
+        let cwd = current_dir()?;
+        let settings =
+            LoadedSettings::discover(&cwd).map_err(|e| PyValueError::new_err(render(&e)))?;
+        let sources = Arc::new(SourceCache::default());
+        let (paths, stdin) = match input {
+            Input::Path(p) => (vec![p], None),
+            Input::Bytes(b) => {
+                sources.pin(STDIN_NAME, &b);
+                (Vec::new(), Some(Arc::<[u8]>::from(b)))
+            }
+        };
+        let opts = CheckOptions {
+            paths,
+            spec: Some(spec),
+            stdin,
+            input_format,
+            allow_outside_root,
+            ..CheckOptions::default()
+        };
+        Ok(Checked {
+            report: check(&opts, &settings, &cwd),
+            sources,
+        })
+    })
+}
+
+/// Check the project as `toolspec check PATHS...` does: every spec file under `paths` against
+/// the transcripts its globs name (no paths: the current folder).
+#[pyfunction]
+fn check_paths(py: Python<'_>, paths: Vec<PathBuf>) -> PyResult<Checked> {
+    py.detach(|| {
+        let cwd = current_dir()?;
+        let settings =
+            LoadedSettings::discover(&cwd).map_err(|e| PyValueError::new_err(render(&e)))?;
+        let opts = CheckOptions {
+            paths,
+            ..CheckOptions::default()
+        };
+        Ok(Checked {
+            report: check(&opts, &settings, &cwd),
+            sources: Arc::new(SourceCache::default()),
+        })
+    })
+}
+
+fn current_dir() -> PyResult<PathBuf> {
+    std::env::current_dir()
+        .map_err(|e| PyValueError::new_err(format!("cannot read the current folder: {e}")))
+}
+
+/// The calls read from `transcript` (a path or bytes): a JSON array
+/// with one array per transcript the input holds, each call as `toolspec calls --json` prints it.
+#[pyfunction]
+#[pyo3(signature = (transcript, input_format=None))]
+fn calls_json(
+    py: Python<'_>,
+    transcript: &Bound<'_, PyAny>,
+    input_format: Option<&str>,
+) -> PyResult<String> {
+    let input = input(transcript)?;
+    let format = format(input_format)?;
+    py.detach(|| {
+        let reader = Reader::new().format(format);
+        let read = match &input {
+            Input::Path(p) => reader.read_file(p),
+            Input::Bytes(b) => reader.read(STDIN_NAME, b),
+        };
+        let transcripts = read.map_err(|e| PyValueError::new_err(render(&e)))?;
+        let all: Vec<Value> = transcripts
+            .iter()
+            .map(cli::commands::calls::calls_json)
+            .collect();
+        Ok(Value::Array(all).to_string())
+    })
+}
+
+/// A compile diagnostic: code, severity, message, the text the command prints.
+type Diagnostic = (String, String, String, String);
+
+/// Compile the spec source `text` (named `name` in diagnostics; includes are read relative to
+/// it). Returns the config as `toolspec compile` prints it (JSON, or `None` when it does not
+/// compile) and the diagnostics: `(code, severity, message, rendered text)` each.
+#[pyfunction]
+fn compile_text(
+    py: Python<'_>,
+    name: String,
+    text: String,
+) -> PyResult<(Option<String>, Vec<Diagnostic>)> {
+    py.detach(|| {
+        let result = compile_source(&SourceFile::new(name, text), &FsLoader);
+        let diags = result
+            .diagnostics
+            .iter()
+            .map(|d| {
+                (
+                    d.code.name().to_owned(),
+                    if d.is_error() { "error" } else { "warning" }.to_owned(),
+                    d.message.clone(),
+                    cli::output::render(&d.renderable(), false),
+                )
+            })
+            .collect();
+        let json = match result.file {
+            Some(file) => Some(
+                toolspec::text::json::to_string(&file)
+                    .map_err(|e| PyValueError::new_err(e.to_string()))?,
+            ),
+            None => None,
+        };
+        Ok((json, diags))
+    })
+}
+
+/// Read a spec file as `toolspec compile` does: its text, or the reason it cannot be read.
+#[pyfunction]
+fn read_spec(path: PathBuf) -> PyResult<String> {
+    toolspec::guard::read_text(&path)
+        .map_err(|e| PyValueError::new_err(format!("cannot read {}: {e}", path.display())))
+}
+
+/// Run the `toolspec` command line with `args` (the program name first); return its exit code.
+#[pyfunction]
+fn main(py: Python<'_>, args: Vec<OsString>) -> u8 {
+    let code = py.detach(|| cli::run(args));
+    // `ExitCode` keeps its value private; the command's codes are 0, 1 and 2.
+    [0u8, 1, 2]
+        .into_iter()
+        .find(|&c| std::process::ExitCode::from(c) == code)
+        .unwrap_or(2)
+}
+
+fn input(transcript: &Bound<'_, PyAny>) -> PyResult<Input> {
+    if let Ok(b) = transcript.cast::<PyBytes>() {
+        return Ok(Input::Bytes(b.as_bytes().to_vec()));
+    }
+    if let Ok(b) = transcript.cast::<PyByteArray>() {
+        return Ok(Input::Bytes(b.to_vec()));
+    }
+    if transcript.is_instance_of::<PyString>() {
+        return Ok(Input::Path(transcript.extract::<PathBuf>()?));
+    }
+    if transcript.hasattr("__fspath__")? {
+        return Ok(Input::Path(transcript.extract::<PathBuf>()?));
+    }
+    // Python objects are serialized by the Python layer (`json.dumps`, C code, is several times
+    // faster than building JSON here object by object through the stable ABI).
+    Err(PyTypeError::new_err(format!(
+        "a transcript is a path or bytes here, not {}",
+        transcript.get_type().name()?
+    )))
+}
+
+fn format(name: Option<&str>) -> PyResult<Option<Format>> {
+    name.map(|n| {
+        n.parse::<Format>()
+            .map_err(|e| PyValueError::new_err(e.to_string()))
+    })
+    .transpose()
+}
+
+/// A diagnostic as the command prints it, without colour.
+fn render(diag: &dyn miette::Diagnostic) -> String {
+    cli::output::render(diag, false)
+}
+
+#[pymodule]
+fn _toolspec(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Checked>()?;
+    m.add_function(wrap_pyfunction!(check_spec, m)?)?;
+    m.add_function(wrap_pyfunction!(check_paths, m)?)?;
+    m.add_function(wrap_pyfunction!(calls_json, m)?)?;
+    m.add_function(wrap_pyfunction!(compile_text, m)?)?;
+    m.add_function(wrap_pyfunction!(read_spec, m)?)?;
+    m.add_function(wrap_pyfunction!(main, m)?)?;
+    m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

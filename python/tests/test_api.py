@@ -1,0 +1,201 @@
+"""The Python API agrees with the command line on the bundled examples, pair by pair, for
+transcripts given as paths, as bytes and as Python objects; its errors carry the diagnostics."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+
+import toolspec
+from toolspec.testing import assert_passes
+
+from conftest import ROOT, cli_json, run_cli
+
+
+def pairs(report: Any) -> List[Dict[str, Any]]:
+    results = report["results"]
+    assert len(results) == 12, "the examples check 12 pairs"
+    return results
+
+
+def ids(report: Any) -> List[str]:
+    return [f"{r['spec']}-{Path(r['transcript']).name}" for r in report["results"]]
+
+
+def strip_places(v: Any) -> Any:
+    """`v` without byte offsets and line/columns of the transcript: a transcript re-serialized
+    from Python objects holds the same calls at other places."""
+    if isinstance(v, dict):
+        return {
+            k: strip_places(x)
+            for k, x in v.items()
+            if k not in ("location", "transcript", "span")
+        }
+    if isinstance(v, list):
+        return [strip_places(x) for x in v]
+    return v
+
+
+def test_every_pair_checked_by_path_is_the_command_lines_result(example_report: Any) -> None:
+    for expected in pairs(example_report):
+        report = toolspec.check(
+            expected["spec_file"], expected["transcript"], spec_name=expected["spec"]
+        )
+        got = [r.raw for r in report.results]
+        assert got == [expected], expected["transcript"]
+        r = report.results[0]
+        assert (r.spec, r.passed, r.score) == (
+            expected["spec"],
+            expected["passed"],
+            expected["score"],
+        )
+        assert report.passed is expected["passed"]
+        # And as an os.PathLike.
+        again = toolspec.check(
+            Path(expected["spec_file"]), Path(expected["transcript"]), spec_name=expected["spec"]
+        )
+        assert [x.raw for x in again.results] == [expected]
+
+
+def test_every_pair_checked_from_bytes_is_the_command_lines_result_on_stdin(
+    example_report: Any,
+) -> None:
+    for by_path in pairs(example_report):
+        data = (ROOT / by_path["transcript"]).read_bytes()
+        expected = [
+            r
+            for r in cli_json(["check", "--spec", by_path["spec_file"], "--format", "json", "-"], data)[
+                "results"
+            ]
+            if r["spec"] == by_path["spec"]
+        ]
+        report = toolspec.check(by_path["spec_file"], data, spec_name=by_path["spec"])
+        assert [r.raw for r in report.results] == expected, by_path["transcript"]
+        # Read from bytes, the transcript is detected and checked as its file is.
+        for r in report.results:
+            assert r.transcript == "<stdin>"
+            assert (r.format, r.passed, r.score) == (
+                by_path["format"],
+                by_path["passed"],
+                by_path["score"],
+            ), by_path["transcript"]
+
+
+def test_every_json_transcript_given_as_python_objects_is_checked_as_its_file(
+    example_report: Any,
+) -> None:
+    checked = 0
+    for by_path in pairs(example_report):
+        path = ROOT / by_path["transcript"]
+        try:
+            objects = json.loads(path.read_bytes())
+        except json.JSONDecodeError:
+            # JSON lines and logs are not one Python value; `bytes` covers them.
+            continue
+        report = toolspec.check(by_path["spec_file"], objects, spec_name=by_path["spec"])
+        assert len(report.results) == 1
+        got = report.results[0].raw
+        assert strip_places(got) == strip_places(by_path), by_path["transcript"]
+        checked += 1
+    assert checked == 7, "seven example transcripts are single JSON documents"
+
+
+def test_messages_as_a_list_of_dicts_are_detected() -> None:
+    request = json.loads((ROOT / "examples/runs/refund/2025-06-03-openai.request.json").read_text())
+    report = toolspec.check("examples/prompts/refund.toolspec", request["messages"])
+    assert report.passed, report.explain()
+    assert report.results[0].format == "openai-chat"
+
+
+def test_the_failing_example_explains_itself_with_findings() -> None:
+    report = toolspec.check(
+        "examples/prompts/refund.toolspec",
+        "examples/runs/refund/2025-06-07-openai-skipped-check.request.json",
+    )
+    assert not report.passed
+    (r,) = report.results
+    codes = {f.code for f in r.findings}
+    assert "missing-call" in codes
+    missing = next(f for f in r.findings if f.code == "missing-call")
+    assert missing.expectation == "eligibility"
+    assert missing.severity == "error"
+    assert any(f.call is not None for f in r.findings), r.findings
+    text = r.explain()
+    assert "missing-call" in text and "check_refund_eligibility" in text
+    assert "FAIL" in text and "refund_flow" in text
+    assert "\x1b[" not in text
+    with pytest.raises(AssertionError, match="missing-call"):
+        assert_passes("examples/prompts/refund.toolspec", (ROOT / r.transcript).read_bytes())
+
+
+def test_assert_passes_returns_the_report_of_a_passing_run() -> None:
+    report = assert_passes(
+        "examples/prompts/refund.toolspec", "examples/runs/refund/2025-06-03-openai.request.json"
+    )
+    assert report.passed
+
+
+def test_a_spec_given_as_source_text() -> None:
+    spec = 'spec lookup {\n  call get_order(order_id: /^ORD-/)\n}\n'
+    report = toolspec.check(spec, "examples/runs/refund/2025-06-03-openai.request.json")
+    assert report.passed and report.results[0].spec == "lookup"
+    with pytest.raises(toolspec.ToolspecError, match="no spec named 'other'"):
+        toolspec.check(spec, "examples/runs/refund/2025-06-03-openai.request.json", spec_name="other")
+
+
+def test_calls_are_the_command_lines_calls() -> None:
+    for path in sorted((ROOT / "examples/runs").rglob("*")):
+        if not path.is_file():
+            continue
+        rel = str(path.relative_to(ROOT))
+        expected = cli_json(["calls", "--json", rel])
+        assert toolspec.calls(rel) == expected, rel
+        assert toolspec.calls(path.read_bytes()) == expected, rel
+
+
+def test_compile_is_the_command_lines_config() -> None:
+    for path in sorted((ROOT / "examples/prompts").glob("*.toolspec")):
+        rel = str(path.relative_to(ROOT))
+        expected = cli_json(["compile", rel])
+        assert toolspec.compile(rel) == expected, rel
+
+
+def test_a_spec_that_does_not_compile_raises_with_its_diagnostics() -> None:
+    with pytest.raises(toolspec.SpecError) as e:
+        toolspec.compile("spec broken {\n  call get_order(order_id: ord.args.x)\n}\n")
+    assert e.value.diagnostics and e.value.diagnostics[0]["severity"] == "error"
+    assert e.value.diagnostics[0]["code"]
+    with pytest.raises(toolspec.SpecError) as e:
+        toolspec.check("spec broken {\n  call (\n}\n", b"[]")
+    assert e.value.diagnostics[0]["code"].startswith("toolspec::")
+    assert "spec.toolspec" in str(e.value)
+
+
+def test_an_unreadable_transcript_raises_with_its_diagnostics() -> None:
+    with pytest.raises(toolspec.TranscriptError) as e:
+        toolspec.check("examples/prompts/refund.toolspec", "no/such/run.json")
+    assert e.value.diagnostics
+    with pytest.raises(toolspec.TranscriptError):
+        toolspec.calls(b"\x00 not a transcript")
+    with pytest.raises(TypeError, match="cannot read a"):
+        toolspec.check("examples/prompts/refund.toolspec", [object()])
+
+
+def test_the_command_is_the_binarys_command() -> None:
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-m", "toolspec", "check", "examples", "--format", "json"],
+        cwd=ROOT,
+        capture_output=True,
+    )
+    assert out.returncode == 1
+    assert json.loads(out.stdout) == cli_json(["check", "examples", "--format", "json"])
+    usage = subprocess.run([sys.executable, "-m", "toolspec", "nope"], capture_output=True)
+    assert usage.returncode == 2
+    version = run_cli(["--version"])
+    assert toolspec.__version__ in version.stdout.decode()

@@ -1,0 +1,5 @@
+"""`python -m toolspec`: the `toolspec` command."""
+
+from ._cli import main
+
+main()

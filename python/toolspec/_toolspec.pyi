@@ -1,0 +1,35 @@
+# Types of the extension module (python/src/lib.rs). The public API is `toolspec` itself
+# (typed inline; the package ships `py.typed`).
+from typing import Any, List, Optional, Sequence, Tuple, Union
+import os
+
+VERSION: str
+
+class Checked:
+    """The report of one check and the texts to explain it with."""
+
+    @property
+    def passed(self) -> bool:
+        """Every result passed (and there is one), and nothing failed to be checked."""
+    @property
+    def has_errors(self) -> bool:
+        """Something could not be checked."""
+    @property
+    def json(self) -> str:
+        """The report as `toolspec check --format json` prints it."""
+    def explain(self, index: int, width: int) -> str:
+        """The human report of result `index`, without colour."""
+    def problems(self, width: int) -> str:
+        """The human text of the run's errors and warnings."""
+
+def check_spec(
+    spec: Union[str, os.PathLike[str]],
+    transcript: Any,
+    input_format: Optional[str] = None,
+    allow_outside_root: bool = False,
+) -> Checked: ...
+def check_paths(paths: Sequence[Union[str, os.PathLike[str]]]) -> Checked: ...
+def calls_json(transcript: Any, input_format: Optional[str] = None) -> str: ...
+def compile_text(name: str, text: str) -> Tuple[Optional[str], List[Tuple[str, str, str, str]]]: ...
+def read_spec(path: Union[str, os.PathLike[str]]) -> str: ...
+def main(args: List[str]) -> int: ...

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The tests of the Python package (python/), from a clean start: build the wheel from this
+# checkout with maturin, install it into a fresh virtual environment, and run
+#   - python/tests: the API on the bundled examples agrees with the command line's JSON report,
+#     pair by pair, for paths, bytes and Python objects; the pytest plugin on examples/;
+#   - the `language: python` pre-commit hook of .pre-commit-hooks.yaml, by `pre-commit try-repo`
+#     of this checkout, on a scratch git repository;
+#   - the distributed example (examples/distributed/) on a local Ray cluster.
+# Everything is installed from PyPI, pinned; the wheel is the only thing built here.
+#   scripts/python-tests.sh [WORKDIR]      (default: a temporary folder, removed at the end)
+# Needs: python3 (3.9+) with venv, the Rust toolchain, git. TOOLSPEC_BIN (optional): the binary
+# built with cargo to compare with (default: target/debug/toolspec when it exists).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+PYTHON="${PYTHON:-python3}"
+if [[ $# -ge 1 ]]; then
+  WORK="$1"; mkdir -p "$WORK"
+else
+  WORK="$(mktemp -d)"; trap 'rm -rf "$WORK"' EXIT
+fi
+MATURIN=maturin==1.16.0
+PYTEST=pytest==9.2.0
+PRE_COMMIT=pre-commit==4.7.0
+RAY='ray[data]==2.60.0'
+
+step() { printf '\n== %s\n' "$*"; }
+pipq() { "$@" --quiet --disable-pip-version-check; }
+
+step "build the wheel (maturin build --release)"
+"$PYTHON" -m venv "$WORK/build"
+pipq "$WORK/build/bin/pip" install "$MATURIN"
+rm -rf "$WORK/wheels"
+start=$(date +%s)
+"$WORK/build/bin/maturin" build --release --manifest-path python/Cargo.toml \
+  --interpreter "$WORK/build/bin/python" --out "$WORK/wheels"
+echo "wheel built in $(( $(date +%s) - start )) s: $(ls "$WORK/wheels")"
+
+step "install it into a fresh virtual environment"
+"$PYTHON" -m venv "$WORK/venv"
+VPY="$WORK/venv/bin/python"
+pipq "$WORK/venv/bin/pip" install "$PYTEST" "$PRE_COMMIT"
+pipq "$WORK/venv/bin/pip" install --no-index --find-links "$WORK/wheels" toolspec-cli
+"$WORK/venv/bin/toolspec" --version
+
+step "the Python tests and the pytest plugin"
+if [[ -z "${TOOLSPEC_BIN:-}" && -x target/debug/toolspec ]]; then
+  export TOOLSPEC_BIN="$ROOT/target/debug/toolspec"
+fi
+PATH="$WORK/venv/bin:$PATH" "$VPY" -m pytest -p no:cacheprovider -q python/tests
+
+step "the python pre-commit hook (pre-commit try-repo of this checkout)"
+# try-repo installs the checkout's pyproject.toml, which pins the toolspec-cli wheel: pip finds
+# the wheel built above (PIP_FIND_LINKS) where a user's pip finds it on PyPI.
+SCRATCH="$WORK/scratch"
+rm -rf "$SCRATCH"
+mkdir -p "$SCRATCH"
+cp -r examples/prompts examples/runs "$SCRATCH/"
+(
+  cd "$SCRATCH"
+  git init -q .
+  git -c user.name=ci -c user.email=ci@localhost add .
+  export PIP_FIND_LINKS="$WORK/wheels"
+  # No Rust toolchain on the PATH: the hook installs the wheel, it does not build.
+  export PATH="$WORK/venv/bin:/usr/local/bin:/usr/bin:/bin"
+  if command -v cargo > /dev/null; then echo "cargo is still on the PATH: $(command -v cargo)"; exit 1; fi
+  set +e
+  "$WORK/venv/bin/pre-commit" try-repo "$ROOT" toolspec-all --all-files > hook.out 2>&1
+  status=$?
+  set -e
+  cat hook.out
+  # The bundled examples hold one failing run: the hook must fail, naming it.
+  [[ $status -eq 1 ]] || { echo "expected the hook to fail (exit 1), got $status"; exit 1; }
+  grep -q 'skipped-check' hook.out
+  grep -q '11 passed, 1 failed' hook.out
+  # Without the failing run, the hook on the staged files passes.
+  git rm -qf runs/refund/2025-06-07-openai-skipped-check.request.json
+  "$WORK/venv/bin/pre-commit" try-repo "$ROOT" toolspec --all-files
+)
+
+step "the distributed example on a local Ray cluster"
+pipq "$WORK/venv/bin/pip" install "$RAY"
+PATH="$WORK/venv/bin:$PATH" "$VPY" -m pytest -p no:cacheprovider -q examples/distributed
