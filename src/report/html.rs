@@ -168,7 +168,12 @@ impl<S: Fn(&str) -> Option<Arc<String>>> Emitter for HtmlEmitter<S> {
             results.write_texts(|m| !m.digest.passed, out)?;
             results.write_texts(|m| m.digest.passed, out)?;
             out.write_all(b"</section>\n")?;
-            let files: BTreeSet<&str> = results.metas().map(|m| m.spec_file.as_str()).collect();
+            // A result of the built-in rules alone has no spec file.
+            let files: BTreeSet<&str> = results
+                .metas()
+                .map(|m| m.spec_file.as_str())
+                .filter(|f| !f.is_empty())
+                .collect();
             out.write_all(b"<section id=\"sources\">\n<h2>Spec files</h2>\n")?;
             for file in files {
                 out.write_all(spec_source(file, (self.sources)(file).as_deref()).as_bytes())?;
