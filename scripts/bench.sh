@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerate the benchmark inputs and run every measurement of docs/performance.md, in one run.
 #
-#   scripts/bench.sh [all|score|check|memory|precommit|watch|growth]...   (default: all)
+#   scripts/bench.sh [all|score|check|memory|precommit|watch|growth|html]...   (default: all)
 #
 # Environment:
 #   GEN_BIG         the corpus generator (default: ../shared/corpus/gen_big.py)
@@ -320,4 +320,25 @@ fi
 if want watch; then
   say "(e) watch: save -> re-checked report, vs the debounce interval (target: debounce + 10 ms)"
   cargo bench --quiet --bench watch -- 50 100
+fi
+
+if want html; then
+  say "(f) --format html: 10 000 transcripts (a quarter failing) in <= 2 s and <= 10 MB, vs --format json"
+  hb="$BENCH_DIR/html"
+  rm -rf "$hb"
+  python3 "$ROOT/scripts/gen-html-bench.py" "$hb" 10000
+  for fmt in html json; do
+    best=""
+    for _ in $(seq "$REPS"); do
+      t=$(cd "$hb" && timed "$BIN" check . --exit-zero --format "$fmt" --output-file "$BENCH_DIR/report.$fmt")
+      wall=${t%% *}
+      if [[ -z "$best" ]] || python3 -c "import sys; sys.exit(not $wall < ${best%% *})"; then best="$t"; fi
+    done
+    read -r wall user sys rss <<<"$best"
+    size=$(stat -c %s "$BENCH_DIR/report.$fmt")
+    echo "$fmt: wall $wall s, user $user s, sys $sys s, max RSS $((rss / 1024)) MB, $size bytes (best of $REPS)"
+    eval "wall_$fmt=$wall size_$fmt=$size"
+  done
+  # shellcheck disable=SC2154 # set by the eval above
+  python3 -c "print(f'html / json: time {$wall_html / max($wall_json, 0.001):.2f}x, size {$size_html / $size_json:.2f}x; html {$size_html / 1e6:.2f} MB (budget 10 MB), {$wall_html:.2f} s (budget 2 s)')"
 fi

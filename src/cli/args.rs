@@ -231,6 +231,9 @@ pub(crate) enum OutputFormat {
     Github,
     /// A Markdown job summary: counts, a table per spec, the failing pairs.
     Markdown,
+    /// One self-contained HTML page (no network): the table per spec, charts, and per
+    /// transcript its timeline of calls beside the spec; use with --output-file.
+    Html,
 }
 
 /// `--color`.

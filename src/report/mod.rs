@@ -15,6 +15,7 @@ pub mod call;
 pub mod changes;
 pub mod concise;
 pub mod github;
+pub mod html;
 pub mod human;
 pub mod json;
 pub mod junit;

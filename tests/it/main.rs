@@ -16,6 +16,7 @@ mod architecture;
 mod check_compact;
 mod cli;
 mod cli_calls_truth;
+mod cli_html;
 mod cli_readme;
 mod cli_sarif_schema;
 mod cli_stdin;

@@ -7,6 +7,7 @@ use toolspec::check::run::{check_with, CheckOptions, STDIN_NAME};
 use toolspec::check::settings::LoadedSettings;
 use toolspec::report::concise::ConciseEmitter;
 use toolspec::report::github::GithubEmitter;
+use toolspec::report::html::HtmlEmitter;
 use toolspec::report::human::HumanEmitter;
 use toolspec::report::json::JsonEmitter;
 use toolspec::report::junit::JunitEmitter;
@@ -127,6 +128,7 @@ pub(crate) fn run(args: CheckArgs) -> u8 {
             None => run.stream(GithubEmitter, short_errors),
         },
         OutputFormat::Markdown => run.stream(MarkdownEmitter, short_errors),
+        OutputFormat::Html => run.stream(HtmlEmitter { sources: &sources }, short_errors),
         OutputFormat::Junit => run.stream(JunitEmitter, short_errors),
         OutputFormat::Sarif => run.stream(SarifEmitter::new(), short_errors),
     }
@@ -347,6 +349,11 @@ pub(crate) fn render(
         OutputFormat::Sarif => (report::sarif::render(report), short_errors()),
         OutputFormat::Github => (report::github::render(report), short_errors()),
         OutputFormat::Markdown => (report::markdown::render(report), short_errors()),
+        OutputFormat::Html => {
+            let cache = SourceCache::default();
+            let sources = |name: &str| cache.get(name);
+            (report::html::render(report, &sources), short_errors())
+        }
     }
 }
 
