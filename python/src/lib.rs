@@ -174,8 +174,10 @@ fn compile_spec(
         Ok(
             match SpecSet::compile(&path, text, &settings, &cwd, allow_outside_root) {
                 Ok(set) => {
-                    let mut report = Report::default();
-                    report.warnings = set.warnings().to_vec();
+                    let report = Report {
+                        warnings: set.warnings().to_vec(),
+                        ..Report::default()
+                    };
                     (
                         Some(CompiledSpec { set, text: pinned }),
                         Checked { report, sources },
