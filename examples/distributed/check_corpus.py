@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from typing import Any, Dict, List, Optional
 
 import ray
@@ -28,12 +27,8 @@ class CheckBatch:
     """A Ray Data worker: the spec compiled once per worker, each batch checked in-process."""
 
     def __init__(self, spec_text: str, spec_name: Optional[str] = None) -> None:
-        self._dir = tempfile.TemporaryDirectory(prefix="toolspec-worker-")
-        self.spec = os.path.join(self._dir.name, "spec.toolspec")
-        with open(self.spec, "w", encoding="utf-8") as f:
-            f.write(spec_text)
-        self.spec_name = spec_name
-        toolspec.compile(self.spec)  # a spec that does not compile fails the job at once
+        # A spec that does not compile fails the job at once.
+        self.spec = toolspec.Spec(spec_text, name=spec_name)
 
     def __call__(self, batch: Dict[str, Any]) -> Dict[str, List[Any]]:
         out: Dict[str, List[Any]] = {
@@ -47,9 +42,7 @@ class CheckBatch:
         }
         for path, data in zip(batch["path"], batch["bytes"]):
             try:
-                report = toolspec.check(
-                    self.spec, bytes(data), spec_name=self.spec_name, allow_outside_root=True
-                )
+                report = self.spec.check(bytes(data))
             except toolspec.ToolspecError as e:
                 # A transcript that cannot be read is a row with its error, not a failed job.
                 for k in ("spec", "passed", "score", "failure", "findings"):

@@ -24,7 +24,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyString};
 use serde_json::Value;
 
-use toolspec::check::run::{check, CheckOptions, STDIN_NAME};
+use toolspec::check::run::{check, CheckOptions, Given, SpecSet, STDIN_NAME};
 use toolspec::check::settings::LoadedSettings;
 use toolspec::compile::{compile as compile_source, FsLoader};
 use toolspec::report::{human, Report};
@@ -39,7 +39,7 @@ enum Input {
     Bytes(Vec<u8>),
 }
 
-/// What `_check` returns: the report of one check and the texts to explain it with.
+/// The report of one check and the texts to explain it with.
 #[pyclass(frozen, module = "toolspec._toolspec")]
 struct Checked {
     report: Report,
@@ -104,44 +104,88 @@ impl Checked {
     }
 }
 
-/// Check `transcript` (a path or bytes) against every spec of the
-/// file `spec`, as `toolspec check --spec SPEC TRANSCRIPT` does (bytes and values as
-/// `toolspec check --spec SPEC -` reads standard input).
+/// The specs of one spec file, compiled once ([`toolspec::check::run::SpecSet`]), with the
+/// settings found from the current folder when it was compiled.
+#[pyclass(frozen, module = "toolspec._toolspec")]
+struct CompiledSpec {
+    set: SpecSet,
+    /// The name and text of a spec given as text, for the snippets of `explain()`.
+    text: Option<(String, Arc<String>)>,
+}
+
+#[pymethods]
+impl CompiledSpec {
+    /// The names of its specs, in the file's order.
+    #[getter]
+    fn names(&self) -> Vec<String> {
+        self.set.names().map(str::to_owned).collect()
+    }
+
+    /// Check `transcript` (a path or bytes) against every spec, as
+    /// `toolspec check --spec SPEC TRANSCRIPT` does.
+    #[pyo3(signature = (transcript, input_format=None))]
+    fn check(
+        &self,
+        py: Python<'_>,
+        transcript: &Bound<'_, PyAny>,
+        input_format: Option<&str>,
+    ) -> PyResult<Checked> {
+        let input = input(transcript)?;
+        let forced = format(input_format)?;
+        Ok(py.detach(|| {
+            let sources = Arc::new(SourceCache::default());
+            if let Some((name, text)) = &self.text {
+                sources.pin_text(name, text.clone());
+            }
+            let report = match &input {
+                Input::Path(p) => self.set.check(Given::Path(p), forced),
+                Input::Bytes(b) => {
+                    sources.pin(STDIN_NAME, b);
+                    self.set.check(Given::Bytes(b), forced)
+                }
+            };
+            Checked { report, sources }
+        }))
+    }
+}
+
+/// Compile the spec file `path`, or `text` as its content (nothing is then read at `path`),
+/// under the settings found from the current folder. Returns the compiled specs, or `None` and
+/// the report of why not (its errors); the report holds the compile warnings either way.
 #[pyfunction]
-#[pyo3(signature = (spec, transcript, input_format=None, allow_outside_root=false))]
-fn check_spec(
+#[pyo3(signature = (path, text=None, allow_outside_root=false))]
+fn compile_spec(
     py: Python<'_>,
-    spec: PathBuf,
-    transcript: &Bound<'_, PyAny>,
-    input_format: Option<&str>,
+    path: PathBuf,
+    text: Option<String>,
     allow_outside_root: bool,
-) -> PyResult<Checked> {
-    let input = input(transcript)?;
-    let input_format = format(input_format)?;
+) -> PyResult<(Option<CompiledSpec>, Checked)> {
     py.detach(|| {
         let cwd = current_dir()?;
         let settings =
             LoadedSettings::discover(&cwd).map_err(|e| PyValueError::new_err(render(&e)))?;
         let sources = Arc::new(SourceCache::default());
-        let (paths, stdin) = match input {
-            Input::Path(p) => (vec![p], None),
-            Input::Bytes(b) => {
-                sources.pin(STDIN_NAME, &b);
-                (Vec::new(), Some(Arc::<[u8]>::from(b)))
-            }
-        };
-        let opts = CheckOptions {
-            paths,
-            spec: Some(spec),
-            stdin,
-            input_format,
-            allow_outside_root,
-            ..CheckOptions::default()
-        };
-        Ok(Checked {
-            report: check(&opts, &settings, &cwd),
-            sources,
-        })
+        let shown =
+            toolspec::check::paths::display_path(&toolspec::check::paths::absolute(&path), &cwd);
+        let pinned = text.as_ref().map(|t| (shown, Arc::new(t.clone())));
+        if let Some((name, t)) = &pinned {
+            sources.pin_text(name, t.clone());
+        }
+        Ok(
+            match SpecSet::compile(&path, text, &settings, &cwd, allow_outside_root) {
+                Ok(set) => {
+                    let report = Report {
+                        warnings: set.warnings().to_vec(),
+                        ..Report::default()
+                    };
+                    (
+                        Some(CompiledSpec { set, text: pinned }),
+                        Checked { report, sources },
+                    )
+                }
+                Err(report) => (None, Checked { report, sources }),
+            },
+        )
     })
 }
 
@@ -287,7 +331,8 @@ fn render(diag: &dyn miette::Diagnostic) -> String {
 #[pymodule]
 fn _toolspec(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Checked>()?;
-    m.add_function(wrap_pyfunction!(check_spec, m)?)?;
+    m.add_class::<CompiledSpec>()?;
+    m.add_function(wrap_pyfunction!(compile_spec, m)?)?;
     m.add_function(wrap_pyfunction!(check_paths, m)?)?;
     m.add_function(wrap_pyfunction!(calls_json, m)?)?;
     m.add_function(wrap_pyfunction!(compile_text, m)?)?;

@@ -146,6 +146,48 @@ def test_a_spec_given_as_source_text() -> None:
         toolspec.check(spec, "examples/runs/refund/2025-06-03-openai.request.json", spec_name="other")
 
 
+def test_a_compiled_spec_checks_as_check_does(example_report: Any) -> None:
+    specs: Dict[str, toolspec.Spec] = {}
+    for expected in pairs(example_report):
+        spec_file, transcript = expected["spec_file"], expected["transcript"]
+        spec = specs.setdefault(spec_file, toolspec.Spec(spec_file))
+        data = (ROOT / transcript).read_bytes()
+        for given in (transcript, data):
+            report = toolspec.check(spec_file, given)
+            got = spec.check(given)
+            assert [r.raw for r in got.results] == [r.raw for r in report.results], transcript
+            assert got.passed is report.passed
+            assert [r.explain() for r in got.results] == [r.explain() for r in report.results]
+        named = toolspec.Spec(spec_file, name=expected["spec"]).check(transcript)
+        assert [r.raw for r in named.results] == [expected]
+    assert specs and all(s.names for s in specs.values())
+
+
+def test_check_compiles_a_spec_once_and_again_when_it_changes(tmp_path: Path) -> None:
+    spec = tmp_path / "s.toolspec"
+    spec.write_text('spec a {\n  call get_order(order_id: /^ORD-/)\n}\n')
+    run = "examples/runs/refund/2025-06-03-openai.request.json"
+    first = toolspec._cached_spec(str(spec), None, True)
+    assert toolspec._cached_spec(str(spec), None, True) is first
+    assert toolspec.check(str(spec), run, allow_outside_root=True).results[0].spec == "a"
+    spec.write_text('spec renamed {\n  call get_order(order_id: /^ORD-/)\n}\n# longer\n')
+    assert toolspec._cached_spec(str(spec), None, True) is not first
+    assert toolspec.check(str(spec), run, allow_outside_root=True).results[0].spec == "renamed"
+
+
+def test_a_compiled_spec_explains_a_spec_given_as_text() -> None:
+    spec = toolspec.Spec('spec lookup {\n  call no_such_tool()\n}\n')
+    assert spec.names == ["lookup"] and spec.path == "spec.toolspec"
+    report = spec.check("examples/runs/refund/2025-06-03-openai.request.json")
+    assert not report.passed
+    text = report.explain()
+    assert "no_such_tool" in text and "spec.toolspec" in text, text
+    with pytest.raises(toolspec.ToolspecError, match="no spec named 'other'"):
+        toolspec.Spec('spec lookup {\n  call a()\n}\n', name="other")
+    with pytest.raises(toolspec.TranscriptError):
+        spec.check("no/such/run.json")
+
+
 def test_calls_are_the_command_lines_calls() -> None:
     for path in sorted((ROOT / "examples/runs").rglob("*")):
         if not path.is_file():

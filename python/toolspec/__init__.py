@@ -18,7 +18,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import tempfile
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Union
@@ -30,6 +31,7 @@ __all__ = [
     "Finding",
     "Report",
     "Result",
+    "Spec",
     "SpecError",
     "ToolspecError",
     "TranscriptError",
@@ -104,7 +106,8 @@ class Expectation:
     passed: bool
     #: Positions (0-based) of the calls it matched.
     calls: List[int]
-    #: Why it is not met (empty when met).
+    #: Why it is not met: the message of each constraint a matched call fails (empty when
+    #: met, and for a missing call, which its `missing-call` finding explains).
     reasons: List[str]
 
 
@@ -207,20 +210,24 @@ PathLike = Union[str, "os.PathLike[str]"]
 Transcript = Any
 
 
-def _spec_path(spec: Any, tmp: List[tempfile.TemporaryDirectory]) -> str:
-    """A path for `spec`: a path as given, or source text written to a temporary file."""
+#: How spec source text is named in reports and messages (includes and globs are relative to
+#: the current folder).
+TEXT_SPEC_NAME = "spec.toolspec"
+
+
+def _is_path(spec: str) -> bool:
+    return "\n" not in spec and (os.path.exists(spec) or spec.endswith(".toolspec"))
+
+
+def _spec_source(spec: Any) -> "tuple[str, Optional[str]]":
+    """The path of `spec`, and its text when it is source text rather than a path."""
     if isinstance(spec, os.PathLike):
-        return os.fspath(spec)
+        return os.fspath(spec), None
     if not isinstance(spec, str):
         raise TypeError(f"spec must be a path or spec source text, not {type(spec).__name__}")
-    if "\n" not in spec and (os.path.exists(spec) or spec.endswith(".toolspec")):
-        return spec
-    d = tempfile.TemporaryDirectory(prefix="toolspec-")
-    tmp.append(d)
-    path = os.path.join(d.name, "spec.toolspec")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(spec)
-    return path
+    if _is_path(spec):
+        return spec, None
+    return TEXT_SPEC_NAME, spec
 
 
 def _plain(v: Any) -> Any:
@@ -300,7 +307,7 @@ def _result(r: Dict[str, Any], checked: Any, index: int) -> Result:
                 status=x["status"],
                 passed=x["passed"],
                 calls=[c["index"] for c in x["calls"]],
-                reasons=list(x["reasons"]),
+                reasons=[f["message"] for f in x["failures"]],
             )
         )
     return Result(
@@ -319,6 +326,98 @@ def _result(r: Dict[str, Any], checked: Any, index: int) -> Result:
         _checked=checked,
         _index=index,
     )
+
+
+class Spec:
+    """A spec file compiled once, to check many transcripts with.
+
+    `source_or_path` is the path of a `.toolspec` file, or spec source text. Every spec in it
+    applies, whatever its `transcripts` globs say; `name` keeps only the spec of that name.
+    Settings (`toolspec.toml`) are found from the current folder when the `Spec` is built, as for
+    the command, and kept: each `check` then reads only the transcript.
+
+        spec = toolspec.Spec("prompts/refund.toolspec")
+        for run in runs:
+            assert spec.check(run).passed
+
+    Raises `SpecError` when the spec cannot be read or does not compile, `ToolspecError` for an
+    unknown `name`."""
+
+    def __init__(
+        self,
+        source_or_path: Union[PathLike, str],
+        *,
+        name: Optional[str] = None,
+        allow_outside_root: bool = False,
+    ) -> None:
+        path, text = _spec_source(source_or_path)
+        try:
+            compiled, problems = _toolspec.compile_spec(
+                path, text, allow_outside_root or text is not None
+            )
+        except ValueError as e:
+            raise ToolspecError(str(e)) from None
+        if compiled is None:
+            raw = json.loads(problems.json)
+            raise SpecError(problems.problems(TEXT_WIDTH).rstrip("\n"), raw["errors"])
+        names: List[str] = compiled.names
+        if name is not None and name not in names:
+            where = "the spec text" if text is not None else path
+            raise ToolspecError(f"no spec named {name!r} in {where}; it has: {', '.join(names)}")
+        self._compiled = compiled
+        #: The spec kept (`None`: every spec of the file).
+        self.name: Optional[str] = name
+        #: The names of the file's specs.
+        self.names: List[str] = names
+        #: The spec file (`spec.toolspec` for source text).
+        self.path: str = path
+
+    def check(self, transcript: "Transcript", *, input_format: Optional[str] = None) -> "Report":
+        """Check `transcript` (a path, bytes or Python objects, as for `toolspec.check`).
+
+        Raises `TranscriptError` when the transcript cannot be read."""
+        try:
+            checked = self._compiled.check(_transcript(transcript), input_format)
+        except ValueError as e:
+            raise ToolspecError(str(e)) from None
+        if checked.has_errors:
+            raw = json.loads(checked.json)
+            raise TranscriptError(checked.problems(TEXT_WIDTH).rstrip("\n"), raw["errors"])
+        return Report(checked, self.name)
+
+    def __repr__(self) -> str:
+        return f"<toolspec.Spec {self.path!r} specs={self.names}>"
+
+
+#: Compiled specs `check` keeps, most recently used last, keyed by spec text (or path, size and
+#: modification time), spec name, settings folder and root option.
+_CACHE: "OrderedDict[tuple, Spec]" = OrderedDict()
+_CACHE_SIZE = 64
+_CACHE_LOCK = threading.Lock()
+
+
+def _cached_spec(spec: Any, spec_name: Optional[str], allow_outside_root: bool) -> Spec:
+    path, text = _spec_source(spec)
+    if text is not None:
+        key: tuple = ("text", text)
+    else:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return Spec(path, name=spec_name, allow_outside_root=allow_outside_root)
+        key = ("path", os.path.abspath(path), st.st_mtime_ns, st.st_size)
+    key += (spec_name, os.getcwd(), allow_outside_root)
+    with _CACHE_LOCK:
+        hit = _CACHE.get(key)
+        if hit is not None:
+            _CACHE.move_to_end(key)
+            return hit
+    compiled = Spec(spec if text is None else text, name=spec_name, allow_outside_root=allow_outside_root)
+    with _CACHE_LOCK:
+        _CACHE[key] = compiled
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    return compiled
 
 
 def check(
@@ -342,44 +441,19 @@ def check(
     Settings come from the `toolspec.toml` found from the current folder up, as for the command,
     and so does the project root: a spec or transcript file outside it (a pytest `tmp_path`) is
     read only with `allow_outside_root=True` (`--allow-outside-root`). Spec source text is
-    written to a temporary file and read from there, as if that were allowed.
+    named `spec.toolspec` and may include files from anywhere.
+
+    The spec is compiled once: `check` keeps the last 64 specs compiled (`Spec` objects), by
+    their text, or by path, size and modification time, so checking many runs against one spec
+    compiles it once. `Spec(spec).check(transcript)` is the same check with the spec kept by
+    the caller.
 
     Raises `SpecError` when the spec cannot be read or does not compile, `TranscriptError` when
     the transcript cannot be read, `ToolspecError` for an unknown `spec_name` or format.
     """
-    tmp: List[tempfile.TemporaryDirectory] = []
-    try:
-        path = _spec_path(spec, tmp)
-        try:
-            checked = _toolspec.check_spec(
-                path, _transcript(transcript), input_format, allow_outside_root or bool(tmp)
-            )
-        except ValueError as e:
-            raise ToolspecError(str(e)) from None
-        if checked.has_errors:
-            raw = json.loads(checked.json)
-            text = checked.problems(TEXT_WIDTH)
-            spec_file = os.path.basename(path)
-            spec_side = any(
-                e["code"].startswith("toolspec::")
-                or (e.get("location") or {}).get("file", "").endswith(".toolspec")
-                or spec_file in e["message"]
-                for e in raw["errors"]
-            )
-            cls = SpecError if spec_side else TranscriptError
-            raise cls(text.rstrip("\n"), raw["errors"])
-        report = Report(checked, spec_name)
-        if spec_name is not None and not report.results:
-            names = sorted({r["spec"] for r in report.raw["results"]})
-            if names:
-                where = "the spec text" if tmp else os.fspath(spec)
-                raise ToolspecError(
-                    f"no spec named {spec_name!r} in {where}; it has: {', '.join(names)}"
-                )
-        return report
-    finally:
-        for d in tmp:
-            d.cleanup()
+    return _cached_spec(spec, spec_name, allow_outside_root).check(
+        transcript, input_format=input_format
+    )
 
 
 def check_project(*paths: PathLike) -> Report:
@@ -440,9 +514,7 @@ def compile(spec: Union[PathLike, str]) -> Dict[str, Any]:  # noqa: A001 (the co
 
     Raises `SpecError` (its `diagnostics`: `code`, `severity`, `message`, `text` each) when the
     spec cannot be read or does not compile."""
-    if isinstance(spec, os.PathLike) or (
-        isinstance(spec, str) and "\n" not in spec and (os.path.exists(spec) or spec.endswith(".toolspec"))
-    ):
+    if isinstance(spec, os.PathLike) or (isinstance(spec, str) and _is_path(spec)):
         name = os.fspath(spec)
         try:
             text = _toolspec.read_spec(name)

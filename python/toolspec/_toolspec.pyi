@@ -22,12 +22,20 @@ class Checked:
     def problems(self, width: int) -> str:
         """The human text of the run's errors and warnings."""
 
-def check_spec(
-    spec: Union[str, os.PathLike[str]],
-    transcript: Any,
-    input_format: Optional[str] = None,
+class CompiledSpec:
+    """The specs of one spec file, compiled once."""
+
+    @property
+    def names(self) -> List[str]:
+        """The names of its specs, in the file's order."""
+    def check(self, transcript: Any, input_format: Optional[str] = None) -> Checked:
+        """Check `transcript` (a path or bytes) against every spec."""
+
+def compile_spec(
+    path: Union[str, os.PathLike[str]],
+    text: Optional[str] = None,
     allow_outside_root: bool = False,
-) -> Checked: ...
+) -> Tuple[Optional[CompiledSpec], Checked]: ...
 def check_paths(paths: Sequence[Union[str, os.PathLike[str]]]) -> Checked: ...
 def calls_json(transcript: Any, input_format: Optional[str] = None) -> str: ...
 def compile_text(name: str, text: str) -> Tuple[Optional[str], List[Tuple[str, str, str, str]]]: ...

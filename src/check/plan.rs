@@ -367,6 +367,21 @@ pub(super) fn compile_spec_file(
             return (Err(vec![f]), Vec::new());
         }
     };
+    compile_spec_text(path, shown, text, settings, root, opts)
+}
+
+/// Compile the text of the spec file `path` (shown as `shown`; includes and globs are relative
+/// to its folder): its specs with globs bound, or its errors; plus warnings. A spec file read
+/// from disk ([`compile_spec_file`]) and a spec held in memory
+/// ([`super::run::SpecSet::compile`]) both go through here.
+pub(super) fn compile_spec_text(
+    path: &Path,
+    shown: String,
+    text: String,
+    settings: &LoadedSettings,
+    root: &Path,
+    opts: &CheckOptions,
+) -> (Compiled, Vec<Finding>) {
     let mut source = SourceFile::new(shown.clone(), text);
     // Includes stay inside the project unless globs may leave it too.
     let rooted;

@@ -32,6 +32,7 @@ use crate::code::Code;
 use crate::guard::RootGuard;
 use crate::report::model::{Finding, Report};
 use crate::report::stream::{Collect, PairSink};
+use crate::transcript::Format;
 
 pub use super::options::{CheckOptions, LastGood, STDIN_NAME};
 pub use super::result::expected_calls;
@@ -175,8 +176,14 @@ pub fn check_with<S: PairSink>(
             warnings: Vec::new(),
         })
     });
+    finish(report, outcomes)
+}
+
+/// The end of a check: the files' outcomes gathered into the report (sorted, counted), with a
+/// warning when nothing was checked; what the sink kept of each result, in report order.
+fn finish<E>(mut report: Report, outcomes: Vec<FileOutcome<E>>) -> Checked<E> {
     let mut transcripts = 0;
-    let mut pairs: Vec<Kept<S::Entry>> = Vec::new();
+    let mut pairs: Vec<Kept<E>> = Vec::new();
     for o in outcomes {
         transcripts += o.transcripts;
         pairs.extend(o.pairs);
@@ -218,6 +225,155 @@ pub fn check_with<S: PairSink>(
     Checked {
         report,
         pairs: pairs.into_iter().map(|p| p.2).collect(),
+    }
+}
+
+/// A transcript to check with a [`SpecSet`]: a file, or bytes already in memory (shown as
+/// [`STDIN_NAME`], as `toolspec check --spec FILE -` shows standard input).
+#[derive(Debug, Clone, Copy)]
+pub enum Given<'a> {
+    /// A transcript file, read through the project's root guard.
+    Path(&'a Path),
+    /// A transcript's bytes.
+    Bytes(&'a [u8]),
+}
+
+/// The specs of one spec file, compiled once with the settings they were compiled under, to
+/// check transcripts one at a time: what `toolspec check --spec FILE TRANSCRIPT` does, without
+/// planning a run, finding files or compiling again for each transcript. The spec file is
+/// compiled by the function the run compiles every spec file with, and each transcript is
+/// checked by the one the run checks every transcript file with, so the results are the ones
+/// the command reports.
+pub struct SpecSet {
+    specs: Vec<plan::Spec>,
+    warnings: Vec<Finding>,
+    formats: Vec<(globset::GlobMatcher, Reading)>,
+    mappings: Vec<std::sync::Arc<crate::transcript::Mapping>>,
+    rules: crate::rules::RuleSet,
+    guard: RootGuard,
+    cwd: PathBuf,
+}
+
+impl std::fmt::Debug for SpecSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SpecSet")
+            .field("specs", &self.names().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+impl SpecSet {
+    /// Compile the spec file `path` (shown relative to `cwd`), or `text` as if it were that
+    /// file's content (includes and globs relative to its folder; nothing is read at `path`),
+    /// under `settings`. `allow_outside_root` is `--allow-outside-root`. Fails with the report
+    /// of what kept it from compiling (its errors and warnings).
+    #[allow(clippy::result_large_err)]
+    pub fn compile(
+        path: &Path,
+        text: Option<String>,
+        settings: &LoadedSettings,
+        cwd: &Path,
+        allow_outside_root: bool,
+    ) -> Result<SpecSet, Report> {
+        let mut report = Report::default();
+        let root = std::path::absolute(&settings.root).unwrap_or_else(|_| settings.root.clone());
+        let guard = RootGuard::for_project(&root, allow_outside_root);
+        let opts = CheckOptions {
+            spec: Some(path.to_path_buf()),
+            allow_outside_root,
+            ..CheckOptions::default()
+        };
+        let shown = display_path(&absolute(path), cwd);
+        let (specs, warnings) = isolate(&shown, "compiling this spec file", || match text {
+            Some(text) => {
+                plan::compile_spec_text(path, shown.clone(), text, settings, &root, &opts)
+            }
+            None => plan::compile_spec_file(path, settings, &root, &guard, &opts, cwd),
+        })
+        .unwrap_or_else(|f| (Err(vec![f]), Vec::new()));
+        let formats = format_overrides(settings, &root, &mut report);
+        report.warnings.extend(warnings.iter().cloned());
+        match specs {
+            Ok(specs) if report.errors.is_empty() => Ok(SpecSet {
+                specs,
+                warnings,
+                formats,
+                mappings: settings.mappings.clone(),
+                rules: settings.rules.rule_set(None, &[]),
+                guard,
+                cwd: cwd.to_path_buf(),
+            }),
+            Ok(_) => {
+                report.sort();
+                report.recount();
+                Err(report)
+            }
+            Err(errors) => {
+                report.errors.extend(errors);
+                report.sort();
+                report.recount();
+                Err(report)
+            }
+        }
+    }
+
+    /// The compile warnings, which every report of [`SpecSet::check`] repeats.
+    pub fn warnings(&self) -> &[Finding] {
+        &self.warnings
+    }
+
+    /// The names of its specs, in the file's order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.specs.iter().map(|s| &*s.name)
+    }
+
+    /// Check `transcript` against every spec of the file, as `toolspec check --spec FILE
+    /// TRANSCRIPT` does: the report (sorted, counted), with one result per spec × transcript
+    /// it holds; a transcript that cannot be read is a report error. `forced` is
+    /// `--input-format`.
+    pub fn check(&self, transcript: Given<'_>, forced: Option<Format>) -> Report {
+        let (path, shown, given) = match transcript {
+            Given::Path(p) => {
+                let p = absolute(p);
+                let shown = display_path(&p, &self.cwd);
+                (p, shown, None)
+            }
+            Given::Bytes(b) => (PathBuf::from(STDIN_NAME), STDIN_NAME.to_owned(), Some(b)),
+        };
+        let specs: Vec<&plan::Spec> = self.specs.iter().collect();
+        let input = Input {
+            path: &path,
+            shown: &shown,
+            given,
+            forced: forced.map(Reading::Reader),
+            quiet: false,
+        };
+        let outcome = isolate(&shown, "checking this transcript file", || {
+            check_file(
+                &input,
+                &specs,
+                (&self.formats, &self.mappings),
+                &self.rules,
+                &Collect,
+                &self.guard,
+                None,
+            )
+        })
+        .unwrap_or_else(|f| FileOutcome {
+            transcripts: 0,
+            pairs: Vec::new(),
+            errors: vec![f],
+            warnings: Vec::new(),
+        });
+        let mut report = Report {
+            warnings: self.warnings.clone(),
+            ..Report::default()
+        };
+        report.summary.spec_files = 1;
+        report.summary.specs = self.specs.len();
+        let Checked { mut report, pairs } = finish(report, vec![outcome]);
+        report.results = pairs;
+        report
     }
 }
 

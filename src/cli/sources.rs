@@ -27,8 +27,9 @@ pub(crate) const BUDGET: usize = 4 << 20;
 pub(crate) struct SourceCache {
     inner: Mutex<Lru>,
     budget: usize,
-    /// A text that is not a file (standard input): always kept, never read from disk.
-    pinned: Mutex<Option<(String, Arc<String>)>>,
+    /// Texts that are not files (standard input, a spec given as text): always kept, never
+    /// read from disk.
+    pinned: Mutex<Vec<(String, Arc<String>)>>,
 }
 
 impl Default for SourceCache {
@@ -60,18 +61,24 @@ impl SourceCache {
     /// Show `bytes` (if UTF-8) for `name` instead of reading a file of that name: a transcript
     /// read from standard input.
     pub(crate) fn pin(&self, name: &str, bytes: &[u8]) {
-        if let (Ok(mut p), Ok(text)) = (self.pinned.lock(), std::str::from_utf8(bytes)) {
-            *p = Some((name.to_owned(), Arc::new(text.to_owned())));
+        if let Ok(text) = std::str::from_utf8(bytes) {
+            self.pin_text(name, Arc::new(text.to_owned()));
+        }
+    }
+
+    /// Show `text` for `name` instead of reading a file of that name.
+    pub(crate) fn pin_text(&self, name: &str, text: Arc<String>) {
+        if let Ok(mut p) = self.pinned.lock() {
+            p.retain(|(n, _)| n != name);
+            p.push((name.to_owned(), text));
         }
     }
 
     /// The text of `name` (a path as shown in the report), if readable as UTF-8 and at most
     /// [`SNIPPET_FILE_LIMIT`] bytes.
     pub(crate) fn get(&self, name: &str) -> Option<Arc<String>> {
-        if let Some((pinned, text)) = self.pinned.lock().ok()?.as_ref() {
-            if pinned == name {
-                return Some(text.clone());
-            }
+        if let Some((_, text)) = self.pinned.lock().ok()?.iter().find(|(n, _)| n == name) {
+            return Some(text.clone());
         }
         let key = PathBuf::from(name);
         {
