@@ -417,6 +417,37 @@ pub enum SettingsError {
     },
 }
 
+impl SettingsError {
+    /// The same error, naming the file `shown` (and its snippet too).
+    fn shown_as(self, shown: String) -> Self {
+        match self {
+            SettingsError::Io { cause, .. } => SettingsError::Io {
+                path: shown,
+                cause,
+            },
+            SettingsError::Invalid { message, .. } => SettingsError::Invalid {
+                path: shown,
+                message,
+            },
+            SettingsError::Located {
+                line,
+                col,
+                message,
+                src,
+                span,
+                ..
+            } => SettingsError::Located {
+                src: miette::NamedSource::new(shown.clone(), src.inner().clone()),
+                path: shown,
+                line,
+                col,
+                message,
+                span,
+            },
+        }
+    }
+}
+
 /// A glob of the settings rooted at `root` (the settings file's folder): how every path
 /// pattern of toolspec.toml is matched.
 pub fn rooted_glob(root: &Path, pattern: &str) -> Result<globset::Glob, globset::Error> {
@@ -526,12 +557,16 @@ impl LoadedSettings {
     /// Walk up from `start` to the first folder holding a settings file and load it; with none,
     /// defaults rooted at the nearest folder holding `.git`, else at `start`.
     pub fn discover(start: &Path) -> Result<LoadedSettings, SettingsError> {
-        for dir in start.ancestors() {
+        for (up, dir) in start.ancestors().enumerate() {
             for name in SETTINGS_FILES {
                 let candidate = dir.join(name);
                 // Whatever it is (a link, a FIFO): the guard decides, and says why not.
                 if candidate.symlink_metadata().is_ok() {
-                    return Self::load_guarded(&candidate, &RootGuard::new(dir));
+                    // Errors name the file relative to `start` (`toolspec.toml`,
+                    // `../toolspec.toml`), as reports name every other file.
+                    let shown = format!("{}{name}", "../".repeat(up));
+                    return Self::load_guarded(&candidate, &RootGuard::new(dir))
+                        .map_err(|e| e.shown_as(shown));
                 }
             }
         }
