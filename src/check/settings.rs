@@ -421,10 +421,7 @@ impl SettingsError {
     /// The same error, naming the file `shown` (and its snippet too).
     fn shown_as(self, shown: String) -> Self {
         match self {
-            SettingsError::Io { cause, .. } => SettingsError::Io {
-                path: shown,
-                cause,
-            },
+            SettingsError::Io { cause, .. } => SettingsError::Io { path: shown, cause },
             SettingsError::Invalid { message, .. } => SettingsError::Invalid {
                 path: shown,
                 message,
