@@ -118,8 +118,8 @@ pub(crate) fn result(
 /// block's own `input` when no piece came.
 #[derive(Default)]
 pub(crate) struct Stream {
-    /// Per block index of the current message: the call it opened and its argument text.
-    open: std::collections::HashMap<u64, (usize, String)>,
+    /// The tool blocks of the current message still open.
+    open: super::blocks::OpenBlocks,
 }
 
 impl Stream {
@@ -127,7 +127,7 @@ impl Stream {
     pub(crate) fn event(&mut self, v: &Value, sink: &mut Sink) {
         let index = v.get("index").and_then(Value::as_u64).unwrap_or(0);
         match s(v, "type") {
-            Some("message_start") => self.close_all(sink),
+            Some("message_start") => self.open.stop_all(sink),
             Some("content_block_start") => {
                 let Some(b) = v.get("content_block") else {
                     return;
@@ -135,45 +135,24 @@ impl Stream {
                 let before = sink.len();
                 block(b, &[Seg::K("content_block")], 0, sink);
                 if sink.len() > before {
-                    self.open.insert(index, (sink.len() - 1, String::new()));
+                    self.open.open(index, sink.len() - 1);
                 }
             }
             Some("content_block_delta") => {
                 let d = v.get("delta");
                 if d.and_then(|d| s(d, "type")) == Some("input_json_delta") {
-                    if let (Some((_, text)), Some(piece)) = (
-                        self.open.get_mut(&index),
-                        d.and_then(|d| s(d, "partial_json")),
-                    ) {
-                        text.push_str(piece);
+                    if let Some(piece) = d.and_then(|d| s(d, "partial_json")) {
+                        self.open.push(index, piece);
                     }
                 }
             }
-            Some("content_block_stop") => {
-                if let Some(open) = self.open.remove(&index) {
-                    Self::close(open, sink);
-                }
-            }
+            Some("content_block_stop") => self.open.stop(index, sink),
             _ => {}
-        }
-    }
-
-    fn close((i, text): (usize, String), sink: &mut Sink) {
-        if !text.trim().is_empty() {
-            sink.set_args(i, Args::Owned(Value::String(text)));
-        }
-    }
-
-    fn close_all(&mut self, sink: &mut Sink) {
-        let mut open: Vec<_> = self.open.drain().map(|(_, o)| o).collect();
-        open.sort();
-        for o in open {
-            Self::close(o, sink);
         }
     }
 
     /// End of input: blocks never stopped keep the pieces received.
     pub(crate) fn finish(mut self, sink: &mut Sink) {
-        self.close_all(sink);
+        self.open.stop_all(sink);
     }
 }

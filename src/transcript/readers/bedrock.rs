@@ -194,8 +194,8 @@ pub(crate) fn is_document(v: &Value) -> bool {
 /// (`text` and `reasoningContent` deltas, `messageStop`, `metadata`) are skipped.
 #[derive(Default)]
 pub(crate) struct Stream {
-    /// Per block index of the current message: the call it opened and its argument text.
-    open: std::collections::HashMap<u64, (usize, String)>,
+    /// The tool blocks of the current message still open.
+    open: super::blocks::OpenBlocks,
 }
 
 impl Stream {
@@ -203,7 +203,7 @@ impl Stream {
     pub(crate) fn event(&mut self, v: &Value, sink: &mut Sink) {
         let index = |e: &Value| e.get("contentBlockIndex").and_then(Value::as_u64);
         if v.get("messageStart").is_some() {
-            self.close_all(sink);
+            self.open.stop_all(sink);
         } else if let Some(e) = v.get("contentBlockStart") {
             let Some(u) = e.get("start").and_then(|st| st.get("toolUse")) else {
                 return;
@@ -215,40 +215,22 @@ impl Stream {
                 s(u, "toolUseId").map(str::to_string),
                 l,
             );
-            self.open.insert(index(e).unwrap_or(0), (i, String::new()));
+            self.open.open(index(e).unwrap_or(0), i);
         } else if let Some(e) = v.get("contentBlockDelta") {
             let piece = e
                 .get("delta")
                 .and_then(|d| d.get("toolUse"))
                 .and_then(|u| s(u, "input"));
-            if let (Some((_, text)), Some(piece)) =
-                (self.open.get_mut(&index(e).unwrap_or(0)), piece)
-            {
-                text.push_str(piece);
+            if let Some(piece) = piece {
+                self.open.push(index(e).unwrap_or(0), piece);
             }
         } else if let Some(e) = v.get("contentBlockStop") {
-            if let Some(open) = self.open.remove(&index(e).unwrap_or(0)) {
-                Self::close(open, sink);
-            }
-        }
-    }
-
-    fn close((i, text): (usize, String), sink: &mut Sink) {
-        if !text.trim().is_empty() {
-            sink.set_args(i, Args::Owned(Value::String(text)));
-        }
-    }
-
-    fn close_all(&mut self, sink: &mut Sink) {
-        let mut open: Vec<_> = self.open.drain().map(|(_, o)| o).collect();
-        open.sort();
-        for o in open {
-            Self::close(o, sink);
+            self.open.stop(index(e).unwrap_or(0), sink);
         }
     }
 
     /// End of input: blocks never stopped keep the pieces received.
     pub(crate) fn finish(mut self, sink: &mut Sink) {
-        self.close_all(sink);
+        self.open.stop_all(sink);
     }
 }

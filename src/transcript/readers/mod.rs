@@ -5,6 +5,7 @@ pub(super) mod adk;
 pub(super) mod adk_session;
 pub(super) mod anthropic;
 pub(super) mod bedrock;
+mod blocks;
 pub(super) mod claude_code;
 pub(super) mod codex;
 pub(super) mod deepeval;
