@@ -203,28 +203,25 @@ pub fn esc_text(s: &str) -> String {
     text_entities(&text::escape(s))
 }
 
+/// `&`, `<` and `>` as character references (element content, where quotes are text).
 fn text_entities(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 8);
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            c => out.push(c),
-        }
-    }
-    out
+    encode(s, false)
 }
 
+/// `&`, `<`, `>` and both quotes as character references (attribute values).
 fn entities(s: &str) -> String {
+    encode(s, true)
+}
+
+fn encode(s: &str, quotes: bool) -> String {
     let mut out = String::with_capacity(s.len() + 8);
     for c in s.chars() {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
+            '"' if quotes => out.push_str("&quot;"),
+            '\'' if quotes => out.push_str("&#39;"),
             c => out.push(c),
         }
     }
