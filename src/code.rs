@@ -127,6 +127,8 @@ codes! {
         "a profile option has a value of the wrong type";
     UnknownReference = "unknown-reference", Spec, Error,
         "a reference names no earlier labelled expectation";
+    InvalidComparison = "invalid-comparison", Spec, Error,
+        "a comparison or membership cannot apply as written: a bound that is not a number, a literal after `in`, or a `[*]` list outside `in`";
     UnknownExpectation = "unknown-expectation", Spec, Error,
         "a `before` rule names no single expectation";
     UnknownArgument = "unknown-argument", Spec, Warning,
@@ -211,6 +213,10 @@ codes! {
         "a call that satisfies an unmet expectation but is out of order";
     FuzzyBoundApplied = "fuzzy-bound-applied", Engine, Warning,
         "a fuzzy constraint could not be settled within the work bound and was treated as failed";
+    ReferenceNotApplied = "reference-not-applied", Engine, Note,
+        "a constraint refers to an optional expectation that matched no call, so it did not apply";
+    ReferenceBoundApplied = "reference-bound-applied", Engine, Warning,
+        "a `[*]` reference collected its maximum of elements from one call; membership could not be settled and was treated as failed";
     ProfileError = "profile-error", Engine, Error,
         "the spec's profile could not score the pair";
 

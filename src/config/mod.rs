@@ -223,14 +223,66 @@ pub struct PathCheck {
 /// the string and continues inside it.
 pub type Path = Vec<PathSeg>;
 
-/// One step of a [`Path`]. Serialized as a bare string (key) or number (index).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(untagged)]
+/// One step of a [`Path`]. Serialized as a bare string (key) or number (index); `[*]` (every
+/// element, in reference paths only) as the object `{"each": true}`, which no key or index can be.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum PathSeg {
     /// An array index.
     Index(usize),
     /// An object key.
     Key(String),
+    /// `[*]`: every element of an array (a reference collects them; see [`RefOp::In`]).
+    Each,
+}
+
+impl Serialize for PathSeg {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        match self {
+            PathSeg::Index(i) => s.serialize_u64(*i as u64),
+            PathSeg::Key(k) => s.serialize_str(k),
+            PathSeg::Each => {
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry("each", &true)?;
+                m.end()
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for PathSeg {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Seg;
+        impl<'de> serde::de::Visitor<'de> for Seg {
+            type Value = PathSeg;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(r#"a key (string), an index (number) or {"each": true}"#)
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<PathSeg, E> {
+                usize::try_from(v)
+                    .map(PathSeg::Index)
+                    .map_err(|_| E::custom("index too large"))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<PathSeg, E> {
+                Ok(PathSeg::Key(v.to_owned()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<PathSeg, A::Error> {
+                let mut each = false;
+                while let Some(k) = m.next_key::<String>()? {
+                    if k != "each" {
+                        return Err(serde::de::Error::unknown_field(&k, &["each"]));
+                    }
+                    each = m.next_value::<bool>()?;
+                }
+                if each {
+                    Ok(PathSeg::Each)
+                } else {
+                    Err(serde::de::Error::custom(r#"a path step object must be {"each": true}"#))
+                }
+            }
+        }
+        d.deserialize_any(Seg)
+    }
 }
 
 /// A constraint on one value.
@@ -307,6 +359,9 @@ pub enum Check {
         part: Part,
         /// Path inside that part.
         path: Path,
+        /// How the value compares with the captured one (equality when absent).
+        #[serde(default, skip_serializing_if = "RefOp::is_eq")]
+        op: RefOp,
     },
     /// The inner check fails.
     Not {
@@ -318,6 +373,62 @@ pub enum Check {
         /// The checks.
         checks: Vec<Check>,
     },
+}
+
+/// How a reference constraint compares the value with the captured one.
+///
+/// Numbers compare exactly (integers as integers, without rounding through `f64`; decimals as
+/// the nearest double, as JSON readers parse them). A path with [`PathSeg::Each`] collects a
+/// list, which only [`RefOp::In`] and [`RefOp::NotIn`] take.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefOp {
+    /// Equal (JSON equality, numbers by value): the bare reference.
+    #[default]
+    Eq,
+    /// `<`: a number below the captured number.
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `in`: equal to an element of the captured array (or of the collected `[*]` list).
+    In,
+    /// `not in`: equal to no element of it.
+    NotIn,
+}
+
+impl RefOp {
+    /// Whether this is plain equality (the default, left out of a serialized config).
+    #[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes a reference
+    pub fn is_eq(&self) -> bool {
+        *self == RefOp::Eq
+    }
+
+    /// As written in a spec before the reference (`<=`, `in`, `not in`; empty for equality).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RefOp::Eq => "",
+            RefOp::Lt => "<",
+            RefOp::Le => "<=",
+            RefOp::Gt => ">",
+            RefOp::Ge => ">=",
+            RefOp::In => "in",
+            RefOp::NotIn => "not in",
+        }
+    }
+
+    /// Whether this compares numbers by order.
+    pub fn is_order(self) -> bool {
+        matches!(self, RefOp::Lt | RefOp::Le | RefOp::Gt | RefOp::Ge)
+    }
+
+    /// Whether this takes a list (membership).
+    pub fn is_membership(self) -> bool {
+        matches!(self, RefOp::In | RefOp::NotIn)
+    }
 }
 
 /// A part of a call that a reference reads from.
@@ -427,6 +538,41 @@ mod tests {
         assert_eq!(serde_json::to_string(&path).unwrap(), r#"["items",0]"#);
         let back: Path = serde_json::from_str(r#"["items",0]"#).unwrap();
         assert_eq!(back, path);
+    }
+
+    #[test]
+    fn each_steps_serialize_as_an_object_no_key_can_be() {
+        let path: Path = vec![
+            PathSeg::Key("flights".into()),
+            PathSeg::Each,
+            PathSeg::Key("*".into()),
+        ];
+        let text = serde_json::to_string(&path).unwrap();
+        assert_eq!(text, r#"["flights",{"each":true},"*"]"#);
+        assert_eq!(serde_json::from_str::<Path>(&text).unwrap(), path);
+        assert!(serde_json::from_str::<Path>(r#"[{"each": false}]"#).is_err());
+        assert!(serde_json::from_str::<Path>(r#"[{"every": true}]"#).is_err());
+        assert!(serde_json::from_str::<Path>("[-1]").is_err());
+    }
+
+    #[test]
+    fn equality_references_serialize_without_an_operator() {
+        let r = |op| Check::Ref {
+            expectation: 0,
+            label: "a".into(),
+            part: Part::Output,
+            path: vec![PathSeg::Key("x".into())],
+            op,
+        };
+        let eq = serde_json::to_value(r(RefOp::Eq)).unwrap();
+        assert_eq!(
+            eq,
+            serde_json::json!({"kind": "ref", "expectation": 0, "label": "a", "part": "output", "path": ["x"]})
+        );
+        assert_eq!(serde_json::from_value::<Check>(eq).unwrap(), r(RefOp::Eq));
+        let le = serde_json::to_value(r(RefOp::NotIn)).unwrap();
+        assert_eq!(le["op"], "not_in");
+        assert_eq!(serde_json::from_value::<Check>(le).unwrap(), r(RefOp::NotIn));
     }
 
     #[test]

@@ -12,8 +12,9 @@ use super::fuzzy::{self, Fuzzy};
 use super::json::{has_type, json_eq, show, subset_diff, trimmed, type_name};
 use super::resolve::{display_path, ParseCache};
 use super::verdict::{Failure, FailurePart};
+use super::refs::RefCx;
 use super::Calls;
-use crate::config::{Check, Expectation, Part, PathSeg, ValueMatcher};
+use crate::config::{Check, Expectation, Part, PathSeg, RefOp, ValueMatcher};
 
 /// How reference checks are decided.
 #[derive(Clone, Copy)]
@@ -34,18 +35,20 @@ pub(crate) struct Evaluator<'a> {
     /// The run's fuzzy decisions and their work budget.
     pub(crate) fuzzy: &'a fuzzy::RunFuzzy,
     pub(crate) refs: RefMode<'a>,
+    /// What reference checks of the run share (`refs.rs`).
+    pub(crate) refcx: &'a RefCx,
 }
 
 /// One failed check, before it is placed at a path.
-struct Miss {
-    kind: &'static str,
-    expected: Value,
-    message: String,
-    bounded: bool,
+pub(crate) struct Miss {
+    pub(crate) kind: &'static str,
+    pub(crate) expected: Value,
+    pub(crate) message: String,
+    pub(crate) bounded: bool,
 }
 
 impl Miss {
-    fn new(kind: &'static str, expected: Value, message: String) -> Self {
+    pub(crate) fn new(kind: &'static str, expected: Value, message: String) -> Self {
         Miss {
             kind,
             expected,
@@ -479,12 +482,23 @@ impl Evaluator<'_> {
                     ))
                 }
             }
+            Check::Ref { expectation, .. } if self.ref_not_applied(*expectation) => Ok(()),
             Check::Ref {
                 expectation,
                 label,
                 part,
                 path,
+                op: RefOp::Eq,
             } => self.check_ref(*expectation, label, *part, path, actual, i, detail),
+            Check::Ref {
+                expectation,
+                label,
+                part,
+                path,
+                op,
+            } => self.check_ref_op(*expectation, label, *part, path, *op, actual, i, detail),
+            // A negated reference that does not apply does not apply either.
+            Check::Not { check } if self.holds_unapplied_ref(check) => Ok(()),
             Check::Not { check } => match self.check(check, actual, i, false) {
                 Err(_) => Ok(()),
                 Ok(()) => Err(Miss::new(
@@ -605,7 +619,7 @@ fn failure_part(part: Part) -> FailurePart {
 }
 
 /// Where a constraint applies, as messages start: `query`, `arguments`, `output.status`.
-fn place(part: Part, path: &[PathSeg]) -> String {
+pub(crate) fn place(part: Part, path: &[PathSeg]) -> String {
     let p = display_path(path);
     match (part, p.is_empty()) {
         (Part::Args, true) => "arguments".into(),
@@ -663,8 +677,23 @@ pub(crate) fn describe(c: &Check) -> String {
         Check::OneOf { values } => format!("be one of {}", show(&Value::Array(values.clone()))),
         Check::Contains { value } => format!("contain {}", show(value)),
         Check::Ref {
-            label, part, path, ..
-        } => format!("equal {label}.{}", place(*part, path)),
+            label,
+            part,
+            path,
+            op,
+            ..
+        } => {
+            let source = format!("{label}.{}", place(*part, path));
+            match op {
+                RefOp::Eq => format!("equal {source}"),
+                RefOp::Lt => format!("be < {source}"),
+                RefOp::Le => format!("be ≤ {source}"),
+                RefOp::Gt => format!("be > {source}"),
+                RefOp::Ge => format!("be ≥ {source}"),
+                RefOp::In => format!("be in {source}"),
+                RefOp::NotIn => format!("not be in {source}"),
+            }
+        }
         Check::Not { check } => format!("not {}", describe(check)),
         Check::AllOf { checks } => checks
             .iter()

@@ -257,7 +257,23 @@ pub(crate) fn findings(
                 fails[0].spec_span.or(Some(e.span)),
                 Some(i),
             ))));
-            for f in fails.iter().filter(|f| f.bounded) {
+            for f in fails.iter().filter(|f| f.bounded && f.check == "ref") {
+                out.push(Pending::Ready(Box::new(finding(
+                    Code::ReferenceBoundApplied,
+                    Severity::Warning,
+                    f.message.clone(),
+                    format!(
+                        "a `[*]` reference collects at most {} elements from one call, visiting \
+                         at most {} values; narrow the path to the list that holds the values",
+                        super::refs::EACH_BOUND,
+                        super::refs::VISIT_BOUND
+                    ),
+                    Some(j),
+                    f.spec_span,
+                    Some(i),
+                ))));
+            }
+            for f in fails.iter().filter(|f| f.bounded && f.check != "ref") {
                 out.push(Pending::Ready(Box::new(finding(
                     Code::FuzzyBoundApplied,
                     Severity::Warning,
@@ -413,6 +429,15 @@ pub(crate) enum Pending {
     Ready(Box<Finding>),
     /// Call `call`, which nothing accounts for; `exp` is the first expectation of its name.
     Unexpected { call: usize, exp: Option<usize> },
+}
+
+/// Add `extra` findings to `pending` (in the verdict's order), keeping that order.
+pub(crate) fn merge(pending: &mut Vec<Pending>, extra: Vec<Finding>) {
+    if extra.is_empty() {
+        return;
+    }
+    pending.extend(extra.into_iter().map(|f| Pending::Ready(Box::new(f))));
+    pending.sort_by(|a, b| a.key().cmp(&b.key()));
 }
 
 impl Pending {

@@ -20,7 +20,41 @@ pub(crate) fn num_eq(a: &Number, b: &Number) -> bool {
     }
 }
 
-fn int_of(n: &Number) -> Option<i128> {
+/// Numeric order, exact: integers as integers, an integer against a decimal without rounding
+/// the integer through `f64` (`9007199254740993 > 9007199254740992.0`), decimals as the doubles
+/// they were read as. `None` only for a non-finite number, which JSON cannot hold.
+pub(crate) fn num_cmp(a: &Number, b: &Number) -> Option<std::cmp::Ordering> {
+    match (int_of(a), int_of(b)) {
+        (Some(x), Some(y)) => Some(x.cmp(&y)),
+        (Some(x), None) => int_float_cmp(x, b.as_f64()?),
+        (None, Some(y)) => int_float_cmp(y, a.as_f64()?).map(std::cmp::Ordering::reverse),
+        (None, None) => a.as_f64()?.partial_cmp(&b.as_f64()?),
+    }
+}
+
+/// `x` against `f`, exactly: `f`'s floor is an integer that `i128` holds exactly (`|f|` is far
+/// below 2¹²⁷ once the sign cases are settled), and `f` lies in `[floor, floor + 1)`.
+fn int_float_cmp(x: i128, f: f64) -> Option<std::cmp::Ordering> {
+    use std::cmp::Ordering;
+    if !f.is_finite() {
+        return None;
+    }
+    if f >= 1e30 {
+        return Some(Ordering::Less);
+    }
+    if f <= -1e30 {
+        return Some(Ordering::Greater);
+    }
+    let floor = f.floor();
+    #[allow(clippy::cast_possible_truncation)] // integral and within ±1e30
+    let t = floor as i128;
+    Some(match x.cmp(&t) {
+        Ordering::Equal if f > floor => Ordering::Less,
+        other => other,
+    })
+}
+
+pub(crate) fn int_of(n: &Number) -> Option<i128> {
     n.as_i64()
         .map(i128::from)
         .or_else(|| n.as_u64().map(i128::from))
@@ -170,6 +204,32 @@ pub(crate) fn trimmed(v: &Value) -> Value {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn numbers_order_exactly() {
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        let n = |v: Value| match v {
+            Value::Number(n) => n,
+            _ => unreachable!(),
+        };
+        let cmp = |a: Value, b: Value| num_cmp(&n(a), &n(b));
+        // 2⁵³ + 1 rounds to 2⁵³ as a double: compared exactly, it is larger.
+        assert_eq!(cmp(json!(9_007_199_254_740_993_u64), json!(9_007_199_254_740_992_u64)), Some(Greater));
+        assert_eq!(cmp(json!(9_007_199_254_740_993_u64), json!(9_007_199_254_740_992.0)), Some(Greater));
+        assert_eq!(cmp(json!(9_007_199_254_740_992.0), json!(9_007_199_254_740_993_u64)), Some(Less));
+        assert_eq!(cmp(json!(9_007_199_254_740_992_u64), json!(9_007_199_254_740_992.0)), Some(Equal));
+        assert_eq!(cmp(json!(u64::MAX), json!(i64::MIN)), Some(Greater));
+        assert_eq!(cmp(json!(u64::MAX), json!(1.8446744073709552e19)), Some(Less));
+        assert_eq!(cmp(json!(-3), json!(-2.5)), Some(Less));
+        assert_eq!(cmp(json!(-2), json!(-2.5)), Some(Greater));
+        assert_eq!(cmp(json!(2), json!(2.0)), Some(Equal));
+        assert_eq!(cmp(json!(0), json!(-0.0)), Some(Equal));
+        // 0.1 + 0.2 is the double just above 0.3.
+        assert_eq!(cmp(json!(0.1 + 0.2), json!(0.3)), Some(Greater));
+        assert_eq!(cmp(json!(0.3), json!(0.1 + 0.2)), Some(Less));
+        assert_eq!(cmp(json!(1e300), json!(i64::MAX)), Some(Greater));
+        assert_eq!(cmp(json!(-1e300), json!(u64::MAX)), Some(Less));
+    }
 
     #[test]
     fn numbers_compare_by_value() {

@@ -40,6 +40,8 @@ mod json;
 mod keep;
 pub mod names;
 pub mod native;
+mod refs;
+pub use refs::{EACH_BOUND, VISIT_BOUND};
 mod resolve;
 pub mod verdict;
 
@@ -189,6 +191,7 @@ pub struct Run<'a> {
     calls: &'a dyn Calls,
     cache: ParseCache,
     fuzzy: fuzzy::RunFuzzy,
+    refcx: refs::RefCx,
     assigned: Vec<Vec<usize>>,
     strict_extras: bool,
     /// The findings in the verdict's order, most built, the plentiful ones (extra calls) only
@@ -214,6 +217,7 @@ impl<'a> Run<'a> {
         let (m, n) = (exps.len(), calls.count());
         let cache = ParseCache::default();
         let fuzzy = fuzzy::RunFuzzy::default();
+        let refcx = refs::RefCx::new(config);
 
         let mut names = NameTable::new(&config.names);
         let exp_name: Vec<usize> = exps.iter().map(|e| names.id(&e.tool)).collect();
@@ -228,6 +232,7 @@ impl<'a> Run<'a> {
             cache: &cache,
             fuzzy: &fuzzy,
             refs: RefMode::Unavailable,
+            refcx: &refcx,
         };
         // The `never` rules of each name, in spec order: a call is compared with the rules of
         // its name only (not calls × rules), and the first that matches forbids it.
@@ -490,6 +495,7 @@ impl<'a> Run<'a> {
             || !before_broken.is_empty();
         let result = native::score(&config.scoring, &inputs);
         let mut pending = explain::findings(&ctx, &mut outcomes, before_broken);
+        explain::merge(&mut pending, refs::not_applied(config, &assigned));
         if let Some(budget) = too_large.get() {
             pending.push(explain::too_large(budget));
         }
@@ -499,6 +505,7 @@ impl<'a> Run<'a> {
             calls,
             cache,
             fuzzy,
+            refcx,
             assigned,
             strict_extras,
             pending,
@@ -547,6 +554,7 @@ impl<'a> Run<'a> {
                     cache: &self.cache,
                     fuzzy: &self.fuzzy,
                     refs: RefMode::Partners(&self.assigned),
+                    refcx: &self.refcx,
                 };
                 let exps = &self.config.expectations;
                 let why = |j: usize, i: usize| judge.failures(&exps[j], i);

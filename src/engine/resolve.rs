@@ -29,11 +29,7 @@ impl ParseCache {
         if let Some(hit) = self.parsed.borrow().get(&key) {
             return hit.clone();
         }
-        let doc = if s.trim_start().starts_with(['{', '[']) {
-            serde_json::from_str::<Value>(s).ok().map(Rc::new)
-        } else {
-            None
-        };
+        let doc = parse_document(s).map(Rc::new);
         self.parsed.borrow_mut().insert(key, doc.clone());
         doc
     }
@@ -53,20 +49,37 @@ impl ParseCache {
     pub(crate) fn resolve<'v>(&self, root: &'v Value, path: &[PathSeg]) -> Option<Cow<'v, Value>> {
         let mut cur = root;
         for (at, seg) in path.iter().enumerate() {
-            cur = match (cur, seg) {
-                (Value::Object(m), PathSeg::Key(k)) => m.get(k)?,
-                (Value::Object(m), PathSeg::Index(i)) => m.get(&i.to_string())?,
-                (Value::Array(a), PathSeg::Index(i)) => a.get(*i)?,
-                (Value::Array(a), PathSeg::Key(k)) => a.get(k.parse::<usize>().ok()?)?,
-                (Value::String(s), _) => {
+            cur = match cur {
+                Value::String(s) => {
                     let doc = self.parse(s)?;
                     let inner = self.resolve(&doc, &path[at..])?;
                     return Some(Cow::Owned(inner.into_owned()));
                 }
-                _ => return None,
+                _ => step(cur, seg)?,
             };
         }
         Some(Cow::Borrowed(cur))
+    }
+}
+
+/// One step of a path inside an object or array (`None` for any other value, and for `[*]`,
+/// which names no single value: see `refs.rs`).
+pub(crate) fn step<'v>(cur: &'v Value, seg: &PathSeg) -> Option<&'v Value> {
+    match (cur, seg) {
+        (Value::Object(m), PathSeg::Key(k)) => m.get(k),
+        (Value::Object(m), PathSeg::Index(i)) => m.get(&i.to_string()),
+        (Value::Array(a), PathSeg::Index(i)) => a.get(*i),
+        (Value::Array(a), PathSeg::Key(k)) => a.get(k.parse::<usize>().ok()?),
+        _ => None,
+    }
+}
+
+/// The JSON document a string holds, if it holds an object or an array.
+pub(crate) fn parse_document(s: &str) -> Option<Value> {
+    if s.trim_start().starts_with(['{', '[']) {
+        serde_json::from_str::<Value>(s).ok()
+    } else {
+        None
     }
 }
 
@@ -76,6 +89,7 @@ pub(crate) fn display_path(path: &[PathSeg]) -> String {
     for seg in path {
         match seg {
             PathSeg::Index(i) => out.push_str(&format!("[{i}]")),
+            PathSeg::Each => out.push_str("[*]"),
             PathSeg::Key(k) if super::json::is_plain_key(k) => {
                 if !out.is_empty() {
                     out.push('.');

@@ -332,6 +332,8 @@ pub enum Seg {
     },
     /// `[3]`; `None` when the index does not fit.
     Index(Option<usize>, Span),
+    /// `[*]`: every element (reference paths only).
+    Each(Span),
 }
 
 /// Terms joined by `and`: all must hold.
@@ -406,6 +408,23 @@ pub enum TermKind {
         /// The path inside it.
         path: Vec<Seg>,
     },
+    /// `<= label.output.max`, `in label.output.ids[*]` (`not in` is `Not` around `in`). The
+    /// target is a [`TermKind::Ref`], or a literal the compiler reports.
+    RefOp {
+        /// The operator.
+        op: RefOpAst,
+        /// What follows it.
+        target: Box<Term>,
+    },
+}
+
+/// The operator of a [`TermKind::RefOp`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefOpAst {
+    /// `<`, `<=`, `>`, `>=`
+    Cmp(CmpOp),
+    /// `in`
+    In,
 }
 
 /// A comparison operator.

@@ -10,7 +10,7 @@
 
 use super::ast::{
     ArgList, Body, Comment, Constraint, Expectation, File, Int, Item, Json, JsonKind, NameOpt,
-    OutputBody, RepeatKind, Spec, Stmt, StmtKind, Suffix, Term, TermKind,
+    OutputBody, RefOpAst, RepeatKind, Spec, Stmt, StmtKind, Suffix, Term, TermKind,
 };
 use crate::source::Span;
 
@@ -126,6 +126,10 @@ impl<'t> Printer<'t> {
             TermKind::Absent => "absent".into(),
             TermKind::Any => "any".into(),
             TermKind::Not(inner) => format!("not {}", self.term(inner)),
+            TermKind::RefOp { op, target } => match op {
+                RefOpAst::Cmp(c) => format!("{} {}", c.as_str(), self.term(target)),
+                RefOpAst::In => format!("in {}", self.term(target)),
+            },
         }
     }
 

@@ -5,7 +5,7 @@ use pest::Parser as _;
 
 use super::ast::{
     Arg, ArgList, Body, CmpOp, Comment, Constraint, Expectation, File, Ident, Include, Int, Item,
-    Json, JsonKind, NameOpt, Num, OutputBody, PathAst, RepeatAst, RepeatKind, Seg, Spec, Stmt,
+    Json, JsonKind, NameOpt, Num, OutputBody, PathAst, RefOpAst, RepeatAst, RepeatKind, Seg, Spec, Stmt,
     StmtKind, Str, Suffix, Term, TermKind, ToolDecl, Unknown,
 };
 use super::{expected, SpecDiagnostic};
@@ -105,6 +105,7 @@ fn is_keyword(r: Rule) -> bool {
             | Rule::k_absent
             | Rule::k_any
             | Rule::k_not
+            | Rule::k_in
             | Rule::EOI
     )
 }
@@ -524,6 +525,7 @@ impl Builder<'_> {
                     span: sp,
                 }),
                 Rule::index => segs.push(Seg::Index(c.as_str().parse().ok(), sp)),
+                Rule::each_seg => segs.push(Seg::Each(sp)),
                 _ => {}
             }
         }
@@ -591,6 +593,24 @@ impl Builder<'_> {
                     min,
                     max,
                     inclusive,
+                }
+            }
+            Rule::ref_cmp | Rule::ref_in => {
+                let mut it = Self::children(p).into_iter();
+                let op = if rule == Rule::ref_in {
+                    RefOpAst::In
+                } else {
+                    RefOpAst::Cmp(match it.next().expect("op").as_str() {
+                        ">" => CmpOp::Gt,
+                        ">=" => CmpOp::Ge,
+                        "<" => CmpOp::Lt,
+                        _ => CmpOp::Le,
+                    })
+                };
+                let target = self.term(it.next().expect("reference"))?;
+                TermKind::RefOp {
+                    op,
+                    target: Box::new(target),
                 }
             }
             Rule::cmp => {

@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::{check_threshold, duplicate, unknown_word, FileCx, LoweredTool, DEFAULT_FUZZY};
 use crate::code::Code;
 use crate::compile::suggest::did_you_mean;
-use crate::config::{ArgsMode, Check, JsonType, Part, Path, PathCheck, PathSeg};
+use crate::config::{ArgsMode, Check, JsonType, Part, Path, PathCheck, PathSeg, RefOp};
 use crate::source::{SourceFile, Span};
 use crate::syntax::ast::{self, Seg, TermKind};
 use crate::syntax::SpecDiagnostic;
@@ -106,6 +106,7 @@ impl FileCx {
             match s {
                 Seg::Key { name, .. } => out.push(PathSeg::Key(name.clone())),
                 Seg::Index(Some(i), _) => out.push(PathSeg::Index(*i)),
+                Seg::Each(_) => out.push(PathSeg::Each),
                 Seg::Index(None, span) => {
                     self.diags.push(
                         SpecDiagnostic::error(Code::InvalidNumber, src, "array index too large")
@@ -258,16 +259,117 @@ impl FileCx {
             TermKind::Present => Check::Present,
             TermKind::Absent => Check::Absent,
             TermKind::Any => Check::Any,
+            TermKind::Not(inner)
+                if matches!(inner.kind, TermKind::RefOp { op: ast::RefOpAst::In, .. }) =>
+            {
+                return self.ref_op(src, inner, true, refs);
+            }
+            TermKind::RefOp { .. } => return self.ref_op(src, t, false, refs),
             TermKind::Not(inner) => Check::Not {
                 check: Box::new(self.term(src, inner, lit, refs)?),
             },
             TermKind::Ref { label, part, path } => {
+                if let Some(each) = path.iter().find_map(|s| match s {
+                    Seg::Each(sp) => Some(*sp),
+                    _ => None,
+                }) {
+                    self.diags.push(
+                        SpecDiagnostic::error(
+                            Code::InvalidComparison,
+                            src,
+                            "a reference with `[*]` is a list of values, not one value",
+                        )
+                        .label(each, "collects every element")
+                        .help(format!(
+                            "to require one of them write `in {}`; to forbid them, `not in {}`",
+                            raw(src, t.span),
+                            raw(src, t.span)
+                        )),
+                    );
+                    return None;
+                }
                 let path = self.path(src, path)?;
-                return self.reference(src, label, *part, path, t.span, refs);
+                return self.reference(src, label, *part, path, t.span, refs, RefOp::Eq);
             }
         })
     }
 
+    /// `<= ref`, `in ref`, and (`negated`) `not in ref`: a reference with an operator; a
+    /// literal after the operator is reported.
+    fn ref_op(
+        &mut self,
+        src: &SourceFile,
+        t: &ast::Term,
+        negated: bool,
+        refs: Refs<'_>,
+    ) -> Option<Check> {
+        let TermKind::RefOp { op, target } = &t.kind else {
+            return None;
+        };
+        let op = match (op, negated) {
+            (ast::RefOpAst::In, false) => RefOp::In,
+            (ast::RefOpAst::In, true) => RefOp::NotIn,
+            (ast::RefOpAst::Cmp(c), _) => match c {
+                ast::CmpOp::Lt => RefOp::Lt,
+                ast::CmpOp::Le => RefOp::Le,
+                ast::CmpOp::Gt => RefOp::Gt,
+                ast::CmpOp::Ge => RefOp::Ge,
+            },
+        };
+        let TermKind::Ref { label, part, path } = &target.kind else {
+            let d = if op.is_membership() {
+                SpecDiagnostic::error(
+                    Code::InvalidComparison,
+                    src,
+                    "`in` takes a reference to a value captured earlier",
+                )
+                .label(target.span, "a literal")
+                .help(format!(
+                    "for a fixed list of values write `one_of {}`; for a captured list, `in label.output.path[*]`",
+                    raw(src, target.span)
+                ))
+            } else {
+                SpecDiagnostic::error(
+                    Code::InvalidComparison,
+                    src,
+                    format!("`{}` compares numbers", op.as_str()),
+                )
+                .label(target.span, "not a number")
+                .help(format!(
+                    "write a number (`{} 100`) or a reference to a captured number (`{} label.output.max`)",
+                    op.as_str(),
+                    op.as_str()
+                ))
+            };
+            self.diags.push(d);
+            return None;
+        };
+        if !op.is_membership() {
+            if let Some(each) = path.iter().find_map(|s| match s {
+                Seg::Each(sp) => Some(*sp),
+                _ => None,
+            }) {
+                self.diags.push(
+                    SpecDiagnostic::error(
+                        Code::InvalidComparison,
+                        src,
+                        format!(
+                            "`{}` compares with one number, and `[*]` collects a list",
+                            op.as_str()
+                        ),
+                    )
+                    .label(each, "collects every element")
+                    .help("name one element (`[0]`), or test membership with `in`"),
+                );
+                return None;
+            }
+        }
+        let path = self.path(src, path)?;
+        self.reference(src, label, *part, path, target.span, refs, op)
+    }
+
+
+    #[allow(clippy::too_many_arguments)]
     fn reference(
         &mut self,
         src: &SourceFile,
@@ -276,6 +378,7 @@ impl FileCx {
         path: Path,
         span: Span,
         refs: Refs<'_>,
+        op: RefOp,
     ) -> Option<Check> {
         let (labels, before) = match refs {
             Refs::Forbidden => {
@@ -310,6 +413,7 @@ impl FileCx {
                 label: label.name.clone(),
                 part,
                 path,
+                op,
             }),
             Some((_, at)) => {
                 self.diags.push(
@@ -387,6 +491,11 @@ impl FileCx {
     }
 }
 
+/// The text of `span` in `src`.
+fn raw(src: &SourceFile, span: Span) -> &str {
+    src.text.get(span.start..span.end).unwrap_or("")
+}
+
 /// A path as a user would write it, for messages.
 fn path_text(path: &Path) -> String {
     let mut s = String::new();
@@ -402,6 +511,7 @@ fn path_text(path: &Path) -> String {
             }
             PathSeg::Key(k) => s.push_str(&format!("[{}]", Value::String(k.clone()))),
             PathSeg::Index(n) => s.push_str(&format!("[{n}]")),
+            PathSeg::Each => s.push_str("[*]"),
         }
     }
     s

@@ -1,0 +1,632 @@
+//! References with an operator, and references that do not apply.
+//!
+//! Input: a [`Check::Ref`] whose operator is a comparison (`<`, `<=`, `>`, `>=`) or membership
+//! (`in`, `not in`), the value at the constrained path, and the calls matched to the referenced
+//! expectation. Output: whether the constraint holds, with a message naming both values and where
+//! the captured one comes from. Nothing fails: a value that is not a number, a path that does not
+//! exist, a captured value that is not a list all give a failure with a message.
+//!
+//! Numbers compare exactly ([`num_cmp`]). Membership uses the equality of `==` references
+//! ([`json_eq`]): scalar elements are hashed under that equality (so a test is one look-up), and
+//! objects and arrays are compared one by one. A list is collected once per (referenced call,
+//! part, path) and run, at most [`EACH_BOUND`] elements visiting at most [`VISIT_BOUND`] values;
+//! past either, a membership the collected elements cannot settle is treated as failed and marked
+//! bounded (`reference-bound-applied`).
+//!
+//! A reference to an expectation that may match nothing (`optional`, `at_most`, `between 0 and
+//! n`), when it matched nothing, makes the constraint that uses it hold: [`not_applied`] lists
+//! those constraints as `reference-not-applied` notes.
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+use serde_json::Value;
+
+use super::checks::{describe, place, Evaluator, Miss, RefMode};
+use super::resolve::{parse_document, step, ParseCache};
+use super::json::{int_of, json_eq, num_cmp, show, trimmed, type_name};
+use super::verdict::{Finding, Severity};
+use crate::code::Code;
+use crate::config::{Check, MatcherConfig, Part, Path, PathSeg, RefOp};
+
+/// Elements one `[*]` reference collects from one call, at most.
+pub const EACH_BOUND: usize = 10_000;
+
+/// Values one collection visits, at most (elements without the path's tail are visited and
+/// skipped: `a[*].b[*]` over a million `a`s with no `b` stops here).
+pub const VISIT_BOUND: usize = 100_000;
+
+/// Elements a failed membership names in its message.
+const SAMPLE: usize = 5;
+
+/// What reference checks of one run share: which expectations may match nothing, and the lists
+/// collected so far.
+pub(crate) struct RefCx {
+    /// Per expectation: its minimum count is 0.
+    optional: Vec<bool>,
+    lists: RefCell<HashMap<(usize, bool, Path), Rc<Captured>>>,
+}
+
+impl RefCx {
+    pub(crate) fn new(config: &MatcherConfig) -> RefCx {
+        RefCx {
+            optional: config
+                .expectations
+                .iter()
+                .map(|e| e.repeat.min == 0)
+                .collect(),
+            lists: RefCell::default(),
+        }
+    }
+}
+
+/// What a membership reference finds in one call.
+enum Captured {
+    /// The path (up to its first `[*]`) does not exist.
+    Missing,
+    /// It holds this value, which is not an array.
+    NotList(Value),
+    /// The elements.
+    List(Members),
+}
+
+/// A collected list, ready for membership tests.
+#[derive(Default)]
+struct Members {
+    scalars: HashSet<Key>,
+    composites: Vec<Value>,
+    sample: Vec<Value>,
+    len: usize,
+    visited: usize,
+    truncated: bool,
+}
+
+/// A scalar under `json_eq`: numbers by value (an integral double is the integer it denotes).
+#[derive(PartialEq, Eq, Hash)]
+enum Key {
+    Null,
+    Bool(bool),
+    Int(i128),
+    Float(u64),
+    Str(String),
+}
+
+fn key_of(v: &Value) -> Option<Key> {
+    Some(match v {
+        Value::Null => Key::Null,
+        Value::Bool(b) => Key::Bool(*b),
+        Value::String(s) => Key::Str(s.clone()),
+        Value::Number(n) => match int_of(n) {
+            Some(i) => Key::Int(i),
+            None => {
+                let f = n.as_f64()?;
+                if f.fract() == 0.0 && f.abs() < 1.8e19 {
+                    #[allow(clippy::cast_possible_truncation)] // integral and in range
+                    Key::Int(f as i128)
+                } else {
+                    Key::Float(f.to_bits())
+                }
+            }
+        },
+        Value::Array(_) | Value::Object(_) => return None,
+    })
+}
+
+impl Members {
+    fn full(&self) -> bool {
+        self.len >= EACH_BOUND || self.visited >= VISIT_BOUND
+    }
+
+    fn push(&mut self, v: &Value) {
+        if self.len >= EACH_BOUND {
+            self.truncated = true;
+            return;
+        }
+        self.len += 1;
+        if self.sample.len() < SAMPLE {
+            self.sample.push(trimmed(v));
+        }
+        match key_of(v) {
+            Some(k) => {
+                self.scalars.insert(k);
+            }
+            None => self.composites.push(v.clone()),
+        }
+    }
+
+    fn contains(&self, v: &Value) -> bool {
+        match key_of(v) {
+            Some(k) => self.scalars.contains(&k),
+            None => self.composites.iter().any(|c| json_eq(c, v)),
+        }
+    }
+
+    /// `N elements: a, b, …` for messages.
+    fn describe(&self) -> String {
+        let items: Vec<String> = self.sample.iter().map(show).collect();
+        let more = if self.len > self.sample.len() { ", …" } else { "" };
+        let count = if self.truncated {
+            format!("the first {} elements", self.len)
+        } else if self.len == 1 {
+            "1 element".to_owned()
+        } else {
+            format!("{} elements", self.len)
+        };
+        if self.len == 0 {
+            "no elements".to_owned()
+        } else {
+            format!("{count}: {}{more}", items.join(", "))
+        }
+    }
+}
+
+/// The value at `path` (no `[*]` in it) inside `v`, stepping into strings that hold JSON. Not
+/// through the run's [`ParseCache`](super::resolve::ParseCache): a list is collected once per
+/// run, and the values met inside parsed strings are temporaries, which that cache must not see.
+fn resolve<'v>(v: &'v Value, path: &[PathSeg]) -> Option<Cow<'v, Value>> {
+    let mut cur = v;
+    for (at, seg) in path.iter().enumerate() {
+        cur = match cur {
+            Value::String(s) => {
+                let doc = parse_document(s)?;
+                return resolve(&doc, &path[at..]).map(|x| Cow::Owned(x.into_owned()));
+            }
+            _ => step(cur, seg)?,
+        };
+    }
+    Some(Cow::Borrowed(cur))
+}
+
+/// Collect the values at `path` (with at least one `[*]`) inside `v` into `out`; the path up
+/// to its first `[*]` must exist and hold an array, else what is there instead.
+fn collect_each(v: &Value, path: &[PathSeg]) -> Captured {
+    let at = path.iter().position(|s| *s == PathSeg::Each).unwrap_or(path.len());
+    let Some(list) = resolve(v, &path[..at]) else {
+        return Captured::Missing;
+    };
+    let list = match &*list {
+        Value::String(s) => match parse_document(s) {
+            Some(doc) => Cow::Owned(doc),
+            None => list,
+        },
+        _ => list,
+    };
+    let Value::Array(items) = &*list else {
+        return Captured::NotList((*list).clone());
+    };
+    let mut out = Members::default();
+    for x in items {
+        if out.full() {
+            out.truncated = true;
+            break;
+        }
+        gather(x, &path[at + 1..], &mut out);
+    }
+    Captured::List(out)
+}
+
+/// Every value at `path` inside `v` (each `[*]` flattened) into `out`; missing ones skipped.
+fn gather(v: &Value, path: &[PathSeg], out: &mut Members) {
+    out.visited += 1;
+    if out.full() {
+        out.truncated = true;
+        return;
+    }
+    let Some(at) = path.iter().position(|s| *s == PathSeg::Each) else {
+        if let Some(x) = resolve(v, path) {
+            out.push(&x);
+        }
+        return;
+    };
+    let Some(list) = resolve(v, &path[..at]) else {
+        return;
+    };
+    let doc;
+    let list = match &*list {
+        Value::String(s) => match parse_document(s) {
+            Some(d) => {
+                doc = d;
+                &doc
+            }
+            None => return,
+        },
+        other => other,
+    };
+    if let Value::Array(items) = list {
+        for x in items {
+            if out.full() {
+                out.truncated = true;
+                return;
+            }
+            gather(x, &path[at + 1..], out);
+        }
+    }
+}
+
+/// What a membership reference finds at `path` inside `root`.
+fn capture(root: &Value, path: &[PathSeg]) -> Captured {
+    if path.contains(&PathSeg::Each) {
+        return collect_each(root, path);
+    }
+    let Some(v) = resolve(root, path) else {
+        return Captured::Missing;
+    };
+    let v = match &*v {
+        Value::String(s) => parse_document(s).map_or(v.clone(), Cow::Owned),
+        _ => v,
+    };
+    match &*v {
+        Value::Array(items) => {
+            let mut out = Members::default();
+            for x in items {
+                if out.len >= EACH_BOUND {
+                    out.truncated = true;
+                    break;
+                }
+                out.push(x);
+            }
+            Captured::List(out)
+        }
+        other => Captured::NotList(other.clone()),
+    }
+}
+
+/// The outcome of one reference check.
+type Outcome = Result<(), Miss>;
+
+impl Evaluator<'_> {
+    /// Whether a reference to expectation `k` does not apply: `k` may match nothing, and the
+    /// alignment gave it nothing.
+    pub(crate) fn ref_not_applied(&self, k: usize) -> bool {
+        match self.refs {
+            RefMode::Partners(p) => {
+                self.refcx.optional.get(k).copied().unwrap_or(false)
+                    && p.get(k).is_none_or(Vec::is_empty)
+            }
+            RefMode::Optimistic | RefMode::Unavailable => false,
+        }
+    }
+
+    /// Whether `c` holds a reference that does not apply (see [`Self::ref_not_applied`]).
+    pub(crate) fn holds_unapplied_ref(&self, c: &Check) -> bool {
+        match c {
+            Check::Ref { expectation, .. } => self.ref_not_applied(*expectation),
+            Check::Not { check } => self.holds_unapplied_ref(check),
+            Check::AllOf { checks } => checks.iter().any(|c| self.holds_unapplied_ref(c)),
+            _ => false,
+        }
+    }
+
+    /// A comparison or membership reference: `actual` (at the constrained path of call `i`)
+    /// against the value at `path` in `part` of the calls matched to expectation `k` before
+    /// call `i`, the latest first; it holds when one of them satisfies it (`not in`: when none
+    /// holds the value).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn check_ref_op(
+        &self,
+        k: usize,
+        label: &str,
+        part: Part,
+        path: &[PathSeg],
+        op: RefOp,
+        actual: Option<&Value>,
+        i: usize,
+        detail: bool,
+    ) -> Outcome {
+        let source = format!("{label}.{}", place(part, path));
+        let fail = |expected: Value, message: &dyn Fn() -> String| {
+            Err(Miss::new(
+                "ref",
+                expected,
+                if detail { message() } else { String::new() },
+            ))
+        };
+        let partners = match self.refs {
+            RefMode::Optimistic => return Ok(()),
+            RefMode::Unavailable => {
+                return fail(Value::Null, &|| {
+                    format!("cannot compare with {source}: no call is matched here")
+                })
+            }
+            RefMode::Partners(p) => p.get(k).map_or(&[][..], Vec::as_slice),
+        };
+        let earlier: Vec<usize> = partners.iter().copied().filter(|&j| j < i).collect();
+        if earlier.is_empty() {
+            return match partners.first() {
+                None => fail(Value::Null, &|| {
+                    format!("cannot compare with {source}: `{label}` matched no call")
+                }),
+                Some(&j) => fail(Value::Null, &|| {
+                    format!(
+                        "{source} is captured from call #{}, which comes after this call",
+                        j + 1
+                    )
+                }),
+            };
+        }
+        if op.is_membership() {
+            self.membership(&earlier, part, path, op, &source, actual, detail)
+        } else {
+            self.order(&earlier, part, path, op, &source, actual, detail)
+        }
+    }
+
+    /// The root of `part` of call `j`, owned when the calls hold it as text.
+    fn root_of(&self, j: usize, part: Part) -> Option<Cow<'_, Value>> {
+        match part {
+            Part::Args => Some(self.calls.args(j)),
+            Part::Output => self.calls.output(j).map(Cow::Borrowed),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn order(
+        &self,
+        earlier: &[usize],
+        part: Part,
+        path: &[PathSeg],
+        op: RefOp,
+        source: &str,
+        actual: Option<&Value>,
+        detail: bool,
+    ) -> Outcome {
+        let miss = |expected: Value, message: String| Err(Miss::new("ref", expected, message));
+        let msg = |f: &dyn Fn() -> String| if detail { f() } else { String::new() };
+        let Some(v) = actual else {
+            return miss(
+                Value::Null,
+                msg(&|| format!("missing; it must be {} {source}", op.as_str())),
+            );
+        };
+        let Value::Number(x) = v else {
+            return miss(
+                Value::Null,
+                msg(&|| {
+                    format!(
+                        "expected a number to compare with {source} (`{}`), got {} {}",
+                        op.as_str(),
+                        type_name(v),
+                        show(v)
+                    )
+                }),
+            );
+        };
+        // The latest captured value that was found, and whether it was a number.
+        let mut last: Option<(usize, Value)> = None;
+        for &j in earlier.iter().rev() {
+            // Arguments parsed here get a parse cache of their own, which ends with them.
+            let own = ParseCache::default();
+            let (root, cache) = match self.root_of(j, part) {
+                Some(Cow::Borrowed(r)) => (Cow::Borrowed(r), self.cache),
+                Some(owned @ Cow::Owned(_)) => (owned, &own),
+                None => continue,
+            };
+            let Some(captured) = cache.resolve(&root, path) else {
+                continue;
+            };
+            if let Value::Number(y) = &*captured {
+                let holds = num_cmp(x, y).is_some_and(|o| match op {
+                    RefOp::Lt => o.is_lt(),
+                    RefOp::Le => o.is_le(),
+                    RefOp::Gt => o.is_gt(),
+                    RefOp::Ge => o.is_ge(),
+                    RefOp::Eq | RefOp::In | RefOp::NotIn => false,
+                });
+                if holds {
+                    return Ok(());
+                }
+            }
+            if last.is_none() {
+                last = Some((j, captured.into_owned()));
+            }
+        }
+        match last {
+            None => {
+                let j = earlier.last().copied().unwrap_or(0);
+                miss(
+                    Value::Null,
+                    msg(&|| format!("{source} does not exist in call #{}", j + 1)),
+                )
+            }
+            Some((j, Value::Number(y))) => {
+                let rel = match num_cmp(x, &y) {
+                    Some(std::cmp::Ordering::Less) => "<",
+                    Some(std::cmp::Ordering::Equal) => "=",
+                    _ => ">",
+                };
+                miss(
+                    Value::Number(y.clone()),
+                    msg(&|| {
+                        format!(
+                            "{x} {rel} {source} {y} (call #{}); the spec requires `{}`",
+                            j + 1,
+                            op.as_str()
+                        )
+                    }),
+                )
+            }
+            Some((j, other)) => miss(
+                trimmed(&other),
+                msg(&|| {
+                    format!(
+                        "{source} is {} {} in call #{}, not a number to compare with",
+                        type_name(&other),
+                        show(&other),
+                        j + 1
+                    )
+                }),
+            ),
+        }
+    }
+
+    /// The list a membership reference finds in call `j`, collected once per run.
+    fn captured(&self, j: usize, part: Part, path: &[PathSeg]) -> Rc<Captured> {
+        let key = (j, part == Part::Output, path.to_vec());
+        if let Some(hit) = self.refcx.lists.borrow().get(&key) {
+            return Rc::clone(hit);
+        }
+        let got = Rc::new(match self.root_of(j, part) {
+            Some(root) => capture(&root, path),
+            None => Captured::Missing,
+        });
+        self.refcx.lists.borrow_mut().insert(key, Rc::clone(&got));
+        got
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn membership(
+        &self,
+        earlier: &[usize],
+        part: Part,
+        path: &[PathSeg],
+        op: RefOp,
+        source: &str,
+        actual: Option<&Value>,
+        detail: bool,
+    ) -> Outcome {
+        let msg = |f: &dyn Fn() -> String| if detail { f() } else { String::new() };
+        let Some(v) = actual else {
+            // An absent value is an element of no list.
+            return if op == RefOp::NotIn {
+                Ok(())
+            } else {
+                Err(Miss::new(
+                    "ref",
+                    Value::Null,
+                    msg(&|| format!("missing; it must be in {source}")),
+                ))
+            };
+        };
+        let lists: Vec<(usize, Rc<Captured>)> = earlier
+            .iter()
+            .rev()
+            .map(|&j| (j, self.captured(j, part, path)))
+            .collect();
+        let found = lists.iter().find_map(|(j, c)| match &**c {
+            Captured::List(m) if m.contains(v) => Some((*j, Rc::clone(c))),
+            _ => None,
+        });
+        let truncated = lists
+            .iter()
+            .any(|(_, c)| matches!(&**c, Captured::List(m) if m.truncated));
+        let first_list = lists.iter().find_map(|(j, c)| match &**c {
+            Captured::List(m) => Some((*j, m)),
+            _ => None,
+        });
+        if let (RefOp::NotIn, Some((j, c))) = (op, &found) {
+            let described = match &**c {
+                Captured::List(m) => m.describe(),
+                _ => String::new(),
+            };
+            return Err(Miss::new(
+                "ref",
+                Value::Null,
+                msg(&|| {
+                    format!(
+                        "{} is in {source} (call #{}, {described}); it must not be",
+                        show(v),
+                        j + 1
+                    )
+                }),
+            ));
+        }
+        if op == RefOp::In && found.is_some() || op == RefOp::NotIn && !truncated {
+            return Ok(());
+        }
+        // Not found: a failure for `in`; for `not in`, only when collecting stopped early.
+        let message = msg(&|| match first_list {
+            Some((j, m)) if truncated => format!(
+                "{} is not among the first {} elements collected from {source} (call #{}), \
+                 where collecting stops (at most {EACH_BOUND} elements, {VISIT_BOUND} values \
+                 visited); treated as failed",
+                show(v),
+                m.len,
+                j + 1
+            ),
+            Some((j, m)) => format!(
+                "{} is not in {source} (call #{}, {})",
+                show(v),
+                j + 1,
+                m.describe()
+            ),
+            None => match lists.first().map(|(j, c)| (*j, &**c)) {
+                Some((j, Captured::NotList(other))) => format!(
+                    "{source} is {} {} in call #{}, not a list",
+                    type_name(other),
+                    show(other),
+                    j + 1
+                ),
+                Some((j, _)) => format!("{source} does not exist in call #{}", j + 1),
+                None => format!("cannot compare with {source}"),
+            },
+        });
+        Err(Miss {
+            bounded: truncated,
+            ..Miss::new("ref", Value::Null, message)
+        })
+    }
+}
+
+/// The constraints that did not apply because a reference names an expectation that may match
+/// nothing and matched nothing, one note per constraint of each expectation that matched a call
+/// (at its first call).
+pub(crate) fn not_applied(config: &MatcherConfig, assigned: &[Vec<usize>]) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (j, e) in config.expectations.iter().enumerate() {
+        let Some(&first) = assigned.get(j).and_then(|c| c.first()) else {
+            continue;
+        };
+        for (part, m) in std::iter::once((Part::Args, &e.args))
+            .chain(e.output.as_ref().map(|o| (Part::Output, o)))
+        {
+            for pc in &m.checks {
+                let mut labels: Vec<&str> = Vec::new();
+                refs_of(&pc.check, &mut |k, label| {
+                    let optional = config.expectations.get(k).is_some_and(|t| t.repeat.min == 0);
+                    let empty = assigned.get(k).is_none_or(Vec::is_empty);
+                    if optional && empty && !labels.contains(&label) {
+                        labels.push(label);
+                    }
+                });
+                if labels.is_empty() {
+                    continue;
+                }
+                let named: Vec<String> = labels.iter().map(|l| format!("`{l}`")).collect();
+                out.push(Finding {
+                    code: Code::ReferenceNotApplied.id().into(),
+                    severity: Severity::Info,
+                    message: format!(
+                        "{} of call #{}: \"it must {}\" did not apply, because {} matched no \
+                         call (it may match none)",
+                        place(part, &pc.path),
+                        first + 1,
+                        describe(&pc.check),
+                        named.join(" and ")
+                    ),
+                    help: "a reference to an `optional` (or `at_most`) expectation holds when \
+                           that expectation matched nothing; make it required if the value must \
+                           be checked"
+                        .into(),
+                    expectation: Some(j),
+                    spec_span: Some(pc.span),
+                    call: Some(first),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Every reference inside `c`: (expectation, label).
+fn refs_of<'c>(c: &'c Check, f: &mut dyn FnMut(usize, &'c str)) {
+    match c {
+        Check::Ref {
+            expectation, label, ..
+        } => f(*expectation, label),
+        Check::Not { check } => refs_of(check, f),
+        Check::AllOf { checks } => checks.iter().for_each(|c| refs_of(c, f)),
+        _ => {}
+    }
+}
