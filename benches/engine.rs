@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use toolspec::config::{
     ArgsMode, BeforeRule, Check, Expectation, ExtraCalls, Forbidden, JsonType, MatcherConfig,
-    NameRules, OrderMode, Part, PathCheck, PathSeg, Pattern, Repeat, Scoring, ValueMatcher,
+    NameRules, OrderMode, Part, PathCheck, PathSeg, Pattern, RefOp, Repeat, Scoring, ValueMatcher,
     CONFIG_VERSION,
 };
 use toolspec::engine::run;
@@ -168,6 +168,7 @@ fn spread() -> (Vec<Expectation>, Vec<ToolCall>) {
                         label: format!("tool_{}", (j - 1) % 25),
                         part: Part::Args,
                         path: vec![PathSeg::Key("k".into())],
+                        op: RefOp::Eq,
                     },
                 ));
             }

@@ -14,7 +14,7 @@ use toolspec::compile::{self, MapLoader};
 use toolspec::config::profile::PROFILES;
 use toolspec::config::{
     ArgsMode, BeforeRule, Check, CompiledFile, Expectation, ExtraCalls, Forbidden, JsonType,
-    MatcherConfig, NameRules, OrderMode, Part, PathCheck, PathSeg, Pattern, Profile, Repeat,
+    MatcherConfig, NameRules, OrderMode, Part, PathCheck, PathSeg, Pattern, Profile, RefOp, Repeat,
     Scoring, ValueMatcher, CONFIG_VERSION,
 };
 use toolspec::engine;
@@ -389,6 +389,8 @@ fn path(segs: &[Seg]) -> Vec<PathSeg> {
         .take(4)
         .map(|s| match s {
             Seg::Key(k) => PathSeg::Key(KEYS[*k as usize % KEYS.len()].to_owned()),
+            // `[*]` now and then: a config may put it anywhere, references or not.
+            Seg::Index(i) if i % 8 == 7 => PathSeg::Each,
             Seg::Index(i) => PathSeg::Index(*i as usize % 4),
         })
         .collect()
@@ -460,6 +462,15 @@ impl C {
                 label: format!("e{e}"),
                 part: if *output { Part::Output } else { Part::Args },
                 path: path(segs),
+                op: [
+                    RefOp::Eq,
+                    RefOp::Lt,
+                    RefOp::Le,
+                    RefOp::Gt,
+                    RefOp::Ge,
+                    RefOp::In,
+                    RefOp::NotIn,
+                ][*e as usize % 7],
             },
             C::Not(c) => Check::Not {
                 check: Box::new(c.check(exps)),

@@ -266,7 +266,10 @@ impl<'de> Deserialize<'de> for PathSeg {
             fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<PathSeg, E> {
                 Ok(PathSeg::Key(v.to_owned()))
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<PathSeg, A::Error> {
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<PathSeg, A::Error> {
                 let mut each = false;
                 while let Some(k) = m.next_key::<String>()? {
                     if k != "each" {
@@ -277,7 +280,9 @@ impl<'de> Deserialize<'de> for PathSeg {
                 if each {
                     Ok(PathSeg::Each)
                 } else {
-                    Err(serde::de::Error::custom(r#"a path step object must be {"each": true}"#))
+                    Err(serde::de::Error::custom(
+                        r#"a path step object must be {"each": true}"#,
+                    ))
                 }
             }
         }
@@ -572,7 +577,10 @@ mod tests {
         assert_eq!(serde_json::from_value::<Check>(eq).unwrap(), r(RefOp::Eq));
         let le = serde_json::to_value(r(RefOp::NotIn)).unwrap();
         assert_eq!(le["op"], "not_in");
-        assert_eq!(serde_json::from_value::<Check>(le).unwrap(), r(RefOp::NotIn));
+        assert_eq!(
+            serde_json::from_value::<Check>(le).unwrap(),
+            r(RefOp::NotIn)
+        );
     }
 
     #[test]

@@ -10,9 +10,9 @@ use serde_json::Value;
 
 use super::fuzzy::{self, Fuzzy};
 use super::json::{has_type, json_eq, show, subset_diff, trimmed, type_name};
+use super::refs::RefCx;
 use super::resolve::{display_path, ParseCache};
 use super::verdict::{Failure, FailurePart};
-use super::refs::RefCx;
 use super::Calls;
 use crate::config::{Check, Expectation, Part, PathSeg, RefOp, ValueMatcher};
 

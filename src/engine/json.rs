@@ -214,12 +214,39 @@ mod tests {
         };
         let cmp = |a: Value, b: Value| num_cmp(&n(a), &n(b));
         // 2⁵³ + 1 rounds to 2⁵³ as a double: compared exactly, it is larger.
-        assert_eq!(cmp(json!(9_007_199_254_740_993_u64), json!(9_007_199_254_740_992_u64)), Some(Greater));
-        assert_eq!(cmp(json!(9_007_199_254_740_993_u64), json!(9_007_199_254_740_992.0)), Some(Greater));
-        assert_eq!(cmp(json!(9_007_199_254_740_992.0), json!(9_007_199_254_740_993_u64)), Some(Less));
-        assert_eq!(cmp(json!(9_007_199_254_740_992_u64), json!(9_007_199_254_740_992.0)), Some(Equal));
+        assert_eq!(
+            cmp(
+                json!(9_007_199_254_740_993_u64),
+                json!(9_007_199_254_740_992_u64)
+            ),
+            Some(Greater)
+        );
+        assert_eq!(
+            cmp(
+                json!(9_007_199_254_740_993_u64),
+                json!(9_007_199_254_740_992.0)
+            ),
+            Some(Greater)
+        );
+        assert_eq!(
+            cmp(
+                json!(9_007_199_254_740_992.0),
+                json!(9_007_199_254_740_993_u64)
+            ),
+            Some(Less)
+        );
+        assert_eq!(
+            cmp(
+                json!(9_007_199_254_740_992_u64),
+                json!(9_007_199_254_740_992.0)
+            ),
+            Some(Equal)
+        );
         assert_eq!(cmp(json!(u64::MAX), json!(i64::MIN)), Some(Greater));
-        assert_eq!(cmp(json!(u64::MAX), json!(1.8446744073709552e19)), Some(Less));
+        assert_eq!(
+            cmp(json!(u64::MAX), json!(1.8446744073709552e19)),
+            Some(Less)
+        );
         assert_eq!(cmp(json!(-3), json!(-2.5)), Some(Less));
         assert_eq!(cmp(json!(-2), json!(-2.5)), Some(Greater));
         assert_eq!(cmp(json!(2), json!(2.0)), Some(Equal));

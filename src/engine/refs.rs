@@ -25,8 +25,8 @@ use std::rc::Rc;
 use serde_json::Value;
 
 use super::checks::{describe, place, Evaluator, Miss, RefMode};
-use super::resolve::{parse_document, step, ParseCache};
 use super::json::{int_of, json_eq, num_cmp, show, trimmed, type_name};
+use super::resolve::{parse_document, step, ParseCache};
 use super::verdict::{Finding, Severity};
 use crate::code::Code;
 use crate::config::{Check, MatcherConfig, Part, Path, PathSeg, RefOp};
@@ -146,7 +146,11 @@ impl Members {
     /// `N elements: a, b, …` for messages.
     fn describe(&self) -> String {
         let items: Vec<String> = self.sample.iter().map(show).collect();
-        let more = if self.len > self.sample.len() { ", …" } else { "" };
+        let more = if self.len > self.sample.len() {
+            ", …"
+        } else {
+            ""
+        };
         let count = if self.truncated {
             format!("the first {} elements", self.len)
         } else if self.len == 1 {
@@ -182,7 +186,10 @@ fn resolve<'v>(v: &'v Value, path: &[PathSeg]) -> Option<Cow<'v, Value>> {
 /// Collect the values at `path` (with at least one `[*]`) inside `v` into `out`; the path up
 /// to its first `[*]` must exist and hold an array, else what is there instead.
 fn collect_each(v: &Value, path: &[PathSeg]) -> Captured {
-    let at = path.iter().position(|s| *s == PathSeg::Each).unwrap_or(path.len());
+    let at = path
+        .iter()
+        .position(|s| *s == PathSeg::Each)
+        .unwrap_or(path.len());
     let Some(list) = resolve(v, &path[..at]) else {
         return Captured::Missing;
     };
@@ -584,7 +591,10 @@ pub(crate) fn not_applied(config: &MatcherConfig, assigned: &[Vec<usize>]) -> Ve
             for pc in &m.checks {
                 let mut labels: Vec<&str> = Vec::new();
                 refs_of(&pc.check, &mut |k, label| {
-                    let optional = config.expectations.get(k).is_some_and(|t| t.repeat.min == 0);
+                    let optional = config
+                        .expectations
+                        .get(k)
+                        .is_some_and(|t| t.repeat.min == 0);
                     let empty = assigned.get(k).is_none_or(Vec::is_empty);
                     if optional && empty && !labels.contains(&label) {
                         labels.push(label);

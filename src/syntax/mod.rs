@@ -102,6 +102,31 @@ mod tests {
     }
 
     #[test]
+    fn reference_operators_format_canonically_and_stably() {
+        let text = "spec s {\n  a: call f\n  call g(x:<=a.output.n   and >a.args.m, y:not   in a.output.l[*].id, z: in a.output.z)\n}\n";
+        let once = format(&SourceFile::new("t.toolspec", text)).unwrap();
+        assert!(
+            once.contains(
+                "call g(x: <= a.output.n and > a.args.m, y: not in a.output.l[*].id, z: in a.output.z)"
+            ),
+            "{once}"
+        );
+        let twice = format(&SourceFile::new("t.toolspec", &once)).unwrap();
+        assert_eq!(once, twice);
+        // `in` is a whole word: `index` stays a (bad) value, not `in dex`.
+        assert!(parse(&SourceFile::new(
+            "t",
+            "spec s {\n  call g(x: index.output.y)\n}\n"
+        ))
+        .is_ok());
+        assert!(parse(&SourceFile::new(
+            "t",
+            "spec s {\n  call g(x: inx.output.y)\n}\n"
+        ))
+        .is_ok());
+    }
+
+    #[test]
     fn syntax_errors_speak_words() {
         let err = parse(&SourceFile::new("t", "spec s {\n  call f(a: )\n}\n")).unwrap_err();
         assert_eq!(err.code, Code::Syntax);

@@ -5,8 +5,8 @@ use pest::Parser as _;
 
 use super::ast::{
     Arg, ArgList, Body, CmpOp, Comment, Constraint, Expectation, File, Ident, Include, Int, Item,
-    Json, JsonKind, NameOpt, Num, OutputBody, PathAst, RefOpAst, RepeatAst, RepeatKind, Seg, Spec, Stmt,
-    StmtKind, Str, Suffix, Term, TermKind, ToolDecl, Unknown,
+    Json, JsonKind, NameOpt, Num, OutputBody, PathAst, RefOpAst, RepeatAst, RepeatKind, Seg, Spec,
+    Stmt, StmtKind, Str, Suffix, Term, TermKind, ToolDecl, Unknown,
 };
 use super::{expected, SpecDiagnostic};
 use crate::code::Code;

@@ -133,6 +133,10 @@ const ALL: &[&str] = &[
     "reference .output",
     "reference .args",
     "reference into a path",
+    "reference [*]",
+    "reference compared",
+    "in reference",
+    "not in reference",
 ];
 
 #[derive(Default)]
@@ -460,6 +464,7 @@ impl Seen {
                     }
                 }
                 Seg::Index(..) => self.add("path [index]"),
+                Seg::Each(_) => self.add("reference [*]"),
             }
         }
     }
@@ -546,7 +551,23 @@ impl Seen {
             TermKind::Any => self.add("any"),
             TermKind::Not(inner) => {
                 self.add("not");
+                if matches!(
+                    inner.kind,
+                    TermKind::RefOp {
+                        op: RefOpAst::In,
+                        ..
+                    }
+                ) {
+                    self.add("not in reference");
+                }
                 self.term(text, inner);
+            }
+            TermKind::RefOp { op, target } => {
+                self.add(match op {
+                    RefOpAst::Cmp(_) => "reference compared",
+                    RefOpAst::In => "in reference",
+                });
+                self.term(text, target);
             }
             TermKind::Ref { part, path, .. } => {
                 self.add(match part {
@@ -555,6 +576,9 @@ impl Seen {
                 });
                 if !path.is_empty() {
                     self.add("reference into a path");
+                }
+                if path.iter().any(|s| matches!(s, Seg::Each(_))) {
+                    self.add("reference [*]");
                 }
             }
         }

@@ -131,6 +131,31 @@ const CASES: &[(&str, &str, Files)] = &[
         &[],
     ),
     (
+        "unknown_reference_compared_typo",
+        "spec a {\n  elig: call check_eligibility\n  call refund(amount: <= elgi.output.max)\n}\n",
+        &[],
+    ),
+    (
+        "invalid_comparison_each_in_bare_reference",
+        "spec a {\n  search: call search_flights\n  call hold_seat(flight_id: search.output.flights[*].id)\n}\n",
+        &[],
+    ),
+    (
+        "invalid_comparison_each_in_order_comparison",
+        "spec a {\n  search: call search_flights\n  call hold_seat(price: <= search.output.flights[*].price)\n}\n",
+        &[],
+    ),
+    (
+        "invalid_comparison_non_number",
+        "spec a {\n  call refund(amount: <= \"12000\")\n}\n",
+        &[],
+    ),
+    (
+        "invalid_comparison_literal_after_in",
+        "spec a {\n  call hold_seat(flight_id: in [\"UA-837\", \"NH-7\"])\n}\n",
+        &[],
+    ),
+    (
         "unknown_expectation",
         "spec a {\n  call lookup\n  call refund\n  lookup before refnud\n}\n",
         &[],

@@ -296,6 +296,10 @@ impl<'t> Check<'t> {
                         assert_eq!(raw, name, "{}", self.name);
                     }
                 }
+                Seg::Each(span) => {
+                    self.within(outer, *span, "[*]");
+                    assert_eq!(self.at(*span), "[*]", "{}", self.name);
+                }
                 Seg::Index(i, span) => {
                     self.within(outer, *span, "index");
                     let raw = self.at(*span);
@@ -349,11 +353,18 @@ impl<'t> Check<'t> {
             TermKind::Absent => assert_eq!(self.at(sp), "absent"),
             TermKind::Any => assert_eq!(self.at(sp), "any"),
             TermKind::Not(inner) => self.term(sp, inner),
+            TermKind::RefOp { op, target } => {
+                match op {
+                    RefOpAst::Cmp(c) => assert!(self.at(sp).starts_with(c.as_str())),
+                    RefOpAst::In => assert!(self.at(sp).starts_with("in")),
+                }
+                self.term(sp, target);
+            }
             TermKind::Ref { label, path, .. } => {
                 self.ident(sp, label);
                 if let Some(first) = path.first() {
                     let start = match first {
-                        Seg::Key { span, .. } | Seg::Index(_, span) => span.start,
+                        Seg::Key { span, .. } | Seg::Index(_, span) | Seg::Each(span) => span.start,
                     };
                     self.path(Span::new(start, sp.end), path);
                 }

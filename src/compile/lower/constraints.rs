@@ -260,7 +260,13 @@ impl FileCx {
             TermKind::Absent => Check::Absent,
             TermKind::Any => Check::Any,
             TermKind::Not(inner)
-                if matches!(inner.kind, TermKind::RefOp { op: ast::RefOpAst::In, .. }) =>
+                if matches!(
+                    inner.kind,
+                    TermKind::RefOp {
+                        op: ast::RefOpAst::In,
+                        ..
+                    }
+                ) =>
             {
                 return self.ref_op(src, inner, true, refs);
             }
@@ -367,7 +373,6 @@ impl FileCx {
         let path = self.path(src, path)?;
         self.reference(src, label, *part, path, target.span, refs, op)
     }
-
 
     #[allow(clippy::too_many_arguments)]
     fn reference(

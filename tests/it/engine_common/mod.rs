@@ -139,6 +139,31 @@ pub(crate) fn reference(expectation: usize, label: &str, part: Part, p: &str) ->
         label: label.into(),
         part,
         path: path(p),
+        op: RefOp::Eq,
+    }
+}
+
+/// A reference check with an operator; `*` in `p` is `[*]`.
+pub(crate) fn reference_op(
+    expectation: usize,
+    label: &str,
+    part: Part,
+    p: &str,
+    op: RefOp,
+) -> Check {
+    let path = path(p)
+        .into_iter()
+        .map(|s| match s {
+            PathSeg::Key(k) if k == "*" => PathSeg::Each,
+            other => other,
+        })
+        .collect();
+    Check::Ref {
+        expectation,
+        label: label.into(),
+        part,
+        path,
+        op,
     }
 }
 
