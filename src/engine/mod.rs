@@ -19,7 +19,8 @@
 //!    strict and in-order specs (`in_order.rs`), min-cost flow for any order (`any_order.rs`);
 //! 5. references: if any constraint refers to an earlier expectation, the calls matched to the
 //!    referenced expectations in step 4 are pinned, reference constraints are evaluated against
-//!    them, and the alignment is run once more;
+//!    them, and the alignment is run once more (comparisons, membership with `[*]` collections
+//!    and references to an optional expectation that matched nothing: `refs.rs`);
 //! 6. `before` rules: if the alignment breaks one, a bounded search for one that does not
 //!    (`before.rs`: one dealing pass, bounded exchanges, a bounded number of realignments);
 //! 7. the verdict: statuses, calls beyond an `at_most` cap (a hard failure), failures of name-only calls, native score

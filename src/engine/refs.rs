@@ -98,9 +98,10 @@ fn key_of(v: &Value) -> Option<Key> {
         Value::Null => Key::Null,
         Value::Bool(b) => Key::Bool(*b),
         Value::String(s) => Key::Str(s.clone()),
-        Value::Number(n) => match int_of(n) {
-            Some(i) => Key::Int(i),
-            None => {
+        Value::Number(n) => {
+            if let Some(i) = int_of(n) {
+                Key::Int(i)
+            } else {
                 let f = n.as_f64()?;
                 if f.fract() == 0.0 && f.abs() < 1.8e19 {
                     #[allow(clippy::cast_possible_truncation)] // integral and in range
@@ -109,7 +110,7 @@ fn key_of(v: &Value) -> Option<Key> {
                     Key::Float(f.to_bits())
                 }
             }
-        },
+        }
         Value::Array(_) | Value::Object(_) => return None,
     })
 }

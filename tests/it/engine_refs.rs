@@ -310,7 +310,7 @@ fn several_captured_calls() {
     let v = check(text, &calls);
     assert_eq!(
         messages(&v, 1),
-        [r#"y: 3 is in a.output.ids[*] (call #2, 1 element: 3); it must not be"#]
+        ["y: 3 is in a.output.ids[*] (call #2, 1 element: 3); it must not be"]
     );
 }
 
