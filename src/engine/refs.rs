@@ -7,8 +7,8 @@
 //! exist, a captured value that is not a list all give a failure with a message.
 //!
 //! Numbers compare exactly ([`num_cmp`]). Membership uses the equality of `==` references
-//! ([`json_eq`]): scalar elements are hashed under that equality (so a test is one look-up), and
-//! objects and arrays are compared one by one. A list is collected once per (referenced call,
+//! (`json_eq`): every element is hashed under that equality (numbers by value, object keys in any
+//! order), so a test is one look-up whatever the list's length. A list is collected once per (referenced call,
 //! part, path) and run, at most [`EACH_BOUND`] elements visiting at most [`VISIT_BOUND`] values;
 //! past either, a membership the collected elements cannot settle is treated as failed and marked
 //! bounded (`reference-bound-applied`).
@@ -25,7 +25,7 @@ use std::rc::Rc;
 use serde_json::Value;
 
 use super::checks::{describe, place, Evaluator, Miss, RefMode};
-use super::json::{int_of, json_eq, num_cmp, show, trimmed, type_name};
+use super::json::{int_of, num_cmp, show, trimmed, type_name};
 use super::resolve::{parse_document, step, ParseCache};
 use super::verdict::{Finding, Severity};
 use crate::code::Code;
@@ -75,15 +75,15 @@ enum Captured {
 /// A collected list, ready for membership tests.
 #[derive(Default)]
 struct Members {
-    scalars: HashSet<Key>,
-    composites: Vec<Value>,
+    keys: HashSet<Key>,
     sample: Vec<Value>,
     len: usize,
     visited: usize,
     truncated: bool,
 }
 
-/// A scalar under `json_eq`: numbers by value (an integral double is the integer it denotes).
+/// A value under `json_eq`: two values have the same key exactly when they are equal. Scalars
+/// directly; arrays and objects as a canonical text (numbers by value, keys sorted).
 #[derive(PartialEq, Eq, Hash)]
 enum Key {
     Null,
@@ -91,28 +91,74 @@ enum Key {
     Int(i128),
     Float(u64),
     Str(String),
+    Composite(String),
 }
 
-fn key_of(v: &Value) -> Option<Key> {
-    Some(match v {
+/// A number by value: an integral double is the integer it denotes (as `num_eq` has it).
+fn num_key(n: &serde_json::Number) -> Key {
+    if let Some(i) = int_of(n) {
+        return Key::Int(i);
+    }
+    let f = n.as_f64().unwrap_or(f64::NAN);
+    if f.fract() == 0.0 && f.abs() < 1.8e19 {
+        #[allow(clippy::cast_possible_truncation)] // integral and in range
+        Key::Int(f as i128)
+    } else {
+        Key::Float(f.to_bits())
+    }
+}
+
+fn key_of(v: &Value) -> Key {
+    match v {
         Value::Null => Key::Null,
         Value::Bool(b) => Key::Bool(*b),
         Value::String(s) => Key::Str(s.clone()),
-        Value::Number(n) => {
-            if let Some(i) = int_of(n) {
-                Key::Int(i)
-            } else {
-                let f = n.as_f64()?;
-                if f.fract() == 0.0 && f.abs() < 1.8e19 {
-                    #[allow(clippy::cast_possible_truncation)] // integral and in range
-                    Key::Int(f as i128)
-                } else {
-                    Key::Float(f.to_bits())
-                }
-            }
+        Value::Number(n) => num_key(n),
+        Value::Array(_) | Value::Object(_) => {
+            let mut out = String::new();
+            canonical(v, &mut out);
+            Key::Composite(out)
         }
-        Value::Array(_) | Value::Object(_) => return None,
-    })
+    }
+}
+
+/// `v` as a text that is equal for equal values: strings quoted, numbers by [`num_key`], object
+/// members sorted by key.
+fn canonical(v: &Value, out: &mut String) {
+    match v {
+        Value::Null => out.push('n'),
+        Value::Bool(b) => out.push(if *b { 't' } else { 'f' }),
+        Value::String(s) => out.push_str(&Value::String(s.clone()).to_string()),
+        Value::Number(n) => match num_key(n) {
+            Key::Int(i) => out.push_str(&format!("i{i}")),
+            Key::Float(bits) => out.push_str(&format!("x{bits:x}")),
+            _ => out.push('?'),
+        },
+        Value::Array(items) => {
+            out.push('[');
+            for (k, x) in items.iter().enumerate() {
+                if k > 0 {
+                    out.push(',');
+                }
+                canonical(x, out);
+            }
+            out.push(']');
+        }
+        Value::Object(m) => {
+            let mut members: Vec<(&String, &Value)> = m.iter().collect();
+            members.sort_by(|a, b| a.0.cmp(b.0));
+            out.push('{');
+            for (k, (key, x)) in members.into_iter().enumerate() {
+                if k > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                canonical(x, out);
+            }
+            out.push('}');
+        }
+    }
 }
 
 impl Members {
@@ -129,19 +175,11 @@ impl Members {
         if self.sample.len() < SAMPLE {
             self.sample.push(trimmed(v));
         }
-        match key_of(v) {
-            Some(k) => {
-                self.scalars.insert(k);
-            }
-            None => self.composites.push(v.clone()),
-        }
+        self.keys.insert(key_of(v));
     }
 
     fn contains(&self, v: &Value) -> bool {
-        match key_of(v) {
-            Some(k) => self.scalars.contains(&k),
-            None => self.composites.iter().any(|c| json_eq(c, v)),
-        }
+        self.keys.contains(&key_of(v))
     }
 
     /// `N elements: a, b, …` for messages.
@@ -639,5 +677,42 @@ fn refs_of<'c>(c: &'c Check, f: &mut dyn FnMut(usize, &'c str)) {
         Check::Not { check } => refs_of(check, f),
         Check::AllOf { checks } => checks.iter().for_each(|c| refs_of(c, f)),
         _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::json::json_eq;
+    use serde_json::json;
+
+    /// Keys are equal exactly when `json_eq` says the values are.
+    #[test]
+    fn keys_follow_json_equality() {
+        let values = [
+            json!(1),
+            json!(1.0),
+            json!(1.5),
+            json!(-0.0),
+            json!(0),
+            json!(9_007_199_254_740_993_u64),
+            json!(9_007_199_254_740_992.0),
+            json!("1"),
+            json!(null),
+            json!(true),
+            json!([1, {"a": 2, "b": [3.0]}]),
+            json!([1.0, {"b": [3], "a": 2}]),
+            json!([1, {"a": 2}]),
+            json!({"a": "x,y"}),
+            json!({"a": "x", "y": null}),
+            json!([]),
+            json!({}),
+            json!([[]]),
+        ];
+        for a in &values {
+            for b in &values {
+                assert_eq!(key_of(a) == key_of(b), json_eq(a, b), "{a} vs {b}");
+            }
+        }
     }
 }

@@ -532,3 +532,79 @@ proptest! {
         }
     }
 }
+
+fn any_op() -> impl Strategy<Value = RefOp> {
+    prop::sample::select(vec![
+        RefOp::Eq,
+        RefOp::Lt,
+        RefOp::Le,
+        RefOp::Gt,
+        RefOp::Ge,
+        RefOp::In,
+        RefOp::NotIn,
+    ])
+}
+
+proptest! {
+    /// Random specs of two tools with optional expectations and references of every operator:
+    /// the verdict stays well formed (score in [0, 1], every call accounted for once), and a
+    /// `reference-not-applied` note is given exactly for each constraining expectation that
+    /// matched a call while an optional expectation it refers to matched none.
+    #[test]
+    fn operators_and_optional_references_keep_the_verdict_well_formed(
+        exps in prop::collection::vec((0u8..2, any::<bool>()), 1..5),
+        refs in prop::collection::vec((0usize..5, 0usize..5, any_op(), any::<bool>()), 0..4),
+        cs in prop::collection::vec((0u8..2, 0i64..4, prop::collection::vec(0i64..4, 0..3)), 0..6),
+        o in prop::sample::select(vec![OrderMode::Strict, OrderMode::InOrder, OrderMode::AnyOrder]),
+    ) {
+        let tools = ["a", "b"];
+        let mut list: Vec<Expectation> = exps
+            .iter()
+            .enumerate()
+            .map(|(j, (t, optional))| {
+                let e = exp(tools[*t as usize]).label(&format!("e{j}"));
+                if *optional { e.repeat(0, Some(1)) } else { e }
+            })
+            .collect();
+        let m = list.len();
+        let mut refers: Vec<(usize, usize)> = Vec::new();
+        for (from, to, op, each) in refs {
+            let (from, to) = (from % m, to % m);
+            if to >= from || refers.iter().any(|&(f, _)| f == from) {
+                continue;
+            }
+            let p = if op.is_membership() { if each { "l.*" } else { "l" } } else { "x" };
+            list[from] = list[from].clone().arg("x", reference_op(to, &format!("e{to}"), Part::Output, p, op));
+            refers.push((from, to));
+        }
+        let s = spec(o, list.clone());
+        let calls: Vec<ToolCall> = cs
+            .iter()
+            .map(|(t, x, l)| call_out(tools[*t as usize], json!({"x": x}), json!({"x": x, "l": l})))
+            .collect();
+        let v = run(&s, &calls);
+        prop_assert!((0.0..=1.0).contains(&v.score));
+        let mut seen = vec![0; calls.len()];
+        for e in &v.expectations { for &i in &e.calls { seen[i] += 1; } }
+        for &i in &v.unaccounted { seen[i] += 1; }
+        prop_assert!(seen.iter().all(|&n| n == 1));
+        let mut notes: Vec<usize> = v
+            .findings
+            .iter()
+            .filter(|f| f.code == "reference-not-applied")
+            .map(|f| f.expectation.unwrap())
+            .collect();
+        let mut want: Vec<usize> = refers
+            .iter()
+            .filter(|&&(from, to)| {
+                list[to].repeat.min == 0
+                    && v.expectations[to].calls.is_empty()
+                    && !v.expectations[from].calls.is_empty()
+            })
+            .map(|&(from, _)| from)
+            .collect();
+        want.sort_unstable();
+        notes.sort_unstable();
+        prop_assert_eq!(notes, want);
+    }
+}
