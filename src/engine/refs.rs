@@ -545,15 +545,19 @@ impl Evaluator<'_> {
                 ))
             };
         };
-        let lists: Vec<(usize, Rc<Captured>)> = earlier
-            .iter()
-            .rev()
-            .map(|&j| (j, self.captured(j, part, path)))
-            .collect();
-        let found = lists.iter().find_map(|(j, c)| match &**c {
-            Captured::List(m) if m.contains(v) => Some((*j, Rc::clone(c))),
-            _ => None,
-        });
+        // The latest first, up to the first list that holds the value.
+        let mut lists: Vec<(usize, Rc<Captured>)> = Vec::new();
+        let mut found = None;
+        for &j in earlier.iter().rev() {
+            let c = self.captured(j, part, path);
+            if matches!(&*c, Captured::List(m) if m.contains(v)) {
+                found = Some((j, Rc::clone(&c)));
+            }
+            lists.push((j, c));
+            if found.is_some() {
+                break;
+            }
+        }
         let truncated = lists
             .iter()
             .any(|(_, c)| matches!(&**c, Captured::List(m) if m.truncated));

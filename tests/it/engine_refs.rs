@@ -608,3 +608,24 @@ proptest! {
         prop_assert_eq!(notes, want);
     }
 }
+
+/// Twenty captured lists of 10 000 objects each, and 2 000 calls tested against them: each list
+/// is collected and hashed once, each test is a look-up (a linear scan per pair would compare
+/// 400 million objects).
+#[test]
+fn long_lists_of_objects_against_many_calls() {
+    let text =
+        "spec s {\n  a: at_least 1 call src\n  at_least 1 call t(x: in a.output.items[*])\n}\n";
+    let mut calls: Vec<ToolCall> = (0..20)
+        .map(|k| {
+            let items: Vec<Value> = (0..EACH_BOUND).map(|i| json!({"id": i, "k": k})).collect();
+            call_out("src", json!({}), json!({"items": items}))
+        })
+        .collect();
+    calls.extend((0..2_000).map(|i| call("t", json!({"x": {"k": 0, "id": i * 7 + 1_000_000}}))));
+    let start = std::time::Instant::now();
+    let v = check(text, &calls);
+    assert_eq!(v.expectations[1].status, Status::NameOnly);
+    assert_eq!(v.counts.exact, 20);
+    assert!(start.elapsed().as_secs() < 60, "{:?}", start.elapsed());
+}
