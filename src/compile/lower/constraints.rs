@@ -327,12 +327,14 @@ impl FileCx {
                 SpecDiagnostic::error(
                     Code::InvalidComparison,
                     src,
-                    "`in` takes a reference to a value captured earlier",
+                    format!("`{}` takes a reference to a value captured earlier", op.as_str()),
                 )
                 .label(target.span, "a literal")
                 .help(format!(
-                    "for a fixed list of values write `one_of {}`; for a captured list, `in label.output.path[*]`",
-                    raw(src, target.span)
+                    "for a fixed list of values write `{}one_of {}`; for a captured list, `{} label.output.path[*]`",
+                    if negated { "not " } else { "" },
+                    raw(src, target.span),
+                    op.as_str()
                 ))
             } else {
                 SpecDiagnostic::error(
