@@ -629,3 +629,75 @@ fn long_lists_of_objects_against_many_calls() {
     assert_eq!(v.counts.exact, 20);
     assert!(start.elapsed().as_secs() < 60, "{:?}", start.elapsed());
 }
+
+/// The bundled example (`specs/40_refund_references.toolspec`) on its OpenAI chat and Anthropic
+/// transcripts: the compact call table `check` reads gives the verdict of the full calls, and
+/// `Run` builds the same findings on demand (the `reference-not-applied` note included).
+#[test]
+fn the_example_gives_the_same_verdicts_on_compact_calls() {
+    use toolspec::transcript::{Keep, Reader, Transcript};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("specs/40_refund_references.toolspec")).unwrap();
+    let specs = compiled_all(&text);
+    let read = |name: &str, keep: Keep| -> Transcript {
+        let bytes = std::fs::read(root.join("specs/runs/refs").join(name)).unwrap();
+        let mut out = Vec::new();
+        Reader::new()
+            .keep(keep)
+            .read_with(name, &bytes, |t| out.push(t))
+            .unwrap();
+        out.remove(0)
+    };
+    let mut notes = 0;
+    for (config, files) in [
+        (
+            &specs[0],
+            [
+                "refund-openai.request.json",
+                "refund-anthropic.request.json",
+            ],
+        ),
+        (
+            &specs[1],
+            [
+                "booking-openai.request.json",
+                "booking-anthropic.request.json",
+            ],
+        ),
+    ] {
+        let mut passed = Vec::new();
+        for name in files {
+            let full = read(name, Keep::default());
+            let compact = read(
+                name,
+                Keep {
+                    compact: Some(0),
+                    ..Keep::default()
+                },
+            );
+            let table = compact.compact.as_ref().unwrap();
+            let want = run(config, &full.calls);
+            assert_eq!(run(config, table), want, "{name}");
+            let r = toolspec::engine::Run::new(config, table);
+            for (k, f) in want.findings.iter().enumerate() {
+                assert_eq!(r.finding(k).as_ref(), Some(f), "{name}");
+            }
+            notes += want
+                .findings
+                .iter()
+                .filter(|f| f.code == "reference-not-applied")
+                .count();
+            passed.push(want.passed);
+        }
+        // The OpenAI run passes, the Anthropic run fails.
+        assert_eq!(passed, [true, false], "{}", config.name);
+    }
+    assert_eq!(notes, 1);
+}
+
+/// Every spec of `text`, compiled without diagnostics.
+fn compiled_all(text: &str) -> Vec<MatcherConfig> {
+    let r = lang_common::compile_with(text, &[]);
+    assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
+    r.file.expect("a config").specs
+}
