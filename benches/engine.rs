@@ -47,6 +47,7 @@ fn expectation(tool: String, checks: Vec<PathCheck>, repeat: Repeat) -> Expectat
         weight: 1.0,
         span: Span::default(),
         name_span: Span::default(),
+        scope: None,
     }
 }
 
@@ -74,6 +75,7 @@ fn config(order: OrderMode, expectations: Vec<Expectation>) -> MatcherConfig {
         scoring: Scoring::default(),
         profile: None,
         deny_rules: Vec::new(),
+        answer: None,
     }
 }
 
@@ -85,6 +87,8 @@ fn call(name: String, args: serde_json::Value, output: serde_json::Value) -> Too
         output: Some(output),
         is_error: false,
         span: Span::default(),
+        turn: None,
+        agent: None,
     }
 }
 

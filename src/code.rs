@@ -148,6 +148,8 @@ codes! {
         "more than 4096 included files or 64 MiB of included text in one compilation";
     RegexTooLarge = "regex-too-large", Spec, Error,
         "a regular expression, or a file's regular expressions together, are too large";
+    NestedScope = "nested-scope", Spec, Error,
+        "a `turn` block inside a `turn` block, or an `agent` block inside an `agent` block";
     TooManyDiagnostics = "too-many-diagnostics", Spec, Error,
         "a file has more than 100 diagnostics; the rest are counted, not shown";
 
@@ -219,6 +221,16 @@ codes! {
         "a `[*]` reference collected its maximum of elements from one call; membership could not be settled and was treated as failed";
     ProfileError = "profile-error", Engine, Error,
         "the spec's profile could not score the pair";
+    ScopesNotRecorded = "scopes-not-recorded", Engine, Error,
+        "the spec has `turn` blocks but the transcript records no user turns";
+    TurnOutOfRange = "turn-out-of-range", Engine, Warning,
+        "a `turn N` block names a turn past the transcript's last";
+    UnknownAgent = "unknown-agent", Engine, Warning,
+        "an `agent` block names an agent that made no call in the transcript";
+    AnswerMismatch = "answer-mismatch", Engine, Error,
+        "the final assistant message fails the spec's `answer` constraint";
+    AnswerMissing = "answer-missing", Engine, Error,
+        "the spec has an `answer` constraint but the transcript records no final assistant message";
 
     SchemaViolation = "schema-violation", Rule, Error,
         "a call's arguments break the JSON Schema the transcript declares for its tool";

@@ -95,8 +95,19 @@ fn generate(out: &Path, args: &[&str]) -> bool {
     true
 }
 
+/// The calls in the truth files' shape: the `turn` and `agent` a reader records besides
+/// (`docs/formats.md`) are not part of the truth files.
 fn calls_json(t: &Transcript) -> Value {
-    serde_json::to_value(&t.calls).unwrap()
+    let calls: Vec<_> = t
+        .calls
+        .iter()
+        .map(|c| toolspec::transcript::ToolCall {
+            turn: None,
+            agent: None,
+            ..c.clone()
+        })
+        .collect();
+    serde_json::to_value(calls).unwrap()
 }
 
 /// (transcript line, truth line) of every bundle.

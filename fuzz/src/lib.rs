@@ -112,6 +112,8 @@ fn sample_calls() -> Vec<ToolCall> {
         output,
         is_error,
         span: Span::default(),
+        turn: None,
+        agent: None,
     };
     vec![
         call(
@@ -570,6 +572,7 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
                 weight: f64::from(e.weight) / 16.0,
                 span: Span::default(),
                 name_span: Span::default(),
+                scope: None,
             }
         })
         .collect();
@@ -639,6 +642,7 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
         },
         profile,
         deny_rules: Vec::new(),
+        answer: None,
     };
     let calls = input
         .calls
@@ -651,6 +655,8 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
             output: c.output.as_ref().map(V::value),
             is_error: c.is_error,
             span: Span::default(),
+            turn: None,
+            agent: None,
         })
         .collect();
     (config, calls)

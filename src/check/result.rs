@@ -180,11 +180,18 @@ pub(super) fn check_file<S: PairSink>(
                 tools,
                 answered,
                 findings,
+                turns,
+                answer,
             } = t;
-            let all: &dyn engine::Calls = match &compact {
-                Some(table) => table,
-                None => &calls,
+            let recorded = engine::Recorded {
+                calls: match &compact {
+                    Some(table) => table,
+                    None => &calls,
+                },
+                turns,
+                answer: answer.as_deref(),
             };
+            let all: &dyn engine::Calls = &recorded;
             let listed: Vec<Span>;
             let spans = if let Some(table) = &compact {
                 table.spans()

@@ -78,6 +78,10 @@ pub struct MatcherConfig {
     /// CODE, ...`), by code name; the other rules' findings join its report as warnings.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub deny_rules: Vec<String>,
+    /// A constraint on the final assistant message (`answer C`), if written; it counts in the
+    /// score as one expectation of weight 1 (see `docs/scoring.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<AnswerCheck>,
 }
 
 /// A transcript glob with its place in the spec.
@@ -144,6 +148,56 @@ pub struct Expectation {
     /// Where the tool name is written.
     #[serde(default)]
     pub name_span: Span,
+    /// The user turn and sub-agent whose calls alone this expectation may match (`turn 2 { … }`,
+    /// `agent "name" { … }`); `None` for any call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<Scope>,
+}
+
+/// The calls an expectation written inside `turn` and `agent` blocks may match: those of that
+/// turn and made by that agent (both, when the blocks nest).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Scope {
+    /// The user turn, if a `turn` block encloses the expectation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<TurnSel>,
+    /// Where the turn is written (`2`, `last`).
+    #[serde(default, skip_serializing_if = "Span::is_empty")]
+    pub turn_span: Span,
+    /// The sub-agent's name, if an `agent` block encloses the expectation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    /// Where the agent's name is written.
+    #[serde(default, skip_serializing_if = "Span::is_empty")]
+    pub agent_span: Span,
+}
+
+/// Which user turn: a 1-based number (serialized as a number) or the last (`"last"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum TurnSel {
+    /// The n-th user turn (1-based).
+    Nth(u32),
+    /// The transcript's last user turn.
+    Last(LastTurn),
+}
+
+/// The word `last` in a [`TurnSel`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LastTurn {
+    /// `turn last`
+    Last,
+}
+
+/// A constraint on the transcript's final assistant message (`answer contains "booked"`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnswerCheck {
+    /// What must hold of the message's text (a JSON string; paths are empty).
+    pub matcher: ValueMatcher,
+    /// Where the `answer` statement is written.
+    #[serde(default)]
+    pub span: Span,
 }
 
 /// How many calls an expectation matches.

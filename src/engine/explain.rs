@@ -36,6 +36,20 @@ pub(crate) struct Context<'a> {
     pub(crate) failures: &'a dyn Fn(usize, usize) -> Vec<crate::engine::Failure>,
     /// Whether an extra call fails the spec (`strict` order, or `extra_calls forbid`).
     pub(crate) strict_extras: bool,
+    /// The transcript's turns, for the scopes of expectations.
+    pub(crate) turns: super::scopes::Turns,
+}
+
+impl Context<'_> {
+    /// Whether call `i` is in the scope of expectation `j` (its turn and agent, if written).
+    fn in_scope(&self, j: usize, i: usize) -> bool {
+        let scope = self
+            .config
+            .expectations
+            .get(j)
+            .and_then(|e| e.scope.as_ref());
+        super::scopes::in_scope(scope, self.calls, self.turns, i)
+    }
 }
 
 fn finding(
@@ -67,10 +81,13 @@ impl Context<'_> {
 /// How messages name expectation `j`: ``#2 `Bash` `` (with its label, if it has one).
 fn who(config: &MatcherConfig, j: usize) -> String {
     match config.expectations.get(j) {
-        Some(e) => match &e.label {
-            Some(l) if l != &e.tool => format!("#{} `{}` ({l})", j + 1, e.tool),
-            _ => format!("#{} `{}`", j + 1, e.tool),
-        },
+        Some(e) => {
+            let scope = super::scopes::describe(e.scope.as_ref());
+            match &e.label {
+                Some(l) if l != &e.tool => format!("#{} `{}` ({l}){scope}", j + 1, e.tool),
+                _ => format!("#{} `{}`{scope}", j + 1, e.tool),
+            }
+        }
         None => format!("#{}", j + 1),
     }
 }
@@ -329,7 +346,10 @@ pub(crate) fn findings(
             ))));
             continue;
         }
-        let full_at = full_of_name.get(&(ctx.call_name[i] as usize)).copied();
+        let full_at = full_of_name
+            .get(&(ctx.call_name[i] as usize))
+            .copied()
+            .filter(|&j| ctx.in_scope(j, i));
         if let Some(j) = full_at {
             if outcomes[j].status == Status::Matched {
                 outcomes[j].status = Status::TooMany;
@@ -360,7 +380,10 @@ pub(crate) fn findings(
         }
         out.push(Pending::Unexpected {
             call: i,
-            exp: first_of_name.get(&(ctx.call_name[i] as usize)).copied(),
+            exp: first_of_name
+                .get(&(ctx.call_name[i] as usize))
+                .copied()
+                .filter(|&j| ctx.in_scope(j, i)),
         });
     }
 
@@ -662,6 +685,14 @@ fn missing_help(ctx: &Context<'_>, index: &NameIndex, j: usize) -> String {
         shown.join(", ")
     };
     let (named, forbidden) = index.calls_of(ctx.exp_name[j]);
+    let scope = ctx.config.expectations[j].scope.as_ref();
+    if scope.is_some() && !named.is_empty() && !named.iter().any(|&i| ctx.in_scope(j, i)) {
+        return format!(
+            "calls to this tool exist ({}), but none in its scope{}",
+            list(named),
+            super::scopes::describe(scope)
+        );
+    }
     if !named.is_empty() {
         return format!(
             "calls to this tool exist ({}) but are matched elsewhere or cannot be matched here",

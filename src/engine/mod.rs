@@ -44,6 +44,7 @@ pub mod native;
 mod refs;
 pub use refs::{EACH_BOUND, VISIT_BOUND};
 mod resolve;
+mod scopes;
 pub mod verdict;
 
 use std::borrow::Cow;
@@ -80,6 +81,64 @@ pub trait Calls {
     fn args(&self, i: usize) -> Cow<'_, Value>;
     /// The output of call `i`, if one is recorded (and kept).
     fn output(&self, i: usize) -> Option<&Value>;
+    /// The user turn of call `i` (1-based), if the transcript records turns.
+    fn turn(&self, _i: usize) -> Option<u32> {
+        None
+    }
+    /// The sub-agent that made call `i` (`None` for the main agent, or when not recorded).
+    fn agent(&self, _i: usize) -> Option<&str> {
+        None
+    }
+    /// How many user turns the transcript has, if it records turns: by default the last turn
+    /// a call belongs to (a transcript read from a file knows its own count, see [`Recorded`]).
+    fn turns(&self) -> Option<u32> {
+        (0..self.count()).filter_map(|i| self.turn(i)).max()
+    }
+    /// The final assistant message, if the transcript records it.
+    fn answer(&self) -> Option<&str> {
+        None
+    }
+}
+
+/// Calls with what their transcript records beside them: its number of user turns and its
+/// final answer (see [`crate::transcript::Transcript`]).
+pub struct Recorded<'a> {
+    /// The calls.
+    pub calls: &'a dyn Calls,
+    /// How many user turns the transcript records (`None`: none recorded).
+    pub turns: Option<u32>,
+    /// The final assistant message, if recorded.
+    pub answer: Option<&'a str>,
+}
+
+impl Calls for Recorded<'_> {
+    fn count(&self) -> usize {
+        self.calls.count()
+    }
+    fn name(&self, i: usize) -> &str {
+        self.calls.name(i)
+    }
+    fn is_error(&self, i: usize) -> bool {
+        self.calls.is_error(i)
+    }
+    fn args(&self, i: usize) -> Cow<'_, Value> {
+        self.calls.args(i)
+    }
+    fn output(&self, i: usize) -> Option<&Value> {
+        self.calls.output(i)
+    }
+    fn turn(&self, i: usize) -> Option<u32> {
+        self.calls.turn(i)
+    }
+    fn agent(&self, i: usize) -> Option<&str> {
+        self.calls.agent(i)
+    }
+    fn turns(&self) -> Option<u32> {
+        self.turns
+    }
+    fn answer(&self) -> Option<&str> {
+        self.answer
+    }
 }
 
 impl Calls for [ToolCall] {
@@ -101,6 +160,12 @@ impl Calls for [ToolCall] {
     fn output(&self, i: usize) -> Option<&Value> {
         self.get(i).and_then(|c| c.output.as_ref())
     }
+    fn turn(&self, i: usize) -> Option<u32> {
+        self.get(i).and_then(|c| c.turn)
+    }
+    fn agent(&self, i: usize) -> Option<&str> {
+        self.get(i).and_then(|c| c.agent.as_deref())
+    }
 }
 
 impl<const N: usize> Calls for [ToolCall; N] {
@@ -118,6 +183,12 @@ impl<const N: usize> Calls for [ToolCall; N] {
     }
     fn output(&self, i: usize) -> Option<&Value> {
         self.as_slice().output(i)
+    }
+    fn turn(&self, i: usize) -> Option<u32> {
+        self.as_slice().turn(i)
+    }
+    fn agent(&self, i: usize) -> Option<&str> {
+        self.as_slice().agent(i)
     }
 }
 
@@ -137,6 +208,12 @@ impl Calls for Vec<ToolCall> {
     fn output(&self, i: usize) -> Option<&Value> {
         self.as_slice().output(i)
     }
+    fn turn(&self, i: usize) -> Option<u32> {
+        self.as_slice().turn(i)
+    }
+    fn agent(&self, i: usize) -> Option<&str> {
+        self.as_slice().agent(i)
+    }
 }
 
 impl Calls for CallTable {
@@ -154,6 +231,12 @@ impl Calls for CallTable {
     }
     fn output(&self, i: usize) -> Option<&Value> {
         CallTable::output(self, i)
+    }
+    fn turn(&self, i: usize) -> Option<u32> {
+        CallTable::turn(self, i)
+    }
+    fn agent(&self, i: usize) -> Option<&str> {
+        CallTable::agent(self, i)
     }
 }
 
@@ -181,6 +264,18 @@ impl<C: Calls + ?Sized> Calls for AsDyn<'_, C> {
     }
     fn output(&self, i: usize) -> Option<&Value> {
         self.0.output(i)
+    }
+    fn turn(&self, i: usize) -> Option<u32> {
+        self.0.turn(i)
+    }
+    fn agent(&self, i: usize) -> Option<&str> {
+        self.0.agent(i)
+    }
+    fn turns(&self) -> Option<u32> {
+        self.0.turns()
+    }
+    fn answer(&self) -> Option<&str> {
+        self.0.answer()
     }
 }
 
@@ -294,6 +389,7 @@ impl<'a> Run<'a> {
             None
         };
         let per_call = budget.map_or(usize::MAX, |b| (b / with_exps.max(1)).max(1));
+        let turns = scopes::Turns::of(calls);
         let mut rank: HashMap<u32, usize> = HashMap::new();
         let mut by_call: Vec<Vec<Candidate>> = (0..n)
             .map(|i| {
@@ -327,6 +423,8 @@ impl<'a> Run<'a> {
                 window.sort_unstable();
                 let mut cands: Vec<Candidate> = window
                     .into_iter()
+                    // A scoped expectation pairs only with the calls of its turn and agent.
+                    .filter(|&j| scopes::in_scope(exps[j].scope.as_ref(), calls, turns, i))
                     .map(|j| Candidate {
                         exp: j,
                         full: optimistic.satisfies(&exps[j], i),
@@ -488,15 +586,38 @@ impl<'a> Run<'a> {
             over_cap: &over_cap,
             failures: &why,
             strict_extras,
+            turns,
         };
         let before_broken = explain::before_violations(&ctx, &outcomes);
+        let (scope_findings, unjudged) = scopes::findings(config, calls);
+        // The answer counts as one expectation of weight 1 (`docs/scoring.md`).
+        let answer = config
+            .answer
+            .as_ref()
+            .map(|a| scopes::answer(a, calls, &judge));
+        if let Some((holds, _)) = &answer {
+            let exact = sane(config.scoring.exact_match);
+            inputs.required_weight += 1.0;
+            if *holds {
+                inputs.earned += exact;
+            } else {
+                inputs.unmet_weight += 1.0;
+                inputs.all_met = false;
+            }
+        }
         inputs.hard_failure = counts.forbidden > 0
             || !over_cap.is_empty()
             || (strict_extras && counts.extra > 0)
-            || !before_broken.is_empty();
+            || !before_broken.is_empty()
+            || unjudged;
         let result = native::score(&config.scoring, &inputs);
         let mut pending = explain::findings(&ctx, &mut outcomes, before_broken);
         explain::merge(&mut pending, refs::not_applied(config, &assigned));
+        let extra = scope_findings
+            .into_iter()
+            .chain(answer.and_then(|(_, f)| f))
+            .map(|f| explain::Pending::Ready(Box::new(f)));
+        pending.extend(extra);
         if let Some(budget) = too_large.get() {
             pending.push(explain::too_large(budget));
         }

@@ -203,6 +203,17 @@ impl Finding {
             ("`never` rule", "forbids this call")
         } else if self.code == Code::BeforeViolation.id() {
             ("`before` rule", "requires this order")
+        } else if self.code == Code::AnswerMismatch.id() || self.code == Code::AnswerMissing.id() {
+            ("`answer` constraint", "checks the final answer")
+        } else if [
+            Code::ScopesNotRecorded,
+            Code::TurnOutOfRange,
+            Code::UnknownAgent,
+        ]
+        .iter()
+        .any(|c| self.code == c.id())
+        {
+            ("scope", "selects these calls")
         } else {
             ("expectation", "expected here")
         }

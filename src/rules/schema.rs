@@ -273,6 +273,8 @@ mod tests {
             output: None,
             is_error: false,
             span,
+            turn: None,
+            agent: None,
         }
     }
 

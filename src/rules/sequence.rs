@@ -134,6 +134,8 @@ mod tests {
             output: None,
             is_error: false,
             span: Span::new(at, at + 1),
+            turn: None,
+            agent: None,
         }
     }
 

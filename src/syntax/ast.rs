@@ -191,8 +191,40 @@ pub enum StmtKind {
     },
     /// An expected call.
     Expect(Box<Expectation>),
+    /// `turn N { … }`, `turn last { … }`, `agent "name" { … }`: expectations that only match
+    /// calls of that turn or sub-agent.
+    Scope {
+        /// Which turn or agent.
+        scope: ScopeAst,
+        /// The statements inside the braces (expectations and nested scopes).
+        body: Vec<Stmt>,
+    },
+    /// `answer C`: a constraint on the final assistant message.
+    Answer(Constraint),
     /// An unknown word.
     Unknown(Unknown),
+}
+
+/// What a scope block selects.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ScopeAst {
+    /// `turn N` (1-based).
+    Turn(Int),
+    /// `turn last`.
+    LastTurn(Span),
+    /// `agent "name"`.
+    Agent(Str),
+}
+
+impl ScopeAst {
+    /// Where the selector is written (`turn 2`'s number, `last`, the agent's string).
+    pub fn span(&self) -> Span {
+        match self {
+            ScopeAst::Turn(n) => n.span,
+            ScopeAst::LastTurn(s) => *s,
+            ScopeAst::Agent(s) => s.span,
+        }
+    }
 }
 
 /// One item of a `names` statement.

@@ -10,6 +10,7 @@ use crate::source::{SourceFile, Span};
 
 /// What the user would call the thing a rule matches.
 fn word(rule: Rule) -> Option<&'static str> {
+    use Rule::{agent_block, answer_stmt, k_agent, k_answer, k_last, k_turn, turn_block, turn_sel};
     use Rule::{
         arg, arg_list, args_stmt, bare_tool, before_stmt, binary_stmt, boolean, c_absent, c_any,
         c_contains, c_exact, c_fuzzy, c_not, c_one_of, c_present, c_subset, c_type, cmp, cmp_op,
@@ -104,6 +105,11 @@ fn word(rule: Rule) -> Option<&'static str> {
         k_absent => "`absent`",
         k_any => "`any`",
         k_not => "`not`",
+        turn_block | k_turn => "`turn`",
+        turn_sel => "a turn number or `last`",
+        k_last => "`last`",
+        agent_block | k_agent => "`agent`",
+        answer_stmt | k_answer => "`answer`",
         _ => return None,
     })
 }

@@ -10,7 +10,7 @@
 
 use super::ast::{
     ArgList, Body, Comment, Constraint, Expectation, File, Int, Item, Json, JsonKind, NameOpt,
-    OutputBody, RefOpAst, RepeatKind, Spec, Stmt, StmtKind, Suffix, Term, TermKind,
+    OutputBody, RefOpAst, RepeatKind, ScopeAst, Spec, Stmt, StmtKind, Suffix, Term, TermKind,
 };
 use crate::source::Span;
 
@@ -323,6 +323,51 @@ impl<'t> Printer<'t> {
                 }
             }
             StmtKind::Unknown(u) => raw(u.span).to_owned(),
+            StmtKind::Answer(c) => format!("answer {}", self.constraint(c)),
+            // Printed by `scope` (with its body and comments); here its opening line only.
+            StmtKind::Scope { scope, .. } => format!("{} {{", self.scope_head(scope)),
+        }
+    }
+
+    /// `turn 2`, `turn last`, `agent "name"`.
+    fn scope_head(&self, scope: &ScopeAst) -> String {
+        match scope {
+            ScopeAst::Turn(n) => format!("turn {}", self.raw(n.span)),
+            ScopeAst::LastTurn(_) => "turn last".to_owned(),
+            ScopeAst::Agent(name) => format!("agent {}", self.raw(name.span)),
+        }
+    }
+
+    /// One statement of a block at `indent`, with the comments written inside it (`inner`):
+    /// a scope block is printed with its body, nested; any other statement on its line(s),
+    /// its inner comments before it.
+    fn stmt_in_block(&mut self, indent: usize, st: &Stmt, inner: &[&Comment]) {
+        if let StmtKind::Scope { scope, body } = &st.kind {
+            let head = self.scope_head(scope);
+            if body.is_empty() && inner.is_empty() {
+                self.push(indent, &format!("{head} {{}}"));
+                return;
+            }
+            self.push(indent, &format!("{head} {{"));
+            self.block(
+                indent + 1,
+                body,
+                |st| st.span,
+                inner,
+                |_| false,
+                |p, st, hoisted| p.stmt_in_block(indent + 1, st, hoisted),
+            );
+            self.push(indent, "}");
+            return;
+        }
+        for c in inner {
+            self.push(indent, &c.text);
+        }
+        let text = self.stmt(st, INDENT.len() * indent);
+        if matches!(st.kind, StmtKind::Unknown(_)) {
+            self.push_verbatim(indent, &text);
+        } else {
+            self.push(indent, &text);
         }
     }
 
@@ -424,17 +469,7 @@ impl<'t> Printer<'t> {
             |st| st.span,
             inner,
             |_| false,
-            |p, st, hoisted| {
-                for c in hoisted {
-                    p.push(1, &c.text);
-                }
-                let text = p.stmt(st, INDENT.len());
-                if matches!(st.kind, StmtKind::Unknown(_)) {
-                    p.push_verbatim(1, &text);
-                } else {
-                    p.push(1, &text);
-                }
-            },
+            |p, st, hoisted| p.stmt_in_block(1, st, hoisted),
         );
         self.push(0, "}");
     }

@@ -5,7 +5,8 @@ use pest::Parser as _;
 
 use super::ast::{
     Arg, ArgList, Body, CmpOp, Comment, Constraint, Expectation, File, Ident, Include, Int, Item,
-    Json, JsonKind, NameOpt, Num, OutputBody, PathAst, RefOpAst, RepeatAst, RepeatKind, Seg, Spec,
+    Json, JsonKind, NameOpt, Num, OutputBody, PathAst, RefOpAst, RepeatAst, RepeatKind, ScopeAst, Seg,
+    Spec,
     Stmt, StmtKind, Str, Suffix, Term, TermKind, ToolDecl, Unknown,
 };
 use super::{expected, SpecDiagnostic};
@@ -106,6 +107,9 @@ fn is_keyword(r: Rule) -> bool {
             | Rule::k_any
             | Rule::k_not
             | Rule::k_in
+            | Rule::k_turn
+            | Rule::k_agent
+            | Rule::k_answer
             | Rule::EOI
     )
 }
@@ -275,6 +279,9 @@ impl Builder<'_> {
                 span: sp,
             });
         }
+        if matches!(rule, Rule::turn_block | Rule::agent_block) {
+            return self.scope(p);
+        }
         let kids = Self::children(p);
         let mut it = kids.into_iter();
         let kind = match rule {
@@ -365,6 +372,9 @@ impl Builder<'_> {
                 let args = it.next().map(|a| self.arg_list(a)).transpose()?;
                 StmtKind::Never { tool, args }
             }
+            Rule::answer_stmt => {
+                StmtKind::Answer(self.constraint(it.next().expect("answer constraint"))?)
+            }
             Rule::before_stmt => {
                 let first = self.tool_name(it.next().expect("before first"))?;
                 let then = self.tool_name(it.next().expect("before then"))?;
@@ -373,6 +383,27 @@ impl Builder<'_> {
             other => unreachable!("statement rule {other:?}"),
         };
         Ok(Stmt { kind, span: sp })
+    }
+
+    /// `turn N { … }`, `turn last { … }`, `agent "name" { … }`.
+    fn scope(&mut self, p: Pair<'_, Rule>) -> R<Stmt> {
+        let sp = self.span(&p);
+        let mut it = Self::children(p).into_iter();
+        let sel = it.next().expect("scope selector");
+        let scope = if sel.as_rule() == Rule::string {
+            ScopeAst::Agent(self.string(sel)?)
+        } else {
+            let sel_span = self.span(&sel);
+            match sel.into_inner().find(|c| c.as_rule() == Rule::int) {
+                Some(n) => ScopeAst::Turn(self.int(n)),
+                None => ScopeAst::LastTurn(sel_span),
+            }
+        };
+        let body = it.map(|s| self.stmt(s)).collect::<R<Vec<_>>>()?;
+        Ok(Stmt {
+            kind: StmtKind::Scope { scope, body },
+            span: sp,
+        })
     }
 
     fn expectation(&mut self, p: Pair<'_, Rule>) -> R<Expectation> {

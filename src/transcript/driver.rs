@@ -361,5 +361,7 @@ pub(super) fn transcript(format: Format, record: Option<RecordLoc>, sink: Sink) 
         tools: f.tools,
         answered: f.answered,
         findings: f.findings,
+        turns: f.turns,
+        answer: f.answer,
     }
 }

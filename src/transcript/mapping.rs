@@ -477,6 +477,8 @@ pub(crate) fn read_mapped(
             output,
             is_error,
             span,
+            turn: None,
+            agent: None,
         });
     }
     if let Some(r) = &mapping.results {
@@ -523,6 +525,8 @@ pub(crate) fn read_mapped(
         compact: None,
         tools: Vec::new(),
         findings,
+        turns: None,
+        answer: None,
     })
 }
 

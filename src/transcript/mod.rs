@@ -90,6 +90,12 @@ pub struct Transcript {
     pub answered: Vec<bool>,
     /// Non-fatal problems.
     pub findings: Vec<ReadFinding>,
+    /// How many user turns the transcript records (user messages that are prompts, not tool
+    /// results); `None` when its format records none, or it has no user message.
+    pub turns: Option<u32>,
+    /// The final answer: the text of the last assistant message that has text, where the
+    /// format records it.
+    pub answer: Option<String>,
 }
 
 /// How transcripts are read: in a given format or detected, keeping all of each call or only

@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::source::Span;
 
 /// One tool call, normalized across formats (the truth-file shape, plus its location).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ToolCall {
     /// The tool name as the transcript records it.
     pub name: String,
@@ -22,6 +22,15 @@ pub struct ToolCall {
     /// Where the call is recorded in the file (byte offsets).
     #[serde(default, skip_serializing)]
     pub span: Span,
+    /// The user turn the call belongs to, 1-based: the number of user messages before it, and
+    /// 1 for a call before the first (the opening turn). `None` when the format does not record
+    /// user messages, or the transcript has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u32>,
+    /// The sub-agent that made the call (a Claude Code Task subagent, an OpenAI Agents SDK
+    /// agent, …); `None` for the main agent, or where the format does not record agents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
 }
 
 /// A tool the transcript declares as available (where the format records it).
@@ -62,6 +71,23 @@ pub struct CallTable {
     text: Vec<u8>,
     /// The outputs kept, by call position.
     outputs: std::collections::BTreeMap<usize, Value>,
+    /// Each call's user turn and agent, once some call has one.
+    scopes: Option<Box<Scopes>>,
+}
+
+/// The turns and agents of a [`CallTable`]'s calls (kept apart: most transcripts have none).
+#[derive(Debug, Clone, Default)]
+struct Scopes {
+    /// Each call's user turn (0: none recorded); shorter than the table when its last calls
+    /// have none.
+    turns: Vec<u32>,
+    /// Each call's agent: 0 for none (the main agent), else an index into `agents` plus one;
+    /// shorter than the table when its last calls have none.
+    agent: Vec<u32>,
+    /// Distinct agent names, in order of first use.
+    agents: Vec<Box<str>>,
+    /// The position of each name in `agents`, plus one.
+    agent_ids: std::collections::HashMap<Box<str>, u32>,
 }
 
 /// Tables are equal when they hold the same calls (however their text is laid out).
@@ -75,11 +101,15 @@ impl PartialEq for CallTable {
                     self.span(i),
                     self.is_error(i),
                     self.args_text(i),
+                    self.turn(i),
+                    self.agent(i),
                 ) == (
                     other.name(i),
                     other.span(i),
                     other.is_error(i),
                     other.args_text(i),
+                    other.turn(i),
+                    other.agent(i),
                 )
             })
     }
@@ -144,6 +174,58 @@ impl CallTable {
         self.outputs.get(&i)
     }
 
+    /// The user turn of call `i`, if recorded (1-based).
+    pub fn turn(&self, i: usize) -> Option<u32> {
+        let s = self.scopes.as_ref()?;
+        s.turns.get(i).copied().filter(|&t| t > 0)
+    }
+
+    /// The sub-agent that made call `i`, if recorded (`None` for the main agent).
+    pub fn agent(&self, i: usize) -> Option<&str> {
+        let s = self.scopes.as_ref()?;
+        let a = *s.agent.get(i)?;
+        s.agents.get((a as usize).checked_sub(1)?).map(|n| &**n)
+    }
+
+    /// Record the user turn (`None`: none) and agent of call `i`.
+    pub(crate) fn set_scope(&mut self, i: usize, turn: Option<u32>, agent: Option<&str>) {
+        let n = self.len();
+        if i >= n {
+            return;
+        }
+        let turn = turn.filter(|&t| t > 0);
+        if turn.is_none() && agent.is_none() && self.scopes.is_none() {
+            return;
+        }
+        let s = self.scopes.get_or_insert_with(Box::default);
+        if let Some(t) = turn {
+            s.turns.resize(s.turns.len().max(i + 1), 0);
+            s.turns[i] = t;
+        } else if let Some(t) = s.turns.get_mut(i) {
+            *t = 0;
+        }
+        let id = match agent {
+            Some(name) => {
+                if let Some(&k) = s.agent_ids.get(name) {
+                    k
+                } else {
+                    s.agents.push(name.into());
+                    // Past u32::MAX distinct names (more than any file holds), the last is reused.
+                    let k = u32::try_from(s.agents.len()).unwrap_or(u32::MAX);
+                    s.agent_ids.insert(name.into(), k);
+                    k
+                }
+            }
+            None => 0,
+        };
+        if id > 0 {
+            s.agent.resize(s.agent.len().max(i + 1), 0);
+        }
+        if let Some(a) = s.agent.get_mut(i) {
+            *a = id;
+        }
+    }
+
     /// The calls as [`ToolCall`]s (ids are not kept: `None`).
     pub fn to_calls(&self) -> Vec<ToolCall> {
         (0..self.len())
@@ -154,6 +236,8 @@ impl CallTable {
                 output: self.output(i).cloned(),
                 is_error: self.is_error(i),
                 span: self.span(i),
+                turn: self.turn(i),
+                agent: self.agent(i).map(str::to_owned),
             })
             .collect()
     }
@@ -165,6 +249,7 @@ impl CallTable {
         for c in calls {
             let i = t.push(&mut symbols, &c.name, &c.args, c.span);
             t.errors[i] = c.is_error;
+            t.set_scope(i, c.turn, c.agent.as_deref());
             if let Some(o) = &c.output {
                 t.outputs.insert(i, o.clone());
             }
@@ -239,6 +324,10 @@ impl CallTable {
         self.errors.shrink_to_fit();
         self.args.shrink_to_fit();
         self.text.shrink_to_fit();
+        if let Some(s) = &mut self.scopes {
+            s.turns.shrink_to_fit();
+            s.agent.shrink_to_fit();
+        }
     }
 }
 
@@ -277,6 +366,8 @@ mod tests {
             output,
             is_error,
             span: Span::new(at, at + 3),
+            turn: None,
+            agent: None,
         }
     }
 
@@ -307,7 +398,14 @@ mod tests {
             ),
             call("Read", json!({}), None, false, 16),
         ];
+        let mut calls = calls;
+        // Turns and agents, where recorded, come back; a call without them has none.
+        calls[1].turn = Some(2);
+        calls[1].agent = Some("researcher".into());
+        calls[3].agent = Some("researcher".into());
         let table = CallTable::from_calls(&calls);
+        assert_eq!(table.scopes.as_ref().map(|s| s.agents.len()), Some(1));
+        assert_eq!((table.turn(0), table.agent(0)), (None, None));
         let mut want = calls.clone();
         for c in &mut want {
             c.id = None;

@@ -56,6 +56,12 @@ pub(crate) struct Sink {
     pub prefix: Vec<Seg>,
     /// What to keep of each call (everything by default).
     pub keep: Keep,
+    /// User turns seen so far ([`Self::user_turn`]); each call records it.
+    turn: u32,
+    /// The sub-agent whose calls are being read, as the reader last set it ([`Self::set_agent`]).
+    agent: Option<String>,
+    /// The last assistant text seen ([`Self::assistant_text`]).
+    answer: Option<String>,
 }
 
 /// Where the calls are kept: as [`ToolCall`]s (by default), or compact ([`Keep::compact`]).
@@ -101,6 +107,7 @@ impl Store {
             for c in calls {
                 let i = table.push(symbols, &c.name, &c.args, c.span);
                 table.set_error(i, c.is_error);
+                table.set_scope(i, c.turn, c.agent.as_deref());
                 table.set_output(i, c.output);
             }
             hashed.extend(
@@ -157,6 +164,8 @@ pub(crate) struct Finished {
     pub tools: Vec<ToolDecl>,
     pub answered: Vec<bool>,
     pub findings: Vec<ReadFinding>,
+    pub turns: Option<u32>,
+    pub answer: Option<String>,
 }
 
 impl Sink {
@@ -300,6 +309,8 @@ impl Sink {
                     output: None,
                     is_error: false,
                     span,
+                    turn: (self.turn > 0).then_some(self.turn),
+                    agent: self.agent.clone(),
                 });
             }
             Store::Compact {
@@ -311,7 +322,12 @@ impl Sink {
                 if let Some(id) = &id {
                     by_id.insert(keys.hash_one(id.as_str()), i);
                 }
-                table.push(symbols, name, &args, span);
+                let i = table.push(symbols, name, &args, span);
+                table.set_scope(
+                    i,
+                    (self.turn > 0).then_some(self.turn),
+                    self.agent.as_deref(),
+                );
             }
         }
         self.answered.push(false);
@@ -503,6 +519,33 @@ impl Sink {
         false
     }
 
+    /// A user message that is a prompt (not a tool result) starts the next turn: calls from
+    /// here on belong to it.
+    pub(crate) fn user_turn(&mut self) {
+        self.turn = self.turn.saturating_add(1);
+    }
+
+    /// The turn of the calls read from here on, for formats that number turns themselves
+    /// (toolspec's own calls format): `turn` when it is past the current one.
+    pub(crate) fn reach_turn(&mut self, turn: u32) {
+        self.turn = self.turn.max(turn);
+    }
+
+    /// The sub-agent making the calls read from here on (`None`: the main agent).
+    pub(crate) fn set_agent(&mut self, agent: Option<&str>) {
+        if self.agent.as_deref() != agent {
+            self.agent = agent.map(str::to_owned);
+        }
+    }
+
+    /// Text the assistant wrote: the final answer is the last such text (empty text is
+    /// skipped).
+    pub(crate) fn assistant_text(&mut self, text: &str) {
+        if !text.trim().is_empty() {
+            self.answer = Some(text.to_owned());
+        }
+    }
+
     /// Add a finding at `loc`.
     pub(crate) fn finding(&mut self, code: Code, message: String, loc: Loc) {
         self.findings.push((
@@ -589,19 +632,36 @@ impl Sink {
                 f
             })
             .collect();
-        let (calls, table) = match self.store {
+        let turns = (self.turn > 0).then_some(self.turn);
+        let (mut calls, table) = match self.store {
             Store::Full { calls, .. } => (calls, None),
             Store::Compact { mut table, .. } => {
                 table.shrink_to_fit();
+                if turns.is_some() {
+                    // Calls before the first user message belong to the opening turn.
+                    for i in 0..table.len() {
+                        if table.turn(i).is_none() {
+                            let agent = table.agent(i).map(str::to_owned);
+                            table.set_scope(i, Some(1), agent.as_deref());
+                        }
+                    }
+                }
                 (Vec::new(), Some(table))
             }
         };
+        if turns.is_some() {
+            for c in &mut calls {
+                c.turn.get_or_insert(1);
+            }
+        }
         Finished {
             calls,
             table,
             tools: self.tools,
             answered: self.answered,
             findings,
+            turns,
+            answer: self.answer,
         }
     }
 }
@@ -697,6 +757,42 @@ fn is_text_block(b: &Value) -> bool {
     ) && b.get("text").is_some_and(Value::is_string)
 }
 
+/// The text of a message's `content`: a string, or the text blocks of a list joined with
+/// `"\n"` (other blocks skipped); `None` when it holds no text.
+pub(crate) fn content_text(content: Option<&Value>) -> Option<String> {
+    match content? {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(items) => {
+            let texts: Vec<&str> = items
+                .iter()
+                .filter(|b| {
+                    matches!(
+                        b.get("type").and_then(Value::as_str),
+                        Some("text" | "output_text")
+                    )
+                })
+                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .collect();
+            (!texts.is_empty()).then(|| texts.join("\n"))
+        }
+        _ => None,
+    }
+}
+
+/// Whether a user message's `content` is a prompt: a string, or a list with some block that
+/// is not a tool result.
+pub(crate) fn is_prompt(content: Option<&Value>) -> bool {
+    match content {
+        Some(Value::String(_)) => true,
+        Some(Value::Array(items)) => items.iter().any(|b| {
+            !b.get("type")
+                .and_then(Value::as_str)
+                .is_some_and(|t| t.ends_with("tool_result"))
+        }),
+        _ => false,
+    }
+}
+
 /// A string field of an object.
 pub(crate) fn s<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
     v.get(key).and_then(Value::as_str)
@@ -722,6 +818,63 @@ pub(crate) fn arr<'v>(v: &'v Value, key: &str) -> &'v [Value] {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// Each call records the turn and agent current when it is read; calls before the first
+    /// user prompt are in turn 1; a transcript without prompts records no turns. Full and
+    /// compact sinks agree.
+    #[test]
+    fn calls_record_their_turn_and_agent() {
+        let run = |keep: &Keep, prompts: bool| {
+            let mut s = Sink::keeping(keep);
+            let at = |o| Loc::Span(Span::point(o));
+            s.call("boot", Args::Empty, None, at(0));
+            if prompts {
+                s.user_turn();
+            }
+            s.call("a", Args::Empty, None, at(1));
+            s.set_agent(Some("researcher"));
+            s.call("b", Args::Empty, None, at(2));
+            s.set_agent(None);
+            s.assistant_text("first");
+            if prompts {
+                s.user_turn();
+            }
+            s.call("c", Args::Empty, None, at(3));
+            s.assistant_text("  ");
+            s.assistant_text("the answer");
+            s.finish()
+        };
+        for prompts in [true, false] {
+            let full = run(&Keep::default(), prompts);
+            let compact = run(
+                &Keep {
+                    compact: Some(0),
+                    ..Keep::default()
+                },
+                prompts,
+            );
+            let seen: Vec<(Option<u32>, Option<&str>)> = full
+                .calls
+                .iter()
+                .map(|c| (c.turn, c.agent.as_deref()))
+                .collect();
+            let turns = |t: [u32; 4]| t.map(|t| prompts.then_some(t));
+            let [t0, t1, t2, t3] = turns([1, 1, 1, 2]);
+            assert_eq!(
+                seen,
+                [(t0, None), (t1, None), (t2, Some("researcher")), (t3, None)]
+            );
+            assert_eq!(full.turns, prompts.then_some(2));
+            assert_eq!(full.answer.as_deref(), Some("the answer"));
+            let table = compact.table.expect("compact");
+            let mut want = full.calls.clone();
+            for c in &mut want {
+                c.id = None;
+            }
+            assert_eq!(table.to_calls(), want);
+            assert_eq!((compact.turns, compact.answer), (full.turns, full.answer));
+        }
+    }
 
     #[test]
     fn argument_rule() {

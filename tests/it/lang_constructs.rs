@@ -73,6 +73,12 @@ const ALL: &[&str] = &[
     "never with arguments",
     "never ()",
     "before",
+    // Scopes and the answer.
+    "turn N",
+    "turn last",
+    "agent",
+    "nested scope",
+    "answer",
     // Expectations.
     "label",
     "call without arguments",
@@ -354,6 +360,26 @@ impl Seen {
             }
             StmtKind::Before { .. } => self.add("before"),
             StmtKind::Expect(e) => self.expectation(text, e),
+            StmtKind::Scope { scope, body } => {
+                match scope {
+                    ScopeAst::Turn(_) => self.add("turn N"),
+                    ScopeAst::LastTurn(_) => self.add("turn last"),
+                    ScopeAst::Agent(name) => {
+                        self.string(text, name);
+                        self.add("agent");
+                    }
+                }
+                for st in body {
+                    if matches!(st.kind, StmtKind::Scope { .. }) {
+                        self.add("nested scope");
+                    }
+                    self.stmt(text, st);
+                }
+            }
+            StmtKind::Answer(c) => {
+                self.add("answer");
+                self.constraint(text, c);
+            }
             StmtKind::Unknown(u) => {
                 self.problem(format!("unknown statement `{}`", u.word.name));
             }

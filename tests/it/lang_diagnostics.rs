@@ -204,6 +204,16 @@ const CASES: &[(&str, &str, Files)] = &[
         &[],
     ),
     (
+        "nested_scope",
+        "spec a {\n  turn 1 {\n    turn 2 { call send_email }\n  }\n  agent \"r\" { agent \"s\" { call web_search } }\n}\n",
+        &[],
+    ),
+    (
+        "scope_errors",
+        "spec a {\n  turn 0 { call lookup }\n  agent \"\" { call search }\n  turn last { odrer in_order }\n  answer contains \"x\"\n  answer /y/\n}\n",
+        &[],
+    ),
+    (
         "all_errors_of_a_file",
         "spec refund {\n  odrer strict\n  threshold 2\n  call issue_refund(order_id: lookup.output.id, order_id: \"x\")\n  never issue_refund\n  profile galtea { prefix: [\"functions.\"] }\n}\n\nspec refund {\n  call email(to: /(/)\n}\n",
         &[],

@@ -275,6 +275,8 @@ fn the_compiler_and_the_engine_agree_on_tool_names() {
             output: None,
             is_error: false,
             span: Span::default(),
+            turn: None,
+            agent: None,
         };
         assert_eq!(
             run(&config, &[call]).passed,

@@ -245,6 +245,8 @@ fn without_spans(mut v: serde_json::Value) -> serde_json::Value {
             serde_json::Value::Object(m) => {
                 m.remove("span");
                 m.remove("name_span");
+                m.remove("turn_span");
+                m.remove("agent_span");
                 m.values_mut().for_each(strip);
             }
             serde_json::Value::Array(a) => a.iter_mut().for_each(strip),

@@ -205,6 +205,18 @@ impl<'t> Check<'t> {
                 self.ident(sp, then);
             }
             StmtKind::Expect(e) => self.expectation(sp, e),
+            StmtKind::Scope { scope, body } => {
+                match scope {
+                    ScopeAst::Turn(n) => self.int(sp, n),
+                    ScopeAst::LastTurn(at) => assert_eq!(self.at(*at), "last"),
+                    ScopeAst::Agent(name) => self.string(sp, name),
+                }
+                for inner in body {
+                    self.within(sp, inner.span, "statement in a block");
+                    self.stmt(inner);
+                }
+            }
+            StmtKind::Answer(c) => self.constraint(sp, c),
             StmtKind::Unknown(u) => {
                 self.within(sp, u.span, "unknown statement");
                 self.ident(u.span, &u.word);

@@ -24,6 +24,8 @@ fn without_spans(mut v: Value) -> Value {
             Value::Object(m) => {
                 m.remove("span");
                 m.remove("name_span");
+                m.remove("turn_span");
+                m.remove("agent_span");
                 m.remove("source");
                 m.values_mut().for_each(strip);
             }

@@ -32,8 +32,18 @@ fn pairs(root: &Path, transcripts: &str, truth: &str) -> Vec<(PathBuf, PathBuf)>
     out
 }
 
+/// The calls in the truth files' shape: the `turn` and `agent` a reader records besides
+/// (`docs/formats.md`) are not part of the truth files.
 fn calls_json(ts: &[Transcript]) -> Value {
-    let calls: Vec<_> = ts.iter().flat_map(|t| t.calls.iter()).collect();
+    let calls: Vec<_> = ts
+        .iter()
+        .flat_map(|t| t.calls.iter())
+        .map(|c| toolspec::transcript::ToolCall {
+            turn: None,
+            agent: None,
+            ..c.clone()
+        })
+        .collect();
     serde_json::to_value(calls).unwrap()
 }
 

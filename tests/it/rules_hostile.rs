@@ -17,6 +17,8 @@ fn call(name: &str, args: Value, at: usize) -> ToolCall {
         output: None,
         is_error: false,
         span: Span::new(at, at + 1),
+        turn: None,
+        agent: None,
     }
 }
 

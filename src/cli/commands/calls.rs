@@ -223,7 +223,17 @@ pub(crate) fn calls_json(t: &Transcript) -> Value {
         t.calls
             .iter()
             .map(|c| {
-                json!({"name": c.name, "args": c.args, "id": c.id, "output": c.output, "is_error": c.is_error})
+                let mut v = json!({"name": c.name, "args": c.args, "id": c.id, "output": c.output, "is_error": c.is_error});
+                // Where the reader records them: the user turn and the sub-agent of the call.
+                if let Some(m) = v.as_object_mut() {
+                    if let Some(turn) = c.turn {
+                        m.insert("turn".into(), json!(turn));
+                    }
+                    if let Some(agent) = &c.agent {
+                        m.insert("agent".into(), json!(agent));
+                    }
+                }
+                v
             })
             .collect(),
     )

@@ -11,6 +11,7 @@ mod constraints;
 mod expectations;
 mod profile;
 mod rules;
+mod scopes;
 mod settings;
 
 use std::collections::{HashMap, HashSet};
@@ -25,7 +26,7 @@ use crate::config::{
     CONFIG_VERSION,
 };
 use crate::source::{SourceFile, Span};
-use crate::syntax::ast::{self, StmtKind};
+use crate::syntax::ast;
 use crate::syntax::SpecDiagnostic;
 use constraints::{Lit, Refs};
 
@@ -54,6 +55,9 @@ pub(crate) const SPEC_KEYWORDS: &[&str] = &[
     "errored",
     "weight",
     "before",
+    "turn",
+    "agent",
+    "answer",
 ];
 /// Keywords that may start a top-level item.
 pub(crate) const TOP_KEYWORDS: &[&str] = &["include", "tool", "spec"];
@@ -183,18 +187,15 @@ impl FileCx {
             scoring: Scoring::default(),
             profile: None,
             deny_rules: Vec::new(),
+            answer: None,
         };
         let mode = self.settings(src, spec, &mut cfg);
 
-        // Labels, for references and `before` rules.
-        let exps: Vec<(&ast::Expectation, Span)> = spec
-            .stmts
-            .iter()
-            .filter_map(|s| match &s.kind {
-                StmtKind::Expect(e) => Some((&**e, s.span)),
-                _ => None,
-            })
-            .collect();
+        // Labels, for references and `before` rules; expectations inside `turn` and `agent`
+        // blocks in their written place, with their scope.
+        let scoped = self.scoped_expectations(src, &spec.stmts);
+        let exps: Vec<(&ast::Expectation, Span)> =
+            scoped.iter().map(|(e, span, _)| (*e, *span)).collect();
         let labels = self.labels(src, &exps);
 
         // Expectations by normalised tool name: the first's index and how many.
@@ -221,9 +222,16 @@ impl FileCx {
 
         for (i, (e, span)) in written.exps.iter().enumerate() {
             let refs = Refs::Before(&written.labels, i);
-            let x = self.expectation(src, &names, mode, e, *span, refs);
+            let mut x = self.expectation(src, &names, mode, e, *span, refs);
+            x.scope.clone_from(&scoped[i].2);
             cfg.expectations.push(x);
         }
+        cfg.answer = self.answer(
+            src,
+            &spec.stmts,
+            Lit::of(mode),
+            Refs::Before(&written.labels, written.exps.len()),
+        );
 
         self.rules(src, spec, Lit::of(mode), &norm, &written, &mut cfg);
         cfg

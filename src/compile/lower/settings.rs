@@ -223,7 +223,11 @@ impl FileCx {
                     }
                     self.diags.push(d);
                 }
-                StmtKind::Expect(_) | StmtKind::Never { .. } | StmtKind::Before { .. } => {}
+                StmtKind::Expect(_)
+                | StmtKind::Never { .. }
+                | StmtKind::Before { .. }
+                | StmtKind::Scope { .. }
+                | StmtKind::Answer(_) => {}
             }
         }
         mode

@@ -263,6 +263,8 @@ mod tests {
             output: None,
             is_error: false,
             span: Default::default(),
+            turn: None,
+            agent: None,
         }
     }
 

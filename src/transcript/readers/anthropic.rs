@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::super::detect;
-use super::super::sink::{arr, norm_output, s, Args, Loc, Sink};
+use super::super::sink::{arr, content_text, is_prompt, norm_output, s, Args, Loc, Sink};
 use super::super::spans::Seg;
 use crate::code::Code;
 
@@ -17,6 +17,9 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     }
     if s(v, "type") == Some("message") && v.get("content").is_some_and(Value::is_array) {
         blocks(v, &[Seg::K("content")], sink);
+        if let Some(text) = content_text(v.get("content")) {
+            sink.assistant_text(&text);
+        }
         return Ok(());
     }
     let Some(msgs) = detect::messages(v) else {
@@ -33,9 +36,24 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     for (i, m) in msgs.iter().enumerate() {
         let mut p = root.to_vec();
         p.extend([Seg::I(i), Seg::K("content")]);
+        turn_and_text(m, sink);
         blocks(m, &p, sink);
     }
     Ok(())
+}
+
+/// What a message says besides its blocks: a user prompt starts a turn, assistant text is
+/// the answer so far (shared with Claude Code).
+pub(crate) fn turn_and_text(m: &Value, sink: &mut Sink) {
+    match s(m, "role") {
+        Some("user") if is_prompt(m.get("content")) => sink.user_turn(),
+        Some("assistant") => {
+            if let Some(text) = content_text(m.get("content")) {
+                sink.assistant_text(&text);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The content blocks of one message (shared with Claude Code).

@@ -9,14 +9,16 @@
 //! (`IgnoredAny`), never built.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::marker::PhantomData;
+use std::rc::Rc;
 
 use serde::de::value::MapAccessDeserializer;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::super::sink::{norm_output_owned, Args, Sink};
+use super::super::sink::{content_text, is_prompt, norm_output_owned, Args, Sink};
 use super::super::spans::Seg;
 use super::super::Format;
 use super::anthropic;
@@ -26,9 +28,85 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     super::session_doc(Format::ClaudeCode, "Claude Code session", v, sink)
 }
 
-/// Claude Code session state (all linking is by tool-use id, kept in the sink).
+/// Claude Code session state (all linking is by tool-use id, kept in the sink; what is kept
+/// here names the sub-agents of sidechains).
 #[derive(Default)]
-pub(crate) struct State;
+pub(crate) struct State {
+    /// The prompt of each `Task` (or `Agent`) call → the sub-agent it starts: its
+    /// `subagent_type`, else its `description`.
+    tasks: HashMap<String, String>,
+    /// Each sidechain line read, by `uuid` → its agent: a line's agent is its parent's, and a
+    /// sidechain's first line (no parent) names it by its prompt.
+    chain: HashMap<String, Rc<str>>,
+}
+
+/// What the scopes read of a session line, whichever way it was read.
+struct Scoping<'a> {
+    user: bool,
+    sidechain: bool,
+    meta: bool,
+    uuid: Option<&'a str>,
+    parent: Option<&'a str>,
+    agent_id: Option<&'a str>,
+    /// The message's text: a string content, or its text blocks joined.
+    text: Option<String>,
+    /// Whether the message is a prompt (a string, or some block that is not a tool result).
+    prompt: bool,
+}
+
+impl State {
+    /// Before a line's blocks are read: the agent its calls belong to, and whether it starts
+    /// a user turn (a prompt on the main chain, not a meta line).
+    fn scope(&mut self, l: &Scoping<'_>, sink: &mut Sink) {
+        if !l.sidechain {
+            sink.set_agent(None);
+            if l.user && l.prompt && !l.meta {
+                sink.user_turn();
+            }
+            return;
+        }
+        let agent: Rc<str> = if let Some(a) = l.parent.and_then(|p| self.chain.get(p)) {
+            a.clone()
+        } else {
+            let by_prompt = l.text.as_ref().and_then(|t| self.tasks.get(t.trim()));
+            Rc::from(by_prompt.map_or_else(|| l.agent_id.unwrap_or("subagent"), |a| a.as_str()))
+        };
+        sink.set_agent(Some(&agent));
+        if let Some(u) = l.uuid {
+            self.chain.insert(u.to_owned(), agent);
+        }
+    }
+
+    /// After a line's blocks: the main chain's assistant text is the answer so far.
+    fn answer(l: &Scoping<'_>, sink: &mut Sink) {
+        if !l.user && !l.sidechain {
+            if let Some(t) = &l.text {
+                sink.assistant_text(t);
+            }
+        }
+    }
+
+    /// A `Task` call's sub-agent, by its prompt (so that its sidechain is named after it).
+    fn task(&mut self, name: &str, input: Option<&Value>) {
+        if !matches!(name, "Task" | "Agent") {
+            return;
+        }
+        let Some(input) = input else { return };
+        let field = |k: &str| {
+            input
+                .get(k)
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+        };
+        if let (Some(prompt), Some(agent)) = (
+            field("prompt"),
+            field("subagent_type").or_else(|| field("description")),
+        ) {
+            self.tasks
+                .insert(prompt.trim().to_owned(), agent.to_owned());
+        }
+    }
+}
 
 impl State {
     /// Feed one session line.
@@ -52,7 +130,29 @@ impl State {
             _ => return,
         }
         let Some(m) = v.get("message") else { return };
+        let str_of = |k: &str| v.get(k).and_then(Value::as_str);
+        let content = m.get("content");
+        let l = Scoping {
+            user: str_of("type") == Some("user"),
+            sidechain: v.get("isSidechain").and_then(Value::as_bool) == Some(true),
+            meta: v.get("isMeta").and_then(Value::as_bool) == Some(true),
+            uuid: str_of("uuid"),
+            parent: str_of("parentUuid"),
+            agent_id: str_of("agentId"),
+            text: content_text(content),
+            prompt: is_prompt(content),
+        };
+        self.scope(&l, sink);
+        for b in content.and_then(Value::as_array).into_iter().flatten() {
+            if b.get("type").and_then(Value::as_str) == Some("tool_use") {
+                self.task(
+                    b.get("name").and_then(Value::as_str).unwrap_or(""),
+                    b.get("input"),
+                );
+            }
+        }
         anthropic::blocks(m, &[Seg::K("message"), Seg::K("content")], sink);
+        Self::answer(&l, sink);
     }
 
     /// Feed one session line from its text, building only what the reader reads (`outputs`:
@@ -83,7 +183,10 @@ impl State {
             Some("system") => return false,
             _ => return true,
         }
-        let blocks = line.message.map(|m| m.0.content.0).unwrap_or_default();
+        let (blocks, string) = line
+            .message
+            .map(|m| (m.0.content.0, m.0.content.1))
+            .unwrap_or_default();
         let server_result = |b: &Block<'_, C>| {
             b.ty.as_ref().is_some_and(|t| {
                 t.0.ends_with("_tool_result") && !matches!(&*t.0, "tool_result" | "mcp_tool_result")
@@ -92,11 +195,37 @@ impl State {
         if blocks.iter().any(server_result) {
             return false;
         }
+        let prompt = string.is_some()
+            || blocks
+                .iter()
+                .any(|b| !b.ty.as_ref().is_some_and(|t| t.0.ends_with("tool_result")));
+        let texts: Vec<&str> = blocks
+            .iter()
+            .filter(|b| {
+                b.ty.as_ref()
+                    .is_some_and(|t| matches!(&*t.0, "text" | "output_text"))
+            })
+            .filter_map(|b| b.text.as_ref().map(|t| &*t.0))
+            .collect();
+        let l = Scoping {
+            user: line.ty.as_ref().is_some_and(|t| t.0 == "user"),
+            sidechain: line.is_sidechain == Some(true),
+            meta: line.is_meta == Some(true),
+            uuid: line.uuid.as_ref().map(|u| &*u.0),
+            parent: line.parent.as_ref().map(|u| &*u.0),
+            agent_id: line.agent_id.as_ref().map(|u| &*u.0),
+            text: string.or_else(|| (!texts.is_empty()).then(|| texts.join("\n"))),
+            prompt,
+        };
+        self.scope(&l, sink);
         for (index, b) in blocks.into_iter().enumerate() {
             let loc = |sink: &Sink| sink.at(&[Seg::K("message"), Seg::K("content"), Seg::I(index)]);
             let str_of = |s: &Option<Str<'_>>| s.as_ref().map_or("", |s| &*s.0).to_owned();
             match b.ty.as_ref().map(|t| &*t.0) {
-                Some("tool_use" | "server_tool_use" | "mcp_tool_use") => {
+                Some(ty @ ("tool_use" | "server_tool_use" | "mcp_tool_use")) => {
+                    if ty == "tool_use" {
+                        self.task(&str_of(&b.name), b.input.as_ref());
+                    }
                     let args = b.input.map_or(Args::Empty, Args::Owned);
                     let l = loc(sink);
                     sink.call(&str_of(&b.name), args, b.id.map(|id| id.0.into_owned()), l);
@@ -109,6 +238,7 @@ impl State {
                 _ => {}
             }
         }
+        Self::answer(&l, sink);
         true
     }
 }
@@ -119,6 +249,16 @@ impl State {
 struct Line<'a, C> {
     #[serde(borrow, rename = "type")]
     ty: Option<Str<'a>>,
+    #[serde(rename = "isSidechain")]
+    is_sidechain: Option<bool>,
+    #[serde(rename = "isMeta")]
+    is_meta: Option<bool>,
+    #[serde(borrow)]
+    uuid: Option<Str<'a>>,
+    #[serde(borrow, rename = "parentUuid")]
+    parent: Option<Str<'a>>,
+    #[serde(borrow, rename = "agentId")]
+    agent_id: Option<Str<'a>>,
     #[serde(borrow)]
     message: Option<Obj<Message<'a, C>>>,
 }
@@ -142,6 +282,9 @@ struct Block<'a, C> {
     name: Option<Str<'a>>,
     #[serde(borrow)]
     tool_use_id: Option<Str<'a>>,
+    /// A text block's text (the answer, a prompt).
+    #[serde(borrow)]
+    text: Option<Str<'a>>,
     /// `null` is an input (`Some(Value::Null)`), as in the `Value`.
     #[serde(default, deserialize_with = "some")]
     input: Option<Value>,
@@ -194,12 +337,13 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Obj<T> {
     }
 }
 
-/// `message.content`: its blocks when it is a list; a string (a prompt) or `null` has none.
-struct Blocks<'a, C>(Vec<Block<'a, C>>);
+/// `message.content`: its blocks when it is a list; a string (a prompt) or `null` has none
+/// (a string is kept beside).
+struct Blocks<'a, C>(Vec<Block<'a, C>>, Option<String>);
 
 impl<C> Blocks<'_, C> {
     fn none() -> Self {
-        Blocks(Vec::new())
+        Blocks(Vec::new(), None)
     }
 }
 
@@ -216,10 +360,10 @@ impl<'de: 'a, 'a, C: Deserialize<'de>> Deserialize<'de> for Blocks<'a, C> {
                 while let Some(Obj(b)) = seq.next_element()? {
                     out.push(b);
                 }
-                Ok(Blocks(out))
+                Ok(Blocks(out, None))
             }
-            fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-                Ok(Blocks::none())
+            fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
+                Ok(Blocks(Vec::new(), Some(s.to_owned())))
             }
             fn visit_unit<E>(self) -> Result<Self::Value, E> {
                 Ok(Blocks::none())
@@ -333,7 +477,7 @@ mod tests {
 
     fn read(lines: &[String], outputs: bool, typed: bool) -> (Finished, usize) {
         let mut sink = Sink::keeping(&Keep::default());
-        let mut state = State;
+        let mut state = State::default();
         let mut took = 0;
         for (i, line) in lines.iter().enumerate() {
             sink.line = Some(Span::new(i, i + 1));
@@ -365,6 +509,12 @@ mod tests {
                 assert_eq!(got.calls, want.calls, "{:?}", lines.first());
                 assert_eq!(got.findings, want.findings, "{:?}", lines.first());
                 assert_eq!(got.tools, want.tools);
+                assert_eq!(
+                    (got.turns, &got.answer),
+                    (want.turns, &want.answer),
+                    "{:?}",
+                    lines.first()
+                );
             }
         }
         assert!(took > 200, "most lines take the typed path ({took})");
@@ -374,7 +524,7 @@ mod tests {
     fn the_typed_path_declines_what_it_does_not_read() {
         let declined = |line: &str| {
             let mut sink = Sink::keeping(&Keep::default());
-            let took = State.text(line, false, &mut sink);
+            let took = State::default().text(line, false, &mut sink);
             // Declining feeds nothing.
             assert!(took || sink.len() == 0, "{line}");
             !took

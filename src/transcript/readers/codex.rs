@@ -20,6 +20,17 @@ pub(crate) struct State;
 impl State {
     /// Feed one rollout line.
     pub(crate) fn line(&mut self, v: &Value, sink: &mut Sink) {
+        // The user's prompts and the agent's messages, as the session's events record them
+        // (the `response_item` messages also hold injected context).
+        if s(v, "type") == Some("event_msg") {
+            let p = v.get("payload").unwrap_or(&Value::Null);
+            match s(p, "type") {
+                Some("user_message") => sink.user_turn(),
+                Some("agent_message") => sink.assistant_text(s(p, "message").unwrap_or("")),
+                _ => {}
+            }
+            return;
+        }
         if s(v, "type") != Some("response_item") {
             return;
         }

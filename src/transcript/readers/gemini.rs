@@ -337,6 +337,20 @@ fn response(st: &mut Stream, r: &Value, path: &[Seg], sink: &mut Sink) {
 }
 
 fn content(st: &mut Stream, c: &Value, path: &[Seg], sink: &mut Sink) {
+    // A user content with text is a prompt (a turn); a model content's text is the answer so
+    // far. (Function responses come in user contents too, without text.)
+    let text: Vec<&str> = arr(c, "parts")
+        .iter()
+        .filter(|p| p.get("thought").and_then(Value::as_bool) != Some(true))
+        .filter_map(|p| s(p, "text"))
+        .collect();
+    if !text.is_empty() {
+        match s(c, "role") {
+            Some("user") => sink.user_turn(),
+            Some("model") => sink.assistant_text(&text.join("")),
+            _ => {}
+        }
+    }
     for (j, part) in arr(c, "parts").iter().enumerate() {
         if let Some(fc) = part
             .get("functionCall")

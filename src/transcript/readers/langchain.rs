@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::super::detect;
-use super::super::sink::{arr, norm_output, s, Args, Sink};
+use super::super::sink::{arr, content_text, is_prompt, norm_output, s, Args, Sink};
 use super::super::spans::Seg;
 
 /// Read a LangChain message list or state.
@@ -39,6 +39,7 @@ fn message(m: &Value, mut path: Vec<Seg>, sink: &mut Sink) {
         let kind = match class {
             "AIMessage" | "AIMessageChunk" => "ai",
             "ToolMessage" | "ToolMessageChunk" => "tool",
+            "HumanMessage" | "HumanMessageChunk" => "human",
             _ => "other",
         };
         path.push(Seg::K("kwargs"));
@@ -50,7 +51,16 @@ fn message(m: &Value, mut path: Vec<Seg>, sink: &mut Sink) {
         (s(m, "type").unwrap_or(""), m)
     };
     match kind {
-        "ai" | "AIMessageChunk" => ai(fields, &path, sink),
+        "ai" | "AIMessageChunk" => {
+            // A multi-agent graph names the agent (its node) on the message.
+            sink.set_agent(s(fields, "name").filter(|n| !n.is_empty()));
+            ai(fields, &path, sink);
+            sink.set_agent(None);
+            if let Some(text) = content_text(fields.get("content")) {
+                sink.assistant_text(&text);
+            }
+        }
+        "human" | "user" if is_prompt(fields.get("content")) => sink.user_turn(),
         "tool" => {
             if let Some(id) = s(fields, "tool_call_id") {
                 let out = fields.get("content").map(norm_output);

@@ -74,7 +74,7 @@ impl Session {
     }
 
     pub(super) fn claude_code(_: Option<&Value>) -> Option<Self> {
-        Some(Session::ClaudeCode(claude_code::State))
+        Some(Session::ClaudeCode(claude_code::State::default()))
     }
 
     pub(super) fn codex(_: Option<&Value>) -> Option<Self> {

@@ -12,7 +12,7 @@ use super::super::spans::Seg;
 use crate::code::Code;
 
 /// The keys a call object may have.
-pub(crate) const KEYS: [&str; 5] = ["name", "args", "id", "output", "is_error"];
+pub(crate) const KEYS: [&str; 7] = ["name", "args", "id", "output", "is_error", "turn", "agent"];
 
 /// Whether `v` is one call: an object with a string `name`, an `args` member, and no key
 /// outside [`KEYS`] (`id` a string or null, `is_error` a boolean or null).
@@ -26,6 +26,9 @@ pub(crate) fn is_call(v: &Value) -> bool {
         && o.get("id").is_none_or(|i| i.is_string() || i.is_null())
         && o.get("is_error")
             .is_none_or(|e| e.is_boolean() || e.is_null())
+        && o.get("turn")
+            .is_none_or(|t| t.as_u64().is_some_and(|t| t >= 1) || t.is_null())
+        && o.get("agent").is_none_or(|a| a.is_string() || a.is_null())
 }
 
 /// Whether `v` is one transcript: an array of calls (an empty array is one with no calls).
@@ -97,7 +100,12 @@ fn call(c: &Value, path: &[Seg], sink: &mut Sink) -> Result<(), String> {
         None => Args::Empty,
     };
     let l = sink.at(path);
+    // The turn and agent, as `toolspec calls --json` prints them where a reader recorded them.
+    sink.set_agent(c.get("agent").and_then(Value::as_str));
+    let turn = c.get("turn").and_then(Value::as_u64);
+    sink.reach_turn(turn.map_or(0, |t| u32::try_from(t).unwrap_or(u32::MAX)));
     let i = sink.call_unique(name, args, id_string(c.get("id")), l);
+    sink.set_agent(None);
     let output = c.get("output").filter(|o| !o.is_null()).cloned();
     let is_error = c.get("is_error").and_then(Value::as_bool).unwrap_or(false);
     if output.is_some() || is_error {

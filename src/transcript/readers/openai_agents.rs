@@ -56,8 +56,23 @@ pub(crate) struct Spans {
 impl Spans {
     /// One line (located by `sink.line`): a span is kept; trace objects and other lines are not.
     pub(crate) fn line(&mut self, v: &Value, sink: &Sink) {
-        if is_span(v) && matches!(s(&v["span_data"], "type"), Some("function" | "generation")) {
-            self.spans.push((v.clone(), sink.line.unwrap_or_default()));
+        if !is_span(v) {
+            return;
+        }
+        let at = sink.line.unwrap_or_default();
+        if matches!(s(&v["span_data"], "type"), Some("function" | "generation")) {
+            self.spans.push((v.clone(), at));
+        } else {
+            // Other spans only for the agent they name and the chain of parents up to it.
+            let d = &v["span_data"];
+            let small = serde_json::json!({
+                "object": "trace.span",
+                "id": v.get("id"),
+                "parent_id": v.get("parent_id"),
+                "started_at": v.get("started_at"),
+                "span_data": {"type": d.get("type"), "name": d.get("name")},
+            });
+            self.spans.push((small, at));
         }
     }
 
@@ -111,6 +126,9 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     if is_run_state(v) {
         // The input the run started from (a string, or a list of Responses items), then what
         // the run generated. `session_items` and `model_responses` repeat these items.
+        if v.get("original_input").is_some_and(Value::is_string) {
+            sink.user_turn();
+        }
         if let Some(input) = v.get("original_input").and_then(Value::as_array) {
             super::openai_responses::items(
                 input,
@@ -129,9 +147,11 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     ))
 }
 
-/// The `raw_item`s of run items, read as one list of Responses items (an approval item repeats
-/// its call, which the id de-duplicates).
+/// The `raw_item`s of run items, read as lists of Responses items (an approval item repeats
+/// its call, which the id de-duplicates): one list per run of items of the same agent (the
+/// item's `agent.name`), whose calls that agent made.
 fn run_items(items: &[Value], root: &[Seg], sink: &mut Sink) {
+    let agent_of = |x: &Value| x.get("agent").and_then(|a| s(a, "name")).map(str::to_owned);
     let (raw, at): (Vec<Value>, Vec<usize>) = items
         .iter()
         .enumerate()
@@ -141,15 +161,51 @@ fn run_items(items: &[Value], root: &[Seg], sink: &mut Sink) {
                 .map(|r| (r.clone(), i))
         })
         .unzip();
-    super::openai_responses::items(
-        &raw,
-        |k| {
-            let mut p = root.to_vec();
-            p.extend([Seg::I(at[k]), Seg::K("raw_item")]);
-            p
-        },
-        sink,
-    );
+    let mut start = 0;
+    while start < raw.len() {
+        let agent = agent_of(&items[at[start]]);
+        let end = (start..raw.len())
+            .find(|&k| agent_of(&items[at[k]]) != agent)
+            .unwrap_or(raw.len());
+        sink.set_agent(agent.as_deref());
+        super::openai_responses::items(
+            &raw[start..end],
+            |k| {
+                let mut p = root.to_vec();
+                p.extend([Seg::I(at[start + k]), Seg::K("raw_item")]);
+                p
+            },
+            sink,
+        );
+        start = end;
+    }
+    sink.set_agent(None);
+}
+
+/// The agent of each span: the name of its nearest `agent` span, itself included, going up
+/// by `parent_id` (at most 64 steps: a cycle of ids ends there).
+fn span_agents<'v>(spans: &[(usize, &'v Value)]) -> std::collections::HashMap<&'v str, &'v str> {
+    let by_id: std::collections::HashMap<&str, &Value> = spans
+        .iter()
+        .filter_map(|(_, x)| s(x, "id").map(|id| (id, *x)))
+        .collect();
+    let mut out = std::collections::HashMap::new();
+    for (_, x) in spans {
+        let Some(id) = s(x, "id") else { continue };
+        let mut at = Some(*x);
+        for _ in 0..64 {
+            let Some(span) = at else { break };
+            let d = span.get("span_data").unwrap_or(&Value::Null);
+            if s(d, "type") == Some("agent") {
+                if let Some(name) = s(d, "name") {
+                    out.insert(id, name);
+                }
+                break;
+            }
+            at = s(span, "parent_id").and_then(|p| by_id.get(p).copied());
+        }
+    }
+    out
 }
 
 /// Read the `function` spans of a trace, ordered by `started_at` (file order on ties); `at(i)`
@@ -175,11 +231,13 @@ fn read_spans<'v>(items: &'v [Value], at: impl Fn(usize) -> Loc, sink: &mut Sink
             }
         }
     }
+    let agents = span_agents(&spans);
     for (i, x) in spans {
         let d = data(x);
         if s(d, "type") != Some("function") {
             continue;
         }
+        sink.set_agent(s(x, "id").and_then(|id| agents.get(id).copied()));
         let name = s(d, "name").unwrap_or("");
         let input = d.get("input").filter(|a| !a.is_null());
         let id = known.id_of(name, input);
@@ -194,4 +252,5 @@ fn read_spans<'v>(items: &'v [Value], at: impl Fn(usize) -> Loc, sink: &mut Sink
             sink.answer(k, output, error);
         }
     }
+    sink.set_agent(None);
 }

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::super::detect;
-use super::super::sink::{arr, norm_output, s, Args, Sink};
+use super::super::sink::{arr, content_text, norm_output, s, Args, Sink};
 use super::super::spans::Seg;
 use crate::code::Code;
 
@@ -111,7 +111,13 @@ fn message(m: &Value, path: &[Seg], sink: &mut Sink) {
             let out = m.get("content").map(norm_output);
             sink.answer_name(name, out, false);
         }
-        _ => {
+        Some("user") => sink.user_turn(),
+        role => {
+            if matches!(role, Some("assistant") | None) {
+                if let Some(text) = content_text(m.get("content")) {
+                    sink.assistant_text(&text);
+                }
+            }
             for (j, tc) in arr(m, "tool_calls").iter().enumerate() {
                 let id = s(tc, "id").map(str::to_string);
                 let loc = at(sink, &[Seg::K("tool_calls"), Seg::I(j)]);

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::super::detect;
-use super::super::sink::{arr, norm_output, s, Args, Sink};
+use super::super::sink::{arr, content_text, is_prompt, norm_output, s, Args, Sink};
 use super::super::spans::Seg;
 use crate::code::Code;
 
@@ -77,6 +77,18 @@ pub(super) fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mu
             .map(str::to_string);
         let item_id = s(it, "id").map(str::to_string);
         let failed = s(it, "status") == Some("failed");
+        // Messages: a user prompt starts a turn; assistant text is the answer so far.
+        if matches!(ty, "message" | "") {
+            match s(it, "role") {
+                Some("user") if is_prompt(it.get("content")) => sink.user_turn(),
+                Some("assistant") => {
+                    if let Some(text) = content_text(it.get("content")) {
+                        sink.assistant_text(&text);
+                    }
+                }
+                _ => {}
+            }
+        }
         let obj = |key: &str| {
             it.get(key)
                 .cloned()

@@ -18,6 +18,7 @@ const KEEP: &[&str] = &[
     "gen_ai.input.messages",
     "gen_ai.output.messages",
     "error.type",
+    "gen_ai.agent.name",
 ];
 
 struct SpanRec {
@@ -28,6 +29,10 @@ struct SpanRec {
     loc: Loc,
     /// Vendor-flattened tool calls (OpenLLMetry, OpenInference), in (message, call) order.
     flat: Flat,
+    /// `spanId` and `parentSpanId`: the agent of a call is that of its nearest `invoke_agent`
+    /// span above it.
+    id: Option<String>,
+    parent: Option<String>,
 }
 
 /// Tool calls and tool results spelled as flattened attributes:
@@ -186,6 +191,7 @@ impl State {
                     ]);
                     let loc = sink.at(&p);
                     let seq = self.spans.len();
+                    let span_id = |k: &str| s(sp, k).filter(|v| !v.is_empty()).map(str::to_owned);
                     let mut rec = SpanRec {
                         start,
                         seq,
@@ -193,6 +199,8 @@ impl State {
                         error,
                         loc,
                         flat,
+                        id: span_id("spanId"),
+                        parent: span_id("parentSpanId"),
                     };
                     if rec
                         .attrs
@@ -306,6 +314,8 @@ impl State {
                         error: false,
                         loc,
                         flat,
+                        id: None,
+                        parent: None,
                     });
                 }
             }
@@ -315,8 +325,10 @@ impl State {
     /// Merge tool spans and message parts into calls.
     pub(crate) fn finish(mut self, sink: &mut Sink) {
         self.spans.sort_by_key(|sp| (sp.start, sp.seq));
+        let agents = self.agents();
         struct Entry {
             key: (u128, usize, usize),
+            agent: Option<String>,
             id: Option<String>,
             name: String,
             args: Option<Value>,
@@ -342,6 +354,7 @@ impl State {
                 .map(str::to_string);
             let e = Entry {
                 key: (sp.start, sp.seq, 0),
+                agent: agents[sp.seq].clone(),
                 id: id.clone(),
                 name: sp
                     .attrs
@@ -392,6 +405,7 @@ impl State {
                     }
                     entries.push(Entry {
                         key: (sp.start, sp.seq, k + 1),
+                        agent: agents[sp.seq].clone(),
                         id,
                         name,
                         args,
@@ -428,7 +442,9 @@ impl State {
                 None => Args::Owned(Value::Null),
             };
             let id = e.id.clone();
+            sink.set_agent(e.agent.as_deref());
             let i = sink.call_unique(&e.name, args, id, e.loc);
+            sink.set_agent(None);
             let out = e
                 .output
                 .or_else(|| {
@@ -438,6 +454,39 @@ impl State {
                 .map(|o| norm_output(&o));
             sink.answer(i, out, e.error);
         }
+    }
+}
+
+impl State {
+    /// The agent of each span, by its `seq`: the `gen_ai.agent.name` of the nearest
+    /// `invoke_agent` span at or above it (by `parentSpanId`, at most 64 steps: a cycle of ids
+    /// ends there).
+    fn agents(&self) -> Vec<Option<String>> {
+        let by_id: HashMap<&str, &SpanRec> = self
+            .spans
+            .iter()
+            .filter_map(|sp| sp.id.as_deref().map(|id| (id, sp)))
+            .collect();
+        let mut out = vec![None; self.spans.len()];
+        for sp in &self.spans {
+            let mut at = Some(sp);
+            for _ in 0..64 {
+                let Some(span) = at else { break };
+                let op = span
+                    .attrs
+                    .get("gen_ai.operation.name")
+                    .and_then(Value::as_str);
+                if op == Some("invoke_agent") {
+                    let name = span.attrs.get("gen_ai.agent.name").and_then(Value::as_str);
+                    if let (Some(name), Some(slot)) = (name, out.get_mut(sp.seq)) {
+                        *slot = Some(name.to_owned());
+                    }
+                    break;
+                }
+                at = span.parent.as_deref().and_then(|p| by_id.get(p).copied());
+            }
+        }
+        out
     }
 }
 

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::super::detect;
-use super::super::sink::{arr, norm_output, s, Args, Sink};
+use super::super::sink::{arr, content_text, is_prompt, norm_output, s, Args, Sink};
 use super::super::spans::Seg;
 
 /// Read a Vercel AI SDK document.
@@ -109,6 +109,18 @@ fn step(st: &Value, path: &[Seg], sink: &mut Sink) {
 }
 
 fn message(m: &Value, path: &[Seg], sink: &mut Sink) {
+    // A user prompt starts a turn; assistant text (in `content` or UI `parts`) is the answer so
+    // far.
+    let content = m.get("content").or_else(|| m.get("parts"));
+    match s(m, "role") {
+        Some("user") if is_prompt(content) => sink.user_turn(),
+        Some("assistant") => {
+            if let Some(text) = content_text(content) {
+                sink.assistant_text(&text);
+            }
+        }
+        _ => {}
+    }
     if let Some(parts) = m.get("parts").and_then(Value::as_array) {
         let mut any = false;
         for (j, p) in parts.iter().enumerate() {

@@ -15,6 +15,8 @@ pub(crate) fn call(name: &str, args: Value) -> ToolCall {
         output: None,
         is_error: false,
         span: Span::default(),
+        turn: None,
+        agent: None,
     }
 }
 
@@ -52,6 +54,7 @@ pub(crate) fn exp(tool: &str) -> Expectation {
         weight: 1.0,
         span: Span::default(),
         name_span: Span::default(),
+        scope: None,
     }
 }
 
@@ -129,6 +132,7 @@ pub(crate) fn spec(order: OrderMode, expectations: Vec<Expectation>) -> MatcherC
         scoring: Scoring::default(),
         profile: None,
         deny_rules: Vec::new(),
+        answer: None,
     }
 }
 
