@@ -47,6 +47,7 @@ fn expectation(tool: String, checks: Vec<PathCheck>, repeat: Repeat) -> Expectat
         weight: 1.0,
         span: Span::default(),
         name_span: Span::default(),
+        critical: false,
     }
 }
 
@@ -74,6 +75,7 @@ fn config(order: OrderMode, expectations: Vec<Expectation>) -> MatcherConfig {
         scoring: Scoring::default(),
         profile: None,
         deny_rules: Vec::new(),
+        groups: Vec::new(),
     }
 }
 

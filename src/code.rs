@@ -146,6 +146,10 @@ codes! {
         "more than 4096 included files or 64 MiB of included text in one compilation";
     RegexTooLarge = "regex-too-large", Spec, Error,
         "a regular expression, or a file's regular expressions together, are too large";
+    InvalidGroup = "invalid-group", Spec, Error,
+        "an `either` or `parallel` block is empty, has one branch, holds a statement other than expectations, or is nested where it cannot be";
+    TooManyArrangements = "too-many-arrangements", Spec, Error,
+        "the `either` and `parallel` blocks of a spec have more arrangements than the engine tries (720)";
     TooManyDiagnostics = "too-many-diagnostics", Spec, Error,
         "a file has more than 100 diagnostics; the rest are counted, not shown";
 
@@ -211,6 +215,10 @@ codes! {
         "a call that satisfies an unmet expectation but is out of order";
     FuzzyBoundApplied = "fuzzy-bound-applied", Engine, Warning,
         "a fuzzy constraint could not be settled within the work bound and was treated as failed";
+    EitherBranch = "either-branch", Engine, Note,
+        "which branch of an `either` block was scored (the others count for nothing)";
+    CriticalUnmet = "critical-unmet", Engine, Error,
+        "a critical expectation or block is not met: the pair fails whatever the score";
     ProfileError = "profile-error", Engine, Error,
         "the spec's profile could not score the pair";
 

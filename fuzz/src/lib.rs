@@ -559,6 +559,7 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
                 weight: f64::from(e.weight) / 16.0,
                 span: Span::default(),
                 name_span: Span::default(),
+                critical: false,
             }
         })
         .collect();
@@ -628,6 +629,7 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
         },
         profile,
         deny_rules: Vec::new(),
+        groups: Vec::new(),
     };
     let calls = input
         .calls

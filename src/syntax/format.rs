@@ -9,8 +9,8 @@
 //! same line stays there; a comment inside a statement moves to the line before it.
 
 use super::ast::{
-    ArgList, Body, Comment, Constraint, Expectation, File, Int, Item, Json, JsonKind, NameOpt,
-    OutputBody, RepeatKind, Spec, Stmt, StmtKind, Suffix, Term, TermKind,
+    ArgList, Block, Body, Comment, Constraint, Expectation, File, Int, Item, Json, JsonKind,
+    NameOpt, OutputBody, RepeatKind, Spec, Stmt, StmtKind, Suffix, Term, TermKind,
 };
 use crate::source::Span;
 
@@ -177,6 +177,9 @@ impl<'t> Printer<'t> {
         if let Some(l) = &e.label {
             s.push_str(&format!("{}: ", self.raw(l.span)));
         }
+        if e.critical.is_some() {
+            s.push_str("critical ");
+        }
         if let Some(r) = &e.repeat {
             let int = |i: &Int| self.raw(i.span);
             s.push_str(&match &r.kind {
@@ -318,8 +321,62 @@ impl<'t> Printer<'t> {
                     s
                 }
             }
+            // Printed by `print_stmt`, block by block, with their comments.
             StmtKind::Unknown(u) => raw(u.span).to_owned(),
+            StmtKind::Either(_) | StmtKind::Parallel(_) => raw(st.span).to_owned(),
         }
+    }
+
+    /// Print statement `st` at `indent`, with the comments inside it (`inner`): an `either` or
+    /// `parallel` block line by line, its comments in the block they are in; any other
+    /// statement on its line, its inner comments before it.
+    fn print_stmt(&mut self, indent: usize, st: &Stmt, inner: &[&Comment]) {
+        let (critical, head, blocks): (bool, &str, Vec<&Block>) = match &st.kind {
+            StmtKind::Either(x) => (x.critical.is_some(), "either", x.branches.iter().collect()),
+            StmtKind::Parallel(x) => (x.critical.is_some(), "parallel", vec![&x.body]),
+            _ => {
+                for c in inner {
+                    self.push(indent, &c.text);
+                }
+                let text = self.stmt(st, indent * INDENT.len());
+                if matches!(st.kind, StmtKind::Unknown(_)) {
+                    self.push_verbatim(indent, &text);
+                } else {
+                    self.push(indent, &text);
+                }
+                return;
+            }
+        };
+        let inside = |c: &Comment, b: &Block| b.span.start < c.span.start && c.span.end <= b.span.end;
+        for c in inner {
+            if !blocks.iter().any(|b| inside(c, b)) {
+                self.push(indent, &c.text);
+            }
+        }
+        let mut open = format!("{}{head} {{", if critical { "critical " } else { "" });
+        for b in blocks {
+            // A comment on the line of the block's `{` stays there.
+            let same_line = |c: &Comment| !self.text[b.span.start..c.span.start].contains('\n');
+            let (head, mine): (Vec<&Comment>, Vec<&Comment>) = inner
+                .iter()
+                .copied()
+                .filter(|c| inside(c, b))
+                .partition(|c| same_line(c));
+            self.push(indent, &open);
+            for c in head {
+                self.append_to_last(c);
+            }
+            self.block(
+                indent + 1,
+                &b.stmts,
+                |st| st.span,
+                &mine,
+                |_| false,
+                |p, st, hoisted| p.print_stmt(indent + 1, st, hoisted),
+            );
+            open = "} or {".to_owned();
+        }
+        self.push(indent, "}");
     }
 
     /// Push `text` with its first line indented and the rest as written (an unknown
@@ -420,17 +477,7 @@ impl<'t> Printer<'t> {
             |st| st.span,
             inner,
             |_| false,
-            |p, st, hoisted| {
-                for c in hoisted {
-                    p.push(1, &c.text);
-                }
-                let text = p.stmt(st, INDENT.len());
-                if matches!(st.kind, StmtKind::Unknown(_)) {
-                    p.push_verbatim(1, &text);
-                } else {
-                    p.push(1, &text);
-                }
-            },
+            |p, st, hoisted| p.print_stmt(1, st, hoisted),
         );
         self.push(0, "}");
     }

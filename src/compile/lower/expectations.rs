@@ -133,6 +133,7 @@ impl FileCx {
             weight,
             span,
             name_span: e.tool.span,
+            critical: e.critical.is_some(),
         }
     }
 

@@ -9,6 +9,7 @@
 
 mod constraints;
 mod expectations;
+mod groups;
 mod profile;
 mod rules;
 mod settings;
@@ -25,7 +26,7 @@ use crate::config::{
     CONFIG_VERSION,
 };
 use crate::source::{SourceFile, Span};
-use crate::syntax::ast::{self, StmtKind};
+use crate::syntax::ast;
 use crate::syntax::SpecDiagnostic;
 use constraints::{Lit, Refs};
 
@@ -54,6 +55,9 @@ pub(crate) const SPEC_KEYWORDS: &[&str] = &[
     "errored",
     "weight",
     "before",
+    "either",
+    "parallel",
+    "critical",
 ];
 /// Keywords that may start a top-level item.
 pub(crate) const TOP_KEYWORDS: &[&str] = &["include", "tool", "spec"];
@@ -183,18 +187,14 @@ impl FileCx {
             scoring: Scoring::default(),
             profile: None,
             deny_rules: Vec::new(),
+            groups: Vec::new(),
         };
         let mode = self.settings(src, spec, &mut cfg);
 
-        // Labels, for references and `before` rules.
-        let exps: Vec<(&ast::Expectation, Span)> = spec
-            .stmts
-            .iter()
-            .filter_map(|s| match &s.kind {
-                StmtKind::Expect(e) => Some((&**e, s.span)),
-                _ => None,
-            })
-            .collect();
+        // Labels, for references and `before` rules. The expectations of `either` and `parallel`
+        // blocks are in the list, in written order.
+        let flat = self.flatten(src, &spec.stmts);
+        let exps = flat.exps;
         let labels = self.labels(src, &exps);
 
         // Expectations by normalised tool name: the first's index and how many.
@@ -224,6 +224,9 @@ impl FileCx {
             let x = self.expectation(src, &names, mode, e, *span, refs);
             cfg.expectations.push(x);
         }
+
+        cfg.groups = flat.groups;
+        self.check_groups(src, spec, &flat.branch_of, &cfg);
 
         self.rules(src, spec, Lit::of(mode), &norm, &written, &mut cfg);
         cfg

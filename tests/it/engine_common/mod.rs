@@ -52,6 +52,7 @@ pub(crate) fn exp(tool: &str) -> Expectation {
         weight: 1.0,
         span: Span::default(),
         name_span: Span::default(),
+        critical: false,
     }
 }
 
@@ -129,6 +130,7 @@ pub(crate) fn spec(order: OrderMode, expectations: Vec<Expectation>) -> MatcherC
         scoring: Scoring::default(),
         profile: None,
         deny_rules: Vec::new(),
+        groups: Vec::new(),
     }
 }
 
