@@ -30,6 +30,7 @@ mod engine_alignment;
 mod engine_constraints;
 mod engine_properties;
 mod engine_scoring_doc;
+mod engine_structure;
 mod engine_verdict_snapshot;
 mod hostile_fuzz_regressions;
 mod hostile_inputs;
