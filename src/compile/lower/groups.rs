@@ -49,9 +49,9 @@ impl Place {
 
     fn block(self) -> &'static str {
         match self {
-            Place::Spec => "spec",
-            Place::Branch(..) => "`either` block",
-            Place::Parallel(_) => "`parallel` block",
+            Place::Spec => "the spec",
+            Place::Branch(..) => "an `either` block",
+            Place::Parallel(_) => "a `parallel` block",
         }
     }
 }
@@ -81,7 +81,7 @@ impl FileCx {
                             SpecDiagnostic::error(
                                 Code::InvalidGroup,
                                 src,
-                                format!("an `either` block cannot be inside a {}", at.block()),
+                                format!("an `either` block cannot be inside {}", at.block()),
                             )
                             .label(x.keyword, "nested here")
                             .help(
@@ -89,6 +89,11 @@ impl FileCx {
                                  the top of the spec (a branch may hold a `parallel` block)",
                             ),
                         );
+                        // Its expectations still count as written here, so that nothing else
+                        // is reported about them.
+                        for b in &x.branches {
+                            self.walk(src, &b.stmts, at, flat);
+                        }
                         continue;
                     }
                     if x.branches.len() < 2 {
@@ -117,7 +122,7 @@ impl FileCx {
                     for (b, block) in x.branches.iter().enumerate() {
                         let first = flat.exps.len();
                         self.walk(src, &block.stmts, Place::Branch(g, b), flat);
-                        if flat.exps.len() == first {
+                        if block.stmts.is_empty() {
                             self.empty(src, block.span, "an `either` branch");
                         }
                         branches.push((first..flat.exps.len()).collect());
@@ -135,6 +140,7 @@ impl FileCx {
                             .label(x.keyword, "nested here")
                             .help("its calls are already in any order: remove the inner block"),
                         );
+                        self.walk(src, &x.body.stmts, at, flat);
                         continue;
                     }
                     let g = flat.groups.len();
@@ -147,7 +153,7 @@ impl FileCx {
                     });
                     let first = flat.exps.len();
                     self.walk(src, &x.body.stmts, Place::Parallel(at.branch()), flat);
-                    if flat.exps.len() == first {
+                    if x.body.stmts.is_empty() {
                         self.empty(src, x.body.span, "a `parallel` block");
                     }
                     flat.groups[g].kind = GroupKind::Parallel {
@@ -164,7 +170,7 @@ impl FileCx {
                         SpecDiagnostic::error(
                             Code::InvalidGroup,
                             src,
-                            format!("`{word}` cannot be written inside a {}", at.block()),
+                            format!("`{word}` cannot be written inside {}", at.block()),
                         )
                         .label(st.span, "not an expectation")
                         .help(
