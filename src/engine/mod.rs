@@ -23,7 +23,12 @@
 //! 6. `before` rules: if the alignment breaks one, a bounded search for one that does not
 //!    (`before.rs`: one dealing pass, bounded exchanges, a bounded number of realignments);
 //! 7. the verdict: statuses, calls beyond an `at_most` cap (a hard failure), failures of name-only calls, native score
-//!    ([`native`]), findings (`explain.rs`).
+//!    ([`native`]), findings (`explain.rs`); a `critical` expectation not met is a hard failure.
+//!
+//! A spec with `either` or `parallel` blocks runs these steps once per arrangement of its blocks
+//! (`arrange.rs`: the expectations of the branches not chosen left out, the members of parallel
+//! blocks aligned in each order), at most [`MAX_ARRANGEMENTS`](crate::config::MAX_ARRANGEMENTS)
+//! times, and keeps the best verdict.
 //!
 //! Semantics and the formula are documented in `docs/scoring.md`; the verdict's shape and the
 //! finding codes in `docs/engine.md`.

@@ -276,6 +276,14 @@ impl FileCx {
     }
 }
 
+/// Whether expectations `a` and `b` are members of one `parallel` block (whose members have no
+/// written order, so a `before` rule between them contradicts nothing).
+pub(super) fn in_same_parallel(cfg: &MatcherConfig, a: usize, b: usize) -> bool {
+    cfg.groups.iter().any(|g| {
+        matches!(&g.kind, GroupKind::Parallel { members } if members.contains(&a) && members.contains(&b))
+    })
+}
+
 /// Every reference inside `c`: (expectation, label).
 fn walk_refs<'c>(c: &'c Check, f: &mut dyn FnMut(usize, &'c str)) {
     match c {

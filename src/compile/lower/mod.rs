@@ -5,7 +5,8 @@
 //! [`MatcherConfig`]. Failure: every problem is pushed to [`FileCx::diags`] and lowering goes
 //! on with a default in its place, so one pass reports them all, in this order: `settings`
 //! (statements that hold for the whole spec, `profile` among them), labels and `expectations`
-//! (whose arguments and outputs go through `constraints`), then `rules` (`never`, `before`).
+//! (flattened out of `either` and `parallel` blocks by `groups`; their arguments and outputs go
+//! through `constraints`), the blocks, then `rules` (`never`, `before`).
 
 mod constraints;
 mod expectations;
