@@ -97,7 +97,9 @@ impl MatcherConfig {
     /// branch that holds all its members, or outside every `either`. Saturates.
     pub fn arrangements(&self) -> u128 {
         fn factorial(k: usize) -> u128 {
-            (2..=k as u128).try_fold(1u128, u128::checked_mul).unwrap_or(u128::MAX)
+            (2..=k as u128)
+                .try_fold(1u128, u128::checked_mul)
+                .unwrap_or(u128::MAX)
         }
         let eithers: Vec<&Vec<Vec<usize>>> = self
             .groups

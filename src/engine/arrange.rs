@@ -238,7 +238,9 @@ pub(crate) fn critical(config: &MatcherConfig, active: &[bool]) -> Vec<Option<Cr
         .collect();
     for g in config.groups.iter().filter(|g| g.critical) {
         let (what, members): (&'static str, Vec<usize>) = match &g.kind {
-            GroupKind::Either { branches } => ("either", branches.iter().flatten().copied().collect()),
+            GroupKind::Either { branches } => {
+                ("either", branches.iter().flatten().copied().collect())
+            }
             GroupKind::Parallel { members } => ("parallel", members.clone()),
         };
         for j in members {

@@ -218,7 +218,11 @@ impl<'a> Run<'a> {
     /// handed out one at a time ([`Run::finding`]), in the verdict's order.
     pub fn new(config: &'a MatcherConfig, calls: &'a dyn Calls) -> Run<'a> {
         if config.groups.is_empty() {
-            return Run::arranged(config, calls, &Arrangement::plain(config.expectations.len()));
+            return Run::arranged(
+                config,
+                calls,
+                &Arrangement::plain(config.expectations.len()),
+            );
         }
         // Every arrangement of the `either` and `parallel` blocks, the best verdict kept
         // (passing first, then the higher score, then the first tried).
@@ -232,15 +236,19 @@ impl<'a> Run<'a> {
                 let s = branch_best.entry(gb).or_insert(v.score);
                 *s = s.max(v.score);
             }
-            let better = best.as_ref().is_none_or(|(b, _)| {
-                (v.passed, v.score) > (b.verdict.passed, b.verdict.score)
-            });
+            let better = best
+                .as_ref()
+                .is_none_or(|(b, _)| (v.passed, v.score) > (b.verdict.passed, b.verdict.score));
             if better {
                 best = Some((run, k));
             }
         }
         let Some((mut run, k)) = best else {
-            return Run::arranged(config, calls, &Arrangement::plain(config.expectations.len()));
+            return Run::arranged(
+                config,
+                calls,
+                &Arrangement::plain(config.expectations.len()),
+            );
         };
         let arr = &all[k];
         run.verdict
@@ -250,7 +258,8 @@ impl<'a> Run<'a> {
         run.pending
             .extend(arrange::branch_notes(config, &arr.chosen, &best_of));
         if truncated {
-            run.pending.push(explain::too_large(explain::Budget::Arrangements));
+            run.pending
+                .push(explain::too_large(explain::Budget::Arrangements));
         }
         explain::sort(&mut run.pending);
         run
@@ -556,8 +565,7 @@ impl<'a> Run<'a> {
         let before_broken = explain::before_violations(&ctx, &outcomes);
         let critical = arrange::critical(config, &arr.active);
         let mut pending = explain::findings(&ctx, &mut outcomes, before_broken.clone());
-        let critical_unmet =
-            arrange::critical_findings(config, &outcomes, &arr.active, &critical);
+        let critical_unmet = arrange::critical_findings(config, &outcomes, &arr.active, &critical);
         inputs.hard_failure = counts.forbidden > 0
             || !over_cap.is_empty()
             || (strict_extras && counts.extra > 0)

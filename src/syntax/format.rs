@@ -347,14 +347,15 @@ impl<'t> Printer<'t> {
                 return;
             }
         };
-        let inside = |c: &Comment, b: &Block| b.span.start < c.span.start && c.span.end <= b.span.end;
+        let inside =
+            |c: &Comment, b: &Block| b.span.start < c.span.start && c.span.end <= b.span.end;
         for c in inner {
             if !blocks.iter().any(|b| inside(c, b)) {
                 self.push(indent, &c.text);
             }
         }
-        let mut open = format!("{}{head} {{", if critical { "critical " } else { "" });
-        for b in blocks {
+        let first = format!("{}{head} {{", if critical { "critical " } else { "" });
+        for (k, b) in blocks.into_iter().enumerate() {
             // A comment on the line of the block's `{` stays there.
             let same_line = |c: &Comment| !self.text[b.span.start..c.span.start].contains('\n');
             let (head, mine): (Vec<&Comment>, Vec<&Comment>) = inner
@@ -362,7 +363,7 @@ impl<'t> Printer<'t> {
                 .copied()
                 .filter(|c| inside(c, b))
                 .partition(|c| same_line(c));
-            self.push(indent, &open);
+            self.push(indent, if k == 0 { &first } else { "} or {" });
             for c in head {
                 self.append_to_last(c);
             }
@@ -374,7 +375,6 @@ impl<'t> Printer<'t> {
                 |_| false,
                 |p, st, hoisted| p.print_stmt(indent + 1, st, hoisted),
             );
-            open = "} or {".to_owned();
         }
         self.push(indent, "}");
     }

@@ -5,9 +5,8 @@ use pest::Parser as _;
 
 use super::ast::{
     Arg, ArgList, Block, Body, CmpOp, Comment, Constraint, Either, Expectation, File, Ident,
-    Include, Int, Item, Parallel,
-    Json, JsonKind, NameOpt, Num, OutputBody, PathAst, RepeatAst, RepeatKind, Seg, Spec, Stmt,
-    StmtKind, Str, Suffix, Term, TermKind, ToolDecl, Unknown,
+    Include, Int, Item, Json, JsonKind, NameOpt, Num, OutputBody, Parallel, PathAst, RepeatAst,
+    RepeatKind, Seg, Spec, Stmt, StmtKind, Str, Suffix, Term, TermKind, ToolDecl, Unknown,
 };
 use super::{expected, SpecDiagnostic};
 use crate::code::Code;

@@ -52,11 +52,15 @@ fn either_scores_the_branch_that_happened() {
     assert_eq!(v.counts.expectations, 2);
     assert_eq!(codes(&v), vec!["either-branch"]);
     assert!(
-        v.findings[0].message.contains("scored branch 2 (#4 `book_direct`)"),
+        v.findings[0]
+            .message
+            .contains("scored branch 2 (#4 `book_direct`)"),
         "{}",
         v.findings[0].message
     );
-    assert!(v.findings[0].message.contains("branch 1 (#2 `hold`) reached at best 0.33"));
+    assert!(v.findings[0]
+        .message
+        .contains("branch 1 (#2 `hold`) reached at best 0.33"));
     // The other path.
     let v = run(&s, &calls(&["search", "hold", "book"]));
     assert!(v.passed);
@@ -97,7 +101,10 @@ fn either_prefers_a_passing_branch() {
 /// A critical expectation that is not met fails the pair whatever the score.
 #[test]
 fn critical_fails_the_pair_whatever_the_score() {
-    let mut s = spec(OrderMode::InOrder, vec![exp("a"), exp("b"), exp("c"), exp("d")]);
+    let mut s = spec(
+        OrderMode::InOrder,
+        vec![exp("a"), exp("b"), exp("c"), exp("d")],
+    );
     s.scoring.threshold = 0.5;
     s.expectations[3].critical = true;
     let v = run(&s, &calls(&["a", "b", "c"]));
@@ -120,8 +127,16 @@ fn critical_blocks_cover_their_members() {
     s.groups = vec![g];
     let v = run(&s, &calls(&["a", "c"]));
     assert!(!v.passed);
-    let f = v.findings.iter().find(|f| f.code == "critical-unmet").unwrap();
-    assert!(f.message.contains("critical `parallel` block"), "{}", f.message);
+    let f = v
+        .findings
+        .iter()
+        .find(|f| f.code == "critical-unmet")
+        .unwrap();
+    assert!(
+        f.message.contains("critical `parallel` block"),
+        "{}",
+        f.message
+    );
     // A critical either: only the chosen branch's expectations are critical.
     let mut s = spec(OrderMode::InOrder, vec![exp("a"), exp("b"), exp("c")]);
     s.scoring.threshold = 0.5;
@@ -190,7 +205,11 @@ fn reference_into_an_unchosen_branch_fails_clearly() {
         .iter()
         .find(|f| f.code == "name-only-match")
         .unwrap();
-    assert!(f.message.contains("`hold` matched no call"), "{}", f.message);
+    assert!(
+        f.message.contains("`hold` matched no call"),
+        "{}",
+        f.message
+    );
 }
 
 /// A hand-written config past the bound tries the first arrangements and says so.
@@ -242,7 +261,11 @@ fn small_calls() -> impl Strategy<Value = Vec<ToolCall>> {
 }
 
 fn order() -> impl Strategy<Value = OrderMode> {
-    prop::sample::select(vec![OrderMode::Strict, OrderMode::InOrder, OrderMode::AnyOrder])
+    prop::sample::select(vec![
+        OrderMode::Strict,
+        OrderMode::InOrder,
+        OrderMode::AnyOrder,
+    ])
 }
 
 proptest! {
@@ -348,4 +371,23 @@ proptest! {
         let v = run(&s, &cs);
         prop_assert!(!(v.passed && v.score == 1.0), "{order:?} fully matched");
     }
+}
+
+/// A `before` rule between members of one parallel block orders them on top of the block.
+#[test]
+fn before_rules_inside_a_parallel_block() {
+    let mut s = spec(
+        OrderMode::InOrder,
+        vec![exp("a"), exp("w").label("w"), exp("t").label("t")],
+    );
+    s.groups = vec![parallel(vec![1, 2])];
+    s.before = vec![BeforeRule {
+        first: 2,
+        then: 1,
+        span: Span::default(),
+    }];
+    assert!(run(&s, &calls(&["a", "t", "w"])).passed);
+    let v = run(&s, &calls(&["a", "w", "t"]));
+    assert!(!v.passed);
+    assert!(codes(&v).contains(&"before-violation"), "{:?}", codes(&v));
 }

@@ -43,6 +43,7 @@ mod lang_lowering;
 mod lang_props;
 mod lang_spans;
 mod lang_specs;
+mod lang_structure;
 mod parity_adversarial;
 mod parity_agentevals;
 mod parity_axion;

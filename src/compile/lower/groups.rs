@@ -246,7 +246,12 @@ impl FileCx {
             let Some((g, b)) = branch_of.get(i).copied().flatten() else {
                 continue;
             };
-            for pc in e.args.checks.iter().chain(e.output.iter().flat_map(|o| &o.checks)) {
+            for pc in e
+                .args
+                .checks
+                .iter()
+                .chain(e.output.iter().flat_map(|o| &o.checks))
+            {
                 let mut bad: Option<&str> = None;
                 walk_refs(&pc.check, &mut |k, label| {
                     if matches!(branch_of.get(k).copied().flatten(), Some((g2, b2)) if g2 == g && b2 != b)
