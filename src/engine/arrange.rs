@@ -6,11 +6,13 @@
 //! `in_order`, one order of the members of every `parallel` block it keeps (the alignment sees
 //! the members in that order, in the block's place). The engine aligns each arrangement and keeps
 //! the best verdict: a passing one before a failing one, then the higher score, then the first
-//! tried (the first branch, the written order). That is optimal over every arrangement, since
-//! each alignment is. At most [`MAX_ARRANGEMENTS`] are tried; the compiler refuses a spec with
-//! more, and a hand-written config past it has only the first tried and a `too-large` note.
+//! branch, then the written order. That is optimal over every arrangement, since each alignment
+//! is. At most [`MAX_ARRANGEMENTS`] are tried, and at most [`ARRANGEMENT_BUDGET`] calls in all
+//! (arrangements × calls of the transcript); the compiler refuses a spec with more arrangements,
+//! and past either bound the first are tried (every choice of branch in written order first,
+//! then the other orders of parallel blocks) with a `too-large` note.
 //!
-//! Cost: one alignment per arrangement (`docs/engine.md`).
+//! Cost: one run of the engine per arrangement tried (`docs/engine.md`).
 //!
 //! Critical expectations and blocks are judged here too: an active expectation that is
 //! `critical`, or in a `critical` block, and is not met is a hard failure (`critical-unmet`).
@@ -31,6 +33,9 @@ pub(crate) struct Arrangement {
     pub(crate) rank: Option<Vec<usize>>,
     /// The branch chosen of each `either` block: (index into `groups`, branch).
     pub(crate) chosen: Vec<(usize, usize)>,
+    /// Which comes first among equally good verdicts: (choice of branches, in written order;
+    /// order of the parallel blocks, the written order first).
+    pub(crate) precedence: (usize, usize),
 }
 
 impl Arrangement {
@@ -40,9 +45,14 @@ impl Arrangement {
             active: vec![true; m],
             rank: None,
             chosen: Vec::new(),
+            precedence: (0, 0),
         }
     }
 }
+
+/// Arrangements × calls checked for one pair, at most: a transcript of up to 2 777 calls has
+/// all 720 arrangements tried; one of 20 000 calls, 100.
+pub const ARRANGEMENT_BUDGET: usize = 2_000_000;
 
 /// Most arrangements tried (the compiler's bound, [`MAX_ARRANGEMENTS`]).
 const MAX: usize = MAX_ARRANGEMENTS as usize;
@@ -72,10 +82,22 @@ pub(crate) fn arrangements(config: &MatcherConfig) -> (Vec<Arrangement>, bool) {
             })
             .collect()
     };
-    let mut out = Vec::new();
+    // Every choice of branches (at most MAX), with the parallel blocks it keeps.
+    struct Choice {
+        active: Vec<bool>,
+        chosen: Vec<(usize, usize)>,
+        groups: Vec<Vec<usize>>,
+        orders: Vec<usize>,
+    }
+    let mut choices: Vec<Choice> = Vec::new();
     let radices: Vec<usize> = eithers.iter().map(|(_, b)| b.len()).collect();
     let mut choice = vec![0usize; eithers.len()];
+    let mut more = false;
     loop {
+        if choices.len() == MAX {
+            more = true;
+            break;
+        }
         let mut active = vec![true; m];
         for (&(_, branches), &c) in eithers.iter().zip(&choice) {
             for (b, members) in branches.iter().enumerate() {
@@ -108,36 +130,55 @@ pub(crate) fn arrangements(config: &MatcherConfig) -> (Vec<Arrangement>, bool) {
             .iter()
             .map(|ms| factorial_capped(ms.len(), MAX + 1))
             .collect();
-        let mut perm = vec![0usize; groups.len()];
-        loop {
-            if out.len() == MAX {
-                return (out, true);
-            }
-            let rank = (!groups.is_empty()).then(|| {
-                let mut rank: Vec<usize> = (0..m).collect();
-                for (ms, &k) in groups.iter().zip(&perm) {
-                    let mut places: Vec<usize> = ms.iter().map(|&j| rank[j]).collect();
-                    places.sort_unstable();
-                    for (place, j) in places.into_iter().zip(nth_permutation(ms, k)) {
-                        rank[j] = place;
-                    }
-                }
-                rank
-            });
-            out.push(Arrangement {
-                active: active.clone(),
-                rank,
-                chosen: chosen.clone(),
-            });
-            if !advance(&mut perm, &orders) {
-                break;
-            }
-        }
+        choices.push(Choice {
+            active,
+            chosen,
+            groups,
+            orders,
+        });
         if !advance(&mut choice, &radices) {
             break;
         }
     }
-    (out, false)
+    // Every choice of branches in written order first, then the other orders of parallel
+    // blocks: if only the first arrangements are tried, every branch is among them.
+    let mut out = Vec::new();
+    for phase in 0..2 {
+        for (ci, c) in choices.iter().enumerate() {
+            let mut seq = 0usize;
+            let mut perm = vec![0usize; c.groups.len()];
+            if phase == 1 && !advance(&mut perm, &c.orders) {
+                continue;
+            }
+            loop {
+                if out.len() == MAX {
+                    return (out, true);
+                }
+                let rank = (phase == 1).then(|| {
+                    let mut rank: Vec<usize> = (0..m).collect();
+                    for (ms, &k) in c.groups.iter().zip(&perm) {
+                        let mut places: Vec<usize> = ms.iter().map(|&j| rank[j]).collect();
+                        places.sort_unstable();
+                        for (place, j) in places.into_iter().zip(nth_permutation(ms, k)) {
+                            rank[j] = place;
+                        }
+                    }
+                    rank
+                });
+                seq += phase;
+                out.push(Arrangement {
+                    active: c.active.clone(),
+                    rank,
+                    chosen: c.chosen.clone(),
+                    precedence: (ci, seq),
+                });
+                if phase == 0 || !advance(&mut perm, &c.orders) {
+                    break;
+                }
+            }
+        }
+    }
+    (out, more)
 }
 
 /// The next combination of a mixed-radix counter; `false` after the last.
@@ -372,6 +413,63 @@ mod tests {
                 vec![6, 5, 4]
             ]
         );
+    }
+
+    #[test]
+    fn every_branch_comes_before_the_other_orders() {
+        use crate::config::{Group, OrderMode, Repeat, Scoring, ValueMatcher};
+        let e = |t: &str| crate::config::Expectation {
+            label: None,
+            tool: t.into(),
+            args_mode: crate::config::ArgsMode::Ignore,
+            args: ValueMatcher::any(),
+            output: None,
+            errored: None,
+            repeat: Repeat::ONCE,
+            weight: 1.0,
+            span: Span::default(),
+            name_span: Span::default(),
+            critical: false,
+        };
+        let group = |kind| Group {
+            kind,
+            critical: false,
+            span: Span::default(),
+        };
+        let config = MatcherConfig {
+            version: crate::config::CONFIG_VERSION,
+            name: "s".into(),
+            span: Span::default(),
+            transcripts: Vec::new(),
+            format: None,
+            order: OrderMode::InOrder,
+            before: Vec::new(),
+            expectations: ["a", "b", "c", "d", "e"].map(e).to_vec(),
+            forbidden: Vec::new(),
+            extra_calls: crate::config::ExtraCalls::Allow,
+            names: crate::config::NameRules::default(),
+            scoring: Scoring::default(),
+            profile: None,
+            deny_rules: Vec::new(),
+            groups: vec![
+                group(GroupKind::Either {
+                    branches: vec![vec![0, 1, 2], vec![3]],
+                }),
+                group(GroupKind::Parallel {
+                    members: vec![0, 1, 2],
+                }),
+            ],
+        };
+        let (all, more) = arrangements(&config);
+        assert!(!more);
+        assert_eq!(all.len() as u128, config.arrangements());
+        assert_eq!(all.len(), 7);
+        assert!(all[0].rank.is_none() && all[1].rank.is_none());
+        assert_eq!(all[0].chosen, vec![(0, 0)]);
+        assert_eq!(all[1].chosen, vec![(0, 1)]);
+        assert_eq!(all[1].active, vec![false, false, false, true, true]);
+        assert_eq!(all[2].rank.as_deref(), Some(&[0, 2, 1, 3, 4][..]));
+        assert!(all[2..].iter().all(|a| a.precedence.0 == 0));
     }
 
     #[test]

@@ -405,11 +405,13 @@ pub(crate) fn too_large(budget: Budget) -> Pending {
         Budget::Arrangements => (
             format!(
                 "the `either` and `parallel` blocks have more arrangements than the engine tries \
-                 ({}); only the first were aligned, so the matching may not be the best possible",
-                crate::config::MAX_ARRANGEMENTS
+                 (at most {}, and at most {} arrangements × calls of the transcript); every \
+                 choice of branch was tried in written order first, then as many orders of the \
+                 parallel blocks as fit, so the matching may not be the best possible",
+                crate::config::MAX_ARRANGEMENTS,
+                super::arrange::ARRANGEMENT_BUDGET
             ),
-            "split large `parallel` blocks or the spec (the compiler refuses such a spec; this \
-             config was written by hand)",
+            "split large `parallel` blocks, the spec or the transcript",
         ),
         Budget::AnyOrder => (
             "the any-order assignment of one tool's calls needed more memory than could be \

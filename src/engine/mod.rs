@@ -60,6 +60,7 @@ use crate::source::Span;
 use crate::transcript::model::{CallTable, ToolCall};
 use align::{sane, Candidate, Slots};
 use arrange::Arrangement;
+pub use arrange::ARRANGEMENT_BUDGET;
 use checks::{Evaluator, RefMode};
 pub(crate) use json::trimmed;
 pub use keep::keep_for;
@@ -226,7 +227,12 @@ impl<'a> Run<'a> {
         }
         // Every arrangement of the `either` and `parallel` blocks, the best verdict kept
         // (passing first, then the higher score, then the first tried).
-        let (all, truncated) = arrange::arrangements(config);
+        let (mut all, mut truncated) = arrange::arrangements(config);
+        let affordable = (arrange::ARRANGEMENT_BUDGET / calls.count().max(1)).max(1);
+        if all.len() > affordable {
+            all.truncate(affordable);
+            truncated = true;
+        }
         let mut best: Option<(Run<'a>, usize)> = None;
         let mut branch_best: HashMap<(usize, usize), f64> = HashMap::new();
         for (k, arr) in all.iter().enumerate() {
@@ -236,9 +242,11 @@ impl<'a> Run<'a> {
                 let s = branch_best.entry(gb).or_insert(v.score);
                 *s = s.max(v.score);
             }
-            let better = best
-                .as_ref()
-                .is_none_or(|(b, _)| (v.passed, v.score) > (b.verdict.passed, b.verdict.score));
+            let better = best.as_ref().is_none_or(|(b, kb)| {
+                let (bv, bp) = (&b.verdict, all[*kb].precedence);
+                (v.passed, v.score) > (bv.passed, bv.score)
+                    || ((v.passed, v.score) == (bv.passed, bv.score) && arr.precedence < bp)
+            });
             if better {
                 best = Some((run, k));
             }

@@ -391,3 +391,23 @@ fn before_rules_inside_a_parallel_block() {
     assert!(!v.passed);
     assert!(codes(&v).contains(&"before-violation"), "{:?}", codes(&v));
 }
+
+/// A long transcript gets fewer arrangements (`ARRANGEMENT_BUDGET` arrangements × calls), the
+/// choices of branch first, and a note; the result is still valid.
+#[test]
+fn long_transcripts_get_fewer_arrangements() {
+    let names = ["a", "b", "c", "d", "e", "f"];
+    let mut s = spec(OrderMode::InOrder, names.iter().map(|n| exp(n)).collect());
+    s.groups = vec![parallel((0..6).collect())];
+    let n = toolspec::engine::ARRANGEMENT_BUDGET / 600;
+    let mut cs: Vec<ToolCall> = (0..n).map(|_| call("z", json!({}))).collect();
+    for (k, name) in names.iter().rev().enumerate() {
+        cs[k * 10] = call(name, json!({}));
+    }
+    let started = std::time::Instant::now();
+    let v = run(&s, &cs);
+    assert!(codes(&v).contains(&"too-large"), "{:?}", codes(&v));
+    // 600 of 720 orders: the reversed one is the last, so it is not among them.
+    assert!(v.score < 1.0);
+    assert!(started.elapsed().as_secs() < 60);
+}
