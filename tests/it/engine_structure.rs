@@ -411,3 +411,27 @@ fn long_transcripts_get_fewer_arrangements() {
     assert!(v.score < 1.0);
     assert!(started.elapsed().as_secs() < 60);
 }
+
+/// Hand-written groups that name no expectation, overlap, or are empty never end the run.
+#[test]
+fn hostile_groups_degrade_quietly() {
+    let mut s = spec(OrderMode::Strict, vec![exp("a"), exp("b"), exp("c")]);
+    s.groups = vec![
+        either(vec![vec![0, 99], vec![], vec![1, 2, usize::MAX]]),
+        parallel(vec![2, 1, 1, 7]),
+        parallel(vec![0, 1, 2]),
+        either(Vec::new()),
+        Group {
+            kind: GroupKind::Parallel {
+                members: Vec::new(),
+            },
+            critical: true,
+            span: Span::default(),
+        },
+    ];
+    s.expectations[2].critical = true;
+    for cs in [&["a"][..], &["c", "b"], &[], &["b", "c", "a"]] {
+        let v = run(&s, &calls(cs));
+        assert!(v.score.is_finite());
+    }
+}
