@@ -204,6 +204,11 @@ const CASES: &[(&str, &str, Files)] = &[
         &[],
     ),
     (
+        "unknown_keyword_block",
+        "spec a {\n  paralel {\n    call a\n  }\n  critcal call b\n}\n",
+        &[],
+    ),
+    (
         "too_many_arrangements",
         "spec a {\n  parallel {\n    call a\n    call b\n    call c\n    call d\n    call e\n    call f\n    call g\n  }\n}\n",
         &[],
