@@ -48,6 +48,7 @@ fn expectation(tool: String, checks: Vec<PathCheck>, repeat: Repeat) -> Expectat
         span: Span::default(),
         name_span: Span::default(),
         scope: None,
+        critical: false,
     }
 }
 
@@ -76,6 +77,7 @@ fn config(order: OrderMode, expectations: Vec<Expectation>) -> MatcherConfig {
         profile: None,
         deny_rules: Vec::new(),
         answer: None,
+        groups: Vec::new(),
     }
 }
 

@@ -150,6 +150,10 @@ codes! {
         "a regular expression, or a file's regular expressions together, are too large";
     NestedScope = "nested-scope", Spec, Error,
         "a `turn` block inside a `turn` block, or an `agent` block inside an `agent` block";
+    InvalidGroup = "invalid-group", Spec, Error,
+        "an `either` or `parallel` block is empty, has one branch, holds a statement other than expectations, or is nested where it cannot be";
+    TooManyArrangements = "too-many-arrangements", Spec, Error,
+        "the `either` and `parallel` blocks of a spec have more arrangements than the engine tries (720)";
     TooManyDiagnostics = "too-many-diagnostics", Spec, Error,
         "a file has more than 100 diagnostics; the rest are counted, not shown";
 
@@ -219,6 +223,10 @@ codes! {
         "a constraint refers to an optional expectation that matched no call, so it did not apply";
     ReferenceBoundApplied = "reference-bound-applied", Engine, Warning,
         "a `[*]` reference collected its maximum of elements from one call; membership could not be settled and was treated as failed";
+    EitherBranch = "either-branch", Engine, Note,
+        "which branch of an `either` block was scored (the others count for nothing)";
+    CriticalUnmet = "critical-unmet", Engine, Error,
+        "a critical expectation or block is not met: the pair fails whatever the score";
     ProfileError = "profile-error", Engine, Error,
         "the spec's profile could not score the pair";
     ScopesNotRecorded = "scopes-not-recorded", Engine, Error,

@@ -573,6 +573,7 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
                 span: Span::default(),
                 name_span: Span::default(),
                 scope: None,
+                critical: false,
             }
         })
         .collect();
@@ -643,6 +644,7 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
         profile,
         deny_rules: Vec::new(),
         answer: None,
+        groups: Vec::new(),
     };
     let calls = input
         .calls

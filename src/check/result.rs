@@ -753,8 +753,8 @@ fn rules_only<S: PairSink>(
 }
 
 /// What failed a pair besides its score, in words ([`PairResult::failure`]): forbidden calls,
-/// broken `before` rules, extra calls a spec that forbids them got, expectations that got too
-/// many calls. `None` when there is none of these (the pair failed on its score). Looks at the
+/// broken `before` rules, unmet critical expectations, extra calls a spec that forbids them got,
+/// expectations that got too many calls. `None` when there is none of these (the pair failed on its score). Looks at the
 /// findings' places only, so 100 000 extra calls cost no finding built.
 fn hard_failure(
     spec: &Spec,
@@ -770,6 +770,7 @@ fn hard_failure(
     let mut forbidden_set: HashSet<&str> = HashSet::new();
     let mut forbidden_calls = 0usize;
     let mut before = 0usize;
+    let mut critical = 0usize;
     let mut extra: Vec<&str> = Vec::new();
     let mut extra_set: HashSet<&str> = HashSet::new();
     // Every extra call fails a spec that forbids them (some are reported as out of order).
@@ -788,6 +789,8 @@ fn hard_failure(
             }
         } else if code == Code::BeforeViolation.id() {
             before += 1;
+        } else if code == Code::CriticalUnmet.id() {
+            critical += 1;
         } else if strict_extras && code == Code::UnexpectedCall.id() {
             if let Some(n) = name.filter(|n| extra_set.insert(n)) {
                 extra.push(n);
@@ -811,6 +814,11 @@ fn hard_failure(
         0 => {}
         1 => parts.push("broken `before` rule".to_owned()),
         n => parts.push(format!("{n} broken `before` rules")),
+    }
+    match critical {
+        0 => {}
+        1 => parts.push("unmet critical expectation".to_owned()),
+        n => parts.push(format!("{n} unmet critical expectations")),
     }
     match extra_calls {
         0 => {}

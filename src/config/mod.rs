@@ -82,6 +82,98 @@ pub struct MatcherConfig {
     /// score as one expectation of weight 1 (see `docs/scoring.md`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answer: Option<AnswerCheck>,
+    /// The `either` and `parallel` blocks, in written order (an enclosing block before the blocks
+    /// inside it). Each names expectations by index into [`MatcherConfig::expectations`], which
+    /// holds every expectation of every block in written order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<Group>,
+}
+
+/// The most arrangements of one spec's `either` and `parallel` blocks the engine tries (each is
+/// one alignment of the whole spec): a parallel block of 6 members, or 9 `either` blocks of two
+/// branches. The compiler refuses a spec with more ([`MatcherConfig::arrangements`]).
+pub const MAX_ARRANGEMENTS: u128 = 720;
+
+impl MatcherConfig {
+    /// How many arrangements of the spec the engine tries: for each choice of branch in every
+    /// `either` block, each order of the members of every `parallel` block it keeps (a parallel
+    /// block orders nothing under `order any`). A parallel block lies in the first `either`
+    /// branch that holds all its members, or outside every `either`. Saturates.
+    pub fn arrangements(&self) -> u128 {
+        fn factorial(k: usize) -> u128 {
+            (2..=k as u128)
+                .try_fold(1u128, u128::checked_mul)
+                .unwrap_or(u128::MAX)
+        }
+        let eithers: Vec<&Vec<Vec<usize>>> = self
+            .groups
+            .iter()
+            .filter_map(|g| match &g.kind {
+                GroupKind::Either { branches } => Some(branches),
+                GroupKind::Parallel { .. } => None,
+            })
+            .collect();
+        // Per either, per branch: the product of its parallel blocks' orders.
+        let mut per_branch: Vec<Vec<u128>> = eithers.iter().map(|b| vec![1; b.len()]).collect();
+        let mut total: u128 = 1;
+        for g in &self.groups {
+            let GroupKind::Parallel { members } = &g.kind else {
+                continue;
+            };
+            let orders = if self.order == OrderMode::AnyOrder {
+                1
+            } else {
+                factorial(members.len())
+            };
+            let home = eithers.iter().enumerate().find_map(|(e, branches)| {
+                branches
+                    .iter()
+                    .position(|b| members.iter().all(|m| b.contains(m)))
+                    .map(|b| (e, b))
+            });
+            match home {
+                Some((e, b)) => per_branch[e][b] = per_branch[e][b].saturating_mul(orders),
+                None => total = total.saturating_mul(orders),
+            }
+        }
+        for branches in per_branch {
+            let sum = branches.iter().fold(0u128, |a, &b| a.saturating_add(b));
+            total = total.saturating_mul(sum.max(1));
+        }
+        total
+    }
+}
+
+/// An `either` or `parallel` block of expectations.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Group {
+    /// What kind of block, and its expectations.
+    #[serde(flatten)]
+    pub kind: GroupKind,
+    /// A critical block: if it is not met, the pair fails whatever the score.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub critical: bool,
+    /// Where the block is written.
+    #[serde(default)]
+    pub span: Span,
+}
+
+/// The kinds of [`Group`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum GroupKind {
+    /// One of the branches counts: the one whose verdict is best (passing first, then the higher
+    /// score, then the first written). The expectations of the other branches are left out.
+    Either {
+        /// Each branch's expectations, by index.
+        branches: Vec<Vec<usize>>,
+    },
+    /// Under `strict` or `in_order`, the members' calls may come in any order among themselves;
+    /// the block keeps its place relative to the other expectations.
+    Parallel {
+        /// The members, by index.
+        members: Vec<usize>,
+    },
 }
 
 /// A transcript glob with its place in the spec.
@@ -148,6 +240,9 @@ pub struct Expectation {
     /// Where the tool name is written.
     #[serde(default)]
     pub name_span: Span,
+    /// A critical expectation: if it is not met, the pair fails whatever the score.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub critical: bool,
     /// The user turn and sub-agent whose calls alone this expectation may match (`turn 2 { … }`,
     /// `agent "name" { … }`); `None` for any call.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -38,6 +38,8 @@ pub(crate) struct Context<'a> {
     pub(crate) strict_extras: bool,
     /// The transcript's turns, for the scopes of expectations.
     pub(crate) turns: super::scopes::Turns,
+    /// Per expectation: whether it takes part (not in an `either` branch left out).
+    pub(crate) active: &'a [bool],
 }
 
 impl Context<'_> {
@@ -79,7 +81,7 @@ impl Context<'_> {
 }
 
 /// How messages name expectation `j`: ``#2 `Bash` `` (with its label, if it has one).
-fn who(config: &MatcherConfig, j: usize) -> String {
+pub(crate) fn who(config: &MatcherConfig, j: usize) -> String {
     match config.expectations.get(j) {
         Some(e) => {
             let scope = super::scopes::describe(e.scope.as_ref());
@@ -183,6 +185,9 @@ pub(crate) fn findings(
     let mut names: Option<NameIndex> = None;
     let mut reasons: Option<OrderIndex> = None;
     for j in 0..outcomes.len() {
+        if !ctx.active.get(j).copied().unwrap_or(true) {
+            continue;
+        }
         let e = &cfg.expectations[j];
         let o = &outcomes[j];
         let short = matches!(
@@ -315,6 +320,9 @@ pub(crate) fn findings(
     let mut first_of_name: std::collections::HashMap<usize, usize> = Default::default();
     let mut full_of_name: std::collections::HashMap<usize, usize> = Default::default();
     for (j, o) in outcomes.iter().enumerate() {
+        if !ctx.active.get(j).copied().unwrap_or(true) {
+            continue;
+        }
         let name = ctx.exp_name[j];
         first_of_name.entry(name).or_insert(j);
         // Not an `at_most` cap: a call beyond one is in `over_cap`, any other does not count.
@@ -387,8 +395,13 @@ pub(crate) fn findings(
         });
     }
 
-    out.sort_by(|a, b| a.key().cmp(&b.key()));
+    sort(&mut out);
     out
+}
+
+/// Put findings in the verdict's order (stable: equal keys keep their order).
+pub(crate) fn sort(out: &mut [Pending]) {
+    out.sort_by(|a, b| a.key().cmp(&b.key()));
 }
 
 /// An algorithm that ran past its budget and settled for a valid but possibly sub-optimal result.
@@ -400,6 +413,8 @@ pub(crate) enum Budget {
     Pairs,
     /// The any-order assignment's memory: a group's graph could not be allocated.
     AnyOrder,
+    /// The arrangements of `either` and `parallel` blocks (`config::MAX_ARRANGEMENTS`).
+    Arrangements,
 }
 
 /// The note that a budget applied: the pair was checked, but its alignment may not be the best.
@@ -425,6 +440,17 @@ pub(crate) fn too_large(budget: Budget) -> Pending {
             ),
             "split the spec or the transcript, or give the expectations of one tool distinct \
              names",
+        ),
+        Budget::Arrangements => (
+            format!(
+                "the `either` and `parallel` blocks have more arrangements than the engine tries \
+                 (at most {}, and at most {} arrangements × calls of the transcript); every \
+                 choice of branch was tried in written order first, then as many orders of the \
+                 parallel blocks as fit, so the matching may not be the best possible",
+                crate::config::MAX_ARRANGEMENTS,
+                super::arrange::ARRANGEMENT_BUDGET
+            ),
+            "split large `parallel` blocks, the spec or the transcript",
         ),
         Budget::AnyOrder => (
             "the any-order assignment of one tool's calls needed more memory than could be \

@@ -24,13 +24,19 @@
 //! 6. `before` rules: if the alignment breaks one, a bounded search for one that does not
 //!    (`before.rs`: one dealing pass, bounded exchanges, a bounded number of realignments);
 //! 7. the verdict: statuses, calls beyond an `at_most` cap (a hard failure), failures of name-only calls, native score
-//!    ([`native`]), findings (`explain.rs`).
+//!    ([`native`]), findings (`explain.rs`); a `critical` expectation not met is a hard failure.
+//!
+//! A spec with `either` or `parallel` blocks runs these steps once per arrangement of its blocks
+//! (`arrange.rs`: the expectations of the branches not chosen left out, the members of parallel
+//! blocks aligned in each order), at most [`MAX_ARRANGEMENTS`](crate::config::MAX_ARRANGEMENTS)
+//! times, and keeps the best verdict.
 //!
 //! Semantics and the formula are documented in `docs/scoring.md`; the verdict's shape and the
 //! finding codes in `docs/engine.md`.
 
 mod align;
 mod any_order;
+mod arrange;
 mod before;
 mod checks;
 pub mod difflib;
@@ -57,6 +63,8 @@ use crate::config::{Check, Expectation, ExtraCalls, MatcherConfig, OrderMode, Pa
 use crate::source::Span;
 use crate::transcript::model::{CallTable, ToolCall};
 use align::{sane, Candidate, Slots};
+use arrange::Arrangement;
+pub use arrange::ARRANGEMENT_BUDGET;
 use checks::{Evaluator, RefMode};
 pub(crate) use json::trimmed;
 pub use keep::keep_for;
@@ -309,7 +317,67 @@ impl<'a> Run<'a> {
     /// Check `calls` against `config`. The verdict is complete but for its findings, which are
     /// handed out one at a time ([`Run::finding`]), in the verdict's order.
     pub fn new(config: &'a MatcherConfig, calls: &'a dyn Calls) -> Run<'a> {
+        if config.groups.is_empty() {
+            return Run::arranged(
+                config,
+                calls,
+                &Arrangement::plain(config.expectations.len()),
+            );
+        }
+        // Every arrangement of the `either` and `parallel` blocks, the best verdict kept
+        // (passing first, then the higher score, then the first tried).
+        let (mut all, mut truncated) = arrange::arrangements(config);
+        let affordable = (arrange::ARRANGEMENT_BUDGET / calls.count().max(1)).max(1);
+        if all.len() > affordable {
+            all.truncate(affordable);
+            truncated = true;
+        }
+        let mut best: Option<(Run<'a>, usize)> = None;
+        let mut branch_best: HashMap<(usize, usize), f64> = HashMap::new();
+        for (k, arr) in all.iter().enumerate() {
+            let run = Run::arranged(config, calls, arr);
+            let v = &run.verdict;
+            for &gb in &arr.chosen {
+                let s = branch_best.entry(gb).or_insert(v.score);
+                *s = s.max(v.score);
+            }
+            let better = best.as_ref().is_none_or(|(b, kb)| {
+                let (bv, bp) = (&b.verdict, all[*kb].precedence);
+                (v.passed, v.score) > (bv.passed, bv.score)
+                    || ((v.passed, v.score) == (bv.passed, bv.score) && arr.precedence < bp)
+            });
+            if better {
+                best = Some((run, k));
+            }
+        }
+        let Some((mut run, k)) = best else {
+            return Run::arranged(
+                config,
+                calls,
+                &Arrangement::plain(config.expectations.len()),
+            );
+        };
+        let arr = &all[k];
+        run.verdict
+            .expectations
+            .retain(|o| arr.active.get(o.expectation).copied().unwrap_or(true));
+        let best_of = |g: usize, b: usize| branch_best.get(&(g, b)).copied();
+        run.pending
+            .extend(arrange::branch_notes(config, &arr.chosen, &best_of));
+        if truncated {
+            run.pending
+                .push(explain::too_large(explain::Budget::Arrangements));
+        }
+        explain::sort(&mut run.pending);
+        run
+    }
+
+    /// Check `calls` against one arrangement of `config`'s blocks: the expectations it leaves
+    /// out get no candidate and no credit, and in-order alignment takes the expectations in its
+    /// order.
+    fn arranged(config: &'a MatcherConfig, calls: &'a dyn Calls, arr: &Arrangement) -> Run<'a> {
         let exps = &config.expectations;
+        let active = |j: usize| arr.active.get(j).copied().unwrap_or(true);
         let (m, n) = (exps.len(), calls.count());
         let cache = ParseCache::default();
         let fuzzy = fuzzy::RunFuzzy::default();
@@ -350,7 +418,7 @@ impl<'a> Run<'a> {
             .collect();
 
         let mut exps_by_name: HashMap<usize, Vec<usize>> = HashMap::new();
-        for (j, &id) in exp_name.iter().enumerate() {
+        for (j, &id) in exp_name.iter().enumerate().filter(|&(j, _)| active(j)) {
             exps_by_name.entry(id).or_default().push(j);
         }
         let slots: Vec<Slots> = exps
@@ -443,7 +511,10 @@ impl<'a> Run<'a> {
             std::cell::Cell::new((per_call != usize::MAX).then_some(explain::Budget::Pairs));
         let align = |by_call: &[Vec<Candidate>]| match config.order {
             OrderMode::Strict | OrderMode::InOrder => {
-                let (a, approximate) = in_order::align(&slots, by_call);
+                let (a, approximate) = match &arr.rank {
+                    Some(rank) => arrange::align_ranked(&slots, by_call, rank),
+                    None => in_order::align(&slots, by_call),
+                };
                 if approximate {
                     too_large.set(Some(explain::Budget::InOrder));
                 }
@@ -506,11 +577,26 @@ impl<'a> Run<'a> {
         };
         let mut counts = Counts {
             calls: n,
-            expectations: m,
+            expectations: (0..m).filter(|&j| active(j)).count(),
             ..Counts::default()
         };
         for (j, e) in exps.iter().enumerate() {
             let calls_j = &assigned[j];
+            if !active(j) {
+                // In a branch not chosen: no credit, nothing required (removed from the
+                // verdict by `Run::new`).
+                outcomes.push(ExpectationOutcome {
+                    expectation: j,
+                    tool: e.tool.clone(),
+                    label: e.label.clone(),
+                    status: Status::Skipped,
+                    calls: Vec::new(),
+                    credit: 0.0,
+                    max_credit: 0.0,
+                    failures: Vec::new(),
+                });
+                continue;
+            }
             let mut failures = Vec::new();
             let mut full = 0usize;
             for &i in calls_j {
@@ -587,6 +673,7 @@ impl<'a> Run<'a> {
             failures: &why,
             strict_extras,
             turns,
+            active: &arr.active,
         };
         let before_broken = explain::before_violations(&ctx, &outcomes);
         let (scope_findings, unjudged) = scopes::findings(config, calls);
@@ -605,19 +692,26 @@ impl<'a> Run<'a> {
                 inputs.all_met = false;
             }
         }
+        let critical = arrange::critical(config, &arr.active);
+        let mut pending = explain::findings(&ctx, &mut outcomes, before_broken.clone());
+        let critical_unmet = arrange::critical_findings(config, &outcomes, &arr.active, &critical);
         inputs.hard_failure = counts.forbidden > 0
             || !over_cap.is_empty()
             || (strict_extras && counts.extra > 0)
             || !before_broken.is_empty()
-            || unjudged;
+            || unjudged
+            || !critical_unmet.is_empty();
         let result = native::score(&config.scoring, &inputs);
-        let mut pending = explain::findings(&ctx, &mut outcomes, before_broken);
         explain::merge(&mut pending, refs::not_applied(config, &assigned));
         let extra = scope_findings
             .into_iter()
             .chain(answer.and_then(|(_, f)| f))
             .map(|f| explain::Pending::Ready(Box::new(f)));
         pending.extend(extra);
+        if !critical_unmet.is_empty() {
+            pending.extend(critical_unmet);
+            explain::sort(&mut pending);
+        }
         if let Some(budget) = too_large.get() {
             pending.push(explain::too_large(budget));
         }

@@ -201,6 +201,10 @@ pub enum StmtKind {
     },
     /// `answer C`: a constraint on the final assistant message.
     Answer(Constraint),
+    /// `[critical] either { … } or { … } [or { … }]`
+    Either(Box<Either>),
+    /// `[critical] parallel { … }`
+    Parallel(Box<Parallel>),
     /// An unknown word.
     Unknown(Unknown),
 }
@@ -227,6 +231,38 @@ impl ScopeAst {
     }
 }
 
+/// `[critical] either { … } or { … }`: one of the branches must hold; the best one counts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Either {
+    /// Where `critical` is written, if it is.
+    pub critical: Option<Span>,
+    /// The `either` keyword.
+    pub keyword: Span,
+    /// The branches, in order.
+    pub branches: Vec<Block>,
+}
+
+/// `[critical] parallel { … }`: the calls of the block in any order among themselves, the block
+/// in its place.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parallel {
+    /// Where `critical` is written, if it is.
+    pub critical: Option<Span>,
+    /// The `parallel` keyword.
+    pub keyword: Span,
+    /// The block.
+    pub body: Block,
+}
+
+/// `{ statements }` of a group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    /// The statements in order.
+    pub stmts: Vec<Stmt>,
+    /// The block, braces included.
+    pub span: Span,
+}
+
 /// One item of a `names` statement.
 #[derive(Debug, Clone, PartialEq)]
 pub enum NameOpt {
@@ -236,11 +272,13 @@ pub enum NameOpt {
     Strip(Str),
 }
 
-/// `[label:] [repeat] call tool(args) [-> output] [errored b] [weight w]`.
+/// `[label:] [critical] [repeat] call tool(args) [-> output] [errored b] [weight w]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Expectation {
     /// The label.
     pub label: Option<Ident>,
+    /// Where `critical` is written, if it is.
+    pub critical: Option<Span>,
     /// How many times.
     pub repeat: Option<RepeatAst>,
     /// The tool.

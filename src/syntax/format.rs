@@ -9,8 +9,9 @@
 //! same line stays there; a comment inside a statement moves to the line before it.
 
 use super::ast::{
-    ArgList, Body, Comment, Constraint, Expectation, File, Int, Item, Json, JsonKind, NameOpt,
-    OutputBody, RefOpAst, RepeatKind, ScopeAst, Spec, Stmt, StmtKind, Suffix, Term, TermKind,
+    ArgList, Block, Body, Comment, Constraint, Expectation, File, Int, Item, Json, JsonKind,
+    NameOpt, OutputBody, RefOpAst, RepeatKind, ScopeAst, Spec, Stmt, StmtKind, Suffix, Term,
+    TermKind,
 };
 use crate::source::Span;
 
@@ -181,6 +182,9 @@ impl<'t> Printer<'t> {
         if let Some(l) = &e.label {
             s.push_str(&format!("{}: ", self.raw(l.span)));
         }
+        if e.critical.is_some() {
+            s.push_str("critical ");
+        }
         if let Some(r) = &e.repeat {
             let int = |i: &Int| self.raw(i.span);
             s.push_str(&match &r.kind {
@@ -324,8 +328,10 @@ impl<'t> Printer<'t> {
             }
             StmtKind::Unknown(u) => raw(u.span).to_owned(),
             StmtKind::Answer(c) => format!("answer {}", self.constraint(c)),
-            // Printed by `scope` (with its body and comments); here its opening line only.
+            // Printed by `print_stmt` (with its body and comments); here its opening line only.
             StmtKind::Scope { scope, .. } => format!("{} {{", self.scope_head(scope)),
+            // Printed by `print_stmt`, block by block, with their comments.
+            StmtKind::Either(_) | StmtKind::Parallel(_) => raw(st.span).to_owned(),
         }
     }
 
@@ -338,10 +344,10 @@ impl<'t> Printer<'t> {
         }
     }
 
-    /// One statement of a block at `indent`, with the comments written inside it (`inner`):
-    /// a scope block is printed with its body, nested; any other statement on its line(s),
-    /// its inner comments before it.
-    fn stmt_in_block(&mut self, indent: usize, st: &Stmt, inner: &[&Comment]) {
+    /// Print statement `st` at `indent`, with the comments inside it (`inner`): a scope block
+    /// with its body, nested; an `either` or `parallel` block line by line, its comments in the
+    /// block they are in; any other statement on its line, its inner comments before it.
+    fn print_stmt(&mut self, indent: usize, st: &Stmt, inner: &[&Comment]) {
         if let StmtKind::Scope { scope, body } = &st.kind {
             let head = self.scope_head(scope);
             if body.is_empty() && inner.is_empty() {
@@ -355,20 +361,57 @@ impl<'t> Printer<'t> {
                 |st| st.span,
                 inner,
                 |_| false,
-                |p, st, hoisted| p.stmt_in_block(indent + 1, st, hoisted),
+                |p, st, hoisted| p.print_stmt(indent + 1, st, hoisted),
             );
             self.push(indent, "}");
             return;
         }
+        let (critical, head, blocks): (bool, &str, Vec<&Block>) = match &st.kind {
+            StmtKind::Either(x) => (x.critical.is_some(), "either", x.branches.iter().collect()),
+            StmtKind::Parallel(x) => (x.critical.is_some(), "parallel", vec![&x.body]),
+            _ => {
+                for c in inner {
+                    self.push(indent, &c.text);
+                }
+                let text = self.stmt(st, indent * INDENT.len());
+                if matches!(st.kind, StmtKind::Unknown(_)) {
+                    self.push_verbatim(indent, &text);
+                } else {
+                    self.push(indent, &text);
+                }
+                return;
+            }
+        };
+        let inside =
+            |c: &Comment, b: &Block| b.span.start < c.span.start && c.span.end <= b.span.end;
         for c in inner {
-            self.push(indent, &c.text);
+            if !blocks.iter().any(|b| inside(c, b)) {
+                self.push(indent, &c.text);
+            }
         }
-        let text = self.stmt(st, INDENT.len() * indent);
-        if matches!(st.kind, StmtKind::Unknown(_)) {
-            self.push_verbatim(indent, &text);
-        } else {
-            self.push(indent, &text);
+        let first = format!("{}{head} {{", if critical { "critical " } else { "" });
+        for (k, b) in blocks.into_iter().enumerate() {
+            // A comment on the line of the block's `{` stays there.
+            let same_line = |c: &Comment| !self.text[b.span.start..c.span.start].contains('\n');
+            let (head, mine): (Vec<&Comment>, Vec<&Comment>) = inner
+                .iter()
+                .copied()
+                .filter(|c| inside(c, b))
+                .partition(|c| same_line(c));
+            self.push(indent, if k == 0 { &first } else { "} or {" });
+            for c in head {
+                self.append_to_last(c);
+            }
+            self.block(
+                indent + 1,
+                &b.stmts,
+                |st| st.span,
+                &mine,
+                |_| false,
+                |p, st, hoisted| p.print_stmt(indent + 1, st, hoisted),
+            );
         }
+        self.push(indent, "}");
     }
 
     /// Push `text` with its first line indented and the rest as written (an unknown
@@ -469,7 +512,7 @@ impl<'t> Printer<'t> {
             |st| st.span,
             inner,
             |_| false,
-            |p, st, hoisted| p.stmt_in_block(1, st, hoisted),
+            |p, st, hoisted| p.print_stmt(1, st, hoisted),
         );
         self.push(0, "}");
     }

@@ -4,10 +4,10 @@ use pest::iterators::Pair;
 use pest::Parser as _;
 
 use super::ast::{
-    Arg, ArgList, Body, CmpOp, Comment, Constraint, Expectation, File, Ident, Include, Int, Item,
-    Json, JsonKind, NameOpt, Num, OutputBody, PathAst, RefOpAst, RepeatAst, RepeatKind, ScopeAst, Seg,
-    Spec,
-    Stmt, StmtKind, Str, Suffix, Term, TermKind, ToolDecl, Unknown,
+    Arg, ArgList, Block, Body, CmpOp, Comment, Constraint, Either, Expectation, File, Ident,
+    Include, Int, Item, Json, JsonKind, NameOpt, Num, OutputBody, Parallel, PathAst, RefOpAst,
+    RepeatAst, RepeatKind, ScopeAst, Seg, Spec, Stmt, StmtKind, Str, Suffix, Term, TermKind,
+    ToolDecl, Unknown,
 };
 use super::{expected, SpecDiagnostic};
 use crate::code::Code;
@@ -110,6 +110,10 @@ fn is_keyword(r: Rule) -> bool {
             | Rule::k_turn
             | Rule::k_agent
             | Rule::k_answer
+            | Rule::k_either
+            | Rule::k_or
+            | Rule::k_parallel
+            | Rule::k_critical
             | Rule::EOI
     )
 }
@@ -282,6 +286,12 @@ impl Builder<'_> {
         if matches!(rule, Rule::turn_block | Rule::agent_block) {
             return self.scope(p);
         }
+        if rule == Rule::either_stmt || rule == Rule::parallel_stmt {
+            return Ok(Stmt {
+                kind: self.group(p)?,
+                span: sp,
+            });
+        }
         let kids = Self::children(p);
         let mut it = kids.into_iter();
         let kind = match rule {
@@ -406,9 +416,46 @@ impl Builder<'_> {
         })
     }
 
+    /// `either { … } or { … }` / `parallel { … }`, with `critical` if written.
+    fn group(&mut self, p: Pair<'_, Rule>) -> R<StmtKind> {
+        let either = p.as_rule() == Rule::either_stmt;
+        let mut critical = None;
+        let mut keyword = Span::default();
+        let mut blocks = Vec::new();
+        for c in p.into_inner() {
+            match c.as_rule() {
+                Rule::critical => critical = Some(self.span(&c)),
+                Rule::k_either | Rule::k_parallel => keyword = self.span(&c),
+                Rule::block => {
+                    let span = self.span(&c);
+                    let mut stmts = Vec::new();
+                    for s in Self::children(c) {
+                        stmts.push(self.stmt(s)?);
+                    }
+                    blocks.push(Block { stmts, span });
+                }
+                _ => {}
+            }
+        }
+        Ok(if either {
+            StmtKind::Either(Box::new(Either {
+                critical,
+                keyword,
+                branches: blocks,
+            }))
+        } else {
+            StmtKind::Parallel(Box::new(Parallel {
+                critical,
+                keyword,
+                body: blocks.pop().expect("parallel block"),
+            }))
+        })
+    }
+
     fn expectation(&mut self, p: Pair<'_, Rule>) -> R<Expectation> {
         let mut e = Expectation {
             label: None,
+            critical: None,
             repeat: None,
             tool: Ident {
                 name: String::new(),
@@ -422,6 +469,7 @@ impl Builder<'_> {
         for c in Self::children(p) {
             match c.as_rule() {
                 Rule::label => e.label = Some(self.ident(c.into_inner().next().expect("label"))),
+                Rule::critical => e.critical = Some(self.span(&c)),
                 Rule::repeat => e.repeat = Some(self.repeat(c)),
                 Rule::tool_name => {
                     e.tool = self.tool_name(c)?;

@@ -143,6 +143,14 @@ const ALL: &[&str] = &[
     "reference compared",
     "in reference",
     "not in reference",
+    // Blocks.
+    "either",
+    "either with three branches",
+    "parallel",
+    "parallel in an either branch",
+    "critical call",
+    "critical either",
+    "critical parallel",
 ];
 
 #[derive(Default)]
@@ -380,6 +388,32 @@ impl Seen {
                 self.add("answer");
                 self.constraint(text, c);
             }
+            StmtKind::Either(x) => {
+                self.add("either");
+                if x.branches.len() >= 3 {
+                    self.add("either with three branches");
+                }
+                if x.critical.is_some() {
+                    self.add("critical either");
+                }
+                for b in &x.branches {
+                    for st in &b.stmts {
+                        if matches!(st.kind, StmtKind::Parallel(_)) {
+                            self.add("parallel in an either branch");
+                        }
+                        self.stmt(text, st);
+                    }
+                }
+            }
+            StmtKind::Parallel(x) => {
+                self.add("parallel");
+                if x.critical.is_some() {
+                    self.add("critical parallel");
+                }
+                for st in &x.body.stmts {
+                    self.stmt(text, st);
+                }
+            }
             StmtKind::Unknown(u) => {
                 self.problem(format!("unknown statement `{}`", u.word.name));
             }
@@ -389,6 +423,9 @@ impl Seen {
     fn expectation(&mut self, text: &str, e: &Expectation) {
         if e.label.is_some() {
             self.add("label");
+        }
+        if e.critical.is_some() {
+            self.add("critical call");
         }
         if let Some(r) = &e.repeat {
             self.add(match r.kind {

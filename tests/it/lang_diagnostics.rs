@@ -214,6 +214,51 @@ const CASES: &[(&str, &str, Files)] = &[
         &[],
     ),
     (
+        "invalid_group_one_branch",
+        "spec a {\n  either {\n    call refund\n  }\n}\n",
+        &[],
+    ),
+    (
+        "invalid_group_setting_inside",
+        "spec a {\n  either {\n    order strict\n    call refund\n  } or {\n    call escalate\n  }\n}\n",
+        &[],
+    ),
+    (
+        "invalid_group_nested_either",
+        "spec a {\n  parallel {\n    either {\n      call a\n    } or {\n      call b\n    }\n  }\n}\n",
+        &[],
+    ),
+    (
+        "invalid_group_empty",
+        "spec a {\n  call lookup\n  parallel {\n  }\n}\n",
+        &[],
+    ),
+    (
+        "unknown_keyword_in_block",
+        "spec a {\n  either {\n    cal refund\n  } or {\n    call escalate\n  }\n}\n",
+        &[],
+    ),
+    (
+        "unknown_keyword_block",
+        "spec a {\n  paralel {\n    call a\n  }\n  critcal call b\n}\n",
+        &[],
+    ),
+    (
+        "too_many_arrangements",
+        "spec a {\n  parallel {\n    call a\n    call b\n    call c\n    call d\n    call e\n    call f\n    call g\n  }\n}\n",
+        &[],
+    ),
+    (
+        "reference_across_branches",
+        "spec a {\n  either {\n    hold: call hold_seat\n  } or {\n    call book(hold_id: hold.output.id)\n  }\n}\n",
+        &[],
+    ),
+    (
+        "syntax_critical_after_label_only",
+        "spec a {\n  critical id: call verify_identity\n}\n",
+        &[],
+    ),
+    (
         "all_errors_of_a_file",
         "spec refund {\n  odrer strict\n  threshold 2\n  call issue_refund(order_id: lookup.output.id, order_id: \"x\")\n  never issue_refund\n  profile galtea { prefix: [\"functions.\"] }\n}\n\nspec refund {\n  call email(to: /(/)\n}\n",
         &[],

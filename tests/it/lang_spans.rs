@@ -217,6 +217,22 @@ impl<'t> Check<'t> {
                 }
             }
             StmtKind::Answer(c) => self.constraint(sp, c),
+            StmtKind::Either(x) => {
+                self.within(sp, x.keyword, "either keyword");
+                assert_eq!(self.at(x.keyword), "either");
+                if let Some(c) = x.critical {
+                    assert_eq!(self.at(c), "critical");
+                }
+                x.branches.iter().for_each(|b| self.block(sp, b));
+            }
+            StmtKind::Parallel(x) => {
+                self.within(sp, x.keyword, "parallel keyword");
+                assert_eq!(self.at(x.keyword), "parallel");
+                if let Some(c) = x.critical {
+                    assert_eq!(self.at(c), "critical");
+                }
+                self.block(sp, &x.body);
+            }
             StmtKind::Unknown(u) => {
                 self.within(sp, u.span, "unknown statement");
                 self.ident(u.span, &u.word);
@@ -224,9 +240,26 @@ impl<'t> Check<'t> {
         }
     }
 
+    fn block(&mut self, sp: Span, b: &Block) {
+        self.within(sp, b.span, "block");
+        assert!(self.at(b.span).starts_with('{') && self.at(b.span).ends_with('}'));
+        self.ordered(
+            &b.stmts.iter().map(|st| st.span).collect::<Vec<_>>(),
+            "block statements",
+        );
+        for st in &b.stmts {
+            self.within(b.span, st.span, "statement in a block");
+            self.stmt(st);
+        }
+    }
+
     fn expectation(&mut self, sp: Span, e: &Expectation) {
         if let Some(l) = &e.label {
             self.ident(sp, l);
+        }
+        if let Some(c) = e.critical {
+            self.within(sp, c, "critical");
+            assert_eq!(self.at(c), "critical");
         }
         if let Some(r) = &e.repeat {
             self.within(sp, r.span, "count");

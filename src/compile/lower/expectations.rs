@@ -134,6 +134,7 @@ impl FileCx {
             span,
             name_span: e.tool.span,
             scope: None,
+            critical: e.critical.is_some(),
         }
     }
 

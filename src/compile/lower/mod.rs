@@ -5,10 +5,12 @@
 //! [`MatcherConfig`]. Failure: every problem is pushed to [`FileCx::diags`] and lowering goes
 //! on with a default in its place, so one pass reports them all, in this order: `settings`
 //! (statements that hold for the whole spec, `profile` among them), labels and `expectations`
-//! (whose arguments and outputs go through `constraints`), then `rules` (`never`, `before`).
+//! (flattened out of `either` and `parallel` blocks by `groups`; their arguments and outputs go
+//! through `constraints`), the blocks, then `rules` (`never`, `before`).
 
 mod constraints;
 mod expectations;
+mod groups;
 mod profile;
 mod rules;
 mod scopes;
@@ -58,6 +60,9 @@ pub(crate) const SPEC_KEYWORDS: &[&str] = &[
     "turn",
     "agent",
     "answer",
+    "either",
+    "parallel",
+    "critical",
 ];
 /// Keywords that may start a top-level item.
 pub(crate) const TOP_KEYWORDS: &[&str] = &["include", "tool", "spec"];
@@ -188,14 +193,14 @@ impl FileCx {
             profile: None,
             deny_rules: Vec::new(),
             answer: None,
+            groups: Vec::new(),
         };
         let mode = self.settings(src, spec, &mut cfg);
 
-        // Labels, for references and `before` rules; expectations inside `turn` and `agent`
-        // blocks in their written place, with their scope.
-        let scoped = self.scoped_expectations(src, &spec.stmts);
-        let exps: Vec<(&ast::Expectation, Span)> =
-            scoped.iter().map(|(e, span, _)| (*e, *span)).collect();
+        // Labels, for references and `before` rules. The expectations of `either`, `parallel`,
+        // `turn` and `agent` blocks are in the list, in written order, each with its scope.
+        let flat = self.flatten(src, &spec.stmts);
+        let exps = flat.exps;
         let labels = self.labels(src, &exps);
 
         // Expectations by normalised tool name: the first's index and how many.
@@ -223,7 +228,7 @@ impl FileCx {
         for (i, (e, span)) in written.exps.iter().enumerate() {
             let refs = Refs::Before(&written.labels, i);
             let mut x = self.expectation(src, &names, mode, e, *span, refs);
-            x.scope.clone_from(&scoped[i].2);
+            x.scope.clone_from(&flat.scopes[i]);
             cfg.expectations.push(x);
         }
         cfg.answer = self.answer(
@@ -232,6 +237,9 @@ impl FileCx {
             Lit::of(mode),
             Refs::Before(&written.labels, written.exps.len()),
         );
+
+        cfg.groups = flat.groups;
+        self.check_groups(src, spec, &flat.branch_of, &cfg);
 
         self.rules(src, spec, Lit::of(mode), &norm, &written, &mut cfg);
         cfg

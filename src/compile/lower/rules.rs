@@ -77,7 +77,10 @@ impl FileCx {
                                 .label(stmt.span, "both sides name the same expectation")
                                 .help("name two different expectations, by label or by tool"),
                             );
-                        } else if a > b && cfg.order != OrderMode::AnyOrder {
+                        } else if a > b
+                            && cfg.order != OrderMode::AnyOrder
+                            && !super::groups::in_same_parallel(cfg, a, b)
+                        {
                             let word = if cfg.order == OrderMode::Strict {
                                 "strict"
                             } else {

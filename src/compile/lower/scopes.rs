@@ -1,9 +1,9 @@
 //! Scopes and the answer: `turn N { … }`, `turn last { … }`, `agent "name" { … }` blocks →
 //! the [`Scope`] of each expectation inside them; `answer C` → the spec's [`AnswerCheck`].
 //!
-//! Input: a spec's statements. Output: its expectations in written order, each with the scope
-//! of the blocks around it (blocks nest: `agent "x" { turn 2 { … } }` is both), and the
-//! lowered answer constraint. Failure: a `turn` inside a `turn` (or an `agent` inside an
+//! Input: a scope block's selector and the scope around it (the walk over a spec's blocks is
+//! `groups.rs`). Output: the scope of the expectations inside (blocks nest: `agent "x" { turn
+//! 2 { … } }` is both), and the lowered answer constraint. Failure: a `turn` inside a `turn` (or an `agent` inside an
 //! `agent`), a turn number that is 0 or too large, an empty agent name, an unknown word inside
 //! a block, a second `answer`; each pushed to the file's diagnostics.
 
@@ -17,54 +17,25 @@ use crate::syntax::SpecDiagnostic;
 
 /// The statements that may start a line inside a scope block (for did-you-mean).
 const BLOCK_KEYWORDS: &[&str] = &[
-    "call", "optional", "at_least", "at_most", "exactly", "between", "turn", "agent",
+    "call", "optional", "at_least", "at_most", "exactly", "between", "turn", "agent", "either",
+    "parallel", "critical",
 ];
 
 impl FileCx {
-    /// Every expectation of `stmts`, those inside scope blocks included, in written order, with
-    /// its span and scope.
-    pub(super) fn scoped_expectations<'s>(
-        &mut self,
-        src: &SourceFile,
-        stmts: &'s [Stmt],
-    ) -> Vec<(&'s ast::Expectation, Span, Option<Scope>)> {
-        let mut out = Vec::new();
-        self.walk(src, stmts, None, &mut out);
-        out
-    }
-
-    fn walk<'s>(
-        &mut self,
-        src: &SourceFile,
-        stmts: &'s [Stmt],
-        scope: Option<&Scope>,
-        out: &mut Vec<(&'s ast::Expectation, Span, Option<Scope>)>,
-    ) {
-        for st in stmts {
-            match &st.kind {
-                StmtKind::Expect(e) => out.push((&**e, st.span, scope.cloned())),
-                StmtKind::Scope { scope: s, body } => {
-                    let inner = self.narrow(src, scope, s);
-                    self.walk(src, body, Some(&inner), out);
-                }
-                // Inside a block (the spec's own statements are checked by `settings`).
-                StmtKind::Unknown(u) if scope.is_some() => {
-                    let mut d = unknown_word(src, "statement", &u.word, BLOCK_KEYWORDS);
-                    d.message = format!("unknown keyword `{}`", u.word.name);
-                    d.help = Some(
-                        "a `turn` or `agent` block holds expectations (`call …`, with a count \
-                         or a label) and nested `turn` or `agent` blocks"
-                            .into(),
-                    );
-                    self.diags.push(d);
-                }
-                _ => {}
-            }
-        }
+    /// An unknown word at the start of a statement inside a `turn` or `agent` block.
+    pub(super) fn unknown_in_scope(&mut self, src: &SourceFile, u: &ast::Unknown) {
+        let mut d = unknown_word(src, "statement", &u.word, BLOCK_KEYWORDS);
+        d.message = format!("unknown keyword `{}`", u.word.name);
+        d.help = Some(
+            "a `turn` or `agent` block holds expectations (`call …`, with a count or a label), \
+             `either` and `parallel` blocks, and nested `turn` or `agent` blocks"
+                .into(),
+        );
+        self.diags.push(d);
     }
 
     /// The scope of a block written inside `outer` (`None`: at the spec's top level).
-    fn narrow(&mut self, src: &SourceFile, outer: Option<&Scope>, s: &ScopeAst) -> Scope {
+    pub(super) fn narrow(&mut self, src: &SourceFile, outer: Option<&Scope>, s: &ScopeAst) -> Scope {
         let mut scope = outer.cloned().unwrap_or(Scope {
             turn: None,
             turn_span: Span::default(),

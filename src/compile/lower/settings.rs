@@ -204,32 +204,37 @@ impl FileCx {
                     once(self, "profile", stmt.span);
                     cfg.profile = self.profile(src, name, options);
                 }
-                StmtKind::Unknown(u) => {
-                    let mut d = unknown_word(src, "statement", &u.word, SPEC_KEYWORDS);
-                    d.message = format!("unknown keyword `{}`", u.word.name);
-                    d.help = Some(
-                    "a spec statement starts with a keyword such as `call`, `order`, `args` or `never`, or is `label: call ...` or `a before b`".into(),
-                );
-                    // `lookup_order(id: 1)` alone is almost always a call missing its keyword.
-                    let rest = src.text[u.word.span.end..u.span.end].trim_start();
-                    if rest.starts_with('(')
-                        && did_you_mean(&u.word.name, SPEC_KEYWORDS.iter().copied()).is_none()
-                    {
-                        d.labels[0].1 = "not a keyword".into();
-                        d.help = Some(format!(
-                            "to expect a call of this tool, write `call {}(...)`",
-                            u.word.name
-                        ));
-                    }
-                    self.diags.push(d);
-                }
+                StmtKind::Unknown(u) => self.unknown_stmt(src, u),
                 StmtKind::Expect(_)
                 | StmtKind::Never { .. }
                 | StmtKind::Before { .. }
                 | StmtKind::Scope { .. }
-                | StmtKind::Answer(_) => {}
+                | StmtKind::Answer(_)
+                | StmtKind::Either(_)
+                | StmtKind::Parallel(_) => {}
             }
         }
         mode
+    }
+
+    /// A statement that starts with an unknown word: name it, with a did-you-mean.
+    pub(super) fn unknown_stmt(&mut self, src: &SourceFile, u: &ast::Unknown) {
+        let mut d = unknown_word(src, "statement", &u.word, SPEC_KEYWORDS);
+        d.message = format!("unknown keyword `{}`", u.word.name);
+        d.help = Some(
+            "a spec statement starts with a keyword such as `call`, `order`, `args` or `never`, or is `label: call ...` or `a before b`".into(),
+        );
+        // `lookup_order(id: 1)` alone is almost always a call missing its keyword.
+        let rest = src.text[u.word.span.end..u.span.end].trim_start();
+        if rest.starts_with('(')
+            && did_you_mean(&u.word.name, SPEC_KEYWORDS.iter().copied()).is_none()
+        {
+            d.labels[0].1 = "not a keyword".into();
+            d.help = Some(format!(
+                "to expect a call of this tool, write `call {}(...)`",
+                u.word.name
+            ));
+        }
+        self.diags.push(d);
     }
 }

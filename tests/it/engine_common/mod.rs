@@ -55,6 +55,7 @@ pub(crate) fn exp(tool: &str) -> Expectation {
         span: Span::default(),
         name_span: Span::default(),
         scope: None,
+        critical: false,
     }
 }
 
@@ -133,6 +134,7 @@ pub(crate) fn spec(order: OrderMode, expectations: Vec<Expectation>) -> MatcherC
         profile: None,
         deny_rules: Vec::new(),
         answer: None,
+        groups: Vec::new(),
     }
 }
 

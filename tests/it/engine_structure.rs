@@ -1,0 +1,437 @@
+//! `either`, `parallel` and `critical` in the engine: examples, then properties over random specs
+//! and transcripts (an `either` never does worse than its best branch written alone; a
+//! `parallel` block accepts every order of its calls and nothing that leaves its place).
+
+use crate::engine_common;
+
+use engine_common::*;
+use proptest::prelude::*;
+use serde_json::json;
+use toolspec::config::*;
+use toolspec::engine::{run, Status, Verdict};
+use toolspec::source::Span;
+use toolspec::transcript::model::ToolCall;
+
+fn calls(names: &[&str]) -> Vec<ToolCall> {
+    names.iter().map(|n| call(n, json!({}))).collect()
+}
+
+fn either(branches: Vec<Vec<usize>>) -> Group {
+    Group {
+        kind: GroupKind::Either { branches },
+        critical: false,
+        span: Span::default(),
+    }
+}
+
+fn parallel(members: Vec<usize>) -> Group {
+    Group {
+        kind: GroupKind::Parallel { members },
+        critical: false,
+        span: Span::default(),
+    }
+}
+
+fn codes(v: &Verdict) -> Vec<&str> {
+    v.findings.iter().map(|f| f.code.as_str()).collect()
+}
+
+/// The branch that happened is scored; the other's expectations leave no trace.
+#[test]
+fn either_scores_the_branch_that_happened() {
+    let mut s = spec(
+        OrderMode::InOrder,
+        vec![exp("search"), exp("hold"), exp("book"), exp("book_direct")],
+    );
+    s.groups = vec![either(vec![vec![1, 2], vec![3]])];
+    let v = run(&s, &calls(&["search", "book_direct"]));
+    assert!(v.passed, "{v:#?}");
+    assert_eq!(v.score, 1.0);
+    let kept: Vec<usize> = v.expectations.iter().map(|o| o.expectation).collect();
+    assert_eq!(kept, vec![0, 3]);
+    assert_eq!(v.counts.expectations, 2);
+    assert_eq!(codes(&v), vec!["either-branch"]);
+    assert!(
+        v.findings[0]
+            .message
+            .contains("scored branch 2 (#4 `book_direct`)"),
+        "{}",
+        v.findings[0].message
+    );
+    assert!(v.findings[0]
+        .message
+        .contains("branch 1 (#2 `hold`) reached at best 0.33"));
+    // The other path.
+    let v = run(&s, &calls(&["search", "hold", "book"]));
+    assert!(v.passed);
+    let kept: Vec<usize> = v.expectations.iter().map(|o| o.expectation).collect();
+    assert_eq!(kept, vec![0, 1, 2]);
+}
+
+/// Equal branches: the first written counts, and its findings are the ones reported.
+#[test]
+fn either_ties_go_to_the_first_branch() {
+    let mut s = spec(OrderMode::InOrder, vec![exp("a"), exp("b")]);
+    s.groups = vec![either(vec![vec![0], vec![1]])];
+    let v = run(&s, &calls(&["c"]));
+    assert!(!v.passed);
+    assert_eq!(v.expectations.len(), 1);
+    assert_eq!(v.expectations[0].expectation, 0);
+    assert_eq!(v.expectations[0].status, Status::Missing);
+}
+
+/// A passing branch wins over a better-scoring one that fails hard.
+#[test]
+fn either_prefers_a_passing_branch() {
+    // Branch 1 (`b` critical, `c`) scores 2/3 with `b` missing: a hard failure. Branch 2 (a
+    // second `a`) scores 1/2, which reaches the threshold.
+    let mut s = spec(
+        OrderMode::InOrder,
+        vec![exp("a"), exp("b"), exp("c"), exp("a")],
+    );
+    s.scoring.threshold = 0.5;
+    s.expectations[1].critical = true;
+    s.groups = vec![either(vec![vec![1, 2], vec![3]])];
+    let v = run(&s, &calls(&["a", "c"]));
+    assert!(v.passed, "{v:#?}");
+    assert_eq!(v.score, 0.5);
+    assert!(v.expectations.iter().any(|o| o.expectation == 3));
+}
+
+/// A critical expectation that is not met fails the pair whatever the score.
+#[test]
+fn critical_fails_the_pair_whatever_the_score() {
+    let mut s = spec(
+        OrderMode::InOrder,
+        vec![exp("a"), exp("b"), exp("c"), exp("d")],
+    );
+    s.scoring.threshold = 0.5;
+    s.expectations[3].critical = true;
+    let v = run(&s, &calls(&["a", "b", "c"]));
+    assert_eq!(v.score, 0.75);
+    assert!(!v.passed);
+    assert!(codes(&v).contains(&"critical-unmet"), "{:?}", codes(&v));
+    // Met: no finding, and the threshold decides.
+    let v = run(&s, &calls(&["a", "d"]));
+    assert!(v.passed);
+    assert!(!codes(&v).contains(&"critical-unmet"));
+}
+
+/// A critical block: every member (of the chosen branch) must be met.
+#[test]
+fn critical_blocks_cover_their_members() {
+    let mut s = spec(OrderMode::InOrder, vec![exp("a"), exp("b"), exp("c")]);
+    s.scoring.threshold = 0.5;
+    let mut g = parallel(vec![1, 2]);
+    g.critical = true;
+    s.groups = vec![g];
+    let v = run(&s, &calls(&["a", "c"]));
+    assert!(!v.passed);
+    let f = v
+        .findings
+        .iter()
+        .find(|f| f.code == "critical-unmet")
+        .unwrap();
+    assert!(
+        f.message.contains("critical `parallel` block"),
+        "{}",
+        f.message
+    );
+    // A critical either: only the chosen branch's expectations are critical.
+    let mut s = spec(OrderMode::InOrder, vec![exp("a"), exp("b"), exp("c")]);
+    s.scoring.threshold = 0.5;
+    let mut g = either(vec![vec![1], vec![2]]);
+    g.critical = true;
+    s.groups = vec![g];
+    assert!(run(&s, &calls(&["a", "c"])).passed);
+    let v = run(&s, &calls(&["a"]));
+    assert!(!v.passed);
+    assert!(codes(&v).contains(&"critical-unmet"));
+}
+
+/// `parallel` in strict order: any order inside, nothing else in between.
+#[test]
+fn parallel_in_strict_order() {
+    let mut s = spec(
+        OrderMode::Strict,
+        vec![exp("a"), exp("w"), exp("t"), exp("z")],
+    );
+    s.groups = vec![parallel(vec![1, 2])];
+    assert!(run(&s, &calls(&["a", "t", "w", "z"])).passed);
+    assert!(run(&s, &calls(&["a", "w", "t", "z"])).passed);
+    assert!(!run(&s, &calls(&["t", "a", "w", "z"])).passed);
+    assert!(!run(&s, &calls(&["a", "w", "x", "t", "z"])).passed);
+}
+
+/// Without the block the same transcript fails: the block is what allows it.
+#[test]
+fn without_parallel_the_swapped_order_fails() {
+    let s = spec(OrderMode::InOrder, vec![exp("a"), exp("w"), exp("t")]);
+    assert!(!run(&s, &calls(&["a", "t", "w"])).passed);
+}
+
+/// `parallel` inside an `either` branch: the branch's calls in any order.
+#[test]
+fn parallel_inside_either() {
+    let mut s = spec(
+        OrderMode::InOrder,
+        vec![exp("a"), exp("x"), exp("y"), exp("z")],
+    );
+    s.groups = vec![either(vec![vec![1, 2], vec![3]]), parallel(vec![1, 2])];
+    let v = run(&s, &calls(&["a", "y", "x"]));
+    assert!(v.passed, "{v:#?}");
+    assert!(run(&s, &calls(&["a", "z"])).passed);
+}
+
+/// A reference to a label of a branch not chosen fails: the label matched no call.
+#[test]
+fn reference_into_an_unchosen_branch_fails_clearly() {
+    let mut s = spec(
+        OrderMode::InOrder,
+        vec![
+            exp("hold").label("hold"),
+            exp("direct"),
+            exp("book").arg("id", reference(0, "hold", Part::Args, "id")),
+        ],
+    );
+    s.groups = vec![either(vec![vec![0], vec![1]])];
+    let v = run(
+        &s,
+        &[call("direct", json!({})), call("book", json!({"id": 1}))],
+    );
+    assert!(!v.passed);
+    let f = v
+        .findings
+        .iter()
+        .find(|f| f.code == "name-only-match")
+        .unwrap();
+    assert!(
+        f.message.contains("`hold` matched no call"),
+        "{}",
+        f.message
+    );
+}
+
+/// A hand-written config past the bound tries the first arrangements and says so.
+#[test]
+fn arrangements_past_the_bound_are_noted() {
+    let names = ["a", "b", "c", "d", "e", "f", "g"];
+    let mut s = spec(OrderMode::InOrder, names.iter().map(|n| exp(n)).collect());
+    s.groups = vec![parallel((0..7).collect())];
+    assert_eq!(s.arrangements(), 5040);
+    let v = run(&s, &calls(&names));
+    assert!(v.passed);
+    assert!(codes(&v).contains(&"too-large"));
+}
+
+/// Under `order any` a parallel block changes nothing.
+#[test]
+fn parallel_under_any_order_is_one_arrangement() {
+    let mut s = spec(OrderMode::AnyOrder, vec![exp("a"), exp("b"), exp("c")]);
+    s.groups = vec![parallel(vec![0, 1, 2])];
+    assert_eq!(s.arrangements(), 1);
+    assert!(run(&s, &calls(&["c", "a", "b"])).passed);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Properties
+
+const TOOLS: [&str; 4] = ["a", "b", "c", "d"];
+
+fn small_exp() -> impl Strategy<Value = Expectation> {
+    (
+        0..TOOLS.len(),
+        prop::option::of(0i64..2),
+        prop::sample::select(vec![(1, Some(1)), (0, Some(1)), (1, None)]),
+    )
+        .prop_map(|(t, x, (min, max))| {
+            let mut e = exp(TOOLS[t]).repeat(min, max);
+            if let Some(v) = x {
+                e = e.eq("x", json!(v));
+            }
+            e
+        })
+}
+
+fn small_calls() -> impl Strategy<Value = Vec<ToolCall>> {
+    prop::collection::vec(
+        (0..TOOLS.len(), 0i64..2).prop_map(|(t, x)| call(TOOLS[t], json!({ "x": x }))),
+        0..8,
+    )
+}
+
+fn order() -> impl Strategy<Value = OrderMode> {
+    prop::sample::select(vec![
+        OrderMode::Strict,
+        OrderMode::InOrder,
+        OrderMode::AnyOrder,
+    ])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// An `either` never does worse than any of its branches written in its place alone:
+    /// its verdict passes whenever that spec's does, and scores at least as much as it among
+    /// verdicts that pass or fail alike.
+    #[test]
+    fn either_is_never_worse_than_a_branch_alone(
+        before in prop::collection::vec(small_exp(), 0..3),
+        branches in prop::collection::vec(prop::collection::vec(small_exp(), 1..3), 2..4),
+        after in prop::collection::vec(small_exp(), 0..2),
+        order in order(),
+        cs in small_calls(),
+    ) {
+        let mut exps = before.clone();
+        let mut groups = Vec::new();
+        for b in &branches {
+            let first = exps.len();
+            exps.extend(b.iter().cloned());
+            groups.push((first..exps.len()).collect::<Vec<_>>());
+        }
+        exps.extend(after.iter().cloned());
+        let mut s = spec(order, exps);
+        s.groups = vec![either(groups)];
+        let v = run(&s, &cs);
+        for b in &branches {
+            let alone: Vec<Expectation> =
+                before.iter().chain(b).chain(&after).cloned().collect();
+            let w = run(&spec(order, alone), &cs);
+            prop_assert!(
+                (v.passed, v.score) >= (w.passed, w.score),
+                "either {} {} < branch alone {} {}",
+                v.passed, v.score, w.passed, w.score
+            );
+        }
+    }
+
+    /// A parallel block accepts every order of its calls, in strict and in-order specs.
+    #[test]
+    fn parallel_accepts_every_permutation(
+        k in 2usize..5,
+        pre in 0usize..3,
+        post in 0usize..3,
+        perm_seed in any::<u64>(),
+        strict in any::<bool>(),
+    ) {
+        let name = |i: usize| format!("t{i}");
+        let n = pre + k + post;
+        let mut s = spec(
+            if strict { OrderMode::Strict } else { OrderMode::InOrder },
+            (0..n).map(|i| exp(&name(i))).collect(),
+        );
+        s.groups = vec![parallel((pre..pre + k).collect())];
+        let mut group: Vec<usize> = (pre..pre + k).collect();
+        // A permutation from the seed (Fisher–Yates with a small generator).
+        let mut x = perm_seed | 1;
+        for i in (1..group.len()).rev() {
+            x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+            group.swap(i, (x % (i as u64 + 1)) as usize);
+        }
+        let order: Vec<usize> = (0..pre).chain(group).chain(pre + k..n).collect();
+        let cs: Vec<ToolCall> = order.iter().map(|&i| call(&name(i), json!({}))).collect();
+        let v = run(&s, &cs);
+        prop_assert!(v.passed && v.score == 1.0, "{order:?}: {v:#?}");
+    }
+
+    /// A call of the block that leaves the block's place (before an expectation written before
+    /// it, or after one written after it) is not matched in place: the pair is not a full match.
+    #[test]
+    fn parallel_rejects_a_call_out_of_place(
+        k in 2usize..5,
+        pre in 0usize..3,
+        post in 0usize..3,
+        which in any::<prop::sample::Index>(),
+        to_front in any::<bool>(),
+        strict in any::<bool>(),
+    ) {
+        prop_assume!(pre + post > 0);
+        let to_front = if pre == 0 { false } else if post == 0 { true } else { to_front };
+        let name = |i: usize| format!("t{i}");
+        let n = pre + k + post;
+        let mut s = spec(
+            if strict { OrderMode::Strict } else { OrderMode::InOrder },
+            (0..n).map(|i| exp(&name(i))).collect(),
+        );
+        s.groups = vec![parallel((pre..pre + k).collect())];
+        let moved = pre + which.index(k);
+        let rest: Vec<usize> = (0..n).filter(|&i| i != moved).collect();
+        let order: Vec<usize> = if to_front {
+            // Before the last expectation written before the block.
+            let mut o = rest.clone();
+            o.insert(pre - 1, moved);
+            o
+        } else {
+            // After the first expectation written after the block.
+            let mut o = rest.clone();
+            o.insert(pre + k, moved);
+            o
+        };
+        let cs: Vec<ToolCall> = order.iter().map(|&i| call(&name(i), json!({}))).collect();
+        let v = run(&s, &cs);
+        prop_assert!(!(v.passed && v.score == 1.0), "{order:?} fully matched");
+    }
+}
+
+/// A `before` rule between members of one parallel block orders them on top of the block.
+#[test]
+fn before_rules_inside_a_parallel_block() {
+    let mut s = spec(
+        OrderMode::InOrder,
+        vec![exp("a"), exp("w").label("w"), exp("t").label("t")],
+    );
+    s.groups = vec![parallel(vec![1, 2])];
+    s.before = vec![BeforeRule {
+        first: 2,
+        then: 1,
+        span: Span::default(),
+    }];
+    assert!(run(&s, &calls(&["a", "t", "w"])).passed);
+    let v = run(&s, &calls(&["a", "w", "t"]));
+    assert!(!v.passed);
+    assert!(codes(&v).contains(&"before-violation"), "{:?}", codes(&v));
+}
+
+/// A long transcript gets fewer arrangements (`ARRANGEMENT_BUDGET` arrangements × calls), the
+/// choices of branch first, and a note; the result is still valid.
+#[test]
+fn long_transcripts_get_fewer_arrangements() {
+    let names = ["a", "b", "c", "d", "e", "f"];
+    let mut s = spec(OrderMode::InOrder, names.iter().map(|n| exp(n)).collect());
+    s.groups = vec![parallel((0..6).collect())];
+    let n = toolspec::engine::ARRANGEMENT_BUDGET / 600;
+    let mut cs: Vec<ToolCall> = (0..n).map(|_| call("z", json!({}))).collect();
+    for (k, name) in names.iter().rev().enumerate() {
+        cs[k * 10] = call(name, json!({}));
+    }
+    let started = std::time::Instant::now();
+    let v = run(&s, &cs);
+    assert!(codes(&v).contains(&"too-large"), "{:?}", codes(&v));
+    // 600 of 720 orders: the reversed one is the last, so it is not among them.
+    assert!(v.score < 1.0);
+    assert!(started.elapsed().as_secs() < 60);
+}
+
+/// Hand-written groups that name no expectation, overlap, or are empty never end the run.
+#[test]
+fn hostile_groups_degrade_quietly() {
+    let mut s = spec(OrderMode::Strict, vec![exp("a"), exp("b"), exp("c")]);
+    s.groups = vec![
+        either(vec![vec![0, 99], vec![], vec![1, 2, usize::MAX]]),
+        parallel(vec![2, 1, 1, 7]),
+        parallel(vec![0, 1, 2]),
+        either(Vec::new()),
+        Group {
+            kind: GroupKind::Parallel {
+                members: Vec::new(),
+            },
+            critical: true,
+            span: Span::default(),
+        },
+    ];
+    s.expectations[2].critical = true;
+    for cs in [&["a"][..], &["c", "b"], &[], &["b", "c", "a"]] {
+        let v = run(&s, &calls(cs));
+        assert!(v.score.is_finite());
+    }
+}
