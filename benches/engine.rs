@@ -74,6 +74,7 @@ fn config(order: OrderMode, expectations: Vec<Expectation>) -> MatcherConfig {
         scoring: Scoring::default(),
         profile: None,
         deny_rules: Vec::new(),
+        pass_rate: None,
     }
 }
 

@@ -628,6 +628,7 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
         },
         profile,
         deny_rules: Vec::new(),
+        pass_rate: None,
     };
     let calls = input
         .calls

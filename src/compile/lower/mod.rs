@@ -9,6 +9,7 @@
 
 mod constraints;
 mod expectations;
+mod pass_rate;
 mod profile;
 mod rules;
 mod settings;
@@ -40,6 +41,7 @@ pub(crate) const SPEC_KEYWORDS: &[&str] = &[
     "args",
     "names",
     "threshold",
+    "pass_rate",
     "extra",
     "score",
     "binary",
@@ -183,6 +185,7 @@ impl FileCx {
             scoring: Scoring::default(),
             profile: None,
             deny_rules: Vec::new(),
+            pass_rate: None,
         };
         let mode = self.settings(src, spec, &mut cfg);
 

@@ -129,6 +129,7 @@ pub(crate) fn spec(order: OrderMode, expectations: Vec<Expectation>) -> MatcherC
         scoring: Scoring::default(),
         profile: None,
         deny_rules: Vec::new(),
+        pass_rate: None,
     }
 }
 
