@@ -46,7 +46,7 @@ impl Emitter for ConciseEmitter {
         // A failing pair of a spec with a `pass_rate` fails the run only through the rate.
         let within = r
             .pass_rate
-            .map(|rate| format!("within pass_rate ≥ {}: ", super::model::percent(rate)))
+            .map(|_| "within pass_rate: ".to_owned())
             .unwrap_or_default();
         for f in findings {
             let message = format!("{within}{}", message(r, &f));
@@ -70,7 +70,8 @@ impl Emitter for ConciseEmitter {
         // Each spec's pass rate, as a finding at its `pass_rate` line.
         for r in &head.rates {
             let f = r.finding();
-            out.write_all(line(&f, &escape(&r.line()), self.width).as_bytes())?;
+            let message = format!("{}: {}", escape(&r.spec), r.verdict_text());
+            out.write_all(line(&f, &message, self.width).as_bytes())?;
         }
         if !head.errors.is_empty()
             || !head.warnings.is_empty()
