@@ -130,14 +130,13 @@ impl RateResult {
 }
 
 impl PairResult {
-    /// For a result of a spec with a `pass_rate`, what its verdict counts for: `counts toward
-    /// pass_rate >= 0.9 of spec `booking`; fails the run only through it`.
+    /// For a result of a spec with a `pass_rate`, what its verdict counts for: ``counts toward
+    /// spec `booking`'s `pass_rate >= 0.9`: fails the run only through that rate``.
     pub fn rate_note(&self) -> Option<String> {
         let r = self.pass_rate?;
         Some(format!(
-            "counts toward `pass_rate >= {r}` of spec `{}` ({} required): fails the run only through the rate",
-            self.spec,
-            percent(r)
+            "counts toward spec `{}`'s `pass_rate >= {r}`: fails the run only through that rate",
+            self.spec
         ))
     }
 }
