@@ -277,6 +277,7 @@ mod tests {
             rules: Vec::new(),
             findings,
             profile_details: details.then(|| serde_json::json!({"findings": [], "a": {"b": []}})),
+            pass_rate: failure.then_some(0.9),
         }
     }
 
