@@ -199,7 +199,9 @@ fn finish<E>(mut report: Report, outcomes: Vec<FileOutcome<E>>, rated: &[Rated])
     }
     let (rates, failed_within_rate) = rate::rates(
         rated,
-        pairs.iter().map(|((file, spec, _, _), passed, _)| ((file, spec), *passed)),
+        pairs
+            .iter()
+            .map(|((file, spec, _, _), passed, _)| ((file, spec), *passed)),
         &unread,
     );
     report.rates = rates;
@@ -387,7 +389,11 @@ impl SpecSet {
         report.summary.spec_files = 1;
         report.summary.specs = self.specs.len();
         // Every spec of the file takes part: its rate is over the transcripts given.
-        let rated: Vec<Rated> = self.specs.iter().filter_map(|s| Rated::of(s, true)).collect();
+        let rated: Vec<Rated> = self
+            .specs
+            .iter()
+            .filter_map(|s| Rated::of(s, true))
+            .collect();
         let Checked { mut report, pairs } = finish(report, vec![outcome], &rated);
         report.results = pairs;
         report

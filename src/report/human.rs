@@ -97,7 +97,7 @@ impl<S: Fn(&str) -> Option<Arc<String>>> Emitter for HumanEmitter<S> {
 
     /// The pairs' sections, then the list of pairs: every failing pair, passing ones too
     /// unless there are more than [`MAX_LISTED_PAIRS`] pairs (or with `verbose`), then a blank
-    /// line; the summary per spec (with `summary`, or past [`MAX_LISTED_PAIRS`] pairs); then the
+    /// line; the pass rate of each spec that has one; the summary per spec (with `summary`, or past [`MAX_LISTED_PAIRS`] pairs); then the
     /// counts.
     fn document(
         &self,
@@ -117,14 +117,10 @@ impl<S: Fn(&str) -> Option<Arc<String>>> Emitter for HumanEmitter<S> {
             out.write_all(b"\n")?;
         }
         out.write_all(rates_lines(head, self.options.color).as_bytes())?;
-        if !results.is_empty() {
-            if self.options.summary || results.len() > MAX_LISTED_PAIRS {
-                out.write_all(summary::table(&summary::with_rates(
-                    summary::summarize(results.metas()),
-                    &head.rates,
-                )).as_bytes())?;
-                out.write_all(b"\n")?;
-            }
+        if !results.is_empty() && (self.options.summary || results.len() > MAX_LISTED_PAIRS) {
+            let rows = summary::with_rates(summary::summarize(results.metas()), &head.rates);
+            out.write_all(summary::table(&rows).as_bytes())?;
+            out.write_all(b"\n")?;
         }
         out.write_all(summary_line(&head.summary).as_bytes())
     }
@@ -317,7 +313,11 @@ pub(super) fn rates_lines(head: &Report, color: bool) -> String {
     for r in &head.rates {
         let mut line = escaped(&r.line());
         if color {
-            let (word, paint) = if r.met { ("PASS", "32") } else { ("FAIL", "31;1") };
+            let (word, paint) = if r.met {
+                ("PASS", "32")
+            } else {
+                ("FAIL", "31;1")
+            };
             if let Some(cut) = line.strip_suffix(word) {
                 line = format!("{cut}\x1b[{paint}m{word}\x1b[0m");
             }
@@ -407,7 +407,9 @@ fn pair_line(r: &PairResult, color: bool) -> String {
     }
     // A failing pair of a spec with a `pass_rate` does not fail the run on its own.
     let within = match r.pass_rate {
-        Some(rate) if !r.passed => format!("  (within pass_rate ≥ {})", super::model::percent(rate)),
+        Some(rate) if !r.passed => {
+            format!("  (within pass_rate ≥ {})", super::model::percent(rate))
+        }
         _ => String::new(),
     };
     format!(

@@ -69,7 +69,10 @@ impl Emitter for JunitEmitter {
         let errors = errors_suite(head);
         let rates = rates_suite(head);
         if let Some(r) = &rates {
-            for (c, n) in counts.iter_mut().zip([r.tests, r.failures, r.errors, r.skipped]) {
+            for (c, n) in counts
+                .iter_mut()
+                .zip([r.tests, r.failures, r.errors, r.skipped])
+            {
                 *c += n;
             }
         }

@@ -145,7 +145,10 @@ fn without_a_rate_one_failing_run_fails_the_check() {
     assert_eq!(report.summary.failed_within_rate, 0);
     let failing = report.results.iter().find(|r| !r.passed).unwrap();
     assert_eq!(failing.pass_rate, None);
-    assert!(failing.findings.iter().any(|x| x.severity == Severity::Error));
+    assert!(failing
+        .findings
+        .iter()
+        .any(|x| x.severity == Severity::Error));
 }
 
 /// Through `SpecSet` (what `--spec FILE TRANSCRIPT` and the Python API use), the rate is over the

@@ -83,7 +83,10 @@ fn pass_rates_are_data() {
     assert_eq!(met["required"], 0.75);
     assert_eq!(met["location"]["line"], 4);
     let missed = rate("refund");
-    assert_eq!((&missed["passed"], &missed["met"]), (&json!(1), &json!(false)));
+    assert_eq!(
+        (&missed["passed"], &missed["met"]),
+        (&json!(1), &json!(false))
+    );
     let none = rate("nothing_recorded");
     assert_eq!((&none["total"], &none["rate"]), (&json!(0), &Value::Null));
     assert_eq!(none["met"], false);

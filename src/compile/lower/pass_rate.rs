@@ -64,7 +64,8 @@ impl FileCx {
             let help = if percentage {
                 format!("a pass rate is a share in [0, 1]; for {written} % write `pass_rate >= {meant}`")
             } else {
-                "a pass rate is a share in [0, 1]: 0.9 means 9 transcripts in 10 must pass".to_owned()
+                "a pass rate is a share in [0, 1]: 0.9 means 9 transcripts in 10 must pass"
+                    .to_owned()
             };
             self.diags.push(
                 SpecDiagnostic::error(
