@@ -319,7 +319,11 @@ fn section(
         r.profile
             .as_deref()
             .map(|p| format!(" · profile {}", esc_text(p)))
-            .unwrap_or_default(),
+            .unwrap_or_default()
+            + &r
+                .rate_note()
+                .map(|n| format!(" · {}", esc_text(&n)))
+                .unwrap_or_default(),
     );
     let kept: Vec<Finding> = (&mut *findings).take(MAX_FINDINGS).collect();
     let more = findings.count();
@@ -817,6 +821,20 @@ fn histogram(scores: impl Iterator<Item = f64>) -> String {
 
 fn run_findings(head: &Report) -> String {
     let mut s = String::new();
+    // Each spec's pass rate, when a spec has a `pass_rate`.
+    if !head.rates.is_empty() {
+        s.push_str("<section class=\"run\" id=\"rates\"><h2>Pass rates</h2><ul>");
+        for r in &head.rates {
+            let _ = write!(
+                s,
+                "<li><b class=\"{}\">{}</b> {}</li>",
+                if r.met { "ok" } else { "bad" },
+                if r.met { "PASS" } else { "FAIL" },
+                esc_text(&r.line())
+            );
+        }
+        s.push_str("</ul></section>\n");
+    }
     for (title, class, list) in [
         ("Errors", "bad", &head.errors),
         ("Warnings", "note", &head.warnings),
