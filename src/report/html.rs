@@ -320,8 +320,7 @@ fn section(
             .as_deref()
             .map(|p| format!(" · profile {}", esc_text(p)))
             .unwrap_or_default()
-            + &r
-                .rate_note()
+            + &r.rate_note()
                 .map(|n| format!(" · {}", esc_text(&n)))
                 .unwrap_or_default(),
     );
