@@ -64,10 +64,10 @@ impl RateResult {
     /// `12/20 passed (60.0 %) < 90 % required — FAIL`, `no transcript judged, 90 % required —
     /// FAIL`; the unreadable ones said.
     pub fn verdict_text(&self) -> String {
-        let required = percent(self.required);
+        let required_text = percent(self.required);
         let outcome = if self.met { "PASS" } else { "FAIL" };
         let Some(rate) = self.rate else {
-            return format!("no transcript judged, {required} required — {outcome}");
+            return format!("no transcript judged, {required_text} required — {outcome}");
         };
         let cmp = if self.met { "≥" } else { "<" };
         let unread = match self.unread {
@@ -75,16 +75,19 @@ impl RateResult {
             1 => ", 1 unreadable counted as failing".to_owned(),
             n => format!(", {n} unreadable counted as failing"),
         };
-        // One decimal, but never a rounding that contradicts the comparison (89.96 % shown as
-        // 90.0 % < 90 %).
-        let rounded = (rate * 1000.0).round() / 10.0;
-        let shown = if !self.met && rounded + 1e-9 >= self.required * 100.0 {
-            format!("{} %", rate * 100.0)
-        } else {
-            format!("{rounded:.1} %")
-        };
+        // One decimal, or as many more as it takes for the rounding not to contradict the
+        // comparison (89.96 % is not shown as 90.0 % < 90 %).
+        let required = self.required * 100.0;
+        let shown = (1..=6)
+            .map(|d| format!("{:.d$}", rate * 100.0))
+            .find(|t| {
+                let v: f64 = t.parse().unwrap_or(0.0);
+                self.met || v < required
+            })
+            .unwrap_or_else(|| format!("{}", rate * 100.0));
+        let shown = format!("{shown} %");
         format!(
-            "{}/{} passed ({shown}{unread}) {cmp} {required} required — {outcome}",
+            "{}/{} passed ({shown}{unread}) {cmp} {required_text} required — {outcome}",
             self.passed, self.total
         )
     }
@@ -141,10 +144,11 @@ impl PairResult {
     }
 }
 
-/// A share in [0, 1] as a percentage, with no needless decimals: `90 %`, `95.5 %`, `99.95 %`.
+/// A share in [0, 1] as a percentage, with no needless decimals (at most 4): `90 %`, `95.5 %`,
+/// `99.95 %`.
 pub fn percent(share: f64) -> String {
     let p = share * 100.0;
-    let mut s = format!("{p:.2}");
+    let mut s = format!("{p:.4}");
     while s.ends_with('0') {
         s.pop();
     }
@@ -519,6 +523,56 @@ mod tests {
             profile_details: None,
             pass_rate: None,
         }
+    }
+
+    fn rate(passed: usize, total: usize, required: f64) -> RateResult {
+        #[allow(clippy::cast_precision_loss)]
+        let share = (total > 0).then(|| passed as f64 / total as f64);
+        RateResult {
+            spec_file: "b.toolspec".into(),
+            spec: "booking".into(),
+            required,
+            passed,
+            total,
+            unread: 0,
+            rate: share,
+            met: crate::config::PassRate {
+                min: required,
+                span: crate::source::Span::default(),
+            }
+            .met(passed, total),
+            location: None,
+        }
+    }
+
+    /// A rate's verdict states the counts, the rate and the requirement, and its rounding never
+    /// contradicts the comparison.
+    #[test]
+    fn rate_verdict_text_is_true() {
+        assert_eq!(
+            rate(188, 200, 0.9).verdict_text(),
+            "188/200 passed (94.0 %) ≥ 90 % required — PASS"
+        );
+        assert_eq!(
+            rate(179, 200, 0.9).verdict_text(),
+            "179/200 passed (89.5 %) < 90 % required — FAIL"
+        );
+        assert_eq!(
+            rate(8999, 10000, 0.9).verdict_text(),
+            "8999/10000 passed (89.99 %) < 90 % required — FAIL"
+        );
+        assert_eq!(
+            rate(7, 10, 0.7).verdict_text(),
+            "7/10 passed (70.0 %) ≥ 70 % required — PASS"
+        );
+        assert_eq!(
+            rate(0, 0, 0.5).verdict_text(),
+            "no transcript judged, 50 % required — FAIL"
+        );
+        assert_eq!(percent(0.995), "99.5 %");
+        assert_eq!(percent(0.12345), "12.345 %");
+        assert_eq!(percent(1.0), "100 %");
+        assert_eq!(percent(0.0), "0 %");
     }
 
     /// The verdict line never states a comparison that is false of the numbers it prints.
