@@ -78,6 +78,7 @@ fn config(order: OrderMode, expectations: Vec<Expectation>) -> MatcherConfig {
         deny_rules: Vec::new(),
         answer: None,
         groups: Vec::new(),
+        pass_rate: None,
     }
 }
 

@@ -115,6 +115,8 @@ codes! {
     DuplicateSetting = "duplicate-setting", Spec, Error, "a setting is given twice";
     DuplicateTool = "duplicate-tool", Spec, Error, "two `tool` declarations have the same name";
     ThresholdRange = "threshold-range", Spec, Error, "a threshold is outside [0, 1]";
+    InvalidPassRate = "invalid-pass-rate", Spec, Error,
+        "a `pass_rate` is not `>=` followed by a fraction in [0, 1]";
     InvalidWeight = "invalid-weight", Spec, Error, "a weight or penalty is negative";
     InvalidNumber = "invalid-number", Spec, Error, "a count, index or range bound is unusable";
     InvalidRegex = "invalid-regex", Spec, Error, "a regular expression does not compile";
@@ -202,6 +204,10 @@ codes! {
         "no spec × transcript pair was checked in the whole run";
     InternalError = "internal-error", Run, Error,
         "a bug in toolspec stopped one file from being checked; the others were";
+    PassRateMissed = "pass-rate-missed", Run, Error,
+        "a spec with a `pass_rate` had too small a share of passing transcripts (or none)";
+    PassRateMet = "pass-rate-met", Run, Note,
+        "a spec with a `pass_rate` had enough passing transcripts; its failing ones do not fail the run";
 
     ForbiddenCall = "forbidden-call", Engine, Error, "a call of a forbidden tool";
     BeforeViolation = "before-violation", Engine, Error,

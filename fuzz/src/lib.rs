@@ -645,6 +645,7 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
         deny_rules: Vec::new(),
         answer: None,
         groups: Vec::new(),
+        pass_rate: None,
     };
     let calls = input
         .calls

@@ -241,3 +241,20 @@ def test_the_command_is_the_binarys_command() -> None:
     assert usage.returncode == 2
     version = run_cli(["--version"])
     assert toolspec.__version__ in version.stdout.decode()
+
+
+def test_a_pass_rate_is_judged_over_the_transcripts_checked() -> None:
+    """A spec with `pass_rate >= 0.75`: over one transcript the rate is its verdict; over the
+    whole dataset, 3 runs of 4 pass and the report passes with a failing result listed."""
+    fixture = ROOT / "tests/cmd/rate.in"
+    spec = fixture / "met.toolspec"
+    good = toolspec.check(spec, fixture / "runs/booking/a.openai.json")
+    assert good.passed
+    assert [r["total"] for r in good.rates] == [1]
+    bad = toolspec.check(spec, fixture / "runs/booking/d.anthropic.json", spec_name="booking")
+    assert not bad.passed
+    assert [(r["passed"], r["total"], r["met"]) for r in bad.rates] == [(0, 1, False)]
+    assert [f.severity for f in bad.results[0].findings] == ["warning"]
+    dataset = cli_json(["check", str(spec), "--format", "json"])
+    assert [(r["passed"], r["total"], r["met"]) for r in dataset["rates"]] == [(3, 4, True)]
+    assert run_cli(["check", str(spec)]).returncode == 0

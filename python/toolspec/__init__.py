@@ -182,11 +182,27 @@ class Report:
         return self.raw["warnings"]
 
     @property
+    def rates(self) -> List[Dict[str, Any]]:
+        """The pass rate of each spec with a `pass_rate` (of the spec named, with `spec_name`),
+        as the JSON report writes them: `passed`, `total`, `rate`, `required`, `met`."""
+        rates = self.raw.get("rates", [])
+        if self._spec_name is not None:
+            rates = [r for r in rates if r["spec"] == self._spec_name]
+        return rates
+
+    @property
     def passed(self) -> bool:
-        """True when every result passed (and there is at least one)."""
+        """True when every result passed (and there is at least one); the results of a spec with
+        a `pass_rate` pass through the spec's rate instead (over the transcripts checked: over
+        one transcript, the rate is that transcript's verdict)."""
         if self._spec_name is None:
             return bool(self._checked.passed)
-        return bool(self.results) and all(r.passed for r in self.results)
+        if not self.results:
+            return False
+        rates = self.rates
+        if rates:
+            return all(r["met"] for r in rates)
+        return all(r.passed for r in self.results)
 
     @property
     def failed(self) -> List[Result]:

@@ -10,7 +10,8 @@ class Checked:
 
     @property
     def passed(self) -> bool:
-        """Every result passed (and there is one), and nothing failed to be checked."""
+        """Every result passed (and there is one), and nothing failed to be checked; the results
+        of a spec with a `pass_rate` pass through the spec's rate instead."""
     @property
     def has_errors(self) -> bool:
         """Something could not be checked."""

@@ -12,6 +12,7 @@ mod locate;
 mod options;
 pub mod paths;
 mod plan;
+mod rate;
 mod read;
 mod result;
 pub mod run;

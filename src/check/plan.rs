@@ -132,6 +132,9 @@ pub(super) type SpecRef = (usize, usize);
 pub(super) struct Bound {
     /// The specs of each spec file that compiled.
     pub(super) units: Vec<Vec<Spec>>,
+    /// For each of `units`, whether the file was named (or found under a folder named): its
+    /// specs check every transcript their globs name.
+    pub(super) full: Vec<bool>,
     /// Transcript file → the specs that check it, in ascending order.
     pub(super) files: BTreeMap<PathBuf, Vec<SpecRef>>,
     /// The specs that check the transcript read from standard input.
@@ -165,6 +168,7 @@ pub(super) fn bind(
     // The specs that check the transcript read from standard input.
     let mut stdin_specs: Vec<SpecRef> = Vec::new();
     let mut units: Vec<Vec<Spec>> = Vec::new();
+    let mut fulls: Vec<bool> = Vec::new();
     for (path, specs, warnings) in compiled {
         report.warnings.extend(warnings);
         let specs = match specs {
@@ -212,6 +216,7 @@ pub(super) fn bind(
             }
         }
         units.push(specs);
+        fulls.push(full);
     }
     // An explicit transcript that no spec names is worth a word: it was not checked.
     let mut warned = BTreeSet::new();
@@ -249,6 +254,7 @@ pub(super) fn bind(
     }
     Bound {
         units,
+        full: fulls,
         files: bound,
         stdin: stdin_specs,
         unclaimed,

@@ -51,6 +51,9 @@ pub(super) struct FileOutcome<E> {
     pub(super) errors: Vec<Finding>,
     /// `no-calls-read`: the file is not empty, yet no call was read from it.
     pub(super) warnings: Vec<Finding>,
+    /// The specs (spec file, spec) for which the file, or the rest of it after a read error,
+    /// could not be read: once per error, counted as a failing transcript by a `pass_rate`.
+    pub(super) unread: Vec<(Arc<str>, Arc<str>)>,
 }
 
 /// What a result needs of its transcript besides the engine's run: not the calls, only where
@@ -108,6 +111,7 @@ pub(super) fn check_file<S: PairSink>(
         pairs: Vec::new(),
         errors: Vec::new(),
         warnings: Vec::new(),
+        unread: Vec::new(),
     };
     // A spec that forces a format wins over the settings (a custom mapping whose `files`
     // match, then a `[formats]` reader); specs that disagree read the file once per format.
@@ -159,6 +163,7 @@ pub(super) fn check_file<S: PairSink>(
                 Err(_) if input.quiet => continue,
                 Err(e) => {
                     out.errors.push(read_error(&e, &shown));
+                    out.unread.extend(unread(&specs));
                     continue;
                 }
             }
@@ -286,7 +291,10 @@ pub(super) fn check_file<S: PairSink>(
         // still reported, next to the error.
         match read {
             Err(_) | Ok(()) if input.quiet => {}
-            Err(e) => out.errors.push(read_error(&e, &shown)),
+            Err(e) => {
+                out.errors.push(read_error(&e, &shown));
+                out.unread.extend(unread(&specs));
+            }
             // Read in some format without a single call: most likely the wrong reader (a
             // pydantic-ai dump detected as Vercel AI SDK), and every expectation would be
             // reported missing. Said once per file and format.
@@ -310,6 +318,14 @@ pub(super) fn check_file<S: PairSink>(
         .filter(|l| l.file == shown);
     locate::resolve(locations, text, path);
     out
+}
+
+/// The (spec file, spec) of each spec of `specs`, for [`FileOutcome::unread`].
+pub(super) fn unread(specs: &[&Spec]) -> Vec<(Arc<str>, Arc<str>)> {
+    specs
+        .iter()
+        .map(|s| (s.file.key.clone(), s.name.clone()))
+        .collect()
 }
 
 /// The expected calls a profile sees: each expectation's tool, repeated `min` times (optional
@@ -586,6 +602,7 @@ fn check_pair<S: PairSink>(
         rules,
         findings: Vec::new(),
         profile_details,
+        pass_rate: spec.config.pass_rate.map(|r| r.min),
     };
     let record = head.record;
     let finding = |x: usize| -> Option<Finding> {
@@ -638,10 +655,19 @@ fn check_pair<S: PairSink>(
             call: f.call.map(|i| call_ref(i, false)),
         })
     };
+    // Under a `pass_rate` a transcript fails the run only through its spec's rate: what fails
+    // it is said as a warning.
+    let within_rate = spec.config.pass_rate.is_some();
     let mut findings = order
         .iter()
         .filter_map(|&x| finding(x))
-        .chain(profile_error);
+        .chain(profile_error)
+        .map(|mut f| {
+            if within_rate && f.severity == Severity::Error {
+                f.severity = Severity::Warning;
+            }
+            f
+        });
     (passed, record, sink.pair_streamed(head, &mut findings))
 }
 
@@ -743,6 +769,7 @@ fn rules_only<S: PairSink>(
         rules: Vec::new(),
         findings: Vec::new(),
         profile_details: None,
+        pass_rate: None,
     };
     let record = head.record;
     (

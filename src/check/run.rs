@@ -25,8 +25,9 @@ use rayon::prelude::*;
 use super::findings::plain;
 use super::paths::{absolute, display_path};
 use super::plan::{self, Compiled};
+use super::rate::{self, Rated};
 use super::read::{format_overrides, Reading};
-use super::result::{check_file, FileOutcome, Input, Kept};
+use super::result::{check_file, unread, FileOutcome, Input, Kept};
 use super::settings::LoadedSettings;
 use crate::code::Code;
 use crate::guard::RootGuard;
@@ -57,10 +58,7 @@ pub struct Checked<E> {
 impl<E> Checked<E> {
     /// The process outcome, as [`Report::exit_status`] gives it for the whole report.
     pub fn exit_status(&self) -> u8 {
-        crate::report::model::exit_status(
-            !self.report.errors.is_empty(),
-            self.report.summary.failed > 0,
-        )
+        crate::report::model::exit_status(!self.report.errors.is_empty(), &self.report.summary)
     }
 }
 
@@ -139,6 +137,12 @@ pub fn check_with<S: PairSink>(
             .iter()
             .map(|(f, quiet)| (Some(f), &[][..], *quiet)),
     );
+    let rated: Vec<Rated> = bound
+        .units
+        .iter()
+        .zip(&bound.full)
+        .flat_map(|(specs, &full)| specs.iter().filter_map(move |s| Rated::of(s, full)))
+        .collect();
     let outcomes: Vec<FileOutcome<S::Entry>> = par_map(&work, |&(file, specs, quiet)| {
         let specs: Vec<&plan::Spec> = specs.iter().map(|&r| bound.spec(r)).collect();
         let (path, shown, given) = match file {
@@ -174,22 +178,33 @@ pub fn check_with<S: PairSink>(
             pairs: Vec::new(),
             errors: vec![f],
             warnings: Vec::new(),
+            unread: unread(&specs),
         })
     });
-    finish(report, outcomes)
+    finish(report, outcomes, &rated)
 }
 
 /// The end of a check: the files' outcomes gathered into the report (sorted, counted), with a
 /// warning when nothing was checked; what the sink kept of each result, in report order.
-fn finish<E>(mut report: Report, outcomes: Vec<FileOutcome<E>>) -> Checked<E> {
+fn finish<E>(mut report: Report, outcomes: Vec<FileOutcome<E>>, rated: &[Rated]) -> Checked<E> {
     let mut transcripts = 0;
     let mut pairs: Vec<Kept<E>> = Vec::new();
+    let mut unread = Vec::new();
     for o in outcomes {
         transcripts += o.transcripts;
         pairs.extend(o.pairs);
         report.errors.extend(o.errors);
         report.warnings.extend(o.warnings);
+        unread.extend(o.unread);
     }
+    let (rates, failed_within_rate) = rate::rates(
+        rated,
+        pairs
+            .iter()
+            .map(|((file, spec, _, _), passed, _)| ((file, spec), *passed)),
+        &unread,
+    );
+    report.rates = rates;
     report.summary.transcripts = transcripts;
     // As Report::sort sorts results (a stable sort, from the same order).
     pairs.sort_by(|a, b| a.0.cmp(&b.0));
@@ -222,6 +237,7 @@ fn finish<E>(mut report: Report, outcomes: Vec<FileOutcome<E>>) -> Checked<E> {
     report.summary.checked = pairs.len();
     report.summary.passed = pairs.iter().filter(|p| p.1).count();
     report.summary.failed = report.summary.checked - report.summary.passed;
+    report.summary.failed_within_rate = failed_within_rate;
     Checked {
         report,
         pairs: pairs.into_iter().map(|p| p.2).collect(),
@@ -364,6 +380,7 @@ impl SpecSet {
             pairs: Vec::new(),
             errors: vec![f],
             warnings: Vec::new(),
+            unread: unread(&specs),
         });
         let mut report = Report {
             warnings: self.warnings.clone(),
@@ -371,7 +388,13 @@ impl SpecSet {
         };
         report.summary.spec_files = 1;
         report.summary.specs = self.specs.len();
-        let Checked { mut report, pairs } = finish(report, vec![outcome]);
+        // Every spec of the file takes part: its rate is over the transcripts given.
+        let rated: Vec<Rated> = self
+            .specs
+            .iter()
+            .filter_map(|s| Rated::of(s, true))
+            .collect();
+        let Checked { mut report, pairs } = finish(report, vec![outcome], &rated);
         report.results = pairs;
         report
     }

@@ -61,7 +61,8 @@ pub(crate) mod exit {
 
     /// Everything checked passed.
     pub(crate) const OK: u8 = 0;
-    /// Some expectation failed (or a file needs formatting, for `fmt --check`).
+    /// Some expectation failed, or a spec's `pass_rate` was not met (or a file needs
+    /// formatting, for `fmt --check`); `check` decides it by `report::model::exit_status`.
     pub(crate) const FAILED: u8 = 1;
     /// Could not run: usage, spec compile error, unreadable input.
     pub(crate) const ERROR: u8 = 2;

@@ -87,6 +87,11 @@ pub struct MatcherConfig {
     /// holds every expectation of every block in written order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub groups: Vec<Group>,
+    /// `pass_rate >= r`: the spec is judged over its transcripts together, and passes when at
+    /// least this share of them pass; a failing transcript then fails the run only through the
+    /// rate. `None`: every transcript must pass.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass_rate: Option<PassRate>,
 }
 
 /// The most arrangements of one spec's `either` and `parallel` blocks the engine tries (each is
@@ -158,6 +163,16 @@ pub struct Group {
     pub span: Span,
 }
 
+/// The share of a spec's transcripts that must pass (`pass_rate >= 0.9`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PassRate {
+    /// The least share, in [0, 1].
+    pub min: f64,
+    /// Where the setting is written.
+    #[serde(default)]
+    pub span: Span,
+}
+
 /// The kinds of [`Group`].
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -174,6 +189,18 @@ pub enum GroupKind {
         /// The members, by index.
         members: Vec<usize>,
     },
+}
+
+impl PassRate {
+    /// Whether `passed` of `total` transcripts meet the rate. No transcript never does: a rate
+    /// over no run says nothing about the agent.
+    pub fn met(self, passed: usize, total: usize) -> bool {
+        // Against the count it takes, with room for the rounding of `min × total` (0.7 × 10 is
+        // 7.000000000000001): 7 of 10 meet 0.7.
+        #[allow(clippy::cast_precision_loss)] // counts far below 2^52
+        let (have, needed) = (passed as f64, self.min * total as f64);
+        total > 0 && have + 1e-6 >= needed
+    }
 }
 
 /// A transcript glob with its place in the spec.

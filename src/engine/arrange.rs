@@ -453,6 +453,7 @@ mod tests {
             profile: None,
             deny_rules: Vec::new(),
             answer: None,
+            pass_rate: None,
             groups: vec![
                 group(GroupKind::Either {
                     branches: vec![vec![0, 1, 2], vec![3]],

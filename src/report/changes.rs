@@ -24,6 +24,8 @@ pub struct Snapshot {
     pairs: BTreeMap<PairKey, (bool, f64)>,
     /// Each error and warning of the run as it is shown: its severity, code, place, message.
     errors: BTreeSet<(Severity, String, String, String)>,
+    /// (spec file, spec) → (rate met, passed, total), for each spec with a `pass_rate`.
+    rates: BTreeMap<(String, String), (bool, usize, usize)>,
 }
 
 impl Snapshot {
@@ -58,6 +60,16 @@ impl Snapshot {
                             .map(brief::place_col)
                             .unwrap_or_default(),
                         f.message.clone(),
+                    )
+                })
+                .collect(),
+            rates: report
+                .rates
+                .iter()
+                .map(|r| {
+                    (
+                        (r.spec_file.clone(), r.spec.clone()),
+                        (r.met, r.passed, r.total),
                     )
                 })
                 .collect(),
@@ -115,6 +127,19 @@ impl Snapshot {
             };
             pairs.push((escape(spec).into_owned(), target, change));
         }
+        // A spec's pass rate that changed: `booking  pass_rate  FAIL → PASS (19/20)`.
+        let keys: BTreeSet<_> = self.rates.keys().chain(before.rates.keys()).collect();
+        for key in keys {
+            let change = match (before.rates.get(key), self.rates.get(key)) {
+                (Some(&(was, a, n)), Some(&(now, b, m))) if was != now || (a, n) != (b, m) => {
+                    format!("{} {a}/{n} → {} {b}/{m}", word(was), word(now))
+                }
+                (None, Some(&(now, b, m))) => format!("new: {} {b}/{m}", word(now)),
+                (Some(_), None) => "gone".to_owned(),
+                _ => continue,
+            };
+            pairs.push((escape(&key.1).into_owned(), "pass_rate".to_owned(), change));
+        }
         let spec_w = pairs.iter().map(|p| p.0.chars().count()).max().unwrap_or(0);
         let target_w = pairs.iter().map(|p| p.1.chars().count()).max().unwrap_or(0);
         for (spec, target, change) in pairs {
@@ -157,6 +182,7 @@ mod tests {
             rules: Vec::new(),
             findings: Vec::new(),
             profile_details: None,
+            pass_rate: None,
         }
     }
 
@@ -216,6 +242,35 @@ mod tests {
                 "research     runs/old.json  gone",
             ]
         );
+        assert!(Snapshot::of(&after)
+            .changes_since(&Snapshot::of(&after))
+            .is_empty());
+    }
+
+    /// A spec's pass rate that changed is a line of its own, with its counts.
+    #[test]
+    fn a_changed_pass_rate_is_listed() {
+        let rate = |passed: usize, met: bool| crate::report::model::RateResult {
+            spec_file: "b.toolspec".into(),
+            spec: "booking".into(),
+            required: 0.9,
+            passed,
+            total: 20,
+            unread: 0,
+            rate: Some(0.05 * passed as f64),
+            met,
+            location: None,
+        };
+        let before = Report {
+            rates: vec![rate(17, false)],
+            ..Report::default()
+        };
+        let after = Report {
+            rates: vec![rate(19, true)],
+            ..Report::default()
+        };
+        let lines = Snapshot::of(&after).changes_since(&Snapshot::of(&before));
+        assert_eq!(lines, ["booking  pass_rate  FAIL 17/20 → PASS 19/20"]);
         assert!(Snapshot::of(&after)
             .changes_since(&Snapshot::of(&after))
             .is_empty());

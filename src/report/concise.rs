@@ -43,9 +43,15 @@ impl Emitter for ConciseEmitter {
         if r.passed {
             return Ok(());
         }
+        // A failing pair of a spec with a `pass_rate` fails the run only through the rate.
+        let within = r
+            .pass_rate
+            .map(|_| "within pass_rate: ".to_owned())
+            .unwrap_or_default();
         for f in findings {
+            let message = format!("{within}{}", message(r, &f));
             out.text
-                .write_all(line(&f, &message(r, &f), self.width).as_bytes())?;
+                .write_all(line(&f, &message, self.width).as_bytes())?;
         }
         Ok(())
     }
@@ -61,7 +67,17 @@ impl Emitter for ConciseEmitter {
             out.write_all(line(f, &escape(&f.message), self.width).as_bytes())?;
         }
         results.write_texts(|()| true, out)?;
-        if !head.errors.is_empty() || !head.warnings.is_empty() || head.summary.failed > 0 {
+        // Each spec's pass rate, as a finding at its `pass_rate` line.
+        for r in &head.rates {
+            let f = r.finding();
+            let message = format!("{}: {}", escape(&r.spec), r.verdict_text());
+            out.write_all(line(&f, &message, self.width).as_bytes())?;
+        }
+        if !head.errors.is_empty()
+            || !head.warnings.is_empty()
+            || head.summary.failed > 0
+            || !head.rates.is_empty()
+        {
             out.write_all(b"\n")?;
         }
         out.write_all(super::human::summary_line(&head.summary).as_bytes())

@@ -21,11 +21,17 @@ impl Emitter for GithubEmitter {
     /// The annotations of the result's findings.
     fn pair(
         &self,
-        _: &PairResult,
+        r: &PairResult,
         findings: &mut dyn Iterator<Item = Finding>,
         out: &mut PairOut<'_>,
     ) -> io::Result<()> {
-        for f in findings {
+        // A failing result of a spec with a `pass_rate`: its warnings say what they count
+        // toward.
+        let note = r.rate_note().filter(|_| !r.passed);
+        for mut f in findings {
+            if let Some(note) = note.as_ref().filter(|_| f.severity != Severity::Note) {
+                f.message = format!("{} ({note})", f.message);
+            }
             out.text.write_all(annotation(&f).as_bytes())?;
             out.text.write_all(b"\n")?;
         }
@@ -54,13 +60,28 @@ pub(super) fn document<M>(
         out.write_all(b"\n")?;
     }
     results.write_texts(|_| true, out)?;
+    // Each spec's pass rate, at its `pass_rate` line: an error when missed, a notice when met.
+    for r in &head.rates {
+        out.write_all(annotation(&r.finding()).as_bytes())?;
+        out.write_all(b"\n")?;
+    }
     out.write_all(summary_line(&head.summary).as_bytes())
 }
 
 /// The last line: counts of the run.
 fn summary_line(s: &Summary) -> String {
+    let rates = if s.rates > 0 {
+        format!(
+            ", {} within pass_rate; pass_rate met by {} of {}",
+            s.failed_within_rate,
+            s.rates - s.rates_missed,
+            s.rates
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "toolspec: {} checked, {} passed, {} failed, {} errors\n",
+        "toolspec: {} checked, {} passed, {} failed{rates}, {} errors\n",
         s.checked, s.passed, s.failed, s.errors
     )
 }

@@ -114,7 +114,7 @@ impl<S: Fn(&str) -> Option<Arc<String>>> Emitter for HtmlEmitter<S> {
         let s = &head.summary;
         let verdict = if s.errors > 0 {
             "errors"
-        } else if s.failed > 0 {
+        } else if s.fails() {
             "failed"
         } else {
             "passed"
@@ -147,7 +147,10 @@ impl<S: Fn(&str) -> Option<Arc<String>>> Emitter for HtmlEmitter<S> {
             "<header><h1>toolspec: <span class=\"{verdict}\">{verdict}</span></h1>\n\
              <dl id=\"counts\">{counts}</dl></header>"
         )?;
-        let specs = summary::summarize(results.metas().map(|m| &m.digest));
+        let specs = summary::with_rates(
+            summary::summarize(results.metas().map(|m| &m.digest)),
+            &head.rates,
+        );
         if !specs.is_empty() {
             out.write_all(summary_table(&specs).as_bytes())?;
             out.write_all(b"<section id=\"charts\">\n")?;
@@ -316,7 +319,10 @@ fn section(
         r.profile
             .as_deref()
             .map(|p| format!(" · profile {}", esc_text(p)))
-            .unwrap_or_default(),
+            .unwrap_or_default()
+            + &r.rate_note()
+                .map(|n| format!(" · {}", esc_text(&n)))
+                .unwrap_or_default(),
     );
     let kept: Vec<Finding> = (&mut *findings).take(MAX_FINDINGS).collect();
     let more = findings.count();
@@ -664,12 +670,31 @@ fn finding_list(s: &mut String, findings: &[Finding], more: usize) {
 }
 
 fn summary_table(specs: &[summary::SpecSummary]) -> String {
+    // A column for the specs with a `pass_rate`, when there is one.
+    let rated = specs.iter().any(|r| r.pass_rate.is_some());
     let mut s = String::from(
         "<section id=\"summary\"><h2>Specs</h2>\n<table id=\"spec-table\"><thead><tr><th>spec</th>\
-         <th>passed</th><th>rate</th><th>mean score</th><th>most often not met</th></tr></thead>\
-         \n<tbody>\n",
+         <th>passed</th><th>rate</th><th>mean score</th><th>most often not met</th>",
     );
+    if rated {
+        s.push_str("<th>pass_rate</th>");
+    }
+    s.push_str("</tr></thead>\n<tbody>\n");
     for row in specs {
+        let rate = match (&row.pass_rate, rated) {
+            (Some(p), _) => format!(
+                "<td class=\"{}\">{}</td>",
+                if p.met { "ok" } else { "bad" },
+                text_entities(&format!(
+                    "{} {} required — {}",
+                    if p.met { "≥" } else { "<" },
+                    super::model::percent(p.required),
+                    if p.met { "PASS" } else { "FAIL" }
+                ))
+            ),
+            (None, true) => "<td></td>".to_owned(),
+            (None, false) => String::new(),
+        };
         let most: Vec<String> = row
             .most_failed
             .iter()
@@ -679,7 +704,7 @@ fn summary_table(specs: &[summary::SpecSummary]) -> String {
             s,
             "<tr data-spec=\"{}\"><td>{}</td><td class=\"num\"><span class=\"passed\">{}</span>/\
              <span class=\"total\">{}</span></td><td class=\"num\">{:.1}%</td><td class=\"num\">\
-             {:.2}</td><td>{}</td></tr>",
+             {:.2}</td><td>{}</td>{rate}</tr>",
             entities(&row.spec),
             text_entities(&row.spec),
             row.passed,
@@ -795,6 +820,20 @@ fn histogram(scores: impl Iterator<Item = f64>) -> String {
 
 fn run_findings(head: &Report) -> String {
     let mut s = String::new();
+    // Each spec's pass rate, when a spec has a `pass_rate`.
+    if !head.rates.is_empty() {
+        s.push_str("<section class=\"run\" id=\"rates\"><h2>Pass rates</h2><ul>");
+        for r in &head.rates {
+            let _ = write!(
+                s,
+                "<li><b class=\"{}\">{}</b> {}</li>",
+                if r.met { "ok" } else { "bad" },
+                if r.met { "PASS" } else { "FAIL" },
+                esc_text(&r.line())
+            );
+        }
+        s.push_str("</ul></section>\n");
+    }
     for (title, class, list) in [
         ("Errors", "bad", &head.errors),
         ("Warnings", "note", &head.warnings),
@@ -990,6 +1029,7 @@ mod tests {
                 call: Some(call),
             }],
             profile_details: None,
+            pass_rate: None,
         };
         let mut report = Report {
             version: 2,
@@ -997,6 +1037,7 @@ mod tests {
             results: vec![r],
             errors: Vec::new(),
             warnings: Vec::new(),
+            rates: Vec::new(),
         };
         report.recount();
         report

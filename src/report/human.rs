@@ -97,7 +97,7 @@ impl<S: Fn(&str) -> Option<Arc<String>>> Emitter for HumanEmitter<S> {
 
     /// The pairs' sections, then the list of pairs: every failing pair, passing ones too
     /// unless there are more than [`MAX_LISTED_PAIRS`] pairs (or with `verbose`), then a blank
-    /// line; the summary per spec (with `summary`, or past [`MAX_LISTED_PAIRS`] pairs); then the
+    /// line; the pass rate of each spec that has one; the summary per spec (with `summary`, or past [`MAX_LISTED_PAIRS`] pairs); then the
     /// counts.
     fn document(
         &self,
@@ -115,10 +115,12 @@ impl<S: Fn(&str) -> Option<Arc<String>>> Emitter for HumanEmitter<S> {
                 .count();
             out.write_all(hidden_pairs_line(hidden).as_bytes())?;
             out.write_all(b"\n")?;
-            if self.options.summary || results.len() > MAX_LISTED_PAIRS {
-                out.write_all(summary::table(&summary::summarize(results.metas())).as_bytes())?;
-                out.write_all(b"\n")?;
-            }
+        }
+        out.write_all(rates_lines(head, self.options.color).as_bytes())?;
+        if !results.is_empty() && (self.options.summary || results.len() > MAX_LISTED_PAIRS) {
+            let rows = summary::with_rates(summary::summarize(results.metas()), &head.rates);
+            out.write_all(summary::table(&rows).as_bytes())?;
+            out.write_all(b"\n")?;
         }
         out.write_all(summary_line(&head.summary).as_bytes())
     }
@@ -296,11 +298,46 @@ fn hidden_pairs_line(hidden: usize) -> String {
     }
 }
 
+/// The verdict of each spec with a `pass_rate`, a line each, then a blank line (nothing when no
+/// spec has one):
+///
+/// ```text
+/// pass rates:
+///   specs/booking.toolspec::booking: 19/20 passed (95.0 %) ≥ 90 % required — PASS
+/// ```
+pub(super) fn rates_lines(head: &Report, color: bool) -> String {
+    if head.rates.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("pass rates:\n");
+    for r in &head.rates {
+        let mut line = escaped(&r.line());
+        if color {
+            let (word, paint) = if r.met {
+                ("PASS", "32")
+            } else {
+                ("FAIL", "31;1")
+            };
+            if let Some(cut) = line.strip_suffix(word) {
+                line = format!("{cut}\x1b[{paint}m{word}\x1b[0m");
+            }
+        }
+        out.push_str(&format!("  {line}\n"));
+    }
+    out.push('\n');
+    out
+}
+
 /// The last line: counts of the run.
 pub(super) fn summary_line(s: &Summary) -> String {
     let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let within = if s.failed_within_rate > 0 {
+        format!("{} within pass_rate; ", s.failed_within_rate)
+    } else {
+        String::new()
+    };
     let mut summary = format!(
-        "{} passed, {} failed ({} checked: {} spec{}, {} transcript{})",
+        "{} passed, {} failed ({within}{} checked: {} spec{}, {} transcript{})",
         s.passed,
         s.failed,
         s.checked,
@@ -309,6 +346,14 @@ pub(super) fn summary_line(s: &Summary) -> String {
         s.transcripts,
         plural(s.transcripts)
     );
+    if s.rates > 0 {
+        summary.push_str(&format!(
+            "; pass_rate met by {} of {} spec{}",
+            s.rates - s.rates_missed,
+            s.rates,
+            plural(s.rates)
+        ));
+    }
     if s.errors > 0 {
         summary.push_str(&format!(
             "; {} error{} kept files from being checked",
@@ -360,8 +405,15 @@ fn pair_line(r: &PairResult, color: bool) -> String {
     if r.is_rules_only() {
         return format!("{word}  {}  rules  {target}", escaped(&r.verdict_text()));
     }
+    // A failing pair of a spec with a `pass_rate` does not fail the run on its own.
+    let within = match r.pass_rate {
+        Some(rate) if !r.passed => {
+            format!("  (within pass_rate ≥ {})", super::model::percent(rate))
+        }
+        _ => String::new(),
+    };
     format!(
-        "{word}  {}  {}::{}  {target}{profile}",
+        "{word}  {}  {}::{}  {target}{profile}{within}",
         escaped(&r.verdict_text()),
         escaped(&r.spec_file),
         escaped(&r.spec)

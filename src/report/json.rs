@@ -61,6 +61,9 @@ impl Emitter for JsonEmitter {
         if let Some(details) = &r.profile_details {
             o.member(out, "profile_details", details)?;
         }
+        if let Some(rate) = &r.pass_rate {
+            o.member(out, "pass_rate", rate)?;
+        }
         o.end(out)
     }
 
@@ -81,6 +84,9 @@ impl Emitter for JsonEmitter {
         list.end(out)?;
         o.member(out, "errors", &head.errors)?;
         o.member(out, "warnings", &head.warnings)?;
+        if !head.rates.is_empty() {
+            o.member(out, "rates", &head.rates)?;
+        }
         o.end(out)?;
         out.write_all(b"\n")
     }
@@ -271,6 +277,7 @@ mod tests {
             rules: Vec::new(),
             findings,
             profile_details: details.then(|| serde_json::json!({"findings": [], "a": {"b": []}})),
+            pass_rate: failure.then_some(0.9),
         }
     }
 
@@ -297,6 +304,17 @@ mod tests {
                 results: results.clone(),
                 errors: vec![finding(1)],
                 warnings: vec![finding(2), finding(3)],
+                rates: vec![super::super::model::RateResult {
+                    spec_file: "s.toolspec".into(),
+                    spec: "s".into(),
+                    required: 0.9,
+                    passed: 1,
+                    total: 2,
+                    unread: 1,
+                    rate: Some(0.5),
+                    met: false,
+                    location: None,
+                }],
             },
             Report {
                 results: results[..1].to_vec(),

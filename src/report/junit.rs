@@ -67,14 +67,26 @@ impl Emitter for JunitEmitter {
         }
         let mut junit = quick_junit::Report::new("toolspec");
         let errors = errors_suite(head);
+        let rates = rates_suite(head);
+        if let Some(r) = &rates {
+            for (c, n) in counts
+                .iter_mut()
+                .zip([r.tests, r.failures, r.errors, r.skipped])
+            {
+                *c += n;
+            }
+        }
         [junit.tests, junit.failures, junit.errors, junit.skipped] = counts;
         if let Some(suite) = errors.clone() {
+            junit.add_test_suite(suite);
+        }
+        if let Some(suite) = rates.clone() {
             junit.add_test_suite(suite);
         }
         let doc = to_string(&junit);
         let (start, end) = body(&doc);
         // Without suites the document may be laid out differently: written as it is.
-        if errors.is_none() && start == end && counts == [0; 4] {
+        if errors.is_none() && rates.is_none() && start == end && counts == [0; 4] {
             return out.write_all(doc.as_bytes());
         }
         out.write_all(&doc.as_bytes()[..start])?;
@@ -112,7 +124,14 @@ fn pair_suite(r: &PairResult, findings: &mut dyn Iterator<Item = Finding>) -> Te
     };
     let mut suite = TestSuite::new(format!("{class} @ {target}"));
     suite.extra.insert("file".into(), e(&r.transcript).into());
+    let note = r.rate_note().map(|n| e(&n));
     let mut add = |name: String, status: TestCaseStatus, at: Option<&Location>| {
+        // Under a `pass_rate` a failing case does not fail the run: it passed, with the failure
+        // kept as a flaky run (`<flakyFailure>`); the spec's `pass_rate` case decides.
+        let status = match &note {
+            Some(note) => within_rate(status, note),
+            None => status,
+        };
         let mut case = TestCase::new(format!("{name} @ {target}"), status);
         case.set_classname(class.clone());
         if let Some(loc) = at {
@@ -176,6 +195,64 @@ fn pair_suite(r: &PairResult, findings: &mut dyn Iterator<Item = Finding>) -> Te
     let last = if r.is_rules_only() { "rules" } else { "score" };
     add(last.to_owned(), status, None);
     suite
+}
+
+/// A case of a spec with a `pass_rate`: a failure becomes a success with the failure as a flaky
+/// run, its message prefixed with what it counts toward (`note`).
+fn within_rate(status: TestCaseStatus, note: &str) -> TestCaseStatus {
+    let TestCaseStatus::NonSuccess {
+        kind,
+        message,
+        ty,
+        description,
+        ..
+    } = status
+    else {
+        return status;
+    };
+    let mut run = quick_junit::TestRerun::new(kind);
+    run.set_message(match message {
+        Some(m) => format!("{}; {note}", m.as_str()),
+        None => note.to_owned(),
+    });
+    if let Some(ty) = ty {
+        run.set_type(ty);
+    }
+    if let Some(d) = description {
+        run.set_description(d);
+    }
+    let mut ok = TestCaseStatus::success();
+    ok.add_rerun(run);
+    ok
+}
+
+/// The test suite of the specs' pass rates, a case per spec with a `pass_rate`: passed when
+/// its rate is met, failed otherwise, the rate in its message.
+fn rates_suite(report: &Report) -> Option<TestSuite> {
+    if report.rates.is_empty() {
+        return None;
+    }
+    let mut suite = TestSuite::new("toolspec pass rates");
+    for r in &report.rates {
+        let status = if r.met {
+            TestCaseStatus::success()
+        } else {
+            let mut s = TestCaseStatus::non_success(NonSuccessKind::Failure);
+            s.set_message(e(&r.verdict_text()));
+            s.set_type("pass_rate");
+            s
+        };
+        let mut case = TestCase::new(format!("pass_rate >= {}", r.required), status);
+        case.set_classname(format!("{}::{}", e(&r.spec_file), e(&r.spec)));
+        if let Some(loc) = &r.location {
+            case.extra.insert("file".into(), e(&loc.file).into());
+            case.extra
+                .insert("line".into(), loc.line.to_string().into());
+        }
+        case.system_out = Some(e(&r.verdict_text()).into());
+        suite.add_test_case(case);
+    }
+    Some(suite)
 }
 
 /// An expectation's case: passed, or failed with what failed it: its status, then each call it

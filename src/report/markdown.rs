@@ -16,7 +16,7 @@ use std::sync::Mutex;
 
 use super::brief;
 use super::github::GithubEmitter;
-use super::model::{Finding, PairResult, Report};
+use super::model::{percent, Finding, PairResult, Report};
 use super::stream::{self, Emitter, PairOut, Results};
 use super::summary::{self, Digest};
 use crate::text::escape_markdown as md;
@@ -137,7 +137,7 @@ fn document(
     let s = &head.summary;
     let verdict = if s.errors > 0 {
         "errors"
-    } else if s.failed > 0 {
+    } else if s.fails() {
         "failed"
     } else {
         "passed"
@@ -145,9 +145,14 @@ fn document(
     writeln!(out, "## toolspec: {verdict}\n")?;
     writeln!(
         out,
-        "**{} passed, {} failed** ({} checked: {} spec{}, {} transcript{}{}{})\n",
+        "**{} passed, {} failed** ({}{} checked: {} spec{}, {} transcript{}{}{})\n",
         s.passed,
         s.failed,
+        if s.failed_within_rate > 0 {
+            format!("{} within pass_rate; ", s.failed_within_rate)
+        } else {
+            String::new()
+        },
         s.checked,
         s.specs,
         plural(s.specs),
@@ -164,6 +169,32 @@ fn document(
             String::new()
         },
     )?;
+    if !head.rates.is_empty() {
+        writeln!(
+            out,
+            "### Pass rates\n\n| spec | passed | rate | required | verdict |\n| --- | ---: | ---: | ---: | --- |"
+        )?;
+        for r in &head.rates {
+            let rate = r
+                .rate
+                .map_or_else(|| "—".to_owned(), |x| format!("{:.1} %", x * 100.0));
+            let unread = match r.unread {
+                0 => String::new(),
+                n => format!(" ({n} unreadable)"),
+            };
+            writeln!(
+                out,
+                "| {}::{} | {}/{}{unread} | {rate} | ≥ {} | {} |",
+                md(&r.spec_file),
+                md(&r.spec),
+                r.passed,
+                r.total,
+                percent(r.required),
+                if r.met { "PASS" } else { "**FAIL**" }
+            )?;
+        }
+        writeln!(out)?;
+    }
     let specs = summary::summarize(results.metas());
     if !specs.is_empty() {
         writeln!(
@@ -269,8 +300,13 @@ fn row(r: &PairResult, findings: &mut dyn Iterator<Item = Finding>, more: usize)
     if more > 0 {
         cells.push(format!("… and {more} more"));
     }
+    // A failing pair of a spec with a `pass_rate` does not fail the run on its own.
+    let within = match r.pass_rate {
+        Some(rate) => format!(" (within pass_rate ≥ {})", percent(rate)),
+        None => String::new(),
+    };
     format!(
-        "| {}::{} | {} | {} | {} |\n",
+        "| {}::{} | {} | {}{within} | {} |\n",
         md(&r.spec_file),
         md(&r.spec),
         md(&target),

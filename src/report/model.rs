@@ -26,6 +26,136 @@ pub struct Report {
     pub errors: Vec<Finding>,
     /// Warnings about the run itself (e.g. a glob that matches nothing).
     pub warnings: Vec<Finding>,
+    /// One entry per spec with a `pass_rate` that took part in the run: the share of its
+    /// transcripts that passed against the share it requires, sorted by spec file and spec.
+    /// Left out when no spec has a `pass_rate`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rates: Vec<RateResult>,
+}
+
+/// How a spec with a `pass_rate` fared over its transcripts: it passes when the share of them
+/// that passed is at least the share it requires. Its failing transcripts fail the run only
+/// through it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RateResult {
+    /// The spec file.
+    pub spec_file: String,
+    /// The spec's name.
+    pub spec: String,
+    /// The least share of its transcripts that must pass, in [0, 1].
+    pub required: f64,
+    /// Its transcripts that passed.
+    pub passed: usize,
+    /// Its transcripts judged: every result of the spec, and each transcript file (or the rest
+    /// of a dataset file) that could not be read, counted as failing.
+    pub total: usize,
+    /// Of `total`, the transcript files (or rests of dataset files) that could not be read.
+    pub unread: usize,
+    /// `passed / total`; `null` when no transcript was judged.
+    pub rate: Option<f64>,
+    /// Whether the rate is met. A spec with no transcript judged does not meet its rate.
+    pub met: bool,
+    /// Where the `pass_rate` is written.
+    pub location: Option<Location>,
+}
+
+impl RateResult {
+    /// The verdict as every format words it: `19/20 passed (95.0 %) ≥ 90 % required — PASS`,
+    /// `12/20 passed (60.0 %) < 90 % required — FAIL`, `no transcript judged, 90 % required —
+    /// FAIL`; the unreadable ones said.
+    pub fn verdict_text(&self) -> String {
+        let required_text = percent(self.required);
+        let outcome = if self.met { "PASS" } else { "FAIL" };
+        let Some(rate) = self.rate else {
+            return format!("no transcript judged, {required_text} required — {outcome}");
+        };
+        let cmp = if self.met { "≥" } else { "<" };
+        let unread = match self.unread {
+            0 => String::new(),
+            1 => ", 1 unreadable counted as failing".to_owned(),
+            n => format!(", {n} unreadable counted as failing"),
+        };
+        // One decimal, or as many more as it takes for the rounding not to contradict the
+        // comparison (89.96 % is not shown as 90.0 % < 90 %).
+        let required = self.required * 100.0;
+        let shown = (1..=6)
+            .map(|d| format!("{:.d$}", rate * 100.0))
+            .find(|t| {
+                let v: f64 = t.parse().unwrap_or(0.0);
+                self.met || v < required
+            })
+            .unwrap_or_else(|| format!("{}", rate * 100.0));
+        let shown = format!("{shown} %");
+        format!(
+            "{}/{} passed ({shown}{unread}) {cmp} {required_text} required — {outcome}",
+            self.passed, self.total
+        )
+    }
+}
+
+impl RateResult {
+    /// `spec_file::spec: ` and the verdict ([`RateResult::verdict_text`]).
+    pub fn line(&self) -> String {
+        format!("{}::{}: {}", self.spec_file, self.spec, self.verdict_text())
+    }
+
+    /// The code of the rate as a finding: `pass-rate-met` or `pass-rate-missed`.
+    pub fn code(&self) -> Code {
+        if self.met {
+            Code::PassRateMet
+        } else {
+            Code::PassRateMissed
+        }
+    }
+
+    /// The rate as a finding at its `pass_rate` line (an error when missed, a note when met),
+    /// for the formats that list findings (SARIF, GitHub annotations).
+    pub fn finding(&self) -> Finding {
+        let code = self.code();
+        let help = if self.met {
+            "its failing transcripts are listed as warnings: they do not fail the run"
+        } else {
+            "fix the failing transcripts listed with this spec, or lower the `pass_rate` if the \
+             agent is expected to fail that often"
+        };
+        Finding {
+            code: code.id().to_owned(),
+            severity: code.severity(),
+            message: format!("pass_rate of spec `{}`: {}", self.spec, self.verdict_text()),
+            help: Some(help.to_owned()),
+            location: self.location.clone(),
+            label: None,
+            related: None,
+            expectation: None,
+            call: None,
+        }
+    }
+}
+
+impl PairResult {
+    /// For a result of a spec with a `pass_rate`, what its verdict counts for: ``counts toward
+    /// spec `booking`'s `pass_rate >= 0.9`: fails the run only through that rate``.
+    pub fn rate_note(&self) -> Option<String> {
+        let r = self.pass_rate?;
+        Some(format!(
+            "counts toward spec `{}`'s `pass_rate >= {r}`: fails the run only through that rate",
+            self.spec
+        ))
+    }
+}
+
+/// A share in [0, 1] as a percentage, with no needless decimals (at most 4): `90 %`, `95.5 %`,
+/// `99.95 %`.
+pub fn percent(share: f64) -> String {
+    let p = share * 100.0;
+    let mut s = format!("{p:.4}");
+    while s.ends_with('0') {
+        s.pop();
+    }
+    if s.ends_with('.') {
+        s.pop();
+    }
+    format!("{s} %")
 }
 
 /// Counts over a run.
@@ -47,6 +177,30 @@ pub struct Summary {
     pub errors: usize,
     /// Run warnings.
     pub warnings: usize,
+    /// Of the failed pairs, those of specs with a `pass_rate`: they fail the run only through
+    /// their spec's rate.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failed_within_rate: usize,
+    /// Specs with a `pass_rate` that took part in the run ([`Report::rates`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rates: usize,
+    /// Of those, the specs whose rate was not met.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub rates_missed: usize,
+}
+
+// serde's `skip_serializing_if` passes a reference.
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl Summary {
+    /// Whether the run fails (exit status 1 without errors): a pair of a spec without a
+    /// `pass_rate` failed, or a spec's rate was not met.
+    pub fn fails(&self) -> bool {
+        self.failed > self.failed_within_rate || self.rates_missed > 0
+    }
 }
 
 /// The result of one spec on one transcript.
@@ -88,6 +242,10 @@ pub struct PairResult {
     /// The profile's own fields (e.g. DeepEval `reason`, Axion `explanation`), if a profile ran.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile_details: Option<serde_json::Value>,
+    /// The `pass_rate` of the spec, if it has one: the pair counts toward the spec's rate
+    /// ([`Report::rates`]) and does not fail the run on its own; its findings are warnings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pass_rate: Option<f64>,
 }
 
 /// How one expectation fared on one transcript.
@@ -309,6 +467,13 @@ impl Report {
         self.summary.failed = self.summary.checked - self.summary.passed;
         self.summary.errors = self.errors.len();
         self.summary.warnings = self.warnings.len();
+        self.summary.failed_within_rate = self
+            .results
+            .iter()
+            .filter(|r| !r.passed && r.pass_rate.is_some())
+            .count();
+        self.summary.rates = self.rates.len();
+        self.summary.rates_missed = self.rates.iter().filter(|r| !r.met).count();
     }
 
     /// Sort everything into the documented, deterministic order.
@@ -324,24 +489,24 @@ impl Report {
         let key = |f: &Finding| (f.location.clone(), f.code.clone(), f.message.clone());
         self.errors.sort_by_key(key);
         self.warnings.sort_by_key(key);
+        self.rates
+            .sort_by(|a, b| (&a.spec_file, &a.spec).cmp(&(&b.spec_file, &b.spec)));
     }
 
-    /// The process outcome this report calls for: 2 if something could not be checked, else 1 if
-    /// a pair failed, else 0.
+    /// The process outcome this report calls for ([`exit_status`] of its counted summary).
     pub fn exit_status(&self) -> u8 {
-        exit_status(
-            !self.errors.is_empty(),
-            self.results.iter().any(|r| !r.passed),
-        )
+        exit_status(!self.errors.is_empty(), &self.summary)
     }
 }
 
-/// The process outcome: 2 if something could not be checked, else 1 if a pair failed, else 0.
-pub fn exit_status(has_errors: bool, any_failed: bool) -> u8 {
+/// The process outcome, decided here for every run: 2 if something could not be checked, else
+/// 1 if the run fails ([`Summary::fails`]: a pair of a spec without a `pass_rate` failed, or a
+/// spec's rate was not met), else 0.
+pub fn exit_status(has_errors: bool, summary: &Summary) -> u8 {
     if has_errors {
         2
     } else {
-        u8::from(any_failed)
+        u8::from(summary.fails())
     }
 }
 
@@ -367,7 +532,58 @@ mod tests {
             rules: Vec::new(),
             findings: Vec::new(),
             profile_details: None,
+            pass_rate: None,
         }
+    }
+
+    fn rate(passed: usize, total: usize, required: f64) -> RateResult {
+        #[allow(clippy::cast_precision_loss)]
+        let share = (total > 0).then(|| passed as f64 / total as f64);
+        RateResult {
+            spec_file: "b.toolspec".into(),
+            spec: "booking".into(),
+            required,
+            passed,
+            total,
+            unread: 0,
+            rate: share,
+            met: crate::config::PassRate {
+                min: required,
+                span: crate::source::Span::default(),
+            }
+            .met(passed, total),
+            location: None,
+        }
+    }
+
+    /// A rate's verdict states the counts, the rate and the requirement, and its rounding never
+    /// contradicts the comparison.
+    #[test]
+    fn rate_verdict_text_is_true() {
+        assert_eq!(
+            rate(188, 200, 0.9).verdict_text(),
+            "188/200 passed (94.0 %) ≥ 90 % required — PASS"
+        );
+        assert_eq!(
+            rate(179, 200, 0.9).verdict_text(),
+            "179/200 passed (89.5 %) < 90 % required — FAIL"
+        );
+        assert_eq!(
+            rate(8999, 10000, 0.9).verdict_text(),
+            "8999/10000 passed (89.99 %) < 90 % required — FAIL"
+        );
+        assert_eq!(
+            rate(7, 10, 0.7).verdict_text(),
+            "7/10 passed (70.0 %) ≥ 70 % required — PASS"
+        );
+        assert_eq!(
+            rate(0, 0, 0.5).verdict_text(),
+            "no transcript judged, 50 % required — FAIL"
+        );
+        assert_eq!(percent(0.995), "99.5 %");
+        assert_eq!(percent(0.12345), "12.345 %");
+        assert_eq!(percent(1.0), "100 %");
+        assert_eq!(percent(0.0), "0 %");
     }
 
     /// The verdict line never states a comparison that is false of the numbers it prints.

@@ -17,7 +17,7 @@ use std::sync::Mutex;
 use serde::Serialize;
 
 use super::json::{indent, value_at, Array, Object};
-use super::model::{Finding, Location, PairResult, Report, Severity};
+use super::model::{Finding, Location, PairResult, RateResult, Report, Severity};
 use super::stream::{self, Emitter, PairOut, Results};
 use crate::code::Code;
 
@@ -153,13 +153,19 @@ impl Emitter for SarifEmitter {
     /// line break, each with the placeholder index of its code.
     fn pair(
         &self,
-        _: &PairResult,
+        r: &PairResult,
         findings: &mut dyn Iterator<Item = Finding>,
         out: &mut PairOut<'_>,
     ) -> io::Result<Box<[usize]>> {
         let out = &mut out.text;
         let mut used = Vec::new();
-        for (i, f) in findings.enumerate() {
+        // A failing result of a spec with a `pass_rate`: its findings (warnings) say what they
+        // count toward.
+        let note = r.rate_note().filter(|_| !r.passed);
+        for (i, mut f) in findings.enumerate() {
+            if let Some(note) = note.as_ref().filter(|_| f.severity != Severity::Note) {
+                f.message = format!("{} ({note})", f.message);
+            }
             if i > 0 {
                 out.write_all(b",\n")?;
             }
@@ -186,7 +192,14 @@ impl Emitter for SarifEmitter {
         let mut used: Vec<usize> = results.metas().flat_map(|m| m.iter().copied()).collect();
         used.sort_unstable();
         used.dedup();
-        let run: Vec<&Finding> = head.errors.iter().chain(&head.warnings).collect();
+        // The run's errors and warnings, then each spec's pass rate at its `pass_rate` line.
+        let rates: Vec<Finding> = head.rates.iter().map(RateResult::finding).collect();
+        let run: Vec<&Finding> = head
+            .errors
+            .iter()
+            .chain(&head.warnings)
+            .chain(&rates)
+            .collect();
         let codes = Codes::new(
             run.iter().map(|f| f.code.as_str()).chain(
                 used.iter()

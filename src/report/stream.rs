@@ -253,6 +253,7 @@ pub fn render<E: Emitter>(emitter: E, report: &Report) -> String {
         results: Vec::new(),
         errors: report.errors.clone(),
         warnings: report.warnings.clone(),
+        rates: report.rates.clone(),
     };
     let mut out = Vec::new();
     // Writing to memory never fails.

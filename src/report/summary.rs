@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 
 use super::brief;
-use super::model::PairResult;
+use super::model::{percent, PairResult, RateResult};
 use crate::text::escape;
 
 /// How many of a spec's most failed expectations a summary names.
@@ -67,6 +67,20 @@ pub struct SpecSummary {
     /// Expectations and rules by how many pairs they failed, most first (ties in name order),
     /// at most [`MOST_FAILED`].
     pub most_failed: Vec<(String, usize)>,
+    /// For a spec with a `pass_rate`: its rate ([`with_rates`]), which counts the transcripts
+    /// that could not be read too.
+    pub pass_rate: Option<RateResult>,
+}
+
+/// The rows with each spec's `pass_rate` verdict, if it has one.
+pub fn with_rates(mut rows: Vec<SpecSummary>, rates: &[RateResult]) -> Vec<SpecSummary> {
+    for row in &mut rows {
+        row.pass_rate = rates
+            .iter()
+            .find(|r| format!("{}::{}", escape(&r.spec_file), escape(&r.spec)) == row.spec)
+            .cloned();
+    }
+    rows
 }
 
 impl SpecSummary {
@@ -125,6 +139,7 @@ pub fn summarize<'a>(digests: impl IntoIterator<Item = &'a Digest>) -> Vec<SpecS
                 total: acc.total,
                 mean_score,
                 most_failed: most,
+                pass_rate: None,
             }
         })
         .collect()
@@ -155,14 +170,29 @@ pub fn table(rows: &[SpecSummary]) -> String {
         .chain(["passed".len()])
         .max()
         .unwrap_or(6);
+    // A column for the specs with a `pass_rate`, when there is one.
+    let rated = rows.iter().any(|r| r.pass_rate.is_some());
     let mut out = format!(
-        "{:<spec_w$}  {:>count_w$}  {:>6}  {:>10}\n",
-        "spec", "passed", "rate", "mean score"
+        "{:<spec_w$}  {:>count_w$}  {:>6}  {:>10}{}\n",
+        "spec",
+        "passed",
+        "rate",
+        "mean score",
+        if rated { "  pass_rate" } else { "" }
     );
     for (r, count) in rows.iter().zip(&counts) {
         let pad = spec_w - r.spec.chars().count();
+        let verdict = match &r.pass_rate {
+            Some(p) => format!(
+                "  {} {} {}",
+                if p.met { "≥" } else { "<" },
+                percent(p.required),
+                if p.met { "PASS" } else { "FAIL" }
+            ),
+            None => String::new(),
+        };
         out.push_str(&format!(
-            "{}{:pad$}  {count:>count_w$}  {:>5.1}%  {:>10.2}\n",
+            "{}{:pad$}  {count:>count_w$}  {:>5.1}%  {:>10.2}{verdict}\n",
             r.spec,
             "",
             r.rate(),

@@ -153,6 +153,15 @@ pub enum StmtKind {
     Names(Vec<NameOpt>),
     /// `threshold 0.8`
     Threshold(Num),
+    /// `pass_rate >= 0.9`
+    PassRate {
+        /// The comparison as written (only `>=` compiles).
+        op: Ident,
+        /// The rate.
+        rate: Num,
+        /// Where a `%` after the number is written (it does not compile: rates are fractions).
+        percent: Option<Span>,
+    },
     /// `extra forbid`
     Extra(Ident),
     /// `rules deny schema-violation, repeated-call`

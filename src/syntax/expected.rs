@@ -18,14 +18,15 @@ fn word(rule: Rule) -> Option<&'static str> {
         ident, include, index, int, json_array, json_member, json_object, k_absent, k_and, k_any,
         k_args, k_at_least, k_at_most, k_before, k_between, k_binary, k_call, k_contains,
         k_errored, k_exact, k_exactly, k_extra, k_format, k_fuzzy, k_in, k_include, k_names,
-        k_never, k_not, k_one_of, k_optional, k_order, k_present, k_profile, k_rules, k_score,
-        k_spec, k_strip, k_subset, k_threshold, k_tool, k_transcripts, k_type, k_weight, keyword,
-        label, name_opt, names_stmt, never_stmt, null, number, order_stmt, output, path,
-        profile_opt, profile_opts, profile_stmt, range, range_op, ref_cmp, ref_in, ref_part,
-        reference, regex, regex_body, regex_flags, rep_at_least, rep_at_most, rep_between,
-        rep_exactly, rep_optional, repeat, rule_code, rules_stmt, score_entry, score_stmt, spec,
-        spread, str_inner, string, threshold_stmt, tool_decl, tool_name, transcripts_stmt,
-        unknown_stmt, weight, whole_exact, whole_subset, EOI,
+        k_never, k_not, k_one_of, k_optional, k_order, k_pass_rate, k_present, k_profile, k_rules,
+        k_score, k_spec, k_strip, k_subset, k_threshold, k_tool, k_transcripts, k_type, k_weight,
+        keyword, label, name_opt, names_stmt, never_stmt, null, number, order_stmt, output,
+        pass_rate_pct, pass_rate_stmt, path, profile_opt, profile_opts, profile_stmt, range,
+        range_op, ref_cmp, ref_in, ref_part, reference, regex, regex_body, regex_flags,
+        rep_at_least, rep_at_most, rep_between, rep_exactly, rep_optional, repeat, rule_code,
+        rules_stmt, score_entry, score_stmt, spec, spread, str_inner, string, threshold_stmt,
+        tool_decl, tool_name, transcripts_stmt, unknown_stmt, weight, whole_exact, whole_subset,
+        EOI,
     };
     Some(match rule {
         EOI => "end of file",
@@ -34,7 +35,7 @@ fn word(rule: Rule) -> Option<&'static str> {
         spec => "`spec`",
         transcripts_stmt | order_stmt | format_stmt | args_stmt | names_stmt | threshold_stmt
         | extra_stmt | score_stmt | binary_stmt | profile_stmt | never_stmt | before_stmt
-        | rules_stmt | unknown_stmt => "a statement",
+        | rules_stmt | pass_rate_stmt | unknown_stmt => "a statement",
         k_rules => "`rules`",
         rule_code => "a rule code such as `schema-violation`",
         expectation | k_call => "`call`",
@@ -85,6 +86,8 @@ fn word(rule: Rule) -> Option<&'static str> {
         k_names => "`names`",
         k_strip => "`strip`",
         k_threshold => "`threshold`",
+        k_pass_rate => "`pass_rate`",
+        pass_rate_pct => "`%`",
         k_extra => "`extra`",
         k_score => "`score`",
         k_binary => "`binary`",
@@ -296,6 +299,7 @@ pub(crate) fn syntax_error(source: &SourceFile, err: pest::error::Error<Rule>) -
                     | "`args`"
                     | "`names`"
                     | "`threshold`"
+                    | "`pass_rate`"
                     | "`extra`"
                     | "`score`"
                     | "`binary`"

@@ -254,6 +254,12 @@ impl<'t> Printer<'t> {
                 format!("names {}", o.join(", "))
             }
             StmtKind::Threshold(n) => format!("threshold {}", raw(n.span)),
+            StmtKind::PassRate { op, rate, percent } => format!(
+                "pass_rate {} {}{}",
+                raw(op.span),
+                raw(rate.span),
+                if percent.is_some() { "%" } else { "" }
+            ),
             StmtKind::Extra(p) => format!("extra {}", raw(p.span)),
             StmtKind::Rules { mode, codes } => {
                 let c: Vec<&str> = codes.iter().map(|c| raw(c.span)).collect();

@@ -80,6 +80,7 @@ fn is_keyword(r: Rule) -> bool {
             | Rule::k_names
             | Rule::k_strip
             | Rule::k_threshold
+            | Rule::k_pass_rate
             | Rule::k_extra
             | Rule::k_score
             | Rule::k_binary
@@ -331,6 +332,16 @@ impl Builder<'_> {
                 StmtKind::Names(opts)
             }
             Rule::threshold_stmt => StmtKind::Threshold(self.num(it.next().expect("threshold"))?),
+            Rule::pass_rate_stmt => {
+                let op = it.next().expect("pass_rate comparison");
+                let op = Ident {
+                    name: op.as_str().to_owned(),
+                    span: self.span(&op),
+                };
+                let rate = self.num(it.next().expect("pass_rate value"))?;
+                let percent = it.next().map(|p| self.span(&p));
+                StmtKind::PassRate { op, rate, percent }
+            }
             Rule::extra_stmt => StmtKind::Extra(self.ident(it.next().expect("extra policy"))),
             Rule::rules_stmt => {
                 let mode = self.ident(it.next().expect("rules mode"));

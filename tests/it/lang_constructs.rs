@@ -53,6 +53,7 @@ const ALL: &[&str] = &[
     "names unify_separators",
     "names strip",
     "threshold",
+    "pass_rate",
     "extra allow",
     "extra forbid",
     "rules deny",
@@ -302,6 +303,7 @@ impl Seen {
                 }
             }
             StmtKind::Threshold(_) => self.add("threshold"),
+            StmtKind::PassRate { .. } => self.add("pass_rate"),
             StmtKind::Rules { mode, .. } => {
                 let c = match mode.name.as_str() {
                     "deny" => "rules deny",

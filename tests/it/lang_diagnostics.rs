@@ -71,6 +71,21 @@ const CASES: &[(&str, &str, Files)] = &[
         &[("tools.toolspec", "tool lookup(order_id: present)\n")],
     ),
     ("threshold_range", "spec a {\n  threshold 1.5\n  call lookup\n}\n", &[]),
+    ("pass_rate_range", "spec a {\n  pass_rate >= 1.5\n  call lookup\n}\n", &[]),
+    (
+        "pass_rate_percentage_number",
+        "spec a {\n  pass_rate >= 90\n  call lookup\n}\n",
+        &[],
+    ),
+    ("pass_rate_percent_sign", "spec a {\n  pass_rate >= 90%\n  call lookup\n}\n", &[]),
+    ("pass_rate_not_a_floor", "spec a {\n  pass_rate > 0.9\n  call lookup\n}\n", &[]),
+    ("pass_rate_typo", "spec a {\n  pass_rat >= 0.9\n  call lookup\n}\n", &[]),
+    (
+        "pass_rate_twice",
+        "spec a {\n  pass_rate >= 0.9\n  pass_rate >= 0.8\n  call lookup\n}\n",
+        &[],
+    ),
+    ("pass_rate_missing_value", "spec a {\n  pass_rate >=\n  call lookup\n}\n", &[]),
     (
         "threshold_range_fuzzy",
         "spec a {\n  call search(query: fuzzy \"python\" >= 80)\n}\n",

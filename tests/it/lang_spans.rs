@@ -174,6 +174,13 @@ impl<'t> Check<'t> {
                 }
             }
             StmtKind::Threshold(n) => self.num(sp, n),
+            StmtKind::PassRate { op, rate, percent } => {
+                self.ident(sp, op);
+                self.num(sp, rate);
+                if let Some(p) = percent {
+                    assert_eq!(self.at(*p), "%");
+                }
+            }
             StmtKind::Rules { mode, codes } => {
                 self.ident(sp, mode);
                 for c in codes {

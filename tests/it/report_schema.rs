@@ -38,6 +38,7 @@ fn json_reports_validate_against_the_published_schema() {
         "tests/cmd/broken.in",
         "tests/cmd/glob.in",
         "tests/cmd/config.in",
+        "tests/cmd/rate.in",
     ];
     for dir in dirs {
         let report = report_of(dir);
@@ -55,6 +56,60 @@ fn json_reports_validate_against_the_published_schema() {
     let mut report = report_of("tests/cmd/report.in");
     report["results"][0]["rules"] = Value::Null;
     assert!(!validator.is_valid(&report));
+    let mut report = report_of("tests/cmd/rate.in");
+    report["rates"][0]["rate"] = json!(1.5);
+    assert!(!validator.is_valid(&report));
+}
+
+/// Each spec with a `pass_rate` has its rate in the report, as data: met with a failing
+/// transcript, missed, over no transcript, with an unreadable transcript counted as failing;
+/// the failing pairs of such specs carry the rate and are counted apart in the summary.
+#[test]
+fn pass_rates_are_data() {
+    let report = report_of("tests/cmd/rate.in");
+    let rates = report["rates"].as_array().unwrap();
+    let rate = |spec: &str| {
+        rates
+            .iter()
+            .find(|r| r["spec"] == spec)
+            .unwrap_or_else(|| panic!("no rate for {spec}"))
+    };
+    let met = rate("booking");
+    assert_eq!(
+        (&met["passed"], &met["total"], &met["met"]),
+        (&json!(3), &json!(4), &json!(true))
+    );
+    assert_eq!(met["rate"], 0.75);
+    assert_eq!(met["required"], 0.75);
+    assert_eq!(met["location"]["line"], 4);
+    let missed = rate("refund");
+    assert_eq!(
+        (&missed["passed"], &missed["met"]),
+        (&json!(1), &json!(false))
+    );
+    let none = rate("nothing_recorded");
+    assert_eq!((&none["total"], &none["rate"]), (&json!(0), &Value::Null));
+    assert_eq!(none["met"], false);
+    let broken = rate("refund_broken");
+    assert_eq!(
+        (&broken["passed"], &broken["total"], &broken["unread"]),
+        (&json!(1), &json!(2), &json!(1))
+    );
+    let failing = result(&report, "booking", "runs/booking/d.anthropic.json");
+    assert_eq!(failing["passed"], false);
+    assert_eq!(failing["pass_rate"], 0.75);
+    assert!(failing["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|f| f["severity"] != "error"));
+    assert_eq!(report["summary"]["failed_within_rate"], 3);
+    assert_eq!(report["summary"]["rates"], 4);
+    assert_eq!(report["summary"]["rates_missed"], 2);
+    // A report without a `pass_rate` has none of these members.
+    let plain = report_of("tests/cmd/report.in");
+    assert!(plain.get("rates").is_none());
+    assert!(plain["summary"].get("rates").is_none());
 }
 
 #[test]

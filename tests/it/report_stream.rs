@@ -222,6 +222,13 @@ fn a_broken_project_streams_as_it_renders() {
     assert_streams_the_same(&root().join("tests/cmd/broken.in"));
 }
 
+/// Pass rates (met, missed, over no transcript, with an unreadable one) are in the head of the
+/// report: every format streams them as it renders them, on any number of threads.
+#[test]
+fn a_project_with_pass_rates_streams_as_it_renders() {
+    assert_streams_the_same(&root().join("tests/cmd/rate.in"));
+}
+
 #[test]
 fn datasets_sessions_and_errors_stream_as_they_render() {
     let dir = mixed_project();

@@ -167,7 +167,13 @@ impl FileCx {
                         span: st.span,
                     });
                     let first = flat.exps.len();
-                    self.walk(src, &x.body.stmts, Place::Parallel(at.branch()), scope, flat);
+                    self.walk(
+                        src,
+                        &x.body.stmts,
+                        Place::Parallel(at.branch()),
+                        scope,
+                        flat,
+                    );
                     if x.body.stmts.is_empty() {
                         self.empty(src, x.body.span, "a `parallel` block");
                     }

@@ -11,6 +11,7 @@
 mod constraints;
 mod expectations;
 mod groups;
+mod pass_rate;
 mod profile;
 mod rules;
 mod scopes;
@@ -43,6 +44,7 @@ pub(crate) const SPEC_KEYWORDS: &[&str] = &[
     "args",
     "names",
     "threshold",
+    "pass_rate",
     "extra",
     "score",
     "binary",
@@ -194,6 +196,7 @@ impl FileCx {
             deny_rules: Vec::new(),
             answer: None,
             groups: Vec::new(),
+            pass_rate: None,
         };
         let mode = self.settings(src, spec, &mut cfg);
 

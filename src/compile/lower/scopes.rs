@@ -35,7 +35,12 @@ impl FileCx {
     }
 
     /// The scope of a block written inside `outer` (`None`: at the spec's top level).
-    pub(super) fn narrow(&mut self, src: &SourceFile, outer: Option<&Scope>, s: &ScopeAst) -> Scope {
+    pub(super) fn narrow(
+        &mut self,
+        src: &SourceFile,
+        outer: Option<&Scope>,
+        s: &ScopeAst,
+    ) -> Scope {
         let mut scope = outer.cloned().unwrap_or(Scope {
             turn: None,
             turn_span: Span::default(),

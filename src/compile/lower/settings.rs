@@ -140,6 +140,10 @@ impl FileCx {
                     once(self, "threshold", stmt.span);
                     cfg.scoring.threshold = check_threshold(src, n, &mut self.diags);
                 }
+                StmtKind::PassRate { op, rate, percent } => {
+                    once(self, "pass_rate", stmt.span);
+                    cfg.pass_rate = self.pass_rate(src, stmt.span, op, rate, *percent);
+                }
                 StmtKind::Rules { mode, codes } => {
                     if mode.name != "deny" {
                         self.diags

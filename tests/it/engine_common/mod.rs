@@ -135,6 +135,7 @@ pub(crate) fn spec(order: OrderMode, expectations: Vec<Expectation>) -> MatcherC
         deny_rules: Vec::new(),
         answer: None,
         groups: Vec::new(),
+        pass_rate: None,
     }
 }
 
