@@ -625,6 +625,7 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
             wrong_or_missing: f64::from(input.wrong_or_missing) / 255.0,
             threshold: f64::from(input.threshold) / 255.0,
             binary: input.binary,
+            per_argument: false,
         },
         profile,
         deny_rules: Vec::new(),

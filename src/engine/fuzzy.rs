@@ -95,10 +95,48 @@ impl RunFuzzy {
     }
 }
 
+impl RunFuzzy {
+    /// Decide `token_set_ratio(actual, expected) >= threshold` (`fuzzy tokens`) within the run's
+    /// budget, the same way every time it is asked. The exact value costs `len A × len B` of the
+    /// words of one side only (`super::tokens`); past [`WORK_BOUND`] or the budget, the lower
+    /// bound (from lengths) settles "passes" and the upper bound (character counts) "fails"
+    /// where they can; otherwise `Bounded`.
+    pub(crate) fn decide_tokens(&self, actual: &str, expected: &str, threshold: f64) -> Fuzzy {
+        let key_of =
+            |h: &RandomState| h.hash_one(("tokens", actual, expected, threshold.to_bits()));
+        let key = (key_of(&self.hashers.0), key_of(&self.hashers.1));
+        if let Some(&hit) = self.decided.borrow().get(&key) {
+            return hit;
+        }
+        let t = super::tokens::TokenSets::new(actual, expected);
+        let work = t.work();
+        let d = if work <= WORK_BOUND && self.budget.try_spend(work) {
+            let r = t.exact();
+            if r >= threshold {
+                Fuzzy::Pass(r)
+            } else {
+                Fuzzy::Fail(r)
+            }
+        } else {
+            let (lower, upper) = (t.lower(), t.upper());
+            if upper < threshold {
+                Fuzzy::Below(upper)
+            } else if lower >= threshold {
+                Fuzzy::Pass(lower)
+            } else {
+                Fuzzy::Bounded(upper)
+            }
+        };
+        self.decided.borrow_mut().insert(key, d);
+        d
+    }
+}
+
 /// The decision on one fuzzy constraint.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Fuzzy {
-    /// The ratio was computed (exactly) and is at least the threshold.
+    /// At least the threshold; the number is the exact ratio (or, for `fuzzy tokens` past the
+    /// work bound, a lower bound that already reaches the threshold).
     Pass(f64),
     /// Fails; the number is the exact ratio.
     Fail(f64),

@@ -40,7 +40,9 @@ mod json;
 mod keep;
 pub mod names;
 pub mod native;
+pub mod per_argument;
 mod resolve;
+pub mod tokens;
 pub mod verdict;
 
 use std::borrow::Cow;
@@ -409,24 +411,36 @@ impl<'a> Run<'a> {
             let calls_j = &assigned[j];
             let mut failures = Vec::new();
             let mut full = 0usize;
+            let mut shares = Vec::new();
+            let w = sane(e.weight);
+            let credits = (
+                sane(config.scoring.exact_match),
+                sane(config.scoring.name_only),
+                w,
+            );
             for &i in calls_j {
                 owner[i] = Some(small(j));
                 let f = judge.failures(e, i);
                 if f.is_empty() {
                     full += 1;
+                } else if config.scoring.per_argument && !config.scoring.binary {
+                    shares.push(per_argument::share_of(e, i, f.iter(), credits));
                 }
                 failures.extend(f);
             }
             let k = calls_j.len();
             let name_only = k - full;
             let min = slots[j].min;
-            let w = sane(e.weight);
             // Name-only calls can only fill required slots; full matches fill the rest.
             let req_name = name_only.min(min);
             let req_full = full.min(min - req_name);
-            let credit = w
-                * (sane(config.scoring.exact_match) * req_full as f64
-                    + sane(config.scoring.name_only) * req_name as f64);
+            // Under `score per_argument` each name-only call earns its own share.
+            let name_credit = if shares.is_empty() {
+                w * sane(config.scoring.name_only) * req_name as f64
+            } else {
+                shares.iter().take(req_name).map(|s| s.credit).sum()
+            };
+            let credit = w * sane(config.scoring.exact_match) * req_full as f64 + name_credit;
             let unmet = min - req_full;
             inputs.earned += credit;
             inputs.required_weight += w * min as f64;
@@ -457,6 +471,7 @@ impl<'a> Run<'a> {
                 credit,
                 max_credit: w * sane(config.scoring.exact_match) * min as f64,
                 failures,
+                shares,
             });
         }
         let unaccounted: Vec<usize> = (0..n).filter(|&i| owner[i].is_none()).collect();

@@ -164,6 +164,8 @@ pub enum StmtKind {
     },
     /// `score { exact 1 name_only 0.5 }`
     Score(Vec<(Ident, Num)>),
+    /// `score per_argument`: how name-only calls are credited.
+    ScoreMode(Ident),
     /// `binary`
     Binary,
     /// `profile deepeval { threshold: 0.5 }`
@@ -363,6 +365,8 @@ pub enum TermKind {
     Subset(Json),
     /// `fuzzy "text" >= t`
     Fuzzy(Str, Option<Num>),
+    /// `fuzzy tokens "text" >= t`: token-set similarity.
+    FuzzyTokens(Str, Option<Num>),
     /// `/regex/flags`
     Regex {
         /// The text between the slashes, as written (`\/` not yet unescaped).

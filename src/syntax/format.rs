@@ -101,6 +101,10 @@ impl<'t> Printer<'t> {
                 Some(n) => format!("fuzzy {} >= {}", self.raw(s.span), self.raw(n.span)),
                 None => format!("fuzzy {}", self.raw(s.span)),
             },
+            TermKind::FuzzyTokens(s, th) => match th {
+                Some(n) => format!("fuzzy tokens {} >= {}", self.raw(s.span), self.raw(n.span)),
+                None => format!("fuzzy tokens {}", self.raw(s.span)),
+            },
             TermKind::Regex { .. } | TermKind::Ref { .. } => self.raw(t.span).to_owned(),
             TermKind::Range {
                 min,
@@ -262,6 +266,7 @@ impl<'t> Printer<'t> {
                     format!("score {{ {} }}", e.join(", "))
                 }
             }
+            StmtKind::ScoreMode(m) => format!("score {}", raw(m.span)),
             StmtKind::Binary => "binary".into(),
             StmtKind::Profile { name, options, .. } => {
                 if options.is_empty() {

@@ -98,6 +98,7 @@ fn is_keyword(r: Rule) -> bool {
             | Rule::k_exact
             | Rule::k_subset
             | Rule::k_fuzzy
+            | Rule::k_tokens
             | Rule::k_type
             | Rule::k_one_of
             | Rule::k_contains
@@ -331,6 +332,7 @@ impl Builder<'_> {
                 }
                 StmtKind::Score(entries)
             }
+            Rule::score_mode_stmt => StmtKind::ScoreMode(self.ident(it.next().expect("score mode"))),
             Rule::profile_stmt => {
                 let name = self.ident(it.next().expect("profile name"));
                 let mut options = Vec::new();
@@ -632,6 +634,12 @@ impl Builder<'_> {
                 let s = self.string(it.next().expect("fuzzy text"))?;
                 let t = it.next().map(|n| self.num(n)).transpose()?;
                 TermKind::Fuzzy(s, t)
+            }
+            Rule::c_fuzzy_tokens => {
+                let mut it = Self::children(p).into_iter();
+                let s = self.string(it.next().expect("fuzzy text"))?;
+                let t = it.next().map(|n| self.num(n)).transpose()?;
+                TermKind::FuzzyTokens(s, t)
             }
             _ => TermKind::Literal(self.json(p)?),
         };

@@ -166,6 +166,13 @@ impl FileCx {
                     None => DEFAULT_FUZZY,
                 },
             },
+            TermKind::FuzzyTokens(s, t) => Check::FuzzyTokens {
+                value: s.value.clone(),
+                threshold: match t {
+                    Some(n) => check_threshold(src, n, &mut self.diags),
+                    None => DEFAULT_FUZZY,
+                },
+            },
             TermKind::Regex {
                 body,
                 body_span,

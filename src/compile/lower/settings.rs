@@ -27,6 +27,8 @@ const EXTRA_POLICIES: &[&str] = &["allow", "forbid"];
 /// What `rules MODE CODE, ...` may say of the rules' findings.
 const RULE_MODES: &[&str] = &["deny"];
 const SCORE_KEYS: &[&str] = &["exact", "name_only", "extra", "missing"];
+/// The words of `score WORD`.
+const SCORE_MODES: &[&str] = &["per_argument"];
 
 impl FileCx {
     /// Lower the settings of `spec` into `cfg`; gives the argument mode.
@@ -186,6 +188,16 @@ impl FileCx {
                             "name_only" => &mut cfg.scoring.name_only,
                             "extra" => &mut cfg.scoring.extra_call,
                             "missing" => &mut cfg.scoring.wrong_or_missing,
+                            _ if SCORE_MODES.contains(&k.name.as_str()) => {
+                                let mut d = unknown_word(src, "score key", k, SCORE_KEYS);
+                                d.help = Some(format!(
+                                    "`{}` is a statement of its own: write `score {}` on its \
+                                     own line",
+                                    k.name, k.name
+                                ));
+                                self.diags.push(d);
+                                continue;
+                            }
                             _ => {
                                 self.diags
                                     .push(unknown_word(src, "score key", k, SCORE_KEYS));
@@ -194,6 +206,15 @@ impl FileCx {
                         };
                         *slot =
                             check_weight(src, &format!("score `{}`", k.name), v, &mut self.diags);
+                    }
+                }
+                StmtKind::ScoreMode(m) => {
+                    once(self, "score per_argument", stmt.span);
+                    if m.name == "per_argument" {
+                        cfg.scoring.per_argument = true;
+                    } else {
+                        self.diags
+                            .push(unknown_word(src, "score mode", m, SCORE_MODES));
                     }
                 }
                 StmtKind::Binary => {
