@@ -1,11 +1,13 @@
 //! Token-set similarity (`fuzzy tokens "…"`): for sentences whose words move.
 //!
 //! The measure is rapidfuzz's `fuzz.token_set_ratio(a, b, processor=utils.default_process)`,
-//! divided by 100 (`scripts/token-set-vectors.py` checks the agreement on generated pairs,
+//! divided by 100 (`tests/fixtures/vectors/make_token_set_vectors.py` computes it with the real
+//! rapidfuzz on generated pairs,
 //! `tests/it/token_set_vectors.rs` replays them):
 //!
-//! 1. each string is lowercased and cut into **tokens**: maximal runs of letters and digits
-//!    (everything else, `_` included, separates); each side becomes a set of tokens;
+//! 1. each string is cut into **tokens**: maximal runs of letters and digits (Unicode's
+//!    alphabetic and numeric characters; everything else, `_` included, separates), each
+//!    character lowercased on its own (`İ` → `i`, `Σ` → `σ`); each side becomes a set of tokens;
 //! 2. if a side has no token, the similarity is 0; if the sets share a token and one set holds
 //!    the other, it is 1;
 //! 3. otherwise, with `I` the shared tokens and `A`, `B` the tokens of one side only, each sorted
@@ -35,12 +37,18 @@ pub(crate) struct TokenSets {
     contained: bool,
 }
 
-/// The tokens of `s`: lowercased runs of letters and digits.
+/// The tokens of `s`: runs of letters and digits, lowercased character by character.
 fn tokens(s: &str) -> BTreeSet<String> {
     s.split(|c: char| !c.is_alphanumeric())
         .filter(|t| !t.is_empty())
-        .map(str::to_lowercase)
+        .map(|t| t.chars().map(lower).collect())
         .collect()
+}
+
+/// One character lowercased as rapidfuzz does: one character for one (Unicode's simple
+/// mapping: `İ` → `i`, `Σ` → `σ` wherever it stands).
+fn lower(c: char) -> char {
+    c.to_lowercase().next().unwrap_or(c)
 }
 
 fn joined<'a>(words: impl Iterator<Item = &'a String>) -> Vec<char> {

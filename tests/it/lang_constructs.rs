@@ -61,6 +61,7 @@ const ALL: &[&str] = &[
     "score extra",
     "score missing",
     "binary",
+    "score per_argument",
     "profile axion",
     "profile deepeval",
     "profile evalite",
@@ -110,6 +111,8 @@ const ALL: &[&str] = &[
     "subset",
     "fuzzy",
     "fuzzy >= t",
+    "fuzzy tokens",
+    "fuzzy tokens >= t",
     "regex",
     "regex flags",
     "range a..b",
@@ -314,6 +317,13 @@ impl Seen {
                 }
             }
             StmtKind::Binary => self.add("binary"),
+            StmtKind::ScoreMode(m) => {
+                let c = match m.name.as_str() {
+                    "per_argument" => "score per_argument",
+                    other => self.problem(format!("score {other}")),
+                };
+                self.add(c);
+            }
             StmtKind::Profile { name, options, .. } => {
                 {
                     let c = match name.name.as_str() {
@@ -498,6 +508,13 @@ impl Seen {
                 self.add("fuzzy");
                 if th.is_some() {
                     self.add("fuzzy >= t");
+                }
+                self.string(text, s);
+            }
+            TermKind::FuzzyTokens(s, th) => {
+                self.add("fuzzy tokens");
+                if th.is_some() {
+                    self.add("fuzzy tokens >= t");
                 }
                 self.string(text, s);
             }

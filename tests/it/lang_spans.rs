@@ -159,6 +159,7 @@ impl<'t> Check<'t> {
         match &st.kind {
             StmtKind::Transcripts(globs) => globs.iter().for_each(|g| self.string(sp, g)),
             StmtKind::Format(i) | StmtKind::Order(i) | StmtKind::Extra(i) => self.ident(sp, i),
+            StmtKind::ScoreMode(i) => self.ident(sp, i),
             StmtKind::Args { mode, threshold } => {
                 self.ident(sp, mode);
                 if let Some(t) = threshold {
@@ -322,7 +323,7 @@ impl<'t> Check<'t> {
             | TermKind::Exact(j)
             | TermKind::Subset(j)
             | TermKind::Contains(j) => self.json(sp, j),
-            TermKind::Fuzzy(s, th) => {
+            TermKind::Fuzzy(s, th) | TermKind::FuzzyTokens(s, th) => {
                 self.string(sp, s);
                 if let Some(n) = th {
                     self.num(sp, n);

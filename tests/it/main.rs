@@ -26,6 +26,7 @@ mod cost_compile;
 mod cost_engine;
 mod cost_gaps;
 mod difflib_vectors;
+mod token_set_vectors;
 mod engine_alignment;
 mod engine_constraints;
 mod engine_properties;
