@@ -29,6 +29,7 @@ mod difflib_vectors;
 mod token_set_vectors;
 mod engine_alignment;
 mod engine_constraints;
+mod engine_per_argument;
 mod engine_properties;
 mod engine_scoring_doc;
 mod engine_verdict_snapshot;
