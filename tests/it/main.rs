@@ -34,6 +34,7 @@ mod engine_properties;
 mod engine_scoring_doc;
 mod engine_verdict_snapshot;
 mod hostile_fuzz_regressions;
+mod init_starter;
 mod hostile_inputs;
 mod hostile_project;
 mod lang_constructs;
