@@ -74,7 +74,7 @@ pub fn starter_spec(t: &Transcript, name: &str, glob: &str) -> String {
                                         fresh_label(&calls[origin.call].name, &mut used)
                                     })
                                     .clone();
-                                reference(&label, &origin)
+                                reference(&label, origin)
                             }
                             None => id_regex(v).unwrap_or_else(|| json(v)),
                         };
@@ -136,18 +136,22 @@ fn tool_decl(decl: &ToolDecl, calls: &[ToolCall]) -> String {
         };
         items.push(format!("{}: {c}", key(k)));
     }
-    let unlisted = of_tool
-        .iter()
-        .any(|args| args.keys().any(|k| !props.is_some_and(|p| p.contains_key(k))));
+    let unlisted = of_tool.iter().any(|args| {
+        args.keys()
+            .any(|k| !props.is_some_and(|p| p.contains_key(k)))
+    });
     if !closed || unlisted {
         items.push("...".into());
     }
     format!("tool {}({})", tool_name(&decl.name), items.join(", "))
 }
 
+/// Whether a value honours a parameter's schema.
+type Honours<'a> = Box<dyn Fn(&Value) -> bool + 'a>;
+
 /// The constraint a parameter's schema states (`type T|U` or `one_of [...]`), with the test a
 /// value must pass to honour it.
-fn param_constraint(p: &Value) -> Option<(String, Box<dyn Fn(&Value) -> bool + '_>)> {
+fn param_constraint(p: &Value) -> Option<(String, Honours<'_>)> {
     if let Some(values) = p.get("enum").and_then(Value::as_array) {
         if values.is_empty() {
             return None;
@@ -291,9 +295,9 @@ fn identifying(v: &Value) -> bool {
             let n = s.trim().chars().count();
             n >= 2 * MIN_REF_CHARS || (n >= MIN_REF_CHARS && s.bytes().any(|c| c.is_ascii_digit()))
         }
-        Value::Number(n) => n.as_f64().is_some_and(|x| {
-            x.abs() >= 1000.0 || (x.fract() != 0.0 && n.to_string().len() >= 5)
-        }),
+        Value::Number(n) => n
+            .as_f64()
+            .is_some_and(|x| x.abs() >= 1000.0 || (x.fract() != 0.0 && n.to_string().len() >= 5)),
         _ => false,
     }
 }
@@ -337,7 +341,8 @@ fn id_regex(v: &Value) -> Option<String> {
         });
     if is_uuid {
         return Some(
-            "/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/".into(),
+            "/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/"
+                .into(),
         );
     }
     // `call_abc123…`, `cus_Q8fN…`, `toolu_01…`: a lowercase prefix, `_`, a random tail.
@@ -372,11 +377,47 @@ fn random_looking(s: &str) -> bool {
 
 /// The grammar's words, which a label must not be.
 const KEYWORDS: &[&str] = &[
-    "include", "tool", "spec", "transcripts", "format", "order", "args", "names", "strip",
-    "threshold", "extra", "score", "binary", "profile", "never", "before", "rules", "call",
-    "optional", "at_least", "at_most", "exactly", "between", "and", "errored", "weight", "exact",
-    "subset", "fuzzy", "tokens", "type", "one_of", "contains", "present", "absent", "any", "not",
-    "true", "false", "null", "output",
+    "include",
+    "tool",
+    "spec",
+    "transcripts",
+    "format",
+    "order",
+    "args",
+    "names",
+    "strip",
+    "threshold",
+    "extra",
+    "score",
+    "binary",
+    "profile",
+    "never",
+    "before",
+    "rules",
+    "call",
+    "optional",
+    "at_least",
+    "at_most",
+    "exactly",
+    "between",
+    "and",
+    "errored",
+    "weight",
+    "exact",
+    "subset",
+    "fuzzy",
+    "tokens",
+    "type",
+    "one_of",
+    "contains",
+    "present",
+    "absent",
+    "any",
+    "not",
+    "true",
+    "false",
+    "null",
+    "output",
 ];
 
 /// A label for a call of `tool`, unique among `used`.
@@ -445,13 +486,22 @@ mod tests {
             r("call_L2m69I7wDdQGnMo6sFSYnvCe").as_deref(),
             Some("/^call_[A-Za-z0-9]+$/")
         );
-        assert_eq!(r("cus_Q8fN2kLw7XyR").as_deref(), Some("/^cus_[A-Za-z0-9]+$/"));
+        assert_eq!(
+            r("cus_Q8fN2kLw7XyR").as_deref(),
+            Some("/^cus_[A-Za-z0-9]+$/")
+        );
         assert_eq!(
             r("9fceb02d0ae598e95dc970b74767f19372d61af8").as_deref(),
             Some("/^[0-9a-f]+$/")
         );
         // Words, business ids a user types, short values: literal.
-        for s in ["ORD-58213", "ZD-448190", "snake_case_name", "hello", "abc_defghijk"] {
+        for s in [
+            "ORD-58213",
+            "ZD-448190",
+            "snake_case_name",
+            "hello",
+            "abc_defghijk",
+        ] {
             assert_eq!(r(s), None, "{s}");
         }
     }
@@ -462,7 +512,15 @@ mod tests {
         assert!(identifying(&json!(12999)));
         assert!(identifying(&json!(48.8566)));
         assert!(identifying(&json!("dana@example.com")));
-        for v in [json!(true), json!(1), json!(365), json!("en"), json!("metric"), json!(null), json!(3.5)] {
+        for v in [
+            json!(true),
+            json!(1),
+            json!(365),
+            json!("en"),
+            json!("metric"),
+            json!(null),
+            json!(3.5),
+        ] {
             assert!(!identifying(&v), "{v}");
         }
     }

@@ -265,20 +265,38 @@ mod tests {
     fn token_sets_of_megabyte_strings_are_settled_within_the_bound() {
         let run = RunFuzzy::default();
         // Words of one side only, a megabyte each: past the bound, so the bounds decide.
-        let a: String = (0..100_000).map(|i| format!("a{i} ")).collect();
-        let b: String = (0..100_000).map(|i| format!("b{i} ")).collect();
+        let words = |prefix: char| {
+            let mut s = String::new();
+            for i in 0..100_000 {
+                s.push(prefix);
+                s.push_str(&i.to_string());
+                s.push(' ');
+            }
+            s
+        };
+        let (a, b) = (words('a'), words('b'));
         let shared = "book flight paris";
         let start = std::time::Instant::now();
         // Nothing shared and different characters: the upper bound says "fails".
         let zs: String = (0..100_000).map(|_| "zzz ").collect();
-        assert!(matches!(run.decide_tokens(&a, &format!("{zs} qqq"), 0.5), Fuzzy::Below(_)));
+        assert!(matches!(
+            run.decide_tokens(&a, &format!("{zs} qqq"), 0.5),
+            Fuzzy::Below(_)
+        ));
         // A short expectation whose words all appear: contained, 1 without any LCS.
-        assert_eq!(run.decide_tokens(&format!("{a}{shared}"), shared, 0.9), Fuzzy::Pass(1.0));
+        assert_eq!(
+            run.decide_tokens(&format!("{a}{shared}"), shared, 0.9),
+            Fuzzy::Pass(1.0)
+        );
         // Same alphabet, nothing shared: cannot be settled, reported.
         assert!(matches!(run.decide_tokens(&a, &b, 0.5), Fuzzy::Bounded(_)));
         assert!(start.elapsed().as_secs() < 20);
         // Small strings: exact.
-        let r = super::super::tokens::token_set_ratio("the main pole snapped", "pole snapped at hub");
-        assert_eq!(run.decide_tokens("the main pole snapped", "pole snapped at hub", 0.1), Fuzzy::Pass(r));
+        let r =
+            super::super::tokens::token_set_ratio("the main pole snapped", "pole snapped at hub");
+        assert_eq!(
+            run.decide_tokens("the main pole snapped", "pole snapped at hub", 0.1),
+            Fuzzy::Pass(r)
+        );
     }
 }

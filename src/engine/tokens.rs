@@ -196,7 +196,10 @@ mod tests {
     #[test]
     fn rapidfuzz_documentation_examples() {
         // The examples of rapidfuzz's docstring, over 100.
-        assert_eq!(token_set_ratio("fuzzy was a bear", "fuzzy fuzzy was a bear"), 1.0);
+        assert_eq!(
+            token_set_ratio("fuzzy was a bear", "fuzzy fuzzy was a bear"),
+            1.0
+        );
         assert_eq!(
             token_set_ratio(
                 "fuzzy was a bear but not a dog",

@@ -332,7 +332,9 @@ impl Builder<'_> {
                 }
                 StmtKind::Score(entries)
             }
-            Rule::score_mode_stmt => StmtKind::ScoreMode(self.ident(it.next().expect("score mode"))),
+            Rule::score_mode_stmt => {
+                StmtKind::ScoreMode(self.ident(it.next().expect("score mode")))
+            }
             Rule::profile_stmt => {
                 let name = self.ident(it.next().expect("profile name"));
                 let mut options = Vec::new();

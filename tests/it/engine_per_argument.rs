@@ -191,19 +191,33 @@ fn output_and_error_flag_are_units() {
         OrderMode::InOrder,
         vec![exp("f")
             .eq("q", json!("a"))
-            .out("status", Check::Equals {
-                value: json!("ok"),
-            })
+            .out("status", Check::Equals { value: json!("ok") })
             .errored(false)],
     );
     s.scoring.per_argument = true;
-    let v = run(&s, &[call_out("f", json!({"q": "a"}), json!({"status": "no"}))]);
+    let v = run(
+        &s,
+        &[call_out("f", json!({"q": "a"}), json!({"status": "no"}))],
+    );
     let share = &v.expectations[0].shares[0];
     assert_eq!((share.held(), share.total()), (2, 3));
-    assert_eq!(share.describe(), "1/1 argument holds, 0/1 output constraints hold, the error flag holds");
+    assert_eq!(
+        share.describe(),
+        "1/1 argument holds, 0/1 output constraints hold, the error flag holds"
+    );
     assert!((v.score - (0.5 + 0.5 * 2.0 / 3.0)).abs() < 1e-12);
-    let f = v.findings.iter().find(|f| f.code == "name-only-match").unwrap();
-    assert!(f.message.contains("(1/1 argument holds, 0/1 output constraints hold, the error flag holds; credit 0.83)"), "{}", f.message);
+    let f = v
+        .findings
+        .iter()
+        .find(|f| f.code == "name-only-match")
+        .unwrap();
+    assert!(
+        f.message.contains(
+            "(1/1 argument holds, 0/1 output constraints hold, the error flag holds; credit 0.83)"
+        ),
+        "{}",
+        f.message
+    );
 }
 
 /// Binary mode ignores shares: the score stays 1 or 0.

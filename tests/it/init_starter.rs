@@ -29,8 +29,14 @@ fn every_starter_spec_compiles_and_passes_on_its_transcript() {
     files(Path::new("examples/runs"), &mut paths);
     files(Path::new("tests/fixtures/formats/transcripts"), &mut paths);
     // The `init` goldens' transcripts: ids and declared tools.
-    files(Path::new("tests/cmd/init_from_transcript.in/prompts"), &mut paths);
-    files(Path::new("tests/cmd/init_from_anthropic.in/prompts"), &mut paths);
+    files(
+        Path::new("tests/cmd/init_from_transcript.in/prompts"),
+        &mut paths,
+    );
+    files(
+        Path::new("tests/cmd/init_from_anthropic.in/prompts"),
+        &mut paths,
+    );
     let (mut checked, mut with_refs, mut with_tools, mut with_regex) = (0, 0, 0, 0);
     let mut formats = std::collections::BTreeSet::new();
     let mut problems = Vec::new();
@@ -66,9 +72,16 @@ fn every_starter_spec_compiles_and_passes_on_its_transcript() {
         with_regex += usize::from(formatted.contains(": /^"));
     }
     assert!(problems.is_empty(), "{}", problems.join("\n\n"));
-    assert!(formats.len() >= 10, "only {} formats: {formats:?}", formats.len());
+    assert!(
+        formats.len() >= 10,
+        "only {} formats: {formats:?}",
+        formats.len()
+    );
     assert!(checked >= 15, "only {checked} transcripts");
     assert!(with_refs >= 5, "references in only {with_refs} starters");
-    assert!(with_tools >= 3, "tool declarations in only {with_tools} starters");
+    assert!(
+        with_tools >= 3,
+        "tool declarations in only {with_tools} starters"
+    );
     assert!(with_regex >= 1, "id regexes in only {with_regex} starters");
 }

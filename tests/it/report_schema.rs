@@ -67,7 +67,10 @@ fn per_argument_shares_are_data() {
         let r = result(&report, "refund_partial", transcript);
         let share = &r["expectations"][0]["shares"][0];
         assert_eq!(share["call"], 2);
-        assert_eq!((share["held"].as_u64(), share["total"].as_u64()), (Some(2), Some(3)));
+        assert_eq!(
+            (share["held"].as_u64(), share["total"].as_u64()),
+            (Some(2), Some(3))
+        );
         assert_eq!(share["summary"], "2/3 arguments hold");
         assert!((share["credit"].as_f64().unwrap() - (0.5 + 0.5 * 2.0 / 3.0)).abs() < 1e-12);
         let subject = &r["expectations"][1]["failures"][0];
