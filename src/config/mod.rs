@@ -183,6 +183,12 @@ pub enum ArgsMode {
         /// Minimum similarity in [0, 1].
         threshold: f64,
     },
+    /// Written strings match with token-set similarity ≥ `threshold` (`fuzzy tokens`); other
+    /// values as in `Subset`.
+    FuzzyTokens {
+        /// Minimum similarity in [0, 1].
+        threshold: f64,
+    },
 }
 
 /// Constraints on one JSON value: a call's arguments or its output. All checks must hold.

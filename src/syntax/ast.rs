@@ -149,6 +149,13 @@ pub enum StmtKind {
         /// The threshold after `>=`.
         threshold: Option<Num>,
     },
+    /// `args fuzzy tokens >= 0.8`: string literals compare by token-set similarity.
+    ArgsTokens {
+        /// The mode word (`fuzzy`; the compiler reports any other).
+        mode: Ident,
+        /// The threshold after `>=`.
+        threshold: Option<Num>,
+    },
     /// `names ignore_case, strip "functions."`
     Names(Vec<NameOpt>),
     /// `threshold 0.8`

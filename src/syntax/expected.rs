@@ -11,20 +11,20 @@ use crate::source::{SourceFile, Span};
 /// What the user would call the thing a rule matches.
 fn word(rule: Rule) -> Option<&'static str> {
     use Rule::{
-        arg, arg_list, args_stmt, bare_tool, before_stmt, binary_stmt, boolean, c_absent, c_any,
-        c_contains, c_exact, c_fuzzy, c_fuzzy_tokens, c_not, c_one_of, c_present, c_subset, c_type,
-        cmp, cmp_op, constraint, errored, escape, expectation, extra_stmt, field_list, format_stmt,
-        ident, include, index, int, json_array, json_member, json_object, k_absent, k_and, k_any,
-        k_args, k_at_least, k_at_most, k_before, k_between, k_binary, k_call, k_contains,
-        k_errored, k_exact, k_exactly, k_extra, k_format, k_fuzzy, k_include, k_names, k_never,
-        k_not, k_one_of, k_optional, k_order, k_present, k_profile, k_rules, k_score, k_spec,
-        k_strip, k_subset, k_threshold, k_tokens, k_tool, k_transcripts, k_type, k_weight, keyword,
-        label, name_opt, names_stmt, never_stmt, null, number, order_stmt, output, path,
-        profile_opt, profile_opts, profile_stmt, range, range_op, ref_part, reference, regex,
-        regex_body, regex_flags, rep_at_least, rep_at_most, rep_between, rep_exactly, rep_optional,
-        repeat, rule_code, rules_stmt, score_entry, score_mode_stmt, score_stmt, spec, spread,
-        str_inner, string, threshold_stmt, tool_decl, tool_name, transcripts_stmt, unknown_stmt,
-        weight, whole_exact, whole_subset, EOI,
+        arg, arg_list, args_stmt, args_tokens_stmt, bare_tool, before_stmt, binary_stmt, boolean,
+        c_absent, c_any, c_contains, c_exact, c_fuzzy, c_fuzzy_tokens, c_not, c_one_of, c_present,
+        c_subset, c_type, cmp, cmp_op, constraint, errored, escape, expectation, extra_stmt,
+        field_list, format_stmt, ident, include, index, int, json_array, json_member, json_object,
+        k_absent, k_and, k_any, k_args, k_at_least, k_at_most, k_before, k_between, k_binary,
+        k_call, k_contains, k_errored, k_exact, k_exactly, k_extra, k_format, k_fuzzy, k_include,
+        k_names, k_never, k_not, k_one_of, k_optional, k_order, k_present, k_profile, k_rules,
+        k_score, k_spec, k_strip, k_subset, k_threshold, k_tokens, k_tool, k_transcripts, k_type,
+        k_weight, keyword, label, name_opt, names_stmt, never_stmt, null, number, order_stmt,
+        output, path, profile_opt, profile_opts, profile_stmt, range, range_op, ref_part,
+        reference, regex, regex_body, regex_flags, rep_at_least, rep_at_most, rep_between,
+        rep_exactly, rep_optional, repeat, rule_code, rules_stmt, score_entry, score_mode_stmt,
+        score_stmt, spec, spread, str_inner, string, threshold_stmt, tool_decl, tool_name,
+        transcripts_stmt, unknown_stmt, weight, whole_exact, whole_subset, EOI,
     };
     Some(match rule {
         EOI => "end of file",
@@ -34,7 +34,7 @@ fn word(rule: Rule) -> Option<&'static str> {
         transcripts_stmt | order_stmt | format_stmt | args_stmt | names_stmt | threshold_stmt
         | extra_stmt | score_stmt | binary_stmt | profile_stmt | never_stmt | before_stmt
         | rules_stmt | unknown_stmt => "a statement",
-        score_mode_stmt => "a statement",
+        score_mode_stmt | args_tokens_stmt => "a statement",
         k_rules => "`rules`",
         rule_code => "a rule code such as `schema-violation`",
         expectation | k_call => "`call`",

@@ -239,6 +239,10 @@ impl<'t> Printer<'t> {
                 Some(t) => format!("args {} >= {}", raw(mode.span), raw(t.span)),
                 None => format!("args {}", raw(mode.span)),
             },
+            StmtKind::ArgsTokens { mode, threshold } => match threshold {
+                Some(t) => format!("args {} tokens >= {}", raw(mode.span), raw(t.span)),
+                None => format!("args {} tokens", raw(mode.span)),
+            },
             StmtKind::Names(opts) => {
                 let o: Vec<String> = opts
                     .iter()

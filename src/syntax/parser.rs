@@ -299,6 +299,11 @@ impl Builder<'_> {
                 let threshold = it.next().map(|n| self.num(n)).transpose()?;
                 StmtKind::Args { mode, threshold }
             }
+            Rule::args_tokens_stmt => {
+                let mode = self.ident(it.next().expect("args mode"));
+                let threshold = it.next().map(|n| self.num(n)).transpose()?;
+                StmtKind::ArgsTokens { mode, threshold }
+            }
             Rule::names_stmt => {
                 let mut opts = Vec::new();
                 for o in it {

@@ -49,6 +49,8 @@ const ALL: &[&str] = &[
     "args subset",
     "args fuzzy",
     "args fuzzy >= t",
+    "args fuzzy tokens",
+    "args fuzzy tokens >= t",
     "names ignore_case",
     "names unify_separators",
     "names strip",
@@ -267,6 +269,16 @@ impl Seen {
                 if threshold.is_some() {
                     self.add("args fuzzy >= t");
                 }
+            }
+            StmtKind::ArgsTokens { mode, threshold } => {
+                if mode.name != "fuzzy" {
+                    self.problem(format!("args {} tokens", mode.name));
+                }
+                self.add(if threshold.is_some() {
+                    "args fuzzy tokens >= t"
+                } else {
+                    "args fuzzy tokens"
+                });
             }
             StmtKind::Names(opts) => {
                 for o in opts {

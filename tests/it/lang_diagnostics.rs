@@ -63,6 +63,11 @@ const CASES: &[(&str, &str, Files)] = &[
         &[],
     ),
     (
+        "unknown_keyword_args_tokens_mode",
+        "spec a {\n  args exact tokens\n  call search(query: \"rust\")\n}\n",
+        &[],
+    ),
+    (
         "threshold_range_fuzzy_tokens",
         "spec a {\n  call search(query: fuzzy tokens \"rust async\" >= 1.5)\n}\n",
         &[],

@@ -160,7 +160,7 @@ impl<'t> Check<'t> {
             StmtKind::Transcripts(globs) => globs.iter().for_each(|g| self.string(sp, g)),
             StmtKind::Format(i) | StmtKind::Order(i) | StmtKind::Extra(i) => self.ident(sp, i),
             StmtKind::ScoreMode(i) => self.ident(sp, i),
-            StmtKind::Args { mode, threshold } => {
+            StmtKind::Args { mode, threshold } | StmtKind::ArgsTokens { mode, threshold } => {
                 self.ident(sp, mode);
                 if let Some(t) = threshold {
                     self.num(sp, t);

@@ -30,6 +30,7 @@ pub(super) enum Lit {
     Equals,
     Subset,
     Fuzzy(f64),
+    FuzzyTokens(f64),
 }
 
 impl Lit {
@@ -38,6 +39,7 @@ impl Lit {
             ArgsMode::Ignore | ArgsMode::Exact => Lit::Equals,
             ArgsMode::Subset => Lit::Subset,
             ArgsMode::Fuzzy { threshold } => Lit::Fuzzy(threshold),
+            ArgsMode::FuzzyTokens { threshold } => Lit::FuzzyTokens(threshold),
         }
     }
 }
@@ -147,6 +149,10 @@ impl FileCx {
                 match (lit, value) {
                     (Lit::Equals, value) => Check::Equals { value },
                     (Lit::Fuzzy(threshold), Value::String(s)) => Check::Fuzzy {
+                        value: s,
+                        threshold,
+                    },
+                    (Lit::FuzzyTokens(threshold), Value::String(s)) => Check::FuzzyTokens {
                         value: s,
                         threshold,
                     },

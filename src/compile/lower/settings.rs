@@ -114,6 +114,27 @@ impl FileCx {
                             .push(unknown_word(src, "argument mode", m, ARGS_MODES)),
                     }
                 }
+                StmtKind::ArgsTokens { mode: m, threshold } => {
+                    once(self, "args", stmt.span);
+                    if m.name == "fuzzy" {
+                        mode = ArgsMode::FuzzyTokens {
+                            threshold: match threshold {
+                                Some(n) => check_threshold(src, n, &mut self.diags),
+                                None => DEFAULT_FUZZY,
+                            },
+                        };
+                    } else {
+                        let mut d = unknown_word(src, "argument mode", m, &["fuzzy"]);
+                        if ARGS_MODES.contains(&m.name.as_str()) {
+                            d.message = format!("`args {}` takes no `tokens`", m.name);
+                            d.labels[0].1 = "only `args fuzzy` compares by tokens".into();
+                        }
+                        d.help = Some(
+                            "`tokens` follows `args fuzzy` only: `args fuzzy tokens >= t`".into(),
+                        );
+                        self.diags.push(d);
+                    }
+                }
                 StmtKind::Names(opts) => {
                     for o in opts {
                         match o {
