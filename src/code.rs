@@ -148,6 +148,8 @@ codes! {
         "a regular expression, or a file's regular expressions together, are too large";
     TooManyDiagnostics = "too-many-diagnostics", Spec, Error,
         "a file has more than 100 diagnostics; the rest are counted, not shown";
+    IneffectiveSetting = "ineffective-setting", Spec, Warning,
+        "a setting that another setting of the spec makes meaningless (warning)";
 
     Io = "io", Read, Error, "a transcript file could not be read";
     Empty = "empty", Read, Error, "a transcript file is empty";

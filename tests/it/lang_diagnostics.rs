@@ -63,6 +63,11 @@ const CASES: &[(&str, &str, Files)] = &[
         &[],
     ),
     (
+        "ineffective_setting_per_argument",
+        "spec a {\n  score per_argument\n  binary\n  call lookup(id: 1)\n}\n",
+        &[],
+    ),
+    (
         "unknown_keyword_args_tokens_mode",
         "spec a {\n  args exact tokens\n  call search(query: \"rust\")\n}\n",
         &[],

@@ -268,6 +268,36 @@ impl FileCx {
                 StmtKind::Expect(_) | StmtKind::Never { .. } | StmtKind::Before { .. } => {}
             }
         }
+        self.ineffective_per_argument(src, &settings);
         mode
+    }
+
+    /// `score per_argument` only changes the native score's credit of name-only calls: with
+    /// `binary` (1 or 0) or a `profile` (another metric's score) it does nothing, which a warning
+    /// says rather than leaving the writer to believe otherwise.
+    fn ineffective_per_argument(&mut self, src: &SourceFile, settings: &HashMap<&str, Span>) {
+        let Some(&at) = settings.get("score per_argument") else {
+            return;
+        };
+        for (other, why) in [
+            (
+                "binary",
+                "binary mode scores 1 or 0, with no partial credit",
+            ),
+            ("profile", "a profile replaces the native score"),
+        ] {
+            if let Some(&by) = settings.get(other) {
+                self.diags.push(
+                    SpecDiagnostic::warning(
+                        Code::IneffectiveSetting,
+                        src,
+                        format!("`score per_argument` has no effect with `{other}`"),
+                    )
+                    .label(at, "has no effect")
+                    .label(by, why)
+                    .help(format!("remove `score per_argument` or `{other}`")),
+                );
+            }
+        }
     }
 }
