@@ -43,7 +43,9 @@ pub const MIN_REF_CHARS: usize = 4;
 pub fn starter_spec(t: &Transcript, name: &str, glob: &str) -> String {
     let calls = &t.calls;
     let mut out = String::new();
-    for decl in &t.tools {
+    // A tool declared twice (some formats repeat the list per request) is declared once.
+    let mut declared: HashSet<&str> = HashSet::new();
+    for decl in t.tools.iter().filter(|d| declared.insert(d.name.as_str())) {
         let _ = writeln!(out, "{}", tool_decl(decl, calls));
     }
     if !t.tools.is_empty() {
@@ -523,6 +525,35 @@ mod tests {
         ] {
             assert!(!identifying(&v), "{v}");
         }
+    }
+
+    #[test]
+    fn a_tool_declared_twice_is_declared_once_and_an_open_schema_ends_with_a_spread() {
+        let decl = |name: &str, parameters: Option<Value>| ToolDecl {
+            name: name.into(),
+            description: None,
+            parameters,
+        };
+        let t = Transcript {
+            format: crate::transcript::Format::OpenaiChat,
+            record: None,
+            calls: Vec::new(),
+            compact: None,
+            tools: vec![
+                decl(
+                    "search",
+                    Some(json!({"properties": {"q": {"type": "string"}}, "required": ["q"]})),
+                ),
+                decl("search", None),
+                decl("ping", None),
+            ],
+            answered: Vec::new(),
+            findings: Vec::new(),
+        };
+        let text = starter_spec(&t, "s", "run.json");
+        assert_eq!(text.matches("tool search(").count(), 1, "{text}");
+        assert!(text.contains("tool search(q: type string, ...)"), "{text}");
+        assert!(text.contains("tool ping(...)"), "{text}");
     }
 
     #[test]
