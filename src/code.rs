@@ -158,6 +158,8 @@ codes! {
         "the `either` and `parallel` blocks of a spec have more arrangements than the engine tries (720)";
     TooManyDiagnostics = "too-many-diagnostics", Spec, Error,
         "a file has more than 100 diagnostics; the rest are counted, not shown";
+    IneffectiveSetting = "ineffective-setting", Spec, Warning,
+        "a setting that another setting of the spec makes meaningless (warning)";
 
     Io = "io", Read, Error, "a transcript file could not be read";
     Empty = "empty", Read, Error, "a transcript file is empty";

@@ -424,6 +424,12 @@ impl C {
             C::Absent => Check::Absent,
             C::Equals(v) => Check::Equals { value: v.value() },
             C::Subset(v) => Check::Subset { value: v.value() },
+            // An odd threshold byte picks the token-set measure (`fuzzy tokens`): both measures
+            // are exercised without changing how inputs decode.
+            C::Fuzzy(s, t) if t % 2 == 1 => Check::FuzzyTokens {
+                value: s.clone(),
+                threshold: f64::from(*t) / 255.0,
+            },
             C::Fuzzy(s, t) => Check::Fuzzy {
                 value: s.clone(),
                 threshold: f64::from(*t) / 255.0,
@@ -640,6 +646,8 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
             wrong_or_missing: f64::from(input.wrong_or_missing) / 255.0,
             threshold: f64::from(input.threshold) / 255.0,
             binary: input.binary,
+            // Partial credit on odd `name_only` bytes (the input's layout stays as it was).
+            per_argument: input.name_only % 2 == 1,
         },
         profile,
         deny_rules: Vec::new(),

@@ -18,3 +18,4 @@ mod result;
 pub mod run;
 pub use read::no_calls_warning;
 pub mod settings;
+pub mod starter;

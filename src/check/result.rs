@@ -27,7 +27,8 @@ use crate::config::{Check, ExtraCalls, MatcherConfig, PathSeg, ValueMatcher};
 use crate::engine;
 use crate::guard::RootGuard;
 use crate::report::model::{
-    CallRef, ConstraintFailure, ExpectationResult, Finding, PairResult, RuleResult, Severity,
+    CallRef, CallShare, ConstraintFailure, ExpectationResult, Finding, PairResult, RuleResult,
+    Severity,
 };
 use crate::report::stream::PairSink;
 use crate::rules::{self, RuleFinding, RuleSet};
@@ -495,6 +496,17 @@ fn check_pair<S: PairSink>(
                         actual: f.actual.clone(),
                         message: f.message.clone(),
                         location: f.spec_span.map(|s| file.locate(s)),
+                    })
+                    .collect(),
+                shares: o
+                    .shares
+                    .iter()
+                    .map(|s| CallShare {
+                        call: s.call,
+                        held: s.held(),
+                        total: s.total(),
+                        summary: s.describe(),
+                        credit: s.credit,
                     })
                     .collect(),
                 location: exp.map(|e| file.locate(e.span)),

@@ -359,6 +359,12 @@ pub enum ArgsMode {
         /// Minimum similarity in [0, 1].
         threshold: f64,
     },
+    /// Written strings match with token-set similarity ≥ `threshold` (`fuzzy tokens`); other
+    /// values as in `Subset`.
+    FuzzyTokens {
+        /// Minimum similarity in [0, 1].
+        threshold: f64,
+    },
 }
 
 /// Constraints on one JSON value: a call's arguments or its output. All checks must hold.
@@ -492,6 +498,15 @@ pub enum Check {
         /// The expected string.
         value: String,
         /// Minimum ratio in [0, 1].
+        threshold: f64,
+    },
+    /// Token-set similarity at least `threshold`: both strings lowercased and split into words
+    /// of letters and digits, then the best indel ratio of the shared words against each side
+    /// (rapidfuzz's `token_set_ratio` with its default processor, over 100; `docs/scoring.md`).
+    FuzzyTokens {
+        /// The expected sentence.
+        value: String,
+        /// Minimum similarity in [0, 1].
         threshold: f64,
     },
     /// A string matching the regular expression (anywhere, unless anchored).
@@ -694,6 +709,11 @@ pub struct Scoring {
     /// Binary mode: the score is 1 when every expectation is met and nothing forbidden
     /// happened, else 0.
     pub binary: bool,
+    /// Partial credit per argument (`score per_argument`): a name-only call in a required slot
+    /// earns `name_only + (exact_match − name_only) × share`, `share` being the part of its
+    /// constraints that hold (`docs/scoring.md`). The alignment is unchanged.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub per_argument: bool,
 }
 
 impl Default for Scoring {
@@ -705,6 +725,7 @@ impl Default for Scoring {
             wrong_or_missing: 0.0,
             threshold: 1.0,
             binary: false,
+            per_argument: false,
         }
     }
 }

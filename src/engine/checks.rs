@@ -291,56 +291,72 @@ impl Evaluator<'_> {
                     )),
                 }
             }
-            Check::Fuzzy { value, threshold } => {
+            Check::Fuzzy { value, threshold } | Check::FuzzyTokens { value, threshold } => {
+                // The two measures share their bounds, budget and messages.
+                let tokens = matches!(c, Check::FuzzyTokens { .. });
+                let (kind, measure) = if tokens {
+                    ("fuzzy_tokens", "token-set similarity")
+                } else {
+                    ("fuzzy", "similarity")
+                };
                 let expected = Value::String(value.clone());
                 let Some(v) = actual else {
-                    return Err(missing("fuzzy", expected_of(&expected)));
+                    return Err(missing(kind, expected_of(&expected)));
                 };
                 let Value::String(s) = v else {
                     return Err(Miss::new(
-                        "fuzzy",
+                        kind,
                         expected_of(&expected),
                         msg(&|| format!("expected a string, got {} {}", type_name(v), show(v))),
                     ));
                 };
-                match self.fuzzy.decide(s, value, *threshold) {
+                let decision = if tokens {
+                    self.fuzzy.decide_tokens(s, value, *threshold)
+                } else {
+                    self.fuzzy.decide(s, value, *threshold)
+                };
+                match decision {
                     Fuzzy::Pass(_) => Ok(()),
                     Fuzzy::Fail(r) => Err(Miss::new(
-                        "fuzzy",
+                        kind,
                         expected_of(&expected),
                         msg(&|| {
                             format!(
-                                "similarity {r:.2} < {threshold:.2} (got {}, expected {})",
+                                "{measure} {r:.2} < {threshold:.2} (got {}, expected {})",
                                 show(v),
                                 show(&expected)
                             )
                         }),
                     )),
                     Fuzzy::Below(r) => Err(Miss::new(
-                        "fuzzy",
+                        kind,
                         expected_of(&expected),
                         msg(&|| {
                             format!(
-                                "similarity at most {r:.2} < {threshold:.2} (got {}, expected {})",
+                                "{measure} at most {r:.2} < {threshold:.2} (got {}, expected {})",
                                 show(v),
                                 show(&expected)
                             )
                         }),
                     )),
                     Fuzzy::Bounded(bound) => Err(Miss {
-                        kind: "fuzzy",
+                        kind,
                         expected: expected_of(&expected),
                         message: msg(&|| {
                             let (la, lb) = (s.chars().count(), value.chars().count());
-                            let why = if (la as u64).saturating_mul(lb as u64) <= fuzzy::WORK_BOUND
-                            {
+                            let work = if tokens {
+                                super::tokens::TokenSets::new(s, value).work()
+                            } else {
+                                (la as u64).saturating_mul(lb as u64)
+                            };
+                            let why = if work <= fuzzy::WORK_BOUND {
                                 "not computed: this check's budget of exact fuzzy comparisons \
                                  is spent"
                             } else {
                                 "too costly to compute exactly"
                             };
                             format!(
-                                "similarity of a {la}-character string to a {lb}-character one \
+                                "{measure} of a {la}-character string to a {lb}-character one \
                                  is {why} (upper bound {bound:.2} ≥ {threshold:.2}); treated as \
                                  failed"
                             )
@@ -654,6 +670,12 @@ pub(crate) fn describe(c: &Check) -> String {
         Check::Fuzzy { value, threshold } => {
             format!(
                 "be similar to {} (≥ {threshold:.2})",
+                show(&Value::String(value.clone()))
+            )
+        }
+        Check::FuzzyTokens { value, threshold } => {
+            format!(
+                "share the words of {} (token-set similarity ≥ {threshold:.2})",
                 show(&Value::String(value.clone()))
             )
         }

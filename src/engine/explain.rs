@@ -263,11 +263,18 @@ pub(crate) fn findings(
             if fails.len() > 3 {
                 text.push(format!("and {} more", fails.len() - 3));
             }
+            // Under `score per_argument`: how much of the call holds, and what it earned.
+            let share = o
+                .shares
+                .iter()
+                .find(|s| s.call == i)
+                .map(|s| format!(" ({}; credit {:.2})", s.describe(), s.credit))
+                .unwrap_or_default();
             out.push(Pending::Ready(Box::new(finding(
                 Code::NameOnlyMatch,
                 soft,
                 format!(
-                    "call #{} matches {} by name only: {}",
+                    "call #{} matches {} by name only{share}: {}",
                     i + 1,
                     ctx.who(j),
                     text.join("; ")

@@ -95,10 +95,48 @@ impl RunFuzzy {
     }
 }
 
+impl RunFuzzy {
+    /// Decide `token_set_ratio(actual, expected) >= threshold` (`fuzzy tokens`) within the run's
+    /// budget, the same way every time it is asked. The exact value costs `len A × len B` of the
+    /// words of one side only (`super::tokens`); past [`WORK_BOUND`] or the budget, the lower
+    /// bound (from lengths) settles "passes" and the upper bound (character counts) "fails"
+    /// where they can; otherwise `Bounded`.
+    pub(crate) fn decide_tokens(&self, actual: &str, expected: &str, threshold: f64) -> Fuzzy {
+        let key_of =
+            |h: &RandomState| h.hash_one(("tokens", actual, expected, threshold.to_bits()));
+        let key = (key_of(&self.hashers.0), key_of(&self.hashers.1));
+        if let Some(&hit) = self.decided.borrow().get(&key) {
+            return hit;
+        }
+        let t = super::tokens::TokenSets::new(actual, expected);
+        let work = t.work();
+        let d = if work <= WORK_BOUND && self.budget.try_spend(work) {
+            let r = t.exact();
+            if r >= threshold {
+                Fuzzy::Pass(r)
+            } else {
+                Fuzzy::Fail(r)
+            }
+        } else {
+            let (lower, upper) = (t.lower(), t.upper());
+            if upper < threshold {
+                Fuzzy::Below(upper)
+            } else if lower >= threshold {
+                Fuzzy::Pass(lower)
+            } else {
+                Fuzzy::Bounded(upper)
+            }
+        };
+        self.decided.borrow_mut().insert(key, d);
+        d
+    }
+}
+
 /// The decision on one fuzzy constraint.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum Fuzzy {
-    /// The ratio was computed (exactly) and is at least the threshold.
+    /// At least the threshold; the number is the exact ratio (or, for `fuzzy tokens` past the
+    /// work bound, a lower bound that already reaches the threshold).
     Pass(f64),
     /// Fails; the number is the exact ratio.
     Fail(f64),
@@ -221,5 +259,44 @@ mod tests {
         assert!(matches!(decide(&big, &other, 0.5), Fuzzy::Below(_)));
         // Same alphabet and length: cannot be settled cheaply, so the bound is reported.
         assert!(matches!(decide(&big, &big, 0.9), Fuzzy::Bounded(r) if r == 1.0));
+    }
+
+    #[test]
+    fn token_sets_of_megabyte_strings_are_settled_within_the_bound() {
+        let run = RunFuzzy::default();
+        // Words of one side only, a megabyte each: past the bound, so the bounds decide.
+        let words = |prefix: char| {
+            let mut s = String::new();
+            for i in 0..100_000 {
+                s.push(prefix);
+                s.push_str(&i.to_string());
+                s.push(' ');
+            }
+            s
+        };
+        let (a, b) = (words('a'), words('b'));
+        let shared = "book flight paris";
+        let start = std::time::Instant::now();
+        // Nothing shared and different characters: the upper bound says "fails".
+        let zs: String = (0..100_000).map(|_| "zzz ").collect();
+        assert!(matches!(
+            run.decide_tokens(&a, &format!("{zs} qqq"), 0.5),
+            Fuzzy::Below(_)
+        ));
+        // A short expectation whose words all appear: contained, 1 without any LCS.
+        assert_eq!(
+            run.decide_tokens(&format!("{a}{shared}"), shared, 0.9),
+            Fuzzy::Pass(1.0)
+        );
+        // Same alphabet, nothing shared: cannot be settled, reported.
+        assert!(matches!(run.decide_tokens(&a, &b, 0.5), Fuzzy::Bounded(_)));
+        assert!(start.elapsed().as_secs() < 20);
+        // Small strings: exact.
+        let r =
+            super::super::tokens::token_set_ratio("the main pole snapped", "pole snapped at hub");
+        assert_eq!(
+            run.decide_tokens("the main pole snapped", "pole snapped at hub", 0.1),
+            Fuzzy::Pass(r)
+        );
     }
 }

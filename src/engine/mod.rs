@@ -49,8 +49,10 @@ pub mod names;
 pub mod native;
 mod refs;
 pub use refs::{EACH_BOUND, VISIT_BOUND};
+pub mod per_argument;
 mod resolve;
 mod scopes;
+pub mod tokens;
 pub mod verdict;
 
 use std::borrow::Cow;
@@ -594,29 +596,42 @@ impl<'a> Run<'a> {
                     credit: 0.0,
                     max_credit: 0.0,
                     failures: Vec::new(),
+                    shares: Vec::new(),
                 });
                 continue;
             }
             let mut failures = Vec::new();
             let mut full = 0usize;
+            let mut shares = Vec::new();
+            let w = sane(e.weight);
+            let credits = (
+                sane(config.scoring.exact_match),
+                sane(config.scoring.name_only),
+                w,
+            );
             for &i in calls_j {
                 owner[i] = Some(small(j));
                 let f = judge.failures(e, i);
                 if f.is_empty() {
                     full += 1;
+                } else if config.scoring.per_argument && !config.scoring.binary {
+                    shares.push(per_argument::share_of(e, i, f.iter(), credits));
                 }
                 failures.extend(f);
             }
             let k = calls_j.len();
             let name_only = k - full;
             let min = slots[j].min;
-            let w = sane(e.weight);
             // Name-only calls can only fill required slots; full matches fill the rest.
             let req_name = name_only.min(min);
             let req_full = full.min(min - req_name);
-            let credit = w
-                * (sane(config.scoring.exact_match) * req_full as f64
-                    + sane(config.scoring.name_only) * req_name as f64);
+            // Under `score per_argument` each name-only call earns its own share.
+            let name_credit = if shares.is_empty() {
+                w * sane(config.scoring.name_only) * req_name as f64
+            } else {
+                shares.iter().take(req_name).map(|s| s.credit).sum()
+            };
+            let credit = w * sane(config.scoring.exact_match) * req_full as f64 + name_credit;
             let unmet = min - req_full;
             inputs.earned += credit;
             inputs.required_weight += w * min as f64;
@@ -647,6 +662,7 @@ impl<'a> Run<'a> {
                 credit,
                 max_credit: w * sane(config.scoring.exact_match) * min as f64,
                 failures,
+                shares,
             });
         }
         let unaccounted: Vec<usize> = (0..n).filter(|&i| owner[i].is_none()).collect();

@@ -78,12 +78,17 @@ pub struct ExpectationOutcome {
     pub status: Status,
     /// Positions (0-based) of the calls matched to it, ascending.
     pub calls: Vec<usize>,
-    /// Credit earned: weight × (exact_match or name_only) per required slot.
+    /// Credit earned: weight × (exact_match or name_only) per required slot (under `score
+    /// per_argument`, a name-only call's credit is its share's).
     pub credit: f64,
     /// Credit available: weight × exact_match × minimum count.
     pub max_credit: f64,
     /// For every name-only call, every failed constraint.
     pub failures: Vec<Failure>,
+    /// Under `score per_argument`, for every name-only call, the share of its constraints that
+    /// hold and its credit (`docs/scoring.md`); empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shares: Vec<super::per_argument::ArgumentShare>,
 }
 
 /// Which part of a call a failed constraint is about.

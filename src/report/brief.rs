@@ -7,7 +7,7 @@
 //! Cannot fail.
 
 use super::call;
-use super::model::{ConstraintFailure, Finding, Location, PairResult};
+use super::model::{CallShare, ConstraintFailure, Finding, Location, PairResult};
 use crate::code::Code;
 use crate::text::escape;
 
@@ -21,6 +21,19 @@ pub fn failures<'a>(r: &'a PairResult, f: &Finding) -> Vec<&'a ConstraintFailure
         .find(|x| x.index == e)
         .map(|x| x.failures.iter().filter(|g| g.call == c.index).collect())
         .unwrap_or_default()
+}
+
+/// Under `score per_argument`, how much of the finding's call holds.
+pub fn share<'a>(r: &'a PairResult, f: &Finding) -> Option<&'a CallShare> {
+    let (Some(e), Some(c)) = (f.expectation, &f.call) else {
+        return None;
+    };
+    r.expectations
+        .iter()
+        .find(|x| x.index == e)?
+        .shares
+        .iter()
+        .find(|s| s.call == c.index)
 }
 
 /// An expectation as the reports name it: `#4 issue_refund (refund)`.
@@ -71,7 +84,10 @@ pub fn detail(r: &PairResult, f: &Finding) -> String {
             .and_then(|e| expectation(r, e))
             .map(|e| format!("; expectation {e}{at}"))
             .unwrap_or_default();
-        return format!("{}{exp}", what.join("; "));
+        let share = share(r, f)
+            .map(|s| format!("; {} (credit {:.2})", escape(&s.summary), s.credit))
+            .unwrap_or_default();
+        return format!("{}{share}{exp}", what.join("; "));
     }
     if f.code == Code::ForbiddenCall.id() {
         if let Some(rule) = f.call.as_ref().and_then(|c| {

@@ -993,6 +993,7 @@ mod tests {
                 message: bad.to_owned(),
                 location: None,
             }],
+            shares: Vec::new(),
             location: Some(Location {
                 file: bad.to_owned(),
                 line: 1,

@@ -274,6 +274,10 @@ fn expectation_status(x: &ExpectationResult) -> TestCaseStatus {
         for f in x.failures.iter().filter(|f| f.call == c.index) {
             lines.push(format!("  {}", e(&f.message)));
         }
+        // Under `score per_argument`: how much of the call holds.
+        for sh in x.shares.iter().filter(|sh| sh.call == c.index) {
+            lines.push(format!("  {} (credit {:.2})", e(&sh.summary), sh.credit));
+        }
     }
     if !lines.is_empty() {
         s.set_description(lines.join("\n"));

@@ -266,8 +266,27 @@ pub struct ExpectationResult {
     /// Every constraint a matched call fails (a `name_only` match), call by call, in the order
     /// the constraints are written; empty when the expectation is met or has no call.
     pub failures: Vec<ConstraintFailure>,
+    /// Under `score per_argument`, for every name-only call, the share of its constraints that
+    /// hold and the credit it earned; absent otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shares: Vec<CallShare>,
     /// Where the expectation is written.
     pub location: Option<Location>,
+}
+
+/// How much of one name-only call holds, under `score per_argument` (`docs/scoring.md`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallShare {
+    /// The call (its position in the transcript, 0-based).
+    pub call: usize,
+    /// Constraint units that hold.
+    pub held: usize,
+    /// Constraint units in all.
+    pub total: usize,
+    /// In words: `2/3 arguments hold` (and the output's and error flag's, when constrained).
+    pub summary: String,
+    /// The credit the call earned (weight included).
+    pub credit: f64,
 }
 
 /// One constraint of an expectation that one call fails.

@@ -149,6 +149,13 @@ pub enum StmtKind {
         /// The threshold after `>=`.
         threshold: Option<Num>,
     },
+    /// `args fuzzy tokens >= 0.8`: string literals compare by token-set similarity.
+    ArgsTokens {
+        /// The mode word (`fuzzy`; the compiler reports any other).
+        mode: Ident,
+        /// The threshold after `>=`.
+        threshold: Option<Num>,
+    },
     /// `names ignore_case, strip "functions."`
     Names(Vec<NameOpt>),
     /// `threshold 0.8`
@@ -173,6 +180,8 @@ pub enum StmtKind {
     },
     /// `score { exact 1 name_only 0.5 }`
     Score(Vec<(Ident, Num)>),
+    /// `score per_argument`: how name-only calls are credited.
+    ScoreMode(Ident),
     /// `binary`
     Binary,
     /// `profile deepeval { threshold: 0.5 }`
@@ -444,6 +453,8 @@ pub enum TermKind {
     Subset(Json),
     /// `fuzzy "text" >= t`
     Fuzzy(Str, Option<Num>),
+    /// `fuzzy tokens "text" >= t`: token-set similarity.
+    FuzzyTokens(Str, Option<Num>),
     /// `/regex/flags`
     Regex {
         /// The text between the slashes, as written (`\/` not yet unescaped).

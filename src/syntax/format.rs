@@ -102,6 +102,10 @@ impl<'t> Printer<'t> {
                 Some(n) => format!("fuzzy {} >= {}", self.raw(s.span), self.raw(n.span)),
                 None => format!("fuzzy {}", self.raw(s.span)),
             },
+            TermKind::FuzzyTokens(s, th) => match th {
+                Some(n) => format!("fuzzy tokens {} >= {}", self.raw(s.span), self.raw(n.span)),
+                None => format!("fuzzy tokens {}", self.raw(s.span)),
+            },
             TermKind::Regex { .. } | TermKind::Ref { .. } => self.raw(t.span).to_owned(),
             TermKind::Range {
                 min,
@@ -243,6 +247,10 @@ impl<'t> Printer<'t> {
                 Some(t) => format!("args {} >= {}", raw(mode.span), raw(t.span)),
                 None => format!("args {}", raw(mode.span)),
             },
+            StmtKind::ArgsTokens { mode, threshold } => match threshold {
+                Some(t) => format!("args {} tokens >= {}", raw(mode.span), raw(t.span)),
+                None => format!("args {} tokens", raw(mode.span)),
+            },
             StmtKind::Names(opts) => {
                 let o: Vec<String> = opts
                     .iter()
@@ -276,6 +284,7 @@ impl<'t> Printer<'t> {
                     format!("score {{ {} }}", e.join(", "))
                 }
             }
+            StmtKind::ScoreMode(m) => format!("score {}", raw(m.span)),
             StmtKind::Binary => "binary".into(),
             StmtKind::Profile { name, options, .. } => {
                 if options.is_empty() {

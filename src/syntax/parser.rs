@@ -100,6 +100,7 @@ fn is_keyword(r: Rule) -> bool {
             | Rule::k_exact
             | Rule::k_subset
             | Rule::k_fuzzy
+            | Rule::k_tokens
             | Rule::k_type
             | Rule::k_one_of
             | Rule::k_contains
@@ -317,6 +318,11 @@ impl Builder<'_> {
                 let threshold = it.next().map(|n| self.num(n)).transpose()?;
                 StmtKind::Args { mode, threshold }
             }
+            Rule::args_tokens_stmt => {
+                let mode = self.ident(it.next().expect("args mode"));
+                let threshold = it.next().map(|n| self.num(n)).transpose()?;
+                StmtKind::ArgsTokens { mode, threshold }
+            }
             Rule::names_stmt => {
                 let mut opts = Vec::new();
                 for o in it {
@@ -359,6 +365,9 @@ impl Builder<'_> {
                     entries.push((key, val));
                 }
                 StmtKind::Score(entries)
+            }
+            Rule::score_mode_stmt => {
+                StmtKind::ScoreMode(self.ident(it.next().expect("score mode")))
             }
             Rule::profile_stmt => {
                 let name = self.ident(it.next().expect("profile name"));
@@ -742,6 +751,12 @@ impl Builder<'_> {
                 let s = self.string(it.next().expect("fuzzy text"))?;
                 let t = it.next().map(|n| self.num(n)).transpose()?;
                 TermKind::Fuzzy(s, t)
+            }
+            Rule::c_fuzzy_tokens => {
+                let mut it = Self::children(p).into_iter();
+                let s = self.string(it.next().expect("fuzzy text"))?;
+                let t = it.next().map(|n| self.num(n)).transpose()?;
+                TermKind::FuzzyTokens(s, t)
             }
             _ => TermKind::Literal(self.json(p)?),
         };

@@ -75,6 +75,7 @@ fn scoring() -> impl Strategy<Value = Scoring> {
                 wrong_or_missing,
                 threshold,
                 binary,
+                per_argument: false,
             },
         )
 }

@@ -49,6 +49,8 @@ const ALL: &[&str] = &[
     "args subset",
     "args fuzzy",
     "args fuzzy >= t",
+    "args fuzzy tokens",
+    "args fuzzy tokens >= t",
     "names ignore_case",
     "names unify_separators",
     "names strip",
@@ -62,6 +64,7 @@ const ALL: &[&str] = &[
     "score extra",
     "score missing",
     "binary",
+    "score per_argument",
     "profile axion",
     "profile deepeval",
     "profile evalite",
@@ -117,6 +120,8 @@ const ALL: &[&str] = &[
     "subset",
     "fuzzy",
     "fuzzy >= t",
+    "fuzzy tokens",
+    "fuzzy tokens >= t",
     "regex",
     "regex flags",
     "range a..b",
@@ -284,6 +289,16 @@ impl Seen {
                     self.add("args fuzzy >= t");
                 }
             }
+            StmtKind::ArgsTokens { mode, threshold } => {
+                if mode.name != "fuzzy" {
+                    self.problem(format!("args {} tokens", mode.name));
+                }
+                self.add(if threshold.is_some() {
+                    "args fuzzy tokens >= t"
+                } else {
+                    "args fuzzy tokens"
+                });
+            }
             StmtKind::Names(opts) => {
                 for o in opts {
                     match o {
@@ -334,6 +349,13 @@ impl Seen {
                 }
             }
             StmtKind::Binary => self.add("binary"),
+            StmtKind::ScoreMode(m) => {
+                let c = match m.name.as_str() {
+                    "per_argument" => "score per_argument",
+                    other => self.problem(format!("score {other}")),
+                };
+                self.add(c);
+            }
             StmtKind::Profile { name, options, .. } => {
                 {
                     let c = match name.name.as_str() {
@@ -568,6 +590,13 @@ impl Seen {
                 self.add("fuzzy");
                 if th.is_some() {
                     self.add("fuzzy >= t");
+                }
+                self.string(text, s);
+            }
+            TermKind::FuzzyTokens(s, th) => {
+                self.add("fuzzy tokens");
+                if th.is_some() {
+                    self.add("fuzzy tokens >= t");
                 }
                 self.string(text, s);
             }

@@ -51,6 +51,37 @@ const CASES: &[(&str, &str, Files)] = &[
     ("unknown_keyword_top_level", "sepc a {\n}\n", &[]),
     ("unknown_keyword_order_mode", "spec a {\n  order inorder\n  call lookup\n}\n", &[]),
     ("unknown_keyword_score_key", "spec a {\n  score { exact 1, nmae_only 0.5 }\n}\n", &[]),
+    ("unknown_keyword_score_mode", "spec a {\n  score per_arg\n  call lookup\n}\n", &[]),
+    (
+        "unknown_keyword_score_mode_in_block",
+        "spec a {\n  score { name_only 0.25, per_argument 1 }\n  call lookup\n}\n",
+        &[],
+    ),
+    (
+        "duplicate_setting_score_mode",
+        "spec a {\n  score per_argument\n  score per_argument\n  call lookup\n}\n",
+        &[],
+    ),
+    (
+        "ineffective_setting_per_argument",
+        "spec a {\n  score per_argument\n  binary\n  call lookup(id: 1)\n}\n",
+        &[],
+    ),
+    (
+        "unknown_keyword_args_tokens_mode",
+        "spec a {\n  args exact tokens\n  call search(query: \"rust\")\n}\n",
+        &[],
+    ),
+    (
+        "threshold_range_fuzzy_tokens",
+        "spec a {\n  call search(query: fuzzy tokens \"rust async\" >= 1.5)\n}\n",
+        &[],
+    ),
+    (
+        "syntax_fuzzy_tokens_without_text",
+        "spec a {\n  call search(query: fuzzy tokens >= 0.5)\n}\n",
+        &[],
+    ),
     ("unknown_keyword_format", "spec a {\n  format claude_cod\n}\n", &[]),
     ("unknown_keyword_type", "spec a {\n  call lookup(order_id: type strng)\n}\n", &[]),
     ("duplicate_spec", "spec a {\n  call lookup\n}\n\nspec a {\n  call refund\n}\n", &[]),

@@ -159,7 +159,8 @@ impl<'t> Check<'t> {
         match &st.kind {
             StmtKind::Transcripts(globs) => globs.iter().for_each(|g| self.string(sp, g)),
             StmtKind::Format(i) | StmtKind::Order(i) | StmtKind::Extra(i) => self.ident(sp, i),
-            StmtKind::Args { mode, threshold } => {
+            StmtKind::ScoreMode(i) => self.ident(sp, i),
+            StmtKind::Args { mode, threshold } | StmtKind::ArgsTokens { mode, threshold } => {
                 self.ident(sp, mode);
                 if let Some(t) = threshold {
                     self.num(sp, t);
@@ -378,7 +379,7 @@ impl<'t> Check<'t> {
             | TermKind::Exact(j)
             | TermKind::Subset(j)
             | TermKind::Contains(j) => self.json(sp, j),
-            TermKind::Fuzzy(s, th) => {
+            TermKind::Fuzzy(s, th) | TermKind::FuzzyTokens(s, th) => {
                 self.string(sp, s);
                 if let Some(n) = th {
                     self.num(sp, n);

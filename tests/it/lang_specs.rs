@@ -116,8 +116,20 @@ fn the_specs_lower_to_every_check_kind_and_profile() {
         json.push_str(&compiled(&load(&name)).to_string());
     }
     for kind in [
-        "any", "present", "absent", "equals", "subset", "fuzzy", "regex", "range", "type",
-        "one_of", "contains", "ref", "not",
+        "any",
+        "present",
+        "absent",
+        "equals",
+        "subset",
+        "fuzzy",
+        "fuzzy_tokens",
+        "regex",
+        "range",
+        "type",
+        "one_of",
+        "contains",
+        "ref",
+        "not",
     ] {
         assert!(
             json.contains(&format!("\"kind\":\"{kind}\"")),

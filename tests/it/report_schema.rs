@@ -39,6 +39,7 @@ fn json_reports_validate_against_the_published_schema() {
         "tests/cmd/glob.in",
         "tests/cmd/config.in",
         "tests/cmd/rate.in",
+        "tests/cmd/extras.in",
     ];
     for dir in dirs {
         let report = report_of(dir);
@@ -110,6 +111,30 @@ fn pass_rates_are_data() {
     let plain = report_of("tests/cmd/report.in");
     assert!(plain.get("rates").is_none());
     assert!(plain["summary"].get("rates").is_none());
+}
+
+/// Under `score per_argument` each name-only call's share is data: units that hold, units, the
+/// words the text formats print, and the credit.
+#[test]
+fn per_argument_shares_are_data() {
+    let report = report_of("tests/cmd/extras.in");
+    for transcript in ["runs/openai.json", "runs/anthropic.json"] {
+        let r = result(&report, "refund_partial", transcript);
+        let share = &r["expectations"][0]["shares"][0];
+        assert_eq!(share["call"], 2);
+        assert_eq!(
+            (share["held"].as_u64(), share["total"].as_u64()),
+            (Some(2), Some(3))
+        );
+        assert_eq!(share["summary"], "2/3 arguments hold");
+        assert!((share["credit"].as_f64().unwrap() - (0.5 + 0.5 * 2.0 / 3.0)).abs() < 1e-12);
+        let subject = &r["expectations"][1]["failures"][0];
+        assert_eq!(subject["constraint"], "fuzzy_tokens");
+        assert!((r["score"].as_f64().unwrap() - (0.5 + 0.5 * 2.0 / 3.0)).abs() < 1e-12);
+    }
+    // Without `score per_argument` there is no `shares` member.
+    let plain = report_of("tests/cmd/report.in");
+    assert!(!plain.to_string().contains("\"shares\""));
 }
 
 #[test]

@@ -2,8 +2,8 @@
 
 use std::path::Path;
 
-use serde_json::Value;
 use toolspec::check::paths::display_path;
+use toolspec::check::starter::starter_spec;
 use toolspec::compile::{compile, FsLoader};
 use toolspec::source::SourceFile;
 use toolspec::transcript;
@@ -11,9 +11,9 @@ use toolspec::transcript;
 use crate::cli::args::InitArgs;
 use crate::cli::output::{self, exit};
 
-/// Write `PROMPT_STEM.toolspec` beside the prompt. With `--transcript`, one expectation per call
-/// of the transcript, in order, with its arguments as written there; otherwise a commented
-/// skeleton. The result is formatted and compiled before it is written, so it is always valid.
+/// Write `PROMPT_STEM.toolspec` beside the prompt. With `--transcript`, the transcript's declared
+/// tools and one expectation per call, in order, with references to earlier calls and regexes
+/// for ids (`toolspec::check::starter`); otherwise a commented skeleton. The result is formatted and compiled before it is written, so it is always valid.
 pub(crate) fn run(args: InitArgs) -> u8 {
     if !args.prompt.is_file() {
         output::err(&format!(
@@ -105,49 +105,13 @@ fn from_transcript(prompt: &Path, name: &str, dir: &Path, t: &Path) -> Result<St
     let rel = display_path(t, dir);
     let mut out = format!(
         "# What {} must make the agent do, drafted from {} ({}).\n\
-         # Loosen what may vary between runs. Language: docs/language.md\n\
-         spec {name} {{\n  transcripts {}\n  order in_order\n  args subset\n\n",
+         # Loosen what may vary between runs. Language: docs/language.md\n",
         output::esc(&prompt.display().to_string()),
         output::esc(&t.display().to_string()),
         first.format,
-        quote(&rel)
     );
-    for call in &first.calls {
-        out.push_str("  call ");
-        out.push_str(&tool_name(&call.name));
-        match &call.args {
-            Value::Object(map) if map.is_empty() => {}
-            Value::Object(map) => {
-                let parts: Vec<String> = map
-                    .iter()
-                    .map(|(k, v)| {
-                        format!(
-                            "{}: {}",
-                            key(k),
-                            serde_json::to_string(v).unwrap_or_default()
-                        )
-                    })
-                    .collect();
-                out.push_str(&format!("({})", parts.join(", ")));
-            }
-            other => out.push_str(&format!(
-                " exact {}",
-                serde_json::to_string(other).unwrap_or_default()
-            )),
-        }
-        if call.is_error {
-            out.push_str(" errored");
-        }
-        out.push('\n');
-    }
-    out.push_str("}\n");
+    out.push_str(&starter_spec(first, name, &rel));
     Ok(out)
-}
-
-fn is_ident(s: &str) -> bool {
-    let mut chars = s.chars();
-    matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 fn ident(s: &str) -> String {
@@ -159,24 +123,4 @@ fn ident(s: &str) -> String {
         out.insert(0, '_');
     }
     out
-}
-
-fn quote(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_default()
-}
-
-fn key(k: &str) -> String {
-    if is_ident(k) {
-        k.to_owned()
-    } else {
-        quote(k)
-    }
-}
-
-fn tool_name(n: &str) -> String {
-    if is_ident(n) {
-        n.to_owned()
-    } else {
-        quote(n)
-    }
 }

@@ -30,6 +30,7 @@ pub(super) enum Lit {
     Equals,
     Subset,
     Fuzzy(f64),
+    FuzzyTokens(f64),
 }
 
 impl Lit {
@@ -38,6 +39,7 @@ impl Lit {
             ArgsMode::Ignore | ArgsMode::Exact => Lit::Equals,
             ArgsMode::Subset => Lit::Subset,
             ArgsMode::Fuzzy { threshold } => Lit::Fuzzy(threshold),
+            ArgsMode::FuzzyTokens { threshold } => Lit::FuzzyTokens(threshold),
         }
     }
 }
@@ -151,6 +153,10 @@ impl FileCx {
                         value: s,
                         threshold,
                     },
+                    (Lit::FuzzyTokens(threshold), Value::String(s)) => Check::FuzzyTokens {
+                        value: s,
+                        threshold,
+                    },
                     (_, value) => Check::Subset { value },
                 }
             }
@@ -161,6 +167,13 @@ impl FileCx {
                 value: j.to_value(),
             },
             TermKind::Fuzzy(s, t) => Check::Fuzzy {
+                value: s.value.clone(),
+                threshold: match t {
+                    Some(n) => check_threshold(src, n, &mut self.diags),
+                    None => DEFAULT_FUZZY,
+                },
+            },
+            TermKind::FuzzyTokens(s, t) => Check::FuzzyTokens {
                 value: s.value.clone(),
                 threshold: match t {
                     Some(n) => check_threshold(src, n, &mut self.diags),

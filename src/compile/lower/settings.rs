@@ -27,6 +27,8 @@ const EXTRA_POLICIES: &[&str] = &["allow", "forbid"];
 /// What `rules MODE CODE, ...` may say of the rules' findings.
 const RULE_MODES: &[&str] = &["deny"];
 const SCORE_KEYS: &[&str] = &["exact", "name_only", "extra", "missing"];
+/// The words of `score WORD`.
+const SCORE_MODES: &[&str] = &["per_argument"];
 
 impl FileCx {
     /// Lower the settings of `spec` into `cfg`; gives the argument mode.
@@ -112,6 +114,27 @@ impl FileCx {
                             .push(unknown_word(src, "argument mode", m, ARGS_MODES)),
                     }
                 }
+                StmtKind::ArgsTokens { mode: m, threshold } => {
+                    once(self, "args", stmt.span);
+                    if m.name == "fuzzy" {
+                        mode = ArgsMode::FuzzyTokens {
+                            threshold: match threshold {
+                                Some(n) => check_threshold(src, n, &mut self.diags),
+                                None => DEFAULT_FUZZY,
+                            },
+                        };
+                    } else {
+                        let mut d = unknown_word(src, "argument mode", m, &["fuzzy"]);
+                        if ARGS_MODES.contains(&m.name.as_str()) {
+                            d.message = format!("`args {}` takes no `tokens`", m.name);
+                            d.labels[0].1 = "only `args fuzzy` compares by tokens".into();
+                        }
+                        d.help = Some(
+                            "`tokens` follows `args fuzzy` only: `args fuzzy tokens >= t`".into(),
+                        );
+                        self.diags.push(d);
+                    }
+                }
                 StmtKind::Names(opts) => {
                     for o in opts {
                         match o {
@@ -190,6 +213,16 @@ impl FileCx {
                             "name_only" => &mut cfg.scoring.name_only,
                             "extra" => &mut cfg.scoring.extra_call,
                             "missing" => &mut cfg.scoring.wrong_or_missing,
+                            _ if SCORE_MODES.contains(&k.name.as_str()) => {
+                                let mut d = unknown_word(src, "score key", k, SCORE_KEYS);
+                                d.help = Some(format!(
+                                    "`{}` is a statement of its own: write `score {}` on its \
+                                     own line",
+                                    k.name, k.name
+                                ));
+                                self.diags.push(d);
+                                continue;
+                            }
                             _ => {
                                 self.diags
                                     .push(unknown_word(src, "score key", k, SCORE_KEYS));
@@ -198,6 +231,15 @@ impl FileCx {
                         };
                         *slot =
                             check_weight(src, &format!("score `{}`", k.name), v, &mut self.diags);
+                    }
+                }
+                StmtKind::ScoreMode(m) => {
+                    once(self, "score per_argument", stmt.span);
+                    if m.name == "per_argument" {
+                        cfg.scoring.per_argument = true;
+                    } else {
+                        self.diags
+                            .push(unknown_word(src, "score mode", m, SCORE_MODES));
                     }
                 }
                 StmtKind::Binary => {
@@ -218,6 +260,7 @@ impl FileCx {
                 | StmtKind::Parallel(_) => {}
             }
         }
+        self.ineffective_per_argument(src, &settings);
         mode
     }
 
@@ -240,5 +283,34 @@ impl FileCx {
             ));
         }
         self.diags.push(d);
+    }
+
+    /// `score per_argument` only changes the native score's credit of name-only calls: with
+    /// `binary` (1 or 0) or a `profile` (another metric's score) it does nothing, which a warning
+    /// says rather than leaving the writer to believe otherwise.
+    fn ineffective_per_argument(&mut self, src: &SourceFile, settings: &HashMap<&str, Span>) {
+        let Some(&at) = settings.get("score per_argument") else {
+            return;
+        };
+        for (other, why) in [
+            (
+                "binary",
+                "binary mode scores 1 or 0, with no partial credit",
+            ),
+            ("profile", "a profile replaces the native score"),
+        ] {
+            if let Some(&by) = settings.get(other) {
+                self.diags.push(
+                    SpecDiagnostic::warning(
+                        Code::IneffectiveSetting,
+                        src,
+                        format!("`score per_argument` has no effect with `{other}`"),
+                    )
+                    .label(at, "has no effect")
+                    .label(by, why)
+                    .help(format!("remove `score per_argument` or `{other}`")),
+                );
+            }
+        }
     }
 }
