@@ -17,7 +17,7 @@ mod cli;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -27,6 +27,7 @@ use serde_json::Value;
 use toolspec::check::run::{check, CheckOptions, Given, SpecSet, STDIN_NAME};
 use toolspec::check::settings::LoadedSettings;
 use toolspec::compile::{compile as compile_source, FsLoader};
+use toolspec::report::stream::Verdicts;
 use toolspec::report::{human, Report};
 use toolspec::source::SourceFile;
 use toolspec::transcript::{Format, Reader};
@@ -40,10 +41,59 @@ enum Input {
 }
 
 /// The report of one check and the texts to explain it with.
+///
+/// A check of bytes first runs for its verdict alone (no result or finding built: what
+/// `Report.passed` reads); the report is built when first asked for, by the same check of
+/// the same bytes.
 #[pyclass(frozen, module = "toolspec._toolspec")]
 struct Checked {
-    report: Report,
-    sources: Arc<SourceCache>,
+    /// The report without its results when they are built on demand (`later`).
+    head: Report,
+    later: Option<Later>,
+    full: OnceLock<(Report, Arc<SourceCache>)>,
+}
+
+/// What a report built on demand is built from.
+struct Later {
+    set: Arc<SpecSet>,
+    /// The spec's name and text when it was given as text.
+    text: Option<(String, Arc<String>)>,
+    bytes: Vec<u8>,
+    forced: Option<Format>,
+}
+
+impl Checked {
+    fn built(report: Report, sources: Arc<SourceCache>) -> Checked {
+        Checked {
+            head: Report::default(),
+            later: None,
+            full: OnceLock::from((report, sources)),
+        }
+    }
+
+    /// The whole report and the texts it points at.
+    fn full(&self) -> &(Report, Arc<SourceCache>) {
+        self.full.get_or_init(|| {
+            let sources = Arc::new(SourceCache::default());
+            let Some(later) = &self.later else {
+                return (Report::default(), sources);
+            };
+            if let Some((name, text)) = &later.text {
+                sources.pin_text(name, text.clone());
+            }
+            sources.pin(STDIN_NAME, &later.bytes);
+            let report = later.set.check(Given::Bytes(&later.bytes), later.forced);
+            (report, sources)
+        })
+    }
+
+    /// The report's counts and errors (the whole report, or the one of the verdicts).
+    fn head(&self) -> &Report {
+        match (&self.later, self.full.get()) {
+            (Some(_), None) => &self.head,
+            _ => &self.full().0,
+        }
+    }
 }
 
 #[pymethods]
@@ -51,36 +101,36 @@ impl Checked {
     /// Whether every result passed (and there is at least one), nothing failing to be checked.
     #[getter]
     fn passed(&self) -> bool {
-        self.report.errors.is_empty()
-            && !self.report.results.is_empty()
-            && self.report.results.iter().all(|r| r.passed)
+        let s = &self.head().summary;
+        self.head().errors.is_empty() && s.checked > 0 && s.failed == 0
     }
 
     /// Whether something could not be checked (the report's `errors`).
     #[getter]
     fn has_errors(&self) -> bool {
-        !self.report.errors.is_empty()
+        !self.head().errors.is_empty()
     }
 
     /// The report as `toolspec check --format json` prints it.
     #[getter]
     fn json(&self) -> String {
-        toolspec::report::json::render(&self.report)
+        toolspec::report::json::render(&self.full().0)
     }
 
     /// The human report of result `index` (its findings with the transcript and spec excerpts,
     /// then its verdict line), without colour.
     fn explain(&self, py: Python<'_>, index: usize, width: usize) -> PyResult<String> {
-        let Some(result) = self.report.results.get(index) else {
+        let (report, sources) = py.detach(|| self.full());
+        let Some(result) = report.results.get(index) else {
             return Err(PyValueError::new_err(format!("no result {index}")));
         };
         let mut one = Report {
-            version: self.report.version,
+            version: report.version,
             results: vec![result.clone()],
             ..Report::default()
         };
         one.recount();
-        let sources = |name: &str| self.sources.get(name);
+        let sources = |name: &str| sources.get(name);
         let opts = human::Options {
             color: false,
             verbose: true,
@@ -93,14 +143,15 @@ impl Checked {
     /// The human text of the run's errors and warnings (spec compile errors, unreadable
     /// transcripts), as the command prints them on standard error.
     fn problems(&self, width: usize) -> String {
-        let sources = |name: &str| self.sources.get(name);
+        let (report, sources) = self.full();
+        let sources = |name: &str| sources.get(name);
         let opts = human::Options {
             color: false,
             verbose: true,
             width,
             summary: false,
         };
-        human::render_run_findings(&self.report, &sources, opts)
+        human::render_run_findings(report, &sources, opts)
     }
 }
 
@@ -108,7 +159,7 @@ impl Checked {
 /// settings found from the current folder when it was compiled.
 #[pyclass(frozen, module = "toolspec._toolspec")]
 struct CompiledSpec {
-    set: SpecSet,
+    set: Arc<SpecSet>,
     /// The name and text of a spec given as text, for the snippets of `explain()`.
     text: Option<(String, Arc<String>)>,
 }
@@ -132,19 +183,30 @@ impl CompiledSpec {
     ) -> PyResult<Checked> {
         let input = input(transcript)?;
         let forced = format(input_format)?;
-        Ok(py.detach(|| {
-            let sources = Arc::new(SourceCache::default());
-            if let Some((name, text)) = &self.text {
-                sources.pin_text(name, text.clone());
-            }
-            let report = match &input {
-                Input::Path(p) => self.set.check(Given::Path(p), forced),
-                Input::Bytes(b) => {
-                    sources.pin(STDIN_NAME, b);
-                    self.set.check(Given::Bytes(b), forced)
+        Ok(py.detach(|| match input {
+            Input::Path(p) => {
+                let sources = Arc::new(SourceCache::default());
+                if let Some((name, text)) = &self.text {
+                    sources.pin_text(name, text.clone());
                 }
-            };
-            Checked { report, sources }
+                Checked::built(self.set.check(Given::Path(&p), forced), sources)
+            }
+            Input::Bytes(bytes) => {
+                let head = self
+                    .set
+                    .check_with(Given::Bytes(&bytes), forced, &Verdicts)
+                    .report;
+                Checked {
+                    head,
+                    later: Some(Later {
+                        set: self.set.clone(),
+                        text: self.text.clone(),
+                        bytes,
+                        forced,
+                    }),
+                    full: OnceLock::new(),
+                }
+            }
         }))
     }
 }
@@ -179,11 +241,14 @@ fn compile_spec(
                         ..Report::default()
                     };
                     (
-                        Some(CompiledSpec { set, text: pinned }),
-                        Checked { report, sources },
+                        Some(CompiledSpec {
+                            set: Arc::new(set),
+                            text: pinned,
+                        }),
+                        Checked::built(report, sources),
                     )
                 }
-                Err(report) => (None, Checked { report, sources }),
+                Err(report) => (None, Checked::built(report, sources)),
             },
         )
     })
@@ -201,10 +266,10 @@ fn check_paths(py: Python<'_>, paths: Vec<PathBuf>) -> PyResult<Checked> {
             paths,
             ..CheckOptions::default()
         };
-        Ok(Checked {
-            report: check(&opts, &settings, &cwd),
-            sources: Arc::new(SourceCache::default()),
-        })
+        Ok(Checked::built(
+            check(&opts, &settings, &cwd),
+            Arc::new(SourceCache::default()),
+        ))
     })
 }
 

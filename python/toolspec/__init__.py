@@ -246,6 +246,13 @@ def _plain(v: Any) -> Any:
     )
 
 
+#: The encoder of Python objects given as a transcript (`json.dumps` with these options builds
+#: one per call).
+_ENCODER = json.JSONEncoder(
+    default=_plain, allow_nan=False, ensure_ascii=False, separators=(",", ":")
+)
+
+
 def _transcript(t: Any) -> Any:
     """A path or bytes for the extension: Python objects as their JSON text."""
     if isinstance(t, os.PathLike):
@@ -253,7 +260,7 @@ def _transcript(t: Any) -> Any:
     if isinstance(t, (str, bytes, bytearray)):
         return t
     try:
-        text = json.dumps(t, default=_plain, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+        text = _ENCODER.encode(t)
     except ValueError as e:
         raise ValueError(f"this transcript is not JSON: {e}") from None
     return text.encode("utf-8")

@@ -14,6 +14,7 @@ mod parity_support;
 
 mod architecture;
 mod check_compact;
+mod check_verdicts;
 mod cli;
 mod cli_calls_truth;
 mod cli_html;
