@@ -17,7 +17,7 @@ mod cli;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -41,59 +41,10 @@ enum Input {
 }
 
 /// The report of one check and the texts to explain it with.
-///
-/// A check of bytes first runs for its verdict alone (no result or finding built: what
-/// `Report.passed` reads); the report is built when first asked for, by the same check of
-/// the same bytes.
 #[pyclass(frozen, module = "toolspec._toolspec")]
 struct Checked {
-    /// The report without its results when they are built on demand (`later`).
-    head: Report,
-    later: Option<Later>,
-    full: OnceLock<(Report, Arc<SourceCache>)>,
-}
-
-/// What a report built on demand is built from.
-struct Later {
-    set: Arc<SpecSet>,
-    /// The spec's name and text when it was given as text.
-    text: Option<(String, Arc<String>)>,
-    bytes: Vec<u8>,
-    forced: Option<Format>,
-}
-
-impl Checked {
-    fn built(report: Report, sources: Arc<SourceCache>) -> Checked {
-        Checked {
-            head: Report::default(),
-            later: None,
-            full: OnceLock::from((report, sources)),
-        }
-    }
-
-    /// The whole report and the texts it points at.
-    fn full(&self) -> &(Report, Arc<SourceCache>) {
-        self.full.get_or_init(|| {
-            let sources = Arc::new(SourceCache::default());
-            let Some(later) = &self.later else {
-                return (Report::default(), sources);
-            };
-            if let Some((name, text)) = &later.text {
-                sources.pin_text(name, text.clone());
-            }
-            sources.pin(STDIN_NAME, &later.bytes);
-            let report = later.set.check(Given::Bytes(&later.bytes), later.forced);
-            (report, sources)
-        })
-    }
-
-    /// The report's counts and errors (the whole report, or the one of the verdicts).
-    fn head(&self) -> &Report {
-        match (&self.later, self.full.get()) {
-            (Some(_), None) => &self.head,
-            _ => &self.full().0,
-        }
-    }
+    report: Report,
+    sources: Arc<SourceCache>,
 }
 
 #[pymethods]
@@ -101,36 +52,36 @@ impl Checked {
     /// Whether every result passed (and there is at least one), nothing failing to be checked.
     #[getter]
     fn passed(&self) -> bool {
-        let s = &self.head().summary;
-        self.head().errors.is_empty() && s.checked > 0 && s.failed == 0
+        self.report.errors.is_empty()
+            && !self.report.results.is_empty()
+            && self.report.results.iter().all(|r| r.passed)
     }
 
     /// Whether something could not be checked (the report's `errors`).
     #[getter]
     fn has_errors(&self) -> bool {
-        !self.head().errors.is_empty()
+        !self.report.errors.is_empty()
     }
 
     /// The report as `toolspec check --format json` prints it.
     #[getter]
     fn json(&self) -> String {
-        toolspec::report::json::render(&self.full().0)
+        toolspec::report::json::render(&self.report)
     }
 
     /// The human report of result `index` (its findings with the transcript and spec excerpts,
     /// then its verdict line), without colour.
     fn explain(&self, py: Python<'_>, index: usize, width: usize) -> PyResult<String> {
-        let (report, sources) = py.detach(|| self.full());
-        let Some(result) = report.results.get(index) else {
+        let Some(result) = self.report.results.get(index) else {
             return Err(PyValueError::new_err(format!("no result {index}")));
         };
         let mut one = Report {
-            version: report.version,
+            version: self.report.version,
             results: vec![result.clone()],
             ..Report::default()
         };
         one.recount();
-        let sources = |name: &str| sources.get(name);
+        let sources = |name: &str| self.sources.get(name);
         let opts = human::Options {
             color: false,
             verbose: true,
@@ -143,15 +94,14 @@ impl Checked {
     /// The human text of the run's errors and warnings (spec compile errors, unreadable
     /// transcripts), as the command prints them on standard error.
     fn problems(&self, width: usize) -> String {
-        let (report, sources) = self.full();
-        let sources = |name: &str| sources.get(name);
+        let sources = |name: &str| self.sources.get(name);
         let opts = human::Options {
             color: false,
             verbose: true,
             width,
             summary: false,
         };
-        human::render_run_findings(report, &sources, opts)
+        human::render_run_findings(&self.report, &sources, opts)
     }
 }
 
@@ -159,7 +109,7 @@ impl Checked {
 /// settings found from the current folder when it was compiled.
 #[pyclass(frozen, module = "toolspec._toolspec")]
 struct CompiledSpec {
-    set: Arc<SpecSet>,
+    set: SpecSet,
     /// The name and text of a spec given as text, for the snippets of `explain()`.
     text: Option<(String, Arc<String>)>,
 }
@@ -183,30 +133,43 @@ impl CompiledSpec {
     ) -> PyResult<Checked> {
         let input = input(transcript)?;
         let forced = format(input_format)?;
-        Ok(py.detach(|| match input {
-            Input::Path(p) => {
-                let sources = Arc::new(SourceCache::default());
-                if let Some((name, text)) = &self.text {
-                    sources.pin_text(name, text.clone());
-                }
-                Checked::built(self.set.check(Given::Path(&p), forced), sources)
+        Ok(py.detach(|| {
+            let sources = Arc::new(SourceCache::default());
+            if let Some((name, text)) = &self.text {
+                sources.pin_text(name, text.clone());
             }
-            Input::Bytes(bytes) => {
-                let head = self
-                    .set
-                    .check_with(Given::Bytes(&bytes), forced, &Verdicts)
-                    .report;
-                Checked {
-                    head,
-                    later: Some(Later {
-                        set: self.set.clone(),
-                        text: self.text.clone(),
-                        bytes,
-                        forced,
-                    }),
-                    full: OnceLock::new(),
+            let report = match &input {
+                Input::Path(p) => self.set.check(Given::Path(p), forced),
+                Input::Bytes(b) => {
+                    sources.pin(STDIN_NAME, b);
+                    self.set.check(Given::Bytes(b), forced)
                 }
-            }
+            };
+            Checked { report, sources }
+        }))
+    }
+
+    /// Whether `transcript` (a path or bytes) passes every spec, and whether something could
+    /// not be checked: the verdicts of [`CompiledSpec::check`] without building a result
+    /// (`report::stream::Verdicts`).
+    #[pyo3(signature = (transcript, input_format=None))]
+    fn passes(
+        &self,
+        py: Python<'_>,
+        transcript: &Bound<'_, PyAny>,
+        input_format: Option<&str>,
+    ) -> PyResult<(bool, bool)> {
+        let input = input(transcript)?;
+        let forced = format(input_format)?;
+        Ok(py.detach(|| {
+            let given = match &input {
+                Input::Path(p) => Given::Path(p),
+                Input::Bytes(b) => Given::Bytes(b),
+            };
+            let report = self.set.check_with(given, forced, &Verdicts).report;
+            let s = &report.summary;
+            let errors = !report.errors.is_empty();
+            (!errors && s.checked > 0 && s.failed == 0, errors)
         }))
     }
 }
@@ -241,14 +204,11 @@ fn compile_spec(
                         ..Report::default()
                     };
                     (
-                        Some(CompiledSpec {
-                            set: Arc::new(set),
-                            text: pinned,
-                        }),
-                        Checked::built(report, sources),
+                        Some(CompiledSpec { set, text: pinned }),
+                        Checked { report, sources },
                     )
                 }
-                Err(report) => (None, Checked::built(report, sources)),
+                Err(report) => (None, Checked { report, sources }),
             },
         )
     })
@@ -266,10 +226,10 @@ fn check_paths(py: Python<'_>, paths: Vec<PathBuf>) -> PyResult<Checked> {
             paths,
             ..CheckOptions::default()
         };
-        Ok(Checked::built(
-            check(&opts, &settings, &cwd),
-            Arc::new(SourceCache::default()),
-        ))
+        Ok(Checked {
+            report: check(&opts, &settings, &cwd),
+            sources: Arc::new(SourceCache::default()),
+        })
     })
 }
 

@@ -392,6 +392,25 @@ class Spec:
             raise TranscriptError(checked.problems(TEXT_WIDTH).rstrip("\n"), raw["errors"])
         return Report(checked, self.name)
 
+    def passes(self, transcript: "Transcript", *, input_format: Optional[str] = None) -> bool:
+        """Whether `transcript` passes: `check(transcript).passed`, decided without building
+        the report (no result or finding is built), for loops that only sort runs into passed
+        and failed::
+
+            failed = [run for run in runs if not spec.passes(run)]
+
+        Raises as `check` does (`TranscriptError` when the transcript cannot be read)."""
+        if self.name is not None:
+            return self.check(transcript, input_format=input_format).passed
+        data = _transcript(transcript)
+        try:
+            passed, errors = self._compiled.passes(data, input_format)
+        except ValueError as e:
+            raise ToolspecError(str(e)) from None
+        if errors:
+            self.check(data, input_format=input_format)  # raises, with the diagnostics
+        return bool(passed)
+
     def __repr__(self) -> str:
         return f"<toolspec.Spec {self.path!r} specs={self.names}>"
 
