@@ -7,7 +7,8 @@ The conversation is an OpenAI Chat message list (the shape `client.chat.completi
 takes): a user turn, then 50 assistant turns of one tool call each, each followed by its tool
 result. The spec (below) expects 8 of those calls by name and arguments, in order, and forbids
 one tool. `toolspec.check` (the spec by path, compiled once and kept) and `toolspec.Spec(...).check`
-are timed, then where the time goes. The case DeepEval gets is the same: 50 tools called (name, input parameters, output)
+are timed (reading `passed`), and `Spec(...).passes` (the verdicts alone, no report built), then
+where the time goes, then reading the whole report. The case DeepEval gets is the same: 50 tools called (name, input parameters, output)
 and the 8 expected, with input parameters compared. Each side is timed over about SECONDS
 (default 5) of repeated calls; the figure is the median of 7 rounds.
 
@@ -17,6 +18,7 @@ when it can be imported.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import statistics
@@ -170,27 +172,37 @@ def main() -> None:
         assert compiled.check(messages).results[0].raw == r.raw
         t_spec = per_call(lambda: compiled.check(messages).passed, seconds)
         print(f"toolspec.Spec(...).check, same: {t_spec * 1e6:.0f} µs per check")
-        # Where the time goes: the dicts to JSON bytes (Python's json.dumps), then the check of
-        # those bytes (reading, matching, the report).
+        assert compiled.passes(messages)
+        t_passes = per_call(lambda: compiled.passes(messages), seconds)
+        print(f"toolspec.Spec(...).passes, same (no report built): {t_passes * 1e6:.0f} µs per check")
+        # Where the time goes: the dicts to JSON bytes (Python's json encoder), then the check of
+        # those bytes (reading, matching; the verdicts alone).
         data = toolspec._transcript(messages)
         t_dumps = per_call(lambda: toolspec._transcript(messages), seconds)
-        t_bytes = per_call(lambda: compiled.check(data).passed, seconds)
+        t_bytes = per_call(lambda: compiled.passes(data), seconds)
         t_compile = per_call(lambda: toolspec.Spec(spec, allow_outside_root=True), seconds)
         print(
-            f"  of which json.dumps of the dicts {t_dumps * 1e6:.0f} µs; the check of the bytes "
-            f"{t_bytes * 1e6:.0f} µs (compiling the spec, done once: {t_compile * 1e6:.0f} µs)"
+            f"  of which the JSON encoding of the dicts {t_dumps * 1e6:.0f} µs; the check of the "
+            f"bytes {t_bytes * 1e6:.0f} µs (compiling the spec, done once: {t_compile * 1e6:.0f} µs)"
         )
+        # Reading the results too: every result and finding as Python objects.
+        t_results = per_call(lambda: compiled.check(messages).results[0].findings, seconds)
+        print(f"toolspec.Spec(...).check(...).results, the whole report: {t_results * 1e6:.0f} µs")
         try:
             measure = deepeval_case(calls)
         except ImportError:
             print("DeepEval: not installed (benches/peers/setup.sh)")
             return
-        score = measure()
-        d_t = per_call(measure, seconds)
+        # The metric writes to standard output on each measure.
+        with open(os.devnull, "w") as devnull, contextlib.redirect_stdout(
+            devnull
+        ), contextlib.redirect_stderr(devnull):
+            score = measure()
+            d_t = per_call(measure, seconds)
         print(
             f"DeepEval ToolCorrectnessMetric, same case: {d_t * 1e6:.0f} µs per measure "
             f"(score {score:.2f}); toolspec.check is {d_t / t:.1f}× as fast, "
-            f"Spec.check {d_t / t_spec:.1f}×"
+            f"Spec.check {d_t / t_spec:.1f}×, Spec.passes {d_t / t_passes:.1f}×"
         )
 
 

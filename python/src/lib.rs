@@ -27,6 +27,7 @@ use serde_json::Value;
 use toolspec::check::run::{check, CheckOptions, Given, SpecSet, STDIN_NAME};
 use toolspec::check::settings::LoadedSettings;
 use toolspec::compile::{compile as compile_source, FsLoader};
+use toolspec::report::stream::Verdicts;
 use toolspec::report::{human, Report};
 use toolspec::source::SourceFile;
 use toolspec::transcript::{Format, Reader};
@@ -147,6 +148,30 @@ impl CompiledSpec {
                 }
             };
             Checked { report, sources }
+        }))
+    }
+
+    /// Whether `transcript` (a path or bytes) passes every spec, and whether something could
+    /// not be checked: the verdicts of [`CompiledSpec::check`] without building a result
+    /// (`report::stream::Verdicts`).
+    #[pyo3(signature = (transcript, input_format=None))]
+    fn passes(
+        &self,
+        py: Python<'_>,
+        transcript: &Bound<'_, PyAny>,
+        input_format: Option<&str>,
+    ) -> PyResult<(bool, bool)> {
+        let input = input(transcript)?;
+        let forced = format(input_format)?;
+        Ok(py.detach(|| {
+            let given = match &input {
+                Input::Path(p) => Given::Path(p),
+                Input::Bytes(b) => Given::Bytes(b),
+            };
+            let report = self.set.check_with(given, forced, &Verdicts).report;
+            let s = &report.summary;
+            let errors = !report.errors.is_empty();
+            (!errors && s.checked > 0 && !s.fails(), errors)
         }))
     }
 }

@@ -157,9 +157,11 @@ def test_a_compiled_spec_checks_as_check_does(example_report: Any) -> None:
             got = spec.check(given)
             assert [r.raw for r in got.results] == [r.raw for r in report.results], transcript
             assert got.passed is report.passed
+            assert spec.passes(given) is report.passed
             assert [r.explain() for r in got.results] == [r.explain() for r in report.results]
-        named = toolspec.Spec(spec_file, name=expected["spec"]).check(transcript)
-        assert [r.raw for r in named.results] == [expected]
+        named = toolspec.Spec(spec_file, name=expected["spec"])
+        assert [r.raw for r in named.check(transcript).results] == [expected]
+        assert named.passes(transcript) is expected["passed"]
     assert specs and all(s.names for s in specs.values())
 
 
@@ -222,6 +224,9 @@ def test_an_unreadable_transcript_raises_with_its_diagnostics() -> None:
     assert e.value.diagnostics
     with pytest.raises(toolspec.TranscriptError):
         toolspec.calls(b"\x00 not a transcript")
+    with pytest.raises(toolspec.TranscriptError) as e:
+        toolspec.Spec("examples/prompts/refund.toolspec").passes("no/such/run.json")
+    assert e.value.diagnostics
     with pytest.raises(TypeError, match="cannot read a"):
         toolspec.check("examples/prompts/refund.toolspec", [object()])
 

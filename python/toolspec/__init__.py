@@ -262,6 +262,13 @@ def _plain(v: Any) -> Any:
     )
 
 
+#: The encoder of Python objects given as a transcript (`json.dumps` with these options builds
+#: one per call).
+_ENCODER = json.JSONEncoder(
+    default=_plain, allow_nan=False, ensure_ascii=False, separators=(",", ":")
+)
+
+
 def _transcript(t: Any) -> Any:
     """A path or bytes for the extension: Python objects as their JSON text."""
     if isinstance(t, os.PathLike):
@@ -269,7 +276,7 @@ def _transcript(t: Any) -> Any:
     if isinstance(t, (str, bytes, bytearray)):
         return t
     try:
-        text = json.dumps(t, default=_plain, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+        text = _ENCODER.encode(t)
     except ValueError as e:
         raise ValueError(f"this transcript is not JSON: {e}") from None
     return text.encode("utf-8")
@@ -400,6 +407,25 @@ class Spec:
             raw = json.loads(checked.json)
             raise TranscriptError(checked.problems(TEXT_WIDTH).rstrip("\n"), raw["errors"])
         return Report(checked, self.name)
+
+    def passes(self, transcript: "Transcript", *, input_format: Optional[str] = None) -> bool:
+        """Whether `transcript` passes: `check(transcript).passed`, decided without building
+        the report (no result or finding is built), for loops that only sort runs into passed
+        and failed::
+
+            failed = [run for run in runs if not spec.passes(run)]
+
+        Raises as `check` does (`TranscriptError` when the transcript cannot be read)."""
+        if self.name is not None:
+            return self.check(transcript, input_format=input_format).passed
+        data = _transcript(transcript)
+        try:
+            passed, errors = self._compiled.passes(data, input_format)
+        except ValueError as e:
+            raise ToolspecError(str(e)) from None
+        if errors:
+            self.check(data, input_format=input_format)  # raises, with the diagnostics
+        return bool(passed)
 
     def __repr__(self) -> str:
         return f"<toolspec.Spec {self.path!r} specs={self.names}>"

@@ -31,6 +31,9 @@ class CompiledSpec:
         """The names of its specs, in the file's order."""
     def check(self, transcript: Any, input_format: Optional[str] = None) -> Checked:
         """Check `transcript` (a path or bytes) against every spec."""
+    def passes(self, transcript: Any, input_format: Optional[str] = None) -> Tuple[bool, bool]:
+        """Whether `transcript` passes every spec, and whether something could not be checked,
+        without building a result."""
 
 def compile_spec(
     path: Union[str, os.PathLike[str]],

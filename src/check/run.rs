@@ -348,6 +348,20 @@ impl SpecSet {
     /// it holds; a transcript that cannot be read is a report error. `forced` is
     /// `--input-format`.
     pub fn check(&self, transcript: Given<'_>, forced: Option<Format>) -> Report {
+        let Checked { mut report, pairs } = self.check_with(transcript, forced, &Collect);
+        report.results = pairs;
+        report
+    }
+
+    /// [`SpecSet::check`], each result handed to `sink`: the report without its results, and
+    /// what the sink kept of each, in report order. With [`crate::report::stream::Verdicts`]
+    /// no result is built: the counts say whether everything passed.
+    pub fn check_with<S: PairSink>(
+        &self,
+        transcript: Given<'_>,
+        forced: Option<Format>,
+        sink: &S,
+    ) -> Checked<S::Entry> {
         let (path, shown, given) = match transcript {
             Given::Path(p) => {
                 let p = absolute(p);
@@ -370,7 +384,7 @@ impl SpecSet {
                 &specs,
                 (&self.formats, &self.mappings),
                 &self.rules,
-                &Collect,
+                sink,
                 &self.guard,
                 None,
             )
@@ -394,9 +408,7 @@ impl SpecSet {
             .iter()
             .filter_map(|s| Rated::of(s, true))
             .collect();
-        let Checked { mut report, pairs } = finish(report, vec![outcome], &rated);
-        report.results = pairs;
-        report
+        finish(report, vec![outcome], &rated)
     }
 }
 

@@ -49,6 +49,28 @@ pub trait PairSink: Sync {
         result.findings.extend(more);
         self.pair(result)
     }
+
+    /// What is kept of every result, when the sink keeps nothing but the fact that it was
+    /// checked (the check keeps whether it passed): the check then builds neither the result
+    /// nor its findings. `None` (the default): each result is built and handed over.
+    fn verdict_only(&self) -> Option<Self::Entry> {
+        None
+    }
+}
+
+/// A sink that keeps no result: a check into it gives the report's counts and errors (whether
+/// everything passed) without building a result or a finding.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Verdicts;
+
+impl PairSink for Verdicts {
+    type Entry = ();
+
+    fn pair(&self, _: PairResult) {}
+
+    fn verdict_only(&self) -> Option<()> {
+        Some(())
+    }
 }
 
 /// A sink that keeps every result: gives the in-memory [`Report`].

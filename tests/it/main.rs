@@ -15,6 +15,7 @@ mod parity_support;
 mod architecture;
 mod check_compact;
 mod check_pass_rate;
+mod check_verdicts;
 mod cli;
 mod cli_calls_truth;
 mod cli_html;
