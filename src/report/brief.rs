@@ -144,8 +144,8 @@ pub fn wrap(s: &str, room: usize) -> Vec<String> {
                 let rest: Vec<&str> = std::iter::once(word).chain(words).collect();
                 line.push(' ');
                 line.push_str(&rest.join(" "));
-                lines.push(fit(&line, room));
-                return lines;
+                lines.push(line);
+                return fit_each(lines, room);
             }
             lines.push(std::mem::take(&mut line));
         }
@@ -158,8 +158,13 @@ pub fn wrap(s: &str, room: usize) -> Vec<String> {
         }
     }
     if !line.is_empty() || lines.is_empty() {
-        lines.push(fit(&line, room));
+        lines.push(line);
     }
+    fit_each(lines, room)
+}
+
+/// Every line cut to `room` (a word longer than the room is cut, not left to overflow).
+fn fit_each(lines: Vec<String>, room: usize) -> Vec<String> {
     lines
         .into_iter()
         .map(|l| {
@@ -197,5 +202,10 @@ mod wrap_tests {
         assert!(lines.last().unwrap().ends_with('…'), "{lines:?}");
         let long = "x".repeat(50);
         assert!(wrap(&long, 20).iter().all(|l| l.chars().count() <= 20));
+        // A long word on a middle line is cut too when the last line is cut.
+        let s = format!("a b c {} {}", "y".repeat(30), "z ".repeat(40));
+        let lines = wrap(&s, 20);
+        assert_eq!(lines.len(), super::MAX_WRAPPED_LINES);
+        assert!(lines.iter().all(|l| l.chars().count() <= 20), "{lines:?}");
     }
 }

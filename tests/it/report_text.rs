@@ -34,7 +34,8 @@ fn concise_lines_fit_the_width() {
         .lines()
         .find(|l| l.contains(":48:9: name-only-match "))
         .expect("the over-refund finding");
-    assert!(refund.contains("amount_cents: 14999"), "{refund}");
+    // The bound comes from the eligibility check, which this run skipped: the finding says so.
+    assert!(refund.contains("amount_cents: cannot"), "{refund}");
     for columns in [80, 120, 200] {
         let out = check(
             "tests/cmd/report.in",
