@@ -228,7 +228,7 @@ codes! {
     FuzzyBoundApplied = "fuzzy-bound-applied", Engine, Warning,
         "a fuzzy constraint could not be settled within the work bound and was treated as failed";
     ReferenceNotApplied = "reference-not-applied", Engine, Note,
-        "a constraint refers to an optional expectation that matched no call, so it did not apply";
+        "a constraint refers to an optional expectation (or one in an `either` branch not chosen) that matched no call, so it did not apply";
     ReferenceBoundApplied = "reference-bound-applied", Engine, Warning,
         "a `[*]` reference collected its maximum of elements from one call; membership could not be settled and was treated as failed";
     EitherBranch = "either-branch", Engine, Note,

@@ -383,7 +383,7 @@ impl<'a> Run<'a> {
         let (m, n) = (exps.len(), calls.count());
         let cache = ParseCache::default();
         let fuzzy = fuzzy::RunFuzzy::default();
-        let refcx = refs::RefCx::new(config);
+        let refcx = refs::RefCx::new(config, &arr.active);
 
         let mut names = NameTable::new(&config.names);
         let exp_name: Vec<usize> = exps.iter().map(|e| names.id(&e.tool)).collect();
@@ -718,7 +718,10 @@ impl<'a> Run<'a> {
             || unjudged
             || !critical_unmet.is_empty();
         let result = native::score(&config.scoring, &inputs);
-        explain::merge(&mut pending, refs::not_applied(config, &assigned));
+        explain::merge(
+            &mut pending,
+            refs::not_applied(config, &assigned, &arr.active),
+        );
         let extra = scope_findings
             .into_iter()
             .chain(answer.and_then(|(_, f)| f))

@@ -44,18 +44,21 @@ const SAMPLE: usize = 5;
 /// What reference checks of one run share: which expectations may match nothing, and the lists
 /// collected so far.
 pub(crate) struct RefCx {
-    /// Per expectation: its minimum count is 0.
+    /// Per expectation: its minimum count is 0, or it is in an `either` branch not chosen.
     optional: Vec<bool>,
     lists: RefCell<HashMap<(usize, bool, Path), Rc<Captured>>>,
 }
 
 impl RefCx {
-    pub(crate) fn new(config: &MatcherConfig) -> RefCx {
+    /// `active`: per expectation, whether it takes part in the arrangement (not in an `either`
+    /// branch left out); a missing entry takes part.
+    pub(crate) fn new(config: &MatcherConfig, active: &[bool]) -> RefCx {
         RefCx {
             optional: config
                 .expectations
                 .iter()
-                .map(|e| e.repeat.min == 0)
+                .enumerate()
+                .map(|(j, e)| e.repeat.min == 0 || !active.get(j).copied().unwrap_or(true))
                 .collect(),
             lists: RefCell::default(),
         }
@@ -622,7 +625,11 @@ impl Evaluator<'_> {
 /// The constraints that did not apply because a reference names an expectation that may match
 /// nothing and matched nothing, one note per constraint of each expectation that matched a call
 /// (at its first call).
-pub(crate) fn not_applied(config: &MatcherConfig, assigned: &[Vec<usize>]) -> Vec<Finding> {
+pub(crate) fn not_applied(
+    config: &MatcherConfig,
+    assigned: &[Vec<usize>],
+    active: &[bool],
+) -> Vec<Finding> {
     let mut out = Vec::new();
     for (j, e) in config.expectations.iter().enumerate() {
         let Some(&first) = assigned.get(j).and_then(|c| c.first()) else {
@@ -634,10 +641,9 @@ pub(crate) fn not_applied(config: &MatcherConfig, assigned: &[Vec<usize>]) -> Ve
             for pc in &m.checks {
                 let mut labels: Vec<&str> = Vec::new();
                 refs_of(&pc.check, &mut |k, label| {
-                    let optional = config
-                        .expectations
-                        .get(k)
-                        .is_some_and(|t| t.repeat.min == 0);
+                    let optional = config.expectations.get(k).is_some_and(|t| {
+                        t.repeat.min == 0 || !active.get(k).copied().unwrap_or(true)
+                    });
                     let empty = assigned.get(k).is_none_or(Vec::is_empty);
                     if optional && empty && !labels.contains(&label) {
                         labels.push(label);
@@ -658,9 +664,10 @@ pub(crate) fn not_applied(config: &MatcherConfig, assigned: &[Vec<usize>]) -> Ve
                         describe(&pc.check),
                         named.join(" and ")
                     ),
-                    help: "a reference to an `optional` (or `at_most`) expectation holds when \
-                           that expectation matched nothing; make it required if the value must \
-                           be checked"
+                    help: "a reference to an `optional` (or `at_most`) expectation, or to one in \
+                           an `either` branch that was not chosen, holds when that expectation \
+                           matched nothing; make it required (outside the `either`) if the value \
+                           must be checked"
                         .into(),
                     expectation: Some(j),
                     spec_span: Some(pc.span),
