@@ -544,17 +544,18 @@ impl Evaluator<'_> {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn check_ref(
+    /// The calls matched to expectation `k` before call `i`, which a reference to it reads, and
+    /// how messages name the referenced value (`label.output.path`): `Ok(None)` when references
+    /// are taken as satisfied (the first pass), a miss when no earlier call was matched to `k`.
+    pub(crate) fn earlier_partners(
         &self,
         k: usize,
         label: &str,
         part: Part,
         path: &[PathSeg],
-        actual: Option<&Value>,
         i: usize,
         detail: bool,
-    ) -> Result<(), Miss> {
+    ) -> Result<Option<(Vec<usize>, String)>, Miss> {
         let source = format!("{label}.{}", place(part, path));
         let fail = |expected: Value, message: &dyn Fn() -> String| {
             Err(Miss::new(
@@ -564,7 +565,7 @@ impl Evaluator<'_> {
             ))
         };
         let partners = match self.refs {
-            RefMode::Optimistic => return Ok(()),
+            RefMode::Optimistic => return Ok(None),
             RefMode::Unavailable => {
                 return fail(Value::Null, &|| {
                     format!("cannot compare with {source}: no call is matched here")
@@ -586,6 +587,31 @@ impl Evaluator<'_> {
                 }),
             };
         }
+        Ok(Some((earlier, source)))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn check_ref(
+        &self,
+        k: usize,
+        label: &str,
+        part: Part,
+        path: &[PathSeg],
+        actual: Option<&Value>,
+        i: usize,
+        detail: bool,
+    ) -> Result<(), Miss> {
+        let Some((earlier, source)) = self.earlier_partners(k, label, part, path, i, detail)?
+        else {
+            return Ok(());
+        };
+        let fail = |expected: Value, message: &dyn Fn() -> String| {
+            Err(Miss::new(
+                "ref",
+                expected,
+                if detail { message() } else { String::new() },
+            ))
+        };
         let mut last_seen: Option<(usize, Value)> = None;
         for &j in earlier.iter().rev() {
             // Arguments parsed here get a cache of their own, which ends with them.

@@ -364,37 +364,10 @@ impl Evaluator<'_> {
         i: usize,
         detail: bool,
     ) -> Outcome {
-        let source = format!("{label}.{}", place(part, path));
-        let fail = |expected: Value, message: &dyn Fn() -> String| {
-            Err(Miss::new(
-                "ref",
-                expected,
-                if detail { message() } else { String::new() },
-            ))
+        let Some((earlier, source)) = self.earlier_partners(k, label, part, path, i, detail)?
+        else {
+            return Ok(());
         };
-        let partners = match self.refs {
-            RefMode::Optimistic => return Ok(()),
-            RefMode::Unavailable => {
-                return fail(Value::Null, &|| {
-                    format!("cannot compare with {source}: no call is matched here")
-                })
-            }
-            RefMode::Partners(p) => p.get(k).map_or(&[][..], Vec::as_slice),
-        };
-        let earlier: Vec<usize> = partners.iter().copied().filter(|&j| j < i).collect();
-        if earlier.is_empty() {
-            return match partners.first() {
-                None => fail(Value::Null, &|| {
-                    format!("cannot compare with {source}: `{label}` matched no call")
-                }),
-                Some(&j) => fail(Value::Null, &|| {
-                    format!(
-                        "{source} is captured from call #{}, which comes after this call",
-                        j + 1
-                    )
-                }),
-            };
-        }
         if op.is_membership() {
             self.membership(&earlier, part, path, op, &source, actual, detail)
         } else {

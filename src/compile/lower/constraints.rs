@@ -288,10 +288,7 @@ impl FileCx {
                 check: Box::new(self.term(src, inner, lit, refs)?),
             },
             TermKind::Ref { label, part, path } => {
-                if let Some(each) = path.iter().find_map(|s| match s {
-                    Seg::Each(sp) => Some(*sp),
-                    _ => None,
-                }) {
+                if let Some(each) = each_seg(path) {
                     self.diags.push(
                         SpecDiagnostic::error(
                             Code::InvalidComparison,
@@ -366,10 +363,7 @@ impl FileCx {
             return None;
         };
         if !op.is_membership() {
-            if let Some(each) = path.iter().find_map(|s| match s {
-                Seg::Each(sp) => Some(*sp),
-                _ => None,
-            }) {
+            if let Some(each) = each_seg(path) {
                 self.diags.push(
                     SpecDiagnostic::error(
                         Code::InvalidComparison,
@@ -535,4 +529,12 @@ fn path_text(path: &Path) -> String {
         }
     }
     s
+}
+
+/// Where a reference path's first `[*]` is written, if it has one.
+fn each_seg(path: &[Seg]) -> Option<Span> {
+    path.iter().find_map(|s| match s {
+        Seg::Each(sp) => Some(*sp),
+        _ => None,
+    })
 }
