@@ -13,9 +13,10 @@ use serde_json::{json, Map, Value};
 use toolspec::compile::{self, MapLoader};
 use toolspec::config::profile::PROFILES;
 use toolspec::config::{
-    ArgsMode, BeforeRule, Check, CompiledFile, Expectation, ExtraCalls, Forbidden, JsonType,
-    MatcherConfig, NameRules, OrderMode, Part, PathCheck, PathSeg, Pattern, Profile, RefOp, Repeat,
-    Scoring, ValueMatcher, CONFIG_VERSION,
+    AnswerCheck, ArgsMode, BeforeRule, Check, CompiledFile, Expectation, ExtraCalls, Forbidden,
+    Group, GroupKind, JsonType, LastTurn, MatcherConfig, NameRules, OrderMode, Part, PathCheck,
+    PathSeg, Pattern, Profile, RefOp, Repeat, Scope, Scoring, TurnSel, ValueMatcher,
+    CONFIG_VERSION,
 };
 use toolspec::engine;
 use toolspec::score::profiles::{self, PEERS};
@@ -578,11 +579,47 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
                 weight: f64::from(e.weight) / 16.0,
                 span: Span::default(),
                 name_span: Span::default(),
-                scope: None,
-                critical: false,
+                // From bits of bytes already read, so the input's layout stays as it was.
+                scope: scope(e.tool / 8, e.min),
+                critical: e.weight % 7 == 3,
             }
         })
         .collect();
+    // `either` and `parallel` blocks from the `before` pairs with bit 6 set: any index range,
+    // overlapping, empty or out of order as a hand-written config may be.
+    let groups = input
+        .before
+        .iter()
+        .take(4)
+        .filter(|(a, _)| a & 0x40 != 0)
+        .map(|&(a, b)| {
+            let (lo, hi) = {
+                let (x, y) = (a as usize % (n + 1), b as usize % (n + 1));
+                (x.min(y), x.max(y))
+            };
+            let kind = if (a ^ b) & 1 == 0 {
+                GroupKind::Parallel {
+                    members: (lo..hi).collect(),
+                }
+            } else {
+                let mid = usize::midpoint(lo, hi);
+                GroupKind::Either {
+                    branches: vec![(lo..mid).collect(), (mid..hi).collect()],
+                }
+            };
+            Group {
+                kind,
+                critical: a & 2 != 0,
+                span: Span::default(),
+            }
+        })
+        .collect();
+    let answer = input.threshold.is_multiple_of(5).then(|| AnswerCheck {
+        matcher: exps
+            .first()
+            .map_or_else(ValueMatcher::any, |e| e.args.matcher(n)),
+        span: Span::default(),
+    });
     let profile = input.profile.as_ref().and_then(|(p, opts)| {
         let spec = PROFILES[*p as usize % PROFILES.len()];
         let (name, known) = (spec.name, spec.options);
@@ -651,8 +688,8 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
         },
         profile,
         deny_rules: Vec::new(),
-        answer: None,
-        groups: Vec::new(),
+        answer,
+        groups,
         pass_rate: None,
     };
     let calls = input
@@ -666,11 +703,40 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
             output: c.output.as_ref().map(V::value),
             is_error: c.is_error,
             span: Span::default(),
-            turn: None,
-            agent: None,
+            // Turns and agents from the high bits of the tool byte (none on some calls).
+            turn: (c.tool % 32 != 31).then_some(1 + u32::from(c.tool / 32 % 3)),
+            agent: (c.tool & 0x80 != 0).then(|| AGENTS[usize::from(c.tool / 16 % 2)].to_owned()),
         })
         .collect();
     (config, calls)
+}
+
+/// Agent names of the engine target's calls and scopes (one no call has).
+const AGENTS: &[&str] = &["researcher", "writer", "nobody"];
+
+/// The scope of an expectation: none, a turn, the last turn, or an agent.
+fn scope(sel: u8, n: u8) -> Option<Scope> {
+    let base = Scope {
+        turn: None,
+        turn_span: Span::default(),
+        agent: None,
+        agent_span: Span::default(),
+    };
+    match sel % 5 {
+        0 | 1 => None,
+        2 => Some(Scope {
+            turn: Some(TurnSel::Nth(1 + u32::from(n % 4))),
+            ..base
+        }),
+        3 => Some(Scope {
+            turn: Some(TurnSel::Last(LastTurn::Last)),
+            ..base
+        }),
+        _ => Some(Scope {
+            agent: Some(AGENTS[usize::from(n % 3)].to_owned()),
+            ..base
+        }),
+    }
 }
 
 /// What `check` reads with, keeping the arguments of some calls and no outputs, must read the
@@ -766,4 +832,23 @@ pub fn engine(data: &[u8]) {
     };
     let (config, calls) = build(&input);
     run_spec(&config, &calls);
+    // With what a transcript records beside its calls: its turns and final answer.
+    let turns = calls.iter().filter_map(|c| c.turn).max();
+    let answer = input.calls.first().map(|c| c.args.value().to_string());
+    let recorded = engine::Recorded {
+        calls: &calls,
+        turns,
+        answer: answer.as_deref(),
+    };
+    let verdict = engine::run(&config, &recorded);
+    assert!(
+        (0.0..=1.0).contains(&verdict.score) || verdict.score.is_nan(),
+        "score {} out of [0, 1]",
+        verdict.score
+    );
+    for f in &verdict.findings {
+        if let Some(i) = f.call {
+            assert!(i < calls.len(), "finding names call {i} of {}", calls.len());
+        }
+    }
 }
