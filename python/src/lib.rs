@@ -84,12 +84,7 @@ impl Checked {
         };
         one.recount();
         let sources = |name: &str| self.sources.get(name);
-        let opts = human::Options {
-            color: false,
-            verbose: true,
-            width,
-            summary: false,
-        };
+        let opts = text_options(width);
         Ok(py.detach(|| human::render(&one, &sources, opts).stdout))
     }
 
@@ -97,12 +92,7 @@ impl Checked {
     /// transcripts), as the command prints them on standard error.
     fn problems(&self, width: usize) -> String {
         let sources = |name: &str| self.sources.get(name);
-        let opts = human::Options {
-            color: false,
-            verbose: true,
-            width,
-            summary: false,
-        };
+        let opts = text_options(width);
         human::render_run_findings(&self.report, &sources, opts)
     }
 }
@@ -348,6 +338,16 @@ fn format(name: Option<&str>) -> PyResult<Option<Format>> {
             .map_err(|e| PyValueError::new_err(e.to_string()))
     })
     .transpose()
+}
+
+/// How `explain()` and `problems()` render: the full (`-v`) text, without colour.
+fn text_options(width: usize) -> human::Options {
+    human::Options {
+        color: false,
+        verbose: true,
+        width,
+        summary: false,
+    }
 }
 
 /// A diagnostic as the command prints it, without colour.

@@ -60,7 +60,19 @@ class SpecFile(pytest.File):
             yield PairItem.from_parent(self, name=name, result=result)
 
 
-class PairItem(pytest.Item):
+class ToolspecItem(pytest.Item):
+    """What the toolspec items share: a failure shows toolspec's text, not a traceback."""
+
+    def repr_failure(self, excinfo: Any, style: Any = None) -> str:
+        if isinstance(excinfo.value, ToolspecFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> "tuple[Any, Optional[int], str]":
+        return self.path, None, f"toolspec: {self.name}"
+
+
+class PairItem(ToolspecItem):
     """One spec checked on one transcript."""
 
     def __init__(self, *, result: Result, **kwargs: Any) -> None:
@@ -72,16 +84,8 @@ class PairItem(pytest.Item):
         if not self.result.passed:
             raise ToolspecFailure(self.result.explain())
 
-    def repr_failure(self, excinfo: Any, style: Any = None) -> str:
-        if isinstance(excinfo.value, ToolspecFailure):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo)
 
-    def reportinfo(self) -> "tuple[Any, Optional[int], str]":
-        return self.path, None, f"toolspec: {self.name}"
-
-
-class ProblemItem(pytest.Item):
+class ProblemItem(ToolspecItem):
     """What kept part of a spec file from being checked."""
 
     def __init__(self, *, text: str, errors: List[Dict[str, Any]], **kwargs: Any) -> None:
@@ -91,11 +95,3 @@ class ProblemItem(pytest.Item):
 
     def runtest(self) -> None:
         raise ToolspecFailure(self.text)
-
-    def repr_failure(self, excinfo: Any, style: Any = None) -> str:
-        if isinstance(excinfo.value, ToolspecFailure):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo)
-
-    def reportinfo(self) -> "tuple[Any, Optional[int], str]":
-        return self.path, None, f"toolspec: {self.name}"

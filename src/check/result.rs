@@ -57,6 +57,19 @@ pub(super) struct FileOutcome<E> {
     pub(super) unread: Vec<(Arc<str>, Arc<str>)>,
 }
 
+impl<E> FileOutcome<E> {
+    /// A file that could not be checked at all (`error`: why): every spec counts it as unread.
+    pub(super) fn failed(error: Finding, specs: &[&Spec]) -> Self {
+        FileOutcome {
+            transcripts: 0,
+            pairs: Vec::new(),
+            errors: vec![error],
+            warnings: Vec::new(),
+            unread: unread(specs),
+        }
+    }
+}
+
 /// What a result needs of its transcript besides the engine's run: not the calls, only where
 /// they are.
 struct Seen<'a> {
@@ -322,7 +335,7 @@ pub(super) fn check_file<S: PairSink>(
 }
 
 /// The (spec file, spec) of each spec of `specs`, for [`FileOutcome::unread`].
-pub(super) fn unread(specs: &[&Spec]) -> Vec<(Arc<str>, Arc<str>)> {
+fn unread(specs: &[&Spec]) -> Vec<(Arc<str>, Arc<str>)> {
     specs
         .iter()
         .map(|s| (s.file.key.clone(), s.name.clone()))
@@ -637,21 +650,12 @@ fn check_pair<S: PairSink>(
         }
         if x >= engine_count {
             let f = t.findings.get(x - engine_count)?;
-            return Some(Finding {
-                code: f.code.to_owned(),
-                severity: if denies(f.code) {
-                    Severity::Error
-                } else {
-                    Severity::Warning
-                },
-                message: f.message.clone(),
-                help: None,
-                location: Some(located(f.span)),
-                label: None,
-                related: None,
-                expectation: None,
-                call: None,
-            });
+            let severity = if denies(f.code) {
+                Severity::Error
+            } else {
+                Severity::Warning
+            };
+            return Some(read_finding(f, severity, &located));
         }
         let f = run.finding(x)?;
         Some(Finding {
@@ -715,6 +719,25 @@ fn rule_finding(
     }
 }
 
+/// A reader's finding about the transcript, at `severity`, located in the transcript.
+fn read_finding(
+    f: &transcript::ReadFinding,
+    severity: Severity,
+    located: &dyn Fn(Span) -> crate::report::model::Location,
+) -> Finding {
+    Finding {
+        code: f.code.to_owned(),
+        severity,
+        message: f.message.clone(),
+        help: None,
+        location: Some(located(f.span)),
+        label: None,
+        related: None,
+        expectation: None,
+        call: None,
+    }
+}
+
 /// The result of the built-in rules alone on a transcript no spec names: its findings (the
 /// rules' and the reader's the rules keep) at their codes' severities, sorted by place; it
 /// fails when one is an error. Handed to `sink`; returns whether it passed, its record and the
@@ -745,16 +768,9 @@ fn rules_only<S: PairSink>(
         .rules
         .iter()
         .map(|f| rule_finding(f, f.code.severity(), &located))
-        .chain(t.findings.iter().map(|f| Finding {
-            code: f.code.to_owned(),
-            severity: Code::from_id(f.code).map_or(Severity::Warning, Code::severity),
-            message: f.message.clone(),
-            help: None,
-            location: Some(located(f.span)),
-            label: None,
-            related: None,
-            expectation: None,
-            call: None,
+        .chain(t.findings.iter().map(|f| {
+            let severity = Code::from_id(f.code).map_or(Severity::Warning, Code::severity);
+            read_finding(f, severity, &located)
         }))
         .collect();
     findings.sort_by(|a, b| {

@@ -27,7 +27,7 @@ use super::paths::{absolute, display_path};
 use super::plan::{self, Compiled};
 use super::rate::{self, Rated};
 use super::read::{format_overrides, Reading};
-use super::result::{check_file, unread, FileOutcome, Input, Kept};
+use super::result::{check_file, FileOutcome, Input, Kept};
 use super::settings::LoadedSettings;
 use crate::code::Code;
 use crate::guard::RootGuard;
@@ -173,13 +173,7 @@ pub fn check_with<S: PairSink>(
                 opts.judge.as_deref(),
             )
         })
-        .unwrap_or_else(|f| FileOutcome {
-            transcripts: 0,
-            pairs: Vec::new(),
-            errors: vec![f],
-            warnings: Vec::new(),
-            unread: unread(&specs),
-        })
+        .unwrap_or_else(|f| FileOutcome::failed(f, &specs))
     });
     finish(report, outcomes, &rated)
 }
@@ -389,13 +383,7 @@ impl SpecSet {
                 None,
             )
         })
-        .unwrap_or_else(|f| FileOutcome {
-            transcripts: 0,
-            pairs: Vec::new(),
-            errors: vec![f],
-            warnings: Vec::new(),
-            unread: unread(&specs),
-        });
+        .unwrap_or_else(|f| FileOutcome::failed(f, &specs));
         let mut report = Report {
             warnings: self.warnings.clone(),
             ..Report::default()

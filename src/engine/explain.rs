@@ -54,7 +54,7 @@ impl Context<'_> {
     }
 }
 
-fn finding(
+pub(crate) fn finding(
     code: Code,
     severity: Severity,
     message: String,

@@ -252,6 +252,7 @@ fn quoted(s: &str) -> String {
     Value::String(s.to_owned()).to_string()
 }
 
+/// A finding about the spec at `span`, about no expectation or call.
 fn finding(
     code: Code,
     severity: Severity,
@@ -259,13 +260,5 @@ fn finding(
     help: String,
     span: crate::source::Span,
 ) -> Finding {
-    Finding {
-        code: code.id().into(),
-        severity,
-        message,
-        help,
-        expectation: None,
-        spec_span: Some(span),
-        call: None,
-    }
+    super::explain::finding(code, severity, message, help, None, Some(span), None)
 }
