@@ -31,11 +31,6 @@ pub(crate) struct Context<'a> {
     pub(crate) by_call: &'a [Vec<Candidate>],
     /// Calls beyond an `at_most` cap, (call, expectation), ascending by call.
     pub(crate) over_cap: &'a [(usize, usize)],
-    /// Why call `.1` does not satisfy expectation `.0` (empty when it does), with references
-    /// judged against the final partners.
-    pub(crate) failures: &'a dyn Fn(usize, usize) -> Vec<crate::engine::Failure>,
-    /// Whether an extra call fails the spec (`strict` order, or `extra_calls forbid`).
-    pub(crate) strict_extras: bool,
     /// The transcript's turns, for the scopes of expectations.
     pub(crate) turns: super::scopes::Turns,
     /// Per expectation: whether it takes part (not in an `either` branch left out).
@@ -369,28 +364,8 @@ pub(crate) fn findings(
             if outcomes[j].status == Status::Matched {
                 outcomes[j].status = Status::TooMany;
             }
-            let e = &cfg.expectations[j];
-            out.push(Pending::Ready(Box::new(finding(
-                Code::TooManyCalls,
-                // A repeat of a met plain `call` is an extra call: it weighs as one.
-                extra_severity(cfg, ctx.strict_extras),
-                too_many_message(i, name, &ctx.who(j), &e.repeat, &outcomes[j].calls),
-                {
-                    let broken = (ctx.failures)(j, i);
-                    if !broken.is_empty() {
-                        let why: Vec<&str> = broken.iter().map(|f| f.message.as_str()).collect();
-                        format!("it would not match anyway: {}", why.join("; "))
-                    } else if e.repeat == crate::config::Repeat::ONCE {
-                        "a plain `call` expects one call; write `at_least 1 call` if repeats are fine"
-                            .into()
-                    } else {
-                        "remove the repeated call, or raise the expectation's maximum".into()
-                    }
-                },
-                Some(j),
-                Some(e.span),
-                Some(i),
-            ))));
+            // Built on demand ([`repeat`]), as the unexpected calls are.
+            out.push(Pending::Repeat { call: i, exp: j });
             continue;
         }
         out.push(Pending::Unexpected {
@@ -485,6 +460,8 @@ pub(crate) enum Pending {
     Ready(Box<Finding>),
     /// Call `call`, which nothing accounts for; `exp` is the first expectation of its name.
     Unexpected { call: usize, exp: Option<usize> },
+    /// Call `call`, another call to the tool of expectation `exp`, which is already met.
+    Repeat { call: usize, exp: usize },
 }
 
 /// Add `extra` findings to `pending` (in the verdict's order), keeping that order.
@@ -508,6 +485,7 @@ impl Pending {
             Pending::Unexpected { call, exp } => {
                 (*call, exp.unwrap_or(usize::MAX), Code::UnexpectedCall.id())
             }
+            Pending::Repeat { call, exp } => (*call, *exp, Code::TooManyCalls.id()),
         }
     }
 }
@@ -524,12 +502,14 @@ fn extra_severity(cfg: &MatcherConfig, strict_extras: bool) -> Severity {
     }
 }
 
-/// What an `unexpected-call` finding is built from.
+/// What the findings about extra calls (`unexpected-call`, a repeat's `too-many-calls`) are
+/// built from.
 pub(crate) struct Extras<'a> {
     pub(crate) config: &'a MatcherConfig,
     pub(crate) calls: &'a dyn Calls,
     pub(crate) strict_extras: bool,
-    /// As [`Context::failures`].
+    /// Why call `.1` does not satisfy expectation `.0` (empty when it does), with references
+    /// judged against the final partners.
     pub(crate) failures: &'a dyn Fn(usize, usize) -> Vec<crate::engine::Failure>,
 }
 
@@ -579,6 +559,32 @@ pub(crate) fn unexpected(x: &Extras<'_>, i: usize, exp: Option<usize>) -> Findin
         help,
         exp,
         None,
+        Some(i),
+    )
+}
+
+/// The `too-many-calls` finding of call `i`, another call to the tool of expectation `j`
+/// (matched by the calls `matched`), which is already met.
+pub(crate) fn repeat(x: &Extras<'_>, i: usize, j: usize, matched: &[usize]) -> Finding {
+    let cfg = x.config;
+    let e = &cfg.expectations[j];
+    let broken = (x.failures)(j, i);
+    let help = if !broken.is_empty() {
+        let why: Vec<&str> = broken.iter().map(|f| f.message.as_str()).collect();
+        format!("it would not match anyway: {}", why.join("; "))
+    } else if e.repeat == crate::config::Repeat::ONCE {
+        "a plain `call` expects one call; write `at_least 1 call` if repeats are fine".into()
+    } else {
+        "remove the repeated call, or raise the expectation's maximum".into()
+    };
+    finding(
+        Code::TooManyCalls,
+        // A repeat of a met plain `call` is an extra call: it weighs as one.
+        extra_severity(cfg, x.strict_extras),
+        too_many_message(i, x.calls.name(i), &who(cfg, j), &e.repeat, matched),
+        help,
+        Some(j),
+        Some(e.span),
         Some(i),
     )
 }

@@ -676,7 +676,6 @@ impl<'a> Run<'a> {
 
         let strict_extras =
             config.order == OrderMode::Strict || config.extra_calls == ExtraCalls::Forbid;
-        let why = |j: usize, i: usize| judge.failures(&exps[j], i);
         let ctx = explain::Context {
             config,
             calls,
@@ -686,8 +685,6 @@ impl<'a> Run<'a> {
             owner: &owner,
             by_call: &by_call,
             over_cap: &over_cap,
-            failures: &why,
-            strict_extras,
             turns,
             active: &arr.active,
         };
@@ -774,6 +771,11 @@ impl<'a> Run<'a> {
             Some(explain::Pending::Unexpected { call, .. }) => {
                 (Some(*call), None, Code::UnexpectedCall.id())
             }
+            Some(explain::Pending::Repeat { call, exp }) => (
+                Some(*call),
+                self.config.expectations.get(*exp).map(|e| e.span),
+                Code::TooManyCalls.id(),
+            ),
             None => (None, None, ""),
         }
     }
@@ -784,27 +786,36 @@ impl<'a> Run<'a> {
         match self.pending.get(k)? {
             explain::Pending::Ready(f) => Some((**f).clone()),
             &explain::Pending::Unexpected { call, exp } => {
-                let judge = Evaluator {
-                    calls: self.calls,
-                    cache: &self.cache,
-                    fuzzy: &self.fuzzy,
-                    refs: RefMode::Partners(&self.assigned),
-                    refcx: &self.refcx,
-                };
-                let exps = &self.config.expectations;
-                let why = |j: usize, i: usize| judge.failures(&exps[j], i);
-                Some(explain::unexpected(
-                    &explain::Extras {
-                        config: self.config,
-                        calls: self.calls,
-                        strict_extras: self.strict_extras,
-                        failures: &why,
-                    },
-                    call,
-                    exp,
-                ))
+                Some(self.extras(|x| explain::unexpected(x, call, exp)))
+            }
+            &explain::Pending::Repeat { call, exp } => {
+                let matched = self
+                    .verdict
+                    .expectations
+                    .get(exp)
+                    .map_or(&[][..], |o| &o.calls[..]);
+                Some(self.extras(|x| explain::repeat(x, call, exp, matched)))
             }
         }
+    }
+
+    /// `build` given what the findings about extra calls are told from.
+    fn extras<T>(&self, build: impl FnOnce(&explain::Extras<'_>) -> T) -> T {
+        let judge = Evaluator {
+            calls: self.calls,
+            cache: &self.cache,
+            fuzzy: &self.fuzzy,
+            refs: RefMode::Partners(&self.assigned),
+            refcx: &self.refcx,
+        };
+        let exps = &self.config.expectations;
+        let why = |j: usize, i: usize| judge.failures(&exps[j], i);
+        build(&explain::Extras {
+            config: self.config,
+            calls: self.calls,
+            strict_extras: self.strict_extras,
+            failures: &why,
+        })
     }
 
     /// The whole verdict, findings included.
