@@ -9,8 +9,11 @@
 //!   calls (read + engine, per order mode; other multiples with `TOOLSPEC_BENCH_SIZES=1,4,16,64`);
 //!   time per call must stay flat for linear growth.
 //! * `fuzzy`: a fuzzy constraint over 1 MB arguments (the engine's bounded work).
+//! * `inprocess`: the case of `benches/python/check_inprocess.py` (a 50-call conversation
+//!   checked by a compiled spec set, verdicts only) without Python, against the parse of its
+//!   bytes.
 //!
-//! Run: `cargo bench --bench check -- [corpus|growth|fuzzy]...` with `TOOLSPEC_BENCH_CORPUS`
+//! Run: `cargo bench --bench check -- [corpus|growth|fuzzy|inprocess]...` with `TOOLSPEC_BENCH_CORPUS`
 //! (default `/tmp/bigcorpus`, made by `scripts/bench.sh`) and `TOOLSPEC_BENCH_REPS` (default 3;
 //! the best and the median of the repetitions are printed).
 
@@ -96,6 +99,87 @@ fn main() {
     if want("fuzzy") {
         fuzzy(reps);
     }
+    if want("inprocess") {
+        inprocess();
+    }
+}
+
+/// The in-process check of `benches/python/check_inprocess.py` without Python: the 50-call
+/// OpenAI Chat conversation checked by a compiled [`SpecSet`] for its verdicts alone, as JSON
+/// bytes and as a value (`Given::Document`, what the Python module reads dicts into), next to
+/// `serde_json::from_slice::<Value>` of the same bytes. `TOOLSPEC_BENCH_PROFILE=1`: only the
+/// check of the bytes, for 5 s, for a profiler.
+fn inprocess() {
+    use toolspec::check::run::{Given, SpecSet};
+    use toolspec::report::stream::Verdicts;
+    let dir = std::env::temp_dir().join(format!("toolspec-inprocess-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec_path = dir.join("fifty.toolspec");
+    std::fs::write(&spec_path, INPROCESS_SPEC).unwrap();
+    let bytes = inprocess_transcript();
+    let settings = LoadedSettings::default();
+    let set = SpecSet::compile(&spec_path, None, &settings, &dir, true).expect("compiles");
+    let per = |f: &mut dyn FnMut()| {
+        let mut n = 1usize;
+        loop {
+            let t = Instant::now();
+            for _ in 0..n {
+                f();
+            }
+            if t.elapsed().as_secs_f64() > 0.3 {
+                break;
+            }
+            n *= 2;
+        }
+        let mut rounds: Vec<f64> = (0..7)
+            .map(|_| {
+                let t = Instant::now();
+                for _ in 0..n {
+                    f();
+                }
+                t.elapsed().as_secs_f64() / n as f64
+            })
+            .collect();
+        rounds.sort_by(f64::total_cmp);
+        rounds[3]
+    };
+    if std::env::var_os("TOOLSPEC_BENCH_PROFILE").is_some() {
+        // Only the check, for a profiler.
+        let t = Instant::now();
+        while t.elapsed().as_secs_f64() < 5.0 {
+            std::hint::black_box(set.check_with(Given::Bytes(&bytes), None, &Verdicts));
+        }
+        return;
+    }
+    let check = per(&mut || {
+        let c = set.check_with(Given::Bytes(&bytes), None, &Verdicts);
+        assert!(!c.report.summary.fails());
+    });
+    let value: Value = serde_json::from_slice(&bytes).unwrap();
+    let doc = toolspec::transcript::Document::new(value.clone());
+    let document = per(&mut || {
+        let c = set.check_with(Given::Document(&doc), None, &Verdicts);
+        assert!(!c.report.summary.fails());
+    });
+    let text = per(&mut || {
+        std::hint::black_box(toolspec::transcript::Document::new(value.clone()));
+    });
+    let parse = per(&mut || {
+        std::hint::black_box(serde_json::from_slice::<Value>(&bytes).unwrap());
+    });
+    println!(
+        "inprocess: {} bytes, 50 calls, verdicts only: check of the bytes {:.1} µs, of the \
+         document as a value {:.1} µs (its text written: {:.1} µs); serde_json Value parse \
+         {:.1} µs; bytes / parse {:.2}, document / parse {:.2}",
+        bytes.len(),
+        check * 1e6,
+        document * 1e6,
+        text * 1e6,
+        parse * 1e6,
+        check / parse,
+        document / parse
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
@@ -439,4 +523,64 @@ fn fuzzy(reps: usize) {
             verdict.passed
         );
     }
+}
+
+/// The spec of `benches/python/check_inprocess.py`.
+const INPROCESS_SPEC: &str = r#"spec fifty_calls {
+  order in_order
+  args subset
+  call lookup_customer(email: "ada@example.com")
+  call get_order(order_id: /^ORD-1001$/)
+  call check_stock(sku: "SKU-7")
+  call get_order(order_id: "ORD-1002")
+  call search_docs(query: fuzzy "refund policy" >= 0.8)
+  call check_stock(sku: "SKU-9")
+  call lookup_customer(email: /@example\.com$/)
+  call send_email(to: "ada@example.com", subject: "Your order")
+  never close_account
+}
+"#;
+
+/// The conversation of `benches/python/check_inprocess.py`, as JSON bytes.
+fn inprocess_transcript() -> Vec<u8> {
+    let tools = [
+        "search_docs",
+        "get_order",
+        "lookup_customer",
+        "check_stock",
+        "send_email",
+    ];
+    let expected = [
+        ("lookup_customer", r#"{"email": "ada@example.com"}"#),
+        ("get_order", r#"{"order_id": "ORD-1001"}"#),
+        ("check_stock", r#"{"sku": "SKU-7"}"#),
+        ("get_order", r#"{"order_id": "ORD-1002"}"#),
+        ("search_docs", r#"{"query": "refund policy"}"#),
+        ("check_stock", r#"{"sku": "SKU-9"}"#),
+        ("lookup_customer", r#"{"email": "bob@example.com"}"#),
+        (
+            "send_email",
+            r#"{"to": "ada@example.com", "subject": "Your order"}"#,
+        ),
+    ];
+    let mut messages = vec![
+        serde_json::json!({"role": "user", "content": "Sort out Ada's order ORD-1001 and ORD-1002."}),
+    ];
+    for i in 0..50 {
+        let (name, args) = if i % 6 == 2 && i / 6 < expected.len() {
+            (expected[i / 6].0, expected[i / 6].1.to_owned())
+        } else {
+            (
+                tools[i % tools.len()],
+                format!(r#"{{"query": "q{i}", "page": {}}}"#, i % 3),
+            )
+        };
+        let id = format!("call_{i:03}");
+        messages.push(serde_json::json!({
+            "role": "assistant", "content": null,
+            "tool_calls": [{"id": id, "type": "function", "function": {"name": name, "arguments": args}}]
+        }));
+        messages.push(serde_json::json!({"role": "tool", "tool_call_id": id, "content": format!(r#"{{"ok": true, "n": {i}}}"#)}));
+    }
+    serde_json::to_vec(&Value::Array(messages)).unwrap()
 }

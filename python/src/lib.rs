@@ -1,8 +1,9 @@
 //! The `toolspec._toolspec` extension module: the adapter between Python and the toolspec
 //! library, as `src/cli/` is the adapter between the terminal and it. The Python package
-//! (`toolspec/`) wraps these functions in its documented API; this module takes paths and bytes
-//! (the Python layer serializes Python objects to JSON), runs the library's check, reader and compiler, and hands back their
-//! JSON (the same documents the command prints) or rendered text.
+//! (`toolspec/`) wraps these functions in its documented API; this module takes paths, bytes and
+//! Python objects (read as the JSON document they stand for, [`objects`]), runs the library's
+//! check, reader and compiler, and hands back their JSON (the same documents the command
+//! prints) or rendered text.
 //!
 //! The `toolspec` command of the package is the command line of the root crate (`src/cli/`),
 //! compiled into this module and run in-process by [`main`]: one implementation, whichever way
@@ -19,7 +20,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyString};
 use serde_json::Value;
@@ -30,14 +31,28 @@ use toolspec::compile::{compile as compile_source, FsLoader};
 use toolspec::report::stream::Verdicts;
 use toolspec::report::{human, Report};
 use toolspec::source::SourceFile;
-use toolspec::transcript::{Format, Reader};
+use toolspec::transcript::{Document, Format, Reader};
 
 use cli::sources::SourceCache;
 
-/// A transcript as the Python layer passes it: a file or bytes.
+mod objects;
+
+/// A transcript as the Python layer passes it: a file, bytes, or Python objects read as the
+/// JSON document they stand for ([`objects`]).
 enum Input {
     Path(PathBuf),
     Bytes(Vec<u8>),
+    Document(Document),
+}
+
+impl Input {
+    fn given(&self) -> Given<'_> {
+        match self {
+            Input::Path(p) => Given::Path(p),
+            Input::Bytes(b) => Given::Bytes(b),
+            Input::Document(d) => Given::Document(d),
+        }
+    }
 }
 
 /// The report of one check and the texts to explain it with.
@@ -114,7 +129,7 @@ impl CompiledSpec {
         self.set.names().map(str::to_owned).collect()
     }
 
-    /// Check `transcript` (a path or bytes) against every spec, as
+    /// Check `transcript` (a path, bytes or Python objects) against every spec, as
     /// `toolspec check --spec SPEC TRANSCRIPT` does.
     #[pyo3(signature = (transcript, input_format=None))]
     fn check(
@@ -130,20 +145,19 @@ impl CompiledSpec {
             if let Some((name, text)) = &self.text {
                 sources.pin_text(name, text.clone());
             }
-            let report = match &input {
-                Input::Path(p) => self.set.check(Given::Path(p), forced),
-                Input::Bytes(b) => {
-                    sources.pin(STDIN_NAME, b);
-                    self.set.check(Given::Bytes(b), forced)
-                }
-            };
+            match &input {
+                Input::Path(_) => {}
+                Input::Bytes(b) => sources.pin(STDIN_NAME, b),
+                Input::Document(d) => sources.pin(STDIN_NAME, d.text()),
+            }
+            let report = self.set.check(input.given(), forced);
             Checked { report, sources }
         }))
     }
 
-    /// Whether `transcript` (a path or bytes) passes every spec, and whether something could
-    /// not be checked: the verdicts of [`CompiledSpec::check`] without building a result
-    /// (`report::stream::Verdicts`).
+    /// Whether `transcript` (a path, bytes or Python objects) passes every spec, and whether
+    /// something could not be checked: the verdicts of [`CompiledSpec::check`] without
+    /// building a result (`report::stream::Verdicts`).
     #[pyo3(signature = (transcript, input_format=None))]
     fn passes(
         &self,
@@ -154,11 +168,7 @@ impl CompiledSpec {
         let input = input(transcript)?;
         let forced = format(input_format)?;
         Ok(py.detach(|| {
-            let given = match &input {
-                Input::Path(p) => Given::Path(p),
-                Input::Bytes(b) => Given::Bytes(b),
-            };
-            let report = self.set.check_with(given, forced, &Verdicts).report;
+            let report = self.set.check_with(input.given(), forced, &Verdicts).report;
             let s = &report.summary;
             let errors = !report.errors.is_empty();
             (!errors && s.checked > 0 && !s.fails(), errors)
@@ -230,7 +240,7 @@ fn current_dir() -> PyResult<PathBuf> {
         .map_err(|e| PyValueError::new_err(format!("cannot read the current folder: {e}")))
 }
 
-/// The calls read from `transcript` (a path or bytes): a JSON array
+/// The calls read from `transcript` (a path, bytes or Python objects): a JSON array
 /// with one array per transcript the input holds, each call as `toolspec calls --json` prints it.
 #[pyfunction]
 #[pyo3(signature = (transcript, input_format=None))]
@@ -246,6 +256,12 @@ fn calls_json(
         let read = match &input {
             Input::Path(p) => reader.read_file(p),
             Input::Bytes(b) => reader.read(STDIN_NAME, b),
+            Input::Document(d) => {
+                let mut out = Vec::new();
+                reader
+                    .read_document_with(STDIN_NAME, d, |t| out.push(t))
+                    .map(|()| out)
+            }
         };
         let transcripts = read.map_err(|e| PyValueError::new_err(render(&e)))?;
         let all: Vec<Value> = transcripts
@@ -324,12 +340,7 @@ fn input(transcript: &Bound<'_, PyAny>) -> PyResult<Input> {
     if transcript.hasattr("__fspath__")? {
         return Ok(Input::Path(transcript.extract::<PathBuf>()?));
     }
-    // Python objects are serialized by the Python layer (`json.dumps`, C code, is several times
-    // faster than building JSON here object by object through the stable ABI).
-    Err(PyTypeError::new_err(format!(
-        "a transcript is a path or bytes here, not {}",
-        transcript.get_type().name()?
-    )))
+    Ok(Input::Document(Document::new(objects::value(transcript)?)))
 }
 
 fn format(name: Option<&str>) -> PyResult<Option<Format>> {

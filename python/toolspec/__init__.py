@@ -247,7 +247,9 @@ def _spec_source(spec: Any) -> "tuple[str, Optional[str]]":
 
 
 def _plain(v: Any) -> Any:
-    """`json.dumps`'s `default`: what JSON has no type for, as the JSON it stands for."""
+    """What JSON has no type for, as the JSON it stands for: the extension calls it for the
+    objects of a transcript that are not dicts, lists, tuples, strings, numbers, booleans or
+    None, as `json.dumps` calls its `default`."""
     if hasattr(v, "model_dump"):  # pydantic v2: the OpenAI and Anthropic SDKs, LangChain
         return v.model_dump(mode="json")
     if dataclasses.is_dataclass(v) and not isinstance(v, type):
@@ -262,24 +264,13 @@ def _plain(v: Any) -> Any:
     )
 
 
-#: The encoder of Python objects given as a transcript (`json.dumps` with these options builds
-#: one per call).
-_ENCODER = json.JSONEncoder(
-    default=_plain, allow_nan=False, ensure_ascii=False, separators=(",", ":")
-)
-
-
 def _transcript(t: Any) -> Any:
-    """A path or bytes for the extension: Python objects as their JSON text."""
+    """A path, bytes, or Python objects for the extension, which reads objects as the JSON
+    document `json.dumps` would write for them (calling `_plain` for what JSON has no type
+    for), without writing it."""
     if isinstance(t, os.PathLike):
         return os.fspath(t)
-    if isinstance(t, (str, bytes, bytearray)):
-        return t
-    try:
-        text = _ENCODER.encode(t)
-    except ValueError as e:
-        raise ValueError(f"this transcript is not JSON: {e}") from None
-    return text.encode("utf-8")
+    return t
 
 
 def _innermost(span: List[int], spans: List[tuple]) -> Any:

@@ -30,7 +30,7 @@ class CompiledSpec:
     def names(self) -> List[str]:
         """The names of its specs, in the file's order."""
     def check(self, transcript: Any, input_format: Optional[str] = None) -> Checked:
-        """Check `transcript` (a path or bytes) against every spec."""
+        """Check `transcript` (a path, bytes, or Python objects read as JSON) against every spec."""
     def passes(self, transcript: Any, input_format: Optional[str] = None) -> Tuple[bool, bool]:
         """Whether `transcript` passes every spec, and whether something could not be checked,
         without building a result."""

@@ -91,6 +91,8 @@ pub(super) struct Input<'a> {
     pub(super) shown: &'a str,
     /// Its bytes when they were read already (standard input).
     pub(super) given: Option<&'a [u8]>,
+    /// The value `given` is the text of, when it was given as a value: read without parsing.
+    pub(super) document: Option<&'a transcript::Document>,
     /// `--input-format`: a built-in reader or a custom mapping.
     pub(super) forced: Option<Reading>,
     /// A file of a walked folder that no spec names, checked by the rules alone: if it does not
@@ -291,10 +293,11 @@ pub(super) fn check_file<S: PairSink>(
             }
             (format, Some(bytes)) => {
                 let format = format.and_then(Reading::reader);
-                transcript::Reader::new()
-                    .format(format)
-                    .keep(keep)
-                    .read_with(&shown, bytes, emit)
+                let reader = transcript::Reader::new().format(format).keep(keep);
+                match input.document {
+                    Some(doc) => reader.read_document_with(&shown, doc, emit),
+                    None => reader.read_with(&shown, bytes, emit),
+                }
             }
             (format, None) => {
                 let format = format.and_then(Reading::reader);

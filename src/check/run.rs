@@ -157,6 +157,7 @@ pub fn check_with<S: PairSink>(
             path,
             shown: &shown,
             given,
+            document: None,
             forced,
             quiet,
         };
@@ -246,6 +247,9 @@ pub enum Given<'a> {
     Path(&'a Path),
     /// A transcript's bytes.
     Bytes(&'a [u8]),
+    /// A JSON document already in memory as a value (a host language's objects), checked as
+    /// its text would be, without parsing it.
+    Document(&'a crate::transcript::Document),
 }
 
 /// The specs of one spec file, compiled once with the settings they were compiled under, to
@@ -356,19 +360,31 @@ impl SpecSet {
         forced: Option<Format>,
         sink: &S,
     ) -> Checked<S::Entry> {
-        let (path, shown, given) = match transcript {
+        let (path, shown, given, document) = match transcript {
             Given::Path(p) => {
                 let p = absolute(p);
                 let shown = display_path(&p, &self.cwd);
-                (p, shown, None)
+                (p, shown, None, None)
             }
-            Given::Bytes(b) => (PathBuf::from(STDIN_NAME), STDIN_NAME.to_owned(), Some(b)),
+            Given::Bytes(b) => (
+                PathBuf::from(STDIN_NAME),
+                STDIN_NAME.to_owned(),
+                Some(b),
+                None,
+            ),
+            Given::Document(d) => (
+                PathBuf::from(STDIN_NAME),
+                STDIN_NAME.to_owned(),
+                Some(d.text()),
+                Some(d),
+            ),
         };
         let specs: Vec<&plan::Spec> = self.specs.iter().collect();
         let input = Input {
             path: &path,
             shown: &shown,
             given,
+            document,
             forced: forced.map(Reading::Reader),
             quiet: false,
         };

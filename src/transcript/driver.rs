@@ -111,6 +111,23 @@ pub(crate) fn read_bytes(
     lines.finish()
 }
 
+/// Read a JSON document already parsed: `v` is what `bytes` parse to (see
+/// [`super::Document`]), so this is what [`read_bytes`] does for that text from the parse on.
+pub(crate) fn read_parsed(
+    name: &str,
+    bytes: &[u8],
+    v: &Value,
+    forced: Option<Format>,
+    keep: &Keep,
+    mut emit: impl FnMut(Transcript),
+) -> Result<(), ReadError> {
+    if !matches!(v, Value::Object(_) | Value::Array(_)) {
+        // A bare string or number is not a document: the file reading says what it is.
+        return read_bytes(name, bytes, forced, keep, emit);
+    }
+    read_document(name, bytes, v, forced, keep, &mut emit)
+}
+
 /// Stream a large file line by line.
 pub(crate) fn read_stream(
     name: &str,

@@ -98,6 +98,44 @@ pub struct Transcript {
     pub answer: Option<String>,
 }
 
+/// A JSON document held as a value, with its text: what a file holding that text would be read
+/// as. Built from the value alone ([`Document::new`]), so that the text is always the value's
+/// (compact JSON, as serde_json writes it) and the calls found in the value are placed in it.
+///
+/// ```
+/// use toolspec::transcript::{Document, Reader};
+/// let doc = Document::new(serde_json::json!([{"name": "ls", "args": {}}]));
+/// assert_eq!(doc.text(), br#"[{"name":"ls","args":{}}]"#);
+/// let t = Reader::new().read("t.json", doc.text()).unwrap();
+/// let mut same = Vec::new();
+/// Reader::new().read_document_with("t.json", &doc, |t| same.push(t)).unwrap();
+/// assert_eq!(same, t);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct Document {
+    value: serde_json::Value,
+    text: Vec<u8>,
+}
+
+impl Document {
+    /// The document `value`, and its text.
+    pub fn new(value: serde_json::Value) -> Document {
+        // Writing a `Value` to memory cannot fail: its keys are strings, its numbers finite.
+        let text = serde_json::to_vec(&value).unwrap_or_default();
+        Document { value, text }
+    }
+
+    /// The value.
+    pub fn value(&self) -> &serde_json::Value {
+        &self.value
+    }
+
+    /// Its text (compact JSON).
+    pub fn text(&self) -> &[u8] {
+        &self.text
+    }
+}
+
 /// How transcripts are read: in a given format or detected, keeping all of each call or only
 /// what [`Keep`] asks for, or with a custom [`Mapping`]. `name` (a file's name) is used in
 /// messages.
@@ -159,6 +197,32 @@ impl<'m> Reader<'m> {
                 Ok(())
             }
             None => driver::read_bytes(name, bytes, self.format, &self.keep, emit),
+        }
+    }
+
+    /// Each transcript of a JSON document already in memory as a value (a document a host
+    /// language built, not a file), handed to `emit`: what [`Self::read_with`] gives for the
+    /// document's text, without parsing it again. The calls are placed in
+    /// [`Document::text`]. A custom mapping reads the text.
+    pub fn read_document_with(
+        &self,
+        name: &str,
+        document: &Document,
+        mut emit: impl FnMut(Transcript),
+    ) -> Result<(), ReadError> {
+        match self.mapping {
+            Some(mapping) => {
+                emit(mapping::read_mapped(name, &document.text, mapping)?);
+                Ok(())
+            }
+            None => driver::read_parsed(
+                name,
+                &document.text,
+                &document.value,
+                self.format,
+                &self.keep,
+                emit,
+            ),
         }
     }
 

@@ -61,6 +61,7 @@ mod parity_promptfoo;
 mod profiles_costs;
 mod readers_corpus;
 mod readers_detect;
+mod readers_document;
 mod readers_errors;
 mod readers_eval;
 mod readers_fuzz;
