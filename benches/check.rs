@@ -108,7 +108,7 @@ fn main() {
 /// OpenAI Chat conversation checked by a compiled [`SpecSet`] for its verdicts alone, as JSON
 /// bytes and as a value (`Given::Document`, what the Python module reads dicts into), next to
 /// `serde_json::from_slice::<Value>` of the same bytes. `TOOLSPEC_BENCH_PROFILE=1`: only the
-/// check of the bytes, for 5 s, for a profiler.
+/// check of the document, for 5 s, for a profiler.
 fn inprocess() {
     use toolspec::check::run::{Given, SpecSet};
     use toolspec::report::stream::Verdicts;
@@ -143,11 +143,13 @@ fn inprocess() {
         rounds.sort_by(f64::total_cmp);
         rounds[3]
     };
+    let value: Value = serde_json::from_slice(&bytes).unwrap();
+    let doc = toolspec::transcript::Document::new(value.clone());
     if std::env::var_os("TOOLSPEC_BENCH_PROFILE").is_some() {
         // Only the check, for a profiler.
         let t = Instant::now();
         while t.elapsed().as_secs_f64() < 5.0 {
-            std::hint::black_box(set.check_with(Given::Bytes(&bytes), None, &Verdicts));
+            std::hint::black_box(set.check_with(Given::Document(&doc), None, &Verdicts));
         }
         return;
     }
@@ -155,8 +157,6 @@ fn inprocess() {
         let c = set.check_with(Given::Bytes(&bytes), None, &Verdicts);
         assert!(!c.report.summary.fails());
     });
-    let value: Value = serde_json::from_slice(&bytes).unwrap();
-    let doc = toolspec::transcript::Document::new(value.clone());
     let document = per(&mut || {
         let c = set.check_with(Given::Document(&doc), None, &Verdicts);
         assert!(!c.report.summary.fails());

@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use super::error::Rejection;
-use super::sink::{arr, s};
+use super::sink::{arr, field, s};
 use super::Format;
 
 const RESPONSES_ITEM_TYPES: &[&str] = &[
@@ -89,7 +89,7 @@ fn is_ui_chunk_stream(items: &[Value]) -> bool {
     !items.is_empty()
         && items
             .iter()
-            .all(|x| s(x, "type").is_some_and(kebab) && x.get("role").is_none())
+            .all(|x| s(x, "type").is_some_and(kebab) && field(x, "role").is_none())
         && items
             .iter()
             .any(|x| s(x, "type").is_some_and(|t| UI_CHUNK_TYPES.contains(&t)))
@@ -101,7 +101,7 @@ pub(crate) fn line(v: &Value) -> Option<Format> {
         return Some(Format::McpJsonrpc);
     }
     let o = v.as_object()?;
-    let ty = o.get("type").and_then(Value::as_str);
+    let ty = field(o, "type").and_then(Value::as_str);
     if o.contains_key("payload")
         && o.contains_key("timestamp")
         && ty.is_some_and(|t| CODEX_LINE_TYPES.contains(&t))
@@ -148,14 +148,13 @@ pub(crate) fn line(v: &Value) -> Option<Format> {
 /// "message", …}}`.
 pub(crate) fn is_anthropic_event(v: &Value) -> bool {
     s(v, "type") == Some("message_start")
-        && v.get("message")
-            .is_some_and(|m| s(m, "type") == Some("message"))
+        && field(v, "message").is_some_and(|m| s(m, "type") == Some("message"))
 }
 
 /// An OpenAI Responses stream event: `type: "response.…"` with a `sequence_number`.
 pub(crate) fn is_responses_event(v: &Value) -> bool {
     s(v, "type").is_some_and(|t| t.starts_with("response."))
-        && v.get("sequence_number").is_some_and(Value::is_u64)
+        && field(v, "sequence_number").is_some_and(Value::is_u64)
 }
 
 /// A line that hints at a Claude Code session without deciding it (`summary`,
@@ -173,12 +172,12 @@ pub(crate) fn claude_code_hint(v: &Value) -> bool {
                 | "assistant"
                 | "system"
         )
-    ) && v.get("role").is_none()
+    ) && field(v, "role").is_none()
 }
 
 fn is_jsonrpc(v: &Value) -> bool {
     match v {
-        Value::Object(o) => o.get("jsonrpc").and_then(Value::as_str) == Some("2.0"),
+        Value::Object(o) => field(o, "jsonrpc").and_then(Value::as_str) == Some("2.0"),
         Value::Array(a) => !a.is_empty() && a.iter().all(is_jsonrpc),
         _ => false,
     }
@@ -187,19 +186,18 @@ fn is_jsonrpc(v: &Value) -> bool {
 /// A Cohere v2 chat response: `{id, message: {role, tool_calls?, tool_plan?, content?},
 /// finish_reason, usage}` (read as OpenAI Chat: its `tool_calls` have the same shape).
 pub(crate) fn is_cohere_response(v: &Value) -> bool {
-    v.get("finish_reason").is_some_and(Value::is_string)
-        && v.get("message")
-            .is_some_and(|m| m.get("role").is_some_and(Value::is_string))
-        && v.get("choices").is_none()
-        && v.get("type").is_none()
+    field(v, "finish_reason").is_some_and(Value::is_string)
+        && field(v, "message").is_some_and(|m| field(m, "role").is_some_and(Value::is_string))
+        && field(v, "choices").is_none()
+        && field(v, "type").is_none()
 }
 
 /// An Inspect AI eval log: a numeric `version`, a `status` string and an `eval` object (the
 /// header every log has; `samples` may be left out of a log).
 pub(crate) fn is_inspect_log(v: &Value) -> bool {
-    v.get("version").is_some_and(Value::is_number)
-        && v.get("status").is_some_and(Value::is_string)
-        && v.get("eval").is_some_and(Value::is_object)
+    field(v, "version").is_some_and(Value::is_number)
+        && field(v, "status").is_some_and(Value::is_string)
+        && field(v, "eval").is_some_and(Value::is_object)
 }
 
 /// An OpenHands trajectory: a non-empty list of events (bare, or under `trajectory` with no
@@ -207,18 +205,20 @@ pub(crate) fn is_inspect_log(v: &Value) -> bool {
 fn is_openhands_trajectory(v: &Value) -> bool {
     let events = match v {
         Value::Array(a) => a,
-        _ if v.get("history").is_none() => match v.get("trajectory").and_then(Value::as_array) {
-            Some(a) => a,
-            None => return false,
-        },
+        _ if field(v, "history").is_none() => {
+            match field(v, "trajectory").and_then(Value::as_array) {
+                Some(a) => a,
+                None => return false,
+            }
+        }
         _ => return false,
     };
     !events.is_empty()
         && events.iter().all(|e| {
-            e.get("source").is_some_and(Value::is_string)
-                && (e.get("action").is_some_and(Value::is_string)
-                    || e.get("observation").is_some_and(Value::is_string))
-                && e.get("role").is_none()
+            field(e, "source").is_some_and(Value::is_string)
+                && (field(e, "action").is_some_and(Value::is_string)
+                    || field(e, "observation").is_some_and(Value::is_string))
+                && field(e, "role").is_none()
         })
 }
 
@@ -229,34 +229,36 @@ fn is_adk_evalset(v: &Value) -> bool {
         Value::Array(a) => {
             !a.is_empty()
                 && a.iter().all(|q| {
-                    q.get("query").is_some()
-                        && (q.get("expected_tool_use").is_some_and(Value::is_array)
-                            || q.get("expectedToolUse").is_some_and(Value::is_array))
+                    field(q, "query").is_some()
+                        && (field(q, "expected_tool_use").is_some_and(Value::is_array)
+                            || field(q, "expectedToolUse").is_some_and(Value::is_array))
                 })
         }
         _ => {
-            (v.get("eval_set_id").is_some() && v.get("eval_cases").is_some_and(Value::is_array))
-                || (v.get("evalSetId").is_some() && v.get("evalCases").is_some_and(Value::is_array))
+            (field(v, "eval_set_id").is_some()
+                && field(v, "eval_cases").is_some_and(Value::is_array))
+                || (field(v, "evalSetId").is_some()
+                    && field(v, "evalCases").is_some_and(Value::is_array))
         }
     }
 }
 
 /// A SWE-agent trajectory: `trajectory` and `history` arrays.
 fn is_swe_agent_trajectory(v: &Value) -> bool {
-    v.get("trajectory").is_some_and(Value::is_array)
-        && v.get("history").is_some_and(Value::is_array)
+    field(v, "trajectory").is_some_and(Value::is_array)
+        && field(v, "history").is_some_and(Value::is_array)
 }
 
 /// A gemini-cli session file: `sessionId`, `projectHash` and a `messages` array.
 fn is_gemini_cli_session(v: &Value) -> bool {
-    v.get("sessionId").is_some_and(Value::is_string)
-        && v.get("projectHash").is_some_and(Value::is_string)
-        && v.get("messages").is_some_and(Value::is_array)
+    field(v, "sessionId").is_some_and(Value::is_string)
+        && field(v, "projectHash").is_some_and(Value::is_string)
+        && field(v, "messages").is_some_and(Value::is_array)
 }
 
 /// A Google Interactions API response: `object: "interaction"` and `steps[]`.
 pub(crate) fn is_interaction(v: &Value) -> bool {
-    s(v, "object") == Some("interaction") && v.get("steps").is_some_and(Value::is_array)
+    s(v, "object") == Some("interaction") && field(v, "steps").is_some_and(Value::is_array)
 }
 
 /// A Vercel `generateText` result: a `steps` array whose steps are the SDK's step results
@@ -264,10 +266,10 @@ pub(crate) fn is_interaction(v: &Value) -> bool {
 /// their kind there). `steps` alone is no sign: Google Interactions responses, pydantic-ai and
 /// other frameworks use the word too. An empty `steps` needs a result key beside it.
 fn is_vercel_result(v: &Value) -> bool {
-    let Some(steps) = v.get("steps").and_then(Value::as_array) else {
+    let Some(steps) = field(v, "steps").and_then(Value::as_array) else {
         return false;
     };
-    if v.get("object").is_some() {
+    if field(v, "object").is_some() {
         return false;
     }
     if steps.is_empty() {
@@ -277,7 +279,7 @@ fn is_vercel_result(v: &Value) -> bool {
     }
     steps.iter().all(|st| {
         st.is_object()
-            && st.get("type").is_none()
+            && field(st, "type").is_none()
             && (["finishReason", "stepType", "toolCalls", "toolResults"]
                 .iter()
                 .any(|k| st.get(*k).is_some())
@@ -288,9 +290,9 @@ fn is_vercel_result(v: &Value) -> bool {
 }
 
 fn is_gemini_cli_line(v: &Value) -> bool {
-    match v.get("response") {
+    match field(v, "response") {
         Some(Value::Object(r)) => r.contains_key("candidates"),
-        Some(Value::Array(a)) => a.first().is_some_and(|r| r.get("candidates").is_some()),
+        Some(Value::Array(a)) => a.first().is_some_and(|r| field(r, "candidates").is_some()),
         _ => false,
     }
 }
@@ -301,7 +303,7 @@ pub(crate) fn messages(v: &Value) -> Option<&[Value]> {
         Value::Array(a) => Some(a),
         Value::Object(o) => o
             .get("messages")
-            .or_else(|| o.get("input"))
+            .or_else(|| field(o, "input"))
             .and_then(Value::as_array)
             .map(Vec::as_slice),
         _ => None,
@@ -359,24 +361,24 @@ fn doc_shape(v: &Value) -> Option<Format> {
     }
     if let Value::Object(o) = v {
         let object = s(v, "object");
-        if (object == Some("response") && o.get("output").is_some_and(Value::is_array))
+        if (object == Some("response") && field(o, "output").is_some_and(Value::is_array))
             || (object == Some("list") && arr(v, "data").iter().any(is_responses_item))
         {
             return Some(Format::OpenaiResponses);
         }
         if object == Some("chat.completion")
-            || o.get("choices").is_some_and(Value::is_array)
+            || field(o, "choices").is_some_and(Value::is_array)
             || is_cohere_response(v)
         {
             return Some(Format::OpenaiChat);
         }
         if s(v, "type") == Some("message")
             && s(v, "role") == Some("assistant")
-            && o.get("content").is_some_and(Value::is_array)
+            && field(o, "content").is_some_and(Value::is_array)
         {
             return Some(Format::AnthropicMessages);
         }
-        if o.get("contents").is_some_and(Value::is_array) {
+        if field(o, "contents").is_some_and(Value::is_array) {
             return Some(Format::Gemini);
         }
         if [
@@ -387,8 +389,8 @@ fn doc_shape(v: &Value) -> Option<Format> {
         ]
         .iter()
         .any(|k| o.contains_key(*k))
-            || o.get("toolSpans").is_some_and(Value::is_array)
-            || o.get("testCases").is_some_and(Value::is_array)
+            || field(o, "toolSpans").is_some_and(Value::is_array)
+            || field(o, "testCases").is_some_and(Value::is_array)
         {
             return Some(Format::Deepeval);
         }
@@ -416,10 +418,9 @@ fn doc_shape(v: &Value) -> Option<Format> {
     if msgs.iter().any(is_responses_item) {
         return Some(Format::OpenaiResponses);
     }
-    if msgs
-        .iter()
-        .any(|m| m.get("parts").is_some_and(Value::is_array) || m.get("toolInvocations").is_some())
-    {
+    if msgs.iter().any(|m| {
+        field(m, "parts").is_some_and(Value::is_array) || field(m, "toolInvocations").is_some()
+    }) {
         return Some(Format::VercelAiSdk);
     }
     let mut anthropic = false;
@@ -446,16 +447,16 @@ fn doc_shape(v: &Value) -> Option<Format> {
         return Some(Format::AnthropicMessages);
     }
     if msgs.iter().any(|m| {
-        m.get("tool_calls").is_some_and(|t| !t.is_null())
-            || m.get("function_call").is_some_and(|t| !t.is_null())
+        field(m, "tool_calls").is_some_and(|t| !t.is_null())
+            || field(m, "function_call").is_some_and(|t| !t.is_null())
             || matches!(s(m, "role"), Some("tool" | "function"))
     }) {
         return Some(Format::OpenaiChat);
     }
     // No tool activity at all: a plain chat transcript. Read as OpenAI Chat (zero calls) when it
     // looks like role/content messages; an Anthropic request is told by its `max_tokens`.
-    if msgs.iter().all(|m| m.get("role").is_some()) {
-        if v.get("max_tokens").is_some() && v.get("system").is_some() {
+    if msgs.iter().all(|m| field(m, "role").is_some()) {
+        if field(v, "max_tokens").is_some() && field(v, "system").is_some() {
             return Some(Format::AnthropicMessages);
         }
         return Some(Format::OpenaiChat);
@@ -465,21 +466,21 @@ fn doc_shape(v: &Value) -> Option<Format> {
 
 fn is_responses_item(v: &Value) -> bool {
     s(v, "type").is_some_and(|t| RESPONSES_ITEM_TYPES.contains(&t))
-        && (v.get("role").is_none()
+        && (field(v, "role").is_none()
             || s(v, "type") == Some("message")
-                && v.get("content").is_some_and(Value::is_array)
-                && v.get("parts").is_none())
+                && field(v, "content").is_some_and(Value::is_array)
+                && field(v, "parts").is_none())
 }
 
 fn is_gemini_content(v: &Value) -> bool {
-    v.get("role").is_some()
-        && v.get("parts")
+    field(v, "role").is_some()
+        && field(v, "parts")
             .and_then(Value::as_array)
-            .is_some_and(|p| p.iter().all(|part| part.get("type").is_none()))
+            .is_some_and(|p| p.iter().all(|part| field(part, "type").is_none()))
 }
 
 fn is_langchain_message(m: &Value) -> bool {
-    if m.get("lc").is_some() && s(m, "type") == Some("constructor") {
+    if field(m, "lc").is_some() && s(m, "type") == Some("constructor") {
         return true;
     }
     let lc_type = s(m, "type").is_some_and(|t| {
@@ -488,7 +489,7 @@ fn is_langchain_message(m: &Value) -> bool {
             "human" | "ai" | "tool" | "system" | "AIMessageChunk" | "function" | "chat"
         )
     });
-    lc_type && (m.get("data").is_some_and(Value::is_object) || m.get("role").is_none())
+    lc_type && (field(m, "data").is_some_and(Value::is_object) || field(m, "role").is_none())
 }
 
 /// The other formats a document (or dataset line) detected as `chosen` also has the marks of,
@@ -525,7 +526,7 @@ pub(crate) fn also_matches(v: &Value, chosen: Format) -> Vec<(Format, &'static s
     );
     mark(
         Format::OpenaiResponses,
-        (object == Some("response") && v.get("output").is_some_and(Value::is_array))
+        (object == Some("response") && field(v, "output").is_some_and(Value::is_array))
             || msgs
                 .iter()
                 .any(|m| is_responses_item(m) && s(m, "type").is_some_and(|t| t != "message")),
@@ -534,12 +535,12 @@ pub(crate) fn also_matches(v: &Value, chosen: Format) -> Vec<(Format, &'static s
     mark(
         Format::OpenaiChat,
         matches!(object, Some("chat.completion" | "chat.completion.chunk"))
-            || v.get("choices").is_some_and(Value::is_array)
+            || field(v, "choices").is_some_and(Value::is_array)
             || is_cohere_response(v)
             || msgs.iter().any(|m| {
                 arr(m, "tool_calls")
                     .iter()
-                    .any(|c| c.get("function").is_some_and(Value::is_object))
+                    .any(|c| field(c, "function").is_some_and(Value::is_object))
             }),
         "`tool_calls` with `function` entries",
     );
@@ -554,7 +555,7 @@ pub(crate) fn also_matches(v: &Value, chosen: Format) -> Vec<(Format, &'static s
         is_vercel_result(v)
             || v.as_array().is_some_and(|a| is_ui_chunk_stream(a))
             || blocks(&["tool-call", "tool-result"])
-            || msgs.iter().any(|m| m.get("toolInvocations").is_some()),
+            || msgs.iter().any(|m| field(m, "toolInvocations").is_some()),
         "Vercel AI SDK steps, tool parts or chunks",
     );
     mark(

@@ -745,16 +745,16 @@ fn joined_text(v: &Value) -> Option<Value> {
     }
     let texts: Vec<&str> = items
         .iter()
-        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .filter_map(|b| field(b, "text").and_then(Value::as_str))
         .collect();
     Some(Value::String(texts.join("\n")))
 }
 
 fn is_text_block(b: &Value) -> bool {
     matches!(
-        b.get("type").and_then(Value::as_str),
+        field(b, "type").and_then(Value::as_str),
         Some("text" | "input_text" | "output_text")
-    ) && b.get("text").is_some_and(Value::is_string)
+    ) && field(b, "text").is_some_and(Value::is_string)
 }
 
 /// The text of a message's `content`: a string, or the text blocks of a list joined with
@@ -767,11 +767,11 @@ pub(crate) fn content_text(content: Option<&Value>) -> Option<String> {
                 .iter()
                 .filter(|b| {
                     matches!(
-                        b.get("type").and_then(Value::as_str),
+                        field(b, "type").and_then(Value::as_str),
                         Some("text" | "output_text")
                     )
                 })
-                .filter_map(|b| b.get("text").and_then(Value::as_str))
+                .filter_map(|b| field(b, "text").and_then(Value::as_str))
                 .collect();
             (!texts.is_empty()).then(|| texts.join("\n"))
         }
@@ -785,7 +785,7 @@ pub(crate) fn is_prompt(content: Option<&Value>) -> bool {
     match content {
         Some(Value::String(_)) => true,
         Some(Value::Array(items)) => items.iter().any(|b| {
-            !b.get("type")
+            !field(b, "type")
                 .and_then(Value::as_str)
                 .is_some_and(|t| t.ends_with("tool_result"))
         }),
@@ -795,7 +795,46 @@ pub(crate) fn is_prompt(content: Option<&Value>) -> bool {
 
 /// A string field of an object.
 pub(crate) fn s<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
-    v.get(key).and_then(Value::as_str)
+    field(v, key).and_then(Value::as_str)
+}
+
+/// Objects of at most this many members are searched by [`field`] one member at a time.
+const SCAN_FIELDS: usize = 12;
+
+/// A JSON value or object whose members [`field`] looks up.
+pub(crate) trait Members {
+    /// The members, `None` for a value that is not an object.
+    fn members(&self) -> Option<&serde_json::Map<String, Value>>;
+}
+
+impl Members for Value {
+    fn members(&self) -> Option<&serde_json::Map<String, Value>> {
+        self.as_object()
+    }
+}
+
+impl Members for serde_json::Map<String, Value> {
+    fn members(&self) -> Option<&serde_json::Map<String, Value>> {
+        Some(self)
+    }
+}
+
+impl<T: Members + ?Sized> Members for &T {
+    fn members(&self) -> Option<&serde_json::Map<String, Value>> {
+        (**self).members()
+    }
+}
+
+/// Member `key` of `v` when `v` is an object (`None` otherwise): what `get(key)` gives. The
+/// objects of a transcript have a handful of members each, and comparing the key with each of
+/// them costs less than hashing it; larger objects are looked up by hash.
+pub(crate) fn field<'v, T: Members + ?Sized>(v: &'v T, key: &str) -> Option<&'v Value> {
+    let map = v.members()?;
+    if map.len() <= SCAN_FIELDS {
+        map.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+    } else {
+        map.get(key)
+    }
 }
 
 /// An id as a string: strings as is, numbers in decimal.
@@ -809,7 +848,7 @@ pub(crate) fn id_string(v: Option<&Value>) -> Option<String> {
 
 /// An array field (empty slice if absent or not an array).
 pub(crate) fn arr<'v>(v: &'v Value, key: &str) -> &'v [Value] {
-    v.get(key)
+    field(v, key)
         .and_then(Value::as_array)
         .map_or(&[][..], Vec::as_slice)
 }
@@ -817,6 +856,29 @@ pub(crate) fn arr<'v>(v: &'v Value, key: &str) -> &'v [Value] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// `field` finds what `Value::get` finds, in objects of every size around the scan
+        /// limit, for keys present and absent, and in values that are not objects.
+        #[test]
+        fn field_is_get(
+            keys in proptest::collection::vec("[a-c]{0,3}", 0..2 * SCAN_FIELDS),
+            key in "[a-c]{0,3}",
+            array in proptest::bool::ANY,
+        ) {
+            let map: serde_json::Map<String, Value> = keys
+                .iter()
+                .enumerate()
+                .map(|(i, k)| (k.clone(), Value::from(i)))
+                .collect();
+            let v = if array {
+                Value::Array(vec![Value::Object(map)])
+            } else {
+                Value::Object(map)
+            };
+            proptest::prop_assert_eq!(field(&v, &key), v.get(key.as_str()));
+        }
+    }
     use serde_json::json;
 
     /// Each call records the turn and agent current when it is read; calls before the first

@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use super::super::detect;
-use super::super::sink::{s, Args, Sink};
+use super::super::sink::{field, s, Args, Sink};
 use super::super::spans::Seg;
 
 /// `v[snake]`, else `v[camel]`, with the key used.
@@ -71,7 +71,7 @@ pub(crate) fn read_case(c: &Value, path: &[Seg], sink: &mut Sink) {
     // Old test files: `expected_tool_use[] {tool_name, tool_input}`.
     let (expected, ek) = list(c, "expected_tool_use", "expectedToolUse");
     for (j, t) in expected.iter().enumerate() {
-        let args = t.get("tool_input").map_or(Args::Empty, Args::Value);
+        let args = field(t, "tool_input").map_or(Args::Empty, Args::Value);
         let l = sink.at(&at(&[Seg::K(ek), Seg::I(j)]));
         sink.call_unique(s(t, "tool_name").unwrap_or(""), args, None, l);
     }
@@ -95,7 +95,7 @@ pub(crate) fn read_case(c: &Value, path: &[Seg], sink: &mut Sink) {
         for (j, e) in events.iter().enumerate() {
             let parts = e
                 .get("content")
-                .and_then(|c| c.get("parts"))
+                .and_then(|c| field(c, "parts"))
                 .and_then(Value::as_array)
                 .map_or(&[][..], Vec::as_slice);
             for p in parts {

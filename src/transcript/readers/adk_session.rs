@@ -7,6 +7,7 @@
 //! `functionResponse` parts, read by the Gemini rules (link by `id`, else by name to the oldest
 //! unanswered call; a response with an `error` key is an error).
 
+use super::super::sink::field;
 use serde_json::Value;
 
 use super::super::detect;
@@ -18,15 +19,15 @@ use super::super::spans::Seg;
 /// `state` or `context`); an empty `events` needs the app name and the user id.
 pub(crate) fn is_session(v: &Value) -> bool {
     let has = |k: &str| v.get(k).is_some();
-    let Some(events) = v.get("events").and_then(Value::as_array) else {
+    let Some(events) = field(v, "events").and_then(Value::as_array) else {
         return false;
     };
     let app = has("app_name") || has("appName");
     let user = has("user_id") || has("userId");
-    v.get("id").is_some_and(Value::is_string)
+    field(v, "id").is_some_and(Value::is_string)
         && events
             .iter()
-            .all(|e| e.get("author").is_some_and(Value::is_string))
+            .all(|e| field(e, "author").is_some_and(Value::is_string))
         && if events.is_empty() {
             app && user
         } else {
@@ -36,14 +37,14 @@ pub(crate) fn is_session(v: &Value) -> bool {
 
 /// Read a session dump.
 pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
-    let Some(events) = v.get("events").and_then(Value::as_array) else {
+    let Some(events) = field(v, "events").and_then(Value::as_array) else {
         return Err(format!(
             "expected an ADK session `{{id, app_name, user_id, events}}`; found {}",
             detect::describe(v)
         ));
     };
     let contents = events.iter().enumerate().filter_map(|(i, e)| {
-        e.get("content")
+        field(e, "content")
             .filter(|c| c.is_object())
             .map(|c| (vec![Seg::K("events"), Seg::I(i), Seg::K("content")], c))
     });

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::super::detect;
-use super::super::sink::{arr, content_text, is_prompt, norm_output, s, Args, Loc, Sink};
+use super::super::sink::{arr, content_text, field, is_prompt, norm_output, s, Args, Loc, Sink};
 use super::super::spans::Seg;
 use crate::code::Code;
 
@@ -12,12 +12,12 @@ use crate::code::Code;
 pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     for t in arr(v, "tools") {
         if let Some(name) = s(t, "name") {
-            sink.declare(name, t.get("description"), t.get("input_schema"));
+            sink.declare(name, field(t, "description"), field(t, "input_schema"));
         }
     }
-    if s(v, "type") == Some("message") && v.get("content").is_some_and(Value::is_array) {
+    if s(v, "type") == Some("message") && field(v, "content").is_some_and(Value::is_array) {
         blocks(v, &[Seg::K("content")], sink);
-        if let Some(text) = content_text(v.get("content")) {
+        if let Some(text) = content_text(field(v, "content")) {
             sink.assistant_text(&text);
         }
         return Ok(());
@@ -46,9 +46,9 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
 /// the answer so far (shared with Claude Code).
 pub(crate) fn turn_and_text(m: &Value, sink: &mut Sink) {
     match s(m, "role") {
-        Some("user") if is_prompt(m.get("content")) => sink.user_turn(),
+        Some("user") if is_prompt(field(m, "content")) => sink.user_turn(),
         Some("assistant") => {
-            if let Some(text) = content_text(m.get("content")) {
+            if let Some(text) = content_text(field(m, "content")) {
                 sink.assistant_text(&text);
             }
         }
@@ -73,7 +73,7 @@ pub(crate) fn block(b: &Value, path: &[Seg], j: usize, sink: &mut Sink) {
     };
     match ty {
         "tool_use" | "server_tool_use" | "mcp_tool_use" => {
-            let args = b.get("input").map_or(Args::Empty, Args::Value);
+            let args = field(b, "input").map_or(Args::Empty, Args::Value);
             let l = sink.at(&loc());
             sink.call(
                 s(b, "name").unwrap_or(""),
@@ -84,15 +84,18 @@ pub(crate) fn block(b: &Value, path: &[Seg], j: usize, sink: &mut Sink) {
         }
         "tool_result" | "mcp_tool_result" => {
             let id = s(b, "tool_use_id").unwrap_or("");
-            let out = b.get("content").map(norm_output);
-            let err = b.get("is_error").and_then(Value::as_bool).unwrap_or(false);
+            let out = field(b, "content").map(norm_output);
+            let err = field(b, "is_error")
+                .and_then(Value::as_bool)
+                .unwrap_or(false);
             result(sink, ty, id, out, err, |sink| sink.at(&loc()));
         }
         t if t.ends_with("_tool_result") => {
             let id = s(b, "tool_use_id").unwrap_or("");
-            let content = b.get("content");
+            let content = field(b, "content");
             let err = content.is_some_and(|c| {
-                c.get("error_code").is_some() || s(c, "type").is_some_and(|t| t.ends_with("_error"))
+                field(c, "error_code").is_some()
+                    || s(c, "type").is_some_and(|t| t.ends_with("_error"))
             });
             let out = content.map(norm_output);
             if !sink.answer_id(id, out, err) {
@@ -143,11 +146,11 @@ pub(crate) struct Stream {
 impl Stream {
     /// Feed one event.
     pub(crate) fn event(&mut self, v: &Value, sink: &mut Sink) {
-        let index = v.get("index").and_then(Value::as_u64).unwrap_or(0);
+        let index = field(v, "index").and_then(Value::as_u64).unwrap_or(0);
         match s(v, "type") {
             Some("message_start") => self.open.stop_all(sink),
             Some("content_block_start") => {
-                let Some(b) = v.get("content_block") else {
+                let Some(b) = field(v, "content_block") else {
                     return;
                 };
                 let before = sink.len();
@@ -157,7 +160,7 @@ impl Stream {
                 }
             }
             Some("content_block_delta") => {
-                let d = v.get("delta");
+                let d = field(v, "delta");
                 if d.and_then(|d| s(d, "type")) == Some("input_json_delta") {
                     if let Some(piece) = d.and_then(|d| s(d, "partial_json")) {
                         self.open.push(index, piece);

@@ -12,7 +12,7 @@
 use serde_json::Value;
 
 use super::super::detect;
-use super::super::sink::{arr, s, Args, Sink};
+use super::super::sink::{arr, field, s, Args, Sink};
 use super::super::spans::Seg;
 use crate::code::Code;
 
@@ -37,12 +37,12 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
         .map(|c| arr(c, "tools"))
         .unwrap_or_default()
     {
-        if let Some(spec) = t.get("toolSpec") {
+        if let Some(spec) = field(t, "toolSpec") {
             if let Some(name) = s(spec, "name") {
                 sink.declare(
                     name,
-                    spec.get("description"),
-                    spec.get("inputSchema").and_then(|i| i.get("json")),
+                    field(spec, "description"),
+                    field(spec, "inputSchema").and_then(|i| field(i, "json")),
                 );
             }
         }
@@ -61,7 +61,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
             blocks(m, &p, sink);
         }
     }
-    if let Some(m) = v.get("output").and_then(|o| o.get("message")) {
+    if let Some(m) = field(v, "output").and_then(|o| field(o, "message")) {
         found = true;
         blocks(
             m,
@@ -87,7 +87,7 @@ fn blocks(m: &Value, path: &[Seg], sink: &mut Sink) {
             p.push(Seg::I(j));
             sink.at(&p)
         };
-        if let Some(u) = b.get("toolUse").filter(|u| u.is_object()) {
+        if let Some(u) = field(b, "toolUse").filter(|u| u.is_object()) {
             let l = loc(sink);
             let args = u
                 .get("input")
@@ -99,10 +99,10 @@ fn blocks(m: &Value, path: &[Seg], sink: &mut Sink) {
                 s(u, "toolUseId").map(str::to_string),
                 l,
             );
-        } else if let Some(r) = b.get("toolResult").filter(|r| r.is_object()) {
+        } else if let Some(r) = field(b, "toolResult").filter(|r| r.is_object()) {
             let id = s(r, "toolUseId").unwrap_or("");
             let failed = s(r, "status") == Some("error");
-            if !sink.answer_id(id, output(r.get("content")), failed) {
+            if !sink.answer_id(id, output(field(r, "content")), failed) {
                 let l = loc(sink);
                 sink.finding(
                     Code::OrphanResult,
@@ -126,9 +126,9 @@ fn output(content: Option<&Value>) -> Option<Value> {
     let values: Vec<Value> = items
         .iter()
         .map(|b| {
-            b.get("text")
+            field(b, "text")
                 .filter(|t| t.is_string())
-                .or_else(|| b.get("json"))
+                .or_else(|| field(b, "json"))
                 .unwrap_or(b)
                 .clone()
         })
@@ -149,9 +149,11 @@ fn output(content: Option<&Value>) -> Option<Value> {
 /// Whether `v` is a ConverseStream event that decides a file: an object with a
 /// `messageStart`, `contentBlockStart` or `contentBlockDelta` object.
 pub(crate) fn is_stream_event(v: &Value) -> bool {
-    STREAM_EVENTS
-        .iter()
-        .any(|k| v.get(*k).is_some_and(Value::is_object))
+    // One pass over the members, not a look-up of each event name.
+    v.as_object().is_some_and(|o| {
+        o.iter()
+            .any(|(k, x)| x.is_object() && STREAM_EVENTS.contains(&k.as_str()))
+    })
 }
 
 /// Whether `v` has the marks of a Converse document: a `toolConfig` with `toolSpec` tools, a
@@ -163,25 +165,27 @@ pub(crate) fn is_document(v: &Value) -> bool {
             return true;
         }
     }
-    if v.get("toolConfig")
-        .is_some_and(|c| arr(c, "tools").iter().any(|t| t.get("toolSpec").is_some()))
-    {
+    if field(v, "toolConfig").is_some_and(|c| {
+        arr(c, "tools")
+            .iter()
+            .any(|t| field(t, "toolSpec").is_some())
+    }) {
         return true;
     }
-    if v.get("stopReason").is_some_and(Value::is_string)
-        && v.get("output")
-            .and_then(|o| o.get("message"))
-            .is_some_and(|m| m.get("content").is_some_and(Value::is_array))
+    if field(v, "stopReason").is_some_and(Value::is_string)
+        && field(v, "output")
+            .and_then(|o| field(o, "message"))
+            .is_some_and(|m| field(m, "content").is_some_and(Value::is_array))
     {
         return true;
     }
     detect::messages(v).is_some_and(|msgs| {
         msgs.iter().any(|m| {
-            m.get("role").is_some()
+            field(m, "role").is_some()
                 && arr(m, "content").iter().any(|b| {
-                    b.get("type").is_none()
-                        && (b.get("toolUse").is_some_and(Value::is_object)
-                            || b.get("toolResult").is_some_and(Value::is_object))
+                    field(b, "type").is_none()
+                        && (field(b, "toolUse").is_some_and(Value::is_object)
+                            || field(b, "toolResult").is_some_and(Value::is_object))
                 })
         })
     })
@@ -201,11 +205,11 @@ pub(crate) struct Stream {
 impl Stream {
     /// Feed one event.
     pub(crate) fn event(&mut self, v: &Value, sink: &mut Sink) {
-        let index = |e: &Value| e.get("contentBlockIndex").and_then(Value::as_u64);
-        if v.get("messageStart").is_some() {
+        let index = |e: &Value| field(e, "contentBlockIndex").and_then(Value::as_u64);
+        if field(v, "messageStart").is_some() {
             self.open.stop_all(sink);
-        } else if let Some(e) = v.get("contentBlockStart") {
-            let Some(u) = e.get("start").and_then(|st| st.get("toolUse")) else {
+        } else if let Some(e) = field(v, "contentBlockStart") {
+            let Some(u) = field(e, "start").and_then(|st| field(st, "toolUse")) else {
                 return;
             };
             let l = sink.at(&[Seg::K("contentBlockStart")]);
@@ -216,15 +220,15 @@ impl Stream {
                 l,
             );
             self.open.open(index(e).unwrap_or(0), i);
-        } else if let Some(e) = v.get("contentBlockDelta") {
+        } else if let Some(e) = field(v, "contentBlockDelta") {
             let piece = e
                 .get("delta")
-                .and_then(|d| d.get("toolUse"))
+                .and_then(|d| field(d, "toolUse"))
                 .and_then(|u| s(u, "input"));
             if let Some(piece) = piece {
                 self.open.push(index(e).unwrap_or(0), piece);
             }
-        } else if let Some(e) = v.get("contentBlockStop") {
+        } else if let Some(e) = field(v, "contentBlockStop") {
             self.open.stop(index(e).unwrap_or(0), sink);
         }
     }

@@ -18,7 +18,7 @@ use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::super::sink::{content_text, is_prompt, norm_output_owned, Args, Sink};
+use super::super::sink::{content_text, field, is_prompt, norm_output_owned, Args, Sink};
 use super::super::spans::Seg;
 use super::super::Format;
 use super::anthropic;
@@ -111,11 +111,11 @@ impl State {
 impl State {
     /// Feed one session line.
     pub(crate) fn line(&mut self, v: &Value, sink: &mut Sink) {
-        match v.get("type").and_then(Value::as_str) {
+        match field(v, "type").and_then(Value::as_str) {
             Some("user" | "assistant") => {}
             // `claude -p --output-format stream-json` opens with the tools the session offers
             // (names only).
-            Some("system") if v.get("subtype").and_then(Value::as_str) == Some("init") => {
+            Some("system") if field(v, "subtype").and_then(Value::as_str) == Some("init") => {
                 for name in v
                     .get("tools")
                     .and_then(Value::as_array)
@@ -129,13 +129,13 @@ impl State {
             }
             _ => return,
         }
-        let Some(m) = v.get("message") else { return };
+        let Some(m) = field(v, "message") else { return };
         let str_of = |k: &str| v.get(k).and_then(Value::as_str);
-        let content = m.get("content");
+        let content = field(m, "content");
         let l = Scoping {
             user: str_of("type") == Some("user"),
-            sidechain: v.get("isSidechain").and_then(Value::as_bool) == Some(true),
-            meta: v.get("isMeta").and_then(Value::as_bool) == Some(true),
+            sidechain: field(v, "isSidechain").and_then(Value::as_bool) == Some(true),
+            meta: field(v, "isMeta").and_then(Value::as_bool) == Some(true),
             uuid: str_of("uuid"),
             parent: str_of("parentUuid"),
             agent_id: str_of("agentId"),
@@ -144,10 +144,10 @@ impl State {
         };
         self.scope(&l, sink);
         for b in content.and_then(Value::as_array).into_iter().flatten() {
-            if b.get("type").and_then(Value::as_str) == Some("tool_use") {
+            if field(b, "type").and_then(Value::as_str) == Some("tool_use") {
                 self.task(
-                    b.get("name").and_then(Value::as_str).unwrap_or(""),
-                    b.get("input"),
+                    field(b, "name").and_then(Value::as_str).unwrap_or(""),
+                    field(b, "input"),
                 );
             }
         }

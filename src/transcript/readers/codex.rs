@@ -4,7 +4,7 @@
 use crate::code::Code;
 use serde_json::Value;
 
-use super::super::sink::{norm_output, s, Args, Sink};
+use super::super::sink::{field, norm_output, s, Args, Sink};
 use super::super::spans::Seg;
 use super::super::Format;
 
@@ -23,7 +23,7 @@ impl State {
         // The user's prompts and the agent's messages, as the session's events record them
         // (the `response_item` messages also hold injected context).
         if s(v, "type") == Some("event_msg") {
-            let p = v.get("payload").unwrap_or(&Value::Null);
+            let p = field(v, "payload").unwrap_or(&Value::Null);
             match s(p, "type") {
                 Some("user_message") => sink.user_turn(),
                 Some("agent_message") => sink.assistant_text(s(p, "message").unwrap_or("")),
@@ -34,12 +34,12 @@ impl State {
         if s(v, "type") != Some("response_item") {
             return;
         }
-        let Some(p) = v.get("payload") else { return };
+        let Some(p) = field(v, "payload") else { return };
         let loc = sink.at(&[Seg::K("payload")]);
         let call_id = s(p, "call_id").map(str::to_string);
         match s(p, "type").unwrap_or("") {
             "function_call" => {
-                let args = p.get("arguments").map_or(Args::Empty, Args::Value);
+                let args = field(p, "arguments").map_or(Args::Empty, Args::Value);
                 sink.call(s(p, "name").unwrap_or(""), args, call_id, loc);
             }
             "custom_tool_call" => {
@@ -63,9 +63,9 @@ impl State {
             }
             "function_call_output" | "custom_tool_call_output" => {
                 let Some(id) = call_id else { return };
-                let out = match p.get("output") {
+                let out = match field(p, "output") {
                     Some(Value::Object(o)) if o.contains_key("content") => {
-                        o.get("content").map(norm_output)
+                        field(o, "content").map(norm_output)
                     }
                     Some(o) => Some(norm_output(o)),
                     None => None,
@@ -92,7 +92,7 @@ pub(crate) fn exit_code_failed(out: &Value) -> bool {
     };
     if text.starts_with('{') {
         if let Ok(v) = serde_json::from_str::<Value>(text) {
-            if let Some(code) = v.get("metadata").and_then(|m| m.get("exit_code")) {
+            if let Some(code) = field(&v, "metadata").and_then(|m| field(m, "exit_code")) {
                 return match code {
                     Value::Null => false,
                     Value::Number(n) => n.as_f64() != Some(0.0),

@@ -4,12 +4,12 @@
 use serde_json::Value;
 
 use super::super::detect;
-use super::super::sink::{arr, s, Args, Sink};
+use super::super::sink::{arr, field, s, Args, Sink};
 use super::super::spans::Seg;
 
 /// Read a DeepEval document.
 pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
-    if let Some(cases) = v.get("testCases").and_then(Value::as_array) {
+    if let Some(cases) = field(v, "testCases").and_then(Value::as_array) {
         for (i, tc) in cases.iter().enumerate() {
             case(tc, &[Seg::K("testCases"), Seg::I(i)], sink);
         }
@@ -32,9 +32,9 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
 }
 
 fn case(v: &Value, path: &[Seg], sink: &mut Sink) {
-    let trace_spans = v.get("toolSpans").map(|_| (v, None)).or_else(|| {
-        v.get("trace")
-            .filter(|t| t.get("toolSpans").is_some())
+    let trace_spans = field(v, "toolSpans").map(|_| (v, None)).or_else(|| {
+        field(v, "trace")
+            .filter(|t| field(t, "toolSpans").is_some())
             .map(|t| (t, Some(Seg::K("trace"))))
     });
     if let Some((trace, seg)) = trace_spans {
@@ -48,16 +48,20 @@ fn case(v: &Value, path: &[Seg], sink: &mut Sink) {
         for (j, t) in arr(v, key).iter().enumerate() {
             let args = t
                 .get("input_parameters")
-                .or(t.get("inputParameters"))
-                .or(t.get("args"))
-                .or(t.get("arguments"))
+                .or(field(t, "inputParameters"))
+                .or(field(t, "args"))
+                .or(field(t, "arguments"))
                 .filter(|a| !a.is_null())
                 .map_or(Args::Empty, Args::Value);
             let mut p = path.to_vec();
             p.extend([Seg::K(key), Seg::I(j)]);
             let l = sink.at(&p);
             let i = sink.call_unique(s(t, "name").unwrap_or(""), args, None, l);
-            sink.answer(i, t.get("output").filter(|o| !o.is_null()).cloned(), false);
+            sink.answer(
+                i,
+                field(t, "output").filter(|o| !o.is_null()).cloned(),
+                false,
+            );
         }
     }
 }
@@ -82,7 +86,7 @@ fn spans(items: &[Value], base: &[Seg], sink: &mut Sink) {
         p.push(Seg::I(i));
         let l = sink.at(&p);
         let c = sink.call_unique(s(sp, "name").unwrap_or(""), args, None, l);
-        let out = sp.get("output").filter(|o| !o.is_null()).cloned();
+        let out = field(sp, "output").filter(|o| !o.is_null()).cloned();
         sink.answer(c, out, s(sp, "status") == Some("ERRORED"));
     }
 }
@@ -91,7 +95,10 @@ fn spans(items: &[Value], base: &[Seg], sink: &mut Sink) {
 pub(crate) fn cases(v: &Value) -> Option<Vec<(Vec<Seg>, &Value)>> {
     let (items, root): (&[Value], Option<Seg>) = match v {
         Value::Array(a) => (a, None),
-        _ => (v.get("testCases")?.as_array()?, Some(Seg::K("testCases"))),
+        _ => (
+            field(v, "testCases")?.as_array()?,
+            Some(Seg::K("testCases")),
+        ),
     };
     if items.len() < 2 {
         return None;

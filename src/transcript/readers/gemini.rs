@@ -12,7 +12,7 @@
 use serde_json::{Map, Value};
 
 use super::super::detect;
-use super::super::sink::{arr, s, Args, Loc, Sink};
+use super::super::sink::{arr, field, s, Args, Loc, Sink};
 use super::super::spans::Seg;
 use crate::code::Code;
 
@@ -65,14 +65,14 @@ impl Stream {
 
     /// A `functionCall` part (at `loc`).
     fn function_call(&mut self, fc: &Value, loc: Loc, sink: &mut Sink) {
-        let continues = fc.get("willContinue").and_then(Value::as_bool) == Some(true);
+        let continues = field(fc, "willContinue").and_then(Value::as_bool) == Some(true);
         if let Some(name) = s(fc, "name").filter(|n| !n.is_empty()) {
             self.close(sink);
             let args = fc
                 .get("args")
                 .filter(|a| !a.is_null())
                 .map_or(Args::Empty, Args::Value);
-            let first = fc.get("args").filter(|a| a.is_object()).cloned();
+            let first = field(fc, "args").filter(|a| a.is_object()).cloned();
             let index = sink.call(name, args, s(fc, "id").map(str::to_string), loc.clone());
             if continues {
                 self.open = Some(Open {
@@ -114,14 +114,14 @@ impl Open {
         let path = parse_path(raw).ok_or_else(|| {
             format!("a streamed argument has a `jsonPath` toolspec cannot follow (`{}`); the fragment was skipped", short(raw))
         })?;
-        let more = pa.get("willContinue").and_then(Value::as_bool) == Some(true);
+        let more = field(pa, "willContinue").and_then(Value::as_bool) == Some(true);
         let (value, text) = if let Some(t) = s(pa, "stringValue") {
             (Value::String(t.to_string()), true)
-        } else if let Some(n) = pa.get("numberValue").filter(|n| n.is_number()) {
+        } else if let Some(n) = field(pa, "numberValue").filter(|n| n.is_number()) {
             (n.clone(), false)
-        } else if let Some(b) = pa.get("boolValue").filter(|b| b.is_boolean()) {
+        } else if let Some(b) = field(pa, "boolValue").filter(|b| b.is_boolean()) {
             (b.clone(), false)
-        } else if pa.get("nullValue").is_some() {
+        } else if field(pa, "nullValue").is_some() {
             (Value::Null, false)
         } else {
             return Ok(());
@@ -268,11 +268,11 @@ fn read_with(st: &mut Stream, v: &Value, sink: &mut Sink) -> Result<(), String> 
         interaction(v, sink);
         return Ok(());
     }
-    if v.get("candidates").is_some() {
+    if field(v, "candidates").is_some() {
         response(st, v, &[], sink);
         return Ok(());
     }
-    if let Some(r) = v.get("response") {
+    if let Some(r) = field(v, "response") {
         match r {
             Value::Array(chunks) => {
                 for (k, c) in chunks.iter().enumerate() {
@@ -288,16 +288,16 @@ fn read_with(st: &mut Stream, v: &Value, sink: &mut Sink) -> Result<(), String> 
             for d in arr(t, key) {
                 let params = d
                     .get("parameters")
-                    .or(d.get("parametersJsonSchema"))
-                    .or(d.get("parameters_json_schema"));
-                sink.declare(s(d, "name").unwrap_or(""), d.get("description"), params);
+                    .or(field(d, "parametersJsonSchema"))
+                    .or(field(d, "parameters_json_schema"));
+                sink.declare(s(d, "name").unwrap_or(""), field(d, "description"), params);
             }
         }
     }
     let (contents, root): (&[Value], &[Seg]) =
-        if let Some(c) = v.get("contents").and_then(Value::as_array) {
+        if let Some(c) = field(v, "contents").and_then(Value::as_array) {
             (c, &[Seg::K("contents")])
-        } else if let Some(h) = v.get("history").and_then(Value::as_array) {
+        } else if let Some(h) = field(v, "history").and_then(Value::as_array) {
             (h, &[Seg::K("history")])
         } else if let Value::Array(a) = v {
             (a, &[])
@@ -328,7 +328,7 @@ pub(crate) fn contents<'v>(list: impl IntoIterator<Item = (Vec<Seg>, &'v Value)>
 
 fn response(st: &mut Stream, r: &Value, path: &[Seg], sink: &mut Sink) {
     for (c, cand) in arr(r, "candidates").iter().enumerate() {
-        if let Some(content_v) = cand.get("content") {
+        if let Some(content_v) = field(cand, "content") {
             let mut p = path.to_vec();
             p.extend([Seg::K("candidates"), Seg::I(c), Seg::K("content")]);
             content(st, content_v, &p, sink);
@@ -341,7 +341,7 @@ fn content(st: &mut Stream, c: &Value, path: &[Seg], sink: &mut Sink) {
     // far. (Function responses come in user contents too, without text.)
     let text: Vec<&str> = arr(c, "parts")
         .iter()
-        .filter(|p| p.get("thought").and_then(Value::as_bool) != Some(true))
+        .filter(|p| field(p, "thought").and_then(Value::as_bool) != Some(true))
         .filter_map(|p| s(p, "text"))
         .collect();
     if !text.is_empty() {
@@ -354,7 +354,7 @@ fn content(st: &mut Stream, c: &Value, path: &[Seg], sink: &mut Sink) {
     for (j, part) in arr(c, "parts").iter().enumerate() {
         if let Some(fc) = part
             .get("functionCall")
-            .or(part.get("function_call"))
+            .or(field(part, "function_call"))
             .filter(|f| f.is_object())
         {
             let mut p = path.to_vec();
@@ -364,11 +364,11 @@ fn content(st: &mut Stream, c: &Value, path: &[Seg], sink: &mut Sink) {
         }
         if let Some(fr) = part
             .get("functionResponse")
-            .or(part.get("function_response"))
+            .or(field(part, "function_response"))
             .filter(|f| f.is_object())
         {
-            let out = fr.get("response").cloned();
-            let err = out.as_ref().is_some_and(|o| o.get("error").is_some());
+            let out = field(fr, "response").cloned();
+            let err = out.as_ref().is_some_and(|o| field(o, "error").is_some());
             let linked = match s(fr, "id") {
                 Some(id) if sink.has_id(id) => sink.answer_id(id, out.clone(), err),
                 _ => false,

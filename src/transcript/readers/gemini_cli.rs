@@ -6,12 +6,12 @@
 use serde_json::Value;
 
 use super::super::detect;
-use super::super::sink::{arr, norm_output, s, Args, Sink};
+use super::super::sink::{arr, field, norm_output, s, Args, Sink};
 use super::super::spans::Seg;
 
 /// Read a gemini-cli session document.
 pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
-    let Some(messages) = v.get("messages").and_then(Value::as_array) else {
+    let Some(messages) = field(v, "messages").and_then(Value::as_array) else {
         return Err(format!(
             "expected a gemini-cli session `{{sessionId, projectHash, messages}}`; found {}",
             detect::describe(v)
@@ -35,11 +35,11 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
                 s(tc, "id").map(str::to_string),
                 l,
             );
-            let output = result(tc.get("result"));
+            let output = result(field(tc, "result"));
             let failed = matches!(s(tc, "status"), Some("error" | "cancelled"))
                 || output
                     .as_ref()
-                    .is_some_and(|o| o.get("error").is_some_and(|e| !e.is_null()));
+                    .is_some_and(|o| field(o, "error").is_some_and(|e| !e.is_null()));
             if output.is_some() || failed {
                 sink.answer(k, output, failed);
             }
@@ -56,12 +56,12 @@ fn result(r: Option<&Value>) -> Option<Value> {
         Value::String(text) => Some(Value::String(text.clone())),
         Value::Array(parts) => parts
             .iter()
-            .find_map(|p| p.get("functionResponse").and_then(|f| f.get("response")))
+            .find_map(|p| field(p, "functionResponse").and_then(|f| field(f, "response")))
             .cloned()
             .or_else(|| (!parts.is_empty()).then(|| norm_output(&Value::Array(parts.clone())))),
         other => other
             .get("functionResponse")
-            .and_then(|f| f.get("response"))
+            .and_then(|f| field(f, "response"))
             .cloned()
             .or_else(|| Some(other.clone())),
     }

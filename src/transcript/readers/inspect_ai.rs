@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use super::super::detect;
-use super::super::sink::{arr, norm_output, s, Args, Sink};
+use super::super::sink::{arr, field, norm_output, s, Args, Sink};
 use super::super::spans::Seg;
 use crate::code::Code;
 
@@ -27,7 +27,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
 
 /// The samples of a log with several: one transcript each (they are separate runs).
 pub(crate) fn samples(v: &Value) -> Option<Vec<(Vec<Seg>, &Value)>> {
-    let items = v.get("samples")?.as_array()?;
+    let items = field(v, "samples")?.as_array()?;
     if items.len() < 2 {
         return None;
     }
@@ -41,7 +41,7 @@ pub(crate) fn read_sample(sample: &Value, path: &[Seg], sink: &mut Sink) {
         if s(e, "event") == Some("model") {
             for t in arr(e, "tools") {
                 if let Some(name) = s(t, "name") {
-                    sink.declare(name, t.get("description"), t.get("parameters"));
+                    sink.declare(name, field(t, "description"), field(t, "parameters"));
                 }
             }
         }
@@ -57,8 +57,8 @@ pub(crate) fn read_sample(sample: &Value, path: &[Seg], sink: &mut Sink) {
             let Some(id) = s(m, "tool_call_id") else {
                 continue;
             };
-            let error = m.get("error").filter(|e| !e.is_null());
-            let out = m.get("content").map(norm_output);
+            let error = field(m, "error").filter(|e| !e.is_null());
+            let out = field(m, "content").map(norm_output);
             if !sink.answer_id(id, out, error.is_some()) {
                 let l = sink.at(&at(&[]));
                 sink.finding(

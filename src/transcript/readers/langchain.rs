@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::super::detect;
-use super::super::sink::{arr, content_text, is_prompt, norm_output, s, Args, Sink};
+use super::super::sink::{arr, content_text, field, is_prompt, norm_output, s, Args, Sink};
 use super::super::spans::Seg;
 
 /// Read a LangChain message list or state.
@@ -29,7 +29,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
 }
 
 fn message(m: &Value, mut path: Vec<Seg>, sink: &mut Sink) {
-    let (kind, fields) = if m.get("lc").is_some() && s(m, "type") == Some("constructor") {
+    let (kind, fields) = if field(m, "lc").is_some() && s(m, "type") == Some("constructor") {
         let class = m
             .get("id")
             .and_then(Value::as_array)
@@ -43,8 +43,8 @@ fn message(m: &Value, mut path: Vec<Seg>, sink: &mut Sink) {
             _ => "other",
         };
         path.push(Seg::K("kwargs"));
-        (kind, m.get("kwargs").unwrap_or(&Value::Null))
-    } else if let Some(data) = m.get("data").filter(|d| d.is_object()) {
+        (kind, field(m, "kwargs").unwrap_or(&Value::Null))
+    } else if let Some(data) = field(m, "data").filter(|d| d.is_object()) {
         path.push(Seg::K("data"));
         (s(m, "type").unwrap_or(""), data)
     } else {
@@ -56,14 +56,14 @@ fn message(m: &Value, mut path: Vec<Seg>, sink: &mut Sink) {
             sink.set_agent(s(fields, "name").filter(|n| !n.is_empty()));
             ai(fields, &path, sink);
             sink.set_agent(None);
-            if let Some(text) = content_text(fields.get("content")) {
+            if let Some(text) = content_text(field(fields, "content")) {
                 sink.assistant_text(&text);
             }
         }
-        "human" | "user" if is_prompt(fields.get("content")) => sink.user_turn(),
+        "human" | "user" if is_prompt(field(fields, "content")) => sink.user_turn(),
         "tool" => {
             if let Some(id) = s(fields, "tool_call_id") {
-                let out = fields.get("content").map(norm_output);
+                let out = field(fields, "content").map(norm_output);
                 let err = s(fields, "status") == Some("error");
                 sink.answer_id(id, out, err);
             }
@@ -78,10 +78,10 @@ fn ai(f: &Value, path: &[Seg], sink: &mut Sink) {
         p.extend_from_slice(rest);
         sink.at(&p)
     };
-    let has_tc = f.get("tool_calls").is_some();
-    let has_invalid = f.get("invalid_tool_calls").is_some();
+    let has_tc = field(f, "tool_calls").is_some();
+    let has_invalid = field(f, "invalid_tool_calls").is_some();
     for (j, tc) in arr(f, "tool_calls").iter().enumerate() {
-        let args = tc.get("args").map_or(Args::Empty, Args::Value);
+        let args = field(tc, "args").map_or(Args::Empty, Args::Value);
         let l = at(sink, &[Seg::K("tool_calls"), Seg::I(j)]);
         sink.call(
             s(tc, "name").unwrap_or(""),
@@ -91,10 +91,10 @@ fn ai(f: &Value, path: &[Seg], sink: &mut Sink) {
         );
     }
     for (j, tc) in arr(f, "invalid_tool_calls").iter().enumerate() {
-        let args = match tc.get("args") {
+        let args = match field(tc, "args") {
             Some(Value::String(raw)) => match super::super::sink::parse_args_text(raw) {
                 Ok(v) => Args::Owned(v),
-                Err(_) => Args::Value(tc.get("args").unwrap_or(&Value::Null)),
+                Err(_) => Args::Value(field(tc, "args").unwrap_or(&Value::Null)),
             },
             Some(v) if !v.is_null() => Args::Value(v),
             _ => Args::Empty,
@@ -108,12 +108,12 @@ fn ai(f: &Value, path: &[Seg], sink: &mut Sink) {
         );
     }
     if !has_tc && !has_invalid {
-        if let Some(kw) = f.get("additional_kwargs") {
+        if let Some(kw) = field(f, "additional_kwargs") {
             for (j, tc) in arr(kw, "tool_calls").iter().enumerate() {
-                let Some(func) = tc.get("function") else {
+                let Some(func) = field(tc, "function") else {
                     continue;
                 };
-                let args = func.get("arguments").map_or(Args::Empty, Args::Value);
+                let args = field(func, "arguments").map_or(Args::Empty, Args::Value);
                 let l = at(
                     sink,
                     &[Seg::K("additional_kwargs"), Seg::K("tool_calls"), Seg::I(j)],

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::super::sink::{s, Args, Sink};
+use super::super::sink::{field, s, Args, Sink};
 use super::super::spans::Seg;
 
 /// How deep the search for a call's id looks into a generation's input or output.
@@ -18,17 +18,17 @@ const MAX_SEARCH_DEPTH: usize = 12;
 
 /// The observations of a Langfuse export, with their path.
 pub(crate) fn observations(v: &Value) -> Option<(&[Value], Vec<Seg>)> {
-    let (list, root) = match v.get("observations").and_then(Value::as_array) {
+    let (list, root) = match field(v, "observations").and_then(Value::as_array) {
         Some(a) => (a, vec![Seg::K("observations")]),
         None => (
-            v.get("trace")?.get("observations")?.as_array()?,
+            field(v, "trace")?.get("observations")?.as_array()?,
             vec![Seg::K("trace"), Seg::K("observations")],
         ),
     };
     let is_obs = |o: &Value| {
-        o.get("type").is_some_and(Value::is_string)
-            && o.get("traceId").is_some_and(Value::is_string)
-            && o.get("startTime").is_some()
+        field(o, "type").is_some_and(Value::is_string)
+            && field(o, "traceId").is_some_and(Value::is_string)
+            && field(o, "startTime").is_some()
     };
     (!list.is_empty() && list.iter().all(is_obs)).then_some((list.as_slice(), root))
 }
@@ -56,14 +56,14 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     }
     for (i, o) in indexed.iter().filter(|(_, o)| s(o, "type") == Some("TOOL")) {
         let name = s(o, "name").unwrap_or("");
-        let input = o.get("input").filter(|x| !x.is_null());
+        let input = field(o, "input").filter(|x| !x.is_null());
         let id = known.id_of(name, input);
         let args = input.map_or(Args::Empty, Args::Value);
         let mut path = root.clone();
         path.push(Seg::I(*i));
         let l = sink.at(&path);
         let k = sink.call_unique(name, args, id, l);
-        let output = o.get("output").filter(|x| !x.is_null()).cloned();
+        let output = field(o, "output").filter(|x| !x.is_null()).cloned();
         let error = s(o, "level") == Some("ERROR");
         if output.is_some() || error {
             sink.answer(k, output, error);
@@ -184,16 +184,16 @@ fn collect_calls(v: &Value, depth: usize, out: &mut Vec<(String, Value, String)>
     match v {
         Value::Object(o) => {
             if let (Some(name), Some(args), Some(id)) = (
-                o.get("name").and_then(Value::as_str),
-                o.get("arguments"),
-                o.get("call_id").and_then(Value::as_str),
+                field(o, "name").and_then(Value::as_str),
+                field(o, "arguments"),
+                field(o, "call_id").and_then(Value::as_str),
             ) {
                 out.push((name.to_string(), decoded(args), id.to_string()));
             } else if let (Some(id), Some(f)) = (
-                o.get("id").and_then(Value::as_str),
-                o.get("function").filter(|f| f.is_object()),
+                field(o, "id").and_then(Value::as_str),
+                field(o, "function").filter(|f| f.is_object()),
             ) {
-                if let (Some(name), Some(args)) = (s(f, "name"), f.get("arguments")) {
+                if let (Some(name), Some(args)) = (s(f, "name"), field(f, "arguments")) {
                     out.push((name.to_string(), decoded(args), id.to_string()));
                 }
             }

@@ -5,7 +5,7 @@ use std::collections::{HashMap, VecDeque};
 
 use serde_json::Value;
 
-use super::super::sink::{id_string, norm_output, s, Args, Sink};
+use super::super::sink::{field, id_string, norm_output, s, Args, Sink};
 use super::super::spans::Seg;
 use super::super::Format;
 use super::Origin;
@@ -49,7 +49,7 @@ impl State {
     }
 
     fn one(&mut self, m: &Value, origin: Origin, sink: &mut Sink) {
-        let id = id_string(m.get("id"));
+        let id = id_string(field(m, "id"));
         if let Some(method) = s(m, "method") {
             let sender = match origin {
                 Origin::Unknown if SERVER_METHODS.contains(&method) => Origin::Server,
@@ -57,7 +57,7 @@ impl State {
                 o => o,
             };
             if method == "notifications/cancelled" {
-                let req = m.get("params").and_then(|p| id_string(p.get("requestId")));
+                let req = field(m, "params").and_then(|p| id_string(field(p, "requestId")));
                 if let Some(req) = req {
                     // The canceller is the requester.
                     if let Some(q) = self.pending.get_mut(&(sender, req)) {
@@ -67,7 +67,7 @@ impl State {
                 return;
             }
             let Some(id) = id else { return };
-            let params = m.get("params");
+            let params = field(m, "params");
             let call = match method {
                 "tools/call" => {
                     let p = params.unwrap_or(&Value::Null);
@@ -93,7 +93,7 @@ impl State {
             return;
         }
         let Some(id) = id else { return };
-        let is_response = m.get("result").is_some() || m.get("error").is_some();
+        let is_response = field(m, "result").is_some() || field(m, "error").is_some();
         if !is_response {
             return;
         }
@@ -120,35 +120,37 @@ impl State {
         if req.method == "tools/list" {
             if let Some(tools) = m
                 .get("result")
-                .and_then(|r| r.get("tools"))
+                .and_then(|r| field(r, "tools"))
                 .and_then(Value::as_array)
             {
                 for t in tools {
                     sink.declare(
                         s(t, "name").unwrap_or(""),
-                        t.get("description"),
-                        t.get("inputSchema"),
+                        field(t, "description"),
+                        field(t, "inputSchema"),
                     );
                 }
             }
             return;
         }
         let Some(call) = req.call else { return };
-        if let Some(err) = m.get("error") {
-            let msg = err.get("message").cloned().unwrap_or_else(|| err.clone());
+        if let Some(err) = field(m, "error") {
+            let msg = field(err, "message")
+                .cloned()
+                .unwrap_or_else(|| err.clone());
             sink.answer(call, Some(msg), true);
             return;
         }
         let result = &m["result"];
         if req.method == "tools/call" {
-            if let Some(task) = result.get("task").and_then(|t| s(t, "taskId")) {
-                if result.get("content").is_none() {
+            if let Some(task) = field(result, "task").and_then(|t| s(t, "taskId")) {
+                if field(result, "content").is_none() {
                     self.tasks.insert(task.to_string(), call);
                     return;
                 }
             }
         }
-        let out = result.get("content").map(norm_output);
+        let out = field(result, "content").map(norm_output);
         let err = result
             .get("isError")
             .and_then(Value::as_bool)
@@ -162,7 +164,7 @@ impl State {
 
 /// A result shaped like a client's answer to a server request (roots, sampling, elicitation).
 fn looks_like_client_answer(m: &Value) -> bool {
-    m.get("result").is_some_and(|r| {
-        r.get("roots").is_some() || r.get("model").is_some() || r.get("action").is_some()
+    field(m, "result").is_some_and(|r| {
+        field(r, "roots").is_some() || field(r, "model").is_some() || field(r, "action").is_some()
     })
 }

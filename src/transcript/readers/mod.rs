@@ -26,6 +26,7 @@ pub(super) mod pydantic_ai;
 pub(super) mod swe_agent;
 pub(super) mod vercel;
 
+use super::sink::field;
 use serde_json::Value;
 
 use super::sink::Sink;
@@ -93,7 +94,7 @@ impl Session {
     pub(super) fn chat_stream(first: Option<&Value>) -> Option<Self> {
         first
             .is_some_and(|v| {
-                v.get("object").and_then(Value::as_str) == Some("chat.completion.chunk")
+                field(v, "object").and_then(Value::as_str) == Some("chat.completion.chunk")
             })
             .then(|| Session::ChatStream(openai_chat::Stream::default()))
     }
@@ -240,7 +241,7 @@ pub(super) fn session_doc(
         Value::Array(a)
             if format != Format::McpJsonrpc
                 || a.iter().any(Value::is_array)
-                || a.iter().any(|x| x.get("jsonrpc").is_some()) =>
+                || a.iter().any(|x| field(x, "jsonrpc").is_some()) =>
         {
             a.iter()
                 .enumerate()

@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use super::super::detect;
-use super::super::sink::{id_string, Args, Sink};
+use super::super::sink::{field, id_string, Args, Sink};
 use super::super::spans::Seg;
 use crate::code::Code;
 
@@ -20,15 +20,13 @@ pub(crate) fn is_call(v: &Value) -> bool {
     let Some(o) = v.as_object() else {
         return false;
     };
-    o.get("name").is_some_and(Value::is_string)
+    field(o, "name").is_some_and(Value::is_string)
         && o.contains_key("args")
         && o.keys().all(|k| KEYS.contains(&k.as_str()))
-        && o.get("id").is_none_or(|i| i.is_string() || i.is_null())
-        && o.get("is_error")
-            .is_none_or(|e| e.is_boolean() || e.is_null())
-        && o.get("turn")
-            .is_none_or(|t| t.as_u64().is_some_and(|t| t >= 1) || t.is_null())
-        && o.get("agent").is_none_or(|a| a.is_string() || a.is_null())
+        && field(o, "id").is_none_or(|i| i.is_string() || i.is_null())
+        && field(o, "is_error").is_none_or(|e| e.is_boolean() || e.is_null())
+        && field(o, "turn").is_none_or(|t| t.as_u64().is_some_and(|t| t >= 1) || t.is_null())
+        && field(o, "agent").is_none_or(|a| a.is_string() || a.is_null())
 }
 
 /// Whether `v` is one transcript: an array of calls (an empty array is one with no calls).
@@ -86,13 +84,13 @@ pub(crate) fn read_part(v: &Value, path: &[Seg], sink: &mut Sink) {
 fn call(c: &Value, path: &[Seg], sink: &mut Sink) -> Result<(), String> {
     // Only a call as the format defines it: an object of another format that happens to have
     // a `name` (a DeepEval trace, an ADK eval case) is not read as one call.
-    let (true, Some(name)) = (is_call(c), c.get("name").and_then(Value::as_str)) else {
+    let (true, Some(name)) = (is_call(c), field(c, "name").and_then(Value::as_str)) else {
         return Err(format!(
             "expected a call `{{name, args, id, output, is_error}}` (a string `name`, an `args` member, no other key); found {}",
             detect::describe(c)
         ));
     };
-    let args = match c.get("args") {
+    let args = match field(c, "args") {
         // Taken as is: a string was printed as a string (freeform input, or arguments that
         // were not valid JSON), and decoding it again would change it.
         Some(Value::String(s)) => Args::Raw(s.clone()),
@@ -101,13 +99,15 @@ fn call(c: &Value, path: &[Seg], sink: &mut Sink) -> Result<(), String> {
     };
     let l = sink.at(path);
     // The turn and agent, as `toolspec calls --json` prints them where a reader recorded them.
-    sink.set_agent(c.get("agent").and_then(Value::as_str));
-    let turn = c.get("turn").and_then(Value::as_u64);
+    sink.set_agent(field(c, "agent").and_then(Value::as_str));
+    let turn = field(c, "turn").and_then(Value::as_u64);
     sink.reach_turn(turn.map_or(0, |t| u32::try_from(t).unwrap_or(u32::MAX)));
-    let i = sink.call_unique(name, args, id_string(c.get("id")), l);
+    let i = sink.call_unique(name, args, id_string(field(c, "id")), l);
     sink.set_agent(None);
-    let output = c.get("output").filter(|o| !o.is_null()).cloned();
-    let is_error = c.get("is_error").and_then(Value::as_bool).unwrap_or(false);
+    let output = field(c, "output").filter(|o| !o.is_null()).cloned();
+    let is_error = field(c, "is_error")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
     if output.is_some() || is_error {
         sink.answer(i, output, is_error);
     }

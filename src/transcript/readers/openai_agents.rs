@@ -12,7 +12,7 @@
 use serde_json::Value;
 
 use super::super::detect;
-use super::super::sink::{s, Args, Loc, Sink};
+use super::super::sink::{field, s, Args, Loc, Sink};
 use super::super::spans::Seg;
 use super::langfuse::ModelCalls;
 use crate::source::Span;
@@ -21,8 +21,8 @@ use crate::source::Span;
 /// trace itself (`object: "trace"` with a `workflow_name`).
 fn is_trace_item(x: &Value) -> bool {
     match s(x, "object") {
-        Some("trace.span") => x.get("span_data").is_some_and(Value::is_object),
-        Some("trace") => x.get("workflow_name").is_some(),
+        Some("trace.span") => field(x, "span_data").is_some_and(Value::is_object),
+        Some("trace") => field(x, "workflow_name").is_some(),
         _ => false,
     }
 }
@@ -34,7 +34,10 @@ pub(crate) fn trace_items(v: &Value) -> Option<(&[Value], Vec<Seg>)> {
         Value::Array(a) => (a.as_slice(), vec![]),
         // One exported span on its own (a line of a JSON-lines export read as a document).
         _ if is_span(v) => (std::slice::from_ref(v), vec![]),
-        _ => (v.get("data")?.as_array()?.as_slice(), vec![Seg::K("data")]),
+        _ => (
+            field(v, "data")?.as_array()?.as_slice(),
+            vec![Seg::K("data")],
+        ),
     };
     (items.iter().all(is_trace_item) && items.iter().any(|x| s(x, "object") == Some("trace.span")))
         .then_some((items, root))
@@ -43,7 +46,7 @@ pub(crate) fn trace_items(v: &Value) -> Option<(&[Value], Vec<Seg>)> {
 /// An exported span: `object: "trace.span"` and a `span_data` object (what decides that a JSON
 /// lines file is a trace export, one exported item per line).
 pub(crate) fn is_span(x: &Value) -> bool {
-    s(x, "object") == Some("trace.span") && x.get("span_data").is_some_and(Value::is_object)
+    s(x, "object") == Some("trace.span") && field(x, "span_data").is_some_and(Value::is_object)
 }
 
 /// A trace export written one exported item per line: the spans are kept until the end of the
@@ -67,10 +70,10 @@ impl Spans {
             let d = &v["span_data"];
             let small = serde_json::json!({
                 "object": "trace.span",
-                "id": v.get("id"),
-                "parent_id": v.get("parent_id"),
-                "started_at": v.get("started_at"),
-                "span_data": {"type": d.get("type"), "name": d.get("name")},
+                "id": field(v, "id"),
+                "parent_id": field(v, "parent_id"),
+                "started_at": field(v, "started_at"),
+                "span_data": {"type": field(d, "type"), "name": field(d, "name")},
             });
             self.spans.push((small, at));
         }
@@ -85,13 +88,13 @@ impl Spans {
 
 /// A serialised run item: `type` `…_item` and a `raw_item`.
 fn is_run_item(x: &Value) -> bool {
-    s(x, "type").is_some_and(|t| t.ends_with("_item")) && x.get("raw_item").is_some()
+    s(x, "type").is_some_and(|t| t.ends_with("_item")) && field(x, "raw_item").is_some()
 }
 
 /// A run state (`RunState.to_json()`): a `$schemaVersion` string and `generated_items[]`.
 pub(crate) fn is_run_state(v: &Value) -> bool {
-    v.get("$schemaVersion").is_some_and(Value::is_string)
-        && v.get("generated_items").is_some_and(Value::is_array)
+    field(v, "$schemaVersion").is_some_and(Value::is_string)
+        && field(v, "generated_items").is_some_and(Value::is_array)
 }
 
 /// A non-empty list of serialised run items.
@@ -126,17 +129,17 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     if is_run_state(v) {
         // The input the run started from (a string, or a list of Responses items), then what
         // the run generated. `session_items` and `model_responses` repeat these items.
-        if v.get("original_input").is_some_and(Value::is_string) {
+        if field(v, "original_input").is_some_and(Value::is_string) {
             sink.user_turn();
         }
-        if let Some(input) = v.get("original_input").and_then(Value::as_array) {
+        if let Some(input) = field(v, "original_input").and_then(Value::as_array) {
             super::openai_responses::items(
                 input,
                 |i| vec![Seg::K("original_input"), Seg::I(i)],
                 sink,
             );
         }
-        if let Some(items) = v.get("generated_items").and_then(Value::as_array) {
+        if let Some(items) = field(v, "generated_items").and_then(Value::as_array) {
             run_items(items, &[Seg::K("generated_items")], sink);
         }
         return Ok(());
@@ -151,12 +154,16 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
 /// its call, which the id de-duplicates): one list per run of items of the same agent (the
 /// item's `agent.name`), whose calls that agent made.
 fn run_items(items: &[Value], root: &[Seg], sink: &mut Sink) {
-    let agent_of = |x: &Value| x.get("agent").and_then(|a| s(a, "name")).map(str::to_owned);
+    let agent_of = |x: &Value| {
+        field(x, "agent")
+            .and_then(|a| s(a, "name"))
+            .map(str::to_owned)
+    };
     let (raw, at): (Vec<Value>, Vec<usize>) = items
         .iter()
         .enumerate()
         .filter_map(|(i, x)| {
-            x.get("raw_item")
+            field(x, "raw_item")
                 .filter(|r| r.is_object())
                 .map(|r| (r.clone(), i))
         })
@@ -195,7 +202,7 @@ fn span_agents<'v>(spans: &[(usize, &'v Value)]) -> std::collections::HashMap<&'
         let mut at = Some(*x);
         for _ in 0..64 {
             let Some(span) = at else { break };
-            let d = span.get("span_data").unwrap_or(&Value::Null);
+            let d = field(span, "span_data").unwrap_or(&Value::Null);
             if s(d, "type") == Some("agent") {
                 if let Some(name) = s(d, "name") {
                     out.insert(id, name);
@@ -211,7 +218,7 @@ fn span_agents<'v>(spans: &[(usize, &'v Value)]) -> std::collections::HashMap<&'
 /// Read the `function` spans of a trace, ordered by `started_at` (file order on ties); `at(i)`
 /// locates item `i`.
 fn read_spans<'v>(items: &'v [Value], at: impl Fn(usize) -> Loc, sink: &mut Sink) {
-    let data = |x: &'v Value| x.get("span_data").unwrap_or(&Value::Null);
+    let data = |x: &'v Value| field(x, "span_data").unwrap_or(&Value::Null);
     let mut spans: Vec<(usize, &Value)> = items
         .iter()
         .enumerate()
@@ -239,15 +246,15 @@ fn read_spans<'v>(items: &'v [Value], at: impl Fn(usize) -> Loc, sink: &mut Sink
         }
         sink.set_agent(s(x, "id").and_then(|id| agents.get(id).copied()));
         let name = s(d, "name").unwrap_or("");
-        let input = d.get("input").filter(|a| !a.is_null());
+        let input = field(d, "input").filter(|a| !a.is_null());
         let id = known.id_of(name, input);
         let l = match at(i) {
             Loc::Path(p) => sink.at(&p),
             span @ Loc::Span(_) => span,
         };
         let k = sink.call_unique(name, input.map_or(Args::Empty, Args::Value), id, l);
-        let output = d.get("output").filter(|o| !o.is_null()).cloned();
-        let error = x.get("error").is_some_and(|e| !e.is_null());
+        let output = field(d, "output").filter(|o| !o.is_null()).cloned();
+        let error = field(x, "error").is_some_and(|e| !e.is_null());
         if output.is_some() || error {
             sink.answer(k, output, error);
         }

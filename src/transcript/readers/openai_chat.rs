@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::super::detect;
-use super::super::sink::{arr, content_text, norm_output, s, Args, Sink};
+use super::super::sink::{arr, content_text, field, norm_output, s, Args, Sink};
 use super::super::spans::Seg;
 use crate::code::Code;
 
@@ -29,9 +29,9 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
         st.finish(sink);
         return Ok(());
     }
-    if let Some(choices) = v.get("choices").and_then(Value::as_array) {
+    if let Some(choices) = field(v, "choices").and_then(Value::as_array) {
         for (i, c) in choices.iter().enumerate() {
-            if let Some(m) = c.get("message") {
+            if let Some(m) = field(c, "message") {
                 message(m, &[Seg::K("choices"), Seg::I(i), Seg::K("message")], sink);
             }
         }
@@ -39,7 +39,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     }
     // Cohere v2 chat response: one assistant `message` with OpenAI-shaped `tool_calls`.
     if detect::is_cohere_response(v) {
-        if let Some(m) = v.get("message") {
+        if let Some(m) = field(v, "message") {
             message(m, &[Seg::K("message")], sink);
         }
         return Ok(());
@@ -52,7 +52,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     };
     let root: &[Seg] = if v.is_array() {
         &[]
-    } else if v.get("messages").is_some() {
+    } else if field(v, "messages").is_some() {
         &[Seg::K("messages")]
     } else {
         &[Seg::K("input")]
@@ -67,21 +67,21 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
 
 fn declare_tools(v: &Value, sink: &mut Sink) {
     for t in arr(v, "tools") {
-        if let Some(f) = t.get("function") {
+        if let Some(f) = field(t, "function") {
             sink.declare(
                 s(f, "name").unwrap_or(""),
-                f.get("description"),
-                f.get("parameters"),
+                field(f, "description"),
+                field(f, "parameters"),
             );
-        } else if let Some(c) = t.get("custom") {
-            sink.declare(s(c, "name").unwrap_or(""), c.get("description"), None);
+        } else if let Some(c) = field(t, "custom") {
+            sink.declare(s(c, "name").unwrap_or(""), field(c, "description"), None);
         }
     }
     for f in arr(v, "functions") {
         sink.declare(
             s(f, "name").unwrap_or(""),
-            f.get("description"),
-            f.get("parameters"),
+            field(f, "description"),
+            field(f, "parameters"),
         );
     }
 }
@@ -95,7 +95,7 @@ fn message(m: &Value, path: &[Seg], sink: &mut Sink) {
     match s(m, "role") {
         Some("tool") => {
             if let Some(id) = s(m, "tool_call_id") {
-                let out = m.get("content").map(norm_output);
+                let out = field(m, "content").map(norm_output);
                 if !sink.answer_id(id, out, false) {
                     let loc = at(sink, &[]);
                     sink.finding(
@@ -108,23 +108,23 @@ fn message(m: &Value, path: &[Seg], sink: &mut Sink) {
         }
         Some("function") => {
             let name = s(m, "name").unwrap_or("");
-            let out = m.get("content").map(norm_output);
+            let out = field(m, "content").map(norm_output);
             sink.answer_name(name, out, false);
         }
         Some("user") => sink.user_turn(),
         role => {
             if matches!(role, Some("assistant") | None) {
-                if let Some(text) = content_text(m.get("content")) {
+                if let Some(text) = content_text(field(m, "content")) {
                     sink.assistant_text(&text);
                 }
             }
             for (j, tc) in arr(m, "tool_calls").iter().enumerate() {
                 let id = s(tc, "id").map(str::to_string);
                 let loc = at(sink, &[Seg::K("tool_calls"), Seg::I(j)]);
-                if let Some(c) = tc.get("custom") {
+                if let Some(c) = field(tc, "custom") {
                     let input = s(c, "input").unwrap_or("").to_string();
                     sink.call(s(c, "name").unwrap_or(""), Args::Raw(input), id, loc);
-                } else if let Some(f) = tc.get("function") {
+                } else if let Some(f) = field(tc, "function") {
                     let args = f
                         .get("arguments")
                         .filter(|a| !a.is_null())
@@ -132,7 +132,7 @@ fn message(m: &Value, path: &[Seg], sink: &mut Sink) {
                     sink.call(s(f, "name").unwrap_or(""), args, id, loc);
                 }
             }
-            if let Some(f) = m.get("function_call").filter(|f| f.is_object()) {
+            if let Some(f) = field(m, "function_call").filter(|f| f.is_object()) {
                 let loc = at(sink, &[Seg::K("function_call")]);
                 let args = f
                     .get("arguments")
@@ -164,12 +164,12 @@ impl Stream {
     pub(crate) fn chunk(&mut self, v: &Value, path: &[Seg], sink: &mut Sink) {
         let resp = s(v, "id").unwrap_or("").to_string();
         for c in arr(v, "choices") {
-            let ci = c.get("index").and_then(Value::as_u64).unwrap_or(0);
-            let Some(delta) = c.get("delta") else {
+            let ci = field(c, "index").and_then(Value::as_u64).unwrap_or(0);
+            let Some(delta) = field(c, "delta") else {
                 continue;
             };
             for tc in arr(delta, "tool_calls") {
-                let ti = tc.get("index").and_then(Value::as_u64).unwrap_or(0);
+                let ti = field(tc, "index").and_then(Value::as_u64).unwrap_or(0);
                 let key = (resp.clone(), ci, ti);
                 if !self.partial.contains_key(&key) {
                     self.order.push(key.clone());
@@ -181,7 +181,7 @@ impl Stream {
                 if let Some(id) = s(tc, "id") {
                     p.id = Some(id.to_string());
                 }
-                if let Some(f) = tc.get("function") {
+                if let Some(f) = field(tc, "function") {
                     if let Some(n) = s(f, "name") {
                         p.name.push_str(n);
                     }

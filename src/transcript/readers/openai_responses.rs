@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::super::detect;
-use super::super::sink::{arr, content_text, is_prompt, norm_output, s, Args, Sink};
+use super::super::sink::{arr, content_text, field, is_prompt, norm_output, s, Args, Sink};
 use super::super::spans::Seg;
 use crate::code::Code;
 
@@ -14,7 +14,7 @@ use crate::code::Code;
 pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     if detect::is_responses_event(v) {
         if s(v, "type") == Some("response.output_item.done") {
-            if let Some(item) = v.get("item") {
+            if let Some(item) = field(v, "item") {
                 items(std::slice::from_ref(item), |_| vec![Seg::K("item")], sink);
             }
         }
@@ -22,7 +22,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     }
     for t in arr(v, "tools") {
         if let Some(name) = s(t, "name") {
-            sink.declare(name, t.get("description"), t.get("parameters"));
+            sink.declare(name, field(t, "description"), field(t, "parameters"));
         } else if let Some(call) = s(t, "type").and_then(hosted_call_name) {
             // A hosted tool: declared under the name its calls are read as.
             sink.declare(call, None, None);
@@ -31,12 +31,12 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     declare_mcp_tools(v, sink);
     declare_named_interpreter_calls(v, sink);
     let (items_v, root): (&[Value], Seg) =
-        if let Some(o) = v.get("output").and_then(Value::as_array) {
+        if let Some(o) = field(v, "output").and_then(Value::as_array) {
             (o, Seg::K("output"))
-        } else if let Some(d) = v.get("data").and_then(Value::as_array) {
+        } else if let Some(d) = field(v, "data").and_then(Value::as_array) {
             (d, Seg::K("data"))
         } else if let Some(m) = detect::messages(v) {
-            let seg = if v.get("messages").is_some() {
+            let seg = if field(v, "messages").is_some() {
                 Seg::K("messages")
             } else {
                 Seg::K("input")
@@ -80,9 +80,9 @@ pub(super) fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mu
         // Messages: a user prompt starts a turn; assistant text is the answer so far.
         if matches!(ty, "message" | "") {
             match s(it, "role") {
-                Some("user") if is_prompt(it.get("content")) => sink.user_turn(),
+                Some("user") if is_prompt(field(it, "content")) => sink.user_turn(),
                 Some("assistant") => {
-                    if let Some(text) = content_text(it.get("content")) {
+                    if let Some(text) = content_text(field(it, "content")) {
                         sink.assistant_text(&text);
                     }
                 }
@@ -96,7 +96,7 @@ pub(super) fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mu
         };
         match ty {
             "function_call" => {
-                let args = it.get("arguments").map_or(Args::Empty, Args::Value);
+                let args = field(it, "arguments").map_or(Args::Empty, Args::Value);
                 sink.call(s(it, "name").unwrap_or(""), args, call_id.or(item_id), loc);
             }
             "custom_tool_call" => {
@@ -140,7 +140,7 @@ pub(super) fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mu
             | "apply_patch_call_output"
             | "local_shell_call_output" => {
                 let id = call_id.or(item_id);
-                let out = it.get("output").map(output_value);
+                let out = field(it, "output").map(output_value);
                 // Only the hosted-tool output items say they failed: `apply_patch_call_output`
                 // by `status`, `shell_call_output` by an outcome that is not exit code 0.
                 let error = failed || (ty == "shell_call_output" && shell_failed(it));
@@ -162,7 +162,7 @@ pub(super) fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mu
                 let mut args = serde_json::Map::new();
                 args.insert(
                     "queries".into(),
-                    it.get("queries").cloned().unwrap_or(Value::Null),
+                    field(it, "queries").cloned().unwrap_or(Value::Null),
                 );
                 let i2 = sink.call(
                     "file_search",
@@ -172,21 +172,23 @@ pub(super) fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mu
                 );
                 sink.answer(
                     i2,
-                    it.get("results").filter(|r| !r.is_null()).cloned(),
+                    field(it, "results").filter(|r| !r.is_null()).cloned(),
                     failed,
                 );
             }
             // xAI writes its hosted code execution as a `code_interpreter_call` with a `name`
             // and JSON-string `arguments` (no `code`), and an empty `call_id`.
             "code_interpreter_call"
-                if it.get("code").is_none() && it.get("arguments").is_some() =>
+                if field(it, "code").is_none() && field(it, "arguments").is_some() =>
             {
-                let args = it.get("arguments").map_or(Args::Empty, Args::Value);
+                let args = field(it, "arguments").map_or(Args::Empty, Args::Value);
                 let id = call_id.filter(|c| !c.is_empty()).or(item_id);
                 let i2 = sink.call(s(it, "name").unwrap_or("code_interpreter"), args, id, loc);
                 sink.answer(
                     i2,
-                    it.get("outputs").filter(|r| !r.is_null()).map(norm_output),
+                    field(it, "outputs")
+                        .filter(|r| !r.is_null())
+                        .map(norm_output),
                     failed,
                 );
             }
@@ -194,7 +196,7 @@ pub(super) fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mu
                 let mut args = serde_json::Map::new();
                 args.insert(
                     "code".into(),
-                    it.get("code").cloned().unwrap_or(Value::Null),
+                    field(it, "code").cloned().unwrap_or(Value::Null),
                 );
                 let i2 = sink.call(
                     "code_interpreter",
@@ -204,7 +206,9 @@ pub(super) fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mu
                 );
                 sink.answer(
                     i2,
-                    it.get("outputs").filter(|r| !r.is_null()).map(norm_output),
+                    field(it, "outputs")
+                        .filter(|r| !r.is_null())
+                        .map(norm_output),
                     failed,
                 );
             }
@@ -214,7 +218,7 @@ pub(super) fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mu
                 let mut args = serde_json::Map::new();
                 args.insert(
                     "code".into(),
-                    it.get("code").cloned().unwrap_or(Value::Null),
+                    field(it, "code").cloned().unwrap_or(Value::Null),
                 );
                 let i2 = sink.call(
                     "program",
@@ -229,7 +233,7 @@ pub(super) fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mu
             "program_output" => {
                 let out = it
                     .get("result")
-                    .or_else(|| it.get("output"))
+                    .or_else(|| field(it, "output"))
                     .filter(|r| !r.is_null())
                     .map(norm_output);
                 if let Some(id) = call_id.or(item_id) {
@@ -245,9 +249,11 @@ pub(super) fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mu
             // The TypeScript Agents SDK's hosted tools (web search, file search, hosted MCP, …):
             // `{name, arguments?, status, output?}`.
             "hosted_tool_call" => {
-                let args = it.get("arguments").map_or(Args::Empty, Args::Value);
+                let args = field(it, "arguments").map_or(Args::Empty, Args::Value);
                 let i2 = sink.call(s(it, "name").unwrap_or(""), args, item_id, loc);
-                let out = it.get("output").filter(|o| !o.is_null()).map(norm_output);
+                let out = field(it, "output")
+                    .filter(|o| !o.is_null())
+                    .map(norm_output);
                 if out.is_some() || failed {
                     sink.answer(i2, out, failed);
                 }
@@ -256,22 +262,24 @@ pub(super) fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mu
                 let i2 = sink.call("image_generation", Args::Empty, item_id, loc);
                 sink.answer(
                     i2,
-                    it.get("result").filter(|r| !r.is_null()).cloned(),
+                    field(it, "result").filter(|r| !r.is_null()).cloned(),
                     failed,
                 );
             }
             "mcp_call" => {
-                let args = it.get("arguments").map_or(Args::Empty, Args::Value);
+                let args = field(it, "arguments").map_or(Args::Empty, Args::Value);
                 let i2 = sink.call(s(it, "name").unwrap_or(""), args, item_id, loc);
-                let err = it.get("error").filter(|e| !e.is_null());
+                let err = field(it, "error").filter(|e| !e.is_null());
                 let out = match err {
                     Some(e) => Some(norm_output(e)),
-                    None => it.get("output").filter(|o| !o.is_null()).map(norm_output),
+                    None => field(it, "output")
+                        .filter(|o| !o.is_null())
+                        .map(norm_output),
                 };
                 sink.answer(i2, out, err.is_some() || failed);
             }
             "tool_search_call" => {
-                let args = it.get("arguments").map_or(Args::Empty, Args::Value);
+                let args = field(it, "arguments").map_or(Args::Empty, Args::Value);
                 let i2 = sink.call("tool_search", args, call_id.or(item_id), loc);
                 // Its output item follows directly and carries no usable link.
                 if let Some(next) = items
@@ -280,7 +288,7 @@ pub(super) fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mu
                 {
                     sink.answer(
                         i2,
-                        next.get("tools").cloned(),
+                        field(next, "tools").cloned(),
                         s(next, "status") == Some("failed"),
                     );
                     i += 1;
@@ -300,7 +308,7 @@ pub(super) fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mu
 /// object `{type: "text", text}` is its text.
 fn output_value(v: &Value) -> Value {
     match v {
-        Value::Object(o) if o.get("type").and_then(Value::as_str) == Some("text") => o
+        Value::Object(o) if field(o, "type").and_then(Value::as_str) == Some("text") => o
             .get("text")
             .filter(|t| t.is_string())
             .cloned()
@@ -311,14 +319,14 @@ fn output_value(v: &Value) -> Value {
 
 fn shell_failed(it: &Value) -> bool {
     arr(it, "output").iter().any(|o| {
-        let Some(outcome) = o.get("outcome") else {
+        let Some(outcome) = field(o, "outcome") else {
             return false;
         };
         match s(outcome, "type") {
             Some("timeout") => true,
             Some("exit") => outcome
                 .get("exit_code")
-                .or_else(|| outcome.get("exitCode"))
+                .or_else(|| field(outcome, "exitCode"))
                 .and_then(Value::as_i64)
                 .is_some_and(|c| c != 0),
             _ => false,
@@ -343,7 +351,7 @@ fn declare_mcp_tools(v: &Value, sink: &mut Sink) {
         if s(it, "type") == Some("mcp_list_tools") {
             for t in arr(it, "tools") {
                 if let Some(name) = s(t, "name") {
-                    sink.declare(name, t.get("description"), t.get("input_schema"));
+                    sink.declare(name, field(t, "description"), field(t, "input_schema"));
                 }
             }
         }

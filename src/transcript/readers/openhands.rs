@@ -9,14 +9,14 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::super::detect;
-use super::super::sink::{arr, norm_output, s, Args, Sink};
+use super::super::sink::{arr, field, norm_output, s, Args, Sink};
 use super::super::spans::Seg;
 
 /// Read an OpenHands trajectory.
 pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     let (events, root): (&[Value], Vec<Seg>) = match v {
         Value::Array(a) => (a, vec![]),
-        _ => match v.get("trajectory").and_then(Value::as_array) {
+        _ => match field(v, "trajectory").and_then(Value::as_array) {
             Some(a) => (a, vec![Seg::K("trajectory")]),
             None => {
                 return Err(format!(
@@ -31,8 +31,8 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     for (i, e) in events.iter().enumerate() {
         let mut path = root.clone();
         path.push(Seg::I(i));
-        if e.get("action").is_some() {
-            let Some(meta) = e.get("tool_call_metadata").filter(|m| m.is_object()) else {
+        if field(e, "action").is_some() {
+            let Some(meta) = field(e, "tool_call_metadata").filter(|m| m.is_object()) else {
                 continue;
             };
             let id = s(meta, "tool_call_id");
@@ -42,12 +42,12 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
                 .get("model_response")
                 .map_or(&[][..], |r| arr(r, "choices"))
                 .iter()
-                .filter_map(|c| c.get("message"))
+                .filter_map(|c| field(c, "message"))
                 .flat_map(|m| arr(m, "tool_calls"))
                 .find(|tc| id.is_some() && s(tc, "id") == id);
             let args = entry
-                .and_then(|tc| tc.get("function"))
-                .and_then(|f| f.get("arguments"))
+                .and_then(|tc| field(tc, "function"))
+                .and_then(|f| field(f, "arguments"))
                 .filter(|a| !a.is_null())
                 .map_or(Args::Empty, Args::Value);
             let l = sink.at(&path);
@@ -55,7 +55,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
             if let Some(key) = event_id(e) {
                 actions.insert(key, k);
             }
-        } else if e.get("observation").is_some() {
+        } else if field(e, "observation").is_some() {
             let Some(k) = e
                 .get("cause")
                 .and_then(event_id_of)
@@ -64,14 +64,14 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
                 continue;
             };
             let error = s(e, "observation") == Some("error");
-            sink.answer(*k, e.get("content").map(norm_output), error);
+            sink.answer(*k, field(e, "content").map(norm_output), error);
         }
     }
     Ok(())
 }
 
 fn event_id(e: &Value) -> Option<String> {
-    e.get("id").and_then(event_id_of)
+    field(e, "id").and_then(event_id_of)
 }
 
 fn event_id_of(v: &Value) -> Option<String> {

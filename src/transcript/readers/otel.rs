@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::super::sink::{arr, norm_output, parse_args_text, s, Args, Loc, Sink};
+use super::super::sink::{arr, field, norm_output, parse_args_text, s, Args, Loc, Sink};
 use super::super::spans::Seg;
 
 /// Attributes the reading rule uses.
@@ -58,7 +58,7 @@ impl Flat {
         // Prompt messages: N → (role, tool_call_id, content); contents borrowed until known needed.
         let mut prompts: std::collections::BTreeMap<u32, PromptRef<'_>> = Default::default();
         for a in attrs {
-            let (Some(key), Some(val)) = (s(a, "key"), a.get("value")) else {
+            let (Some(key), Some(val)) = (s(a, "key"), field(a, "value")) else {
                 continue;
             };
             let (rest, completion) = if let Some(r) = key.strip_prefix("gen_ai.completion.") {
@@ -129,7 +129,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
         }
         _ => st.batch(v, &[], sink),
     }
-    if st.is_empty() && v.get("resourceSpans").is_none() && v.get("resourceLogs").is_none() {
+    if st.is_empty() && field(v, "resourceSpans").is_none() && field(v, "resourceLogs").is_none() {
         return Err("expected an OTLP/JSON export with `resourceSpans` or `resourceLogs`".into());
     }
     st.finish(sink);
@@ -160,7 +160,7 @@ impl State {
                     let flat = Flat::read(arr(sp, "attributes"));
                     for a in arr(sp, "attributes") {
                         // Only the attributes the merge reads are decoded (spans carry many).
-                        if let (Some(key), Some(val)) = (s(a, "key"), a.get("value")) {
+                        if let (Some(key), Some(val)) = (s(a, "key"), field(a, "value")) {
                             if KEEP.contains(&key) {
                                 attrs.insert(key.to_string(), any_value(val));
                             } else if key == "gen_ai.tool.definitions" {
@@ -168,14 +168,14 @@ impl State {
                             }
                         }
                     }
-                    let status = sp.get("status").and_then(|st| st.get("code"));
+                    let status = field(sp, "status").and_then(|st| field(st, "code"));
                     let error = matches!(status, Some(Value::Number(n)) if n.as_u64() == Some(2))
                         || matches!(
                             status.and_then(Value::as_str),
                             Some("STATUS_CODE_ERROR" | "ERROR" | "2")
                         )
                         || attrs.contains_key("error.type");
-                    let start = match sp.get("startTimeUnixNano") {
+                    let start = match field(sp, "startTimeUnixNano") {
                         Some(Value::String(t)) => t.parse().unwrap_or(0),
                         Some(Value::Number(n)) => u128::from(n.as_u64().unwrap_or(0)),
                         _ => 0,
@@ -236,9 +236,9 @@ impl State {
             other => other,
         };
         for d in defs.as_array().map_or(&[][..], Vec::as_slice) {
-            let d = d.get("function").filter(|f| f.is_object()).unwrap_or(d);
+            let d = field(d, "function").filter(|f| f.is_object()).unwrap_or(d);
             if let Some(name) = s(d, "name") {
-                sink.declare(name, d.get("description"), d.get("parameters"));
+                sink.declare(name, field(d, "description"), field(d, "parameters"));
             }
         }
     }
@@ -255,19 +255,20 @@ impl State {
                         arr(rec, "attributes")
                             .iter()
                             .find(|a| s(a, "key") == Some("event.name"))
-                            .and_then(|a| a.get("value"))
+                            .and_then(|a| field(a, "value"))
                             .map(any_value)
                             .and_then(|v| v.as_str().map(str::to_string))
                     });
                     let Some(name) = name else { continue };
-                    let body = rec.get("body").map_or(Value::Null, any_value);
+                    let body = field(rec, "body").map_or(Value::Null, any_value);
                     let mut flat = Flat::default();
                     let tool_calls = match name.as_str() {
-                        "gen_ai.choice" => body.get("message").map(|m| arr(m, "tool_calls")),
+                        "gen_ai.choice" => field(&body, "message").map(|m| arr(m, "tool_calls")),
                         "gen_ai.assistant.message" => Some(arr(&body, "tool_calls")),
                         "gen_ai.tool.message" => {
                             if let Some(id) = s(&body, "id") {
-                                let content = body.get("content").cloned().unwrap_or(Value::Null);
+                                let content =
+                                    field(&body, "content").cloned().unwrap_or(Value::Null);
                                 flat.responses.push((id.to_string(), content));
                             }
                             None
@@ -275,13 +276,13 @@ impl State {
                         _ => None,
                     };
                     for (m, tc) in tool_calls.unwrap_or(&[]).iter().enumerate() {
-                        let f = tc.get("function").unwrap_or(tc);
+                        let f = field(tc, "function").unwrap_or(tc);
                         flat.calls.insert(
                             (0, m as u32),
                             (
                                 s(tc, "id").map(str::to_string),
                                 s(f, "name").unwrap_or("").to_string(),
-                                f.get("arguments").cloned(),
+                                field(f, "arguments").cloned(),
                             ),
                         );
                     }
@@ -383,7 +384,7 @@ impl State {
                             parts.push((
                                 s(part, "id").map(str::to_string),
                                 s(part, "name").unwrap_or("").to_string(),
-                                part.get("arguments").cloned(),
+                                field(part, "arguments").cloned(),
                             ));
                         }
                     }
@@ -426,7 +427,7 @@ impl State {
                         if let Some(id) = s(part, "id") {
                             let resp = part
                                 .get("response")
-                                .or(part.get("result"))
+                                .or(field(part, "result"))
                                 .cloned()
                                 .unwrap_or(Value::Null);
                             responses.entry(id.trim().to_string()).or_insert(resp);
@@ -506,10 +507,10 @@ fn messages(v: Option<&Value>, needle: &str) -> Option<Vec<Value>> {
 
 /// Decode an OTLP `AnyValue` (64-bit ints arrive as decimal strings).
 fn any_value(v: &Value) -> Value {
-    if let Some(x) = v.get("stringValue") {
+    if let Some(x) = field(v, "stringValue") {
         return x.clone();
     }
-    if let Some(x) = v.get("intValue") {
+    if let Some(x) = field(v, "intValue") {
         return match x {
             Value::String(t) => t.parse::<i64>().map_or_else(|_| x.clone(), Value::from),
             other => other.clone(),
@@ -517,18 +518,18 @@ fn any_value(v: &Value) -> Value {
     }
     if let Some(x) = v
         .get("doubleValue")
-        .or(v.get("boolValue"))
-        .or(v.get("bytesValue"))
+        .or(field(v, "boolValue"))
+        .or(field(v, "bytesValue"))
     {
         return x.clone();
     }
-    if let Some(a) = v.get("arrayValue") {
+    if let Some(a) = field(v, "arrayValue") {
         return Value::Array(arr(a, "values").iter().map(any_value).collect());
     }
-    if let Some(kv) = v.get("kvlistValue") {
+    if let Some(kv) = field(v, "kvlistValue") {
         let mut m = Map::new();
         for e in arr(kv, "values") {
-            if let (Some(k), Some(val)) = (s(e, "key"), e.get("value")) {
+            if let (Some(k), Some(val)) = (s(e, "key"), field(e, "value")) {
                 m.insert(k.to_string(), any_value(val));
             }
         }

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::super::sink::{s, Args, Sink};
+use super::super::sink::{field, s, Args, Sink};
 use super::super::spans::Seg;
 
 /// The span list of a document in this shape, with its path.
@@ -14,15 +14,15 @@ pub(crate) fn spans(v: &Value) -> Option<(&[Value], Vec<Seg>)> {
     let (items, root) = match v {
         Value::Array(a) => (a.as_slice(), vec![]),
         _ => (
-            v.get("spans")?.as_array()?.as_slice(),
+            field(v, "spans")?.as_array()?.as_slice(),
             vec![Seg::K("spans")],
         ),
     };
     let is_span = |x: &Value| {
-        x.get("name").is_some_and(Value::is_string)
-            && x.get("attributes").is_some_and(Value::is_object)
-            && x.get("context").is_some_and(Value::is_object)
-            && x.get("start_time").is_some()
+        field(x, "name").is_some_and(Value::is_string)
+            && field(x, "attributes").is_some_and(Value::is_object)
+            && field(x, "context").is_some_and(Value::is_object)
+            && field(x, "start_time").is_some()
     };
     (!items.is_empty() && items.iter().all(is_span)).then_some((items, root))
 }
@@ -36,7 +36,7 @@ enum Start<'v> {
 }
 
 fn start(x: &Value) -> Start<'_> {
-    match x.get("start_time") {
+    match field(x, "start_time") {
         Some(Value::Number(n)) => Start::Nanos(n.as_f64().unwrap_or(0.0)),
         Some(Value::String(t)) => Start::Text(t),
         _ => Start::None,
@@ -55,7 +55,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
             let a = &x["attributes"];
             s(a, "gen_ai.operation.name") == Some("execute_tool")
                 || (s(x, "name").is_some_and(|n| n.starts_with("execute_tool"))
-                    && a.get("gen_ai.tool.name").is_some())
+                    && field(a, "gen_ai.tool.name").is_some())
         })
         .collect();
     // Stable: spans that start together keep their file order.
@@ -71,7 +71,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
             .unwrap_or("");
         let args = a
             .get("gen_ai.tool.args")
-            .or(a.get("gen_ai.tool.call.arguments"))
+            .or(field(a, "gen_ai.tool.call.arguments"))
             .filter(|v| !v.is_null())
             .map_or(Args::Empty, Args::Value);
         let id = s(a, "gen_ai.tool.call.id").map(str::to_string);
@@ -81,14 +81,14 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
         let k = sink.call_unique(name, args, id, l);
         let output = a
             .get("gen_ai.output")
-            .or(a.get("gen_ai.tool.call.result"))
+            .or(field(a, "gen_ai.tool.call.result"))
             .filter(|v| !v.is_null())
             .cloned();
         let error = x
             .get("status")
             .and_then(|st| s(st, "status_code"))
             .is_some_and(|c| c.eq_ignore_ascii_case("error"))
-            || a.get("error.type").is_some();
+            || field(a, "error.type").is_some();
         if output.is_some() || error {
             sink.answer(k, output, error);
         }

@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use super::super::detect;
-use super::super::sink::{arr, norm_output, s, Args, Sink};
+use super::super::sink::{arr, field, norm_output, s, Args, Sink};
 use super::super::spans::Seg;
 use crate::code::Code;
 
@@ -21,10 +21,12 @@ pub(crate) fn is_history(v: &Value) -> bool {
     !messages.is_empty()
         && messages.iter().all(|m| {
             matches!(s(m, "kind"), Some("request" | "response"))
-                && m.get("parts").and_then(Value::as_array).is_some_and(|p| {
-                    p.iter()
-                        .all(|part| part.get("part_kind").is_some_and(Value::is_string))
-                })
+                && field(m, "parts")
+                    .and_then(Value::as_array)
+                    .is_some_and(|p| {
+                        p.iter()
+                            .all(|part| field(part, "part_kind").is_some_and(Value::is_string))
+                    })
         })
         && messages.iter().any(|m| !arr(m, "parts").is_empty())
 }
@@ -63,7 +65,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
                 }
                 // A retry prompt without a tool name asks for another text or structured
                 // answer: it answers no call.
-                Some("retry-prompt") if part.get("tool_name").is_some_and(Value::is_string) => {
+                Some("retry-prompt") if field(part, "tool_name").is_some_and(Value::is_string) => {
                     answer(part, true, &path, sink);
                 }
                 _ => {}

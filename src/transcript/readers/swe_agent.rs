@@ -7,13 +7,13 @@
 use serde_json::Value;
 
 use super::super::detect;
-use super::super::sink::{arr, norm_output, s, Args, Sink};
+use super::super::sink::{arr, field, norm_output, s, Args, Sink};
 use super::super::spans::Seg;
 use crate::code::Code;
 
 /// Read a SWE-agent trajectory.
 pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
-    let Some(history) = v.get("history").and_then(Value::as_array) else {
+    let Some(history) = field(v, "history").and_then(Value::as_array) else {
         return Err(format!(
             "expected a SWE-agent trajectory with `history`; found {}",
             detect::describe(v)
@@ -21,8 +21,8 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     };
     for (i, m) in history.iter().enumerate() {
         if s(m, "role") == Some("tool") {
-            let out = m.get("content").map(norm_output);
-            let ids: Vec<&str> = match m.get("tool_call_ids").and_then(Value::as_array) {
+            let out = field(m, "content").map(norm_output);
+            let ids: Vec<&str> = match field(m, "tool_call_ids").and_then(Value::as_array) {
                 Some(ids) => ids.iter().filter_map(Value::as_str).collect(),
                 None => s(m, "tool_call_id").into_iter().collect(),
             };
@@ -39,7 +39,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
             continue;
         }
         for (j, tc) in arr(m, "tool_calls").iter().enumerate() {
-            let Some(f) = tc.get("function") else {
+            let Some(f) = field(tc, "function") else {
                 continue;
             };
             let args = f

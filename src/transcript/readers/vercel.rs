@@ -6,12 +6,12 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::super::detect;
-use super::super::sink::{arr, content_text, is_prompt, norm_output, s, Args, Sink};
+use super::super::sink::{arr, content_text, field, is_prompt, norm_output, s, Args, Sink};
 use super::super::spans::Seg;
 
 /// Read a Vercel AI SDK document.
 pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
-    if let Some(steps) = v.get("steps").and_then(Value::as_array) {
+    if let Some(steps) = field(v, "steps").and_then(Value::as_array) {
         for (i, st) in steps.iter().enumerate() {
             step(st, &[Seg::K("steps"), Seg::I(i)], sink);
         }
@@ -20,7 +20,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     if let Value::Array(items) = v {
         if items
             .first()
-            .is_some_and(|x| x.get("role").is_none() && x.get("type").is_some())
+            .is_some_and(|x| field(x, "role").is_none() && field(x, "type").is_some())
         {
             chunks(items, sink);
             return Ok(());
@@ -52,7 +52,7 @@ fn at(sink: &Sink, path: &[Seg], rest: &[Seg]) -> super::super::sink::Loc {
 }
 
 fn step(st: &Value, path: &[Seg], sink: &mut Sink) {
-    if let Some(content) = st.get("content").and_then(Value::as_array) {
+    if let Some(content) = field(st, "content").and_then(Value::as_array) {
         // v5+: content parts.
         for (j, part) in content.iter().enumerate() {
             let id = s(part, "toolCallId").map(str::to_string);
@@ -60,25 +60,25 @@ fn step(st: &Value, path: &[Seg], sink: &mut Sink) {
                 Some("tool-call") => {
                     let args = part
                         .get("input")
-                        .or(part.get("args"))
+                        .or(field(part, "args"))
                         .map_or(Args::Empty, Args::Value);
                     let l = at(sink, path, &[Seg::K("content"), Seg::I(j)]);
                     sink.call(s(part, "toolName").unwrap_or(""), args, id, l);
                 }
                 Some("tool-result") => {
                     if let Some(id) = id {
-                        let out = part.get("output").or(part.get("result")).cloned();
+                        let out = field(part, "output").or(field(part, "result")).cloned();
                         sink.answer_id(&id, out, false);
                     }
                 }
                 Some("tool-error") => {
                     if let Some(id) = id {
                         if !sink.has_id(&id) {
-                            let args = part.get("input").map_or(Args::Empty, Args::Value);
+                            let args = field(part, "input").map_or(Args::Empty, Args::Value);
                             let l = at(sink, path, &[Seg::K("content"), Seg::I(j)]);
                             sink.call(s(part, "toolName").unwrap_or(""), args, Some(id.clone()), l);
                         }
-                        sink.answer_id(&id, part.get("error").cloned(), true);
+                        sink.answer_id(&id, field(part, "error").cloned(), true);
                     }
                 }
                 _ => {}
@@ -90,7 +90,7 @@ fn step(st: &Value, path: &[Seg], sink: &mut Sink) {
     for (j, tc) in arr(st, "toolCalls").iter().enumerate() {
         let args = tc
             .get("args")
-            .or(tc.get("input"))
+            .or(field(tc, "input"))
             .map_or(Args::Empty, Args::Value);
         let l = at(sink, path, &[Seg::K("toolCalls"), Seg::I(j)]);
         sink.call(
@@ -102,7 +102,7 @@ fn step(st: &Value, path: &[Seg], sink: &mut Sink) {
     }
     for tr in arr(st, "toolResults") {
         if let Some(id) = s(tr, "toolCallId") {
-            let out = tr.get("result").or(tr.get("output")).cloned();
+            let out = field(tr, "result").or(field(tr, "output")).cloned();
             sink.answer_id(id, out, false);
         }
     }
@@ -111,7 +111,7 @@ fn step(st: &Value, path: &[Seg], sink: &mut Sink) {
 fn message(m: &Value, path: &[Seg], sink: &mut Sink) {
     // A user prompt starts a turn; assistant text (in `content` or UI `parts`) is the answer so
     // far.
-    let content = m.get("content").or_else(|| m.get("parts"));
+    let content = field(m, "content").or_else(|| field(m, "parts"));
     match s(m, "role") {
         Some("user") if is_prompt(content) => sink.user_turn(),
         Some("assistant") => {
@@ -121,7 +121,7 @@ fn message(m: &Value, path: &[Seg], sink: &mut Sink) {
         }
         _ => {}
     }
-    if let Some(parts) = m.get("parts").and_then(Value::as_array) {
+    if let Some(parts) = field(m, "parts").and_then(Value::as_array) {
         let mut any = false;
         for (j, p) in parts.iter().enumerate() {
             any |= ui_part(p, &[path, &[Seg::K("parts"), Seg::I(j)]].concat(), sink);
@@ -130,7 +130,7 @@ fn message(m: &Value, path: &[Seg], sink: &mut Sink) {
             return;
         }
     }
-    if let Some(inv) = m.get("toolInvocations").and_then(Value::as_array) {
+    if let Some(inv) = field(m, "toolInvocations").and_then(Value::as_array) {
         for (j, ti) in inv.iter().enumerate() {
             v4_invocation(
                 ti,
@@ -147,17 +147,17 @@ fn message(m: &Value, path: &[Seg], sink: &mut Sink) {
             Some("tool-call") => {
                 let args = part
                     .get("input")
-                    .or(part.get("args"))
+                    .or(field(part, "args"))
                     .map_or(Args::Empty, Args::Value);
                 let l = at(sink, path, &[Seg::K("content"), Seg::I(j)]);
                 sink.call(s(part, "toolName").unwrap_or(""), args, id, l);
             }
             Some("tool-result") => {
                 let Some(id) = id else { continue };
-                let (out, err) = match part.get("output") {
-                    Some(o) if o.get("type").is_some() && o.is_object() => {
+                let (out, err) = match field(part, "output") {
+                    Some(o) if field(o, "type").is_some() && o.is_object() => {
                         let ty = s(o, "type").unwrap_or("");
-                        let val = o.get("value").cloned();
+                        let val = field(o, "value").cloned();
                         let val = if ty == "content" {
                             val.map(|v| norm_output(&v))
                         } else {
@@ -167,8 +167,8 @@ fn message(m: &Value, path: &[Seg], sink: &mut Sink) {
                     }
                     Some(o) => (Some(o.clone()), false),
                     None => (
-                        part.get("result").cloned(),
-                        part.get("isError")
+                        field(part, "result").cloned(),
+                        field(part, "isError")
                             .and_then(Value::as_bool)
                             .unwrap_or(false),
                     ),
@@ -184,7 +184,7 @@ fn message(m: &Value, path: &[Seg], sink: &mut Sink) {
 fn ui_part(p: &Value, path: &[Seg], sink: &mut Sink) -> bool {
     let ty = s(p, "type").unwrap_or("");
     if ty == "tool-invocation" {
-        if let Some(ti) = p.get("toolInvocation") {
+        if let Some(ti) = field(p, "toolInvocation") {
             v4_invocation(ti, &[path, &[Seg::K("toolInvocation")]].concat(), sink);
         }
         return true;
@@ -200,20 +200,20 @@ fn ui_part(p: &Value, path: &[Seg], sink: &mut Sink) -> bool {
     let input = p
         .get("input")
         .filter(|i| !i.is_null())
-        .or(p.get("rawInput"));
+        .or(field(p, "rawInput"));
     let args = input.map_or(Args::Empty, Args::Value);
     let l = sink.at(path);
     let i = sink.call(name, args, id, l);
     match s(p, "state") {
-        Some("output-available") => sink.answer(i, p.get("output").cloned(), false),
-        Some("output-error") => sink.answer(i, p.get("errorText").cloned(), true),
+        Some("output-available") => sink.answer(i, field(p, "output").cloned(), false),
+        Some("output-error") => sink.answer(i, field(p, "errorText").cloned(), true),
         _ => {}
     }
     true
 }
 
 fn v4_invocation(ti: &Value, path: &[Seg], sink: &mut Sink) {
-    let args = ti.get("args").map_or(Args::Empty, Args::Value);
+    let args = field(ti, "args").map_or(Args::Empty, Args::Value);
     let l = sink.at(path);
     let i = sink.call(
         s(ti, "toolName").unwrap_or(""),
@@ -222,7 +222,7 @@ fn v4_invocation(ti: &Value, path: &[Seg], sink: &mut Sink) {
         l,
     );
     if s(ti, "state") == Some("result") {
-        sink.answer(i, ti.get("result").cloned(), false);
+        sink.answer(i, field(ti, "result").cloned(), false);
     }
 }
 
@@ -259,7 +259,7 @@ fn chunks(items: &[Value], sink: &mut Sink) {
                 }
                 // The UI stream turns an input error into the part's `output-error`.
                 if ty == "tool-input-error" {
-                    sink.answer(i, c.get("errorText").cloned(), true);
+                    sink.answer(i, field(c, "errorText").cloned(), true);
                 }
             }
             "tool-input-delta" => {
@@ -270,12 +270,12 @@ fn chunks(items: &[Value], sink: &mut Sink) {
             }
             "tool-output-available" => {
                 if let Some(&i) = index.get(&id) {
-                    sink.answer(i, c.get("output").cloned(), false);
+                    sink.answer(i, field(c, "output").cloned(), false);
                 }
             }
             "tool-output-error" => {
                 if let Some(&i) = index.get(&id) {
-                    sink.answer(i, c.get("errorText").cloned(), true);
+                    sink.answer(i, field(c, "errorText").cloned(), true);
                 }
             }
             _ => {}
@@ -297,7 +297,7 @@ fn set_input(
     has_input: &mut HashMap<String, bool>,
     sink: &mut Sink,
 ) {
-    if let Some(input) = c.get("input") {
+    if let Some(input) = field(c, "input") {
         sink.set_args(i, Args::Value(input));
         has_input.insert(id.to_string(), true);
     }
