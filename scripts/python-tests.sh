@@ -8,7 +8,7 @@
 #   - the distributed example (examples/distributed/) on a local Ray cluster.
 # Everything is installed from PyPI, pinned; the wheel is the only thing built here.
 #   scripts/python-tests.sh [WORKDIR]      (default: a temporary folder, removed at the end)
-# Needs: python3 (3.9+) with venv, the Rust toolchain, git. TOOLSPEC_BIN (optional): the binary
+# Needs: python3 (3.10+) with venv, the Rust toolchain, git. TOOLSPEC_BIN (optional): the binary
 # built with cargo to compare with (default: target/debug/toolspec when it exists).
 set -euo pipefail
 cd "$(dirname "$0")/.."

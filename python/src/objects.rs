@@ -37,14 +37,23 @@ fn walk(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
             "it nests more than {MAX_DEPTH} levels deep (or holds itself)"
         )));
     }
+    // Most objects of a transcript are strings and dicts: asked first. A `bool` is an `int`
+    // subclass, so it is asked before `int`.
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Ok(Value::String(text(s)?));
+    }
+    if let Ok(dict) = obj.cast::<PyDict>() {
+        let mut map = Map::with_capacity(dict.len());
+        for (k, v) in dict.iter() {
+            map.insert(key(&k)?, walk(&v, depth + 1)?);
+        }
+        return Ok(Value::Object(map));
+    }
     if obj.is_none() {
         return Ok(Value::Null);
     }
     if let Ok(b) = obj.cast::<PyBool>() {
         return Ok(Value::Bool(b.is_true()));
-    }
-    if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(Value::String(text(s)?));
     }
     if let Ok(i) = obj.cast::<PyInt>() {
         return int(i);
@@ -66,13 +75,6 @@ fn walk(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
         }
         return Ok(Value::Array(items));
     }
-    if let Ok(dict) = obj.cast::<PyDict>() {
-        let mut map = Map::with_capacity(dict.len());
-        for (k, v) in dict.iter() {
-            map.insert(key(&k)?, walk(&v, depth + 1)?);
-        }
-        return Ok(Value::Object(map));
-    }
     let py = obj.py();
     let plain = PLAIN.get_or_try_init(py, || {
         Ok::<_, PyErr>(py.import("toolspec")?.getattr("_plain")?.unbind())
@@ -81,10 +83,11 @@ fn walk(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
     walk(&replaced, depth + 1)
 }
 
-/// A `str` as Rust text; a lone surrogate is not text.
+/// A `str` as Rust text (its UTF-8, which Python keeps with it); a lone surrogate is not
+/// text.
 fn text(s: &Bound<'_, PyString>) -> PyResult<String> {
-    s.to_cow()
-        .map(std::borrow::Cow::into_owned)
+    s.to_str()
+        .map(str::to_owned)
         .map_err(|e| not_json(e.to_string()))
 }
 

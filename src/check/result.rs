@@ -287,6 +287,8 @@ pub(super) fn check_file<S: PairSink>(
         if rule_set.needs_args() {
             keep.args = None; // the rules look at every call's arguments
         }
+        // The verdicts alone say nowhere where a call is.
+        keep.unplaced = sink.verdict_only().is_some();
         let read = match (format, text) {
             (Some(Reading::Mapping(i)), bytes) => {
                 read_with_mapping(&shown, bytes, &mappings[i], emit)

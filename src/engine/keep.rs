@@ -64,5 +64,6 @@ pub fn keep_for(specs: &[&MatcherConfig]) -> Keep {
         outputs: Some(filter(outputs)),
         no_outputs,
         compact: Some(COMPACT_ABOVE),
+        unplaced: false,
     }
 }

@@ -331,6 +331,11 @@ pub struct Keep {
     /// compact calls parses their arguments again, which a small transcript need not pay for
     /// (`check` asks for [`COMPACT_ABOVE`]).
     pub compact: Option<usize>,
+    /// Leave the calls and findings located by their path in a JSON document (or in a line of
+    /// a dataset) unplaced, their spans empty, so that no index of the document's text is
+    /// built: for a caller that wants the verdicts alone, which never says where a call is.
+    /// Each dataset line's record, and what is located by its line, is still placed.
+    pub unplaced: bool,
 }
 
 impl Keep {
@@ -359,6 +364,7 @@ impl std::fmt::Debug for Keep {
             .field("outputs", &self.outputs.as_ref().map(|_| "filter"))
             .field("no_outputs", &self.no_outputs)
             .field("compact", &self.compact)
+            .field("unplaced", &self.unplaced)
             .finish()
     }
 }
@@ -398,6 +404,7 @@ mod keep_tests {
             outputs: Some(only_lookup),
             no_outputs: false,
             compact: None,
+            unplaced: false,
         });
         assert_eq!(some.calls[0], all.calls[0]);
         assert_eq!(some.calls[1].args, serde_json::Value::Null);

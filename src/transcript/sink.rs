@@ -578,6 +578,11 @@ impl Sink {
     /// Resolve path locations against the current document `text` (which starts at file
     /// offset `base`). Calls already located keep their spans.
     pub(crate) fn resolve(&mut self, text: &[u8], base: usize) {
+        if self.keep.unplaced {
+            // Nobody asks where: no index of the document is built.
+            self.pending.clear();
+            return;
+        }
         let Some(depth) = self.path_depth() else {
             return;
         };

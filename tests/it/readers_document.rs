@@ -2,7 +2,8 @@
 //! Python objects into) reads as its text does: every single-document transcript among the
 //! format fixtures and the bundled examples gives the same transcripts, findings and spans
 //! through `Reader::read_document_with` as through `Reader::read` of the document's text, with
-//! a format forced or detected; and a spec set checks it as it checks those bytes.
+//! a format forced or detected; and a spec set checks it as it checks those bytes. Left
+//! unplaced (`Keep::unplaced`, for the verdicts alone), it reads the same calls with empty spans.
 
 use std::path::{Path, PathBuf};
 
@@ -106,5 +107,35 @@ fn a_bare_value_is_not_a_document() {
             .read_document_with("t.json", &doc, |_| {})
             .unwrap_err();
         assert_eq!(by_value.to_string(), by_text.to_string());
+    }
+}
+
+#[test]
+fn an_unplaced_document_reads_alike_without_its_spans() {
+    use toolspec::source::Span;
+    use toolspec::transcript::Keep;
+    let unplaced = Keep {
+        unplaced: true,
+        ..Keep::default()
+    };
+    for (path, value) in documents(&root().join("examples/runs")) {
+        let doc = Document::new(value);
+        let Ok(mut placed) = Reader::new().read("t.json", doc.text()) else {
+            continue;
+        };
+        let mut got = Vec::new();
+        Reader::new()
+            .keep(unplaced.clone())
+            .read_document_with("t.json", &doc, |t| got.push(t))
+            .unwrap();
+        for t in &mut placed {
+            for c in &mut t.calls {
+                c.span = Span::default();
+            }
+            for f in &mut t.findings {
+                f.span = Span::default();
+            }
+        }
+        assert_eq!(got, placed, "{}", path.display());
     }
 }

@@ -58,6 +58,7 @@ fn without_outputs_everything_but_the_outputs_is_read_the_same() {
         outputs: Some(everything),
         no_outputs: false,
         compact: None,
+        unplaced: false,
     };
     let (mut compared, mut sessions) = (0, 0);
     for path in &all {
