@@ -91,7 +91,8 @@ pub(super) struct Input<'a> {
     pub(super) shown: &'a str,
     /// Its bytes when they were read already (standard input).
     pub(super) given: Option<&'a [u8]>,
-    /// The value `given` is the text of, when it was given as a value: read without parsing.
+    /// A JSON document given as a value (then `given` is `None`): read without parsing, its
+    /// text written only when something is placed in it.
     pub(super) document: Option<&'a transcript::Document>,
     /// `--input-format`: a built-in reader or a custom mapping.
     pub(super) forced: Option<Reading>,
@@ -140,7 +141,7 @@ pub(super) fn check_file<S: PairSink>(
                     .map(Reading::Reader)
             })
             .or_else(|| {
-                if input.given.is_some() {
+                if input.given.is_some() || input.document.is_some() {
                     return None; // no `[formats]` glob names standard input
                 }
                 formats
@@ -171,7 +172,13 @@ pub(super) fn check_file<S: PairSink>(
     let rules_file: Arc<str> = Arc::from("");
     // The file's bytes when it is small enough to read whole: read once, for every format and
     // for placing the findings.
-    let mut whole: Option<Option<Vec<u8>>> = input.given.map(|b| Some(b.to_vec()));
+    let verdict_only = sink.verdict_only().is_some();
+    let mut whole: Option<Option<Vec<u8>>> = match input.document {
+        // The verdicts alone place nothing in the text: it is not written.
+        Some(_) if verdict_only => Some(Some(Vec::new())),
+        Some(doc) => Some(Some(doc.text().to_vec())),
+        None => input.given.map(|b| Some(b.to_vec())),
+    };
     for (format, specs) in by_format {
         if whole.is_none() {
             match open_transcripts(path, &shown, guard) {
@@ -288,9 +295,10 @@ pub(super) fn check_file<S: PairSink>(
             keep.args = None; // the rules look at every call's arguments
         }
         // The verdicts alone say nowhere where a call is.
-        keep.unplaced = sink.verdict_only().is_some();
+        keep.unplaced = verdict_only;
         let read = match (format, text) {
             (Some(Reading::Mapping(i)), bytes) => {
+                let bytes = input.document.map_or(bytes, |d| Some(d.text()));
                 read_with_mapping(&shown, bytes, &mappings[i], emit)
             }
             (format, Some(bytes)) => {

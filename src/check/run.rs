@@ -375,7 +375,7 @@ impl SpecSet {
             Given::Document(d) => (
                 PathBuf::from(STDIN_NAME),
                 STDIN_NAME.to_owned(),
-                Some(d.text()),
+                None,
                 Some(d),
             ),
         };

@@ -62,7 +62,7 @@ pub(crate) fn read_bytes(
     };
     if matches!(bytes[first], b'{' | b'[') {
         match serde_json::from_slice::<Value>(bytes) {
-            Ok(v) => return read_document(name, bytes, &v, forced, keep, &mut emit),
+            Ok(v) => return read_document(name, &|| bytes, &v, forced, keep, &mut emit),
             Err(e) if e.to_string().starts_with("trailing characters") => {}
             Err(e) => {
                 check_utf8_at(name, bytes, 0, 1)?;
@@ -111,21 +111,21 @@ pub(crate) fn read_bytes(
     lines.finish()
 }
 
-/// Read a JSON document already parsed: `v` is what `bytes` parse to (see
-/// [`super::Document`]), so this is what [`read_bytes`] does for that text from the parse on.
+/// Read a JSON document already parsed: what [`read_bytes`] does for its text from the parse
+/// on. Its text is asked for only to place calls or to locate an error.
 pub(crate) fn read_parsed(
     name: &str,
-    bytes: &[u8],
-    v: &Value,
+    doc: &super::Document,
     forced: Option<Format>,
     keep: &Keep,
     mut emit: impl FnMut(Transcript),
 ) -> Result<(), ReadError> {
+    let v = doc.value();
     if !matches!(v, Value::Object(_) | Value::Array(_)) {
         // A bare string or number is not a document: the file reading says what it is.
-        return read_bytes(name, bytes, forced, keep, emit);
+        return read_bytes(name, doc.text(), forced, keep, emit);
     }
-    read_document(name, bytes, v, forced, keep, &mut emit)
+    read_document(name, &|| doc.text(), v, forced, keep, &mut emit)
 }
 
 /// Stream a large file line by line.
@@ -257,9 +257,9 @@ pub(super) fn detection_failed(name: &str, found: String) -> ReadError {
 }
 
 /// A whole-file JSON document: one transcript.
-fn read_document(
+fn read_document<'t>(
     name: &str,
-    bytes: &[u8],
+    text: &dyn Fn() -> &'t [u8],
     v: &Value,
     forced: Option<Format>,
     keep: &Keep,
@@ -270,15 +270,15 @@ fn read_document(
         None => detect::doc(v).map_err(|tried| detection_failed(name, tried))?,
     };
     if let Some(parts) = readers::split(format, v) {
-        return read_parts(bytes, format, parts, keep, emit);
+        return read_parts(text(), format, parts, keep, emit);
     }
     let mut sink = Sink::keeping(keep);
     readers::read_doc(format, v, &mut sink)
-        .map_err(|msg| shape_error(name, bytes, 0, 1, format, msg))?;
+        .map_err(|msg| shape_error(name, text(), 0, 1, format, msg))?;
     if forced.is_none() {
         ambiguous(v, format, &mut sink);
     }
-    sink.resolve(bytes, 0);
+    sink.resolve(text, 0);
     emit(transcript(format, None, sink));
     Ok(())
 }

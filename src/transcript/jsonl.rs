@@ -314,7 +314,7 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
         if self.forced.is_none() {
             ambiguous(v, format, &mut sink);
         }
-        sink.resolve(json, json_base);
+        sink.resolve(|| json, json_base);
         let t = transcript(format, Some(RecordLoc { line: no, span }), sink);
         match self.open.take() {
             Some(mut open) if continues(&open, &t) => {

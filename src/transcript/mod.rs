@@ -101,6 +101,8 @@ pub struct Transcript {
 /// A JSON document held as a value, with its text: what a file holding that text would be read
 /// as. Built from the value alone ([`Document::new`]), so that the text is always the value's
 /// (compact JSON, as serde_json writes it) and the calls found in the value are placed in it.
+/// The text is written when it is first asked for: a check for verdicts alone places nothing
+/// and never writes it.
 ///
 /// ```
 /// use toolspec::transcript::{Document, Reader};
@@ -111,18 +113,19 @@ pub struct Transcript {
 /// Reader::new().read_document_with("t.json", &doc, |t| same.push(t)).unwrap();
 /// assert_eq!(same, t);
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct Document {
     value: serde_json::Value,
-    text: Vec<u8>,
+    text: std::sync::OnceLock<Vec<u8>>,
 }
 
 impl Document {
-    /// The document `value`, and its text.
+    /// The document `value`.
     pub fn new(value: serde_json::Value) -> Document {
-        // Writing a `Value` to memory cannot fail: its keys are strings, its numbers finite.
-        let text = serde_json::to_vec(&value).unwrap_or_default();
-        Document { value, text }
+        Document {
+            value,
+            text: std::sync::OnceLock::new(),
+        }
     }
 
     /// The value.
@@ -132,7 +135,15 @@ impl Document {
 
     /// Its text (compact JSON).
     pub fn text(&self) -> &[u8] {
-        &self.text
+        // Writing a `Value` to memory cannot fail: its keys are strings, its numbers finite.
+        self.text
+            .get_or_init(|| serde_json::to_vec(&self.value).unwrap_or_default())
+    }
+}
+
+impl PartialEq for Document {
+    fn eq(&self, other: &Document) -> bool {
+        self.value == other.value
     }
 }
 
@@ -212,17 +223,10 @@ impl<'m> Reader<'m> {
     ) -> Result<(), ReadError> {
         match self.mapping {
             Some(mapping) => {
-                emit(mapping::read_mapped(name, &document.text, mapping)?);
+                emit(mapping::read_mapped(name, document.text(), mapping)?);
                 Ok(())
             }
-            None => driver::read_parsed(
-                name,
-                &document.text,
-                &document.value,
-                self.format,
-                &self.keep,
-                emit,
-            ),
+            None => driver::read_parsed(name, document, self.format, &self.keep, emit),
         }
     }
 

@@ -577,15 +577,16 @@ impl Sink {
 
     /// Resolve path locations against the current document `text` (which starts at file
     /// offset `base`). Calls already located keep their spans.
-    pub(crate) fn resolve(&mut self, text: &[u8], base: usize) {
+    pub(crate) fn resolve<'t>(&mut self, text: impl FnOnce() -> &'t [u8], base: usize) {
         if self.keep.unplaced {
-            // Nobody asks where: no index of the document is built.
+            // Nobody asks where: no index of the document is built (nor its text asked for).
             self.pending.clear();
             return;
         }
         let Some(depth) = self.path_depth() else {
             return;
         };
+        let text = text();
         let tree = SpanTree::build(text, depth);
         self.resolve_with(&tree, base, Span::new(base, base + text.len()));
     }
@@ -1104,7 +1105,7 @@ mod tests {
             s.call_unique("f", Args::Empty, None, p0);
             s.call_unique("f", Args::Value(&json!("{\"n\": 2}")), None, p1);
             assert_eq!(s.path_depth(), Some(2));
-            s.resolve(doc, 100);
+            s.resolve(|| doc, 100);
             let f = s.finish();
             let spans: Vec<Span> = match f.table {
                 Some(t) => t.spans().to_vec(),

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use toolspec::check::run::{Given, SpecSet};
 use toolspec::check::settings::LoadedSettings;
+use toolspec::report::stream::Verdicts;
 use toolspec::transcript::{Document, Reader};
 
 fn root() -> PathBuf {
@@ -93,6 +94,12 @@ fn a_spec_set_checks_a_document_as_its_bytes() {
         let by_bytes = set.check(Given::Bytes(doc.text()), None);
         let by_value = set.check(Given::Document(&doc), None);
         assert_eq!(by_value, by_bytes, "{}", path.display());
+        // The verdicts alone (the text never written): the counts of the full check.
+        let fresh = Document::new(doc.value().clone());
+        let quick = set.check_with(Given::Document(&fresh), None, &Verdicts);
+        let mut head = by_bytes.clone();
+        head.results = Vec::new();
+        assert_eq!(quick.report, head, "{}", path.display());
         checked += 1;
     }
     assert!(checked >= 3, "{checked} checked");
