@@ -6,11 +6,13 @@ ToolCorrectnessMetric on the same case, in the same run (docs/performance.md).
 The conversation is an OpenAI Chat message list (the shape `client.chat.completions.create`
 takes): a user turn, then 50 assistant turns of one tool call each, each followed by its tool
 result. The spec (below) expects 8 of those calls by name and arguments, in order, and forbids
-one tool. `toolspec.check` (the spec by path, compiled once and kept) and `toolspec.Spec(...).check`
-are timed (reading `passed`), and `Spec(...).passes` (the verdicts alone, no report built), then
-where the time goes, then reading the whole report. The case DeepEval gets is the same: 50 tools called (name, input parameters, output)
-and the 8 expected, with input parameters compared. Each side is timed over about SECONDS
-(default 5) of repeated calls; the figure is the median of 7 rounds.
+one tool. `toolspec.check` (the spec by path, compiled once and kept) and
+`toolspec.Spec(...).check` are timed (reading `passed`), and `Spec(...).passes` (the verdicts
+alone, no report built); then `passes` of the same conversation as JSON bytes, and `json.dumps`
+of the dicts; then reading the whole report. The case DeepEval gets is the same: 50 tools
+called (name, input parameters, output) and the 8 expected, with input parameters compared.
+Each side is timed over about SECONDS (default 5) of repeated calls; the figure is the median of
+7 rounds. `cargo bench --bench check -- inprocess` times the same case without Python.
 
 Needs the toolspec-cli package; DeepEval (deepeval==4.3.1, benches/peers/setup.sh) is measured
 when it can be imported.
