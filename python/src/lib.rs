@@ -18,7 +18,7 @@ mod cli;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -56,10 +56,67 @@ impl Input {
 }
 
 /// The report of one check and the texts to explain it with.
+///
+/// A check of bytes or Python objects decides its verdicts first, without building a result
+/// (`report::stream::Verdicts`), and builds the whole report from the same input when something
+/// asks for more than whether it passed: `toolspec.check(...).passed` costs what `passes` costs.
 #[pyclass(frozen, module = "toolspec._toolspec")]
 struct Checked {
-    report: Report,
+    /// The whole report, built when first asked for unless it was built at once.
+    report: OnceLock<Report>,
+    /// The report without its results (its errors, warnings and counts, which are those of the
+    /// whole report), when the verdicts were decided first.
+    head: Option<Report>,
+    /// What the whole report is built from, when it was not built at once.
+    later: Option<Later>,
     sources: Arc<SourceCache>,
+}
+
+/// A check whose report is built when asked for: its compiled specs and its input (bytes or
+/// Python objects, never a path: a file is read once).
+struct Later {
+    set: Arc<SpecSet>,
+    input: Input,
+    forced: Option<Format>,
+}
+
+impl Checked {
+    /// A report built at once.
+    fn ready(report: Report, sources: Arc<SourceCache>) -> Checked {
+        Checked {
+            report: OnceLock::from(report),
+            head: None,
+            later: None,
+            sources,
+        }
+    }
+
+    /// The whole report.
+    fn report(&self) -> &Report {
+        self.report.get_or_init(|| match &self.later {
+            Some(later) => {
+                self.pin_input();
+                later.set.check(later.input.given(), later.forced)
+            }
+            // Not reached: a check without `later` is built at once.
+            None => Report::default(),
+        })
+    }
+
+    /// Show the bytes or objects checked (their JSON text) as `<stdin>` in the report's
+    /// snippets.
+    fn pin_input(&self) {
+        match self.later.as_ref().map(|l| &l.input) {
+            Some(Input::Bytes(b)) => self.sources.pin(STDIN_NAME, b),
+            Some(Input::Document(d)) => self.sources.pin(STDIN_NAME, d.text()),
+            Some(Input::Path(_)) | None => {}
+        }
+    }
+
+    /// The errors, warnings and counts.
+    fn head(&self) -> &Report {
+        self.head.as_ref().unwrap_or_else(|| self.report())
+    }
 }
 
 #[pymethods]
@@ -69,31 +126,30 @@ impl Checked {
     /// through their spec's rate.
     #[getter]
     fn passed(&self) -> bool {
-        self.report.errors.is_empty()
-            && !self.report.results.is_empty()
-            && !self.report.summary.fails()
+        passed(self.head())
     }
 
     /// Whether something could not be checked (the report's `errors`).
     #[getter]
     fn has_errors(&self) -> bool {
-        !self.report.errors.is_empty()
+        !self.head().errors.is_empty()
     }
 
     /// The report as `toolspec check --format json` prints it.
     #[getter]
-    fn json(&self) -> String {
-        toolspec::report::json::render(&self.report)
+    fn json(&self, py: Python<'_>) -> String {
+        py.detach(|| toolspec::report::json::render(self.report()))
     }
 
     /// The human report of result `index` (its findings with the transcript and spec excerpts,
     /// then its verdict line), without colour.
     fn explain(&self, py: Python<'_>, index: usize, width: usize) -> PyResult<String> {
-        let Some(result) = self.report.results.get(index) else {
+        let report = py.detach(|| self.report());
+        let Some(result) = report.results.get(index) else {
             return Err(PyValueError::new_err(format!("no result {index}")));
         };
         let mut one = Report {
-            version: self.report.version,
+            version: report.version,
             results: vec![result.clone()],
             ..Report::default()
         };
@@ -108,15 +164,22 @@ impl Checked {
     fn problems(&self, width: usize) -> String {
         let sources = |name: &str| self.sources.get(name);
         let opts = text_options(width);
-        human::render_run_findings(&self.report, &sources, opts)
+        self.pin_input();
+        human::render_run_findings(self.head(), &sources, opts)
     }
+}
+
+/// Whether a check passed, from its report with or without results: something was checked,
+/// nothing failed to be, and every result passed (through its spec's rate, if it has one).
+fn passed(head: &Report) -> bool {
+    head.errors.is_empty() && head.summary.checked > 0 && !head.summary.fails()
 }
 
 /// The specs of one spec file, compiled once ([`toolspec::check::run::SpecSet`]), with the
 /// settings found from the current folder when it was compiled.
 #[pyclass(frozen, module = "toolspec._toolspec")]
 struct CompiledSpec {
-    set: SpecSet,
+    set: Arc<SpecSet>,
     /// The name and text of a spec given as text, for the snippets of `explain()`.
     text: Option<(String, Arc<String>)>,
 }
@@ -145,13 +208,21 @@ impl CompiledSpec {
             if let Some((name, text)) = &self.text {
                 sources.pin_text(name, text.clone());
             }
-            match &input {
-                Input::Path(_) => {}
-                Input::Bytes(b) => sources.pin(STDIN_NAME, b),
-                Input::Document(d) => sources.pin(STDIN_NAME, d.text()),
+            if let Input::Path(_) = input {
+                return Checked::ready(self.set.check(input.given(), forced), sources);
             }
-            let report = self.set.check(input.given(), forced);
-            Checked { report, sources }
+            // Bytes and objects: the verdicts now, the whole report when asked for.
+            let head = self.set.check_with(input.given(), forced, &Verdicts).report;
+            Checked {
+                report: OnceLock::new(),
+                head: Some(head),
+                later: Some(Later {
+                    set: self.set.clone(),
+                    input,
+                    forced,
+                }),
+                sources,
+            }
         }))
     }
 
@@ -168,10 +239,8 @@ impl CompiledSpec {
         let input = input(transcript)?;
         let forced = format(input_format)?;
         Ok(py.detach(|| {
-            let report = self.set.check_with(input.given(), forced, &Verdicts).report;
-            let s = &report.summary;
-            let errors = !report.errors.is_empty();
-            (!errors && s.checked > 0 && !s.fails(), errors)
+            let head = self.set.check_with(input.given(), forced, &Verdicts).report;
+            (passed(&head), !head.errors.is_empty())
         }))
     }
 }
@@ -206,11 +275,14 @@ fn compile_spec(
                         ..Report::default()
                     };
                     (
-                        Some(CompiledSpec { set, text: pinned }),
-                        Checked { report, sources },
+                        Some(CompiledSpec {
+                            set: Arc::new(set),
+                            text: pinned,
+                        }),
+                        Checked::ready(report, sources),
                     )
                 }
-                Err(report) => (None, Checked { report, sources }),
+                Err(report) => (None, Checked::ready(report, sources)),
             },
         )
     })
@@ -228,10 +300,10 @@ fn check_paths(py: Python<'_>, paths: Vec<PathBuf>) -> PyResult<Checked> {
             paths,
             ..CheckOptions::default()
         };
-        Ok(Checked {
-            report: check(&opts, &settings, &cwd),
-            sources: Arc::new(SourceCache::default()),
-        })
+        Ok(Checked::ready(
+            check(&opts, &settings, &cwd),
+            Arc::new(SourceCache::default()),
+        ))
     })
 }
 

@@ -130,3 +130,23 @@ def test_an_object_that_holds_itself_is_refused() -> None:
     for _ in range(120):
         ok = [ok]
     assert toolspec.calls([{"name": "t", "args": {"v": ok}}])[0]["name"] == "t"
+
+
+def test_the_verdict_comes_first_and_the_report_agrees_with_it() -> None:
+    spec = 'spec s {\n  call get_order(order_id: "ORD-1")\n}\n'
+    ok = [{"name": "get_order", "args": {"order_id": "ORD-1"}}]
+    bad = [{"name": "get_order", "args": {"order_id": "ORD-2"}}]
+    for run, verdict in ((ok, True), (bad, False)):
+        for given in (run, as_dumps(run)):
+            report = toolspec.check(spec, given)
+            assert report.passed is verdict  # decided without building the report
+            assert [r.passed for r in report.results] == [verdict]
+            assert report.raw["summary"]["passed"] == int(verdict)
+    explained = toolspec.check(spec, bad).explain()
+    assert "ORD-2" in explained and "<stdin>" in explained
+
+
+def test_an_unreadable_input_raises_with_its_snippet() -> None:
+    with pytest.raises(toolspec.TranscriptError) as e:
+        toolspec.check('spec s {\n  call a\n}\n', b'[{"name": "a", "args": {]')
+    assert "<stdin>" in str(e.value) and e.value.diagnostics
