@@ -17,8 +17,9 @@ use std::collections::HashMap;
 pub struct SequenceMatcher {
     a: Vec<char>,
     b: Vec<char>,
-    /// Positions of each non-popular element of `b`, ascending.
-    b2j: HashMap<char, Vec<usize>>,
+    /// CPython's `b2j`, flat: `(element, position)` for each non-popular element of `b`,
+    /// sorted, so that an element's positions are one ascending run ([`Self::positions`]).
+    b2j: Vec<(char, usize)>,
 }
 
 impl SequenceMatcher {
@@ -32,16 +33,26 @@ impl SequenceMatcher {
     pub fn with_autojunk(a: &str, b: &str, autojunk: bool) -> Self {
         let a: Vec<char> = a.chars().collect();
         let b: Vec<char> = b.chars().collect();
-        let mut b2j: HashMap<char, Vec<usize>> = HashMap::new();
-        for (j, &c) in b.iter().enumerate() {
-            b2j.entry(c).or_default().push(j);
-        }
+        let mut b2j: Vec<(char, usize)> = b.iter().enumerate().map(|(j, &c)| (c, j)).collect();
+        b2j.sort_unstable();
         let n = b.len();
         if autojunk && n >= 200 {
             let ntest = n / 100 + 1;
-            b2j.retain(|_, idxs| idxs.len() <= ntest);
+            b2j = b2j
+                .chunk_by(|x, y| x.0 == y.0)
+                .filter(|run| run.len() <= ntest)
+                .flatten()
+                .copied()
+                .collect();
         }
         SequenceMatcher { a, b, b2j }
+    }
+
+    /// The positions of `c` in `b`, ascending, as `(c, position)` (none for a popular element).
+    fn positions(&self, c: char) -> &[(char, usize)] {
+        let start = self.b2j.partition_point(|&(x, _)| x < c);
+        let rest = &self.b2j[start..];
+        &rest[..rest.partition_point(|&(x, _)| x == c)]
     }
 
     /// Number of code points in `a` and `b`.
@@ -60,22 +71,20 @@ impl SequenceMatcher {
         // `prev[j + 1]` is the length of the run ending at (i - 1, j); index shifted by one so that
         // j - 1 = -1 needs no branch.
         for (i, ai) in a.iter().enumerate().take(ahi).skip(alo) {
-            if let Some(js) = self.b2j.get(ai) {
-                for &j in js {
-                    if j < blo {
-                        continue;
-                    }
-                    if j >= bhi {
-                        break;
-                    }
-                    let k = scratch.prev[j] + 1;
-                    scratch.next[j + 1] = k;
-                    scratch.next_touched.push(j + 1);
-                    if k > bestsize {
-                        besti = i + 1 - k;
-                        bestj = j + 1 - k;
-                        bestsize = k;
-                    }
+            for &(_, j) in self.positions(*ai) {
+                if j < blo {
+                    continue;
+                }
+                if j >= bhi {
+                    break;
+                }
+                let k = scratch.prev[j] + 1;
+                scratch.next[j + 1] = k;
+                scratch.next_touched.push(j + 1);
+                if k > bestsize {
+                    besti = i + 1 - k;
+                    bestj = j + 1 - k;
+                    bestsize = k;
                 }
             }
             for &t in &scratch.prev_touched {
