@@ -165,7 +165,7 @@ fn run_spec(spec: &MatcherConfig, calls: &[ToolCall]) {
 }
 
 /// Every transcript reader: the first byte picks the format (0: detection) and the file name;
-/// the rest is the file. Read whole and streamed.
+/// the rest is the file. Read whole and streamed; a JSON document also as a value.
 pub fn transcript_read(data: &[u8]) {
     let Some((&sel, bytes)) = data.split_first() else {
         return;
@@ -178,6 +178,7 @@ pub fn transcript_read(data: &[u8]) {
     let name = ["t.json", "t.jsonl", "t.log"][(sel as usize / n) % 3];
     let full = transcript::Reader::new().format(format).read(name, bytes);
     same_when_restricted(name, bytes, format, &full);
+    same_as_a_document(name, bytes, format);
     match full {
         Ok(transcripts) => {
             for t in &transcripts {
@@ -209,6 +210,24 @@ pub fn transcript_read(data: &[u8]) {
         });
     if let Err(e) = streamed {
         render(&e);
+    }
+}
+
+/// A JSON document given as a value (what the Python module reads objects into) reads as its
+/// text does: the same transcripts, spans and findings, or the same error.
+fn same_as_a_document(name: &str, bytes: &[u8], format: Option<Format>) {
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(bytes) else {
+        return;
+    };
+    let doc = transcript::Document::new(value);
+    let reader = transcript::Reader::new().format(format);
+    let by_text = reader.read(name, doc.text());
+    let mut by_value = Vec::new();
+    let got = reader.read_document_with(name, &doc, |t| by_value.push(t));
+    match (by_text, got) {
+        (Ok(ts), Ok(())) => assert_eq!(by_value, ts, "a document reads as its text"),
+        (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+        (a, b) => panic!("text: {:?}, value: {:?}", a.map(|t| t.len()), b),
     }
 }
 
