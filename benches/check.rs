@@ -526,20 +526,7 @@ fn fuzzy(reps: usize) {
 }
 
 /// The spec of `benches/python/check_inprocess.py`.
-const INPROCESS_SPEC: &str = r#"spec fifty_calls {
-  order in_order
-  args subset
-  call lookup_customer(email: "ada@example.com")
-  call get_order(order_id: /^ORD-1001$/)
-  call check_stock(sku: "SKU-7")
-  call get_order(order_id: "ORD-1002")
-  call search_docs(query: fuzzy "refund policy" >= 0.8)
-  call check_stock(sku: "SKU-9")
-  call lookup_customer(email: /@example\.com$/)
-  call send_email(to: "ada@example.com", subject: "Your order")
-  never close_account
-}
-"#;
+const INPROCESS_SPEC: &str = include_str!("inprocess.toolspec");
 
 /// The conversation of `benches/python/check_inprocess.py`, as JSON bytes.
 fn inprocess_transcript() -> Vec<u8> {

@@ -27,6 +27,7 @@ import statistics
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 import toolspec
 
@@ -41,20 +42,8 @@ EXPECTED = [
     ("lookup_customer", {"email": "bob@example.com"}),
     ("send_email", {"to": "ada@example.com", "subject": "Your order"}),
 ]
-SPEC = """spec fifty_calls {
-  order in_order
-  args subset
-  call lookup_customer(email: "ada@example.com")
-  call get_order(order_id: /^ORD-1001$/)
-  call check_stock(sku: "SKU-7")
-  call get_order(order_id: "ORD-1002")
-  call search_docs(query: fuzzy "refund policy" >= 0.8)
-  call check_stock(sku: "SKU-9")
-  call lookup_customer(email: /@example\\.com$/)
-  call send_email(to: "ada@example.com", subject: "Your order")
-  never close_account
-}
-"""
+#: The spec, shared with the `inprocess` section of benches/check.rs.
+SPEC = (Path(__file__).resolve().parent.parent / "inprocess.toolspec").read_text()
 
 
 def conversation() -> list:

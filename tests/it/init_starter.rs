@@ -3,40 +3,26 @@
 //! in the repository (`examples/runs/`, `tests/fixtures/formats/transcripts/`, the `init`
 //! goldens' transcripts); across them it uses references, `tool` declarations and id regexes.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use toolspec::check::starter::starter_spec;
 use toolspec::compile::{compile, FsLoader};
 use toolspec::source::SourceFile;
 use toolspec::transcript::Reader;
 
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().collect();
-    entries.sort_by_key(std::fs::DirEntry::path);
-    for e in entries {
-        let p = e.path();
-        if p.is_dir() {
-            files(&p, out);
-        } else {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn every_starter_spec_compiles_and_passes_on_its_transcript() {
-    let mut paths = Vec::new();
-    files(Path::new("examples/runs"), &mut paths);
-    files(Path::new("tests/fixtures/formats/transcripts"), &mut paths);
+    let mut paths = super::tree::files(Path::new("examples/runs"));
+    paths.extend(super::tree::files(Path::new(
+        "tests/fixtures/formats/transcripts",
+    )));
     // The `init` goldens' transcripts: ids and declared tools.
-    files(
-        Path::new("tests/cmd/init_from_transcript.in/prompts"),
-        &mut paths,
-    );
-    files(
-        Path::new("tests/cmd/init_from_anthropic.in/prompts"),
-        &mut paths,
-    );
+    paths.extend(super::tree::files(Path::new(
+        "tests/cmd/init_from_transcript.in/prompts",
+    )));
+    paths.extend(super::tree::files(Path::new(
+        "tests/cmd/init_from_anthropic.in/prompts",
+    )));
     let (mut checked, mut with_refs, mut with_tools, mut with_regex) = (0, 0, 0, 0);
     let mut formats = std::collections::BTreeSet::new();
     let mut problems = Vec::new();

@@ -11,6 +11,7 @@ mod engine_common;
 mod hostile_support;
 mod lang_common;
 mod parity_support;
+mod tree;
 
 mod architecture;
 mod check_compact;

@@ -17,26 +17,10 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
 }
 
-fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            files(&p, out);
-        } else {
-            out.push(p);
-        }
-    }
-}
-
 /// The JSON documents (not JSON lines) under `dir`, as values.
 fn documents(dir: &Path) -> Vec<(PathBuf, Value)> {
-    let mut all = Vec::new();
-    files(dir, &mut all);
-    all.into_iter()
+    super::tree::files(dir)
+        .into_iter()
         .filter_map(|p| {
             let v: Value = serde_json::from_slice(&std::fs::read(&p).ok()?).ok()?;
             matches!(v, Value::Object(_) | Value::Array(_)).then_some((p, v))

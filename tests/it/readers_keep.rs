@@ -14,18 +14,13 @@ use std::path::{Path, PathBuf};
 
 use toolspec::transcript::{Keep, Reader, Transcript};
 
+/// The transcripts under `dir` (not their truth files).
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap().flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            files(&p, out);
-        } else if !p.to_string_lossy().ends_with(".truth.json")
+    out.extend(super::tree::files(dir).into_iter().filter(|p| {
+        !p.to_string_lossy().ends_with(".truth.json")
             && p.extension()
                 .is_some_and(|x| x == "json" || x == "jsonl" || x == "log")
-        {
-            out.push(p);
-        }
-    }
+    }));
 }
 
 fn read(path: &Path, keep: &Keep) -> Result<Vec<Transcript>, String> {
