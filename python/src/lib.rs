@@ -64,17 +64,18 @@ impl Input {
 struct Checked {
     /// The whole report, built when first asked for unless it was built at once.
     report: OnceLock<Report>,
-    /// The report without its results (its errors, warnings and counts, which are those of the
-    /// whole report), when the verdicts were decided first.
-    head: Option<Report>,
-    /// What the whole report is built from, when it was not built at once.
+    /// What the whole report is built from, when the verdicts were decided first.
     later: Option<Later>,
     sources: Arc<SourceCache>,
 }
 
-/// A check whose report is built when asked for: its compiled specs and its input (bytes or
-/// Python objects, never a path: a file is read once).
+/// A check whose verdicts were decided first and whose report is built when asked for.
 struct Later {
+    /// The report without its results: its errors, warnings and counts, which are those of the
+    /// whole report.
+    head: Report,
+    /// The compiled specs and the input (bytes or Python objects, never a path: a file is read
+    /// once).
     set: Arc<SpecSet>,
     input: Input,
     forced: Option<Format>,
@@ -85,7 +86,6 @@ impl Checked {
     fn ready(report: Report, sources: Arc<SourceCache>) -> Checked {
         Checked {
             report: OnceLock::from(report),
-            head: None,
             later: None,
             sources,
         }
@@ -115,7 +115,10 @@ impl Checked {
 
     /// The errors, warnings and counts.
     fn head(&self) -> &Report {
-        self.head.as_ref().unwrap_or_else(|| self.report())
+        match &self.later {
+            Some(later) => &later.head,
+            None => self.report(),
+        }
     }
 }
 
@@ -215,8 +218,8 @@ impl CompiledSpec {
             let head = self.set.check_with(input.given(), forced, &Verdicts).report;
             Checked {
                 report: OnceLock::new(),
-                head: Some(head),
                 later: Some(Later {
+                    head,
                     set: self.set.clone(),
                     input,
                     forced,

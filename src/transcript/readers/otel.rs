@@ -72,13 +72,13 @@ impl Flat {
             } else {
                 continue;
             };
-            let Some((n, field)) = rest.split_once('.') else {
+            let Some((n, attr)) = rest.split_once('.') else {
                 continue;
             };
             let Ok(n) = n.parse::<u32>() else { continue };
-            let field = field.strip_prefix("message.").unwrap_or(field);
+            let attr = attr.strip_prefix("message.").unwrap_or(attr);
             if completion {
-                let Some(tc) = field.strip_prefix("tool_calls.") else {
+                let Some(tc) = attr.strip_prefix("tool_calls.") else {
                     continue;
                 };
                 let Some((m, f)) = tc.split_once('.') else {
@@ -97,9 +97,9 @@ impl Flat {
                 }
             } else {
                 let e = prompts.entry(n).or_default();
-                match field {
-                    "role" => e.0 = val.get("stringValue").and_then(Value::as_str),
-                    "tool_call_id" => e.1 = val.get("stringValue").and_then(Value::as_str),
+                match attr {
+                    "role" => e.0 = field(val, "stringValue").and_then(Value::as_str),
+                    "tool_call_id" => e.1 = field(val, "stringValue").and_then(Value::as_str),
                     "content" => e.2 = Some(val),
                     _ => {}
                 }
