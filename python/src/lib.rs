@@ -16,6 +16,11 @@
 #[allow(dead_code, clippy::all, clippy::pedantic)]
 mod cli;
 
+/// Rust's allocations in this module go to mimalloc (see `Cargo.toml` for why); Python's own
+/// objects keep the interpreter's allocator.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
