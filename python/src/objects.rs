@@ -37,17 +37,23 @@ fn walk(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
             "it nests more than {MAX_DEPTH} levels deep (or holds itself)"
         )));
     }
-    // Most objects of a transcript are strings and dicts: asked first. A `bool` is an `int`
-    // subclass, so it is asked before `int`.
+    // Most objects of a transcript are exactly `str`, `dict` and `list`: asked first, by their
+    // type alone (a subclass is asked below). A `bool` is an `int` subclass, so it is asked
+    // before `int`.
+    if let Ok(s) = obj.cast_exact::<PyString>() {
+        return Ok(Value::String(text(s)?));
+    }
+    if let Ok(dict) = obj.cast_exact::<PyDict>() {
+        return object(dict, depth);
+    }
+    if let Ok(list) = obj.cast_exact::<PyList>() {
+        return array(list.iter(), list.len(), depth);
+    }
     if let Ok(s) = obj.cast::<PyString>() {
         return Ok(Value::String(text(s)?));
     }
     if let Ok(dict) = obj.cast::<PyDict>() {
-        let mut map = Map::with_capacity(dict.len());
-        for (k, v) in dict.iter() {
-            map.insert(key(&k)?, walk(&v, depth + 1)?);
-        }
-        return Ok(Value::Object(map));
+        return object(dict, depth);
     }
     if obj.is_none() {
         return Ok(Value::Null);
@@ -62,18 +68,10 @@ fn walk(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
         return float(f.value());
     }
     if let Ok(list) = obj.cast::<PyList>() {
-        let mut items = Vec::with_capacity(list.len());
-        for item in list.iter() {
-            items.push(walk(&item, depth + 1)?);
-        }
-        return Ok(Value::Array(items));
+        return array(list.iter(), list.len(), depth);
     }
     if let Ok(tuple) = obj.cast::<PyTuple>() {
-        let mut items = Vec::with_capacity(tuple.len());
-        for item in tuple.iter() {
-            items.push(walk(&item, depth + 1)?);
-        }
-        return Ok(Value::Array(items));
+        return array(tuple.iter(), tuple.len(), depth);
     }
     let py = obj.py();
     let plain = PLAIN.get_or_try_init(py, || {
@@ -81,6 +79,30 @@ fn walk(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
     })?;
     let replaced = plain.bind(py).call1((obj,))?;
     walk(&replaced, depth + 1)
+}
+
+/// A dict's members. They are taken from the dict before any is walked: walking one may run
+/// Python code (`toolspec._plain`), which could change the dict while it was iterated.
+fn object(dict: &Bound<'_, PyDict>, depth: usize) -> PyResult<Value> {
+    let members: Vec<_> = dict.iter().collect();
+    let mut map = Map::with_capacity(members.len());
+    for (k, v) in members {
+        map.insert(key(&k)?, walk(&v, depth + 1)?);
+    }
+    Ok(Value::Object(map))
+}
+
+/// A list's or tuple's items.
+fn array<'py>(
+    items: impl Iterator<Item = Bound<'py, PyAny>>,
+    len: usize,
+    depth: usize,
+) -> PyResult<Value> {
+    let mut out = Vec::with_capacity(len);
+    for item in items {
+        out.push(walk(&item, depth + 1)?);
+    }
+    Ok(Value::Array(out))
 }
 
 /// A `str` as Rust text (its UTF-8, which Python keeps with it); a lone surrogate is not
@@ -116,7 +138,7 @@ fn float(f: f64) -> PyResult<Value> {
 
 /// A dict key as the encoder writes it.
 fn key(k: &Bound<'_, PyAny>) -> PyResult<String> {
-    if let Ok(s) = k.cast::<PyString>() {
+    if let Ok(s) = k.cast_exact::<PyString>().or_else(|_| k.cast::<PyString>()) {
         return text(s);
     }
     if k.is_none() {

@@ -8,6 +8,7 @@ import dataclasses
 import enum
 import json
 import types
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -130,6 +131,28 @@ def test_an_object_that_holds_itself_is_refused() -> None:
     for _ in range(120):
         ok = [ok]
     assert toolspec.calls([{"name": "t", "args": {"v": ok}}])[0]["name"] == "t"
+
+
+def test_an_object_that_changes_its_dict_while_read_is_read_as_it_was() -> None:
+    """Reading a value may run Python code (`_plain`); if that code changes the dict the value
+    sits in, the dict's members were already taken: nothing fails mid-way."""
+    args: Any = {}
+
+    class Meddler(Mapping):
+        def __getitem__(self, k: str) -> int:
+            return 1
+
+        def __iter__(self) -> Any:
+            args["added"] = True  # the enclosing dict grows while it is read
+            args.pop("first", None)
+            return iter(["k"])
+
+        def __len__(self) -> int:
+            return 1
+
+    args.update({"first": 1, "meddler": Meddler(), "last": 2})
+    (call,) = toolspec.calls([{"name": "t", "args": args}])
+    assert call["args"] == {"first": 1, "meddler": {"k": 1}, "last": 2}
 
 
 def test_the_verdict_comes_first_and_the_report_agrees_with_it() -> None:
