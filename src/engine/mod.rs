@@ -483,16 +483,24 @@ impl<'a> Run<'a> {
                     centre.saturating_sub(per_call / 2).min(js.len() - per_call)
                 };
                 *r += 1;
-                let mut window: Vec<usize> = js
-                    .iter()
-                    .cycle()
-                    .skip(first)
-                    .take(js.len().min(per_call))
-                    .copied()
-                    .collect();
-                window.sort_unstable();
+                // The expectations of a name are listed ascending: a whole list is its own
+                // window (the usual case), and only a part of one is sorted anew.
+                let window: std::borrow::Cow<'_, [usize]> = if js.len() <= per_call {
+                    std::borrow::Cow::Borrowed(js)
+                } else {
+                    let mut w: Vec<usize> = js
+                        .iter()
+                        .cycle()
+                        .skip(first)
+                        .take(per_call)
+                        .copied()
+                        .collect();
+                    w.sort_unstable();
+                    std::borrow::Cow::Owned(w)
+                };
                 let mut cands: Vec<Candidate> = window
-                    .into_iter()
+                    .iter()
+                    .copied()
                     // A scoped expectation pairs only with the calls of its turn and agent.
                     .filter(|&j| scopes::in_scope(exps[j].scope.as_ref(), calls, turns, i))
                     .map(|j| Candidate {

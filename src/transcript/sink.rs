@@ -198,12 +198,21 @@ impl Sink {
 
     /// A location for the value at `path` in the current document (or the current line).
     pub(crate) fn at(&self, path: &[Seg]) -> Loc {
+        self.at_in(path, &[])
+    }
+
+    /// A location for the value at `rest` under `path` (the two joined only when kept).
+    pub(crate) fn at_in(&self, path: &[Seg], rest: &[Seg]) -> Loc {
         if let Some(s) = self.line {
             Loc::Span(s)
+        } else if self.keep.unplaced {
+            // Nobody asks where (see `resolve`): no path is kept.
+            Loc::Span(Span::default())
         } else {
-            let mut p = Vec::with_capacity(self.prefix.len() + path.len());
+            let mut p = Vec::with_capacity(self.prefix.len() + path.len() + rest.len());
             p.extend_from_slice(&self.prefix);
             p.extend_from_slice(path);
+            p.extend_from_slice(rest);
             Loc::Path(p)
         }
     }

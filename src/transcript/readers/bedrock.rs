@@ -82,11 +82,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
 /// The content blocks of one message, at `path`.
 fn blocks(m: &Value, path: &[Seg], sink: &mut Sink) {
     for (j, b) in arr(m, "content").iter().enumerate() {
-        let loc = |sink: &Sink| {
-            let mut p = path.to_vec();
-            p.push(Seg::I(j));
-            sink.at(&p)
-        };
+        let loc = |sink: &Sink| sink.at_in(path, &[Seg::I(j)]);
         if let Some(u) = field(b, "toolUse").filter(|u| u.is_object()) {
             let l = loc(sink);
             let args = u

@@ -53,9 +53,7 @@ fn case(v: &Value, path: &[Seg], sink: &mut Sink) {
                 .or(field(t, "arguments"))
                 .filter(|a| !a.is_null())
                 .map_or(Args::Empty, Args::Value);
-            let mut p = path.to_vec();
-            p.extend([Seg::K(key), Seg::I(j)]);
-            let l = sink.at(&p);
+            let l = sink.at_in(path, &[Seg::K(key), Seg::I(j)]);
             let i = sink.call_unique(s(t, "name").unwrap_or(""), args, None, l);
             sink.answer(
                 i,

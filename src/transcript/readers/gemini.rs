@@ -357,9 +357,7 @@ fn content(st: &mut Stream, c: &Value, path: &[Seg], sink: &mut Sink) {
             .or(field(part, "function_call"))
             .filter(|f| f.is_object())
         {
-            let mut p = path.to_vec();
-            p.extend([Seg::K("parts"), Seg::I(j)]);
-            let l = sink.at(&p);
+            let l = sink.at_in(path, &[Seg::K("parts"), Seg::I(j)]);
             st.function_call(fc, l, sink);
         }
         if let Some(fr) = part

@@ -73,11 +73,7 @@ fn message(m: &Value, mut path: Vec<Seg>, sink: &mut Sink) {
 }
 
 fn ai(f: &Value, path: &[Seg], sink: &mut Sink) {
-    let at = |sink: &Sink, rest: &[Seg]| {
-        let mut p = path.to_vec();
-        p.extend_from_slice(rest);
-        sink.at(&p)
-    };
+    let at = |sink: &Sink, rest: &[Seg]| sink.at_in(path, rest);
     let has_tc = field(f, "tool_calls").is_some();
     let has_invalid = field(f, "invalid_tool_calls").is_some();
     for (j, tc) in arr(f, "tool_calls").iter().enumerate() {

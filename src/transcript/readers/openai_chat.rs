@@ -57,9 +57,13 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     } else {
         &[Seg::K("input")]
     };
+    // One path for every message: the root, then the message's index.
+    let mut p = root.to_vec();
+    p.push(Seg::I(0));
     for (i, m) in msgs.iter().enumerate() {
-        let mut p = root.to_vec();
-        p.push(Seg::I(i));
+        if let Some(last) = p.last_mut() {
+            *last = Seg::I(i);
+        }
         message(m, &p, sink);
     }
     Ok(())
@@ -87,11 +91,7 @@ fn declare_tools(v: &Value, sink: &mut Sink) {
 }
 
 fn message(m: &Value, path: &[Seg], sink: &mut Sink) {
-    let at = |sink: &Sink, rest: &[Seg]| {
-        let mut p = path.to_vec();
-        p.extend_from_slice(rest);
-        sink.at(&p)
-    };
+    let at = |sink: &Sink, rest: &[Seg]| sink.at_in(path, rest);
     match s(m, "role") {
         Some("tool") => {
             if let Some(id) = s(m, "tool_call_id") {

@@ -46,9 +46,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
 }
 
 fn at(sink: &Sink, path: &[Seg], rest: &[Seg]) -> super::super::sink::Loc {
-    let mut p = path.to_vec();
-    p.extend_from_slice(rest);
-    sink.at(&p)
+    sink.at_in(path, rest)
 }
 
 fn step(st: &Value, path: &[Seg], sink: &mut Sink) {
