@@ -317,23 +317,23 @@ impl Evaluator<'_> {
                 };
                 match decision {
                     Fuzzy::Pass(_) => Ok(()),
-                    Fuzzy::Fail(r) => Err(Miss::new(
+                    Fuzzy::Fail(_) | Fuzzy::Below(_) | Fuzzy::Unlike(_) => Err(Miss::new(
                         kind,
                         expected_of(&expected),
                         msg(&|| {
+                            // The exact ratio where it is known or, for a failure the lengths
+                            // settled, can be computed for the explanation; else its bound.
+                            let (r, exact) = match decision {
+                                Fuzzy::Fail(r) => (r, true),
+                                Fuzzy::Unlike(bound) => self
+                                    .fuzzy
+                                    .explained_ratio(s, value)
+                                    .map_or((bound, false), |r| (r, true)),
+                                Fuzzy::Below(r) | Fuzzy::Pass(r) | Fuzzy::Bounded(r) => (r, false),
+                            };
                             format!(
-                                "{measure} {r:.2} < {threshold:.2} (got {}, expected {})",
-                                show(v),
-                                show(&expected)
-                            )
-                        }),
-                    )),
-                    Fuzzy::Below(r) => Err(Miss::new(
-                        kind,
-                        expected_of(&expected),
-                        msg(&|| {
-                            format!(
-                                "{measure} at most {r:.2} < {threshold:.2} (got {}, expected {})",
+                                "{measure} {}{r:.2} < {threshold:.2} (got {}, expected {})",
+                                if exact { "" } else { "at most " },
                                 show(v),
                                 show(&expected)
                             )

@@ -5,11 +5,12 @@
 //! argument must not stall a lint run. The decision is taken with the cheapest test that settles
 //! it, in this order:
 //!
-//! 1. If `len(actual) × len(expected) ≤` [`WORK_BOUND`] and the run's [`WorkBudget`] (of
+//! 1. `real_quick_ratio` (lengths only): an upper bound; below the threshold settles "fails"
+//!    exactly. The exact ratio is then computed only to explain the failure, within a budget
+//!    of its own ([`RunFuzzy::explained_ratio`]), so explaining never changes a decision.
+//! 2. If `len(actual) × len(expected) ≤` [`WORK_BOUND`] and the run's [`WorkBudget`] (of
 //!    [`RUN_WORK_BOUND`] in all, for every fuzzy constraint of one spec against one transcript)
 //!    still covers that product, the exact ratio.
-//! 2. Otherwise `real_quick_ratio` (lengths only): an upper bound; below the threshold settles
-//!    "fails" exactly.
 //! 3. Otherwise `quick_ratio` (character multiset, O(len)): also an upper bound; below the
 //!    threshold settles "fails" exactly.
 //! 4. Otherwise the answer cannot be settled within the bound: the constraint fails and the
@@ -78,6 +79,8 @@ pub(crate) struct RunFuzzy {
     budget: WorkBudget,
     hashers: (RandomState, RandomState),
     decided: RefCell<HashMap<(u64, u64), Fuzzy>>,
+    /// The budget of the exact ratios computed only to explain a failure the lengths settled.
+    explaining: WorkBudget,
 }
 
 impl RunFuzzy {
@@ -96,6 +99,15 @@ impl RunFuzzy {
 }
 
 impl RunFuzzy {
+    /// The exact `ratio(actual, expected)` for the explanation of a [`Fuzzy::Unlike`] failure,
+    /// if it is within [`WORK_BOUND`] and the run's budget for explanations (its own
+    /// [`RUN_WORK_BOUND`], apart from the decisions').
+    pub(crate) fn explained_ratio(&self, actual: &str, expected: &str) -> Option<f64> {
+        let work = (actual.chars().count() as u64).saturating_mul(expected.chars().count() as u64);
+        (work <= WORK_BOUND && self.explaining.try_spend(work))
+            .then(|| difflib::ratio(actual, expected))
+    }
+
     /// Decide `token_set_ratio(actual, expected) >= threshold` (`fuzzy tokens`) within the run's
     /// budget, the same way every time it is asked. The exact value costs `len A × len B` of the
     /// words of one side only (`super::tokens`); past [`WORK_BOUND`] or the budget, the lower
@@ -142,6 +154,9 @@ pub(crate) enum Fuzzy {
     Fail(f64),
     /// Fails; the number is an upper bound of the ratio, below the threshold.
     Below(f64),
+    /// Fails on the lengths alone; the number is that upper bound, below the threshold (the
+    /// exact ratio is computed only to explain it: [`RunFuzzy::explained_ratio`]).
+    Unlike(f64),
     /// Could not be settled within [`WORK_BOUND`]; the number is the upper bound reached.
     Bounded(f64),
 }
@@ -161,6 +176,10 @@ pub(crate) fn decide_within(
 ) -> Fuzzy {
     let la = actual.chars().count();
     let lb = expected.chars().count();
+    let real_quick = ratio_of(la.min(lb), la + lb);
+    if real_quick < threshold {
+        return Fuzzy::Unlike(real_quick);
+    }
     let work = (la as u64).saturating_mul(lb as u64);
     if work <= WORK_BOUND && budget.try_spend(work) {
         let r = difflib::ratio(actual, expected);
@@ -169,10 +188,6 @@ pub(crate) fn decide_within(
         } else {
             Fuzzy::Fail(r)
         };
-    }
-    let real_quick = ratio_of(la.min(lb), la + lb);
-    if real_quick < threshold {
-        return Fuzzy::Below(real_quick);
     }
     let quick = quick_ratio(actual, expected, la + lb);
     if quick < threshold {
@@ -230,10 +245,34 @@ mod tests {
             Fuzzy::Pass(r)
         );
         assert_eq!(
-            decide("Python tutorials", "python tutorial", 0.99),
+            decide("Python tutorials", "python tutorial", 0.95),
             Fuzzy::Fail(r)
         );
         assert_eq!(decide("", "", 1.0), Fuzzy::Pass(1.0));
+    }
+
+    #[test]
+    fn lengths_settle_a_failure_and_the_explanation_has_the_exact_ratio() {
+        // 16 and 15 characters: at most 30/31 ≈ 0.968 whatever the characters.
+        let run = RunFuzzy::default();
+        assert_eq!(
+            run.decide("Python tutorials", "python tutorial", 0.99),
+            Fuzzy::Unlike(30.0 / 31.0)
+        );
+        assert_eq!(
+            run.explained_ratio("Python tutorials", "python tutorial"),
+            Some(difflib::ratio("Python tutorials", "python tutorial"))
+        );
+        assert_eq!(
+            run.decide("q7", "refund policy", 0.8),
+            Fuzzy::Unlike(4.0 / 15.0)
+        );
+        // Explaining spends a budget of its own: the decisions' is untouched.
+        assert_eq!(run.budget.left(), RUN_WORK_BOUND);
+        // Past its own budget, an explanation gives the bound (None here).
+        let spent = RunFuzzy::default();
+        assert!(spent.explaining.try_spend(RUN_WORK_BOUND));
+        assert_eq!(spent.explained_ratio("ab", "abcdef"), None);
     }
 
     #[test]
@@ -253,7 +292,7 @@ mod tests {
     fn megabyte_strings_are_settled_by_the_bounds() {
         let big = "lorem ipsum dolor sit amet ".repeat(40_000); // ~1 MB
                                                                 // Length bound: a megabyte is never similar to a short expectation.
-        assert!(matches!(decide(&big, "short query", 0.5), Fuzzy::Below(_)));
+        assert!(matches!(decide(&big, "short query", 0.5), Fuzzy::Unlike(_)));
         // Multiset bound: different alphabets.
         let other = "0123456789".repeat(100_000);
         assert!(matches!(decide(&big, &other, 0.5), Fuzzy::Below(_)));
