@@ -67,11 +67,14 @@ impl Input {
 /// asks for more than whether it passed: `toolspec.check(...).passed` costs what `passes` costs.
 #[pyclass(frozen, module = "toolspec._toolspec")]
 struct Checked {
-    /// The whole report, built when first asked for unless it was built at once.
-    report: OnceLock<Report>,
-    /// What the whole report is built from, when the verdicts were decided first.
-    later: Option<Later>,
+    report: Built,
     sources: Arc<SourceCache>,
+}
+
+/// A check's report: built at once, or after its verdicts.
+enum Built {
+    Now(Report),
+    Later(Box<Later>),
 }
 
 /// A check whose verdicts were decided first and whose report is built when asked for.
@@ -79,6 +82,8 @@ struct Later {
     /// The report without its results: its errors, warnings and counts, which are those of the
     /// whole report.
     head: Report,
+    /// The whole report, once built.
+    whole: OnceLock<Report>,
     /// The compiled specs and the input (bytes or Python objects, never a path: a file is read
     /// once).
     set: Arc<SpecSet>,
@@ -90,39 +95,40 @@ impl Checked {
     /// A report built at once.
     fn ready(report: Report, sources: Arc<SourceCache>) -> Checked {
         Checked {
-            report: OnceLock::from(report),
-            later: None,
+            report: Built::Now(report),
             sources,
         }
     }
 
     /// The whole report.
     fn report(&self) -> &Report {
-        self.report.get_or_init(|| match &self.later {
-            Some(later) => {
+        match &self.report {
+            Built::Now(report) => report,
+            Built::Later(later) => later.whole.get_or_init(|| {
                 self.pin_input();
                 later.set.check(later.input.given(), later.forced)
-            }
-            // Not reached: a check without `later` is built at once.
-            None => Report::default(),
-        })
+            }),
+        }
     }
 
     /// Show the bytes or objects checked (their JSON text) as `<stdin>` in the report's
     /// snippets.
     fn pin_input(&self) {
-        match self.later.as_ref().map(|l| &l.input) {
-            Some(Input::Bytes(b)) => self.sources.pin(STDIN_NAME, b),
-            Some(Input::Document(d)) => self.sources.pin(STDIN_NAME, d.text()),
-            Some(Input::Path(_)) | None => {}
+        let Built::Later(later) = &self.report else {
+            return;
+        };
+        match &later.input {
+            Input::Bytes(b) => self.sources.pin(STDIN_NAME, b),
+            Input::Document(d) => self.sources.pin(STDIN_NAME, d.text()),
+            Input::Path(_) => {}
         }
     }
 
     /// The errors, warnings and counts.
     fn head(&self) -> &Report {
-        match &self.later {
-            Some(later) => &later.head,
-            None => self.report(),
+        match &self.report {
+            Built::Now(report) => report,
+            Built::Later(later) => &later.head,
         }
     }
 }
@@ -222,13 +228,13 @@ impl CompiledSpec {
             // Bytes and objects: the verdicts now, the whole report when asked for.
             let head = self.set.check_with(input.given(), forced, &Verdicts).report;
             Checked {
-                report: OnceLock::new(),
-                later: Some(Later {
+                report: Built::Later(Box::new(Later {
                     head,
+                    whole: OnceLock::new(),
                     set: self.set.clone(),
                     input,
                     forced,
-                }),
+                })),
                 sources,
             }
         }))

@@ -77,25 +77,17 @@ fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            rust_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "rs") {
-            out.push(p);
-        }
-    }
+/// The Rust files under `dir`, in the order `tree::files` walks them.
+fn rust_files(dir: &Path) -> Vec<PathBuf> {
+    crate::tree::files(dir)
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .collect()
 }
 
 /// The library's files: (path relative to the repository, module path from the crate root).
 fn library_files() -> Vec<(String, Vec<String>)> {
-    let mut files = Vec::new();
-    rust_files(&src(), &mut files);
+    let files = rust_files(&src());
     let mut out = Vec::new();
     for path in files {
         let rel = path.strip_prefix(src()).unwrap();
@@ -534,8 +526,7 @@ fn the_python_crate_has_every_dependency_of_the_command_line() {
             .cloned()
             .collect()
     };
-    let mut files = Vec::new();
-    rust_files(&root.join("src/cli"), &mut files);
+    let mut files = rust_files(&root.join("src/cli"));
     files.push(root.join("src/main.rs"));
     let cli: String = files
         .iter()
