@@ -28,81 +28,101 @@ static PLAIN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// The JSON value of `obj`.
 pub(crate) fn value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
-    walk(obj, 0)
+    Walk::default().walk(obj, 0)
 }
 
-fn walk(obj: &Bound<'_, PyAny>, depth: usize) -> PyResult<Value> {
-    if depth > MAX_DEPTH {
-        return Err(not_json(format!(
-            "it nests more than {MAX_DEPTH} levels deep (or holds itself)"
-        )));
-    }
-    // Most objects of a transcript are exactly `str`, `dict` and `list`: asked first, by their
-    // type alone (a subclass is asked below). A `bool` is an `int` subclass, so it is asked
-    // before `int`.
-    if let Ok(s) = obj.cast_exact::<PyString>() {
-        return Ok(Value::String(text(s)?));
-    }
-    if let Ok(dict) = obj.cast_exact::<PyDict>() {
-        return object(dict, depth);
-    }
-    if let Ok(list) = obj.cast_exact::<PyList>() {
-        return array(list.iter(), list.len(), depth);
-    }
-    if let Ok(s) = obj.cast::<PyString>() {
-        return Ok(Value::String(text(s)?));
-    }
-    if let Ok(dict) = obj.cast::<PyDict>() {
-        return object(dict, depth);
-    }
-    if obj.is_none() {
-        return Ok(Value::Null);
-    }
-    if let Ok(b) = obj.cast::<PyBool>() {
-        return Ok(Value::Bool(b.is_true()));
-    }
-    if let Ok(i) = obj.cast::<PyInt>() {
-        return int(i);
-    }
-    if let Ok(f) = obj.cast::<PyFloat>() {
-        return float(f.value());
-    }
-    if let Ok(list) = obj.cast::<PyList>() {
-        return array(list.iter(), list.len(), depth);
-    }
-    if let Ok(tuple) = obj.cast::<PyTuple>() {
-        return array(tuple.iter(), tuple.len(), depth);
-    }
-    let py = obj.py();
-    let plain = PLAIN.get_or_try_init(py, || {
-        Ok::<_, PyErr>(py.import("toolspec")?.getattr("_plain")?.unbind())
-    })?;
-    let replaced = plain.bind(py).call1((obj,))?;
-    walk(&replaced, depth + 1)
+/// One walk's working list: the members of the dicts being read, taken from each dict before
+/// any is read (see [`Walk::object`]). One list serves every dict of the walk, each using the
+/// part above its parent's, so a dict costs no list of its own.
+#[derive(Default)]
+struct Walk<'py> {
+    members: Vec<Option<(Bound<'py, PyAny>, Bound<'py, PyAny>)>>,
 }
 
-/// A dict's members. They are taken from the dict before any is walked: walking one may run
-/// Python code (`toolspec._plain`), which could change the dict while it was iterated.
-fn object(dict: &Bound<'_, PyDict>, depth: usize) -> PyResult<Value> {
-    let members: Vec<_> = dict.iter().collect();
-    let mut map = Map::with_capacity(members.len());
-    for (k, v) in members {
-        map.insert(key(&k)?, walk(&v, depth + 1)?);
+impl<'py> Walk<'py> {
+    fn walk(&mut self, obj: &Bound<'py, PyAny>, depth: usize) -> PyResult<Value> {
+        if depth > MAX_DEPTH {
+            return Err(not_json(format!(
+                "it nests more than {MAX_DEPTH} levels deep (or holds itself)"
+            )));
+        }
+        // Most objects of a transcript are exactly `str`, `dict` and `list`: asked first, by their
+        // type alone (a subclass is asked below). A `bool` is an `int` subclass, so it is asked
+        // before `int`.
+        if let Ok(s) = obj.cast_exact::<PyString>() {
+            return Ok(Value::String(text(s)?));
+        }
+        if let Ok(dict) = obj.cast_exact::<PyDict>() {
+            return self.object(dict, depth);
+        }
+        if let Ok(list) = obj.cast_exact::<PyList>() {
+            return self.array(list.iter(), list.len(), depth);
+        }
+        if let Ok(s) = obj.cast::<PyString>() {
+            return Ok(Value::String(text(s)?));
+        }
+        if let Ok(dict) = obj.cast::<PyDict>() {
+            return self.object(dict, depth);
+        }
+        if obj.is_none() {
+            return Ok(Value::Null);
+        }
+        if let Ok(b) = obj.cast::<PyBool>() {
+            return Ok(Value::Bool(b.is_true()));
+        }
+        if let Ok(i) = obj.cast::<PyInt>() {
+            return int(i);
+        }
+        if let Ok(f) = obj.cast::<PyFloat>() {
+            return float(f.value());
+        }
+        if let Ok(list) = obj.cast::<PyList>() {
+            return self.array(list.iter(), list.len(), depth);
+        }
+        if let Ok(tuple) = obj.cast::<PyTuple>() {
+            return self.array(tuple.iter(), tuple.len(), depth);
+        }
+        let py = obj.py();
+        let plain = PLAIN.get_or_try_init(py, || {
+            Ok::<_, PyErr>(py.import("toolspec")?.getattr("_plain")?.unbind())
+        })?;
+        let replaced = plain.bind(py).call1((obj,))?;
+        self.walk(&replaced, depth + 1)
     }
-    Ok(Value::Object(map))
-}
 
-/// A list's or tuple's items.
-fn array<'py>(
-    items: impl Iterator<Item = Bound<'py, PyAny>>,
-    len: usize,
-    depth: usize,
-) -> PyResult<Value> {
-    let mut out = Vec::with_capacity(len);
-    for item in items {
-        out.push(walk(&item, depth + 1)?);
+    /// A dict's members. They are taken from the dict before any is walked: walking one may run
+    /// Python code (`toolspec._plain`), which could change the dict while it was iterated.
+    fn object(&mut self, dict: &Bound<'py, PyDict>, depth: usize) -> PyResult<Value> {
+        let start = self.members.len();
+        self.members.extend(dict.iter().map(Some));
+        let end = self.members.len();
+        let mut map = Map::with_capacity(end - start);
+        let mut read = || {
+            for at in start..end {
+                if let Some((k, v)) = self.members[at].take() {
+                    map.insert(key(&k)?, self.walk(&v, depth + 1)?);
+                }
+            }
+            Ok(())
+        };
+        let done = read();
+        self.members.truncate(start);
+        done.map(|()| Value::Object(map))
     }
-    Ok(Value::Array(out))
+
+    /// A list's or tuple's items.
+    fn array(
+        &mut self,
+        items: impl Iterator<Item = Bound<'py, PyAny>>,
+        len: usize,
+        depth: usize,
+    ) -> PyResult<Value> {
+        let mut out = Vec::with_capacity(len);
+        for item in items {
+            out.push(self.walk(&item, depth + 1)?);
+        }
+        Ok(Value::Array(out))
+    }
 }
 
 /// A `str` as Rust text (its UTF-8, which Python keeps with it); a lone surrogate is not

@@ -392,6 +392,9 @@ impl<'a> Run<'a> {
         let call_name: Vec<u32> = (0..n).map(|i| small(names.id(calls.name(i)))).collect();
         let forbidden_name: Vec<usize> =
             config.forbidden.iter().map(|f| names.id(&f.tool)).collect();
+        // Name ids are dense (0, 1, 2, … in order of first sight): per-name lists are indexed
+        // by id.
+        let name_count = names.len();
 
         let plain = Evaluator {
             calls,
@@ -402,13 +405,13 @@ impl<'a> Run<'a> {
         };
         // The `never` rules of each name, in spec order: a call is compared with the rules of
         // its name only (not calls × rules), and the first that matches forbids it.
-        let mut rules_of: HashMap<u32, Vec<usize>> = HashMap::new();
+        let mut rules_of: Vec<Vec<usize>> = vec![Vec::new(); name_count];
         for (r, &name) in forbidden_name.iter().enumerate() {
-            rules_of.entry(small(name)).or_default().push(r);
+            rules_of[name].push(r);
         }
         let forbidden_by: Vec<Option<u32>> = (0..n)
             .map(|i| {
-                let rules = rules_of.get(&call_name[i]).map_or(&[][..], Vec::as_slice);
+                let rules = &rules_of[call_name[i] as usize];
                 let rule = rules.iter().copied().find(|&r| {
                     config.forbidden[r].args.as_ref().is_none_or(|a| {
                         plain
@@ -419,9 +422,9 @@ impl<'a> Run<'a> {
             })
             .collect();
 
-        let mut exps_by_name: HashMap<usize, Vec<usize>> = HashMap::new();
+        let mut exps_by_name: Vec<Vec<usize>> = vec![Vec::new(); name_count];
         for (j, &id) in exp_name.iter().enumerate().filter(|&(j, _)| active(j)) {
-            exps_by_name.entry(id).or_default().push(j);
+            exps_by_name[id].push(j);
         }
         let slots: Vec<Slots> = exps
             .iter()
@@ -438,17 +441,20 @@ impl<'a> Run<'a> {
         // either, each call keeps a window of its name's expectations: under `order any` one
         // that turns with the call's rank among the calls of that name, so every expectation
         // stays reachable; in order, a band along the diagonal.
-        let mut calls_of: HashMap<u32, usize> = HashMap::new();
+        let mut calls_of: Vec<usize> = vec![0; name_count];
         for i in (0..n).filter(|&i| forbidden_by[i].is_none()) {
-            if exps_by_name.contains_key(&(call_name[i] as usize)) {
-                *calls_of.entry(call_name[i]).or_default() += 1;
+            let id = call_name[i] as usize;
+            if !exps_by_name[id].is_empty() {
+                calls_of[id] += 1;
             }
         }
-        let with_exps: usize = calls_of.values().sum();
-        let pairs = calls_of.iter().fold(0usize, |acc, (&id, &c)| {
-            let k = exps_by_name.get(&(id as usize)).map_or(0, Vec::len);
-            acc.saturating_add(c.saturating_mul(k))
-        });
+        let with_exps: usize = calls_of.iter().sum();
+        let pairs = calls_of
+            .iter()
+            .zip(&exps_by_name)
+            .fold(0usize, |acc, (&c, js)| {
+                acc.saturating_add(c.saturating_mul(js.len()))
+            });
         let budget = if config.order == OrderMode::AnyOrder
             && flow_edges(&calls_of, &exps_by_name, &slots) > FLOW_EDGE_BUDGET
         {
@@ -460,16 +466,18 @@ impl<'a> Run<'a> {
         };
         let per_call = budget.map_or(usize::MAX, |b| (b / with_exps.max(1)).max(1));
         let turns = scopes::Turns::of(calls);
-        let mut rank: HashMap<u32, usize> = HashMap::new();
+        let mut rank: Vec<usize> = vec![0; name_count];
         let mut by_call: Vec<Vec<Candidate>> = (0..n)
             .map(|i| {
                 if forbidden_by[i].is_some() {
                     return Vec::new();
                 }
-                let Some(js) = exps_by_name.get(&(call_name[i] as usize)) else {
+                let id = call_name[i] as usize;
+                let js = &exps_by_name[id];
+                if js.is_empty() {
                     return Vec::new();
-                };
-                let r = rank.entry(call_name[i]).or_insert(0);
+                }
+                let r = &mut rank[id];
                 let first = if js.len() <= per_call {
                     0
                 } else if config.order == OrderMode::AnyOrder {
@@ -478,7 +486,7 @@ impl<'a> Run<'a> {
                 } else {
                     // A band along the diagonal: the r-th of c calls sees the expectations
                     // around the (r·k/c)-th, where an in-order alignment would put it.
-                    let c = calls_of.get(&call_name[i]).copied().unwrap_or(1).max(1);
+                    let c = calls_of[id].max(1);
                     let centre = ((*r as u128 * js.len() as u128) / c as u128) as usize;
                     centre.saturating_sub(per_call / 2).min(js.len() - per_call)
                 };
@@ -851,16 +859,9 @@ pub const FLOW_EDGE_BUDGET: usize = 1_000_000;
 
 /// An upper bound of the any-order flow's call→slot edges: per tool name, each slot node keeps
 /// at most `min(calls, capacity)` incoming edges (`any_order.rs`).
-fn flow_edges(
-    calls_of: &HashMap<u32, usize>,
-    exps_by_name: &HashMap<usize, Vec<usize>>,
-    slots: &[Slots],
-) -> usize {
+fn flow_edges(calls_of: &[usize], exps_by_name: &[Vec<usize>], slots: &[Slots]) -> usize {
     let mut total = 0usize;
-    for (&id, &c) in calls_of {
-        let Some(js) = exps_by_name.get(&(id as usize)) else {
-            continue;
-        };
+    for (&c, js) in calls_of.iter().zip(exps_by_name) {
         let mut capacity = 0usize;
         let mut nodes = 0usize;
         for &j in js {

@@ -21,11 +21,16 @@ impl NameTable {
         }
     }
 
-    /// The id of `name`.
+    /// The id of `name`: ids are dense, 0, 1, 2, … in order of first sight.
     pub(crate) fn id(&mut self, name: &str) -> usize {
         let norm = self.rules.normalise(name);
         let next = self.ids.len();
         *self.ids.entry(norm).or_insert(next)
+    }
+
+    /// How many ids there are.
+    pub(crate) fn len(&self) -> usize {
+        self.ids.len()
     }
 }
 
