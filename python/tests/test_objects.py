@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
+import random
 import types
 from collections.abc import Mapping
 from typing import Any
@@ -173,3 +174,86 @@ def test_an_unreadable_input_raises_with_its_snippet() -> None:
     with pytest.raises(toolspec.TranscriptError) as e:
         toolspec.check('spec s {\n  call a\n}\n', b'[{"name": "a", "args": {]')
     assert "<stdin>" in str(e.value) and e.value.diagnostics
+
+
+# Randomised: transcripts of random values, in the shapes the readers know, read as objects and
+# as their JSON text. A fixed seed per case, so a failure names the case that shows it.
+TEXTS = ["", "a", "ORD-1", "é", "\u2028", "\x00", '"', "\\", "🫨", "role", "content", "1"]
+NAMES = ["get_order", "search", "send_email", "lookup"]
+
+
+def random_value(rng: random.Random, depth: int) -> Any:
+    kinds = ["none", "bool", "int", "float", "str", "enum", "strsub"]
+    if depth < 4:
+        kinds += ["list", "tuple", "dict", "dict", "dataclass"]
+    kind = rng.choice(kinds)
+    if kind == "none":
+        return None
+    if kind == "bool":
+        return rng.random() < 0.5
+    if kind == "int":
+        return rng.choice(
+            [0, -1, 7, 2**31, 2**53 + 1, 2**63 - 1, -(2**63), 2**64 - 1, 2**64, -(2**70)]
+        )
+    if kind == "float":
+        return rng.choice(
+            [0.0, -0.0, 0.1, 1 / 3, 5.0, 1e-05, 1e16, 1e300, 5e-324, rng.uniform(-1e6, 1e6)]
+        )
+    if kind == "str":
+        return "".join(rng.choice(TEXTS) for _ in range(rng.randrange(4)))
+    if kind == "enum":
+        return Colour.RED
+    if kind == "strsub":
+        return Name(rng.choice(TEXTS))
+    if kind == "dataclass":
+        return Point(rng.randrange(10), rng.random())
+    items = [random_value(rng, depth + 1) for _ in range(rng.randrange(5))]
+    if kind == "list":
+        return items
+    if kind == "tuple":
+        return tuple(items)
+    keys = [rng.choice(TEXTS + ["k1", "k2", 1, 2.5, True, None, Name("k1")]) for _ in items]
+    return dict(zip(keys, items))
+
+
+def random_run(rng: random.Random) -> Any:
+    calls = [
+        (f"c{i}", rng.choice(NAMES), random_value(rng, 1), random_value(rng, 2))
+        for i in range(rng.randrange(1, 5))
+    ]
+    args = [a if isinstance(a, dict) else {"v": a} for _, _, a, _ in calls]
+    shape = rng.choice(["neutral", "chat", "anthropic"])
+    if shape == "neutral":
+        return [
+            {"id": i, "name": n, "args": a, "output": o}
+            for (i, n, _, o), a in zip(calls, args)
+        ]
+    if shape == "chat":
+        messages: list = [{"role": "user", "content": random_value(rng, 3)}]
+        for (i, n, _, o), a in zip(calls, args):
+            encoded = json.dumps(a, default=toolspec._plain) if rng.random() < 0.5 else a
+            function = {"name": n, "arguments": encoded}
+            call = {"id": i, "type": "function", "function": function}
+            messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
+            messages.append({"role": "tool", "tool_call_id": i, "content": o})
+        return messages
+    blocks = []
+    for (i, n, _, o), a in zip(calls, args):
+        use = {"type": "tool_use", "id": i, "name": n, "input": a}
+        result = {"type": "tool_result", "tool_use_id": i, "content": o}
+        blocks.append({"role": "assistant", "content": [use]})
+        blocks.append({"role": "user", "content": [result]})
+    return blocks
+
+
+def outcome(transcript: Any) -> Any:
+    try:
+        return toolspec.calls(transcript)
+    except toolspec.TranscriptError as e:
+        return type(e).__name__
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_random_runs_read_as_their_json_text(seed: int) -> None:
+    run = random_run(random.Random(seed))
+    assert outcome(run) == outcome(as_dumps(run))
