@@ -97,7 +97,12 @@ impl Normaliser {
             s.to_owned()
         };
         if self.ignore_case {
-            out = out.to_lowercase();
+            // ASCII text is folded in place (the same result, no second string).
+            if out.is_ascii() {
+                out.make_ascii_lowercase();
+            } else {
+                out = out.to_lowercase();
+            }
         }
         out
     }

@@ -276,7 +276,7 @@ impl Evaluator<'_> {
                     return Err(missing("subset", expected_of(value)));
                 };
                 let v = self.as_document(v, value);
-                match subset_diff(&v, value) {
+                match subset_diff(&v, value, detail) {
                     None => Ok(()),
                     Some((at, why)) => Err(Miss::new(
                         "subset",

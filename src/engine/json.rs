@@ -9,6 +9,7 @@
 use serde_json::{Number, Value};
 
 use crate::config::JsonType;
+use crate::transcript::field;
 
 /// Numeric equality without rounding large integers through `f64`.
 pub(crate) fn num_eq(a: &Number, b: &Number) -> bool {
@@ -77,7 +78,7 @@ pub(crate) fn json_eq(a: &Value, b: &Value) -> bool {
         (Value::Object(x), Value::Object(y)) => {
             x.len() == y.len()
                 && x.iter()
-                    .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
+                    .all(|(k, v)| field(y, k).is_some_and(|w| json_eq(v, w)))
         }
         _ => a == b,
     }
@@ -85,16 +86,26 @@ pub(crate) fn json_eq(a: &Value, b: &Value) -> bool {
 
 /// Where `actual` fails to contain `expected` (objects may have extra keys; arrays compare
 /// element-wise with equal length), as `(relative path, reason)`; `None` when it contains it.
-pub(crate) fn subset_diff(actual: &Value, expected: &Value) -> Option<(String, String)> {
+pub(crate) fn subset_diff(
+    actual: &Value,
+    expected: &Value,
+    detail: bool,
+) -> Option<(String, String)> {
+    // Without `detail`, only whether: no path or reason is written (empty strings).
+    let text = |f: &dyn Fn() -> String| if detail { f() } else { String::new() };
     match (actual, expected) {
         (Value::Object(a), Value::Object(e)) => {
             for (k, ev) in e {
-                let step = key_step(k);
-                match a.get(k) {
-                    None => return Some((step, format!("missing, expected {}", show(ev)))),
+                match field(a, k) {
+                    None => {
+                        return Some((
+                            text(&|| key_step(k)),
+                            text(&|| format!("missing, expected {}", show(ev))),
+                        ))
+                    }
                     Some(av) => {
-                        if let Some((p, why)) = subset_diff(av, ev) {
-                            return Some((format!("{step}{p}"), why));
+                        if let Some((p, why)) = subset_diff(av, ev, detail) {
+                            return Some((text(&|| format!("{}{p}", key_step(k))), why));
                         }
                     }
                 }
@@ -105,12 +116,12 @@ pub(crate) fn subset_diff(actual: &Value, expected: &Value) -> Option<(String, S
             if a.len() != e.len() {
                 return Some((
                     String::new(),
-                    format!("{} elements, expected {}", a.len(), e.len()),
+                    text(&|| format!("{} elements, expected {}", a.len(), e.len())),
                 ));
             }
             for (i, (av, ev)) in a.iter().zip(e).enumerate() {
-                if let Some((p, why)) = subset_diff(av, ev) {
-                    return Some((format!("[{i}]{p}"), why));
+                if let Some((p, why)) = subset_diff(av, ev, detail) {
+                    return Some((text(&|| format!("[{i}]{p}")), why));
                 }
             }
             None
@@ -118,7 +129,7 @@ pub(crate) fn subset_diff(actual: &Value, expected: &Value) -> Option<(String, S
         _ if json_eq(actual, expected) => None,
         _ => Some((
             String::new(),
-            format!("{} ≠ {}", show(actual), show(expected)),
+            text(&|| format!("{} ≠ {}", show(actual), show(expected))),
         )),
     }
 }
@@ -285,21 +296,35 @@ mod tests {
     fn subset_reports_the_first_difference() {
         let actual = json!({"items": [{"sku": "A", "n": 1}], "x": true});
         assert_eq!(
-            subset_diff(&actual, &json!({"items": [{"sku": "A"}]})),
+            subset_diff(&actual, &json!({"items": [{"sku": "A"}]}), true),
             None
         );
         assert_eq!(
-            subset_diff(&actual, &json!({"items": [{"sku": "B"}]})),
+            subset_diff(&actual, &json!({"items": [{"sku": "B"}]}), true),
             Some((".items[0].sku".into(), r#""A" ≠ "B""#.into()))
         );
         assert_eq!(
-            subset_diff(&actual, &json!({"y": 1})),
+            subset_diff(&actual, &json!({"y": 1}), true),
             Some((".y".into(), "missing, expected 1".into()))
         );
         assert_eq!(
-            subset_diff(&actual, &json!({"items": []})),
+            subset_diff(&actual, &json!({"items": []}), true),
             Some((".items".into(), "1 elements, expected 0".into()))
         );
+        // Without detail: the same decision, nothing written.
+        for expected in [
+            json!({"items": [{"sku": "A"}]}),
+            json!({"items": [{"sku": "B"}]}),
+            json!({"y": 1}),
+            json!({"items": []}),
+            json!(true),
+            actual.clone(),
+        ] {
+            let detailed = subset_diff(&actual, &expected, true);
+            let bare = subset_diff(&actual, &expected, false);
+            assert_eq!(bare.is_some(), detailed.is_some(), "{expected}");
+            assert!(bare.is_none_or(|(at, why)| at.is_empty() && why.is_empty()));
+        }
     }
 
     #[test]

@@ -15,6 +15,7 @@ use std::rc::Rc;
 use serde_json::Value;
 
 use crate::config::PathSeg;
+use crate::transcript::field;
 
 /// Parsed JSON strings of one run.
 #[derive(Default)]
@@ -66,8 +67,8 @@ impl ParseCache {
 /// which names no single value: see `refs.rs`).
 pub(crate) fn step<'v>(cur: &'v Value, seg: &PathSeg) -> Option<&'v Value> {
     match (cur, seg) {
-        (Value::Object(m), PathSeg::Key(k)) => m.get(k),
-        (Value::Object(m), PathSeg::Index(i)) => m.get(&i.to_string()),
+        (Value::Object(m), PathSeg::Key(k)) => field(m, k),
+        (Value::Object(m), PathSeg::Index(i)) => field(m, &i.to_string()),
         (Value::Array(a), PathSeg::Index(i)) => a.get(*i),
         (Value::Array(a), PathSeg::Key(k)) => a.get(k.parse::<usize>().ok()?),
         _ => None,

@@ -37,6 +37,7 @@ pub use error::{ReadError, Rejection};
 pub use format::{Format, UnknownFormat};
 pub use mapping::Mapping;
 pub use model::{CallTable, ToolCall, ToolDecl};
+pub(crate) use sink::field;
 
 use crate::source::Span;
 

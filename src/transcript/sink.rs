@@ -841,8 +841,9 @@ impl<T: Members + ?Sized> Members for &T {
 }
 
 /// Member `key` of `v` when `v` is an object (`None` otherwise): what `get(key)` gives. The
-/// objects of a transcript have a handful of members each, and comparing the key with each of
-/// them costs less than hashing it; larger objects are looked up by hash.
+/// objects of a transcript (and the arguments and outputs the engine looks into) have a handful
+/// of members each, and comparing the key with each of them costs less than hashing it; larger
+/// objects are looked up by hash.
 pub(crate) fn field<'v, T: Members + ?Sized>(v: &'v T, key: &str) -> Option<&'v Value> {
     let map = v.members()?;
     if map.len() <= SCAN_FIELDS {
