@@ -387,14 +387,15 @@ impl<'a> Run<'a> {
 
         let mut names = NameTable::new(&config.names);
         let exp_name: Vec<usize> = exps.iter().map(|e| names.id(&e.tool)).collect();
+        let forbidden_name: Vec<usize> =
+            config.forbidden.iter().map(|f| names.id(&f.tool)).collect();
+        // Ids are dense, in order of first sight: the spec's names hold the first ones, and the
+        // per-name lists below are indexed by id and sized by the spec, not the transcript (a
+        // call whose name the spec does not use has none).
+        let spec_names = names.len();
         // Per call: 4-byte name ids and rule indices, so a transcript of 200 000 calls costs a
         // few megabytes of working lists, not tens.
         let call_name: Vec<u32> = (0..n).map(|i| small(names.id(calls.name(i)))).collect();
-        let forbidden_name: Vec<usize> =
-            config.forbidden.iter().map(|f| names.id(&f.tool)).collect();
-        // Name ids are dense (0, 1, 2, … in order of first sight): per-name lists are indexed
-        // by id.
-        let name_count = names.len();
 
         let plain = Evaluator {
             calls,
@@ -405,13 +406,15 @@ impl<'a> Run<'a> {
         };
         // The `never` rules of each name, in spec order: a call is compared with the rules of
         // its name only (not calls × rules), and the first that matches forbids it.
-        let mut rules_of: Vec<Vec<usize>> = vec![Vec::new(); name_count];
+        let mut rules_of: Vec<Vec<usize>> = vec![Vec::new(); spec_names];
         for (r, &name) in forbidden_name.iter().enumerate() {
             rules_of[name].push(r);
         }
         let forbidden_by: Vec<Option<u32>> = (0..n)
             .map(|i| {
-                let rules = &rules_of[call_name[i] as usize];
+                let rules = rules_of
+                    .get(call_name[i] as usize)
+                    .map_or(&[][..], Vec::as_slice);
                 let rule = rules.iter().copied().find(|&r| {
                     config.forbidden[r].args.as_ref().is_none_or(|a| {
                         plain
@@ -422,7 +425,7 @@ impl<'a> Run<'a> {
             })
             .collect();
 
-        let mut exps_by_name: Vec<Vec<usize>> = vec![Vec::new(); name_count];
+        let mut exps_by_name: Vec<Vec<usize>> = vec![Vec::new(); spec_names];
         for (j, &id) in exp_name.iter().enumerate().filter(|&(j, _)| active(j)) {
             exps_by_name[id].push(j);
         }
@@ -441,10 +444,10 @@ impl<'a> Run<'a> {
         // either, each call keeps a window of its name's expectations: under `order any` one
         // that turns with the call's rank among the calls of that name, so every expectation
         // stays reachable; in order, a band along the diagonal.
-        let mut calls_of: Vec<usize> = vec![0; name_count];
+        let mut calls_of: Vec<usize> = vec![0; spec_names];
         for i in (0..n).filter(|&i| forbidden_by[i].is_none()) {
             let id = call_name[i] as usize;
-            if !exps_by_name[id].is_empty() {
+            if exps_by_name.get(id).is_some_and(|js| !js.is_empty()) {
                 calls_of[id] += 1;
             }
         }
@@ -466,14 +469,14 @@ impl<'a> Run<'a> {
         };
         let per_call = budget.map_or(usize::MAX, |b| (b / with_exps.max(1)).max(1));
         let turns = scopes::Turns::of(calls);
-        let mut rank: Vec<usize> = vec![0; name_count];
+        let mut rank: Vec<usize> = vec![0; spec_names];
         let mut by_call: Vec<Vec<Candidate>> = (0..n)
             .map(|i| {
                 if forbidden_by[i].is_some() {
                     return Vec::new();
                 }
                 let id = call_name[i] as usize;
-                let js = &exps_by_name[id];
+                let js = exps_by_name.get(id).map_or(&[][..], Vec::as_slice);
                 if js.is_empty() {
                     return Vec::new();
                 }
