@@ -412,9 +412,7 @@ impl<'a> Run<'a> {
         }
         let forbidden_by: Vec<Option<u32>> = (0..n)
             .map(|i| {
-                let rules = rules_of
-                    .get(call_name[i] as usize)
-                    .map_or(&[][..], Vec::as_slice);
+                let rules = of_name(&rules_of, call_name[i]);
                 let rule = rules.iter().copied().find(|&r| {
                     config.forbidden[r].args.as_ref().is_none_or(|a| {
                         plain
@@ -446,9 +444,8 @@ impl<'a> Run<'a> {
         // stays reachable; in order, a band along the diagonal.
         let mut calls_of: Vec<usize> = vec![0; spec_names];
         for i in (0..n).filter(|&i| forbidden_by[i].is_none()) {
-            let id = call_name[i] as usize;
-            if exps_by_name.get(id).is_some_and(|js| !js.is_empty()) {
-                calls_of[id] += 1;
+            if !of_name(&exps_by_name, call_name[i]).is_empty() {
+                calls_of[call_name[i] as usize] += 1;
             }
         }
         let with_exps: usize = calls_of.iter().sum();
@@ -476,7 +473,7 @@ impl<'a> Run<'a> {
                     return Vec::new();
                 }
                 let id = call_name[i] as usize;
-                let js = exps_by_name.get(id).map_or(&[][..], Vec::as_slice);
+                let js = of_name(&exps_by_name, call_name[i]);
                 if js.is_empty() {
                     return Vec::new();
                 }
@@ -876,6 +873,12 @@ fn flow_edges(calls_of: &[usize], exps_by_name: &[Vec<usize>], slots: &[Slots]) 
         total = total.saturating_add(nodes.saturating_mul(c.min(capacity)));
     }
     total
+}
+
+/// The list of name `id` in per-name lists sized by the spec's names (empty for a name only
+/// calls use).
+fn of_name(lists: &[Vec<usize>], id: u32) -> &[usize] {
+    lists.get(id as usize).map_or(&[][..], Vec::as_slice)
 }
 
 /// An index or id as 4 bytes (ids and indices of one run are far below 2³²; a larger one,

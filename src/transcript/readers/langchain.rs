@@ -73,12 +73,11 @@ fn message(m: &Value, mut path: Vec<Seg>, sink: &mut Sink) {
 }
 
 fn ai(f: &Value, path: &[Seg], sink: &mut Sink) {
-    let at = |sink: &Sink, rest: &[Seg]| sink.at_in(path, rest);
     let has_tc = field(f, "tool_calls").is_some();
     let has_invalid = field(f, "invalid_tool_calls").is_some();
     for (j, tc) in arr(f, "tool_calls").iter().enumerate() {
         let args = field(tc, "args").map_or(Args::Empty, Args::Value);
-        let l = at(sink, &[Seg::K("tool_calls"), Seg::I(j)]);
+        let l = sink.at_in(path, &[Seg::K("tool_calls"), Seg::I(j)]);
         sink.call(
             s(tc, "name").unwrap_or(""),
             args,
@@ -95,7 +94,7 @@ fn ai(f: &Value, path: &[Seg], sink: &mut Sink) {
             Some(v) if !v.is_null() => Args::Value(v),
             _ => Args::Empty,
         };
-        let l = at(sink, &[Seg::K("invalid_tool_calls"), Seg::I(j)]);
+        let l = sink.at_in(path, &[Seg::K("invalid_tool_calls"), Seg::I(j)]);
         sink.call(
             s(tc, "name").unwrap_or(""),
             args,
@@ -110,8 +109,8 @@ fn ai(f: &Value, path: &[Seg], sink: &mut Sink) {
                     continue;
                 };
                 let args = field(func, "arguments").map_or(Args::Empty, Args::Value);
-                let l = at(
-                    sink,
+                let l = sink.at_in(
+                    path,
                     &[Seg::K("additional_kwargs"), Seg::K("tool_calls"), Seg::I(j)],
                 );
                 sink.call(

@@ -91,13 +91,12 @@ fn declare_tools(v: &Value, sink: &mut Sink) {
 }
 
 fn message(m: &Value, path: &[Seg], sink: &mut Sink) {
-    let at = |sink: &Sink, rest: &[Seg]| sink.at_in(path, rest);
     match s(m, "role") {
         Some("tool") => {
             if let Some(id) = s(m, "tool_call_id") {
                 let out = field(m, "content").map(norm_output);
                 if !sink.answer_id(id, out, false) {
-                    let loc = at(sink, &[]);
+                    let loc = sink.at(path);
                     sink.finding(
                         Code::OrphanResult,
                         format!("tool result for `{id}` has no matching call"),
@@ -120,7 +119,7 @@ fn message(m: &Value, path: &[Seg], sink: &mut Sink) {
             }
             for (j, tc) in arr(m, "tool_calls").iter().enumerate() {
                 let id = s(tc, "id").map(str::to_string);
-                let loc = at(sink, &[Seg::K("tool_calls"), Seg::I(j)]);
+                let loc = sink.at_in(path, &[Seg::K("tool_calls"), Seg::I(j)]);
                 if let Some(c) = field(tc, "custom") {
                     let input = s(c, "input").unwrap_or("").to_string();
                     sink.call(s(c, "name").unwrap_or(""), Args::Raw(input), id, loc);
@@ -133,7 +132,7 @@ fn message(m: &Value, path: &[Seg], sink: &mut Sink) {
                 }
             }
             if let Some(f) = field(m, "function_call").filter(|f| f.is_object()) {
-                let loc = at(sink, &[Seg::K("function_call")]);
+                let loc = sink.at_in(path, &[Seg::K("function_call")]);
                 let args = f
                     .get("arguments")
                     .filter(|a| !a.is_null())

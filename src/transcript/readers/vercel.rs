@@ -45,10 +45,6 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     Ok(())
 }
 
-fn at(sink: &Sink, path: &[Seg], rest: &[Seg]) -> super::super::sink::Loc {
-    sink.at_in(path, rest)
-}
-
 fn step(st: &Value, path: &[Seg], sink: &mut Sink) {
     if let Some(content) = field(st, "content").and_then(Value::as_array) {
         // v5+: content parts.
@@ -60,7 +56,7 @@ fn step(st: &Value, path: &[Seg], sink: &mut Sink) {
                         .get("input")
                         .or(field(part, "args"))
                         .map_or(Args::Empty, Args::Value);
-                    let l = at(sink, path, &[Seg::K("content"), Seg::I(j)]);
+                    let l = sink.at_in(path, &[Seg::K("content"), Seg::I(j)]);
                     sink.call(s(part, "toolName").unwrap_or(""), args, id, l);
                 }
                 Some("tool-result") => {
@@ -73,7 +69,7 @@ fn step(st: &Value, path: &[Seg], sink: &mut Sink) {
                     if let Some(id) = id {
                         if !sink.has_id(&id) {
                             let args = field(part, "input").map_or(Args::Empty, Args::Value);
-                            let l = at(sink, path, &[Seg::K("content"), Seg::I(j)]);
+                            let l = sink.at_in(path, &[Seg::K("content"), Seg::I(j)]);
                             sink.call(s(part, "toolName").unwrap_or(""), args, Some(id.clone()), l);
                         }
                         sink.answer_id(&id, field(part, "error").cloned(), true);
@@ -90,7 +86,7 @@ fn step(st: &Value, path: &[Seg], sink: &mut Sink) {
             .get("args")
             .or(field(tc, "input"))
             .map_or(Args::Empty, Args::Value);
-        let l = at(sink, path, &[Seg::K("toolCalls"), Seg::I(j)]);
+        let l = sink.at_in(path, &[Seg::K("toolCalls"), Seg::I(j)]);
         sink.call(
             s(tc, "toolName").unwrap_or(""),
             args,
@@ -147,7 +143,7 @@ fn message(m: &Value, path: &[Seg], sink: &mut Sink) {
                     .get("input")
                     .or(field(part, "args"))
                     .map_or(Args::Empty, Args::Value);
-                let l = at(sink, path, &[Seg::K("content"), Seg::I(j)]);
+                let l = sink.at_in(path, &[Seg::K("content"), Seg::I(j)]);
                 sink.call(s(part, "toolName").unwrap_or(""), args, id, l);
             }
             Some("tool-result") => {
