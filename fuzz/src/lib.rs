@@ -31,6 +31,7 @@ pub const TARGETS: &[&str] = &[
     "transcript_eval",
     "engine",
     "score_line",
+    "document_nodes",
 ];
 
 /// Run the target `name` on `data`.
@@ -42,6 +43,7 @@ pub fn run(name: &str, data: &[u8]) {
         "transcript_eval" => transcript_eval(data),
         "engine" => engine(data),
         "score_line" => score_line(data),
+        "document_nodes" => document_nodes(data),
         other => panic!("unknown fuzz target {other}"),
     }
 }
@@ -305,6 +307,69 @@ pub fn tape_serde(data: &[u8]) {
             tape, serde,
             "the tape and serde_json read {text:?} differently"
         );
+    }
+}
+
+/// `value` pushed into `b` value by value.
+fn build_nodes(v: &Value, b: &mut transcript::DocumentBuilder) {
+    match v {
+        Value::Null => b.null(),
+        Value::Bool(x) => b.bool(*x),
+        Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+            (Some(i), _, _) => b.i64(i),
+            (None, Some(u), _) => b.u64(u),
+            (_, _, f) => b.f64(f.unwrap_or(f64::NAN)),
+        },
+        Value::String(s) => b.str(s),
+        Value::Array(items) => {
+            b.begin_array();
+            for x in items {
+                build_nodes(x, b);
+            }
+            b.end();
+        }
+        Value::Object(members) => {
+            b.begin_object();
+            for (k, x) in members {
+                b.key(k);
+                build_nodes(x, b);
+            }
+            b.end();
+        }
+    }
+}
+
+/// `document_nodes`: a JSON document built value by value ([`transcript::DocumentBuilder`],
+/// what the Python module builds from its objects) is the same document as its serde_json
+/// value, and reads as the same transcripts or the same error, whole and for verdicts alone.
+/// The first byte picks a forced format (or detection); the rest is the JSON text.
+pub fn document_nodes(data: &[u8]) {
+    let Some((&sel, text)) = data.split_first() else {
+        return;
+    };
+    let Ok(value) = serde_json::from_slice::<Value>(text) else {
+        return;
+    };
+    let mut b = transcript::DocumentBuilder::new();
+    build_nodes(&value, &mut b);
+    let nodes = b.finish().expect("a serde_json value builds a document");
+    let plain = transcript::Document::new(value.clone());
+    assert_eq!(nodes.value(), &value, "the nodes hold the value");
+    assert_eq!(nodes.text(), plain.text(), "the nodes' text is the value's");
+    let forced = match sel as usize {
+        n if n < Format::ALL.len() => Some(Format::ALL[n]),
+        _ => None,
+    };
+    for keep in [transcript::Keep::default(), engine::keep_for(&[])] {
+        let reader = transcript::Reader::new().format(forced).keep(keep);
+        let read = |doc: &transcript::Document| {
+            let mut out = Vec::new();
+            reader
+                .read_document_with("t.json", doc, |t| out.push(t))
+                .map(|()| out)
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(read(&nodes), read(&plain), "built value by value, {text:?} reads the same");
     }
 }
 

@@ -426,7 +426,7 @@ fn input(transcript: &Bound<'_, PyAny>) -> PyResult<Input> {
     if transcript.hasattr("__fspath__")? {
         return Ok(Input::Path(transcript.extract::<PathBuf>()?));
     }
-    Ok(Input::Document(Document::new(objects::value(transcript)?)))
+    Ok(Input::Document(objects::document(transcript)?))
 }
 
 fn format(name: Option<&str>) -> PyResult<Option<Format>> {

@@ -17,7 +17,9 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
-use serde_json::{Map, Number, Value};
+use std::collections::HashMap;
+
+use toolspec::transcript::{Document, DocumentBuilder};
 
 /// Nesting levels read, at most: serde_json's limit for a file, so that objects and their
 /// JSON text are refused alike.
@@ -26,21 +28,26 @@ pub(crate) const MAX_DEPTH: usize = 128;
 /// `toolspec._plain`, looked up once.
 static PLAIN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
-/// The JSON value of `obj`.
-pub(crate) fn value(obj: &Bound<'_, PyAny>) -> PyResult<Value> {
-    Walk::default().walk(obj, 0)
+/// The JSON document of `obj`.
+pub(crate) fn document(obj: &Bound<'_, PyAny>) -> PyResult<Document> {
+    let mut walk = Walk {
+        members: Vec::new(),
+        out: DocumentBuilder::new(),
+    };
+    walk.walk(obj, 0)?;
+    walk.out.finish().map_err(not_json)
 }
 
-/// One walk's working list: the members of the dicts being read, taken from each dict before
-/// any is read (see [`Walk::object`]). One list serves every dict of the walk, each using the
-/// part above its parent's, so a dict costs no list of its own.
-#[derive(Default)]
+/// One walk: the document built so far, and the members of the dicts being read, taken from
+/// each dict before any is read (see [`Walk::object`]). One list serves every dict of the walk,
+/// each using the part above its parent's, so a dict costs no list of its own.
 struct Walk<'py> {
     members: Vec<Option<(Bound<'py, PyAny>, Bound<'py, PyAny>)>>,
+    out: DocumentBuilder,
 }
 
 impl<'py> Walk<'py> {
-    fn walk(&mut self, obj: &Bound<'py, PyAny>, depth: usize) -> PyResult<Value> {
+    fn walk(&mut self, obj: &Bound<'py, PyAny>, depth: usize) -> PyResult<()> {
         if depth > MAX_DEPTH {
             return Err(not_json(format!(
                 "it nests more than {MAX_DEPTH} levels deep (or holds itself)"
@@ -50,37 +57,42 @@ impl<'py> Walk<'py> {
         // type alone (a subclass is asked below). A `bool` is an `int` subclass, so it is asked
         // before `int`.
         if let Ok(s) = obj.cast_exact::<PyString>() {
-            return Ok(Value::String(text(s)?));
+            self.out.str(text(s)?);
+            return Ok(());
         }
         if let Ok(dict) = obj.cast_exact::<PyDict>() {
             return self.object(dict, depth);
         }
         if let Ok(list) = obj.cast_exact::<PyList>() {
-            return self.array(list.iter(), list.len(), depth);
+            return self.array(list.iter(), depth);
         }
         if let Ok(s) = obj.cast::<PyString>() {
-            return Ok(Value::String(text(s)?));
+            self.out.str(text(s)?);
+            return Ok(());
         }
         if let Ok(dict) = obj.cast::<PyDict>() {
             return self.object(dict, depth);
         }
         if obj.is_none() {
-            return Ok(Value::Null);
+            self.out.null();
+            return Ok(());
         }
         if let Ok(b) = obj.cast::<PyBool>() {
-            return Ok(Value::Bool(b.is_true()));
+            self.out.bool(b.is_true());
+            return Ok(());
         }
         if let Ok(i) = obj.cast::<PyInt>() {
-            return int(i);
+            return int(i, &mut self.out);
         }
         if let Ok(f) = obj.cast::<PyFloat>() {
-            return float(f.value());
+            self.out.f64(finite(f.value())?);
+            return Ok(());
         }
         if let Ok(list) = obj.cast::<PyList>() {
-            return self.array(list.iter(), list.len(), depth);
+            return self.array(list.iter(), depth);
         }
         if let Ok(tuple) = obj.cast::<PyTuple>() {
-            return self.array(tuple.iter(), tuple.len(), depth);
+            return self.array(tuple.iter(), depth);
         }
         let py = obj.py();
         let plain = PLAIN.get_or_try_init(py, || {
@@ -92,74 +104,129 @@ impl<'py> Walk<'py> {
 
     /// A dict's members. They are taken from the dict before any is walked: walking one may run
     /// Python code (`toolspec._plain`), which could change the dict while it was iterated.
-    fn object(&mut self, dict: &Bound<'py, PyDict>, depth: usize) -> PyResult<Value> {
+    /// Keys that are exactly `str` differ as text; other keys can meet once written (`1` and
+    /// `"1"`), and are merged as JSON's reading merges a repeated key: first position, last
+    /// value.
+    fn object(&mut self, dict: &Bound<'py, PyDict>, depth: usize) -> PyResult<()> {
         let start = self.members.len();
         self.members.extend(dict.iter().map(Some));
         let end = self.members.len();
-        let mut map = Map::with_capacity(end - start);
-        let mut read = || {
+        let done = self.members_of(start, end, depth);
+        self.members.truncate(start);
+        done
+    }
+
+    fn members_of(&mut self, start: usize, end: usize, depth: usize) -> PyResult<()> {
+        let plain = self.members[start..end]
+            .iter()
+            .flatten()
+            .all(|(k, _)| k.is_exact_instance_of::<PyString>());
+        self.out.begin_object();
+        if plain {
             for at in start..end {
                 if let Some((k, v)) = self.members[at].take() {
-                    map.insert(key(&k)?, self.walk(&v, depth + 1)?);
+                    self.out.key(text(k.cast_exact::<PyString>()?)?);
+                    self.walk(&v, depth + 1)?;
                 }
             }
-            Ok(())
-        };
-        let done = read();
-        self.members.truncate(start);
-        done.map(|()| Value::Object(map))
+        } else {
+            let mut keys: Vec<String> = Vec::with_capacity(end - start);
+            let mut values: Vec<usize> = Vec::with_capacity(end - start);
+            let mut seen: HashMap<String, usize> = HashMap::with_capacity(end - start);
+            let mut superseded = Vec::new();
+            for at in start..end {
+                if let Some((k, _)) = &self.members[at] {
+                    let k = key(k)?;
+                    match seen.get(&k) {
+                        Some(&first) => superseded.push(std::mem::replace(&mut values[first], at)),
+                        None => {
+                            seen.insert(k.clone(), keys.len());
+                            keys.push(k);
+                            values.push(at);
+                        }
+                    }
+                }
+            }
+            for (k, at) in keys.iter().zip(values) {
+                if let Some((_, v)) = self.members[at].take() {
+                    self.out.key(k);
+                    self.walk(&v, depth + 1)?;
+                }
+            }
+            // The values a later one replaces are still written by `json.dumps`, which refuses
+            // them as it refuses any other: they are walked, and dropped.
+            for at in superseded {
+                if let Some((_, v)) = self.members[at].take() {
+                    let mut scratch = Walk {
+                        members: Vec::new(),
+                        out: DocumentBuilder::new(),
+                    };
+                    scratch.walk(&v, depth + 1)?;
+                }
+            }
+        }
+        self.out.end();
+        Ok(())
     }
 
     /// A list's or tuple's items.
     fn array(
         &mut self,
         items: impl Iterator<Item = Bound<'py, PyAny>>,
-        len: usize,
         depth: usize,
-    ) -> PyResult<Value> {
-        let mut out = Vec::with_capacity(len);
+    ) -> PyResult<()> {
+        self.out.begin_array();
         for item in items {
-            out.push(self.walk(&item, depth + 1)?);
+            self.walk(&item, depth + 1)?;
         }
-        Ok(Value::Array(out))
+        self.out.end();
+        Ok(())
     }
 }
 
 /// A `str` as Rust text (its UTF-8, which Python keeps with it); a lone surrogate is not
 /// text.
-fn text(s: &Bound<'_, PyString>) -> PyResult<String> {
-    s.to_str()
-        .map(str::to_owned)
-        .map_err(|e| not_json(e.to_string()))
+fn text<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
+    s.to_str().map_err(|e| not_json(e.to_string()))
 }
 
 /// An `int` as JSON reads its digits: `i64`, then `u64`, then (larger) a float.
-fn int(i: &Bound<'_, PyInt>) -> PyResult<Value> {
+fn int(i: &Bound<'_, PyInt>, out: &mut DocumentBuilder) -> PyResult<()> {
     if let Ok(n) = i.extract::<i64>() {
-        return Ok(Value::from(n));
+        out.i64(n);
+        return Ok(());
     }
     if let Ok(n) = i.extract::<u64>() {
-        return Ok(Value::from(n));
+        out.u64(n);
+        return Ok(());
     }
-    // `int.__repr__`, as the encoder writes an `int` (a subclass's own repr is not used).
+    // `int.__repr__`, as the encoder writes an `int` (a subclass's own repr is not used), read
+    // as JSON reads those digits: the nearest `f64`.
     let digits = i.py().get_type::<PyInt>().call_method1("__repr__", (i,))?;
-    serde_json::from_str::<Value>(&digits.extract::<String>()?)
-        .map_err(|e| not_json(format!("the integer cannot be read: {e}")))
+    let n = serde_json::from_str::<serde_json::Value>(&digits.extract::<String>()?)
+        .map_err(|e| not_json(format!("the integer cannot be read: {e}")))?;
+    match n.as_f64() {
+        Some(f) => out.f64(f),
+        None => out.null(),
+    }
+    Ok(())
 }
 
 /// A finite `float`.
-fn float(f: f64) -> PyResult<Value> {
-    Number::from_f64(f).map(Value::Number).ok_or_else(|| {
-        not_json(format!(
+fn finite(f: f64) -> PyResult<f64> {
+    if f.is_finite() {
+        Ok(f)
+    } else {
+        Err(not_json(format!(
             "Out of range float values are not JSON compliant: {f}"
-        ))
-    })
+        )))
+    }
 }
 
 /// A dict key as the encoder writes it.
 fn key(k: &Bound<'_, PyAny>) -> PyResult<String> {
     if let Ok(s) = k.cast_exact::<PyString>().or_else(|_| k.cast::<PyString>()) {
-        return text(s);
+        return text(s).map(str::to_owned);
     }
     if k.is_none() {
         return Ok("null".into());
@@ -193,6 +260,6 @@ fn key(k: &Bound<'_, PyAny>) -> PyResult<String> {
     )))
 }
 
-fn not_json(why: String) -> PyErr {
+fn not_json(why: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(format!("this transcript is not JSON: {why}"))
 }

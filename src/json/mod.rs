@@ -29,8 +29,14 @@ pub fn tape_value(text: &str) -> Option<Value> {
     Some(to_value(tape.root()))
 }
 
-/// A view as a serde_json [`Value`] (the tape nests at most 64 levels: the recursion is bounded).
-fn to_value<'s, J: Json<'s>>(v: J) -> Value {
+/// A view as an owned serde_json [`Value`]: a `Value` is copied as it is.
+pub(crate) fn owned_value<'s, J: Json<'s>>(v: J) -> Value {
+    v.as_value().cloned().unwrap_or_else(|| to_value(v))
+}
+
+/// A view as a serde_json [`Value`]. The recursion is bounded by the view's nesting: 64 levels
+/// for a line's tape, 128 for a document built value by value (whose builders refuse more).
+pub(crate) fn to_value<'s, J: Json<'s>>(v: J) -> Value {
     match v.kind() {
         Kind::Null => Value::Null,
         Kind::Bool(b) => Value::Bool(b),

@@ -132,7 +132,7 @@ fn key_hash(k: &[u8]) -> u32 {
 }
 
 /// Node and text buffers kept between lines.
-#[derive(Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Buffers {
     nodes: Vec<Node>,
     text: String,
@@ -144,36 +144,26 @@ pub(crate) struct Buffers {
 /// [`Buffers`] it borrows.
 pub(crate) struct Tape<'a> {
     src: &'a str,
-    b: &'a mut Buffers,
+    b: &'a Buffers,
     /// Whether an object in the tape has a `__proto__` key (Evalite's flexible mode treats
     /// such values apart).
     proto_key: bool,
 }
 
 impl<'a> Tape<'a> {
-    fn with_buffers(src: &'a str, b: &'a mut Buffers) -> Tape<'a> {
-        b.nodes.clear();
-        b.text.clear();
-        Tape {
-            src,
-            b,
-            proto_key: false,
-        }
-    }
-
     /// Read `line` (one JSON value, with whitespace around it) into `bufs`, or `None` (see the
     /// module docs).
     pub(crate) fn parse(line: &'a str, bufs: &'a mut Buffers) -> Option<Tape<'a>> {
-        let mut tape = Tape::with_buffers(line, bufs);
+        let mut tape = Builder::with_buffers(line, bufs);
         let ok = line.len() < NO_RAW as usize && tape.read().is_some();
-        ok.then_some(tape)
+        ok.then(|| tape.finish())
     }
 
     /// A tape of a value serde_json parsed (no raw text).
     pub(crate) fn from_val(v: &Val<'_>, bufs: &'a mut Buffers) -> Tape<'a> {
-        let mut tape = Tape::with_buffers("", bufs);
+        let mut tape = Builder::with_buffers("", bufs);
         tape.push_val(v);
-        tape
+        tape.finish()
     }
 
     /// The value at node `i`.
@@ -189,6 +179,146 @@ impl<'a> Tape<'a> {
     /// The top-level value.
     pub(crate) fn root(&self) -> V<'_> {
         V { t: self, i: 0 }
+    }
+
+    /// The bytes of the string node at `i` (empty for other nodes).
+    #[inline]
+    fn bytes_at(&self, i: usize) -> &'a [u8] {
+        let Some(n) = self.b.nodes.get(i) else {
+            return &[];
+        };
+        let range = n.a as usize..n.b as usize;
+        let text = match n.tag {
+            Tag::Str => self.src.as_bytes(),
+            Tag::OwnedStr => self.b.text.as_bytes(),
+            _ => return &[],
+        };
+        text.get(range).unwrap_or(&[])
+    }
+
+    /// Whether the first `n` members of the object at `obj` have the key of node `key`.
+    fn has_key(&self, obj: usize, n: u32, key: usize) -> bool {
+        let name = self.bytes_at(key);
+        let mut k = obj + 1;
+        for _ in 0..n {
+            if super::scan::same_bytes(self.bytes_at(k), name) {
+                return true;
+            }
+            k = self.end(k + 1);
+        }
+        false
+    }
+
+    /// The index of the first node after the value at `i`.
+    fn end(&self, i: usize) -> usize {
+        match self.b.nodes.get(i) {
+            Some(n) if matches!(n.tag, Tag::Arr | Tag::Obj) => n.b as usize,
+            _ => i + 1,
+        }
+    }
+
+    /// Whether the raw text of the value at node `i` is exactly what `JSON.stringify` prints
+    /// for it: compact (no whitespace), strings without escapes (so nothing to escape), integers
+    /// of at most 15 characters (printed back digit for digit), no floats, and no integer-like
+    /// keys (which `JSON.stringify` moves to the front). One pass over the value's nodes: the
+    /// tokens' lengths plus the brackets, commas and colons must add up to the text's length
+    /// (any whitespace would make it longer). Strings that look like an index are refused
+    /// whether they are keys or not (the caller then prints the value).
+    fn js_canonical(&self, i: usize) -> bool {
+        let Some(nodes) = self.b.nodes.get(i..self.end(i)) else {
+            return false;
+        };
+        let b = self.src.as_bytes();
+        let mut want = 0usize;
+        for n in nodes {
+            if n.raw_start == NO_RAW {
+                return false;
+            }
+            let len = n.raw_end.wrapping_sub(n.raw_start) as usize;
+            want += match n.tag {
+                Tag::Null | Tag::True | Tag::False => len,
+                Tag::Str => {
+                    let text = b.get(n.a as usize..n.b as usize).unwrap_or_default();
+                    if text.first().is_some_and(u8::is_ascii_digit)
+                        && std::str::from_utf8(text)
+                            .ok()
+                            .and_then(super::text::js_index_key)
+                            .is_some()
+                    {
+                        return false;
+                    }
+                    len
+                }
+                Tag::Int if len <= 15 => len,
+                // `0.5` is printed as written; `1.0` and `1e2` are not.
+                Tag::Float
+                    if b.get(n.raw_start as usize..n.raw_end as usize)
+                        .is_some_and(|raw| {
+                            super::text::is_js_number_text(raw, f64::from_bits(n.bits()))
+                        }) =>
+                {
+                    len
+                }
+                Tag::Int | Tag::UInt | Tag::Float | Tag::OwnedStr => return false,
+                Tag::Arr => 2 + (n.a as usize).saturating_sub(1),
+                // Brackets, commas and one colon per member.
+                Tag::Obj => 2 + (n.a as usize).saturating_sub(1) + n.a as usize,
+            };
+        }
+        nodes
+            .first()
+            .is_some_and(|n| n.raw_end.wrapping_sub(n.raw_start) as usize == want)
+    }
+
+    /// The text of the string node at `i` (empty for other nodes).
+    fn str_at(&self, i: usize) -> &str {
+        let Some(n) = self.b.nodes.get(i) else {
+            return "";
+        };
+        let range = n.a as usize..n.b as usize;
+        match n.tag {
+            Tag::Str => self.src.get(range).unwrap_or(""),
+            Tag::OwnedStr => self.b.text.get(range).unwrap_or(""),
+            _ => "",
+        }
+    }
+}
+
+/// Builds a tape into its [`Buffers`]: a line read ([`Tape::parse`]) or a value pushed node by
+/// node.
+struct Builder<'a> {
+    src: &'a str,
+    b: &'a mut Buffers,
+    proto_key: bool,
+}
+
+impl<'a> Builder<'a> {
+    fn with_buffers(src: &'a str, b: &'a mut Buffers) -> Builder<'a> {
+        b.nodes.clear();
+        b.text.clear();
+        Builder {
+            src,
+            b,
+            proto_key: false,
+        }
+    }
+
+    /// The tape built.
+    fn finish(self) -> Tape<'a> {
+        Tape {
+            src: self.src,
+            b: self.b,
+            proto_key: self.proto_key,
+        }
+    }
+
+    /// The tape so far, to look at its nodes.
+    fn view(&self) -> Tape<'_> {
+        Tape {
+            src: self.src,
+            b: self.b,
+            proto_key: self.proto_key,
+        }
     }
 
     fn push(&mut self, n: Node) -> usize {
@@ -323,7 +453,7 @@ impl<'a> Tape<'a> {
             (j + 1, key_hash(k))
         } else {
             let after = self.escaped_string_at(i, j)?;
-            let k = self.bytes_at(self.b.nodes.len() - 1);
+            let k = self.view().bytes_at(self.b.nodes.len() - 1);
             let (proto, hash) = (k == PROTO, key_hash(k));
             self.proto_key |= proto;
             (after, hash)
@@ -331,7 +461,7 @@ impl<'a> Tape<'a> {
         // One bit per key of this object: two keys are compared only when their bits collide.
         let key = self.b.nodes.len() - 1;
         let bit = 1u64 << (hash & 63);
-        if open.seen & bit != 0 && self.has_key(open.at, open.n, key) {
+        if open.seen & bit != 0 && self.view().has_key(open.at, open.n, key) {
             return None;
         }
         open.seen |= bit;
@@ -396,34 +526,6 @@ impl<'a> Tape<'a> {
         Some(after)
     }
 
-    /// The bytes of the string node at `i` (empty for other nodes).
-    #[inline]
-    fn bytes_at(&self, i: usize) -> &[u8] {
-        let Some(n) = self.b.nodes.get(i) else {
-            return &[];
-        };
-        let range = n.a as usize..n.b as usize;
-        let text = match n.tag {
-            Tag::Str => self.src.as_bytes(),
-            Tag::OwnedStr => self.b.text.as_bytes(),
-            _ => return &[],
-        };
-        text.get(range).unwrap_or(&[])
-    }
-
-    /// Whether the first `n` members of the object at `obj` have the key of node `key`.
-    fn has_key(&self, obj: usize, n: u32, key: usize) -> bool {
-        let name = self.bytes_at(key);
-        let mut k = obj + 1;
-        for _ in 0..n {
-            if super::scan::same_bytes(self.bytes_at(k), name) {
-                return true;
-            }
-            k = self.end(k + 1);
-        }
-        false
-    }
-
     fn push_scalar(&mut self, v: &Val<'_>, start: usize, end: usize) {
         let mut node = match *v {
             Val::Null => Node::new(Tag::Null),
@@ -483,79 +585,191 @@ impl<'a> Tape<'a> {
             node.raw_end = raw_end as u32;
         }
     }
+}
 
-    /// The index of the first node after the value at `i`.
-    fn end(&self, i: usize) -> usize {
-        match self.b.nodes.get(i) {
-            Some(n) if matches!(n.tag, Tag::Arr | Tag::Obj) => n.b as usize,
-            _ => i + 1,
+/// A tape that owns its buffers, built value by value in document order ([`Push`]) from a
+/// tree held elsewhere (the objects of another language). It has no line: every string is in
+/// its text, and no node has raw text.
+#[derive(Debug, Clone)]
+pub(crate) struct Owned {
+    bufs: Buffers,
+    proto_key: bool,
+}
+
+impl Owned {
+    /// The tape.
+    pub(crate) fn tape(&self) -> Tape<'_> {
+        Tape {
+            src: "",
+            b: &self.bufs,
+            proto_key: self.proto_key,
         }
     }
+}
 
-    /// Whether the raw text of the value at node `i` is exactly what `JSON.stringify` prints
-    /// for it: compact (no whitespace), strings without escapes (so nothing to escape), integers
-    /// of at most 15 characters (printed back digit for digit), no floats, and no integer-like
-    /// keys (which `JSON.stringify` moves to the front). One pass over the value's nodes: the
-    /// tokens' lengths plus the brackets, commas and colons must add up to the text's length
-    /// (any whitespace would make it longer). Strings that look like an index are refused
-    /// whether they are keys or not (the caller then prints the value).
-    fn js_canonical(&self, i: usize) -> bool {
-        let Some(nodes) = self.b.nodes.get(i..self.end(i)) else {
+/// Builds an [`Owned`] tape: values pushed in document order, containers opened and closed
+/// around their items, each member's key pushed before its value. The caller gives the keys
+/// of an object once each.
+///
+/// Bound: node indices and text offsets are `u32`; a tree past them (4 GiB of text, or as
+/// many nodes) is refused by [`Push::finish`], as is a sequence of calls that is not one
+/// value.
+#[derive(Default)]
+pub(crate) struct Push {
+    bufs: Buffers,
+    /// The open containers: node index, items or members so far, whether an object.
+    open: Vec<(usize, u32, bool)>,
+    /// Whether a key was pushed and its value not yet.
+    keyed: bool,
+    proto_key: bool,
+    /// Why the calls do not make a tape, once they do not.
+    broken: Option<&'static str>,
+}
+
+impl Push {
+    /// Room for one more node and `text` more bytes of text, and the value counted in its
+    /// container (whose key, in an object, came first).
+    fn room(&mut self, text: usize) -> bool {
+        if self.broken.is_some() {
             return false;
-        };
-        let b = self.src.as_bytes();
-        let mut want = 0usize;
-        for n in nodes {
-            if n.raw_start == NO_RAW {
+        }
+        let limit = NO_RAW as usize - 1;
+        if self.bufs.nodes.len() >= limit || self.bufs.text.len().saturating_add(text) >= limit {
+            self.broken = Some("it is larger than 4 GiB of text or nodes");
+            return false;
+        }
+        match self.open.last_mut() {
+            None if !self.bufs.nodes.is_empty() => {
+                self.broken = Some("a value follows the top-level value");
                 return false;
             }
-            let len = n.raw_end.wrapping_sub(n.raw_start) as usize;
-            want += match n.tag {
-                Tag::Null | Tag::True | Tag::False => len,
-                Tag::Str => {
-                    let text = b.get(n.a as usize..n.b as usize).unwrap_or_default();
-                    if text.first().is_some_and(u8::is_ascii_digit)
-                        && std::str::from_utf8(text)
-                            .ok()
-                            .and_then(super::text::js_index_key)
-                            .is_some()
-                    {
-                        return false;
-                    }
-                    len
-                }
-                Tag::Int if len <= 15 => len,
-                // `0.5` is printed as written; `1.0` and `1e2` are not.
-                Tag::Float
-                    if b.get(n.raw_start as usize..n.raw_end as usize)
-                        .is_some_and(|raw| {
-                            super::text::is_js_number_text(raw, f64::from_bits(n.bits()))
-                        }) =>
-                {
-                    len
-                }
-                Tag::Int | Tag::UInt | Tag::Float | Tag::OwnedStr => return false,
-                Tag::Arr => 2 + (n.a as usize).saturating_sub(1),
-                // Brackets, commas and one colon per member.
-                Tag::Obj => 2 + (n.a as usize).saturating_sub(1) + n.a as usize,
-            };
+            Some((_, n, false)) => *n += 1,
+            Some((_, _, true)) if !self.keyed => {
+                self.broken = Some("a member's value has no key");
+                return false;
+            }
+            _ => {}
         }
-        nodes
-            .first()
-            .is_some_and(|n| n.raw_end.wrapping_sub(n.raw_start) as usize == want)
+        self.keyed = false;
+        true
     }
 
-    /// The text of the string node at `i` (empty for other nodes).
-    fn str_at(&self, i: usize) -> &str {
-        let Some(n) = self.b.nodes.get(i) else {
-            return "";
-        };
-        let range = n.a as usize..n.b as usize;
-        match n.tag {
-            Tag::Str => self.src.get(range).unwrap_or(""),
-            Tag::OwnedStr => self.b.text.get(range).unwrap_or(""),
-            _ => "",
+    fn node(&mut self, node: Node) {
+        if self.room(0) {
+            self.bufs.nodes.push(node);
         }
+    }
+
+    /// `null`.
+    pub(crate) fn null(&mut self) {
+        self.node(Node::new(Tag::Null));
+    }
+
+    /// `true` or `false`.
+    pub(crate) fn bool(&mut self, b: bool) {
+        self.node(Node::new(if b { Tag::True } else { Tag::False }));
+    }
+
+    /// An integer.
+    pub(crate) fn int(&mut self, n: i64) {
+        self.node(Node::number(Tag::Int, n as u64));
+    }
+
+    /// A positive integer above `i64::MAX`.
+    pub(crate) fn uint(&mut self, n: u64) {
+        match i64::try_from(n) {
+            Ok(i) => self.int(i),
+            Err(_) => self.node(Node::number(Tag::UInt, n)),
+        }
+    }
+
+    /// A number with a fraction; one that is not finite is `null`, as serde_json holds it.
+    pub(crate) fn float(&mut self, f: f64) {
+        if f.is_finite() {
+            self.node(Node::number(Tag::Float, f.to_bits()));
+        } else {
+            self.null();
+        }
+    }
+
+    /// A string.
+    pub(crate) fn str(&mut self, s: &str) {
+        if self.room(s.len()) {
+            self.push_text(s);
+        }
+    }
+
+    fn push_text(&mut self, s: &str) {
+        let a = self.bufs.text.len() as u32;
+        self.bufs.text.push_str(s);
+        self.bufs.nodes.push(Node {
+            a,
+            b: self.bufs.text.len() as u32,
+            ..Node::new(Tag::OwnedStr)
+        });
+    }
+
+    /// Open an array (`obj` false) or an object.
+    pub(crate) fn open(&mut self, obj: bool) {
+        if self.room(0) {
+            let at = self.bufs.nodes.len();
+            self.bufs
+                .nodes
+                .push(Node::new(if obj { Tag::Obj } else { Tag::Arr }));
+            self.open.push((at, 0, obj));
+        }
+    }
+
+    /// The key of the next member of the open object.
+    pub(crate) fn key(&mut self, k: &str) {
+        let limit = NO_RAW as usize - 1;
+        match self.open.last_mut() {
+            _ if self.broken.is_some() => {}
+            Some((_, n, true)) if !self.keyed => {
+                if self.bufs.nodes.len() >= limit
+                    || self.bufs.text.len().saturating_add(k.len()) >= limit
+                {
+                    self.broken = Some("it is larger than 4 GiB of text or nodes");
+                    return;
+                }
+                *n += 1;
+                self.keyed = true;
+                self.proto_key |= k.as_bytes() == PROTO;
+                self.push_text(k);
+            }
+            _ => self.broken = Some("a key is given outside an object, or twice"),
+        }
+    }
+
+    /// Close the innermost open array or object.
+    pub(crate) fn close(&mut self) {
+        if self.broken.is_some() {
+            return;
+        }
+        match self.open.pop() {
+            Some((at, n, _)) if !self.keyed => {
+                let end = self.bufs.nodes.len() as u32;
+                if let Some(node) = self.bufs.nodes.get_mut(at) {
+                    node.a = n;
+                    node.b = end;
+                }
+            }
+            _ => self.broken = Some("a container is closed that is not open, or after a key"),
+        }
+    }
+
+    /// The tape, or why the calls made none.
+    pub(crate) fn finish(self) -> Result<Owned, &'static str> {
+        if let Some(why) = self.broken {
+            return Err(why);
+        }
+        if self.bufs.nodes.is_empty() || !self.open.is_empty() {
+            return Err("the calls do not make one whole value");
+        }
+        Ok(Owned {
+            bufs: self.bufs,
+            proto_key: self.proto_key,
+        })
     }
 }
 
@@ -752,6 +966,7 @@ impl<'t> Json<'t> for V<'t> {
 }
 
 /// The items of an array in a tape.
+#[derive(Clone)]
 pub(crate) struct Items<'t> {
     t: &'t Tape<'t>,
     next: usize,

@@ -29,7 +29,7 @@ pub(crate) enum Kind<'s> {
 /// A JSON value that can be inspected without copying it.
 pub(crate) trait Json<'s>: Copy {
     /// The items of an array.
-    type Items: Iterator<Item = Self> + ExactSizeIterator;
+    type Items: Iterator<Item = Self> + ExactSizeIterator + Clone;
     /// The members of an object.
     type Entries: Iterator<Item = (&'s str, Self)> + ExactSizeIterator + Clone;
 
@@ -63,6 +63,73 @@ pub(crate) trait Json<'s>: Copy {
             Kind::Float(f) => Some(f),
             _ => None,
         }
+    }
+
+    /// The string member `key` of an object.
+    fn str_of(self, key: &str) -> Option<&'s str> {
+        self.get(key)?.as_str()
+    }
+
+    /// The items, if this is an array.
+    fn as_items(self) -> Option<Self::Items> {
+        matches!(self.kind(), Kind::Arr).then(|| self.items())
+    }
+
+    /// The items of the array member `key` (none if it is absent or not an array).
+    fn items_of(self, key: &str) -> Self::Items {
+        match self.get(key) {
+            Some(v) if matches!(v.kind(), Kind::Arr) => v.items(),
+            _ => self.items_of_nothing(),
+        }
+    }
+
+    /// No items (an iterator over nothing, of the type of [`Json::items`]).
+    fn items_of_nothing(self) -> Self::Items {
+        let mut it = self.items();
+        if it.len() > 0 {
+            it.by_ref().for_each(drop);
+        }
+        it
+    }
+
+    /// A non-negative integer that fits `u64`.
+    fn as_u64(self) -> Option<u64> {
+        match self.kind() {
+            Kind::Int(i) => u64::try_from(i).ok(),
+            Kind::UInt(u) => Some(u),
+            _ => None,
+        }
+    }
+
+    /// `null`?
+    fn is_null(self) -> bool {
+        matches!(self.kind(), Kind::Null)
+    }
+
+    /// A string?
+    fn is_str(self) -> bool {
+        matches!(self.kind(), Kind::Str(_))
+    }
+
+    /// A number?
+    fn is_num(self) -> bool {
+        matches!(self.kind(), Kind::Int(_) | Kind::UInt(_) | Kind::Float(_))
+    }
+
+    /// An array?
+    fn is_arr(self) -> bool {
+        matches!(self.kind(), Kind::Arr)
+    }
+
+    /// An object?
+    fn is_obj(self) -> bool {
+        matches!(self.kind(), Kind::Obj)
+    }
+
+    /// The value itself when it is a serde_json `Value` (`None` for other views): what lets
+    /// code that keeps values borrow them instead of copying.
+    fn as_value(self) -> Option<&'s serde_json::Value> {
+        None
     }
 
     /// Whether this is an array or an object.
@@ -133,5 +200,79 @@ impl<'s, 'a> Json<'s> for &'s Val<'a> {
             Val::Obj(entries) => ValEntries(entries.iter()),
             _ => ValEntries([].iter()),
         }
+    }
+}
+
+/// The items of a serde_json array.
+pub(crate) type ValueItems<'s> = std::slice::Iter<'s, serde_json::Value>;
+
+/// The members of a serde_json object.
+#[derive(Clone)]
+pub(crate) struct ValueEntries<'s>(Option<serde_json::map::Iter<'s>>);
+
+impl<'s> Iterator for ValueEntries<'s> {
+    type Item = (&'s str, &'s serde_json::Value);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.0.as_mut()?.next().map(|(k, v)| (k.as_str(), v))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.as_ref().map_or((0, Some(0)), Iterator::size_hint)
+    }
+}
+
+impl ExactSizeIterator for ValueEntries<'_> {}
+
+/// Objects of at most this many members are searched by [`Json::get`] one member at a time
+/// (for a `serde_json::Value`).
+const SCAN_FIELDS: usize = 12;
+
+impl<'s> Json<'s> for &'s serde_json::Value {
+    type Items = ValueItems<'s>;
+    type Entries = ValueEntries<'s>;
+
+    fn kind(self) -> Kind<'s> {
+        use serde_json::Value;
+        match self {
+            Value::Null => Kind::Null,
+            Value::Bool(b) => Kind::Bool(*b),
+            Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+                (Some(i), _) => Kind::Int(i),
+                (None, Some(u)) => Kind::UInt(u),
+                _ => Kind::Float(n.as_f64().unwrap_or(0.0)),
+            },
+            Value::String(s) => Kind::Str(s),
+            Value::Array(_) => Kind::Arr,
+            Value::Object(_) => Kind::Obj,
+        }
+    }
+
+    fn items(self) -> Self::Items {
+        self.as_array().map_or(&[][..], Vec::as_slice).iter()
+    }
+
+    fn entries(self) -> Self::Entries {
+        ValueEntries(self.as_object().map(serde_json::Map::iter))
+    }
+
+    /// The objects of a transcript (and the arguments and outputs the engine looks into) have
+    /// a handful of members each, and comparing the key with each of them costs less than
+    /// hashing it; larger objects are looked up by hash.
+    fn get(self, key: &str) -> Option<Self> {
+        let map = self.as_object()?;
+        if map.len() <= SCAN_FIELDS {
+            map.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+        } else {
+            map.get(key)
+        }
+    }
+
+    fn as_str(self) -> Option<&'s str> {
+        serde_json::Value::as_str(self)
+    }
+
+    fn as_value(self) -> Option<&'s serde_json::Value> {
+        Some(self)
     }
 }

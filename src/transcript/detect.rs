@@ -3,11 +3,9 @@
 //! Rules follow the detection table of `FORMATS.md` (first match wins), extended with the real
 //! shapes of `SOURCES.md`; the order and the judgement calls are in `docs/formats.md`.
 
-use serde_json::Value;
-
 use super::error::Rejection;
-use super::sink::{arr, field, s};
 use super::Format;
+use crate::json::view::{Json, Kind};
 
 const RESPONSES_ITEM_TYPES: &[&str] = &[
     "function_call",
@@ -80,50 +78,51 @@ const UI_CHUNK_TYPES: &[&str] = &[
 
 /// Whether `items` is a UI message chunk stream: every item is an object whose `type` is a
 /// kebab-case word (no `role`), and at least one type is a known chunk type.
-fn is_ui_chunk_stream(items: &[Value]) -> bool {
+fn is_ui_chunk_stream<'s, J: Json<'s>>(items: J::Items) -> bool {
     let kebab = |t: &str| {
         !t.is_empty()
             && t.bytes()
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
     };
-    !items.is_empty()
+    items.len() > 0
         && items
-            .iter()
-            .all(|x| s(x, "type").is_some_and(kebab) && field(x, "role").is_none())
-        && items
-            .iter()
-            .any(|x| s(x, "type").is_some_and(|t| UI_CHUNK_TYPES.contains(&t)))
+            .clone()
+            .all(|x| x.str_of("type").is_some_and(kebab) && x.get("role").is_none())
+        && { items }.any(|x| {
+            x.str_of("type")
+                .is_some_and(|t| UI_CHUNK_TYPES.contains(&t))
+        })
 }
 
 /// A JSONL line that decides the file is one session of `Format` (one event per line).
-pub(crate) fn line(v: &Value) -> Option<Format> {
+pub(crate) fn line<'s, J: Json<'s>>(v: J) -> Option<Format> {
     if is_jsonrpc(v) {
         return Some(Format::McpJsonrpc);
     }
-    let o = v.as_object()?;
-    let ty = field(o, "type").and_then(Value::as_str);
-    if o.contains_key("payload")
-        && o.contains_key("timestamp")
-        && ty.is_some_and(|t| CODEX_LINE_TYPES.contains(&t))
-    {
+    if !v.is_obj() {
+        return None;
+    }
+    let has = |k: &str| v.get(k).is_some();
+    let ty = v.str_of("type");
+    if has("payload") && has("timestamp") && ty.is_some_and(|t| CODEX_LINE_TYPES.contains(&t)) {
         return Some(Format::CodexCli);
     }
     // `claude -p --output-format stream-json` writes the same messages with `session_id`.
     if ty.is_some_and(|t| matches!(t, "user" | "assistant" | "system"))
-        && (o.contains_key("sessionId") || o.contains_key("session_id"))
+        && (has("sessionId") || has("session_id"))
     {
         return Some(Format::ClaudeCode);
     }
-    if o.contains_key("resourceSpans") || o.contains_key("resourceLogs") {
+    if has("resourceSpans") || has("resourceLogs") {
         return Some(Format::OtelGenai);
     }
-    if o.contains_key("candidates") || is_gemini_cli_line(v) || is_interaction(v) {
+    if has("candidates") || is_gemini_cli_line(v) || is_interaction(v) {
         return Some(Format::Gemini);
     }
     if is_vercel_result(v) {
         return Some(Format::VercelAiSdk);
     }
-    if s(v, "object") == Some("chat.completion.chunk") {
+    if v.str_of("object") == Some("chat.completion.chunk") {
         return Some(Format::OpenaiChat);
     }
     if is_anthropic_event(v) {
@@ -146,22 +145,24 @@ pub(crate) fn line(v: &Value) -> Option<Format> {
 
 /// The first event of an Anthropic Messages stream: `{type: "message_start", message: {type:
 /// "message", …}}`.
-pub(crate) fn is_anthropic_event(v: &Value) -> bool {
-    s(v, "type") == Some("message_start")
-        && field(v, "message").is_some_and(|m| s(m, "type") == Some("message"))
+pub(crate) fn is_anthropic_event<'s, J: Json<'s>>(v: J) -> bool {
+    v.str_of("type") == Some("message_start")
+        && v.get("message")
+            .is_some_and(|m| m.str_of("type") == Some("message"))
 }
 
 /// An OpenAI Responses stream event: `type: "response.…"` with a `sequence_number`.
-pub(crate) fn is_responses_event(v: &Value) -> bool {
-    s(v, "type").is_some_and(|t| t.starts_with("response."))
-        && field(v, "sequence_number").is_some_and(Value::is_u64)
+pub(crate) fn is_responses_event<'s, J: Json<'s>>(v: J) -> bool {
+    v.str_of("type").is_some_and(|t| t.starts_with("response."))
+        && v.get("sequence_number")
+            .is_some_and(|n| n.as_u64().is_some())
 }
 
 /// A line that hints at a Claude Code session without deciding it (`summary`,
 /// `file-history-snapshot` and similar bookkeeping lines open many session files).
-pub(crate) fn claude_code_hint(v: &Value) -> bool {
+pub(crate) fn claude_code_hint<'s, J: Json<'s>>(v: J) -> bool {
     matches!(
-        s(v, "type"),
+        v.str_of("type"),
         Some(
             "summary"
                 | "file-history-snapshot"
@@ -172,147 +173,148 @@ pub(crate) fn claude_code_hint(v: &Value) -> bool {
                 | "assistant"
                 | "system"
         )
-    ) && field(v, "role").is_none()
+    ) && v.get("role").is_none()
 }
 
-fn is_jsonrpc(v: &Value) -> bool {
-    match v {
-        Value::Object(o) => field(o, "jsonrpc").and_then(Value::as_str) == Some("2.0"),
-        Value::Array(a) => !a.is_empty() && a.iter().all(is_jsonrpc),
+fn is_jsonrpc<'s, J: Json<'s>>(v: J) -> bool {
+    match v.kind() {
+        Kind::Obj => v.str_of("jsonrpc") == Some("2.0"),
+        Kind::Arr => {
+            let mut items = v.items();
+            items.len() > 0 && items.all(|x| x.is_obj() && x.str_of("jsonrpc") == Some("2.0"))
+        }
         _ => false,
     }
 }
 
 /// A Cohere v2 chat response: `{id, message: {role, tool_calls?, tool_plan?, content?},
 /// finish_reason, usage}` (read as OpenAI Chat: its `tool_calls` have the same shape).
-pub(crate) fn is_cohere_response(v: &Value) -> bool {
-    field(v, "finish_reason").is_some_and(Value::is_string)
-        && field(v, "message").is_some_and(|m| field(m, "role").is_some_and(Value::is_string))
-        && field(v, "choices").is_none()
-        && field(v, "type").is_none()
+pub(crate) fn is_cohere_response<'s, J: Json<'s>>(v: J) -> bool {
+    v.get("finish_reason").is_some_and(J::is_str)
+        && v.get("message")
+            .is_some_and(|m| m.get("role").is_some_and(J::is_str))
+        && v.get("choices").is_none()
+        && v.get("type").is_none()
 }
 
 /// An Inspect AI eval log: a numeric `version`, a `status` string and an `eval` object (the
 /// header every log has; `samples` may be left out of a log).
-pub(crate) fn is_inspect_log(v: &Value) -> bool {
-    field(v, "version").is_some_and(Value::is_number)
-        && field(v, "status").is_some_and(Value::is_string)
-        && field(v, "eval").is_some_and(Value::is_object)
+pub(crate) fn is_inspect_log<'s, J: Json<'s>>(v: J) -> bool {
+    v.get("version").is_some_and(J::is_num)
+        && v.get("status").is_some_and(J::is_str)
+        && v.get("eval").is_some_and(J::is_obj)
 }
 
 /// An OpenHands trajectory: a non-empty list of events (bare, or under `trajectory` with no
 /// `history`), each with a `source` string, an `action` or `observation` string, and no `role`.
-fn is_openhands_trajectory(v: &Value) -> bool {
-    let events = match v {
-        Value::Array(a) => a,
-        _ if field(v, "history").is_none() => {
-            match field(v, "trajectory").and_then(Value::as_array) {
-                Some(a) => a,
-                None => return false,
-            }
-        }
-        _ => return false,
+fn is_openhands_trajectory<'s, J: Json<'s>>(v: J) -> bool {
+    let mut events = match v.as_items() {
+        Some(a) => a,
+        None if v.get("history").is_none() => match v.get("trajectory").and_then(J::as_items) {
+            Some(a) => a,
+            None => return false,
+        },
+        None => return false,
     };
-    !events.is_empty()
-        && events.iter().all(|e| {
-            field(e, "source").is_some_and(Value::is_string)
-                && (field(e, "action").is_some_and(Value::is_string)
-                    || field(e, "observation").is_some_and(Value::is_string))
-                && field(e, "role").is_none()
+    events.len() > 0
+        && events.all(|e| {
+            e.get("source").is_some_and(J::is_str)
+                && (e.get("action").is_some_and(J::is_str)
+                    || e.get("observation").is_some_and(J::is_str))
+                && e.get("role").is_none()
         })
 }
 
 /// A Google ADK eval set (`eval_set_id` or `evalSetId` with `eval_cases`/`evalCases`), or an
 /// old-style ADK test file (a list of `{query, expected_tool_use}`).
-fn is_adk_evalset(v: &Value) -> bool {
-    match v {
-        Value::Array(a) => {
-            !a.is_empty()
-                && a.iter().all(|q| {
-                    field(q, "query").is_some()
-                        && (field(q, "expected_tool_use").is_some_and(Value::is_array)
-                            || field(q, "expectedToolUse").is_some_and(Value::is_array))
+fn is_adk_evalset<'s, J: Json<'s>>(v: J) -> bool {
+    match v.as_items() {
+        Some(mut a) => {
+            a.len() > 0
+                && a.all(|q| {
+                    q.get("query").is_some()
+                        && (q.get("expected_tool_use").is_some_and(J::is_arr)
+                            || q.get("expectedToolUse").is_some_and(J::is_arr))
                 })
         }
-        _ => {
-            (field(v, "eval_set_id").is_some()
-                && field(v, "eval_cases").is_some_and(Value::is_array))
-                || (field(v, "evalSetId").is_some()
-                    && field(v, "evalCases").is_some_and(Value::is_array))
+        None => {
+            (v.get("eval_set_id").is_some() && v.get("eval_cases").is_some_and(J::is_arr))
+                || (v.get("evalSetId").is_some() && v.get("evalCases").is_some_and(J::is_arr))
         }
     }
 }
 
 /// A SWE-agent trajectory: `trajectory` and `history` arrays.
-fn is_swe_agent_trajectory(v: &Value) -> bool {
-    field(v, "trajectory").is_some_and(Value::is_array)
-        && field(v, "history").is_some_and(Value::is_array)
+fn is_swe_agent_trajectory<'s, J: Json<'s>>(v: J) -> bool {
+    v.get("trajectory").is_some_and(J::is_arr) && v.get("history").is_some_and(J::is_arr)
 }
 
 /// A gemini-cli session file: `sessionId`, `projectHash` and a `messages` array.
-fn is_gemini_cli_session(v: &Value) -> bool {
-    field(v, "sessionId").is_some_and(Value::is_string)
-        && field(v, "projectHash").is_some_and(Value::is_string)
-        && field(v, "messages").is_some_and(Value::is_array)
+fn is_gemini_cli_session<'s, J: Json<'s>>(v: J) -> bool {
+    v.get("sessionId").is_some_and(J::is_str)
+        && v.get("projectHash").is_some_and(J::is_str)
+        && v.get("messages").is_some_and(J::is_arr)
 }
 
 /// A Google Interactions API response: `object: "interaction"` and `steps[]`.
-pub(crate) fn is_interaction(v: &Value) -> bool {
-    s(v, "object") == Some("interaction") && field(v, "steps").is_some_and(Value::is_array)
+pub(crate) fn is_interaction<'s, J: Json<'s>>(v: J) -> bool {
+    v.str_of("object") == Some("interaction") && v.get("steps").is_some_and(J::is_arr)
 }
 
 /// A Vercel `generateText` result: a `steps` array whose steps are the SDK's step results
 /// (each has `finishReason`, v4 `stepType`, `toolCalls`, or `tool-…` content parts), and no `object` (API responses name
 /// their kind there). `steps` alone is no sign: Google Interactions responses, pydantic-ai and
 /// other frameworks use the word too. An empty `steps` needs a result key beside it.
-fn is_vercel_result(v: &Value) -> bool {
-    let Some(steps) = field(v, "steps").and_then(Value::as_array) else {
+fn is_vercel_result<'s, J: Json<'s>>(v: J) -> bool {
+    let Some(mut steps) = v.get("steps").and_then(J::as_items) else {
         return false;
     };
-    if field(v, "object").is_some() {
+    if v.get("object").is_some() {
         return false;
     }
-    if steps.is_empty() {
+    if steps.len() == 0 {
         return ["finishReason", "totalUsage", "toolCalls", "toolResults"]
             .iter()
-            .any(|k| v.get(*k).is_some());
+            .any(|k| v.get(k).is_some());
     }
-    steps.iter().all(|st| {
-        st.is_object()
-            && field(st, "type").is_none()
+    steps.all(|st| {
+        st.is_obj()
+            && st.get("type").is_none()
             && (["finishReason", "stepType", "toolCalls", "toolResults"]
                 .iter()
-                .any(|k| st.get(*k).is_some())
-                || arr(st, "content")
-                    .iter()
-                    .any(|p| s(p, "type").is_some_and(|t| t.starts_with("tool-"))))
+                .any(|k| st.get(k).is_some())
+                || st
+                    .items_of("content")
+                    .any(|p| p.str_of("type").is_some_and(|t| t.starts_with("tool-"))))
     })
 }
 
-fn is_gemini_cli_line(v: &Value) -> bool {
-    match field(v, "response") {
-        Some(Value::Object(r)) => r.contains_key("candidates"),
-        Some(Value::Array(a)) => a.first().is_some_and(|r| field(r, "candidates").is_some()),
-        _ => false,
+fn is_gemini_cli_line<'s, J: Json<'s>>(v: J) -> bool {
+    match v.get("response") {
+        Some(r) if r.is_obj() => r.get("candidates").is_some(),
+        Some(r) => r
+            .as_items()
+            .and_then(|mut a| a.next())
+            .is_some_and(|r| r.get("candidates").is_some()),
+        None => false,
     }
 }
 
 /// The message list of a document, if it has one: a bare array, or `messages` / `input`.
-pub(crate) fn messages(v: &Value) -> Option<&[Value]> {
-    match v {
-        Value::Array(a) => Some(a),
-        Value::Object(o) => o
+pub(crate) fn messages<'s, J: Json<'s>>(v: J) -> Option<J::Items> {
+    match v.kind() {
+        Kind::Arr => Some(v.items()),
+        Kind::Obj => v
             .get("messages")
-            .or_else(|| field(o, "input"))
-            .and_then(Value::as_array)
-            .map(Vec::as_slice),
+            .or_else(|| v.get("input"))
+            .and_then(J::as_items),
         _ => None,
     }
 }
 
 /// Detect the format of a whole JSON document (or a dataset line).
 /// `Err` holds what the document is, in words.
-pub(crate) fn doc(v: &Value) -> Result<Format, String> {
+pub(crate) fn doc<'s, J: Json<'s>>(v: J) -> Result<Format, String> {
     if let Some(f) = line(v) {
         return Ok(f);
     }
@@ -322,7 +324,7 @@ pub(crate) fn doc(v: &Value) -> Result<Format, String> {
     Err(describe(v))
 }
 
-fn doc_shape(v: &Value) -> Option<Format> {
+fn doc_shape<'s, J: Json<'s>>(v: J) -> Option<Format> {
     if super::readers::neutral_doc(v) {
         return Some(Format::ToolspecCalls);
     }
@@ -359,26 +361,26 @@ fn doc_shape(v: &Value) -> Option<Format> {
     if super::readers::bedrock_doc(v) {
         return Some(Format::BedrockConverse);
     }
-    if let Value::Object(o) = v {
-        let object = s(v, "object");
-        if (object == Some("response") && field(o, "output").is_some_and(Value::is_array))
-            || (object == Some("list") && arr(v, "data").iter().any(is_responses_item))
+    if v.is_obj() {
+        let object = v.str_of("object");
+        if (object == Some("response") && v.get("output").is_some_and(J::is_arr))
+            || (object == Some("list") && v.items_of("data").any(is_responses_item))
         {
             return Some(Format::OpenaiResponses);
         }
         if object == Some("chat.completion")
-            || field(o, "choices").is_some_and(Value::is_array)
+            || v.get("choices").is_some_and(J::is_arr)
             || is_cohere_response(v)
         {
             return Some(Format::OpenaiChat);
         }
-        if s(v, "type") == Some("message")
-            && s(v, "role") == Some("assistant")
-            && field(o, "content").is_some_and(Value::is_array)
+        if v.str_of("type") == Some("message")
+            && v.str_of("role") == Some("assistant")
+            && v.get("content").is_some_and(J::is_arr)
         {
             return Some(Format::AnthropicMessages);
         }
-        if field(o, "contents").is_some_and(Value::is_array) {
+        if v.get("contents").is_some_and(J::is_arr) {
             return Some(Format::Gemini);
         }
         if [
@@ -388,46 +390,48 @@ fn doc_shape(v: &Value) -> Option<Format> {
             "expectedTools",
         ]
         .iter()
-        .any(|k| o.contains_key(*k))
-            || field(o, "toolSpans").is_some_and(Value::is_array)
-            || field(o, "testCases").is_some_and(Value::is_array)
+        .any(|k| v.get(k).is_some())
+            || v.get("toolSpans").is_some_and(J::is_arr)
+            || v.get("testCases").is_some_and(J::is_arr)
         {
             return Some(Format::Deepeval);
         }
     }
-    if let Value::Array(a) = v {
-        if a.first()
-            .is_some_and(|x| s(x, "object") == Some("chat.completion.chunk"))
+    if let Some(mut a) = v.as_items() {
+        if a.clone()
+            .next()
+            .is_some_and(|x| x.str_of("object") == Some("chat.completion.chunk"))
         {
             return Some(Format::OpenaiChat);
         }
-        if is_ui_chunk_stream(a) {
+        if is_ui_chunk_stream::<J>(a.clone()) {
             return Some(Format::VercelAiSdk);
         }
-        if !a.is_empty() && a.iter().all(is_gemini_content) {
+        if a.len() > 0 && a.all(is_gemini_content) {
             return Some(Format::Gemini);
         }
     }
     let msgs = messages(v)?;
-    if msgs.is_empty() {
+    if msgs.len() == 0 {
         return None;
     }
-    if msgs.iter().any(is_langchain_message) {
+    if msgs.clone().any(is_langchain_message) {
         return Some(Format::Langchain);
     }
-    if msgs.iter().any(is_responses_item) {
+    if msgs.clone().any(is_responses_item) {
         return Some(Format::OpenaiResponses);
     }
-    if msgs.iter().any(|m| {
-        field(m, "parts").is_some_and(Value::is_array) || field(m, "toolInvocations").is_some()
-    }) {
+    if msgs
+        .clone()
+        .any(|m| m.get("parts").is_some_and(J::is_arr) || m.get("toolInvocations").is_some())
+    {
         return Some(Format::VercelAiSdk);
     }
     let mut anthropic = false;
     let mut vercel = false;
-    for m in msgs {
-        for b in arr(m, "content") {
-            match s(b, "type") {
+    for m in msgs.clone() {
+        for b in m.items_of("content") {
+            match b.str_of("type") {
                 Some("tool-call" | "tool-result") => vercel = true,
                 Some(
                     "tool_use" | "tool_result" | "server_tool_use" | "thinking"
@@ -446,17 +450,17 @@ fn doc_shape(v: &Value) -> Option<Format> {
     if anthropic {
         return Some(Format::AnthropicMessages);
     }
-    if msgs.iter().any(|m| {
-        field(m, "tool_calls").is_some_and(|t| !t.is_null())
-            || field(m, "function_call").is_some_and(|t| !t.is_null())
-            || matches!(s(m, "role"), Some("tool" | "function"))
+    if msgs.clone().any(|m| {
+        m.get("tool_calls").is_some_and(|t| !t.is_null())
+            || m.get("function_call").is_some_and(|t| !t.is_null())
+            || matches!(m.str_of("role"), Some("tool" | "function"))
     }) {
         return Some(Format::OpenaiChat);
     }
     // No tool activity at all: a plain chat transcript. Read as OpenAI Chat (zero calls) when it
     // looks like role/content messages; an Anthropic request is told by its `max_tokens`.
-    if msgs.iter().all(|m| field(m, "role").is_some()) {
-        if field(v, "max_tokens").is_some() && field(v, "system").is_some() {
+    if { msgs }.all(|m| m.get("role").is_some()) {
+        if v.get("max_tokens").is_some() && v.get("system").is_some() {
             return Some(Format::AnthropicMessages);
         }
         return Some(Format::OpenaiChat);
@@ -464,50 +468,49 @@ fn doc_shape(v: &Value) -> Option<Format> {
     None
 }
 
-fn is_responses_item(v: &Value) -> bool {
-    s(v, "type").is_some_and(|t| RESPONSES_ITEM_TYPES.contains(&t))
-        && (field(v, "role").is_none()
-            || s(v, "type") == Some("message")
-                && field(v, "content").is_some_and(Value::is_array)
-                && field(v, "parts").is_none())
+fn is_responses_item<'s, J: Json<'s>>(v: J) -> bool {
+    v.str_of("type")
+        .is_some_and(|t| RESPONSES_ITEM_TYPES.contains(&t))
+        && (v.get("role").is_none()
+            || v.str_of("type") == Some("message")
+                && v.get("content").is_some_and(J::is_arr)
+                && v.get("parts").is_none())
 }
 
-fn is_gemini_content(v: &Value) -> bool {
-    field(v, "role").is_some()
-        && field(v, "parts")
-            .and_then(Value::as_array)
-            .is_some_and(|p| p.iter().all(|part| field(part, "type").is_none()))
+fn is_gemini_content<'s, J: Json<'s>>(v: J) -> bool {
+    v.get("role").is_some()
+        && v.get("parts")
+            .and_then(J::as_items)
+            .is_some_and(|mut p| p.all(|part| part.get("type").is_none()))
 }
 
-fn is_langchain_message(m: &Value) -> bool {
-    if field(m, "lc").is_some() && s(m, "type") == Some("constructor") {
+fn is_langchain_message<'s, J: Json<'s>>(m: J) -> bool {
+    if m.get("lc").is_some() && m.str_of("type") == Some("constructor") {
         return true;
     }
-    let lc_type = s(m, "type").is_some_and(|t| {
+    let lc_type = m.str_of("type").is_some_and(|t| {
         matches!(
             t,
             "human" | "ai" | "tool" | "system" | "AIMessageChunk" | "function" | "chat"
         )
     });
-    lc_type && (field(m, "data").is_some_and(Value::is_object) || field(m, "role").is_none())
+    lc_type && (m.get("data").is_some_and(J::is_obj) || m.get("role").is_none())
 }
 
 /// The other formats a document (or dataset line) detected as `chosen` also has the marks of,
 /// each with the mark seen. Detection takes the first match of its order; these are the
 /// runners-up a user should hear about, since `--input-format` reads the file as one of them instead.
 /// Only distinctive marks count (a role/content list with no tool activity matches nothing).
-pub(crate) fn also_matches(v: &Value, chosen: Format) -> Vec<(Format, &'static str)> {
-    let msgs = messages(v).unwrap_or(&[]);
+pub(crate) fn also_matches<'s, J: Json<'s>>(v: J, chosen: Format) -> Vec<(Format, &'static str)> {
+    let msgs = messages(v).unwrap_or_else(|| v.items_of_nothing());
     let blocks = |types: &[&str]| {
-        msgs.iter().any(|m| {
-            arr(m, "content")
-                .iter()
-                .any(|b| s(b, "type").is_some_and(|t| types.contains(&t)))
+        msgs.clone().any(|m| {
+            m.items_of("content")
+                .any(|b| b.str_of("type").is_some_and(|t| types.contains(&t)))
         })
     };
-    let o = v.as_object();
-    let has = |k: &str| o.is_some_and(|o| o.contains_key(k));
-    let object = s(v, "object");
+    let has = |k: &str| v.get(k).is_some();
+    let object = v.str_of("object");
     let mut marks: Vec<(Format, &'static str)> = Vec::new();
     let mut mark = |f: Format, yes: bool, what: &'static str| {
         if yes && f != chosen && !marks.iter().any(|(g, _)| *g == f) {
@@ -526,41 +529,40 @@ pub(crate) fn also_matches(v: &Value, chosen: Format) -> Vec<(Format, &'static s
     );
     mark(
         Format::OpenaiResponses,
-        (object == Some("response") && field(v, "output").is_some_and(Value::is_array))
+        (object == Some("response") && v.get("output").is_some_and(J::is_arr))
             || msgs
-                .iter()
-                .any(|m| is_responses_item(m) && s(m, "type").is_some_and(|t| t != "message")),
+                .clone()
+                .any(|m| is_responses_item(m) && m.str_of("type").is_some_and(|t| t != "message")),
         "Responses items (`function_call`, …)",
     );
     mark(
         Format::OpenaiChat,
         matches!(object, Some("chat.completion" | "chat.completion.chunk"))
-            || field(v, "choices").is_some_and(Value::is_array)
+            || v.get("choices").is_some_and(J::is_arr)
             || is_cohere_response(v)
-            || msgs.iter().any(|m| {
-                arr(m, "tool_calls")
-                    .iter()
-                    .any(|c| field(c, "function").is_some_and(Value::is_object))
+            || msgs.clone().any(|m| {
+                m.items_of("tool_calls")
+                    .any(|c| c.get("function").is_some_and(J::is_obj))
             }),
         "`tool_calls` with `function` entries",
     );
     mark(
         Format::AnthropicMessages,
-        (s(v, "type") == Some("message") && s(v, "role") == Some("assistant"))
+        (v.str_of("type") == Some("message") && v.str_of("role") == Some("assistant"))
             || blocks(&["tool_use", "tool_result", "server_tool_use"]),
         "`tool_use`/`tool_result` content blocks",
     );
     mark(
         Format::VercelAiSdk,
         is_vercel_result(v)
-            || v.as_array().is_some_and(|a| is_ui_chunk_stream(a))
+            || v.as_items().is_some_and(is_ui_chunk_stream::<J>)
             || blocks(&["tool-call", "tool-result"])
-            || msgs.iter().any(|m| field(m, "toolInvocations").is_some()),
+            || msgs.clone().any(|m| m.get("toolInvocations").is_some()),
         "Vercel AI SDK steps, tool parts or chunks",
     );
     mark(
         Format::Langchain,
-        msgs.iter().any(is_langchain_message),
+        msgs.clone().any(is_langchain_message),
         "LangChain typed messages",
     );
     mark(
@@ -644,47 +646,35 @@ pub(crate) fn rejections() -> Vec<Rejection> {
 }
 
 /// A short description of a value's top level for error messages.
-pub(crate) fn describe(v: &Value) -> String {
-    match v {
-        Value::Object(o) => {
-            let keys: Vec<String> = o.keys().take(8).map(|k| format!("`{k}`")).collect();
-            let more = if o.len() > 8 { ", …" } else { "" };
+pub(crate) fn describe<'s, J: Json<'s>>(v: J) -> String {
+    match v.kind() {
+        Kind::Obj => {
+            let keys: Vec<String> = v.entries().take(8).map(|(k, _)| format!("`{k}`")).collect();
+            let more = if v.entries().len() > 8 { ", …" } else { "" };
             if keys.is_empty() {
                 "an empty object".to_string()
             } else {
                 format!("an object with keys {}{more}", keys.join(", "))
             }
         }
-        Value::Array(a) => match a.first() {
+        Kind::Arr => match v.items().next() {
             None => "an empty array".to_string(),
             Some(first) => format!(
                 "an array of {} items, the first {}",
-                a.len(),
+                v.items().len(),
                 describe_scalarish(first)
             ),
         },
-        other => format!("a JSON {}", kind(other)),
+        _ => format!("a JSON {}", v.type_name()),
     }
 }
 
-fn describe_scalarish(v: &Value) -> String {
-    match v {
-        Value::Object(o) => {
-            let keys: Vec<String> = o.keys().take(6).map(|k| format!("`{k}`")).collect();
+fn describe_scalarish<'s, J: Json<'s>>(v: J) -> String {
+    match v.kind() {
+        Kind::Obj => {
+            let keys: Vec<String> = v.entries().take(6).map(|(k, _)| format!("`{k}`")).collect();
             format!("an object with keys {}", keys.join(", "))
         }
-        other => format!("a {}", kind(other)),
-    }
-}
-
-/// The JSON kind of a value, in words.
-pub(crate) fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
+        _ => format!("a {}", v.type_name()),
     }
 }

@@ -7,6 +7,8 @@ use std::io::{BufRead, Read};
 
 use serde_json::Value;
 
+use crate::json::view::Json;
+
 use crate::source::{LineIndex, Span};
 
 use super::archive;
@@ -62,7 +64,10 @@ pub(crate) fn read_bytes(
     };
     if matches!(bytes[first], b'{' | b'[') {
         match serde_json::from_slice::<Value>(bytes) {
-            Ok(v) => return read_document(name, &|| bytes, &v, forced, keep, &mut emit),
+            Ok(v) => {
+                let read = |f: Format, sink: &mut Sink| readers::read_doc(f, &v, sink);
+                return read_document(name, &|| bytes, &v, &|| &v, &read, forced, keep, &mut emit);
+            }
             Err(e) if e.to_string().starts_with("trailing characters") => {}
             Err(e) => {
                 check_utf8_at(name, bytes, 0, 1)?;
@@ -120,12 +125,45 @@ pub(crate) fn read_parsed(
     keep: &Keep,
     mut emit: impl FnMut(Transcript),
 ) -> Result<(), ReadError> {
+    if let Some(nodes) = doc.nodes() {
+        // Built value by value: read as it is by the formats that read nodes, the others read
+        // the `Value` built from it.
+        let tape = nodes.tape();
+        let root = tape.root();
+        if root.is_container() {
+            let read = |f: Format, sink: &mut Sink| match f.def().nodes {
+                Some(read) => read(root, sink),
+                None => readers::read_doc(f, doc.value(), sink),
+            };
+            let text = || doc.text();
+            return read_document(
+                name,
+                &text,
+                root,
+                &|| doc.value(),
+                &read,
+                forced,
+                keep,
+                &mut emit,
+            );
+        }
+    }
     let v = doc.value();
     if !matches!(v, Value::Object(_) | Value::Array(_)) {
         // A bare string or number is not a document: the file reading says what it is.
         return read_bytes(name, doc.text(), forced, keep, emit);
     }
-    read_document(name, &|| doc.text(), v, forced, keep, &mut emit)
+    let read = |f: Format, sink: &mut Sink| readers::read_doc(f, v, sink);
+    read_document(
+        name,
+        &|| doc.text(),
+        v,
+        &|| v,
+        &read,
+        forced,
+        keep,
+        &mut emit,
+    )
 }
 
 /// Stream a large file line by line.
@@ -256,11 +294,16 @@ pub(super) fn detection_failed(name: &str, found: String) -> ReadError {
     }
 }
 
-/// A whole-file JSON document: one transcript.
-fn read_document<'t>(
+/// A whole-file JSON document: one transcript. `v` is the document as detection sees it,
+/// `value` the same as a serde_json value (asked for only by the formats that hold several
+/// transcripts), and `read` reads it in a format.
+#[allow(clippy::too_many_arguments)]
+fn read_document<'t, 's, J: Json<'s>>(
     name: &str,
     text: &dyn Fn() -> &'t [u8],
-    v: &Value,
+    v: J,
+    value: &dyn Fn() -> &'s Value,
+    read: &dyn Fn(Format, &mut Sink) -> Result<(), String>,
     forced: Option<Format>,
     keep: &Keep,
     emit: &mut impl FnMut(Transcript),
@@ -269,12 +312,13 @@ fn read_document<'t>(
         Some(f) => f,
         None => detect::doc(v).map_err(|tried| detection_failed(name, tried))?,
     };
-    if let Some(parts) = readers::split(format, v) {
-        return read_parts(text(), format, parts, keep, emit);
+    if format.def().parts.is_some() {
+        if let Some(parts) = readers::split(format, value()) {
+            return read_parts(text(), format, parts, keep, emit);
+        }
     }
     let mut sink = Sink::keeping(keep);
-    readers::read_doc(format, v, &mut sink)
-        .map_err(|msg| shape_error(name, text(), 0, 1, format, msg))?;
+    read(format, &mut sink).map_err(|msg| shape_error(name, text(), 0, 1, format, msg))?;
     if forced.is_none() {
         ambiguous(v, format, &mut sink);
     }
@@ -286,7 +330,7 @@ fn read_document<'t>(
 /// An `ambiguous-format` finding for each other format the document also has the marks of:
 /// detection picked the first in its order, and the user should know the file could be read
 /// otherwise (`--input-format`).
-pub(super) fn ambiguous(v: &Value, format: Format, sink: &mut Sink) {
+pub(super) fn ambiguous<'s, J: Json<'s>>(v: J, format: Format, sink: &mut Sink) {
     for (other, what) in detect::also_matches(v, format) {
         let at = sink.at(&[]);
         sink.finding(

@@ -100,10 +100,10 @@ pub struct Transcript {
 }
 
 /// A JSON document held as a value, with its text: what a file holding that text would be read
-/// as. Built from the value alone ([`Document::new`]), so that the text is always the value's
-/// (compact JSON, as serde_json writes it) and the calls found in the value are placed in it.
-/// The text is written when it is first asked for: a check for verdicts alone places nothing
-/// and never writes it.
+/// as. Built from a `serde_json::Value` ([`Document::new`]) or value by value
+/// ([`DocumentBuilder`]), so that the text is always the value's (compact JSON, as serde_json
+/// writes it) and the calls found in the value are placed in it. The text is written when it
+/// is first asked for: a check for verdicts alone places nothing and never writes it.
 ///
 /// ```
 /// use toolspec::transcript::{Document, Reader};
@@ -116,7 +116,11 @@ pub struct Transcript {
 /// ```
 #[derive(Debug, Clone)]
 pub struct Document {
-    value: serde_json::Value,
+    /// The nodes of a document built value by value: the readers that take views read them
+    /// as they are.
+    nodes: Option<crate::json::tape::Owned>,
+    /// The value: given, or built from the nodes when first asked for.
+    value: std::sync::OnceLock<serde_json::Value>,
     text: std::sync::OnceLock<Vec<u8>>,
 }
 
@@ -124,27 +128,134 @@ impl Document {
     /// The document `value`.
     pub fn new(value: serde_json::Value) -> Document {
         Document {
-            value,
+            nodes: None,
+            value: std::sync::OnceLock::from(value),
             text: std::sync::OnceLock::new(),
         }
     }
 
     /// The value.
     pub fn value(&self) -> &serde_json::Value {
-        &self.value
+        self.value.get_or_init(|| {
+            self.nodes.as_ref().map_or(serde_json::Value::Null, |n| {
+                crate::json::to_value(n.tape().root())
+            })
+        })
     }
 
     /// Its text (compact JSON).
     pub fn text(&self) -> &[u8] {
         // Writing a `Value` to memory cannot fail: its keys are strings, its numbers finite.
         self.text
-            .get_or_init(|| serde_json::to_vec(&self.value).unwrap_or_default())
+            .get_or_init(|| serde_json::to_vec(self.value()).unwrap_or_default())
+    }
+
+    /// The nodes, for a document built value by value.
+    pub(crate) fn nodes(&self) -> Option<&crate::json::tape::Owned> {
+        self.nodes.as_ref()
     }
 }
 
 impl PartialEq for Document {
     fn eq(&self, other: &Document) -> bool {
-        self.value == other.value
+        self.value() == other.value()
+    }
+}
+
+/// A [`Document`] built value by value in document order, without a `serde_json::Value`
+/// between: what a binding that walks its own language's objects (the Python module) builds,
+/// at a fraction of a `Value`'s cost. The readers of the commonest formats read it as it is;
+/// the others read the `Value` built from it.
+///
+/// Values are pushed in order; an array or object is opened, filled and closed; each member
+/// of an object is its key ([`DocumentBuilder::key`]) then its value. The keys of one object
+/// must differ (a binding merges keys its language holds apart but JSON writes alike, as
+/// JSON's reading would: first position, last value).
+///
+/// ```
+/// use toolspec::transcript::{Document, DocumentBuilder};
+/// let mut b = DocumentBuilder::new();
+/// b.begin_array();
+/// b.begin_object();
+/// b.key("name");
+/// b.str("ls");
+/// b.key("args");
+/// b.begin_object();
+/// b.end();
+/// b.end();
+/// b.end();
+/// let doc = b.finish().unwrap();
+/// assert_eq!(doc, Document::new(serde_json::json!([{"name": "ls", "args": {}}])));
+/// ```
+#[derive(Default)]
+pub struct DocumentBuilder(crate::json::tape::Push);
+
+impl DocumentBuilder {
+    /// An empty builder.
+    pub fn new() -> DocumentBuilder {
+        DocumentBuilder::default()
+    }
+
+    /// `null`.
+    pub fn null(&mut self) {
+        self.0.null();
+    }
+
+    /// `true` or `false`.
+    pub fn bool(&mut self, b: bool) {
+        self.0.bool(b);
+    }
+
+    /// An integer.
+    pub fn i64(&mut self, n: i64) {
+        self.0.int(n);
+    }
+
+    /// A non-negative integer.
+    pub fn u64(&mut self, n: u64) {
+        self.0.uint(n);
+    }
+
+    /// A number with a fraction; one that is not finite is `null`, as serde_json holds it.
+    pub fn f64(&mut self, f: f64) {
+        self.0.float(f);
+    }
+
+    /// A string.
+    pub fn str(&mut self, s: &str) {
+        self.0.str(s);
+    }
+
+    /// Open an array.
+    pub fn begin_array(&mut self) {
+        self.0.open(false);
+    }
+
+    /// Open an object.
+    pub fn begin_object(&mut self) {
+        self.0.open(true);
+    }
+
+    /// The key of the next member of the open object.
+    pub fn key(&mut self, key: &str) {
+        self.0.key(key);
+    }
+
+    /// Close the innermost open array or object.
+    pub fn end(&mut self) {
+        self.0.close();
+    }
+
+    /// The document, or why the calls made none: they were not one whole value (a key
+    /// outside an object, a container left open, …), or it is past the bound of 4 GiB of text
+    /// or as many values.
+    pub fn finish(self) -> Result<Document, String> {
+        let nodes = self.0.finish().map_err(str::to_string)?;
+        Ok(Document {
+            nodes: Some(nodes),
+            value: std::sync::OnceLock::new(),
+            text: std::sync::OnceLock::new(),
+        })
     }
 }
 

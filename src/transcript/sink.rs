@@ -8,6 +8,8 @@ use std::hash::{BuildHasher, Hasher, RandomState};
 use serde_json::Value;
 
 use crate::code::Code;
+use crate::json::view::{Json, Kind};
+use crate::json::{owned_value, to_value};
 use crate::source::Span;
 
 use super::model::{CallTable, Symbols};
@@ -27,6 +29,8 @@ pub(crate) enum Args<'a> {
     Value(&'a Value),
     /// Owned value taken as is (already decoded).
     Owned(Value),
+    /// A string, decoded by the argument-string rule.
+    Text(&'a str),
     /// Freeform input (custom tools, `apply_patch`): always the raw string.
     Raw(String),
     /// No arguments recorded: `{}`.
@@ -276,6 +280,7 @@ impl Sink {
         };
         match args {
             Args::Value(Value::String(s)) | Args::Owned(Value::String(s)) => text(s),
+            Args::Text(s) => text(s),
             Args::Value(v) => *v == known,
             Args::Owned(v) => v == known,
             Args::Raw(s) => known.as_str() == Some(s.as_str()),
@@ -394,6 +399,7 @@ impl Sink {
             // still reported, as when they are kept.
             let text = match &args {
                 Args::Value(Value::String(s)) | Args::Owned(Value::String(s)) => Some(s.as_str()),
+                Args::Text(s) => Some(*s),
                 _ => None,
             };
             let fp = match text {
@@ -414,6 +420,7 @@ impl Sink {
         }
         let value = Cow::Owned(match args {
             Args::Value(Value::String(s)) => self.args_text(s, name, loc),
+            Args::Text(s) => self.args_text(s, name, loc),
             Args::Value(v) => return (Cow::Borrowed(v), None),
             Args::Owned(Value::String(s)) => self.args_text(&s, name, loc),
             Args::Owned(v) => v,
@@ -568,19 +575,19 @@ impl Sink {
     }
 
     /// Declare a tool (from a format's tool list), skipping repeats by name.
-    pub(crate) fn declare(
+    pub(crate) fn declare<'s, J: Json<'s>>(
         &mut self,
         name: &str,
-        description: Option<&Value>,
-        parameters: Option<&Value>,
+        description: Option<J>,
+        parameters: Option<J>,
     ) {
         if name.is_empty() || !self.declared.insert(name.to_string()) {
             return;
         }
         self.tools.push(ToolDecl {
             name: name.to_string(),
-            description: description.and_then(Value::as_str).map(str::to_string),
-            parameters: parameters.filter(|p| !p.is_null()).cloned(),
+            description: description.and_then(J::as_str).map(str::to_string),
+            parameters: parameters.filter(|p| !p.is_null()).map(owned_value),
         });
     }
 
@@ -686,10 +693,8 @@ impl Sink {
 /// [`Sink::decode_args`], without their findings).
 fn args_fingerprint(args: &Args<'_>) -> u64 {
     match args {
-        Args::Value(Value::String(s)) | Args::Owned(Value::String(s)) => match parse_args_text(s) {
-            Ok(v) => fingerprint_of(&v),
-            Err(_) => fingerprint_of_str(s),
-        },
+        Args::Value(Value::String(s)) | Args::Owned(Value::String(s)) => text_fingerprint(s),
+        Args::Text(s) => text_fingerprint(s),
         Args::Value(v) => fingerprint_of(v),
         Args::Owned(v) => fingerprint_of(v),
         Args::Raw(s) => fingerprint_of_str(s),
@@ -727,6 +732,14 @@ fn fingerprint_of(v: &Value) -> u64 {
     }
 }
 
+/// The fingerprint of an argument string, decoded by the argument-string rule.
+fn text_fingerprint(s: &str) -> u64 {
+    match parse_args_text(s) {
+        Ok(v) => fingerprint_of(&v),
+        Err(_) => fingerprint_of_str(s),
+    }
+}
+
 fn fingerprint_of_str(s: &str) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -743,8 +756,8 @@ pub(crate) fn parse_args_text(s: &str) -> Result<Value, serde_json::Error> {
 
 /// The output rule: strings verbatim; a non-empty list made only of text blocks → the texts
 /// joined with `"\n"`; anything else as JSON.
-pub(crate) fn norm_output(v: &Value) -> Value {
-    joined_text(v).unwrap_or_else(|| v.clone())
+pub(crate) fn norm_output<'s, J: Json<'s>>(v: J) -> Value {
+    joined_text(v).unwrap_or_else(|| owned_value(v))
 }
 
 /// [`norm_output`] of a value owned (not copied when kept as is).
@@ -753,40 +766,33 @@ pub(crate) fn norm_output_owned(v: Value) -> Value {
 }
 
 /// A non-empty list made only of text blocks: the texts joined with `"\n"`.
-fn joined_text(v: &Value) -> Option<Value> {
-    let Value::Array(items) = v else { return None };
-    if items.is_empty() || !items.iter().all(is_text_block) {
+fn joined_text<'s, J: Json<'s>>(v: J) -> Option<Value> {
+    let items = v.as_items()?;
+    if items.len() == 0 || !items.clone().all(is_text_block) {
         return None;
     }
-    let texts: Vec<&str> = items
-        .iter()
-        .filter_map(|b| field(b, "text").and_then(Value::as_str))
-        .collect();
+    let texts: Vec<&str> = items.filter_map(|b| b.str_of("text")).collect();
     Some(Value::String(texts.join("\n")))
 }
 
-fn is_text_block(b: &Value) -> bool {
+fn is_text_block<'s, J: Json<'s>>(b: J) -> bool {
     matches!(
-        field(b, "type").and_then(Value::as_str),
+        b.str_of("type"),
         Some("text" | "input_text" | "output_text")
-    ) && field(b, "text").is_some_and(Value::is_string)
+    ) && b.get("text").is_some_and(J::is_str)
 }
 
 /// The text of a message's `content`: a string, or the text blocks of a list joined with
 /// `"\n"` (other blocks skipped); `None` when it holds no text.
-pub(crate) fn content_text(content: Option<&Value>) -> Option<String> {
-    match content? {
-        Value::String(s) => Some(s.clone()),
-        Value::Array(items) => {
-            let texts: Vec<&str> = items
-                .iter()
-                .filter(|b| {
-                    matches!(
-                        field(b, "type").and_then(Value::as_str),
-                        Some("text" | "output_text")
-                    )
-                })
-                .filter_map(|b| field(b, "text").and_then(Value::as_str))
+pub(crate) fn content_text<'s, J: Json<'s>>(content: Option<J>) -> Option<String> {
+    let content = content?;
+    match content.kind() {
+        Kind::Str(s) => Some(s.to_string()),
+        Kind::Arr => {
+            let texts: Vec<&str> = content
+                .items()
+                .filter(|b| matches!(b.str_of("type"), Some("text" | "output_text")))
+                .filter_map(|b| b.str_of("text"))
                 .collect();
             (!texts.is_empty()).then(|| texts.join("\n"))
         }
@@ -805,6 +811,22 @@ pub(crate) fn is_prompt(content: Option<&Value>) -> bool {
                 .is_some_and(|t| t.ends_with("tool_result"))
         }),
         _ => false,
+    }
+}
+
+impl<'a> Args<'a> {
+    /// Arguments given as a JSON value: `null` is none, a string is decoded by the
+    /// argument-string rule, a serde_json `Value` is borrowed, and other values are copied.
+    pub(crate) fn of<J: Json<'a>>(v: Option<J>) -> Args<'a> {
+        match v {
+            None => Args::Empty,
+            Some(v) if v.is_null() => Args::Empty,
+            Some(v) => match (v.as_value(), v.as_str()) {
+                (Some(v), _) => Args::Value(v),
+                (None, Some(s)) => Args::Text(s),
+                (None, None) => Args::Owned(to_value(v)),
+            },
+        }
     }
 }
 

@@ -25,7 +25,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         "compile",
         &["config", "guard", "rules", "source", "syntax", "transcript"],
     ),
-    ("transcript", &["guard", "source"]),
+    ("transcript", &["guard", "json", "source"]),
     ("engine", &["config", "source", "transcript"]),
     (
         "score",

@@ -14,6 +14,8 @@ mod fuzz_targets;
 
 use std::path::{Path, PathBuf};
 
+use toolspec::transcript::Format;
+
 fn files(dir: &Path, ext: Option<&str>) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -75,6 +77,13 @@ fn fuzz_bodies_hold_on_the_bundled_transcripts() {
             let mut data = vec![sel];
             data.extend_from_slice(&bytes);
             fuzz_targets::transcript_read(&data);
+        }
+        // Built value by value, as the Python module builds its objects: detected, and read
+        // as each format.
+        for sel in (0..=Format::ALL.len() as u8).rev() {
+            let mut data = vec![sel];
+            data.extend_from_slice(&bytes);
+            fuzz_targets::document_nodes(&data);
         }
     }
 }

@@ -10,6 +10,8 @@
 use super::super::sink::field;
 use serde_json::Value;
 
+use crate::json::view::Json;
+
 use super::super::detect;
 use super::super::sink::Sink;
 use super::super::spans::Seg;
@@ -17,18 +19,17 @@ use super::super::spans::Seg;
 /// Whether `v` is a session dump: an `id` string, an `events` array whose items all have an
 /// `author` string, and a session key beside (`app_name` / `appName`, `user_id` / `userId`,
 /// `state` or `context`); an empty `events` needs the app name and the user id.
-pub(crate) fn is_session(v: &Value) -> bool {
+pub(crate) fn is_session<'s, J: Json<'s>>(v: J) -> bool {
     let has = |k: &str| v.get(k).is_some();
-    let Some(events) = field(v, "events").and_then(Value::as_array) else {
+    let Some(events) = v.get("events").and_then(J::as_items) else {
         return false;
     };
     let app = has("app_name") || has("appName");
     let user = has("user_id") || has("userId");
-    field(v, "id").is_some_and(Value::is_string)
-        && events
-            .iter()
-            .all(|e| field(e, "author").is_some_and(Value::is_string))
-        && if events.is_empty() {
+    let empty = events.len() == 0;
+    v.get("id").is_some_and(J::is_str)
+        && { events }.all(|e| e.get("author").is_some_and(J::is_str))
+        && if empty {
             app && user
         } else {
             app || user || has("state") || has("context")

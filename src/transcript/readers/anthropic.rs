@@ -33,7 +33,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     } else {
         &[Seg::K("messages")]
     };
-    for (i, m) in msgs.iter().enumerate() {
+    for (i, m) in msgs.enumerate() {
         let mut p = root.to_vec();
         p.extend([Seg::I(i), Seg::K("content")]);
         turn_and_text(m, sink);

@@ -11,6 +11,8 @@
 
 use serde_json::Value;
 
+use crate::json::view::Json;
+
 use super::super::detect;
 use super::super::sink::{arr, field, s, Args, Sink};
 use super::super::spans::Seg;
@@ -55,7 +57,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
         } else {
             &[Seg::K("messages")]
         };
-        for (i, m) in msgs.iter().enumerate() {
+        for (i, m) in msgs.enumerate() {
             let mut p = root.to_vec();
             p.extend([Seg::I(i), Seg::K("content")]);
             blocks(m, &p, sink);
@@ -144,44 +146,40 @@ fn output(content: Option<&Value>) -> Option<Value> {
 
 /// Whether `v` is a ConverseStream event that decides a file: an object with a
 /// `messageStart`, `contentBlockStart` or `contentBlockDelta` object.
-pub(crate) fn is_stream_event(v: &Value) -> bool {
+pub(crate) fn is_stream_event<'s, J: Json<'s>>(v: J) -> bool {
     // One pass over the members, not a look-up of each event name.
-    v.as_object().is_some_and(|o| {
-        o.iter()
-            .any(|(k, x)| x.is_object() && STREAM_EVENTS.contains(&k.as_str()))
-    })
+    v.entries()
+        .any(|(k, x)| x.is_obj() && STREAM_EVENTS.contains(&k))
 }
 
 /// Whether `v` has the marks of a Converse document: a `toolConfig` with `toolSpec` tools, a
 /// response (`output.message.content[]` and `stopReason`), messages holding a `toolUse` or
 /// `toolResult` block, or a list of stream events.
-pub(crate) fn is_document(v: &Value) -> bool {
-    if let Value::Array(items) = v {
-        if items.iter().any(is_stream_event) && items.iter().all(Value::is_object) {
+pub(crate) fn is_document<'s, J: Json<'s>>(v: J) -> bool {
+    if let Some(items) = v.as_items() {
+        if items.clone().any(is_stream_event) && { items }.all(J::is_obj) {
             return true;
         }
     }
-    if field(v, "toolConfig").is_some_and(|c| {
-        arr(c, "tools")
-            .iter()
-            .any(|t| field(t, "toolSpec").is_some())
-    }) {
-        return true;
-    }
-    if field(v, "stopReason").is_some_and(Value::is_string)
-        && field(v, "output")
-            .and_then(|o| field(o, "message"))
-            .is_some_and(|m| field(m, "content").is_some_and(Value::is_array))
+    if v.get("toolConfig")
+        .is_some_and(|c| c.items_of("tools").any(|t| t.get("toolSpec").is_some()))
     {
         return true;
     }
-    detect::messages(v).is_some_and(|msgs| {
-        msgs.iter().any(|m| {
-            field(m, "role").is_some()
-                && arr(m, "content").iter().any(|b| {
-                    field(b, "type").is_none()
-                        && (field(b, "toolUse").is_some_and(Value::is_object)
-                            || field(b, "toolResult").is_some_and(Value::is_object))
+    if v.get("stopReason").is_some_and(J::is_str)
+        && v.get("output")
+            .and_then(|o| o.get("message"))
+            .is_some_and(|m| m.get("content").is_some_and(J::is_arr))
+    {
+        return true;
+    }
+    detect::messages(v).is_some_and(|mut msgs| {
+        msgs.any(|m| {
+            m.get("role").is_some()
+                && m.items_of("content").any(|b| {
+                    b.get("type").is_none()
+                        && (b.get("toolUse").is_some_and(J::is_obj)
+                            || b.get("toolResult").is_some_and(J::is_obj))
                 })
         })
     })

@@ -123,7 +123,7 @@ impl State {
                     .flatten()
                     .filter_map(Value::as_str)
                 {
-                    sink.declare(name, None, None);
+                    sink.declare::<&Value>(name, None, None);
                 }
                 return;
             }

@@ -10,6 +10,8 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
+use crate::json::view::Json;
+
 use super::super::sink::{field, s, Args, Sink};
 use super::super::spans::Seg;
 
@@ -17,20 +19,20 @@ use super::super::spans::Seg;
 const MAX_SEARCH_DEPTH: usize = 12;
 
 /// The observations of a Langfuse export, with their path.
-pub(crate) fn observations(v: &Value) -> Option<(&[Value], Vec<Seg>)> {
-    let (list, root) = match field(v, "observations").and_then(Value::as_array) {
+pub(crate) fn observations<'s, J: Json<'s>>(v: J) -> Option<(J::Items, Vec<Seg>)> {
+    let (list, root) = match v.get("observations").and_then(J::as_items) {
         Some(a) => (a, vec![Seg::K("observations")]),
         None => (
-            field(v, "trace")?.get("observations")?.as_array()?,
+            v.get("trace")?.get("observations")?.as_items()?,
             vec![Seg::K("trace"), Seg::K("observations")],
         ),
     };
-    let is_obs = |o: &Value| {
-        field(o, "type").is_some_and(Value::is_string)
-            && field(o, "traceId").is_some_and(Value::is_string)
-            && field(o, "startTime").is_some()
+    let is_obs = |o: J| {
+        o.get("type").is_some_and(J::is_str)
+            && o.get("traceId").is_some_and(J::is_str)
+            && o.get("startTime").is_some()
     };
-    (!list.is_empty() && list.iter().all(is_obs)).then_some((list.as_slice(), root))
+    (list.len() > 0 && list.clone().all(is_obs)).then_some((list, root))
 }
 
 /// Read the TOOL observations.
@@ -40,7 +42,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     };
     let by_start =
         |a: &&(usize, &Value), b: &&(usize, &Value)| s(a.1, "startTime").cmp(&s(b.1, "startTime"));
-    let mut indexed: Vec<(usize, &Value)> = obs.iter().enumerate().collect();
+    let mut indexed: Vec<(usize, &Value)> = obs.enumerate().collect();
     indexed.sort_by(|a, b| by_start(&a, &b));
     // The model's calls, from the generations in start order.
     let mut known = ModelCalls::default();

@@ -29,6 +29,8 @@ pub(super) mod vercel;
 use super::sink::field;
 use serde_json::Value;
 
+use crate::json::view::Json;
+
 use super::sink::Sink;
 use super::spans::Seg;
 use super::Format;
@@ -169,53 +171,53 @@ impl Session {
 }
 
 /// Whether `v` is a Langfuse trace export (observations).
-pub(crate) fn langfuse_export(v: &Value) -> bool {
+pub(crate) fn langfuse_export<'s, J: Json<'s>>(v: J) -> bool {
     langfuse::observations(v).is_some()
 }
 
 /// Whether `v` is a list of OpenTelemetry SDK span objects (bare or under `spans`).
-pub(crate) fn otel_sdk_spans(v: &Value) -> bool {
+pub(crate) fn otel_sdk_spans<'s, J: Json<'s>>(v: J) -> bool {
     otel_sdk::spans(v).is_some()
 }
 
 /// Whether `v` is a Bedrock ConverseStream event that decides a file.
-pub(crate) fn bedrock_event(v: &Value) -> bool {
+pub(crate) fn bedrock_event<'s, J: Json<'s>>(v: J) -> bool {
     bedrock::is_stream_event(v)
 }
 
 /// Whether `v` has the marks of a Bedrock Converse document.
-pub(crate) fn bedrock_doc(v: &Value) -> bool {
+pub(crate) fn bedrock_doc<'s, J: Json<'s>>(v: J) -> bool {
     bedrock::is_document(v)
 }
 
 /// Whether `v` is one call of toolspec's own calls format (a JSON line of it).
-pub(crate) fn neutral_call(v: &Value) -> bool {
+pub(crate) fn neutral_call<'s, J: Json<'s>>(v: J) -> bool {
     neutral::is_call(v)
 }
 
 /// Whether `v` is a transcript (an array of calls, `[]` included) or a dataset (an array of
 /// such arrays) of toolspec's own calls format.
-pub(crate) fn neutral_doc(v: &Value) -> bool {
+pub(crate) fn neutral_doc<'s, J: Json<'s>>(v: J) -> bool {
     neutral::is_calls(v) || neutral::is_dataset(v)
 }
 
 /// Whether `v` is a pydantic-ai message history.
-pub(crate) fn pydantic_ai_history(v: &Value) -> bool {
+pub(crate) fn pydantic_ai_history<'s, J: Json<'s>>(v: J) -> bool {
     pydantic_ai::is_history(v)
 }
 
 /// Whether `v` is a Google ADK session dump.
-pub(crate) fn adk_session(v: &Value) -> bool {
+pub(crate) fn adk_session<'s, J: Json<'s>>(v: J) -> bool {
     adk_session::is_session(v)
 }
 
 /// Whether `v` is one span of an OpenAI Agents SDK trace export (a JSON line of one).
-pub(crate) fn openai_agents_span(v: &Value) -> bool {
+pub(crate) fn openai_agents_span<'s, J: Json<'s>>(v: J) -> bool {
     openai_agents::is_span(v)
 }
 
 /// Whether `v` is an OpenAI Agents SDK run state, run item list or trace export.
-pub(crate) fn openai_agents_doc(v: &Value) -> bool {
+pub(crate) fn openai_agents_doc<'s, J: Json<'s>>(v: J) -> bool {
     openai_agents::is_doc(v)
 }
 
@@ -254,7 +256,7 @@ pub(super) fn session_doc(
     let before = sink.len();
     let mut fitting = 0usize;
     for (x, path) in &items {
-        if super::detect::line(x) == Some(format) || super::detect::claude_code_hint(x) {
+        if super::detect::line(*x) == Some(format) || super::detect::claude_code_hint(*x) {
             fitting += 1;
         }
         sink.prefix.clone_from(path);

@@ -6,6 +6,8 @@
 
 use serde_json::Value;
 
+use crate::json::view::{Json, Kind};
+
 use super::super::detect;
 use super::super::sink::{field, id_string, Args, Sink};
 use super::super::spans::Seg;
@@ -16,28 +18,28 @@ pub(crate) const KEYS: [&str; 7] = ["name", "args", "id", "output", "is_error", 
 
 /// Whether `v` is one call: an object with a string `name`, an `args` member, and no key
 /// outside [`KEYS`] (`id` a string or null, `is_error` a boolean or null).
-pub(crate) fn is_call(v: &Value) -> bool {
-    let Some(o) = v.as_object() else {
-        return false;
-    };
-    field(o, "name").is_some_and(Value::is_string)
-        && o.contains_key("args")
-        && o.keys().all(|k| KEYS.contains(&k.as_str()))
-        && field(o, "id").is_none_or(|i| i.is_string() || i.is_null())
-        && field(o, "is_error").is_none_or(|e| e.is_boolean() || e.is_null())
-        && field(o, "turn").is_none_or(|t| t.as_u64().is_some_and(|t| t >= 1) || t.is_null())
-        && field(o, "agent").is_none_or(|a| a.is_string() || a.is_null())
+pub(crate) fn is_call<'s, J: Json<'s>>(o: J) -> bool {
+    o.is_obj()
+        && o.get("name").is_some_and(J::is_str)
+        && o.get("args").is_some()
+        && o.entries().all(|(k, _)| KEYS.contains(&k))
+        && o.get("id").is_none_or(|i| i.is_str() || i.is_null())
+        && o.get("is_error")
+            .is_none_or(|e| matches!(e.kind(), Kind::Bool(_) | Kind::Null))
+        && o.get("turn")
+            .is_none_or(|t| t.as_u64().is_some_and(|t| t >= 1) || t.is_null())
+        && o.get("agent").is_none_or(|a| a.is_str() || a.is_null())
 }
 
 /// Whether `v` is one transcript: an array of calls (an empty array is one with no calls).
-pub(crate) fn is_calls(v: &Value) -> bool {
-    v.as_array().is_some_and(|a| a.iter().all(is_call))
+pub(crate) fn is_calls<'s, J: Json<'s>>(v: J) -> bool {
+    v.as_items().is_some_and(|mut a| a.all(is_call))
 }
 
 /// Whether `v` is a dataset: a non-empty array of transcripts.
-pub(crate) fn is_dataset(v: &Value) -> bool {
-    v.as_array()
-        .is_some_and(|a| !a.is_empty() && a.iter().all(|t| t.is_array() && is_calls(t)))
+pub(crate) fn is_dataset<'s, J: Json<'s>>(v: J) -> bool {
+    v.as_items()
+        .is_some_and(|mut a| a.len() > 0 && a.all(|t| t.is_arr() && is_calls(t)))
 }
 
 /// The transcripts of a dataset (an array of arrays).

@@ -11,6 +11,8 @@
 
 use serde_json::Value;
 
+use crate::json::view::Json;
+
 use super::super::detect;
 use super::super::sink::{field, s, Args, Loc, Sink};
 use super::super::spans::Seg;
@@ -19,34 +21,43 @@ use crate::source::Span;
 
 /// An exported trace item: a span (`object: "trace.span"` with a `span_data` object) or the
 /// trace itself (`object: "trace"` with a `workflow_name`).
-fn is_trace_item(x: &Value) -> bool {
-    match s(x, "object") {
-        Some("trace.span") => field(x, "span_data").is_some_and(Value::is_object),
-        Some("trace") => field(x, "workflow_name").is_some(),
+fn is_trace_item<'s, J: Json<'s>>(x: J) -> bool {
+    match x.str_of("object") {
+        Some("trace.span") => x.get("span_data").is_some_and(J::is_obj),
+        Some("trace") => x.get("workflow_name").is_some(),
         _ => false,
     }
 }
 
 /// The exported items of a trace export, with their path: a non-empty list (bare or under
-/// `data`) of trace and span objects with at least one span.
-pub(crate) fn trace_items(v: &Value) -> Option<(&[Value], Vec<Seg>)> {
-    let (items, root) = match v {
-        Value::Array(a) => (a.as_slice(), vec![]),
-        // One exported span on its own (a line of a JSON-lines export read as a document).
-        _ if is_span(v) => (std::slice::from_ref(v), vec![]),
-        _ => (
-            field(v, "data")?.as_array()?.as_slice(),
-            vec![Seg::K("data")],
-        ),
+/// `data`) of trace and span objects with at least one span, or one exported span on its own
+/// (a line of a JSON-lines export read as a document: `None` for the list).
+fn trace_list<'s, J: Json<'s>>(v: J) -> Option<(Option<J::Items>, Vec<Seg>)> {
+    let (items, root) = match v.as_items() {
+        Some(a) => (a, vec![]),
+        None if is_span(v) => return Some((None, vec![])),
+        None => (v.get("data")?.as_items()?, vec![Seg::K("data")]),
     };
-    (items.iter().all(is_trace_item) && items.iter().any(|x| s(x, "object") == Some("trace.span")))
-        .then_some((items, root))
+    (items.clone().all(is_trace_item)
+        && items
+            .clone()
+            .any(|x| x.str_of("object") == Some("trace.span")))
+    .then_some((Some(items), root))
+}
+
+/// [`trace_list`] as a slice of the items.
+pub(crate) fn trace_items(v: &Value) -> Option<(&[Value], Vec<Seg>)> {
+    let (items, root) = trace_list(v)?;
+    Some((
+        items.map_or(std::slice::from_ref(v), |i| i.as_slice()),
+        root,
+    ))
 }
 
 /// An exported span: `object: "trace.span"` and a `span_data` object (what decides that a JSON
 /// lines file is a trace export, one exported item per line).
-pub(crate) fn is_span(x: &Value) -> bool {
-    s(x, "object") == Some("trace.span") && field(x, "span_data").is_some_and(Value::is_object)
+pub(crate) fn is_span<'s, J: Json<'s>>(x: J) -> bool {
+    x.str_of("object") == Some("trace.span") && x.get("span_data").is_some_and(J::is_obj)
 }
 
 /// A trace export written one exported item per line: the spans are kept until the end of the
@@ -87,25 +98,25 @@ impl Spans {
 }
 
 /// A serialised run item: `type` `…_item` and a `raw_item`.
-fn is_run_item(x: &Value) -> bool {
-    s(x, "type").is_some_and(|t| t.ends_with("_item")) && field(x, "raw_item").is_some()
+fn is_run_item<'s, J: Json<'s>>(x: J) -> bool {
+    x.str_of("type").is_some_and(|t| t.ends_with("_item")) && x.get("raw_item").is_some()
 }
 
 /// A run state (`RunState.to_json()`): a `$schemaVersion` string and `generated_items[]`.
-pub(crate) fn is_run_state(v: &Value) -> bool {
-    field(v, "$schemaVersion").is_some_and(Value::is_string)
-        && field(v, "generated_items").is_some_and(Value::is_array)
+pub(crate) fn is_run_state<'s, J: Json<'s>>(v: J) -> bool {
+    v.get("$schemaVersion").is_some_and(J::is_str)
+        && v.get("generated_items").is_some_and(J::is_arr)
 }
 
 /// A non-empty list of serialised run items.
-pub(crate) fn is_run_items(v: &Value) -> bool {
-    v.as_array()
-        .is_some_and(|a| !a.is_empty() && a.iter().all(is_run_item))
+pub(crate) fn is_run_items<'s, J: Json<'s>>(v: J) -> bool {
+    v.as_items()
+        .is_some_and(|mut a| a.len() > 0 && a.all(is_run_item))
 }
 
 /// Whether `v` is any of this format's documents.
-pub(crate) fn is_doc(v: &Value) -> bool {
-    is_run_state(v) || is_run_items(v) || trace_items(v).is_some()
+pub(crate) fn is_doc<'s, J: Json<'s>>(v: J) -> bool {
+    is_run_state(v) || is_run_items(v) || trace_list(v).is_some()
 }
 
 /// Read a run state, a run item list or a trace export.

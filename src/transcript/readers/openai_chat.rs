@@ -6,32 +6,44 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::super::detect;
-use super::super::sink::{arr, content_text, field, norm_output, s, Args, Sink};
+use super::super::sink::{content_text, norm_output, Args, Sink};
 use super::super::spans::Seg;
 use crate::code::Code;
+use crate::json::tape::V;
+use crate::json::view::Json;
+
+/// [`read`] of a serde_json value.
+pub(crate) fn read_value(v: &Value, sink: &mut Sink) -> Result<(), String> {
+    read(v, sink)
+}
+
+/// [`read`] of a document built value by value.
+pub(crate) fn read_nodes(v: V<'_>, sink: &mut Sink) -> Result<(), String> {
+    read(v, sink)
+}
 
 /// Read a Chat Completions document.
-pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
+pub(crate) fn read<'s, J: Json<'s>>(v: J, sink: &mut Sink) -> Result<(), String> {
     declare_tools(v, sink);
-    if let Value::Array(items) = v {
-        if items.first().and_then(|x| s(x, "object")) == Some("chat.completion.chunk") {
+    if let Some(items) = v.as_items() {
+        if items.clone().next().and_then(|x| x.str_of("object")) == Some("chat.completion.chunk") {
             let mut st = Stream::default();
-            for (i, c) in items.iter().enumerate() {
+            for (i, c) in items.enumerate() {
                 st.chunk(c, &[Seg::I(i)], sink);
             }
             st.finish(sink);
             return Ok(());
         }
     }
-    if s(v, "object") == Some("chat.completion.chunk") {
+    if v.str_of("object") == Some("chat.completion.chunk") {
         let mut st = Stream::default();
         st.chunk(v, &[], sink);
         st.finish(sink);
         return Ok(());
     }
-    if let Some(choices) = field(v, "choices").and_then(Value::as_array) {
-        for (i, c) in choices.iter().enumerate() {
-            if let Some(m) = field(c, "message") {
+    if let Some(choices) = v.get("choices").and_then(J::as_items) {
+        for (i, c) in choices.enumerate() {
+            if let Some(m) = c.get("message") {
                 message(m, &[Seg::K("choices"), Seg::I(i), Seg::K("message")], sink);
             }
         }
@@ -39,7 +51,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     }
     // Cohere v2 chat response: one assistant `message` with OpenAI-shaped `tool_calls`.
     if detect::is_cohere_response(v) {
-        if let Some(m) = field(v, "message") {
+        if let Some(m) = v.get("message") {
             message(m, &[Seg::K("message")], sink);
         }
         return Ok(());
@@ -50,9 +62,9 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
             detect::describe(v)
         ));
     };
-    let root: &[Seg] = if v.is_array() {
+    let root: &[Seg] = if v.is_arr() {
         &[]
-    } else if field(v, "messages").is_some() {
+    } else if v.get("messages").is_some() {
         &[Seg::K("messages")]
     } else {
         &[Seg::K("input")]
@@ -60,7 +72,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     // One path for every message: the root, then the message's index.
     let mut p = root.to_vec();
     p.push(Seg::I(0));
-    for (i, m) in msgs.iter().enumerate() {
+    for (i, m) in msgs.enumerate() {
         if let Some(last) = p.last_mut() {
             *last = Seg::I(i);
         }
@@ -69,32 +81,32 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     Ok(())
 }
 
-fn declare_tools(v: &Value, sink: &mut Sink) {
-    for t in arr(v, "tools") {
-        if let Some(f) = field(t, "function") {
+fn declare_tools<'s, J: Json<'s>>(v: J, sink: &mut Sink) {
+    for t in v.items_of("tools") {
+        if let Some(f) = t.get("function") {
             sink.declare(
-                s(f, "name").unwrap_or(""),
-                field(f, "description"),
-                field(f, "parameters"),
+                f.str_of("name").unwrap_or(""),
+                f.get("description"),
+                f.get("parameters"),
             );
-        } else if let Some(c) = field(t, "custom") {
-            sink.declare(s(c, "name").unwrap_or(""), field(c, "description"), None);
+        } else if let Some(c) = t.get("custom") {
+            sink.declare(c.str_of("name").unwrap_or(""), c.get("description"), None);
         }
     }
-    for f in arr(v, "functions") {
+    for f in v.items_of("functions") {
         sink.declare(
-            s(f, "name").unwrap_or(""),
-            field(f, "description"),
-            field(f, "parameters"),
+            f.str_of("name").unwrap_or(""),
+            f.get("description"),
+            f.get("parameters"),
         );
     }
 }
 
-fn message(m: &Value, path: &[Seg], sink: &mut Sink) {
-    match s(m, "role") {
+fn message<'s, J: Json<'s>>(m: J, path: &[Seg], sink: &mut Sink) {
+    match m.str_of("role") {
         Some("tool") => {
-            if let Some(id) = s(m, "tool_call_id") {
-                let out = field(m, "content").map(norm_output);
+            if let Some(id) = m.str_of("tool_call_id") {
+                let out = m.get("content").map(norm_output);
                 if !sink.answer_id(id, out, false) {
                     let loc = sink.at(path);
                     sink.finding(
@@ -106,38 +118,32 @@ fn message(m: &Value, path: &[Seg], sink: &mut Sink) {
             }
         }
         Some("function") => {
-            let name = s(m, "name").unwrap_or("");
-            let out = field(m, "content").map(norm_output);
+            let name = m.str_of("name").unwrap_or("");
+            let out = m.get("content").map(norm_output);
             sink.answer_name(name, out, false);
         }
         Some("user") => sink.user_turn(),
         role => {
             if matches!(role, Some("assistant") | None) {
-                if let Some(text) = content_text(field(m, "content")) {
+                if let Some(text) = content_text(m.get("content")) {
                     sink.assistant_text(&text);
                 }
             }
-            for (j, tc) in arr(m, "tool_calls").iter().enumerate() {
-                let id = s(tc, "id").map(str::to_string);
+            for (j, tc) in m.items_of("tool_calls").enumerate() {
+                let id = tc.str_of("id").map(str::to_string);
                 let loc = sink.at_in(path, &[Seg::K("tool_calls"), Seg::I(j)]);
-                if let Some(c) = field(tc, "custom") {
-                    let input = s(c, "input").unwrap_or("").to_string();
-                    sink.call(s(c, "name").unwrap_or(""), Args::Raw(input), id, loc);
-                } else if let Some(f) = field(tc, "function") {
-                    let args = f
-                        .get("arguments")
-                        .filter(|a| !a.is_null())
-                        .map_or(Args::Empty, Args::Value);
-                    sink.call(s(f, "name").unwrap_or(""), args, id, loc);
+                if let Some(c) = tc.get("custom") {
+                    let input = c.str_of("input").unwrap_or("").to_string();
+                    sink.call(c.str_of("name").unwrap_or(""), Args::Raw(input), id, loc);
+                } else if let Some(f) = tc.get("function") {
+                    let args = Args::of(f.get("arguments"));
+                    sink.call(f.str_of("name").unwrap_or(""), args, id, loc);
                 }
             }
-            if let Some(f) = field(m, "function_call").filter(|f| f.is_object()) {
+            if let Some(f) = m.get("function_call").filter(|f| f.is_obj()) {
                 let loc = sink.at_in(path, &[Seg::K("function_call")]);
-                let args = f
-                    .get("arguments")
-                    .filter(|a| !a.is_null())
-                    .map_or(Args::Empty, Args::Value);
-                sink.call_unique(s(f, "name").unwrap_or(""), args, None, loc);
+                let args = Args::of(f.get("arguments"));
+                sink.call_unique(f.str_of("name").unwrap_or(""), args, None, loc);
             }
         }
     }
@@ -160,15 +166,15 @@ pub(crate) struct Stream {
 
 impl Stream {
     /// Feed one `chat.completion.chunk`.
-    pub(crate) fn chunk(&mut self, v: &Value, path: &[Seg], sink: &mut Sink) {
-        let resp = s(v, "id").unwrap_or("").to_string();
-        for c in arr(v, "choices") {
-            let ci = field(c, "index").and_then(Value::as_u64).unwrap_or(0);
-            let Some(delta) = field(c, "delta") else {
+    pub(crate) fn chunk<'s, J: Json<'s>>(&mut self, v: J, path: &[Seg], sink: &mut Sink) {
+        let resp = v.str_of("id").unwrap_or("").to_string();
+        for c in v.items_of("choices") {
+            let ci = c.get("index").and_then(J::as_u64).unwrap_or(0);
+            let Some(delta) = c.get("delta") else {
                 continue;
             };
-            for tc in arr(delta, "tool_calls") {
-                let ti = field(tc, "index").and_then(Value::as_u64).unwrap_or(0);
+            for tc in delta.items_of("tool_calls") {
+                let ti = tc.get("index").and_then(J::as_u64).unwrap_or(0);
                 let key = (resp.clone(), ci, ti);
                 if !self.partial.contains_key(&key) {
                     self.order.push(key.clone());
@@ -177,14 +183,14 @@ impl Stream {
                 if p.loc.is_none() {
                     p.loc = Some(sink.at(path));
                 }
-                if let Some(id) = s(tc, "id") {
+                if let Some(id) = tc.str_of("id") {
                     p.id = Some(id.to_string());
                 }
-                if let Some(f) = field(tc, "function") {
-                    if let Some(n) = s(f, "name") {
+                if let Some(f) = tc.get("function") {
+                    if let Some(n) = f.str_of("name") {
                         p.name.push_str(n);
                     }
-                    if let Some(a) = s(f, "arguments") {
+                    if let Some(a) = f.str_of("arguments") {
                         p.args.push_str(a);
                     }
                 }

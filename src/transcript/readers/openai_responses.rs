@@ -25,7 +25,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
             sink.declare(name, field(t, "description"), field(t, "parameters"));
         } else if let Some(call) = s(t, "type").and_then(hosted_call_name) {
             // A hosted tool: declared under the name its calls are read as.
-            sink.declare(call, None, None);
+            sink.declare::<&Value>(call, None, None);
         }
     }
     declare_mcp_tools(v, sink);
@@ -41,7 +41,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
             } else {
                 Seg::K("input")
             };
-            (m, seg)
+            (m.as_slice(), seg)
         } else {
             return Err(format!(
                 "expected `output`, `data`, `input` or an item list; found {}",
@@ -360,7 +360,7 @@ fn declare_mcp_tools(v: &Value, sink: &mut Sink) {
         let on_server = s(it, "server_label").is_some_and(|l| servers.contains(&l));
         if s(it, "type") == Some("mcp_call") && on_server {
             if let Some(name) = s(it, "name") {
-                sink.declare(name, None, None);
+                sink.declare::<&Value>(name, None, None);
             }
         }
     }
@@ -378,7 +378,7 @@ fn declare_named_interpreter_calls(v: &Value, sink: &mut Sink) {
     for it in arr(v, "output") {
         if s(it, "type") == Some("code_interpreter_call") {
             if let Some(name) = s(it, "name") {
-                sink.declare(name, None, None);
+                sink.declare::<&Value>(name, None, None);
             }
         }
     }

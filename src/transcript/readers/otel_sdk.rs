@@ -6,25 +6,24 @@
 
 use serde_json::Value;
 
+use crate::json::view::Json;
+
 use super::super::sink::{field, s, Args, Sink};
 use super::super::spans::Seg;
 
 /// The span list of a document in this shape, with its path.
-pub(crate) fn spans(v: &Value) -> Option<(&[Value], Vec<Seg>)> {
-    let (items, root) = match v {
-        Value::Array(a) => (a.as_slice(), vec![]),
-        _ => (
-            field(v, "spans")?.as_array()?.as_slice(),
-            vec![Seg::K("spans")],
-        ),
+pub(crate) fn spans<'s, J: Json<'s>>(v: J) -> Option<(J::Items, Vec<Seg>)> {
+    let (items, root) = match v.as_items() {
+        Some(a) => (a, vec![]),
+        None => (v.get("spans")?.as_items()?, vec![Seg::K("spans")]),
     };
-    let is_span = |x: &Value| {
-        field(x, "name").is_some_and(Value::is_string)
-            && field(x, "attributes").is_some_and(Value::is_object)
-            && field(x, "context").is_some_and(Value::is_object)
-            && field(x, "start_time").is_some()
+    let is_span = |x: J| {
+        x.get("name").is_some_and(J::is_str)
+            && x.get("attributes").is_some_and(J::is_obj)
+            && x.get("context").is_some_and(J::is_obj)
+            && x.get("start_time").is_some()
     };
-    (!items.is_empty() && items.iter().all(is_span)).then_some((items, root))
+    (items.len() > 0 && items.clone().all(is_span)).then_some((items, root))
 }
 
 /// Order key of a `start_time`: nanoseconds (any-agent) or an ISO 8601 string (the SDK).
@@ -49,7 +48,6 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
         return Err("expected OpenTelemetry SDK spans".to_string());
     };
     let mut tools: Vec<(usize, &Value)> = items
-        .iter()
         .enumerate()
         .filter(|(_, x)| {
             let a = &x["attributes"];

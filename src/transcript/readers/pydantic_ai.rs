@@ -7,6 +7,8 @@
 
 use serde_json::Value;
 
+use crate::json::view::Json;
+
 use super::super::detect;
 use super::super::sink::{arr, field, norm_output, s, Args, Sink};
 use super::super::spans::Seg;
@@ -14,21 +16,18 @@ use crate::code::Code;
 
 /// Whether `v` is a pydantic-ai message history: a non-empty list of `{kind: request | response,
 /// parts[]}` messages whose parts all have a `part_kind` string, with at least one part.
-pub(crate) fn is_history(v: &Value) -> bool {
-    let Value::Array(messages) = v else {
+pub(crate) fn is_history<'s, J: Json<'s>>(v: J) -> bool {
+    let Some(messages) = v.as_items() else {
         return false;
     };
-    !messages.is_empty()
-        && messages.iter().all(|m| {
-            matches!(s(m, "kind"), Some("request" | "response"))
-                && field(m, "parts")
-                    .and_then(Value::as_array)
-                    .is_some_and(|p| {
-                        p.iter()
-                            .all(|part| field(part, "part_kind").is_some_and(Value::is_string))
-                    })
+    messages.len() > 0
+        && messages.clone().all(|m| {
+            matches!(m.str_of("kind"), Some("request" | "response"))
+                && m.get("parts")
+                    .and_then(J::as_items)
+                    .is_some_and(|mut p| p.all(|part| part.get("part_kind").is_some_and(J::is_str)))
         })
-        && messages.iter().any(|m| !arr(m, "parts").is_empty())
+        && { messages }.any(|m| m.items_of("parts").len() > 0)
 }
 
 /// Read a message history.

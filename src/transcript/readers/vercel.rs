@@ -37,7 +37,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     } else {
         &[Seg::K("messages")]
     };
-    for (i, m) in msgs.iter().enumerate() {
+    for (i, m) in msgs.enumerate() {
         let mut p = root.to_vec();
         p.push(Seg::I(i));
         message(m, &p, sink);
