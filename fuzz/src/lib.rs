@@ -369,7 +369,11 @@ pub fn document_nodes(data: &[u8]) {
                 .map(|()| out)
                 .map_err(|e| e.to_string())
         };
-        assert_eq!(read(&nodes), read(&plain), "built value by value, {text:?} reads the same");
+        assert_eq!(
+            read(&nodes),
+            read(&plain),
+            "built value by value, {text:?} reads the same"
+        );
     }
 }
 

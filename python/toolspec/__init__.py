@@ -232,7 +232,7 @@ TEXT_SPEC_NAME = "spec.toolspec"
 
 
 def _is_path(spec: str) -> bool:
-    return "\n" not in spec and (os.path.exists(spec) or spec.endswith(".toolspec"))
+    return "\n" not in spec and (spec.endswith(".toolspec") or os.path.exists(spec))
 
 
 def _spec_source(spec: Any) -> "tuple[str, Optional[str]]":
@@ -438,7 +438,8 @@ def _cached_spec(spec: Any, spec_name: Optional[str], allow_outside_root: bool) 
             st = os.stat(path)
         except OSError:
             return Spec(path, name=spec_name, allow_outside_root=allow_outside_root)
-        key = ("path", os.path.abspath(path), st.st_mtime_ns, st.st_size)
+        # The path as given: with the current folder (in the key below) it names the file.
+        key = ("path", path, st.st_mtime_ns, st.st_size)
     key += (spec_name, os.getcwd(), allow_outside_root)
     with _CACHE_LOCK:
         hit = _CACHE.get(key)

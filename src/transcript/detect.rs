@@ -300,6 +300,197 @@ fn is_gemini_cli_line<'s, J: Json<'s>>(v: J) -> bool {
     }
 }
 
+/// The members of a message detection looks at, found in one pass over its members.
+#[derive(Clone, Copy)]
+struct Msg<J> {
+    role: Option<J>,
+    ty: Option<J>,
+    content: Option<J>,
+    tool_calls: Option<J>,
+    function_call: Option<J>,
+    parts: Option<J>,
+    tool_invocations: Option<J>,
+    lc: Option<J>,
+    data: Option<J>,
+    /// A member that is a Bedrock ConverseStream event (an object under an event's name).
+    stream_event: bool,
+}
+
+impl<'s, J: Json<'s>> Msg<J> {
+    fn of(m: J) -> Msg<J> {
+        let mut f = Msg {
+            role: None,
+            ty: None,
+            content: None,
+            tool_calls: None,
+            function_call: None,
+            parts: None,
+            tool_invocations: None,
+            lc: None,
+            data: None,
+            stream_event: false,
+        };
+        for (k, v) in m.entries() {
+            let slot = match k {
+                "role" => &mut f.role,
+                "type" => &mut f.ty,
+                "content" => &mut f.content,
+                "tool_calls" => &mut f.tool_calls,
+                "function_call" => &mut f.function_call,
+                "parts" => &mut f.parts,
+                "toolInvocations" => &mut f.tool_invocations,
+                "lc" => &mut f.lc,
+                "data" => &mut f.data,
+                _ => {
+                    f.stream_event |= super::readers::bedrock_stream_member(k, v);
+                    continue;
+                }
+            };
+            // The first of a repeated key, as `get` finds it.
+            slot.get_or_insert(v);
+        }
+        f
+    }
+
+    fn ty(&self) -> Option<&'s str> {
+        self.ty.and_then(J::as_str)
+    }
+
+    /// An OpenAI Responses item.
+    fn responses_item(&self) -> bool {
+        self.ty().is_some_and(|t| RESPONSES_ITEM_TYPES.contains(&t))
+            && (self.role.is_none()
+                || self.ty() == Some("message")
+                    && self.content.is_some_and(J::is_arr)
+                    && self.parts.is_none())
+    }
+
+    /// A LangChain message (serialised, or as `messages_to_dict` writes it).
+    fn langchain(&self) -> bool {
+        if self.lc.is_some() && self.ty() == Some("constructor") {
+            return true;
+        }
+        let lc_type = self.ty().is_some_and(|t| {
+            matches!(
+                t,
+                "human" | "ai" | "tool" | "system" | "AIMessageChunk" | "function" | "chat"
+            )
+        });
+        lc_type && (self.data.is_some_and(J::is_obj) || self.role.is_none())
+    }
+}
+
+/// What detection and the ambiguity marks look for in a message list, found in one pass over
+/// the messages (each question is answered for every message at once, not one scan each).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Marks {
+    /// Messages there are.
+    count: usize,
+    /// Some message is a LangChain message.
+    langchain: bool,
+    /// Some message is a Responses item; some is one that is not a `message`.
+    responses_item: bool,
+    responses_call: bool,
+    /// Some message has a `parts` array or `toolInvocations`; some has `toolInvocations`.
+    vercel_message: bool,
+    tool_invocations: bool,
+    /// Some content block is a Vercel tool part (`tool-call`, `tool-result`).
+    vercel_blocks: bool,
+    /// Some content block is an Anthropic block of tool use, thinking or MCP; some is one of
+    /// tool use (`tool_use`, `tool_result`, `server_tool_use`).
+    anthropic_blocks: bool,
+    anthropic_tool_blocks: bool,
+    /// Some message has OpenAI tool activity (`tool_calls` or `function_call` not null, or role
+    /// `tool` / `function`); some `tool_calls` entry has a `function` object.
+    openai: bool,
+    openai_functions: bool,
+    /// Every message has a role.
+    all_roles: bool,
+    /// Some message with a role has a block with no `type` and a `toolUse` or `toolResult`
+    /// object (Bedrock Converse).
+    bedrock_blocks: bool,
+    /// Some message is a Bedrock ConverseStream event; every message is an object.
+    stream_event: bool,
+    all_objects: bool,
+}
+
+impl Marks {
+    /// The marks of `msgs`.
+    pub(crate) fn of<'s, J: Json<'s>>(msgs: impl Iterator<Item = J>) -> Marks {
+        let mut k = Marks {
+            count: 0,
+            langchain: false,
+            responses_item: false,
+            responses_call: false,
+            vercel_message: false,
+            tool_invocations: false,
+            vercel_blocks: false,
+            anthropic_blocks: false,
+            anthropic_tool_blocks: false,
+            openai: false,
+            openai_functions: false,
+            all_roles: true,
+            bedrock_blocks: false,
+            stream_event: false,
+            all_objects: true,
+        };
+        for m in msgs {
+            let f = Msg::of(m);
+            k.count += 1;
+            k.all_objects &= m.is_obj();
+            k.stream_event |= f.stream_event;
+            k.langchain |= f.langchain();
+            let item = f.responses_item();
+            k.responses_item |= item;
+            k.responses_call |= item && f.ty().is_some_and(|t| t != "message");
+            k.tool_invocations |= f.tool_invocations.is_some();
+            k.vercel_message |= f.parts.is_some_and(J::is_arr) || f.tool_invocations.is_some();
+            k.all_roles &= f.role.is_some();
+            let role = f.role.and_then(J::as_str);
+            k.openai |= f.tool_calls.is_some_and(|t| !t.is_null())
+                || f.function_call.is_some_and(|t| !t.is_null())
+                || matches!(role, Some("tool" | "function"));
+            if let Some(calls) = f.tool_calls.and_then(J::as_items) {
+                k.openai_functions |= { calls }.any(|c| c.get("function").is_some_and(J::is_obj));
+            }
+            for b in f.content.and_then(J::as_items).into_iter().flatten() {
+                let ty = b.get("type");
+                match ty.and_then(J::as_str) {
+                    Some("tool-call" | "tool-result") => k.vercel_blocks = true,
+                    Some("tool_use" | "tool_result" | "server_tool_use") => {
+                        k.anthropic_blocks = true;
+                        k.anthropic_tool_blocks = true;
+                    }
+                    Some("thinking" | "redacted_thinking" | "mcp_tool_use" | "mcp_tool_result") => {
+                        k.anthropic_blocks = true;
+                    }
+                    _ => {}
+                }
+                k.bedrock_blocks |= f.role.is_some()
+                    && ty.is_none()
+                    && (b.get("toolUse").is_some_and(J::is_obj)
+                        || b.get("toolResult").is_some_and(J::is_obj));
+            }
+        }
+        k
+    }
+
+    /// The marks of the messages of `v` (none when it has no message list).
+    pub(crate) fn of_doc<'s, J: Json<'s>>(v: J) -> Marks {
+        Marks::of(messages(v).into_iter().flatten())
+    }
+
+    /// A list of Bedrock ConverseStream events: `v` is the list itself.
+    pub(crate) fn bedrock_stream(&self) -> bool {
+        self.stream_event && self.all_objects
+    }
+
+    /// Messages with Bedrock Converse tool blocks.
+    pub(crate) fn bedrock_messages(&self) -> bool {
+        self.bedrock_blocks
+    }
+}
+
 /// The message list of a document, if it has one: a bare array, or `messages` / `input`.
 pub(crate) fn messages<'s, J: Json<'s>>(v: J) -> Option<J::Items> {
     match v.kind() {
@@ -325,6 +516,7 @@ pub(crate) fn doc<'s, J: Json<'s>>(v: J) -> Result<Format, String> {
 }
 
 fn doc_shape<'s, J: Json<'s>>(v: J) -> Option<Format> {
+    let marks = Marks::of_doc(v);
     if super::readers::neutral_doc(v) {
         return Some(Format::ToolspecCalls);
     }
@@ -358,13 +550,13 @@ fn doc_shape<'s, J: Json<'s>>(v: J) -> Option<Format> {
     if super::readers::openai_agents_doc(v) {
         return Some(Format::OpenaiAgents);
     }
-    if super::readers::bedrock_doc(v) {
+    if super::readers::bedrock_doc(v, &marks) {
         return Some(Format::BedrockConverse);
     }
     if v.is_obj() {
         let object = v.str_of("object");
         if (object == Some("response") && v.get("output").is_some_and(J::is_arr))
-            || (object == Some("list") && v.items_of("data").any(is_responses_item))
+            || (object == Some("list") && Marks::of(v.items_of("data")).responses_item)
         {
             return Some(Format::OpenaiResponses);
         }
@@ -411,70 +603,33 @@ fn doc_shape<'s, J: Json<'s>>(v: J) -> Option<Format> {
             return Some(Format::Gemini);
         }
     }
-    let msgs = messages(v)?;
-    if msgs.len() == 0 {
+    if marks.count == 0 {
         return None;
     }
-    if msgs.clone().any(is_langchain_message) {
+    if marks.langchain {
         return Some(Format::Langchain);
     }
-    if msgs.clone().any(is_responses_item) {
+    if marks.responses_item {
         return Some(Format::OpenaiResponses);
     }
-    if msgs
-        .clone()
-        .any(|m| m.get("parts").is_some_and(J::is_arr) || m.get("toolInvocations").is_some())
-    {
+    if marks.vercel_message || marks.vercel_blocks {
         return Some(Format::VercelAiSdk);
     }
-    let mut anthropic = false;
-    let mut vercel = false;
-    for m in msgs.clone() {
-        for b in m.items_of("content") {
-            match b.str_of("type") {
-                Some("tool-call" | "tool-result") => vercel = true,
-                Some(
-                    "tool_use" | "tool_result" | "server_tool_use" | "thinking"
-                    | "redacted_thinking" | "mcp_tool_use" | "mcp_tool_result",
-                ) => anthropic = true,
-                _ => {}
-            }
-        }
-        if vercel {
-            break;
-        }
-    }
-    if vercel {
-        return Some(Format::VercelAiSdk);
-    }
-    if anthropic {
+    if marks.anthropic_blocks {
         return Some(Format::AnthropicMessages);
     }
-    if msgs.clone().any(|m| {
-        m.get("tool_calls").is_some_and(|t| !t.is_null())
-            || m.get("function_call").is_some_and(|t| !t.is_null())
-            || matches!(m.str_of("role"), Some("tool" | "function"))
-    }) {
+    if marks.openai {
         return Some(Format::OpenaiChat);
     }
     // No tool activity at all: a plain chat transcript. Read as OpenAI Chat (zero calls) when it
     // looks like role/content messages; an Anthropic request is told by its `max_tokens`.
-    if { msgs }.all(|m| m.get("role").is_some()) {
+    if marks.all_roles {
         if v.get("max_tokens").is_some() && v.get("system").is_some() {
             return Some(Format::AnthropicMessages);
         }
         return Some(Format::OpenaiChat);
     }
     None
-}
-
-fn is_responses_item<'s, J: Json<'s>>(v: J) -> bool {
-    v.str_of("type")
-        .is_some_and(|t| RESPONSES_ITEM_TYPES.contains(&t))
-        && (v.get("role").is_none()
-            || v.str_of("type") == Some("message")
-                && v.get("content").is_some_and(J::is_arr)
-                && v.get("parts").is_none())
 }
 
 fn is_gemini_content<'s, J: Json<'s>>(v: J) -> bool {
@@ -484,31 +639,12 @@ fn is_gemini_content<'s, J: Json<'s>>(v: J) -> bool {
             .is_some_and(|mut p| p.all(|part| part.get("type").is_none()))
 }
 
-fn is_langchain_message<'s, J: Json<'s>>(m: J) -> bool {
-    if m.get("lc").is_some() && m.str_of("type") == Some("constructor") {
-        return true;
-    }
-    let lc_type = m.str_of("type").is_some_and(|t| {
-        matches!(
-            t,
-            "human" | "ai" | "tool" | "system" | "AIMessageChunk" | "function" | "chat"
-        )
-    });
-    lc_type && (m.get("data").is_some_and(J::is_obj) || m.get("role").is_none())
-}
-
 /// The other formats a document (or dataset line) detected as `chosen` also has the marks of,
 /// each with the mark seen. Detection takes the first match of its order; these are the
 /// runners-up a user should hear about, since `--input-format` reads the file as one of them instead.
 /// Only distinctive marks count (a role/content list with no tool activity matches nothing).
 pub(crate) fn also_matches<'s, J: Json<'s>>(v: J, chosen: Format) -> Vec<(Format, &'static str)> {
-    let msgs = messages(v).unwrap_or_else(|| v.items_of_nothing());
-    let blocks = |types: &[&str]| {
-        msgs.clone().any(|m| {
-            m.items_of("content")
-                .any(|b| b.str_of("type").is_some_and(|t| types.contains(&t)))
-        })
-    };
+    let seen = Marks::of_doc(v);
     let has = |k: &str| v.get(k).is_some();
     let object = v.str_of("object");
     let mut marks: Vec<(Format, &'static str)> = Vec::new();
@@ -530,9 +666,7 @@ pub(crate) fn also_matches<'s, J: Json<'s>>(v: J, chosen: Format) -> Vec<(Format
     mark(
         Format::OpenaiResponses,
         (object == Some("response") && v.get("output").is_some_and(J::is_arr))
-            || msgs
-                .clone()
-                .any(|m| is_responses_item(m) && m.str_of("type").is_some_and(|t| t != "message")),
+            || seen.responses_call,
         "Responses items (`function_call`, …)",
     );
     mark(
@@ -540,29 +674,26 @@ pub(crate) fn also_matches<'s, J: Json<'s>>(v: J, chosen: Format) -> Vec<(Format
         matches!(object, Some("chat.completion" | "chat.completion.chunk"))
             || v.get("choices").is_some_and(J::is_arr)
             || is_cohere_response(v)
-            || msgs.clone().any(|m| {
-                m.items_of("tool_calls")
-                    .any(|c| c.get("function").is_some_and(J::is_obj))
-            }),
+            || seen.openai_functions,
         "`tool_calls` with `function` entries",
     );
     mark(
         Format::AnthropicMessages,
         (v.str_of("type") == Some("message") && v.str_of("role") == Some("assistant"))
-            || blocks(&["tool_use", "tool_result", "server_tool_use"]),
+            || seen.anthropic_tool_blocks,
         "`tool_use`/`tool_result` content blocks",
     );
     mark(
         Format::VercelAiSdk,
         is_vercel_result(v)
             || v.as_items().is_some_and(is_ui_chunk_stream::<J>)
-            || blocks(&["tool-call", "tool-result"])
-            || msgs.clone().any(|m| m.get("toolInvocations").is_some()),
+            || seen.vercel_blocks
+            || seen.tool_invocations,
         "Vercel AI SDK steps, tool parts or chunks",
     );
     mark(
         Format::Langchain,
-        msgs.clone().any(is_langchain_message),
+        seen.langchain,
         "LangChain typed messages",
     );
     mark(
@@ -627,7 +758,7 @@ pub(crate) fn also_matches<'s, J: Json<'s>>(v: J, chosen: Format) -> Vec<(Format
     );
     mark(
         Format::BedrockConverse,
-        super::readers::bedrock_doc(v),
+        super::readers::bedrock_doc(v, &seen),
         "Bedrock Converse `toolUse`/`toolResult` blocks",
     );
     marks

@@ -148,18 +148,21 @@ fn output(content: Option<&Value>) -> Option<Value> {
 /// `messageStart`, `contentBlockStart` or `contentBlockDelta` object.
 pub(crate) fn is_stream_event<'s, J: Json<'s>>(v: J) -> bool {
     // One pass over the members, not a look-up of each event name.
-    v.entries()
-        .any(|(k, x)| x.is_obj() && STREAM_EVENTS.contains(&k))
+    v.entries().any(|(k, x)| is_stream_member(k, x))
+}
+
+/// Whether the member `key: x` is a ConverseStream event: an object under an event's name.
+pub(crate) fn is_stream_member<'s, J: Json<'s>>(key: &str, x: J) -> bool {
+    x.is_obj() && STREAM_EVENTS.contains(&key)
 }
 
 /// Whether `v` has the marks of a Converse document: a `toolConfig` with `toolSpec` tools, a
 /// response (`output.message.content[]` and `stopReason`), messages holding a `toolUse` or
 /// `toolResult` block, or a list of stream events.
-pub(crate) fn is_document<'s, J: Json<'s>>(v: J) -> bool {
-    if let Some(items) = v.as_items() {
-        if items.clone().any(is_stream_event) && { items }.all(J::is_obj) {
-            return true;
-        }
+/// `marks` are those of `v`'s messages ([`detect::Marks::of_doc`]).
+pub(crate) fn is_document<'s, J: Json<'s>>(v: J, marks: &detect::Marks) -> bool {
+    if v.is_arr() && marks.bedrock_stream() {
+        return true;
     }
     if v.get("toolConfig")
         .is_some_and(|c| c.items_of("tools").any(|t| t.get("toolSpec").is_some()))
@@ -173,16 +176,7 @@ pub(crate) fn is_document<'s, J: Json<'s>>(v: J) -> bool {
     {
         return true;
     }
-    detect::messages(v).is_some_and(|mut msgs| {
-        msgs.any(|m| {
-            m.get("role").is_some()
-                && m.items_of("content").any(|b| {
-                    b.get("type").is_none()
-                        && (b.get("toolUse").is_some_and(J::is_obj)
-                            || b.get("toolResult").is_some_and(J::is_obj))
-                })
-        })
-    })
+    marks.bedrock_messages()
 }
 
 /// ConverseStream events, one per line: a call opens at `contentBlockStart.start.toolUse

@@ -186,8 +186,13 @@ pub(crate) fn bedrock_event<'s, J: Json<'s>>(v: J) -> bool {
 }
 
 /// Whether `v` has the marks of a Bedrock Converse document.
-pub(crate) fn bedrock_doc<'s, J: Json<'s>>(v: J) -> bool {
-    bedrock::is_document(v)
+pub(crate) fn bedrock_doc<'s, J: Json<'s>>(v: J, marks: &super::detect::Marks) -> bool {
+    bedrock::is_document(v, marks)
+}
+
+/// Whether the member `key: v` is a Bedrock ConverseStream event.
+pub(crate) fn bedrock_stream_member<'s, J: Json<'s>>(key: &str, v: J) -> bool {
+    bedrock::is_stream_member(key, v)
 }
 
 /// Whether `v` is one call of toolspec's own calls format (a JSON line of it).
