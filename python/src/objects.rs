@@ -30,9 +30,19 @@ static PLAIN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
 /// The JSON document of `obj`.
 pub(crate) fn document(obj: &Bound<'_, PyAny>) -> PyResult<Document> {
+    // Room for what a conversation of that many messages usually holds (a guess, bounded):
+    // the buffers then seldom grow.
+    let items = if let Ok(list) = obj.cast::<PyList>() {
+        list.len()
+    } else if let Ok(dict) = obj.cast::<PyDict>() {
+        dict.len()
+    } else {
+        1
+    }
+    .min(4096);
     let mut walk = Walk {
         members: Vec::new(),
-        out: DocumentBuilder::new(),
+        out: DocumentBuilder::with_capacity(items * 16, items * 96),
     };
     walk.walk(obj, 0)?;
     walk.out.finish().map_err(not_json)

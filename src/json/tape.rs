@@ -627,6 +627,14 @@ pub(crate) struct Push {
 }
 
 impl Push {
+    /// A builder with room for `nodes` values and keys and `text` bytes of their text.
+    pub(crate) fn with_capacity(nodes: usize, text: usize) -> Push {
+        let mut push = Push::default();
+        push.bufs.nodes.reserve(nodes);
+        push.bufs.text.reserve(text);
+        push
+    }
+
     /// Room for one more node and `text` more bytes of text, and the value counted in its
     /// container (whose key, in an object, came first).
     fn room(&mut self, text: usize) -> bool {

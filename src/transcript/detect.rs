@@ -506,17 +506,21 @@ pub(crate) fn messages<'s, J: Json<'s>>(v: J) -> Option<J::Items> {
 /// Detect the format of a whole JSON document (or a dataset line).
 /// `Err` holds what the document is, in words.
 pub(crate) fn doc<'s, J: Json<'s>>(v: J) -> Result<Format, String> {
+    doc_marked(v, &Marks::of_doc(v))
+}
+
+/// [`doc`] given the marks of `v`'s messages ([`Marks::of_doc`]).
+pub(crate) fn doc_marked<'s, J: Json<'s>>(v: J, marks: &Marks) -> Result<Format, String> {
     if let Some(f) = line(v) {
         return Ok(f);
     }
-    if let Some(f) = doc_shape(v) {
+    if let Some(f) = doc_shape(v, marks) {
         return Ok(f);
     }
     Err(describe(v))
 }
 
-fn doc_shape<'s, J: Json<'s>>(v: J) -> Option<Format> {
-    let marks = Marks::of_doc(v);
+fn doc_shape<'s, J: Json<'s>>(v: J, marks: &Marks) -> Option<Format> {
     if super::readers::neutral_doc(v) {
         return Some(Format::ToolspecCalls);
     }
@@ -550,7 +554,7 @@ fn doc_shape<'s, J: Json<'s>>(v: J) -> Option<Format> {
     if super::readers::openai_agents_doc(v) {
         return Some(Format::OpenaiAgents);
     }
-    if super::readers::bedrock_doc(v, &marks) {
+    if super::readers::bedrock_doc(v, marks) {
         return Some(Format::BedrockConverse);
     }
     if v.is_obj() {
@@ -643,8 +647,12 @@ fn is_gemini_content<'s, J: Json<'s>>(v: J) -> bool {
 /// each with the mark seen. Detection takes the first match of its order; these are the
 /// runners-up a user should hear about, since `--input-format` reads the file as one of them instead.
 /// Only distinctive marks count (a role/content list with no tool activity matches nothing).
-pub(crate) fn also_matches<'s, J: Json<'s>>(v: J, chosen: Format) -> Vec<(Format, &'static str)> {
-    let seen = Marks::of_doc(v);
+/// `seen` are the marks of `v`'s messages ([`Marks::of_doc`]).
+pub(crate) fn also_matches<'s, J: Json<'s>>(
+    v: J,
+    chosen: Format,
+    seen: &Marks,
+) -> Vec<(Format, &'static str)> {
     let has = |k: &str| v.get(k).is_some();
     let object = v.str_of("object");
     let mut marks: Vec<(Format, &'static str)> = Vec::new();
@@ -758,7 +766,7 @@ pub(crate) fn also_matches<'s, J: Json<'s>>(v: J, chosen: Format) -> Vec<(Format
     );
     mark(
         Format::BedrockConverse,
-        super::readers::bedrock_doc(v, &seen),
+        super::readers::bedrock_doc(v, seen),
         "Bedrock Converse `toolUse`/`toolResult` blocks",
     );
     marks

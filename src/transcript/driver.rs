@@ -308,9 +308,14 @@ fn read_document<'t, 's, J: Json<'s>>(
     keep: &Keep,
     emit: &mut impl FnMut(Transcript),
 ) -> Result<(), ReadError> {
-    let format = match forced {
-        Some(f) => f,
-        None => detect::doc(v).map_err(|tried| detection_failed(name, tried))?,
+    // The marks of the messages serve detection and the ambiguity check alike.
+    let (format, marks) = match forced {
+        Some(f) => (f, None),
+        None => {
+            let marks = detect::Marks::of_doc(v);
+            let f = detect::doc_marked(v, &marks).map_err(|tried| detection_failed(name, tried))?;
+            (f, Some(marks))
+        }
     };
     if format.def().parts.is_some() {
         if let Some(parts) = readers::split(format, value()) {
@@ -319,8 +324,8 @@ fn read_document<'t, 's, J: Json<'s>>(
     }
     let mut sink = Sink::keeping(keep);
     read(format, &mut sink).map_err(|msg| shape_error(name, text(), 0, 1, format, msg))?;
-    if forced.is_none() {
-        ambiguous(v, format, &mut sink);
+    if let Some(marks) = &marks {
+        ambiguous(v, format, marks, &mut sink);
     }
     sink.resolve(text, 0);
     emit(transcript(format, None, sink));
@@ -330,8 +335,13 @@ fn read_document<'t, 's, J: Json<'s>>(
 /// An `ambiguous-format` finding for each other format the document also has the marks of:
 /// detection picked the first in its order, and the user should know the file could be read
 /// otherwise (`--input-format`).
-pub(super) fn ambiguous<'s, J: Json<'s>>(v: J, format: Format, sink: &mut Sink) {
-    for (other, what) in detect::also_matches(v, format) {
+pub(super) fn ambiguous<'s, J: Json<'s>>(
+    v: J,
+    format: Format,
+    marks: &detect::Marks,
+    sink: &mut Sink,
+) {
+    for (other, what) in detect::also_matches(v, format, marks) {
         let at = sink.at(&[]);
         sink.finding(
             Code::AmbiguousFormat,

@@ -312,7 +312,7 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
         readers::read_doc(format, v, &mut sink)
             .map_err(|msg| shape_error(self.name, json, json_base, no, format, msg))?;
         if self.forced.is_none() {
-            ambiguous(v, format, &mut sink);
+            ambiguous(v, format, &detect::Marks::of_doc(v), &mut sink);
         }
         sink.resolve(|| json, json_base);
         let t = transcript(format, Some(RecordLoc { line: no, span }), sink);

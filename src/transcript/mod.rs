@@ -196,6 +196,12 @@ impl DocumentBuilder {
         DocumentBuilder::default()
     }
 
+    /// An empty builder with room for about `values` values (keys included) and `text`
+    /// bytes of their strings: a guess saves growing the buffers as the document is built.
+    pub fn with_capacity(values: usize, text: usize) -> DocumentBuilder {
+        DocumentBuilder(crate::json::tape::Push::with_capacity(values, text))
+    }
+
     /// `null`.
     pub fn null(&mut self) {
         self.0.null();

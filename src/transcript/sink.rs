@@ -498,9 +498,21 @@ impl Sink {
 
     /// Link a result to the call with this id; false if there is none.
     pub(crate) fn answer_id(&mut self, id: &str, output: Option<Value>, is_error: bool) -> bool {
+        self.answer_id_with(id, || output, is_error)
+    }
+
+    /// [`Self::answer_id`] with the output made only when it is kept.
+    pub(crate) fn answer_id_with(
+        &mut self,
+        id: &str,
+        output: impl FnOnce() -> Option<Value>,
+        is_error: bool,
+    ) -> bool {
         match self.by_id(id) {
             Some(i) => {
-                self.answer(i, output, is_error);
+                let wanted = !self.answered.get(i).copied().unwrap_or(true)
+                    && self.keep.output_of(self.name(i));
+                self.answer(i, if wanted { output() } else { None }, is_error);
                 true
             }
             None => false,

@@ -106,8 +106,8 @@ fn message<'s, J: Json<'s>>(m: J, path: &[Seg], sink: &mut Sink) {
     match m.str_of("role") {
         Some("tool") => {
             if let Some(id) = m.str_of("tool_call_id") {
-                let out = m.get("content").map(norm_output);
-                if !sink.answer_id(id, out, false) {
+                let out = || m.get("content").map(norm_output);
+                if !sink.answer_id_with(id, out, false) {
                     let loc = sink.at(path);
                     sink.finding(
                         Code::OrphanResult,
