@@ -19,7 +19,7 @@ JOBS="${2:-2}"
 shift $(( $# > 2 ? 2 : $# ))
 TARGETS=("$@")
 if [[ ${#TARGETS[@]} -eq 0 ]]; then
-  TARGETS=(spec_parser compile transcript_read transcript_eval engine score_line tape_serde)
+  TARGETS=(spec_parser compile transcript_read transcript_eval engine score_line tape_serde document_nodes)
 fi
 SAN="${SANITIZER:-address}"
 export RUSTC_BOOTSTRAP=1
@@ -50,6 +50,8 @@ for t in sorted(glob.glob(f"{root}/tests/fixtures/**/transcripts/**/*", recursiv
         continue
     data = open(t, "rb").read()
     put("transcript_read", b"\0" + data)
+    # Selector 255: detection (past every format's index).
+    put("document_nodes", b"\xff" + data)
     fmt = t.split("/transcripts/")[1].split("/")[0]
     if fmt in formats:
         put("transcript_read", bytes([formats.index(fmt)]) + data)
@@ -74,7 +76,7 @@ cargo fuzz build -O -a --sanitizer "$SAN"
 
 run_one() {
   local t="$1" max_len=8192
-  [[ "$t" == transcript_read || "$t" == transcript_eval ]] && max_len=65536
+  [[ "$t" == transcript_read || "$t" == transcript_eval || "$t" == document_nodes ]] && max_len=65536
   echo "== $t: ${SECS}s (sanitizer $SAN, max_len $max_len)"
   cargo fuzz run "$t" -O -a --sanitizer "$SAN" -- \
     -max_total_time="$SECS" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \

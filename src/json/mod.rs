@@ -35,7 +35,8 @@ pub(crate) fn owned_value<'s, J: Json<'s>>(v: J) -> Value {
 }
 
 /// A view as a serde_json [`Value`]. The recursion is bounded by the view's nesting: 64 levels
-/// for a line's tape, 128 for a document built value by value (whose builders refuse more).
+/// for a line's tape, [`tape::PUSH_DEPTH`] for a document built value by value, whose builder
+/// refuses more (a `Value` parsed by serde_json nests at most 128).
 pub(crate) fn to_value<'s, J: Json<'s>>(v: J) -> Value {
     match v.kind() {
         Kind::Null => Value::Null,
@@ -90,7 +91,108 @@ mod tests {
         })
     }
 
+    /// `v` pushed value by value.
+    fn push(v: &Value, p: &mut tape::Push) {
+        match v {
+            Value::Null => p.null(),
+            Value::Bool(b) => p.bool(*b),
+            Value::Number(n) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
+                (Some(i), _, _) => p.int(i),
+                (None, Some(u), _) => p.uint(u),
+                (_, _, f) => p.float(f.unwrap_or(f64::NAN)),
+            },
+            Value::String(s) => p.str(s),
+            Value::Array(items) => {
+                p.open(false);
+                items.iter().for_each(|x| push(x, p));
+                p.close();
+            }
+            Value::Object(members) => {
+                p.open(true);
+                for (k, x) in members {
+                    p.key(k);
+                    push(x, p);
+                }
+                p.close();
+            }
+        }
+    }
+
+    /// What a sequence of pushes makes, as a value or the reason it makes none.
+    fn pushed(f: impl FnOnce(&mut tape::Push)) -> Result<Value, &'static str> {
+        let mut p = tape::Push::default();
+        f(&mut p);
+        p.finish().map(|t| to_value(t.tape().root()))
+    }
+
+    #[test]
+    fn pushes_that_are_not_one_value_are_refused() {
+        let key_outside = pushed(|p| p.key("a"));
+        assert_eq!(
+            key_outside,
+            Err("a key is given outside an object, or twice")
+        );
+        let two_keys = pushed(|p| {
+            p.open(true);
+            p.key("a");
+            p.key("b");
+        });
+        assert_eq!(two_keys, Err("a key is given outside an object, or twice"));
+        let no_key = pushed(|p| {
+            p.open(true);
+            p.null();
+        });
+        assert_eq!(no_key, Err("a member's value has no key"));
+        let two_values = pushed(|p| {
+            p.null();
+            p.null();
+        });
+        assert_eq!(two_values, Err("a value follows the top-level value"));
+        let left_open = pushed(|p| p.open(false));
+        assert_eq!(left_open, Err("the calls do not make one whole value"));
+        assert_eq!(pushed(|_| {}), Err("the calls do not make one whole value"));
+        let closed_twice = pushed(|p| {
+            p.open(false);
+            p.close();
+            p.close();
+        });
+        assert!(closed_twice.is_err());
+        let closed_after_key = pushed(|p| {
+            p.open(true);
+            p.key("a");
+            p.close();
+        });
+        assert!(closed_after_key.is_err());
+        // Floats that are not finite are null, as serde_json holds them.
+        assert_eq!(pushed(|p| p.float(f64::NAN)), Ok(Value::Null));
+        assert_eq!(pushed(|p| p.uint(u64::MAX)), Ok(Value::from(u64::MAX)));
+        assert_eq!(pushed(|p| p.uint(5)), Ok(Value::from(5)));
+    }
+
+    #[test]
+    fn pushes_nest_at_most_push_depth_levels() {
+        let nest = |n: usize| {
+            pushed(|p| {
+                (0..n).for_each(|_| p.open(false));
+                (0..n).for_each(|_| p.close());
+            })
+        };
+        assert!(nest(tape::PUSH_DEPTH).is_ok());
+        assert_eq!(
+            nest(tape::PUSH_DEPTH + 1),
+            Err("it nests more than 256 levels deep")
+        );
+        // Far deeper: refused the same way, without recursing.
+        assert!(nest(100_000).is_err());
+    }
+
     proptest! {
+        /// A value pushed value by value is the value.
+        #[test]
+        fn pushed_values_are_the_values(v in json()) {
+            prop_assert_eq!(pushed(|p| push(&v, p)), Ok(v));
+        }
+
         /// Every value serde_json prints, compact or indented, reads back the same through the
         /// tape (where the tape takes it).
         #[test]

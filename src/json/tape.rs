@@ -612,8 +612,12 @@ impl Owned {
 /// of an object once each.
 ///
 /// Bound: node indices and text offsets are `u32`; a tree past them (4 GiB of text, or as
-/// many nodes) is refused by [`Push::finish`], as is a sequence of calls that is not one
+/// many nodes) is refused by [`Push::finish`], as is one nesting more than [`PUSH_DEPTH`]
+/// levels (what reads the tape recurses into it) and a sequence of calls that is not one
 /// value.
+/// Arrays and objects a [`Push`] holds open at once, at most.
+pub(crate) const PUSH_DEPTH: usize = 256;
+
 #[derive(Default)]
 pub(crate) struct Push {
     bufs: Buffers,
@@ -719,6 +723,9 @@ impl Push {
 
     /// Open an array (`obj` false) or an object.
     pub(crate) fn open(&mut self, obj: bool) {
+        if self.open.len() >= PUSH_DEPTH && self.broken.is_none() {
+            self.broken = Some("it nests more than 256 levels deep");
+        }
         if self.room(0) {
             let at = self.bufs.nodes.len();
             self.bufs

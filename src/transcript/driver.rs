@@ -309,13 +309,12 @@ fn read_document<'t, 's, J: Json<'s>>(
     emit: &mut impl FnMut(Transcript),
 ) -> Result<(), ReadError> {
     // The marks of the messages serve detection and the ambiguity check alike.
-    let (format, marks) = match forced {
-        Some(f) => (f, None),
-        None => {
-            let marks = detect::Marks::of_doc(v);
-            let f = detect::doc_marked(v, &marks).map_err(|tried| detection_failed(name, tried))?;
-            (f, Some(marks))
-        }
+    let (format, marks) = if let Some(f) = forced {
+        (f, None)
+    } else {
+        let marks = detect::Marks::of_doc(v);
+        let f = detect::doc_marked(v, &marks).map_err(|tried| detection_failed(name, tried))?;
+        (f, Some(marks))
     };
     if format.def().parts.is_some() {
         if let Some(parts) = readers::split(format, value()) {

@@ -253,8 +253,8 @@ impl DocumentBuilder {
     }
 
     /// The document, or why the calls made none: they were not one whole value (a key
-    /// outside an object, a container left open, …), or it is past the bound of 4 GiB of text
-    /// or as many values.
+    /// outside an object, a container left open, …), or it is past a bound: 256 levels of
+    /// nesting, 4 GiB of text or as many values.
     pub fn finish(self) -> Result<Document, String> {
         let nodes = self.0.finish().map_err(str::to_string)?;
         Ok(Document {
