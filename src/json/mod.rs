@@ -104,7 +104,9 @@ mod tests {
             Value::String(s) => p.str(s),
             Value::Array(items) => {
                 p.open(false);
-                items.iter().for_each(|x| push(x, p));
+                for x in items {
+                    push(x, p);
+                }
                 p.close();
             }
             Value::Object(members) => {
