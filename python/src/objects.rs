@@ -1,6 +1,7 @@
 //! Python objects given as a transcript, read as the JSON document `json.dumps` would write
-//! for them, without writing it: the value the readers take their fields from
-//! ([`toolspec::transcript::Document`]), in one walk over the objects.
+//! for them, without writing it: one walk over the objects builds the document value by value
+//! ([`toolspec::transcript::DocumentBuilder`]: a flat list of nodes and one text buffer, no
+//! `serde_json::Value`), which the readers take their fields from.
 //!
 //! The walk follows the JSON encoder of Python's standard library: `None`, `bool`, `str`,
 //! `int`, `float`, `list` and `tuple`, `dict` (keys `str`, or `int`, `float`, `bool` and `None`
