@@ -92,6 +92,14 @@ pub(crate) trait Json<'s>: Copy {
         it
     }
 
+    /// The boolean, if this is one.
+    fn as_bool(self) -> Option<bool> {
+        match self.kind() {
+            Kind::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+
     /// A non-negative integer that fits `u64`.
     fn as_u64(self) -> Option<u64> {
         match self.kind() {

@@ -114,7 +114,7 @@ pub(crate) static FORMATS: [Def; LISTED + 1] = [
         read: r::openai_responses::read, nodes: None, parts: None, stream: None },
     Def { format: Format::AnthropicMessages, name: "anthropic-messages", aliases: &["anthropic"], session: false,
         marks: "no `type: message` document and no `tool_use`/`tool_result` content blocks",
-        read: r::anthropic::read, nodes: None, parts: None, stream: Some(Session::anthropic_stream) },
+        read: r::anthropic::read_value, nodes: Some(r::anthropic::read_nodes), parts: None, stream: Some(Session::anthropic_stream) },
     Def { format: Format::VercelAiSdk, name: "vercel-ai-sdk", aliases: &["vercel", "ai-sdk", "vercel-ai"], session: false,
         marks: "no `steps` of step results, no UI message `parts`, no `tool-call` parts and no UI message chunks",
         read: r::vercel::read, nodes: None, parts: None, stream: None },

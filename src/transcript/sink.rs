@@ -814,30 +814,27 @@ pub(crate) fn content_text<'s, J: Json<'s>>(content: Option<J>) -> Option<String
 
 /// Whether a user message's `content` is a prompt: a string, or a list with some block that
 /// is not a tool result.
-pub(crate) fn is_prompt(content: Option<&Value>) -> bool {
-    match content {
-        Some(Value::String(_)) => true,
-        Some(Value::Array(items)) => items.iter().any(|b| {
-            !field(b, "type")
-                .and_then(Value::as_str)
-                .is_some_and(|t| t.ends_with("tool_result"))
-        }),
+pub(crate) fn is_prompt<'s, J: Json<'s>>(content: Option<J>) -> bool {
+    let Some(content) = content else {
+        return false;
+    };
+    match content.kind() {
+        Kind::Str(_) => true,
+        Kind::Arr => content
+            .items()
+            .any(|b| !b.str_of("type").is_some_and(|t| t.ends_with("tool_result"))),
         _ => false,
     }
 }
 
 impl<'a> Args<'a> {
-    /// Arguments given as a JSON value: `null` is none, a string is decoded by the
-    /// argument-string rule, a serde_json `Value` is borrowed, and other values are copied.
-    pub(crate) fn of<J: Json<'a>>(v: Option<J>) -> Args<'a> {
-        match v {
-            None => Args::Empty,
-            Some(v) if v.is_null() => Args::Empty,
-            Some(v) => match (v.as_value(), v.as_str()) {
-                (Some(v), _) => Args::Value(v),
-                (None, Some(s)) => Args::Text(s),
-                (None, None) => Args::Owned(to_value(v)),
-            },
+    /// Arguments given as a JSON value: a serde_json `Value` is borrowed, a string of another
+    /// view is decoded by the argument-string rule, and other values are copied.
+    pub(crate) fn of<J: Json<'a>>(v: J) -> Args<'a> {
+        match (v.as_value(), v.as_str()) {
+            (Some(v), _) => Args::Value(v),
+            (None, Some(s)) => Args::Text(s),
+            (None, None) => Args::Owned(to_value(v)),
         }
     }
 }

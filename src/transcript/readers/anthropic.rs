@@ -4,20 +4,32 @@
 use serde_json::Value;
 
 use super::super::detect;
-use super::super::sink::{arr, content_text, field, is_prompt, norm_output, s, Args, Loc, Sink};
+use super::super::sink::{content_text, field, is_prompt, norm_output, s, Args, Loc, Sink};
 use super::super::spans::Seg;
 use crate::code::Code;
+use crate::json::tape::V;
+use crate::json::view::Json;
+
+/// [`read`] of a serde_json value.
+pub(crate) fn read_value(v: &Value, sink: &mut Sink) -> Result<(), String> {
+    read(v, sink)
+}
+
+/// [`read`] of a document built value by value.
+pub(crate) fn read_nodes(v: V<'_>, sink: &mut Sink) -> Result<(), String> {
+    read(v, sink)
+}
 
 /// Read an Anthropic Messages document.
-pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
-    for t in arr(v, "tools") {
-        if let Some(name) = s(t, "name") {
-            sink.declare(name, field(t, "description"), field(t, "input_schema"));
+pub(crate) fn read<'s, J: Json<'s>>(v: J, sink: &mut Sink) -> Result<(), String> {
+    for t in v.items_of("tools") {
+        if let Some(name) = t.str_of("name") {
+            sink.declare(name, t.get("description"), t.get("input_schema"));
         }
     }
-    if s(v, "type") == Some("message") && field(v, "content").is_some_and(Value::is_array) {
+    if v.str_of("type") == Some("message") && v.get("content").is_some_and(J::is_arr) {
         blocks(v, &[Seg::K("content")], sink);
-        if let Some(text) = content_text(field(v, "content")) {
+        if let Some(text) = content_text(v.get("content")) {
             sink.assistant_text(&text);
         }
         return Ok(());
@@ -28,7 +40,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
             detect::describe(v)
         ));
     };
-    let root: &[Seg] = if v.is_array() {
+    let root: &[Seg] = if v.is_arr() {
         &[]
     } else {
         &[Seg::K("messages")]
@@ -44,11 +56,11 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
 
 /// What a message says besides its blocks: a user prompt starts a turn, assistant text is
 /// the answer so far (shared with Claude Code).
-pub(crate) fn turn_and_text(m: &Value, sink: &mut Sink) {
-    match s(m, "role") {
-        Some("user") if is_prompt(field(m, "content")) => sink.user_turn(),
+pub(crate) fn turn_and_text<'s, J: Json<'s>>(m: J, sink: &mut Sink) {
+    match m.str_of("role") {
+        Some("user") if is_prompt(m.get("content")) => sink.user_turn(),
         Some("assistant") => {
-            if let Some(text) = content_text(field(m, "content")) {
+            if let Some(text) = content_text(m.get("content")) {
                 sink.assistant_text(&text);
             }
         }
@@ -57,15 +69,15 @@ pub(crate) fn turn_and_text(m: &Value, sink: &mut Sink) {
 }
 
 /// The content blocks of one message (shared with Claude Code).
-pub(crate) fn blocks(m: &Value, path: &[Seg], sink: &mut Sink) {
-    for (j, b) in arr(m, "content").iter().enumerate() {
+pub(crate) fn blocks<'s, J: Json<'s>>(m: J, path: &[Seg], sink: &mut Sink) {
+    for (j, b) in m.items_of("content").enumerate() {
         block(b, path, j, sink);
     }
 }
 
 /// One content block at `path[j]`.
-pub(crate) fn block(b: &Value, path: &[Seg], j: usize, sink: &mut Sink) {
-    let ty = s(b, "type").unwrap_or("");
+pub(crate) fn block<'s, J: Json<'s>>(b: J, path: &[Seg], j: usize, sink: &mut Sink) {
+    let ty = b.str_of("type").unwrap_or("");
     let loc = || {
         let mut p = path.to_vec();
         p.push(Seg::I(j));
@@ -73,29 +85,27 @@ pub(crate) fn block(b: &Value, path: &[Seg], j: usize, sink: &mut Sink) {
     };
     match ty {
         "tool_use" | "server_tool_use" | "mcp_tool_use" => {
-            let args = field(b, "input").map_or(Args::Empty, Args::Value);
+            let args = b.get("input").map_or(Args::Empty, Args::of);
             let l = sink.at(&loc());
             sink.call(
-                s(b, "name").unwrap_or(""),
+                b.str_of("name").unwrap_or(""),
                 args,
-                s(b, "id").map(str::to_string),
+                b.str_of("id").map(str::to_string),
                 l,
             );
         }
         "tool_result" | "mcp_tool_result" => {
-            let id = s(b, "tool_use_id").unwrap_or("");
-            let out = field(b, "content").map(norm_output);
-            let err = field(b, "is_error")
-                .and_then(Value::as_bool)
-                .unwrap_or(false);
+            let id = b.str_of("tool_use_id").unwrap_or("");
+            let out = b.get("content").map(norm_output);
+            let err = b.get("is_error").and_then(J::as_bool).unwrap_or(false);
             result(sink, ty, id, out, err, |sink| sink.at(&loc()));
         }
         t if t.ends_with("_tool_result") => {
-            let id = s(b, "tool_use_id").unwrap_or("");
-            let content = field(b, "content");
+            let id = b.str_of("tool_use_id").unwrap_or("");
+            let content = b.get("content");
             let err = content.is_some_and(|c| {
-                field(c, "error_code").is_some()
-                    || s(c, "type").is_some_and(|t| t.ends_with("_error"))
+                c.get("error_code").is_some()
+                    || c.str_of("type").is_some_and(|t| t.ends_with("_error"))
             });
             let out = content.map(norm_output);
             if !sink.answer_id(id, out, err) {

@@ -136,13 +136,19 @@ fn message<'s, J: Json<'s>>(m: J, path: &[Seg], sink: &mut Sink) {
                     let input = c.str_of("input").unwrap_or("").to_string();
                     sink.call(c.str_of("name").unwrap_or(""), Args::Raw(input), id, loc);
                 } else if let Some(f) = tc.get("function") {
-                    let args = Args::of(f.get("arguments"));
+                    let args = f
+                        .get("arguments")
+                        .filter(|a| !a.is_null())
+                        .map_or(Args::Empty, Args::of);
                     sink.call(f.str_of("name").unwrap_or(""), args, id, loc);
                 }
             }
             if let Some(f) = m.get("function_call").filter(|f| f.is_obj()) {
                 let loc = sink.at_in(path, &[Seg::K("function_call")]);
-                let args = Args::of(f.get("arguments"));
+                let args = f
+                    .get("arguments")
+                    .filter(|a| !a.is_null())
+                    .map_or(Args::Empty, Args::of);
                 sink.call_unique(f.str_of("name").unwrap_or(""), args, None, loc);
             }
         }
