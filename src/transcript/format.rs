@@ -120,7 +120,7 @@ pub(crate) static FORMATS: [Def; LISTED + 1] = [
         read: r::vercel::read, nodes: None, parts: None, stream: None },
     Def { format: Format::Langchain, name: "langchain", aliases: &["langgraph"], session: false,
         marks: "no `lc` constructors, no `{type, data}` messages and no `human`/`ai`/`tool` typed messages",
-        read: r::langchain::read, nodes: None, parts: None, stream: None },
+        read: r::langchain::read_value, nodes: Some(r::langchain::read_nodes), parts: None, stream: None },
     Def { format: Format::OtelGenai, name: "otel-genai", aliases: &["otel", "opentelemetry", "otlp"], session: true,
         marks: "no `resourceSpans` or `resourceLogs`, and no SDK span objects (`{name, context, start_time, attributes}`)",
         read: r::otel::read, nodes: None, parts: None, stream: Some(Session::otel) },

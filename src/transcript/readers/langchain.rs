@@ -4,18 +4,30 @@
 use serde_json::Value;
 
 use super::super::detect;
-use super::super::sink::{arr, content_text, field, is_prompt, norm_output, s, Args, Sink};
+use super::super::sink::{content_text, is_prompt, norm_output, Args, Sink};
 use super::super::spans::Seg;
+use crate::json::tape::V;
+use crate::json::view::Json;
+
+/// [`read`] of a serde_json value.
+pub(crate) fn read_value(v: &Value, sink: &mut Sink) -> Result<(), String> {
+    read(v, sink)
+}
+
+/// [`read`] of a document built value by value.
+pub(crate) fn read_nodes(v: V<'_>, sink: &mut Sink) -> Result<(), String> {
+    read(v, sink)
+}
 
 /// Read a LangChain message list or state.
-pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
+pub(crate) fn read<'s, J: Json<'s>>(v: J, sink: &mut Sink) -> Result<(), String> {
     let Some(msgs) = detect::messages(v) else {
         return Err(format!(
             "expected a message list or `messages`; found {}",
             detect::describe(v)
         ));
     };
-    let root: &[Seg] = if v.is_array() {
+    let root: &[Seg] = if v.is_arr() {
         &[]
     } else {
         &[Seg::K("messages")]
@@ -28,13 +40,15 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     Ok(())
 }
 
-fn message(m: &Value, mut path: Vec<Seg>, sink: &mut Sink) {
-    let (kind, fields) = if field(m, "lc").is_some() && s(m, "type") == Some("constructor") {
+/// One message; its fields are in `kwargs` (a constructor), `data` (`messages_to_dict`) or
+/// the message itself. A constructor without `kwargs` has no fields (`None`).
+fn message<'s, J: Json<'s>>(m: J, mut path: Vec<Seg>, sink: &mut Sink) {
+    let (kind, fields) = if m.get("lc").is_some() && m.str_of("type") == Some("constructor") {
         let class = m
             .get("id")
-            .and_then(Value::as_array)
-            .and_then(|a| a.last())
-            .and_then(Value::as_str)
+            .and_then(J::as_items)
+            .and_then(Iterator::last)
+            .and_then(J::as_str)
             .unwrap_or("");
         let kind = match class {
             "AIMessage" | "AIMessageChunk" => "ai",
@@ -43,80 +57,87 @@ fn message(m: &Value, mut path: Vec<Seg>, sink: &mut Sink) {
             _ => "other",
         };
         path.push(Seg::K("kwargs"));
-        (kind, field(m, "kwargs").unwrap_or(&Value::Null))
-    } else if let Some(data) = field(m, "data").filter(|d| d.is_object()) {
+        (kind, m.get("kwargs"))
+    } else if let Some(data) = m.get("data").filter(|d| d.is_obj()) {
         path.push(Seg::K("data"));
-        (s(m, "type").unwrap_or(""), data)
+        (m.str_of("type").unwrap_or(""), Some(data))
     } else {
-        (s(m, "type").unwrap_or(""), m)
+        (m.str_of("type").unwrap_or(""), Some(m))
     };
+    let get = |key: &str| fields.and_then(|f| f.get(key));
+    let text = |key: &str| get(key).and_then(J::as_str);
     match kind {
         "ai" | "AIMessageChunk" => {
             // A multi-agent graph names the agent (its node) on the message.
-            sink.set_agent(s(fields, "name").filter(|n| !n.is_empty()));
-            ai(fields, &path, sink);
+            sink.set_agent(text("name").filter(|n| !n.is_empty()));
+            if let Some(f) = fields {
+                ai(f, &path, sink);
+            }
             sink.set_agent(None);
-            if let Some(text) = content_text(field(fields, "content")) {
+            if let Some(text) = content_text(get("content")) {
                 sink.assistant_text(&text);
             }
         }
-        "human" | "user" if is_prompt(field(fields, "content")) => sink.user_turn(),
+        "human" | "user" if is_prompt(get("content")) => sink.user_turn(),
         "tool" => {
-            if let Some(id) = s(fields, "tool_call_id") {
-                let out = field(fields, "content").map(norm_output);
-                let err = s(fields, "status") == Some("error");
-                sink.answer_id(id, out, err);
+            if let Some(id) = text("tool_call_id") {
+                let out = || get("content").map(norm_output);
+                let err = text("status") == Some("error");
+                sink.answer_id_with(id, out, err);
             }
         }
         _ => {}
     }
 }
 
-fn ai(f: &Value, path: &[Seg], sink: &mut Sink) {
-    let has_tc = field(f, "tool_calls").is_some();
-    let has_invalid = field(f, "invalid_tool_calls").is_some();
-    for (j, tc) in arr(f, "tool_calls").iter().enumerate() {
-        let args = field(tc, "args").map_or(Args::Empty, Args::Value);
+fn ai<'s, J: Json<'s>>(f: J, path: &[Seg], sink: &mut Sink) {
+    let has_tc = f.get("tool_calls").is_some();
+    let has_invalid = f.get("invalid_tool_calls").is_some();
+    for (j, tc) in f.items_of("tool_calls").enumerate() {
+        let args = tc.get("args").map_or(Args::Empty, Args::of);
         let l = sink.at_in(path, &[Seg::K("tool_calls"), Seg::I(j)]);
         sink.call(
-            s(tc, "name").unwrap_or(""),
+            tc.str_of("name").unwrap_or(""),
             args,
-            s(tc, "id").map(str::to_string),
+            tc.str_of("id").map(str::to_string),
             l,
         );
     }
-    for (j, tc) in arr(f, "invalid_tool_calls").iter().enumerate() {
-        let args = match field(tc, "args") {
-            Some(Value::String(raw)) => match super::super::sink::parse_args_text(raw) {
-                Ok(v) => Args::Owned(v),
-                Err(_) => Args::Value(field(tc, "args").unwrap_or(&Value::Null)),
+    for (j, tc) in f.items_of("invalid_tool_calls").enumerate() {
+        let args = match tc.get("args") {
+            Some(a) => match a.as_str() {
+                Some(raw) => match super::super::sink::parse_args_text(raw) {
+                    Ok(v) => Args::Owned(v),
+                    Err(_) => Args::of(a),
+                },
+                None if a.is_null() => Args::Empty,
+                None => Args::of(a),
             },
-            Some(v) if !v.is_null() => Args::Value(v),
-            _ => Args::Empty,
+            None => Args::Empty,
         };
         let l = sink.at_in(path, &[Seg::K("invalid_tool_calls"), Seg::I(j)]);
         sink.call(
-            s(tc, "name").unwrap_or(""),
+            tc.str_of("name").unwrap_or(""),
             args,
-            s(tc, "id").map(str::to_string),
+            tc.str_of("id").map(str::to_string),
             l,
         );
     }
     if !has_tc && !has_invalid {
-        if let Some(kw) = field(f, "additional_kwargs") {
-            for (j, tc) in arr(kw, "tool_calls").iter().enumerate() {
-                let Some(func) = field(tc, "function") else {
+        if let Some(kw) = f.get("additional_kwargs") {
+            for (j, tc) in kw.items_of("tool_calls").enumerate() {
+                let Some(func) = tc.get("function") else {
                     continue;
                 };
-                let args = field(func, "arguments").map_or(Args::Empty, Args::Value);
+                let args = func.get("arguments").map_or(Args::Empty, Args::of);
                 let l = sink.at_in(
                     path,
                     &[Seg::K("additional_kwargs"), Seg::K("tool_calls"), Seg::I(j)],
                 );
                 sink.call(
-                    s(func, "name").unwrap_or(""),
+                    func.str_of("name").unwrap_or(""),
                     args,
-                    s(tc, "id").map(str::to_string),
+                    tc.str_of("id").map(str::to_string),
                     l,
                 );
             }
