@@ -92,6 +92,14 @@ pub(crate) trait Json<'s>: Copy {
         it
     }
 
+    /// An integer that fits `i64`.
+    fn as_i64(self) -> Option<i64> {
+        match self.kind() {
+            Kind::Int(i) => Some(i),
+            _ => None,
+        }
+    }
+
     /// The boolean, if this is one.
     fn as_bool(self) -> Option<bool> {
         match self.kind() {

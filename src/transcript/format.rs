@@ -111,7 +111,7 @@ pub(crate) static FORMATS: [Def; LISTED + 1] = [
         read: r::openai_chat::read_value, nodes: Some(r::openai_chat::read_nodes), parts: None, stream: Some(Session::chat_stream) },
     Def { format: Format::OpenaiResponses, name: "openai-responses", aliases: &["responses"], session: false,
         marks: "no `object: response`/`list` and no typed items (`function_call`, `message`, …)",
-        read: r::openai_responses::read, nodes: None, parts: None, stream: None },
+        read: r::openai_responses::read_value, nodes: Some(r::openai_responses::read_nodes), parts: None, stream: None },
     Def { format: Format::AnthropicMessages, name: "anthropic-messages", aliases: &["anthropic"], session: false,
         marks: "no `type: message` document and no `tool_use`/`tool_result` content blocks",
         read: r::anthropic::read_value, nodes: Some(r::anthropic::read_nodes), parts: None, stream: Some(Session::anthropic_stream) },

@@ -144,8 +144,9 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
             sink.user_turn();
         }
         if let Some(input) = field(v, "original_input").and_then(Value::as_array) {
+            let input: Vec<&Value> = input.iter().collect();
             super::openai_responses::items(
-                input,
+                &input,
                 |i| vec![Seg::K("original_input"), Seg::I(i)],
                 sink,
             );
@@ -186,8 +187,9 @@ fn run_items(items: &[Value], root: &[Seg], sink: &mut Sink) {
             .find(|&k| agent_of(&items[at[k]]) != agent)
             .unwrap_or(raw.len());
         sink.set_agent(agent.as_deref());
+        let part: Vec<&Value> = raw[start..end].iter().collect();
         super::openai_responses::items(
-            &raw[start..end],
+            &part,
             |k| {
                 let mut p = root.to_vec();
                 p.extend([Seg::I(at[start + k]), Seg::K("raw_item")]);

@@ -4,53 +4,65 @@
 use serde_json::Value;
 
 use super::super::detect;
-use super::super::sink::{arr, content_text, field, is_prompt, norm_output, s, Args, Sink};
+use super::super::sink::{content_text, is_prompt, norm_output, Args, Sink};
 use super::super::spans::Seg;
 use crate::code::Code;
+use crate::json::owned_value;
+use crate::json::tape::V;
+use crate::json::view::Json;
 
 /// Read a Responses document, or one stream event: a `response.output_item.done` event's `item`
 /// is read as an output item; other events (`response.created`, deltas, `response.completed`,
-/// which repeats the items) are skipped.
-pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
+/// which repeats the items) are skipped. This is [`read`] of a serde_json value.
+pub(crate) fn read_value(v: &Value, sink: &mut Sink) -> Result<(), String> {
+    read(v, sink)
+}
+
+/// [`read`] of a document built value by value.
+pub(crate) fn read_nodes(v: V<'_>, sink: &mut Sink) -> Result<(), String> {
+    read(v, sink)
+}
+
+/// Read a Responses document, or one stream event (see [`read_value`]).
+pub(crate) fn read<'s, J: Json<'s>>(v: J, sink: &mut Sink) -> Result<(), String> {
     if detect::is_responses_event(v) {
-        if s(v, "type") == Some("response.output_item.done") {
-            if let Some(item) = field(v, "item") {
-                items(std::slice::from_ref(item), |_| vec![Seg::K("item")], sink);
+        if v.str_of("type") == Some("response.output_item.done") {
+            if let Some(item) = v.get("item") {
+                items(&[item], |_| vec![Seg::K("item")], sink);
             }
         }
         return Ok(());
     }
-    for t in arr(v, "tools") {
-        if let Some(name) = s(t, "name") {
-            sink.declare(name, field(t, "description"), field(t, "parameters"));
-        } else if let Some(call) = s(t, "type").and_then(hosted_call_name) {
+    for t in v.items_of("tools") {
+        if let Some(name) = t.str_of("name") {
+            sink.declare(name, t.get("description"), t.get("parameters"));
+        } else if let Some(call) = t.str_of("type").and_then(hosted_call_name) {
             // A hosted tool: declared under the name its calls are read as.
-            sink.declare::<&Value>(call, None, None);
+            sink.declare::<J>(call, None, None);
         }
     }
     declare_mcp_tools(v, sink);
     declare_named_interpreter_calls(v, sink);
-    let (items_v, root): (&[Value], Seg) =
-        if let Some(o) = field(v, "output").and_then(Value::as_array) {
-            (o, Seg::K("output"))
-        } else if let Some(d) = field(v, "data").and_then(Value::as_array) {
-            (d, Seg::K("data"))
-        } else if let Some(m) = detect::messages(v) {
-            let seg = if field(v, "messages").is_some() {
-                Seg::K("messages")
-            } else {
-                Seg::K("input")
-            };
-            (m.as_slice(), seg)
+    let (items_v, root): (Vec<J>, Seg) = if let Some(o) = v.get("output").and_then(J::as_items) {
+        (o.collect(), Seg::K("output"))
+    } else if let Some(d) = v.get("data").and_then(J::as_items) {
+        (d.collect(), Seg::K("data"))
+    } else if let Some(m) = detect::messages(v) {
+        let seg = if v.get("messages").is_some() {
+            Seg::K("messages")
         } else {
-            return Err(format!(
-                "expected `output`, `data`, `input` or an item list; found {}",
-                detect::describe(v)
-            ));
+            Seg::K("input")
         };
-    let bare = v.is_array();
+        (m.collect(), seg)
+    } else {
+        return Err(format!(
+            "expected `output`, `data`, `input` or an item list; found {}",
+            detect::describe(v)
+        ));
+    };
+    let bare = v.is_arr();
     items(
-        items_v,
+        &items_v,
         |i| {
             if bare {
                 vec![Seg::I(i)]
@@ -64,25 +76,29 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
 }
 
 /// Read a list of items; `path(i)` locates item `i`.
-pub(super) fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mut Sink) {
+pub(super) fn items<'s, J: Json<'s>>(
+    items: &[J],
+    path: impl Fn(usize) -> Vec<Seg>,
+    sink: &mut Sink,
+) {
     let mut i = 0;
-    while i < items.len() {
-        let it = &items[i];
+    while let Some(&it) = items.get(i) {
         let path: Vec<Seg> = path(i);
         let loc = sink.at(&path);
-        let ty = s(it, "type").unwrap_or("");
+        let ty = it.str_of("type").unwrap_or("");
         // The OpenAI Agents SDK for TypeScript writes the same items in camelCase (`callId`).
-        let call_id = s(it, "call_id")
-            .or_else(|| s(it, "callId"))
+        let call_id = it
+            .str_of("call_id")
+            .or_else(|| it.str_of("callId"))
             .map(str::to_string);
-        let item_id = s(it, "id").map(str::to_string);
-        let failed = s(it, "status") == Some("failed");
+        let item_id = it.str_of("id").map(str::to_string);
+        let failed = it.str_of("status") == Some("failed");
         // Messages: a user prompt starts a turn; assistant text is the answer so far.
         if matches!(ty, "message" | "") {
-            match s(it, "role") {
-                Some("user") if is_prompt(field(it, "content")) => sink.user_turn(),
+            match it.str_of("role") {
+                Some("user") if is_prompt(it.get("content")) => sink.user_turn(),
                 Some("assistant") => {
-                    if let Some(text) = content_text(field(it, "content")) {
+                    if let Some(text) = content_text(it.get("content")) {
                         sink.assistant_text(&text);
                     }
                 }
@@ -91,18 +107,22 @@ pub(super) fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mu
         }
         let obj = |key: &str| {
             it.get(key)
-                .cloned()
-                .unwrap_or_else(|| Value::Object(Default::default()))
+                .map_or_else(|| Value::Object(Default::default()), owned_value)
         };
         match ty {
             "function_call" => {
-                let args = field(it, "arguments").map_or(Args::Empty, Args::Value);
-                sink.call(s(it, "name").unwrap_or(""), args, call_id.or(item_id), loc);
+                let args = it.get("arguments").map_or(Args::Empty, Args::of);
+                sink.call(
+                    it.str_of("name").unwrap_or(""),
+                    args,
+                    call_id.or(item_id),
+                    loc,
+                );
             }
             "custom_tool_call" => {
-                let input = s(it, "input").unwrap_or("").to_string();
+                let input = it.str_of("input").unwrap_or("").to_string();
                 sink.call(
-                    s(it, "name").unwrap_or(""),
+                    it.str_of("name").unwrap_or(""),
                     Args::Raw(input),
                     call_id.or(item_id),
                     loc,
@@ -140,7 +160,7 @@ pub(super) fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mu
             | "apply_patch_call_output"
             | "local_shell_call_output" => {
                 let id = call_id.or(item_id);
-                let out = field(it, "output").map(output_value);
+                let out = it.get("output").map(output_value);
                 // Only the hosted-tool output items say they failed: `apply_patch_call_output`
                 // by `status`, `shell_call_output` by an outcome that is not exit code 0.
                 let error = failed || (ty == "shell_call_output" && shell_failed(it));
@@ -162,7 +182,7 @@ pub(super) fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mu
                 let mut args = serde_json::Map::new();
                 args.insert(
                     "queries".into(),
-                    field(it, "queries").cloned().unwrap_or(Value::Null),
+                    it.get("queries").map_or(Value::Null, owned_value),
                 );
                 let i2 = sink.call(
                     "file_search",
@@ -172,23 +192,26 @@ pub(super) fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mu
                 );
                 sink.answer(
                     i2,
-                    field(it, "results").filter(|r| !r.is_null()).cloned(),
+                    it.get("results").filter(|r| !r.is_null()).map(owned_value),
                     failed,
                 );
             }
             // xAI writes its hosted code execution as a `code_interpreter_call` with a `name`
             // and JSON-string `arguments` (no `code`), and an empty `call_id`.
             "code_interpreter_call"
-                if field(it, "code").is_none() && field(it, "arguments").is_some() =>
+                if it.get("code").is_none() && it.get("arguments").is_some() =>
             {
-                let args = field(it, "arguments").map_or(Args::Empty, Args::Value);
+                let args = it.get("arguments").map_or(Args::Empty, Args::of);
                 let id = call_id.filter(|c| !c.is_empty()).or(item_id);
-                let i2 = sink.call(s(it, "name").unwrap_or("code_interpreter"), args, id, loc);
+                let i2 = sink.call(
+                    it.str_of("name").unwrap_or("code_interpreter"),
+                    args,
+                    id,
+                    loc,
+                );
                 sink.answer(
                     i2,
-                    field(it, "outputs")
-                        .filter(|r| !r.is_null())
-                        .map(norm_output),
+                    it.get("outputs").filter(|r| !r.is_null()).map(norm_output),
                     failed,
                 );
             }
@@ -196,7 +219,7 @@ pub(super) fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mu
                 let mut args = serde_json::Map::new();
                 args.insert(
                     "code".into(),
-                    field(it, "code").cloned().unwrap_or(Value::Null),
+                    it.get("code").map_or(Value::Null, owned_value),
                 );
                 let i2 = sink.call(
                     "code_interpreter",
@@ -206,9 +229,7 @@ pub(super) fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mu
                 );
                 sink.answer(
                     i2,
-                    field(it, "outputs")
-                        .filter(|r| !r.is_null())
-                        .map(norm_output),
+                    it.get("outputs").filter(|r| !r.is_null()).map(norm_output),
                     failed,
                 );
             }
@@ -218,7 +239,7 @@ pub(super) fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mu
                 let mut args = serde_json::Map::new();
                 args.insert(
                     "code".into(),
-                    field(it, "code").cloned().unwrap_or(Value::Null),
+                    it.get("code").map_or(Value::Null, owned_value),
                 );
                 let i2 = sink.call(
                     "program",
@@ -233,7 +254,7 @@ pub(super) fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mu
             "program_output" => {
                 let out = it
                     .get("result")
-                    .or_else(|| field(it, "output"))
+                    .or_else(|| it.get("output"))
                     .filter(|r| !r.is_null())
                     .map(norm_output);
                 if let Some(id) = call_id.or(item_id) {
@@ -249,11 +270,9 @@ pub(super) fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mu
             // The TypeScript Agents SDK's hosted tools (web search, file search, hosted MCP, …):
             // `{name, arguments?, status, output?}`.
             "hosted_tool_call" => {
-                let args = field(it, "arguments").map_or(Args::Empty, Args::Value);
-                let i2 = sink.call(s(it, "name").unwrap_or(""), args, item_id, loc);
-                let out = field(it, "output")
-                    .filter(|o| !o.is_null())
-                    .map(norm_output);
+                let args = it.get("arguments").map_or(Args::Empty, Args::of);
+                let i2 = sink.call(it.str_of("name").unwrap_or(""), args, item_id, loc);
+                let out = it.get("output").filter(|o| !o.is_null()).map(norm_output);
                 if out.is_some() || failed {
                     sink.answer(i2, out, failed);
                 }
@@ -262,34 +281,33 @@ pub(super) fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mu
                 let i2 = sink.call("image_generation", Args::Empty, item_id, loc);
                 sink.answer(
                     i2,
-                    field(it, "result").filter(|r| !r.is_null()).cloned(),
+                    it.get("result").filter(|r| !r.is_null()).map(owned_value),
                     failed,
                 );
             }
             "mcp_call" => {
-                let args = field(it, "arguments").map_or(Args::Empty, Args::Value);
-                let i2 = sink.call(s(it, "name").unwrap_or(""), args, item_id, loc);
-                let err = field(it, "error").filter(|e| !e.is_null());
+                let args = it.get("arguments").map_or(Args::Empty, Args::of);
+                let i2 = sink.call(it.str_of("name").unwrap_or(""), args, item_id, loc);
+                let err = it.get("error").filter(|e| !e.is_null());
                 let out = match err {
                     Some(e) => Some(norm_output(e)),
-                    None => field(it, "output")
-                        .filter(|o| !o.is_null())
-                        .map(norm_output),
+                    None => it.get("output").filter(|o| !o.is_null()).map(norm_output),
                 };
                 sink.answer(i2, out, err.is_some() || failed);
             }
             "tool_search_call" => {
-                let args = field(it, "arguments").map_or(Args::Empty, Args::Value);
+                let args = it.get("arguments").map_or(Args::Empty, Args::of);
                 let i2 = sink.call("tool_search", args, call_id.or(item_id), loc);
                 // Its output item follows directly and carries no usable link.
                 if let Some(next) = items
                     .get(i + 1)
-                    .filter(|n| s(n, "type") == Some("tool_search_output"))
+                    .copied()
+                    .filter(|n| n.str_of("type") == Some("tool_search_output"))
                 {
                     sink.answer(
                         i2,
-                        field(next, "tools").cloned(),
-                        s(next, "status") == Some("failed"),
+                        next.get("tools").map(owned_value),
+                        next.str_of("status") == Some("failed"),
                     );
                     i += 1;
                 } else if failed {
@@ -302,32 +320,29 @@ pub(super) fn items(items: &[Value], path: impl Fn(usize) -> Vec<Seg>, sink: &mu
     }
 }
 
-/// Whether a `shell_call_output` records a failed command: an outcome that timed out or exited
-/// with a code other than 0 (FORMATS §0: an exit code ≠ 0 is an error, as for Codex).
 /// An output item's `output` by the output rule; the TypeScript Agents SDK's single content
 /// object `{type: "text", text}` is its text.
-fn output_value(v: &Value) -> Value {
-    match v {
-        Value::Object(o) if field(o, "type").and_then(Value::as_str) == Some("text") => o
-            .get("text")
-            .filter(|t| t.is_string())
-            .cloned()
-            .unwrap_or_else(|| v.clone()),
-        _ => norm_output(v),
+fn output_value<'s, J: Json<'s>>(v: J) -> Value {
+    if v.is_obj() && v.str_of("type") == Some("text") {
+        owned_value(v.get("text").filter(|t| t.is_str()).unwrap_or(v))
+    } else {
+        norm_output(v)
     }
 }
 
-fn shell_failed(it: &Value) -> bool {
-    arr(it, "output").iter().any(|o| {
-        let Some(outcome) = field(o, "outcome") else {
+/// Whether a `shell_call_output` records a failed command: an outcome that timed out or exited
+/// with a code other than 0 (FORMATS §0: an exit code ≠ 0 is an error, as for Codex).
+fn shell_failed<'s, J: Json<'s>>(it: J) -> bool {
+    it.items_of("output").any(|o| {
+        let Some(outcome) = o.get("outcome") else {
             return false;
         };
-        match s(outcome, "type") {
+        match outcome.str_of("type") {
             Some("timeout") => true,
             Some("exit") => outcome
                 .get("exit_code")
-                .or_else(|| field(outcome, "exitCode"))
-                .and_then(Value::as_i64)
+                .or_else(|| outcome.get("exitCode"))
+                .and_then(J::as_i64)
                 .is_some_and(|c| c != 0),
             _ => false,
         }
@@ -337,30 +352,31 @@ fn shell_failed(it: &Value) -> bool {
 /// The tools of the remote MCP servers a response offers (`tools[]` of type `mcp`): those its
 /// `mcp_list_tools` items list (with their `input_schema`), then those its `mcp_call` items call
 /// on such a server (the server, not the request, lists them; a list may be left out).
-fn declare_mcp_tools(v: &Value, sink: &mut Sink) {
-    let servers: Vec<&str> = arr(v, "tools")
-        .iter()
-        .filter(|t| s(t, "type") == Some("mcp"))
-        .filter_map(|t| s(t, "server_label"))
+fn declare_mcp_tools<'s, J: Json<'s>>(v: J, sink: &mut Sink) {
+    let servers: Vec<&str> = v
+        .items_of("tools")
+        .filter(|t| t.str_of("type") == Some("mcp"))
+        .filter_map(|t| t.str_of("server_label"))
         .collect();
     if servers.is_empty() {
         return;
     }
-    let output = arr(v, "output");
-    for it in output {
-        if s(it, "type") == Some("mcp_list_tools") {
-            for t in arr(it, "tools") {
-                if let Some(name) = s(t, "name") {
-                    sink.declare(name, field(t, "description"), field(t, "input_schema"));
+    for it in v.items_of("output") {
+        if it.str_of("type") == Some("mcp_list_tools") {
+            for t in it.items_of("tools") {
+                if let Some(name) = t.str_of("name") {
+                    sink.declare(name, t.get("description"), t.get("input_schema"));
                 }
             }
         }
     }
-    for it in output {
-        let on_server = s(it, "server_label").is_some_and(|l| servers.contains(&l));
-        if s(it, "type") == Some("mcp_call") && on_server {
-            if let Some(name) = s(it, "name") {
-                sink.declare::<&Value>(name, None, None);
+    for it in v.items_of("output") {
+        let on_server = it
+            .str_of("server_label")
+            .is_some_and(|l| servers.contains(&l));
+        if it.str_of("type") == Some("mcp_call") && on_server {
+            if let Some(name) = it.str_of("name") {
+                sink.declare::<J>(name, None, None);
             }
         }
     }
@@ -368,17 +384,17 @@ fn declare_mcp_tools(v: &Value, sink: &mut Sink) {
 
 /// A `code_interpreter_call` that names itself (xAI's `code_execution`) is a call to the hosted
 /// `code_interpreter` tool the response offers: declared under its name too.
-fn declare_named_interpreter_calls(v: &Value, sink: &mut Sink) {
-    if !arr(v, "tools")
-        .iter()
-        .any(|t| s(t, "type") == Some("code_interpreter"))
+fn declare_named_interpreter_calls<'s, J: Json<'s>>(v: J, sink: &mut Sink) {
+    if !v
+        .items_of("tools")
+        .any(|t| t.str_of("type") == Some("code_interpreter"))
     {
         return;
     }
-    for it in arr(v, "output") {
-        if s(it, "type") == Some("code_interpreter_call") {
-            if let Some(name) = s(it, "name") {
-                sink.declare::<&Value>(name, None, None);
+    for it in v.items_of("output") {
+        if it.str_of("type") == Some("code_interpreter_call") {
+            if let Some(name) = it.str_of("name") {
+                sink.declare::<J>(name, None, None);
             }
         }
     }
