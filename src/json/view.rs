@@ -240,9 +240,22 @@ impl<'s> Iterator for ValueEntries<'s> {
 
 impl ExactSizeIterator for ValueEntries<'_> {}
 
-/// Objects of at most this many members are searched by [`Json::get`] one member at a time
-/// (for a `serde_json::Value`).
-const SCAN_FIELDS: usize = 12;
+/// Objects of at most this many members are searched by [`member`] one member at a time.
+pub(crate) const SCAN_FIELDS: usize = 12;
+
+/// Member `key` of a serde_json object. The objects of a transcript (and the arguments and
+/// outputs the engine looks into) have a handful of members each, and comparing the key with
+/// each of them costs less than hashing it; larger objects are looked up by hash.
+pub(crate) fn member<'s>(
+    map: &'s serde_json::Map<String, serde_json::Value>,
+    key: &str,
+) -> Option<&'s serde_json::Value> {
+    if map.len() <= SCAN_FIELDS {
+        map.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
+    } else {
+        map.get(key)
+    }
+}
 
 impl<'s> Json<'s> for &'s serde_json::Value {
     type Items = ValueItems<'s>;
@@ -272,16 +285,9 @@ impl<'s> Json<'s> for &'s serde_json::Value {
         ValueEntries(self.as_object().map(serde_json::Map::iter))
     }
 
-    /// The objects of a transcript (and the arguments and outputs the engine looks into) have
-    /// a handful of members each, and comparing the key with each of them costs less than
-    /// hashing it; larger objects are looked up by hash.
+    /// [`member`].
     fn get(self, key: &str) -> Option<Self> {
-        let map = self.as_object()?;
-        if map.len() <= SCAN_FIELDS {
-            map.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
-        } else {
-            map.get(key)
-        }
+        member(self.as_object()?, key)
     }
 
     fn as_str(self) -> Option<&'s str> {

@@ -844,9 +844,6 @@ pub(crate) fn s<'v>(v: &'v Value, key: &str) -> Option<&'v str> {
     field(v, key).and_then(Value::as_str)
 }
 
-/// Objects of at most this many members are searched by [`field`] one member at a time.
-const SCAN_FIELDS: usize = 12;
-
 /// A JSON value or object whose members [`field`] looks up.
 pub(crate) trait Members {
     /// The members, `None` for a value that is not an object.
@@ -871,17 +868,10 @@ impl<T: Members + ?Sized> Members for &T {
     }
 }
 
-/// Member `key` of `v` when `v` is an object (`None` otherwise): what `get(key)` gives. The
-/// objects of a transcript (and the arguments and outputs the engine looks into) have a handful
-/// of members each, and comparing the key with each of them costs less than hashing it; larger
-/// objects are looked up by hash.
+/// Member `key` of `v` when `v` is an object (`None` otherwise): what `get(key)` gives, found
+/// as [`crate::json::view::member`] finds it.
 pub(crate) fn field<'v, T: Members + ?Sized>(v: &'v T, key: &str) -> Option<&'v Value> {
-    let map = v.members()?;
-    if map.len() <= SCAN_FIELDS {
-        map.iter().find(|(k, _)| k.as_str() == key).map(|(_, v)| v)
-    } else {
-        map.get(key)
-    }
+    crate::json::view::member(v.members()?, key)
 }
 
 /// An id as a string: strings as is, numbers in decimal.
@@ -903,6 +893,7 @@ pub(crate) fn arr<'v>(v: &'v Value, key: &str) -> &'v [Value] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::view::SCAN_FIELDS;
 
     proptest::proptest! {
         /// `field` finds what `Value::get` finds, in objects of every size around the scan
