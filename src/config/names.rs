@@ -15,6 +15,7 @@
 //! name is walked once whatever the number of prefixes, and only the prefixes with a `*` whose
 //! text before the `*` begins the name are tried one by one.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::NameRules;
@@ -90,8 +91,24 @@ impl Normaliser {
     /// `name` as compared under the rules: the first prefix in the list that matches and
     /// leaves something is stripped, separators unified, case folded.
     pub fn normalise(&self, name: &str) -> String {
+        self.normalised(name).into_owned()
+    }
+
+    /// [`Normaliser::normalise`], borrowing from `name` when the rules leave it as it is (the
+    /// usual case), so that looking a name up costs no new string.
+    pub fn normalised<'a>(&self, name: &'a str) -> Cow<'a, str> {
         let s = self.stripped(name);
-        let mut out: String = if self.unify_separators {
+        let unify = self.unify_separators && s.chars().any(|c| c != '_' && is_sep(c));
+        let fold = self.ignore_case
+            && if s.is_ascii() {
+                s.bytes().any(|b| b.is_ascii_uppercase())
+            } else {
+                s.to_lowercase() != s
+            };
+        if !unify && !fold {
+            return Cow::Borrowed(s);
+        }
+        let mut out: String = if unify {
             s.chars().map(|c| if is_sep(c) { '_' } else { c }).collect()
         } else {
             s.to_owned()
@@ -104,7 +121,7 @@ impl Normaliser {
                 out = out.to_lowercase();
             }
         }
-        out
+        Cow::Owned(out)
     }
 
     /// `name` without the first prefix of the list that matches and leaves something.
@@ -203,6 +220,34 @@ mod tests {
         assert_eq!(r.normalise("mcp____x"), "mcp____x");
         // A prefix that would leave nothing is not applied.
         assert_eq!(r.normalise("functions."), "functions_");
+    }
+
+    /// A name the rules leave as it is is borrowed, and what is changed is what folding and
+    /// unifying the whole name give (the final-sigma rule of `str::to_lowercase` included).
+    #[test]
+    fn a_name_left_as_it_is_is_borrowed() {
+        use std::borrow::Cow;
+        let all = rules(true, true, &["functions."]);
+        let n = all.normaliser();
+        for name in ["get_order", "functions.get_order", "\u{e9}t\u{e9}", "x"] {
+            assert!(matches!(n.normalised(name), Cow::Borrowed(_)), "{name}");
+        }
+        for (name, want) in [
+            ("Get_Order", "get_order"),
+            ("get-order", "get_order"),
+            ("\u{c9}T\u{c9}", "\u{e9}t\u{e9}"),
+            ("\u{3a3}\u{3a3}", "\u{3c3}\u{3c2}"),
+            ("functions.A b", "a_b"),
+        ] {
+            let got = n.normalised(name);
+            assert!(matches!(got, Cow::Owned(_)), "{name}");
+            assert_eq!(got, want, "{name}");
+        }
+        let plain = NameRules::default().normaliser();
+        assert!(matches!(
+            plain.normalised("Get-Order"),
+            Cow::Borrowed("Get-Order")
+        ));
     }
 
     #[test]

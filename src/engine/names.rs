@@ -23,9 +23,13 @@ impl NameTable {
 
     /// The id of `name`: ids are dense, 0, 1, 2, … in order of first sight.
     pub(crate) fn id(&mut self, name: &str) -> usize {
-        let norm = self.rules.normalise(name);
+        let norm = self.rules.normalised(name);
+        if let Some(&id) = self.ids.get(norm.as_ref()) {
+            return id;
+        }
         let next = self.ids.len();
-        *self.ids.entry(norm).or_insert(next)
+        self.ids.insert(norm.into_owned(), next);
+        next
     }
 
     /// How many ids there are.
