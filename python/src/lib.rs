@@ -27,7 +27,7 @@ use std::sync::{Arc, OnceLock};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyString};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString};
 use serde_json::Value;
 
 use toolspec::check::run::{check, CheckOptions, Given, SpecSet, STDIN_NAME};
@@ -414,6 +414,11 @@ fn main(py: Python<'_>, args: Vec<OsString>) -> u8 {
 }
 
 fn input(transcript: &Bound<'_, PyAny>) -> PyResult<Input> {
+    // The usual objects, a list of messages or a dict, are neither bytes nor a path: asked
+    // first, by their type alone (asking for `__fspath__` raises and clears an AttributeError).
+    if transcript.is_exact_instance_of::<PyList>() || transcript.is_exact_instance_of::<PyDict>() {
+        return Ok(Input::Document(objects::document(transcript)?));
+    }
     if let Ok(b) = transcript.cast::<PyBytes>() {
         return Ok(Input::Bytes(b.as_bytes().to_vec()));
     }

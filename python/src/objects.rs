@@ -64,9 +64,13 @@ impl<'py> Walk<'py> {
                 "it nests more than {MAX_DEPTH} levels deep (or holds itself)"
             )));
         }
-        // Most objects of a transcript are exactly `str`, `dict` and `list`: asked first, by their
-        // type alone (a subclass is asked below). A `bool` is an `int` subclass, so it is asked
-        // before `int`.
+        // Most objects of a transcript are exactly `str`, `dict`, `list` and `None`: asked first,
+        // by their type alone (a subclass is asked below). A `bool` is an `int` subclass, so it is
+        // asked before `int`.
+        if obj.is_none() {
+            self.out.null();
+            return Ok(());
+        }
         if let Ok(s) = obj.cast_exact::<PyString>() {
             self.out.str(text(s)?);
             return Ok(());
@@ -83,10 +87,6 @@ impl<'py> Walk<'py> {
         }
         if let Ok(dict) = obj.cast::<PyDict>() {
             return self.object(dict, depth);
-        }
-        if obj.is_none() {
-            self.out.null();
-            return Ok(());
         }
         if let Ok(b) = obj.cast::<PyBool>() {
             self.out.bool(b.is_true());
