@@ -117,7 +117,7 @@ pub(crate) static FORMATS: [Def; LISTED + 1] = [
         read: r::anthropic::read_value, nodes: Some(r::anthropic::read_nodes), parts: None, stream: Some(Session::anthropic_stream) },
     Def { format: Format::VercelAiSdk, name: "vercel-ai-sdk", aliases: &["vercel", "ai-sdk", "vercel-ai"], session: false,
         marks: "no `steps` of step results, no UI message `parts`, no `tool-call` parts and no UI message chunks",
-        read: r::vercel::read, nodes: None, parts: None, stream: None },
+        read: r::vercel::read_value, nodes: Some(r::vercel::read_nodes), parts: None, stream: None },
     Def { format: Format::Langchain, name: "langchain", aliases: &["langgraph"], session: false,
         marks: "no `lc` constructors, no `{type, data}` messages and no `human`/`ai`/`tool` typed messages",
         read: r::langchain::read_value, nodes: Some(r::langchain::read_nodes), parts: None, stream: None },

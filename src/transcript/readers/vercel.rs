@@ -6,23 +6,37 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::super::detect;
-use super::super::sink::{arr, content_text, field, is_prompt, norm_output, s, Args, Sink};
+use super::super::sink::{content_text, is_prompt, norm_output, Args, Sink};
 use super::super::spans::Seg;
+use crate::json::owned_value;
+use crate::json::tape::V;
+use crate::json::view::Json;
+
+/// [`read`] of a serde_json value.
+pub(crate) fn read_value(v: &Value, sink: &mut Sink) -> Result<(), String> {
+    read(v, sink)
+}
+
+/// [`read`] of a document built value by value.
+pub(crate) fn read_nodes(v: V<'_>, sink: &mut Sink) -> Result<(), String> {
+    read(v, sink)
+}
 
 /// Read a Vercel AI SDK document.
-pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
-    if let Some(steps) = field(v, "steps").and_then(Value::as_array) {
-        for (i, st) in steps.iter().enumerate() {
+pub(crate) fn read<'s, J: Json<'s>>(v: J, sink: &mut Sink) -> Result<(), String> {
+    if let Some(steps) = v.get("steps").and_then(J::as_items) {
+        for (i, st) in steps.enumerate() {
             step(st, &[Seg::K("steps"), Seg::I(i)], sink);
         }
         return Ok(());
     }
-    if let Value::Array(items) = v {
+    if let Some(mut items) = v.as_items() {
         if items
-            .first()
-            .is_some_and(|x| field(x, "role").is_none() && field(x, "type").is_some())
+            .clone()
+            .next()
+            .is_some_and(|x| x.get("role").is_none() && x.get("type").is_some())
         {
-            chunks(items, sink);
+            chunks::<J>(&mut items, sink);
             return Ok(());
         }
     }
@@ -32,7 +46,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
             detect::describe(v)
         ));
     };
-    let root: &[Seg] = if v.is_array() {
+    let root: &[Seg] = if v.is_arr() {
         &[]
     } else {
         &[Seg::K("messages")]
@@ -45,34 +59,35 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     Ok(())
 }
 
-fn step(st: &Value, path: &[Seg], sink: &mut Sink) {
-    if let Some(content) = field(st, "content").and_then(Value::as_array) {
+fn step<'s, J: Json<'s>>(st: J, path: &[Seg], sink: &mut Sink) {
+    if let Some(content) = st.get("content").and_then(J::as_items) {
         // v5+: content parts.
-        for (j, part) in content.iter().enumerate() {
-            let id = s(part, "toolCallId").map(str::to_string);
-            match s(part, "type") {
+        for (j, part) in content.enumerate() {
+            let id = part.str_of("toolCallId").map(str::to_string);
+            match part.str_of("type") {
                 Some("tool-call") => {
                     let args = part
                         .get("input")
-                        .or(field(part, "args"))
-                        .map_or(Args::Empty, Args::Value);
+                        .or(part.get("args"))
+                        .map_or(Args::Empty, Args::of);
                     let l = sink.at_in(path, &[Seg::K("content"), Seg::I(j)]);
-                    sink.call(s(part, "toolName").unwrap_or(""), args, id, l);
+                    sink.call(part.str_of("toolName").unwrap_or(""), args, id, l);
                 }
                 Some("tool-result") => {
                     if let Some(id) = id {
-                        let out = field(part, "output").or(field(part, "result")).cloned();
-                        sink.answer_id(&id, out, false);
+                        let out = || part.get("output").or(part.get("result")).map(owned_value);
+                        sink.answer_id_with(&id, out, false);
                     }
                 }
                 Some("tool-error") => {
                     if let Some(id) = id {
                         if !sink.has_id(&id) {
-                            let args = field(part, "input").map_or(Args::Empty, Args::Value);
+                            let args = part.get("input").map_or(Args::Empty, Args::of);
                             let l = sink.at_in(path, &[Seg::K("content"), Seg::I(j)]);
-                            sink.call(s(part, "toolName").unwrap_or(""), args, Some(id.clone()), l);
+                            let name = part.str_of("toolName").unwrap_or("");
+                            sink.call(name, args, Some(id.clone()), l);
                         }
-                        sink.answer_id(&id, field(part, "error").cloned(), true);
+                        sink.answer_id_with(&id, || part.get("error").map(owned_value), true);
                     }
                 }
                 _ => {}
@@ -81,32 +96,32 @@ fn step(st: &Value, path: &[Seg], sink: &mut Sink) {
         return;
     }
     // v4: toolCalls / toolResults own properties.
-    for (j, tc) in arr(st, "toolCalls").iter().enumerate() {
+    for (j, tc) in st.items_of("toolCalls").enumerate() {
         let args = tc
             .get("args")
-            .or(field(tc, "input"))
-            .map_or(Args::Empty, Args::Value);
+            .or(tc.get("input"))
+            .map_or(Args::Empty, Args::of);
         let l = sink.at_in(path, &[Seg::K("toolCalls"), Seg::I(j)]);
         sink.call(
-            s(tc, "toolName").unwrap_or(""),
+            tc.str_of("toolName").unwrap_or(""),
             args,
-            s(tc, "toolCallId").map(str::to_string),
+            tc.str_of("toolCallId").map(str::to_string),
             l,
         );
     }
-    for tr in arr(st, "toolResults") {
-        if let Some(id) = s(tr, "toolCallId") {
-            let out = field(tr, "result").or(field(tr, "output")).cloned();
-            sink.answer_id(id, out, false);
+    for tr in st.items_of("toolResults") {
+        if let Some(id) = tr.str_of("toolCallId") {
+            let out = || tr.get("result").or(tr.get("output")).map(owned_value);
+            sink.answer_id_with(id, out, false);
         }
     }
 }
 
-fn message(m: &Value, path: &[Seg], sink: &mut Sink) {
+fn message<'s, J: Json<'s>>(m: J, path: &[Seg], sink: &mut Sink) {
     // A user prompt starts a turn; assistant text (in `content` or UI `parts`) is the answer so
     // far.
-    let content = field(m, "content").or_else(|| field(m, "parts"));
-    match s(m, "role") {
+    let content = m.get("content").or_else(|| m.get("parts"));
+    match m.str_of("role") {
         Some("user") if is_prompt(content) => sink.user_turn(),
         Some("assistant") => {
             if let Some(text) = content_text(content) {
@@ -115,17 +130,17 @@ fn message(m: &Value, path: &[Seg], sink: &mut Sink) {
         }
         _ => {}
     }
-    if let Some(parts) = field(m, "parts").and_then(Value::as_array) {
+    if let Some(parts) = m.get("parts").and_then(J::as_items) {
         let mut any = false;
-        for (j, p) in parts.iter().enumerate() {
+        for (j, p) in parts.enumerate() {
             any |= ui_part(p, &[path, &[Seg::K("parts"), Seg::I(j)]].concat(), sink);
         }
         if any {
             return;
         }
     }
-    if let Some(inv) = field(m, "toolInvocations").and_then(Value::as_array) {
-        for (j, ti) in inv.iter().enumerate() {
+    if let Some(inv) = m.get("toolInvocations").and_then(J::as_items) {
+        for (j, ti) in inv.enumerate() {
             v4_invocation(
                 ti,
                 &[path, &[Seg::K("toolInvocations"), Seg::I(j)]].concat(),
@@ -135,39 +150,44 @@ fn message(m: &Value, path: &[Seg], sink: &mut Sink) {
         return;
     }
     // ModelMessage / CoreMessage.
-    for (j, part) in arr(m, "content").iter().enumerate() {
-        let id = s(part, "toolCallId").map(str::to_string);
-        match s(part, "type") {
+    for (j, part) in m.items_of("content").enumerate() {
+        let id = part.str_of("toolCallId").map(str::to_string);
+        match part.str_of("type") {
             Some("tool-call") => {
                 let args = part
                     .get("input")
-                    .or(field(part, "args"))
-                    .map_or(Args::Empty, Args::Value);
+                    .or(part.get("args"))
+                    .map_or(Args::Empty, Args::of);
                 let l = sink.at_in(path, &[Seg::K("content"), Seg::I(j)]);
-                sink.call(s(part, "toolName").unwrap_or(""), args, id, l);
+                sink.call(part.str_of("toolName").unwrap_or(""), args, id, l);
             }
             Some("tool-result") => {
                 let Some(id) = id else { continue };
-                let (out, err) = match field(part, "output") {
-                    Some(o) if field(o, "type").is_some() && o.is_object() => {
-                        let ty = s(o, "type").unwrap_or("");
-                        let val = field(o, "value").cloned();
-                        let val = if ty == "content" {
-                            val.map(|v| norm_output(&v))
-                        } else {
-                            val
-                        };
-                        (val, ty.starts_with("error"))
+                let (out, err): (Option<J>, bool) = match part.get("output") {
+                    Some(o) if o.get("type").is_some() && o.is_obj() => {
+                        let ty = o.str_of("type").unwrap_or("");
+                        (o.get("value"), ty.starts_with("error"))
                     }
-                    Some(o) => (Some(o.clone()), false),
+                    Some(o) => (Some(o), false),
                     None => (
-                        field(part, "result").cloned(),
-                        field(part, "isError")
-                            .and_then(Value::as_bool)
-                            .unwrap_or(false),
+                        part.get("result"),
+                        part.get("isError").and_then(J::as_bool).unwrap_or(false),
                     ),
                 };
-                sink.answer_id(&id, out, err);
+                // `{type: "content", value}` holds content parts: their text.
+                let content = part
+                    .get("output")
+                    .is_some_and(|o| o.is_obj() && o.str_of("type") == Some("content"));
+                let out = || {
+                    out.map(|v| {
+                        if content {
+                            norm_output(v)
+                        } else {
+                            owned_value(v)
+                        }
+                    })
+                };
+                sink.answer_id_with(&id, out, err);
             }
             _ => {}
         }
@@ -175,63 +195,63 @@ fn message(m: &Value, path: &[Seg], sink: &mut Sink) {
 }
 
 /// A v5 UI message part; true if it was a tool part.
-fn ui_part(p: &Value, path: &[Seg], sink: &mut Sink) -> bool {
-    let ty = s(p, "type").unwrap_or("");
+fn ui_part<'s, J: Json<'s>>(p: J, path: &[Seg], sink: &mut Sink) -> bool {
+    let ty = p.str_of("type").unwrap_or("");
     if ty == "tool-invocation" {
-        if let Some(ti) = field(p, "toolInvocation") {
+        if let Some(ti) = p.get("toolInvocation") {
             v4_invocation(ti, &[path, &[Seg::K("toolInvocation")]].concat(), sink);
         }
         return true;
     }
     let name = if ty == "dynamic-tool" {
-        s(p, "toolName").unwrap_or("")
+        p.str_of("toolName").unwrap_or("")
     } else if let Some(n) = ty.strip_prefix("tool-") {
         n
     } else {
         return false;
     };
-    let id = s(p, "toolCallId").map(str::to_string);
+    let id = p.str_of("toolCallId").map(str::to_string);
     let input = p
         .get("input")
         .filter(|i| !i.is_null())
-        .or(field(p, "rawInput"));
-    let args = input.map_or(Args::Empty, Args::Value);
+        .or(p.get("rawInput"));
+    let args = input.map_or(Args::Empty, Args::of);
     let l = sink.at(path);
     let i = sink.call(name, args, id, l);
-    match s(p, "state") {
-        Some("output-available") => sink.answer(i, field(p, "output").cloned(), false),
-        Some("output-error") => sink.answer(i, field(p, "errorText").cloned(), true),
+    match p.str_of("state") {
+        Some("output-available") => sink.answer(i, p.get("output").map(owned_value), false),
+        Some("output-error") => sink.answer(i, p.get("errorText").map(owned_value), true),
         _ => {}
     }
     true
 }
 
-fn v4_invocation(ti: &Value, path: &[Seg], sink: &mut Sink) {
-    let args = field(ti, "args").map_or(Args::Empty, Args::Value);
+fn v4_invocation<'s, J: Json<'s>>(ti: J, path: &[Seg], sink: &mut Sink) {
+    let args = ti.get("args").map_or(Args::Empty, Args::of);
     let l = sink.at(path);
     let i = sink.call(
-        s(ti, "toolName").unwrap_or(""),
+        ti.str_of("toolName").unwrap_or(""),
         args,
-        s(ti, "toolCallId").map(str::to_string),
+        ti.str_of("toolCallId").map(str::to_string),
         l,
     );
-    if s(ti, "state") == Some("result") {
-        sink.answer(i, field(ti, "result").cloned(), false);
+    if ti.str_of("state") == Some("result") {
+        sink.answer(i, ti.get("result").map(owned_value), false);
     }
 }
 
 /// UI message-chunk stream: a call starts at `tool-input-start`.
-fn chunks(items: &[Value], sink: &mut Sink) {
+fn chunks<'s, J: Json<'s>>(items: &mut J::Items, sink: &mut Sink) {
     let mut deltas: HashMap<String, String> = HashMap::new();
     let mut has_input: HashMap<String, bool> = HashMap::new();
     let mut index: HashMap<String, usize> = HashMap::new();
     let mut pending_args: Vec<(String, usize)> = Vec::new();
-    for (k, c) in items.iter().enumerate() {
-        let Some(id) = s(c, "toolCallId") else {
+    for (k, c) in items.enumerate() {
+        let Some(id) = c.str_of("toolCallId") else {
             continue;
         };
         let id = id.to_string();
-        let ty = s(c, "type").unwrap_or("");
+        let ty = c.str_of("type").unwrap_or("");
         match ty {
             "tool-input-start" | "tool-input-available" | "tool-input-error" => {
                 let i = if let Some(&i) = index.get(&id) {
@@ -239,7 +259,7 @@ fn chunks(items: &[Value], sink: &mut Sink) {
                 } else {
                     let l = sink.at(&[Seg::I(k)]);
                     let i = sink.call_unique(
-                        s(c, "toolName").unwrap_or(""),
+                        c.str_of("toolName").unwrap_or(""),
                         Args::Empty,
                         Some(id.clone()),
                         l,
@@ -253,23 +273,23 @@ fn chunks(items: &[Value], sink: &mut Sink) {
                 }
                 // The UI stream turns an input error into the part's `output-error`.
                 if ty == "tool-input-error" {
-                    sink.answer(i, field(c, "errorText").cloned(), true);
+                    sink.answer(i, c.get("errorText").map(owned_value), true);
                 }
             }
             "tool-input-delta" => {
                 deltas
                     .entry(id)
                     .or_default()
-                    .push_str(s(c, "inputTextDelta").unwrap_or(""));
+                    .push_str(c.str_of("inputTextDelta").unwrap_or(""));
             }
             "tool-output-available" => {
                 if let Some(&i) = index.get(&id) {
-                    sink.answer(i, field(c, "output").cloned(), false);
+                    sink.answer(i, c.get("output").map(owned_value), false);
                 }
             }
             "tool-output-error" => {
                 if let Some(&i) = index.get(&id) {
-                    sink.answer(i, field(c, "errorText").cloned(), true);
+                    sink.answer(i, c.get("errorText").map(owned_value), true);
                 }
             }
             _ => {}
@@ -284,15 +304,15 @@ fn chunks(items: &[Value], sink: &mut Sink) {
     }
 }
 
-fn set_input(
-    c: &Value,
+fn set_input<'s, J: Json<'s>>(
+    c: J,
     i: usize,
     id: &str,
     has_input: &mut HashMap<String, bool>,
     sink: &mut Sink,
 ) {
-    if let Some(input) = field(c, "input") {
-        sink.set_args(i, Args::Value(input));
+    if let Some(input) = c.get("input") {
+        sink.set_args(i, Args::of(input));
         has_input.insert(id.to_string(), true);
     }
 }
