@@ -171,7 +171,7 @@ pub(crate) static FORMATS: [Def; LISTED + 1] = [
         read: r::openai_agents::read, nodes: None, parts: None, stream: Some(Session::openai_agents) },
     Def { format: Format::BedrockConverse, name: "bedrock-converse", aliases: &["bedrock", "converse", "aws-bedrock"], session: false,
         marks: "no `toolUse`/`toolResult` content blocks, no `toolConfig`, no `{output: {message}, stopReason}` response and no ConverseStream events",
-        read: r::bedrock::read, nodes: None, parts: None, stream: Some(Session::bedrock_stream) },
+        read: r::bedrock::read_value, nodes: Some(r::bedrock::read_nodes), parts: None, stream: Some(Session::bedrock_stream) },
     Def { format: Format::Custom, name: "custom", aliases: &[], session: false,
         marks: "",
         read: r::custom, nodes: None, parts: None, stream: None },

@@ -78,13 +78,28 @@ fn fuzz_bodies_hold_on_the_bundled_transcripts() {
             data.extend_from_slice(&bytes);
             fuzz_targets::transcript_read(&data);
         }
-        // Built value by value, as the Python module builds its objects: detected, and read
-        // as each format.
-        for sel in (0..=Format::ALL.len() as u8).rev() {
-            let mut data = vec![sel];
-            data.extend_from_slice(&bytes);
-            fuzz_targets::document_nodes(&data);
-        }
+        document_nodes_each_way(&bytes);
+    }
+}
+
+/// A document built value by value, as the Python module builds its objects, reads as the
+/// parsed document does: detected, and read as each format.
+fn document_nodes_each_way(bytes: &[u8]) {
+    for sel in (0..=Format::ALL.len() as u8).rev() {
+        let mut data = vec![sel];
+        data.extend_from_slice(bytes);
+        fuzz_targets::document_nodes(&data);
+    }
+}
+
+/// The same for the examples of every format (the readers that read nodes among them), JSON
+/// documents and JSONL alike (a JSONL file is no one value: the target stops early).
+#[test]
+fn documents_built_value_by_value_read_as_parsed_for_every_format_fixture() {
+    let transcripts = files(&root().join("tests/fixtures/formats/transcripts"), None);
+    assert!(transcripts.len() > 40);
+    for t in transcripts {
+        document_nodes_each_way(&std::fs::read(&t).unwrap());
     }
 }
 

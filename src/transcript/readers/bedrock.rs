@@ -11,40 +11,58 @@
 
 use serde_json::Value;
 
+use crate::json::owned_value;
+use crate::json::tape::V;
 use crate::json::view::Json;
 
 use super::super::detect;
-use super::super::sink::{arr, field, s, Args, Sink};
+use super::super::sink::{field, s, Args, Sink};
 use super::super::spans::Seg;
 use crate::code::Code;
 
 /// The union keys of a Converse stream event (`ConverseStreamOutput`) that decide a line.
 const STREAM_EVENTS: &[&str] = &["messageStart", "contentBlockStart", "contentBlockDelta"];
 
+/// [`read`] of a serde_json value.
+pub(crate) fn read_value(v: &Value, sink: &mut Sink) -> Result<(), String> {
+    read(v, sink)
+}
+
+/// [`read`] of a document built value by value.
+pub(crate) fn read_nodes(v: V<'_>, sink: &mut Sink) -> Result<(), String> {
+    read(v, sink)
+}
+
 /// Read a Converse document: a request or saved conversation, a response, a bare message list,
 /// or a list of stream events.
-pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
-    if let Value::Array(items) = v {
-        if items.iter().any(is_stream_event) {
-            return super::session_doc(
-                super::super::Format::BedrockConverse,
-                "ConverseStream event",
-                v,
-                sink,
-            );
-        }
-    }
-    for t in v
-        .get("toolConfig")
-        .map(|c| arr(c, "tools"))
-        .unwrap_or_default()
+pub(crate) fn read<'s, J: Json<'s>>(v: J, sink: &mut Sink) -> Result<(), String> {
+    if v.as_items()
+        .is_some_and(|mut items| items.any(is_stream_event))
     {
-        if let Some(spec) = field(t, "toolSpec") {
-            if let Some(name) = s(spec, "name") {
+        // Read as the lines of a stream are: as values (built here for a document built value
+        // by value; such a list is rare in memory).
+        let owned;
+        let value = if let Some(value) = v.as_value() {
+            value
+        } else {
+            owned = crate::json::to_value(v);
+            &owned
+        };
+        return super::session_doc(
+            super::super::Format::BedrockConverse,
+            "ConverseStream event",
+            value,
+            sink,
+        );
+    }
+    let tools = v.get("toolConfig").map(|c| c.items_of("tools"));
+    for t in tools.into_iter().flatten() {
+        if let Some(spec) = t.get("toolSpec") {
+            if let Some(name) = spec.str_of("name") {
                 sink.declare(
                     name,
-                    field(spec, "description"),
-                    field(spec, "inputSchema").and_then(|i| field(i, "json")),
+                    spec.get("description"),
+                    spec.get("inputSchema").and_then(|i| i.get("json")),
                 );
             }
         }
@@ -52,7 +70,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     let mut found = false;
     if let Some(msgs) = detect::messages(v) {
         found = true;
-        let root: &[Seg] = if v.is_array() {
+        let root: &[Seg] = if v.is_arr() {
             &[]
         } else {
             &[Seg::K("messages")]
@@ -63,7 +81,7 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
             blocks(m, &p, sink);
         }
     }
-    if let Some(m) = field(v, "output").and_then(|o| field(o, "message")) {
+    if let Some(m) = v.get("output").and_then(|o| o.get("message")) {
         found = true;
         blocks(
             m,
@@ -82,25 +100,25 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
 }
 
 /// The content blocks of one message, at `path`.
-fn blocks(m: &Value, path: &[Seg], sink: &mut Sink) {
-    for (j, b) in arr(m, "content").iter().enumerate() {
+fn blocks<'s, J: Json<'s>>(m: J, path: &[Seg], sink: &mut Sink) {
+    for (j, b) in m.items_of("content").enumerate() {
         let loc = |sink: &Sink| sink.at_in(path, &[Seg::I(j)]);
-        if let Some(u) = field(b, "toolUse").filter(|u| u.is_object()) {
+        if let Some(u) = b.get("toolUse").filter(|u| u.is_obj()) {
             let l = loc(sink);
             let args = u
                 .get("input")
                 .filter(|a| !a.is_null())
-                .map_or(Args::Empty, Args::Value);
+                .map_or(Args::Empty, Args::of);
             sink.call(
-                s(u, "name").unwrap_or(""),
+                u.str_of("name").unwrap_or(""),
                 args,
-                s(u, "toolUseId").map(str::to_string),
+                u.str_of("toolUseId").map(str::to_string),
                 l,
             );
-        } else if let Some(r) = field(b, "toolResult").filter(|r| r.is_object()) {
-            let id = s(r, "toolUseId").unwrap_or("");
-            let failed = s(r, "status") == Some("error");
-            if !sink.answer_id(id, output(field(r, "content")), failed) {
+        } else if let Some(r) = b.get("toolResult").filter(|r| r.is_obj()) {
+            let id = r.str_of("toolUseId").unwrap_or("");
+            let failed = r.str_of("status") == Some("error");
+            if !sink.answer_id_with(id, || output(r.get("content")), failed) {
                 let l = loc(sink);
                 sink.finding(
                     Code::OrphanResult,
@@ -115,20 +133,22 @@ fn blocks(m: &Value, path: &[Seg], sink: &mut Sink) {
 /// The output of a `toolResult`: its `content` blocks read as values (`{text}` → the text,
 /// `{json}` → the JSON, any other block as written); one block → its value, several texts →
 /// joined with `"\n"` (the text-block rule), otherwise the list of values.
-fn output(content: Option<&Value>) -> Option<Value> {
-    let items = match content? {
-        Value::Null => return None,
-        Value::Array(items) => items,
-        other => return Some(other.clone()),
+fn output<'s, J: Json<'s>>(content: Option<J>) -> Option<Value> {
+    let content = content?;
+    if content.is_null() {
+        return None;
+    }
+    let Some(items) = content.as_items() else {
+        return Some(owned_value(content));
     };
     let values: Vec<Value> = items
-        .iter()
         .map(|b| {
-            field(b, "text")
-                .filter(|t| t.is_string())
-                .or_else(|| field(b, "json"))
-                .unwrap_or(b)
-                .clone()
+            owned_value(
+                b.get("text")
+                    .filter(|t| t.is_str())
+                    .or_else(|| b.get("json"))
+                    .unwrap_or(b),
+            )
         })
         .collect();
     Some(match values.len() {
