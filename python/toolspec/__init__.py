@@ -237,13 +237,13 @@ def _is_path(spec: str) -> bool:
 
 def _spec_source(spec: Any) -> "tuple[str, Optional[str]]":
     """The path of `spec`, and its text when it is source text rather than a path."""
+    if isinstance(spec, str):
+        if _is_path(spec):
+            return spec, None
+        return TEXT_SPEC_NAME, spec
     if isinstance(spec, os.PathLike):
         return os.fspath(spec), None
-    if not isinstance(spec, str):
-        raise TypeError(f"spec must be a path or spec source text, not {type(spec).__name__}")
-    if _is_path(spec):
-        return spec, None
-    return TEXT_SPEC_NAME, spec
+    raise TypeError(f"spec must be a path or spec source text, not {type(spec).__name__}")
 
 
 def _plain(v: Any) -> Any:
@@ -268,6 +268,8 @@ def _transcript(t: Any) -> Any:
     """A path, bytes, or Python objects for the extension, which reads objects as the JSON
     document `json.dumps` would write for them (calling `_plain` for what JSON has no type
     for), without writing it."""
+    if type(t) is list or type(t) is dict:  # the usual case, asked first
+        return t
     if isinstance(t, os.PathLike):
         return os.fspath(t)
     return t
