@@ -162,7 +162,7 @@ pub(crate) static FORMATS: [Def; LISTED + 1] = [
         read: r::neutral::read, nodes: None, parts: Some(Parts { split: r::neutral::transcripts, read: r::neutral::read_part }), stream: None },
     Def { format: Format::PydanticAi, name: "pydantic-ai", aliases: &["pydantic", "pydanticai"], session: false,
         marks: "no list of `{kind: request|response, parts}` messages with `part_kind` parts",
-        read: r::pydantic_ai::read, nodes: None, parts: None, stream: None },
+        read: r::pydantic_ai::read_value, nodes: Some(r::pydantic_ai::read_nodes), parts: None, stream: None },
     Def { format: Format::AdkSession, name: "adk-session", aliases: &["adk-sessions"], session: false,
         marks: "no `{id, app_name|user_id|state, events}` session whose events have an `author`",
         read: r::adk_session::read, nodes: None, parts: None, stream: None },

@@ -7,10 +7,11 @@
 
 use serde_json::Value;
 
+use crate::json::tape::V;
 use crate::json::view::Json;
 
 use super::super::detect;
-use super::super::sink::{arr, field, norm_output, s, Args, Sink};
+use super::super::sink::{norm_output, Args, Sink};
 use super::super::spans::Seg;
 use crate::code::Code;
 
@@ -30,28 +31,38 @@ pub(crate) fn is_history<'s, J: Json<'s>>(v: J) -> bool {
         && { messages }.any(|m| m.items_of("parts").len() > 0)
 }
 
+/// [`read`] of a serde_json value.
+pub(crate) fn read_value(v: &Value, sink: &mut Sink) -> Result<(), String> {
+    read(v, sink)
+}
+
+/// [`read`] of a document built value by value.
+pub(crate) fn read_nodes(v: V<'_>, sink: &mut Sink) -> Result<(), String> {
+    read(v, sink)
+}
+
 /// Read a message history.
-pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
-    let Value::Array(messages) = v else {
+pub(crate) fn read<'s, J: Json<'s>>(v: J, sink: &mut Sink) -> Result<(), String> {
+    let Some(messages) = v.as_items() else {
         return Err(format!(
             "expected a pydantic-ai message history (a list of `{{kind, parts}}` messages); found {}",
             detect::describe(v)
         ));
     };
-    for (i, m) in messages.iter().enumerate() {
-        for (j, part) in arr(m, "parts").iter().enumerate() {
+    for (i, m) in messages.enumerate() {
+        for (j, part) in m.items_of("parts").enumerate() {
             let path = [Seg::I(i), Seg::K("parts"), Seg::I(j)];
-            match s(part, "part_kind") {
+            match part.str_of("part_kind") {
                 Some("tool-call" | "builtin-tool-call") => {
                     let args = part
                         .get("args")
                         .filter(|a| !a.is_null())
-                        .map_or(Args::Empty, Args::Value);
+                        .map_or(Args::Empty, Args::of);
                     let l = sink.at(&path);
                     sink.call(
-                        s(part, "tool_name").unwrap_or(""),
+                        part.str_of("tool_name").unwrap_or(""),
                         args,
-                        s(part, "tool_call_id").map(str::to_string),
+                        part.str_of("tool_call_id").map(str::to_string),
                         l,
                     );
                 }
@@ -59,12 +70,12 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
                     // `failed`: the tool raised (`ToolFailed`); `retried`: it asked for a retry
                     // (`ModelRetry`) or its arguments failed validation. `denied` and
                     // `interrupted` calls did not run: not errors.
-                    let error = matches!(s(part, "outcome"), Some("failed" | "retried"));
+                    let error = matches!(part.str_of("outcome"), Some("failed" | "retried"));
                     answer(part, error, &path, sink);
                 }
                 // A retry prompt without a tool name asks for another text or structured
                 // answer: it answers no call.
-                Some("retry-prompt") if field(part, "tool_name").is_some_and(Value::is_string) => {
+                Some("retry-prompt") if part.get("tool_name").is_some_and(J::is_str) => {
                     answer(part, true, &path, sink);
                 }
                 _ => {}
@@ -75,13 +86,14 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
 }
 
 /// Link a result part to its call by `tool_call_id`.
-fn answer(part: &Value, error: bool, path: &[Seg], sink: &mut Sink) {
-    let output = part
-        .get("content")
-        .filter(|c| !c.is_null())
-        .map(norm_output);
-    let linked = match s(part, "tool_call_id") {
-        Some(id) => sink.answer_id(id, output, error),
+fn answer<'s, J: Json<'s>>(part: J, error: bool, path: &[Seg], sink: &mut Sink) {
+    let output = || {
+        part.get("content")
+            .filter(|c| !c.is_null())
+            .map(norm_output)
+    };
+    let linked = match part.str_of("tool_call_id") {
+        Some(id) => sink.answer_id_with(id, output, error),
         None => false,
     };
     if !linked {
@@ -90,7 +102,7 @@ fn answer(part: &Value, error: bool, path: &[Seg], sink: &mut Sink) {
             Code::OrphanResult,
             format!(
                 "result of `{}` has no matching call",
-                s(part, "tool_name").unwrap_or("")
+                part.str_of("tool_name").unwrap_or("")
             ),
             l,
         );
