@@ -135,7 +135,7 @@ pub(crate) static FORMATS: [Def; LISTED + 1] = [
         read: r::codex::read, nodes: None, parts: None, stream: Some(Session::codex) },
     Def { format: Format::Gemini, name: "gemini", aliases: &[], session: false,
         marks: "no `candidates`, `contents`, `{role, parts}` list or `object: interaction`",
-        read: r::gemini::read, nodes: None, parts: None, stream: Some(Session::gemini) },
+        read: r::gemini::read_value, nodes: Some(r::gemini::read_nodes), parts: None, stream: Some(Session::gemini) },
     Def { format: Format::Deepeval, name: "deepeval", aliases: &[], session: false,
         marks: "no `tools_called`/`toolsCalled`/`expected_tools`, `toolSpans` or `testCases`",
         read: r::deepeval::read, nodes: None, parts: Some(Parts { split: r::deepeval::cases, read: r::deepeval::read_case }), stream: None },

@@ -12,9 +12,12 @@
 use serde_json::{Map, Value};
 
 use super::super::detect;
-use super::super::sink::{arr, field, s, Args, Loc, Sink};
+use super::super::sink::{Args, Loc, Sink};
 use super::super::spans::Seg;
 use crate::code::Code;
+use crate::json::owned_value;
+use crate::json::tape::V;
+use crate::json::view::Json;
 
 /// Deepest `jsonPath` of a streamed argument that is followed (segments after `$`); a deeper
 /// one is reported and skipped, so no fragment builds an argument tree deeper than this.
@@ -48,7 +51,7 @@ pub(crate) struct Stream {
 
 impl Stream {
     /// Read a Gemini document (or one line of a Gemini JSONL session).
-    pub(crate) fn read(&mut self, v: &Value, sink: &mut Sink) -> Result<(), String> {
+    pub(crate) fn read<'s, J: Json<'s>>(&mut self, v: J, sink: &mut Sink) -> Result<(), String> {
         read_with(self, v, sink)
     }
 
@@ -64,16 +67,17 @@ impl Stream {
     }
 
     /// A `functionCall` part (at `loc`).
-    fn function_call(&mut self, fc: &Value, loc: Loc, sink: &mut Sink) {
-        let continues = field(fc, "willContinue").and_then(Value::as_bool) == Some(true);
-        if let Some(name) = s(fc, "name").filter(|n| !n.is_empty()) {
+    fn function_call<'s, J: Json<'s>>(&mut self, fc: J, loc: Loc, sink: &mut Sink) {
+        let continues = fc.get("willContinue").and_then(J::as_bool) == Some(true);
+        if let Some(name) = fc.str_of("name").filter(|n| !n.is_empty()) {
             self.close(sink);
             let args = fc
                 .get("args")
                 .filter(|a| !a.is_null())
-                .map_or(Args::Empty, Args::Value);
-            let first = field(fc, "args").filter(|a| a.is_object()).cloned();
-            let index = sink.call(name, args, s(fc, "id").map(str::to_string), loc.clone());
+                .map_or(Args::Empty, Args::of);
+            let first = fc.get("args").filter(|a| a.is_obj()).map(owned_value);
+            let id = fc.str_of("id").map(str::to_string);
+            let index = sink.call(name, args, id, loc.clone());
             if continues {
                 self.open = Some(Open {
                     index,
@@ -85,7 +89,7 @@ impl Stream {
         } else {
             let Some(open) = &mut self.open else {
                 // A fragment of a call that is not in the file: nothing to attach it to.
-                if !arr(fc, "partialArgs").is_empty() {
+                if fc.items_of("partialArgs").len() > 0 {
                     sink.finding(
                         Code::OrphanResult,
                         "a `functionCall` part with only `partialArgs` continues a call that is not in the file; it was skipped".to_string(),
@@ -94,7 +98,7 @@ impl Stream {
                 }
                 return;
             };
-            for pa in arr(fc, "partialArgs") {
+            for pa in fc.items_of("partialArgs") {
                 if let Err(msg) = open.fragment(pa) {
                     let at = open.loc.clone();
                     sink.finding(Code::InvalidArguments, msg, at);
@@ -109,19 +113,19 @@ impl Stream {
 
 impl Open {
     /// Apply one `PartialArg`.
-    fn fragment(&mut self, pa: &Value) -> Result<(), String> {
-        let raw = s(pa, "jsonPath").unwrap_or("");
+    fn fragment<'s, J: Json<'s>>(&mut self, pa: J) -> Result<(), String> {
+        let raw = pa.str_of("jsonPath").unwrap_or("");
         let path = parse_path(raw).ok_or_else(|| {
             format!("a streamed argument has a `jsonPath` toolspec cannot follow (`{}`); the fragment was skipped", short(raw))
         })?;
-        let more = field(pa, "willContinue").and_then(Value::as_bool) == Some(true);
-        let (value, text) = if let Some(t) = s(pa, "stringValue") {
+        let more = pa.get("willContinue").and_then(J::as_bool) == Some(true);
+        let (value, text) = if let Some(t) = pa.str_of("stringValue") {
             (Value::String(t.to_string()), true)
-        } else if let Some(n) = field(pa, "numberValue").filter(|n| n.is_number()) {
-            (n.clone(), false)
-        } else if let Some(b) = field(pa, "boolValue").filter(|b| b.is_boolean()) {
-            (b.clone(), false)
-        } else if field(pa, "nullValue").is_some() {
+        } else if let Some(n) = pa.get("numberValue").filter(|n| n.is_num()) {
+            (owned_value(n), false)
+        } else if let Some(b) = pa.get("boolValue").and_then(J::as_bool) {
+            (Value::Bool(b), false)
+        } else if pa.get("nullValue").is_some() {
             (Value::Null, false)
         } else {
             return Ok(());
@@ -255,51 +259,60 @@ fn slot<'v>(root: &'v mut Value, path: &[Step]) -> Option<&'v mut Value> {
     Some(cur)
 }
 
+/// Read a Gemini document on its own (a serde_json value).
+pub(crate) fn read_value(v: &Value, sink: &mut Sink) -> Result<(), String> {
+    read(v, sink)
+}
+
+/// [`read_value`] of a document built value by value.
+pub(crate) fn read_nodes(v: V<'_>, sink: &mut Sink) -> Result<(), String> {
+    read(v, sink)
+}
+
 /// Read a Gemini document on its own.
-pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
+pub(crate) fn read<'s, J: Json<'s>>(v: J, sink: &mut Sink) -> Result<(), String> {
     let mut st = Stream::default();
     let r = st.read(v, sink);
     st.finish(sink);
     r
 }
 
-fn read_with(st: &mut Stream, v: &Value, sink: &mut Sink) -> Result<(), String> {
+fn read_with<'s, J: Json<'s>>(st: &mut Stream, v: J, sink: &mut Sink) -> Result<(), String> {
     if detect::is_interaction(v) {
         interaction(v, sink);
         return Ok(());
     }
-    if field(v, "candidates").is_some() {
+    if v.get("candidates").is_some() {
         response(st, v, &[], sink);
         return Ok(());
     }
-    if let Some(r) = field(v, "response") {
-        match r {
-            Value::Array(chunks) => {
-                for (k, c) in chunks.iter().enumerate() {
-                    response(st, c, &[Seg::K("response"), Seg::I(k)], sink);
-                }
+    if let Some(r) = v.get("response") {
+        if let Some(chunks) = r.as_items() {
+            for (k, c) in chunks.enumerate() {
+                response(st, c, &[Seg::K("response"), Seg::I(k)], sink);
             }
-            other => response(st, other, &[Seg::K("response")], sink),
+        } else {
+            response(st, r, &[Seg::K("response")], sink);
         }
         return Ok(());
     }
-    for t in arr(v, "tools") {
+    for t in v.items_of("tools") {
         for key in ["functionDeclarations", "function_declarations"] {
-            for d in arr(t, key) {
+            for d in t.items_of(key) {
                 let params = d
                     .get("parameters")
-                    .or(field(d, "parametersJsonSchema"))
-                    .or(field(d, "parameters_json_schema"));
-                sink.declare(s(d, "name").unwrap_or(""), field(d, "description"), params);
+                    .or(d.get("parametersJsonSchema"))
+                    .or(d.get("parameters_json_schema"));
+                sink.declare(d.str_of("name").unwrap_or(""), d.get("description"), params);
             }
         }
     }
-    let (contents, root): (&[Value], &[Seg]) =
-        if let Some(c) = field(v, "contents").and_then(Value::as_array) {
+    let (contents, root): (J::Items, &[Seg]) =
+        if let Some(c) = v.get("contents").and_then(J::as_items) {
             (c, &[Seg::K("contents")])
-        } else if let Some(h) = field(v, "history").and_then(Value::as_array) {
+        } else if let Some(h) = v.get("history").and_then(J::as_items) {
             (h, &[Seg::K("history")])
-        } else if let Value::Array(a) = v {
+        } else if let Some(a) = v.as_items() {
             (a, &[])
         } else {
             return Err(format!(
@@ -307,7 +320,7 @@ fn read_with(st: &mut Stream, v: &Value, sink: &mut Sink) -> Result<(), String> 
                 detect::describe(v)
             ));
         };
-    for (i, c) in contents.iter().enumerate() {
+    for (i, c) in contents.enumerate() {
         let mut p = root.to_vec();
         p.push(Seg::I(i));
         content(st, c, &p, sink);
@@ -326,9 +339,9 @@ pub(crate) fn contents<'v>(list: impl IntoIterator<Item = (Vec<Seg>, &'v Value)>
     st.finish(sink);
 }
 
-fn response(st: &mut Stream, r: &Value, path: &[Seg], sink: &mut Sink) {
-    for (c, cand) in arr(r, "candidates").iter().enumerate() {
-        if let Some(content_v) = field(cand, "content") {
+fn response<'s, J: Json<'s>>(st: &mut Stream, r: J, path: &[Seg], sink: &mut Sink) {
+    for (c, cand) in r.items_of("candidates").enumerate() {
+        if let Some(content_v) = cand.get("content") {
             let mut p = path.to_vec();
             p.extend([Seg::K("candidates"), Seg::I(c), Seg::K("content")]);
             content(st, content_v, &p, sink);
@@ -336,43 +349,44 @@ fn response(st: &mut Stream, r: &Value, path: &[Seg], sink: &mut Sink) {
     }
 }
 
-fn content(st: &mut Stream, c: &Value, path: &[Seg], sink: &mut Sink) {
+fn content<'s, J: Json<'s>>(st: &mut Stream, c: J, path: &[Seg], sink: &mut Sink) {
     // A user content with text is a prompt (a turn); a model content's text is the answer so
     // far. (Function responses come in user contents too, without text.)
-    let text: Vec<&str> = arr(c, "parts")
-        .iter()
-        .filter(|p| field(p, "thought").and_then(Value::as_bool) != Some(true))
-        .filter_map(|p| s(p, "text"))
+    let text: Vec<&str> = c
+        .items_of("parts")
+        .filter(|p| p.get("thought").and_then(J::as_bool) != Some(true))
+        .filter_map(|p| p.str_of("text"))
         .collect();
     if !text.is_empty() {
-        match s(c, "role") {
+        match c.str_of("role") {
             Some("user") => sink.user_turn(),
             Some("model") => sink.assistant_text(&text.join("")),
             _ => {}
         }
     }
-    for (j, part) in arr(c, "parts").iter().enumerate() {
+    for (j, part) in c.items_of("parts").enumerate() {
         if let Some(fc) = part
             .get("functionCall")
-            .or(field(part, "function_call"))
-            .filter(|f| f.is_object())
+            .or(part.get("function_call"))
+            .filter(|f| f.is_obj())
         {
             let l = sink.at_in(path, &[Seg::K("parts"), Seg::I(j)]);
             st.function_call(fc, l, sink);
         }
         if let Some(fr) = part
             .get("functionResponse")
-            .or(field(part, "function_response"))
-            .filter(|f| f.is_object())
+            .or(part.get("function_response"))
+            .filter(|f| f.is_obj())
         {
-            let out = field(fr, "response").cloned();
-            let err = out.as_ref().is_some_and(|o| field(o, "error").is_some());
-            let linked = match s(fr, "id") {
-                Some(id) if sink.has_id(id) => sink.answer_id(id, out.clone(), err),
+            let response = fr.get("response");
+            let err = response.is_some_and(|o| o.get("error").is_some());
+            let out = || response.map(owned_value);
+            let linked = match fr.str_of("id") {
+                Some(id) if sink.has_id(id) => sink.answer_id_with(id, out, err),
                 _ => false,
             };
             if !linked {
-                sink.answer_name(s(fr, "name").unwrap_or(""), out, err);
+                sink.answer_name(fr.str_of("name").unwrap_or(""), out(), err);
             }
         }
     }
@@ -381,18 +395,18 @@ fn content(st: &mut Stream, c: &Value, path: &[Seg], sink: &mut Sink) {
 /// A Google Interactions API response (`object: "interaction"`): its `function_call` steps
 /// `{id, name, arguments}` are the calls. Their results are not in the response (the client
 /// sends them with the next request).
-fn interaction(v: &Value, sink: &mut Sink) {
-    for (i, st) in arr(v, "steps").iter().enumerate() {
-        if s(st, "type") == Some("function_call") {
+fn interaction<'s, J: Json<'s>>(v: J, sink: &mut Sink) {
+    for (i, st) in v.items_of("steps").enumerate() {
+        if st.str_of("type") == Some("function_call") {
             let args = st
                 .get("arguments")
                 .filter(|a| !a.is_null())
-                .map_or(Args::Empty, Args::Value);
+                .map_or(Args::Empty, Args::of);
             let l = sink.at(&[Seg::K("steps"), Seg::I(i)]);
             sink.call(
-                s(st, "name").unwrap_or(""),
+                st.str_of("name").unwrap_or(""),
                 args,
-                s(st, "id").map(str::to_string),
+                st.str_of("id").map(str::to_string),
                 l,
             );
         }
