@@ -163,21 +163,19 @@ fn message<'s, J: Json<'s>>(m: J, path: &[Seg], sink: &mut Sink) {
             }
             Some("tool-result") => {
                 let Some(id) = id else { continue };
-                let (out, err): (Option<J>, bool) = match part.get("output") {
+                // `{type: "content", value}` holds content parts: their text.
+                let (out, err, content): (Option<J>, bool, bool) = match part.get("output") {
                     Some(o) if o.get("type").is_some() && o.is_obj() => {
                         let ty = o.str_of("type").unwrap_or("");
-                        (o.get("value"), ty.starts_with("error"))
+                        (o.get("value"), ty.starts_with("error"), ty == "content")
                     }
-                    Some(o) => (Some(o), false),
+                    Some(o) => (Some(o), false, false),
                     None => (
                         part.get("result"),
                         part.get("isError").and_then(J::as_bool).unwrap_or(false),
+                        false,
                     ),
                 };
-                // `{type: "content", value}` holds content parts: their text.
-                let content = part
-                    .get("output")
-                    .is_some_and(|o| o.is_obj() && o.str_of("type") == Some("content"));
                 let out = || {
                     out.map(|v| {
                         if content {
