@@ -77,7 +77,9 @@ pub(crate) struct Def {
     /// Read one JSON document; `Err` explains a shape the format does not have.
     pub read: fn(&Value, &mut Sink) -> Result<(), String>,
     /// Read one JSON document built value by value ([`super::DocumentBuilder`]) as it is
-    /// (`None`: it is read as its `Value`, built for the purpose).
+    /// (`None`: it is read as its `Value`, built for the purpose). A reader generic over the
+    /// JSON view (`json::view::Json`) fills both fields, each with a closure calling it: its
+    /// lifetime is bound by the trait, so no function pointer names it.
     pub nodes: Option<NodesReader>,
     /// A document holding several transcripts: where they are, and how one is read.
     pub parts: Option<Parts>,
@@ -108,19 +110,19 @@ pub(crate) struct Parts {
 pub(crate) static FORMATS: [Def; LISTED + 1] = [
     Def { format: Format::OpenaiChat, name: "openai-chat", aliases: &["openai", "chat", "openai-chat-completions"], session: false,
         marks: "no `object: chat.completion`, no `choices`, and no messages with `tool_calls`, `function_call` or role `tool`/`function`",
-        read: r::openai_chat::read_value, nodes: Some(r::openai_chat::read_nodes), parts: None, stream: Some(Session::chat_stream) },
+        read: |v, sink| r::openai_chat::read(v, sink), nodes: Some(|v, sink| r::openai_chat::read(v, sink)), parts: None, stream: Some(Session::chat_stream) },
     Def { format: Format::OpenaiResponses, name: "openai-responses", aliases: &["responses"], session: false,
         marks: "no `object: response`/`list` and no typed items (`function_call`, `message`, …)",
-        read: r::openai_responses::read_value, nodes: Some(r::openai_responses::read_nodes), parts: None, stream: None },
+        read: |v, sink| r::openai_responses::read(v, sink), nodes: Some(|v, sink| r::openai_responses::read(v, sink)), parts: None, stream: None },
     Def { format: Format::AnthropicMessages, name: "anthropic-messages", aliases: &["anthropic"], session: false,
         marks: "no `type: message` document and no `tool_use`/`tool_result` content blocks",
-        read: r::anthropic::read_value, nodes: Some(r::anthropic::read_nodes), parts: None, stream: Some(Session::anthropic_stream) },
+        read: |v, sink| r::anthropic::read(v, sink), nodes: Some(|v, sink| r::anthropic::read(v, sink)), parts: None, stream: Some(Session::anthropic_stream) },
     Def { format: Format::VercelAiSdk, name: "vercel-ai-sdk", aliases: &["vercel", "ai-sdk", "vercel-ai"], session: false,
         marks: "no `steps` of step results, no UI message `parts`, no `tool-call` parts and no UI message chunks",
-        read: r::vercel::read_value, nodes: Some(r::vercel::read_nodes), parts: None, stream: None },
+        read: |v, sink| r::vercel::read(v, sink), nodes: Some(|v, sink| r::vercel::read(v, sink)), parts: None, stream: None },
     Def { format: Format::Langchain, name: "langchain", aliases: &["langgraph"], session: false,
         marks: "no `lc` constructors, no `{type, data}` messages and no `human`/`ai`/`tool` typed messages",
-        read: r::langchain::read_value, nodes: Some(r::langchain::read_nodes), parts: None, stream: None },
+        read: |v, sink| r::langchain::read(v, sink), nodes: Some(|v, sink| r::langchain::read(v, sink)), parts: None, stream: None },
     Def { format: Format::OtelGenai, name: "otel-genai", aliases: &["otel", "opentelemetry", "otlp"], session: true,
         marks: "no `resourceSpans` or `resourceLogs`, and no SDK span objects (`{name, context, start_time, attributes}`)",
         read: r::otel::read, nodes: None, parts: None, stream: Some(Session::otel) },
@@ -135,7 +137,7 @@ pub(crate) static FORMATS: [Def; LISTED + 1] = [
         read: r::codex::read, nodes: None, parts: None, stream: Some(Session::codex) },
     Def { format: Format::Gemini, name: "gemini", aliases: &[], session: false,
         marks: "no `candidates`, `contents`, `{role, parts}` list or `object: interaction`",
-        read: r::gemini::read_value, nodes: Some(r::gemini::read_nodes), parts: None, stream: Some(Session::gemini) },
+        read: |v, sink| r::gemini::read(v, sink), nodes: Some(|v, sink| r::gemini::read(v, sink)), parts: None, stream: Some(Session::gemini) },
     Def { format: Format::Deepeval, name: "deepeval", aliases: &[], session: false,
         marks: "no `tools_called`/`toolsCalled`/`expected_tools`, `toolSpans` or `testCases`",
         read: r::deepeval::read, nodes: None, parts: Some(Parts { split: r::deepeval::cases, read: r::deepeval::read_case }), stream: None },
@@ -162,7 +164,7 @@ pub(crate) static FORMATS: [Def; LISTED + 1] = [
         read: r::neutral::read, nodes: None, parts: Some(Parts { split: r::neutral::transcripts, read: r::neutral::read_part }), stream: None },
     Def { format: Format::PydanticAi, name: "pydantic-ai", aliases: &["pydantic", "pydanticai"], session: false,
         marks: "no list of `{kind: request|response, parts}` messages with `part_kind` parts",
-        read: r::pydantic_ai::read_value, nodes: Some(r::pydantic_ai::read_nodes), parts: None, stream: None },
+        read: |v, sink| r::pydantic_ai::read(v, sink), nodes: Some(|v, sink| r::pydantic_ai::read(v, sink)), parts: None, stream: None },
     Def { format: Format::AdkSession, name: "adk-session", aliases: &["adk-sessions"], session: false,
         marks: "no `{id, app_name|user_id|state, events}` session whose events have an `author`",
         read: r::adk_session::read, nodes: None, parts: None, stream: None },
@@ -171,7 +173,7 @@ pub(crate) static FORMATS: [Def; LISTED + 1] = [
         read: r::openai_agents::read, nodes: None, parts: None, stream: Some(Session::openai_agents) },
     Def { format: Format::BedrockConverse, name: "bedrock-converse", aliases: &["bedrock", "converse", "aws-bedrock"], session: false,
         marks: "no `toolUse`/`toolResult` content blocks, no `toolConfig`, no `{output: {message}, stopReason}` response and no ConverseStream events",
-        read: r::bedrock::read_value, nodes: Some(r::bedrock::read_nodes), parts: None, stream: Some(Session::bedrock_stream) },
+        read: |v, sink| r::bedrock::read(v, sink), nodes: Some(|v, sink| r::bedrock::read(v, sink)), parts: None, stream: Some(Session::bedrock_stream) },
     Def { format: Format::Custom, name: "custom", aliases: &[], session: false,
         marks: "",
         read: r::custom, nodes: None, parts: None, stream: None },

@@ -7,18 +7,7 @@ use super::super::detect;
 use super::super::sink::{content_text, field, is_prompt, norm_output, s, Args, Loc, Sink};
 use super::super::spans::Seg;
 use crate::code::Code;
-use crate::json::tape::V;
 use crate::json::view::Json;
-
-/// [`read`] of a serde_json value.
-pub(crate) fn read_value(v: &Value, sink: &mut Sink) -> Result<(), String> {
-    read(v, sink)
-}
-
-/// [`read`] of a document built value by value.
-pub(crate) fn read_nodes(v: V<'_>, sink: &mut Sink) -> Result<(), String> {
-    read(v, sink)
-}
 
 /// Read an Anthropic Messages document.
 pub(crate) fn read<'s, J: Json<'s>>(v: J, sink: &mut Sink) -> Result<(), String> {

@@ -12,7 +12,6 @@
 use serde_json::Value;
 
 use crate::json::owned_value;
-use crate::json::tape::V;
 use crate::json::view::Json;
 
 use super::super::detect;
@@ -22,16 +21,6 @@ use crate::code::Code;
 
 /// The union keys of a Converse stream event (`ConverseStreamOutput`) that decide a line.
 const STREAM_EVENTS: &[&str] = &["messageStart", "contentBlockStart", "contentBlockDelta"];
-
-/// [`read`] of a serde_json value.
-pub(crate) fn read_value(v: &Value, sink: &mut Sink) -> Result<(), String> {
-    read(v, sink)
-}
-
-/// [`read`] of a document built value by value.
-pub(crate) fn read_nodes(v: V<'_>, sink: &mut Sink) -> Result<(), String> {
-    read(v, sink)
-}
 
 /// Read a Converse document: a request or saved conversation, a response, a bare message list,
 /// or a list of stream events.

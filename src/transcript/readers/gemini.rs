@@ -16,7 +16,6 @@ use super::super::sink::{Args, Loc, Sink};
 use super::super::spans::Seg;
 use crate::code::Code;
 use crate::json::owned_value;
-use crate::json::tape::V;
 use crate::json::view::Json;
 
 /// Deepest `jsonPath` of a streamed argument that is followed (segments after `$`); a deeper
@@ -257,16 +256,6 @@ fn slot<'v>(root: &'v mut Value, path: &[Step]) -> Option<&'v mut Value> {
         };
     }
     Some(cur)
-}
-
-/// Read a Gemini document on its own (a serde_json value).
-pub(crate) fn read_value(v: &Value, sink: &mut Sink) -> Result<(), String> {
-    read(v, sink)
-}
-
-/// [`read_value`] of a document built value by value.
-pub(crate) fn read_nodes(v: V<'_>, sink: &mut Sink) -> Result<(), String> {
-    read(v, sink)
 }
 
 /// Read a Gemini document on its own.

@@ -1,23 +1,10 @@
 //! LangChain / LangGraph messages: flat `model_dump()`, `messages_to_dict()` `{type, data}`,
 //! and `dumpd()` `lc` constructors (Python and JS namespaces).
 
-use serde_json::Value;
-
 use super::super::detect;
 use super::super::sink::{content_text, is_prompt, norm_output, Args, Sink};
 use super::super::spans::Seg;
-use crate::json::tape::V;
 use crate::json::view::Json;
-
-/// [`read`] of a serde_json value.
-pub(crate) fn read_value(v: &Value, sink: &mut Sink) -> Result<(), String> {
-    read(v, sink)
-}
-
-/// [`read`] of a document built value by value.
-pub(crate) fn read_nodes(v: V<'_>, sink: &mut Sink) -> Result<(), String> {
-    read(v, sink)
-}
 
 /// Read a LangChain message list or state.
 pub(crate) fn read<'s, J: Json<'s>>(v: J, sink: &mut Sink) -> Result<(), String> {

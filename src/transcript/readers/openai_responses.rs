@@ -8,22 +8,11 @@ use super::super::sink::{content_text, is_prompt, norm_output, Args, Sink};
 use super::super::spans::Seg;
 use crate::code::Code;
 use crate::json::owned_value;
-use crate::json::tape::V;
 use crate::json::view::Json;
 
 /// Read a Responses document, or one stream event: a `response.output_item.done` event's `item`
 /// is read as an output item; other events (`response.created`, deltas, `response.completed`,
-/// which repeats the items) are skipped. This is [`read`] of a serde_json value.
-pub(crate) fn read_value(v: &Value, sink: &mut Sink) -> Result<(), String> {
-    read(v, sink)
-}
-
-/// [`read`] of a document built value by value.
-pub(crate) fn read_nodes(v: V<'_>, sink: &mut Sink) -> Result<(), String> {
-    read(v, sink)
-}
-
-/// Read a Responses document, or one stream event (see [`read_value`]).
+/// which repeats the items) are skipped.
 pub(crate) fn read<'s, J: Json<'s>>(v: J, sink: &mut Sink) -> Result<(), String> {
     if detect::is_responses_event(v) {
         if v.str_of("type") == Some("response.output_item.done") {

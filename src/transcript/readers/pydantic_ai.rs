@@ -5,9 +5,6 @@
 //! tool_call_id}`; results are `tool-return` / `builtin-tool-return` parts `{tool_name, content,
 //! tool_call_id, outcome?}` and `retry-prompt` parts with a `tool_name`, linked by `tool_call_id`.
 
-use serde_json::Value;
-
-use crate::json::tape::V;
 use crate::json::view::Json;
 
 use super::super::detect;
@@ -29,16 +26,6 @@ pub(crate) fn is_history<'s, J: Json<'s>>(v: J) -> bool {
                     .is_some_and(|mut p| p.all(|part| part.get("part_kind").is_some_and(J::is_str)))
         })
         && { messages }.any(|m| m.items_of("parts").len() > 0)
-}
-
-/// [`read`] of a serde_json value.
-pub(crate) fn read_value(v: &Value, sink: &mut Sink) -> Result<(), String> {
-    read(v, sink)
-}
-
-/// [`read`] of a document built value by value.
-pub(crate) fn read_nodes(v: V<'_>, sink: &mut Sink) -> Result<(), String> {
-    read(v, sink)
 }
 
 /// Read a message history.
