@@ -45,6 +45,7 @@ mod hostile_project;
 mod init_starter;
 mod lang_constructs;
 mod lang_diagnostics;
+mod lang_examples;
 mod lang_docs;
 mod lang_includes;
 mod lang_lowering;
