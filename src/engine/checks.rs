@@ -767,10 +767,6 @@ pub(crate) fn describe(c: &Check) -> String {
             .map(describe)
             .collect::<Vec<_>>()
             .join(" and "),
-        Check::AnyOf { checks } => checks
-            .iter()
-            .map(describe)
-            .collect::<Vec<_>>()
-            .join(" or "),
+        Check::AnyOf { checks } => checks.iter().map(describe).collect::<Vec<_>>().join(" or "),
     }
 }

@@ -61,9 +61,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::code::Code;
-use crate::config::{
-    Check, Expectation, ExtraCalls, MatcherConfig, OrderMode, Part, ValueMatcher,
-};
+use crate::config::{Check, Expectation, ExtraCalls, MatcherConfig, OrderMode, Part, ValueMatcher};
 use crate::source::Span;
 use crate::transcript::model::{CallTable, ToolCall};
 use align::{sane, Candidate, Slots};
@@ -968,7 +966,9 @@ fn walk_check(c: &Check, f: &mut dyn FnMut(&Check)) {
     match c {
         Check::Not { check } => walk_check(check, f),
         Check::AllOf { checks } | Check::AnyOf { checks } => {
-            checks.iter().for_each(|c| walk_check(c, f));
+            for c in checks {
+                walk_check(c, f);
+            }
         }
         _ => {}
     }

@@ -761,7 +761,9 @@ fn refs_of<'c>(c: &'c Check, f: &mut dyn FnMut(usize, &'c str)) {
         } => f(*expectation, label),
         Check::Not { check } => refs_of(check, f),
         Check::AllOf { checks } | Check::AnyOf { checks } => {
-            checks.iter().for_each(|c| refs_of(c, f));
+            for c in checks {
+                refs_of(c, f);
+            }
         }
         _ => {}
     }

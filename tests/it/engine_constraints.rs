@@ -337,11 +337,20 @@ fn check_strategy() -> impl Strategy<Value = Check> {
     prop::sample::select(vec![
         Check::Absent,
         Check::Present,
-        Check::Type { types: vec![JsonType::String] },
-        Check::Type { types: vec![JsonType::Number] },
+        Check::Type {
+            types: vec![JsonType::String],
+        },
+        Check::Type {
+            types: vec![JsonType::Number],
+        },
         Check::Equals { value: json!(1) },
         Check::Contains { value: json!("a") },
-        Check::Range { min: Some(0.0), max: Some(2.0), min_exclusive: false, max_exclusive: false },
+        Check::Range {
+            min: Some(0.0),
+            max: Some(2.0),
+            min_exclusive: false,
+            max_exclusive: false,
+        },
     ])
 }
 

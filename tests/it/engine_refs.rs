@@ -358,7 +358,8 @@ const OPTIONAL: &str = "spec s {\n  quote: optional call quote\n  call refund(am
 /// comes from; `not contains` negates; a list after `contains` is refused by the compiler.
 #[test]
 fn contains_a_captured_value() {
-    const SPEC: &str = "spec s {\n  book: call book\n  call say(text: contains book.output.code)\n}\n";
+    const SPEC: &str =
+        "spec s {\n  book: call book\n  call say(text: contains book.output.code)\n}\n";
     let say = |code: Value, text: Value| {
         check(
             SPEC,
@@ -368,7 +369,8 @@ fn contains_a_captured_value() {
             ],
         )
     };
-    let holds = |code: Value, text: Value| say(code, text).expectations[1].status == Status::Matched;
+    let holds =
+        |code: Value, text: Value| say(code, text).expectations[1].status == Status::Matched;
     assert!(holds(json!("BK-1"), json!("booked: BK-1.")));
     assert!(holds(json!(4417), json!("number 4417 it is")));
     assert!(holds(json!(true), json!("flag true")));
@@ -377,7 +379,9 @@ fn contains_a_captured_value() {
     let v = say(json!("BK-1"), json!("booked: BK-2"));
     assert_eq!(
         messages(&v, 1),
-        [r#"text: "booked: BK-2" does not contain "BK-1" captured from book.output.code (call #1)"#]
+        [
+            r#"text: "booked: BK-2" does not contain "BK-1" captured from book.output.code (call #1)"#
+        ]
     );
     let v = say(json!({"a": 1}), json!("anything"));
     assert_eq!(
@@ -389,7 +393,8 @@ fn contains_a_captured_value() {
         messages(&v, 1),
         ["text: expected a string or an array to contain book.output.code, got number 5"]
     );
-    let negated = "spec s {\n  book: call book\n  call say(text: not contains book.output.code)\n}\n";
+    let negated =
+        "spec s {\n  book: call book\n  call say(text: not contains book.output.code)\n}\n";
     let v = check(
         negated,
         &[

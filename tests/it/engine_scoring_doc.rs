@@ -10,8 +10,8 @@ use serde_json::{json, Value};
 use toolspec::compile::{compile, MapLoader};
 use toolspec::config::*;
 use toolspec::engine::{run, Recorded, Status};
-use toolspec::transcript::model::ToolCall;
 use toolspec::source::SourceFile;
+use toolspec::transcript::model::ToolCall;
 
 /// One worked example as the document writes it.
 #[derive(Debug)]
@@ -100,7 +100,7 @@ fn doc_examples(doc: &str) -> Vec<DocExample> {
 /// and OUTPUT JSON (ARGS `{}` when left out).
 fn call_line(line: &str) -> ToolCall {
     let (name, mut rest) = line.split_once(' ').unwrap_or((line, "{}"));
-    let mut json = |rest: &mut &str| -> Value {
+    let json = |rest: &mut &str| -> Value {
         let mut values = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
         let v = values.next().unwrap().unwrap();
         *rest = rest[values.byte_offset()..].trim_start();

@@ -57,7 +57,12 @@ fn the_examples_check_as_pinned() {
             .unwrap_or_else(|r| panic!("{}: {:?}", case.spec, r.errors));
         let bytes = std::fs::read(specs.join(case.transcript)).unwrap();
         let report = set.check(Given::Bytes(&bytes), None);
-        assert!(report.errors.is_empty(), "{}: {:?}", case.transcript, report.errors);
+        assert!(
+            report.errors.is_empty(),
+            "{}: {:?}",
+            case.transcript,
+            report.errors
+        );
         let [result] = report.results.as_slice() else {
             panic!("{}: {} results", case.transcript, report.results.len());
         };
@@ -93,6 +98,9 @@ fn every_example_has_two_formats_and_both_verdicts() {
         formats.sort_unstable();
         formats.dedup();
         assert!(formats.len() >= 2, "{spec}: formats {formats:?}");
-        assert!(cases.iter().any(|c| c.passed) && cases.iter().any(|c| !c.passed), "{spec}");
+        assert!(
+            cases.iter().any(|c| c.passed) && cases.iter().any(|c| !c.passed),
+            "{spec}"
+        );
     }
 }

@@ -392,10 +392,7 @@ impl FileCx {
                     SpecDiagnostic::error(
                         Code::InvalidComparison,
                         src,
-                        format!(
-                            "`{}` {what}, and `[*]` collects a list",
-                            op.as_str()
-                        ),
+                        format!("`{}` {what}, and `[*]` collects a list", op.as_str()),
                     )
                     .label(each, "collects every element")
                     .help(if op == RefOp::Contains {

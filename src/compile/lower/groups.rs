@@ -319,7 +319,9 @@ fn walk_refs<'c>(c: &'c Check, f: &mut dyn FnMut(usize, &'c str)) {
         } => f(*expectation, label),
         Check::Not { check } => walk_refs(check, f),
         Check::AllOf { checks } | Check::AnyOf { checks } => {
-            checks.iter().for_each(|c| walk_refs(c, f));
+            for c in checks {
+                walk_refs(c, f);
+            }
         }
         _ => {}
     }
