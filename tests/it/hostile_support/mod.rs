@@ -71,6 +71,14 @@ impl Project {
         all.extend_from_slice(args);
         run_in(self.root(), &all)
     }
+
+    /// [`Project::check`] with the process's address space capped at `limit_mib` MiB
+    /// ([`run_limited`]).
+    pub(crate) fn check_limited(&self, limit_mib: u64, args: &[&str]) -> Run {
+        let mut all = vec!["check", "--format", "json", "--no-config"];
+        all.extend_from_slice(args);
+        run_limited(self.root(), limit_mib, &all)
+    }
 }
 
 /// The outcome of one run of the binary.
@@ -134,6 +142,22 @@ impl Run {
             .cloned()
     }
 
+    /// Assert the process ended by itself: not killed by a signal (an abort on a failed
+    /// allocation is SIGABRT), no allocation failure or panic on stderr, and an exit code of
+    /// 0, 1 or 2.
+    pub(crate) fn assert_survived(&self) {
+        let died = self.code.is_none_or(|c| !(0..=2).contains(&c))
+            || self.stderr.contains("memory allocation of")
+            || self.stderr.contains("panicked at");
+        assert!(
+            !died,
+            "the process died (exit {:?})\nstderr: {}\nstdout: {}",
+            self.code,
+            self.stderr,
+            &self.stdout[..self.stdout.len().min(4000)]
+        );
+    }
+
     /// Assert the good transcript was still checked, and passed: the rest of the run went on.
     pub(crate) fn assert_good_checked(&self) {
         let good = self
@@ -141,6 +165,38 @@ impl Run {
             .unwrap_or_else(|| panic!("good.json was not checked:\n{}", self.stdout));
         assert_eq!(good["passed"], true, "{good:#}");
     }
+}
+
+/// What the binary needs of address space to check a small project, in MiB, with room to spare
+/// (a debug build with its worker threads maps about 40 MiB). A test's limit is this plus the
+/// bound it proves.
+pub(crate) const BASE_MIB: u64 = 160;
+
+/// Run the binary with `args` in `cwd`, its address space capped at `limit_mib` MiB by
+/// `ulimit -v` in the shell that `exec`s it: an allocation past the cap fails inside the
+/// process as it would on a machine out of memory, so a bound that does not hold shows as a
+/// death ([`Run::assert_survived`]) rather than as a slow test or a swapping machine. The cap
+/// counts mappings, not resident memory: thread stacks and reserved heap count in full, so
+/// keep limits well above [`BASE_MIB`].
+pub(crate) fn run_limited(cwd: &Path, limit_mib: u64, args: &[&str]) -> Run {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(r#"ulimit -v "$1" || exit 97; shift; exec "$@""#)
+        .arg("sh")
+        .arg((limit_mib * 1024).to_string())
+        .arg(env!("CARGO_BIN_EXE_toolspec"))
+        .args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run sh");
+    let run = Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    assert_ne!(run.code, Some(97), "`ulimit -v` refused: {}", run.stderr);
+    run
 }
 
 /// Run the binary with `args` in `cwd`.
