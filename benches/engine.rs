@@ -64,7 +64,10 @@ fn config(order: OrderMode, expectations: Vec<Expectation>) -> MatcherConfig {
         expectations,
         forbidden: vec![Forbidden {
             tool: "delete_account".into(),
+            any_tool: false,
             args: None,
+            errored: None,
+            scope: None,
             span: Span::default(),
         }],
         extra_calls: ExtraCalls::Allow,
@@ -76,6 +79,7 @@ fn config(order: OrderMode, expectations: Vec<Expectation>) -> MatcherConfig {
         scoring: Scoring::default(),
         profile: None,
         deny_rules: Vec::new(),
+        limits: Vec::new(),
         answer: None,
         groups: Vec::new(),
         pass_rate: None,

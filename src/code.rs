@@ -160,6 +160,10 @@ codes! {
         "a file has more than 100 diagnostics; the rest are counted, not shown";
     IneffectiveSetting = "ineffective-setting", Spec, Warning,
         "a setting that another setting of the spec makes meaningless (warning)";
+    MisplacedStatement = "misplaced-statement", Spec, Error,
+        "a statement written where it cannot stand: a setting, `answer` or `before` rule inside a `turn` or `agent` block, a `weight` on a `never` rule";
+    InvalidWildcard = "invalid-wildcard", Spec, Error,
+        "`*` (any tool) where it cannot stand: a `call *` without a count, or a count of `*` with a label, a weight or `critical`";
 
     Io = "io", Read, Error, "a transcript file could not be read";
     Empty = "empty", Read, Error, "a transcript file is empty";
@@ -247,6 +251,8 @@ codes! {
         "the final assistant message fails the spec's `answer` constraint";
     AnswerMissing = "answer-missing", Engine, Error,
         "the spec has an `answer` constraint but the transcript records no final assistant message";
+    CountOutOfRange = "count-out-of-range", Engine, Error,
+        "a count of `*` (`at_most 1 call * errored`) does not hold; the pair fails whatever the score";
 
     SchemaViolation = "schema-violation", Rule, Error,
         "a call's arguments break the JSON Schema the transcript declares for its tool";

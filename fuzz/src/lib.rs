@@ -858,7 +858,10 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
             .take(3)
             .map(|(t, m)| Forbidden {
                 tool: tool(*t),
+                any_tool: false,
                 args: m.as_ref().map(|m| m.matcher(n)),
+                errored: None,
+                scope: None,
                 span: Span::default(),
             })
             .collect(),
@@ -889,6 +892,7 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
         },
         profile,
         deny_rules: Vec::new(),
+        limits: Vec::new(),
         answer,
         groups,
         pass_rate: None,

@@ -827,7 +827,8 @@ fn rules_only<S: PairSink>(
 }
 
 /// What failed a pair besides its score, in words ([`PairResult::failure`]): forbidden calls,
-/// broken `before` rules, unmet critical expectations, extra calls a spec that forbids them got,
+/// broken `before` rules, unmet critical expectations, counts out of range, extra calls a spec
+/// that forbids them got,
 /// expectations that got too many calls. `None` when there is none of these (the pair failed on its score). Looks at the
 /// findings' places only, so 100 000 extra calls cost no finding built.
 fn hard_failure(
@@ -845,6 +846,7 @@ fn hard_failure(
     let mut forbidden_calls = 0usize;
     let mut before = 0usize;
     let mut critical = 0usize;
+    let mut counts = 0usize;
     let mut extra: Vec<&str> = Vec::new();
     let mut extra_set: HashSet<&str> = HashSet::new();
     // Every extra call fails a spec that forbids them (some are reported as out of order).
@@ -865,6 +867,8 @@ fn hard_failure(
             before += 1;
         } else if code == Code::CriticalUnmet.id() {
             critical += 1;
+        } else if code == Code::CountOutOfRange.id() {
+            counts += 1;
         } else if strict_extras && code == Code::UnexpectedCall.id() {
             if let Some(n) = name.filter(|n| extra_set.insert(n)) {
                 extra.push(n);
@@ -893,6 +897,11 @@ fn hard_failure(
         0 => {}
         1 => parts.push("unmet critical expectation".to_owned()),
         n => parts.push(format!("{n} unmet critical expectations")),
+    }
+    match counts {
+        0 => {}
+        1 => parts.push("a count out of range".to_owned()),
+        n => parts.push(format!("{n} counts out of range")),
     }
     match extra_calls {
         0 => {}

@@ -82,6 +82,11 @@ pub struct MatcherConfig {
     /// score as one expectation of weight 1 (see `docs/scoring.md`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub answer: Option<AnswerCheck>,
+    /// Bounds on how many calls (of any tool, or matching constraints) or sub-agent runs a run,
+    /// or a part of it, has (`total_calls <= 10`, `at_most 1 call * errored`, `agent "x" runs
+    /// <= 2`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub limits: Vec<Limit>,
     /// The `either` and `parallel` blocks, in written order (an enclosing block before the blocks
     /// inside it). Each names expectations by index into [`MatcherConfig::expectations`], which
     /// holds every expectation of every block in written order.
@@ -666,17 +671,68 @@ pub enum JsonType {
     Object,
 }
 
-/// A tool that must never be called (optionally only with matching arguments).
+/// A tool that must never be called (optionally only with matching arguments, only when the call
+/// failed, or only in a part of the run).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Forbidden {
-    /// The tool name, compared under [`MatcherConfig::names`].
+    /// The tool name, compared under [`MatcherConfig::names`] (`*` when `any_tool`).
     pub tool: String,
+    /// `never *`: calls of every tool (the name rules do not apply: every name matches).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub any_tool: bool,
     /// If set, only calls whose arguments match are forbidden.
     #[serde(default)]
     pub args: Option<ValueMatcher>,
+    /// If set, only calls whose error flag is this are forbidden (`never * errored`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errored: Option<bool>,
+    /// The part of the run the rule holds in (`never` inside `turn`, `agent` blocks); `None`:
+    /// the whole run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<Scope>,
     /// Where it is written.
     #[serde(default)]
     pub span: Span,
+}
+
+/// A bound on how many things happen in a run, or in a part of it: `total_calls <= 10`,
+/// `at_most 1 call * errored`, `agent "researcher" runs <= 2`. A limit accounts for no call and
+/// earns no credit; one that does not hold fails the pair whatever the score.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Limit {
+    /// What is counted.
+    pub counted: Counted,
+    /// At least this many.
+    pub min: u32,
+    /// At most this many; `None` is unbounded.
+    #[serde(default)]
+    pub max: Option<u32>,
+    /// The part of the run counted; `None`: the whole run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<Scope>,
+    /// Where it is written.
+    #[serde(default)]
+    pub span: Span,
+}
+
+/// What a [`Limit`] counts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Counted {
+    /// Every tool call (`total_calls`).
+    Calls,
+    /// The calls of any tool that satisfy these constraints (`at_most n call *(…) -> … errored`),
+    /// whether or not an expectation accounts for them.
+    Matching {
+        /// Constraints on the arguments.
+        args: ValueMatcher,
+        /// Constraints on the output, if any.
+        #[serde(default)]
+        output: Option<ValueMatcher>,
+        /// The error flag the call must have, if any.
+        #[serde(default)]
+        errored: Option<bool>,
+    },
 }
 
 /// The policy for calls that no expectation accounts for.

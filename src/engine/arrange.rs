@@ -452,6 +452,7 @@ mod tests {
             scoring: Scoring::default(),
             profile: None,
             deny_rules: Vec::new(),
+            limits: Vec::new(),
             answer: None,
             pass_rate: None,
             groups: vec![

@@ -122,11 +122,18 @@ pub(crate) fn findings(
                 serde_json::Value::Object(m) if m.is_empty() => " with no arguments".to_owned(),
                 v => format!(" with {}", super::json::show(v)),
             };
+            // What the rule narrows the call to: failed or not, a part of the run.
+            let failed = match f.errored {
+                Some(true) => " and failed",
+                Some(false) => " and succeeded",
+                None => "",
+            };
+            let scope = super::scopes::describe(f.scope.as_ref());
             out.push(Pending::Ready(Box::new(finding(
                 Code::ForbiddenCall,
                 Severity::Error,
                 format!(
-                    "call #{} calls `{}`{with}, which the spec forbids",
+                    "call #{} calls `{}`{with}{failed}, which the spec forbids{scope}",
                     i + 1,
                     ctx.calls.name(i)
                 ),

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use crate::config::{Check, ExtraCalls, MatcherConfig, Normaliser, OrderMode, Part};
+use crate::config::{Check, Counted, ExtraCalls, MatcherConfig, Normaliser, OrderMode, Part};
 use crate::transcript::{Keep, NameFilter, COMPACT_ABOVE};
 
 use super::for_each_spec_check;
@@ -19,9 +19,30 @@ pub fn keep_for(specs: &[&MatcherConfig]) -> Keep {
     if specs.iter().any(|c| c.profile.is_some()) {
         return Keep::default();
     }
-    let all_args = specs
-        .iter()
-        .any(|c| c.order == OrderMode::Strict || c.extra_calls == ExtraCalls::Forbid);
+    // A rule or count of any tool with argument constraints reads every call's arguments.
+    let any_tool_args = |c: &MatcherConfig| {
+        c.forbidden
+            .iter()
+            .any(|f| f.any_tool && f.args.as_ref().is_some_and(|a| !a.checks.is_empty()))
+            || c.limits.iter().any(|l| {
+                matches!(&l.counted, Counted::Matching { args, .. } if !args.checks.is_empty() || !args.allow_extra_keys)
+            })
+    };
+    let all_args = specs.iter().any(|c| {
+        c.order == OrderMode::Strict || c.extra_calls == ExtraCalls::Forbid || any_tool_args(c)
+    });
+    // A count of any tool with output constraints reads every call's output.
+    let all_outputs = specs.iter().any(|c| {
+        c.limits.iter().any(|l| {
+            matches!(
+                &l.counted,
+                Counted::Matching {
+                    output: Some(_),
+                    ..
+                }
+            )
+        })
+    });
     type Wanted = Vec<(Normaliser, HashSet<String>)>;
     let mut args: Wanted = Vec::new();
     let mut outputs: Wanted = Vec::new();
@@ -60,10 +81,10 @@ pub fn keep_for(specs: &[&MatcherConfig]) -> Keep {
                 .any(|(rules, set)| !set.is_empty() && set.contains(&rules.normalise(name)))
         })
     };
-    let no_outputs = outputs.iter().all(|(_, set)| set.is_empty());
+    let no_outputs = !all_outputs && outputs.iter().all(|(_, set)| set.is_empty());
     Keep {
         args: (!all_args).then(|| filter(args)),
-        outputs: Some(filter(outputs)),
+        outputs: (!all_outputs).then(|| filter(outputs)),
         no_outputs,
         compact: Some(COMPACT_ABOVE),
         unplaced: false,

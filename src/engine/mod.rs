@@ -45,6 +45,7 @@ pub mod fuzzy;
 mod in_order;
 mod json;
 mod keep;
+mod limits;
 pub mod names;
 pub mod native;
 mod refs;
@@ -404,22 +405,18 @@ impl<'a> Run<'a> {
             refs: RefMode::Unavailable,
             refcx: &refcx,
         };
+        let turns = scopes::Turns::of(calls);
         // The `never` rules of each name, in spec order: a call is compared with the rules of
-        // its name only (not calls × rules), and the first that matches forbids it.
-        let mut rules_of: Vec<Vec<usize>> = vec![Vec::new(); spec_names];
-        for (r, &name) in forbidden_name.iter().enumerate() {
-            rules_of[name].push(r);
-        }
-        let forbidden_by: Vec<Option<u32>> = (0..n)
+        // its name and the rules of any tool (`never *`) only (not calls × rules), and the
+        // first that matches forbids it. A rule with a reference is decided once the referenced
+        // expectations' calls are known (pass 2 below).
+        let forbid = Forbid::new(config, &forbidden_name, spec_names);
+        let mut forbidden_by: Vec<Option<u32>> = (0..n)
             .map(|i| {
-                let rules = of_name(&rules_of, call_name[i]);
-                let rule = rules.iter().copied().find(|&r| {
-                    config.forbidden[r].args.as_ref().is_none_or(|a| {
-                        plain
-                            .with_args(i, |ev, args| ev.matcher(a, Some(args), Part::Args, i, None))
-                    })
-                });
-                rule.map(small)
+                forbid
+                    .rules(call_name[i])
+                    .find(|&r| !forbid.deferred[r] && forbid.holds(r, &plain, turns, i))
+                    .map(small)
             })
             .collect();
 
@@ -465,7 +462,6 @@ impl<'a> Run<'a> {
             None
         };
         let per_call = budget.map_or(usize::MAX, |b| (b / with_exps.max(1)).max(1));
-        let turns = scopes::Turns::of(calls);
         let mut rank: Vec<usize> = vec![0; spec_names];
         let mut by_call: Vec<Vec<Candidate>> = (0..n)
             .map(|i| {
@@ -549,7 +545,7 @@ impl<'a> Run<'a> {
         let mut assigned = align(&by_call);
 
         // Pass 2: pin the referenced expectations' calls, evaluate references against them, realign.
-        let referenced = referenced_expectations(exps);
+        let referenced = referenced_expectations(config);
         if referenced.iter().any(|&r| r) {
             let pinned = assigned.clone();
             let mut pinned_to = vec![None; n];
@@ -565,6 +561,24 @@ impl<'a> Run<'a> {
                 refs: RefMode::Partners(&pinned),
                 ..plain
             };
+            // `never` rules with references, against the pinned calls: a call they forbid is
+            // matched to nothing.
+            if forbid.any_deferred {
+                for i in 0..n {
+                    if forbidden_by[i].is_some() {
+                        continue;
+                    }
+                    let rule = forbid.rules(call_name[i]).find(|&r| {
+                        forbid.deferred[r]
+                            && forbid.applies(r, &against)
+                            && forbid.holds(r, &against, turns, i)
+                    });
+                    if let Some(r) = rule {
+                        forbidden_by[i] = Some(small(r));
+                        by_call[i].clear();
+                    }
+                }
+            }
             for (i, cands) in by_call.iter_mut().enumerate() {
                 cands.retain(|c| match pinned_to[i] {
                     Some(k) => c.exp == k,
@@ -706,6 +720,7 @@ impl<'a> Run<'a> {
         };
         let before_broken = explain::before_violations(&ctx, &outcomes);
         let (scope_findings, unjudged) = scopes::findings(config, calls);
+        let limit_findings = limits::check(config, &judge, turns);
         // The answer counts as one expectation of weight 1 (`docs/scoring.md`).
         let answer = config
             .answer
@@ -729,12 +744,14 @@ impl<'a> Run<'a> {
             || (strict_extras && counts.extra > 0)
             || !before_broken.is_empty()
             || unjudged
-            || !critical_unmet.is_empty();
+            || !critical_unmet.is_empty()
+            || !limit_findings.is_empty();
         let result = native::score(&config.scoring, &inputs);
         explain::merge(
             &mut pending,
             refs::not_applied(config, &assigned, &arr.active),
         );
+        explain::merge(&mut pending, limit_findings);
         let extra = scope_findings
             .into_iter()
             .chain(answer.and_then(|(_, f)| f))
@@ -939,19 +956,103 @@ fn over_cap(
     out
 }
 
-/// Which expectations some reference constraint reads from.
-fn referenced_expectations(exps: &[Expectation]) -> Vec<bool> {
-    let mut out = vec![false; exps.len()];
-    for e in exps {
-        for_each_check(e, &mut |c| {
-            if let Check::Ref { expectation, .. } = c {
-                if let Some(slot) = out.get_mut(*expectation) {
-                    *slot = true;
-                }
+/// Which expectations a reference constraint of an expectation or a `never` rule reads from
+/// (their calls are pinned before the second alignment; the answer's and the counts' references
+/// read the final alignment).
+fn referenced_expectations(config: &MatcherConfig) -> Vec<bool> {
+    let mut out = vec![false; config.expectations.len()];
+    let mut mark = |c: &Check| {
+        if let Check::Ref { expectation, .. } = c {
+            if let Some(slot) = out.get_mut(*expectation) {
+                *slot = true;
             }
-        });
+        }
+    };
+    for e in &config.expectations {
+        for_each_check(e, &mut mark);
+    }
+    for m in config.forbidden.iter().filter_map(|f| f.args.as_ref()) {
+        for_each_matcher_check(m, &mut mark);
     }
     out
+}
+
+/// The `never` rules of a spec, indexed for the calls: each name's rules, the rules of any tool,
+/// and which rules must wait for the referenced expectations' calls.
+struct Forbid<'a> {
+    config: &'a MatcherConfig,
+    /// Per name id: the rules of that name, in spec order.
+    of_name: Vec<Vec<usize>>,
+    /// The rules of any tool (`never *`), in spec order.
+    any: Vec<usize>,
+    /// Per rule: it has a reference, so it is decided against the pinned calls (pass 2).
+    deferred: Vec<bool>,
+    any_deferred: bool,
+}
+
+impl<'a> Forbid<'a> {
+    fn new(config: &'a MatcherConfig, names: &[usize], spec_names: usize) -> Forbid<'a> {
+        let mut of_name: Vec<Vec<usize>> = vec![Vec::new(); spec_names];
+        let mut any = Vec::new();
+        let mut deferred = Vec::with_capacity(config.forbidden.len());
+        for (r, f) in config.forbidden.iter().enumerate() {
+            if f.any_tool {
+                any.push(r);
+            } else {
+                of_name[names[r]].push(r);
+            }
+            let mut refs = false;
+            if let Some(m) = &f.args {
+                for_each_matcher_check(m, &mut |c| refs |= matches!(c, Check::Ref { .. }));
+            }
+            deferred.push(refs);
+        }
+        let any_deferred = deferred.iter().any(|&d| d);
+        Forbid {
+            config,
+            of_name,
+            any,
+            deferred,
+            any_deferred,
+        }
+    }
+
+    /// The rules a call of name `id` is compared with, in spec order.
+    fn rules(&self, id: u32) -> impl Iterator<Item = usize> + '_ {
+        let named = of_name(&self.of_name, id);
+        // Both lists ascend: merge them.
+        let (mut a, mut b) = (
+            named.iter().copied().peekable(),
+            self.any.iter().copied().peekable(),
+        );
+        std::iter::from_fn(move || match (a.peek(), b.peek()) {
+            (Some(&x), Some(&y)) if x < y => a.next(),
+            (Some(_) | None, Some(_)) => b.next(),
+            (Some(_), None) => a.next(),
+            (None, None) => None,
+        })
+    }
+
+    /// Whether rule `r` forbids call `i`: in its scope, with its error flag, its arguments
+    /// matching.
+    fn holds(&self, r: usize, ev: &Evaluator<'_>, turns: scopes::Turns, i: usize) -> bool {
+        let f = &self.config.forbidden[r];
+        scopes::in_scope(f.scope.as_ref(), ev.calls, turns, i)
+            && f.errored.is_none_or(|e| ev.calls.is_error(i) == e)
+            && f.args.as_ref().is_none_or(|a| {
+                ev.with_args(i, |ev, args| ev.matcher(a, Some(args), Part::Args, i, None))
+            })
+    }
+
+    /// Whether rule `r` applies at all: a reference of its constraints to an expectation that
+    /// may match nothing, and matched nothing, leaves the rule without the value it compares
+    /// with, so it forbids no call.
+    fn applies(&self, r: usize, ev: &Evaluator<'_>) -> bool {
+        self.config.forbidden[r]
+            .args
+            .as_ref()
+            .is_none_or(|m| !m.checks.iter().any(|pc| ev.holds_unapplied_ref(&pc.check)))
+    }
 }
 
 fn has_ref(e: &Expectation) -> bool {
@@ -1000,5 +1101,12 @@ fn for_each_spec_check(config: &MatcherConfig, f: &mut dyn FnMut(&Check)) {
     }
     if let Some(a) = &config.answer {
         for_each_matcher_check(&a.matcher, f);
+    }
+    for l in &config.limits {
+        if let crate::config::Counted::Matching { args, output, .. } = &l.counted {
+            for m in std::iter::once(args).chain(output.as_ref()) {
+                for_each_matcher_check(m, f);
+            }
+        }
     }
 }

@@ -59,6 +59,16 @@ pub(crate) fn in_scope(scope: Option<&Scope>, calls: &dyn Calls, turns: Turns, i
 
 /// What a message says of a scope: ` (in turn 2, by agent "x")`.
 pub(crate) fn describe(scope: Option<&Scope>) -> String {
+    let parts = parts(scope);
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({parts})")
+    }
+}
+
+/// What a scope selects, in words: `in turn 2, by agent "x"` (empty for no scope).
+pub(crate) fn parts(scope: Option<&Scope>) -> String {
     let Some(s) = scope else {
         return String::new();
     };
@@ -71,11 +81,7 @@ pub(crate) fn describe(scope: Option<&Scope>) -> String {
     if let Some(a) = &s.agent {
         parts.push(format!("by agent {}", quoted(a)));
     }
-    if parts.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", parts.join(", "))
-    }
+    parts.join(", ")
 }
 
 /// The findings about the spec's scopes that this transcript cannot answer, and whether one

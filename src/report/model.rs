@@ -382,6 +382,8 @@ impl Finding {
             ("`before` rule", "requires this order")
         } else if self.code == Code::AnswerMismatch.id() || self.code == Code::AnswerMissing.id() {
             ("`answer` constraint", "checks the final answer")
+        } else if self.code == Code::CountOutOfRange.id() {
+            ("count", "counts these calls")
         } else if [
             Code::ScopesNotRecorded,
             Code::TurnOutOfRange,

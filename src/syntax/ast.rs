@@ -193,12 +193,17 @@ pub enum StmtKind {
         /// Whether braces were written (for `fmt`).
         braces: bool,
     },
-    /// `never tool(args)`
+    /// `never tool(args) errored`, `never * errored`
     Never {
-        /// The tool.
+        /// The tool (`*` for any tool, then `any_tool` is set).
         tool: Ident,
+        /// `never *`: calls of any tool.
+        any_tool: bool,
         /// Forbidden only with these arguments.
         args: Option<ArgList>,
+        /// `errored` (forbidden only when the call failed, or with `false` when it did not);
+        /// a `weight` is kept for the compiler to report.
+        suffixes: Vec<Suffix>,
     },
     /// `a before b`
     Before {
@@ -299,8 +304,10 @@ pub struct Expectation {
     pub critical: Option<Span>,
     /// How many times.
     pub repeat: Option<RepeatAst>,
-    /// The tool.
+    /// The tool (`*` for any tool, then `any_tool` is set).
     pub tool: Ident,
+    /// `call *`: a count of the calls of any tool (`at_most 1 call * errored`).
+    pub any_tool: bool,
     /// Argument constraints; `None` when no argument list is written (arguments unchecked).
     pub args: Option<Body>,
     /// Output constraints.

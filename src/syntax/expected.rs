@@ -13,7 +13,7 @@ use crate::source::{SourceFile, Span};
 /// table), any other rule by a word here.
 fn word(rule: Rule) -> Option<&'static str> {
     use Rule::{
-        agent_block, answer_stmt, arg, arg_list, args_stmt, args_tokens_stmt, bare_tool,
+        agent_block, answer_stmt, any_tool, arg, arg_list, args_stmt, args_tokens_stmt, bare_tool,
         before_stmt, binary_stmt, block, boolean, c_absent, c_any, c_contains, c_exact, c_fuzzy,
         c_fuzzy_tokens, c_not, c_one_of, c_present, c_subset, c_type, cmp, cmp_op, conjunction,
         constraint, critical, each_seg, either_stmt, errored, escape, expectation, extra_stmt,
@@ -84,6 +84,7 @@ fn word(rule: Rule) -> Option<&'static str> {
         int => "a whole number",
         ident | keyword => "a name",
         tool_name | bare_tool => "a tool name",
+        any_tool => "`*`",
         pass_rate_pct => "`%`",
         turn_block => Keyword::Turn.quoted(),
         turn_sel => "a turn number or `last`",

@@ -221,7 +221,14 @@ impl<'t> Printer<'t> {
                 OutputBody::Value(c) => self.constraint(c),
             });
         }
-        for suf in &e.suffixes {
+        s.push_str(&self.suffixes(&e.suffixes));
+        s
+    }
+
+    /// ` errored [true|false]`, ` weight w`, in order.
+    fn suffixes(&self, suffixes: &[Suffix]) -> String {
+        let mut s = String::new();
+        for suf in suffixes {
             match suf {
                 Suffix::Errored { value, written, .. } => {
                     s.push_str(" errored");
@@ -312,14 +319,20 @@ impl<'t> Printer<'t> {
                     }
                 }
             }
-            StmtKind::Never { tool, args } => {
+            StmtKind::Never {
+                tool,
+                args,
+                suffixes,
+                ..
+            } => {
                 let one = |multi| match args {
                     Some(l) => format!(
-                        "never {}{}",
+                        "never {}{}{}",
                         raw(tool.span),
-                        self.list(l, "(", ")", false, multi)
+                        self.list(l, "(", ")", false, multi),
+                        self.suffixes(suffixes)
                     ),
-                    None => format!("never {}", raw(tool.span)),
+                    None => format!("never {}{}", raw(tool.span), self.suffixes(suffixes)),
                 };
                 let s = one(false);
                 if Self::too_wide(&s, indent) && args.as_ref().is_some_and(|l| !l.args.is_empty()) {

@@ -424,9 +424,30 @@ impl Builder<'_> {
                 }
             }
             Rule::never_stmt => {
-                let tool = self.tool_name(it.next().expect("never tool"))?;
-                let args = it.next().map(|a| self.arg_list(a)).transpose()?;
-                StmtKind::Never { tool, args }
+                let t = it.next().expect("never tool");
+                let any_tool = t.as_rule() == Rule::any_tool;
+                let tool = if any_tool {
+                    Ident {
+                        name: "*".to_owned(),
+                        span: self.span(&t),
+                    }
+                } else {
+                    self.tool_name(t)?
+                };
+                let mut args = None;
+                let mut suffixes = Vec::new();
+                for c in it {
+                    match c.as_rule() {
+                        Rule::arg_list => args = Some(self.arg_list(c)?),
+                        _ => suffixes.push(self.suffix(c)?),
+                    }
+                }
+                StmtKind::Never {
+                    tool,
+                    any_tool,
+                    args,
+                    suffixes,
+                }
             }
             Rule::answer_stmt => {
                 StmtKind::Answer(self.constraint(it.next().expect("answer constraint"))?)
@@ -507,6 +528,7 @@ impl Builder<'_> {
                 name: String::new(),
                 span: Span::default(),
             },
+            any_tool: false,
             args: None,
             output: None,
             suffixes: Vec::new(),
@@ -519,6 +541,14 @@ impl Builder<'_> {
                 Rule::repeat => e.repeat = Some(self.repeat(c)),
                 Rule::tool_name => {
                     e.tool = self.tool_name(c)?;
+                    seen_tool = true;
+                }
+                Rule::any_tool => {
+                    e.tool = Ident {
+                        name: "*".to_owned(),
+                        span: self.span(&c),
+                    };
+                    e.any_tool = true;
                     seen_tool = true;
                 }
                 Rule::arg_list if seen_tool => e.args = Some(Body::List(self.arg_list(c)?)),
@@ -552,25 +582,27 @@ impl Builder<'_> {
                         }
                     });
                 }
-                Rule::errored => {
-                    let sp = self.span(&c);
-                    let b = Self::children(c).into_iter().next();
-                    e.suffixes.push(Suffix::Errored {
-                        value: b.as_ref().is_none_or(|b| b.as_str() == "true"),
-                        written: b.is_some(),
-                        span: sp,
-                    });
-                }
-                Rule::weight => {
-                    let sp = self.span(&c);
-                    let k = Self::children(c).into_iter().next().expect("weight");
-                    let n = self.num(k)?;
-                    e.suffixes.push(Suffix::Weight(n, sp));
-                }
+                Rule::errored | Rule::weight => e.suffixes.push(self.suffix(c)?),
                 _ => {}
             }
         }
         Ok(e)
+    }
+
+    /// `errored [true|false]` or `weight w`.
+    fn suffix(&mut self, c: Pair<'_, Rule>) -> R<Suffix> {
+        let sp = self.span(&c);
+        if c.as_rule() == Rule::errored {
+            let b = Self::children(c).into_iter().next();
+            return Ok(Suffix::Errored {
+                value: b.as_ref().is_none_or(|b| b.as_str() == "true"),
+                written: b.is_some(),
+                span: sp,
+            });
+        }
+        let k = Self::children(c).into_iter().next().expect("weight");
+        let n = self.num(k)?;
+        Ok(Suffix::Weight(n, sp))
     }
 
     fn repeat(&mut self, p: Pair<'_, Rule>) -> RepeatAst {

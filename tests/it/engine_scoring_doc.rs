@@ -194,6 +194,7 @@ fn the_document_reader_reads_what_is_written() {
             (0.0, false),
             (0.8, false),
             (0.25, false),
+            (0.5, false),
         ]
     );
     assert_eq!(examples[2].calls.len(), 4);

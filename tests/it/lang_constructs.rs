@@ -76,6 +76,11 @@ const ALL: &[&str] = &[
     "never",
     "never with arguments",
     "never ()",
+    "never errored",
+    "never *",
+    "never with a reference",
+    "never in a turn or agent block",
+    "count of *",
     "before",
     // Scopes and the answer.
     "turn N",
@@ -380,9 +385,28 @@ impl Seen {
                     self.json(text, v);
                 }
             }
-            StmtKind::Never { tool, args } => {
+            StmtKind::Never {
+                tool,
+                any_tool,
+                args,
+                suffixes,
+            } => {
                 self.add("never");
-                self.tool_name(text, tool);
+                if *any_tool {
+                    self.add("never *");
+                } else {
+                    self.tool_name(text, tool);
+                }
+                if suffixes.iter().any(|s| matches!(s, Suffix::Errored { .. })) {
+                    self.add("never errored");
+                }
+                if args
+                    .iter()
+                    .flat_map(|l| &l.args)
+                    .any(|a| refers(&a.constraint))
+                {
+                    self.add("never with a reference");
+                }
                 match args {
                     Some(l) if l.args.is_empty() => self.add("never ()"),
                     Some(l) => {
@@ -406,6 +430,9 @@ impl Seen {
                 for st in body {
                     if matches!(st.kind, StmtKind::Scope { .. }) {
                         self.add("nested scope");
+                    }
+                    if matches!(st.kind, StmtKind::Never { .. }) {
+                        self.add("never in a turn or agent block");
                     }
                     self.stmt(text, st);
                 }
@@ -449,6 +476,9 @@ impl Seen {
     fn expectation(&mut self, text: &str, e: &Expectation) {
         if e.label.is_some() {
             self.add("label");
+        }
+        if e.any_tool {
+            self.add("count of *");
         }
         if e.critical.is_some() {
             self.add("critical call");
@@ -845,4 +875,17 @@ fn documented(doc: &str) -> BTreeSet<&'static str> {
             );
     }
     seen.0
+}
+
+/// Whether a constraint holds a reference (with or without an operator).
+fn refers(c: &Constraint) -> bool {
+    fn term(t: &Term) -> bool {
+        match &t.kind {
+            TermKind::Ref { .. } | TermKind::RefOp { .. } => true,
+            TermKind::Not(inner) => term(inner),
+            TermKind::Or(alternatives) => alternatives.iter().any(refers),
+            _ => false,
+        }
+    }
+    c.terms.iter().any(term)
 }

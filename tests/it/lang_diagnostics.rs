@@ -241,7 +241,7 @@ const CASES: &[(&str, &str, Files)] = &[
     ),
     (
         "reference_in_never",
-        "spec a {\n  lookup: call lookup_order\n  never refund(order_id: lookup.output.id)\n}\n",
+        "spec a {\n  lookup: call lookup_order\n  never refund(order_id: lokup.output.id)\n}\n",
         &[],
     ),
     (
@@ -297,6 +297,31 @@ const CASES: &[(&str, &str, Files)] = &[
     (
         "reference_across_branches",
         "spec a {\n  either {\n    hold: call hold_seat\n  } or {\n    call book(hold_id: hold.output.id)\n  }\n}\n",
+        &[],
+    ),
+    (
+        "misplaced_in_a_block",
+        "spec a {\n  turn 1 {\n    order any\n    answer contains \"x\"\n    call a\n    a before a\n  }\n}\n",
+        &[],
+    ),
+    (
+        "weight_on_never",
+        "spec a {\n  never delete_account weight 2\n}\n",
+        &[],
+    ),
+    (
+        "wildcard_misused",
+        "spec a {\n  call * errored\n  l: critical at_most 1 call * weight 2\n}\n",
+        &[],
+    ),
+    (
+        "zero_count_in_a_block",
+        "spec a {\n  agent \"researcher\" {\n    at_most 0 call send_email\n  }\n}\n",
+        &[],
+    ),
+    (
+        "never_any_tool_clashes",
+        "spec a {\n  call fetch errored\n  never * errored\n}\n",
         &[],
     ),
     (

@@ -13,6 +13,8 @@ use toolspec::check::settings::LoadedSettings;
 /// of findings that must be there (errors and warnings alike).
 struct Case {
     spec: &'static str,
+    /// The spec of the file that names the transcript.
+    name: &'static str,
     transcript: &'static str,
     passed: bool,
     codes: &'static [&'static str],
@@ -22,27 +24,96 @@ const CASES: &[Case] = &[
     // `answer contains REF`, `or` between constraints.
     Case {
         spec: "65_answers_and_alternatives.toolspec",
+        name: "booking_confirmed",
         transcript: "runs/answers/quoted-openai.request.json",
         passed: true,
         codes: &[],
     },
     Case {
         spec: "65_answers_and_alternatives.toolspec",
+        name: "booking_confirmed",
         transcript: "runs/answers/quoted-anthropic.request.json",
         passed: true,
         codes: &[],
     },
     Case {
         spec: "65_answers_and_alternatives.toolspec",
+        name: "booking_confirmed",
         transcript: "runs/answers/misquoted-openai.request.json",
         passed: false,
         codes: &["answer-mismatch"],
     },
     Case {
         spec: "65_answers_and_alternatives.toolspec",
+        name: "booking_confirmed",
         transcript: "runs/answers/bad-note-anthropic.request.json",
         passed: false,
         codes: &["name-only-match"],
+    },
+    // `never` and counts of `*` inside `agent` and `turn` blocks, `never * errored`.
+    Case {
+        spec: "66_scoped_rules.toolspec",
+        name: "research_handoff",
+        transcript: "runs/scoped/research-ok.claude-code.jsonl",
+        passed: true,
+        codes: &[],
+    },
+    Case {
+        spec: "66_scoped_rules.toolspec",
+        name: "research_handoff",
+        transcript: "runs/scoped/research-bad.claude-code.jsonl",
+        passed: false,
+        codes: &["forbidden-call", "count-out-of-range"],
+    },
+    Case {
+        spec: "66_scoped_rules.toolspec",
+        name: "research_handoff",
+        transcript: "runs/scoped/research-ok.agents-state.json",
+        passed: true,
+        codes: &[],
+    },
+    Case {
+        spec: "66_scoped_rules.toolspec",
+        name: "research_handoff",
+        transcript: "runs/scoped/research-too-many-pages.agents-state.json",
+        passed: false,
+        codes: &["count-out-of-range"],
+    },
+    Case {
+        spec: "66_scoped_rules.toolspec",
+        name: "refund_after_confirmation",
+        transcript: "runs/scoped/refund-confirmed.openai.json",
+        passed: true,
+        codes: &[],
+    },
+    Case {
+        spec: "66_scoped_rules.toolspec",
+        name: "refund_after_confirmation",
+        transcript: "runs/scoped/refund-early.anthropic.json",
+        passed: false,
+        codes: &["forbidden-call", "missing-call"],
+    },
+    // `never` with a reference.
+    Case {
+        spec: "67_never_references.toolspec",
+        name: "refund_within_eligibility",
+        transcript: "runs/never-refs/within.openai.json",
+        passed: true,
+        codes: &[],
+    },
+    Case {
+        spec: "67_never_references.toolspec",
+        name: "refund_within_eligibility",
+        transcript: "runs/never-refs/within.anthropic.json",
+        passed: true,
+        codes: &[],
+    },
+    Case {
+        spec: "67_never_references.toolspec",
+        name: "refund_within_eligibility",
+        transcript: "runs/never-refs/over.anthropic.json",
+        passed: false,
+        codes: &["forbidden-call", "missing-call"],
     },
 ];
 
@@ -63,9 +134,11 @@ fn the_examples_check_as_pinned() {
             case.transcript,
             report.errors
         );
-        let [result] = report.results.as_slice() else {
-            panic!("{}: {} results", case.transcript, report.results.len());
-        };
+        let result = report
+            .results
+            .iter()
+            .find(|r| r.spec == case.name)
+            .unwrap_or_else(|| panic!("{}: no result of {}", case.transcript, case.name));
         let codes: Vec<&str> = result.findings.iter().map(|f| f.code.as_str()).collect();
         if result.passed != case.passed || case.codes.iter().any(|c| !codes.contains(c)) {
             wrong.push(format!(
@@ -77,16 +150,19 @@ fn the_examples_check_as_pinned() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
-/// Each example spec is checked on transcripts of at least two formats, and each has a passing
-/// and a failing transcript.
+/// Each example spec is checked on transcripts of at least two formats, and has a passing and a
+/// failing transcript.
 #[test]
 fn every_example_has_two_formats_and_both_verdicts() {
     use toolspec::transcript::Reader;
     let specs = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs");
-    let mut files: Vec<&str> = CASES.iter().map(|c| c.spec).collect();
-    files.dedup();
-    for spec in files {
-        let cases: Vec<&Case> = CASES.iter().filter(|c| c.spec == spec).collect();
+    let mut specs_named: Vec<(&str, &str)> = CASES.iter().map(|c| (c.spec, c.name)).collect();
+    specs_named.dedup();
+    for (spec, name) in specs_named {
+        let cases: Vec<&Case> = CASES
+            .iter()
+            .filter(|c| c.spec == spec && c.name == name)
+            .collect();
         let mut formats: Vec<&str> = cases
             .iter()
             .map(|c| {

@@ -67,6 +67,7 @@ const TOKENS: &[&str] = &[
     "errored",
     "weight",
     "transcripts",
+    "*",
     "x",
     "lookup",
     "a.output.b",

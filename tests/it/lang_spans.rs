@@ -202,11 +202,18 @@ impl<'t> Check<'t> {
                     self.json(sp, v);
                 }
             }
-            StmtKind::Never { tool, args } => {
+            StmtKind::Never {
+                tool,
+                args,
+                any_tool,
+                suffixes,
+            } => {
                 self.ident(sp, tool);
+                assert_eq!(*any_tool, self.at(tool.span) == "*");
                 if let Some(a) = args {
                     self.arg_list(sp, a);
                 }
+                self.suffixes(sp, suffixes);
             }
             StmtKind::Before { first, then } => {
                 self.ident(sp, first);
@@ -294,7 +301,12 @@ impl<'t> Check<'t> {
             Some(OutputBody::Exact(j) | OutputBody::Subset(j)) => self.json(sp, j),
             Some(OutputBody::Value(c)) => self.constraint(sp, c),
         }
-        for s in &e.suffixes {
+        assert_eq!(e.any_tool, self.at(e.tool.span) == "*");
+        self.suffixes(sp, &e.suffixes);
+    }
+
+    fn suffixes(&mut self, sp: Span, suffixes: &[Suffix]) {
+        for s in suffixes {
             match s {
                 Suffix::Errored { span, .. } => {
                     self.within(sp, *span, "errored");

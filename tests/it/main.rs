@@ -31,6 +31,7 @@ mod cost_gaps;
 mod difflib_vectors;
 mod engine_alignment;
 mod engine_constraints;
+mod engine_counts;
 mod engine_fuzzy_tokens;
 mod engine_per_argument;
 mod engine_properties;

@@ -48,9 +48,9 @@ pub(super) enum Refs<'a> {
     Forbidden,
     /// Labels of expectations before `.1` (an expectation's own constraints).
     Before(&'a HashMap<String, (usize, Span)>, usize),
-    /// None: a `never` rule recognises a forbidden call on its own, before any expectation is
-    /// matched, so there is nothing yet to read a value from.
-    Never,
+    /// Every label (a `never` rule, a count of `*` or the answer, which read the calls matched to
+    /// any expectation before the call they judge).
+    Anywhere(&'a HashMap<String, (usize, Span)>),
 }
 
 impl FileCx {
@@ -432,19 +432,8 @@ impl FileCx {
                 );
                 return None;
             }
-            Refs::Never => {
-                self.diags.push(
-                    SpecDiagnostic::error(
-                        Code::UnknownReference,
-                        src,
-                        format!("`{}` cannot be referenced in a `never` rule", label.name),
-                    )
-                    .label(span, "a forbidden call is recognised before any expectation is matched")
-                    .help("constrain forbidden calls with literal values (`never refund(amount_cents: > 10000)`), or state the rule as an expectation"),
-                );
-                return None;
-            }
             Refs::Before(labels, i) => (labels, Some(i)),
+            Refs::Anywhere(labels) => (labels, None),
         };
         match labels.get(&label.name) {
             Some((idx, _)) if before.is_none_or(|b| *idx < b) => Some(Check::Ref {
@@ -479,7 +468,11 @@ impl FileCx {
                 let d = SpecDiagnostic::error(
                     Code::UnknownReference,
                     src,
-                    format!("no earlier expectation is labelled `{}`", label.name),
+                    if before.is_some() {
+                        format!("no earlier expectation is labelled `{}`", label.name)
+                    } else {
+                        format!("no expectation is labelled `{}`", label.name)
+                    },
                 )
                 .label(
                     label.span,

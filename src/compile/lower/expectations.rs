@@ -16,7 +16,8 @@ use super::{check_weight, duplicate, FileCx, SpecNames};
 use crate::code::Code;
 use crate::compile::suggest::did_you_mean;
 use crate::config::{
-    ArgsMode, Check, Expectation, NameRules, Normaliser, Path, PathCheck, Repeat, ValueMatcher,
+    ArgsMode, Check, Counted, Expectation, Limit, NameRules, Normaliser, Path, PathCheck, Repeat,
+    Scope, ValueMatcher,
 };
 use crate::source::{SourceFile, Span};
 use crate::syntax::ast::{self, Seg};
@@ -50,6 +51,8 @@ impl FileCx {
         labels
     }
 
+    /// Lower expectation `e` (`scoped`: written inside a `turn` or `agent` block).
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn expectation(
         &mut self,
         src: &SourceFile,
@@ -58,6 +61,7 @@ impl FileCx {
         e: &ast::Expectation,
         span: Span,
         refs: Refs<'_>,
+        scoped: bool,
     ) -> Expectation {
         let lit = Lit::of(mode);
         let (args_mode, args) = match &e.args {
@@ -129,7 +133,7 @@ impl FileCx {
             args,
             output,
             errored,
-            repeat: self.repeat(src, e.repeat.as_ref()),
+            repeat: self.repeat(src, e, scoped),
             weight,
             span,
             name_span: e.tool.span,
@@ -234,9 +238,99 @@ impl FileCx {
         self.diags.extend(warns);
     }
 
-    fn repeat(&mut self, src: &SourceFile, r: Option<&ast::RepeatAst>) -> Repeat {
-        let Some(r) = r else {
+    /// A count of `*` (`at_most 1 call * errored`): a limit on the calls of any tool that satisfy
+    /// its constraints, in `scope`. `None` when it cannot be one (reported).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn count(
+        &mut self,
+        src: &SourceFile,
+        names: &SpecNames<'_>,
+        mode: ArgsMode,
+        e: &ast::Expectation,
+        span: Span,
+        scope: Option<Scope>,
+        refs: Refs<'_>,
+    ) -> Option<Limit> {
+        let wildcard = |what: &str, at: Span, label: &str, help: &str| {
+            SpecDiagnostic::error(Code::InvalidWildcard, src, what.to_owned())
+                .label(at, label.to_owned())
+                .help(help.to_owned())
+        };
+        let mut ok = true;
+        if e.repeat.is_none() {
+            ok = false;
+            self.diags.push(wildcard(
+                "`call *` needs a count",
+                e.tool.span,
+                "any tool, how many times?",
+                "`*` counts the calls of any tool that satisfy the constraints: write a count \
+                 (`at_most 3 call * errored`, `at_least 1 call *(path: present)`), or name the \
+                 tool",
+            ));
+        }
+        if let Some(l) = &e.label {
+            ok = false;
+            self.diags.push(wildcard(
+                "a count of `*` cannot be labelled",
+                l.span,
+                "a count matches no call to refer to",
+                "remove the label; a reference reads the call matched to an expectation of one \
+                 tool",
+            ));
+        }
+        if let Some(c) = e.critical {
+            ok = false;
+            self.diags.push(wildcard(
+                "a count of `*` is always critical",
+                c,
+                "remove `critical`",
+                "a count that does not hold fails the pair whatever the score",
+            ));
+        }
+        for s in &e.suffixes {
+            if let ast::Suffix::Weight(_, at) = s {
+                ok = false;
+                self.diags.push(wildcard(
+                    "a count of `*` has no weight",
+                    *at,
+                    "remove the weight",
+                    "a count earns no credit: it fails the pair when it does not hold, whatever \
+                     the score",
+                ));
+            }
+        }
+        let x = self.expectation(src, names, mode, e, span, refs, scope.is_some());
+        ok.then_some(Limit {
+            counted: Counted::Matching {
+                args: x.args,
+                output: x.output,
+                errored: x.errored,
+            },
+            min: x.repeat.min,
+            max: x.repeat.max,
+            scope,
+            span,
+        })
+    }
+
+    fn repeat(&mut self, src: &SourceFile, e: &ast::Expectation, scoped: bool) -> Repeat {
+        let Some(r) = e.repeat.as_ref() else {
             return Repeat::ONCE;
+        };
+        let never = if e.any_tool {
+            "never *".to_owned()
+        } else {
+            format!(
+                "never {}",
+                src.text
+                    .get(e.tool.span.start..e.tool.span.end)
+                    .unwrap_or("")
+            )
+        };
+        let help = if scoped {
+            format!("to say a call must not happen in this block, write `{never}` inside it")
+        } else {
+            format!("to say a call must not happen, write `{never}`")
         };
         let get = |this: &mut FileCx, n: &ast::Int| {
             if let Some(v) = n.value {
@@ -258,7 +352,7 @@ impl FileCx {
                     "an expectation must allow at least one call",
                 )
                 .label(span, "allows no call")
-                .help("to say a tool must not be called, write `never tool`"),
+                .help(help.clone()),
             );
         };
         match &r.kind {

@@ -27,7 +27,15 @@ pub(super) struct Flat<'s> {
     pub(super) branch_of: Vec<Option<(usize, usize)>>,
     /// Per expectation: the scope of the `turn` and `agent` blocks around it.
     pub(super) scopes: Vec<Option<Scope>>,
+    /// The `never` rules, in written order, each with the scope of the blocks around it.
+    pub(super) nevers: Vec<Never<'s>>,
+    /// The counts of any tool (`at_most 1 call * errored`), with their statement's span and
+    /// scope.
+    pub(super) counts: Vec<(&'s ast::Expectation, Span, Option<Scope>)>,
 }
+
+/// A `never` statement and the scope of the blocks around it.
+pub(super) type Never<'s> = (&'s Stmt, Option<Scope>);
 
 /// Where a statement is written.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -66,21 +74,44 @@ impl FileCx {
             groups: Vec::new(),
             branch_of: Vec::new(),
             scopes: Vec::new(),
+            nevers: Vec::new(),
+            counts: Vec::new(),
         };
-        self.walk(src, stmts, Place::Spec, None, &mut flat);
+        self.walk(src, stmts, Place::Spec, None, None, &mut flat);
         flat
     }
 
+    /// Walk `stmts`, written at `at`, inside the scope blocks that make `scope` (`inside`: how
+    /// messages name the innermost, `None` at the spec's top level).
     fn walk<'s>(
         &mut self,
         src: &SourceFile,
         stmts: &'s [Stmt],
         at: Place,
         scope: Option<&Scope>,
+        inside: Option<&'static str>,
         flat: &mut Flat<'s>,
     ) {
         for st in stmts {
             match &st.kind {
+                StmtKind::Expect(e) if e.any_tool => {
+                    if at == Place::Spec {
+                        flat.counts.push((e, st.span, scope.cloned()));
+                    } else {
+                        self.diags.push(
+                            SpecDiagnostic::error(
+                                Code::InvalidGroup,
+                                src,
+                                format!("a count of `*` cannot be inside {}", at.block()),
+                            )
+                            .label(e.tool.span, "counts calls of any tool")
+                            .help(
+                                "a count of `*` holds for the whole spec, or for a `turn` or \
+                                 `agent` block: write it outside the `either` or `parallel` block",
+                            ),
+                        );
+                    }
+                }
                 StmtKind::Expect(e) => {
                     flat.exps.push((e, st.span));
                     flat.branch_of.push(at.branch());
@@ -88,7 +119,14 @@ impl FileCx {
                 }
                 StmtKind::Scope { scope: s, body } => {
                     let inner = self.narrow(src, scope, s);
-                    self.walk(src, body, at, Some(&inner), flat);
+                    let word = match s {
+                        ast::ScopeAst::Turn(_) | ast::ScopeAst::LastTurn(_) => "a `turn` block",
+                        ast::ScopeAst::Agent(_) => "an `agent` block",
+                    };
+                    self.walk(src, body, at, Some(&inner), Some(word), flat);
+                }
+                StmtKind::Never { .. } if at == Place::Spec => {
+                    flat.nevers.push((st, scope.cloned()));
                 }
                 StmtKind::Either(x) => {
                     if at != Place::Spec {
@@ -107,7 +145,7 @@ impl FileCx {
                         // Its expectations still count as written here, so that nothing else
                         // is reported about them.
                         for b in &x.branches {
-                            self.walk(src, &b.stmts, at, scope, flat);
+                            self.walk(src, &b.stmts, at, scope, inside, flat);
                         }
                         continue;
                     }
@@ -136,7 +174,7 @@ impl FileCx {
                     let mut branches = Vec::with_capacity(x.branches.len());
                     for (b, block) in x.branches.iter().enumerate() {
                         let first = flat.exps.len();
-                        self.walk(src, &block.stmts, Place::Branch(g, b), scope, flat);
+                        self.walk(src, &block.stmts, Place::Branch(g, b), scope, inside, flat);
                         if block.stmts.is_empty() {
                             self.empty(src, block.span, "an `either` branch");
                         }
@@ -155,7 +193,7 @@ impl FileCx {
                             .label(x.keyword, "nested here")
                             .help("its calls are already in any order: remove the inner block"),
                         );
-                        self.walk(src, &x.body.stmts, at, scope, flat);
+                        self.walk(src, &x.body.stmts, at, scope, inside, flat);
                         continue;
                     }
                     let g = flat.groups.len();
@@ -172,6 +210,7 @@ impl FileCx {
                         &x.body.stmts,
                         Place::Parallel(at.branch()),
                         scope,
+                        inside,
                         flat,
                     );
                     if x.body.stmts.is_empty() {
@@ -183,6 +222,9 @@ impl FileCx {
                 }
                 StmtKind::Unknown(u) if at != Place::Spec => self.unknown_stmt(src, u),
                 StmtKind::Unknown(u) if scope.is_some() => self.unknown_in_scope(src, u),
+                _ if at == Place::Spec && scope.is_some() => {
+                    self.misplaced(src, st, inside.unwrap_or("a block"));
+                }
                 _ if at != Place::Spec => {
                     let word = src.text[st.span.start..st.span.end]
                         .split(|c: char| !(c.is_alphanumeric() || c == '_'))
@@ -197,14 +239,54 @@ impl FileCx {
                         .label(st.span, "not an expectation")
                         .help(
                             "a block holds expectations (`call …`) and, in an `either` branch, \
-                             `parallel` blocks; settings, `never` and `before` rules hold for the \
-                             whole spec: write them outside the block",
+                             `parallel` blocks; settings, `never` and `before` rules are written \
+                             outside `either` and `parallel` blocks",
                         ),
                     );
                 }
                 _ => {}
             }
         }
+    }
+
+    /// A statement that holds for the whole spec, written inside a `turn` or `agent` block.
+    fn misplaced(&mut self, src: &SourceFile, st: &Stmt, inside: &str) {
+        let word = src.text[st.span.start..st.span.end]
+            .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .next()
+            .unwrap_or("");
+        let (label, why) = match &st.kind {
+            StmtKind::Answer(_) => (
+                "the answer is the whole run's",
+                "`answer` checks the run's final answer: write it outside the block",
+            ),
+            StmtKind::Before { .. } => (
+                "names expectations of the whole spec",
+                "a `before` rule orders two expectations wherever they are written: write it \
+                 outside the block (its expectations may stay inside)",
+            ),
+            _ => (
+                "holds for the whole spec",
+                "settings hold for the whole spec: write it outside the block",
+            ),
+        };
+        let what = if matches!(st.kind, StmtKind::Before { .. }) {
+            "a `before` rule".to_owned()
+        } else {
+            format!("`{word}`")
+        };
+        self.diags.push(
+            SpecDiagnostic::error(
+                Code::MisplacedStatement,
+                src,
+                format!("{what} cannot be written inside {inside}"),
+            )
+            .label(st.span, label)
+            .help(format!(
+                "{why}; a `turn` or `agent` block holds expectations, `never` rules, counts, \
+                 `either` and `parallel` blocks and nested blocks"
+            )),
+        );
     }
 
     fn empty(&mut self, src: &SourceFile, span: Span, what: &str) {

@@ -172,6 +172,7 @@ impl FileCx {
             scoring: Scoring::default(),
             profile: None,
             deny_rules: Vec::new(),
+            limits: Vec::new(),
             answer: None,
             groups: Vec::new(),
             pass_rate: None,
@@ -208,21 +209,38 @@ impl FileCx {
 
         for (i, (e, span)) in written.exps.iter().enumerate() {
             let refs = Refs::Before(&written.labels, i);
-            let mut x = self.expectation(src, &names, mode, e, *span, refs);
+            let scoped = flat.scopes[i].is_some();
+            let mut x = self.expectation(src, &names, mode, e, *span, refs, scoped);
             x.scope.clone_from(&flat.scopes[i]);
             cfg.expectations.push(x);
+        }
+        // Counts of any tool read the calls of the whole run: they may refer to any label.
+        let anywhere = Refs::Anywhere(&written.labels);
+        for (e, span, scope) in &flat.counts {
+            if let Some(limit) = self.count(src, &names, mode, e, *span, scope.clone(), anywhere) {
+                cfg.limits.push(limit);
+            }
         }
         cfg.answer = self.answer(
             src,
             &spec.stmts,
             Lit::of(mode),
-            Refs::Before(&written.labels, written.exps.len()),
+            Refs::Anywhere(&written.labels),
         );
 
         cfg.groups = flat.groups;
         self.check_groups(src, spec, &flat.branch_of, &cfg);
 
-        self.rules(src, spec, Lit::of(mode), &norm, &written, &mut cfg);
+        self.rules(
+            src,
+            spec,
+            Lit::of(mode),
+            &norm,
+            &written,
+            &flat.nevers,
+            &flat.scopes,
+            &mut cfg,
+        );
         cfg
     }
 }

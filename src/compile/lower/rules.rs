@@ -11,13 +11,17 @@ use super::constraints::{Lit, Refs};
 use super::{FileCx, Written};
 use crate::code::Code;
 use crate::compile::suggest::did_you_mean;
-use crate::config::{BeforeRule, Forbidden, MatcherConfig, Normaliser, OrderMode, ValueMatcher};
+use crate::config::{
+    BeforeRule, Forbidden, MatcherConfig, Normaliser, OrderMode, Scope, ValueMatcher,
+};
 use crate::source::SourceFile;
 use crate::syntax::ast::{self, StmtKind};
 use crate::syntax::SpecDiagnostic;
 
 impl FileCx {
-    /// Lower the `never` and `before` statements of `spec` into `cfg`.
+    /// Lower the `never` rules (`nevers`, with the scope each is written in; `scopes`: each
+    /// expectation's) and the `before` statements of `spec` into `cfg`.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn rules(
         &mut self,
         src: &SourceFile,
@@ -25,91 +29,161 @@ impl FileCx {
         lit: Lit,
         norm: &Normaliser,
         written: &Written<'_>,
+        nevers: &[super::groups::Never<'_>],
+        scopes: &[Option<Scope>],
         cfg: &mut MatcherConfig,
     ) {
-        for stmt in &spec.stmts {
-            match &stmt.kind {
-                StmtKind::Never { tool, args } => {
-                    let args = args.as_ref().map(|list| ValueMatcher {
-                        checks: self.arg_list(src, list, lit, Refs::Never, "argument"),
-                        allow_extra_keys: true,
-                    });
-                    // `never t()` forbids every call of `t`, like `never t`.
-                    if args.as_ref().is_none_or(|a| a.checks.is_empty()) {
-                        let tool_norm = norm.normalise(&tool.name);
-                        if let Some((e, _)) = written
-                            .by_tool
-                            .get(&tool_norm)
-                            .map(|&(i, _)| written.exps[i])
-                        {
-                            self.diags.push(
-                            SpecDiagnostic::error(
-                                Code::ExpectedAndForbidden,
-                                src,
-                                format!("`{}` is both expected and forbidden", tool.name),
-                            )
-                            .label(tool.span, "forbidden here")
-                            .label(e.tool.span, "expected here")
-                            .help(format!(
-                                "remove one of them; to forbid only some calls, constrain the arguments: `never {}(arg: ...)`",
-                                tool.name
-                            )),
-                        );
-                        }
-                    }
-                    cfg.forbidden.push(Forbidden {
-                        tool: tool.name.clone(),
-                        args,
-                        span: stmt.span,
-                    });
-                }
-                StmtKind::Before { first, then } => {
-                    let a = self.resolve(src, first, written, norm);
-                    let b = self.resolve(src, then, written, norm);
-                    if let (Some(a), Some(b)) = (a, b) {
-                        if a == b {
+        for (stmt, scope) in nevers {
+            let StmtKind::Never {
+                tool,
+                any_tool,
+                args,
+                suffixes,
+            } = &stmt.kind
+            else {
+                continue;
+            };
+            // A forbidden call may be compared with values captured by any expectation.
+            let refs = Refs::Anywhere(&written.labels);
+            let args = args.as_ref().map(|list| ValueMatcher {
+                checks: self.arg_list(src, list, lit, refs, "argument"),
+                allow_extra_keys: true,
+            });
+            let mut errored = None;
+            for suf in suffixes {
+                match suf {
+                    ast::Suffix::Errored { value, span, .. } => {
+                        if errored.replace(*value).is_some() {
                             self.diags.push(
                                 SpecDiagnostic::error(
-                                    Code::UnknownExpectation,
+                                    Code::DuplicateSetting,
                                     src,
-                                    "an expectation cannot come before itself",
+                                    "`errored` is set twice",
                                 )
-                                .label(stmt.span, "both sides name the same expectation")
-                                .help("name two different expectations, by label or by tool"),
+                                .label(*span, "given again here")
+                                .help("keep one"),
                             );
-                        } else if a > b
-                            && cfg.order != OrderMode::AnyOrder
-                            && !super::groups::in_same_parallel(cfg, a, b)
-                        {
-                            let word = if cfg.order == OrderMode::Strict {
-                                "strict"
-                            } else {
-                                "in_order"
-                            };
-                            self.diags.push(
-                            SpecDiagnostic::error(
-                                Code::ContradictoryOrder,
-                                src,
-                                format!(
-                                    "`{}` contradicts `order {word}`: the expectations are written the other way round",
-                                    &src.text[stmt.span.start..stmt.span.end]
-                                ),
-                            )
-                            .label(stmt.span, "this rule can never hold")
-                            .label(written.exps[b].1, "written first")
-                            .label(written.exps[a].1, "written second")
-                            .help(format!("under `order {word}` the written order already applies: swap the two `call` lines, or use `order any` with `before` rules")),
-                        );
-                        } else {
-                            cfg.before.push(BeforeRule {
-                                first: a,
-                                then: b,
-                                span: stmt.span,
-                            });
                         }
                     }
+                    ast::Suffix::Weight(_, span) => self.diags.push(
+                        SpecDiagnostic::error(
+                            Code::MisplacedStatement,
+                            src,
+                            "a `never` rule has no weight",
+                        )
+                        .label(*span, "remove the weight")
+                        .help(
+                            "a forbidden call fails the pair whatever the score; weights belong \
+                             to expectations (`call …`)",
+                        ),
+                    ),
                 }
-                _ => {}
+            }
+            // `never t()` forbids every call of `t`, like `never t`: then any expectation it
+            // would forbid every call of is a contradiction.
+            if args.as_ref().is_none_or(|a| a.checks.is_empty()) {
+                let tool_norm = norm.normalise(&tool.name);
+                let clash = written.exps.iter().enumerate().find(|(j, (e, _))| {
+                    let same_tool =
+                        *any_tool || (!e.any_tool && norm.normalise(&e.tool.name) == tool_norm);
+                    let e_errored = e.suffixes.iter().rev().find_map(|s| match s {
+                        ast::Suffix::Errored { value, .. } => Some(*value),
+                        ast::Suffix::Weight(..) => None,
+                    });
+                    same_tool
+                        && errored.is_none_or(|want| e_errored == Some(want))
+                        && covers(scope.as_ref(), scopes.get(*j).and_then(Option::as_ref))
+                });
+                if let Some((_, (e, _))) = clash {
+                    let shown = if *any_tool {
+                        "every tool"
+                    } else {
+                        tool.name.as_str()
+                    };
+                    self.diags.push(
+                        SpecDiagnostic::error(
+                            Code::ExpectedAndForbidden,
+                            src,
+                            if *any_tool {
+                                format!(
+                                    "`{}` is expected, and `never *` forbids its calls",
+                                    e.tool.name
+                                )
+                            } else {
+                                format!("`{}` is both expected and forbidden", tool.name)
+                            },
+                        )
+                        .label(tool.span, "forbidden here")
+                        .label(e.tool.span, "expected here")
+                        .help(format!(
+                            "remove one of them; to forbid only some calls of {}, constrain the \
+                             arguments (`never {}(arg: ...)`), the error flag (`errored`) or the \
+                             part of the run (a `turn` or `agent` block)",
+                            if *any_tool {
+                                shown.to_owned()
+                            } else {
+                                format!("`{shown}`")
+                            },
+                            tool.name
+                        )),
+                    );
+                }
+            }
+            cfg.forbidden.push(Forbidden {
+                tool: tool.name.clone(),
+                any_tool: *any_tool,
+                args,
+                errored,
+                scope: scope.clone(),
+                span: stmt.span,
+            });
+        }
+        for stmt in &spec.stmts {
+            if let StmtKind::Before { first, then } = &stmt.kind {
+                let a = self.resolve(src, first, written, norm);
+                let b = self.resolve(src, then, written, norm);
+                if let (Some(a), Some(b)) = (a, b) {
+                    if a == b {
+                        self.diags.push(
+                            SpecDiagnostic::error(
+                                Code::UnknownExpectation,
+                                src,
+                                "an expectation cannot come before itself",
+                            )
+                            .label(stmt.span, "both sides name the same expectation")
+                            .help("name two different expectations, by label or by tool"),
+                        );
+                    } else if a > b
+                        && cfg.order != OrderMode::AnyOrder
+                        && !super::groups::in_same_parallel(cfg, a, b)
+                    {
+                        let word = if cfg.order == OrderMode::Strict {
+                            "strict"
+                        } else {
+                            "in_order"
+                        };
+                        self.diags.push(
+                        SpecDiagnostic::error(
+                            Code::ContradictoryOrder,
+                            src,
+                            format!(
+                                "`{}` contradicts `order {word}`: the expectations are written the other way round",
+                                &src.text[stmt.span.start..stmt.span.end]
+                            ),
+                        )
+                        .label(stmt.span, "this rule can never hold")
+                        .label(written.exps[b].1, "written first")
+                        .label(written.exps[a].1, "written second")
+                        .help(format!("under `order {word}` the written order already applies: swap the two `call` lines, or use `order any` with `before` rules")),
+                    );
+                    } else {
+                        cfg.before.push(BeforeRule {
+                            first: a,
+                            then: b,
+                            span: stmt.span,
+                        });
+                    }
+                }
             }
         }
     }
@@ -168,4 +242,13 @@ impl FileCx {
             }
         }
     }
+}
+
+/// Whether every call in scope `inner` is also in scope `outer` (`None`: the whole run), so that
+/// a `never` rule in `outer` forbids every call an expectation in `inner` could match.
+fn covers(outer: Option<&Scope>, inner: Option<&Scope>) -> bool {
+    let Some(o) = outer else { return true };
+    let Some(i) = inner else { return false };
+    o.turn.is_none_or(|t| i.turn == Some(t))
+        && o.agent.as_ref().is_none_or(|a| i.agent.as_ref() == Some(a))
 }

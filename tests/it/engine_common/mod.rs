@@ -133,6 +133,7 @@ pub(crate) fn spec(order: OrderMode, expectations: Vec<Expectation>) -> MatcherC
         scoring: Scoring::default(),
         profile: None,
         deny_rules: Vec::new(),
+        limits: Vec::new(),
         answer: None,
         groups: Vec::new(),
         pass_rate: None,
@@ -178,7 +179,10 @@ pub(crate) fn reference_op(
 pub(crate) fn forbid(tool: &str, args: Option<ValueMatcher>) -> Forbidden {
     Forbidden {
         tool: tool.into(),
+        any_tool: false,
         args,
+        errored: None,
+        scope: None,
         span: Span::default(),
     }
 }
