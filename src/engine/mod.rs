@@ -422,8 +422,7 @@ impl<'a> Run<'a> {
             let p = match &prep {
                 Some(p) if p.choice == arr.precedence.0 => Rc::clone(p),
                 _ => {
-                    let named =
-                        Named::new(config, calls, &arr.active, arr.precedence.0, &shared);
+                    let named = Named::new(config, calls, &arr.active, arr.precedence.0, &shared);
                     if !work.spend(named.pairs) {
                         truncated = true;
                         break;
@@ -459,9 +458,8 @@ impl<'a> Run<'a> {
             Some((tried, p, k)) => (tried, p, &all[k]),
             None => {
                 let arr = &all[0];
-                let p = Rc::new(
-                    Named::new(config, calls, &arr.active, 0, &shared).evaluate(&shared),
-                );
+                let p =
+                    Rc::new(Named::new(config, calls, &arr.active, 0, &shared).evaluate(&shared));
                 let pass = Pass {
                     config,
                     calls,
@@ -941,7 +939,6 @@ impl Pass<'_> {
         }
     }
 }
-
 
 /// Candidate (call, expectation) pairs of one run, at most (16 bytes each, one constraint
 /// evaluation, and in order a byte per state of the expectation for back-pointers). Past it, each call keeps an equal share of its name's expectations and the pair

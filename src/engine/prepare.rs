@@ -315,8 +315,7 @@ fn alignment_work(order: OrderMode, slots: &[Slots], by_call: &[Vec<Candidate>])
         .filter(|c| !c.is_empty())
         .count()
         .saturating_mul(total / LOOKUP + 1);
-    base.saturating_add(per_pair)
-        .saturating_add(per_call)
+    base.saturating_add(per_pair).saturating_add(per_call)
 }
 
 /// States a pair's look-up of the best earlier state scans, on average (half a block).

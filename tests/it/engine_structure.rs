@@ -453,21 +453,33 @@ fn random_block_case() -> impl Strategy<Value = BlockCase> {
             some_calls(OTHER_TOOLS, 2),
         ),
     )
-        .prop_map(|(before, members, after, strict, threshold, critical, calls)| {
-            let first = before.len();
-            let k = members.len();
-            let exps: Vec<Expectation> = before.into_iter().chain(members).chain(after).collect();
-            let mut spec = spec(
-                if strict { OrderMode::Strict } else { OrderMode::InOrder },
-                exps,
-            );
-            spec.scoring.threshold = threshold;
-            let mut g = parallel((first..first + k).collect());
-            g.critical = critical;
-            spec.groups = vec![g];
-            let (pre, block, post) = calls;
-            BlockCase { spec, pre, block, post }
-        })
+        .prop_map(
+            |(before, members, after, strict, threshold, critical, calls)| {
+                let first = before.len();
+                let k = members.len();
+                let exps: Vec<Expectation> =
+                    before.into_iter().chain(members).chain(after).collect();
+                let mut spec = spec(
+                    if strict {
+                        OrderMode::Strict
+                    } else {
+                        OrderMode::InOrder
+                    },
+                    exps,
+                );
+                spec.scoring.threshold = threshold;
+                let mut g = parallel((first..first + k).collect());
+                g.critical = critical;
+                spec.groups = vec![g];
+                let (pre, block, post) = calls;
+                BlockCase {
+                    spec,
+                    pre,
+                    block,
+                    post,
+                }
+            },
+        )
 }
 
 /// The two examples of issue 37, as seeds of the property: a block whose verdict flipped with
@@ -477,14 +489,22 @@ fn seed_cases() -> Vec<BlockCase> {
     let b = |x: i64| call("b", json!({ "x": x }));
     let mut first = spec(
         OrderMode::InOrder,
-        vec![exp("a"), exp("b").repeat(2, Some(2)), exp("b").eq("x", json!(2))],
+        vec![
+            exp("a"),
+            exp("b").repeat(2, Some(2)),
+            exp("b").eq("x", json!(2)),
+        ],
     );
     first.expectations[2].critical = true;
     first.scoring.threshold = 0.75;
     first.groups = vec![parallel(vec![0, 1, 2])];
     let mut strict = spec(
         OrderMode::Strict,
-        vec![exp("a"), exp("b").eq("x", json!(2)), exp("b").repeat(0, Some(1))],
+        vec![
+            exp("a"),
+            exp("b").eq("x", json!(2)),
+            exp("b").repeat(0, Some(1)),
+        ],
     );
     strict.scoring.threshold = 0.75;
     strict.groups = vec![parallel(vec![0, 1])];
@@ -566,7 +586,9 @@ fn arrangements_share_one_work_budget_per_run() {
     let tool = |j: usize| format!("t{}", j % 6);
     let mut s = spec(
         OrderMode::InOrder,
-        (0..30).map(|j| exp(&tool(j)).label(&format!("e{j}"))).collect(),
+        (0..30)
+            .map(|j| exp(&tool(j)).label(&format!("e{j}")))
+            .collect(),
     );
     let block_span = Span::new(100, 200);
     s.groups = vec![Group {
@@ -591,7 +613,11 @@ fn arrangements_share_one_work_budget_per_run() {
         .and_then(|m| m.split(' ').next())
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("{}", note.message));
-    assert!(note.message.contains(" of the 720 arrangements"), "{}", note.message);
+    assert!(
+        note.message.contains(" of the 720 arrangements"),
+        "{}",
+        note.message
+    );
     assert!((2..720).contains(&tried), "{tried} arrangements tried");
 
     // Within the budget (few calls), every order is tried and there is no note.
