@@ -579,7 +579,7 @@ fn before_rules_inside_a_parallel_block() {
 
 /// Issue 36's cost case: a 6-member `parallel` block among 30 expectations over 2 777 calls of
 /// their tools. The arrangements share one work budget per run (`ARRANGEMENT_WORK`), so only
-/// some of the 720 orders are tried (each aligns 16 662 pairs); the note says how many, at the
+/// some of the 720 orders are tried (each aligns 13 885 pairs); the note says how many, at the
 /// block; the verdict is that of the best order tried.
 #[test]
 fn arrangements_share_one_work_budget_per_run() {
