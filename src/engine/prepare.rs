@@ -7,8 +7,8 @@
 //! of a pair are evaluated once per choice of branches, not once per arrangement.
 
 use super::align::{Candidate, Slots};
-use super::forbid::Forbid;
 use super::checks::{Evaluator, RefMode};
+use super::forbid::Forbid;
 use super::names::NameTable;
 use super::refs::RefCx;
 use super::resolve::ParseCache;
