@@ -7,8 +7,10 @@
 //! otherwise; every reader has a stated bound (nesting, keys per object). A leaf: it knows no
 //! peer, format or spec; `score::profiles` reads its cases through it.
 
+pub mod de;
 pub(crate) mod keys;
 mod pyprint;
+pub mod read;
 pub(crate) mod scan;
 pub(crate) mod tape;
 pub mod text;

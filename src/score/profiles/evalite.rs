@@ -12,7 +12,8 @@ use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 
 use super::judge::Judge;
 use super::read::{self, Raw, TapeProfile};
-use super::{raw_text, write_head, LineError, Outcome, Peer, Reader, Scratch, Work};
+use crate::json::read::Runtime;
+use super::{write_head, CaseLine, LineError, Outcome, Peer, Reader, Scratch, Work};
 use crate::config::profile::{ProfileSpec, EVALITE};
 use crate::json::tape::{Tape, V};
 use crate::json::text::{js_json, json_str, push_u64};
@@ -139,8 +140,8 @@ fn calls_of(v: V<'_>, calls: &mut Vec<Call>) -> Option<()> {
 #[derive(serde::Deserialize)]
 #[allow(dead_code)]
 struct SerdeCase<'a> {
-    #[serde(borrow, default, deserialize_with = "raw_text")]
-    id: Option<&'a str>,
+    #[serde(borrow, default)]
+    id: Option<Val<'a>>,
     #[serde(rename = "actualCalls")]
     actual: Vec<SerdeCall>,
     #[serde(rename = "expectedCalls")]
@@ -693,14 +694,15 @@ impl Peer for Evalite {
 
 impl TapeProfile for Evalite {
     type Case<'t> = Case<'t>;
+    const RUNTIME: Runtime = Runtime::JavaScript;
     const SHAPE: &'static str = "the case does not have Evalite's input shape";
 
     fn case_of<'t>(root: V<'t>, work: &mut Work) -> Option<Case<'t>> {
         case_of(root, work)
     }
 
-    fn check(line: &str) -> Result<(), serde_json::Error> {
-        serde_json::from_str::<SerdeCase<'_>>(line).map(drop)
+    fn check<'a>(line: &CaseLine<'a>) -> Result<(), LineError<'a>> {
+        line.case::<SerdeCase<'_>>().map(drop)
     }
 
     /// `work.text` holds the metadata, built before the head of the line can be written (the
