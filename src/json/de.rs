@@ -4,7 +4,9 @@
 //! and nothing is read twice. Errors are serde_json's (`invalid type: null, expected a
 //! sequence`), without a position.
 
-use serde::de::{self, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{
+    self, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor,
+};
 use serde::forward_to_deserialize_any;
 
 use super::value::Val;
@@ -110,7 +112,10 @@ impl<'de, 'a: 'de> SeqAccess<'de> for Items<'de, 'a> {
         &mut self,
         seed: T,
     ) -> Result<Option<T::Value>, Error> {
-        self.0.next().map(|v| seed.deserialize(ValDe(v))).transpose()
+        self.0
+            .next()
+            .map(|v| seed.deserialize(ValDe(v)))
+            .transpose()
     }
 
     fn size_hint(&self) -> Option<usize> {
@@ -126,7 +131,10 @@ struct Members<'de, 'a> {
 impl<'de, 'a: 'de> MapAccess<'de> for Members<'de, 'a> {
     type Error = Error;
 
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
+    fn next_key_seed<K: DeserializeSeed<'de>>(
+        &mut self,
+        seed: K,
+    ) -> Result<Option<K::Value>, Error> {
         let Some((k, v)) = self.it.next() else {
             return Ok(None);
         };
@@ -190,7 +198,11 @@ mod tests {
             name: Cow::Owned(c.name.into_owned()),
             args: c.args.map(|a| crate::json::value::into_owned(&a)),
             n: c.n,
-            list: c.list.into_iter().map(|s| Cow::Owned(s.into_owned())).collect(),
+            list: c
+                .list
+                .into_iter()
+                .map(|s| Cow::Owned(s.into_owned()))
+                .collect(),
         })
     }
 

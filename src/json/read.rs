@@ -610,9 +610,15 @@ mod tests {
             py("18446744073709551617"),
             Val::BigInt("18446744073709551617".into())
         );
-        assert_eq!(py("-9223372036854775809"), Val::BigInt("-9223372036854775809".into()));
+        assert_eq!(
+            py("-9223372036854775809"),
+            Val::BigInt("-9223372036854775809".into())
+        );
         assert_eq!(py("18446744073709551615"), Val::UInt(u64::MAX));
-        assert_eq!(js("18446744073709551617"), Val::Float(18446744073709551616.0));
+        assert_eq!(
+            js("18446744073709551617"),
+            Val::Float(18446744073709551616.0)
+        );
         assert_eq!(py("1e400"), Val::Float(f64::INFINITY));
         assert_eq!(js("-1e400"), Val::Float(f64::NEG_INFINITY));
         assert!(matches!(py("NaN"), Val::Float(f) if f.is_nan()));
@@ -621,9 +627,23 @@ mod tests {
         assert!(read("Infinity", Runtime::JavaScript).is_err());
         let big = "9".repeat(PY_INT_DIGITS + 1);
         let e = read(&big, Runtime::PY311).unwrap_err();
-        assert!(e.message.contains("Exceeds the limit (4300 digits)"), "{e:?}");
+        assert!(
+            e.message.contains("Exceeds the limit (4300 digits)"),
+            "{e:?}"
+        );
         assert!(read(&"9".repeat(PY_INT_DIGITS), Runtime::PY311).is_ok());
-        for bad in ["01", "1.", "1e", "-", ".5", "+1", "1 2", "[1,]", "{\"a\":1,}", "tru"] {
+        for bad in [
+            "01",
+            "1.",
+            "1e",
+            "-",
+            ".5",
+            "+1",
+            "1 2",
+            "[1,]",
+            "{\"a\":1,}",
+            "tru",
+        ] {
             assert!(read(bad, Runtime::PY311).is_err(), "{bad}");
             assert!(read(bad, Runtime::JavaScript).is_err(), "{bad}");
         }

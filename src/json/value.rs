@@ -319,6 +319,29 @@ pub(crate) fn js_eq<'s, J: Json<'s>>(a: J, b: J) -> bool {
     }
 }
 
+/// Whether two values `JSON.parse` read give the same `JSON.stringify` text once object keys
+/// are sorted (Evalite's canonical keys): [`js_eq`], except that a number past the double
+/// range (`1e400`, read as `Infinity`) is written `null` and so equals `null` and any other.
+pub(crate) fn js_json_eq<'s, J: Json<'s>>(a: J, b: J) -> bool {
+    let null_like = |k: Kind<'_>| match k {
+        Kind::Null => true,
+        Kind::Float(f) => !f.is_finite(),
+        _ => false,
+    };
+    let (x, y) = (a.kind(), b.kind());
+    if null_like(x) || null_like(y) {
+        return null_like(x) && null_like(y);
+    }
+    match (x, y) {
+        (Kind::Arr, Kind::Arr) => {
+            let (p, q) = (a.items(), b.items());
+            p.len() == q.len() && p.zip(q).all(|(u, v)| js_json_eq(u, v))
+        }
+        (Kind::Obj, Kind::Obj) => same_members(a, b, js_json_eq),
+        _ => js_eq(a, b),
+    }
+}
+
 /// JavaScript `===`: primitives by value, objects and arrays never equal (distinct parses).
 pub(crate) fn js_strict_eq<'s, J: Json<'s>>(a: J, b: J) -> bool {
     !a.is_container() && !b.is_container() && js_eq(a, b)

@@ -10,10 +10,10 @@ use std::borrow::Cow;
 use serde::Deserialize;
 
 use super::judge::Judge;
-use super::{CaseLine, LineError, Outcome, Peer, Reader, Scratch, on_deep_stack, write_head};
-use crate::json::read::Runtime;
+use super::{on_deep_stack, write_head, CaseLine, LineError, Outcome, Peer, Reader, Scratch};
 use crate::config::profile::{ProfileSpec, AGENTEVALS};
 use crate::json::keys;
+use crate::json::read::Runtime;
 use crate::json::text::json_str;
 use crate::json::value::{py_eq, Val};
 
@@ -630,9 +630,6 @@ fn score_case<'a>(c: &CaseLine<'a>, out: &mut String) -> Result<Outcome, LineErr
             out.push('}');
             Ok(Outcome::of(Some(pass)))
         }
-        Err(message) => Err(LineError::Rejected {
-            id: id,
-            message,
-        }),
+        Err(message) => Err(LineError::Rejected { id, message }),
     }
 }

@@ -12,15 +12,15 @@ use serde::Deserialize;
 use std::cell::Cell;
 
 use super::judge::Judge;
-use super::{CaseLine, LineError, Outcome, Peer, Reader, Scratch, on_deep_stack, write_head};
-use crate::json::read::Runtime;
-use crate::json::value::{depth, py_eq_item};
-use num_bigint::{BigInt, BigUint};
-use num_traits::{ToPrimitive, Zero};
+use super::{on_deep_stack, write_head, CaseLine, LineError, Outcome, Peer, Reader, Scratch};
 use crate::config::profile::{ProfileSpec, AXION};
 use crate::engine::difflib::SequenceMatcher;
 use crate::json::keys;
+use crate::json::read::Runtime;
 use crate::json::text::{json_f64, json_str, py_str_list_in, PY312};
+use crate::json::value::{depth, py_eq_item};
+use num_bigint::{BigInt, BigUint};
+use num_traits::{ToPrimitive, Zero};
 
 /// Python `repr` as Axion's CPython 3.12 prints it.
 fn py_repr(out: &mut String, v: &Val<'_>) {
@@ -664,10 +664,7 @@ const RUNTIME: Runtime = Runtime::PY312;
 fn score_case<'a>(c: &CaseLine<'a>, out: &mut String) -> Result<Outcome, LineError<'a>> {
     let case: Case<'_> = c.case()?;
     let id = c.raw("id");
-    let rejected = |message: String| LineError::Rejected {
-        id: id,
-        message,
-    };
+    let rejected = |message: String| LineError::Rejected { id, message };
     let rev = Rev::parse(case.rev.as_deref()).map_err(rejected)?;
     let opts = case.options.unwrap_or_default();
     let called = case.tools_called.unwrap_or_default();
@@ -675,10 +672,8 @@ fn score_case<'a>(c: &CaseLine<'a>, out: &mut String) -> Result<Outcome, LineErr
     if let Some(message) = unreproducible(&called, &expected) {
         return Err(rejected(message));
     }
-    let v = evaluate(&called, &expected, &opts, rev).map_err(|message| LineError::Rejected {
-        id: id,
-        message,
-    })?;
+    let v = evaluate(&called, &expected, &opts, rev)
+        .map_err(|message| LineError::Rejected { id, message })?;
     write_head(out, id.unwrap_or("null"), Some(v.score), Some(v.passed));
     out.push_str(",\"explanation\":");
     json_str(out, &v.explanation);

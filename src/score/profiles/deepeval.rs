@@ -19,10 +19,7 @@ use crate::json::read::Runtime;
 use crate::json::scan::plain_run_end;
 use crate::json::scan::{same_bytes, same_str};
 use crate::json::tape::V;
-use crate::json::text::{
-    json_str_body, plain_repr_json, py_json_indent,
-    py_repr, py_str,
-};
+use crate::json::text::{json_str_body, plain_repr_json, py_json_indent, py_repr, py_str};
 use smallvec::SmallVec;
 
 use super::{write_head, CaseLine, LineError, Outcome, Peer, Reader, Scratch, Work};

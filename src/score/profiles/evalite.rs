@@ -12,12 +12,12 @@ use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 
 use super::judge::Judge;
 use super::read::{self, Raw, TapeProfile};
-use crate::json::read::Runtime;
 use super::{write_head, CaseLine, LineError, Outcome, Peer, Reader, Scratch, Work};
 use crate::config::profile::{ProfileSpec, EVALITE};
+use crate::json::read::Runtime;
 use crate::json::tape::{Tape, V};
 use crate::json::text::{js_json, json_str, push_u64};
-use crate::json::value::{js_eq, js_strict_eq, CowKey, Val};
+use crate::json::value::{js_eq, js_json_eq, js_strict_eq, CowKey, Val};
 use crate::json::view::{Json, Kind};
 
 /// An absent value (`undefined`).
@@ -315,7 +315,7 @@ fn name_eq<'t>(x: V<'t>, y: V<'t>, eq: fn(V<'t>, V<'t>) -> bool) -> bool {
 /// another name).
 fn stringified_names_eq(x: V<'_>, y: V<'_>) -> bool {
     if !x.is_container() && !y.is_container() {
-        return name_eq(x, y, js_eq);
+        return name_eq(x, y, js_json_eq);
     }
     let (mut a, mut b) = (String::new(), String::new());
     js_json(&mut a, x);
@@ -535,7 +535,7 @@ fn flexible_mode<'t>(
         names
             && match (ai, bi) {
                 (None, None) => true,
-                (Some(x), Some(y)) => same_value(x, y),
+                (Some(x), Some(y)) => x.same_text(y) || js_json_eq(x, y),
                 _ => false,
             }
     };

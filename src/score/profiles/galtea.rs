@@ -11,9 +11,9 @@ use std::collections::BTreeSet;
 use serde::Deserialize;
 
 use super::judge::Judge;
-use super::{CaseLine, LineError, Outcome, Peer, Reader, Scratch, on_deep_stack, write_head};
-use crate::json::read::Runtime;
+use super::{on_deep_stack, write_head, CaseLine, LineError, Outcome, Peer, Reader, Scratch};
 use crate::config::profile::{ProfileSpec, GALTEA};
+use crate::json::read::Runtime;
 use crate::json::text::{json_str, py_str_list};
 use crate::json::value::Val;
 
@@ -400,10 +400,7 @@ fn score_case<'a>(c: &CaseLine<'a>, out: &mut String) -> Result<Outcome, LineErr
         let rules = Rules::new(profile, prefixes, truthy)?;
         Ok(evaluate(used, exp, &rules))
     };
-    let v = run().map_err(|message| LineError::Rejected {
-        id: id,
-        message,
-    })?;
+    let v = run().map_err(|message| LineError::Rejected { id, message })?;
     let score = v.score();
     let pass = score == 1.0;
     write_head(out, id.unwrap_or("null"), Some(score), Some(pass));

@@ -10,10 +10,10 @@ use std::borrow::Cow;
 use serde::Deserialize;
 
 use super::judge::Judge;
-use super::{CaseLine, LineError, Outcome, Peer, Reader, Scratch, on_deep_stack, write_head};
-use crate::json::read::Runtime;
+use super::{on_deep_stack, write_head, CaseLine, LineError, Outcome, Peer, Reader, Scratch};
 use crate::config::profile::{ProfileSpec, PROMPTFOO};
-use crate::json::text::{js_number, json_str};
+use crate::json::read::Runtime;
+use crate::json::text::json_str;
 use crate::json::value::Val;
 
 #[derive(Deserialize)]
@@ -630,11 +630,8 @@ const RUNTIME: Runtime = Runtime::JavaScript;
 fn score_case<'a>(c: &CaseLine<'a>, out: &mut String) -> Result<Outcome, LineError<'a>> {
     let case: Case<'_> = c.case()?;
     let id = c.raw("id");
-    let v =
-        evaluate(&case.assertion, case.output.as_ref()).map_err(|message| LineError::Rejected {
-            id: id,
-            message,
-        })?;
+    let v = evaluate(&case.assertion, case.output.as_ref())
+        .map_err(|message| LineError::Rejected { id, message })?;
     write_head(out, id.unwrap_or("null"), Some(v.score), Some(v.pass));
     out.push_str(",\"reason\":");
     json_str(out, &v.reason);

@@ -88,13 +88,11 @@ pub(crate) struct Raw<'a, 't> {
 impl<'a> Raw<'a, '_> {
     /// The raw text of field `key` of the line (the last one, as a JSON parser keeps it).
     pub(crate) fn get(&self, key: &str) -> Option<&'a str> {
-        match self.shape {
-            Some(shape) => shape.raw(self.line, key),
-            None => {
-                let span = self.tape.root().get(key)?.raw_span()?;
-                self.line.get(span)
-            }
+        if let Some(shape) = self.shape {
+            return shape.raw(self.line, key);
         }
+        let span = self.tape.root().get(key)?.raw_span()?;
+        self.line.get(span)
     }
 }
 
