@@ -61,7 +61,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use crate::code::Code;
-use crate::config::{Check, Expectation, ExtraCalls, MatcherConfig, OrderMode, Part};
+use crate::config::{Check, Expectation, ExtraCalls, MatcherConfig, OrderMode, Part, ValueMatcher};
 use crate::source::Span;
 use crate::transcript::model::{CallTable, ToolCall};
 use align::{sane, Candidate, Slots};
@@ -960,19 +960,45 @@ fn has_ref(e: &Expectation) -> bool {
     found
 }
 
+/// Visit `c` and every check inside it.
+fn walk_check(c: &Check, f: &mut dyn FnMut(&Check)) {
+    f(c);
+    match c {
+        Check::Not { check } => walk_check(check, f),
+        Check::AllOf { checks } | Check::AnyOf { checks } => {
+            for c in checks {
+                walk_check(c, f);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Visit every check of `m`, nested ones included.
+fn for_each_matcher_check(m: &ValueMatcher, f: &mut dyn FnMut(&Check)) {
+    for pc in &m.checks {
+        walk_check(&pc.check, f);
+    }
+}
+
 /// Visit every check of `e`, nested ones included.
 fn for_each_check(e: &Expectation, f: &mut dyn FnMut(&Check)) {
-    fn walk(c: &Check, f: &mut dyn FnMut(&Check)) {
-        f(c);
-        match c {
-            Check::Not { check } => walk(check, f),
-            Check::AllOf { checks } => checks.iter().for_each(|c| walk(c, f)),
-            _ => {}
+    for m in std::iter::once(&e.args).chain(e.output.as_ref()) {
+        for_each_matcher_check(m, f);
+    }
+}
+
+/// Visit every check of a spec: its expectations', its `never` rules', its answer's.
+fn for_each_spec_check(config: &MatcherConfig, f: &mut dyn FnMut(&Check)) {
+    for e in &config.expectations {
+        for_each_check(e, f);
+    }
+    for r in &config.forbidden {
+        if let Some(m) = &r.args {
+            for_each_matcher_check(m, f);
         }
     }
-    for m in std::iter::once(&e.args).chain(e.output.as_ref()) {
-        for pc in &m.checks {
-            walk(&pc.check, f);
-        }
+    if let Some(a) = &config.answer {
+        for_each_matcher_check(&a.matcher, f);
     }
 }
