@@ -329,16 +329,13 @@ pub(super) fn check_file<S: PairSink>(
         match read {
             Err(e) if input.quiet => {
                 if input.name_skipped {
-                    let mut why = read_error(&e, &shown);
-                    let first = why.message.lines().next().unwrap_or("").to_owned();
-                    why.message =
-                        format!("not a transcript toolspec reads ({}: {first})", why.code);
-                    out.warnings.push(Finding {
-                        code: Code::SkippedFile.id().to_owned(),
-                        severity: Code::SkippedFile.severity(),
-                        help: Some(SKIPPED_HELP.to_owned()),
-                        ..why
-                    });
+                    let why = read_error(&e, &shown);
+                    let first = why.message.lines().next().unwrap_or("");
+                    let first = first.strip_prefix(&format!("{shown}: ")).unwrap_or(first);
+                    out.warnings.push(skipped(
+                        &shown,
+                        &format!("not a transcript toolspec reads ({}: {first})", why.code),
+                    ));
                 }
             }
             Ok(()) if input.quiet => {

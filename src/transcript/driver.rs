@@ -65,6 +65,9 @@ pub(crate) fn read_bytes(
     if matches!(bytes[first], b'{' | b'[') {
         match serde_json::from_slice::<Value>(bytes) {
             Ok(v) => {
+                if super::har::is_har(&v) {
+                    return super::har::read(name, bytes, &v, forced, keep, &mut emit);
+                }
                 if let Some(read) = read_capture(name, &|| bytes, &v, forced, keep, &mut emit) {
                     return read;
                 }

@@ -211,11 +211,27 @@ fn attributes(o: &Value) -> Option<Value> {
 /// `tool`, or the Vercel AI SDK's `ai.toolCall` operation.
 fn is_tool_span(o: &Value, attrs: Option<&Value>) -> bool {
     let attr = |k: &str| attrs.and_then(|a| field(a, k)).and_then(Value::as_str);
+    if s(o, "name").is_some_and(is_event_span) {
+        return false;
+    }
     attr("openinference.span.kind") == Some("TOOL")
         || attr("gen_ai.operation.name") == Some("execute_tool")
         || attr("langsmith.span.kind") == Some("tool")
         || attr("ai.operationId") == Some("ai.toolCall")
         || s(o, "name").is_some_and(|n| n.starts_with("execute_tool "))
+}
+
+/// A span for one event of a framework's emitter rather than for a tool run: BeeAI writes
+/// `tool.search.wikipedia.start-12`, `…finish-12`, `…success-12` around one run.
+fn is_event_span(name: &str) -> bool {
+    let Some((head, n)) = name.rsplit_once('-') else {
+        return false;
+    };
+    !n.is_empty()
+        && n.bytes().all(|b| b.is_ascii_digit())
+        && [".start", ".finish", ".success", ".error"]
+            .iter()
+            .any(|e| head.ends_with(e))
 }
 
 /// A tool observation's tool name: the name its attributes record (OTel `gen_ai.tool.name`,
@@ -471,6 +487,15 @@ fn model_call(o: &serde_json::Map<String, Value>) -> Option<(String, Value, Opti
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn emitter_event_spans_are_not_tool_runs() {
+        assert!(is_event_span("tool.search.wikipedia.start-12"));
+        assert!(is_event_span("tool.search.wikipedia.success-12"));
+        assert!(!is_event_span("get-weather"));
+        assert!(!is_event_span("tool.start-x"));
+        assert!(!is_event_span("duckduckgo_search"));
+    }
 
     #[test]
     fn equal_arguments_give_equal_keys_whatever_their_key_order() {
