@@ -47,6 +47,7 @@ mod init_starter;
 mod lang_constructs;
 mod lang_diagnostics;
 mod lang_docs;
+mod lang_examples;
 mod lang_includes;
 mod lang_lowering;
 mod lang_props;
