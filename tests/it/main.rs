@@ -62,6 +62,7 @@ mod parity_evalite;
 mod parity_galtea;
 mod parity_promptfoo;
 mod profiles_costs;
+mod readers_captures;
 mod readers_corpus;
 mod readers_detect;
 mod readers_document;
