@@ -253,8 +253,12 @@ codes! {
         "the final assistant message fails the spec's `answer` constraint";
     AnswerMissing = "answer-missing", Engine, Error,
         "the spec has an `answer` constraint but the transcript records no final assistant message";
+    RunsNotRecorded = "runs-not-recorded", Engine, Error,
+        "the spec counts a sub-agent's runs but the transcript's format does not record when sub-agents start";
+    AnchorNotCalled = "anchor-not-called", Engine, Warning,
+        "an `after` block's tool (or label) has no call in the transcript, so no call is after it";
     CountOutOfRange = "count-out-of-range", Engine, Error,
-        "a count of `*` (`at_most 1 call * errored`) does not hold; the pair fails whatever the score";
+        "a count does not hold: `total_calls`, a count of `*` (`at_most 1 call * errored`) or an agent's `runs`; the pair fails whatever the score";
 
     SchemaViolation = "schema-violation", Rule, Error,
         "a call's arguments break the JSON Schema the transcript declares for its tool";

@@ -13,14 +13,15 @@ use serde_json::{json, Map, Value};
 use toolspec::compile::{self, MapLoader};
 use toolspec::config::profile::PROFILES;
 use toolspec::config::{
-    AnswerCheck, ArgsMode, BeforeRule, Check, CompiledFile, Expectation, ExtraCalls, Forbidden,
-    Group, GroupKind, JsonType, LastTurn, MatcherConfig, NameRules, OrderMode, Part, PathCheck,
-    PathSeg, Pattern, Profile, RefOp, Repeat, Scope, Scoring, TurnSel, ValueMatcher,
-    CONFIG_VERSION,
+    After, Anchor, AnswerCheck, ArgsMode, BeforeRule, Check, CompiledFile, Counted, Edge,
+    Expectation, ExtraCalls, Forbidden, Group, GroupKind, JsonType, LastTurn, Limit, MatcherConfig,
+    NameRules, OrderMode, Part, PathCheck, PathSeg, Pattern, Profile, RefOp, Repeat, Scope,
+    Scoring, TurnSel, ValueMatcher, CONFIG_VERSION,
 };
 use toolspec::engine;
 use toolspec::score::profiles::{self, PEERS};
 use toolspec::source::{SourceFile, Span};
+use toolspec::transcript::model::AgentRun;
 use toolspec::transcript::{self, Format, ToolCall};
 
 /// Every target, by name (the folder names under `fuzz/corpus/` and `tests/fuzz_regressions/`).
@@ -752,6 +753,8 @@ struct EngineInput {
     forbidden: Vec<(u8, Option<M>)>,
     before: Vec<(u8, u8)>,
     profile: Option<(u8, BTreeMap<u8, V>)>,
+    /// `total_calls` and `agent "…" runs` counts: what, the range, the scope.
+    limits: Vec<(u8, u8, u8)>,
     calls: Vec<Call>,
 }
 
@@ -892,7 +895,24 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
         },
         profile,
         deny_rules: Vec::new(),
-        limits: Vec::new(),
+        limits: input
+            .limits
+            .iter()
+            .take(3)
+            .map(|&(what, range, sel)| Limit {
+                counted: if what % 2 == 0 {
+                    Counted::Calls
+                } else {
+                    Counted::AgentRuns {
+                        agent: AGENTS[usize::from(what / 2 % 3)].to_owned(),
+                    }
+                },
+                min: u32::from(range % 4),
+                max: (range & 0x80 == 0).then(|| u32::from(range % 4 + (range >> 2) % 4)),
+                scope: scope(sel, what),
+                span: Span::default(),
+            })
+            .collect(),
         answer,
         groups,
         pass_rate: None,
@@ -919,16 +939,32 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
 /// Agent names of the engine target's calls and scopes (one no call has).
 const AGENTS: &[&str] = &["researcher", "writer", "nobody"];
 
-/// The scope of an expectation: none, a turn, the last turn, or an agent.
+/// The scope of an expectation: none, a turn, the last turn, an agent, or after the first or last
+/// call of a tool.
 fn scope(sel: u8, n: u8) -> Option<Scope> {
     let base = Scope {
         turn: None,
         turn_span: Span::default(),
         agent: None,
         agent_span: Span::default(),
+        after: None,
     };
-    match sel % 5 {
+    match sel % 7 {
         0 | 1 => None,
+        5 | 6 => Some(Scope {
+            after: Some(After {
+                edge: if sel % 7 == 5 {
+                    Edge::Last
+                } else {
+                    Edge::First
+                },
+                anchor: Anchor::Tool {
+                    tool: TOOLS[usize::from(n) % TOOLS.len()].to_owned(),
+                },
+                span: Span::default(),
+            }),
+            ..base
+        }),
         2 => Some(Scope {
             turn: Some(TurnSel::Nth(1 + u32::from(n % 4))),
             ..base
@@ -1040,10 +1076,22 @@ pub fn engine(data: &[u8]) {
     // With what a transcript records beside its calls: its turns and final answer.
     let turns = calls.iter().filter_map(|c| c.turn).max();
     let answer = input.calls.first().map(|c| c.args.value().to_string());
+    // Each stretch of calls by one sub-agent is one run of it.
+    let runs: Vec<AgentRun> = calls
+        .iter()
+        .enumerate()
+        .filter(|(i, c)| c.agent.is_some() && (*i == 0 || calls[i - 1].agent != c.agent))
+        .map(|(i, c)| AgentRun {
+            agent: c.agent.clone().unwrap_or_default(),
+            turn: c.turn,
+            first_call: i,
+        })
+        .collect();
     let recorded = engine::Recorded {
         calls: &calls,
         turns,
         answer: answer.as_deref(),
+        agent_runs: Some(&runs),
     };
     let verdict = engine::run(&config, &recorded);
     assert!(

@@ -220,6 +220,7 @@ pub(super) fn check_file<S: PairSink>(
                 findings,
                 turns,
                 answer,
+                agent_runs,
             } = t;
             let recorded = engine::Recorded {
                 calls: match &compact {
@@ -228,6 +229,7 @@ pub(super) fn check_file<S: PairSink>(
                 },
                 turns,
                 answer: answer.as_deref(),
+                agent_runs: agent_runs.as_deref(),
             };
             let all: &dyn engine::Calls = &recorded;
             let listed: Vec<Span>;

@@ -542,6 +542,7 @@ mod tests {
             compact: None,
             turns: None,
             answer: None,
+            agent_runs: None,
             tools: vec![
                 decl(
                     "search",

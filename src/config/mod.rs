@@ -281,9 +281,10 @@ pub struct Expectation {
     pub scope: Option<Scope>,
 }
 
-/// The calls an expectation written inside `turn` and `agent` blocks may match: those of that
-/// turn and made by that agent (both, when the blocks nest).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// The calls an expectation (a `never` rule, a count) written inside `turn`, `agent` and `after`
+/// blocks is about: those of that turn, made by that agent, after that call (all of them, when
+/// the blocks nest).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Scope {
     /// The user turn, if a `turn` block encloses the expectation.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -297,10 +298,55 @@ pub struct Scope {
     /// Where the agent's name is written.
     #[serde(default, skip_serializing_if = "Span::is_empty")]
     pub agent_span: Span,
+    /// The call the scope starts after, if an `after` block encloses the expectation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<After>,
+}
+
+/// `after last Edit`, `after first lookup`: the calls after the last (first) call of a tool, or
+/// the last (first) call matched to a labelled expectation. A tool's call is looked for among
+/// the calls of the scope's turn and agent.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct After {
+    /// Which call of the anchor: the first or the last.
+    pub edge: Edge,
+    /// The tool or labelled expectation.
+    pub anchor: Anchor,
+    /// Where the block's anchor is written.
+    #[serde(default)]
+    pub span: Span,
+}
+
+/// The first or the last call (of an [`After`] anchor).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Edge {
+    /// `after first …`
+    First,
+    /// `after last …`
+    Last,
+}
+
+/// What an `after` block starts after.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Anchor {
+    /// A call of this tool (compared under [`MatcherConfig::names`]).
+    Tool {
+        /// The tool name as written.
+        tool: String,
+    },
+    /// A call matched to this expectation.
+    Label {
+        /// Index into [`MatcherConfig::expectations`].
+        expectation: usize,
+        /// Its label, for messages.
+        label: String,
+    },
 }
 
 /// Which user turn: a 1-based number (serialized as a number) or the last (`"last"`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum TurnSel {
     /// The n-th user turn (1-based).
@@ -310,7 +356,7 @@ pub enum TurnSel {
 }
 
 /// The word `last` in a [`TurnSel`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum LastTurn {
     /// `turn last`
@@ -732,6 +778,12 @@ pub enum Counted {
         /// The error flag the call must have, if any.
         #[serde(default)]
         errored: Option<bool>,
+    },
+    /// How many times a sub-agent was started (`agent "name" runs`), as the transcript records
+    /// the starts.
+    AgentRuns {
+        /// The sub-agent's name, as the transcript records it.
+        agent: String,
     },
 }
 

@@ -33,19 +33,23 @@ pub(crate) struct Context<'a> {
     pub(crate) over_cap: &'a [(usize, usize)],
     /// The transcript's turns, for the scopes of expectations.
     pub(crate) turns: super::scopes::Turns,
+    /// Per expectation: where its scope starts (`after` blocks).
+    pub(crate) bounds: &'a [super::scopes::Bound],
     /// Per expectation: whether it takes part (not in an `either` branch left out).
     pub(crate) active: &'a [bool],
 }
 
 impl Context<'_> {
-    /// Whether call `i` is in the scope of expectation `j` (its turn and agent, if written).
+    /// Whether call `i` is in the scope of expectation `j` (its turn, agent and anchor, if
+    /// written).
     fn in_scope(&self, j: usize, i: usize) -> bool {
         let scope = self
             .config
             .expectations
             .get(j)
             .and_then(|e| e.scope.as_ref());
-        super::scopes::in_scope(scope, self.calls, self.turns, i)
+        self.bounds.get(j).is_none_or(|b| b.admits(i))
+            && super::scopes::in_scope(scope, self.calls, self.turns, i)
     }
 }
 

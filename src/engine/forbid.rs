@@ -3,16 +3,16 @@
 //! Input: the spec's [`Forbidden`] rules, the name id of each, and the calls. Output: per call,
 //! the first rule (in spec order) that forbids it. A call is compared with the rules of its name
 //! and with the rules of any tool (`never *`) only, not with every rule; a rule forbids a call in
-//! its scope (`turn` and `agent` blocks), with its error flag, whose arguments match. A rule
-//! with a reference is *deferred*: it is decided against the calls the first alignment matched to
-//! the referenced expectations ([`Forbid::deferred_pass`]), and a reference that does not apply
-//! (to an expectation that may match nothing, and matched nothing) leaves the rule forbidding
-//! nothing.
+//! its scope (`turn`, `agent` and `after` blocks), with its error flag, whose arguments match. A
+//! rule with a reference, or in an `after` block anchored on a label, is *deferred*: it is
+//! decided against the calls the first alignment matched to the referenced (anchor)
+//! expectations ([`Forbid::deferred_pass`]), and a reference that does not apply (to an
+//! expectation that may match nothing, and matched nothing) leaves the rule forbidding nothing.
 
 use super::checks::Evaluator;
-use super::scopes::{self, Turns};
+use super::scopes::{self, Bound, Turns};
 use super::{for_each_matcher_check, of_name, small};
-use crate::config::{Check, Forbidden, MatcherConfig, Part};
+use crate::config::{Anchor, Check, Forbidden, MatcherConfig, Part};
 
 /// The `never` rules of a spec, indexed for the calls.
 pub(crate) struct Forbid {
@@ -39,7 +39,13 @@ impl Forbid {
             } else if let Some(list) = names.get(r).and_then(|&id| of_name.get_mut(id)) {
                 list.push(r);
             }
-            let mut refs = false;
+            let mut refs = matches!(
+                f.scope
+                    .as_ref()
+                    .and_then(|s| s.after.as_ref())
+                    .map(|a| &a.anchor),
+                Some(Anchor::Label { .. })
+            );
             if let Some(m) = &f.args {
                 for_each_matcher_check(m, &mut |c| refs |= matches!(c, Check::Ref { .. }));
             }
@@ -68,18 +74,24 @@ impl Forbid {
         })
     }
 
-    /// Per call (`name`: its name id), the first rule without a reference that forbids it.
+    /// Per call (`name`: its name id), the first rule that is not deferred that forbids it
+    /// (`bounds`: where each rule's scope starts).
     pub(crate) fn immediate(
         &self,
         config: &MatcherConfig,
         ev: &Evaluator<'_>,
         turns: Turns,
+        bounds: &[Bound],
         name: &[u32],
     ) -> Vec<Option<u32>> {
         (0..ev.calls.count())
             .map(|i| {
                 self.rules(name[i])
-                    .find(|&r| !self.deferred[r] && holds(&config.forbidden[r], ev, turns, i))
+                    .find(|&r| {
+                        !self.deferred[r]
+                            && bound(bounds, r).admits(i)
+                            && holds(&config.forbidden[r], ev, turns, i)
+                    })
                     .map(small)
             })
             .collect()
@@ -88,11 +100,13 @@ impl Forbid {
     /// The rules with a reference, against `ev` (an evaluator whose references read the pinned
     /// calls): each call not yet forbidden that one of them forbids gets it in `forbidden_by`;
     /// returns those calls.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn deferred_pass(
         &self,
         config: &MatcherConfig,
         ev: &Evaluator<'_>,
         turns: Turns,
+        bounds: &[Bound],
         name: &[u32],
         forbidden_by: &mut [Option<u32>],
     ) -> Vec<usize> {
@@ -107,9 +121,11 @@ impl Forbid {
             if slot.is_some() {
                 continue;
             }
-            let rule = self
-                .rules(name[i])
-                .find(|&r| applies[r] && holds(&config.forbidden[r], ev, turns, i));
+            let rule = self.rules(name[i]).find(|&r| {
+                applies[r]
+                    && bound(bounds, r).admits(i)
+                    && holds(&config.forbidden[r], ev, turns, i)
+            });
             if let Some(r) = rule {
                 *slot = Some(small(r));
                 newly.push(i);
@@ -119,7 +135,13 @@ impl Forbid {
     }
 }
 
-/// Whether rule `f` forbids call `i`: in its scope, with its error flag, its arguments matching.
+/// Where rule `r`'s scope starts (any call, for a rule the list does not reach).
+fn bound(bounds: &[Bound], r: usize) -> Bound {
+    bounds.get(r).copied().unwrap_or(Bound::Any)
+}
+
+/// Whether rule `f` forbids call `i` (its `after` bound aside): in its turn and agent, with its
+/// error flag, its arguments matching.
 fn holds(f: &Forbidden, ev: &Evaluator<'_>, turns: Turns, i: usize) -> bool {
     scopes::in_scope(f.scope.as_ref(), ev.calls, turns, i)
         && f.errored.is_none_or(|e| ev.calls.is_error(i) == e)

@@ -9,7 +9,7 @@
 //! `never` rule forbids it.
 
 use super::checks::Evaluator;
-use super::scopes::{self, Turns};
+use super::scopes::{self, Bound, Turns};
 use super::verdict::{Finding, Severity};
 use crate::code::Code;
 use crate::config::{Counted, Limit, MatcherConfig, Part};
@@ -18,10 +18,39 @@ use crate::config::{Counted, Limit, MatcherConfig, Part};
 const SHOWN: usize = 5;
 
 /// The findings of the counts that do not hold (empty when all hold).
-pub(crate) fn check(config: &MatcherConfig, judge: &Evaluator<'_>, turns: Turns) -> Vec<Finding> {
+pub(crate) fn check(
+    config: &MatcherConfig,
+    judge: &Evaluator<'_>,
+    turns: Turns,
+    bounds: &[Bound],
+) -> Vec<Finding> {
     let mut out = Vec::new();
-    for limit in &config.limits {
-        let counted = counted(limit, judge, turns);
+    let mut unrecorded = false;
+    for (k, limit) in config.limits.iter().enumerate() {
+        let bound = bounds.get(k).copied().unwrap_or(Bound::Any);
+        if matches!(limit.counted, Counted::AgentRuns { .. }) && judge.calls.agent_runs().is_none()
+        {
+            // One finding for the transcript, at the first count of runs.
+            if !unrecorded {
+                unrecorded = true;
+                out.push(super::explain::finding(
+                    Code::RunsNotRecorded,
+                    Severity::Error,
+                    "the spec counts the runs of a sub-agent, but this transcript's format does \
+                     not record when sub-agents start"
+                        .into(),
+                    "`docs/formats.md` lists the formats whose readers record sub-agent runs \
+                     (Claude Code `Task` calls, OpenAI Agents SDK runs, Google ADK sessions); \
+                     check this transcript with a spec without `runs`"
+                        .into(),
+                    None,
+                    Some(limit.span),
+                    None,
+                ));
+            }
+            continue;
+        }
+        let counted = counted(limit, judge, turns, bound);
         let n = counted.len();
         let over = limit.max.is_some_and(|max| n > max as usize);
         if n < limit.min as usize || over {
@@ -31,10 +60,12 @@ pub(crate) fn check(config: &MatcherConfig, judge: &Evaluator<'_>, turns: Turns)
     out
 }
 
-/// The calls `limit` counts, ascending.
-fn counted(limit: &Limit, judge: &Evaluator<'_>, turns: Turns) -> Vec<usize> {
+/// The calls `limit` counts, ascending (for the runs of an agent: the position of the next call
+/// when each run started).
+fn counted(limit: &Limit, judge: &Evaluator<'_>, turns: Turns, bound: Bound) -> Vec<usize> {
     let calls = judge.calls;
-    let in_scope = |i: usize| scopes::in_scope(limit.scope.as_ref(), calls, turns, i);
+    let in_scope =
+        |i: usize| bound.admits(i) && scopes::in_scope(limit.scope.as_ref(), calls, turns, i);
     match &limit.counted {
         Counted::Calls => (0..calls.count()).filter(|&i| in_scope(i)).collect(),
         Counted::Matching {
@@ -64,6 +95,21 @@ fn counted(limit: &Limit, judge: &Evaluator<'_>, turns: Turns) -> Vec<usize> {
                 })
                 .collect()
         }
+        Counted::AgentRuns { agent } => judge
+            .calls
+            .agent_runs()
+            .unwrap_or_default()
+            .iter()
+            .filter(|r| {
+                &r.agent == agent
+                    && bound.admits(r.first_call)
+                    && limit
+                        .scope
+                        .as_ref()
+                        .is_none_or(|s| scopes::in_turn(s, r.turn, turns))
+            })
+            .map(|r| r.first_call)
+            .collect(),
     }
 }
 
@@ -99,6 +145,7 @@ fn what(limit: &Limit) -> String {
             };
             format!("calls of any tool{and}{scope}")
         }
+        Counted::AgentRuns { agent } => format!("runs of `{agent}`{scope}"),
     }
 }
 
@@ -114,6 +161,39 @@ fn allowed(limit: &Limit) -> String {
 
 fn finding(limit: &Limit, counted: &[usize], over: bool) -> Finding {
     let n = counted.len();
+    if let Counted::AgentRuns { agent } = &limit.counted {
+        let scope = match scopes::parts(limit.scope.as_ref()) {
+            p if p.is_empty() => p,
+            p => format!(" {p}"),
+        };
+        let times = if n == 1 { "once" } else { "times" };
+        let count = if n == 1 {
+            String::new()
+        } else {
+            format!("{n} ")
+        };
+        return super::explain::finding(
+            Code::CountOutOfRange,
+            Severity::Error,
+            format!(
+                "sub-agent {} was started {count}{times}{scope}; the spec allows {}",
+                serde_json::Value::String(agent.clone()),
+                allowed(limit)
+            ),
+            "`runs` counts the starts of the sub-agent the transcript records (a Claude Code \
+             `Task` call, an OpenAI Agents SDK handoff, a Google ADK agent's turn); a count that \
+             does not hold fails the pair whatever the score"
+                .into(),
+            None,
+            Some(limit.span),
+            // Past a maximum: the first call of the run too many, if it made one.
+            if over {
+                limit.max.and_then(|max| counted.get(max as usize)).copied()
+            } else {
+                None
+            },
+        );
+    }
     let listed: Vec<String> = counted
         .iter()
         .take(SHOWN)
@@ -124,7 +204,7 @@ fn finding(limit: &Limit, counted: &[usize], over: bool) -> Finding {
     } else {
         String::new()
     };
-    let calls = if n == 0 {
+    let calls = if n == 0 || limit.counted == Counted::Calls {
         String::new()
     } else {
         format!(" (calls {}{more})", listed.join(", "))
@@ -139,6 +219,7 @@ fn finding(limit: &Limit, counted: &[usize], over: bool) -> Finding {
             "`total_calls` counts every tool call of the run (or of the block it is written in), \
              whatever it matched; a count that does not hold fails the pair whatever the score"
         }
+        Counted::AgentRuns { .. } => "",
         Counted::Matching { .. } => {
             "a count of `*` counts every call of any tool that satisfies its constraints, \
              whatever expectation it is matched to; a count that does not hold fails the pair \

@@ -67,7 +67,7 @@ use serde_json::Value;
 use crate::code::Code;
 use crate::config::{Check, Expectation, ExtraCalls, MatcherConfig, OrderMode, ValueMatcher};
 use crate::source::Span;
-use crate::transcript::model::{CallTable, ToolCall};
+use crate::transcript::model::{AgentRun, CallTable, ToolCall};
 use align::{sane, Candidate, Slots};
 use arrange::Arrangement;
 use checks::{Evaluator, RefMode};
@@ -110,6 +110,10 @@ pub trait Calls {
     fn answer(&self) -> Option<&str> {
         None
     }
+    /// Each start of a sub-agent, in order, if the transcript records them (see [`Recorded`]).
+    fn agent_runs(&self) -> Option<&[AgentRun]> {
+        None
+    }
 }
 
 /// Calls with what their transcript records beside them: its number of user turns and its
@@ -121,6 +125,8 @@ pub struct Recorded<'a> {
     pub turns: Option<u32>,
     /// The final assistant message, if recorded.
     pub answer: Option<&'a str>,
+    /// Each start of a sub-agent, if recorded (`None`: the format records none).
+    pub agent_runs: Option<&'a [AgentRun]>,
 }
 
 impl Calls for Recorded<'_> {
@@ -150,6 +156,9 @@ impl Calls for Recorded<'_> {
     }
     fn answer(&self) -> Option<&str> {
         self.answer
+    }
+    fn agent_runs(&self) -> Option<&[AgentRun]> {
+        self.agent_runs
     }
 }
 
@@ -289,6 +298,9 @@ impl<C: Calls + ?Sized> Calls for AsDyn<'_, C> {
     fn answer(&self) -> Option<&str> {
         self.0.answer()
     }
+    fn agent_runs(&self) -> Option<&[AgentRun]> {
+        self.0.agent_runs()
+    }
 }
 
 /// One spec checked against one transcript, its findings built on demand: what
@@ -377,6 +389,9 @@ struct Aligned {
     realigned: Option<Vec<Vec<Candidate>>>,
     /// The forbidden calls, when `never` rules with a reference forbade more than the others.
     forbidden: Option<Vec<Option<u32>>>,
+    /// Where the scopes start, when an `after` block is anchored on a label (known once its
+    /// expectation's calls are pinned).
+    bounds: Option<scopes::Bounds>,
     too_large: Option<explain::Budget>,
 }
 
@@ -693,6 +708,7 @@ impl Pass<'_> {
         let referenced = referenced_expectations(config);
         let mut realigned = None;
         let mut forbidden = None;
+        let mut bounds = None;
         if referenced.iter().any(|&r| r) {
             let pinned = assigned.clone();
             let mut pinned_to = vec![None; n];
@@ -706,14 +722,33 @@ impl Pass<'_> {
             let with_refs: Vec<bool> = exps.iter().map(has_ref).collect();
             let against = self.evaluator(RefMode::Partners(&pinned));
             let mut by_call = self.prep.by_call.clone();
-            // `never` rules with references, against the pinned calls: a call they forbid is
-            // matched to nothing.
+            // `after` blocks anchored on a label start after its pinned calls: the candidates
+            // before them leave.
+            let labelled = scopes::Bounds::labelled(config).then(|| {
+                scopes::Bounds::of(
+                    config,
+                    self.calls,
+                    self.prep.turns,
+                    &self.prep.call_name,
+                    &|t| self.prep.anchor_name.get(t).copied(),
+                    Some(&pinned),
+                )
+            });
+            if let Some(b) = &labelled {
+                for (i, cands) in by_call.iter_mut().enumerate() {
+                    cands.retain(|c| b.exps[c.exp].admits(i));
+                }
+            }
+            let rule_bounds = labelled.as_ref().unwrap_or(&self.prep.bounds);
+            // `never` rules with references (or anchored on a label), against the pinned calls:
+            // a call they forbid is matched to nothing.
             if self.prep.forbid.any_deferred {
                 let mut by = self.prep.forbidden_by.clone();
                 let newly = self.prep.forbid.deferred_pass(
                     config,
                     &against,
                     self.prep.turns,
+                    &rule_bounds.rules,
                     &self.prep.call_name,
                     &mut by,
                 );
@@ -737,6 +772,7 @@ impl Pass<'_> {
             }
             assigned = align(&by_call);
             realigned = Some(by_call);
+            bounds = labelled;
         }
         if !config.before.is_empty() {
             let by_call = realigned.as_deref().unwrap_or(&self.prep.by_call);
@@ -746,6 +782,7 @@ impl Pass<'_> {
             assigned,
             realigned,
             forbidden,
+            bounds,
             too_large: too_large.get(),
         }
     }
@@ -764,6 +801,7 @@ impl Pass<'_> {
         let by_call = aligned.realigned.as_deref().unwrap_or(&prep.by_call);
         let slots = &prep.slots;
         let forbidden_by = aligned.forbidden.as_deref().unwrap_or(&prep.forbidden_by);
+        let bounds = aligned.bounds.as_ref().unwrap_or(&prep.bounds);
         // The verdict, with references judged against the final partners.
         let judge = self.evaluator(RefMode::Partners(assigned));
         let mut owner = vec![None; n];
@@ -881,11 +919,12 @@ impl Pass<'_> {
             by_call,
             over_cap: &over_cap,
             turns: prep.turns,
+            bounds: &bounds.exps,
             active: &arr.active,
         };
         let before_broken = explain::before_violations(&ctx, &outcomes);
         let (scope_findings, unjudged) = scopes::findings(config, calls);
-        let limit_findings = limits::check(config, &judge, prep.turns);
+        let limit_findings = limits::check(config, &judge, prep.turns, &bounds.limits);
         // The answer counts as one expectation of weight 1 (`docs/scoring.md`).
         let answer = config
             .answer
@@ -940,6 +979,7 @@ impl Pass<'_> {
         explain::merge(&mut pending, limit_findings);
         let extra = scope_findings
             .into_iter()
+            .chain(scopes::anchor_findings(config, bounds))
             .chain(answer.and_then(|(_, f)| f))
             .map(|f| explain::Pending::Ready(Box::new(f)));
         pending.extend(extra);
@@ -1077,6 +1117,12 @@ fn referenced_expectations(config: &MatcherConfig) -> Vec<bool> {
     }
     for m in config.forbidden.iter().filter_map(|f| f.args.as_ref()) {
         for_each_matcher_check(m, &mut mark);
+    }
+    // The expectations `after` blocks are anchored on: their calls are pinned too.
+    for k in scopes::anchored_labels(config) {
+        if let Some(slot) = out.get_mut(k) {
+            *slot = true;
+        }
     }
     out
 }

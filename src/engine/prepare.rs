@@ -13,6 +13,7 @@ use super::names::NameTable;
 use super::refs::RefCx;
 use super::resolve::ParseCache;
 use super::scopes;
+use super::scopes::Bounds;
 use super::{flow_edges, fuzzy, is_cap, of_name, small, Calls, FLOW_EDGE_BUDGET, PAIR_BUDGET};
 use crate::config::{MatcherConfig, OrderMode};
 
@@ -38,6 +39,11 @@ pub(crate) struct Prepared {
     pub(crate) forbidden_by: Vec<Option<u32>>,
     /// The `never` rules, for those with a reference (decided during the alignment).
     pub(crate) forbid: Forbid,
+    /// The name id of each tool an `after` block is anchored on.
+    pub(crate) anchor_name: std::collections::HashMap<String, u32>,
+    /// Where the scopes of `after` blocks start, those anchored on a label taken as admitting
+    /// every call.
+    pub(crate) bounds: Bounds,
     /// Per expectation: its slots and their gains.
     pub(crate) slots: Vec<Slots>,
     /// Per call: the expectations it may fill, references taken as satisfied.
@@ -62,6 +68,8 @@ pub(crate) struct Named<'r> {
     call_name: Vec<u32>,
     forbidden_by: Vec<Option<u32>>,
     forbid: Forbid,
+    anchor_name: std::collections::HashMap<String, u32>,
+    bounds: Bounds,
     exps_by_name: Vec<Vec<usize>>,
     calls_of: Vec<usize>,
     slots: Vec<Slots>,
@@ -89,6 +97,10 @@ impl<'r> Named<'r> {
         let exp_name: Vec<usize> = exps.iter().map(|e| names.id(&e.tool)).collect();
         let forbidden_name: Vec<usize> =
             config.forbidden.iter().map(|f| names.id(&f.tool)).collect();
+        // The tools `after` blocks are anchored on.
+        let anchor_name: std::collections::HashMap<String, u32> = anchor_tools(config)
+            .map(|t| (t.to_owned(), small(names.id(t))))
+            .collect();
         // Ids are dense, in order of first sight: the spec's names hold the first ones, and the
         // per-name lists below are indexed by id and sized by the spec, not the transcript (a
         // call whose name the spec does not use has none).
@@ -116,8 +128,18 @@ impl<'r> Named<'r> {
         // (`never *`), and the first that matches forbids it; the rules with a reference wait
         // for the alignment (`forbid.rs`).
         let turns = scopes::Turns::of(calls);
+        // Where the scopes of `after` blocks start; those anchored on a label are known once
+        // the first alignment has matched it (`Pass::align`).
+        let bounds = Bounds::of(
+            config,
+            calls,
+            turns,
+            &call_name,
+            &|t| anchor_name.get(t).copied(),
+            None,
+        );
         let forbid = Forbid::new(config, &forbidden_name, spec_names);
-        let forbidden_by = forbid.immediate(config, &shared_eval, turns, &call_name);
+        let forbidden_by = forbid.immediate(config, &shared_eval, turns, &bounds.rules, &call_name);
         // The pairs of the same name (forbidden calls take no part), before any is evaluated.
         let mut calls_of: Vec<usize> = vec![0; spec_names];
         for i in (0..n).filter(|&i| forbidden_by[i].is_none()) {
@@ -149,6 +171,8 @@ impl<'r> Named<'r> {
             call_name,
             forbidden_by,
             forbid,
+            anchor_name,
+            bounds,
             exps_by_name,
             calls_of,
             slots,
@@ -168,6 +192,8 @@ impl<'r> Named<'r> {
             call_name,
             forbidden_by,
             forbid,
+            anchor_name,
+            bounds,
             exps_by_name,
             calls_of,
             slots,
@@ -237,8 +263,12 @@ impl<'r> Named<'r> {
                 let mut cands: Vec<Candidate> = window
                     .iter()
                     .copied()
-                    // A scoped expectation pairs only with the calls of its turn and agent.
-                    .filter(|&j| scopes::in_scope(exps[j].scope.as_ref(), calls, turns, i))
+                    // A scoped expectation pairs only with the calls of its turn and agent, after
+                    // its anchor.
+                    .filter(|&j| {
+                        bounds.exps[j].admits(i)
+                            && scopes::in_scope(exps[j].scope.as_ref(), calls, turns, i)
+                    })
                     .map(|j| Candidate {
                         exp: j,
                         full: optimistic.satisfies(&exps[j], i),
@@ -260,6 +290,8 @@ impl<'r> Named<'r> {
             call_name,
             forbidden_by,
             forbid,
+            anchor_name,
+            bounds,
             slots,
             by_call,
             windowed: per_call != usize::MAX,
@@ -315,3 +347,17 @@ fn alignment_work(order: OrderMode, slots: &[Slots], by_call: &[Vec<Candidate>])
 
 /// States a pair's look-up of the best earlier state scans, on average (half a block).
 const LOOKUP: usize = 64;
+
+/// The tools `config`'s `after` blocks are anchored on (a name that is not a label).
+fn anchor_tools(config: &MatcherConfig) -> impl Iterator<Item = &str> {
+    config
+        .expectations
+        .iter()
+        .filter_map(|e| e.scope.as_ref())
+        .chain(config.forbidden.iter().filter_map(|f| f.scope.as_ref()))
+        .chain(config.limits.iter().filter_map(|l| l.scope.as_ref()))
+        .filter_map(|s| match s.after.as_ref().map(|a| &a.anchor) {
+            Some(crate::config::Anchor::Tool { tool }) => Some(tool.as_str()),
+            _ => None,
+        })
+}

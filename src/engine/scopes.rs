@@ -19,7 +19,7 @@ use super::json::cut;
 use super::verdict::{Finding, Severity};
 use super::Calls;
 use crate::code::Code;
-use crate::config::{AnswerCheck, MatcherConfig, Part, Scope, TurnSel};
+use crate::config::{Anchor, AnswerCheck, Edge, MatcherConfig, Part, Scope, TurnSel};
 
 /// Characters of the actual answer a finding quotes, at most.
 pub(crate) const ANSWER_CHARS: usize = 200;
@@ -41,20 +41,153 @@ impl Turns {
     }
 }
 
+/// Where the calls of a scope start: its `after` anchor's call, if it has one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Bound {
+    /// No anchor (or one not known yet: taken as admitting every call).
+    Any,
+    /// The calls after this one.
+    After(usize),
+    /// The anchor has no call: nothing is after it.
+    Nothing,
+}
+
+impl Bound {
+    /// Whether call (or position) `i` is after the anchor.
+    pub(crate) fn admits(self, i: usize) -> bool {
+        match self {
+            Bound::Any => true,
+            Bound::After(p) => i > p,
+            Bound::Nothing => false,
+        }
+    }
+}
+
+/// The bounds of a spec's scopes in one run: per expectation, per `never` rule, per count.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Bounds {
+    pub(crate) exps: Vec<Bound>,
+    pub(crate) rules: Vec<Bound>,
+    pub(crate) limits: Vec<Bound>,
+}
+
+impl Bounds {
+    /// The bounds of `config`'s scopes on `calls`: a tool anchor is the first (last) call of
+    /// that tool (`tool_id`: its name id, compared with `call_name`) among the calls of the
+    /// scope's turn and agent; a label anchor the first (last) call of `pinned` for that
+    /// expectation, or [`Bound::Any`] while `pinned` is not known (the first alignment).
+    pub(crate) fn of<'c>(
+        config: &'c MatcherConfig,
+        calls: &dyn Calls,
+        turns: Turns,
+        call_name: &[u32],
+        tool_id: &dyn Fn(&str) -> Option<u32>,
+        pinned: Option<&[Vec<usize>]>,
+    ) -> Bounds {
+        let mut cache: std::collections::HashMap<&Scope, Bound> = Default::default();
+        let mut bound = |scope: Option<&'c Scope>| -> Bound {
+            let Some(s) = scope.filter(|s| s.after.is_some()) else {
+                return Bound::Any;
+            };
+            *cache
+                .entry(s)
+                .or_insert_with(|| anchor(s, calls, turns, call_name, tool_id, pinned))
+        };
+        Bounds {
+            exps: config
+                .expectations
+                .iter()
+                .map(|e| bound(e.scope.as_ref()))
+                .collect(),
+            rules: config
+                .forbidden
+                .iter()
+                .map(|f| bound(f.scope.as_ref()))
+                .collect(),
+            limits: config
+                .limits
+                .iter()
+                .map(|l| bound(l.scope.as_ref()))
+                .collect(),
+        }
+    }
+
+    /// Whether any scope of `config` is anchored on a label (known after the first alignment).
+    pub(crate) fn labelled(config: &MatcherConfig) -> bool {
+        anchored_labels(config).next().is_some()
+    }
+}
+
+/// The expectations `config`'s `after` blocks are anchored on.
+pub(crate) fn anchored_labels(config: &MatcherConfig) -> impl Iterator<Item = usize> + '_ {
+    config
+        .expectations
+        .iter()
+        .filter_map(|e| e.scope.as_ref())
+        .chain(config.forbidden.iter().filter_map(|f| f.scope.as_ref()))
+        .chain(config.limits.iter().filter_map(|l| l.scope.as_ref()))
+        .filter_map(|s| match s.after.as_ref().map(|a| &a.anchor) {
+            Some(Anchor::Label { expectation, .. }) => Some(*expectation),
+            _ => None,
+        })
+}
+
+/// The bound of scope `s` (which has an `after` anchor).
+fn anchor(
+    s: &Scope,
+    calls: &dyn Calls,
+    turns: Turns,
+    call_name: &[u32],
+    tool_id: &dyn Fn(&str) -> Option<u32>,
+    pinned: Option<&[Vec<usize>]>,
+) -> Bound {
+    let Some(after) = &s.after else {
+        return Bound::Any;
+    };
+    let pick = |mut it: Box<dyn DoubleEndedIterator<Item = usize> + '_>| match after.edge {
+        Edge::First => it.next(),
+        Edge::Last => it.next_back(),
+    };
+    let at = match &after.anchor {
+        Anchor::Tool { tool } => {
+            let Some(id) = tool_id(tool) else {
+                return Bound::Nothing;
+            };
+            // The anchor is looked for among the calls of the scope's turn and agent.
+            let within = Scope {
+                after: None,
+                ..s.clone()
+            };
+            pick(Box::new((0..calls.count()).filter(move |&i| {
+                call_name.get(i) == Some(&id) && in_scope(Some(&within), calls, turns, i)
+            })))
+        }
+        Anchor::Label { expectation, .. } => match pinned {
+            None => return Bound::Any,
+            Some(p) => pick(Box::new(p.get(*expectation).into_iter().flatten().copied())),
+        },
+    };
+    at.map_or(Bound::Nothing, Bound::After)
+}
+
 /// Whether call `i` is in `scope` (no scope: every call is).
 pub(crate) fn in_scope(scope: Option<&Scope>, calls: &dyn Calls, turns: Turns, i: usize) -> bool {
     let Some(s) = scope else { return true };
-    let turn_ok = match s.turn {
+    in_turn(s, calls.turn(i), turns) && s.agent.as_deref().is_none_or(|a| calls.agent(i) == Some(a))
+}
+
+/// Whether something of user turn `turn` is in the turn of scope `s` (any, when it names none).
+pub(crate) fn in_turn(s: &Scope, turn: Option<u32>, turns: Turns) -> bool {
+    match s.turn {
         None => true,
         Some(sel) => {
             let want = match sel {
                 TurnSel::Nth(n) => Some(n),
                 TurnSel::Last(_) => turns.last,
             };
-            want.is_some() && calls.turn(i) == want
+            want.is_some() && turn == want
         }
-    };
-    turn_ok && s.agent.as_deref().is_none_or(|a| calls.agent(i) == Some(a))
+    }
 }
 
 /// What a message says of a scope: ` (in turn 2, by agent "x")`.
@@ -80,6 +213,16 @@ pub(crate) fn parts(scope: Option<&Scope>) -> String {
     }
     if let Some(a) = &s.agent {
         parts.push(format!("by agent {}", quoted(a)));
+    }
+    if let Some(after) = &s.after {
+        let edge = match after.edge {
+            Edge::First => "first",
+            Edge::Last => "last",
+        };
+        parts.push(match &after.anchor {
+            Anchor::Tool { tool } => format!("after the {edge} `{tool}`"),
+            Anchor::Label { label, .. } => format!("after the {edge} call of `{label}`"),
+        });
     }
     parts.join(", ")
 }
@@ -193,6 +336,66 @@ pub(crate) fn findings(config: &MatcherConfig, calls: &dyn Calls) -> (Vec<Findin
         ));
     }
     (out, hard)
+}
+
+/// The `anchor-not-called` warnings: one per `after` block whose anchor has no call (by where
+/// its anchor is written), so that the expectations inside it are not unmet in silence.
+pub(crate) fn anchor_findings(config: &MatcherConfig, bounds: &Bounds) -> Vec<Finding> {
+    let scopes = config
+        .expectations
+        .iter()
+        .map(|e| e.scope.as_ref())
+        .zip(&bounds.exps)
+        .chain(
+            config
+                .forbidden
+                .iter()
+                .map(|f| f.scope.as_ref())
+                .zip(&bounds.rules),
+        )
+        .chain(
+            config
+                .limits
+                .iter()
+                .map(|l| l.scope.as_ref())
+                .zip(&bounds.limits),
+        );
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for (scope, bound) in scopes {
+        let Some(s) = scope else { continue };
+        let Some(after) = &s.after else { continue };
+        if *bound != Bound::Nothing || !seen.insert((after.span.start, after.span.end)) {
+            continue;
+        }
+        let edge = match after.edge {
+            Edge::First => "first",
+            Edge::Last => "last",
+        };
+        let within = Scope {
+            after: None,
+            ..s.clone()
+        };
+        let (written, what) = match &after.anchor {
+            Anchor::Tool { tool } => (
+                tool.as_str(),
+                format!("no call of `{tool}`{}", describe(Some(&within))),
+            ),
+            Anchor::Label { label, .. } => {
+                (label.as_str(), format!("no call was matched to `{label}`"))
+            }
+        };
+        out.push(finding(
+            Code::AnchorNotCalled,
+            Severity::Warning,
+            format!("`after {edge} {written}`: {what} in this transcript, so no call is after it"),
+            "the expectations inside the block are unmet, its `never` rules forbid nothing and \
+             its counts count nothing; check the anchor's name (a tool, or a label of the spec)"
+                .into(),
+            after.span,
+        ));
+    }
+    out
 }
 
 /// The outcome of the `answer` constraint: whether it holds, and a finding when it does not.

@@ -169,6 +169,22 @@ pub enum StmtKind {
         /// Where a `%` after the number is written (it does not compile: rates are fractions).
         percent: Option<Span>,
     },
+    /// `total_calls <= 20`: how many tool calls the run (or the block) makes.
+    TotalCalls {
+        /// The comparison as written (`==`, `>=`, `<=`, `>`, `<`).
+        op: Ident,
+        /// The count.
+        count: Int,
+    },
+    /// `agent "researcher" runs <= 2`: how many times a sub-agent was started.
+    AgentRuns {
+        /// The sub-agent.
+        agent: Str,
+        /// The comparison as written.
+        op: Ident,
+        /// The count.
+        count: Int,
+    },
     /// `extra forbid`
     Extra(Ident),
     /// `rules deny schema-violation, repeated-call`
@@ -214,8 +230,9 @@ pub enum StmtKind {
     },
     /// An expected call.
     Expect(Box<Expectation>),
-    /// `turn N { … }`, `turn last { … }`, `agent "name" { … }`: expectations that only match
-    /// calls of that turn or sub-agent.
+    /// `turn N { … }`, `turn last { … }`, `agent "name" { … }`, `after last tool { … }`:
+    /// expectations, `never` rules and counts about the calls of that turn or sub-agent, or
+    /// after that call.
     Scope {
         /// Which turn or agent.
         scope: ScopeAst,
@@ -241,6 +258,15 @@ pub enum ScopeAst {
     LastTurn(Span),
     /// `agent "name"`.
     Agent(Str),
+    /// `after last tool`, `after first label`: the calls after that call.
+    After {
+        /// `last` (else `first`).
+        last: bool,
+        /// Where `first` or `last` is written.
+        edge: Span,
+        /// The tool or label.
+        anchor: Ident,
+    },
 }
 
 impl ScopeAst {
@@ -250,6 +276,7 @@ impl ScopeAst {
             ScopeAst::Turn(n) => n.span,
             ScopeAst::LastTurn(s) => *s,
             ScopeAst::Agent(s) => s.span,
+            ScopeAst::After { anchor, .. } => anchor.span,
         }
     }
 }

@@ -13,18 +13,19 @@ use crate::source::{SourceFile, Span};
 /// table), any other rule by a word here.
 fn word(rule: Rule) -> Option<&'static str> {
     use Rule::{
-        agent_block, answer_stmt, any_tool, arg, arg_list, args_stmt, args_tokens_stmt, bare_tool,
-        before_stmt, binary_stmt, block, boolean, c_absent, c_any, c_contains, c_exact, c_fuzzy,
-        c_fuzzy_tokens, c_not, c_one_of, c_present, c_subset, c_type, cmp, cmp_op, conjunction,
-        constraint, critical, each_seg, either_stmt, errored, escape, expectation, extra_stmt,
-        field_list, format_stmt, ident, include, index, int, json_array, json_member, json_object,
-        keyword, label, name_opt, names_stmt, never_stmt, null, number, order_stmt, output,
-        parallel_stmt, pass_rate_pct, pass_rate_stmt, path, profile_opt, profile_opts,
-        profile_stmt, range, range_op, ref_cmp, ref_in, ref_part, reference, regex, regex_body,
-        regex_flags, rep_at_least, rep_at_most, rep_between, rep_exactly, rep_optional, repeat,
-        rule_code, rules_stmt, score_entry, score_mode_stmt, score_stmt, spec, spread, str_inner,
-        string, threshold_stmt, tool_decl, tool_name, transcripts_stmt, turn_block, turn_sel,
-        unknown_stmt, weight, whole_exact, whole_subset, EOI,
+        after_block, after_edge, agent_block, agent_runs_stmt, answer_stmt, any_tool, arg,
+        arg_list, args_stmt, args_tokens_stmt, bare_tool, before_stmt, binary_stmt, block, boolean,
+        c_absent, c_any, c_contains, c_exact, c_fuzzy, c_fuzzy_tokens, c_not, c_one_of, c_present,
+        c_subset, c_type, cmp, cmp_op, conjunction, constraint, count_op, critical, each_seg,
+        either_stmt, errored, escape, expectation, extra_stmt, field_list, format_stmt, ident,
+        include, index, int, json_array, json_member, json_object, keyword, label, name_opt,
+        names_stmt, never_stmt, null, number, order_stmt, output, parallel_stmt, pass_rate_pct,
+        pass_rate_stmt, path, profile_opt, profile_opts, profile_stmt, range, range_op, ref_cmp,
+        ref_in, ref_part, reference, regex, regex_body, regex_flags, rep_at_least, rep_at_most,
+        rep_between, rep_exactly, rep_optional, repeat, rule_code, rules_stmt, score_entry,
+        score_mode_stmt, score_stmt, spec, spread, str_inner, string, threshold_stmt, tool_decl,
+        tool_name, total_calls_stmt, transcripts_stmt, turn_block, turn_sel, unknown_stmt, weight,
+        whole_exact, whole_subset, EOI,
     };
     if let Some(k) = keyword_of(rule) {
         return Some(k.quoted());
@@ -88,7 +89,11 @@ fn word(rule: Rule) -> Option<&'static str> {
         pass_rate_pct => "`%`",
         turn_block => Keyword::Turn.quoted(),
         turn_sel => "a turn number or `last`",
-        agent_block => Keyword::Agent.quoted(),
+        agent_block | agent_runs_stmt => Keyword::Agent.quoted(),
+        after_block => Keyword::After.quoted(),
+        after_edge => "`first` or `last`",
+        total_calls_stmt => "a statement",
+        count_op => "a comparison (`<=`, `>=`, `==`)",
         answer_stmt => Keyword::Answer.quoted(),
         _ => return None,
     })

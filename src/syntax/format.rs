@@ -281,6 +281,15 @@ impl<'t> Printer<'t> {
                 if percent.is_some() { "%" } else { "" }
             ),
             StmtKind::Extra(p) => format!("extra {}", raw(p.span)),
+            StmtKind::TotalCalls { op, count } => {
+                format!("total_calls {} {}", raw(op.span), raw(count.span))
+            }
+            StmtKind::AgentRuns { agent, op, count } => format!(
+                "agent {} runs {} {}",
+                raw(agent.span),
+                raw(op.span),
+                raw(count.span)
+            ),
             StmtKind::Rules { mode, codes } => {
                 let c: Vec<&str> = codes.iter().map(|c| raw(c.span)).collect();
                 format!("rules {} {}", raw(mode.span), c.join(", "))
@@ -374,6 +383,11 @@ impl<'t> Printer<'t> {
             ScopeAst::Turn(n) => format!("turn {}", self.raw(n.span)),
             ScopeAst::LastTurn(_) => "turn last".to_owned(),
             ScopeAst::Agent(name) => format!("agent {}", self.raw(name.span)),
+            ScopeAst::After { last, anchor, .. } => format!(
+                "after {} {}",
+                if *last { "last" } else { "first" },
+                self.raw(anchor.span)
+            ),
         }
     }
 

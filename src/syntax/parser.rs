@@ -85,6 +85,7 @@ pub(crate) fn keyword_rule(k: Keyword) -> Rule {
         K::Strip => Rule::k_strip,
         K::Threshold => Rule::k_threshold,
         K::PassRate => Rule::k_pass_rate,
+        K::TotalCalls => Rule::k_total_calls,
         K::Extra => Rule::k_extra,
         K::Score => Rule::k_score,
         K::Binary => Rule::k_binary,
@@ -116,6 +117,9 @@ pub(crate) fn keyword_rule(k: Keyword) -> Rule {
         K::In => Rule::k_in,
         K::Turn => Rule::k_turn,
         K::Last => Rule::k_last,
+        K::First => Rule::k_first,
+        K::After => Rule::k_after,
+        K::Runs => Rule::k_runs,
         K::Agent => Rule::k_agent,
         K::Answer => Rule::k_answer,
         K::Either => Rule::k_either,
@@ -311,7 +315,10 @@ impl Builder<'_> {
                 span: sp,
             });
         }
-        if matches!(rule, Rule::turn_block | Rule::agent_block) {
+        if matches!(
+            rule,
+            Rule::turn_block | Rule::agent_block | Rule::after_block
+        ) {
             return self.scope(p);
         }
         if rule == Rule::either_stmt || rule == Rule::parallel_stmt {
@@ -364,6 +371,30 @@ impl Builder<'_> {
                 StmtKind::Names(opts)
             }
             Rule::threshold_stmt => StmtKind::Threshold(self.num(it.next().expect("threshold"))?),
+            Rule::total_calls_stmt => {
+                let op = it.next().expect("total_calls comparison");
+                let op = Ident {
+                    name: op.as_str().to_owned(),
+                    span: self.span(&op),
+                };
+                StmtKind::TotalCalls {
+                    op,
+                    count: self.int(it.next().expect("total_calls count")),
+                }
+            }
+            Rule::agent_runs_stmt => {
+                let agent = self.string(it.next().expect("agent name"))?;
+                let op = it.next().expect("runs comparison");
+                let op = Ident {
+                    name: op.as_str().to_owned(),
+                    span: self.span(&op),
+                };
+                StmtKind::AgentRuns {
+                    agent,
+                    op,
+                    count: self.int(it.next().expect("runs count")),
+                }
+            }
             Rule::pass_rate_stmt => {
                 let op = it.next().expect("pass_rate comparison");
                 let op = Ident {
@@ -462,12 +493,20 @@ impl Builder<'_> {
         Ok(Stmt { kind, span: sp })
     }
 
-    /// `turn N { … }`, `turn last { … }`, `agent "name" { … }`.
+    /// `turn N { … }`, `turn last { … }`, `agent "name" { … }`, `after last tool { … }`.
     fn scope(&mut self, p: Pair<'_, Rule>) -> R<Stmt> {
         let sp = self.span(&p);
         let mut it = Self::children(p).into_iter();
         let sel = it.next().expect("scope selector");
-        let scope = if sel.as_rule() == Rule::string {
+        let scope = if sel.as_rule() == Rule::after_edge {
+            let edge = self.span(&sel);
+            let last = sel
+                .into_inner()
+                .next()
+                .is_some_and(|k| k.as_rule() == Rule::k_last);
+            let anchor = self.tool_name(it.next().expect("after anchor"))?;
+            ScopeAst::After { last, edge, anchor }
+        } else if sel.as_rule() == Rule::string {
             ScopeAst::Agent(self.string(sel)?)
         } else {
             let sel_span = self.span(&sel);

@@ -98,6 +98,8 @@ words! {
         Threshold = "threshold",
         /// `pass_rate >= r`
         PassRate = "pass_rate",
+        /// `total_calls <= n`
+        TotalCalls = "total_calls",
         /// `extra policy`
         Extra = "extra",
         /// `score { ... }`, `score per_argument`
@@ -160,8 +162,14 @@ words! {
         Turn = "turn",
         /// `turn last`, `after last tool`
         Last = "last",
+        /// `after first tool`
+        First = "first",
+        /// `after last tool { … }`
+        After = "after",
         /// `agent "name" { … }`, `agent "name" runs <= n`
         Agent = "agent",
+        /// `agent "name" runs <= n`
+        Runs = "runs",
         /// `answer C`
         Answer = "answer",
         /// `either { … } or { … }`
@@ -197,6 +205,7 @@ impl Keyword {
             | K::Names
             | K::Threshold
             | K::PassRate
+            | K::TotalCalls
             | K::Extra
             | K::Score
             | K::Binary
@@ -210,6 +219,7 @@ impl Keyword {
             | K::Exactly
             | K::Between
             | K::Turn
+            | K::After
             | K::Agent
             | K::Answer
             | K::Either
@@ -233,7 +243,9 @@ impl Keyword {
             | K::Any
             | K::Not
             | K::In
-            | K::Last => Starts::Nothing,
+            | K::Last
+            | K::First
+            | K::Runs => Starts::Nothing,
         }
     }
 
@@ -265,8 +277,8 @@ impl Keyword {
             .filter(|k| k.starts() == Starts::Statement)
     }
 
-    /// Whether the keyword may start a statement inside a `turn` or `agent` block
-    /// (expectations, groups and nested blocks).
+    /// Whether the keyword may start a statement inside a `turn`, `agent` or `after` block
+    /// (expectations, `never` rules, counts, groups and nested blocks).
     pub fn starts_in_scope(self) -> bool {
         use Keyword as K;
         matches!(
@@ -278,14 +290,17 @@ impl Keyword {
                 | K::Exactly
                 | K::Between
                 | K::Critical
+                | K::Never
+                | K::TotalCalls
                 | K::Turn
+                | K::After
                 | K::Agent
                 | K::Either
                 | K::Parallel
         )
     }
 
-    /// The keywords that may start a statement inside a `turn` or `agent` block.
+    /// The keywords that may start a statement inside a `turn`, `agent` or `after` block.
     pub fn scope_statements() -> impl Iterator<Item = Keyword> {
         Keyword::ALL.iter().copied().filter(|k| k.starts_in_scope())
     }

@@ -499,5 +499,6 @@ pub(super) fn transcript(format: Format, record: Option<RecordLoc>, sink: Sink) 
         findings: f.findings,
         turns: f.turns,
         answer: f.answer,
+        agent_runs: f.agent_runs,
     }
 }

@@ -514,6 +514,7 @@ pub(crate) fn read_mapped(
         findings,
         turns: None,
         answer: None,
+        agent_runs: None,
     })
 }
 

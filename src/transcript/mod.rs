@@ -98,6 +98,9 @@ pub struct Transcript {
     /// The final answer: the text of the last assistant message that has text, where the
     /// format records it.
     pub answer: Option<String>,
+    /// Each start of a sub-agent, in order, where the format records them (`None`: it does not;
+    /// `Some` and empty: no sub-agent started).
+    pub agent_runs: Option<Vec<model::AgentRun>>,
 }
 
 /// A JSON document held as a value, with its text: what a file holding that text would be read

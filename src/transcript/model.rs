@@ -33,6 +33,20 @@ pub struct ToolCall {
     pub agent: Option<String>,
 }
 
+/// One start of a sub-agent, as the transcript records it: a Claude Code `Task` (or `Agent`)
+/// call, an OpenAI Agents SDK run of an agent (a handoff to it), ….
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentRun {
+    /// The sub-agent's name, as its calls' `agent` records it.
+    pub agent: String,
+    /// The user turn it started in (1-based), where the format records turns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u32>,
+    /// How many calls of the transcript come before it started (the position its first call
+    /// has, if it makes one).
+    pub first_call: usize,
+}
+
 /// A tool the transcript declares as available (where the format records it).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolDecl {

@@ -12,7 +12,7 @@ use crate::json::view::{Json, Kind};
 use crate::json::{owned_value, to_value};
 use crate::source::Span;
 
-use super::model::{CallTable, Symbols};
+use super::model::{AgentRun, CallTable, Symbols};
 use super::spans::{Seg, SpanTree};
 use super::{Keep, ReadFinding, ToolCall, ToolDecl};
 
@@ -66,6 +66,9 @@ pub(crate) struct Sink {
     agent: Option<String>,
     /// The last assistant text seen ([`Self::assistant_text`]).
     answer: Option<String>,
+    /// The starts of sub-agents, when the format records them ([`Self::agent_run`]): the
+    /// agent, the user turns seen before it (0: before the first), the calls before it.
+    runs: Option<Vec<(String, u32, usize)>>,
 }
 
 /// Where the calls are kept: as [`ToolCall`]s (by default), or compact ([`Keep::compact`]).
@@ -170,6 +173,7 @@ pub(crate) struct Finished {
     pub findings: Vec<ReadFinding>,
     pub turns: Option<u32>,
     pub answer: Option<String>,
+    pub agent_runs: Option<Vec<AgentRun>>,
 }
 
 impl Sink {
@@ -566,6 +570,21 @@ impl Sink {
         }
     }
 
+    /// The format records when sub-agents start: a transcript without a start says none started
+    /// (rather than that it cannot tell).
+    pub(crate) fn records_runs(&mut self) {
+        self.runs.get_or_insert_with(Vec::new);
+    }
+
+    /// Sub-agent `agent` starts here: its calls, if it makes any, are the next ones.
+    pub(crate) fn agent_run(&mut self, agent: &str) {
+        let at = self.len();
+        let turn = self.turn;
+        self.runs
+            .get_or_insert_with(Vec::new)
+            .push((agent.to_owned(), turn, at));
+    }
+
     /// Text the assistant wrote: the final answer is the last such text (empty text is
     /// skipped).
     pub(crate) fn assistant_text(&mut self, text: &str) {
@@ -696,6 +715,16 @@ impl Sink {
             findings,
             turns,
             answer: self.answer,
+            // A run before the first user message belongs to the opening turn, as calls do.
+            agent_runs: self.runs.map(|runs| {
+                runs.into_iter()
+                    .map(|(agent, turn, first_call)| AgentRun {
+                        agent,
+                        turn: turns.map(|_| turn.max(1)),
+                        first_call,
+                    })
+                    .collect()
+            }),
         }
     }
 }

@@ -27,6 +27,7 @@ fn agent_scope(name: &str) -> Scope {
         turn_span: Span::default(),
         agent: Some(name.to_owned()),
         agent_span: Span::new(1, 2),
+        after: None,
     }
 }
 

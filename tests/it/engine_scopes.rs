@@ -26,6 +26,7 @@ fn scoped(mut e: Expectation, turn: Option<TurnSel>, agent: Option<&str>) -> Exp
         turn_span: Span::new(1, 2),
         agent: agent.map(str::to_owned),
         agent_span: Span::new(3, 4),
+        after: None,
     });
     e
 }
@@ -92,6 +93,7 @@ fn turn_last_is_the_transcripts_last_turn() {
         calls: &calls,
         turns: Some(2),
         answer: None,
+        agent_runs: None,
     };
     assert!(!run(&cfg, &two_turns).passed);
     assert!(run(&cfg, &calls).passed);
@@ -194,6 +196,7 @@ fn the_answer_is_one_expectation_of_weight_one() {
         calls: &calls,
         turns: None,
         answer: text,
+        agent_runs: None,
     };
     let v = run(&cfg, &recorded(Some("Your flight is booked.")));
     assert_eq!((v.score, v.passed), (1.0, true));
@@ -224,6 +227,7 @@ fn a_long_answer_is_cut_in_the_finding() {
             calls: &calls,
             turns: None,
             answer: Some(&long),
+            agent_runs: None,
         },
     );
     let f = &v.findings[0];

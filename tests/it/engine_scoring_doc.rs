@@ -150,6 +150,7 @@ fn the_worked_examples_in_the_docs_hold() {
             calls: &ex.calls,
             turns: ex.calls.iter().filter_map(|c| c.turn).max(),
             answer: ex.answer.as_deref(),
+            agent_runs: None,
         };
         let v = run(config, &recorded);
         assert!(
@@ -372,6 +373,7 @@ fn example_9_alternatives_and_an_answer_that_quotes() {
                 calls: &calls,
                 turns: None,
                 answer: Some(answer),
+                agent_runs: None,
             },
         )
     };

@@ -56,6 +56,7 @@ const ALL: &[&str] = &[
     "names strip",
     "threshold",
     "pass_rate",
+    "total_calls",
     "extra allow",
     "extra forbid",
     "rules deny",
@@ -86,6 +87,9 @@ const ALL: &[&str] = &[
     "turn N",
     "turn last",
     "agent",
+    "agent runs",
+    "after last",
+    "after first",
     "nested scope",
     "answer",
     // Expectations.
@@ -326,6 +330,11 @@ impl Seen {
             }
             StmtKind::Threshold(_) => self.add("threshold"),
             StmtKind::PassRate { .. } => self.add("pass_rate"),
+            StmtKind::TotalCalls { .. } => self.add("total_calls"),
+            StmtKind::AgentRuns { agent, .. } => {
+                self.string(text, agent);
+                self.add("agent runs");
+            }
             StmtKind::Rules { mode, .. } => {
                 let c = match mode.name.as_str() {
                     "deny" => "rules deny",
@@ -426,6 +435,8 @@ impl Seen {
                         self.string(text, name);
                         self.add("agent");
                     }
+                    ScopeAst::After { last: true, .. } => self.add("after last"),
+                    ScopeAst::After { last: false, .. } => self.add("after first"),
                 }
                 for st in body {
                     if matches!(st.kind, StmtKind::Scope { .. }) {

@@ -305,6 +305,21 @@ const CASES: &[(&str, &str, Files)] = &[
         &[],
     ),
     (
+        "after_inside_after",
+        "spec a {\n  after last Edit {\n    after first Read {\n      call Bash\n    }\n  }\n}\n",
+        &[],
+    ),
+    (
+        "after_a_later_label",
+        "spec a {\n  after last deploy {\n    never Edit\n  }\n  deploy: call Bash\n}\n",
+        &[],
+    ),
+    (
+        "counts_that_cannot_hold",
+        "spec a {\n  total_calls < 0\n  agent \"\" runs <= 1\n  agent \"r\" {\n    agent \"r\" runs <= 1\n  }\n}\n",
+        &[],
+    ),
+    (
         "weight_on_never",
         "spec a {\n  never delete_account weight 2\n}\n",
         &[],

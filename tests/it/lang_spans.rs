@@ -182,6 +182,15 @@ impl<'t> Check<'t> {
                     assert_eq!(self.at(*p), "%");
                 }
             }
+            StmtKind::TotalCalls { op, count } => {
+                self.ident(sp, op);
+                self.int(sp, count);
+            }
+            StmtKind::AgentRuns { agent, op, count } => {
+                self.string(sp, agent);
+                self.ident(sp, op);
+                self.int(sp, count);
+            }
             StmtKind::Rules { mode, codes } => {
                 self.ident(sp, mode);
                 for c in codes {
@@ -225,6 +234,10 @@ impl<'t> Check<'t> {
                     ScopeAst::Turn(n) => self.int(sp, n),
                     ScopeAst::LastTurn(at) => assert_eq!(self.at(*at), "last"),
                     ScopeAst::Agent(name) => self.string(sp, name),
+                    ScopeAst::After { last, edge, anchor } => {
+                        assert_eq!(self.at(*edge), if *last { "last" } else { "first" });
+                        self.ident(sp, anchor);
+                    }
                 }
                 for inner in body {
                     self.within(sp, inner.span, "statement in a block");

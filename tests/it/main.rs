@@ -29,6 +29,7 @@ mod cost_compile;
 mod cost_engine;
 mod cost_gaps;
 mod difflib_vectors;
+mod engine_after;
 mod engine_alignment;
 mod engine_constraints;
 mod engine_counts;

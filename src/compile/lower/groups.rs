@@ -32,9 +32,14 @@ pub(super) struct Flat<'s> {
     /// The counts of any tool (`at_most 1 call * errored`), with their statement's span and
     /// scope.
     pub(super) counts: Vec<(&'s ast::Expectation, Span, Option<Scope>)>,
+    /// The `total_calls` and `agent … runs` statements, with their scope.
+    pub(super) totals: Vec<Never<'s>>,
+    /// Per `after` block, by where its anchor is written: how many expectations are written
+    /// before it (a label it names must be one of them).
+    pub(super) after_at: Vec<(Span, usize)>,
 }
 
-/// A `never` statement and the scope of the blocks around it.
+/// A statement (`never`, `total_calls`, `agent … runs`) and the scope of the blocks around it.
 pub(super) type Never<'s> = (&'s Stmt, Option<Scope>);
 
 /// Where a statement is written.
@@ -76,6 +81,8 @@ impl FileCx {
             scopes: Vec::new(),
             nevers: Vec::new(),
             counts: Vec::new(),
+            totals: Vec::new(),
+            after_at: Vec::new(),
         };
         self.walk(src, stmts, Place::Spec, None, None, &mut flat);
         flat
@@ -122,11 +129,37 @@ impl FileCx {
                     let word = match s {
                         ast::ScopeAst::Turn(_) | ast::ScopeAst::LastTurn(_) => "a `turn` block",
                         ast::ScopeAst::Agent(_) => "an `agent` block",
+                        ast::ScopeAst::After { anchor, .. } => {
+                            flat.after_at.push((anchor.span, flat.exps.len()));
+                            "an `after` block"
+                        }
                     };
                     self.walk(src, body, at, Some(&inner), Some(word), flat);
                 }
                 StmtKind::Never { .. } if at == Place::Spec => {
                     flat.nevers.push((st, scope.cloned()));
+                }
+                StmtKind::TotalCalls { .. } if at == Place::Spec => {
+                    flat.totals.push((st, scope.cloned()));
+                }
+                StmtKind::AgentRuns { agent, .. } if at == Place::Spec => {
+                    if let Some(outer) = scope.filter(|s| s.agent.is_some()) {
+                        self.diags.push(
+                            SpecDiagnostic::error(
+                                Code::NestedScope,
+                                src,
+                                "an agent's runs are counted outside `agent` blocks",
+                            )
+                            .label(agent.span, "counted here")
+                            .label(outer.agent_span, "inside this agent's block")
+                            .help(
+                                "a transcript records each start of a sub-agent, not which agent \
+                                 started it: write `agent \"…\" runs` outside the block",
+                            ),
+                        );
+                    } else {
+                        flat.totals.push((st, scope.cloned()));
+                    }
                 }
                 StmtKind::Either(x) => {
                     if at != Place::Spec {

@@ -11,6 +11,7 @@
 mod constraints;
 mod expectations;
 mod groups;
+mod limits;
 mod pass_rate;
 mod profile;
 mod rules;
@@ -181,9 +182,18 @@ impl FileCx {
 
         // Labels, for references and `before` rules. The expectations of `either`, `parallel`,
         // `turn` and `agent` blocks are in the list, in written order, each with its scope.
-        let flat = self.flatten(src, &spec.stmts);
-        let exps = flat.exps;
+        let mut flat = self.flatten(src, &spec.stmts);
+        let exps = std::mem::take(&mut flat.exps);
         let labels = self.labels(src, &exps);
+        // `after` blocks that name a label are anchored on it.
+        let scopes = flat
+            .scopes
+            .iter_mut()
+            .chain(flat.nevers.iter_mut().map(|(_, s)| s))
+            .chain(flat.counts.iter_mut().map(|(_, _, s)| s))
+            .chain(flat.totals.iter_mut().map(|(_, s)| s))
+            .filter_map(Option::as_mut);
+        self.anchor_labels(src, scopes, &labels, &flat.after_at);
 
         // Expectations by normalised tool name: the first's index and how many.
         // The spec's name rules, their prefixes indexed once, and the tool declarations by
@@ -218,6 +228,11 @@ impl FileCx {
         let anywhere = Refs::Anywhere(&written.labels);
         for (e, span, scope) in &flat.counts {
             if let Some(limit) = self.count(src, &names, mode, e, *span, scope.clone(), anywhere) {
+                cfg.limits.push(limit);
+            }
+        }
+        for (st, scope) in &flat.totals {
+            if let Some(limit) = self.limit(src, st, scope.clone()) {
                 cfg.limits.push(limit);
             }
         }

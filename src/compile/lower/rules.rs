@@ -251,4 +251,11 @@ fn covers(outer: Option<&Scope>, inner: Option<&Scope>) -> bool {
     let Some(i) = inner else { return false };
     o.turn.is_none_or(|t| i.turn == Some(t))
         && o.agent.as_ref().is_none_or(|a| i.agent.as_ref() == Some(a))
+        // After an anchor: only the calls after the same anchor (the same edge of the same tool
+        // or label) are sure to be after it.
+        && o.after.as_ref().is_none_or(|a| {
+            i.after
+                .as_ref()
+                .is_some_and(|b| b.edge == a.edge && b.anchor == a.anchor)
+        })
 }

@@ -1,16 +1,21 @@
-//! Scopes and the answer: `turn N { … }`, `turn last { … }`, `agent "name" { … }` blocks →
-//! the [`Scope`] of each expectation inside them; `answer C` → the spec's [`AnswerCheck`].
+//! Scopes and the answer: `turn N { … }`, `turn last { … }`, `agent "name" { … }`, `after last
+//! tool { … }` blocks → the [`Scope`] of each expectation (`never` rule, count) inside them;
+//! `answer C` → the spec's [`AnswerCheck`].
 //!
 //! Input: a scope block's selector and the scope around it (the walk over a spec's blocks is
-//! `groups.rs`). Output: the scope of the expectations inside (blocks nest: `agent "x" { turn
-//! 2 { … } }` is both), and the lowered answer constraint. Failure: a `turn` inside a `turn` (or an `agent` inside an
-//! `agent`), a turn number that is 0 or too large, an empty agent name, an unknown word inside
-//! a block, a second `answer`; each pushed to the file's diagnostics.
+//! `groups.rs`). Output: the scope of the statements inside (blocks nest: `agent "x" { turn
+//! 2 { … } }` is both), an `after` block's anchor resolved to a label where it names one, and
+//! the lowered answer constraint. Failure: a `turn` inside a `turn` (an `agent` inside an
+//! `agent`, an `after` inside an `after`), a turn number that is 0 or too large, an empty agent
+//! name, an `after` anchored on a label written after it, an unknown word inside a block, a
+//! second `answer`; each pushed to the file's diagnostics.
+
+use std::collections::HashMap;
 
 use super::constraints::{Lit, Refs};
 use super::{duplicate, unknown_word, FileCx};
 use crate::code::Code;
-use crate::config::{AnswerCheck, Scope, TurnSel, ValueMatcher};
+use crate::config::{After, Anchor, AnswerCheck, Edge, Scope, TurnSel, ValueMatcher};
 use crate::source::{SourceFile, Span};
 use crate::syntax::ast::{self, ScopeAst, Stmt, StmtKind};
 use crate::syntax::words::Keyword;
@@ -37,12 +42,7 @@ impl FileCx {
         outer: Option<&Scope>,
         s: &ScopeAst,
     ) -> Scope {
-        let mut scope = outer.cloned().unwrap_or(Scope {
-            turn: None,
-            turn_span: Span::default(),
-            agent: None,
-            agent_span: Span::default(),
-        });
+        let mut scope = outer.cloned().unwrap_or_default();
         let nested = |what: &str, first: Span, again: Span| {
             SpecDiagnostic::error(
                 Code::NestedScope,
@@ -108,8 +108,87 @@ impl FileCx {
                 scope.agent = Some(name.value.clone());
                 scope.agent_span = name.span;
             }
+            ScopeAst::After { last, anchor, .. } => {
+                if let Some(outer) = &scope.after {
+                    self.diags.push(
+                        SpecDiagnostic::error(
+                            Code::NestedScope,
+                            src,
+                            "an `after` block inside another `after` block",
+                        )
+                        .label(anchor.span, "inner block")
+                        .label(outer.span, "enclosing block")
+                        .help(
+                            "a block starts after one call: write the blocks side by side, or \
+                             order the calls inside with a `before` rule",
+                        ),
+                    );
+                }
+                // A tool until the labels are known (`FileCx::anchor_labels`).
+                scope.after = Some(After {
+                    edge: if *last { Edge::Last } else { Edge::First },
+                    anchor: Anchor::Tool {
+                        tool: anchor.name.clone(),
+                    },
+                    span: anchor.span,
+                });
+            }
         }
         scope
+    }
+
+    /// The `after` anchors that name a label: the anchor becomes that labelled expectation,
+    /// which must be written before the block (`at`: per `after` block, by where its anchor is
+    /// written, how many expectations are written before it).
+    pub(super) fn anchor_labels<'a>(
+        &mut self,
+        src: &SourceFile,
+        scopes: impl Iterator<Item = &'a mut Scope>,
+        labels: &HashMap<String, (usize, Span)>,
+        at: &[(Span, usize)],
+    ) {
+        let mut reported = std::collections::HashSet::new();
+        for scope in scopes {
+            let Some(after) = &mut scope.after else {
+                continue;
+            };
+            let Anchor::Tool { tool } = &after.anchor else {
+                continue;
+            };
+            let Some(&(idx, label_at)) = labels.get(tool) else {
+                continue;
+            };
+            let before = at
+                .iter()
+                .find(|(span, _)| *span == after.span)
+                .map_or(usize::MAX, |&(_, n)| n);
+            if idx >= before {
+                if reported.insert(after.span) {
+                    self.diags.push(
+                        SpecDiagnostic::error(
+                            Code::UnknownReference,
+                            src,
+                            format!(
+                                "`{tool}` labels an expectation written after this `after` block \
+                                 begins"
+                            ),
+                        )
+                        .label(after.span, "a label of a later expectation")
+                        .label(label_at, "labelled here")
+                        .help(
+                            "an `after` block reads the calls matched to a label written before \
+                             it: move the labelled `call` above the block, or rename the label to \
+                             anchor the block on the tool",
+                        ),
+                    );
+                }
+                continue;
+            }
+            after.anchor = Anchor::Label {
+                expectation: idx,
+                label: tool.clone(),
+            };
+        }
     }
 
     /// The spec's `answer` statement, lowered (a second one is a diagnostic; the first counts).

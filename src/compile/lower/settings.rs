@@ -251,6 +251,8 @@ impl FileCx {
                 }
                 StmtKind::Unknown(u) => self.unknown_stmt(src, u),
                 StmtKind::Expect(_)
+                | StmtKind::TotalCalls { .. }
+                | StmtKind::AgentRuns { .. }
                 | StmtKind::Never { .. }
                 | StmtKind::Before { .. }
                 | StmtKind::Scope { .. }

@@ -86,24 +86,35 @@ impl State {
         }
     }
 
-    /// A `Task` call's sub-agent, by its prompt (so that its sidechain is named after it).
-    fn task(&mut self, name: &str, input: Option<&Value>) {
+    /// A `Task` call's sub-agent, by its prompt (so that its sidechain is named after it): the
+    /// agent's name, which the call starts a run of.
+    fn task(&mut self, name: &str, input: Option<&Value>) -> Option<String> {
         if !matches!(name, "Task" | "Agent") {
-            return;
+            return None;
         }
-        let Some(input) = input else { return };
+        let input = input?;
         let field = |k: &str| {
             input
                 .get(k)
                 .and_then(Value::as_str)
                 .filter(|s| !s.is_empty())
         };
-        if let (Some(prompt), Some(agent)) = (
-            field("prompt"),
-            field("subagent_type").or_else(|| field("description")),
-        ) {
+        let agent = field("subagent_type").or_else(|| field("description"))?;
+        if let Some(prompt) = field("prompt") {
             self.tasks
                 .insert(prompt.trim().to_owned(), agent.to_owned());
+        }
+        Some(agent.to_owned())
+    }
+
+    /// After a line's calls are recorded: each `Task` call of the line that is new (not a
+    /// resumed session's repeat) starts a run of its sub-agent, whose calls come after it.
+    fn runs(started: Vec<String>, before: usize, sink: &mut Sink) {
+        sink.records_runs();
+        if sink.len() > before {
+            for agent in started {
+                sink.agent_run(&agent);
+            }
         }
     }
 }
@@ -143,15 +154,18 @@ impl State {
             prompt: is_prompt(content),
         };
         self.scope(&l, sink);
+        let mut started = Vec::new();
         for b in content.and_then(Value::as_array).into_iter().flatten() {
             if field(b, "type").and_then(Value::as_str) == Some("tool_use") {
-                self.task(
+                started.extend(self.task(
                     field(b, "name").and_then(Value::as_str).unwrap_or(""),
                     field(b, "input"),
-                );
+                ));
             }
         }
+        let before = sink.len();
         anthropic::blocks(m, &[Seg::K("message"), Seg::K("content")], sink);
+        Self::runs(started, before, sink);
         Self::answer(&l, sink);
     }
 
@@ -218,13 +232,15 @@ impl State {
             prompt,
         };
         self.scope(&l, sink);
+        let mut started = Vec::new();
+        let before = sink.len();
         for (index, b) in blocks.into_iter().enumerate() {
             let loc = |sink: &Sink| sink.at(&[Seg::K("message"), Seg::K("content"), Seg::I(index)]);
             let str_of = |s: &Option<Str<'_>>| s.as_ref().map_or("", |s| &*s.0).to_owned();
             match b.ty.as_ref().map(|t| &*t.0) {
                 Some(ty @ ("tool_use" | "server_tool_use" | "mcp_tool_use")) => {
                     if ty == "tool_use" {
-                        self.task(&str_of(&b.name), b.input.as_ref());
+                        started.extend(self.task(&str_of(&b.name), b.input.as_ref()));
                     }
                     let args = b.input.map_or(Args::Empty, Args::Owned);
                     let l = loc(sink);
@@ -238,6 +254,7 @@ impl State {
                 _ => {}
             }
         }
+        Self::runs(started, before, sink);
         Self::answer(&l, sink);
         true
     }

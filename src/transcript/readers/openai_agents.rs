@@ -180,12 +180,20 @@ fn run_items(items: &[Value], root: &[Seg], sink: &mut Sink) {
                 .map(|r| (r.clone(), i))
         })
         .unzip();
+    // Items that name their agent record its runs: each stretch of items of one agent is one
+    // run of it (a handoff starts the next).
+    if items.iter().any(|x| agent_of(x).is_some()) {
+        sink.records_runs();
+    }
     let mut start = 0;
     while start < raw.len() {
         let agent = agent_of(&items[at[start]]);
         let end = (start..raw.len())
             .find(|&k| agent_of(&items[at[k]]) != agent)
             .unwrap_or(raw.len());
+        if let Some(a) = &agent {
+            sink.agent_run(a);
+        }
         sink.set_agent(agent.as_deref());
         let part: Vec<&Value> = raw[start..end].iter().collect();
         super::openai_responses::items(
@@ -252,8 +260,15 @@ fn read_spans<'v>(items: &'v [Value], at: impl Fn(usize) -> Loc, sink: &mut Sink
         }
     }
     let agents = span_agents(&spans);
+    // Each `agent` span is one run of that agent.
+    sink.records_runs();
     for (i, x) in spans {
         let d = data(x);
+        if s(d, "type") == Some("agent") {
+            if let Some(name) = s(d, "name") {
+                sink.agent_run(name);
+            }
+        }
         if s(d, "type") != Some("function") {
             continue;
         }
