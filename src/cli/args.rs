@@ -67,7 +67,7 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = crate::cli::judge::DEFAULT_TIMEOUT_SECS)]
     pub judge_timeout: f64,
     /// Worker threads (default: all cores, fewer if the memory available holds fewer workers
-    /// reading their largest file, 1 GiB each). Output is identical for any value.
+    /// reading their largest file, 1.5 GiB each). Output is identical for any value.
     #[arg(long, short = 'j', value_name = "N")]
     pub threads: Option<usize>,
     /// When to use colours.

@@ -52,6 +52,7 @@ pub use refs::{EACH_BOUND, VISIT_BOUND};
 pub mod per_argument;
 mod resolve;
 mod scopes;
+mod text_path;
 pub mod tokens;
 pub mod verdict;
 

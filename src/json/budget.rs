@@ -59,13 +59,19 @@ impl std::error::Error for Refusal {}
 /// `bytes` parsed as one JSON value taking at most `budget` bytes (see the module's docs).
 pub fn from_slice(bytes: &[u8], budget: usize) -> Result<Value, Refusal> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    read(&mut de, budget)
+    read(&mut de, &Meter::new(budget))
 }
 
 /// [`from_slice`] for text already known to be UTF-8.
 pub fn from_str(text: &str, budget: usize) -> Result<Value, Refusal> {
     let mut de = serde_json::Deserializer::from_str(text);
-    read(&mut de, budget)
+    read(&mut de, &Meter::new(budget))
+}
+
+/// [`from_str`], drawing on `meter` (shared by several values: what one takes, the next cannot).
+pub fn from_str_metered(text: &str, meter: &Meter) -> Result<Value, Refusal> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    read(&mut de, meter)
 }
 
 /// The bytes `value` takes, as the parser counts them: what a budget of [`from_slice`] must be
@@ -95,24 +101,11 @@ pub fn cost(value: &Value) -> usize {
 
 fn read<'de, R: serde_json::de::Read<'de>>(
     de: &mut serde_json::Deserializer<R>,
-    budget: usize,
+    meter: &Meter,
 ) -> Result<Value, Refusal> {
-    let meter = Meter {
-        left: Cell::new(budget),
-        over: Cell::new(false),
-    };
-    let refusal = |e: serde_json::Error| {
-        if meter.over.get() {
-            Refusal::TooLarge {
-                line: e.line(),
-                column: e.column(),
-            }
-        } else {
-            Refusal::Json(e)
-        }
-    };
+    let refusal = |e: serde_json::Error| meter.refusal(e);
     meter.charge(VALUE).map_err(refusal)?;
-    let value = Seed(&meter).deserialize(&mut *de).map_err(refusal)?;
+    let value = Seed(meter).deserialize(&mut *de).map_err(refusal)?;
     de.end().map_err(Refusal::Json)?;
     Ok(value)
 }
@@ -145,14 +138,34 @@ fn map_grow() -> usize {
     4 * (ENTRY + 9)
 }
 
-/// What is left of the budget.
-struct Meter {
+/// What is left of a budget, drawn on by each value [`Seed`] builds.
+#[derive(Debug)]
+pub struct Meter {
     left: Cell<usize>,
     over: Cell<bool>,
 }
 
 impl Meter {
-    fn charge<E: serde::de::Error>(&self, n: usize) -> Result<(), E> {
+    /// A budget of `budget` bytes.
+    pub fn new(budget: usize) -> Meter {
+        Meter {
+            left: Cell::new(budget),
+            over: Cell::new(false),
+        }
+    }
+
+    /// The bytes left.
+    pub fn left(&self) -> usize {
+        self.left.get()
+    }
+
+    /// Whether a value was refused for want of budget.
+    pub fn exceeded(&self) -> bool {
+        self.over.get()
+    }
+
+    /// Take `n` bytes, or fail (and remember it) when fewer are left.
+    pub fn charge<E: serde::de::Error>(&self, n: usize) -> Result<(), E> {
         if let Some(left) = self.left.get().checked_sub(n) {
             self.left.set(left);
             Ok(())
@@ -161,10 +174,24 @@ impl Meter {
             Err(E::custom("the parsed value is past its memory budget"))
         }
     }
+
+    /// serde_json's error `e`, as the refusal it is: the budget's, if it was exceeded.
+    pub fn refusal(&self, e: serde_json::Error) -> Refusal {
+        if self.exceeded() {
+            Refusal::TooLarge {
+                line: e.line(),
+                column: e.column(),
+            }
+        } else {
+            Refusal::Json(e)
+        }
+    }
 }
 
+/// Builds a [`Value`] (as a seed, or as the visitor of a value already begun) drawing on a
+/// [`Meter`]: what a walk through JSON text uses where it keeps a value.
 #[derive(Clone, Copy)]
-struct Seed<'m>(&'m Meter);
+pub struct Seed<'m>(pub &'m Meter);
 
 impl<'de> DeserializeSeed<'de> for Seed<'_> {
     type Value = Value;

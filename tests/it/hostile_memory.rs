@@ -104,7 +104,7 @@ fn eval_log(sample: &str) -> Vec<u8> {
 
 /// A `.eval` archive of a few hundred KB whose sample entry inflates to 64 MiB of small objects (2–4 GB as
 /// parsed values, per worker), and a 64 MiB JSON file of the same: each is read within the
-/// budget of one parsed value (512 MiB) and refused past it with a located `value-too-large`
+/// budget of one parsed value (1 GiB) and refused past it with a located `value-too-large`
 /// error, and the default number of workers (no `-j`) is what the capped address space holds,
 /// so the run ends by itself and the good transcript is still checked.
 #[test]
@@ -116,17 +116,17 @@ fn documents_and_archive_entries_are_parsed_within_a_memory_budget_per_worker() 
     p.write("runs/bomb.eval", &archive);
     p.write("runs/bomb.json", &sample);
     drop(sample);
-    let run = p.check_limited(LIMIT_MIB, &[]);
+    let run = p.check_limited(2 * LIMIT_MIB, &[]);
     run.assert_not_killed();
     assert_eq!(run.code, Some(2), "{}\n{}", run.stdout, run.stderr);
     for (file, what) in [
         (
             "bomb.eval",
-            "entry `samples/1_epoch_1.json` takes more than 512 MiB",
+            "entry `samples/1_epoch_1.json` takes more than 1024 MiB",
         ),
         (
             "bomb.json",
-            "the file's JSON document takes more than 512 MiB",
+            "the file's JSON document takes more than 1024 MiB",
         ),
     ] {
         let errors = run.errors_about(file);
@@ -264,4 +264,57 @@ fn score_skips_a_case_line_past_16_mib_and_scores_the_others() {
     assert_eq!(lines[2]["id"], "last");
     assert_eq!(lines[2]["score"], 1.0, "{}", lines[2]);
     assert!(run.stderr.contains("3 cases"), "{}", run.stderr);
+}
+
+/// A reference into a 40 MB tool output (a JSON document held in a string, 2–3 GB as parsed
+/// values; a 23 MB one took 1 GB) is read along the path it names: `in s.output.items[*].id`
+/// collects the ids as the text is read (the rest of each item skipped), `s.output.meta.total`
+/// reads one number at the end of the text; the pair passes within the memory cap, and the
+/// good transcript is still checked.
+#[test]
+fn a_reference_into_a_large_output_reads_the_path_not_the_whole_output() {
+    let spec = r#"spec lookup_once {
+  transcripts "runs/good.json"
+  call lookup(q: "x")
+}
+spec refs {
+  transcripts "runs/refs.json"
+  s: call search
+  call book(id: in s.output.items[*].id, total: s.output.meta.total)
+}
+"#;
+    let p = Project::with_spec(spec);
+    let pad = format!("[{}{{\"a\":0}}]", "{\"a\":0},".repeat(5000));
+    let mut output = String::from("{\"items\":[");
+    for i in 0..1000 {
+        output.push_str(&format!("{{\"pad\":{pad},\"id\":\"i{i}\"}},"));
+    }
+    output.push_str("{\"id\":\"last\"}],\"meta\":{\"total\":3}}");
+    assert!(output.len() > 40_000_000, "{}", output.len());
+    let transcript = serde_json::json!({
+        "model": "gpt-4o",
+        "messages": [
+            {"role": "user", "content": "book"},
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function",
+                "function": {"name": "search", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": output},
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "c2", "type": "function",
+                "function": {"name": "book", "arguments": "{\"id\":\"i997\",\"total\":3}"}}]},
+            {"role": "tool", "tool_call_id": "c2", "content": "booked"}
+        ]
+    });
+    p.write("runs/refs.json", transcript.to_string());
+    drop(transcript);
+    let run = p.check_limited(LIMIT_MIB, &[]);
+    run.assert_not_killed();
+    assert_eq!(
+        run.code,
+        Some(0),
+        "{}\n{}",
+        &run.stdout[..run.stdout.len().min(4000)],
+        run.stderr
+    );
+    let refs = run.result_for("refs.json").expect("refs.json checked");
+    assert_eq!(refs["passed"], true, "{refs:#}");
+    run.assert_good_checked();
 }
