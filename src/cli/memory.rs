@@ -86,12 +86,18 @@ mod tests {
             address_left,
         };
         assert_eq!(workers_within(&p(None, None, None)), None);
-        assert_eq!(workers_within(&p(Some(64 * gib), None, None)), Some(64));
+        // 1.5 GiB a worker.
+        assert_eq!(WORKER_MEMORY, 3 * gib / 2);
+        assert_eq!(workers_within(&p(Some(64 * gib), None, None)), Some(42));
         assert_eq!(
             workers_within(&p(Some(64 * gib), Some(3 * gib), None)),
-            Some(3)
+            Some(2)
         );
         // Under `ulimit -v 2 GiB` with 100 MiB mapped: one worker and its mappings fit.
+        assert_eq!(
+            workers_within(&p(Some(64 * gib), None, Some(4 * gib - (100 << 20)))),
+            Some(2)
+        );
         assert_eq!(
             workers_within(&p(Some(64 * gib), None, Some(2 * gib - (100 << 20)))),
             Some(1)
