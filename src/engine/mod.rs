@@ -361,8 +361,11 @@ impl Work {
 /// One alignment of an arrangement, and how it was judged (without findings).
 struct Tried {
     aligned: Aligned,
+    /// The ranking's decision and score (`Judged::ranking`).
     passed: bool,
     score: f64,
+    /// The verdict's score, as reported (with `score per_argument`'s shares).
+    shown: f64,
     /// Hard failures another alignment might avoid: critical expectations not met, and
     /// unaccounted calls where every one fails the pair.
     avoidable: usize,
@@ -399,6 +402,10 @@ struct Aligned {
 /// The verdict of one alignment, its findings built or not.
 struct Judged {
     verdict: Verdict,
+    /// The verdict's score and decision with every name-only call at `name_only`: what
+    /// alignments and arrangements are ranked by, so `score per_argument` never changes the
+    /// pairing (`docs/scoring.md`, *Partial credit per argument*).
+    ranking: native::NativeScore,
     pending: Vec<explain::Pending>,
     strict_extras: bool,
     avoidable: usize,
@@ -468,8 +475,8 @@ impl<'a> Run<'a> {
             let tried = pass.try_with(work);
             tried_count += 1;
             for &gb in &arr.chosen {
-                let s = branch_best.entry(gb).or_insert(tried.score);
-                *s = s.max(tried.score);
+                let s = branch_best.entry(gb).or_insert(tried.shown);
+                *s = s.max(tried.shown);
             }
             if best.as_ref().is_none_or(|(b, _, _)| tried.beats(b)) {
                 best = Some((tried, p, k));
@@ -636,8 +643,9 @@ impl Pass<'_> {
         let judged = self.judge(&aligned, false);
         let mut tried = Tried {
             aligned,
-            passed: judged.verdict.passed,
-            score: judged.verdict.score,
+            passed: judged.ranking.passed,
+            score: judged.ranking.score,
+            shown: judged.verdict.score,
             avoidable: judged.avoidable,
         };
         if tried.passed || tried.avoidable == 0 {
@@ -662,8 +670,9 @@ impl Pass<'_> {
         let judged = self.judge(&aligned, false);
         let other = Tried {
             aligned,
-            passed: judged.verdict.passed,
-            score: judged.verdict.score,
+            passed: judged.ranking.passed,
+            score: judged.ranking.score,
+            shown: judged.verdict.score,
             avoidable: judged.avoidable,
         };
         if other.beats(&tried) {
@@ -811,6 +820,7 @@ impl Pass<'_> {
             all_met: true,
             ..NativeInputs::default()
         };
+        let mut plain_earned = 0.0;
         let mut counts = Counts {
             calls: n,
             expectations: (0..m).filter(|&j| active(j)).count(),
@@ -865,9 +875,11 @@ impl Pass<'_> {
             } else {
                 shares.iter().take(req_name).map(|s| s.credit).sum()
             };
-            let credit = w * sane(config.scoring.exact_match) * req_full as f64 + name_credit;
+            let full_credit = w * sane(config.scoring.exact_match) * req_full as f64;
+            let credit = full_credit + name_credit;
             let unmet = min - req_full;
             inputs.earned += credit;
+            plain_earned += full_credit + w * sane(config.scoring.name_only) * req_name as f64;
             inputs.required_weight += w * min as f64;
             inputs.unmet_weight += w * unmet as f64;
             inputs.all_met &= unmet == 0;
@@ -936,6 +948,7 @@ impl Pass<'_> {
             inputs.required_weight += 1.0;
             if *holds {
                 inputs.earned += exact;
+                plain_earned += exact;
             } else {
                 inputs.unmet_weight += 1.0;
                 inputs.all_met = false;
@@ -956,6 +969,13 @@ impl Pass<'_> {
             || !critical_unmet.is_empty()
             || !limit_findings.is_empty();
         let result = native::score(&config.scoring, &inputs);
+        let ranking = native::score(
+            &config.scoring,
+            &NativeInputs {
+                earned: plain_earned,
+                ..inputs
+            },
+        );
         let avoidable = critical_unmet.len() + if strict_extras { counts.extra } else { 0 };
         if !findings {
             return Judged {
@@ -969,6 +989,7 @@ impl Pass<'_> {
                     findings: Vec::new(),
                 },
                 pending,
+                ranking,
                 strict_extras,
                 avoidable,
             };
@@ -1002,6 +1023,7 @@ impl Pass<'_> {
                 findings: Vec::new(),
             },
             pending,
+            ranking,
             strict_extras,
             avoidable,
         }

@@ -233,3 +233,27 @@ fn binary_mode_keeps_its_all_or_nothing_score() {
     assert_eq!(v.score, 0.0);
     assert!(v.expectations[0].shares.is_empty());
 }
+
+/// The pairing a strict-order run keeps when its optimum leaves calls unaccounted is ranked by the
+/// plain score: a name-only pairing that ties the optimum only under `per_argument` credit is not
+/// preferred (the proptest seed in `tests/proptest-regressions/engine_per_argument.txt`).
+#[test]
+fn preferred_alignment_is_ranked_without_shares() {
+    let exps = vec![
+        ExpSpec { tool: 1, args: vec![(0, 1), (2, 0)], exact: false, required: true, weight: 1.0 },
+        ExpSpec { tool: 2, args: vec![(1, 0), (2, 0)], exact: false, required: true, weight: 1.0 },
+    ];
+    let cs = vec![
+        call("c", json!({"y": 0, "z": 0})),
+        call("b", json!({"x": 1})),
+        call("c", json!({"y": 0})),
+    ];
+    let plain = run(&build(&exps, OrderMode::Strict, 0.0, false), &cs);
+    let partial = run(&build(&exps, OrderMode::Strict, 0.0, true), &cs);
+    let pairs = |v: &toolspec::engine::Verdict| {
+        v.expectations.iter().map(|e| e.calls.clone()).collect::<Vec<_>>()
+    };
+    assert_eq!(pairs(&plain), vec![vec![], vec![0]]);
+    assert_eq!(pairs(&partial), pairs(&plain));
+    assert_eq!((plain.score, partial.score), (0.5, 0.5));
+}
