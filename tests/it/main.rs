@@ -42,6 +42,7 @@ mod engine_verdict_snapshot;
 mod hostile_fuzz_regressions;
 mod hostile_inputs;
 mod hostile_project;
+mod hostile_schemas;
 mod init_starter;
 mod lang_constructs;
 mod lang_diagnostics;
