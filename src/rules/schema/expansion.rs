@@ -29,6 +29,23 @@ pub const MAX_SCHEMA_NESTING: usize = 256;
 const EXTERNAL_STEPS: u64 = 256;
 const EXTERNAL_NESTING: usize = 4;
 
+/// Keywords whose check reads the whole part of the value it applies to (a string's characters,
+/// a structure's every node): each counts one more step per [`BYTES_PER_STEP`] of that part.
+const READ_WHOLE: &[&str] = &[
+    "pattern",
+    "format",
+    "enum",
+    "const",
+    "uniqueItems",
+    "minLength",
+    "maxLength",
+    "contentMediaType",
+    "contentEncoding",
+];
+
+/// How many bytes of a value one step stands for where a keyword reads it whole.
+const BYTES_PER_STEP: u64 = 64;
+
 /// What one check costs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Work {
@@ -245,8 +262,10 @@ struct Count<'s> {
     memo: HashMap<(usize, usize), Work>,
     /// The pairs being counted, innermost last.
     stack: Vec<(usize, usize)>,
-    /// Applications counted so far, memoised ones included (the meter's own work).
+    /// Applications counted so far, and parts of values sized (the meter's own work).
     spent: u64,
+    /// The size of each structure met, by address: its nodes and string bytes.
+    sizes: HashMap<usize, u64>,
     cap: u64,
 }
 
@@ -265,6 +284,7 @@ impl<'s> Meter<'s> {
             memo: HashMap::new(),
             stack: Vec::new(),
             spent: 0,
+            sizes: HashMap::new(),
             cap,
         };
         let work = count
@@ -274,10 +294,10 @@ impl<'s> Meter<'s> {
     }
 }
 
-/// A value's address, or 0 for every scalar.
+/// A value's address, or 0 for every scalar but a string (whose cost depends on its length).
 fn value_key(v: &Value) -> usize {
     match v {
-        Value::Object(_) | Value::Array(_) => std::ptr::from_ref(v) as usize,
+        Value::Object(_) | Value::Array(_) | Value::String(_) => std::ptr::from_ref(v) as usize,
         _ => 0,
     }
 }
@@ -334,7 +354,11 @@ impl<'s> Count<'s> {
                 usize::MAX,
             ));
         };
-        let own = 1 + o.len() as u64;
+        let mut own = 1 + o.len() as u64;
+        if o.keys().any(|k| READ_WHOLE.contains(&k.as_str())) {
+            let whole = o.keys().filter(|k| READ_WHOLE.contains(&k.as_str())).count() as u64;
+            own = own.saturating_add(whole.saturating_mul(self.size(value)? / BYTES_PER_STEP));
+        }
         let mut work = Work {
             steps: own,
             weight: own,
@@ -383,9 +407,19 @@ impl<'s> Count<'s> {
                         }
                     }
                     Applies::Names => {
+                        // Each name is a string the subschema checks: counted as an empty one,
+                        // then every step again per 64 bytes of the name.
                         if let Value::Object(v) = value {
-                            for _ in 0..v.len() {
+                            for name in v.keys() {
+                                let before = work.steps;
                                 self.child(&mut work, &mut cut, sub, &Value::Null, depth)?;
+                                let extra = (work.steps - before)
+                                    .saturating_mul(name.len() as u64 / BYTES_PER_STEP);
+                                work.steps = work.steps.saturating_add(extra);
+                                work.weight = work.weight.saturating_add(extra);
+                                if work.weight > self.cap {
+                                    return Err(Over::Work);
+                                }
                             }
                         }
                     }
@@ -410,6 +444,40 @@ impl<'s> Count<'s> {
             }
         }
         Ok((work, cut))
+    }
+
+    /// The size of `value`: a string's bytes; a structure's nodes and string bytes (sized once
+    /// each, without recursion); 0 for other scalars.
+    fn size(&mut self, value: &Value) -> Result<u64, Over> {
+        match value {
+            Value::String(s) => return Ok(s.len() as u64),
+            Value::Object(_) | Value::Array(_) => {}
+            _ => return Ok(0),
+        }
+        let key = std::ptr::from_ref(value) as usize;
+        if let Some(&n) = self.sizes.get(&key) {
+            return Ok(n);
+        }
+        let mut n = 0u64;
+        let mut stack = vec![value];
+        while let Some(v) = stack.pop() {
+            n += 1;
+            match v {
+                Value::String(s) => n += s.len() as u64,
+                Value::Object(o) => {
+                    n += o.keys().map(|k| k.len() as u64).sum::<u64>();
+                    stack.extend(o.values());
+                }
+                Value::Array(a) => stack.extend(a),
+                _ => {}
+            }
+        }
+        self.spent = self.spent.saturating_add(n / BYTES_PER_STEP);
+        if self.spent > self.cap {
+            return Err(Over::Work);
+        }
+        self.sizes.insert(key, n);
+        Ok(n)
     }
 
     fn child(
@@ -541,6 +609,23 @@ mod tests {
                            "$ref": "#/$defs/a"});
         let w = measure(&cycle, &json!(1), 1000).0.unwrap();
         assert!(w.steps < 20, "{w:?}");
+    }
+
+    /// Keywords that read a whole string or structure count its size: a hundred patterns on a
+    /// 1 MB string are a hundred scans of it.
+    #[test]
+    fn keywords_that_read_the_whole_value_count_its_size() {
+        let branches: Vec<Value> = (0..100).map(|i| json!({"pattern": format!("x{i}$")})).collect();
+        let schema = json!({ "anyOf": branches });
+        let long = json!("a".repeat(1_000_000));
+        assert_eq!(measure(&schema, &long, 1_000_000).0, Err(Over::Work));
+        let w = measure(&schema, &json!("short"), 1_000_000).0.unwrap();
+        assert!(w.steps < 400, "{w:?}");
+        let names = json!({"propertyNames": {"pattern": "^a"}});
+        let mut wide = Map::new();
+        wide.insert("k".repeat(640), json!(1));
+        let w = measure(&names, &Value::Object(wide), 1_000_000).0.unwrap();
+        assert!(w.steps >= 10 * 2, "{w:?}");
     }
 
     #[test]

@@ -66,6 +66,23 @@ pub const MAX_TRANSCRIPT_WORK: u64 = 20_000_000;
 /// At most this many violations of one call are reported.
 pub const MAX_ERRORS_PER_CALL: usize = 20;
 
+/// The work of checking `value` against `schema` as the rule counts it before checking (see
+/// [`Work`]; `$ref`s expanded), or why the count stopped: past `cap` (in [`Work::weight`]) or
+/// nested deeper than [`MAX_SCHEMA_NESTING`]. The rule checks a call only within
+/// [`MAX_CALL_WORK`]; the fuzz target `schema_rules` holds the count to be at least what the
+/// `jsonschema` crate does.
+///
+/// ```
+/// use serde_json::json;
+/// let schema = json!({"properties": {"a": {"type": "string"}}});
+/// let work = toolspec::rules::schema_work(&schema, &json!({"a": "x"}), 1_000).unwrap();
+/// assert_eq!((work.steps, work.depth), (4, 1));
+/// ```
+pub fn schema_work(schema: &Value, value: &Value, cap: u64) -> Result<Work, Over> {
+    let index = Index::new(schema);
+    Meter::new(schema, &index).measure(value, cap).0
+}
+
 /// A schema compiled for checking.
 struct Compiled {
     /// The schema as checked (OpenAPI type names lowered, patterns that are not checked taken
