@@ -18,11 +18,8 @@ use crate::compile::suggest::did_you_mean;
 use crate::config::{ArgsMode, Check, JsonType, Part, Path, PathCheck, PathSeg, RefOp};
 use crate::source::{SourceFile, Span};
 use crate::syntax::ast::{self, Seg, TermKind};
+use crate::syntax::words::TypeWord;
 use crate::syntax::SpecDiagnostic;
-
-const TYPES: &[&str] = &[
-    "null", "boolean", "number", "integer", "string", "array", "object",
-];
 
 /// How a bare literal is compared: follows the argument mode.
 #[derive(Clone, Copy)]
@@ -244,18 +241,19 @@ impl FileCx {
             TermKind::Type(names) => {
                 let mut types = Vec::new();
                 for n in names {
-                    let ty = match n.name.as_str() {
-                        "null" => JsonType::Null,
-                        "boolean" => JsonType::Boolean,
-                        "number" => JsonType::Number,
-                        "integer" => JsonType::Integer,
-                        "string" => JsonType::String,
-                        "array" => JsonType::Array,
-                        "object" => JsonType::Object,
-                        _ => {
-                            self.diags.push(unknown_word(src, "JSON type", n, TYPES));
-                            continue;
-                        }
+                    let Ok(word) = n.name.parse::<TypeWord>() else {
+                        self.diags
+                            .push(unknown_word(src, "JSON type", n, TypeWord::WORDS));
+                        continue;
+                    };
+                    let ty = match word {
+                        TypeWord::Null => JsonType::Null,
+                        TypeWord::Boolean => JsonType::Boolean,
+                        TypeWord::Number => JsonType::Number,
+                        TypeWord::Integer => JsonType::Integer,
+                        TypeWord::String => JsonType::String,
+                        TypeWord::Array => JsonType::Array,
+                        TypeWord::Object => JsonType::Object,
                     };
                     if !types.contains(&ty) {
                         types.push(ty);
@@ -284,6 +282,26 @@ impl FileCx {
                 return self.ref_op(src, inner, true, refs);
             }
             TermKind::RefOp { .. } => return self.ref_op(src, t, false, refs),
+            TermKind::Or(alternatives) => {
+                let mut checks = Vec::with_capacity(alternatives.len());
+                for alt in alternatives {
+                    let mut all: Vec<Check> = alt
+                        .terms
+                        .iter()
+                        .filter_map(|t| self.term(src, t, lit, refs))
+                        .collect();
+                    // A term left out was reported; the alternative is then left out too.
+                    if all.len() != alt.terms.len() {
+                        continue;
+                    }
+                    checks.push(if all.len() == 1 {
+                        all.pop().expect("one")
+                    } else {
+                        Check::AllOf { checks: all }
+                    });
+                }
+                Check::AnyOf { checks }
+            }
             TermKind::Not(inner) => Check::Not {
                 check: Box::new(self.term(src, inner, lit, refs)?),
             },
@@ -325,6 +343,7 @@ impl FileCx {
         let op = match (op, negated) {
             (ast::RefOpAst::In, false) => RefOp::In,
             (ast::RefOpAst::In, true) => RefOp::NotIn,
+            (ast::RefOpAst::Contains, _) => RefOp::Contains,
             (ast::RefOpAst::Cmp(c), _) => match c {
                 ast::CmpOp::Lt => RefOp::Lt,
                 ast::CmpOp::Le => RefOp::Le,
@@ -364,17 +383,23 @@ impl FileCx {
         };
         if !op.is_membership() {
             if let Some(each) = each_seg(path) {
+                let what = if op == RefOp::Contains {
+                    "looks for one value"
+                } else {
+                    "compares with one number"
+                };
                 self.diags.push(
                     SpecDiagnostic::error(
                         Code::InvalidComparison,
                         src,
-                        format!(
-                            "`{}` compares with one number, and `[*]` collects a list",
-                            op.as_str()
-                        ),
+                        format!("`{}` {what}, and `[*]` collects a list", op.as_str()),
                     )
                     .label(each, "collects every element")
-                    .help("name one element (`[0]`), or test membership with `in`"),
+                    .help(if op == RefOp::Contains {
+                        "name the one element to look for (`[0]`)"
+                    } else {
+                        "name one element (`[0]`), or test membership with `in`"
+                    }),
                 );
                 return None;
             }
