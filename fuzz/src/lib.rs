@@ -1109,14 +1109,25 @@ fn arb_schema(u: &mut Unstructured, depth: u32, budget: &mut u32) -> arbitrary::
     for _ in 0..u.int_in_range(1..=3)? {
         let sub = |u: &mut Unstructured, budget: &mut u32| arb_schema(u, depth - 1, budget);
         let (k, v) = match u.int_in_range(0..=23)? {
-            0 => ("type", json!(*u.choose(&["string", "integer", "object", "array", "STRING", "number", "int"])?)),
+            0 => (
+                "type",
+                json!(*u.choose(&[
+                    "string", "integer", "object", "array", "STRING", "number", "int"
+                ])?),
+            ),
             1 => ("enum", json!(["a", 1, null])),
             2 => ("maxLength", json!(u.int_in_range(0..=5)?)),
             3 => ("pattern", json!(*u.choose(SCHEMA_PATTERNS)?)),
-            4 => ("format", json!(*u.choose(&["email", "regex", "date", "uuid"])?)),
+            4 => (
+                "format",
+                json!(*u.choose(&["email", "regex", "date", "uuid"])?),
+            ),
             5 => ("$ref", json!(*u.choose(SCHEMA_REFS)?)),
-            6 => ("$dynamicRef", json!(*u.choose(&["#a0", "#a1", "#/$defs/d0"])?)),
-            7 | 8 | 9 => {
+            6 => (
+                "$dynamicRef",
+                json!(*u.choose(&["#a0", "#a1", "#/$defs/d0"])?),
+            ),
+            7..=9 => {
                 let n = u.int_in_range(1..=3)?;
                 let mut all = Vec::new();
                 for _ in 0..n {
@@ -1140,14 +1151,26 @@ fn arb_schema(u: &mut Unstructured, depth: u32, budget: &mut u32) -> arbitrary::
                 props.insert((*u.choose(SCHEMA_PATTERNS)?).into(), sub(u, budget)?);
                 ("patternProperties", Value::Object(props))
             }
-            15 => (*u.choose(&["additionalProperties", "unevaluatedProperties"])?, sub(u, budget)?),
+            15 => (
+                *u.choose(&["additionalProperties", "unevaluatedProperties"])?,
+                sub(u, budget)?,
+            ),
             16 => ("items", sub(u, budget)?),
-            17 => ("prefixItems", Value::Array(vec![sub(u, budget)?, sub(u, budget)?])),
-            18 => (*u.choose(&["contains", "propertyNames", "unevaluatedItems"])?, sub(u, budget)?),
+            17 => (
+                "prefixItems",
+                Value::Array(vec![sub(u, budget)?, sub(u, budget)?]),
+            ),
+            18 => (
+                *u.choose(&["contains", "propertyNames", "unevaluatedItems"])?,
+                sub(u, budget)?,
+            ),
             19 => ("dependentSchemas", json!({"a": sub(u, budget)?})),
             20 => ("$anchor", json!(*u.choose(&["a0", "a1"])?)),
             21 => ("$dynamicAnchor", json!(*u.choose(&["a0", "a1"])?)),
-            22 => ("$id", json!(*u.choose(&["other.json", "https://example.com/s", "#a1"])?)),
+            22 => (
+                "$id",
+                json!(*u.choose(&["other.json", "https://example.com/s", "#a1"])?),
+            ),
             _ => ("required", json!(["a", "b"])),
         };
         o.insert(k.into(), v);
@@ -1170,7 +1193,10 @@ fn arb_value(u: &mut Unstructured, depth: u32) -> arbitrary::Result<Value> {
     }
     if u.arbitrary()? {
         let n = u.int_in_range(0..=3)?;
-        (0..n).map(|_| arb_value(u, depth - 1)).collect::<arbitrary::Result<Vec<_>>>().map(Value::Array)
+        (0..n)
+            .map(|_| arb_value(u, depth - 1))
+            .collect::<arbitrary::Result<Vec<_>>>()
+            .map(Value::Array)
     } else {
         let mut o = Map::new();
         for key in ["a", "b", "c", "x"] {
@@ -1210,7 +1236,10 @@ pub fn schema_rules(data: &[u8]) {
         Value::Object(o) => {
             o.insert("$defs".into(), Value::Object(defs));
             if u.ratio(1, 4).unwrap_or(false) {
-                o.insert("$schema".into(), json!("http://json-schema.org/draft-07/schema#"));
+                o.insert(
+                    "$schema".into(),
+                    json!("http://json-schema.org/draft-07/schema#"),
+                );
             }
         }
         other => *other = json!({"allOf": [other.clone()], "$defs": defs, "x-count": true}),
@@ -1261,9 +1290,18 @@ pub fn schema_rules(data: &[u8]) {
     for f in &found {
         assert_eq!(f.code.stage(), Stage::Rule, "{f:?}");
         assert!(f.span.end <= text.len(), "{f:?}");
-        assert!(f.message.len() < 1_200, "{} bytes: {}", f.message.len(), f.message);
+        assert!(
+            f.message.len() < 1_200,
+            "{} bytes: {}",
+            f.message.len(),
+            f.message
+        );
     }
-    assert!(found.len() <= 4 * (rules::MAX_FINDINGS_PER_RULE + 1), "{}", found.len());
+    assert!(
+        found.len() <= 4 * (rules::MAX_FINDINGS_PER_RULE + 1),
+        "{}",
+        found.len()
+    );
 
     // The oracle: the crate's applications of schema objects (validity, then every error)
     // never exceed the counted weight.
@@ -1289,7 +1327,10 @@ pub fn schema_rules(data: &[u8]) {
         let _ = validator.is_valid(&c.args);
         let _ = validator.iter_errors(&c.args).count();
         let done = ticks.load(Ordering::Relaxed);
-        assert!(done <= work.weight, "the crate applied {done} schema objects, the count says {work:?}");
+        assert!(
+            done <= work.weight,
+            "the crate applied {done} schema objects, the count says {work:?}"
+        );
     }
 }
 

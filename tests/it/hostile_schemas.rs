@@ -59,9 +59,13 @@ fn a_ref_dag_schema_is_refused_at_its_bound() {
         defs.insert(format!("d{i}"), json!({"anyOf": [next, next]}));
     }
     defs.insert(format!("d{levels}"), json!({"type": "string"}));
-    let schema = json!({"type": "object", "$defs": defs, "properties": {"x": {"$ref": "#/$defs/d0"}}});
+    let schema =
+        json!({"type": "object", "$defs": defs, "properties": {"x": {"$ref": "#/$defs/d0"}}});
     let text = chat(
-        &[("t", schema), ("n", json!({"type": "object", "required": ["k"]}))],
+        &[
+            ("t", schema),
+            ("n", json!({"type": "object", "required": ["k"]})),
+        ],
         &[("t", json!({"x": 1})), ("n", json!({}))],
     );
     assert!(text.len() < 2_600, "{}", text.len());
@@ -86,13 +90,21 @@ fn a_ref_dag_schema_is_refused_at_its_bound() {
 #[test]
 fn thousands_of_unicode_patterns_stop_at_the_transcript_budget() {
     let props: serde_json::Map<String, Value> = (0..3000)
-        .map(|i| (format!("p{i}"), json!({"type": "string", "pattern": format!(r"\p{{L}}{{20}}{i}")})))
+        .map(|i| {
+            (
+                format!("p{i}"),
+                json!({"type": "string", "pattern": format!(r"\p{{L}}{{20}}{i}")}),
+            )
+        })
         .collect();
     let args: serde_json::Map<String, Value> = (0..3000)
         .map(|i| (format!("p{i}"), json!("é".repeat(25))))
         .collect();
     let text = chat(
-        &[("t", json!({"type": "object", "properties": props, "required": ["missing"]}))],
+        &[(
+            "t",
+            json!({"type": "object", "properties": props, "required": ["missing"]}),
+        )],
         &[("t", Value::Object(args))],
     );
     let p = Project::new();
@@ -103,7 +115,9 @@ fn thousands_of_unicode_patterns_stop_at_the_transcript_budget() {
     let found = findings(&run, "patterns.json");
     let notes = with_code(&found, "rule-limit");
     assert!(
-        notes.iter().any(|m| m.contains("budget of 64 MiB") && m.contains("more are not checked")),
+        notes
+            .iter()
+            .any(|m| m.contains("budget of 64 MiB") && m.contains("more are not checked")),
         "{notes:#?}"
     );
     assert!(with_code(&found, "schema-violation")
@@ -120,14 +134,21 @@ fn a_look_ahead_voids_only_its_pattern() {
         "b": {"type": "integer"}
     }});
     let p = Project::new();
-    p.write("runs/ahead.json", chat(&[("t", schema)], &[("t", json!({"a": "y", "b": "no"}))]));
+    p.write(
+        "runs/ahead.json",
+        chat(&[("t", schema)], &[("t", json!({"a": "y", "b": "no"}))]),
+    );
     let run = p.check_limited(LIMIT_MIB, &[]);
     run.assert_not_killed();
     run.assert_good_checked();
     let found = findings(&run, "ahead.json");
     let invalid = with_code(&found, "invalid-schema");
     assert_eq!(invalid.len(), 1, "{found:#?}");
-    assert!(invalid[0].contains("`/properties/a/pattern`"), "{}", invalid[0]);
+    assert!(
+        invalid[0].contains("`/properties/a/pattern`"),
+        "{}",
+        invalid[0]
+    );
     assert!(with_code(&found, "schema-violation")
         .iter()
         .any(|m| m.contains("argument `b`")));
@@ -144,7 +165,10 @@ fn copies_of_one_spec_regex_share_one_cache() {
     spec.push_str("}\n");
     let p = Project::new();
     p.write("big.toolspec", &spec);
-    p.write("calls/f.json", chat(&[], &[("f", json!({"a": "a".repeat(210)}))]));
+    p.write(
+        "calls/f.json",
+        chat(&[], &[("f", json!({"a": "a".repeat(210)}))]),
+    );
     let run = p.check_limited(LIMIT_MIB / 2, &["-j", "1"]);
     run.assert_not_killed();
     run.assert_good_checked();

@@ -109,7 +109,10 @@ impl Index {
                     }
                     for (k, x) in o {
                         if x.is_object() || x.is_array() {
-                            stack.push((format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")), x));
+                            stack.push((
+                                format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")),
+                                x,
+                            ));
                         }
                     }
                 }
@@ -159,7 +162,12 @@ impl Index {
 
     /// Every subschema `reference` (the value of `keyword`) may lead to; `true` beside them
     /// when it may lead out of the schema.
-    fn targets<'s>(&self, root: &'s Value, keyword: &str, reference: &str) -> (Vec<&'s Value>, bool) {
+    fn targets<'s>(
+        &self,
+        root: &'s Value,
+        keyword: &str,
+        reference: &str,
+    ) -> (Vec<&'s Value>, bool) {
         let resolve = |pointers: &[String]| -> Vec<&'s Value> {
             pointers.iter().filter_map(|p| root.pointer(p)).collect()
         };
@@ -190,11 +198,18 @@ impl Index {
                     .filter_map(|p| root.pointer(&format!("{p}{f}")))
                     .collect()
             }
-            Some(name) => self.anchors.get(name).map_or_else(Vec::new, |ps| resolve(ps)),
+            Some(name) => self
+                .anchors
+                .get(name)
+                .map_or_else(Vec::new, |ps| resolve(ps)),
         };
         if keyword == "$dynamicRef" {
             if let Some(name) = fragment.filter(|f| !f.starts_with('/')) {
-                found.extend(self.dynamic.get(name).map_or_else(Vec::new, |ps| resolve(ps)));
+                found.extend(
+                    self.dynamic
+                        .get(name)
+                        .map_or_else(Vec::new, |ps| resolve(ps)),
+                );
             }
         }
         let outside = found.is_empty();
@@ -208,9 +223,7 @@ fn id_of(v: &Value) -> Option<&str> {
 }
 
 fn id_of_object(o: &Map<String, Value>) -> Option<&str> {
-    o.get("$id")
-        .or_else(|| o.get("id"))
-        .and_then(Value::as_str)
+    o.get("$id").or_else(|| o.get("id")).and_then(Value::as_str)
 }
 
 /// Whether the reference base `base` may name the resource whose `$id` is `id` (without
@@ -287,9 +300,13 @@ impl<'s> Meter<'s> {
             sizes: HashMap::new(),
             cap,
         };
-        let work = count
-            .apply(self.root, value, 0)
-            .and_then(|(w, _)| if w.weight > cap { Err(Over::Work) } else { Ok(w) });
+        let work = count.apply(self.root, value, 0).and_then(|(w, _)| {
+            if w.weight > cap {
+                Err(Over::Work)
+            } else {
+                Ok(w)
+            }
+        });
         (work, count.spent)
     }
 }
@@ -306,7 +323,12 @@ impl<'s> Count<'s> {
     /// The work of `schema` applied to `value` at nesting `depth`, and the stack position of
     /// the outermost pair a cycle inside it came back to (`usize::MAX` if none: then it is
     /// memoised).
-    fn apply(&mut self, schema: &'s Value, value: &Value, depth: usize) -> Result<(Work, usize), Over> {
+    fn apply(
+        &mut self,
+        schema: &'s Value,
+        value: &Value,
+        depth: usize,
+    ) -> Result<(Work, usize), Over> {
         if depth > MAX_SCHEMA_NESTING {
             return Err(Over::Nesting);
         }
@@ -343,7 +365,12 @@ impl<'s> Count<'s> {
         }
     }
 
-    fn expand(&mut self, schema: &'s Value, value: &Value, depth: usize) -> Result<(Work, usize), Over> {
+    fn expand(
+        &mut self,
+        schema: &'s Value,
+        value: &Value,
+        depth: usize,
+    ) -> Result<(Work, usize), Over> {
         let Value::Object(o) = schema else {
             return Ok((
                 Work {
@@ -356,7 +383,10 @@ impl<'s> Count<'s> {
         };
         let mut own = 1 + o.len() as u64;
         if o.keys().any(|k| READ_WHOLE.contains(&k.as_str())) {
-            let whole = o.keys().filter(|k| READ_WHOLE.contains(&k.as_str())).count() as u64;
+            let whole = o
+                .keys()
+                .filter(|k| READ_WHOLE.contains(&k.as_str()))
+                .count() as u64;
             own = own.saturating_add(whole.saturating_mul(self.size(value)? / BYTES_PER_STEP));
         }
         let mut work = Work {
@@ -615,7 +645,9 @@ mod tests {
     /// 1 MB string are a hundred scans of it.
     #[test]
     fn keywords_that_read_the_whole_value_count_its_size() {
-        let branches: Vec<Value> = (0..100).map(|i| json!({"pattern": format!("x{i}$")})).collect();
+        let branches: Vec<Value> = (0..100)
+            .map(|i| json!({"pattern": format!("x{i}$")}))
+            .collect();
         let schema = json!({ "anyOf": branches });
         let long = json!("a".repeat(1_000_000));
         assert_eq!(measure(&schema, &long, 1_000_000).0, Err(Over::Work));
@@ -632,7 +664,10 @@ mod tests {
     fn nesting_past_the_bound_is_refused() {
         let mut defs = Map::new();
         for i in 0..300 {
-            defs.insert(format!("d{i}"), json!({"$ref": format!("#/$defs/d{}", i + 1)}));
+            defs.insert(
+                format!("d{i}"),
+                json!({"$ref": format!("#/$defs/d{}", i + 1)}),
+            );
         }
         defs.insert("d300".into(), json!({"type": "string"}));
         let chain = json!({"$defs": defs, "$ref": "#/$defs/d0"});
@@ -647,22 +682,40 @@ mod tests {
         let defs = &d["$defs"];
         let big = measure(&d, &json!({"x": 1}), u64::MAX).0.unwrap().steps;
         for (schema, what) in [
-            (json!({"$defs": {"x": {"$anchor": "here", "anyOf": defs["d0"]["anyOf"]}, "d1": defs["d1"], "d2": defs["d2"], "d3": defs["d3"], "d4": defs["d4"], "d5": defs["d5"], "d6": defs["d6"]},
-                    "properties": {"x": {"$ref": "#here"}}}), "anchor"),
-            (json!({"$defs": {"a/b": defs["d0"], "d1": defs["d1"], "d2": defs["d2"], "d3": defs["d3"], "d4": defs["d4"], "d5": defs["d5"], "d6": defs["d6"]},
-                    "properties": {"x": {"$ref": "#/$defs/a~1b"}}}), "escaped"),
-            (json!({"$defs": {"a%b": defs["d0"], "d1": defs["d1"], "d2": defs["d2"], "d3": defs["d3"], "d4": defs["d4"], "d5": defs["d5"], "d6": defs["d6"]},
-                    "properties": {"x": {"$ref": "#/$defs/a%25b"}}}), "percent"),
-            (json!({"$id": "https://example.com/root.json", "$defs": {"d0": defs["d0"], "d1": defs["d1"], "d2": defs["d2"], "d3": defs["d3"], "d4": defs["d4"], "d5": defs["d5"], "d6": defs["d6"]},
-                    "properties": {"x": {"$ref": "root.json#/$defs/d0"}}}), "by id"),
-            (json!({"$defs": {"d0": {"$dynamicAnchor": "n", "anyOf": defs["d0"]["anyOf"]}, "d1": defs["d1"], "d2": defs["d2"], "d3": defs["d3"], "d4": defs["d4"], "d5": defs["d5"], "d6": defs["d6"]},
-                    "properties": {"x": {"$dynamicRef": "#n"}}}), "dynamic"),
+            (
+                json!({"$defs": {"x": {"$anchor": "here", "anyOf": defs["d0"]["anyOf"]}, "d1": defs["d1"], "d2": defs["d2"], "d3": defs["d3"], "d4": defs["d4"], "d5": defs["d5"], "d6": defs["d6"]},
+                    "properties": {"x": {"$ref": "#here"}}}),
+                "anchor",
+            ),
+            (
+                json!({"$defs": {"a/b": defs["d0"], "d1": defs["d1"], "d2": defs["d2"], "d3": defs["d3"], "d4": defs["d4"], "d5": defs["d5"], "d6": defs["d6"]},
+                    "properties": {"x": {"$ref": "#/$defs/a~1b"}}}),
+                "escaped",
+            ),
+            (
+                json!({"$defs": {"a%b": defs["d0"], "d1": defs["d1"], "d2": defs["d2"], "d3": defs["d3"], "d4": defs["d4"], "d5": defs["d5"], "d6": defs["d6"]},
+                    "properties": {"x": {"$ref": "#/$defs/a%25b"}}}),
+                "percent",
+            ),
+            (
+                json!({"$id": "https://example.com/root.json", "$defs": {"d0": defs["d0"], "d1": defs["d1"], "d2": defs["d2"], "d3": defs["d3"], "d4": defs["d4"], "d5": defs["d5"], "d6": defs["d6"]},
+                    "properties": {"x": {"$ref": "root.json#/$defs/d0"}}}),
+                "by id",
+            ),
+            (
+                json!({"$defs": {"d0": {"$dynamicAnchor": "n", "anyOf": defs["d0"]["anyOf"]}, "d1": defs["d1"], "d2": defs["d2"], "d3": defs["d3"], "d4": defs["d4"], "d5": defs["d5"], "d6": defs["d6"]},
+                    "properties": {"x": {"$dynamicRef": "#n"}}}),
+                "dynamic",
+            ),
         ] {
             let w = measure(&schema, &json!({"x": 1}), u64::MAX).0.unwrap();
             assert!(w.steps + 4 >= big, "{what}: {w:?} against {big}");
         }
-        let meta = json!({"properties": {"x": {"$ref": "https://json-schema.org/draft/2020-12/schema"}}});
-        let w = measure(&meta, &json!({"x": {"a": [1, 2, 3]}}), u64::MAX).0.unwrap();
+        let meta =
+            json!({"properties": {"x": {"$ref": "https://json-schema.org/draft/2020-12/schema"}}});
+        let w = measure(&meta, &json!({"x": {"a": [1, 2, 3]}}), u64::MAX)
+            .0
+            .unwrap();
         assert!(w.steps >= 5 * EXTERNAL_STEPS, "{w:?}");
     }
 
@@ -710,9 +763,12 @@ mod tests {
                 prop::collection::vec(inner.clone(), 1..4).prop_map(|v| json!({"allOf": v})),
                 prop::collection::vec(inner.clone(), 1..4).prop_map(|v| json!({"oneOf": v})),
                 inner.clone().prop_map(|s| json!({"not": s})),
-                (inner.clone(), inner.clone()).prop_map(|(a, b)| json!({"properties": {"a": a, "b": b}})),
+                (inner.clone(), inner.clone())
+                    .prop_map(|(a, b)| json!({"properties": {"a": a, "b": b}})),
                 inner.clone().prop_map(|s| json!({"items": s})),
-                inner.clone().prop_map(|s| json!({"additionalProperties": s})),
+                inner
+                    .clone()
+                    .prop_map(|s| json!({"additionalProperties": s})),
                 (inner.clone(), inner.clone(), inner.clone())
                     .prop_map(|(i, t, e)| json!({"if": i, "then": t, "else": e})),
             ]
@@ -720,12 +776,25 @@ mod tests {
     }
 
     fn value() -> impl Strategy<Value = Value> {
-        let leaf = prop_oneof![Just(json!(1)), Just(json!(5)), Just(json!("s")), Just(json!(null))];
+        let leaf = prop_oneof![
+            Just(json!(1)),
+            Just(json!(5)),
+            Just(json!("s")),
+            Just(json!(null))
+        ];
         leaf.prop_recursive(4, 32, 4, |inner| {
             prop_oneof![
                 prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
-                prop::collection::btree_map(prop_oneof![Just("a".to_owned()), Just("b".to_owned()), Just("c".to_owned())], inner, 0..3)
-                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+                prop::collection::btree_map(
+                    prop_oneof![
+                        Just("a".to_owned()),
+                        Just("b".to_owned()),
+                        Just("c".to_owned())
+                    ],
+                    inner,
+                    0..3
+                )
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
             ]
         })
     }

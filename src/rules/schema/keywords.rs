@@ -96,7 +96,11 @@ pub(super) fn subschemas(value: &Value, how: Applies) -> Vec<(Inner<'_>, &Value)
             .map(|(i, v)| (Inner::Index(i), v))
             .collect(),
         (
-            Applies::Same | Applies::EveryProperty | Applies::Names | Applies::EveryItem | Applies::Items,
+            Applies::Same
+            | Applies::EveryProperty
+            | Applies::Names
+            | Applies::EveryItem
+            | Applies::Items,
             v,
         ) if is_schema(v) => vec![(Inner::Whole, v)],
         (

@@ -430,7 +430,8 @@ impl<'t> Checker<'t> {
     fn finish(mut self, out: &mut Vec<RuleFinding>) {
         if let Some((mut note, more)) = self.over_budget.take() {
             if more > 0 {
-                note.message.push_str(&format!(" and {more} more are not checked"));
+                note.message
+                    .push_str(&format!(" and {more} more are not checked"));
             } else {
                 note.message.push_str(" is not checked");
             }
@@ -649,18 +650,36 @@ mod tests {
                 "c": {"type": "string", "pattern": "^[a-z]+$"}
             }}),
         )];
-        let calls = [call("t", json!({"a": "y", "b": "no", "c": "A"}), Span::new(0, 4))];
+        let calls = [call(
+            "t",
+            json!({"a": "y", "b": "no", "c": "A"}),
+            Span::new(0, 4),
+        )];
         let found = view_check(&tools, &calls, b"....");
         assert_eq!(
             codes(&found),
-            [Code::SchemaViolation, Code::SchemaViolation, Code::InvalidSchema],
+            [
+                Code::SchemaViolation,
+                Code::SchemaViolation,
+                Code::InvalidSchema
+            ],
             "{found:#?}"
         );
         let invalid = &found[2];
-        assert!(invalid.message.contains("`/properties/a/pattern`"), "{}", invalid.message);
-        assert!(invalid.message.contains("look-around"), "{}", invalid.message);
+        assert!(
+            invalid.message.contains("`/properties/a/pattern`"),
+            "{}",
+            invalid.message
+        );
+        assert!(
+            invalid.message.contains("look-around"),
+            "{}",
+            invalid.message
+        );
         assert!(found.iter().any(|f| f.message.contains("argument `b`")));
-        assert!(found.iter().any(|f| f.message.contains(r#""A" does not match "^[a-z]+$""#)));
+        assert!(found
+            .iter()
+            .any(|f| f.message.contains(r#""A" does not match "^[a-z]+$""#)));
     }
 
     /// A `patternProperties` name that cannot be compiled is taken out with the
@@ -673,17 +692,29 @@ mod tests {
                    "patternProperties": {"^(?!x)": {"type": "string"}, "^n$": {"type": "integer"}},
                    "additionalProperties": false}),
         )];
-        let calls = [call("t", json!({"n": "one", "other": "s"}), Span::new(0, 4))];
+        let calls = [call(
+            "t",
+            json!({"n": "one", "other": "s"}),
+            Span::new(0, 4),
+        )];
         let found = view_check(&tools, &calls, b"....");
         let messages: Vec<&str> = found.iter().map(|f| f.message.as_str()).collect();
         assert_eq!(
             codes(&found),
-            [Code::SchemaViolation, Code::InvalidSchema, Code::InvalidSchema],
+            [
+                Code::SchemaViolation,
+                Code::InvalidSchema,
+                Code::InvalidSchema
+            ],
             "{messages:#?}"
         );
         assert!(messages[0].contains("argument `n`"), "{messages:#?}");
-        assert!(messages.iter().any(|m| m.contains("`/patternProperties/^(?!x)`")));
-        assert!(messages.iter().any(|m| m.contains("`/additionalProperties`")));
+        assert!(messages
+            .iter()
+            .any(|m| m.contains("`/patternProperties/^(?!x)`")));
+        assert!(messages
+            .iter()
+            .any(|m| m.contains("`/additionalProperties`")));
     }
 
     /// Tools that declare the same schema share one validator, and a pattern written in many
@@ -720,22 +751,50 @@ mod tests {
     #[test]
     fn patterns_past_the_budget_are_counted_in_one_note() {
         let props: serde_json::Map<String, Value> = (0..200)
-            .map(|i| (format!("p{i}"), json!({"type": "string", "pattern": format!(r"\p{{L}}{{20}}{i}")})))
+            .map(|i| {
+                (
+                    format!("p{i}"),
+                    json!({"type": "string", "pattern": format!(r"\p{{L}}{{20}}{i}")}),
+                )
+            })
             .collect();
-        let tools = [decl("t", json!({"type": "object", "properties": props, "required": ["zz"]}))];
+        let tools = [decl(
+            "t",
+            json!({"type": "object", "properties": props, "required": ["zz"]}),
+        )];
         let calls = [call("t", json!({"p0": 1}), Span::new(0, 4))];
         let found = view_check(&tools, &calls, b"....");
-        let note = found.iter().find(|f| f.code == Code::RuleLimit).expect("a note");
-        assert!(note.message.contains("budget of 64 MiB"), "{}", note.message);
-        assert!(note.message.contains("more are not checked"), "{}", note.message);
-        assert_eq!(found.iter().filter(|f| f.code == Code::RuleLimit).count(), 1);
+        let note = found
+            .iter()
+            .find(|f| f.code == Code::RuleLimit)
+            .expect("a note");
+        assert!(
+            note.message.contains("budget of 64 MiB"),
+            "{}",
+            note.message
+        );
+        assert!(
+            note.message.contains("more are not checked"),
+            "{}",
+            note.message
+        );
+        assert_eq!(
+            found.iter().filter(|f| f.code == Code::RuleLimit).count(),
+            1
+        );
         let violations: Vec<&str> = found
             .iter()
             .filter(|f| f.code == Code::SchemaViolation)
             .map(|f| f.message.as_str())
             .collect();
-        assert!(violations.iter().any(|m| m.contains("`required`")), "{violations:#?}");
-        assert!(violations.iter().any(|m| m.contains("argument `p0`")), "{violations:#?}");
+        assert!(
+            violations.iter().any(|m| m.contains("`required`")),
+            "{violations:#?}"
+        );
+        assert!(
+            violations.iter().any(|m| m.contains("argument `p0`")),
+            "{violations:#?}"
+        );
     }
 
     /// A `$ref` DAG under `anyOf`: the calls whose check would pass the bound get a note each,
@@ -743,7 +802,11 @@ mod tests {
     /// finding that lists no keyword.
     #[test]
     fn ref_dags_are_bounded_per_call() {
-        let tools = [decl("deep", dag(40)), decl("mid", dag(12)), decl("n", json!({"type": "object", "required": ["k"]}))];
+        let tools = [
+            decl("deep", dag(40)),
+            decl("mid", dag(12)),
+            decl("n", json!({"type": "object", "required": ["k"]})),
+        ];
         let calls = [
             call("deep", json!({"x": 1}), Span::new(0, 1)),
             call("n", json!({}), Span::new(1, 2)),
@@ -755,12 +818,22 @@ mod tests {
         let messages: Vec<&str> = found.iter().map(|f| f.message.as_str()).collect();
         assert_eq!(
             codes(&found),
-            [Code::RuleLimit, Code::SchemaViolation, Code::SchemaViolation],
+            [
+                Code::RuleLimit,
+                Code::SchemaViolation,
+                Code::SchemaViolation
+            ],
             "{messages:#?}"
         );
-        assert!(messages[0].contains("more than 1000000 steps"), "{messages:#?}");
+        assert!(
+            messages[0].contains("more than 1000000 steps"),
+            "{messages:#?}"
+        );
         assert!(messages[1].contains("`required`"), "{messages:#?}");
-        assert!(messages[2].contains("which keywords is not worked out"), "{messages:#?}");
+        assert!(
+            messages[2].contains("which keywords is not worked out"),
+            "{messages:#?}"
+        );
     }
 
     /// The checks of one transcript stop at its budget, with one note where they stopped.
@@ -781,7 +854,11 @@ mod tests {
         let mut found = Vec::new();
         check(&RuleSet::default(), &t, &mut found);
         assert_eq!(codes(&found), [Code::RuleLimit], "{found:#?}");
-        assert!(found[0].message.contains("reached their budget"), "{}", found[0].message);
+        assert!(
+            found[0].message.contains("reached their budget"),
+            "{}",
+            found[0].message
+        );
         assert!(found[0].span.start > 10, "{:?}", found[0].span);
     }
 }

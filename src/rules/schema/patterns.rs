@@ -164,7 +164,12 @@ impl Patterns {
 
 /// Take `keyword` out of `object` (at `at`), as a problem of its own: what it checks depends
 /// on a pattern that is not checked.
-fn drop_keyword(object: &mut Map<String, Value>, keyword: &str, at: &str, problems: &mut Vec<Problem>) {
+fn drop_keyword(
+    object: &mut Map<String, Value>,
+    keyword: &str,
+    at: &str,
+    problems: &mut Vec<Problem>,
+) {
     if object.remove(keyword).is_some() {
         problems.push(Problem {
             at: keywords::pointer(at, keyword, Inner::Whole),
@@ -206,18 +211,15 @@ fn unsupported(e: &regex::Error) -> String {
     }
 }
 
+/// What the `jsonschema` crate's keyword factory returns: a keyword, or why the schema is not one.
+type Built<'a> = Result<Box<dyn for<'i> Keyword<'i>>, ValidationError<'a>>;
+
 /// The `pattern` keyword, on the compiled patterns of `shared`: a pattern that is not checked
 /// is recorded as a [`Problem`] and accepts every string.
 pub(super) fn keyword(
     shared: Arc<Mutex<Patterns>>,
-) -> impl for<'a> Fn(
-    &'a Map<String, Value>,
-    &'a Value,
-    Location,
-) -> Result<Box<dyn for<'i> Keyword<'i>>, ValidationError<'a>>
-       + Send
-       + Sync
-       + 'static {
+) -> impl for<'a> Fn(&'a Map<String, Value>, &'a Value, Location) -> Built<'a> + Send + Sync + 'static
+{
     move |_, value, at| {
         let Some(ecma) = value.as_str() else {
             return Err(ValidationError::schema("`pattern` must be a string"));
