@@ -80,8 +80,13 @@ fn summary_line(s: &Summary) -> String {
     } else {
         String::new()
     };
+    let warnings = match (s.warnings, s.unverified) {
+        (0, _) => String::new(),
+        (w, 0) => format!(", {w} warnings"),
+        (w, u) => format!(", {w} warnings ({u} unverified)"),
+    };
     format!(
-        "toolspec: {} checked, {} passed, {} failed{rates}, {} errors\n",
+        "toolspec: {} checked, {} passed, {} failed{rates}, {} errors{warnings}\n",
         s.checked, s.passed, s.failed, s.errors
     )
 }
@@ -171,6 +176,7 @@ mod tests {
             related: None,
             expectation: None,
             call: None,
+            unverified: false,
         };
         let a = annotation(&f);
         assert!(!a.chars().any(crate::text::is_control), "{a}");
