@@ -60,8 +60,7 @@ impl RefCx {
                 .iter()
                 .enumerate()
                 .map(|(j, e)| {
-                    !always_apply
-                        && (e.repeat.min == 0 || !active.get(j).copied().unwrap_or(true))
+                    !always_apply && (e.repeat.min == 0 || !active.get(j).copied().unwrap_or(true))
                 })
                 .collect(),
             lists: RefCell::default(),

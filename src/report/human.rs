@@ -150,9 +150,7 @@ fn pair_details<E>(
     opts: Options,
     out: &mut dyn FnMut(&str) -> Result<(), E>,
 ) -> Result<(), E> {
-    let mut findings = findings
-        .filter(|f| opts.verbose || r.lists(f))
-        .peekable();
+    let mut findings = findings.filter(|f| opts.verbose || r.lists(f)).peekable();
     if opts.verbose {
         // Every pair, with how its calls aligned with the spec.
         out(&pair_line(r, opts.color))?;

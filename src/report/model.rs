@@ -233,7 +233,12 @@ impl Summary {
     /// was checked, passed and failed, and the warnings (the run's and the results'
     /// unverified findings). The one count of every run, whether its results are held
     /// ([`Report::recount`]) or were streamed (the check's own tallies).
-    pub fn count(&mut self, results: impl IntoIterator<Item = Tally>, errors: usize, warnings: usize) {
+    pub fn count(
+        &mut self,
+        results: impl IntoIterator<Item = Tally>,
+        errors: usize,
+        warnings: usize,
+    ) {
         let (mut checked, mut passed, mut unverified) = (0, 0, 0);
         for t in results {
             checked += 1;
