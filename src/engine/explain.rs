@@ -70,6 +70,7 @@ pub(crate) fn finding(
         expectation,
         spec_span,
         call,
+        unverified: false,
     }
 }
 
