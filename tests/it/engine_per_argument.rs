@@ -240,8 +240,20 @@ fn binary_mode_keeps_its_all_or_nothing_score() {
 #[test]
 fn preferred_alignment_is_ranked_without_shares() {
     let exps = vec![
-        ExpSpec { tool: 1, args: vec![(0, 1), (2, 0)], exact: false, required: true, weight: 1.0 },
-        ExpSpec { tool: 2, args: vec![(1, 0), (2, 0)], exact: false, required: true, weight: 1.0 },
+        ExpSpec {
+            tool: 1,
+            args: vec![(0, 1), (2, 0)],
+            exact: false,
+            required: true,
+            weight: 1.0,
+        },
+        ExpSpec {
+            tool: 2,
+            args: vec![(1, 0), (2, 0)],
+            exact: false,
+            required: true,
+            weight: 1.0,
+        },
     ];
     let cs = vec![
         call("c", json!({"y": 0, "z": 0})),
@@ -251,7 +263,10 @@ fn preferred_alignment_is_ranked_without_shares() {
     let plain = run(&build(&exps, OrderMode::Strict, 0.0, false), &cs);
     let partial = run(&build(&exps, OrderMode::Strict, 0.0, true), &cs);
     let pairs = |v: &toolspec::engine::Verdict| {
-        v.expectations.iter().map(|e| e.calls.clone()).collect::<Vec<_>>()
+        v.expectations
+            .iter()
+            .map(|e| e.calls.clone())
+            .collect::<Vec<_>>()
     };
     assert_eq!(pairs(&plain), vec![vec![], vec![0]]);
     assert_eq!(pairs(&partial), pairs(&plain));
