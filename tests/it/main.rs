@@ -72,6 +72,7 @@ mod readers_fuzz;
 mod readers_keep;
 mod readers_mapping;
 mod readers_neutral;
+mod readers_oracles;
 mod readers_silent;
 mod readers_sse;
 mod readers_stream;
