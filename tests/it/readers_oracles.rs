@@ -1,7 +1,8 @@
 //! Readers against the format owners' own code: `tests/oracles/cases/*.jsonl.gz` hold seeded,
-//! generated streams (random splits of arguments across deltas, several blocks and messages,
-//! blocks in `message_start`, empty and repeated ids, unknown events and blocks, interleaved
-//! parallel calls, truncation) with the calls the official SDK's stream accumulator built from
+//! generated streams and documents (random splits of arguments across deltas, several blocks and
+//! messages, blocks in `message_start`, empty and repeated ids, unknown events and blocks,
+//! interleaved parallel calls, truncation, legacy and invalid calls) with the calls the owner's
+//! code — an official SDK's stream accumulator, LangChain's or pydantic-ai's loader — built from
 //! the same bytes (`tests/oracles/record.py` records them; its README says how to re-record).
 //! Every case must read as the SDK read it, whole and streamed, detected as the family's format.
 
@@ -120,4 +121,17 @@ fn responses_streams_read_as_the_openai_sdk_builds_them() {
 #[test]
 fn gemini_streams_read_as_the_google_genai_sdk_reads_them() {
     family("gemini.jsonl.gz");
+}
+
+/// LangChain message lists against `langchain_core.messages.messages_from_dict`.
+#[test]
+fn langchain_messages_read_as_langchain_core_loads_them() {
+    family("langchain.jsonl.gz");
+}
+
+/// pydantic-ai histories written by `ModelMessagesTypeAdapter.dump_json` against the same
+/// adapter's `validate_json`.
+#[test]
+fn pydantic_ai_histories_read_as_pydantic_ai_loads_them() {
+    family("pydantic_ai.jsonl.gz");
 }

@@ -121,3 +121,13 @@ def argument_string_rule(text: str):
         return json.loads(text)
     except ValueError:
         return text
+
+
+def output_rule(v):
+    """FORMATS §0: an output string verbatim; a non-empty list made only of text blocks → the
+    texts joined with "\\n"; anything else as JSON."""
+    if isinstance(v, list) and v and all(
+            isinstance(b, dict) and b.get("type") in ("text", "input_text", "output_text") and isinstance(b.get("text"), str)
+            for b in v):
+        return "\n".join(b["text"] for b in v)
+    return v

@@ -1,5 +1,5 @@
 """Record the oracle fixtures: seeded cases of each format family, each read by the format
-owner's own code (the official SDK's stream accumulator), with toolspec's universal rules applied
+owner's own code (an official SDK's stream accumulator, a framework's loader), with toolspec's universal rules applied
 on top. Writes `cases/<family>.jsonl.gz`: a header line (seed, count, the SDK versions that gave the
 truth), then one case a line: `{"name", "text", "calls", "tags"}`. The Rust test
 `tests/it/readers_oracles.rs` reads every case with toolspec and compares, so `cargo test` needs
@@ -22,7 +22,7 @@ import warnings
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-FAMILIES = ["anthropic", "openai_chat", "openai_responses", "gemini"]
+FAMILIES = ["anthropic", "openai_chat", "openai_responses", "gemini", "langchain", "pydantic_ai"]
 DEFAULT_COUNT = 1000
 
 
