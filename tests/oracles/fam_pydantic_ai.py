@@ -5,6 +5,7 @@
 `args_as_dict()`), answered by the `ToolReturnPart`/`RetryPromptPart` with their
 `tool_call_id`."""
 
+import datetime
 import random
 
 from pydantic_ai.messages import (ModelMessagesTypeAdapter, ModelRequest, ModelResponse, RetryPromptPart,
@@ -16,6 +17,8 @@ NAME = "pydantic_ai"
 SEED = 3806
 FORMAT = "pydantic-ai"
 SDK = ["pydantic-ai-slim", "pydantic"]
+# Fixed: the parts default their timestamp to the clock, which would make every recording differ.
+WHEN = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
 
 
 def _call(rng, tags, ids):
@@ -43,19 +46,21 @@ def _result(rng, tags, ids):
     r = rng.random()
     if r < 0.2:
         tags.add("retry-prompt")
-        return RetryPromptPart(tool_name=name, content=str(gen.scalar(rng)) or "bad", tool_call_id=cid)
+        return RetryPromptPart(tool_name=name, content=str(gen.scalar(rng)) or "bad", tool_call_id=cid,
+                               timestamp=WHEN)
     content = rng.choice([str(gen.scalar(rng)), gen.args(rng), [gen.scalar(rng), gen.scalar(rng)]])
     if r < 0.35:
         tags.add("outcome")
         return ToolReturnPart(tool_name=name, content=content, tool_call_id=cid,
-                              outcome=rng.choice(["failed", "denied", "retried", "interrupted", "success"]))
-    return ToolReturnPart(tool_name=name, content=content, tool_call_id=cid)
+                              outcome=rng.choice(["failed", "denied", "retried", "interrupted", "success"]),
+                              timestamp=WHEN)
+    return ToolReturnPart(tool_name=name, content=content, tool_call_id=cid, timestamp=WHEN)
 
 
 def generate(rng: random.Random, i: int) -> dict:
     tags: set[str] = set()
     ids: list = []
-    msgs = [ModelRequest(parts=[UserPromptPart(content=str(gen.scalar(rng)) or "hi")])]
+    msgs = [ModelRequest(parts=[UserPromptPart(content=str(gen.scalar(rng)) or "hi", timestamp=WHEN)])]
     for _ in range(rng.randrange(1, 5)):
         parts = []
         if rng.random() < 0.2:
@@ -63,7 +68,7 @@ def generate(rng: random.Random, i: int) -> dict:
         if rng.random() < 0.4:
             parts.append(TextPart(content=str(gen.scalar(rng)) or "ok"))
         parts += [_call(rng, tags, ids) for _ in range(rng.choices([0, 1, 2, 3], [1, 5, 2, 1])[0])]
-        msgs.append(ModelResponse(parts=parts, model_name="test"))
+        msgs.append(ModelResponse(parts=parts, model_name="test", timestamp=WHEN))
         if ids and rng.random() < 0.85:
             msgs.append(ModelRequest(parts=[_result(rng, tags, ids) for _ in range(rng.randrange(1, 3))]))
     text = ModelMessagesTypeAdapter.dump_json(msgs, indent=rng.choice([None, 2])).decode()

@@ -6,6 +6,7 @@ truth), then one case a line: `{"name", "text", "calls", "tags"}`. The Rust test
 no SDK. See README.md in this folder for how to re-record.
 
     python record.py [--count N] [--family NAME ...] [--out DIR]
+    python record.py --check     # record again in memory; fail unless the committed files say the same
 """
 
 import argparse
@@ -65,8 +66,12 @@ def main():
     ap.add_argument("--count", type=int, default=DEFAULT_COUNT)
     ap.add_argument("--family", action="append")
     ap.add_argument("--out", default=os.path.join(HERE, "cases"))
+    ap.add_argument("--check", action="store_true",
+                    help="compare with the files in --out instead of writing them; exit 1 on a difference")
     opts = ap.parse_args()
-    os.makedirs(opts.out, exist_ok=True)
+    if not opts.check:
+        os.makedirs(opts.out, exist_ok=True)
+    failed = False
     # The SDKs' models warn when a block type they type strictly holds another (unknown
     # blocks): the warning is theirs, the data is what the case wants.
     warnings.simplefilter("ignore")
@@ -94,13 +99,47 @@ def main():
                   "sdk": {p: importlib.metadata.version(p) for p in fam.SDK},
                   "python": sys.version.split()[0], "tags": dict(sorted(tags.items()))}
         path = os.path.join(opts.out, fam_name + ".jsonl.gz")
+        if opts.check:
+            failed |= not check(path, header, lines, time.time() - started)
+            continue
         text = "".join(json.dumps(obj, sort_keys=True) + "\n" for obj in [header] + lines)
         # mtime 0: the same cases give the same bytes.
         with open(path, "wb") as f, gzip.GzipFile(fileobj=f, mode="wb", mtime=0, filename="") as z:
             z.write(text.encode("utf-8"))
         print(f"{fam_name}: {len(lines)} cases recorded, {refused} refused by the SDK, "
               f"{time.time() - started:.1f} s -> {os.path.relpath(path, HERE)}")
-    return 0
+    return 1 if failed else 0
+
+
+def check(path, header, lines, seconds):
+    """Whether the recording at `path` is what the installed SDKs give now: the same header (but
+    the Python version, which does not change what the SDKs build) and the same cases, compared
+    as JSON. Prints the first differences."""
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        committed = [json.loads(line) for line in f]
+    # Through JSON both ways, so tuples and lists compare alike.
+    fresh = [json.loads(json.dumps(obj, sort_keys=True)) for obj in [header] + lines]
+    for h in (committed[0], fresh[0]):
+        h.pop("python", None)
+    diffs = []
+    if committed[0] != fresh[0]:
+        diffs.append(f"header: committed {json.dumps(committed[0], sort_keys=True)}\n"
+                     f"        now       {json.dumps(fresh[0], sort_keys=True)}")
+    for old, new in zip(committed[1:], fresh[1:]):
+        if old != new:
+            diffs.append(f"{new.get('name')}: committed calls {json.dumps(old.get('calls'))[:400]}\n"
+                         f"        now calls {json.dumps(new.get('calls'))[:400]}")
+    if len(committed) != len(fresh):
+        diffs.append(f"{len(committed) - 1} cases committed, {len(fresh) - 1} recorded now")
+    name = os.path.basename(path)
+    if diffs:
+        print(f"{name}: {len(diffs)} differences between the committed recording and the SDKs now "
+              f"({seconds:.1f} s):", file=sys.stderr)
+        for d in diffs[:10]:
+            print("  " + d, file=sys.stderr)
+        return False
+    print(f"{name}: the {len(fresh) - 1} committed cases are what the SDKs build ({seconds:.1f} s)")
+    return True
 
 
 if __name__ == "__main__":
