@@ -318,3 +318,41 @@ spec refs {
     assert_eq!(refs["passed"], true, "{refs:#}");
     run.assert_good_checked();
 }
+
+/// `toolspec calls --json` on a session of 200 000 calls (8 MB) next to a good transcript: the
+/// calls are written one at a time, so the run holds what reading the session holds and no copy
+/// of the output. Measured on this session: the command ends within 440 MiB of address space
+/// (not within 380); building the whole value, its text and a re-indented copy, as it did, aborted
+/// under 720 MiB. Under a 600 MiB cap both files are printed, every call in its place.
+#[test]
+fn calls_json_of_a_long_session_writes_one_call_at_a_time() {
+    const CALLS: usize = 200_000;
+    const CAP_MIB: u64 = 600;
+    let p = Project::new();
+    let calls: Vec<String> = (0..CALLS)
+        .map(|i| format!(r#"{{"name":"lookup","args":{{"q":"x{i}"}}}}"#))
+        .collect();
+    p.write("runs/long.json", format!("[{}]", calls.join(",")));
+    drop(calls);
+    let run = hostile_support::run_limited(
+        p.root(),
+        CAP_MIB,
+        &["calls", "--json", "runs/long.json", "runs/good.json"],
+    );
+    run.assert_not_killed();
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let printed: serde_json::Value = serde_json::from_str(&run.stdout).expect("one JSON value");
+    let long = printed["runs/long.json"].as_array().expect("the session's calls");
+    assert_eq!(long.len(), CALLS);
+    for (i, call) in [(0, &long[0]), (CALLS - 1, &long[CALLS - 1])] {
+        assert_eq!(
+            call,
+            &serde_json::json!({"name": "lookup", "args": {"q": format!("x{i}")},
+                "id": null, "output": null, "is_error": false})
+        );
+    }
+    let good = printed["runs/good.json"].as_array().expect("good.json's calls");
+    assert_eq!(good.len(), 1, "{printed:#}");
+    assert_eq!(good[0]["args"], serde_json::json!({"q": "x"}));
+    assert_eq!(good[0]["output"], "found");
+}
