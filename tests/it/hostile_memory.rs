@@ -342,7 +342,9 @@ fn calls_json_of_a_long_session_writes_one_call_at_a_time() {
     run.assert_not_killed();
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     let printed: serde_json::Value = serde_json::from_str(&run.stdout).expect("one JSON value");
-    let long = printed["runs/long.json"].as_array().expect("the session's calls");
+    let long = printed["runs/long.json"]
+        .as_array()
+        .expect("the session's calls");
     assert_eq!(long.len(), CALLS);
     for (i, call) in [(0, &long[0]), (CALLS - 1, &long[CALLS - 1])] {
         assert_eq!(
@@ -351,7 +353,9 @@ fn calls_json_of_a_long_session_writes_one_call_at_a_time() {
                 "id": null, "output": null, "is_error": false})
         );
     }
-    let good = printed["runs/good.json"].as_array().expect("good.json's calls");
+    let good = printed["runs/good.json"]
+        .as_array()
+        .expect("good.json's calls");
     assert_eq!(good.len(), 1, "{printed:#}");
     assert_eq!(good[0]["args"], serde_json::json!({"q": "x"}));
     assert_eq!(good[0]["output"], "found");
