@@ -20,10 +20,15 @@ fn the_address_space_cap_applies_to_the_binary() {
     assert_ne!(starved.code, Some(0), "{starved:?}");
 }
 
+/// A JSONPath of 143 bytes whose queries from the root (`$`) sit in filters, in function
+/// arguments (`count($[?…])`), on both sides of a comparison and in every branch of `&&`/`||`.
+const ROOTED_IN_FUNCTIONS: &str = "$[?count($[?count($[?count($[?count($[*]) > 0]) > 0]) > 0]) > 0 && ($[?$..key] || count($..*) >= 1000 || $[?@.k == $[0].name] || $[?$[?$[*]]])]";
+
 /// A mapping whose filters nest queries from the root (`$`), each run again for every node a
 /// filter tests (N^(k+1) visits: a 900-byte file took minutes), is refused before it runs with
-/// an error at the file naming the expression; the same shape relative to the node tested
-/// (`@`), bounded by the depth, is read; the transcript beside them is still checked.
+/// an error at the file naming the expression, and so is the issue's 143-byte expression with
+/// such queries in function arguments and comparisons; the same shape relative to the node
+/// tested (`@`), bounded by the depth, is read; the transcript beside them is still checked.
 #[test]
 fn nested_queries_from_the_root_in_a_mapping_are_refused_before_they_run() {
     let p = Project::new();
@@ -38,13 +43,20 @@ name = "$.k"
 files = ["runs/relative.json"]
 calls = "$[?@[?@[?@[?@[?@[?@[*]]]]]]]"
 name = "$.k"
-"#,
+
+[formats.functions]
+files = ["runs/functions.json"]
+calls = 'ROOTED_IN_FUNCTIONS'
+name = "$.k"
+"#
+        .replace("ROOTED_IN_FUNCTIONS", ROOTED_IN_FUNCTIONS),
     );
     // 900 bytes of small objects: 180 nodes.
     let doc = format!("[{}{{\"k\":1}}]", "{\"k\":\"lookup\"},".repeat(60));
     assert!(doc.len() > 900);
     p.write("runs/rooted.json", &doc);
     p.write("runs/relative.json", &doc);
+    p.write("runs/functions.json", &doc);
     let run = hostile_support::run_limited(
         p.root(),
         LIMIT_MIB,
@@ -57,6 +69,19 @@ name = "$.k"
     let message = errors[0]["message"].as_str().unwrap();
     assert!(
         message.contains("`$[?$[?$[?$[?$[?$[?$[*]]]]]]]` (formats.rooted.calls) may visit up to"),
+        "{message}"
+    );
+    assert_eq!(errors[0]["location"]["line"], 1, "{:#}", errors[0]);
+    // 143 bytes: queries from the root inside function arguments, both sides of comparisons
+    // and every branch of a logical expression are counted as well.
+    assert_eq!(ROOTED_IN_FUNCTIONS.len(), 143);
+    let errors = run.errors_about("functions.json");
+    assert_eq!(errors.len(), 1, "{}", run.stdout);
+    let message = errors[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!(
+            "`{ROOTED_IN_FUNCTIONS}` (formats.functions.calls) may visit up to"
+        )),
         "{message}"
     );
     assert_eq!(errors[0]["location"]["line"], 1, "{:#}", errors[0]);
