@@ -45,6 +45,7 @@ mod hostile_inputs;
 mod hostile_memory;
 mod hostile_project;
 mod hostile_schemas;
+mod hostile_work;
 mod init_starter;
 mod lang_constructs;
 mod lang_diagnostics;
