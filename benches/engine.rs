@@ -30,6 +30,7 @@ fn check(path: &str, check: Check) -> PathCheck {
         path: vec![PathSeg::Key(path.into())],
         check,
         span: Span::default(),
+        declared: None,
     }
 }
 

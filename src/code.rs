@@ -161,7 +161,7 @@ codes! {
     IneffectiveSetting = "ineffective-setting", Spec, Warning,
         "a setting that another setting of the spec makes meaningless (warning)";
     MisplacedStatement = "misplaced-statement", Spec, Error,
-        "a statement written where it cannot stand: a setting, `answer` or `before` rule inside a `turn` or `agent` block, a `weight` on a `never` rule";
+        "a statement written where it cannot stand: a setting, `answer` or `before` rule inside a `turn` or `agent` block, a `weight` on a `never` rule, a statement outside any spec, an `include`, `tool` or `spec` inside one";
     InvalidWildcard = "invalid-wildcard", Spec, Error,
         "`*` (any tool) where it cannot stand: a `call *` without a count, or a count of `*` with a label, a weight or `critical`";
 

@@ -712,6 +712,7 @@ impl M {
                     path: path(p),
                     check: c.check(exps),
                     span: Span::default(),
+                    declared: None,
                 })
                 .collect(),
             allow_extra_keys: self.allow_extra_keys,

@@ -284,12 +284,31 @@ pub(super) struct SpecFile {
     pub(super) key: Arc<str>,
     text: String,
     index: LineIndex,
+    /// The included files that `tool` declarations the specs' constraints come from are in:
+    /// name, text and line index.
+    declarations: Vec<(String, String, LineIndex)>,
 }
 
 impl SpecFile {
     /// Where `span` of the file is.
     pub(super) fn locate(&self, span: Span) -> Location {
         Location::of(&self.shown, self.text.as_bytes(), &self.index, span)
+    }
+
+    /// Where `span` is: in the file `declared` names (a `tool` declaration's, the file's own or
+    /// an included one), or in this file when `None`.
+    pub(super) fn locate_in(&self, declared: Option<&str>, span: Span) -> Location {
+        match declared {
+            Some(name) if name != self.shown => {
+                match self.declarations.iter().find(|(n, _, _)| n == name) {
+                    Some((n, text, index)) => Location::of(n, text.as_bytes(), index, span),
+                    // Not kept (cannot happen: compile lists every file it names): the file
+                    // named, at its start, rather than a place in the wrong file.
+                    None => Location::of(name, b"", &LineIndex::new(b""), Span::point(0)),
+                }
+            }
+            _ => self.locate(span),
+        }
     }
 }
 
@@ -436,6 +455,14 @@ pub(super) fn compile_spec_text(
         shown,
         index: LineIndex::new(source.text.as_bytes()),
         text: source.text,
+        declarations: result
+            .declarations
+            .into_iter()
+            .map(|d| {
+                let index = LineIndex::new(d.text.as_bytes());
+                (d.name, d.text, index)
+            })
+            .collect(),
     });
     let base = path.parent().unwrap_or(Path::new("")).to_path_buf();
     let base = if base.as_os_str().is_empty() {

@@ -585,7 +585,10 @@ fn check_pair<S: PairSink>(
                         expected: f.expected.clone(),
                         actual: f.actual.clone(),
                         message: f.message.clone(),
-                        location: f.spec_span.map(|s| file.locate(s)),
+                        location: f
+                            .spec_span
+                            .map(|s| file.locate_in(f.declared.as_deref(), s)),
+                        declared: f.declared.is_some(),
                     })
                     .collect(),
                 shares: o

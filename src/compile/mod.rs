@@ -42,6 +42,9 @@ pub struct CompileResult {
     pub file: Option<config::CompiledFile>,
     /// Every error and warning, in file order (included files' first, where they arise).
     pub diagnostics: Vec<SpecDiagnostic>,
+    /// The included files whose `tool` declarations the compiled specs' constraints come from
+    /// ([`config::PathCheck::declared`]), for locating those constraints in them.
+    pub declarations: Vec<SourceFile>,
 }
 
 impl CompileResult {
@@ -59,6 +62,7 @@ pub fn compile(source: &SourceFile, loader: &dyn SourceLoader) -> CompileResult 
             return CompileResult {
                 file: None,
                 diagnostics: vec![d],
+                declarations: Vec::new(),
             }
         }
     };
@@ -127,6 +131,11 @@ pub fn compile(source: &SourceFile, loader: &dyn SourceLoader) -> CompileResult 
 
     let ok = !cx.diags.has_errors();
     let diagnostics = cx.diags.finish();
+    let declarations = if ok {
+        declaring(&specs, included.into_iter().map(|inc| inc.source))
+    } else {
+        Vec::new()
+    };
     CompileResult {
         file: ok.then(|| CompiledFile {
             version: CONFIG_VERSION,
@@ -134,7 +143,27 @@ pub fn compile(source: &SourceFile, loader: &dyn SourceLoader) -> CompileResult 
             specs,
         }),
         diagnostics,
+        declarations,
     }
+}
+
+/// The files of `included` that a constraint of `specs` comes from.
+fn declaring(
+    specs: &[config::MatcherConfig],
+    included: impl Iterator<Item = SourceFile>,
+) -> Vec<SourceFile> {
+    let named: std::collections::HashSet<&str> = specs
+        .iter()
+        .flat_map(|s| &s.expectations)
+        .flat_map(|e| &e.args.checks)
+        .filter_map(|pc| pc.declared.as_deref())
+        .collect();
+    if named.is_empty() {
+        return Vec::new();
+    }
+    included
+        .filter(|src| named.contains(src.name.as_str()))
+        .collect()
 }
 
 /// The warning for a transcript glob of `source` that matches no file (the CLI checks globs after

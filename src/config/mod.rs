@@ -445,9 +445,13 @@ pub struct PathCheck {
     pub path: Path,
     /// What must hold there.
     pub check: Check,
-    /// Where the constraint is written.
+    /// Where the constraint is written: in the spec's file, or in `declared`.
     #[serde(default)]
     pub span: Span,
+    /// The file of the `tool` declaration the constraint comes from (the spec's own file or an
+    /// included one), when it comes from one; `span` is then in that file. Left out otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declared: Option<String>,
 }
 
 /// A path into a JSON value: object keys and array indices.

@@ -122,6 +122,7 @@ impl Evaluator<'_> {
                                 .into()
                         },
                         spec_span: Some(e.span),
+                        declared: None,
                         bounded: false,
                     }),
                 }
@@ -165,6 +166,7 @@ impl Evaluator<'_> {
                     actual: actual.as_deref().map(trimmed),
                     message: format!("{place}: {}", miss.message),
                     spec_span: Some(pc.span),
+                    declared: pc.declared.clone(),
                     bounded: miss.bounded,
                 });
             }
@@ -210,6 +212,7 @@ impl Evaluator<'_> {
                                 "{what} (the spec lists every allowed key: exact mode)"
                             ),
                             spec_span: None,
+                            declared: None,
                             bounded: false,
                         });
                     }

@@ -290,7 +290,13 @@ pub(crate) fn findings(
                  constraint is listed in the verdict)"
                     .into(),
                 Some(j),
-                fails[0].spec_span.or(Some(e.span)),
+                // The first constraint written in the spec; one that comes from a `tool`
+                // declaration is located there by the failure itself.
+                fails
+                    .iter()
+                    .find(|f| f.declared.is_none())
+                    .and_then(|f| f.spec_span)
+                    .or(Some(e.span)),
                 Some(i),
             ))));
             for f in fails.iter().filter(|f| f.bounded && f.check == "ref") {
@@ -305,7 +311,11 @@ pub(crate) fn findings(
                         super::refs::VISIT_BOUND
                     ),
                     Some(j),
-                    f.spec_span,
+                    if f.declared.is_none() {
+                        f.spec_span
+                    } else {
+                        Some(e.span)
+                    },
                     Some(i),
                 ))));
             }
@@ -322,7 +332,11 @@ pub(crate) fn findings(
                         super::fuzzy::RUN_WORK_BOUND
                     ),
                     Some(j),
-                    f.spec_span,
+                    if f.declared.is_none() {
+                        f.spec_span
+                    } else {
+                        Some(e.span)
+                    },
                     Some(i),
                 ))));
             }

@@ -121,9 +121,13 @@ pub struct Failure {
     pub actual: Option<Value>,
     /// A sentence a person can act on, path first: `query: similarity 0.71 < 0.80 (…)`.
     pub message: String,
-    /// Where the constraint is written in the spec.
+    /// Where the constraint is written: in the spec's file, or in `declared`.
     #[serde(default)]
     pub spec_span: Option<Span>,
+    /// The file of the `tool` declaration the constraint comes from, when it comes from one
+    /// (`spec_span` is then in that file; see [`crate::config::PathCheck::declared`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declared: Option<String>,
     /// Whether the fuzzy work bound decided this failure (see `docs/scoring.md`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub bounded: bool,

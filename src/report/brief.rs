@@ -63,7 +63,7 @@ pub fn call_text(r: &PairResult, f: &Finding, width: usize) -> Option<String> {
 }
 
 /// What the finding's call did wrong, in a phrase, the most telling words first: the
-/// constraints it fails, then the expectation they belong to and where it is written
+/// constraints it fails (where a declared one is declared), then the expectation they belong to and where it is written
 /// (`amount_cents: 14999 is above the maximum 12999; expectation #4 issue_refund (refund) at
 /// prompts/refund.toolspec:13`); the `never` rule it breaks; or else the finding's message
 /// without the call it names (the line above shows the call) and the spec line it comes from.
@@ -75,9 +75,14 @@ pub fn detail(r: &PairResult, f: &Finding) -> String {
         .unwrap_or_default();
     let failed = failures(r, f);
     if !failed.is_empty() {
+        // A constraint of the tool's declaration says where it is declared: the expectation's
+        // line does not show it.
         let what: Vec<String> = failed
             .iter()
-            .map(|g| escape(&g.message).into_owned())
+            .map(|g| match (&g.location, g.declared) {
+                (Some(l), true) => format!("{} (declared at {})", escape(&g.message), place(l)),
+                _ => escape(&g.message).into_owned(),
+            })
             .collect();
         let exp = f
             .expectation

@@ -992,6 +992,7 @@ mod tests {
                 actual: Some(serde_json::json!(bad)),
                 message: bad.to_owned(),
                 location: None,
+                declared: false,
             }],
             shares: Vec::new(),
             location: Some(Location {

@@ -159,7 +159,12 @@ fn pair_details<E>(
         out("\n")?;
         let handler = handler(opts);
         for f in findings {
-            let mut text = render_finding(&handler, &f, sources);
+            let declared: Vec<&Location> = brief::failures(r, &f)
+                .into_iter()
+                .filter(|g| g.declared)
+                .filter_map(|g| g.location.as_ref())
+                .collect();
+            let mut text = render_declared(&handler, &f, &declared, sources);
             text.push('\n');
             out(&text)?;
         }
@@ -440,7 +445,35 @@ fn pair_line(r: &PairResult, color: bool) -> String {
 }
 
 fn render_finding(handler: &GraphicalReportHandler, f: &Finding, sources: Sources<'_>) -> String {
-    let diag = FindingDiagnostic::new(f, sources);
+    render_declared(handler, f, &[], sources)
+}
+
+/// [`render_finding`], with a snippet of each `tool` declaration in `declared` that a failed
+/// constraint of the finding's call comes from, after the spec line the finding relates to.
+fn render_declared(
+    handler: &GraphicalReportHandler,
+    f: &Finding,
+    declared: &[&Location],
+    sources: Sources<'_>,
+) -> String {
+    let mut diag = FindingDiagnostic::new(f, sources);
+    for loc in declared {
+        let (source, label) = locate(loc, sources, Some("declares this constraint"));
+        diag.related.push(FindingDiagnostic {
+            code: String::new(),
+            message: format!(
+                "`tool` declaration at {}:{}",
+                escaped(&loc.file),
+                loc.line
+            ),
+            help: None,
+            severity: miette::Severity::Advice,
+            source,
+            labels: label.into_iter().collect(),
+            related: Vec::new(),
+            cause: None,
+        });
+    }
     let mut s = String::new();
     if handler.render_report(&mut s, &diag).is_err() {
         s = format!("{}: {}\n", escaped(&f.code), escaped(&f.message));

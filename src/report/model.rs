@@ -379,8 +379,13 @@ pub struct ConstraintFailure {
     pub actual: Option<serde_json::Value>,
     /// The failure in one sentence, path first (`amount_cents: 14999 is above the maximum 12999`).
     pub message: String,
-    /// Where the constraint is written in the spec.
+    /// Where the constraint is written: in the spec, or at the `tool` declaration it comes from
+    /// (`declared`), which may be in an included file.
     pub location: Option<Location>,
+    /// Whether the constraint comes from the tool's `tool` declaration rather than the
+    /// expectation. Left out when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub declared: bool,
 }
 
 /// How one `never` rule fared on one transcript.

@@ -4,7 +4,7 @@ use pest::error::{ErrorVariant, InputLocation};
 use pest::Parser as _;
 
 use super::parser::{keyword_of, Grammar, Rule};
-use super::words::Keyword;
+use super::words::{Keyword, Starts};
 use super::SpecDiagnostic;
 use crate::code::Code;
 use crate::source::{SourceFile, Span};
@@ -293,6 +293,9 @@ pub(crate) fn syntax_error(source: &SourceFile, err: pest::error::Error<Rule>) -
     {
         words.retain(|w| matches!(w.as_str(), "`}`" | "`)`" | "`]`"));
     }
+    if let Some(d) = misplaced(source, &found, span, top_level, &words) {
+        return d;
+    }
     let expected = join_words(&words);
     let help = if top_level {
         "a file holds `include \"path\"`, `tool name(...)` and `spec name { ... }` items; a `}` too many ends a spec early"
@@ -332,6 +335,41 @@ pub(crate) fn syntax_error(source: &SourceFile, err: pest::error::Error<Rule>) -
     )
     .label(span, format!("expected {expected}"))
     .help(help)
+}
+
+/// A keyword that starts something, found where that cannot stand: a statement outside any
+/// spec (`call x` at the top of a file), or a file item inside a spec (`tool x(...)` between a
+/// spec's braces). Said as such rather than as what else was expected.
+fn misplaced(
+    source: &SourceFile,
+    found: &str,
+    span: Span,
+    top_level: bool,
+    words: &[String],
+) -> Option<SpecDiagnostic> {
+    let word = found.strip_prefix('`')?.strip_suffix('`')?;
+    let keyword: Keyword = word.parse().ok()?;
+    let in_spec = words.iter().any(|w| w == "a statement");
+    let (message, label, help) = match keyword.starts() {
+        Starts::Statement if top_level && !in_spec => (
+            format!("{} cannot be written outside a spec", keyword.quoted()),
+            "a statement outside any `spec`",
+            "statements are written inside `spec NAME { ... }`; if this one belongs to the spec \
+             above, a `}` too many ended it early",
+        ),
+        Starts::Item if in_spec && !top_level => (
+            format!("{} cannot be written inside a spec", keyword.quoted()),
+            "a file item inside a `spec`",
+            "`include`, `tool` and `spec` are items of the file: write it before or after the \
+             spec (a spec that is not closed with `}` takes in what follows it)",
+        ),
+        _ => return None,
+    };
+    Some(
+        SpecDiagnostic::error(Code::MisplacedStatement, source, message)
+            .label(span, label)
+            .help(help),
+    )
 }
 
 /// Whether `close` appears, not escaped by `\\`, before the end of the line.

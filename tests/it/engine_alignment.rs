@@ -213,6 +213,7 @@ fn forbidden_tools_with_and_without_arguments() {
         path: path("force"),
         check: Check::Equals { value: json!(true) },
         span: Default::default(),
+        declared: None,
     });
     s.forbidden.push(forbid("git_push", Some(m)));
     let ok = [

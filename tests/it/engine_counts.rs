@@ -94,6 +94,7 @@ fn a_minimum_of_any_tool() {
                     path: path("path"),
                     check: Check::Present,
                     span: Span::default(),
+                    declared: None,
                 }],
                 allow_extra_keys: true,
             },
@@ -205,6 +206,7 @@ fn never_with_a_reference() {
                     op: RefOp::Gt,
                 },
                 span: Span::default(),
+                declared: None,
             }],
             allow_extra_keys: true,
         }),
@@ -244,6 +246,7 @@ fn references_that_do_not_apply_in_rules_and_counts() {
                 op,
             },
             span: Span::default(),
+            declared: None,
         }],
         allow_extra_keys: true,
     };
@@ -306,7 +309,7 @@ proptest! {
         let without = run(&cfg, &calls);
         let max = extra.map(|e| min + e);
         let args = ValueMatcher {
-            checks: value.map(|v| PathCheck { path: path("v"), check: Check::Equals { value: json!(v) }, span: Span::default() }).into_iter().collect(),
+            checks: value.map(|v| PathCheck { path: path("v"), check: Check::Equals { value: json!(v) }, span: Span::default(), declared: None }).into_iter().collect(),
             allow_extra_keys: true,
         };
         cfg.limits.push(Limit {

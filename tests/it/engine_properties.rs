@@ -321,6 +321,7 @@ proptest! {
                     path: path("x"),
                     check: reference(to, "earlier", Part::Args, "x"),
                     span: Default::default(),
+                    declared: None,
                 });
             }
         }

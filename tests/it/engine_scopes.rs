@@ -38,6 +38,7 @@ fn answer(check: Check) -> AnswerCheck {
                 path: Vec::new(),
                 check,
                 span: Span::default(),
+                declared: None,
             }],
             allow_extra_keys: true,
         },

@@ -196,6 +196,7 @@ fn the_document_reader_reads_what_is_written() {
             (0.8, false),
             (0.25, false),
             (0.5, false),
+            (0.5, false),
         ]
     );
     assert_eq!(examples[2].calls.len(), 4);
@@ -382,5 +383,38 @@ fn example_9_alternatives_and_an_answer_that_quotes() {
     assert_eq!(v.expectations[0].status, Status::NameOnly);
     assert!(v.findings.iter().any(|f| f.code == "answer-mismatch"));
     let v = booked(json!("late arrival"), "Booked, confirmation BK-4417.");
+    assert!(close(v.score, 1.0) && v.passed);
+}
+
+#[test]
+fn example_11_a_constraint_from_a_tool_declaration() {
+    let text = "tool issue_refund(amount_cents: type integer and > 0, reason: absent or type string)\n\nspec refund {\n  call issue_refund(amount_cents: ..=12999)\n}\n";
+    let r = compile(&SourceFile::new("s.toolspec", text), &MapLoader::new());
+    let config = &r.file.unwrap().specs[0];
+    let refund = |args: Value| {
+        let calls = [call("issue_refund", args)];
+        run(
+            config,
+            &Recorded {
+                calls: &calls,
+                turns: None,
+                answer: None,
+                agent_runs: None,
+            },
+        )
+    };
+    let v = refund(json!({"amount_cents": 10499, "reason": 3}));
+    assert!(close(v.score, 0.5) && !v.passed);
+    let failures = &v.expectations[0].failures;
+    assert_eq!(failures.len(), 1, "{failures:?}");
+    // Located at the declaration, in the file that declares it.
+    let f = &failures[0];
+    assert_eq!(f.declared.as_deref(), Some("s.toolspec"));
+    let at = f.spec_span.unwrap();
+    assert_eq!(&text[at.start..at.end], "reason: absent or type string");
+    // The written range replaces the declared `type integer and > 0` for its path.
+    let v = refund(json!({"amount_cents": -5}));
+    assert!(close(v.score, 1.0) && v.passed, "{:?}", v.expectations);
+    let v = refund(json!({"amount_cents": 10499, "reason": "damaged"}));
     assert!(close(v.score, 1.0) && v.passed);
 }

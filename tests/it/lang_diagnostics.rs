@@ -345,6 +345,31 @@ const CASES: &[(&str, &str, Files)] = &[
         &[],
     ),
     (
+        "statement_outside_a_spec",
+        "# the refund spec\ncall lookup_order\nspec a {\n  call b\n}\n",
+        &[],
+    ),
+    (
+        "statement_after_a_closed_spec",
+        "spec a {\n  call b\n}\n  never delete_account\n}\n",
+        &[],
+    ),
+    (
+        "tool_inside_a_spec",
+        "spec a {\n  call b\n  tool b(x: type string)\n}\n",
+        &[],
+    ),
+    (
+        "include_inside_a_spec",
+        "spec a {\n  include \"shared.toolspec\"\n  call b\n}\n",
+        &[],
+    ),
+    (
+        "misplaced_in_groups_and_after",
+        "spec a {\n  either {\n    never x\n  } or {\n    call y\n  }\n  parallel {\n    call z\n    answer contains \"done\"\n  }\n  after last Edit {\n    threshold 0.5\n    call Bash\n  }\n}\n",
+        &[],
+    ),
+    (
         "syntax_critical_alone",
         "spec a {\n  critical\n}\n",
         &[],

@@ -229,6 +229,35 @@ const CASES: &[Case] = &[
         passed: false,
         codes: &["runs-not-recorded"],
     },
+    // Constraints of a `tool` declaration in an included file.
+    Case {
+        spec: "70_declared_constraints.toolspec",
+        name: "refund_with_declared_reason",
+        transcript: "runs/declared/reason-given.openai.json",
+        passed: true,
+        codes: &[],
+    },
+    Case {
+        spec: "70_declared_constraints.toolspec",
+        name: "refund_with_declared_reason",
+        transcript: "runs/declared/reason-given.anthropic.json",
+        passed: true,
+        codes: &[],
+    },
+    Case {
+        spec: "70_declared_constraints.toolspec",
+        name: "refund_with_declared_reason",
+        transcript: "runs/declared/reason-a-number.openai.json",
+        passed: false,
+        codes: &["name-only-match"],
+    },
+    Case {
+        spec: "70_declared_constraints.toolspec",
+        name: "refund_with_declared_reason",
+        transcript: "runs/declared/reason-missing.anthropic.json",
+        passed: false,
+        codes: &["name-only-match"],
+    },
 ];
 
 /// Every case, checked as `toolspec check SPEC TRANSCRIPT` checks it.
@@ -291,6 +320,71 @@ fn every_example_has_two_formats_and_both_verdicts() {
         assert!(
             cases.iter().any(|c| c.passed) && cases.iter().any(|c| !c.passed),
             "{spec}"
+        );
+    }
+}
+
+/// A constraint that comes from a `tool` declaration is located at the declaration, in the
+/// included file that declares it, on transcripts of both formats; the finding's related
+/// location stays at the expectation, in the spec.
+#[test]
+fn declared_constraints_are_located_at_the_declaration() {
+    let specs = Path::new(env!("CARGO_MANIFEST_DIR")).join("specs");
+    let settings = LoadedSettings::defaults(&specs);
+    let spec = specs.join("70_declared_constraints.toolspec");
+    let set = SpecSet::compile(&spec, None, &settings, &specs, false)
+        .unwrap_or_else(|r| panic!("{:?}", r.errors));
+    let shared = std::fs::read_to_string(specs.join("shared/support_tools.toolspec")).unwrap();
+    let reason_line = shared
+        .lines()
+        .position(|l| l.trim_start().starts_with("reason: type string"))
+        .unwrap()
+        + 1;
+    for (transcript, actual) in [
+        ("runs/declared/reason-a-number.openai.json", Some(serde_json::json!(3))),
+        ("runs/declared/reason-missing.anthropic.json", None),
+    ] {
+        let bytes = std::fs::read(specs.join(transcript)).unwrap();
+        let report = set.check(Given::Bytes(&bytes), None);
+        let result = &report.results[0];
+        assert!(!result.passed, "{transcript}");
+        let refund = result
+            .expectations
+            .iter()
+            .find(|x| x.tool == "issue_refund")
+            .unwrap();
+        let failure = refund
+            .failures
+            .iter()
+            .find(|f| f.path == "reason")
+            .unwrap_or_else(|| panic!("{transcript}: {:?}", refund.failures));
+        assert!(failure.declared, "{transcript}");
+        assert_eq!(failure.actual, actual, "{transcript}");
+        let at = failure.location.as_ref().unwrap();
+        assert!(
+            at.file.ends_with("shared/support_tools.toolspec"),
+            "{transcript}: {at:?}"
+        );
+        assert_eq!(at.line, reason_line, "{transcript}");
+        assert_eq!(
+            &shared[at.span[0]..at.span[1]],
+            "reason: type string",
+            "{transcript}"
+        );
+        // The constraint the expectation writes is located in the spec, as before.
+        let finding = result
+            .findings
+            .iter()
+            .find(|f| f.code == "name-only-match")
+            .unwrap();
+        let related = finding.related.as_ref().unwrap();
+        assert!(
+            related.file.ends_with("70_declared_constraints.toolspec"),
+            "{transcript}: {related:?}"
+        );
+        assert!(
+            !refund.failures.iter().any(|f| !f.declared),
+            "{transcript}: only declared constraints fail"
         );
     }
 }

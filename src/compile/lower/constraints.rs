@@ -87,12 +87,13 @@ impl FileCx {
                 &path,
                 arg.span,
             ) {
-                checks.push((pc.path, pc.check));
+                checks.push((pc.path, pc.check, pc.span));
             }
         }
         LoweredTool {
             name: decl.name.name.clone(),
             checks,
+            file: src.name.clone(),
             known,
             known_set,
             open: decl.args.spread.is_some(),
@@ -416,6 +417,7 @@ impl FileCx {
         part: Part,
         path: Path,
         span: Span,
+        declared: None,
         refs: Refs<'_>,
         op: RefOp,
     ) -> Option<Check> {

@@ -185,12 +185,15 @@ impl FileCx {
         };
         let decl = &self.tools[at];
         let written: HashSet<Path> = checks.iter().map(|c| c.path.clone()).collect();
-        for (path, check) in &decl.checks {
+        // A declared constraint is located at the declaration, so that a call breaking it is
+        // reported where it is written (in the included file that declares the tool, if so).
+        for (path, check, span) in &decl.checks {
             if !written.contains(path) {
                 checks.push(PathCheck {
                     path: path.clone(),
                     check: check.clone(),
-                    span: e.tool.span,
+                    span: *span,
+                    declared: Some(decl.file.clone()),
                 });
             }
         }
@@ -414,6 +417,7 @@ fn whole_value(j: &ast::Json, exact: bool) -> ValueMatcher {
                 Check::Subset { value }
             },
             span: j.span,
+            declared: None,
         }],
         allow_extra_keys: !exact,
     }

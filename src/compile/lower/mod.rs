@@ -71,7 +71,10 @@ pub(crate) type NameRulesKey = (bool, bool, Vec<String>);
 /// A `tool` declaration, lowered once per compilation.
 pub(crate) struct LoweredTool {
     pub name: String,
-    pub checks: Vec<(Path, Check)>,
+    /// Each declared constraint: its path, its check and where it is written (in `file`).
+    pub checks: Vec<(Path, Check, Span)>,
+    /// The name of the file that declares the tool (the compiled file or an included one).
+    pub file: String,
     /// Declared top-level argument names, in order.
     pub known: Vec<String>,
     /// The same, to look up.

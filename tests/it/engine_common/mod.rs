@@ -79,6 +79,7 @@ impl ExpExt for Expectation {
             path: path(p),
             check,
             span: Span::default(),
+            declared: None,
         });
         self
     }
@@ -90,6 +91,7 @@ impl ExpExt for Expectation {
                 path: path(p),
                 check,
                 span: Span::default(),
+                declared: None,
             });
         self
     }
