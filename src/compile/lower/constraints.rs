@@ -137,6 +137,7 @@ impl FileCx {
                 path: path.clone(),
                 check,
                 span,
+                declared: None,
             })
             .collect()
     }
@@ -417,7 +418,6 @@ impl FileCx {
         part: Part,
         path: Path,
         span: Span,
-        declared: None,
         refs: Refs<'_>,
         op: RefOp,
     ) -> Option<Check> {
