@@ -129,6 +129,24 @@ impl RootGuard {
         }
     }
 
+    /// The root, with symbolic links resolved (`None`: anywhere).
+    pub fn root(&self) -> Option<&Path> {
+        self.root.as_deref()
+    }
+
+    /// The real path of the folder `path` if the guard lets it be walked: inside the root
+    /// (the root itself included). A folder that only holds the root (`..`, `/`) is outside:
+    /// walking it would reach everything else under it first. Nothing is opened.
+    pub fn check_folder(&self, path: &Path) -> io::Result<PathBuf> {
+        let real = std::fs::canonicalize(path)?;
+        if let Some(root) = &self.root {
+            if !real.starts_with(root) {
+                return Err(Refused::OutsideRoot { root: root.clone() }.into_io());
+            }
+        }
+        Ok(real)
+    }
+
     /// The real path of `path` if the guard lets it be read: inside the root, a regular file,
     /// not a system view. Nothing is opened.
     pub fn check(&self, path: &Path) -> io::Result<PathBuf> {
@@ -201,13 +219,6 @@ impl RootGuard {
             .map_err(crate::source::ReadTextError::Io)?;
         crate::source::text_of(bytes)
     }
-}
-
-/// Read a text file (a spec) as UTF-8, a regular file of at most [`SPEC_LIMIT`] bytes, anywhere
-/// ([`RootGuard::anywhere`]). Where it is not UTF-8, the error says where
-/// (`std::fs::read_to_string` only says that it is not).
-pub fn read_text(path: &Path) -> Result<String, crate::source::ReadTextError> {
-    RootGuard::anywhere().read_text(path, SPEC_LIMIT)
 }
 
 /// Open a regular file anywhere ([`RootGuard::anywhere`]): for paths the guard has already let

@@ -2,7 +2,8 @@
 //!
 //! A folder is walked for `*.toolspec` files with the `ignore` crate, so `.gitignore`, `.ignore`
 //! and hidden files are respected as in ripgrep and ruff; symbolic links are not followed, so a
-//! link loop cannot trap the walk. A file path (a pre-commit hook passes staged files) must pass
+//! link loop cannot trap the walk. A folder must resolve inside the project root, else it is
+//! refused before it is walked. A file path (a pre-commit hook passes staged files) must pass
 //! the root guard ([`crate::guard`]: resolved inside the project root, a regular file), else it
 //! is refused, never opened; a `.toolspec` file is a spec, anything else a transcript.
 
@@ -50,8 +51,8 @@ pub fn is_spec(path: &Path) -> bool {
 
 /// Resolve command-line `paths` (folders walked, files taken as given), skipping `exclude`d
 /// paths (matched against absolute paths) unless named explicitly as files. A file must pass
-/// `guard` (resolved inside the root, a regular file), else it is `refused`; a folder's spec
-/// files are read through the guard later. `git_global`: whether git's global excludes file may
+/// `guard` (resolved inside the root, a regular file), and a folder must resolve inside the
+/// root, else it is `refused`; a folder's spec files are read through the guard later. `git_global`: whether git's global excludes file may
 /// apply to the walk ([`paths::walker`]).
 pub fn discover(
     paths: &[PathBuf],
@@ -60,16 +61,21 @@ pub fn discover(
     git_global: bool,
 ) -> Discovered {
     let mut found = Discovered::default();
+    let why = |e: std::io::Error| match Refused::of(&e) {
+        Some(r) => r.to_string(),
+        None => e.to_string(),
+    };
     for path in paths {
         if path.is_dir() {
-            walk_specs(path, exclude, git_global, &mut found);
+            // A folder outside the root is refused whole, before its walk: walking `/` to
+            // refuse every file under it would take minutes.
+            match guard.check_folder(path) {
+                Ok(_) => walk_specs(path, exclude, git_global, &mut found),
+                Err(e) => found.refused.push((path.clone(), why(e))),
+            }
         } else if std::fs::symlink_metadata(path).is_ok() {
             if let Err(e) = guard.check(path) {
-                let why = match Refused::of(&e) {
-                    Some(r) => r.to_string(),
-                    None => e.to_string(),
-                };
-                found.refused.push((path.clone(), why));
+                found.refused.push((path.clone(), why(e)));
             } else if is_spec(path) {
                 found.specs.push(path.clone());
             } else {

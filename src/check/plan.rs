@@ -26,7 +26,7 @@ use super::options::{CheckOptions, STDIN_NAME};
 use super::paths::{absolute, display_path};
 use super::settings::LoadedSettings;
 use crate::code::Code;
-use crate::compile::{self, FsLoader, ProjectLoader, SourceLoader};
+use crate::compile::{self, FsLoader};
 use crate::config::{MatcherConfig, TranscriptGlob};
 use crate::guard::{Refused, RootGuard};
 use crate::report::model::{Finding, Location, Report};
@@ -373,31 +373,26 @@ pub(super) fn compile_spec_file(
             return (Err(vec![f]), Vec::new());
         }
     };
-    compile_spec_text(path, shown, text, settings, root, opts)
+    compile_spec_text(path, shown, text, settings, (root, guard), opts)
 }
 
 /// Compile the text of the spec file `path` (shown as `shown`; includes and globs are relative
-/// to its folder): its specs with globs bound, or its errors; plus warnings. A spec file read
-/// from disk ([`compile_spec_file`]) and a spec held in memory
+/// to its folder; includes are read through `guard`, globs bound inside `root` unless
+/// `--allow-outside-root`): its specs with globs bound, or its errors; plus warnings. A spec
+/// file read from disk ([`compile_spec_file`]) and a spec held in memory
 /// ([`super::run::SpecSet::compile`]) both go through here.
 pub(super) fn compile_spec_text(
     path: &Path,
     shown: String,
     text: String,
     settings: &LoadedSettings,
-    root: &Path,
+    (root, guard): (&Path, &RootGuard),
     opts: &CheckOptions,
 ) -> (Compiled, Vec<Finding>) {
     let mut source = SourceFile::new(shown.clone(), text);
-    // Includes stay inside the project unless globs may leave it too.
-    let rooted;
-    let loader: &dyn SourceLoader = if opts.allow_outside_root {
-        &FsLoader
-    } else {
-        rooted = ProjectLoader::new(root).for_spec(path);
-        &rooted
-    };
-    let mut result = compile::compile(&source, loader);
+    // Includes go through the run's guard, as every file it reads.
+    let loader = FsLoader::new(guard.clone());
+    let mut result = compile::compile(&source, &loader);
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
     for d in &result.diagnostics {
@@ -415,7 +410,7 @@ pub(super) fn compile_spec_text(
         } else if let Some(text) = last_good.get(&key) {
             // Mid-edit: keep checking with the version that last compiled, and say so.
             let fallback = SourceFile::new(shown.clone(), text);
-            let again = compile::compile(&fallback, loader);
+            let again = compile::compile(&fallback, &loader);
             if again.file.is_some() {
                 warnings.append(&mut errors);
                 warnings.push(plain(
