@@ -19,7 +19,7 @@ JOBS="${2:-2}"
 shift $(( $# > 2 ? 2 : $# ))
 TARGETS=("$@")
 if [[ ${#TARGETS[@]} -eq 0 ]]; then
-  TARGETS=(spec_parser compile transcript_read transcript_eval engine score_line tape_serde document_nodes)
+  TARGETS=(spec_parser compile transcript_read transcript_eval engine score_line tape_serde document_nodes mapping)
 fi
 SAN="${SANITIZER:-address}"
 export RUSTC_BOOTSTRAP=1
@@ -70,6 +70,17 @@ for i, name in enumerate(["axion", "deepeval", "evalite", "agentevals", "galtea"
         put("score_line", bytes([i]) + line.rstrip(b"\n"))
         put("tape_serde", line.rstrip(b"\n"))
 os.makedirs(os.path.join(root, "fuzz", "corpus", "engine"), exist_ok=True)
+# Custom mappings: `calls \0 name \0 results \0 document`, the fixture's mapping and others on
+# the fixture's log and on a small array.
+log = open(f"{root}/tests/fixtures/mapping/runs/session.json", "rb").read()
+for calls, name, results in [
+    (b"$.events[?@.kind == 'tool']", b"$.tool.fn", b"$.events[?@.kind == 'tool_result']"),
+    (b"$..[?@.ref]", b"@.tool.fn", b""),
+    (b"$.events[?count($..ref) > 1 && value($.events[0].kind) == @.kind]", b"$.tool.fn", b""),
+    (b"$[?$[*]]", b"$.k", b"$[*][?@.k]"),
+]:
+    for doc in [log, b'[{"k":"a"},{"k":"b"},[1,[2,[3]]]]']:
+        put("mapping", b"\0".join([calls, name, results, doc]))
 PY
 
 cargo fuzz build -O -a --sanitizer "$SAN"

@@ -32,6 +32,7 @@ pub const TARGETS: &[&str] = &[
     "engine",
     "score_line",
     "document_nodes",
+    "mapping",
 ];
 
 /// Run the target `name` on `data`.
@@ -44,6 +45,7 @@ pub fn run(name: &str, data: &[u8]) {
         "engine" => engine(data),
         "score_line" => score_line(data),
         "document_nodes" => document_nodes(data),
+        "mapping" => mapping(data),
         other => panic!("unknown fuzz target {other}"),
     }
 }
@@ -337,6 +339,117 @@ fn build_nodes(v: &Value, b: &mut transcript::DocumentBuilder) {
             b.end();
         }
     }
+}
+
+/// `mapping`: a custom mapping (`[formats.NAME]` of toolspec.toml) read over a document. The
+/// input is `calls \0 name \0 results \0 document`: the JSONPath selecting the calls, the one
+/// reading each call's name (also used for its arguments and id, and for the results' id and
+/// output), the one selecting results (none if empty), and the file. Beyond "does not panic":
+/// every expression's queries, as the cost bound reads them, are those of the syntax tree
+/// `serde_json_path` parsed; a read within the bounds keeps its spans inside the file and its
+/// errors render. A query the bounds let through but that runs long is the fuzzer's timeout.
+pub fn mapping(data: &[u8]) {
+    use transcript::mapping::{Mapping, MappingPath, ResultsMapping};
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let mut parts = text.splitn(4, '\0');
+    let (Some(calls), Some(name), Some(results), Some(doc)) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return;
+    };
+    let path = |key: &str, text: &str| {
+        let p = MappingPath::new(key, text).ok()?;
+        same_queries_as_parsed(&p, text);
+        Some(p)
+    };
+    let results = path("formats.f.results.path", results);
+    let (Some(calls), Some(tool)) = (path("formats.f.calls", calls), path("formats.f.name", name))
+    else {
+        return;
+    };
+    let m = Mapping {
+        name: "f".into(),
+        files: Vec::new(),
+        calls,
+        tool: tool.clone(),
+        arguments: Some(tool.clone()),
+        id: Some(tool.clone()),
+        output: None,
+        error: None,
+        results: results.map(|path| ResultsMapping {
+            path,
+            id: tool.clone(),
+            output: Some(tool.clone()),
+            error: Some(tool.clone()),
+        }),
+    };
+    let bytes = doc.as_bytes();
+    match transcript::Reader::new().mapping(&m).read("t.json", bytes) {
+        Ok(transcripts) => {
+            for t in &transcripts {
+                for c in &t.calls {
+                    assert!(c.span.end <= bytes.len(), "call span {:?}", c.span);
+                }
+                for f in &t.findings {
+                    assert!(f.span.end <= bytes.len(), "finding span {:?}", f.span);
+                }
+            }
+        }
+        Err(e) => {
+            render(&e);
+        }
+    }
+}
+
+/// The queries of `text` as its syntax tree has them (`serde_json_path`'s `Debug` of it:
+/// `Query { kind: Root | Current` and `SingularQuery { kind: Absolute | Relative`, depth
+/// first, strings skipped) are the queries the cost bound of `p` counts.
+fn same_queries_as_parsed(p: &transcript::mapping::MappingPath, text: &str) {
+    let trimmed = text.trim();
+    let query = match trimmed.strip_prefix('@') {
+        Some(rest) => format!("${rest}"),
+        None => trimmed.to_owned(),
+    };
+    let tree = format!(
+        "{:?}",
+        serde_json_path::JsonPath::parse(&query).expect("the mapping parsed it")
+    );
+    let mut roots = Vec::new();
+    let mut rest = tree.as_str();
+    while let Some(c) = rest.chars().next() {
+        if c == '"' {
+            // A Debug string: up to its closing quote, escapes skipped.
+            let mut chars = rest.char_indices().skip(1);
+            let mut end = rest.len();
+            while let Some((i, c)) = chars.next() {
+                match c {
+                    '\\' => {
+                        chars.next();
+                    }
+                    '"' => {
+                        end = i + 1;
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            rest = &rest[end..];
+            continue;
+        }
+        if let Some(after) = rest.strip_prefix("Query { kind: ") {
+            roots.push(after.starts_with("Root") || after.starts_with("Absolute"));
+            rest = after;
+            continue;
+        }
+        rest = &rest[c.len_utf8()..];
+    }
+    assert_eq!(
+        p.query_roots(),
+        roots,
+        "the cost bound reads other queries than {text:?} holds: {tree}"
+    );
 }
 
 /// `document_nodes`: a JSON document built value by value ([`transcript::DocumentBuilder`],

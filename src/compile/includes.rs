@@ -10,7 +10,7 @@ use std::collections::HashSet;
 
 use super::diags::Diags;
 use super::loader::{normalize, resolve_include, SourceLoader};
-use super::lower::TOP_KEYWORDS;
+use super::lower::top_keywords;
 use super::suggest::did_you_mean;
 use crate::code::Code;
 use crate::guard::Refused;
@@ -277,7 +277,7 @@ fn cycle(from: &SourceFile, inc: &Include, chain: &[String], name: &str) -> Spec
 
 /// The diagnostic for an unknown word at the top level of `src`.
 pub(crate) fn unknown_top(src: &SourceFile, u: &crate::syntax::ast::Unknown) -> SpecDiagnostic {
-    let hint = did_you_mean(&u.word.name, TOP_KEYWORDS.iter().copied());
+    let hint = did_you_mean(&u.word.name, top_keywords());
     SpecDiagnostic::error(
         Code::UnknownKeyword,
         src,

@@ -3,64 +3,71 @@
 use pest::error::{ErrorVariant, InputLocation};
 use pest::Parser as _;
 
-use super::parser::{Grammar, Rule};
+use super::parser::{keyword_of, Grammar, Rule};
+use super::words::Keyword;
 use super::SpecDiagnostic;
 use crate::code::Code;
 use crate::source::{SourceFile, Span};
 
-/// What the user would call the thing a rule matches.
+/// What the user would call the thing a rule matches: a keyword by itself (from the keyword
+/// table), any other rule by a word here.
 fn word(rule: Rule) -> Option<&'static str> {
-    use Rule::{agent_block, answer_stmt, k_agent, k_answer, k_last, k_turn, turn_block, turn_sel};
     use Rule::{
-        arg, arg_list, args_stmt, args_tokens_stmt, bare_tool, before_stmt, binary_stmt, boolean,
-        c_absent, c_any, c_contains, c_exact, c_fuzzy, c_fuzzy_tokens, c_not, c_one_of, c_present,
-        c_subset, c_type, cmp, cmp_op, constraint, each_seg, errored, escape, expectation,
-        extra_stmt, field_list, format_stmt, ident, include, index, int, json_array, json_member,
-        json_object, k_absent, k_and, k_any, k_args, k_at_least, k_at_most, k_before, k_between,
-        k_binary, k_call, k_contains, k_errored, k_exact, k_exactly, k_extra, k_format, k_fuzzy,
-        k_in, k_include, k_names, k_never, k_not, k_one_of, k_optional, k_order, k_pass_rate,
-        k_present, k_profile, k_rules, k_score, k_spec, k_strip, k_subset, k_threshold, k_tokens,
-        k_tool, k_transcripts, k_type, k_weight, keyword, label, name_opt, names_stmt, never_stmt,
-        null, number, order_stmt, output, pass_rate_pct, pass_rate_stmt, path, profile_opt,
-        profile_opts, profile_stmt, range, range_op, ref_cmp, ref_in, ref_part, reference, regex,
-        regex_body, regex_flags, rep_at_least, rep_at_most, rep_between, rep_exactly, rep_optional,
-        repeat, rule_code, rules_stmt, score_entry, score_mode_stmt, score_stmt, spec, spread,
-        str_inner, string, threshold_stmt, tool_decl, tool_name, transcripts_stmt, unknown_stmt,
+        agent_block, answer_stmt, arg, arg_list, args_stmt, args_tokens_stmt, bare_tool,
+        before_stmt, binary_stmt, block, boolean, c_absent, c_any, c_contains, c_exact, c_fuzzy,
+        c_fuzzy_tokens, c_not, c_one_of, c_present, c_subset, c_type, cmp, cmp_op, constraint,
+        critical, each_seg, either_stmt, errored, escape, expectation, extra_stmt, field_list,
+        format_stmt, ident, include, index, int, json_array, json_member, json_object, keyword,
+        label, name_opt, names_stmt, never_stmt, null, number, order_stmt, output, parallel_stmt,
+        pass_rate_pct, pass_rate_stmt, path, profile_opt, profile_opts, profile_stmt, range,
+        range_op, ref_cmp, ref_in, ref_part, reference, regex, regex_body, regex_flags,
+        rep_at_least, rep_at_most, rep_between, rep_exactly, rep_optional, repeat, rule_code,
+        rules_stmt, score_entry, score_mode_stmt, score_stmt, spec, spread, str_inner, string,
+        threshold_stmt, tool_decl, tool_name, transcripts_stmt, turn_block, turn_sel, unknown_stmt,
         weight, whole_exact, whole_subset, EOI,
     };
+    if let Some(k) = keyword_of(rule) {
+        return Some(k.quoted());
+    }
     Some(match rule {
         EOI => "end of file",
-        include => "`include`",
-        tool_decl => "`tool`",
-        spec => "`spec`",
+        include => Keyword::Include.quoted(),
+        tool_decl => Keyword::Tool.quoted(),
+        spec => Keyword::Spec.quoted(),
         transcripts_stmt | order_stmt | format_stmt | args_stmt | names_stmt | threshold_stmt
         | extra_stmt | score_stmt | binary_stmt | profile_stmt | never_stmt | before_stmt
-        | rules_stmt | pass_rate_stmt | unknown_stmt => "a statement",
-        score_mode_stmt | args_tokens_stmt => "a statement",
-        k_rules => "`rules`",
+        | rules_stmt | pass_rate_stmt | unknown_stmt | score_mode_stmt | args_tokens_stmt => {
+            "a statement"
+        }
         rule_code => "a rule code such as `schema-violation`",
-        expectation | k_call => "`call`",
+        expectation => Keyword::Call.quoted(),
         label => "a label",
-        repeat | rep_optional | rep_at_least | rep_at_most | rep_exactly | rep_between => "`call`",
+        repeat | rep_optional | rep_at_least | rep_at_most | rep_exactly | rep_between => {
+            Keyword::Call.quoted()
+        }
+        critical => Keyword::Critical.quoted(),
+        either_stmt => Keyword::Either.quoted(),
+        parallel_stmt => Keyword::Parallel.quoted(),
+        block => "`{`",
         name_opt => "a name rule",
         score_entry => "a score entry such as `exact 1`",
         profile_opts => "`{`",
         profile_opt => "a profile option",
         output => "`->`",
-        errored | k_errored => "`errored`",
-        weight | k_weight => "`weight`",
-        whole_exact | k_exact | c_exact => "`exact`",
-        whole_subset | k_subset | c_subset => "`subset`",
+        errored => Keyword::Errored.quoted(),
+        weight => Keyword::Weight.quoted(),
+        whole_exact | c_exact => Keyword::Exact.quoted(),
+        whole_subset | c_subset => Keyword::Subset.quoted(),
         arg_list => "`(`",
         field_list => "`{`",
         spread => "`...`",
         arg | path => "an argument name",
         index => "an index",
         constraint | c_not | reference | regex | range | cmp | c_type | c_one_of | c_contains
-        | c_fuzzy | c_present | c_absent | c_any | ref_cmp | ref_in => "a value or constraint",
+        | c_fuzzy | c_fuzzy_tokens | c_present | c_absent | c_any | ref_cmp | ref_in => {
+            "a value or constraint"
+        }
         each_seg => "`[*]`",
-        k_in => "`in`",
-        c_fuzzy_tokens => "a value or constraint",
         ref_part => "`output` or `args`",
         regex_body => "a regular expression",
         regex_flags => "regex flags",
@@ -78,50 +85,19 @@ fn word(rule: Rule) -> Option<&'static str> {
         int => "a whole number",
         ident | keyword => "a name",
         tool_name | bare_tool => "a tool name",
-        k_include => "`include`",
-        k_tool => "`tool`",
-        k_spec => "`spec`",
-        k_transcripts => "`transcripts`",
-        k_format => "`format`",
-        k_order => "`order`",
-        k_args => "`args`",
-        k_names => "`names`",
-        k_strip => "`strip`",
-        k_threshold => "`threshold`",
-        k_pass_rate => "`pass_rate`",
         pass_rate_pct => "`%`",
-        k_extra => "`extra`",
-        k_score => "`score`",
-        k_binary => "`binary`",
-        k_profile => "`profile`",
-        k_never => "`never`",
-        k_before => "`before`",
-        k_optional => "`optional`",
-        k_at_least => "`at_least`",
-        k_at_most => "`at_most`",
-        k_exactly => "`exactly`",
-        k_between => "`between`",
-        k_and => "`and`",
-        k_fuzzy => "`fuzzy`",
-        k_tokens => "`tokens`",
-        k_type => "`type`",
-        k_one_of => "`one_of`",
-        k_contains => "`contains`",
-        k_present => "`present`",
-        k_absent => "`absent`",
-        k_any => "`any`",
-        k_not => "`not`",
-        turn_block | k_turn => "`turn`",
+        turn_block => Keyword::Turn.quoted(),
         turn_sel => "a turn number or `last`",
-        k_last => "`last`",
-        agent_block | k_agent => "`agent`",
-        answer_stmt | k_answer => "`answer`",
+        agent_block => Keyword::Agent.quoted(),
+        answer_stmt => Keyword::Answer.quoted(),
         _ => return None,
     })
 }
 
 /// What may start a file item (pest reports only `file` there).
-const TOP_LEVEL: &[&str] = &["`include`", "`tool`", "`spec`"];
+fn item_words() -> impl Iterator<Item = &'static str> {
+    Keyword::items().map(Keyword::quoted)
+}
 
 /// The words of everything a constraint term can start with: where a term is expected they are
 /// said as one, "a value or constraint".
@@ -241,7 +217,7 @@ pub(crate) fn syntax_error(source: &SourceFile, err: pest::error::Error<Rule>) -
                 // Between items: pest names only the whole-file rule.
                 Rule::file => {
                     top_level = true;
-                    words.extend(TOP_LEVEL.iter().map(|w| (*w).to_owned()));
+                    words.extend(item_words().map(str::to_owned));
                 }
                 Rule::include
                 | Rule::tool_decl
@@ -293,30 +269,10 @@ pub(crate) fn syntax_error(source: &SourceFile, err: pest::error::Error<Rule>) -
         words.push("a JSON value".to_owned());
     }
     if words.iter().any(|w| w == "a statement") {
+        // Every word that starts a statement is "a statement" already.
         words.retain(|w| {
-            !matches!(
-                w.as_str(),
-                "`transcripts`"
-                    | "`format`"
-                    | "`order`"
-                    | "`args`"
-                    | "`names`"
-                    | "`threshold`"
-                    | "`pass_rate`"
-                    | "`extra`"
-                    | "`score`"
-                    | "`binary`"
-                    | "`profile`"
-                    | "`never`"
-                    | "`optional`"
-                    | "`at_least`"
-                    | "`at_most`"
-                    | "`exactly`"
-                    | "`between`"
-                    | "a label"
-                    | "a tool name"
-                    | "`call`"
-            )
+            !(matches!(w.as_str(), "a label" | "a tool name")
+                || Keyword::statements().any(|k| k.quoted() == w))
         });
     }
     // Put punctuation and keywords before descriptions, for a stable, readable order.

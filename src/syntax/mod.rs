@@ -18,6 +18,7 @@ mod diagnostic;
 mod expected;
 mod format;
 mod parser;
+pub mod words;
 
 pub use diagnostic::{Renderable, SpecDiagnostic};
 

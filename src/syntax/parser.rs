@@ -9,6 +9,7 @@ use super::ast::{
     RepeatAst, RepeatKind, ScopeAst, Seg, Spec, Stmt, StmtKind, Str, Suffix, Term, TermKind,
     ToolDecl, Unknown,
 };
+use super::words::Keyword;
 use super::{expected, SpecDiagnostic};
 use crate::code::Code;
 use crate::config::Part;
@@ -67,57 +68,82 @@ pub(crate) fn parse_file(source: &SourceFile) -> Result<File, SpecDiagnostic> {
     })
 }
 
+/// The grammar rule of each keyword (`k_` and the word). The match is exhaustive, so a keyword
+/// added to [`Keyword`] does not compile until its rule is named here; the grammar test
+/// (`words_match_the_grammar`) fails on a `k_` rule the table lacks.
+pub(crate) fn keyword_rule(k: Keyword) -> Rule {
+    use Keyword as K;
+    match k {
+        K::Include => Rule::k_include,
+        K::Tool => Rule::k_tool,
+        K::Spec => Rule::k_spec,
+        K::Transcripts => Rule::k_transcripts,
+        K::Format => Rule::k_format,
+        K::Order => Rule::k_order,
+        K::Args => Rule::k_args,
+        K::Names => Rule::k_names,
+        K::Strip => Rule::k_strip,
+        K::Threshold => Rule::k_threshold,
+        K::PassRate => Rule::k_pass_rate,
+        K::Extra => Rule::k_extra,
+        K::Score => Rule::k_score,
+        K::Binary => Rule::k_binary,
+        K::Profile => Rule::k_profile,
+        K::Never => Rule::k_never,
+        K::Before => Rule::k_before,
+        K::Rules => Rule::k_rules,
+        K::Call => Rule::k_call,
+        K::Optional => Rule::k_optional,
+        K::AtLeast => Rule::k_at_least,
+        K::AtMost => Rule::k_at_most,
+        K::Exactly => Rule::k_exactly,
+        K::Between => Rule::k_between,
+        K::And => Rule::k_and,
+        K::Or => Rule::k_or,
+        K::Errored => Rule::k_errored,
+        K::Weight => Rule::k_weight,
+        K::Exact => Rule::k_exact,
+        K::Subset => Rule::k_subset,
+        K::Fuzzy => Rule::k_fuzzy,
+        K::Tokens => Rule::k_tokens,
+        K::Type => Rule::k_type,
+        K::OneOf => Rule::k_one_of,
+        K::Contains => Rule::k_contains,
+        K::Present => Rule::k_present,
+        K::Absent => Rule::k_absent,
+        K::Any => Rule::k_any,
+        K::Not => Rule::k_not,
+        K::In => Rule::k_in,
+        K::Turn => Rule::k_turn,
+        K::Last => Rule::k_last,
+        K::Agent => Rule::k_agent,
+        K::Answer => Rule::k_answer,
+        K::Either => Rule::k_either,
+        K::Parallel => Rule::k_parallel,
+        K::Critical => Rule::k_critical,
+    }
+}
+
+/// The keyword a rule matches, if it is a keyword rule.
+pub(crate) fn keyword_of(r: Rule) -> Option<Keyword> {
+    // Rules are a plain enum: a table by discriminant, built once from the keyword table.
+    static BY_RULE: std::sync::OnceLock<Vec<Option<Keyword>>> = std::sync::OnceLock::new();
+    let table = BY_RULE.get_or_init(|| {
+        let mut t = Vec::new();
+        for &k in Keyword::ALL {
+            let at = keyword_rule(k) as usize;
+            if t.len() <= at {
+                t.resize(at + 1, None);
+            }
+            t[at] = Some(k);
+        }
+        t
+    });
+    table.get(r as usize).copied().flatten()
+}
+
 fn is_keyword(r: Rule) -> bool {
-    matches!(
-        r,
-        Rule::k_include
-            | Rule::k_tool
-            | Rule::k_spec
-            | Rule::k_transcripts
-            | Rule::k_format
-            | Rule::k_order
-            | Rule::k_args
-            | Rule::k_names
-            | Rule::k_strip
-            | Rule::k_threshold
-            | Rule::k_pass_rate
-            | Rule::k_extra
-            | Rule::k_score
-            | Rule::k_binary
-            | Rule::k_profile
-            | Rule::k_never
-            | Rule::k_before
-            | Rule::k_rules
-            | Rule::k_call
-            | Rule::k_optional
-            | Rule::k_at_least
-            | Rule::k_at_most
-            | Rule::k_exactly
-            | Rule::k_between
-            | Rule::k_and
-            | Rule::k_errored
-            | Rule::k_weight
-            | Rule::k_exact
-            | Rule::k_subset
-            | Rule::k_fuzzy
-            | Rule::k_tokens
-            | Rule::k_type
-            | Rule::k_one_of
-            | Rule::k_contains
-            | Rule::k_present
-            | Rule::k_absent
-            | Rule::k_any
-            | Rule::k_not
-            | Rule::k_in
-            | Rule::k_turn
-            | Rule::k_agent
-            | Rule::k_answer
-            | Rule::k_either
-            | Rule::k_or
-            | Rule::k_parallel
-            | Rule::k_critical
-            | Rule::EOI
-    )
+    r == Rule::EOI || keyword_of(r).is_some()
 }
 
 struct Builder<'s> {

@@ -5,14 +5,13 @@
 //! `calls` already reads, and never opens anything itself. A JSON document is the query root; a
 //! JSON-lines file is read as the array of its lines (`$[0]` is the first line).
 //!
-//! Bounds: before a query runs, an upper bound of the nodes it can visit must stay within
-//! [`MAPPING_WORK`]: for a query from the root, the document's node count times the query's
-//! multiplicity (the selectors of each bracket multiplied, times the document's depth for each
-//! `..` after the first: only a second `..` can reach a node through several ancestors); for a
-//! query relative to the selected nodes, the sizes of their subtrees added up, times its
-//! multiplicity. A result set is at most [`MAPPING_RESULTS`] nodes (counted without locations
-//! first when the bound allows more). Past either, the file is not read and the error names the
-//! expression.
+//! Bounds: before a query runs, an upper bound of the nodes it can visit, read from the
+//! expression's shape ([`cost`]: the selectors of each bracket, each `..` after the first, and
+//! what the queries inside filters cost each time they run, a query from the root the whole
+//! document again), must stay within [`MAPPING_WORK`], for the document (a query from the root)
+//! or for the selected nodes' subtrees added up (a query relative to each selected node). A
+//! result set is at most [`MAPPING_RESULTS`] nodes (counted without locations first when the
+//! bound allows more). Past either, the file is not read and the error names the expression.
 
 use std::collections::HashMap;
 
@@ -22,6 +21,7 @@ use serde_json_path::{JsonPath, PathElement};
 use crate::code::Code;
 use crate::source::Span;
 
+use self::cost::{Scale, Shape};
 use super::error::Locator;
 use super::sink::{norm_output, parse_args_text};
 use super::spans::{SpanTree, Step};
@@ -36,11 +36,13 @@ pub const MAX_EXPRESSION: usize = 4096;
 /// Deepest nesting of brackets and parentheses in a JSONPath expression.
 pub const MAX_NESTING: usize = 16;
 
+mod cost;
+
 /// Most nodes one JSONPath result set may hold.
 pub const MAPPING_RESULTS: usize = 1_000_000;
 
 /// Most node visits one query of a mapping may cost on one file (an upper bound computed
-/// before it runs).
+/// before it runs, the queries inside its filters included).
 pub const MAPPING_WORK: u64 = 20_000_000;
 
 /// One compiled JSONPath expression of a mapping, with where it is written.
@@ -51,10 +53,8 @@ pub struct MappingPath {
     /// The expression as written.
     pub text: String,
     path: JsonPath,
-    /// Product of the selectors of each bracketed segment (saturating).
-    selectors: u64,
-    /// Number of descendant segments (`..`), filters included.
-    descendants: u32,
+    /// What its cost depends on.
+    shape: Shape,
 }
 
 impl MappingPath {
@@ -65,7 +65,7 @@ impl MappingPath {
             Some(rest) => format!("${rest}"),
             None => trimmed.to_owned(),
         };
-        let (selectors, descendants, nesting) = fan_out(&query);
+        let nesting = nesting(&query);
         // The parser recurses into brackets and parentheses: refused before it runs.
         if query.len() > MAX_EXPRESSION || nesting > MAX_NESTING {
             return Err(format!(
@@ -77,20 +77,18 @@ impl MappingPath {
         Ok(MappingPath {
             key: key.to_owned(),
             text: text.to_owned(),
+            shape: Shape::of(&query),
             path,
-            selectors,
-            descendants,
         })
     }
 
-    /// How often one node can be visited per node of the input: the selectors of each bracket
-    /// multiplied, times `depth` for each `..` after the first.
-    fn multiplicity(&self, depth: u64) -> u64 {
-        let mut m = self.selectors;
-        for _ in 1..self.descendants {
-            m = m.saturating_mul(depth.max(1));
-        }
-        m
+    /// Whether each query of the expression starts at the root (`$`) rather than at the
+    /// current node (`@`): the expression itself, then the queries inside its filters, in the
+    /// order they are written, as the cost bound reads them. The `mapping` fuzz target holds it
+    /// to the syntax tree `serde_json_path` parses.
+    #[doc(hidden)]
+    pub fn query_roots(&self) -> Vec<bool> {
+        self.shape.roots()
     }
 }
 
@@ -130,19 +128,12 @@ pub struct Mapping {
     pub results: Option<ResultsMapping>,
 }
 
-/// The selectors of each bracket multiplied, the descendant segments counted, and the deepest
-/// nesting of brackets and parentheses, in a JSONPath text (quoted strings skipped). A query
-/// can select a node at most once per selector per way of reaching it, so the first two bound
-/// how often one node can occur in its result.
-fn fan_out(query: &str) -> (u64, u32, usize) {
-    let mut nesting = 0usize;
-    let mut selectors = 1u64;
-    let mut descendants = 0u32;
-    let mut bracket = 0usize;
-    let mut paren = 0usize;
-    let mut count = 1u64;
+/// The deepest nesting of brackets and parentheses in a JSONPath text (quoted strings skipped).
+fn nesting(query: &str) -> usize {
+    let mut deepest = 0usize;
+    let mut open = 0usize;
     let mut quote: Option<char> = None;
-    let mut chars = query.chars().peekable();
+    let mut chars = query.chars();
     while let Some(c) = chars.next() {
         if let Some(q) = quote {
             match c {
@@ -156,33 +147,15 @@ fn fan_out(query: &str) -> (u64, u32, usize) {
         }
         match c {
             '\'' | '"' => quote = Some(c),
-            '[' => {
-                bracket += 1;
-                nesting = nesting.max(bracket + paren);
-                if bracket == 1 {
-                    count = 1;
-                }
+            '[' | '(' => {
+                open += 1;
+                deepest = deepest.max(open);
             }
-            ']' => {
-                bracket = bracket.saturating_sub(1);
-                if bracket == 0 {
-                    selectors = selectors.saturating_mul(count);
-                }
-            }
-            '(' => {
-                paren += 1;
-                nesting = nesting.max(bracket + paren);
-            }
-            ')' => paren = paren.saturating_sub(1),
-            ',' if bracket == 1 && paren == 0 => count += 1,
-            '.' if chars.peek() == Some(&'.') => {
-                chars.next();
-                descendants += 1;
-            }
+            ']' | ')' => open = open.saturating_sub(1),
             _ => {}
         }
     }
-    (selectors, descendants, nesting)
+    deepest
 }
 
 /// Node count and depth of a value, iteratively.
@@ -211,9 +184,12 @@ fn query<'a>(
     root: &'a Value,
     (nodes, depth): (u64, u64),
 ) -> Result<Vec<Located<'a>>, String> {
-    let bound = nodes.saturating_mul(p.multiplicity(depth));
-    within_work(p, bound, nodes, depth)?;
-    if bound > MAPPING_RESULTS as u64 {
+    let cost = p.shape.cost(Scale {
+        root_nodes: nodes,
+        depth,
+    });
+    within_work(p, cost.visits(nodes), nodes, depth)?;
+    if cost.selected(nodes) > MAPPING_RESULTS as u64 {
         // Counted first without locations (a reference each), so that a large result set is
         // refused before paths are built for it.
         let n = p.path.query(root).len();
@@ -252,11 +228,12 @@ fn within_work(p: &MappingPath, bound: u64, nodes: u64, depth: u64) -> Result<()
 }
 
 /// Check that the relative queries `paths` may run on each of `selected` (whose subtrees are
-/// summed, stopping past the budget) within [`MAPPING_WORK`].
+/// summed, stopping past the budget) within [`MAPPING_WORK`] together. A `$` inside such a
+/// query's filter is the selected node, whose subtree is at most the document (`nodes`).
 fn relative_within_work<'p>(
     paths: impl Iterator<Item = &'p MappingPath>,
     selected: &[Located<'_>],
-    depth: u64,
+    (nodes, depth): (u64, u64),
 ) -> Result<(), String> {
     let mut sum = 0u64;
     let mut stack: Vec<&Value> = Vec::new();
@@ -275,8 +252,18 @@ fn relative_within_work<'p>(
             }
         }
     }
+    let count = selected.len() as u64;
+    let scale = Scale {
+        root_nodes: nodes,
+        depth,
+    };
     for p in paths {
-        within_work(p, sum.saturating_mul(p.multiplicity(depth)), sum, depth)?;
+        let cost = p.shape.cost(scale);
+        let bound = cost
+            .per_node
+            .saturating_mul(sum)
+            .saturating_add(cost.fixed.saturating_mul(count));
+        within_work(p, bound, sum, depth)?;
     }
     Ok(())
 }
@@ -386,7 +373,7 @@ pub(crate) fn read_mapped(
         loc.wrong_shape(
             0,
             format!("custom mapping `{}`: {message}", mapping.name),
-            "narrow the expression in toolspec.toml (fewer `..` and fewer selectors per bracket), or split the file",
+            "narrow the expression in toolspec.toml (fewer `..`, fewer selectors per bracket, no query from the root `$` inside a filter unless it names one value), or split the file",
         )
     };
     let size = measure(&root.value);
@@ -426,7 +413,7 @@ pub(crate) fn read_mapped(
         mapping.output.as_ref(),
         mapping.error.as_ref(),
     ];
-    relative_within_work(relative.into_iter().flatten(), &found, depth).map_err(&refuse)?;
+    relative_within_work(relative.into_iter().flatten(), &found, size).map_err(&refuse)?;
     let mut calls = Vec::with_capacity(found.len());
     let mut findings = Vec::new();
     for (node, steps) in &found {
@@ -484,7 +471,7 @@ pub(crate) fn read_mapped(
     if let Some(r) = &mapping.results {
         let results = query(&r.path, &root.value, size).map_err(&refuse)?;
         let relative = [Some(&r.id), r.output.as_ref(), r.error.as_ref()];
-        relative_within_work(relative.into_iter().flatten(), &results, depth).map_err(&refuse)?;
+        relative_within_work(relative.into_iter().flatten(), &results, size).map_err(&refuse)?;
         let mut by_id: HashMap<String, (Option<Value>, bool)> = HashMap::new();
         for (node, steps) in &results {
             let Some(id) = first(&r.id, node).and_then(id_text) else {
@@ -603,14 +590,11 @@ mod tests {
     }
 
     #[test]
-    fn fan_out_counts_selectors_and_descendants_outside_strings() {
-        assert_eq!(fan_out("$.a[*]"), (1, 0, 1));
-        assert_eq!(fan_out("$[0,0,0][1,2]"), (6, 0, 1));
-        assert_eq!(fan_out("$..x[?@.a == 'a,b..c']"), (1, 1, 1));
-        assert_eq!(
-            fan_out("$[?length(@.a) > 1 && (@.b || @[?@.c])]"),
-            (1, 0, 3)
-        );
+    fn nesting_counts_brackets_and_parentheses_outside_strings() {
+        assert_eq!(nesting("$.a[*]"), 1);
+        assert_eq!(nesting("$[0,0,0][1,2]"), 1);
+        assert_eq!(nesting("$..x[?@.a == 'a,b..[[c']"), 1);
+        assert_eq!(nesting("$[?length(@.a) > 1 && (@.b || @[?@.c])]"), 3);
     }
 
     #[test]
@@ -622,11 +606,24 @@ mod tests {
         let doc = format!("{}1{}", "[".repeat(12), "]".repeat(12));
         let err = read_mapped("d.json", doc.as_bytes(), &m).unwrap_err();
         assert!(err.to_string().contains("may visit"), "{err}");
-        // One `..` is free (each node is reached once); a second one may reach a node through
-        // each of its ancestors.
-        assert_eq!(p("$..x").multiplicity(10), 1);
-        assert_eq!(p("$..x..y").multiplicity(10), 10);
-        assert_eq!(p("$[0,1]..x[?@..y]").multiplicity(10), 20);
+        // Queries from the root inside filters run again for each node tested: nested four
+        // deep over 61 nodes, 61^5 visits, refused; the same shape relative to the node tested
+        // is bounded by the depth.
+        let doc = format!("[{}1]", "1,".repeat(60));
+        let m = Mapping {
+            calls: p("$[?$[?$[?$[?$[*]]]]]"),
+            results: None,
+            ..events()
+        };
+        let err = read_mapped("d.json", doc.as_bytes(), &m).unwrap_err();
+        assert!(err.to_string().contains("may visit up to"), "{err}");
+        let m = Mapping {
+            calls: p("$[?@[?@[?@[?@[*]]]]]"),
+            results: None,
+            ..events()
+        };
+        let t = read_mapped("d.json", doc.as_bytes(), &m).unwrap();
+        assert!(t.calls.is_empty());
     }
 
     #[test]

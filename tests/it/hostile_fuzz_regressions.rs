@@ -130,6 +130,44 @@ fn the_eval_fuzz_body_holds_on_the_fixtures() {
     }
 }
 
+/// The mapping fuzz body holds on the fixture's mapping, on expressions of every kind (filters,
+/// functions, queries from the root inside filters, blank space, odd names) and on a document
+/// where the nested queries from the root would explode.
+#[test]
+fn the_mapping_fuzz_body_holds_on_the_fixture_and_hostile_expressions() {
+    let doc =
+        std::fs::read_to_string(root().join("tests/fixtures/mapping/runs/session.json")).unwrap();
+    let wide = format!("[{}1]", "{\"k\":\"a\"},".repeat(60));
+    let cases = [
+        (
+            "$.events[?@.kind == 'tool']",
+            "$.tool.fn",
+            "$.events[?@.kind == 'tool_result']",
+        ),
+        ("$..[?@.ref]", "@.tool.fn", ""),
+        (
+            "$ .events [ ?@ .kind=='tool' , ?$ .session ]",
+            "$['tool']['fn']",
+            "",
+        ),
+        (
+            "$.events[?count($..ref) > 1 && value($.events[0].kind) == @.kind]",
+            "$.tool.fn",
+            "",
+        ),
+        ("$[?$[?$[?$[?$[*]]]]]", "$.k", ""),
+        ("$[?@[?@[?@[?@[*]]]]]", "$.k", "$[?$[*]]"),
+        ("$['a]$[?$..x]', \"b\\\"$..y\"][0:2:1,-1]", "$.été", ""),
+        ("$[?length(@) > 0 || !(@.x == null)]", "$..*", ""),
+    ];
+    for (calls, name, results) in cases {
+        for d in [doc.as_str(), wide.as_str()] {
+            let data = format!("{calls}\0{name}\0{results}\0{d}");
+            fuzz_targets::mapping(data.as_bytes());
+        }
+    }
+}
+
 #[test]
 fn fuzz_bodies_hold_on_the_peer_vectors() {
     use std::io::BufRead;

@@ -327,3 +327,13 @@ fn watch_starts_over_symlink_loops_and_sees_a_save() {
     assert!(first, "no first report");
     assert!(second, "no report after a save");
 }
+
+/// The `ulimit -v` harness leaves room for an ordinary run: a small project checks under
+/// [`hostile_support::LIMIT_MIB`] (so a reproduction that fails under it fails for its input).
+#[test]
+fn an_ordinary_run_fits_under_the_memory_limit_of_the_harness() {
+    let p = Project::new();
+    let run = p.check_limited(hostile_support::LIMIT_MIB, &["-j", "4"]);
+    run.assert_not_killed();
+    run.assert_good_checked();
+}

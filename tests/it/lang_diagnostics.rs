@@ -300,6 +300,11 @@ const CASES: &[(&str, &str, Files)] = &[
         &[],
     ),
     (
+        "syntax_critical_alone",
+        "spec a {\n  critical\n}\n",
+        &[],
+    ),
+    (
         "syntax_critical_after_label_only",
         "spec a {\n  critical id: call verify_identity\n}\n",
         &[],

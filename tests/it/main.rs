@@ -42,6 +42,7 @@ mod engine_verdict_snapshot;
 mod hostile_doors;
 mod hostile_fuzz_regressions;
 mod hostile_inputs;
+mod hostile_memory;
 mod hostile_project;
 mod init_starter;
 mod lang_constructs;

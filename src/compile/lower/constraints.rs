@@ -18,11 +18,8 @@ use crate::compile::suggest::did_you_mean;
 use crate::config::{ArgsMode, Check, JsonType, Part, Path, PathCheck, PathSeg, RefOp};
 use crate::source::{SourceFile, Span};
 use crate::syntax::ast::{self, Seg, TermKind};
+use crate::syntax::words::TypeWord;
 use crate::syntax::SpecDiagnostic;
-
-const TYPES: &[&str] = &[
-    "null", "boolean", "number", "integer", "string", "array", "object",
-];
 
 /// How a bare literal is compared: follows the argument mode.
 #[derive(Clone, Copy)]
@@ -244,18 +241,19 @@ impl FileCx {
             TermKind::Type(names) => {
                 let mut types = Vec::new();
                 for n in names {
-                    let ty = match n.name.as_str() {
-                        "null" => JsonType::Null,
-                        "boolean" => JsonType::Boolean,
-                        "number" => JsonType::Number,
-                        "integer" => JsonType::Integer,
-                        "string" => JsonType::String,
-                        "array" => JsonType::Array,
-                        "object" => JsonType::Object,
-                        _ => {
-                            self.diags.push(unknown_word(src, "JSON type", n, TYPES));
-                            continue;
-                        }
+                    let Ok(word) = n.name.parse::<TypeWord>() else {
+                        self.diags
+                            .push(unknown_word(src, "JSON type", n, TypeWord::WORDS));
+                        continue;
+                    };
+                    let ty = match word {
+                        TypeWord::Null => JsonType::Null,
+                        TypeWord::Boolean => JsonType::Boolean,
+                        TypeWord::Number => JsonType::Number,
+                        TypeWord::Integer => JsonType::Integer,
+                        TypeWord::String => JsonType::String,
+                        TypeWord::Array => JsonType::Array,
+                        TypeWord::Object => JsonType::Object,
                     };
                     if !types.contains(&ty) {
                         types.push(ty);

@@ -30,6 +30,7 @@ use crate::config::{
 };
 use crate::source::{SourceFile, Span};
 use crate::syntax::ast;
+use crate::syntax::words::Keyword;
 use crate::syntax::SpecDiagnostic;
 use constraints::{Lit, Refs};
 
@@ -37,37 +38,14 @@ use constraints::{Lit, Refs};
 pub const DEFAULT_FUZZY: f64 = 0.8;
 
 /// Keywords that may start a statement inside a spec (for did-you-mean).
-pub(crate) const SPEC_KEYWORDS: &[&str] = &[
-    "transcripts",
-    "format",
-    "order",
-    "args",
-    "names",
-    "threshold",
-    "pass_rate",
-    "extra",
-    "score",
-    "binary",
-    "profile",
-    "never",
-    "call",
-    "optional",
-    "at_least",
-    "at_most",
-    "exactly",
-    "between",
-    "errored",
-    "weight",
-    "before",
-    "turn",
-    "agent",
-    "answer",
-    "either",
-    "parallel",
-    "critical",
-];
+pub(crate) fn spec_keywords() -> Vec<&'static str> {
+    Keyword::statements().map(Keyword::as_str).collect()
+}
+
 /// Keywords that may start a top-level item.
-pub(crate) const TOP_KEYWORDS: &[&str] = &["include", "tool", "spec"];
+pub(crate) fn top_keywords() -> Vec<&'static str> {
+    Keyword::items().map(Keyword::as_str).collect()
+}
 
 /// State shared by all specs of one compilation.
 pub(crate) struct FileCx {

@@ -13,18 +13,14 @@ use crate::code::Code;
 use crate::config::{AnswerCheck, Scope, TurnSel, ValueMatcher};
 use crate::source::{SourceFile, Span};
 use crate::syntax::ast::{self, ScopeAst, Stmt, StmtKind};
+use crate::syntax::words::Keyword;
 use crate::syntax::SpecDiagnostic;
-
-/// The statements that may start a line inside a scope block (for did-you-mean).
-const BLOCK_KEYWORDS: &[&str] = &[
-    "call", "optional", "at_least", "at_most", "exactly", "between", "turn", "agent", "either",
-    "parallel", "critical",
-];
 
 impl FileCx {
     /// An unknown word at the start of a statement inside a `turn` or `agent` block.
     pub(super) fn unknown_in_scope(&mut self, src: &SourceFile, u: &ast::Unknown) {
-        let mut d = unknown_word(src, "statement", &u.word, BLOCK_KEYWORDS);
+        let known: Vec<&str> = Keyword::scope_statements().map(Keyword::as_str).collect();
+        let mut d = unknown_word(src, "statement", &u.word, &known);
         d.message = format!("unknown keyword `{}`", u.word.name);
         d.help = Some(
             "a `turn` or `agent` block holds expectations (`call …`, with a count or a label), \

@@ -11,24 +11,17 @@
 use std::collections::{HashMap, HashSet};
 
 use super::{
-    check_threshold, check_weight, duplicate, unknown_word, FileCx, DEFAULT_FUZZY, SPEC_KEYWORDS,
+    check_threshold, check_weight, duplicate, spec_keywords, unknown_word, FileCx, DEFAULT_FUZZY,
 };
 use crate::code::Code;
 use crate::compile::suggest::did_you_mean;
 use crate::config::{ArgsMode, ExtraCalls, MatcherConfig, OrderMode, TranscriptGlob};
 use crate::source::{SourceFile, Span};
 use crate::syntax::ast::{self, StmtKind};
+use crate::syntax::words::{
+    ArgsWord, ExtraWord, NameFlag, OrderWord, RulesWord, ScoreKey, ScoreWord,
+};
 use crate::syntax::SpecDiagnostic;
-
-const ORDER_MODES: &[&str] = &["strict", "in_order", "any"];
-const ARGS_MODES: &[&str] = &["ignore", "exact", "subset", "fuzzy"];
-const NAME_FLAGS: &[&str] = &["ignore_case", "unify_separators"];
-const EXTRA_POLICIES: &[&str] = &["allow", "forbid"];
-/// What `rules MODE CODE, ...` may say of the rules' findings.
-const RULE_MODES: &[&str] = &["deny"];
-const SCORE_KEYS: &[&str] = &["exact", "name_only", "extra", "missing"];
-/// The words of `score WORD`.
-const SCORE_MODES: &[&str] = &["per_argument"];
 
 impl FileCx {
     /// Lower the settings of `spec` into `cfg`; gives the argument mode.
@@ -77,19 +70,20 @@ impl FileCx {
                 }
                 StmtKind::Order(m) => {
                     once(self, "order", stmt.span);
-                    match m.name.as_str() {
-                        "strict" => cfg.order = OrderMode::Strict,
-                        "in_order" => cfg.order = OrderMode::InOrder,
-                        "any" => cfg.order = OrderMode::AnyOrder,
-                        _ => self
-                            .diags
-                            .push(unknown_word(src, "order mode", m, ORDER_MODES)),
+                    match m.name.parse::<OrderWord>() {
+                        Ok(OrderWord::Strict) => cfg.order = OrderMode::Strict,
+                        Ok(OrderWord::InOrder) => cfg.order = OrderMode::InOrder,
+                        Ok(OrderWord::Any) => cfg.order = OrderMode::AnyOrder,
+                        Err(_) => {
+                            self.diags
+                                .push(unknown_word(src, "order mode", m, OrderWord::WORDS));
+                        }
                     }
                 }
                 StmtKind::Args { mode: m, threshold } => {
                     once(self, "args", stmt.span);
-                    match (m.name.as_str(), threshold) {
-                        ("fuzzy", t) => {
+                    match (m.name.parse::<ArgsWord>(), threshold) {
+                        (Ok(ArgsWord::Fuzzy), t) => {
                             mode = ArgsMode::Fuzzy {
                                 threshold: match t {
                                     Some(n) => check_threshold(src, n, &mut self.diags),
@@ -97,7 +91,7 @@ impl FileCx {
                                 },
                             }
                         }
-                        ("ignore" | "exact" | "subset", Some(n)) => self.diags.push(
+                        (Ok(_), Some(n)) => self.diags.push(
                             SpecDiagnostic::error(
                                 Code::InvalidNumber,
                                 src,
@@ -106,17 +100,18 @@ impl FileCx {
                             .label(n.span, "only `args fuzzy` has a threshold")
                             .help("remove `>= ...`, or use `args fuzzy >= t`"),
                         ),
-                        ("ignore", None) => mode = ArgsMode::Ignore,
-                        ("exact", None) => mode = ArgsMode::Exact,
-                        ("subset", None) => mode = ArgsMode::Subset,
-                        _ => self
-                            .diags
-                            .push(unknown_word(src, "argument mode", m, ARGS_MODES)),
+                        (Ok(ArgsWord::Ignore), None) => mode = ArgsMode::Ignore,
+                        (Ok(ArgsWord::Exact), None) => mode = ArgsMode::Exact,
+                        (Ok(ArgsWord::Subset), None) => mode = ArgsMode::Subset,
+                        (Err(_), _) => {
+                            self.diags
+                                .push(unknown_word(src, "argument mode", m, ArgsWord::WORDS));
+                        }
                     }
                 }
                 StmtKind::ArgsTokens { mode: m, threshold } => {
                     once(self, "args", stmt.span);
-                    if m.name == "fuzzy" {
+                    if m.name.parse() == Ok(ArgsWord::Fuzzy) {
                         mode = ArgsMode::FuzzyTokens {
                             threshold: match threshold {
                                 Some(n) => check_threshold(src, n, &mut self.diags),
@@ -124,8 +119,9 @@ impl FileCx {
                             },
                         };
                     } else {
-                        let mut d = unknown_word(src, "argument mode", m, &["fuzzy"]);
-                        if ARGS_MODES.contains(&m.name.as_str()) {
+                        let mut d =
+                            unknown_word(src, "argument mode", m, &[ArgsWord::Fuzzy.as_str()]);
+                        if m.name.parse::<ArgsWord>().is_ok() {
                             d.message = format!("`args {}` takes no `tokens`", m.name);
                             d.labels[0].1 = "only `args fuzzy` compares by tokens".into();
                         }
@@ -138,19 +134,21 @@ impl FileCx {
                 StmtKind::Names(opts) => {
                     for o in opts {
                         match o {
-                            ast::NameOpt::Flag(f) if f.name == "ignore_case" => {
-                                cfg.names.ignore_case = true;
-                            }
-                            ast::NameOpt::Flag(f) if f.name == "unify_separators" => {
-                                cfg.names.unify_separators = true;
-                            }
-                            ast::NameOpt::Flag(f) => {
-                                let mut d = unknown_word(src, "name rule", f, NAME_FLAGS);
-                                d.help = Some(
-                                "name rules are `ignore_case`, `unify_separators` and `strip \"prefix\"`".into(),
-                            );
-                                self.diags.push(d);
-                            }
+                            ast::NameOpt::Flag(f) => match f.name.parse::<NameFlag>() {
+                                Ok(NameFlag::IgnoreCase) => cfg.names.ignore_case = true,
+                                Ok(NameFlag::UnifySeparators) => {
+                                    cfg.names.unify_separators = true;
+                                }
+                                Err(_) => {
+                                    let mut d = unknown_word(src, "name rule", f, NameFlag::WORDS);
+                                    d.help = Some(
+                                        "name rules are `ignore_case`, `unify_separators` and \
+                                         `strip \"prefix\"`"
+                                            .into(),
+                                    );
+                                    self.diags.push(d);
+                                }
+                            },
                             ast::NameOpt::Strip(s) => {
                                 if stripped.insert(&s.value) {
                                     cfg.names.strip_prefixes.push(s.value.clone());
@@ -168,9 +166,9 @@ impl FileCx {
                     cfg.pass_rate = self.pass_rate(src, stmt.span, op, rate, *percent);
                 }
                 StmtKind::Rules { mode, codes } => {
-                    if mode.name != "deny" {
+                    if mode.name.parse::<RulesWord>().is_err() {
                         self.diags
-                            .push(unknown_word(src, "rules mode", mode, RULE_MODES));
+                            .push(unknown_word(src, "rules mode", mode, RulesWord::WORDS));
                     }
                     let known: Vec<&str> =
                         crate::rules::RULES.iter().map(|r| r.code.name()).collect();
@@ -184,14 +182,14 @@ impl FileCx {
                 }
                 StmtKind::Extra(p) => {
                     once(self, "extra", stmt.span);
-                    match p.name.as_str() {
-                        "allow" => cfg.extra_calls = ExtraCalls::Allow,
-                        "forbid" => cfg.extra_calls = ExtraCalls::Forbid,
-                        _ => self.diags.push(unknown_word(
+                    match p.name.parse::<ExtraWord>() {
+                        Ok(ExtraWord::Allow) => cfg.extra_calls = ExtraCalls::Allow,
+                        Ok(ExtraWord::Forbid) => cfg.extra_calls = ExtraCalls::Forbid,
+                        Err(_) => self.diags.push(unknown_word(
                             src,
                             "extra-call policy",
                             p,
-                            EXTRA_POLICIES,
+                            ExtraWord::WORDS,
                         )),
                     }
                 }
@@ -208,13 +206,13 @@ impl FileCx {
                                 "keep one",
                             ));
                         }
-                        let slot = match k.name.as_str() {
-                            "exact" => &mut cfg.scoring.exact_match,
-                            "name_only" => &mut cfg.scoring.name_only,
-                            "extra" => &mut cfg.scoring.extra_call,
-                            "missing" => &mut cfg.scoring.wrong_or_missing,
-                            _ if SCORE_MODES.contains(&k.name.as_str()) => {
-                                let mut d = unknown_word(src, "score key", k, SCORE_KEYS);
+                        let slot = match k.name.parse::<ScoreKey>() {
+                            Ok(ScoreKey::Exact) => &mut cfg.scoring.exact_match,
+                            Ok(ScoreKey::NameOnly) => &mut cfg.scoring.name_only,
+                            Ok(ScoreKey::Extra) => &mut cfg.scoring.extra_call,
+                            Ok(ScoreKey::Missing) => &mut cfg.scoring.wrong_or_missing,
+                            Err(_) if k.name.parse::<ScoreWord>().is_ok() => {
+                                let mut d = unknown_word(src, "score key", k, ScoreKey::WORDS);
                                 d.help = Some(format!(
                                     "`{}` is a statement of its own: write `score {}` on its \
                                      own line",
@@ -223,9 +221,9 @@ impl FileCx {
                                 self.diags.push(d);
                                 continue;
                             }
-                            _ => {
+                            Err(_) => {
                                 self.diags
-                                    .push(unknown_word(src, "score key", k, SCORE_KEYS));
+                                    .push(unknown_word(src, "score key", k, ScoreKey::WORDS));
                                 continue;
                             }
                         };
@@ -235,11 +233,12 @@ impl FileCx {
                 }
                 StmtKind::ScoreMode(m) => {
                     once(self, "score per_argument", stmt.span);
-                    if m.name == "per_argument" {
-                        cfg.scoring.per_argument = true;
-                    } else {
-                        self.diags
-                            .push(unknown_word(src, "score mode", m, SCORE_MODES));
+                    match m.name.parse::<ScoreWord>() {
+                        Ok(ScoreWord::PerArgument) => cfg.scoring.per_argument = true,
+                        Err(_) => {
+                            self.diags
+                                .push(unknown_word(src, "score mode", m, ScoreWord::WORDS));
+                        }
                     }
                 }
                 StmtKind::Binary => {
@@ -266,16 +265,15 @@ impl FileCx {
 
     /// A statement that starts with an unknown word: name it, with a did-you-mean.
     pub(super) fn unknown_stmt(&mut self, src: &SourceFile, u: &ast::Unknown) {
-        let mut d = unknown_word(src, "statement", &u.word, SPEC_KEYWORDS);
+        let known = spec_keywords();
+        let mut d = unknown_word(src, "statement", &u.word, &known);
         d.message = format!("unknown keyword `{}`", u.word.name);
         d.help = Some(
             "a spec statement starts with a keyword such as `call`, `order`, `args` or `never`, or is `label: call ...` or `a before b`".into(),
         );
         // `lookup_order(id: 1)` alone is almost always a call missing its keyword.
         let rest = src.text[u.word.span.end..u.span.end].trim_start();
-        if rest.starts_with('(')
-            && did_you_mean(&u.word.name, SPEC_KEYWORDS.iter().copied()).is_none()
-        {
+        if rest.starts_with('(') && did_you_mean(&u.word.name, known.iter().copied()).is_none() {
             d.labels[0].1 = "not a keyword".into();
             d.help = Some(format!(
                 "to expect a call of this tool, write `call {}(...)`",

@@ -71,6 +71,14 @@ impl Project {
         all.extend_from_slice(args);
         run_in(self.root(), &all)
     }
+
+    /// [`Project::check`] with the process's address space capped at `limit_mib` MiB
+    /// ([`run_limited`]).
+    pub(crate) fn check_limited(&self, limit_mib: u64, args: &[&str]) -> Run {
+        let mut all = vec!["check", "--format", "json", "--no-config"];
+        all.extend_from_slice(args);
+        run_limited(self.root(), limit_mib, &all)
+    }
 }
 
 /// The outcome of one run of the binary.
@@ -134,6 +142,18 @@ impl Run {
             .cloned()
     }
 
+    /// Assert the process ended by itself with an exit code of the tool's (0, 1 or 2), not by a
+    /// signal or an abort (an allocation failure aborts with SIGABRT; under `sh` that shows as
+    /// no exit code, or as 128 + the signal when the shell reports it).
+    pub(crate) fn assert_not_killed(&self) {
+        assert!(
+            matches!(self.code, Some(0..=2)),
+            "the run did not end by itself (exit {:?})\nstderr: {}",
+            self.code,
+            self.stderr
+        );
+    }
+
     /// Assert the good transcript was still checked, and passed: the rest of the run went on.
     pub(crate) fn assert_good_checked(&self) {
         let good = self
@@ -151,6 +171,34 @@ pub(crate) fn run_in(cwd: &Path, args: &[&str]) -> Run {
         .env("NO_COLOR", "1")
         .output()
         .expect("run toolspec");
+    Run {
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// The default limit of [`run_limited`] runs: room for the binary, its threads' stacks and
+/// allocator arenas, and a hostile input's budgets, but far below what an unbounded input takes.
+pub(crate) const LIMIT_MIB: u64 = 1024;
+
+/// Run the binary with `args` in `cwd`, its address space capped at `limit_mib` MiB
+/// (`ulimit -v`, through `sh -c '…; exec toolspec "$@"'`): an input that would need more fails
+/// an allocation, which aborts the process unless the tool bounds it. Use
+/// [`Run::assert_not_killed`] and the report to see that it did.
+pub(crate) fn run_limited(cwd: &Path, limit_mib: u64, args: &[&str]) -> Run {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "ulimit -v {}; exec \"$0\" \"$@\"",
+            limit_mib * 1024
+        ))
+        .arg(env!("CARGO_BIN_EXE_toolspec"))
+        .args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run toolspec under sh");
     Run {
         code: out.status.code(),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
