@@ -12,7 +12,13 @@ use toolspec::transcript::{Format, Reader};
 /// test names it, as a user widening the root does).
 fn calls_json(path: &Path) -> Option<Vec<u8>> {
     let out = Command::new(env!("CARGO_BIN_EXE_toolspec"))
-        .args(["calls", "--json", "--color", "never", "--allow-outside-root"])
+        .args([
+            "calls",
+            "--json",
+            "--color",
+            "never",
+            "--allow-outside-root",
+        ])
         .arg(path)
         .output()
         .expect("run toolspec");
