@@ -222,3 +222,60 @@ fn every_command_finds_the_root_as_check_does() {
     );
     assert_eq!(r.errors_about("include-not-found").len(), 1, "{}", r.stdout);
 }
+
+/// `watch /` reports the folder refused, as `check /` does, and does not watch it: its inotify
+/// watches are those of the project (a handful), not one per folder of the machine.
+#[cfg(target_os = "linux")]
+#[test]
+fn watch_neither_checks_nor_watches_a_folder_outside_the_root() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    let (_outer, repo) = layout();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolspec"))
+        .args(["watch", "--no-clear", "--color", "never", "/"])
+        .current_dir(&repo)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let err = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for line in BufReader::new(err).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    // The first run ends with the `[watch]` status line on stderr.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut seen = String::new();
+    while !seen.contains("[watch]") {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(left) {
+            Ok(line) => {
+                seen.push_str(&line);
+                seen.push('\n');
+            }
+            Err(_) => {
+                let _ = child.kill();
+                panic!("watch / never finished its first run:\n{seen}");
+            }
+        }
+    }
+    let watches: usize = std::fs::read_dir(format!("/proc/{}/fdinfo", child.id()))
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+        .map(|info| {
+            info.lines()
+                .filter(|l| l.starts_with("inotify wd:"))
+                .count()
+        })
+        .sum();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(seen.contains("path-refused"), "{seen}");
+    assert!(!seen.contains(SECRET), "{seen}");
+    assert!(watches > 0 && watches < 100, "{watches} inotify watches");
+}

@@ -50,6 +50,28 @@ pub(crate) fn run(args: WatchArgs) -> u8 {
     } else {
         args.run.paths.clone()
     };
+    // What lies outside the project root is refused by the check (unless --allow-outside-root)
+    // and not watched either: `watch /` would set a watch on every folder of the machine.
+    let guard = toolspec::guard::RootGuard::for_project(
+        &std::path::absolute(&settings.root).unwrap_or_else(|_| settings.root.clone()),
+        args.run.allow_outside_root,
+    );
+    roots.retain(|p| {
+        let folder = if p.is_dir() {
+            Some(p.as_path())
+        } else {
+            p.parent()
+        };
+        folder.is_some_and(|f| {
+            guard
+                .check_folder(if f.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    f
+                })
+                .is_ok()
+        })
+    });
     roots.push(settings.root.clone());
     let roots = watch_roots(&roots);
     let watcher = match Watcher::new(&roots, Duration::from_millis(args.debounce)) {
