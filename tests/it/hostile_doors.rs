@@ -252,16 +252,12 @@ fn watch_neither_checks_nor_watches_a_folder_outside_the_root() {
     let mut seen = String::new();
     while !seen.contains("[watch]") {
         let left = deadline.saturating_duration_since(Instant::now());
-        match rx.recv_timeout(left) {
-            Ok(line) => {
-                seen.push_str(&line);
-                seen.push('\n');
-            }
-            Err(_) => {
-                let _ = child.kill();
-                panic!("watch / never finished its first run:\n{seen}");
-            }
-        }
+        let Ok(line) = rx.recv_timeout(left) else {
+            let _ = child.kill();
+            panic!("watch / never finished its first run:\n{seen}");
+        };
+        seen.push_str(&line);
+        seen.push('\n');
     }
     let watches: usize = std::fs::read_dir(format!("/proc/{}/fdinfo", child.id()))
         .unwrap()
