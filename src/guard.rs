@@ -129,11 +129,6 @@ impl RootGuard {
         }
     }
 
-    /// The root, with symbolic links resolved (`None`: anywhere).
-    pub fn root(&self) -> Option<&Path> {
-        self.root.as_deref()
-    }
-
     /// The real path of the folder `path` if the guard lets it be walked: inside the root
     /// (the root itself included). A folder that only holds the root (`..`, `/`) is outside:
     /// walking it would reach everything else under it first. Nothing is opened.
@@ -274,5 +269,17 @@ mod tests {
             Some(Refused::TooLarge { len: 2, limit: 1 })
         ));
         assert!(anywhere.open(&root.join("link.json")).is_ok());
+        // Folders: the root and what is under it, not what holds it or a link out of it.
+        std::os::unix::fs::symlink(outer.path(), root.join("up")).unwrap();
+        assert!(guard.check_folder(&root).is_ok());
+        for outside in [outer.path().to_path_buf(), root.join(".."), root.join("up")] {
+            let e = guard.check_folder(&outside).unwrap_err();
+            assert!(
+                matches!(Refused::of(&e), Some(Refused::OutsideRoot { .. })),
+                "{}",
+                outside.display()
+            );
+        }
+        assert!(anywhere.check_folder(outer.path()).is_ok());
     }
 }

@@ -52,8 +52,8 @@ pub fn is_spec(path: &Path) -> bool {
 /// Resolve command-line `paths` (folders walked, files taken as given), skipping `exclude`d
 /// paths (matched against absolute paths) unless named explicitly as files. A file must pass
 /// `guard` (resolved inside the root, a regular file), and a folder must resolve inside the
-/// root, else it is `refused`; a folder's spec files are read through the guard later. `git_global`: whether git's global excludes file may
-/// apply to the walk ([`paths::walker`]).
+/// root, else it is `refused`; a folder's spec files are read through the guard later.
+/// `git_global`: whether git's global excludes file may apply to the walk ([`paths::walker`]).
 pub fn discover(
     paths: &[PathBuf],
     exclude: &GlobSet,

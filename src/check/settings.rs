@@ -698,4 +698,31 @@ allow_outside_root = false
         let none = LoadedSettings::discover(dir.path()).unwrap();
         assert!(none.path.is_none());
     }
+
+    /// `project_root` is the root `discover` (and `defaults`) give, without reading the file;
+    /// `at_root` keeps the root stated, never looking above it.
+    #[test]
+    fn the_project_root_is_found_once_and_a_stated_root_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let nested = dir.path().join("repo/a/b");
+        std::fs::create_dir_all(&nested).unwrap();
+        std::fs::create_dir_all(dir.path().join("repo/.git")).unwrap();
+        assert_eq!(project_root(&nested), dir.path().join("repo"));
+        assert_eq!(
+            LoadedSettings::discover(&nested).unwrap().root,
+            project_root(&nested)
+        );
+        // A broken settings file: its folder is the root all the same.
+        std::fs::write(dir.path().join("repo/a/toolspec.toml"), "not = [toml").unwrap();
+        assert_eq!(project_root(&nested), dir.path().join("repo/a"));
+        assert!(LoadedSettings::discover(&nested).is_err());
+        // A stated root: its own file, or defaults rooted there, never the file above it.
+        let stated = LoadedSettings::at_root(&nested).unwrap();
+        assert_eq!(stated.root, nested);
+        assert!(stated.path.is_none());
+        std::fs::write(nested.join("toolspec.toml"), "exclude = [\"x\"]").unwrap();
+        let stated = LoadedSettings::at_root(&nested).unwrap();
+        assert_eq!(stated.settings.exclude, ["x"]);
+        assert_eq!(stated.root, nested);
+    }
 }
