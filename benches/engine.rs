@@ -9,16 +9,17 @@
 //! `tests/it/cost_engine.rs` (`docs/robustness.md`, *Engine budgets*): `exactly 3000` in order
 //! against 3 000 calls; 8 000 `at_least 1` in any order against 8 000 calls; 2 999 reversed
 //! `before` rules over 3 000 expectations of one tool; 100 × 100 fuzzy pairs at the per-pair
-//! bound; exact arguments with 50 000 keys in reverse order.
+//! bound; exact arguments with 50 000 keys in reverse order; a 6-member `parallel` block among
+//! 30 expectations over 2 777 calls of their tools (the arrangements' work budget).
 #![allow(clippy::print_stdout)]
 
 use std::time::{Duration, Instant};
 
 use serde_json::json;
 use toolspec::config::{
-    ArgsMode, BeforeRule, Check, Expectation, ExtraCalls, Forbidden, JsonType, MatcherConfig,
-    NameRules, OrderMode, Part, PathCheck, PathSeg, Pattern, RefOp, Repeat, Scoring, ValueMatcher,
-    CONFIG_VERSION,
+    ArgsMode, BeforeRule, Check, Expectation, ExtraCalls, Forbidden, Group, GroupKind, JsonType,
+    MatcherConfig, NameRules, OrderMode, Part, PathCheck, PathSeg, Pattern, RefOp, Repeat, Scoring,
+    ValueMatcher, CONFIG_VERSION,
 };
 use toolspec::engine::run;
 use toolspec::source::Span;
@@ -370,6 +371,36 @@ fn cost_cases() -> Vec<(&'static str, MatcherConfig, Vec<ToolCall>)> {
         json!(null),
     )];
     out.push(("keys-50000", cfg, calls));
+
+    // A 6-member `parallel` block among 30 expectations of 6 tools over 2 777 calls of those
+    // tools (720 orders, 16 662 pairs each): the arrangements' one work budget per run.
+    let tool = |j: usize| format!("t{}", j % 6);
+    let mut cfg = config(
+        OrderMode::InOrder,
+        (0..30)
+            .map(|j| {
+                plain(
+                    &tool(j),
+                    Repeat {
+                        min: 1,
+                        max: Some(1),
+                    },
+                )
+            })
+            .collect(),
+    );
+    cfg.forbidden.clear();
+    cfg.groups = vec![Group {
+        kind: GroupKind::Parallel {
+            members: (12..18).collect(),
+        },
+        critical: false,
+        span: Span::default(),
+    }];
+    let calls = (0..2_777)
+        .map(|i| call(tool(i), json!({}), json!(null)))
+        .collect();
+    out.push(("parallel-720", cfg, calls));
     out
 }
 

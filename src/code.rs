@@ -202,6 +202,8 @@ codes! {
         "watch: a spec stopped compiling; its last good version is used";
     NoCallsRead = "no-calls-read", Run, Warning,
         "a transcript file was read without error but without a single tool call";
+    SkippedFile = "skipped-file", Run, Warning,
+        "--strict or -v: a file of a walked folder was passed over (not a transcript, or no call)";
     NothingChecked = "nothing-checked", Run, Warning,
         "no spec × transcript pair was checked in the whole run";
     InternalError = "internal-error", Run, Error,

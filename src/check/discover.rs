@@ -34,8 +34,14 @@ pub struct Discovered {
     pub refused: Vec<(PathBuf, String)>,
 }
 
-/// The extensions of files a folder walk takes as possible transcripts.
-pub const CANDIDATE_EXTENSIONS: &[&str] = &["json", "jsonl", "ndjson", "log"];
+/// The extensions of files a folder walk takes as possible transcripts: JSON and JSON lines,
+/// logs, the native extensions of formats toolspec reads (SWE-agent `.traj`, Inspect AI
+/// `.eval`), HTTP recordings (`.har`) and provider streams saved as server-sent events or text
+/// (`.sse`, `.txt`). A file that does not read as a transcript is passed over (named under
+/// `--strict` and `-v`).
+pub const CANDIDATE_EXTENSIONS: &[&str] = &[
+    "json", "jsonl", "ndjson", "log", "traj", "eval", "har", "sse", "txt",
+];
 
 /// Whether a file found under a folder may be a transcript (by its extension).
 pub fn is_candidate(path: &Path) -> bool {

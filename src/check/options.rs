@@ -43,6 +43,10 @@ pub struct CheckOptions {
     /// does not read the environment (`HOME`, `XDG_CONFIG_HOME`, `GIT_CONFIG_*`) to find out;
     /// the command line does.
     pub no_git_global_excludes: bool,
+    /// Name each file of a walked folder that is passed over — it does not read as a
+    /// transcript, or holds no tool call — with why, as a `skipped-file` warning (`--strict`,
+    /// `-v`); by default such files are passed over without a word.
+    pub name_skipped: bool,
     /// `--select`: only these built-in rules (over the settings' `[rules] select`).
     pub select: Option<Vec<crate::code::Code>>,
     /// `--ignore`: not these built-in rules (besides the settings' `[rules] ignore`).

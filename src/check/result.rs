@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
+use super::findings;
 use super::locate;
 use super::plan::Spec;
 use super::read::{
@@ -99,6 +100,9 @@ pub(super) struct Input<'a> {
     /// A file of a walked folder that no spec names, checked by the rules alone: if it does not
     /// read as a transcript, or holds no call, it is passed over without a word.
     pub(super) quiet: bool,
+    /// Such a file, when passed over, is named with why (`skipped-file`, under `--strict` and
+    /// `-v`).
+    pub(super) name_skipped: bool,
 }
 
 /// Read one transcript file and run every bound spec on each transcript in it.
@@ -183,7 +187,13 @@ pub(super) fn check_file<S: PairSink>(
         if whole.is_none() {
             match open_transcripts(path, &shown, guard) {
                 Ok(bytes) => whole = Some(bytes),
-                Err(_) if input.quiet => continue,
+                Err(e) if input.quiet => {
+                    if input.name_skipped {
+                        out.warnings
+                            .push(skipped(&shown, &format!("not read: {e}")));
+                    }
+                    continue;
+                }
                 Err(e) => {
                     out.errors.push(read_error(&e, &shown));
                     out.unread.extend(unread(&specs));
@@ -317,7 +327,24 @@ pub(super) fn check_file<S: PairSink>(
         // Transcripts read before an error (the records of a dataset before a broken line) are
         // still reported, next to the error.
         match read {
-            Err(_) | Ok(()) if input.quiet => {}
+            Err(e) if input.quiet => {
+                if input.name_skipped {
+                    let why = read_error(&e, &shown);
+                    let first = why.message.lines().next().unwrap_or("");
+                    let first = first.strip_prefix(&format!("{shown}: ")).unwrap_or(first);
+                    out.warnings.push(skipped(
+                        &shown,
+                        &format!("not a transcript toolspec reads ({}: {first})", why.code),
+                    ));
+                }
+            }
+            Ok(()) if input.quiet => {
+                if input.name_skipped && calls_read == 0 {
+                    let how = read_as.map_or_else(String::new, |f| format!(" (read as {f})"));
+                    out.warnings
+                        .push(skipped(&shown, &format!("holds no tool call{how}")));
+                }
+            }
             Err(e) => {
                 out.errors.push(read_error(&e, &shown));
                 out.unread.extend(unread(&specs));
@@ -345,6 +372,29 @@ pub(super) fn check_file<S: PairSink>(
         .filter(|l| l.file == shown);
     locate::resolve(locations, text, path);
     out
+}
+
+const SKIPPED_HELP: &str = "a file of a walked folder that no spec names is checked by the \
+     built-in rules when it reads as a transcript; name it with --input-format or a custom \
+     mapping of toolspec.toml to read it, or exclude it in toolspec.toml";
+
+/// A `skipped-file` warning: a walked file passed over, and `why`.
+fn skipped(shown: &str, why: &str) -> Finding {
+    Finding {
+        location: Some(crate::report::model::Location {
+            file: shown.to_owned(),
+            line: 1,
+            column: 1,
+            end_line: 1,
+            end_column: 1,
+            span: [0, 0],
+        }),
+        ..findings::plain(
+            Code::SkippedFile,
+            format!("passed over: {why}"),
+            Some(SKIPPED_HELP.to_owned()),
+        )
+    }
 }
 
 /// The (spec file, spec) of each spec of `specs`, for [`FileOutcome::unread`].

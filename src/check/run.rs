@@ -160,6 +160,7 @@ pub fn check_with<S: PairSink>(
             document: None,
             forced,
             quiet,
+            name_skipped: quiet && opts.name_skipped,
         };
         // A file that panics is reported as an error, and what it had handed to the sink is
         // dropped with its outcome (as if it had no results).
@@ -387,6 +388,7 @@ impl SpecSet {
             document,
             forced: forced.map(Reading::Reader),
             quiet: false,
+            name_skipped: false,
         };
         let outcome = isolate(&shown, "checking this transcript file", || {
             check_file(

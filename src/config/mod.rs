@@ -569,6 +569,11 @@ pub enum Check {
         /// The checks.
         checks: Vec<Check>,
     },
+    /// At least one inner check holds (`absent or type string`).
+    AnyOf {
+        /// The alternatives.
+        checks: Vec<Check>,
+    },
 }
 
 /// How a reference constraint compares the value with the captured one.
@@ -594,6 +599,9 @@ pub enum RefOp {
     In,
     /// `not in`: equal to no element of it.
     NotIn,
+    /// `contains`: a string containing the captured string (a captured number or boolean as
+    /// its JSON text), or an array with an element equal to the captured value.
+    Contains,
 }
 
 impl RefOp {
@@ -613,6 +621,7 @@ impl RefOp {
             RefOp::Ge => ">=",
             RefOp::In => "in",
             RefOp::NotIn => "not in",
+            RefOp::Contains => "contains",
         }
     }
 

@@ -61,6 +61,79 @@ impl Candidate {
     }
 }
 
+/// What a person prefers of a verdict beyond its score, ranked above every gain: critical
+/// expectations met (each of their required slots filled by a full match) and, where every
+/// unaccounted call fails the pair, every call accounted for. An alignment that maximises the
+/// slots of [`Preference::slots`] meets as many of both as any alignment can, and among those
+/// gains the most; so if some alignment avoids these hard failures, it finds one, and the best.
+#[derive(Debug, Clone)]
+pub(crate) struct Preference {
+    /// Per expectation: whether it is critical (itself, or through its block).
+    pub(crate) critical: Vec<bool>,
+    /// Whether each call accounted for counts (`order strict`, `extra calls: forbid`).
+    pub(crate) every_call: bool,
+}
+
+impl Preference {
+    /// `slots` with one preference unit above any total gain added to each slot that meets
+    /// the preference: a required slot of a critical expectation filled by a full match, and
+    /// with [`Preference::every_call`] any slot (a call accounted for). `None` when the sums
+    /// could leave the exact range of the gains (weights near their cap with millions of
+    /// calls).
+    pub(crate) fn slots(&self, slots: &[Slots], by_call: &[Vec<Candidate>]) -> Option<Vec<Slots>> {
+        // The most any alignment gains: each call in its best slot.
+        let mut most: i128 = 0;
+        for cands in by_call {
+            let best = cands
+                .iter()
+                .filter_map(|c| {
+                    let s = slots.get(c.exp)?;
+                    let g = if c.full {
+                        s.req_full.max(s.opt_full)
+                    } else {
+                        s.req_name
+                    };
+                    Some(g + c.bonus())
+                })
+                .max()
+                .unwrap_or(0);
+            most = most.checked_add(best.max(0))?;
+        }
+        // A multiple of the real-gain unit, so that `total / unit` (the `before` search's
+        // measure) ranks the preference first and the real gain next.
+        let unit = slots.first().map_or(1, |s| s.unit.max(1));
+        let big = (most / unit).checked_add(1)?.checked_mul(unit)?;
+        // Each call adds at most two units (accounted for, in a critical required slot).
+        let calls = i128::try_from(by_call.len()).ok()?;
+        let top = big
+            .checked_mul(calls.checked_mul(2)?.checked_add(1)?)?
+            .checked_add(most)?;
+        if top > i128::MAX / 8 {
+            return None;
+        }
+        let every = if self.every_call { big } else { 0 };
+        Some(
+            slots
+                .iter()
+                .enumerate()
+                .map(|(j, s)| {
+                    let critical = if self.critical.get(j).copied().unwrap_or(false) {
+                        big
+                    } else {
+                        0
+                    };
+                    Slots {
+                        req_full: s.req_full + every + critical,
+                        req_name: s.req_name + every,
+                        opt_full: s.opt_full + every,
+                        ..*s
+                    }
+                })
+                .collect(),
+        )
+    }
+}
+
 /// The calls (ascending) assigned to each expectation.
 pub(crate) type Assignment = Vec<Vec<usize>>;
 

@@ -5,14 +5,18 @@
 //! branches take no part: no candidates, no credit, no findings) and, under `strict` or
 //! `in_order`, one order of the members of every `parallel` block it keeps (the alignment sees
 //! the members in that order, in the block's place). The engine aligns each arrangement and keeps
-//! the best verdict: a passing one before a failing one, then the higher score, then the first
-//! branch, then the written order. That is optimal over every arrangement, since each alignment
-//! is. At most [`MAX_ARRANGEMENTS`] are tried, and at most [`ARRANGEMENT_BUDGET`] calls in all
-//! (arrangements × calls of the transcript); the compiler refuses a spec with more arrangements,
-//! and past either bound the first are tried (every choice of branch in written order first,
-//! then the other orders of parallel blocks) with a `too-large` note.
+//! the best verdict: a passing one before a failing one, then the higher score, then fewer
+//! hard failures another alignment might avoid, then the first branch, then the written order.
+//! That is optimal over every arrangement, since each alignment is. At most
+//! [`MAX_ARRANGEMENTS`] are tried, within one work budget for the whole run
+//! ([`ARRANGEMENT_WORK`](super::ARRANGEMENT_WORK): the pairs evaluated, once per choice of
+//! branches, and the alignments' work); the compiler refuses a spec with more arrangements, and
+//! past either bound the first are tried (every choice of branch in written order first, then
+//! the other orders of parallel blocks) with a `too-large` note at the block.
 //!
-//! Cost: one run of the engine per arrangement tried (`docs/engine.md`).
+//! Cost: the constraints of each (call, expectation) pair are evaluated once per choice of
+//! branches (`prepare.rs`); each order of the parallel blocks is one more alignment of the same
+//! candidates (`docs/engine.md`).
 //!
 //! Critical expectations and blocks are judged here too: an active expectation that is
 //! `critical`, or in a `critical` block, and is not met is a hard failure (`critical-unmet`).
@@ -49,10 +53,6 @@ impl Arrangement {
         }
     }
 }
-
-/// Arrangements × calls checked for one pair, at most: a transcript of up to 2 777 calls has
-/// all 720 arrangements tried; one of 20 000 calls, 100.
-pub const ARRANGEMENT_BUDGET: usize = 2_000_000;
 
 /// Most arrangements tried (the compiler's bound, [`MAX_ARRANGEMENTS`]).
 const MAX: usize = MAX_ARRANGEMENTS as usize;
@@ -346,6 +346,37 @@ pub(crate) fn critical_findings(
         })));
     }
     out
+}
+
+/// The `too-large` note of a run that tried `tried` of its arrangements (of `total` listed, and
+/// `more` if the spec has more than [`MAX_ARRANGEMENTS`]), at the block whose orders were cut
+/// (the first `parallel` block, else the first `either`).
+pub(crate) fn too_many(config: &MatcherConfig, tried: usize, total: usize, more: bool) -> Pending {
+    let block = config
+        .groups
+        .iter()
+        .find(|g| matches!(g.kind, GroupKind::Parallel { .. }))
+        .or(config.groups.first());
+    let of = if more {
+        format!("more than {total}")
+    } else {
+        total.to_string()
+    };
+    Pending::Ready(Box::new(super::explain::finding(
+        Code::TooLarge,
+        Severity::Info,
+        format!(
+            "tried {tried} of the {of} arrangements of the `either` and `parallel` blocks (at \
+             most {MAX}, within {} units of work for all but the first: pairs evaluated, calls \
+             and pairs aligned); every choice of branch comes first in written order, then the \
+             orders of the parallel blocks, so the matching may not be the best possible",
+            super::ARRANGEMENT_WORK
+        ),
+        "split large `parallel` blocks, the spec or the transcript".into(),
+        None,
+        block.map(|g| g.span),
+        None,
+    )))
 }
 
 /// The `either-branch` notes of the chosen arrangement: per `either` block, which branch was

@@ -532,6 +532,24 @@ impl Evaluator<'_> {
                 }
                 Ok(())
             }
+            Check::AnyOf { checks } => {
+                let mut why = Vec::new();
+                for inner in checks {
+                    match self.check(inner, actual, i, detail) {
+                        Ok(()) => return Ok(()),
+                        Err(m) if detail => why.push(m.message),
+                        Err(_) => {}
+                    }
+                }
+                Err(Miss::new(
+                    "any_of",
+                    spec_of(c),
+                    msg(&|| {
+                        // Each alternative's own message, without the value it repeats.
+                        format!("no alternative holds: {}", why.join("; or "))
+                    }),
+                ))
+            }
         }
     }
 
@@ -740,6 +758,7 @@ pub(crate) fn describe(c: &Check) -> String {
                 RefOp::Ge => format!("be ≥ {source}"),
                 RefOp::In => format!("be in {source}"),
                 RefOp::NotIn => format!("not be in {source}"),
+                RefOp::Contains => format!("contain {source}"),
             }
         }
         Check::Not { check } => format!("not {}", describe(check)),
@@ -748,5 +767,6 @@ pub(crate) fn describe(c: &Check) -> String {
             .map(describe)
             .collect::<Vec<_>>()
             .join(" and "),
+        Check::AnyOf { checks } => checks.iter().map(describe).collect::<Vec<_>>().join(" or "),
     }
 }

@@ -395,8 +395,9 @@ pub(crate) enum Budget {
     Pairs,
     /// The any-order assignment's memory: a group's graph could not be allocated.
     AnyOrder,
-    /// The arrangements of `either` and `parallel` blocks (`config::MAX_ARRANGEMENTS`).
-    Arrangements,
+    /// The alignment preferring critical expectations met and every call accounted for could
+    /// not be ranked exactly, or did not fit the arrangements' work budget.
+    Preference,
 }
 
 /// The note that a budget applied: the pair was checked, but its alignment may not be the best.
@@ -423,16 +424,13 @@ pub(crate) fn too_large(budget: Budget) -> Pending {
             "split the spec or the transcript, or give the expectations of one tool distinct \
              names",
         ),
-        Budget::Arrangements => (
-            format!(
-                "the `either` and `parallel` blocks have more arrangements than the engine tries \
-                 (at most {}, and at most {} arrangements × calls of the transcript); every \
-                 choice of branch was tried in written order first, then as many orders of the \
-                 parallel blocks as fit, so the matching may not be the best possible",
-                crate::config::MAX_ARRANGEMENTS,
-                super::arrange::ARRANGEMENT_BUDGET
-            ),
-            "split large `parallel` blocks, the spec or the transcript",
+        Budget::Preference => (
+            "the verdict failed on a critical expectation or an unaccounted call, and the \
+             alignment that would avoid such failures could not be searched (the weights are \
+             too large to rank it exactly, or the arrangements' work budget was spent), so \
+             another alignment might pass"
+                .to_string(),
+            "lower the weights, or split the spec or the transcript",
         ),
         Budget::AnyOrder => (
             "the any-order assignment of one tool's calls needed more memory than could be \

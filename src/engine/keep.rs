@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crate::config::{Check, ExtraCalls, MatcherConfig, Normaliser, OrderMode, Part};
 use crate::transcript::{Keep, NameFilter, COMPACT_ABOVE};
 
-use super::for_each_check;
+use super::for_each_spec_check;
 
 /// What `specs` need of each call: the arguments of calls an expectation or a `never` rule may
 /// match (by name, under each spec's name rules), the outputs of calls an expectation with an
@@ -35,19 +35,21 @@ pub fn keep_for(specs: &[&MatcherConfig]) -> Keep {
             if e.output.is_some() {
                 o.insert(norm(&e.tool));
             }
-            for_each_check(e, &mut |check| {
-                if let Check::Ref {
-                    expectation,
-                    part: Part::Output,
-                    ..
-                } = check
-                {
-                    if let Some(target) = c.expectations.get(*expectation) {
-                        o.insert(norm(&target.tool));
-                    }
-                }
-            });
         }
+        // A reference into an output, wherever it is written (an expectation, a `never` rule,
+        // the answer), reads the outputs of the calls the referenced expectation matches.
+        for_each_spec_check(c, &mut |check| {
+            if let Check::Ref {
+                expectation,
+                part: Part::Output,
+                ..
+            } = check
+            {
+                if let Some(target) = c.expectations.get(*expectation) {
+                    o.insert(norm(&target.tool));
+                }
+            }
+        });
         args.push((rules.clone(), a));
         outputs.push((rules, o));
     }

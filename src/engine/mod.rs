@@ -50,6 +50,7 @@ pub mod native;
 mod refs;
 pub use refs::{EACH_BOUND, VISIT_BOUND};
 pub mod per_argument;
+mod prepare;
 mod resolve;
 mod scopes;
 pub mod tokens;
@@ -57,22 +58,21 @@ pub mod verdict;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use serde_json::Value;
 
 use crate::code::Code;
-use crate::config::{Check, Expectation, ExtraCalls, MatcherConfig, OrderMode, Part};
+use crate::config::{Check, Expectation, ExtraCalls, MatcherConfig, OrderMode, ValueMatcher};
 use crate::source::Span;
 use crate::transcript::model::{CallTable, ToolCall};
 use align::{sane, Candidate, Slots};
 use arrange::Arrangement;
-pub use arrange::ARRANGEMENT_BUDGET;
 use checks::{Evaluator, RefMode};
 pub(crate) use json::trimmed;
 pub use keep::keep_for;
-use names::NameTable;
 use native::NativeInputs;
-use resolve::ParseCache;
+use prepare::{Named, Prepared, Shared};
 pub use verdict::{
     Counts, ExpectationOutcome, Failure, FailurePart, Finding, Severity, Status, Verdict,
 };
@@ -295,9 +295,8 @@ impl<C: Calls + ?Sized> Calls for AsDyn<'_, C> {
 pub struct Run<'a> {
     config: &'a MatcherConfig,
     calls: &'a dyn Calls,
-    cache: ParseCache,
-    fuzzy: fuzzy::RunFuzzy,
-    refcx: refs::RefCx,
+    shared: Shared,
+    prep: Rc<Prepared>,
     assigned: Vec<Vec<usize>>,
     strict_extras: bool,
     /// The findings in the verdict's order, most built, the plentiful ones (extra calls) only
@@ -315,51 +314,175 @@ impl std::fmt::Debug for Run<'_> {
     }
 }
 
+/// Work of all the arrangements of one run but the first, at most: a unit per (call,
+/// expectation) pair evaluated, per call and pair aligned, and in order per state of the
+/// alignment's programme each pair updates and per state its look-up of the best earlier state
+/// scans (`prepare.rs`). The first arrangement is always tried, within an ordinary run's budgets;
+/// past this, the arrangements not yet tried are not, and the pair gets a `too-large` note at the
+/// block that says how many were. A 6-member block among 30 plain expectations of 6 tools over
+/// 2 777 calls of those tools costs about 940 000 units an order: about 210 of its 720 orders are
+/// tried.
+pub const ARRANGEMENT_WORK: usize = 200_000_000;
+
+/// The work the arrangements of a run may still spend (`None`: unbounded).
+struct Work(Option<usize>);
+
+impl Work {
+    /// Spend `units` if that many are left (then `true`); otherwise spend nothing.
+    fn spend(&mut self, units: usize) -> bool {
+        match &mut self.0 {
+            None => true,
+            Some(left) => match left.checked_sub(units) {
+                Some(l) => {
+                    *left = l;
+                    true
+                }
+                None => false,
+            },
+        }
+    }
+}
+
+/// One alignment of an arrangement, and how it was judged (without findings).
+struct Tried {
+    aligned: Aligned,
+    passed: bool,
+    score: f64,
+    /// Hard failures another alignment might avoid: critical expectations not met, and
+    /// unaccounted calls where every one fails the pair.
+    avoidable: usize,
+}
+
+impl Tried {
+    /// Whether `self` is a better verdict than `other`: it passes where `other` fails; else
+    /// it scores more; else (equal scores, within the threshold's tolerance) it has fewer
+    /// avoidable hard failures.
+    fn beats(&self, other: &Tried) -> bool {
+        if self.passed != other.passed {
+            return self.passed;
+        }
+        if !native::same_score(self.score, other.score) {
+            return self.score > other.score;
+        }
+        self.avoidable < other.avoidable
+    }
+}
+
+/// An alignment: the calls of each expectation, the candidates it was made from when the
+/// references changed them, and the budget that made it approximate, if one did.
+struct Aligned {
+    assigned: Vec<Vec<usize>>,
+    realigned: Option<Vec<Vec<Candidate>>>,
+    too_large: Option<explain::Budget>,
+}
+
+/// The verdict of one alignment, its findings built or not.
+struct Judged {
+    verdict: Verdict,
+    pending: Vec<explain::Pending>,
+    strict_extras: bool,
+    avoidable: usize,
+}
+
+/// One arrangement of a run: the spec, the calls, what the run shares and the candidates of
+/// the arrangement's choice of branches.
+struct Pass<'r> {
+    config: &'r MatcherConfig,
+    calls: &'r dyn Calls,
+    shared: &'r Shared,
+    prep: &'r Prepared,
+    arr: &'r Arrangement,
+}
+
 impl<'a> Run<'a> {
     /// Check `calls` against `config`. The verdict is complete but for its findings, which are
     /// handed out one at a time ([`Run::finding`]), in the verdict's order.
     pub fn new(config: &'a MatcherConfig, calls: &'a dyn Calls) -> Run<'a> {
-        if config.groups.is_empty() {
-            return Run::arranged(
-                config,
-                calls,
-                &Arrangement::plain(config.expectations.len()),
-            );
-        }
-        // Every arrangement of the `either` and `parallel` blocks, the best verdict kept
-        // (passing first, then the higher score, then the first tried).
-        let (mut all, mut truncated) = arrange::arrangements(config);
-        let affordable = (arrange::ARRANGEMENT_BUDGET / calls.count().max(1)).max(1);
-        if all.len() > affordable {
-            all.truncate(affordable);
-            truncated = true;
-        }
-        let mut best: Option<(Run<'a>, usize)> = None;
-        let mut branch_best: HashMap<(usize, usize), f64> = HashMap::new();
-        for (k, arr) in all.iter().enumerate() {
-            let run = Run::arranged(config, calls, arr);
-            let v = &run.verdict;
-            for &gb in &arr.chosen {
-                let s = branch_best.entry(gb).or_insert(v.score);
-                *s = s.max(v.score);
-            }
-            let better = best.as_ref().is_none_or(|(b, kb)| {
-                let (bv, bp) = (&b.verdict, all[*kb].precedence);
-                (v.passed, v.score) > (bv.passed, bv.score)
-                    || ((v.passed, v.score) == (bv.passed, bv.score) && arr.precedence < bp)
-            });
-            if better {
-                best = Some((run, k));
-            }
-        }
-        let Some((mut run, k)) = best else {
-            return Run::arranged(
-                config,
-                calls,
-                &Arrangement::plain(config.expectations.len()),
-            );
+        let shared = Shared::default();
+        // Every arrangement of the `either` and `parallel` blocks (one for a spec without
+        // blocks), the best verdict kept: passing first, then the higher score, then fewer
+        // avoidable hard failures, then the first tried.
+        let (mut all, more) = if config.groups.is_empty() {
+            (Vec::new(), false)
+        } else {
+            arrange::arrangements(config)
         };
-        let arr = &all[k];
+        let mut truncated = more;
+        if all.is_empty() {
+            all.push(Arrangement::plain(config.expectations.len()));
+        }
+        // The first arrangement is an ordinary run, whatever its size; the others share one
+        // budget.
+        let mut first = Work(None);
+        let mut rest = Work(Some(ARRANGEMENT_WORK));
+        let mut prep: Option<Rc<Prepared>> = None;
+        let mut best: Option<(Tried, Rc<Prepared>, usize)> = None;
+        let mut branch_best: HashMap<(usize, usize), f64> = HashMap::new();
+        let mut tried_count = 0usize;
+        for (k, arr) in all.iter().enumerate() {
+            let work = if k == 0 { &mut first } else { &mut rest };
+            let p = match &prep {
+                Some(p) if p.choice == arr.precedence.0 => Rc::clone(p),
+                _ => {
+                    let named = Named::new(config, calls, &arr.active, arr.precedence.0, &shared);
+                    if !work.spend(named.pairs) {
+                        truncated = true;
+                        break;
+                    }
+                    let p = Rc::new(named.evaluate(&shared));
+                    prep = Some(Rc::clone(&p));
+                    p
+                }
+            };
+            if !work.spend(p.alignment_work) {
+                truncated = true;
+                break;
+            }
+            let pass = Pass {
+                config,
+                calls,
+                shared: &shared,
+                prep: &p,
+                arr,
+            };
+            let tried = pass.try_with(work);
+            tried_count += 1;
+            for &gb in &arr.chosen {
+                let s = branch_best.entry(gb).or_insert(tried.score);
+                *s = s.max(tried.score);
+            }
+            if best.as_ref().is_none_or(|(b, _, _)| tried.beats(b)) {
+                best = Some((tried, p, k));
+            }
+        }
+        // The first arrangement's budget is unbounded, so it is always tried.
+        let (tried, p, arr) = if let Some((tried, p, k)) = best {
+            (tried, p, &all[k])
+        } else {
+            let arr = &all[0];
+            let p = Rc::new(Named::new(config, calls, &arr.active, 0, &shared).evaluate(&shared));
+            let pass = Pass {
+                config,
+                calls,
+                shared: &shared,
+                prep: &p,
+                arr,
+            };
+            let tried = pass.try_with(&mut Work(None));
+            (tried, p, arr)
+        };
+        let pass = Pass {
+            config,
+            calls,
+            shared: &shared,
+            prep: &p,
+            arr,
+        };
+        let judged = pass.judge(&tried.aligned, true);
+        let mut run = Run::from_judged(config, calls, shared, Rc::clone(&p), tried.aligned, judged);
+        if config.groups.is_empty() {
+            return run;
+        }
         run.verdict
             .expectations
             .retain(|o| arr.active.get(o.expectation).copied().unwrap_or(true));
@@ -368,170 +491,184 @@ impl<'a> Run<'a> {
             .extend(arrange::branch_notes(config, &arr.chosen, &best_of));
         if truncated {
             run.pending
-                .push(explain::too_large(explain::Budget::Arrangements));
+                .push(arrange::too_many(config, tried_count, all.len(), more));
         }
         explain::sort(&mut run.pending);
         run
     }
 
-    /// Check `calls` against one arrangement of `config`'s blocks: the expectations it leaves
-    /// out get no candidate and no credit, and in-order alignment takes the expectations in its
-    /// order.
-    fn arranged(config: &'a MatcherConfig, calls: &'a dyn Calls, arr: &Arrangement) -> Run<'a> {
-        let exps = &config.expectations;
-        let active = |j: usize| arr.active.get(j).copied().unwrap_or(true);
-        let (m, n) = (exps.len(), calls.count());
-        let cache = ParseCache::default();
-        let fuzzy = fuzzy::RunFuzzy::default();
-        let refcx = refs::RefCx::new(config, &arr.active);
-
-        let mut names = NameTable::new(&config.names);
-        let exp_name: Vec<usize> = exps.iter().map(|e| names.id(&e.tool)).collect();
-        let forbidden_name: Vec<usize> =
-            config.forbidden.iter().map(|f| names.id(&f.tool)).collect();
-        // Ids are dense, in order of first sight: the spec's names hold the first ones, and the
-        // per-name lists below are indexed by id and sized by the spec, not the transcript (a
-        // call whose name the spec does not use has none).
-        let spec_names = names.len();
-        // Per call: 4-byte name ids and rule indices, so a transcript of 200 000 calls costs a
-        // few megabytes of working lists, not tens.
-        let call_name: Vec<u32> = (0..n).map(|i| small(names.id(calls.name(i)))).collect();
-
-        let plain = Evaluator {
+    fn from_judged(
+        config: &'a MatcherConfig,
+        calls: &'a dyn Calls,
+        shared: Shared,
+        prep: Rc<Prepared>,
+        aligned: Aligned,
+        judged: Judged,
+    ) -> Run<'a> {
+        Run {
+            config,
             calls,
-            cache: &cache,
-            fuzzy: &fuzzy,
-            refs: RefMode::Unavailable,
-            refcx: &refcx,
-        };
-        // The `never` rules of each name, in spec order: a call is compared with the rules of
-        // its name only (not calls × rules), and the first that matches forbids it.
-        let mut rules_of: Vec<Vec<usize>> = vec![Vec::new(); spec_names];
-        for (r, &name) in forbidden_name.iter().enumerate() {
-            rules_of[name].push(r);
+            shared,
+            prep,
+            assigned: aligned.assigned,
+            strict_extras: judged.strict_extras,
+            pending: judged.pending,
+            verdict: judged.verdict,
         }
-        let forbidden_by: Vec<Option<u32>> = (0..n)
-            .map(|i| {
-                let rules = of_name(&rules_of, call_name[i]);
-                let rule = rules.iter().copied().find(|&r| {
-                    config.forbidden[r].args.as_ref().is_none_or(|a| {
-                        plain
-                            .with_args(i, |ev, args| ev.matcher(a, Some(args), Part::Args, i, None))
-                    })
-                });
-                rule.map(small)
-            })
-            .collect();
+    }
 
-        let mut exps_by_name: Vec<Vec<usize>> = vec![Vec::new(); spec_names];
-        for (j, &id) in exp_name.iter().enumerate().filter(|&(j, _)| active(j)) {
-            exps_by_name[id].push(j);
+    /// The verdict, without its findings (see [`Run::finding`]).
+    pub fn verdict(&self) -> &Verdict {
+        &self.verdict
+    }
+
+    /// How many findings the verdict has.
+    pub fn finding_count(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Where finding `k` (in the verdict's order) points, without building it: the call it is
+    /// about, where in the spec, and its code.
+    pub fn finding_place(&self, k: usize) -> (Option<usize>, Option<Span>, &str) {
+        match self.pending.get(k) {
+            Some(explain::Pending::Ready(f)) => (f.call, f.spec_span, f.code.as_str()),
+            Some(explain::Pending::Unexpected { call, .. }) => {
+                (Some(*call), None, Code::UnexpectedCall.id())
+            }
+            Some(explain::Pending::Repeat { call, exp }) => (
+                Some(*call),
+                self.config.expectations.get(*exp).map(|e| e.span),
+                Code::TooManyCalls.id(),
+            ),
+            None => (None, None, ""),
         }
-        let slots: Vec<Slots> = exps
-            .iter()
-            .map(|e| Slots::of(e, &config.scoring, n))
-            .collect();
+    }
 
-        // Pass 1: reference constraints are taken as satisfied.
-        let optimistic = Evaluator {
-            refs: RefMode::Optimistic,
-            ..plain
-        };
-        // Candidate pairs: every (call, expectation) of the same name, up to PAIR_BUDGET in
-        // all, and under `order any` up to FLOW_EDGE_BUDGET edges of the flow graph; past
-        // either, each call keeps a window of its name's expectations: under `order any` one
-        // that turns with the call's rank among the calls of that name, so every expectation
-        // stays reachable; in order, a band along the diagonal.
-        let mut calls_of: Vec<usize> = vec![0; spec_names];
-        for i in (0..n).filter(|&i| forbidden_by[i].is_none()) {
-            if !of_name(&exps_by_name, call_name[i]).is_empty() {
-                calls_of[call_name[i] as usize] += 1;
+    /// Finding `k`, in the verdict's order (`None` past the end). Built on demand, so that a
+    /// transcript with 100 000 extra calls needs no list of 100 000 findings.
+    pub fn finding(&self, k: usize) -> Option<Finding> {
+        match self.pending.get(k)? {
+            explain::Pending::Ready(f) => Some((**f).clone()),
+            &explain::Pending::Unexpected { call, exp } => {
+                Some(self.extras(|x| explain::unexpected(x, call, exp)))
+            }
+            &explain::Pending::Repeat { call, exp } => {
+                let matched = self
+                    .verdict
+                    .expectations
+                    .get(exp)
+                    .map_or(&[][..], |o| &o.calls[..]);
+                Some(self.extras(|x| explain::repeat(x, call, exp, matched)))
             }
         }
-        let with_exps: usize = calls_of.iter().sum();
-        let pairs = calls_of
-            .iter()
-            .zip(&exps_by_name)
-            .fold(0usize, |acc, (&c, js)| {
-                acc.saturating_add(c.saturating_mul(js.len()))
-            });
-        let budget = if config.order == OrderMode::AnyOrder
-            && flow_edges(&calls_of, &exps_by_name, &slots) > FLOW_EDGE_BUDGET
-        {
-            Some(FLOW_EDGE_BUDGET / 2)
-        } else if pairs > PAIR_BUDGET {
-            Some(PAIR_BUDGET)
-        } else {
-            None
+    }
+
+    /// `build` given what the findings about extra calls are told from.
+    fn extras<T>(&self, build: impl FnOnce(&explain::Extras<'_>) -> T) -> T {
+        let judge = Evaluator {
+            calls: self.calls,
+            cache: &self.shared.cache,
+            fuzzy: &self.shared.fuzzy,
+            refs: RefMode::Partners(&self.assigned),
+            refcx: &self.prep.refcx,
         };
-        let per_call = budget.map_or(usize::MAX, |b| (b / with_exps.max(1)).max(1));
-        let turns = scopes::Turns::of(calls);
-        let mut rank: Vec<usize> = vec![0; spec_names];
-        let mut by_call: Vec<Vec<Candidate>> = (0..n)
-            .map(|i| {
-                if forbidden_by[i].is_some() {
-                    return Vec::new();
-                }
-                let id = call_name[i] as usize;
-                let js = of_name(&exps_by_name, call_name[i]);
-                if js.is_empty() {
-                    return Vec::new();
-                }
-                let r = &mut rank[id];
-                let first = if js.len() <= per_call {
-                    0
-                } else if config.order == OrderMode::AnyOrder {
-                    // Turning: consecutive calls see consecutive shares.
-                    (*r).wrapping_mul(per_call) % js.len()
-                } else {
-                    // A band along the diagonal: the r-th of c calls sees the expectations
-                    // around the (r·k/c)-th, where an in-order alignment would put it.
-                    let c = calls_of[id].max(1);
-                    let centre = ((*r as u128 * js.len() as u128) / c as u128) as usize;
-                    centre.saturating_sub(per_call / 2).min(js.len() - per_call)
-                };
-                *r += 1;
-                // The expectations of a name are listed ascending: a whole list is its own
-                // window (the usual case), and only a part of one is sorted anew.
-                let window: std::borrow::Cow<'_, [usize]> = if js.len() <= per_call {
-                    std::borrow::Cow::Borrowed(js)
-                } else {
-                    let mut w: Vec<usize> = js
-                        .iter()
-                        .cycle()
-                        .skip(first)
-                        .take(per_call)
-                        .copied()
-                        .collect();
-                    w.sort_unstable();
-                    std::borrow::Cow::Owned(w)
-                };
-                let mut cands: Vec<Candidate> = window
-                    .iter()
-                    .copied()
-                    // A scoped expectation pairs only with the calls of its turn and agent.
-                    .filter(|&j| scopes::in_scope(exps[j].scope.as_ref(), calls, turns, i))
-                    .map(|j| Candidate {
-                        exp: j,
-                        full: optimistic.satisfies(&exps[j], i),
-                        capped: false,
-                    })
-                    .collect();
-                let capped = cands.iter().any(|c| c.full && is_cap(&exps[c.exp]));
-                for c in &mut cands {
-                    c.capped = capped;
-                }
-                cands
-            })
+        let exps = &self.config.expectations;
+        let why = |j: usize, i: usize| judge.failures(&exps[j], i);
+        build(&explain::Extras {
+            config: self.config,
+            calls: self.calls,
+            strict_extras: self.strict_extras,
+            failures: &why,
+        })
+    }
+
+    /// The whole verdict, findings included.
+    pub fn into_verdict(self) -> Verdict {
+        let findings = (0..self.pending.len())
+            .filter_map(|k| self.finding(k))
             .collect();
+        Verdict {
+            findings,
+            ..self.verdict
+        }
+    }
+}
+
+impl Pass<'_> {
+    /// An evaluator of this run's constraints.
+    fn evaluator<'e>(&'e self, refs: RefMode<'e>) -> Evaluator<'e> {
+        Evaluator {
+            calls: self.calls,
+            cache: &self.shared.cache,
+            fuzzy: &self.shared.fuzzy,
+            refs,
+            refcx: &self.prep.refcx,
+        }
+    }
+
+    /// The arrangement aligned and judged: the optimal alignment, and when its verdict fails
+    /// on a hard failure another alignment might avoid (a critical expectation not met, an
+    /// unaccounted call where each fails the pair), the best alignment that avoids as many of
+    /// them as can be ([`align::Preference`]), kept if its verdict is better. The second
+    /// alignment is paid from `work`; without enough, the verdict gets a `too-large` note.
+    fn try_with(&self, work: &mut Work) -> Tried {
+        let aligned = self.align(&self.prep.slots);
+        let judged = self.judge(&aligned, false);
+        let mut tried = Tried {
+            aligned,
+            passed: judged.verdict.passed,
+            score: judged.verdict.score,
+            avoidable: judged.avoidable,
+        };
+        if tried.passed || tried.avoidable == 0 {
+            return tried;
+        }
+        let critical = arrange::critical(self.config, &self.arr.active);
+        let preference = align::Preference {
+            critical: critical.iter().map(Option::is_some).collect(),
+            every_call: judged.strict_extras,
+        };
+        // Without the slots (gains too large to rank a preference above them exactly) or the
+        // work, the optimal alignment stays, and the note says the search was not exhaustive.
+        let slots = preference.slots(&self.prep.slots, &self.prep.by_call);
+        let Some(slots) = slots.filter(|_| work.spend(self.prep.alignment_work)) else {
+            tried
+                .aligned
+                .too_large
+                .get_or_insert(explain::Budget::Preference);
+            return tried;
+        };
+        let aligned = self.align(&slots);
+        let judged = self.judge(&aligned, false);
+        let other = Tried {
+            aligned,
+            passed: judged.verdict.passed,
+            score: judged.verdict.score,
+            avoidable: judged.avoidable,
+        };
+        if other.beats(&tried) {
+            other
+        } else {
+            tried
+        }
+    }
+
+    /// The alignment of the arrangement's candidates with slot gains `slots`: a first pass
+    /// with references taken as satisfied, a second with the referenced expectations' calls
+    /// pinned and the references judged against them, then the `before` rules.
+    fn align(&self, slots: &[Slots]) -> Aligned {
+        let config = self.config;
+        let exps = &config.expectations;
+        let n = self.calls.count();
+        let arr = self.arr;
         // Set when an alignment ran past a budget (reported as a `too-large` note).
         let too_large: std::cell::Cell<Option<explain::Budget>> =
-            std::cell::Cell::new((per_call != usize::MAX).then_some(explain::Budget::Pairs));
+            std::cell::Cell::new(self.prep.windowed.then_some(explain::Budget::Pairs));
         let align = |by_call: &[Vec<Candidate>]| match config.order {
             OrderMode::Strict | OrderMode::InOrder => {
                 let (a, approximate) = match &arr.rank {
-                    Some(rank) => arrange::align_ranked(&slots, by_call, rank),
-                    None => in_order::align(&slots, by_call),
+                    Some(rank) => arrange::align_ranked(slots, by_call, rank),
+                    None => in_order::align(slots, by_call),
                 };
                 if approximate {
                     too_large.set(Some(explain::Budget::InOrder));
@@ -539,17 +676,18 @@ impl<'a> Run<'a> {
                 a
             }
             OrderMode::AnyOrder => {
-                let (a, approximate) = any_order::align(&slots, by_call, &exp_name);
+                let (a, approximate) = any_order::align(slots, by_call, &self.prep.exp_name);
                 if approximate {
                     too_large.set(Some(explain::Budget::AnyOrder));
                 }
                 a
             }
         };
-        let mut assigned = align(&by_call);
+        let mut assigned = align(&self.prep.by_call);
 
         // Pass 2: pin the referenced expectations' calls, evaluate references against them, realign.
         let referenced = referenced_expectations(exps);
+        let mut realigned = None;
         if referenced.iter().any(|&r| r) {
             let pinned = assigned.clone();
             let mut pinned_to = vec![None; n];
@@ -561,10 +699,8 @@ impl<'a> Run<'a> {
                 }
             }
             let with_refs: Vec<bool> = exps.iter().map(has_ref).collect();
-            let against = Evaluator {
-                refs: RefMode::Partners(&pinned),
-                ..plain
-            };
+            let against = self.evaluator(RefMode::Partners(&pinned));
+            let mut by_call = self.prep.by_call.clone();
             for (i, cands) in by_call.iter_mut().enumerate() {
                 cands.retain(|c| match pinned_to[i] {
                     Some(k) => c.exp == k,
@@ -577,16 +713,35 @@ impl<'a> Run<'a> {
                 }
             }
             assigned = align(&by_call);
+            realigned = Some(by_call);
         }
         if !config.before.is_empty() {
-            assigned = before::respect(&config.before, &slots, &by_call, assigned, &align);
+            let by_call = realigned.as_deref().unwrap_or(&self.prep.by_call);
+            assigned = before::respect(&config.before, slots, by_call, assigned, &align);
         }
+        Aligned {
+            assigned,
+            realigned,
+            too_large: too_large.get(),
+        }
+    }
 
+    /// The verdict of an alignment, with its findings when `findings` is set (they are built
+    /// only for the arrangement kept).
+    fn judge(&self, aligned: &Aligned, findings: bool) -> Judged {
+        let config = self.config;
+        let calls = self.calls;
+        let arr = self.arr;
+        let prep = self.prep;
+        let exps = &config.expectations;
+        let active = |j: usize| arr.active.get(j).copied().unwrap_or(true);
+        let (m, n) = (exps.len(), calls.count());
+        let assigned = &aligned.assigned;
+        let by_call = aligned.realigned.as_deref().unwrap_or(&prep.by_call);
+        let slots = &prep.slots;
+        let forbidden_by = &prep.forbidden_by;
         // The verdict, with references judged against the final partners.
-        let judge = Evaluator {
-            refs: RefMode::Partners(&assigned),
-            ..plain
-        };
+        let judge = self.evaluator(RefMode::Partners(assigned));
         let mut owner = vec![None; n];
         let mut outcomes = Vec::with_capacity(m);
         let mut inputs = NativeInputs {
@@ -682,7 +837,7 @@ impl<'a> Run<'a> {
             });
         }
         let unaccounted: Vec<usize> = (0..n).filter(|&i| owner[i].is_none()).collect();
-        let over_cap = over_cap(exps, &assigned, &owner, &forbidden_by, &by_call);
+        let over_cap = over_cap(exps, assigned, &owner, forbidden_by, by_call);
         for &(_, j) in &over_cap {
             outcomes[j].status = Status::TooMany;
         }
@@ -695,13 +850,13 @@ impl<'a> Run<'a> {
         let ctx = explain::Context {
             config,
             calls,
-            exp_name: &exp_name,
-            call_name: &call_name,
-            forbidden_by: &forbidden_by,
+            exp_name: &prep.exp_name,
+            call_name: &prep.call_name,
+            forbidden_by,
             owner: &owner,
-            by_call: &by_call,
+            by_call,
             over_cap: &over_cap,
-            turns,
+            turns: prep.turns,
             active: &arr.active,
         };
         let before_broken = explain::before_violations(&ctx, &outcomes);
@@ -722,7 +877,11 @@ impl<'a> Run<'a> {
             }
         }
         let critical = arrange::critical(config, &arr.active);
-        let mut pending = explain::findings(&ctx, &mut outcomes, before_broken.clone());
+        let mut pending = if findings {
+            explain::findings(&ctx, &mut outcomes, before_broken.clone())
+        } else {
+            Vec::new()
+        };
         let critical_unmet = arrange::critical_findings(config, &outcomes, &arr.active, &critical);
         inputs.hard_failure = counts.forbidden > 0
             || !over_cap.is_empty()
@@ -731,9 +890,26 @@ impl<'a> Run<'a> {
             || unjudged
             || !critical_unmet.is_empty();
         let result = native::score(&config.scoring, &inputs);
+        let avoidable = critical_unmet.len() + if strict_extras { counts.extra } else { 0 };
+        if !findings {
+            return Judged {
+                verdict: Verdict {
+                    score: result.score,
+                    passed: result.passed,
+                    threshold: native::threshold(&config.scoring),
+                    counts,
+                    expectations: outcomes,
+                    unaccounted,
+                    findings: Vec::new(),
+                },
+                pending,
+                strict_extras,
+                avoidable,
+            };
+        }
         explain::merge(
             &mut pending,
-            refs::not_applied(config, &assigned, &arr.active),
+            refs::not_applied(config, assigned, &arr.active),
         );
         let extra = scope_findings
             .into_iter()
@@ -744,19 +920,10 @@ impl<'a> Run<'a> {
             pending.extend(critical_unmet);
             explain::sort(&mut pending);
         }
-        if let Some(budget) = too_large.get() {
+        if let Some(budget) = aligned.too_large {
             pending.push(explain::too_large(budget));
         }
-
-        Run {
-            config,
-            calls,
-            cache,
-            fuzzy,
-            refcx,
-            assigned,
-            strict_extras,
-            pending,
+        Judged {
             verdict: Verdict {
                 score: result.score,
                 passed: result.passed,
@@ -766,82 +933,9 @@ impl<'a> Run<'a> {
                 unaccounted,
                 findings: Vec::new(),
             },
-        }
-    }
-
-    /// The verdict, without its findings (see [`Run::finding`]).
-    pub fn verdict(&self) -> &Verdict {
-        &self.verdict
-    }
-
-    /// How many findings the verdict has.
-    pub fn finding_count(&self) -> usize {
-        self.pending.len()
-    }
-
-    /// Where finding `k` (in the verdict's order) points, without building it: the call it is
-    /// about, where in the spec, and its code.
-    pub fn finding_place(&self, k: usize) -> (Option<usize>, Option<Span>, &str) {
-        match self.pending.get(k) {
-            Some(explain::Pending::Ready(f)) => (f.call, f.spec_span, f.code.as_str()),
-            Some(explain::Pending::Unexpected { call, .. }) => {
-                (Some(*call), None, Code::UnexpectedCall.id())
-            }
-            Some(explain::Pending::Repeat { call, exp }) => (
-                Some(*call),
-                self.config.expectations.get(*exp).map(|e| e.span),
-                Code::TooManyCalls.id(),
-            ),
-            None => (None, None, ""),
-        }
-    }
-
-    /// Finding `k`, in the verdict's order (`None` past the end). Built on demand, so that a
-    /// transcript with 100 000 extra calls needs no list of 100 000 findings.
-    pub fn finding(&self, k: usize) -> Option<Finding> {
-        match self.pending.get(k)? {
-            explain::Pending::Ready(f) => Some((**f).clone()),
-            &explain::Pending::Unexpected { call, exp } => {
-                Some(self.extras(|x| explain::unexpected(x, call, exp)))
-            }
-            &explain::Pending::Repeat { call, exp } => {
-                let matched = self
-                    .verdict
-                    .expectations
-                    .get(exp)
-                    .map_or(&[][..], |o| &o.calls[..]);
-                Some(self.extras(|x| explain::repeat(x, call, exp, matched)))
-            }
-        }
-    }
-
-    /// `build` given what the findings about extra calls are told from.
-    fn extras<T>(&self, build: impl FnOnce(&explain::Extras<'_>) -> T) -> T {
-        let judge = Evaluator {
-            calls: self.calls,
-            cache: &self.cache,
-            fuzzy: &self.fuzzy,
-            refs: RefMode::Partners(&self.assigned),
-            refcx: &self.refcx,
-        };
-        let exps = &self.config.expectations;
-        let why = |j: usize, i: usize| judge.failures(&exps[j], i);
-        build(&explain::Extras {
-            config: self.config,
-            calls: self.calls,
-            strict_extras: self.strict_extras,
-            failures: &why,
-        })
-    }
-
-    /// The whole verdict, findings included.
-    pub fn into_verdict(self) -> Verdict {
-        let findings = (0..self.pending.len())
-            .filter_map(|k| self.finding(k))
-            .collect();
-        Verdict {
-            findings,
-            ..self.verdict
+            pending,
+            strict_extras,
+            avoidable,
         }
     }
 }
@@ -960,19 +1054,45 @@ fn has_ref(e: &Expectation) -> bool {
     found
 }
 
+/// Visit `c` and every check inside it.
+fn walk_check(c: &Check, f: &mut dyn FnMut(&Check)) {
+    f(c);
+    match c {
+        Check::Not { check } => walk_check(check, f),
+        Check::AllOf { checks } | Check::AnyOf { checks } => {
+            for c in checks {
+                walk_check(c, f);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Visit every check of `m`, nested ones included.
+fn for_each_matcher_check(m: &ValueMatcher, f: &mut dyn FnMut(&Check)) {
+    for pc in &m.checks {
+        walk_check(&pc.check, f);
+    }
+}
+
 /// Visit every check of `e`, nested ones included.
 fn for_each_check(e: &Expectation, f: &mut dyn FnMut(&Check)) {
-    fn walk(c: &Check, f: &mut dyn FnMut(&Check)) {
-        f(c);
-        match c {
-            Check::Not { check } => walk(check, f),
-            Check::AllOf { checks } => checks.iter().for_each(|c| walk(c, f)),
-            _ => {}
+    for m in std::iter::once(&e.args).chain(e.output.as_ref()) {
+        for_each_matcher_check(m, f);
+    }
+}
+
+/// Visit every check of a spec: its expectations', its `never` rules', its answer's.
+fn for_each_spec_check(config: &MatcherConfig, f: &mut dyn FnMut(&Check)) {
+    for e in &config.expectations {
+        for_each_check(e, f);
+    }
+    for r in &config.forbidden {
+        if let Some(m) = &r.args {
+            for_each_matcher_check(m, f);
         }
     }
-    for m in std::iter::once(&e.args).chain(e.output.as_ref()) {
-        for pc in &m.checks {
-            walk(&pc.check, f);
-        }
+    if let Some(a) = &config.answer {
+        for_each_matcher_check(&a.matcher, f);
     }
 }

@@ -20,6 +20,13 @@ use crate::config::Scoring;
 /// Tolerance when comparing the score with the threshold, so that `0.1 + 0.7` reaches `0.8`.
 pub const THRESHOLD_EPSILON: f64 = 1e-9;
 
+/// Whether two scores are the same within [`THRESHOLD_EPSILON`]: sums of the same credits in
+/// another order may differ in their last bits, and such scores are equal to the engine when it
+/// chooses between verdicts.
+pub(crate) fn same_score(a: f64, b: f64) -> bool {
+    (a - b).abs() <= THRESHOLD_EPSILON
+}
+
 /// What the native formula needs from an alignment.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct NativeInputs {

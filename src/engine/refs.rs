@@ -343,7 +343,9 @@ impl Evaluator<'_> {
         match c {
             Check::Ref { expectation, .. } => self.ref_not_applied(*expectation),
             Check::Not { check } => self.holds_unapplied_ref(check),
-            Check::AllOf { checks } => checks.iter().any(|c| self.holds_unapplied_ref(c)),
+            Check::AllOf { checks } | Check::AnyOf { checks } => {
+                checks.iter().any(|c| self.holds_unapplied_ref(c))
+            }
             _ => false,
         }
     }
@@ -370,8 +372,107 @@ impl Evaluator<'_> {
         };
         if op.is_membership() {
             self.membership(&earlier, part, path, op, &source, actual, detail)
+        } else if op == RefOp::Contains {
+            self.contains(&earlier, part, path, &source, actual, detail)
         } else {
             self.order(&earlier, part, path, op, &source, actual, detail)
+        }
+    }
+
+    /// `contains ref`: the value (a string or an array) contains the value captured at `path`
+    /// in one of the `earlier` calls, the latest first. A captured number or boolean is looked
+    /// for as its JSON text in a string (`"Booking 4417 confirmed"` contains `4417`).
+    fn contains(
+        &self,
+        earlier: &[usize],
+        part: Part,
+        path: &[PathSeg],
+        source: &str,
+        actual: Option<&Value>,
+        detail: bool,
+    ) -> Outcome {
+        let msg = |f: &dyn Fn() -> String| if detail { f() } else { String::new() };
+        let Some(v) = actual else {
+            return Err(Miss::new(
+                "ref",
+                Value::Null,
+                msg(&|| format!("missing; it must contain {source}")),
+            ));
+        };
+        if !matches!(v, Value::String(_) | Value::Array(_)) {
+            return Err(Miss::new(
+                "ref",
+                Value::Null,
+                msg(&|| {
+                    format!(
+                        "expected a string or an array to contain {source}, got {} {}",
+                        type_name(v),
+                        show(v)
+                    )
+                }),
+            ));
+        }
+        let mut last: Option<(usize, Value)> = None;
+        for &j in earlier.iter().rev() {
+            let own = ParseCache::default();
+            let (root, cache) = match self.root_of(j, part) {
+                Some(Cow::Borrowed(r)) => (Cow::Borrowed(r), self.cache),
+                Some(owned @ Cow::Owned(_)) => (owned, &own),
+                None => continue,
+            };
+            let Some(captured) = cache.resolve(&root, path) else {
+                continue;
+            };
+            let holds = match (v, &*captured) {
+                (Value::Array(items), c) => items.iter().any(|x| super::json::json_eq(x, c)),
+                (Value::String(s), Value::String(sub)) => s.contains(sub.as_str()),
+                (Value::String(s), c @ (Value::Number(_) | Value::Bool(_))) => {
+                    s.contains(c.to_string().as_str())
+                }
+                _ => false,
+            };
+            if holds {
+                return Ok(());
+            }
+            if last.is_none() {
+                last = Some((j, captured.into_owned()));
+            }
+        }
+        match last {
+            None => {
+                let j = earlier.last().copied().unwrap_or(0);
+                Err(Miss::new(
+                    "ref",
+                    Value::Null,
+                    msg(&|| format!("{source} does not exist in call #{}", j + 1)),
+                ))
+            }
+            Some((j, captured)) => Err(Miss::new(
+                "ref",
+                trimmed(&captured),
+                msg(&|| match (v, &captured) {
+                    (Value::String(_), Value::Array(_) | Value::Object(_) | Value::Null) => {
+                        format!(
+                            "{source} is {} {} in call #{}, which a string cannot contain",
+                            type_name(&captured),
+                            show(&captured),
+                            j + 1
+                        )
+                    }
+                    (Value::Array(_), _) => format!(
+                        "{} has no element equal to {} captured from {source} (call #{})",
+                        show(v),
+                        show(&captured),
+                        j + 1
+                    ),
+                    _ => format!(
+                        "{} does not contain {} captured from {source} (call #{})",
+                        show(v),
+                        show(&captured),
+                        j + 1
+                    ),
+                }),
+            )),
         }
     }
 
@@ -434,7 +535,7 @@ impl Evaluator<'_> {
                     RefOp::Le => o.is_le(),
                     RefOp::Gt => o.is_gt(),
                     RefOp::Ge => o.is_ge(),
-                    RefOp::Eq | RefOp::In | RefOp::NotIn => false,
+                    RefOp::Eq | RefOp::In | RefOp::NotIn | RefOp::Contains => false,
                 });
                 if holds {
                     return Ok(());
@@ -659,7 +760,11 @@ fn refs_of<'c>(c: &'c Check, f: &mut dyn FnMut(usize, &'c str)) {
             expectation, label, ..
         } => f(*expectation, label),
         Check::Not { check } => refs_of(check, f),
-        Check::AllOf { checks } => checks.iter().for_each(|c| refs_of(c, f)),
+        Check::AllOf { checks } | Check::AnyOf { checks } => {
+            for c in checks {
+                refs_of(c, f);
+            }
+        }
         _ => {}
     }
 }

@@ -7,8 +7,10 @@
 //! otherwise; every reader has a stated bound (nesting, keys per object). A leaf: it knows no
 //! peer, format or spec; `score::profiles` reads its cases through it.
 
+pub mod de;
 pub(crate) mod keys;
 mod pyprint;
+pub mod read;
 pub(crate) mod scan;
 pub(crate) mod tape;
 pub mod text;
@@ -218,6 +220,107 @@ mod tests {
             if let Ok(text) = std::str::from_utf8(&bytes) {
                 agree(text)?;
             }
+        }
+    }
+
+    /// A tape as a [`value::Val`].
+    fn tape_val(v: tape::V<'_>) -> value::Val<'static> {
+        match v.kind() {
+            Kind::Null => value::Val::Null,
+            Kind::Bool(b) => value::Val::Bool(b),
+            Kind::Int(i) => value::Val::Int(i),
+            Kind::UInt(u) => value::Val::UInt(u),
+            Kind::Float(f) => value::Val::Float(f),
+            Kind::Str(s) => value::Val::Str(s.to_owned().into()),
+            Kind::Arr => value::Val::Arr(v.items().map(tape_val).collect()),
+            Kind::Obj => value::Val::Obj(
+                v.entries()
+                    .map(|(k, x)| (k.to_owned().into(), tape_val(x)))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The fast tape and both runtime readers agree on `text`: where the tape reads it, each
+    /// runtime reads the same value; and the tape built from a runtime's value is that value.
+    fn readers_agree(text: &str) -> Result<(), TestCaseError> {
+        let mut bufs = tape::Buffers::default();
+        let fast = tape::Tape::parse(text, &mut bufs).map(|t| tape_val(t.root()));
+        for rt in [read::Runtime::PY311, read::Runtime::JavaScript] {
+            let slow = read::read(text, rt);
+            if let Some(fast) = &fast {
+                let (slow, _) = slow
+                    .as_ref()
+                    .map_err(|e| TestCaseError::fail(format!("{rt:?} refuses {text}: {e:?}")))?;
+                prop_assert_eq!(fast, slow, "{:?}: {}", rt, text);
+            }
+            if let Ok((v, _)) = &slow {
+                let mut bufs = tape::Buffers::default();
+                let t = tape::Tape::from_val(v, &mut bufs);
+                let back = tape_val(t.root());
+                // NaN is not equal to itself; big integers come back as their nearest double
+                // through `kind` (their digits through `big_int`).
+                let plain =
+                    !format!("{v:?}").contains("BigInt") && !format!("{v:?}").contains("NaN");
+                if plain {
+                    prop_assert_eq!(&back, v, "{}", text);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Lines of the classes the peers' runtimes read differently from serde_json: duplicate
+    /// keys, `-0`, integers past 64 bits, `NaN` and `Infinity`, `1e400`, wide objects, escapes,
+    /// deep nesting, lone surrogates.
+    fn hard_line() -> impl Strategy<Value = String> {
+        let leaf = prop_oneof![
+            Just("-0".to_owned()),
+            Just("-0.0".to_owned()),
+            Just("18446744073709551616".to_owned()),
+            Just("-9223372036854775809".to_owned()),
+            Just("123456789012345678901234567890".to_owned()),
+            Just("NaN".to_owned()),
+            Just("-Infinity".to_owned()),
+            Just("1e400".to_owned()),
+            Just(r#""\ud83d\ude00""#.to_owned()),
+            Just(r#""\ud800""#.to_owned()),
+            Just(r#""a\u00e9""#.to_owned()),
+            Just("1".to_owned()),
+            Just("2.5".to_owned()),
+            Just("null".to_owned()),
+            "[a-z]{0,3}".prop_map(|s| format!("\"{s}\"")),
+        ];
+        leaf.prop_recursive(5, 64, 8, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6)
+                    .prop_map(|v| format!("[{}]", v.join(","))),
+                prop::collection::vec(("[ab]", inner.clone()), 0..6).prop_map(|m| {
+                    let members: Vec<String> =
+                        m.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+                    format!("{{{}}}", members.join(","))
+                }),
+                (1usize..300, inner.clone()).prop_map(|(n, v)| format!(
+                    "{}{v}{}",
+                    "[".repeat(n),
+                    "]".repeat(n)
+                )),
+                (25usize..40, inner).prop_map(|(n, v)| {
+                    let members: Vec<String> = (0..n).map(|i| format!("\"k{i}\":{v}")).collect();
+                    format!("{{{}}}", members.join(","))
+                }),
+            ]
+        })
+    }
+
+    proptest! {
+        /// The fast tape and the runtime readers agree on every printed value and on lines of
+        /// the hard classes.
+        #[test]
+        fn tape_and_runtime_readers_agree(v in json(), hard in hard_line()) {
+            readers_agree(&v.to_string())?;
+            readers_agree(&serde_json::to_string_pretty(&v).unwrap())?;
+            readers_agree(&hard)?;
         }
     }
 

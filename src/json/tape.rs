@@ -35,6 +35,9 @@ enum Tag {
     Int,
     UInt,
     Float,
+    /// An integer outside the 64-bit ranges read for a Python peer: its digits are in the
+    /// tape's decoded text (`a..b`), its value as a double nowhere (computed when asked).
+    BigInt,
     /// A string whose text is in the line.
     Str,
     /// A string whose text is in the tape's decoded text.
@@ -259,7 +262,7 @@ impl<'a> Tape<'a> {
                 {
                     len
                 }
-                Tag::Int | Tag::UInt | Tag::Float | Tag::OwnedStr => return false,
+                Tag::Int | Tag::UInt | Tag::Float | Tag::BigInt | Tag::OwnedStr => return false,
                 Tag::Arr => 2 + (n.a as usize).saturating_sub(1),
                 // Brackets, commas and one colon per member.
                 Tag::Obj => 2 + (n.a as usize).saturating_sub(1) + n.a as usize,
@@ -534,8 +537,8 @@ impl<'a> Builder<'a> {
             Val::Int(i) => Node::number(Tag::Int, i as u64),
             Val::UInt(u) => Node::number(Tag::UInt, u),
             Val::Float(f) => Node::number(Tag::Float, f.to_bits()),
-            // Strings and containers are pushed by `value` and `push_val`.
-            Val::Str(_) | Val::Arr(_) | Val::Obj(_) => Node::new(Tag::Null),
+            // Strings, big integers and containers are pushed by `push_val`.
+            Val::Str(_) | Val::BigInt(_) | Val::Arr(_) | Val::Obj(_) => Node::new(Tag::Null),
         };
         if start != usize::MAX {
             node.raw_start = start as u32;
@@ -546,6 +549,15 @@ impl<'a> Builder<'a> {
 
     fn push_val(&mut self, v: &Val<'_>) {
         match v {
+            Val::BigInt(d) => {
+                let a = self.b.text.len();
+                self.b.text.push_str(d);
+                self.push(Node {
+                    a: a as u32,
+                    b: self.b.text.len() as u32,
+                    ..Node::new(Tag::BigInt)
+                });
+            }
             Val::Str(s) => {
                 let a = self.b.text.len();
                 self.b.text.push_str(s);
@@ -898,24 +910,6 @@ impl<'t> V<'t> {
 
     /// [`V::raw`] as bytes.
     #[inline]
-    /// The text of an integer outside the 64-bit ranges (read as the nearest `f64`, where Python
-    /// keeps every digit), found in this value; `None` when there is none, or when the value
-    /// has no text in the line (built from a [`Val`]).
-    pub(crate) fn big_int(self) -> Option<&'t str> {
-        match self.node().tag {
-            Tag::Float => {
-                let raw = self.raw_bytes()?;
-                if raw.iter().any(|b| matches!(b, b'.' | b'e' | b'E')) {
-                    return None;
-                }
-                std::str::from_utf8(raw).ok()
-            }
-            Tag::Arr => self.items().find_map(V::big_int),
-            Tag::Obj => self.members().find_map(|(_, v)| v.big_int()),
-            _ => None,
-        }
-    }
-
     fn raw_bytes(self) -> Option<&'t [u8]> {
         let n = self.node();
         if n.raw_start == NO_RAW {
@@ -960,6 +954,9 @@ impl<'t> Json<'t> for V<'t> {
             Tag::Int => Kind::Int(n.bits() as i64),
             Tag::UInt => Kind::UInt(n.bits()),
             Tag::Float => Kind::Float(f64::from_bits(n.bits())),
+            Tag::BigInt => Kind::Float(super::value::big_int_f64(
+                self.t.b.text.get(n.a as usize..n.b as usize).unwrap_or(""),
+            )),
             Tag::Str | Tag::OwnedStr => Kind::Str(self.t.str_at(self.i as usize)),
             Tag::Arr => Kind::Arr,
             Tag::Obj => Kind::Obj,
@@ -977,6 +974,14 @@ impl<'t> Json<'t> for V<'t> {
 
     fn entries(self) -> Entries<'t> {
         Entries(self.members())
+    }
+
+    fn big_int(self) -> Option<&'t str> {
+        let n = self.node();
+        match n.tag {
+            Tag::BigInt => self.t.b.text.get(n.a as usize..n.b as usize),
+            _ => None,
+        }
     }
 }
 
@@ -1120,7 +1125,6 @@ mod tests {
             r#"{"a":[1,-2,3.25,-0.5,true,false,null,"x é"],"b":{},"c":[],"d":{"e":{"f":[[]]}}}"#,
             " [ 1 , { \"k\" : \"v\\n\\u00e9\" , \"\\u0061\" : 2 } ]\n",
             "18446744073709551615",
-            "-0",
             "1e300",
             r#""""#,
             r#"{"k":"a","k2":{"k":"b"}}"#,
@@ -1211,7 +1215,6 @@ mod tests {
             r#"{"a":0.0000001}"#,
             r#"{"a":2.5E-7}"#,
             r#"{"a":-0.0}"#,
-            r#"{"a":-0}"#,
             "1000000000000000",
             "-100000000000000",
             "18446744073709551615",
@@ -1266,6 +1269,12 @@ mod tests {
         }
         wide.push_str("\"z\":0}");
         for line in [
+            // Left to the runtime's reader, which reads `-0` and integers past 64 bits as the
+            // peer's language does.
+            "-0",
+            r#"{"a":-0}"#,
+            "18446744073709551616",
+            "-9223372036854775809",
             r#"{"a":1,"a":2}"#,
             r#"{"a":1,"\u0061":2}"#,
             r#"{"x":{"a":[],"b":1,"a":{}}}"#,

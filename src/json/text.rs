@@ -158,6 +158,18 @@ pub fn js_number(out: &mut String, x: f64) {
     }
 }
 
+/// JavaScript `String(x)` of a number: [`js_number`], but `NaN`, `Infinity` and `-Infinity`
+/// by name (`JSON.stringify` writes them as `null`).
+pub(crate) fn js_number_string(out: &mut String, x: f64) {
+    if x.is_nan() {
+        out.push_str("NaN");
+    } else if x.is_infinite() {
+        out.push_str(if x > 0.0 { "Infinity" } else { "-Infinity" });
+    } else {
+        js_number(out, x);
+    }
+}
+
 /// Whether `raw` is the text `JSON.stringify` prints for the number `x` ([`js_number`]).
 pub(crate) fn is_js_number_text(raw: &[u8], x: f64) -> bool {
     // Every number's text fits (a sign, 17 digits, a point and an exponent).
@@ -181,6 +193,16 @@ fn js_fraction(out: &mut String, x: f64) {
 
 /// Python `repr(str)`.
 pub fn py_str(out: &mut String, s: &str) {
+    py_str_in::<PY311>(out, s);
+}
+
+/// The minor version of CPython 3.11: DeepEval's and agentevals' interpreter.
+pub(crate) const PY311: u8 = 11;
+/// The minor version of CPython 3.12: Axion's interpreter.
+pub(crate) const PY312: u8 = 12;
+
+/// [`py_str`] as CPython 3.`MINOR` prints it (its Unicode tables decide what is printable).
+pub(crate) fn py_str_in<const MINOR: u8>(out: &mut String, s: &str) {
     // Printable ASCII without quotes or backslashes comes out as is, in single quotes.
     if plain_repr(s.as_bytes()) {
         out.push('\'');
@@ -204,7 +226,7 @@ pub fn py_str(out: &mut String, s: &str) {
                 out.push('\\');
                 out.push(c);
             }
-            c if py_printable(c) => out.push(c),
+            c if py_printable(c, MINOR) => out.push(c),
             c => {
                 let u = c as u32;
                 if u < 0x100 {
@@ -266,63 +288,22 @@ pub(crate) fn plain_repr_json(b: &[u8]) -> bool {
     b.iter().all(|&c| TABLE[usize::from(c)])
 }
 
-/// CPython `str.isprintable()` for one character, as every Python from 3.9 to 3.13 answers it
-/// ([`super::pyprint`]); a character whose answer depends on the Python version
-/// ([`py_version_dependent`]) is taken as printable here, and the profiles that print a repr
-/// refuse a case that holds one.
-fn py_printable(c: char) -> bool {
+/// CPython `str.isprintable()` for one character, as CPython 3.`minor` answers it
+/// ([`super::pyprint`], generated from CPython 3.9 to 3.13).
+fn py_printable(c: char, minor: u8) -> bool {
     let u = c as u32;
     if (0x20..0x7f).contains(&u) {
         return true;
     }
-    !in_ranges(super::pyprint::NOT_PRINTABLE, u)
-}
-
-/// Whether `c` is printed by some Pythons' `repr` and escaped by others (a character assigned
-/// in a Unicode version newer than some supported Python's tables).
-pub(crate) fn py_version_dependent(c: char) -> bool {
-    (c as u32) >= 0x370 && in_ranges(super::pyprint::VERSION_DEPENDENT, c as u32)
-}
-
-/// The first character of `s` whose `repr` depends on the Python version, if any.
-pub(crate) fn first_version_dependent(s: &str) -> Option<char> {
-    // ASCII and the Latin ranges below U+0370 are the same in every version.
-    if s.bytes().all(|b| b < 0xcd) {
-        return None;
+    if in_ranges(super::pyprint::NOT_PRINTABLE, u) {
+        return false;
     }
-    s.chars().find(|&c| py_version_dependent(c))
-}
-
-/// The first character in the strings (and keys) of `v` whose `repr` depends on the Python
-/// version, if any.
-pub(crate) fn version_dependent_in<'s, J: Json<'s>>(v: J) -> Option<char> {
-    match v.kind() {
-        Kind::Str(s) => first_version_dependent(s),
-        Kind::Arr => v.items().find_map(version_dependent_in),
-        Kind::Obj => v
-            .entries()
-            .find_map(|(k, x)| first_version_dependent(k).or_else(|| version_dependent_in(x))),
-        _ => None,
+    let table = super::pyprint::PRINTABLE_SINCE;
+    let i = table.partition_point(|&(_, hi, _)| hi < u);
+    match table.get(i) {
+        Some(&(lo, _, since)) if lo <= u => minor >= since,
+        _ => true,
     }
-}
-
-/// The error line of a case holding an integer past 64 bits, which a Python peer keeps exact.
-pub(crate) fn big_int_error(n: &str) -> String {
-    let shown: String = n.chars().take(40).collect();
-    let more = if shown.len() < n.len() { "..." } else { "" };
-    format!(
-        "toolspec: the integer {shown}{more} is outside the 64-bit range, where Python keeps \
-         every digit and toolspec reads the nearest double (the case is not scored)"
-    )
-}
-
-/// The error line of a case whose text would hold `c` in a Python repr.
-pub(crate) fn version_dependent_error(c: char) -> String {
-    format!(
-        "toolspec: U+{:04X} would be printed in a Python repr, which Python 3.9 to 3.13 print or \
-         escape depending on their Unicode version (the case is not scored)",
-        c as u32
-    )
 }
 
 fn in_ranges(ranges: &[(u32, u32)], u: u32) -> bool {
@@ -330,8 +311,18 @@ fn in_ranges(ranges: &[(u32, u32)], u: u32) -> bool {
     ranges.get(i).is_some_and(|&(lo, _)| lo <= u)
 }
 
-/// Python `repr` of a value decoded by `json.loads` (`str(dict)` is the same).
+/// Python `repr` of a value decoded by `json.loads` (`str(dict)` is the same), as CPython 3.11
+/// prints it.
 pub(crate) fn py_repr<'s, J: Json<'s>>(out: &mut String, v: J) {
+    py_repr_in::<J, PY311>(out, v);
+}
+
+/// [`py_repr`] as CPython 3.`MINOR` prints it.
+pub(crate) fn py_repr_in<'s, J: Json<'s>, const MINOR: u8>(out: &mut String, v: J) {
+    if let Some(d) = v.big_int() {
+        out.push_str(d);
+        return;
+    }
     match v.kind() {
         Kind::Null => out.push_str("None"),
         Kind::Bool(true) => out.push_str("True"),
@@ -339,14 +330,14 @@ pub(crate) fn py_repr<'s, J: Json<'s>>(out: &mut String, v: J) {
         Kind::Int(i) => push_i64(out, i),
         Kind::UInt(u) => push_u64(out, u),
         Kind::Float(f) => py_float(out, f),
-        Kind::Str(s) => py_str(out, s),
+        Kind::Str(s) => py_str_in::<MINOR>(out, s),
         Kind::Arr => {
             out.push('[');
             for (i, x) in v.items().enumerate() {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                py_repr(out, x);
+                py_repr_in::<J, MINOR>(out, x);
             }
             out.push(']');
         }
@@ -356,9 +347,9 @@ pub(crate) fn py_repr<'s, J: Json<'s>>(out: &mut String, v: J) {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                py_str(out, k);
+                py_str_in::<MINOR>(out, k);
                 out.push_str(": ");
-                py_repr(out, x);
+                py_repr_in::<J, MINOR>(out, x);
             }
             out.push('}');
         }
@@ -367,12 +358,20 @@ pub(crate) fn py_repr<'s, J: Json<'s>>(out: &mut String, v: J) {
 
 /// Python `repr` of a list of strings.
 pub fn py_str_list<'s>(out: &mut String, items: impl IntoIterator<Item = &'s str>) {
+    py_str_list_in::<PY311>(out, items);
+}
+
+/// [`py_str_list`] as CPython 3.`MINOR` prints it.
+pub(crate) fn py_str_list_in<'s, const MINOR: u8>(
+    out: &mut String,
+    items: impl IntoIterator<Item = &'s str>,
+) {
     out.push('[');
     for (i, s) in items.into_iter().enumerate() {
         if i > 0 {
             out.push_str(", ");
         }
-        py_str(out, s);
+        py_str_in::<MINOR>(out, s);
     }
     out.push(']');
 }
@@ -457,6 +456,10 @@ pub(crate) fn py_json_indent<'s, J: Json<'s>, const ESC: bool>(
             }
         }
     };
+    if let Some(d) = v.big_int() {
+        out.push_str(d);
+        return;
+    }
     match v.kind() {
         Kind::Null => out.push_str("null"),
         Kind::Bool(b) => out.push_str(if b { "true" } else { "false" }),

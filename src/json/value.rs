@@ -25,8 +25,12 @@ pub enum Val<'a> {
     Int(i64),
     /// A positive integer above `i64::MAX` that fits `u64`.
     UInt(u64),
-    /// A number written with a fraction or exponent (or too large for 64-bit integers).
+    /// A number written with a fraction or exponent (or, read by serde_json or for a
+    /// JavaScript peer, an integer too large for 64 bits).
     Float(f64),
+    /// An integer outside the 64-bit ranges, as Python keeps it: its digits, with a leading
+    /// `-` when negative (read for a Python peer by [`super::read`]).
+    BigInt(Cow<'a, str>),
     /// A string.
     Str(Cow<'a, str>),
     /// An array.
@@ -44,6 +48,7 @@ impl<'a> Val<'a> {
             Val::Int(i) => *i != 0,
             Val::UInt(u) => *u != 0,
             Val::Float(f) => *f != 0.0,
+            Val::BigInt(_) => true,
             Val::Str(s) => !s.is_empty(),
             Val::Arr(a) => !a.is_empty(),
             Val::Obj(o) => !o.is_empty(),
@@ -55,7 +60,7 @@ impl<'a> Val<'a> {
         match self {
             Val::Null => "NoneType",
             Val::Bool(_) => "bool",
-            Val::Int(_) | Val::UInt(_) => "int",
+            Val::Int(_) | Val::UInt(_) | Val::BigInt(_) => "int",
             Val::Float(_) => "float",
             Val::Str(_) => "str",
             Val::Arr(_) => "list",
@@ -93,6 +98,7 @@ impl<'a> Val<'a> {
             Val::Int(i) => Some(i as f64),
             Val::UInt(u) => Some(u as f64),
             Val::Float(f) => Some(f),
+            Val::BigInt(ref d) => Some(big_int_f64(d)),
             _ => None,
         }
     }
@@ -102,10 +108,72 @@ impl<'a> Val<'a> {
         match self {
             Val::Null => "null",
             Val::Bool(_) => "boolean",
-            Val::Int(_) | Val::UInt(_) | Val::Float(_) => "number",
+            Val::Int(_) | Val::UInt(_) | Val::Float(_) | Val::BigInt(_) => "number",
             Val::Str(_) => "string",
             Val::Arr(_) => "array",
             Val::Obj(_) => "object",
+        }
+    }
+}
+
+/// The double nearest to an integer's digits (what `float(n)` gives; infinity past the range).
+pub(crate) fn big_int_f64(digits: &str) -> f64 {
+    digits.parse::<f64>().unwrap_or(f64::NAN)
+}
+
+/// A value that owns its strings.
+pub fn into_owned(v: &Val<'_>) -> Val<'static> {
+    match v {
+        Val::Null => Val::Null,
+        Val::Bool(b) => Val::Bool(*b),
+        Val::Int(i) => Val::Int(*i),
+        Val::UInt(u) => Val::UInt(*u),
+        Val::Float(f) => Val::Float(*f),
+        Val::BigInt(d) => Val::BigInt(Cow::Owned(d.to_string())),
+        Val::Str(s) => Val::Str(Cow::Owned(s.to_string())),
+        Val::Arr(items) => Val::Arr(items.iter().map(into_owned).collect()),
+        Val::Obj(members) => Val::Obj(
+            members
+                .iter()
+                .map(|(k, x)| (Cow::Owned(k.to_string()), into_owned(x)))
+                .collect(),
+        ),
+    }
+}
+
+/// How many arrays and objects nest in `v` at most (0 for a scalar), counted without recursing.
+pub fn depth(v: &Val<'_>) -> usize {
+    depth_of(v)
+}
+
+/// [`depth`] of any view.
+pub(crate) fn depth_of<'s, J: Json<'s>>(v: J) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(v, 1usize)];
+    while let Some((v, d)) = stack.pop() {
+        match v.kind() {
+            Kind::Arr => {
+                deepest = deepest.max(d);
+                stack.extend(v.items().map(|x| (x, d + 1)));
+            }
+            Kind::Obj => {
+                deepest = deepest.max(d);
+                stack.extend(v.entries().map(|(_, x)| (x, d + 1)));
+            }
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// Drop a value of any depth without recursing (a value's own drop recurses once per level).
+pub fn drop_deep(v: Val<'_>) {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Val::Arr(items) => stack.extend(items),
+            Val::Obj(members) => stack.extend(members.into_iter().map(|(_, x)| x)),
+            _ => {}
         }
     }
 }
@@ -169,16 +237,25 @@ fn same_members<'s, J: Json<'s>>(a: J, b: J, eq: fn(J, J) -> bool) -> bool {
     }
 }
 
-/// Python `==` on values decoded by `json.loads` (`1 == 1.0 == True`, dict order ignored).
+/// Python `==` on values decoded by `json.loads` (`1 == 1.0 == True`, dict order ignored,
+/// integers of any size compared exactly). `NaN` is not equal to itself here, but is inside
+/// lists and dicts: `json.loads` gives every `NaN` as one float object, and containers compare
+/// their items by identity first ([`py_eq_item`]).
 pub(crate) fn py_eq<'s, J: Json<'s>>(a: J, b: J) -> bool {
+    if let Some(x) = a.big_int() {
+        return big_int_eq(x, b);
+    }
+    if let Some(y) = b.big_int() {
+        return big_int_eq(y, a);
+    }
     match (a.kind(), b.kind()) {
         (Kind::Null, Kind::Null) => true,
         (Kind::Str(x), Kind::Str(y)) => super::scan::same_str(x, y),
         (Kind::Arr, Kind::Arr) => {
             let (x, y) = (a.items(), b.items());
-            x.len() == y.len() && x.zip(y).all(|(p, q)| py_eq(p, q))
+            x.len() == y.len() && x.zip(y).all(|(p, q)| py_eq_item(p, q))
         }
-        (Kind::Obj, Kind::Obj) => same_members(a, b, py_eq),
+        (Kind::Obj, Kind::Obj) => same_members(a, b, py_eq_item),
         (x, y) => match (py_num(x), py_num(y)) {
             (Some(PyNum::Int(x)), Some(PyNum::Int(y))) => x == y,
             (Some(PyNum::Float(x)), Some(PyNum::Float(y))) => x == y,
@@ -186,6 +263,39 @@ pub(crate) fn py_eq<'s, J: Json<'s>>(a: J, b: J) -> bool {
             | (Some(PyNum::Float(y)), Some(PyNum::Int(x))) => int_eq_float(x, y),
             _ => false,
         },
+    }
+}
+
+/// [`py_eq`] of two items of containers: identity first (`PyObject_RichCompareBool`), so the
+/// one `NaN` object `json.loads` makes equals itself there.
+pub(crate) fn py_eq_item<'s, J: Json<'s>>(a: J, b: J) -> bool {
+    match (a.kind(), b.kind()) {
+        (Kind::Float(x), Kind::Float(y)) if x.is_nan() && y.is_nan() => {
+            a.big_int().is_none() && b.big_int().is_none()
+        }
+        _ => py_eq(a, b),
+    }
+}
+
+/// Python `==` of an integer past 64 bits (its digits) with any value: only another such
+/// integer with the same digits, or a float of exactly its value (no bool or 64-bit integer
+/// can be equal).
+fn big_int_eq<'s, J: Json<'s>>(digits: &str, other: J) -> bool {
+    if let Some(d) = other.big_int() {
+        return d == digits;
+    }
+    match other.kind() {
+        Kind::Float(f) if f.is_finite() && f.fract() == 0.0 => {
+            use num_traits::FromPrimitive;
+            match (
+                digits.parse::<num_bigint::BigInt>(),
+                num_bigint::BigInt::from_f64(f),
+            ) {
+                (Ok(n), Some(m)) => n == m,
+                _ => false,
+            }
+        }
+        _ => false,
     }
 }
 
@@ -206,6 +316,29 @@ pub(crate) fn js_eq<'s, J: Json<'s>>(a: J, b: J) -> bool {
             (Some(x), Some(y)) => x == y,
             _ => false,
         },
+    }
+}
+
+/// Whether two values `JSON.parse` read give the same `JSON.stringify` text once object keys
+/// are sorted (Evalite's canonical keys): [`js_eq`], except that a number past the double
+/// range (`1e400`, read as `Infinity`) is written `null` and so equals `null` and any other.
+pub(crate) fn js_json_eq<'s, J: Json<'s>>(a: J, b: J) -> bool {
+    let null_like = |k: Kind<'_>| match k {
+        Kind::Null => true,
+        Kind::Float(f) => !f.is_finite(),
+        _ => false,
+    };
+    let (x, y) = (a.kind(), b.kind());
+    if null_like(x) || null_like(y) {
+        return null_like(x) && null_like(y);
+    }
+    match (x, y) {
+        (Kind::Arr, Kind::Arr) => {
+            let (p, q) = (a.items(), b.items());
+            p.len() == q.len() && p.zip(q).all(|(u, v)| js_json_eq(u, v))
+        }
+        (Kind::Obj, Kind::Obj) => same_members(a, b, js_json_eq),
+        _ => js_eq(a, b),
     }
 }
 
@@ -256,6 +389,10 @@ impl<'de: 'a, 'a> Visitor<'de> for ValVisitor<'a> {
     }
     fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Val<'a>, E> {
         Ok(Val::Str(Cow::Borrowed(v)))
+    }
+    /// Only [`super::de::ValDe`] hands a value over as a newtype: a big integer's digits.
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, d: D) -> Result<Val<'a>, D::Error> {
+        CowKey::deserialize(d).map(|k| Val::BigInt(k.0))
     }
     fn visit_str<E>(self, v: &str) -> Result<Val<'a>, E> {
         Ok(Val::Str(Cow::Owned(v.to_owned())))

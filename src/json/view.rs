@@ -47,6 +47,12 @@ pub(crate) trait Json<'s>: Copy {
             .map(|(_, v)| v)
     }
 
+    /// The digits of an integer outside the 64-bit ranges, as a Python peer keeps it (its
+    /// [`Json::kind`] is then the nearest double, what JavaScript and `float()` hold).
+    fn big_int(self) -> Option<&'s str> {
+        None
+    }
+
     /// The string, if this is one.
     fn as_str(self) -> Option<&'s str> {
         match self.kind() {
@@ -198,6 +204,7 @@ impl<'s, 'a> Json<'s> for &'s Val<'a> {
             Val::Int(i) => Kind::Int(*i),
             Val::UInt(u) => Kind::UInt(*u),
             Val::Float(f) => Kind::Float(*f),
+            Val::BigInt(d) => Kind::Float(super::value::big_int_f64(d)),
             Val::Str(s) => Kind::Str(s),
             Val::Arr(_) => Kind::Arr,
             Val::Obj(_) => Kind::Obj,
@@ -215,6 +222,13 @@ impl<'s, 'a> Json<'s> for &'s Val<'a> {
         match self {
             Val::Obj(entries) => ValEntries(entries.iter()),
             _ => ValEntries([].iter()),
+        }
+    }
+
+    fn big_int(self) -> Option<&'s str> {
+        match self {
+            Val::BigInt(d) => Some(d),
+            _ => None,
         }
     }
 }

@@ -72,7 +72,7 @@ pub(super) fn repeated(t: &View<'_>, count: usize, out: &mut Vec<RuleFinding>) {
             end += 1;
         }
         let run = end - start;
-        if run >= count && !args.is_null() {
+        if run >= count && !args.is_null() && !is_poll(&args) {
             let shown = clip(&args.to_string(), 160);
             found.push(
                 format!(
@@ -91,6 +91,45 @@ pub(super) fn repeated(t: &View<'_>, count: usize, out: &mut Vec<RuleFinding>) {
         start = end;
     }
     found.finish(out);
+}
+
+/// Whether `args` poll something running rather than act: they name it by a handle (a member
+/// `session_id`, `process_id`, `pid`, `job_id`, `task_id`, `shell_id`, `terminal_id` or
+/// `run_id`) and carry no payload — every other member is empty (`""`, `null`, `[]`, `{}`) or a
+/// number or flag (a wait, a limit). Codex polls a running command with `write_stdin`
+/// `{session_id, chars: "", yield_time_ms, max_output_tokens}` until it exits: a run of such
+/// calls waits on the process, it is no loop.
+fn is_poll(args: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    const HANDLES: &[&str] = &[
+        "session_id",
+        "process_id",
+        "pid",
+        "job_id",
+        "task_id",
+        "shell_id",
+        "terminal_id",
+        "run_id",
+    ];
+    let Some(members) = args.as_object() else {
+        return false;
+    };
+    let handle = |k: &str| {
+        let k = k.to_ascii_lowercase().replace(['-', ' '], "_");
+        HANDLES
+            .iter()
+            .any(|h| k == *h || k.replace('_', "") == h.replace('_', ""))
+    };
+    members.keys().any(|k| handle(k))
+        && members.iter().all(|(k, v)| {
+            handle(k)
+                || match v {
+                    Value::Null | Value::Bool(_) | Value::Number(_) => true,
+                    Value::String(s) => s.is_empty(),
+                    Value::Array(a) => a.is_empty(),
+                    Value::Object(o) => o.is_empty(),
+                }
+        })
 }
 
 /// Calls without a result that come before a call with one: the run went on without the
@@ -176,6 +215,25 @@ mod tests {
             found[0].message
         );
         assert_eq!(found[0].span, Span::new(0, 1));
+    }
+
+    /// Polling a running process (Codex `write_stdin` with empty `chars`) is no loop; the same
+    /// call writing input, or without a handle, is.
+    #[test]
+    fn polling_a_running_process_is_no_loop() {
+        let poll = serde_json::json!({"session_id": 98003, "chars": "", "yield_time_ms": 1000, "max_output_tokens": 22000});
+        let calls: Vec<ToolCall> = (0..6)
+            .map(|i| call("write_stdin", poll.clone(), i))
+            .collect();
+        assert!(run(&calls, &[], &[]).is_empty());
+        let typing = serde_json::json!({"session_id": 98003, "chars": "y\n"});
+        let calls: Vec<ToolCall> = (0..6)
+            .map(|i| call("write_stdin", typing.clone(), i))
+            .collect();
+        assert_eq!(run(&calls, &[], &[]).len(), 1);
+        let wait = serde_json::json!({"seconds": 5});
+        let calls: Vec<ToolCall> = (0..6).map(|i| call("sleep", wait.clone(), i)).collect();
+        assert_eq!(run(&calls, &[], &[]).len(), 1);
     }
 
     #[test]

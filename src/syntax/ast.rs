@@ -424,7 +424,8 @@ pub enum Seg {
     Each(Span),
 }
 
-/// Terms joined by `and`: all must hold.
+/// Terms joined by `and`: all must hold. Alternatives joined by `or` are one term,
+/// [`TermKind::Or`], so a constraint without `or` reads as before.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Constraint {
     /// The terms.
@@ -498,8 +499,11 @@ pub enum TermKind {
         /// The path inside it.
         path: Vec<Seg>,
     },
-    /// `<= label.output.max`, `in label.output.ids[*]` (`not in` is `Not` around `in`). The
-    /// target is a [`TermKind::Ref`], or a literal the compiler reports.
+    /// `C or D`: one of the alternatives holds (each a conjunction; `and` binds tighter).
+    Or(Vec<Constraint>),
+    /// `<= label.output.max`, `in label.output.ids[*]`, `contains label.output.code` (`not in`
+    /// is `Not` around `in`). The target is a [`TermKind::Ref`], or a literal the compiler
+    /// reports.
     RefOp {
         /// The operator.
         op: RefOpAst,
@@ -515,6 +519,8 @@ pub enum RefOpAst {
     Cmp(CmpOp),
     /// `in`
     In,
+    /// `contains`
+    Contains,
 }
 
 /// A comparison operator.

@@ -15,16 +15,16 @@ fn word(rule: Rule) -> Option<&'static str> {
     use Rule::{
         agent_block, answer_stmt, arg, arg_list, args_stmt, args_tokens_stmt, bare_tool,
         before_stmt, binary_stmt, block, boolean, c_absent, c_any, c_contains, c_exact, c_fuzzy,
-        c_fuzzy_tokens, c_not, c_one_of, c_present, c_subset, c_type, cmp, cmp_op, constraint,
-        critical, each_seg, either_stmt, errored, escape, expectation, extra_stmt, field_list,
-        format_stmt, ident, include, index, int, json_array, json_member, json_object, keyword,
-        label, name_opt, names_stmt, never_stmt, null, number, order_stmt, output, parallel_stmt,
-        pass_rate_pct, pass_rate_stmt, path, profile_opt, profile_opts, profile_stmt, range,
-        range_op, ref_cmp, ref_in, ref_part, reference, regex, regex_body, regex_flags,
-        rep_at_least, rep_at_most, rep_between, rep_exactly, rep_optional, repeat, rule_code,
-        rules_stmt, score_entry, score_mode_stmt, score_stmt, spec, spread, str_inner, string,
-        threshold_stmt, tool_decl, tool_name, transcripts_stmt, turn_block, turn_sel, unknown_stmt,
-        weight, whole_exact, whole_subset, EOI,
+        c_fuzzy_tokens, c_not, c_one_of, c_present, c_subset, c_type, cmp, cmp_op, conjunction,
+        constraint, critical, each_seg, either_stmt, errored, escape, expectation, extra_stmt,
+        field_list, format_stmt, ident, include, index, int, json_array, json_member, json_object,
+        keyword, label, name_opt, names_stmt, never_stmt, null, number, order_stmt, output,
+        parallel_stmt, pass_rate_pct, pass_rate_stmt, path, profile_opt, profile_opts,
+        profile_stmt, range, range_op, ref_cmp, ref_in, ref_part, reference, regex, regex_body,
+        regex_flags, rep_at_least, rep_at_most, rep_between, rep_exactly, rep_optional, repeat,
+        rule_code, rules_stmt, score_entry, score_mode_stmt, score_stmt, spec, spread, str_inner,
+        string, threshold_stmt, tool_decl, tool_name, transcripts_stmt, turn_block, turn_sel,
+        unknown_stmt, weight, whole_exact, whole_subset, EOI,
     };
     if let Some(k) = keyword_of(rule) {
         return Some(k.quoted());
@@ -63,10 +63,9 @@ fn word(rule: Rule) -> Option<&'static str> {
         spread => "`...`",
         arg | path => "an argument name",
         index => "an index",
-        constraint | c_not | reference | regex | range | cmp | c_type | c_one_of | c_contains
-        | c_fuzzy | c_fuzzy_tokens | c_present | c_absent | c_any | ref_cmp | ref_in => {
-            "a value or constraint"
-        }
+        constraint | conjunction | c_not | reference | regex | range | cmp | c_type | c_one_of
+        | c_contains | c_fuzzy | c_fuzzy_tokens | c_present | c_absent | c_any | ref_cmp
+        | ref_in => "a value or constraint",
         each_seg => "`[*]`",
         ref_part => "`output` or `args`",
         regex_body => "a regular expression",
@@ -226,7 +225,9 @@ pub(crate) fn syntax_error(source: &SourceFile, err: pest::error::Error<Rule>) -
                 | Rule::k_tool
                 | Rule::k_spec => top_level = true,
                 // After `and` or `not`, pest lists every way a term can start.
-                Rule::k_present | Rule::c_present | Rule::constraint => term_context = true,
+                Rule::k_present | Rule::c_present | Rule::constraint | Rule::conjunction => {
+                    term_context = true;
+                }
                 _ => {}
             }
         }

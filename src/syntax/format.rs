@@ -134,7 +134,12 @@ impl<'t> Printer<'t> {
             TermKind::RefOp { op, target } => match op {
                 RefOpAst::Cmp(c) => format!("{} {}", c.as_str(), self.term(target)),
                 RefOpAst::In => format!("in {}", self.term(target)),
+                RefOpAst::Contains => format!("contains {}", self.term(target)),
             },
+            TermKind::Or(alternatives) => {
+                let parts: Vec<String> = alternatives.iter().map(|c| self.constraint(c)).collect();
+                parts.join(" or ")
+            }
         }
     }
 

@@ -659,6 +659,27 @@ impl Builder<'_> {
 
     fn constraint(&mut self, p: Pair<'_, Rule>) -> R<Constraint> {
         let sp = self.span(&p);
+        let mut alternatives = Self::children(p)
+            .into_iter()
+            .map(|c| self.conjunction(c))
+            .collect::<R<Vec<_>>>()?;
+        if alternatives.len() == 1 {
+            return Ok(Constraint {
+                terms: alternatives.pop().expect("one").terms,
+                span: sp,
+            });
+        }
+        Ok(Constraint {
+            terms: vec![Term {
+                kind: TermKind::Or(alternatives),
+                span: sp,
+            }],
+            span: sp,
+        })
+    }
+
+    fn conjunction(&mut self, p: Pair<'_, Rule>) -> R<Constraint> {
+        let sp = self.span(&p);
         let terms = Self::children(p)
             .into_iter()
             .map(|t| self.term(t))
@@ -759,6 +780,17 @@ impl Builder<'_> {
                 match self.json(arr)?.kind {
                     JsonKind::Array(items) => TermKind::OneOf(items),
                     _ => unreachable!("one_of takes an array"),
+                }
+            }
+            Rule::c_contains
+                if Self::children(p.clone())
+                    .first()
+                    .is_some_and(|c| c.as_rule() == Rule::reference) =>
+            {
+                let target = self.term(Self::children(p).remove(0))?;
+                TermKind::RefOp {
+                    op: RefOpAst::Contains,
+                    target: Box::new(target),
                 }
             }
             Rule::c_contains | Rule::c_exact | Rule::c_subset => {

@@ -116,7 +116,7 @@ pub(crate) fn line<'s, J: Json<'s>>(v: J) -> Option<Format> {
     if has("resourceSpans") || has("resourceLogs") {
         return Some(Format::OtelGenai);
     }
-    if has("candidates") || is_gemini_cli_line(v) || is_interaction(v) {
+    if has("candidates") || is_gemini_cli_line(v) || is_interaction(v) || is_interaction_event(v) {
         return Some(Format::Gemini);
     }
     if is_vercel_result(v) {
@@ -226,15 +226,22 @@ fn is_openhands_trajectory<'s, J: Json<'s>>(v: J) -> bool {
 }
 
 /// A Google ADK eval set (`eval_set_id` or `evalSetId` with `eval_cases`/`evalCases`), or an
-/// old-style ADK test file (a list of `{query, expected_tool_use}`).
+/// old-style ADK test file: a list of `{query, expected_tool_use}`, or of named sets of them
+/// (`[{name, data: [{query, expected_tool_use}]}]`, the older eval data shape).
 fn is_adk_evalset<'s, J: Json<'s>>(v: J) -> bool {
+    let query = |q: J| {
+        q.get("query").is_some()
+            && (q.get("expected_tool_use").is_some_and(J::is_arr)
+                || q.get("expectedToolUse").is_some_and(J::is_arr))
+    };
     match v.as_items() {
         Some(mut a) => {
             a.len() > 0
                 && a.all(|q| {
-                    q.get("query").is_some()
-                        && (q.get("expected_tool_use").is_some_and(J::is_arr)
-                            || q.get("expectedToolUse").is_some_and(J::is_arr))
+                    query(q)
+                        || q.get("data").and_then(J::as_items).is_some_and(|mut d| {
+                            d.len() > 0 && d.all(query) && q.get("name").is_some_and(J::is_str)
+                        })
                 })
         }
         None => {
@@ -244,9 +251,26 @@ fn is_adk_evalset<'s, J: Json<'s>>(v: J) -> bool {
     }
 }
 
-/// A SWE-agent trajectory: `trajectory` and `history` arrays.
+/// A SWE-agent trajectory: `trajectory` and `history` arrays, or a `history` alone (what
+/// SWE-agent's demonstrations keep) of chat messages — each with a `role` and no Gemini `parts`
+/// — of which some carry SWE-agent's `message_type` or OpenAI `tool_calls`/`tool_call_ids`.
 fn is_swe_agent_trajectory<'s, J: Json<'s>>(v: J) -> bool {
-    v.get("trajectory").is_some_and(J::is_arr) && v.get("history").is_some_and(J::is_arr)
+    let Some(history) = v.get("history").and_then(J::as_items) else {
+        return false;
+    };
+    if v.get("trajectory").is_some_and(J::is_arr) {
+        return true;
+    }
+    v.get("contents").is_none()
+        && history.len() > 0
+        && history
+            .clone()
+            .all(|m| m.get("role").is_some_and(J::is_str) && m.get("parts").is_none())
+        && { history }.any(|m| {
+            ["message_type", "tool_calls", "tool_call_ids"]
+                .iter()
+                .any(|k| m.get(k).is_some())
+        })
 }
 
 /// A gemini-cli session file: `sessionId`, `projectHash` and a `messages` array.
@@ -254,6 +278,19 @@ fn is_gemini_cli_session<'s, J: Json<'s>>(v: J) -> bool {
     v.get("sessionId").is_some_and(J::is_str)
         && v.get("projectHash").is_some_and(J::is_str)
         && v.get("messages").is_some_and(J::is_arr)
+}
+
+/// A Google Interactions API stream event: an `event_type` of the interaction, its steps or
+/// their content (`interaction.created`, `step.start`, `step.delta`, …) beside the
+/// `interaction`, its id, a `step`, a `delta` or an `index`.
+pub(crate) fn is_interaction_event<'s, J: Json<'s>>(v: J) -> bool {
+    v.str_of("event_type").is_some_and(|t| {
+        ["interaction.", "step.", "content."]
+            .iter()
+            .any(|p| t.starts_with(p))
+    }) && ["interaction", "interaction_id", "step", "delta", "index"]
+        .iter()
+        .any(|k| v.get(k).is_some())
 }
 
 /// A Google Interactions API response: `object: "interaction"` and `steps[]`.

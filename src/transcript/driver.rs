@@ -16,7 +16,7 @@ use super::detect;
 use super::error::Locator;
 use super::jsonl::Lines;
 use super::readers;
-use super::sink::Sink;
+use super::sink::{field, Sink};
 use super::spans::{Seg, SpanTree};
 use super::sse;
 use super::text::{check_text, check_text_at, check_utf8_at, Line};
@@ -65,6 +65,12 @@ pub(crate) fn read_bytes(
     if matches!(bytes[first], b'{' | b'[') {
         match serde_json::from_slice::<Value>(bytes) {
             Ok(v) => {
+                if super::har::is_har(&v) {
+                    return super::har::read(name, bytes, &v, forced, keep, &mut emit);
+                }
+                if let Some(read) = read_capture(name, &|| bytes, &v, forced, keep, &mut emit) {
+                    return read;
+                }
                 let read = |f: Format, sink: &mut Sink| readers::read_doc(f, &v, sink);
                 return read_document(name, &|| bytes, &v, &|| &v, &read, forced, keep, &mut emit);
             }
@@ -130,6 +136,13 @@ pub(crate) fn read_parsed(
         // the `Value` built from it.
         let tape = nodes.tape();
         let root = tape.root();
+        if is_capture(root) {
+            if let Some(read) =
+                read_capture(name, &|| doc.text(), doc.value(), forced, keep, &mut emit)
+            {
+                return read;
+            }
+        }
         if root.is_container() {
             let read = |f: Format, sink: &mut Sink| match f.def().nodes {
                 Some(read) => read(root, sink),
@@ -152,6 +165,9 @@ pub(crate) fn read_parsed(
     if !matches!(v, Value::Object(_) | Value::Array(_)) {
         // A bare string or number is not a document: the file reading says what it is.
         return read_bytes(name, doc.text(), forced, keep, emit);
+    }
+    if let Some(read) = read_capture(name, &|| doc.text(), v, forced, keep, &mut emit) {
+        return read;
     }
     let read = |f: Format, sink: &mut Sink| readers::read_doc(f, v, sink);
     read_document(
@@ -329,6 +345,56 @@ fn read_document<'t, 's, J: Json<'s>>(
     sink.resolve(text, 0);
     emit(transcript(format, None, sink));
     Ok(())
+}
+
+/// Whether `v` is a capture of one API call: a `request` object beside a `response` object (or
+/// an array: a streamed response's chunks), what proxies, recorders and test fixtures keep.
+fn is_capture<'s, J: Json<'s>>(v: J) -> bool {
+    v.get("request").is_some_and(J::is_obj)
+        && v.get("response").is_some_and(|r| r.is_obj() || r.is_arr())
+}
+
+/// A `{request, response}` capture ([`is_capture`]) whose response (else request) is of a
+/// format toolspec reads as one conversation: the request (the history sent) then the response
+/// (the model's answer), read into one transcript, calls resent in both counted once (FORMATS
+/// §0). `None` when `v` is no such capture.
+fn read_capture<'t>(
+    name: &str,
+    text: &dyn Fn() -> &'t [u8],
+    v: &Value,
+    forced: Option<Format>,
+    keep: &Keep,
+    emit: &mut impl FnMut(Transcript),
+) -> Option<Result<(), ReadError>> {
+    if !is_capture(v) {
+        return None;
+    }
+    let (request, response) = (field(v, "request")?, field(v, "response")?);
+    // Formats of several transcripts, and sessions, are not captures of one call.
+    let one = |f: Format| f.def().parts.is_none() && !f.is_session_format();
+    let format = match forced {
+        Some(f) => f,
+        None => detect::doc(response)
+            .ok()
+            .filter(|f| one(*f))
+            .or_else(|| detect::doc(request).ok().filter(|f| one(*f)))?,
+    };
+    if !one(format) {
+        return None;
+    }
+    let mut sink = Sink::keeping(keep);
+    sink.prefix = vec![Seg::K("request")];
+    // A request need not hold a message (a first call): only the response must read.
+    let _ = readers::read_doc(format, request, &mut sink);
+    sink.prefix = vec![Seg::K("response")];
+    let read = readers::read_doc(format, response, &mut sink);
+    sink.prefix.clear();
+    if let Err(msg) = read {
+        return Some(Err(shape_error(name, text(), 0, 1, format, msg)));
+    }
+    sink.resolve(text, 0);
+    emit(transcript(format, None, sink));
+    Some(Ok(()))
 }
 
 /// An `ambiguous-format` finding for each other format the document also has the marks of:

@@ -22,6 +22,7 @@ mod detect;
 mod driver;
 mod error;
 mod format;
+mod har;
 mod jsonl;
 pub mod mapping;
 mod readers;

@@ -3,6 +3,7 @@
 use crate::engine_common;
 
 use engine_common::*;
+use proptest::prelude::*;
 use serde_json::{json, Value};
 use toolspec::config::*;
 use toolspec::engine::difflib::ratio;
@@ -281,6 +282,89 @@ fn not_and_all_of() {
         ),
         json!({})
     ));
+}
+
+/// `or`: the alternatives in order, the first that holds wins; when none holds, the message
+/// gives each alternative's reason, so "optional, but a string when present" reads as written.
+#[test]
+fn any_of_holds_when_one_alternative_does() {
+    let e = || {
+        exp("t").arg(
+            "note",
+            Check::AnyOf {
+                checks: vec![
+                    Check::Absent,
+                    Check::Type {
+                        types: vec![JsonType::String],
+                    },
+                ],
+            },
+        )
+    };
+    assert!(passes(e(), json!({})));
+    assert!(passes(e(), json!({"note": "late"})));
+    assert_eq!(
+        fails_with(e(), json!({"note": 5})),
+        ["note: no alternative holds: must be absent, found 5; or expected string, got number 5"]
+    );
+    // `null` is neither absent nor a string (`type string|null` would take it).
+    assert!(!passes(e(), json!({"note": null})));
+    // An empty list of alternatives (every one left out by the compiler) holds for nothing.
+    assert!(!passes(
+        exp("t").arg("x", Check::AnyOf { checks: vec![] }),
+        json!({"x": 1})
+    ));
+}
+
+proptest! {
+    /// `any_of [a, b]` holds exactly when `a` or `b` does, `all_of` when both do, and `not`
+    /// negates, on random values and checks.
+    #[test]
+    fn alternatives_are_a_disjunction(
+        a in check_strategy(),
+        b in check_strategy(),
+        value in value_strategy(),
+    ) {
+        let holds = |c: Check| passes(exp("t").arg("x", c), value.clone());
+        let (ha, hb) = (holds(a.clone()), holds(b.clone()));
+        prop_assert_eq!(holds(Check::AnyOf { checks: vec![a.clone(), b.clone()] }), ha || hb);
+        prop_assert_eq!(holds(Check::AllOf { checks: vec![a.clone(), b.clone()] }), ha && hb);
+        prop_assert_eq!(holds(Check::Not { check: Box::new(Check::AnyOf { checks: vec![a, b] }) }), !(ha || hb));
+    }
+}
+
+fn check_strategy() -> impl Strategy<Value = Check> {
+    prop::sample::select(vec![
+        Check::Absent,
+        Check::Present,
+        Check::Type {
+            types: vec![JsonType::String],
+        },
+        Check::Type {
+            types: vec![JsonType::Number],
+        },
+        Check::Equals { value: json!(1) },
+        Check::Contains { value: json!("a") },
+        Check::Range {
+            min: Some(0.0),
+            max: Some(2.0),
+            min_exclusive: false,
+            max_exclusive: false,
+        },
+    ])
+}
+
+/// Arguments with `x` absent, or one of a few values.
+fn value_strategy() -> impl Strategy<Value = Value> {
+    prop::sample::select(vec![
+        json!({}),
+        json!({"x": null}),
+        json!({"x": 1}),
+        json!({"x": 3}),
+        json!({"x": "a"}),
+        json!({"x": "b"}),
+        json!({"x": ["a"]}),
+    ])
 }
 
 #[test]

@@ -353,6 +353,63 @@ const OPTIONAL: &str = "spec s {\n  quote: optional call quote\n  call refund(am
 
 /// A reference to an optional expectation that matched nothing does not apply: the constraint
 /// holds, and an info note at the constraint names the label.
+/// `contains ref`: a string holds the captured string (a number or boolean as its JSON text), an
+/// array holds an element equal to it; the failure names both values and where the captured one
+/// comes from; `not contains` negates; a list after `contains` is refused by the compiler.
+#[test]
+fn contains_a_captured_value() {
+    const SPEC: &str =
+        "spec s {\n  book: call book\n  call say(text: contains book.output.code)\n}\n";
+    let say = |code: Value, text: Value| {
+        check(
+            SPEC,
+            &[
+                call_out("book", json!({}), json!({"code": code})),
+                call("say", json!({"text": text})),
+            ],
+        )
+    };
+    let holds =
+        |code: Value, text: Value| say(code, text).expectations[1].status == Status::Matched;
+    assert!(holds(json!("BK-1"), json!("booked: BK-1.")));
+    assert!(holds(json!(4417), json!("number 4417 it is")));
+    assert!(holds(json!(true), json!("flag true")));
+    assert!(holds(json!(4417), json!(["a", 4417.0])));
+    assert!(!holds(json!("BK-1"), json!("BK-2")));
+    let v = say(json!("BK-1"), json!("booked: BK-2"));
+    assert_eq!(
+        messages(&v, 1),
+        [
+            r#"text: "booked: BK-2" does not contain "BK-1" captured from book.output.code (call #1)"#
+        ]
+    );
+    let v = say(json!({"a": 1}), json!("anything"));
+    assert_eq!(
+        messages(&v, 1),
+        [r#"text: book.output.code is object {"a":1} in call #1, which a string cannot contain"#]
+    );
+    let v = say(json!("x"), json!(5));
+    assert_eq!(
+        messages(&v, 1),
+        ["text: expected a string or an array to contain book.output.code, got number 5"]
+    );
+    let negated =
+        "spec s {\n  book: call book\n  call say(text: not contains book.output.code)\n}\n";
+    let v = check(
+        negated,
+        &[
+            call_out("book", json!({}), json!({"code": "X"})),
+            call("say", json!({"text": "has X"})),
+        ],
+    );
+    assert_eq!(v.expectations[1].status, Status::NameOnly);
+    let r = lang_common::compile_with(
+        "spec s {\n  a: call a\n  call b(x: contains a.output.l[*])\n}\n",
+        &[],
+    );
+    assert_eq!(r.diagnostics[0].code.name(), "invalid-comparison");
+}
+
 #[test]
 fn references_to_an_absent_optional_call_do_not_apply() {
     let v = check(
@@ -542,6 +599,7 @@ fn any_op() -> impl Strategy<Value = RefOp> {
         RefOp::Ge,
         RefOp::In,
         RefOp::NotIn,
+        RefOp::Contains,
     ])
 }
 

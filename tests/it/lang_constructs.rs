@@ -149,6 +149,8 @@ const ALL: &[&str] = &[
     "reference compared",
     "in reference",
     "not in reference",
+    "contains reference",
+    "or",
     // Blocks.
     "either",
     "either with three branches",
@@ -640,6 +642,12 @@ impl Seen {
                 self.add("contains");
                 self.json(text, j);
             }
+            TermKind::Or(alternatives) => {
+                self.add("or");
+                for c in alternatives {
+                    self.constraint(text, c);
+                }
+            }
             TermKind::Present => self.add("present"),
             TermKind::Absent => self.add("absent"),
             TermKind::Any => self.add("any"),
@@ -660,6 +668,7 @@ impl Seen {
                 self.add(match op {
                     RefOpAst::Cmp(_) => "reference compared",
                     RefOpAst::In => "in reference",
+                    RefOpAst::Contains => "contains reference",
                 });
                 self.term(text, target);
             }

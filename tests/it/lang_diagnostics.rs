@@ -300,6 +300,11 @@ const CASES: &[(&str, &str, Files)] = &[
         &[],
     ),
     (
+        "contains_a_list",
+        "spec a {\n  search: call search\n  answer contains search.output.hits[*].title\n}\n",
+        &[],
+    ),
+    (
         "syntax_critical_alone",
         "spec a {\n  critical\n}\n",
         &[],

@@ -1,13 +1,14 @@
 //! Every `toolspec` example in the docs and the README parses (fragments inside a spec), and the
-//! complete ones compile.
+//! complete ones compile; every example of the language reference compiles, fragments too, and
+//! its specs run on a transcript without a call.
 
 use toolspec::compile::{compile, MapLoader};
 use toolspec::source::SourceFile;
 use toolspec::syntax::parse;
 
 #[test]
-fn the_language_docs_examples_parse() {
-    let blocks = check_examples(include_str!("../../docs/language.md"));
+fn the_language_docs_examples_compile_and_check() {
+    let blocks = check_examples(include_str!("../../docs/language.md"), true);
     assert!(blocks >= 7, "found only {blocks} examples");
 }
 
@@ -19,7 +20,7 @@ fn the_other_docs_examples_compile() {
         ("docs/scoring.md", include_str!("../../docs/scoring.md")),
         ("docs/cli.md", include_str!("../../docs/cli.md")),
     ] {
-        let blocks = check_examples(doc);
+        let blocks = check_examples(doc, false);
         assert!(
             name != "docs/parity.md" || blocks >= 4,
             "{name}: {blocks} examples"
@@ -27,8 +28,9 @@ fn the_other_docs_examples_compile() {
     }
 }
 
-/// Parse every ```toolspec block of `doc` (compile the complete ones); return how many there were.
-fn check_examples(doc: &str) -> usize {
+/// Parse every ```toolspec block of `doc` (compile the complete ones, or with `all` every one, a
+/// fragment inside a spec, and run the engine on what it compiles to); return how many there were.
+fn check_examples(doc: &str, all: bool) -> usize {
     let mut blocks = 0;
     let mut rest = doc;
     while let Some(start) = rest.find("```toolspec\n") {
@@ -49,7 +51,7 @@ fn check_examples(doc: &str) -> usize {
         if let Err(d) = parse(&src) {
             panic!("docs example does not parse: {d}\n{text}");
         }
-        if whole {
+        if whole || all {
             let loader = MapLoader::new().with(
                 "shared/support_tools.toolspec",
                 include_str!("../../specs/shared/support_tools.toolspec"),
@@ -62,6 +64,12 @@ fn check_examples(doc: &str) -> usize {
                 .map(std::string::ToString::to_string)
                 .collect();
             assert!(errors.is_empty(), "{errors:?}\n{text}");
+            if all {
+                let no_calls: Vec<toolspec::transcript::model::ToolCall> = Vec::new();
+                for spec in &r.file.expect("no errors, so a config").specs {
+                    toolspec::engine::run(spec, &no_calls);
+                }
+            }
         }
     }
     blocks

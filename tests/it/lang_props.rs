@@ -53,6 +53,7 @@ const TOKENS: &[&str] = &[
     "at_least",
     "between",
     "and",
+    "or",
     "not",
     "exact",
     "subset",

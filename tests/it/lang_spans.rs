@@ -406,10 +406,20 @@ impl<'t> Check<'t> {
             TermKind::Absent => assert_eq!(self.at(sp), "absent"),
             TermKind::Any => assert_eq!(self.at(sp), "any"),
             TermKind::Not(inner) => self.term(sp, inner),
+            TermKind::Or(alternatives) => {
+                self.ordered(
+                    &alternatives.iter().map(|c| c.span).collect::<Vec<_>>(),
+                    "alternatives",
+                );
+                for c in alternatives {
+                    self.constraint(sp, c);
+                }
+            }
             TermKind::RefOp { op, target } => {
                 match op {
                     RefOpAst::Cmp(c) => assert!(self.at(sp).starts_with(c.as_str())),
                     RefOpAst::In => assert!(self.at(sp).starts_with("in")),
+                    RefOpAst::Contains => assert!(self.at(sp).starts_with("contains")),
                 }
                 self.term(sp, target);
             }

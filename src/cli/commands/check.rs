@@ -95,6 +95,7 @@ pub(crate) fn run(args: CheckArgs) -> u8 {
             stdin,
             input_format,
             input_mapping,
+            name_skipped: args.strict || args.verbose,
             ..o
         },
         Err(status) => return status,

@@ -282,6 +282,26 @@ impl FileCx {
                 return self.ref_op(src, inner, true, refs);
             }
             TermKind::RefOp { .. } => return self.ref_op(src, t, false, refs),
+            TermKind::Or(alternatives) => {
+                let mut checks = Vec::with_capacity(alternatives.len());
+                for alt in alternatives {
+                    let mut all: Vec<Check> = alt
+                        .terms
+                        .iter()
+                        .filter_map(|t| self.term(src, t, lit, refs))
+                        .collect();
+                    // A term left out was reported; the alternative is then left out too.
+                    if all.len() != alt.terms.len() {
+                        continue;
+                    }
+                    checks.push(if all.len() == 1 {
+                        all.pop().expect("one")
+                    } else {
+                        Check::AllOf { checks: all }
+                    });
+                }
+                Check::AnyOf { checks }
+            }
             TermKind::Not(inner) => Check::Not {
                 check: Box::new(self.term(src, inner, lit, refs)?),
             },
@@ -323,6 +343,7 @@ impl FileCx {
         let op = match (op, negated) {
             (ast::RefOpAst::In, false) => RefOp::In,
             (ast::RefOpAst::In, true) => RefOp::NotIn,
+            (ast::RefOpAst::Contains, _) => RefOp::Contains,
             (ast::RefOpAst::Cmp(c), _) => match c {
                 ast::CmpOp::Lt => RefOp::Lt,
                 ast::CmpOp::Le => RefOp::Le,
@@ -362,17 +383,23 @@ impl FileCx {
         };
         if !op.is_membership() {
             if let Some(each) = each_seg(path) {
+                let what = if op == RefOp::Contains {
+                    "looks for one value"
+                } else {
+                    "compares with one number"
+                };
                 self.diags.push(
                     SpecDiagnostic::error(
                         Code::InvalidComparison,
                         src,
-                        format!(
-                            "`{}` compares with one number, and `[*]` collects a list",
-                            op.as_str()
-                        ),
+                        format!("`{}` {what}, and `[*]` collects a list", op.as_str()),
                     )
                     .label(each, "collects every element")
-                    .help("name one element (`[0]`), or test membership with `in`"),
+                    .help(if op == RefOp::Contains {
+                        "name the one element to look for (`[0]`)"
+                    } else {
+                        "name one element (`[0]`), or test membership with `in`"
+                    }),
                 );
                 return None;
             }

@@ -318,7 +318,11 @@ fn walk_refs<'c>(c: &'c Check, f: &mut dyn FnMut(usize, &'c str)) {
             expectation, label, ..
         } => f(*expectation, label),
         Check::Not { check } => walk_refs(check, f),
-        Check::AllOf { checks } => checks.iter().for_each(|c| walk_refs(c, f)),
+        Check::AllOf { checks } | Check::AnyOf { checks } => {
+            for c in checks {
+                walk_refs(c, f);
+            }
+        }
         _ => {}
     }
 }

@@ -8,20 +8,21 @@
 use std::borrow::Cow;
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
 
 use super::judge::Judge;
-use super::pyjson;
-use super::{raw_id, write_head, LineError, Outcome, Peer, Reader, Scratch};
+use super::{on_deep_stack, write_head, CaseLine, LineError, Outcome, Peer, Reader, Scratch};
 use crate::config::profile::{ProfileSpec, AGENTEVALS};
 use crate::json::keys;
+use crate::json::read::Runtime;
 use crate::json::text::json_str;
 use crate::json::value::{py_eq, Val};
 
 #[derive(Deserialize)]
+#[allow(dead_code)]
 struct Case<'a> {
+    /// Read for its shape; printed back as written ([`CaseLine::raw`]).
     #[serde(borrow, default)]
-    id: Option<&'a RawValue>,
+    id: Option<Val<'a>>,
     #[serde(borrow, default)]
     outputs: Option<Val<'a>>,
     #[serde(borrow, default)]
@@ -124,16 +125,23 @@ impl TrajMode {
     }
 }
 
+/// How LangChain reads `function.arguments`: `json.loads(arguments, strict=False)`, a few frames
+/// deeper than the line's own `json.loads`.
+const ARGUMENTS: Runtime = Runtime::Python {
+    strict: false,
+    depth: crate::json::read::PY311_DEPTH - 20,
+};
+
 /// `function.arguments` as LangChain reads it: a string is parsed with
 /// `json.loads(arguments, strict=False)`, anything else is taken as is (pydantic then wants a
 /// dict in an AI message).
 fn parse_args<'a>(raw: &Val<'a>) -> Result<Val<'a>, String> {
     Ok(match raw {
-        // What serde_json rejects may still be Python JSON (raw control characters in strings,
-        // `NaN`, `1e400`): the fallback reads it as Python does.
-        Val::Str(s) => match serde_json::from_str::<Val<'_>>(s) {
-            Ok(v) => into_owned(v),
-            Err(e) => pyjson::loads(s).map_err(|_| format!("JSONDecodeError: {e}"))?,
+        // Raw control characters in strings, `NaN`, `1e400`, integers of any size: Python's
+        // reading.
+        Val::Str(s) => match crate::json::read::read(s, ARGUMENTS) {
+            Ok((v, _)) => into_owned(v),
+            Err(e) => return Err(format!("JSONDecodeError: {}", e.message)),
         },
         other => other.clone(),
     })
@@ -149,6 +157,7 @@ fn into_owned(v: Val<'_>) -> Val<'static> {
         Val::Int(i) => Val::Int(i),
         Val::UInt(u) => Val::UInt(u),
         Val::Float(f) => Val::Float(f),
+        Val::BigInt(d) => Val::BigInt(Cow::Owned(d.into_owned())),
         Val::Str(s) => Val::Str(Cow::Owned(s.into_owned())),
         Val::Arr(items) => Val::Arr(items.into_iter().map(into_owned).collect()),
         Val::Obj(e) => Val::Obj(
@@ -387,7 +396,7 @@ fn get_path<'v, 'a>(v: &'v Val<'a>, path: &str) -> Option<&'v Val<'a>> {
 
 /// Python `==` between two values inside argument dicts. Every `NaN` there is the one float
 /// object `json.loads` hands out, and container comparisons test identity first, so a `NaN`
-/// inside a dict or a list equals a `NaN` (only `NaN` args come from [`pyjson`]).
+/// inside a dict or a list equals a `NaN` (only `NaN` args come from `json.loads`).
 fn eq_within(a: &Val<'_>, b: &Val<'_>) -> bool {
     match (a, b) {
         (Val::Float(x), Val::Float(y)) if x.is_nan() && y.is_nan() => true,
@@ -584,8 +593,17 @@ impl Peer for Agentevals {
 
 /// Score one agentevals input line.
 pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, LineError<'a>> {
-    let case: Case<'a> = serde_json::from_str(line)?;
-    let id = case.id;
+    let c = CaseLine::read(line, RUNTIME)?;
+    on_deep_stack(c.shape.depth, || score_case(&c, out))
+}
+
+/// How the peer's runtime reads a line.
+const RUNTIME: Runtime = Runtime::PY311;
+
+/// Score the case of a line read by the peer's runtime.
+fn score_case<'a>(c: &CaseLine<'a>, out: &mut String) -> Result<Outcome, LineError<'a>> {
+    let case: Case<'_> = c.case()?;
+    let id = c.raw("id");
     let run = || -> Result<(bool, TrajMode), String> {
         let mode = match &case.trajectory_match_mode {
             None => TrajMode::Strict,
@@ -603,7 +621,7 @@ pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, Line
         Ok((pass, mode)) => {
             write_head(
                 out,
-                raw_id(id),
+                id.unwrap_or("null"),
                 Some(if pass { 1.0 } else { 0.0 }),
                 Some(pass),
             );
@@ -612,9 +630,6 @@ pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, Line
             out.push('}');
             Ok(Outcome::of(Some(pass)))
         }
-        Err(message) => Err(LineError::Rejected {
-            id: id.map(RawValue::get),
-            message,
-        }),
+        Err(message) => Err(LineError::Rejected { id, message }),
     }
 }

@@ -8,16 +8,34 @@
 use std::borrow::Cow;
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
 
 use std::cell::Cell;
 
 use super::judge::Judge;
-use super::{raw_id, write_head, LineError, Outcome, Peer, Reader, Scratch};
+use super::{on_deep_stack, write_head, CaseLine, LineError, Outcome, Peer, Reader, Scratch};
 use crate::config::profile::{ProfileSpec, AXION};
 use crate::engine::difflib::SequenceMatcher;
 use crate::json::keys;
-use crate::json::text::{json_f64, json_str, py_repr, py_str, py_str_list};
+use crate::json::read::Runtime;
+use crate::json::text::{json_f64, json_str, py_str_list_in, PY312};
+use crate::json::value::{depth, py_eq_item};
+use num_bigint::{BigInt, BigUint};
+use num_traits::{ToPrimitive, Zero};
+
+/// Python `repr` as Axion's CPython 3.12 prints it.
+fn py_repr(out: &mut String, v: &Val<'_>) {
+    crate::json::text::py_repr_in::<&Val<'_>, PY312>(out, v);
+}
+
+/// Python `repr` of a string, as CPython 3.12 prints it.
+fn py_str(out: &mut String, s: &str) {
+    crate::json::text::py_str_in::<PY312>(out, s);
+}
+
+/// Python `repr` of a list of strings, as CPython 3.12 prints it.
+fn py_str_list<'s>(out: &mut String, items: impl IntoIterator<Item = &'s str>) {
+    py_str_list_in::<PY312>(out, items);
+}
 use crate::json::value::{py_eq, Val};
 
 /// One Axion `ToolCall`: a name and an args dict.
@@ -64,6 +82,7 @@ fn py_comparable(v: &Val<'_>) -> Result<f64, String> {
         Val::Int(i) => Ok(*i as f64),
         Val::UInt(u) => Ok(*u as f64),
         Val::Float(f) => Ok(*f),
+        Val::BigInt(d) => Ok(crate::json::value::big_int_f64(d)),
         other => Err(format!(
             "TypeError: '>=' not supported between instances of 'float' and '{}'",
             other.py_type_name()
@@ -72,9 +91,11 @@ fn py_comparable(v: &Val<'_>) -> Result<f64, String> {
 }
 
 #[derive(Deserialize)]
+#[allow(dead_code)]
 struct Case<'a> {
+    /// Read for its shape; printed back as written ([`CaseLine::raw`]).
     #[serde(borrow, default)]
-    id: Option<&'a RawValue>,
+    id: Option<Val<'a>>,
     #[serde(borrow, default)]
     tools_called: Option<Vec<Tool<'a>>>,
     #[serde(borrow, default)]
@@ -156,7 +177,7 @@ fn py_type(v: &Val<'_>) -> u8 {
     match v {
         Val::Null => 0,
         Val::Bool(_) => 1,
-        Val::Int(_) | Val::UInt(_) => 2,
+        Val::Int(_) | Val::UInt(_) | Val::BigInt(_) => 2,
         Val::Float(_) => 3,
         Val::Str(_) => 4,
         Val::Arr(_) => 5,
@@ -164,42 +185,52 @@ fn py_type(v: &Val<'_>) -> u8 {
     }
 }
 
-fn int_of(v: &Val<'_>) -> i128 {
-    match *v {
-        Val::Int(i) => i128::from(i),
-        Val::UInt(u) => i128::from(u),
-        Val::Bool(b) => i128::from(b),
-        _ => 0,
+fn int_of(v: &Val<'_>) -> BigInt {
+    match v {
+        Val::Int(i) => BigInt::from(*i),
+        Val::UInt(u) => BigInt::from(*u),
+        Val::Bool(b) => BigInt::from(u8::from(*b)),
+        Val::BigInt(d) => d.parse().unwrap_or_default(),
+        _ => BigInt::default(),
     }
 }
 
-/// `n / d` for non-negative integers, correctly rounded to `f64` as Python's `int / int` is.
-fn int_true_div(n: u128, d: u128) -> f64 {
-    if d == 0 {
+/// `n / d` for non-negative integers, correctly rounded to `f64` as Python's `int / int` is
+/// (round half to even; a quotient past the double range is Python's `OverflowError`, which the
+/// similarity, at most 2 here, never reaches).
+fn int_true_div(n: &BigUint, d: &BigUint) -> f64 {
+    if d.is_zero() {
         return f64::NAN;
     }
-    if n == 0 {
+    if n.is_zero() {
         return 0.0;
     }
-    if n < (1 << 53) && d < (1 << 53) {
-        return n as f64 / d as f64;
+    if let (Some(a), Some(b)) = (n.to_u64(), d.to_u64()) {
+        if a < (1 << 53) && b < (1 << 53) {
+            return a as f64 / b as f64;
+        }
     }
-    let k = n.leading_zeros() as i32 - 1;
-    let scaled = n << k;
-    let q = scaled / d;
-    let sticky = !scaled.is_multiple_of(d);
-    let bits = 128 - q.leading_zeros() as i32;
-    let shift = bits - 53;
-    if shift <= 0 {
-        return q as f64 * 2f64.powi(-k);
+    // Scale so the quotient has 55 bits or more: 53 for the mantissa, a guard bit, and the
+    // remainder (sticky) decides the rest.
+    let shift = 55 + i64::try_from(d.bits()).unwrap_or(0) - i64::try_from(n.bits()).unwrap_or(0);
+    let (num, den) = if shift >= 0 {
+        (n << shift.unsigned_abs(), d.clone())
+    } else {
+        (n.clone(), d << shift.unsigned_abs())
+    };
+    let (q, r) = (&num / &den, &num % &den);
+    let sticky = !r.is_zero();
+    let extra = q.bits().saturating_sub(53);
+    let mut mant = (&q >> extra).to_u64().unwrap_or(0);
+    if extra > 0 {
+        let rest = &q - (BigUint::from(mant) << extra);
+        let half = BigUint::from(1u8) << (extra - 1);
+        if rest > half || (rest == half && (sticky || mant & 1 == 1)) {
+            mant += 1;
+        }
     }
-    let mut mant = q >> shift;
-    let rest = q & ((1u128 << shift) - 1);
-    let half = 1u128 << (shift - 1);
-    if rest > half || (rest == half && (sticky || mant & 1 == 1)) {
-        mant += 1;
-    }
-    mant as f64 * 2f64.powi(shift - k)
+    let exp = i64::try_from(extra).unwrap_or(0) - shift;
+    mant as f64 * 2f64.powi(i32::try_from(exp).unwrap_or(0))
 }
 
 /// The fuzzy work allowed for one case: the sum, over the pairs of unequal strings whose
@@ -312,15 +343,13 @@ fn similarity(v1: Option<&Val<'_>>, v2: Option<&Val<'_>>, work: &Work) -> Result
         _ => {
             // ints and bools (same Python type here)
             let (a, b) = (int_of(v1), int_of(v2));
-            if a == 0 && b == 0 {
+            if a.is_zero() && b.is_zero() {
                 1.0
-            } else if a == 0 || b == 0 {
+            } else if a.is_zero() || b.is_zero() {
                 0.0
             } else {
-                1.0 - int_true_div(
-                    (a - b).unsigned_abs(),
-                    a.unsigned_abs().max(b.unsigned_abs()),
-                )
+                let diff = (&a - &b).magnitude().clone();
+                1.0 - int_true_div(&diff, a.magnitude().max(b.magnitude()))
             }
         }
     })
@@ -362,7 +391,7 @@ fn exact_dicts(a: &[(Cow<'_, str>, Val<'_>)], b: &[(Cow<'_, str>, Val<'_>)]) -> 
     }
     let b = keys::of_val(b);
     a.iter()
-        .all(|(k, v)| b.get(k.as_bytes()).is_some_and(|v2| py_eq(v, v2)))
+        .all(|(k, v)| b.get(k.as_bytes()).is_some_and(|v2| py_eq_item(v, v2)))
 }
 
 /// Evaluate one case.
@@ -583,38 +612,27 @@ fn flexible(
     (score, explanation)
 }
 
-/// Why toolspec does not score a case Axion scores, if it does not: with `check_parameters`,
-/// an integer past 64 bits in the line (Python compares and prints it exactly); a character
-/// whose `repr` depends on the Python version in a name or, with `check_parameters`, in args
-/// (the explanation prints them with `repr`).
-fn unreproducible(
-    line: &str,
-    called: &[Tool<'_>],
-    expected: &[Tool<'_>],
-    opts: &Options<'_>,
-) -> Option<String> {
-    let check = opts.check_parameters.as_ref().is_some_and(Val::py_truthy);
-    if check {
-        let mut bufs = crate::json::tape::Buffers::default();
-        if let Some(n) = crate::json::tape::Tape::parse(line, &mut bufs)
-            .and_then(|t| t.root().big_int().map(str::to_owned))
-        {
-            return Some(crate::json::text::big_int_error(&n));
-        }
-    }
-    for t in called.iter().chain(expected) {
-        let c = crate::json::text::first_version_dependent(&t.name).or_else(|| {
-            t.args
-                .as_ref()
-                .filter(|_| check)
-                .and_then(crate::json::text::version_dependent_in)
-        });
-        if let Some(c) = c {
-            return Some(crate::json::text::version_dependent_error(c));
-        }
+/// Axion's own refusal of a case whose tool args nest past what pydantic serializes.
+fn unreproducible(called: &[Tool<'_>], expected: &[Tool<'_>]) -> Option<String> {
+    // Axion serializes every tool's args with pydantic, whose recursion guard stops at 255
+    // nested containers.
+    if called
+        .iter()
+        .chain(expected)
+        .any(|t| t.args.as_ref().is_some_and(|a| depth(a) >= PYDANTIC_DEPTH))
+    {
+        return Some(
+            "PydanticSerializationError: Error serializing to JSON: ValueError: Maximum \
+             serialization depth exceeded"
+                .to_owned(),
+        );
     }
     None
 }
+
+/// The nesting of a tool's `args` (the dict itself included) at which pydantic's serializer
+/// refuses them.
+const PYDANTIC_DEPTH: usize = 255;
 
 /// The Axion peer.
 pub(crate) struct Axion;
@@ -635,23 +653,28 @@ impl Peer for Axion {
 
 /// Score one Axion input line.
 pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, LineError<'a>> {
-    let case: Case<'a> = serde_json::from_str(line)?;
-    let rejected = |message: String| LineError::Rejected {
-        id: case.id.map(RawValue::get),
-        message,
-    };
+    let c = CaseLine::read(line, RUNTIME)?;
+    on_deep_stack(c.shape.depth, || score_case(&c, out))
+}
+
+/// How the peer's runtime reads a line.
+const RUNTIME: Runtime = Runtime::PY312;
+
+/// Score the case of a line read by the peer's runtime.
+fn score_case<'a>(c: &CaseLine<'a>, out: &mut String) -> Result<Outcome, LineError<'a>> {
+    let case: Case<'_> = c.case()?;
+    let id = c.raw("id");
+    let rejected = |message: String| LineError::Rejected { id, message };
     let rev = Rev::parse(case.rev.as_deref()).map_err(rejected)?;
     let opts = case.options.unwrap_or_default();
     let called = case.tools_called.unwrap_or_default();
     let expected = case.expected_tools.unwrap_or_default();
-    if let Some(message) = unreproducible(line, &called, &expected, &opts) {
+    if let Some(message) = unreproducible(&called, &expected) {
         return Err(rejected(message));
     }
-    let v = evaluate(&called, &expected, &opts, rev).map_err(|message| LineError::Rejected {
-        id: case.id.map(RawValue::get),
-        message,
-    })?;
-    write_head(out, raw_id(case.id), Some(v.score), Some(v.passed));
+    let v = evaluate(&called, &expected, &opts, rev)
+        .map_err(|message| LineError::Rejected { id, message })?;
+    write_head(out, id.unwrap_or("null"), Some(v.score), Some(v.passed));
     out.push_str(",\"explanation\":");
     json_str(out, &v.explanation);
     out.push_str(",\"threshold\":");
@@ -675,14 +698,25 @@ mod tests {
 
     #[test]
     fn integer_division_is_correctly_rounded() {
-        assert_eq!(int_true_div(1, 3), 1.0 / 3.0);
+        let div = |n: u128, d: u128| int_true_div(&BigUint::from(n), &BigUint::from(d));
+        assert_eq!(div(1, 3), 1.0 / 3.0);
         // 2^60+1 over 2^61: exactly 0.5 + 2^-61, rounds to 0.5 (ties and below-half go down).
-        assert_eq!(int_true_div((1 << 60) + 1, 1 << 61), 0.5);
+        assert_eq!(div((1 << 60) + 1, 1 << 61), 0.5);
         let n: u128 = 9_007_199_254_740_993; // 2^53 + 1
-        assert_eq!(int_true_div(n, 3), 3_002_399_751_580_331.0);
+        assert_eq!(div(n, 3), 3_002_399_751_580_331.0);
         assert_eq!(
-            int_true_div(18_446_744_073_709_551_615, 18_446_744_073_709_551_615),
+            div(18_446_744_073_709_551_615, 18_446_744_073_709_551_615),
             1.0
+        );
+        // Python: 1 / (2**64 + 1) and (2**64 + 1) / (2**65 + 3).
+        let big = |s: &str| s.parse::<BigUint>().unwrap();
+        assert_eq!(
+            int_true_div(&big("1"), &big("18446744073709551617")),
+            5.421010862427522e-20
+        );
+        assert_eq!(
+            int_true_div(&big("18446744073709551617"), &big("36893488147419103235")),
+            0.5
         );
     }
 

@@ -12,23 +12,20 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
 
 use super::judge::{Judge, JudgeRequest};
 use super::read::{self, Raw, TapeProfile};
+use crate::json::read::Runtime;
 use crate::json::scan::plain_run_end;
 use crate::json::scan::{same_bytes, same_str};
 use crate::json::tape::V;
-use crate::json::text::{
-    big_int_error, first_version_dependent, json_str_body, plain_repr_json, py_json_indent,
-    py_repr, py_str, version_dependent_error, version_dependent_in,
-};
+use crate::json::text::{json_str_body, plain_repr_json, py_json_indent, py_repr, py_str};
 use smallvec::SmallVec;
 
-use super::{raw_text, write_head, LineError, Outcome, Peer, Reader, Scratch, Work};
+use super::{write_head, CaseLine, LineError, Outcome, Peer, Reader, Scratch, Work};
 use crate::config::profile::{ProfileSpec, DEEPEVAL};
 use crate::json::keys::Keyed;
-use crate::json::value::{py_eq, Val};
+use crate::json::value::{depth_of, py_eq, py_eq_item, Val};
 use crate::json::view::{Json, Kind};
 
 /// One `ToolCall` as pydantic validates it, read from the case's tape.
@@ -125,10 +122,10 @@ struct SerdeOptions<'a> {
 #[derive(Deserialize)]
 #[allow(dead_code)]
 struct SerdeCase<'a> {
-    #[serde(borrow, default, deserialize_with = "raw_text")]
-    id: Option<&'a str>,
     #[serde(borrow, default)]
-    input: Option<&'a RawValue>,
+    id: Option<Val<'a>>,
+    #[serde(borrow, default)]
+    input: Option<Val<'a>>,
     #[serde(borrow)]
     tools_called: Vec<SerdeTool<'a>>,
     #[serde(borrow)]
@@ -251,13 +248,27 @@ fn options_of(v: V<'_>) -> Option<Options<'_>> {
     };
     for (k, x) in v.members() {
         match k {
+            // The oracle iterates whatever it is: a list's items, a dict's keys, a string's
+            // characters.
             b"evaluation_params" => {
-                if !matches!(x.kind(), Kind::Arr) {
-                    return None;
-                }
                 o.evaluation_params = Params::default();
-                for p in x.items() {
-                    o.evaluation_params.push(p.as_str()?);
+                match x.kind() {
+                    Kind::Arr => {
+                        for p in x.items() {
+                            o.evaluation_params.push(p.as_str()?);
+                        }
+                    }
+                    Kind::Obj => {
+                        for (p, _) in x.entries() {
+                            o.evaluation_params.push(p);
+                        }
+                    }
+                    Kind::Str(text) => {
+                        for (i, c) in text.char_indices() {
+                            o.evaluation_params.push(text.get(i..i + c.len_utf8())?);
+                        }
+                    }
+                    _ => return None,
                 }
             }
             b"should_consider_ordering" => o.should_consider_ordering = py_truthy(x),
@@ -327,11 +338,21 @@ fn opt_eq(a: Option<V<'_>>, b: Option<V<'_>>) -> bool {
     }
 }
 
+/// [`opt_eq`] of two fields of pydantic models, which compare their `__dict__`s: identity
+/// first ([`py_eq_item`]).
+fn opt_eq_item(a: Option<V<'_>>, b: Option<V<'_>>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(x), Some(y)) => x.same_text(y) || py_eq_item(x, y),
+        _ => false,
+    }
+}
+
 /// `ToolCall.__eq__`: name, input_parameters and output (not the type).
 fn call_eq(a: &Tool<'_>, b: &Tool<'_>) -> bool {
     same_str(a.name, b.name)
-        && opt_eq(a.input_parameters, b.input_parameters)
-        && opt_eq(a.output, b.output)
+        && opt_eq_item(a.input_parameters, b.input_parameters)
+        && opt_eq_item(a.output, b.output)
 }
 
 fn same_tool(e: &Tool<'_>, c: &Tool<'_>) -> bool {
@@ -404,7 +425,9 @@ fn dict_score(a: V<'_>, b: V<'_>) -> (f64, bool) {
             }
         } else if py_eq(v1, v2) {
             s += share;
-        } else {
+        } else if !py_eq_item(v1, v2) {
+            // `dict1 == dict2` compares items identity first (the one `NaN` equals itself
+            // there), `dict1[key] == dict2[key]` does not.
             equal = false;
         }
     }
@@ -1110,6 +1133,10 @@ const REASON_START: &str = concat!(",\"reason\":\"", reason_head!());
 /// The output line's text after the calling part, with the usual selection reason.
 const NO_TOOLS_END: &str = concat!(reason_middle!(), no_tools!(), reason_tail!(), "\"}");
 
+/// The nesting of a tool's `input_parameters` or `output` at which DeepEval's own recursion
+/// reaches CPython 3.11's limit (between 495 and 500 levels, by the path the case takes).
+const DEEPEVAL_DEPTH: usize = 495;
+
 /// The error line of a case that sets `judge`.
 const JUDGE_IN_LINE: &str = "the `judge` option is not read from case lines: a judge command runs only when the person running toolspec passes `--judge CMD` on the command line (see docs/security.md)";
 
@@ -1127,25 +1154,18 @@ fn evaluate<'t, 'a>(
     for t in exp.iter().chain(called) {
         t.validate()?;
     }
-    // Python keeps integers past 64 bits exact (compares and prints every digit); toolspec
-    // reads them as the nearest double.
-    for t in exp.iter().chain(called) {
-        if let Some(n) = t
-            .input_parameters
-            .and_then(V::big_int)
-            .or_else(|| t.output.and_then(V::big_int))
-        {
-            return Err(big_int_error(n));
-        }
-    }
-    // Names and outputs other than dicts are printed with Python's repr in the reason.
-    for t in exp.iter().chain(called) {
-        let out = t.output.filter(|o| !o.is_obj());
-        if let Some(c) =
-            first_version_dependent(t.name).or_else(|| out.and_then(version_dependent_in))
-        {
-            return Err(version_dependent_error(c));
-        }
+    // DeepEval's own code recurses into tool values: past about 495 levels, Python's
+    // recursion limit ends the case.
+    if exp.iter().chain(called).any(|t| {
+        [t.input_parameters, t.output]
+            .into_iter()
+            .flatten()
+            .any(|v| v.is_container() && depth_of(v) >= DEEPEVAL_DEPTH)
+    }) {
+        return Err(
+            "RecursionError: maximum recursion depth exceeded while calling a Python object"
+                .to_owned(),
+        );
     }
     if let Some(p) = opts.evaluation_params.invalid {
         return Err(format!(
@@ -1249,14 +1269,15 @@ impl Peer for Deepeval {
 
 impl TapeProfile for Deepeval {
     type Case<'t> = Case<'t>;
+    const RUNTIME: Runtime = Runtime::PY311;
     const SHAPE: &'static str = "the case does not have DeepEval's input shape";
 
     fn case_of<'t>(root: V<'t>, work: &mut Work) -> Option<Case<'t>> {
         case_of(root, work)
     }
 
-    fn check(line: &str) -> Result<(), serde_json::Error> {
-        serde_json::from_str::<SerdeCase<'_>>(line).map(drop)
+    fn check<'a>(line: &CaseLine<'a>) -> Result<(), LineError<'a>> {
+        line.case::<SerdeCase<'_>>().map(drop)
     }
 
     /// `work.text` holds the calling part of the reason, built escaped for the line.

@@ -12,11 +12,12 @@ use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 
 use super::judge::Judge;
 use super::read::{self, Raw, TapeProfile};
-use super::{raw_text, write_head, LineError, Outcome, Peer, Reader, Scratch, Work};
+use super::{write_head, CaseLine, LineError, Outcome, Peer, Reader, Scratch, Work};
 use crate::config::profile::{ProfileSpec, EVALITE};
+use crate::json::read::Runtime;
 use crate::json::tape::{Tape, V};
 use crate::json::text::{js_json, json_str, push_u64};
-use crate::json::value::{js_eq, js_strict_eq, CowKey, Val};
+use crate::json::value::{js_eq, js_json_eq, js_strict_eq, CowKey, Val};
 use crate::json::view::{Json, Kind};
 
 /// An absent value (`undefined`).
@@ -139,8 +140,8 @@ fn calls_of(v: V<'_>, calls: &mut Vec<Call>) -> Option<()> {
 #[derive(serde::Deserialize)]
 #[allow(dead_code)]
 struct SerdeCase<'a> {
-    #[serde(borrow, default, deserialize_with = "raw_text")]
-    id: Option<&'a str>,
+    #[serde(borrow, default)]
+    id: Option<Val<'a>>,
     #[serde(rename = "actualCalls")]
     actual: Vec<SerdeCall>,
     #[serde(rename = "expectedCalls")]
@@ -314,7 +315,7 @@ fn name_eq<'t>(x: V<'t>, y: V<'t>, eq: fn(V<'t>, V<'t>) -> bool) -> bool {
 /// another name).
 fn stringified_names_eq(x: V<'_>, y: V<'_>) -> bool {
     if !x.is_container() && !y.is_container() {
-        return name_eq(x, y, js_eq);
+        return name_eq(x, y, js_json_eq);
     }
     let (mut a, mut b) = (String::new(), String::new());
     js_json(&mut a, x);
@@ -534,7 +535,7 @@ fn flexible_mode<'t>(
         names
             && match (ai, bi) {
                 (None, None) => true,
-                (Some(x), Some(y)) => same_value(x, y),
+                (Some(x), Some(y)) => x.same_text(y) || js_json_eq(x, y),
                 _ => false,
             }
     };
@@ -693,14 +694,15 @@ impl Peer for Evalite {
 
 impl TapeProfile for Evalite {
     type Case<'t> = Case<'t>;
+    const RUNTIME: Runtime = Runtime::JavaScript;
     const SHAPE: &'static str = "the case does not have Evalite's input shape";
 
     fn case_of<'t>(root: V<'t>, work: &mut Work) -> Option<Case<'t>> {
         case_of(root, work)
     }
 
-    fn check(line: &str) -> Result<(), serde_json::Error> {
-        serde_json::from_str::<SerdeCase<'_>>(line).map(drop)
+    fn check<'a>(line: &CaseLine<'a>) -> Result<(), LineError<'a>> {
+        line.case::<SerdeCase<'_>>().map(drop)
     }
 
     /// `work.text` holds the metadata, built before the head of the line can be written (the

@@ -6,15 +6,14 @@
 //! Input line: `{id, tools_called | tools_used, expected_tools, options{galtea{profile,
 //! prefixes, camel_to_snake}}}`; list items are `{name, ...}` objects or plain strings.
 
-use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
 
 use super::judge::Judge;
-use super::{raw_id, write_head, LineError, Outcome, Peer, Reader, Scratch};
+use super::{on_deep_stack, write_head, CaseLine, LineError, Outcome, Peer, Reader, Scratch};
 use crate::config::profile::{ProfileSpec, GALTEA};
+use crate::json::read::Runtime;
 use crate::json::text::{json_str, py_str_list};
 use crate::json::value::Val;
 
@@ -41,10 +40,43 @@ struct GalteaOpts<'a> {
     // in the oracle.
     #[serde(borrow, default, deserialize_with = "present")]
     profile: Option<Val<'a>>,
+    /// `None` when absent; `null` and other values are iterated as the oracle's
+    /// `opts.get("prefixes", DEFAULT)` is ([`prefix_list`]).
+    #[serde(borrow, default, deserialize_with = "present")]
+    prefixes: Option<Val<'a>>,
+    /// Read with Python truthiness (`opts.get("camel_to_snake", False)`).
     #[serde(borrow, default)]
-    prefixes: Option<Vec<Cow<'a, str>>>,
-    #[serde(default)]
-    camel_to_snake: Option<bool>,
+    camel_to_snake: Option<Val<'a>>,
+}
+
+/// The prefixes `doc_guess` strips: the oracle's `[p.lower() for p in prefixes]` over any
+/// JSON value (a string is its characters, a dict its keys), or its `TypeError` or
+/// `AttributeError`.
+fn prefix_list(v: Option<&Val<'_>>) -> Result<Option<Vec<String>>, String> {
+    let not_iterable = |t: &str| format!("TypeError: '{t}' object is not iterable");
+    Ok(Some(match v {
+        None => return Ok(None),
+        Some(Val::Str(s)) => s.chars().map(|c| py_lower(&c.to_string())).collect(),
+        Some(Val::Obj(members)) => members.iter().map(|(k, _)| py_lower(k)).collect(),
+        Some(Val::Arr(items)) => items
+            .iter()
+            .map(|x| match x {
+                Val::Str(p) => Ok(py_lower(p)),
+                other => Err(format!(
+                    "AttributeError: '{}' object has no attribute 'lower'",
+                    other.py_type_name()
+                )),
+            })
+            .collect::<Result<_, _>>()?,
+        Some(other) => return Err(not_iterable(other.py_type_name())),
+    }))
+}
+
+/// A member that may be `null` (`Some(None)`) or absent (`None`).
+fn present_list<'de: 'a, 'a, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Option<Vec<Val<'a>>>>, D::Error> {
+    Option::<Vec<Val<'a>>>::deserialize(d).map(Some)
 }
 
 #[derive(Deserialize, Default)]
@@ -54,13 +86,17 @@ struct Options<'a> {
 }
 
 #[derive(Deserialize)]
+#[allow(dead_code)]
 struct Case<'a> {
+    /// Read for its shape; printed back as written ([`CaseLine::raw`]).
     #[serde(borrow, default)]
-    id: Option<&'a RawValue>,
+    id: Option<Val<'a>>,
     #[serde(borrow, default)]
     tools_called: Option<Vec<Val<'a>>>,
-    #[serde(borrow, default)]
-    tools_used: Option<Vec<Val<'a>>>,
+    /// Present (even `null`), it is the oracle's list: `case.get("tools_used",
+    /// case.get("tools_called"))`.
+    #[serde(borrow, default, deserialize_with = "present_list")]
+    tools_used: Option<Option<Vec<Val<'a>>>>,
     #[serde(borrow, default)]
     expected_tools: Option<Vec<Val<'a>>>,
     #[serde(borrow, default)]
@@ -81,8 +117,8 @@ pub(crate) struct Rules {
 impl Rules {
     pub(crate) fn new(
         profile: Option<&str>,
-        prefixes: Option<&[Cow<'_, str>]>,
-        camel_to_snake: Option<bool>,
+        prefixes: Option<Vec<String>>,
+        camel_to_snake: bool,
     ) -> Result<Rules, String> {
         let profile = profile.unwrap_or("doc_guess");
         if !matches!(profile, "exact" | "trim" | "doc_guess") {
@@ -93,13 +129,13 @@ impl Rules {
         Ok(Rules {
             profile: profile.to_owned(),
             prefixes: match prefixes {
-                Some(p) => p.iter().map(|x| py_lower(x)).collect(),
+                Some(p) => p,
                 None => DEFAULT_PREFIXES
                     .iter()
                     .map(std::string::ToString::to_string)
                     .collect(),
             },
-            camel_to_snake: camel_to_snake.unwrap_or(false),
+            camel_to_snake,
         })
     }
 }
@@ -156,13 +192,6 @@ fn mapped(s: &str, table: &[(u32, &str)]) -> String {
         }
     }
     out
-}
-
-/// The first character of `s` that the Pythons from 3.9 to 3.13 case-map differently (a
-/// cased letter newer than the oldest one's Unicode tables), if any.
-pub(crate) fn case_varies(s: &str) -> Option<char> {
-    s.chars()
-        .find(|&c| super::pycase::VARIES.binary_search(&(c as u32)).is_ok())
 }
 
 /// `canon(name)` under the rules.
@@ -324,8 +353,17 @@ impl Peer for Galtea {
 
 /// Score one Galtea input line.
 pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, LineError<'a>> {
-    let case: Case<'a> = serde_json::from_str(line)?;
-    let id = case.id;
+    let c = CaseLine::read(line, RUNTIME)?;
+    on_deep_stack(c.shape.depth, || score_case(&c, out))
+}
+
+/// How the peer's runtime reads a line.
+const RUNTIME: Runtime = Runtime::PY311;
+
+/// Score the case of a line read by the peer's runtime.
+fn score_case<'a>(c: &CaseLine<'a>, out: &mut String) -> Result<Outcome, LineError<'a>> {
+    let case: Case<'_> = c.case()?;
+    let id = c.raw("id");
     let run = || -> Result<Verdict, String> {
         let g = case
             .options
@@ -334,7 +372,7 @@ pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, Line
             .map_or_else(GalteaOpts::default, |g| GalteaOpts {
                 profile: g.profile.clone(),
                 prefixes: g.prefixes.clone(),
-                camel_to_snake: g.camel_to_snake,
+                camel_to_snake: g.camel_to_snake.clone(),
             });
         let profile = match &g.profile {
             None => None,
@@ -345,40 +383,27 @@ pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, Line
                 return Err(s);
             }
         };
-        let rules = Rules::new(profile, g.prefixes.as_deref(), g.camel_to_snake)?;
-        let used = case.tools_used.as_ref().or(case.tools_called.as_ref());
+        let truthy = g.camel_to_snake.as_ref().is_some_and(Val::py_truthy);
+        let used = match &case.tools_used {
+            Some(listed) => listed.as_ref(),
+            None => case.tools_called.as_ref(),
+        };
         let used = names(used.map_or(&[][..], Vec::as_slice))?;
         let exp = names(case.expected_tools.as_deref().unwrap_or(&[]))?;
-        // `doc_guess` lowercases and case-folds with the running Python's Unicode tables.
-        if rules.profile != "exact" && rules.profile != "trim" {
-            if let Some(c) = used.iter().chain(&exp).find_map(|n| case_varies(n)) {
-                return Err(format!(
-                    "toolspec: U+{:04X} is case-folded differently by Python 3.9 to 3.13 \
-                     (their Unicode tables differ), so the canonical name depends on the \
-                     Python version (the case is not scored)",
-                    c as u32
-                ));
-            }
-        }
-        let v = evaluate(used, exp, &rules);
-        // The reason prints the names that differ with Python's repr.
-        if let Some(c) = v
-            .missing
-            .iter()
-            .chain(&v.extra)
-            .find_map(|n| crate::json::text::first_version_dependent(n))
-        {
-            return Err(crate::json::text::version_dependent_error(c));
-        }
-        Ok(v)
+        // The prefixes are read (and fail) only when `doc_guess` canonicalises a name.
+        let doc_guess = profile.is_none_or(|p| p == "doc_guess");
+        let prefixes = if doc_guess && (!used.is_empty() || !exp.is_empty()) {
+            prefix_list(g.prefixes.as_ref())?
+        } else {
+            None
+        };
+        let rules = Rules::new(profile, prefixes, truthy)?;
+        Ok(evaluate(used, exp, &rules))
     };
-    let v = run().map_err(|message| LineError::Rejected {
-        id: id.map(RawValue::get),
-        message,
-    })?;
+    let v = run().map_err(|message| LineError::Rejected { id, message })?;
     let score = v.score();
     let pass = score == 1.0;
-    write_head(out, raw_id(id), Some(score), Some(pass));
+    write_head(out, id.unwrap_or("null"), Some(score), Some(pass));
     out.push_str(",\"success\":");
     out.push_str(if pass { "true" } else { "false" });
     out.push_str(",\"reason\":");
@@ -411,7 +436,7 @@ mod tests {
 
     #[test]
     fn doc_guess_examples_from_the_oracle_readme() {
-        let r = Rules::new(None, None, None).unwrap();
+        let r = Rules::new(None, None, false).unwrap();
         for n in [
             " Search_Web\n",
             "search-web",
@@ -428,16 +453,16 @@ mod tests {
         }
         assert_eq!(canon("searchWeb", &r), "searchweb");
         assert_eq!(canon("tool_search_web", &r), "tool_search_web");
-        let camel = Rules::new(None, None, Some(true)).unwrap();
+        let camel = Rules::new(None, None, true).unwrap();
         assert_eq!(canon("searchWeb", &camel), "search_web");
-        let trim = Rules::new(Some("trim"), None, None).unwrap();
+        let trim = Rules::new(Some("trim"), None, false).unwrap();
         assert_eq!(canon(" A.b ", &trim), "A.b");
-        assert!(Rules::new(Some("loose"), None, None).is_err());
+        assert!(Rules::new(Some("loose"), None, false).is_err());
     }
 
     #[test]
     fn scores_set_equality() {
-        let r = Rules::new(None, None, None).unwrap();
+        let r = Rules::new(None, None, false).unwrap();
         let v = evaluate(["a", "functions.a", "b"], ["b", "A"], &r);
         assert_eq!(v.score(), 1.0);
         let v = evaluate(["a", "c"], ["a", "b"], &r);

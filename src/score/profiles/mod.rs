@@ -21,7 +21,6 @@ mod galtea;
 pub mod judge;
 mod promptfoo;
 mod pycase;
-mod pyjson;
 mod read;
 mod stream;
 
@@ -31,6 +30,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use crate::config::profile::ProfileSpec;
+use crate::json::read::{Runtime, Shape};
+use crate::json::value::Val;
 
 pub use calls::{
     score_calls, score_calls_judged, score_calls_with_tools, ExpectedCall, ProfileVerdict,
@@ -273,6 +274,87 @@ fn score_into_with(
     }
 }
 
+/// A case line read as the peer's runtime reads it ([`crate::json::read`]): the one reading
+/// every profile takes its case from, whichever way it then looks at it.
+pub(crate) struct CaseLine<'a> {
+    pub(crate) line: &'a str,
+    pub(crate) val: Val<'a>,
+    pub(crate) shape: Shape,
+}
+
+impl<'a> CaseLine<'a> {
+    /// Read `line` as `rt` does, or the line's error (serde_json's words for text that is not
+    /// JSON, as before; the runtime's or toolspec's for a limit).
+    pub(crate) fn read(line: &'a str, rt: Runtime) -> Result<CaseLine<'a>, LineError<'a>> {
+        match crate::json::read::read(line, rt) {
+            Ok((val, shape)) => Ok(CaseLine { line, val, shape }),
+            Err(e) if e.syntax => match serde_json::from_str::<serde::de::IgnoredAny>(line) {
+                Err(se) => Err(se.into()),
+                Ok(_) => Err(LineError::Malformed(e.message)),
+            },
+            Err(e) => Err(LineError::Malformed(e.message)),
+        }
+    }
+
+    /// The raw text of top-level member `key` (the last one of a duplicate key).
+    pub(crate) fn raw(&self, key: &str) -> Option<&'a str> {
+        self.shape.raw(self.line, key)
+    }
+
+    /// The typed case read from the value, or serde's error where it does not have the
+    /// peer's input shape (serde_json's own, with its position, where the line has no
+    /// duplicate key for it to stop at).
+    pub(crate) fn case<'v, T: Deserialize<'v>>(&'v self) -> Result<T, LineError<'a>> {
+        T::deserialize(crate::json::de::ValDe(&self.val)).map_err(|e| {
+            if !self.shape.duplicates && self.shape.depth <= SMALL_DEPTH {
+                if let Err(se) = serde_json::from_str::<T>(self.line) {
+                    return se.into();
+                }
+            }
+            LineError::Malformed(e.to_string())
+        })
+    }
+}
+
+impl Drop for CaseLine<'_> {
+    fn drop(&mut self) {
+        crate::json::value::drop_deep(std::mem::replace(&mut self.val, Val::Null));
+    }
+}
+
+/// Values nested at most this deep are scored on the calling thread; deeper ones (up to the
+/// runtime's limit, [`Runtime::depth`]) on a thread of [`DEEP_STACK`] bytes, since comparing
+/// and printing them recurses once per level.
+pub(crate) const SMALL_DEPTH: usize = 128;
+/// The stack of the thread that scores a deeply nested line.
+const DEEP_STACK: usize = 512 << 20;
+
+/// `f()`, on a thread with a stack for `depth` levels when the value is deeper than
+/// [`SMALL_DEPTH`].
+pub(crate) fn on_deep_stack<'a, R: Send>(
+    depth: usize,
+    f: impl FnOnce() -> Result<R, LineError<'a>> + Send,
+) -> Result<R, LineError<'a>> {
+    if depth <= SMALL_DEPTH {
+        return f();
+    }
+    std::thread::scope(|s| {
+        match std::thread::Builder::new()
+            .stack_size(DEEP_STACK)
+            .spawn_scoped(s, f)
+        {
+            Ok(h) => h.join().unwrap_or_else(|_| {
+                Err(LineError::Malformed(
+                    "toolspec: scoring this line failed".to_owned(),
+                ))
+            }),
+            Err(e) => Err(LineError::Malformed(format!(
+                "toolspec: no thread to score a line nested {depth} levels deep: {e}"
+            ))),
+        }
+    })
+}
+
 /// Why a line produced an error line.
 #[derive(Debug)]
 pub(crate) enum LineError<'a> {
@@ -326,16 +408,6 @@ fn write_error(out: &mut String, id: Option<&str>, message: &str) {
     out.push_str(",\"error\":");
     crate::json::text::json_str(out, message);
     out.push('}');
-}
-
-/// A field kept as its raw JSON text (serde `deserialize_with`), borrowed from the line.
-fn raw_text<'de: 'a, 'a, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'a str>, D::Error> {
-    <&'a RawValue>::deserialize(d).map(|r| Some(r.get()))
-}
-
-/// The raw id of a case (`null` when absent).
-fn raw_id(id: Option<&RawValue>) -> &str {
-    id.map_or("null", RawValue::get)
 }
 
 /// Start an output line: `{"id":ID,"score":S,"passed":P`. The caller adds its fields and `}`.

@@ -8,12 +8,12 @@
 use std::borrow::Cow;
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
 
 use super::judge::Judge;
-use super::{raw_id, write_head, LineError, Outcome, Peer, Reader, Scratch};
+use super::{on_deep_stack, write_head, CaseLine, LineError, Outcome, Peer, Reader, Scratch};
 use crate::config::profile::{ProfileSpec, PROMPTFOO};
-use crate::json::text::{js_number, json_str};
+use crate::json::read::Runtime;
+use crate::json::text::json_str;
 use crate::json::value::Val;
 
 #[derive(Deserialize)]
@@ -28,9 +28,11 @@ struct Assertion<'a> {
 }
 
 #[derive(Deserialize)]
+#[allow(dead_code)]
 struct Case<'a> {
+    /// Read for its shape; printed back as written ([`CaseLine::raw`]).
     #[serde(borrow, default)]
-    id: Option<&'a RawValue>,
+    id: Option<Val<'a>>,
     #[serde(borrow)]
     assertion: Assertion<'a>,
     #[serde(borrow, default)]
@@ -54,7 +56,7 @@ fn js_string(v: &Val<'_>) -> String {
             .join(","),
         n => {
             let mut s = String::new();
-            js_number(&mut s, n.as_f64().unwrap_or(0.0));
+            crate::json::text::js_number_string(&mut s, n.as_f64().unwrap_or(0.0));
             s
         }
     }
@@ -317,8 +319,8 @@ fn extract_json_blocks(text: &[char]) -> Result<Vec<Val<'static>>, ParseLimit> {
         }
         remaining -= len;
         let s: String = block.iter().collect();
-        match serde_json::from_str::<Val<'_>>(&s) {
-            Ok(v) => {
+        match crate::json::read::read(&s, Runtime::JavaScript) {
+            Ok((v, _)) => {
                 if starts_line {
                     found.push(own(v));
                 }
@@ -336,6 +338,7 @@ fn own(v: Val<'_>) -> Val<'static> {
         Val::Int(i) => Val::Int(i),
         Val::UInt(u) => Val::UInt(u),
         Val::Float(f) => Val::Float(f),
+        Val::BigInt(d) => Val::BigInt(Cow::Owned(d.into_owned())),
         Val::Str(s) => Val::Str(Cow::Owned(s.into_owned())),
         Val::Arr(a) => Val::Arr(a.into_iter().map(own).collect()),
         Val::Obj(e) => Val::Obj(
@@ -364,7 +367,7 @@ fn extract_names(output: &Val<'_>, names: &mut Vec<String>) -> Result<(), ParseL
     match output {
         Val::Null => Ok(()),
         Val::Str(s) => {
-            if let Ok(parsed) = serde_json::from_str::<Val<'_>>(s) {
+            if let Ok((parsed, _)) = crate::json::read::read(s, Runtime::JavaScript) {
                 extract_names(&parsed, names)
             } else {
                 let chars: Vec<char> = s.chars().collect();
@@ -556,7 +559,7 @@ fn evaluate(a: &Assertion<'_>, output: Option<&Val<'_>>) -> Result<Verdict, Stri
         Some(v) => {
             let x = v.as_f64().unwrap_or(f64::NAN);
             let mut t = String::new();
-            js_number(&mut t, x);
+            crate::json::text::js_number_string(&mut t, x);
             (x, t)
         }
     };
@@ -568,10 +571,10 @@ fn evaluate(a: &Assertion<'_>, output: Option<&Val<'_>>) -> Result<Verdict, Stri
         s.iter().map(|x| x.as_str()).collect::<Vec<_>>().join(", ")
     };
     let expected_s = sorted(&expected);
-    let actual_s = if actual.is_empty() {
-        "(none)".to_owned()
-    } else {
-        sorted(&actual)
+    // `... .join(', ') || '(none)'`: a lone empty name prints as none too.
+    let actual_s = match sorted(&actual) {
+        s if s.is_empty() => "(none)".to_owned(),
+        s => s,
     };
     let t = threshold_text;
     let reason = if pass {
@@ -616,13 +619,20 @@ impl Peer for Promptfoo {
 
 /// Score one promptfoo input line.
 pub(crate) fn score<'a>(line: &'a str, out: &mut String) -> Result<Outcome, LineError<'a>> {
-    let case: Case<'a> = serde_json::from_str(line)?;
-    let v =
-        evaluate(&case.assertion, case.output.as_ref()).map_err(|message| LineError::Rejected {
-            id: case.id.map(RawValue::get),
-            message,
-        })?;
-    write_head(out, raw_id(case.id), Some(v.score), Some(v.pass));
+    let c = CaseLine::read(line, RUNTIME)?;
+    on_deep_stack(c.shape.depth, || score_case(&c, out))
+}
+
+/// How the peer's runtime reads a line.
+const RUNTIME: Runtime = Runtime::JavaScript;
+
+/// Score the case of a line read by the peer's runtime.
+fn score_case<'a>(c: &CaseLine<'a>, out: &mut String) -> Result<Outcome, LineError<'a>> {
+    let case: Case<'_> = c.case()?;
+    let id = c.raw("id");
+    let v = evaluate(&case.assertion, case.output.as_ref())
+        .map_err(|message| LineError::Rejected { id, message })?;
+    write_head(out, id.unwrap_or("null"), Some(v.score), Some(v.pass));
     out.push_str(",\"reason\":");
     json_str(out, &v.reason);
     out.push('}');

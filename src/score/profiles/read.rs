@@ -1,22 +1,19 @@
 //! How a tape peer (DeepEval, Evalite) reads a line: the tape reader
-//! ([`crate::json::tape`]), then serde_json for what it leaves aside, both ending in the same
-//! [`TapeProfile::case_of`].
-
-use std::borrow::Cow;
-use std::collections::BTreeMap;
-
-use serde_json::value::RawValue;
+//! ([`crate::json::tape`]), then the peer's runtime reader ([`crate::json::read`]) for what it
+//! leaves aside, both ending in the same [`TapeProfile::case_of`].
 
 use super::judge::Judge;
-use super::{LineError, Outcome, Reader, Scratch, Work};
+use super::{on_deep_stack, CaseLine, LineError, Outcome, Reader, Scratch, Work};
+use crate::json::read::{Runtime, Shape};
 use crate::json::tape::{Tape, V};
-use crate::json::value::Val;
 use crate::json::view::Json;
 
 /// A profile whose case lines are read into a tape ([`score_line`] drives it).
 pub(crate) trait TapeProfile {
     /// A case, read from a line's tape.
     type Case<'t>;
+    /// How the peer's runtime reads a line.
+    const RUNTIME: Runtime;
     /// What a case the serde reader accepts but [`TapeProfile::case_of`] does not read is
     /// called (a bug, were it ever to happen).
     const SHAPE: &'static str;
@@ -24,8 +21,8 @@ pub(crate) trait TapeProfile {
     /// where that reader would fail.
     /// `work` is the worker's ([`Work`]), for lists kept from line to line.
     fn case_of<'t>(root: V<'t>, work: &mut Work) -> Option<Self::Case<'t>>;
-    /// The serde reader of the line: its shape check, and its error for a line it rejects.
-    fn check(line: &str) -> Result<(), serde_json::Error>;
+    /// The serde reader of the case: its shape check, and its error for a case it rejects.
+    fn check<'a>(line: &CaseLine<'a>) -> Result<(), LineError<'a>>;
     /// Score a case into `out` (one output line, no newline); `raw` gives the raw text of the
     /// line's fields, `work` the worker's buffers, `judge` the judge the person running
     /// toolspec gave on the command line (if any).
@@ -38,10 +35,11 @@ pub(crate) trait TapeProfile {
     ) -> Result<Outcome, LineError<'a>>;
 }
 
-/// Score one line of profile `P`: the tape reader, then serde_json for what it leaves aside
-/// (the exact error of a line it rejects, else the line's value, as a tape), so every line is
-/// scored by the same code ([`TapeProfile::case_of`], then [`TapeProfile::score`]).
-/// [`Reader::Serde`] skips the tape reader (the reference).
+/// Score one line of profile `P`: the tape reader, then the runtime's reader
+/// ([`CaseLine::read`]) for what it leaves aside (the exact error of a line it rejects, else
+/// the line's value, as a tape), so every line is scored by the same code
+/// ([`TapeProfile::case_of`], then [`TapeProfile::score`]). [`Reader::Serde`] skips the tape
+/// reader (the reference).
 pub(crate) fn score_line<'a, P: TapeProfile>(
     line: &'a str,
     out: &mut String,
@@ -53,38 +51,48 @@ pub(crate) fn score_line<'a, P: TapeProfile>(
     if reader == Reader::Tape {
         if let Some(tape) = Tape::parse(line, bufs) {
             if let Some(case) = P::case_of(tape.root(), work) {
-                let raw = Raw { tape: &tape, line };
+                let raw = Raw {
+                    tape: &tape,
+                    line,
+                    shape: None,
+                };
                 return P::score(case, &raw, out, work, judge);
             }
         }
     }
-    P::check(line)?;
-    let val: Val<'_> = serde_json::from_str(line)?;
-    let tape = Tape::from_val(&val, bufs);
-    let raw = Raw { tape: &tape, line };
-    let result = match P::case_of(tape.root(), work) {
-        Some(case) => P::score(case, &raw, out, work, judge),
-        None => Err(LineError::Malformed(P::SHAPE.to_owned())),
-    };
-    result
+    let c = CaseLine::read(line, P::RUNTIME)?;
+    on_deep_stack(c.shape.depth, || {
+        let tape = Tape::from_val(&c.val, bufs);
+        let raw = Raw {
+            tape: &tape,
+            line,
+            shape: Some(&c.shape),
+        };
+        let case = P::case_of(tape.root(), work);
+        let result = match case {
+            Some(case) => P::score(case, &raw, out, work, judge),
+            None => P::check(&c).and(Err(LineError::Malformed(P::SHAPE.to_owned()))),
+        };
+        result
+    })
 }
 
 /// The raw JSON text of a line's top-level fields (ids and inputs are printed back as written).
 pub(crate) struct Raw<'a, 't> {
     tape: &'t Tape<'t>,
     line: &'a str,
+    /// The runtime reader's spans, for a tape built from its value (which has no text).
+    shape: Option<&'t Shape>,
 }
 
 impl<'a> Raw<'a, '_> {
     /// The raw text of field `key` of the line (the last one, as a JSON parser keeps it).
     pub(crate) fn get(&self, key: &str) -> Option<&'a str> {
-        if self.tape.root().raw().is_some() {
-            let span = self.tape.root().get(key)?.raw_span()?;
-            return self.line.get(span);
+        if let Some(shape) = self.shape {
+            return shape.raw(self.line, key);
         }
-        // A tape built from a `Val` has no text: ask serde_json for the fields' raw values.
-        let fields: BTreeMap<Cow<'a, str>, &'a RawValue> = serde_json::from_str(self.line).ok()?;
-        fields.get(key).map(|r| r.get())
+        let span = self.tape.root().get(key)?.raw_span()?;
+        self.line.get(span)
     }
 }
 

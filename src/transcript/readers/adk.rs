@@ -68,6 +68,13 @@ pub(crate) fn cases(v: &Value) -> Option<Vec<(Vec<Seg>, &Value)>> {
 /// Read one eval case (or old-style query) found at `path`.
 pub(crate) fn read_case(c: &Value, path: &[Seg], sink: &mut Sink) {
     let at = |rest: &[Seg]| [path, rest].concat();
+    // The older eval data shape: a named set `{name, data: [{query, expected_tool_use}]}`.
+    if let Some(data) = field(c, "data").and_then(Value::as_array) {
+        for (j, q) in data.iter().enumerate() {
+            read_case(q, &at(&[Seg::K("data"), Seg::I(j)]), sink);
+        }
+        return;
+    }
     // Old test files: `expected_tool_use[] {tool_name, tool_input}`.
     let (expected, ek) = list(c, "expected_tool_use", "expectedToolUse");
     for (j, t) in expected.iter().enumerate() {

@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::super::detect;
-use super::super::sink::{content_text, field, is_prompt, norm_output, s, Args, Loc, Sink};
+use super::super::sink::{arr, content_text, field, is_prompt, norm_output, s, Args, Loc, Sink};
 use super::super::spans::Seg;
 use crate::code::Code;
 use crate::json::view::Json;
@@ -147,7 +147,20 @@ impl Stream {
     pub(crate) fn event(&mut self, v: &Value, sink: &mut Sink) {
         let index = field(v, "index").and_then(Value::as_u64).unwrap_or(0);
         match s(v, "type") {
-            Some("message_start") => self.open.stop_all(sink),
+            Some("message_start") => {
+                self.open.stop_all(sink);
+                // Blocks may arrive whole in the message itself (programmatic tool calling puts
+                // `tool_use` blocks there): they hold indexes 0.. of the message, as the SDK's
+                // accumulator takes `message.content` as the start of the snapshot.
+                let content = field(v, "message").map_or(&[][..], |m| arr(m, "content"));
+                for (j, b) in content.iter().enumerate() {
+                    let before = sink.len();
+                    block(b, &[Seg::K("message"), Seg::K("content")], j, sink);
+                    if sink.len() > before {
+                        self.open.open(j as u64, sink.len() - 1);
+                    }
+                }
+            }
             Some("content_block_start") => {
                 let Some(b) = field(v, "content_block") else {
                     return;

@@ -101,9 +101,16 @@ pub(crate) fn exit_code_failed(out: &Value) -> bool {
             }
         }
     }
-    if let Some(rest) = text.strip_prefix("Exit code: ") {
-        let first = rest.split('\n').next().unwrap_or("").trim();
-        return first.parse::<i64>().is_ok_and(|c| c != 0);
+    // The header before `Output:`: `Exit code: N` (before 0.125), or `Process exited with
+    // code N` (0.125 on; a process still running says `Process running with session ID N`
+    // instead, and has not failed).
+    for line in text.lines().take_while(|l| *l != "Output:").take(8) {
+        let code = line
+            .strip_prefix("Exit code: ")
+            .or_else(|| line.strip_prefix("Process exited with code "));
+        if let Some(code) = code {
+            return code.trim().parse::<i64>().is_ok_and(|c| c != 0);
+        }
     }
     false
 }
@@ -127,6 +134,15 @@ mod tests {
         assert!(!exit_code_failed(&json!("Exit code: 0\nOutput:\n")));
         assert!(!exit_code_failed(&json!(
             "execution error: No such file or directory (os error 2)"
+        )));
+        assert!(exit_code_failed(&json!(
+            "Chunk ID: 1d7024\nWall time: 0.0000 seconds\nProcess exited with code 1\nOriginal token count: 0\nOutput:\n"
+        )));
+        assert!(!exit_code_failed(&json!(
+            "Chunk ID: 1d7024\nWall time: 0.1 seconds\nProcess exited with code 0\nOutput:\nok\n"
+        )));
+        assert!(!exit_code_failed(&json!(
+            "Chunk ID: 9\nWall time: 5.0 seconds\nProcess running with session ID 3\nOutput:\nExit code: 1\n"
         )));
     }
 }

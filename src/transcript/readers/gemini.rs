@@ -46,6 +46,8 @@ enum Step {
 #[derive(Default)]
 pub(crate) struct Stream {
     open: Option<Open>,
+    /// Google Interactions stream events: the `function_call` steps still open, by index.
+    steps: super::blocks::OpenBlocks,
 }
 
 impl Stream {
@@ -57,6 +59,53 @@ impl Stream {
     /// End of input: a call still open keeps the arguments received.
     pub(crate) fn finish(&mut self, sink: &mut Sink) {
         self.close(sink);
+        self.steps.stop_all(sink);
+    }
+
+    /// One Google Interactions stream event (`{event_type, …}`, one per line): a
+    /// `function_call` step opens at `step.start` with its `name`, `id` and `arguments`; the
+    /// `arguments_delta` pieces of its `index` that follow are its arguments, read by the
+    /// argument-string rule at `step.stop`. Other events (the interaction's status, thoughts,
+    /// text) hold no call.
+    fn interaction_event<'s, J: Json<'s>>(&mut self, v: J, sink: &mut Sink) {
+        let index = v.get("index").and_then(J::as_u64).unwrap_or(0);
+        match v.str_of("event_type") {
+            Some("step.start") => {
+                let Some(st) = v
+                    .get("step")
+                    .filter(|s| s.str_of("type") == Some("function_call"))
+                else {
+                    return;
+                };
+                let args = st
+                    .get("arguments")
+                    .filter(|a| !a.is_null())
+                    .map_or(Args::Empty, Args::of);
+                let l = sink.at(&[Seg::K("step")]);
+                let before = sink.len();
+                sink.call(
+                    st.str_of("name").unwrap_or(""),
+                    args,
+                    st.str_of("id")
+                        .filter(|i| !i.is_empty())
+                        .map(str::to_string),
+                    l,
+                );
+                if sink.len() > before {
+                    self.steps.open(index, sink.len() - 1);
+                }
+            }
+            Some("step.delta") => {
+                let d = v.get("delta");
+                if d.and_then(|d| d.str_of("type")) == Some("arguments_delta") {
+                    if let Some(piece) = d.and_then(|d| d.str_of("arguments")) {
+                        self.steps.push(index, piece);
+                    }
+                }
+            }
+            Some("step.stop") => self.steps.stop(index, sink),
+            _ => {}
+        }
     }
 
     fn close(&mut self, sink: &mut Sink) {
@@ -267,6 +316,10 @@ pub(crate) fn read<'s, J: Json<'s>>(v: J, sink: &mut Sink) -> Result<(), String>
 }
 
 fn read_with<'s, J: Json<'s>>(st: &mut Stream, v: J, sink: &mut Sink) -> Result<(), String> {
+    if detect::is_interaction_event(v) {
+        st.interaction_event(v, sink);
+        return Ok(());
+    }
     if detect::is_interaction(v) {
         interaction(v, sink);
         return Ok(());

@@ -35,43 +35,273 @@ pub(crate) fn observations<'s, J: Json<'s>>(v: J) -> Option<(J::Items, Vec<Seg>)
     (list.len() > 0 && list.clone().all(is_obs)).then_some((list, root))
 }
 
-/// Read the TOOL observations.
+/// One call as a model's generation records it.
+struct ModelCall {
+    name: String,
+    args: Value,
+    id: Option<String>,
+    /// Where it is: the generation's position in start order, then the call's position in it.
+    at: (usize, usize),
+    /// The generation's position in the file.
+    obs: usize,
+    /// The tool observation that ran it, once linked.
+    tool: Option<usize>,
+}
+
+/// A tool observation: its name, id and arguments as the observation records them.
+struct ToolRun<'v> {
+    /// Position in the file.
+    obs: usize,
+    /// Position in start order.
+    order: usize,
+    name: String,
+    id: Option<String>,
+    input: Option<&'v Value>,
+    /// The model call it ran, once linked.
+    call: Option<usize>,
+}
+
+/// Read the tool calls of a trace: the model's calls in its generations, and the tool
+/// observations that ran them (docs/formats.md, **Langfuse**).
 pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     let Some((obs, root)) = observations(v) else {
         return Err("expected a Langfuse trace export with `observations`".to_string());
     };
-    let by_start =
-        |a: &&(usize, &Value), b: &&(usize, &Value)| s(a.1, "startTime").cmp(&s(b.1, "startTime"));
-    let mut indexed: Vec<(usize, &Value)> = obs.enumerate().collect();
-    indexed.sort_by(|a, b| by_start(&a, &b));
-    // The model's calls, from the generations in start order.
+    let all: Vec<&Value> = obs.collect();
+    let mut indexed: Vec<(usize, &Value)> = all.iter().copied().enumerate().collect();
+    indexed.sort_by(|a, b| s(a.1, "startTime").cmp(&s(b.1, "startTime")));
+    // The model's calls, from the generations' outputs in start order; the generations'
+    // inputs (the history resent) serve to find ids only.
     let mut known = ModelCalls::default();
-    for (_, o) in indexed
+    let mut model: Vec<ModelCall> = Vec::new();
+    let mut seen_ids = std::collections::HashSet::new();
+    for (order, (i, o)) in indexed.iter().enumerate() {
+        if s(o, "type") != Some("GENERATION") {
+            continue;
+        }
+        if let Some(x) = field(o, "input") {
+            known.collect(x);
+        }
+        let Some(out) = field(o, "output") else {
+            continue;
+        };
+        known.collect(out);
+        let mut found = Vec::new();
+        collect_calls(out, 0, &mut found);
+        for (k, (name, args, id)) in found.into_iter().enumerate() {
+            if id.as_ref().is_some_and(|id| !seen_ids.insert(id.clone())) {
+                continue;
+            }
+            model.push(ModelCall {
+                name,
+                args,
+                id,
+                at: (order, k),
+                obs: *i,
+                tool: None,
+            });
+        }
+    }
+    // The tool observations, linked to the model call each ran.
+    let mut runs: Vec<ToolRun> = Vec::new();
+    for (order, (i, o)) in indexed.iter().enumerate() {
+        let ty = s(o, "type");
+        if !matches!(ty, Some("TOOL" | "SPAN")) {
+            continue;
+        }
+        let attrs = attributes(o);
+        let marked = ty == Some("TOOL") || is_tool_span(o, attrs.as_ref());
+        let name = tool_name(o, attrs.as_ref());
+        let input = field(o, "input").filter(|x| !x.is_null());
+        let attr = |k: &str| {
+            attrs
+                .as_ref()
+                .and_then(|a| field(a, k))
+                .and_then(Value::as_str)
+        };
+        let id = attr("gen_ai.tool.call.id")
+            .or_else(|| attr("ai.toolCall.id"))
+            .map(str::to_string);
+        let mut run = ToolRun {
+            obs: *i,
+            order,
+            name,
+            id,
+            input,
+            call: None,
+        };
+        run.call = link(&run, &model, marked);
+        match run.call {
+            Some(c) => model[c].tool = Some(runs.len()),
+            // A span that is not marked as a tool is one only when it ran a model's call.
+            None if !marked => continue,
+            None => {}
+        }
+        runs.push(run);
+    }
+    // Every model call (ran or not) at its place in the generations, and every tool run that
+    // ran no recorded model call at its own start.
+    enum Entry {
+        Model(usize),
+        Run(usize),
+    }
+    let mut entries: Vec<((usize, usize), Entry)> = model
         .iter()
-        .filter(|(_, o)| s(o, "type") == Some("GENERATION"))
-    {
-        for key in ["input", "output"] {
-            if let Some(x) = o.get(key) {
-                known.collect(x);
+        .enumerate()
+        .map(|(k, c)| (c.at, Entry::Model(k)))
+        .chain(
+            runs.iter()
+                .enumerate()
+                .filter(|(_, r)| r.call.is_none())
+                .map(|(k, r)| ((r.order, 0), Entry::Run(k))),
+        )
+        .collect();
+    entries.sort_by_key(|(at, _)| *at);
+    let path_of = |i: usize| {
+        let mut p = root.clone();
+        p.push(Seg::I(i));
+        p
+    };
+    for (_, entry) in entries {
+        let (name, args, id, run, obs) = match entry {
+            Entry::Model(k) => {
+                let c = &model[k];
+                let run = c.tool.map(|r| &runs[r]);
+                let id = c.id.clone().or_else(|| run.and_then(|r| r.id.clone()));
+                let obs = run.map_or(c.obs, |r| r.obs);
+                (c.name.as_str(), Args::Value(&c.args), id, run, obs)
+            }
+            Entry::Run(k) => {
+                let r = &runs[k];
+                let args = match r.input {
+                    Some(x) => Args::Owned(run_args(x)),
+                    None => Args::Empty,
+                };
+                let id = r.id.clone().or_else(|| known.id_of(&r.name, r.input));
+                (r.name.as_str(), args, id, Some(r), r.obs)
+            }
+        };
+        let l = sink.at(&path_of(obs));
+        let k = sink.call_unique(name, args, id, l);
+        if let Some(r) = run {
+            let o = all[r.obs];
+            let output = field(o, "output").filter(|x| !x.is_null()).cloned();
+            let error = s(o, "level") == Some("ERROR");
+            if output.is_some() || error {
+                sink.answer(k, output, error);
             }
         }
     }
-    for (i, o) in indexed.iter().filter(|(_, o)| s(o, "type") == Some("TOOL")) {
-        let name = s(o, "name").unwrap_or("");
-        let input = field(o, "input").filter(|x| !x.is_null());
-        let id = known.id_of(name, input);
-        let args = input.map_or(Args::Empty, Args::Value);
-        let mut path = root.clone();
-        path.push(Seg::I(*i));
-        let l = sink.at(&path);
-        let k = sink.call_unique(name, args, id, l);
-        let output = field(o, "output").filter(|x| !x.is_null()).cloned();
-        let error = s(o, "level") == Some("ERROR");
-        if output.is_some() || error {
-            sink.answer(k, output, error);
+    Ok(())
+}
+
+/// The span attributes an observation's `metadata` records (an object, or JSON text of one).
+fn attributes(o: &Value) -> Option<Value> {
+    let md = field(o, "metadata")?;
+    let md = match md {
+        Value::String(t) if t.trim_start().starts_with('{') => serde_json::from_str(t).ok()?,
+        Value::Object(_) => md.clone(),
+        _ => return None,
+    };
+    field(&md, "attributes").filter(|a| a.is_object()).cloned()
+}
+
+/// Whether a `SPAN` observation says it ran a tool: OpenInference span kind `TOOL`, the OTel
+/// GenAI operation `execute_tool` (or a span named `execute_tool NAME`), LangSmith's span kind
+/// `tool`, or the Vercel AI SDK's `ai.toolCall` operation.
+fn is_tool_span(o: &Value, attrs: Option<&Value>) -> bool {
+    let attr = |k: &str| attrs.and_then(|a| field(a, k)).and_then(Value::as_str);
+    if s(o, "name").is_some_and(is_event_span) {
+        return false;
+    }
+    attr("openinference.span.kind") == Some("TOOL")
+        || attr("gen_ai.operation.name") == Some("execute_tool")
+        || attr("langsmith.span.kind") == Some("tool")
+        || attr("ai.operationId") == Some("ai.toolCall")
+        || s(o, "name").is_some_and(|n| n.starts_with("execute_tool "))
+}
+
+/// A span for one event of a framework's emitter rather than for a tool run: BeeAI writes
+/// `tool.search.wikipedia.start-12`, `…finish-12`, `…success-12` around one run.
+fn is_event_span(name: &str) -> bool {
+    let Some((head, n)) = name.rsplit_once('-') else {
+        return false;
+    };
+    !n.is_empty()
+        && n.bytes().all(|b| b.is_ascii_digit())
+        && [".start", ".finish", ".success", ".error"]
+            .iter()
+            .any(|e| head.ends_with(e))
+}
+
+/// A tool observation's tool name: the name its attributes record (OTel `gen_ai.tool.name`,
+/// the Vercel AI SDK's `ai.toolCall.name`), else the observation's name without the prefix an
+/// instrumentation adds (`execute_tool NAME` of the OTel conventions, pydantic-ai's `running
+/// tool: NAME`).
+fn tool_name(o: &Value, attrs: Option<&Value>) -> String {
+    let attr = |k: &str| attrs.and_then(|a| field(a, k)).and_then(Value::as_str);
+    if let Some(n) = attr("gen_ai.tool.name").or_else(|| attr("ai.toolCall.name")) {
+        return n.to_string();
+    }
+    let name = s(o, "name").unwrap_or("");
+    name.strip_prefix("execute_tool ")
+        .or_else(|| name.strip_prefix("running tool: "))
+        .unwrap_or(name)
+        .to_string()
+}
+
+/// The arguments of a tool run no model call records: its input by the argument-string rule,
+/// without the `{"input": {…}}` wrapper LangSmith's tool spans put around them (the Claude
+/// Agent SDK's traces; a model's own call is matched with or without it, see [`link`]).
+fn run_args(input: &Value) -> Value {
+    let args = decoded(input);
+    match unwrapped(&args) {
+        Some(inner) => inner.clone(),
+        None => args,
+    }
+}
+
+/// `X` of `{"input": X}` where `X` is an object.
+fn unwrapped(args: &Value) -> Option<&Value> {
+    match args {
+        Value::Object(o) if o.len() == 1 => field(o, "input").filter(|x| x.is_object()),
+        _ => None,
+    }
+}
+
+/// The model call a tool run ran: the one with its id; else the first not yet linked with its
+/// name and its arguments (as recorded, or without an `{"input": …}` wrapper); else, for a run
+/// whose input is not JSON (Python's `repr` of a dict), or a span linked by its name alone, the
+/// first not yet linked with its name.
+fn link(run: &ToolRun<'_>, model: &[ModelCall], marked: bool) -> Option<usize> {
+    let free = |c: &&ModelCall| c.tool.is_none() && c.name == run.name;
+    if let Some(id) = &run.id {
+        if let Some(k) = model
+            .iter()
+            .position(|c| c.tool.is_none() && c.id.as_deref() == Some(id.as_str()))
+        {
+            return Some(k);
         }
     }
-    Ok(())
+    let args = run.input.map(decoded);
+    if let Some(args) = &args {
+        let inner = unwrapped(args);
+        if let Some(k) = model
+            .iter()
+            .filter(free)
+            .find(|c| c.args == *args || inner.is_some_and(|x| c.args == *x))
+            .and_then(|c| model.iter().position(|m| std::ptr::eq(m, c)))
+        {
+            return Some(k);
+        }
+    }
+    let not_json = args.as_ref().is_some_and(Value::is_string);
+    if !marked || not_json || args.is_none() {
+        return model
+            .iter()
+            .position(|c| c.tool.is_none() && c.name == run.name);
+    }
+    None
 }
 
 /// The calls a model made, as its generations record them (a trace's tool spans record no
@@ -88,23 +318,12 @@ impl ModelCalls {
     /// Every model call inside a generation's input or output (JSON text is decoded first),
     /// searched up to [`MAX_SEARCH_DEPTH`] levels deep.
     pub(super) fn collect(&mut self, x: &Value) {
-        let parsed;
-        let x = match x {
-            Value::String(t) if t.trim_start().starts_with(['{', '[']) => {
-                match serde_json::from_str::<Value>(t) {
-                    Ok(p) => {
-                        parsed = p;
-                        &parsed
-                    }
-                    Err(_) => return,
-                }
-            }
-            other => other,
-        };
         let mut found = Vec::new();
         collect_calls(x, 0, &mut found);
         for (name, args, id) in found {
-            self.ids.entry(key(&name, &args)).or_insert(id);
+            if let Some(id) = id {
+                self.ids.entry(key(&name, &args)).or_insert(id);
+            }
         }
     }
 
@@ -178,26 +397,26 @@ fn decoded(v: &Value) -> Value {
     }
 }
 
-/// Every model call inside `v` (Responses `function_call` items and Chat `tool_calls` entries).
-fn collect_calls(v: &Value, depth: usize, out: &mut Vec<(String, Value, String)>) {
+/// Every model call inside `v`, in order: Responses `function_call` items `{call_id, name,
+/// arguments}`, Chat `tool_calls` entries `{id, function: {name, arguments}}`, Anthropic
+/// `tool_use` blocks `{id, name, input}`, OTel GenAI and LangChain `tool_call` parts `{id, name,
+/// arguments | args}`, Vercel AI SDK calls `{toolCallId, toolName, input | args}` and Gemini
+/// `functionCall` parts `{name, args, id?}`. JSON text inside is decoded (instrumentations
+/// write messages as strings); the search stops [`MAX_SEARCH_DEPTH`] levels deep.
+fn collect_calls(v: &Value, depth: usize, out: &mut Vec<(String, Value, Option<String>)>) {
     if depth > MAX_SEARCH_DEPTH {
         return;
     }
     match v {
+        Value::String(t) if t.trim_start().starts_with(['{', '[']) => {
+            if let Ok(p) = serde_json::from_str::<Value>(t) {
+                collect_calls(&p, depth + 1, out);
+            }
+        }
         Value::Object(o) => {
-            if let (Some(name), Some(args), Some(id)) = (
-                field(o, "name").and_then(Value::as_str),
-                field(o, "arguments"),
-                field(o, "call_id").and_then(Value::as_str),
-            ) {
-                out.push((name.to_string(), decoded(args), id.to_string()));
-            } else if let (Some(id), Some(f)) = (
-                field(o, "id").and_then(Value::as_str),
-                field(o, "function").filter(|f| f.is_object()),
-            ) {
-                if let (Some(name), Some(args)) = (s(f, "name"), field(f, "arguments")) {
-                    out.push((name.to_string(), decoded(args), id.to_string()));
-                }
+            if let Some(call) = model_call(o) {
+                out.push(call);
+                return;
             }
             for x in o.values() {
                 collect_calls(x, depth + 1, out);
@@ -212,10 +431,71 @@ fn collect_calls(v: &Value, depth: usize, out: &mut Vec<(String, Value, String)>
     }
 }
 
+/// The call `o` is, if it is one of the shapes [`collect_calls`] knows.
+fn model_call(o: &serde_json::Map<String, Value>) -> Option<(String, Value, Option<String>)> {
+    let st = |k: &str| field(o, k).and_then(Value::as_str);
+    let id = |k: &str| st(k).filter(|i| !i.is_empty()).map(str::to_string);
+    let args = |k: &str| field(o, k).map_or(Value::Object(Default::default()), decoded);
+    if let (Some(name), Some(_), Some(call_id)) = (st("name"), field(o, "arguments"), st("call_id"))
+    {
+        return Some((
+            name.to_string(),
+            args("arguments"),
+            Some(call_id.to_string()),
+        ));
+    }
+    if let Some(f) = field(o, "function").filter(|f| f.is_object()) {
+        if let (Some(name), Some(a)) = (s(f, "name"), field(f, "arguments")) {
+            if st("id").is_some() || st("type") == Some("function") {
+                return Some((name.to_string(), decoded(a), id("id")));
+            }
+        }
+    }
+    match st("type") {
+        Some("tool_use") => {
+            return Some((st("name")?.to_string(), args("input"), id("id")));
+        }
+        Some("tool_call") => {
+            let key = if field(o, "arguments").is_some() {
+                "arguments"
+            } else {
+                "args"
+            };
+            return Some((st("name")?.to_string(), args(key), id("id")));
+        }
+        _ => {}
+    }
+    if let Some(name) = st("toolName").filter(|_| field(o, "toolCallId").is_some()) {
+        let key = if field(o, "input").is_some() {
+            "input"
+        } else {
+            "args"
+        };
+        return Some((name.to_string(), args(key), id("toolCallId")));
+    }
+    let fc = field(o, "functionCall").or_else(|| field(o, "function_call"));
+    if let Some(fc) = fc.filter(|f| f.is_object()) {
+        let name = s(fc, "name")?;
+        let a = field(fc, "args").map_or(Value::Object(Default::default()), decoded);
+        let id = s(fc, "id").filter(|i| !i.is_empty()).map(str::to_string);
+        return Some((name.to_string(), a, id));
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn emitter_event_spans_are_not_tool_runs() {
+        assert!(is_event_span("tool.search.wikipedia.start-12"));
+        assert!(is_event_span("tool.search.wikipedia.success-12"));
+        assert!(!is_event_span("get-weather"));
+        assert!(!is_event_span("tool.start-x"));
+        assert!(!is_event_span("duckduckgo_search"));
+    }
 
     #[test]
     fn equal_arguments_give_equal_keys_whatever_their_key_order() {

@@ -178,8 +178,10 @@ impl Stream {
                 if p.loc.is_none() {
                     p.loc = Some(sink.at(path));
                 }
-                if let Some(id) = tc.str_of("id") {
-                    p.id = Some(id.to_string());
+                // The id comes in the first delta; later deltas leave it out or, from some
+                // servers, repeat it or send `""`: the first non-empty id is the call's.
+                if let Some(id) = tc.str_of("id").filter(|id| !id.is_empty()) {
+                    p.id.get_or_insert_with(|| id.to_string());
                 }
                 if let Some(f) = tc.get("function") {
                     if let Some(n) = f.str_of("name") {
