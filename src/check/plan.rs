@@ -44,6 +44,9 @@ pub(super) struct Found {
     pub(super) transcripts: Vec<PathBuf>,
     /// Files under the folders walked that may be transcripts (none under `--spec`).
     pub(super) candidates: Vec<PathBuf>,
+    /// The folders where a new or changed file changes what was found
+    /// ([`Discovered::folders`]).
+    pub(super) folders: Vec<PathBuf>,
 }
 
 /// Discover what the options' paths name (the working folder by default); paths that are
@@ -92,6 +95,7 @@ pub(super) fn discover(
         let d = discover::discover(std::slice::from_ref(spec), exclude, guard, git_global);
         found.refused.extend(d.refused);
         found.problems.extend(d.problems);
+        found.folders.extend(d.folders);
         given_spec = d.specs.into_iter().chain(d.transcripts).next();
     }
     for (path, problem) in &found.refused {
@@ -115,6 +119,7 @@ pub(super) fn discover(
         let mut all = Discovered::default();
         discover::walk_specs(root, exclude, git_global, &mut all);
         spec_files.extend(all.specs.iter().map(|p| absolute(p)));
+        found.folders.extend(all.folders);
     }
     let explicit_specs: BTreeSet<PathBuf> = found.specs.iter().map(|p| absolute(p)).collect();
     Found {
@@ -122,6 +127,7 @@ pub(super) fn discover(
         explicit_specs,
         transcripts: found.transcripts,
         candidates: found.candidates,
+        folders: found.folders,
     }
 }
 
@@ -143,6 +149,9 @@ pub(super) struct Bound {
     /// named on the command line (`false`), then the files of walked folders that may be
     /// transcripts (`true`: quiet, a file that does not read as one is passed over).
     pub(super) unclaimed: Vec<(PathBuf, bool)>,
+    /// The folders where a new or changed file changes what the specs' globs name
+    /// ([`BoundGlob::expand`]).
+    pub(super) folders: Vec<PathBuf>,
 }
 
 impl Bound {
@@ -169,6 +178,7 @@ pub(super) fn bind(
     let mut stdin_specs: Vec<SpecRef> = Vec::new();
     let mut units: Vec<Vec<Spec>> = Vec::new();
     let mut fulls: Vec<bool> = Vec::new();
+    let mut folders: Vec<PathBuf> = Vec::new();
     for (path, specs, warnings) in compiled {
         report.warnings.extend(warnings);
         let specs = match specs {
@@ -183,7 +193,7 @@ pub(super) fn bind(
         for (si, spec) in specs.iter().enumerate() {
             if full {
                 for (g, glob) in spec.globs.iter().enumerate() {
-                    let files = match glob.expand(git_global) {
+                    let files = match glob.expand(git_global, &mut folders) {
                         Ok(files) => files,
                         Err(e) => {
                             report.errors.push(glob_error(
@@ -258,6 +268,7 @@ pub(super) fn bind(
         files: bound,
         stdin: stdin_specs,
         unclaimed,
+        folders,
     }
 }
 
