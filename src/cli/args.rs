@@ -66,7 +66,8 @@ pub(crate) struct RunArgs {
     /// Seconds a judge command may take before it is stopped (its pair gets an error).
     #[arg(long, value_name = "SECONDS", default_value_t = crate::cli::judge::DEFAULT_TIMEOUT_SECS)]
     pub judge_timeout: f64,
-    /// Worker threads (default: all cores). Output is identical for any value.
+    /// Worker threads (default: all cores, fewer if the memory available holds fewer workers
+    /// reading their largest file, 1.5 GiB each). Output is identical for any value.
     #[arg(long, short = 'j', value_name = "N")]
     pub threads: Option<usize>,
     /// When to use colours.
@@ -96,8 +97,9 @@ pub(crate) struct CheckArgs {
     /// Exit 0 even when expectations fail (errors that stop the run still exit 2).
     #[arg(long)]
     pub exit_zero: bool,
-    /// Treat warnings about the run (a glob that matches nothing, nothing checked at all, a
-    /// transcript read with no tool calls, ...) as failures: exit 1 when there are any.
+    /// Treat warnings as failures: those about the run (a glob that matches nothing, nothing
+    /// checked at all, a transcript read with no tool calls, ...) and findings that leave part of
+    /// a spec unchecked (an `agent` name no call has, ...): exit 1 when there are any.
     #[arg(long)]
     pub strict: bool,
     /// Show each finding in full, with the transcript and spec snippets, and passing pairs'
