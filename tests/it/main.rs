@@ -45,6 +45,7 @@ mod hostile_fuzz_regressions;
 mod hostile_inputs;
 mod hostile_memory;
 mod hostile_project;
+mod hostile_schemas;
 mod init_starter;
 mod lang_constructs;
 mod lang_diagnostics;
