@@ -391,9 +391,79 @@ fn watch_prints_what_check_prints_after_every_change() {
     assert!(run.contains("1/3"), "{run}");
 }
 
-/// The folders a check passes over are not watched: 300 git-ignored packages and 300 folders
-/// `toolspec.toml` excludes cost no inotify watch (a recursive watch set one per folder), and
-/// neither does an ignored folder made later; the folders the check reads are watched.
+/// The reproduction of a stale rate: with a `pass_rate >= 0.5` spec at `1/2 passed (50.0 %) ≥
+/// 50 % required — PASS`, a failing run added made watch print the old rate and verdict while
+/// `toolspec check` said `1/3` and failed. Watch prints the new rate and verdict, names the
+/// new pair and the rate among the changes, and never says nothing changed.
+#[test]
+fn a_failing_run_added_under_a_pass_rate_turns_the_rate_to_fail() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("runs")).unwrap();
+    std::fs::write(root.join("s.toolspec"), RATED).unwrap();
+    std::fs::write(root.join("runs/a.json"), PASSING).unwrap();
+    std::fs::write(root.join("runs/b.json"), FAILING).unwrap();
+    let mut w = Watch::start(root);
+    let first = assert_same_as_check(&mut w, root, "first run");
+    assert!(
+        first.contains("s.toolspec::s: 1/2 passed (50.0 %) ≥ 50 % required — PASS"),
+        "{first}"
+    );
+
+    std::fs::write(root.join("runs/c.json"), FAILING).unwrap();
+    let run = w.next_run();
+    assert!(
+        run.contains("s.toolspec::s: 1/3 passed (33.3 %) < 50 % required — FAIL"),
+        "{run}"
+    );
+    assert!(!run.contains("1/2 passed"), "{run}");
+    assert!(run.contains("pass_rate met by 0 of 1 spec"), "{run}");
+    assert!(run.contains("[watch] checked 3 pair(s)"), "{run}");
+    assert!(!run.contains("nothing changed since the last run"), "{run}");
+    assert!(run.contains("s  runs/c.json  new: FAIL\n"), "{run}");
+    assert!(run.contains("s  pass_rate    PASS 1/2 → FAIL 1/3\n"), "{run}");
+    let (check_out, _) = check_now(root);
+    assert!(check_out.contains("1/3 passed (33.3 %) < 50 % required — FAIL"));
+}
+
+/// After a run was added, watch said `nothing changed since the last run`. A run added is a
+/// change (`new: PASS`), and so is one removed (`gone`); only a save that changes no verdict,
+/// score, rate or error is "nothing changed" — and then it says so.
+#[test]
+fn a_run_added_or_removed_is_a_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("runs")).unwrap();
+    std::fs::write(root.join("s.toolspec"), RATED).unwrap();
+    std::fs::write(root.join("runs/a.json"), PASSING).unwrap();
+    let mut w = Watch::start(root);
+    let first = w.next_run();
+    assert!(first.contains("1/1 passed"), "{first}");
+
+    std::fs::write(root.join("runs/d.json"), PASSING).unwrap();
+    let run = w.next_run();
+    assert!(!run.contains("nothing changed since the last run"), "{run}");
+    assert!(run.contains("s  runs/d.json  new: PASS\n"), "{run}");
+    assert!(run.contains("s  pass_rate    PASS 1/1 → PASS 2/2\n"), "{run}");
+    assert!(run.contains("2 passed, 0 failed (2 checked"), "{run}");
+
+    std::fs::remove_file(root.join("runs/a.json")).unwrap();
+    let run = w.next_run();
+    assert!(!run.contains("nothing changed since the last run"), "{run}");
+    assert!(run.contains("s  runs/a.json  gone\n"), "{run}");
+    assert!(run.contains("1 passed, 0 failed (1 checked"), "{run}");
+
+    // The same content saved again: a run, and nothing to report.
+    std::fs::write(root.join("runs/d.json"), PASSING).unwrap();
+    let run = w.next_run();
+    assert!(run.contains("nothing changed since the last run"), "{run}");
+    assert!(run.contains("1 passed, 0 failed (1 checked"), "{run}");
+}
+
+/// The folders a check passes over are not watched: 5 000 git-ignored packages (10 000
+/// folders, where a recursive watch set 10 004 inotify watches) and 300 folders
+/// `toolspec.toml` excludes cost no inotify watch, and neither does an ignored folder made
+/// later; the folders the check reads are watched. The count is asserted, never a time.
 #[cfg(target_os = "linux")]
 #[test]
 fn ignored_and_excluded_folders_are_not_watched() {
@@ -404,8 +474,10 @@ fn ignored_and_excluded_folders_are_not_watched() {
     std::fs::write(root.join("runs/t.json"), PASSING).unwrap();
     std::fs::write(root.join(".gitignore"), "node_modules/\n").unwrap();
     std::fs::write(root.join("toolspec.toml"), "exclude = [\"vendor/**\"]\n").unwrap();
-    for i in 0..300 {
+    for i in 0..5_000 {
         std::fs::create_dir_all(root.join(format!("node_modules/p{i}/lib"))).unwrap();
+    }
+    for i in 0..300 {
         std::fs::create_dir_all(root.join(format!("vendor/v{i}"))).unwrap();
     }
     let watches = |pid: u32| -> usize {
@@ -426,6 +498,11 @@ fn ignored_and_excluded_folders_are_not_watched() {
     let first = watches(w.child.id());
     // The project's folder, runs/ and the folder above the project.
     assert!((2..10).contains(&first), "{first} inotify watches:\n{run}");
+    // The count watch prints is the count it holds.
+    assert!(
+        run.contains(&format!("; {first} folder(s) watched;")),
+        "{first} inotify watches:\n{run}"
+    );
     // A transcript in the watched folder still counts; an ignored folder made later does not
     // get a watch.
     std::fs::create_dir_all(root.join("node_modules/later/lib")).unwrap();
