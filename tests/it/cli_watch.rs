@@ -421,7 +421,10 @@ fn a_failing_run_added_under_a_pass_rate_turns_the_rate_to_fail() {
     assert!(run.contains("[watch] checked 3 pair(s)"), "{run}");
     assert!(!run.contains("nothing changed since the last run"), "{run}");
     assert!(run.contains("s  runs/c.json  new: FAIL\n"), "{run}");
-    assert!(run.contains("s  pass_rate    PASS 1/2 → FAIL 1/3\n"), "{run}");
+    assert!(
+        run.contains("s  pass_rate    PASS 1/2 → FAIL 1/3\n"),
+        "{run}"
+    );
     let (check_out, _) = check_now(root);
     assert!(check_out.contains("1/3 passed (33.3 %) < 50 % required — FAIL"));
 }
@@ -444,7 +447,10 @@ fn a_run_added_or_removed_is_a_change() {
     let run = w.next_run();
     assert!(!run.contains("nothing changed since the last run"), "{run}");
     assert!(run.contains("s  runs/d.json  new: PASS\n"), "{run}");
-    assert!(run.contains("s  pass_rate    PASS 1/1 → PASS 2/2\n"), "{run}");
+    assert!(
+        run.contains("s  pass_rate    PASS 1/1 → PASS 2/2\n"),
+        "{run}"
+    );
     assert!(run.contains("2 passed, 0 failed (2 checked"), "{run}");
 
     std::fs::remove_file(root.join("runs/a.json")).unwrap();
