@@ -22,7 +22,7 @@ mod cli;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use pyo3::exceptions::PyValueError;
@@ -30,12 +30,12 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString};
 use serde_json::Value;
 
+use toolspec::check::paths::{absolute, display_path};
 use toolspec::check::run::{check, CheckOptions, Given, SpecSet, STDIN_NAME};
 use toolspec::check::settings::LoadedSettings;
-use toolspec::compile::{compile as compile_source, FsLoader};
+use toolspec::guard::RootGuard;
 use toolspec::report::stream::Verdicts;
 use toolspec::report::{human, Report};
-use toolspec::source::SourceFile;
 use toolspec::transcript::{Document, Format, Reader};
 
 use cli::sources::SourceCache;
@@ -196,6 +196,8 @@ struct CompiledSpec {
     set: Arc<SpecSet>,
     /// The name and text of a spec given as text, for the snippets of `explain()`.
     text: Option<(String, Arc<String>)>,
+    /// The project root it was compiled under (symbolic links resolved).
+    root: PathBuf,
 }
 
 #[pymethods]
@@ -204,6 +206,13 @@ impl CompiledSpec {
     #[getter]
     fn names(&self) -> Vec<String> {
         self.set.names().map(str::to_owned).collect()
+    }
+
+    /// The project root it was compiled under: what `root=` names to compile it again, in
+    /// another process, under the same root and settings.
+    #[getter]
+    fn root(&self) -> PathBuf {
+        self.root.clone()
     }
 
     /// Check `transcript` (a path, bytes or Python objects) against every spec, as
@@ -259,24 +268,68 @@ impl CompiledSpec {
     }
 }
 
-/// Compile the spec file `path`, or `text` as its content (nothing is then read at `path`),
-/// under the settings found from the current folder. Returns the compiled specs, or `None` and
-/// the report of why not (its errors); the report holds the compile warnings either way.
+/// How spec source text is named: a file of this name at the project root, which its includes
+/// and globs are relative to.
+const TEXT_SPEC_FILE: &str = "spec.toolspec";
+
+/// The working folder and the project's settings: those of `root` when the caller states it
+/// (`root=`; [`LoadedSettings::at_root`]), else found from the working folder up as the
+/// command finds them. Every file the call reads goes through the root guard of their root.
+fn project(root: Option<&Path>) -> PyResult<(PathBuf, LoadedSettings)> {
+    let cwd = current_dir()?;
+    let settings = match root {
+        Some(r) => LoadedSettings::at_root(&absolute(r)),
+        None => LoadedSettings::discover(&cwd),
+    }
+    .map_err(|e| PyValueError::new_err(render(&e)))?;
+    Ok((cwd, settings))
+}
+
+/// The project root without reading the settings (for what reads no settings: `compile`,
+/// `calls`): `root` as stated, else the one the command finds from the working folder.
+fn project_root(root: Option<&Path>) -> PyResult<PathBuf> {
+    Ok(match root {
+        Some(r) => absolute(r),
+        None => toolspec::check::settings::project_root(&current_dir()?),
+    })
+}
+
+/// The spec file `path`, or `text` as the content of [`TEXT_SPEC_FILE`] at the project root
+/// (nothing is then read), and the name the reports give it.
+fn spec_path(
+    path: Option<PathBuf>,
+    text: &Option<String>,
+    root: &Path,
+    cwd: &Path,
+) -> (PathBuf, String) {
+    let path = match (path, text) {
+        (Some(p), None) => p,
+        _ => absolute(root).join(TEXT_SPEC_FILE),
+    };
+    let shown = display_path(&absolute(&path), cwd);
+    (path, shown)
+}
+
+/// Compile the spec file `path`, or `text` as spec source (named [`TEXT_SPEC_FILE`] at the
+/// project root: its includes and globs are relative to the root), under the project's
+/// settings ([`project`]); the spec file and its includes are read through the project's root
+/// guard, widened to anywhere by `allow_outside_root`. Returns the compiled specs, or `None`
+/// and the report of why not (its errors); the report holds the compile warnings either way.
 #[pyfunction]
-#[pyo3(signature = (path, text=None, allow_outside_root=false))]
+#[pyo3(signature = (path, text=None, allow_outside_root=false, root=None))]
 fn compile_spec(
     py: Python<'_>,
-    path: PathBuf,
+    path: Option<PathBuf>,
     text: Option<String>,
     allow_outside_root: bool,
+    root: Option<PathBuf>,
 ) -> PyResult<(Option<CompiledSpec>, Checked)> {
     py.detach(|| {
-        let cwd = current_dir()?;
-        let settings =
-            LoadedSettings::discover(&cwd).map_err(|e| PyValueError::new_err(render(&e)))?;
+        let (cwd, settings) = project(root.as_deref())?;
+        let (path, shown) = spec_path(path, &text, &settings.root, &cwd);
+        let root = absolute(&settings.root);
+        let root = std::fs::canonicalize(&root).unwrap_or(root);
         let sources = Arc::new(SourceCache::default());
-        let shown =
-            toolspec::check::paths::display_path(&toolspec::check::paths::absolute(&path), &cwd);
         let pinned = text.as_ref().map(|t| (shown, Arc::new(t.clone())));
         if let Some((name, t)) = &pinned {
             sources.pin_text(name, t.clone());
@@ -292,6 +345,7 @@ fn compile_spec(
                         Some(CompiledSpec {
                             set: Arc::new(set),
                             text: pinned,
+                            root,
                         }),
                         Checked::ready(report, sources),
                     )
@@ -305,13 +359,18 @@ fn compile_spec(
 /// Check the project as `toolspec check PATHS...` does: every spec file under `paths` against
 /// the transcripts its globs name (no paths: the current folder).
 #[pyfunction]
-fn check_paths(py: Python<'_>, paths: Vec<PathBuf>) -> PyResult<Checked> {
+#[pyo3(signature = (paths, allow_outside_root=false, root=None))]
+fn check_paths(
+    py: Python<'_>,
+    paths: Vec<PathBuf>,
+    allow_outside_root: bool,
+    root: Option<PathBuf>,
+) -> PyResult<Checked> {
     py.detach(|| {
-        let cwd = current_dir()?;
-        let settings =
-            LoadedSettings::discover(&cwd).map_err(|e| PyValueError::new_err(render(&e)))?;
+        let (cwd, settings) = project(root.as_deref())?;
         let opts = CheckOptions {
             paths,
+            allow_outside_root,
             ..CheckOptions::default()
         };
         Ok(Checked::ready(
@@ -329,16 +388,20 @@ fn current_dir() -> PyResult<PathBuf> {
 /// The calls read from `transcript` (a path, bytes or Python objects): a JSON array
 /// with one array per transcript the input holds, each call as `toolspec calls --json` prints it.
 #[pyfunction]
-#[pyo3(signature = (transcript, input_format=None))]
+#[pyo3(signature = (transcript, input_format=None, allow_outside_root=false, root=None))]
 fn calls_json(
     py: Python<'_>,
     transcript: &Bound<'_, PyAny>,
     input_format: Option<&str>,
+    allow_outside_root: bool,
+    root: Option<PathBuf>,
 ) -> PyResult<String> {
     let input = input(transcript)?;
     let format = format(input_format)?;
     py.detach(|| {
-        let reader = Reader::new().format(format);
+        // A path is read through the project's root guard, as `check` reads it.
+        let guard = RootGuard::for_project(&project_root(root.as_deref())?, allow_outside_root);
+        let reader = Reader::new().format(format).guard(&guard);
         let read = match &input {
             Input::Path(p) => reader.read_file(p),
             Input::Bytes(b) => reader.read(STDIN_NAME, b),
@@ -361,17 +424,34 @@ fn calls_json(
 /// A compile diagnostic: code, severity, message, the text the command prints.
 type Diagnostic = (String, String, String, String);
 
-/// Compile the spec source `text` (named `name` in diagnostics; includes are read relative to
-/// it). Returns the config as `toolspec compile` prints it (JSON, or `None` when it does not
-/// compile) and the diagnostics: `(code, severity, message, rendered text)` each.
+/// Compile the spec file `path`, or `text` as spec source (named [`TEXT_SPEC_FILE`] at the
+/// project root), as `toolspec compile` does: the file and its includes read through the
+/// project's root guard, widened to anywhere by `allow_outside_root`. Returns the config as the
+/// command prints it (JSON, or `None` when it does not compile) and the diagnostics: `(code,
+/// severity, message, rendered text)` each. A spec file that cannot be read raises
+/// `ValueError` (naming it and why, never quoting it).
 #[pyfunction]
-fn compile_text(
+#[pyo3(signature = (path, text=None, allow_outside_root=false, root=None))]
+fn compile_config(
     py: Python<'_>,
-    name: String,
-    text: String,
+    path: Option<PathBuf>,
+    text: Option<String>,
+    allow_outside_root: bool,
+    root: Option<PathBuf>,
 ) -> PyResult<(Option<String>, Vec<Diagnostic>)> {
     py.detach(|| {
-        let result = compile_source(&SourceFile::new(name, text), &FsLoader);
+        let root = project_root(root.as_deref())?;
+        let guard = RootGuard::for_project(&root, allow_outside_root);
+        let cwd = current_dir()?;
+        let (path, shown) = spec_path(path, &text, &root, &cwd);
+        // Spec text is named as the reports name it; a file as it was given.
+        let name = if text.is_some() {
+            PathBuf::from(shown)
+        } else {
+            path
+        };
+        let result = cli::commands::compile::compile_spec(&name, text, &guard)
+            .map_err(PyValueError::new_err)?;
         let diags = result
             .diagnostics
             .iter()
@@ -393,13 +473,6 @@ fn compile_text(
         };
         Ok((json, diags))
     })
-}
-
-/// Read a spec file as `toolspec compile` does: its text, or the reason it cannot be read.
-#[pyfunction]
-fn read_spec(path: PathBuf) -> PyResult<String> {
-    toolspec::guard::read_text(&path)
-        .map_err(|e| PyValueError::new_err(format!("cannot read {}: {e}", path.display())))
 }
 
 /// Run the `toolspec` command line with `args` (the program name first); return its exit code.
@@ -464,8 +537,7 @@ fn _toolspec(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compile_spec, m)?)?;
     m.add_function(wrap_pyfunction!(check_paths, m)?)?;
     m.add_function(wrap_pyfunction!(calls_json, m)?)?;
-    m.add_function(wrap_pyfunction!(compile_text, m)?)?;
-    m.add_function(wrap_pyfunction!(read_spec, m)?)?;
+    m.add_function(wrap_pyfunction!(compile_config, m)?)?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
     Ok(())

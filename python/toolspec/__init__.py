@@ -226,8 +226,8 @@ PathLike = Union[str, "os.PathLike[str]"]
 Transcript = Any
 
 
-#: How spec source text is named in reports and messages (includes and globs are relative to
-#: the current folder).
+#: How spec source text is named: a file of this name at the project root, which its includes
+#: and globs are relative to (reports show it relative to the current folder).
 TEXT_SPEC_NAME = "spec.toolspec"
 
 
@@ -235,15 +235,19 @@ def _is_path(spec: str) -> bool:
     return "\n" not in spec and (spec.endswith(".toolspec") or os.path.exists(spec))
 
 
-def _spec_source(spec: Any) -> "tuple[str, Optional[str]]":
-    """The path of `spec`, and its text when it is source text rather than a path."""
+def _spec_source(spec: Any) -> "tuple[Optional[str], Optional[str]]":
+    """The path of `spec`, or its text when it is source text rather than a path."""
     if isinstance(spec, str):
         if _is_path(spec):
             return spec, None
-        return TEXT_SPEC_NAME, spec
+        return None, spec
     if isinstance(spec, os.PathLike):
         return os.fspath(spec), None
     raise TypeError(f"spec must be a path or spec source text, not {type(spec).__name__}")
+
+
+def _root(root: Optional[PathLike]) -> Optional[str]:
+    return None if root is None else os.fspath(root)
 
 
 def _plain(v: Any) -> Any:
@@ -349,8 +353,11 @@ class Spec:
 
     `source_or_path` is the path of a `.toolspec` file, or spec source text. Every spec in it
     applies, whatever its `transcripts` globs say; `name` keeps only the spec of that name.
-    Settings (`toolspec.toml`) are found from the current folder when the `Spec` is built, as for
-    the command, and kept: each `check` then reads only the transcript.
+    Settings (`toolspec.toml`) and the project root are found from the current folder when the
+    `Spec` is built, as for the command (or `root` is the project root), and kept: each `check`
+    then reads only the transcript. Spec source text is taken as a file `spec.toolspec` at the
+    project root: its includes and globs are relative to the root. The spec file, its includes
+    and transcript paths are read only inside the root, unless `allow_outside_root=True`.
 
         spec = toolspec.Spec("prompts/refund.toolspec")
         for run in runs:
@@ -365,11 +372,12 @@ class Spec:
         *,
         name: Optional[str] = None,
         allow_outside_root: bool = False,
+        root: Optional[PathLike] = None,
     ) -> None:
         path, text = _spec_source(source_or_path)
         try:
             compiled, problems = _toolspec.compile_spec(
-                path, text, allow_outside_root or text is not None
+                path, text, allow_outside_root, _root(root)
             )
         except ValueError as e:
             raise ToolspecError(str(e)) from None
@@ -386,7 +394,10 @@ class Spec:
         #: The names of the file's specs.
         self.names: List[str] = names
         #: The spec file (`spec.toolspec` for source text).
-        self.path: str = path
+        self.path: str = TEXT_SPEC_NAME if path is None else path
+        #: The project root it was compiled under (links resolved): `root=` compiles it again
+        #: under the same root and settings, in another process or folder.
+        self.root: str = os.fspath(compiled.root)
 
     def check(self, transcript: "Transcript", *, input_format: Optional[str] = None) -> "Report":
         """Check `transcript` (a path, bytes or Python objects, as for `toolspec.check`).
@@ -425,30 +436,41 @@ class Spec:
 
 
 #: Compiled specs `check` keeps, most recently used last, keyed by spec text (or path, size and
-#: modification time), spec name, settings folder and root option.
+#: modification time), spec name, current folder, root and root option.
 _CACHE: "OrderedDict[tuple, Spec]" = OrderedDict()
 _CACHE_SIZE = 64
 _CACHE_LOCK = threading.Lock()
 
 
-def _cached_spec(spec: Any, spec_name: Optional[str], allow_outside_root: bool) -> Spec:
+def _cached_spec(
+    spec: Any,
+    spec_name: Optional[str],
+    allow_outside_root: bool,
+    root: Optional[PathLike] = None,
+) -> Spec:
     path, text = _spec_source(spec)
     if text is not None:
         key: tuple = ("text", text)
     else:
+        assert path is not None
         try:
             st = os.stat(path)
         except OSError:
-            return Spec(path, name=spec_name, allow_outside_root=allow_outside_root)
+            return Spec(path, name=spec_name, allow_outside_root=allow_outside_root, root=root)
         # The path as given: with the current folder (in the key below) it names the file.
         key = ("path", path, st.st_mtime_ns, st.st_size)
-    key += (spec_name, os.getcwd(), allow_outside_root)
+    key += (spec_name, os.getcwd(), allow_outside_root, _root(root))
     with _CACHE_LOCK:
         hit = _CACHE.get(key)
         if hit is not None:
             _CACHE.move_to_end(key)
             return hit
-    compiled = Spec(spec if text is None else text, name=spec_name, allow_outside_root=allow_outside_root)
+    compiled = Spec(
+        spec if text is None else text,
+        name=spec_name,
+        allow_outside_root=allow_outside_root,
+        root=root,
+    )
     with _CACHE_LOCK:
         _CACHE[key] = compiled
         while len(_CACHE) > _CACHE_SIZE:
@@ -463,6 +485,7 @@ def check(
     spec_name: Optional[str] = None,
     input_format: Optional[str] = None,
     allow_outside_root: bool = False,
+    root: Optional[PathLike] = None,
 ) -> Report:
     """Check `transcript` against the specs of `spec`.
 
@@ -475,9 +498,12 @@ def check(
     is detected as for files; `input_format` (e.g. `"openai-chat"`) forces one.
 
     Settings come from the `toolspec.toml` found from the current folder up, as for the command,
-    and so does the project root: a spec or transcript file outside it (a pytest `tmp_path`) is
-    read only with `allow_outside_root=True` (`--allow-outside-root`). Spec source text is
-    named `spec.toolspec` and may include files from anywhere.
+    and so does the project root (`root` states it instead: the settings are then those of
+    `root/toolspec.toml`, if any). A spec file, an included file or a transcript file outside
+    the root (a pytest `tmp_path`) is read only with `allow_outside_root=True`
+    (`--allow-outside-root`); a refusal names the path and why, never what the file holds. Spec
+    source text is taken as a file `spec.toolspec` at the project root: its includes and globs
+    are relative to the root, and go through the same guard.
 
     The spec is compiled once: `check` keeps the last 64 specs compiled (`Spec` objects), by
     their text, or by path, size and modification time, so checking many runs against one spec
@@ -487,54 +513,81 @@ def check(
     Raises `SpecError` when the spec cannot be read or does not compile, `TranscriptError` when
     the transcript cannot be read, `ToolspecError` for an unknown `spec_name` or format.
     """
-    return _cached_spec(spec, spec_name, allow_outside_root).check(
+    return _cached_spec(spec, spec_name, allow_outside_root, root).check(
         transcript, input_format=input_format
     )
 
 
-def check_project(*paths: PathLike) -> Report:
+def check_project(
+    *paths: PathLike, allow_outside_root: bool = False, root: Optional[PathLike] = None
+) -> Report:
     """Check a project as `toolspec check PATHS...` does: every spec file under `paths` (folders
     are searched for `*.toolspec`; none: the current folder) against the transcripts its
-    `transcripts` globs name.
+    `transcripts` globs name. Paths, includes and globs stay inside the project root (found
+    from the current folder, or `root`) unless `allow_outside_root=True`: a folder outside it
+    is refused before it is searched.
 
     Raises `ToolspecError` (its `diagnostics`: the report's `errors`) when something could not
     be checked: a spec that does not compile, a transcript that cannot be read, a path that does
-    not exist."""
-    report, checked = _check_project([os.fspath(p) for p in paths])
+    not exist or lies outside the root."""
+    report, checked = _check_project(
+        [os.fspath(p) for p in paths], allow_outside_root=allow_outside_root, root=root
+    )
     if report.raw["errors"]:
         raise ToolspecError(checked.problems(TEXT_WIDTH).rstrip("\n"), report.raw["errors"])
     return report
 
 
-def _check_project(paths: List[str]) -> "tuple[Report, Any]":
+def _check_project(
+    paths: List[str], *, allow_outside_root: bool = False, root: Optional[PathLike] = None
+) -> "tuple[Report, Any]":
     """The report of `toolspec check PATHS...`, errors included, and its handle for texts."""
     try:
-        checked = _toolspec.check_paths(paths)
+        checked = _toolspec.check_paths(paths, allow_outside_root, _root(root))
     except ValueError as e:
         raise ToolspecError(str(e)) from None
     return Report(checked), checked
 
 
 def calls_by_transcript(
-    transcript: Transcript, *, input_format: Optional[str] = None
+    transcript: Transcript,
+    *,
+    input_format: Optional[str] = None,
+    allow_outside_root: bool = False,
+    root: Optional[PathLike] = None,
 ) -> List[List[Dict[str, Any]]]:
     """The calls of every transcript `transcript` holds (a dataset file holds one per line),
     each call as `toolspec calls --json` prints it: `name`, `args`, `id`, `output`,
-    `is_error`."""
+    `is_error`. A path is read only inside the project root (as for `check`) unless
+    `allow_outside_root=True`."""
     try:
-        text = _toolspec.calls_json(_transcript(transcript), input_format)
+        text = _toolspec.calls_json(
+            _transcript(transcript), input_format, allow_outside_root, _root(root)
+        )
     except ValueError as e:
         raise TranscriptError(str(e)) from None
     return json.loads(text)
 
 
-def calls(transcript: Transcript, *, input_format: Optional[str] = None) -> List[Dict[str, Any]]:
+def calls(
+    transcript: Transcript,
+    *,
+    input_format: Optional[str] = None,
+    allow_outside_root: bool = False,
+    root: Optional[PathLike] = None,
+) -> List[Dict[str, Any]]:
     """The tool calls read from `transcript` (a path, bytes or Python objects, as for
-    `check`), normalized: a list of `{"name", "args", "id", "output", "is_error"}`.
+    `check`), normalized: a list of `{"name", "args", "id", "output", "is_error"}`. A path is
+    read only inside the project root unless `allow_outside_root=True`.
 
     Raises `TranscriptError` when it cannot be read, or holds several transcripts (use
     `calls_by_transcript`)."""
-    all_calls = calls_by_transcript(transcript, input_format=input_format)
+    all_calls = calls_by_transcript(
+        transcript,
+        input_format=input_format,
+        allow_outside_root=allow_outside_root,
+        root=root,
+    )
     if len(all_calls) == 1:
         return all_calls[0]
     if not all_calls:
@@ -544,23 +597,26 @@ def calls(transcript: Transcript, *, input_format: Optional[str] = None) -> List
     )
 
 
-def compile(spec: Union[PathLike, str]) -> Dict[str, Any]:  # noqa: A001 (the command's name)
+def compile(  # noqa: A001 (the command's name)
+    spec: Union[PathLike, str],
+    *,
+    allow_outside_root: bool = False,
+    root: Optional[PathLike] = None,
+) -> Dict[str, Any]:
     """The matcher config `spec` compiles to, as `toolspec compile` prints it (a dict with the
-    file's specs). `spec` is a path or spec source text.
+    file's specs). `spec` is a path or spec source text (taken as a file `spec.toolspec` at the
+    project root). The spec file and its includes are read only inside the project root (found
+    from the current folder as the command finds it, or `root`) unless
+    `allow_outside_root=True`.
 
     Raises `SpecError` (its `diagnostics`: `code`, `severity`, `message`, `text` each) when the
     spec cannot be read or does not compile."""
-    if isinstance(spec, os.PathLike) or (isinstance(spec, str) and _is_path(spec)):
-        name = os.fspath(spec)
-        try:
-            text = _toolspec.read_spec(name)
-        except ValueError as e:
-            raise SpecError(str(e)) from None
-    elif isinstance(spec, str):
-        name, text = "<spec>", spec
-    else:
-        raise TypeError(f"spec must be a path or spec source text, not {type(spec).__name__}")
-    config, diags = _toolspec.compile_text(name, text)
+    path, text = _spec_source(spec)
+    try:
+        config, diags = _toolspec.compile_config(path, text, allow_outside_root, _root(root))
+    except ValueError as e:
+        raise SpecError(str(e)) from None
+    name = TEXT_SPEC_NAME if path is None else path
     diagnostics = [
         {"code": c, "severity": s, "message": m, "text": t} for (c, s, m, t) in diags
     ]

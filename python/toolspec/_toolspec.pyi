@@ -29,6 +29,9 @@ class CompiledSpec:
     @property
     def names(self) -> List[str]:
         """The names of its specs, in the file's order."""
+    @property
+    def root(self) -> Union[str, os.PathLike[str]]:
+        """The project root it was compiled under."""
     def check(self, transcript: Any, input_format: Optional[str] = None) -> Checked:
         """Check `transcript` (a path, bytes, or Python objects read as JSON) against every spec."""
     def passes(self, transcript: Any, input_format: Optional[str] = None) -> Tuple[bool, bool]:
@@ -36,12 +39,26 @@ class CompiledSpec:
         without building a result."""
 
 def compile_spec(
-    path: Union[str, os.PathLike[str]],
+    path: Optional[Union[str, os.PathLike[str]]],
     text: Optional[str] = None,
     allow_outside_root: bool = False,
+    root: Optional[str] = None,
 ) -> Tuple[Optional[CompiledSpec], Checked]: ...
-def check_paths(paths: Sequence[Union[str, os.PathLike[str]]]) -> Checked: ...
-def calls_json(transcript: Any, input_format: Optional[str] = None) -> str: ...
-def compile_text(name: str, text: str) -> Tuple[Optional[str], List[Tuple[str, str, str, str]]]: ...
-def read_spec(path: Union[str, os.PathLike[str]]) -> str: ...
+def check_paths(
+    paths: Sequence[Union[str, os.PathLike[str]]],
+    allow_outside_root: bool = False,
+    root: Optional[str] = None,
+) -> Checked: ...
+def calls_json(
+    transcript: Any,
+    input_format: Optional[str] = None,
+    allow_outside_root: bool = False,
+    root: Optional[str] = None,
+) -> str: ...
+def compile_config(
+    path: Optional[Union[str, os.PathLike[str]]],
+    text: Optional[str] = None,
+    allow_outside_root: bool = False,
+    root: Optional[str] = None,
+) -> Tuple[Optional[str], List[Tuple[str, str, str, str]]]: ...
 def main(args: List[str]) -> int: ...

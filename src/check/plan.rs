@@ -26,7 +26,7 @@ use super::options::{CheckOptions, STDIN_NAME};
 use super::paths::{absolute, display_path};
 use super::settings::LoadedSettings;
 use crate::code::Code;
-use crate::compile::{self, FsLoader, ProjectLoader, SourceLoader};
+use crate::compile::{self, FsLoader};
 use crate::config::{MatcherConfig, TranscriptGlob};
 use crate::guard::{Refused, RootGuard};
 use crate::report::model::{Finding, Location, Report};
@@ -44,6 +44,9 @@ pub(super) struct Found {
     pub(super) transcripts: Vec<PathBuf>,
     /// Files under the folders walked that may be transcripts (none under `--spec`).
     pub(super) candidates: Vec<PathBuf>,
+    /// The folders where a new or changed file changes what was found
+    /// ([`Discovered::folders`]).
+    pub(super) folders: Vec<PathBuf>,
 }
 
 /// Discover what the options' paths name (the working folder by default); paths that are
@@ -92,6 +95,7 @@ pub(super) fn discover(
         let d = discover::discover(std::slice::from_ref(spec), exclude, guard, git_global);
         found.refused.extend(d.refused);
         found.problems.extend(d.problems);
+        found.folders.extend(d.folders);
         given_spec = d.specs.into_iter().chain(d.transcripts).next();
     }
     for (path, problem) in &found.refused {
@@ -115,6 +119,7 @@ pub(super) fn discover(
         let mut all = Discovered::default();
         discover::walk_specs(root, exclude, git_global, &mut all);
         spec_files.extend(all.specs.iter().map(|p| absolute(p)));
+        found.folders.extend(all.folders);
     }
     let explicit_specs: BTreeSet<PathBuf> = found.specs.iter().map(|p| absolute(p)).collect();
     Found {
@@ -122,6 +127,7 @@ pub(super) fn discover(
         explicit_specs,
         transcripts: found.transcripts,
         candidates: found.candidates,
+        folders: found.folders,
     }
 }
 
@@ -143,6 +149,9 @@ pub(super) struct Bound {
     /// named on the command line (`false`), then the files of walked folders that may be
     /// transcripts (`true`: quiet, a file that does not read as one is passed over).
     pub(super) unclaimed: Vec<(PathBuf, bool)>,
+    /// The folders where a new or changed file changes what the specs' globs name
+    /// ([`BoundGlob::expand`]).
+    pub(super) folders: Vec<PathBuf>,
 }
 
 impl Bound {
@@ -169,6 +178,7 @@ pub(super) fn bind(
     let mut stdin_specs: Vec<SpecRef> = Vec::new();
     let mut units: Vec<Vec<Spec>> = Vec::new();
     let mut fulls: Vec<bool> = Vec::new();
+    let mut folders: Vec<PathBuf> = Vec::new();
     for (path, specs, warnings) in compiled {
         report.warnings.extend(warnings);
         let specs = match specs {
@@ -183,7 +193,7 @@ pub(super) fn bind(
         for (si, spec) in specs.iter().enumerate() {
             if full {
                 for (g, glob) in spec.globs.iter().enumerate() {
-                    let files = match glob.expand(git_global) {
+                    let files = match glob.expand(git_global, &mut folders) {
                         Ok(files) => files,
                         Err(e) => {
                             report.errors.push(glob_error(
@@ -258,6 +268,7 @@ pub(super) fn bind(
         files: bound,
         stdin: stdin_specs,
         unclaimed,
+        folders,
     }
 }
 
@@ -373,31 +384,26 @@ pub(super) fn compile_spec_file(
             return (Err(vec![f]), Vec::new());
         }
     };
-    compile_spec_text(path, shown, text, settings, root, opts)
+    compile_spec_text(path, shown, text, settings, (root, guard), opts)
 }
 
 /// Compile the text of the spec file `path` (shown as `shown`; includes and globs are relative
-/// to its folder): its specs with globs bound, or its errors; plus warnings. A spec file read
-/// from disk ([`compile_spec_file`]) and a spec held in memory
+/// to its folder; includes are read through `guard`, globs bound inside `root` unless
+/// `--allow-outside-root`): its specs with globs bound, or its errors; plus warnings. A spec
+/// file read from disk ([`compile_spec_file`]) and a spec held in memory
 /// ([`super::run::SpecSet::compile`]) both go through here.
 pub(super) fn compile_spec_text(
     path: &Path,
     shown: String,
     text: String,
     settings: &LoadedSettings,
-    root: &Path,
+    (root, guard): (&Path, &RootGuard),
     opts: &CheckOptions,
 ) -> (Compiled, Vec<Finding>) {
     let mut source = SourceFile::new(shown.clone(), text);
-    // Includes stay inside the project unless globs may leave it too.
-    let rooted;
-    let loader: &dyn SourceLoader = if opts.allow_outside_root {
-        &FsLoader
-    } else {
-        rooted = ProjectLoader::new(root).for_spec(path);
-        &rooted
-    };
-    let mut result = compile::compile(&source, loader);
+    // Includes go through the run's guard, as every file it reads.
+    let loader = FsLoader::new(guard.clone());
+    let mut result = compile::compile(&source, &loader);
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
     for d in &result.diagnostics {
@@ -415,7 +421,7 @@ pub(super) fn compile_spec_text(
         } else if let Some(text) = last_good.get(&key) {
             // Mid-edit: keep checking with the version that last compiled, and say so.
             let fallback = SourceFile::new(shown.clone(), text);
-            let again = compile::compile(&fallback, loader);
+            let again = compile::compile(&fallback, &loader);
             if again.file.is_some() {
                 warnings.append(&mut errors);
                 warnings.push(plain(

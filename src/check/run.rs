@@ -40,7 +40,9 @@ pub use super::result::expected_calls;
 
 /// Check the project and return the report (sorted, counted).
 pub fn check(opts: &CheckOptions, settings: &LoadedSettings, cwd: &Path) -> Report {
-    let Checked { mut report, pairs } = check_with(opts, settings, cwd, &Collect);
+    let Checked {
+        mut report, pairs, ..
+    } = check_with(opts, settings, cwd, &Collect);
     report.results = pairs;
     report
 }
@@ -53,6 +55,11 @@ pub struct Checked<E> {
     pub report: Report,
     /// What the sink kept of each result, in report order ([`Report::sort`]).
     pub pairs: Vec<E>,
+    /// The folders where a file made, changed or removed can change this report (absolute,
+    /// sorted, each once): those the check walked for spec files (ignored and wholly excluded
+    /// ones left out, as the walk leaves their files out), those it walked for each spec's
+    /// transcript globs, and the folders of the files it was given. `watch` watches these.
+    pub folders: Vec<PathBuf>,
 }
 
 impl<E> Checked<E> {
@@ -106,6 +113,14 @@ pub fn check_with<S: PairSink>(
         (cwd, git_global, rules.any()),
         &mut report,
     );
+    let mut folders: Vec<PathBuf> = found
+        .folders
+        .iter()
+        .chain(&bound.folders)
+        .map(|f| absolute(f))
+        .collect();
+    folders.sort();
+    folders.dedup();
     let formats = format_overrides(settings, &root, &mut report);
     // `--input-format`: a built-in reader, or a custom mapping of the settings by name.
     let forced = if let Some(name) = &opts.input_mapping {
@@ -119,6 +134,7 @@ pub fn check_with<S: PairSink>(
             return Checked {
                 report,
                 pairs: Vec::new(),
+                folders,
             };
         };
         Some(Reading::Mapping(i))
@@ -182,7 +198,9 @@ pub fn check_with<S: PairSink>(
         })
         .unwrap_or_else(|f| FileOutcome::failed(f, &specs))
     });
-    finish(report, outcomes, &rated)
+    let mut checked = finish(report, outcomes, &rated);
+    checked.folders = folders;
+    checked
 }
 
 /// The end of a check: the files' outcomes gathered into the report (sorted, counted), with a
@@ -245,6 +263,7 @@ fn finish<E>(mut report: Report, outcomes: Vec<FileOutcome<E>>, rated: &[Rated])
     Checked {
         report,
         pairs: pairs.into_iter().map(|p| p.2).collect(),
+        folders: Vec::new(),
     }
 }
 
@@ -309,7 +328,7 @@ impl SpecSet {
         let shown = display_path(&absolute(path), cwd);
         let (specs, warnings) = isolate(&shown, "compiling this spec file", || match text {
             Some(text) => {
-                plan::compile_spec_text(path, shown.clone(), text, settings, &root, &opts)
+                plan::compile_spec_text(path, shown.clone(), text, settings, (&root, &guard), &opts)
             }
             None => plan::compile_spec_file(path, settings, &root, &guard, &opts, cwd),
         })
@@ -355,7 +374,9 @@ impl SpecSet {
     /// it holds; a transcript that cannot be read is a report error. `forced` is
     /// `--input-format`.
     pub fn check(&self, transcript: Given<'_>, forced: Option<Format>) -> Report {
-        let Checked { mut report, pairs } = self.check_with(transcript, forced, &Collect);
+        let Checked {
+            mut report, pairs, ..
+        } = self.check_with(transcript, forced, &Collect);
         report.results = pairs;
         report
     }

@@ -141,6 +141,10 @@ pub(crate) struct CompileArgs {
     /// Spec files.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    /// Read files outside the project root (the folder of toolspec.toml, else the git
+    /// repository, else the working folder), as `check --allow-outside-root` does.
+    #[arg(long)]
+    pub allow_outside_root: bool,
     /// When to use colours in diagnostics.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
@@ -151,6 +155,10 @@ pub(crate) struct CompileArgs {
 pub(crate) struct FmtArgs {
     /// Spec files or folders (default: the current folder).
     pub paths: Vec<PathBuf>,
+    /// Read files outside the project root (the folder of toolspec.toml, else the git
+    /// repository, else the working folder), as `check --allow-outside-root` does.
+    #[arg(long)]
+    pub allow_outside_root: bool,
     /// Do not write; exit 1 if any file is not formatted.
     #[arg(long)]
     pub check: bool,
@@ -171,6 +179,10 @@ pub(crate) struct CallsArgs {
     /// Print JSON (an array of calls per file) instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Read files outside the project root (the folder of toolspec.toml, else the git
+    /// repository, else the working folder), as `check --allow-outside-root` does.
+    #[arg(long)]
+    pub allow_outside_root: bool,
     /// Read as this format instead of detecting it, or with the custom mapping `[formats.NAME]`
     /// of toolspec.toml.
     #[arg(long = "input-format", alias = "format", value_name = "NAME")]
@@ -212,6 +224,10 @@ pub(crate) struct InitArgs {
     /// Overwrite an existing spec.
     #[arg(long)]
     pub force: bool,
+    /// Read files outside the project root (the folder of toolspec.toml, else the git
+    /// repository, else the working folder), as `check --allow-outside-root` does.
+    #[arg(long)]
+    pub allow_outside_root: bool,
 }
 
 /// Output formats of `check`.

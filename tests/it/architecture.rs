@@ -478,6 +478,81 @@ fn the_library_never_spawns_reads_the_environment_or_prints() {
     assert!(problems.is_empty(), "\n{problems}");
 }
 
+/// Where a file may be opened without a project's root guard (`RootGuard::anywhere()`,
+/// `open_regular`): (file, why). Every other read — each command, each function of the Python
+/// module — states the guard of its project.
+const UNGUARDED_READS: &[(&str, &str)] = &[
+    ("src/guard.rs", "the guard itself"),
+    (
+        "src/transcript/mod.rs",
+        "a `Reader` that is given no guard (library users naming their own file)",
+    ),
+    (
+        "src/check/settings.rs",
+        "`--config FILE`: a settings file the command line names",
+    ),
+    (
+        "src/check/locate.rs",
+        "a transcript read again to place findings, once the guard let it through",
+    ),
+    (
+        "src/cli/sources.rs",
+        "the snippets of files a finding names, read through the guard first",
+    ),
+];
+
+/// One guard for every way a spec enters: the only loaders of included files are `FsLoader`
+/// (from disk, through the root guard it is built with) and `MapLoader` (from memory), and no
+/// code outside [`UNGUARDED_READS`] opens a file without a project's guard — not a command of
+/// `src/cli`, not the Python module.
+#[test]
+fn every_include_and_file_is_read_through_a_root_guard() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = rust_files(&src());
+    files.extend(rust_files(&root.join("python/src")));
+    let mut problems = String::new();
+    let mut loaders = Vec::new();
+    for path in files {
+        let rel = path
+            .strip_prefix(root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let code: String = without_tests(code_only(&text)).into_iter().collect();
+        for (n, line) in code.lines().enumerate() {
+            if let Some(at) = line.find("SourceLoader for ") {
+                let ty: String = line[at + "SourceLoader for ".len()..]
+                    .chars()
+                    .take_while(|&c| is_ident(c))
+                    .collect();
+                loaders.push(format!("{rel}: {ty}"));
+            }
+            let unguarded = ["RootGuard::anywhere()", "open_regular("]
+                .iter()
+                .any(|needle| line.contains(needle));
+            if unguarded && !UNGUARDED_READS.iter().any(|(f, _)| *f == rel) {
+                writeln!(
+                    problems,
+                    "{rel}:{}: a file opened without the project's root guard; build one with \
+                     `RootGuard::for_project` (see docs/security.md)",
+                    n + 1
+                )
+                .unwrap();
+            }
+        }
+    }
+    assert_eq!(
+        loaders,
+        [
+            "src/compile/loader.rs: FsLoader",
+            "src/compile/loader.rs: MapLoader"
+        ],
+        "the loaders of included files"
+    );
+    assert!(problems.is_empty(), "\n{problems}");
+}
+
 #[test]
 fn the_scanner_reads_code_not_comments_strings_or_tests() {
     let text = r##"

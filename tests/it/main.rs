@@ -42,6 +42,7 @@ mod engine_scopes;
 mod engine_scoring_doc;
 mod engine_structure;
 mod engine_verdict_snapshot;
+mod hostile_doors;
 mod hostile_fuzz_regressions;
 mod hostile_inputs;
 mod hostile_memory;
