@@ -485,7 +485,12 @@ impl Report {
         self.summary.passed = self.results.iter().filter(|r| r.passed).count();
         self.summary.failed = self.summary.checked - self.summary.passed;
         self.summary.errors = self.errors.len();
-        self.summary.warnings = self.warnings.len();
+        // A note (a file passed over) is listed with the warnings but is none.
+        self.summary.warnings = self
+            .warnings
+            .iter()
+            .filter(|w| w.severity != Severity::Note)
+            .count();
         self.summary.failed_within_rate = self
             .results
             .iter()

@@ -96,6 +96,7 @@ pub(crate) fn run(args: CheckArgs) -> u8 {
             input_format,
             input_mapping,
             name_skipped: args.strict || args.verbose,
+            force_exclude: args.force_exclude,
             ..o
         },
         Err(status) => return status,
@@ -183,8 +184,9 @@ impl Run<'_> {
         let head = &checked.report;
         output::err(&stderr(head));
         let mut status = checked.exit_status();
-        if args.strict && status == exit::OK && !head.warnings.is_empty() {
-            let n = head.warnings.len();
+        // Notes (a named file that is no transcript, passed over) are no warnings.
+        if args.strict && status == exit::OK && head.summary.warnings > 0 {
+            let n = head.summary.warnings;
             output::err(&format!(
                 "error: --strict: {n} warning{} about the run fail{} it\n",
                 if n == 1 { "" } else { "s" },
