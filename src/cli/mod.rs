@@ -5,6 +5,7 @@ pub(crate) mod args;
 pub(crate) mod commands;
 pub(crate) mod git_excludes;
 pub(crate) mod judge;
+pub(crate) mod memory;
 pub(crate) mod output;
 pub(crate) mod sources;
 pub(crate) mod stdin;
