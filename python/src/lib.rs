@@ -302,17 +302,15 @@ impl CompiledSpec {
 impl CompiledSpec {
     /// The specs that check `input` (`SpecSet::select`), or why the caller must name one.
     fn select(&self, input: &Input, spec_name: Option<&str>) -> PyResult<Selection> {
-        self.set
-            .select(input.given(), spec_name)
-            .map_err(|e| {
-                let how = match e {
-                    Unselected::Ambiguous { .. } => {
-                        " (`spec_name=` of `toolspec.check`, `name=` of `toolspec.Spec`)"
-                    }
-                    Unselected::UnknownName { .. } => "",
-                };
-                PyValueError::new_err(format!("{e}{how}"))
-            })
+        self.set.select(input.given(), spec_name).map_err(|e| {
+            let how = match e {
+                Unselected::Ambiguous { .. } => {
+                    " (`spec_name=` of `toolspec.check`, `name=` of `toolspec.Spec`)"
+                }
+                Unselected::UnknownName { .. } => "",
+            };
+            PyValueError::new_err(format!("{e}{how}"))
+        })
     }
 }
 

@@ -10,7 +10,7 @@ test item of each verdict of the run:
 - each spec's pass rate, failing when the rate is not met, its report listing every failing
   transcript with its findings;
 - what could not be checked (a spec that does not compile, a transcript that cannot be read),
-  one failing item `toolspec::errors`.
+  one failing item `toolspec-run::errors`.
 
 The test session fails exactly when `toolspec check` on the same paths exits non-zero.
 """
@@ -102,7 +102,7 @@ def pytest_collection_modifyitems(session: Any, config: Any, items: List[Any]) -
     for path in sorted(set(run.by_file) - run.collected):
         items.extend(SpecFile.from_parent(session, path=path).collect())
     if run.loose or run.report.raw["errors"]:
-        node = RunNode.from_parent(session, name="toolspec", nodeid="toolspec")
+        node = RunNode.from_parent(session, name="toolspec-run", nodeid="toolspec-run")
         items.extend(node.collect())
 
 

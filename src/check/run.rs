@@ -377,9 +377,17 @@ impl SpecSet {
     /// - otherwise (bytes, a document, a path no glob names): the file's one spec; a file of
     ///   several specs needs `name`, and the error names them. A transcript is never checked
     ///   against a sibling spec meant for other runs.
-    pub fn select(&self, transcript: Given<'_>, name: Option<&str>) -> Result<Selection, Unselected> {
+    pub fn select(
+        &self,
+        transcript: Given<'_>,
+        name: Option<&str>,
+    ) -> Result<Selection, Unselected> {
         let names = || self.names().map(str::to_owned).collect::<Vec<_>>();
-        let file = || self.specs.first().map_or_else(String::new, |s| s.file.shown.clone());
+        let file = || {
+            self.specs
+                .first()
+                .map_or_else(String::new, |s| s.file.shown.clone())
+        };
         if let Some(name) = name {
             return match self.specs.iter().position(|s| &*s.name == name) {
                 Some(i) => Ok(Selection(vec![i])),

@@ -86,8 +86,12 @@ fn a_file_of_one_spec_checks_whatever_it_is_given() {
     let settings = LoadedSettings::defaults(&root);
     let spec = root.join("examples/prompts/refund.toolspec");
     let set = SpecSet::compile(&spec, None, &settings, &root, false).unwrap();
-    let bytes = std::fs::read(root.join("examples/runs/refund/2025-06-03-openai.request.json")).unwrap();
+    let bytes =
+        std::fs::read(root.join("examples/runs/refund/2025-06-03-openai.request.json")).unwrap();
     assert_eq!(set.select(Given::Bytes(&bytes), None).unwrap(), set.all());
     let elsewhere = root.join("examples/runs/coding/codex-rollout.jsonl");
-    assert_eq!(set.select(Given::Path(&elsewhere), None).unwrap(), set.all());
+    assert_eq!(
+        set.select(Given::Path(&elsewhere), None).unwrap(),
+        set.all()
+    );
 }
