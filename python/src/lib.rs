@@ -31,8 +31,11 @@ use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString};
 use serde_json::Value;
 
 use toolspec::check::paths::{absolute, display_path};
-use toolspec::check::run::{check, CheckOptions, Given, SpecSet, STDIN_NAME};
+use toolspec::check::run::{
+    check, CheckOptions, Given, Selection, SpecSet, Unselected, STDIN_NAME,
+};
 use toolspec::check::settings::LoadedSettings;
+use toolspec::check::verdicts::Verdict;
 use toolspec::guard::RootGuard;
 use toolspec::report::stream::Verdicts;
 use toolspec::report::{human, Report};
@@ -87,6 +90,8 @@ struct Later {
     /// The compiled specs and the input (bytes or Python objects, never a path: a file is read
     /// once).
     set: Arc<SpecSet>,
+    /// The specs of the set that check the input.
+    selection: Selection,
     input: Input,
     forced: Option<Format>,
 }
@@ -106,7 +111,9 @@ impl Checked {
             Built::Now(report) => report,
             Built::Later(later) => later.whole.get_or_init(|| {
                 self.pin_input();
-                later.set.check(later.input.given(), later.forced)
+                later
+                    .set
+                    .check_selected(&later.selection, later.input.given(), later.forced)
             }),
         }
     }
@@ -173,6 +180,25 @@ impl Checked {
         Ok(py.detach(|| human::render(&one, &sources, opts).stdout))
     }
 
+    /// The verdicts of the run (`check::verdicts`), one per thing that can fail it, in report
+    /// order: `("pair", result, passed, [], "")` for a result that stands alone, `("rate", rate,
+    /// met, [its results], its verdict line)` for a spec's pass rate.
+    fn verdicts(&self, py: Python<'_>) -> Vec<(&'static str, usize, bool, Vec<usize>, String)> {
+        let report = py.detach(|| self.report());
+        toolspec::check::verdicts::verdicts(report)
+            .into_iter()
+            .map(|v| {
+                let passed = v.passed(report);
+                match v {
+                    Verdict::Pair { result } => ("pair", result, passed, Vec::new(), String::new()),
+                    Verdict::Rate { rate, results } => {
+                        ("rate", rate, passed, results, report.rates[rate].line())
+                    }
+                }
+            })
+            .collect()
+    }
+
     /// The human text of the run's errors and warnings (spec compile errors, unreadable
     /// transcripts), as the command prints them on standard error.
     fn problems(&self, width: usize) -> String {
@@ -215,32 +241,41 @@ impl CompiledSpec {
         self.root.clone()
     }
 
-    /// Check `transcript` (a path, bytes or Python objects) against every spec, as
-    /// `toolspec check --spec SPEC TRANSCRIPT` does.
-    #[pyo3(signature = (transcript, input_format=None))]
+    /// Check `transcript` (a path, bytes or Python objects) against the specs that check it
+    /// (`SpecSet::select`: the spec named `spec_name`; else those whose globs name the path;
+    /// else the file's one spec). Raises `ValueError` when the file holds several specs and
+    /// none is chosen.
+    #[pyo3(signature = (transcript, input_format=None, spec_name=None))]
     fn check(
         &self,
         py: Python<'_>,
         transcript: &Bound<'_, PyAny>,
         input_format: Option<&str>,
+        spec_name: Option<&str>,
     ) -> PyResult<Checked> {
         let input = input(transcript)?;
         let forced = format(input_format)?;
+        let selection = self.select(&input, spec_name)?;
         Ok(py.detach(|| {
             let sources = Arc::new(SourceCache::default());
             if let Some((name, text)) = &self.text {
                 sources.pin_text(name, text.clone());
             }
             if let Input::Path(_) = input {
-                return Checked::ready(self.set.check(input.given(), forced), sources);
+                let report = self.set.check_selected(&selection, input.given(), forced);
+                return Checked::ready(report, sources);
             }
             // Bytes and objects: the verdicts now, the whole report when asked for.
-            let head = self.set.check_with(input.given(), forced, &Verdicts).report;
+            let head = self
+                .set
+                .check_selected_with(&selection, input.given(), forced, &Verdicts)
+                .report;
             Checked {
                 report: Built::Later(Box::new(Later {
                     head,
                     whole: OnceLock::new(),
                     set: self.set.clone(),
+                    selection,
                     input,
                     forced,
                 })),
@@ -249,22 +284,42 @@ impl CompiledSpec {
         }))
     }
 
-    /// Whether `transcript` (a path, bytes or Python objects) passes every spec, and whether
-    /// something could not be checked: the verdicts of [`CompiledSpec::check`] without
-    /// building a result (`report::stream::Verdicts`).
-    #[pyo3(signature = (transcript, input_format=None))]
+    /// Whether `transcript` (a path, bytes or Python objects) passes the specs that check it,
+    /// and whether something could not be checked: the verdicts of [`CompiledSpec::check`]
+    /// without building a result (`report::stream::Verdicts`).
+    #[pyo3(signature = (transcript, input_format=None, spec_name=None))]
     fn passes(
         &self,
         py: Python<'_>,
         transcript: &Bound<'_, PyAny>,
         input_format: Option<&str>,
+        spec_name: Option<&str>,
     ) -> PyResult<(bool, bool)> {
         let input = input(transcript)?;
         let forced = format(input_format)?;
+        let selection = self.select(&input, spec_name)?;
         Ok(py.detach(|| {
-            let head = self.set.check_with(input.given(), forced, &Verdicts).report;
+            let head = self
+                .set
+                .check_selected_with(&selection, input.given(), forced, &Verdicts)
+                .report;
             (passed(&head), !head.errors.is_empty())
         }))
+    }
+}
+
+impl CompiledSpec {
+    /// The specs that check `input` (`SpecSet::select`), or why the caller must name one.
+    fn select(&self, input: &Input, spec_name: Option<&str>) -> PyResult<Selection> {
+        self.set.select(input.given(), spec_name).map_err(|e| {
+            let how = match e {
+                Unselected::Ambiguous { .. } => {
+                    " (`spec_name=` of `toolspec.check`, `name=` of `toolspec.Spec`)"
+                }
+                Unselected::UnknownName { .. } => "",
+            };
+            PyValueError::new_err(format!("{e}{how}"))
+        })
     }
 }
 

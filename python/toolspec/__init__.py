@@ -152,9 +152,8 @@ class Report:
 
     The results are built when first asked for: `passed` alone reads nothing but the verdicts."""
 
-    def __init__(self, checked: Any, spec_name: Optional[str] = None) -> None:
+    def __init__(self, checked: Any) -> None:
         self._checked = checked
-        self._spec_name = spec_name
         self._raw: Optional[Dict[str, Any]] = None
         self._results: Optional[List[Result]] = None
 
@@ -169,10 +168,9 @@ class Report:
     def results(self) -> List[Result]:
         """One `Result` per spec × transcript, in the report's order."""
         if self._results is None:
-            results = [_result(r, self._checked, i) for i, r in enumerate(self.raw["results"])]
-            if self._spec_name is not None:
-                results = [r for r in results if r.spec == self._spec_name]
-            self._results = results
+            self._results = [
+                _result(r, self._checked, i) for i, r in enumerate(self.raw["results"])
+            ]
         return self._results
 
     @property
@@ -183,26 +181,17 @@ class Report:
 
     @property
     def rates(self) -> List[Dict[str, Any]]:
-        """The pass rate of each spec with a `pass_rate` (of the spec named, with `spec_name`),
-        as the JSON report writes them: `passed`, `total`, `rate`, `required`, `met`."""
-        rates = self.raw.get("rates", [])
-        if self._spec_name is not None:
-            rates = [r for r in rates if r["spec"] == self._spec_name]
-        return rates
+        """The pass rate of each spec checked with a `pass_rate`, as the JSON report writes them:
+        `passed`, `total`, `rate`, `required`, `met`."""
+        return self.raw.get("rates", [])
 
     @property
     def passed(self) -> bool:
         """True when every result passed (and there is at least one); the results of a spec with
         a `pass_rate` pass through the spec's rate instead (over the transcripts checked: over
-        one transcript, the rate is that transcript's verdict)."""
-        if self._spec_name is None:
-            return bool(self._checked.passed)
-        if not self.results:
-            return False
-        rates = self.rates
-        if rates:
-            return all(r["met"] for r in rates)
-        return all(r.passed for r in self.results)
+        one transcript, the rate is that transcript's verdict). Decided by the check itself, as
+        the command's exit status is."""
+        return bool(self._checked.passed)
 
     @property
     def failed(self) -> List[Result]:
@@ -351,8 +340,12 @@ def _result(r: Dict[str, Any], checked: Any, index: int) -> Result:
 class Spec:
     """A spec file compiled once, to check many transcripts with.
 
-    `source_or_path` is the path of a `.toolspec` file, or spec source text. Every spec in it
-    applies, whatever its `transcripts` globs say; `name` keeps only the spec of that name.
+    `source_or_path` is the path of a `.toolspec` file, or spec source text. Which of its specs
+    check a transcript is chosen as `toolspec check` chooses them: a transcript given by path is
+    checked against the specs whose `transcripts` globs name it; given as bytes or objects (or
+    by a path no glob names), against the file's one spec. A file of several specs then needs
+    `name` (`ToolspecError` names its specs otherwise); `name` always picks that spec, whatever
+    its globs say.
     Settings (`toolspec.toml`) and the project root are found from the current folder when the
     `Spec` is built, as for the command (or `root` is the project root), and kept: each `check`
     then reads only the transcript. Spec source text is taken as a file `spec.toolspec` at the
@@ -364,7 +357,7 @@ class Spec:
             assert spec.check(run).passed
 
     Raises `SpecError` when the spec cannot be read or does not compile, `ToolspecError` for an
-    unknown `name`."""
+    unknown `name` (and, from `check`, when no spec is chosen for a transcript)."""
 
     def __init__(
         self,
@@ -402,15 +395,16 @@ class Spec:
     def check(self, transcript: "Transcript", *, input_format: Optional[str] = None) -> "Report":
         """Check `transcript` (a path, bytes or Python objects, as for `toolspec.check`).
 
-        Raises `TranscriptError` when the transcript cannot be read."""
+        Raises `TranscriptError` when the transcript cannot be read, `ToolspecError` when the
+        file holds several specs, none named and none whose globs name the transcript."""
         try:
-            checked = self._compiled.check(_transcript(transcript), input_format)
+            checked = self._compiled.check(_transcript(transcript), input_format, self.name)
         except ValueError as e:
             raise ToolspecError(str(e)) from None
         if checked.has_errors:
             raw = json.loads(checked.json)
             raise TranscriptError(checked.problems(TEXT_WIDTH).rstrip("\n"), raw["errors"])
-        return Report(checked, self.name)
+        return Report(checked)
 
     def passes(self, transcript: "Transcript", *, input_format: Optional[str] = None) -> bool:
         """Whether `transcript` passes: `check(transcript).passed`, decided without building
@@ -420,11 +414,9 @@ class Spec:
             failed = [run for run in runs if not spec.passes(run)]
 
         Raises as `check` does (`TranscriptError` when the transcript cannot be read)."""
-        if self.name is not None:
-            return self.check(transcript, input_format=input_format).passed
         data = _transcript(transcript)
         try:
-            passed, errors = self._compiled.passes(data, input_format)
+            passed, errors = self._compiled.passes(data, input_format, self.name)
         except ValueError as e:
             raise ToolspecError(str(e)) from None
         if errors:
@@ -489,8 +481,11 @@ def check(
 ) -> Report:
     """Check `transcript` against the specs of `spec`.
 
-    `spec` is the path of a `.toolspec` file, or spec source text. Every spec in it applies,
-    whatever its `transcripts` globs say; `spec_name` keeps only the spec of that name.
+    `spec` is the path of a `.toolspec` file, or spec source text. Its specs are chosen as
+    `toolspec check` chooses them: a transcript given by path is checked against the specs whose
+    `transcripts` globs name it; given as bytes or objects (or by a path no glob names), against
+    the file's one spec: a file of several specs then needs `spec_name`, and the `ToolspecError`
+    raised without it names them. `spec_name` always picks that spec, whatever its globs say.
 
     `transcript` is a path (`str` or `os.PathLike`), the bytes of a transcript file, or Python
     objects: the list of messages an OpenAI, Anthropic, LangChain or Vercel AI SDK run produced,
@@ -511,7 +506,8 @@ def check(
     the caller.
 
     Raises `SpecError` when the spec cannot be read or does not compile, `TranscriptError` when
-    the transcript cannot be read, `ToolspecError` for an unknown `spec_name` or format.
+    the transcript cannot be read, `ToolspecError` for an unknown `spec_name` or format, or
+    when no spec is chosen.
     """
     return _cached_spec(spec, spec_name, allow_outside_root, root).check(
         transcript, input_format=input_format

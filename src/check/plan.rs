@@ -57,11 +57,14 @@ pub(super) fn discover(
     (exclude, guard, git_global): (&GlobSet, &RootGuard, bool),
     report: &mut Report,
 ) -> Found {
-    let paths = if opts.paths.is_empty() && opts.spec.is_none() && opts.stdin.is_none() {
+    let mut paths = if opts.paths.is_empty() && opts.spec.is_none() && opts.stdin.is_none() {
         vec![cwd.to_path_buf()]
     } else {
         opts.paths.clone()
     };
+    if opts.force_exclude {
+        paths.retain(|p| p.is_dir() || !discover::is_excluded(p, exclude));
+    }
     let mut found = if opts.spec.is_some() {
         // Under `--spec` the paths are transcripts: a folder or spec file is a mistake.
         let (folders, files): (Vec<PathBuf>, Vec<PathBuf>) =
@@ -145,9 +148,11 @@ pub(super) struct Bound {
     pub(super) files: BTreeMap<PathBuf, Vec<SpecRef>>,
     /// The specs that check the transcript read from standard input.
     pub(super) stdin: Vec<SpecRef>,
-    /// Transcript files no spec checks, for the built-in rules alone (when any applies): those
-    /// named on the command line (`false`), then the files of walked folders that may be
-    /// transcripts (`true`: quiet, a file that does not read as one is passed over).
+    /// Transcript files no spec checks: those named on the command line (`false`: read, to
+    /// tell a transcript, said to be checked by no spec and checked by the built-in rules, from
+    /// a file that is none, passed over with a note), then the files of walked folders that may
+    /// be transcripts, for the built-in rules alone when any applies (`true`: quiet, a file
+    /// that does not read as one is passed over).
     pub(super) unclaimed: Vec<(PathBuf, bool)>,
     /// The folders where a new or changed file changes what the specs' globs name
     /// ([`BoundGlob::expand`]).
@@ -168,7 +173,7 @@ pub(super) fn bind(
     compiled: Vec<(PathBuf, Compiled, Vec<Finding>)>,
     found: &Found,
     opts: &CheckOptions,
-    (cwd, git_global, rules): (&Path, bool, bool),
+    (git_global, rules): (bool, bool),
     report: &mut Report,
 ) -> Bound {
     report.summary.spec_files = compiled.len();
@@ -217,7 +222,7 @@ pub(super) fn bind(
             // Under `--spec`, every spec of the file checks every transcript named.
             let given = opts.spec.is_some();
             for t in &found.transcripts {
-                if given || spec.globs.iter().any(|g| g.matches(t)) {
+                if given || spec.claims(t) {
                     push_unique(bound.entry(absolute(t)).or_default(), (unit, si));
                 }
             }
@@ -228,20 +233,6 @@ pub(super) fn bind(
         units.push(specs);
         fulls.push(full);
     }
-    // An explicit transcript that no spec names is worth a word: it was not checked.
-    let mut warned = BTreeSet::new();
-    for t in &found.transcripts {
-        if !bound.contains_key(&absolute(t)) && warned.insert(absolute(t)) {
-            report.warnings.push(plain(
-                Code::UnclaimedTranscript,
-                format!(
-                    "{} is not named by any spec's transcripts",
-                    display_path(t, cwd)
-                ),
-                Some("add a glob that matches it to a spec's `transcripts` line".into()),
-            ));
-        }
-    }
 
     let checked_specs: BTreeSet<SpecRef> = bound
         .values()
@@ -250,16 +241,17 @@ pub(super) fn bind(
         .copied()
         .collect();
     report.summary.specs = checked_specs.len();
+    // An explicit transcript that no spec names is worth a word, said once it is read
+    // (`check_file`): a transcript no spec checks, or a file that is no transcript, passed over
+    // (a pre-commit hook is handed every staged `package.json`).
     let mut unclaimed: Vec<(PathBuf, bool)> = Vec::new();
-    if rules {
-        let mut seen = BTreeSet::new();
-        let explicit = found.transcripts.iter().map(|t| (t, false));
-        let walked = found.candidates.iter().map(|t| (t, true));
-        for (t, quiet) in explicit.chain(walked) {
-            let abs = absolute(t);
-            if !bound.contains_key(&abs) && seen.insert(abs.clone()) {
-                unclaimed.push((abs, quiet));
-            }
+    let mut seen = BTreeSet::new();
+    let explicit = found.transcripts.iter().map(|t| (t, false));
+    let walked = found.candidates.iter().map(|t| (t, true)).filter(|_| rules);
+    for (t, quiet) in explicit.chain(walked) {
+        let abs = absolute(t);
+        if !bound.contains_key(&abs) && seen.insert(abs.clone()) {
+            unclaimed.push((abs, quiet));
         }
     }
     Bound {
@@ -285,6 +277,14 @@ pub(super) struct Spec {
     pub(super) config: MatcherConfig,
     /// Its transcript globs, bound (in the order of `config.transcripts`).
     pub(super) globs: Vec<BoundGlob>,
+}
+
+impl Spec {
+    /// Whether one of its globs names the transcript file `path`: how a transcript named on the
+    /// command line (or given to the library by path) finds the specs that check it.
+    pub(super) fn claims(&self, path: &Path) -> bool {
+        self.globs.iter().any(|g| g.matches(path))
+    }
 }
 
 /// A spec file's text, display name and line index.

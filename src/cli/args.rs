@@ -102,6 +102,10 @@ pub(crate) struct CheckArgs {
     /// a spec unchecked (an `agent` name no call has, ...): exit 1 when there are any.
     #[arg(long)]
     pub strict: bool,
+    /// Leave out the files named in PATHS that toolspec.toml's `exclude` matches, as a folder
+    /// walk leaves them out (the pre-commit hooks pass it: they name every staged file).
+    #[arg(long)]
+    pub force_exclude: bool,
     /// Show each finding in full, with the transcript and spec snippets, and passing pairs'
     /// findings too.
     #[arg(long, short)]

@@ -16,6 +16,7 @@ mod tree;
 mod architecture;
 mod check_compact;
 mod check_pass_rate;
+mod check_select;
 mod check_unverified;
 mod check_verdicts;
 mod cli;

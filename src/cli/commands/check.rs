@@ -96,6 +96,7 @@ pub(crate) fn run(args: CheckArgs) -> u8 {
             input_format,
             input_mapping,
             name_skipped: args.strict || args.verbose,
+            force_exclude: args.force_exclude,
             ..o
         },
         Err(status) => return status,
