@@ -102,6 +102,10 @@ pub(crate) struct CheckArgs {
     /// a spec unchecked (an `agent` name no call has, ...): exit 1 when there are any.
     #[arg(long)]
     pub strict: bool,
+    /// GitHub and SARIF: also report the notes of passing pairs (an extra call a spec allows,
+    /// ...); by default a passing pair gives annotations only for its warnings and errors.
+    #[arg(long)]
+    pub show_notes: bool,
     /// Show each finding in full, with the transcript and spec snippets, and passing pairs'
     /// findings too.
     #[arg(long, short)]
