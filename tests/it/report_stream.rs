@@ -157,7 +157,7 @@ fn assert_streams_the_same(project: &Path) {
     streams_as("json", || json::JsonEmitter, &json::render(w), w, project);
     streams_as(
         "github",
-        || github::GithubEmitter::default(),
+        github::GithubEmitter::default,
         &github::render(w),
         w,
         project,

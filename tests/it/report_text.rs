@@ -192,3 +192,41 @@ fn markdown_escapes_data() {
         assert_eq!(bars, want, "{line}");
     }
 }
+
+/// One result explained on its own (the Python API's `Result.explain()`) is that pair in full
+/// and its verdict line, without counts of a run it is not: it said `0 passed, 1 failed (1
+/// checked: 0 specs, 0 transcripts)`. The report it comes from counts right.
+#[test]
+fn one_result_explained_alone_has_no_counts_of_its_own() {
+    use toolspec::check::run::{Given, SpecSet};
+    use toolspec::check::settings::LoadedSettings;
+    use toolspec::report::human;
+
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let settings = LoadedSettings::defaults(root);
+    let spec = root.join("examples/prompts/refund.toolspec");
+    let set = SpecSet::compile(&spec, None, &settings, root, false).expect("compiles");
+    let transcript = root.join("examples/runs/refund/2025-06-07-openai-skipped-check.request.json");
+    let report = set.check(Given::Path(&transcript), None);
+    let s = &report.summary;
+    assert_eq!((s.checked, s.specs, s.transcripts), (1, 1, 1), "{s:?}");
+    let r = &report.results[0];
+    let sources = |name: &str| {
+        std::fs::read_to_string(root.join(name))
+            .ok()
+            .map(Into::into)
+    };
+    let opts = human::Options {
+        color: false,
+        verbose: false,
+        width: 100,
+        summary: false,
+    };
+    let text = human::render_pair(r, &sources, opts);
+    assert!(!text.contains(" passed, "), "{text}");
+    assert!(!text.contains(" checked: "), "{text}");
+    assert!(text.contains("missing-call"), "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("FAIL"), "{text}");
+    assert_eq!(lines.last(), lines.first(), "{text}");
+}
