@@ -169,15 +169,9 @@ impl Checked {
         let Some(result) = report.results.get(index) else {
             return Err(PyValueError::new_err(format!("no result {index}")));
         };
-        let mut one = Report {
-            version: report.version,
-            results: vec![result.clone()],
-            ..Report::default()
-        };
-        one.recount();
         let sources = |name: &str| self.sources.get(name);
         let opts = text_options(width);
-        Ok(py.detach(|| human::render(&one, &sources, opts).stdout))
+        Ok(py.detach(|| human::render_pair(result, &sources, opts)))
     }
 
     /// The verdicts of the run (`check::verdicts`), one per thing that can fail it, in report

@@ -127,6 +127,9 @@ def test_the_failing_example_explains_itself_with_findings() -> None:
     assert "missing-call" in text and "check_refund_eligibility" in text
     assert "FAIL" in text and "refund_flow" in text
     assert "\x1b[" not in text
+    # One result is not a run: no counts line (it said `1 checked: 0 specs, 0 transcripts`).
+    assert " checked: " not in text and " specs, " not in text, text
+    assert text.rstrip("\n").splitlines()[-1].startswith("FAIL"), text
     with pytest.raises(AssertionError, match="missing-call"):
         assert_passes("examples/prompts/refund.toolspec", (ROOT / r.transcript).read_bytes())
 

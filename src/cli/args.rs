@@ -106,6 +106,10 @@ pub(crate) struct CheckArgs {
     /// walk leaves them out (the pre-commit hooks pass it: they name every staged file).
     #[arg(long)]
     pub force_exclude: bool,
+    /// GitHub and SARIF: also report the notes of passing pairs (an extra call a spec allows,
+    /// ...); by default a passing pair gives annotations only for its warnings and errors.
+    #[arg(long)]
+    pub show_notes: bool,
     /// Show each finding in full, with the transcript and spec snippets, and passing pairs'
     /// findings too.
     #[arg(long, short)]

@@ -143,8 +143,8 @@ impl PairResult {
     }
 
     /// Whether the annotation formats (GitHub, SARIF) report finding `f` of this result: all
-    /// but the notes of a pair that passed, unless `notes` (`--show-notes`) asks for them or the
-    /// note leaves part of the spec unchecked.
+    /// but the notes of a pair that passed (an allowed extra call, ...), unless `notes`
+    /// (`--show-notes`) asks for them or the note leaves part of the spec unchecked.
     pub fn annotates(&self, f: &Finding, notes: bool) -> bool {
         notes || !self.passed || f.severity != Severity::Note || f.unverified
     }

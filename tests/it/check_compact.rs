@@ -209,7 +209,7 @@ fn every_format_streams_a_session_of_many_calls_as_the_report_renders() {
     );
     run(
         "github",
-        streamed(github::GithubEmitter, o, s, project),
+        streamed(github::GithubEmitter::default(), o, s, project),
         github::render(&whole),
     );
     run(
