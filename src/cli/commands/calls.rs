@@ -218,7 +218,9 @@ fn pretty(v: &Value, indent: usize) -> String {
     text.replace('\n', &pad)
 }
 
-pub(crate) fn calls_json(t: &Transcript) -> Value {
+/// The calls of `t` as `toolspec calls --json` prints them: `name`, `args`, `id`, `output`,
+/// `is_error` each.
+pub fn calls_json(t: &Transcript) -> Value {
     Value::Array(
         t.calls
             .iter()
