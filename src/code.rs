@@ -171,6 +171,10 @@ codes! {
     WrongShape = "wrong-shape", Read, Error,
         "a transcript's JSON does not have the shape of its format";
     UnknownFormat = "unknown-format", Read, Error, "a transcript file matches no known format";
+    LineTooLong = "line-too-long", Read, Error,
+        "a line of a streamed transcript file is longer than 128 MiB (the records before it are read), or a `score` case line longer than 16 MiB (the other cases are scored)";
+    ValueTooLarge = "value-too-large", Read, Error,
+        "a transcript's JSON document, line or archive entry would take more than 1 GiB of memory once parsed, or a streamed document that is not JSON lines is larger than 128 MiB";
     TruncatedLastLine = "truncated-last-line", Read, Warning,
         "the last line of a JSON-lines file is cut off";
     AmbiguousFormat = "ambiguous-format", Read, Warning,

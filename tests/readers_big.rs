@@ -139,8 +139,14 @@ fn bundle_lines(bundles: &Path) -> Vec<(String, String)> {
     out
 }
 
+/// The tests of this binary measure the one heap, so they run one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 #[test]
 fn generated_corpus_is_streamed_equal_to_its_truth_with_bounded_memory() {
+    let _one = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let dir = tempfile::tempdir().unwrap();
     let gen = dir.path().join("gen");
     let formats = format!("{DOCUMENT_FORMATS},claude_code,codex_cli");
@@ -248,4 +254,81 @@ fn generated_corpus_is_streamed_equal_to_its_truth_with_bounded_memory() {
         peak as f64 / f64::from(1 << 20),
         longest >> 10
     );
+}
+
+/// The memory budget of a parsed value (`toolspec::json::budget`) counts at least what the
+/// value holds on the heap, and what parsing it needs at its peak stays within a quarter more,
+/// for the shapes where a value is many times its text: the estimate is what bounds a reader's
+/// memory, so it must not be low.
+#[test]
+fn the_parsed_value_budget_is_an_upper_bound_of_the_heap_it_takes() {
+    use toolspec::json::budget;
+    let _one = SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let n = 20_000;
+    let shapes = [
+        (
+            "small objects",
+            format!("[{}{{\"a\":0}}]", "{\"a\":0},".repeat(n)),
+        ),
+        ("empty arrays", format!("[{}[]]", "[],".repeat(n))),
+        ("one-element arrays", format!("[{}[1]]", "[1],".repeat(n))),
+        ("empty objects", format!("[{}{{}}]", "{},".repeat(n))),
+        ("short strings", format!("[{}\"x\"]", "\"x\",".repeat(n))),
+        ("numbers", format!("[{}0]", "0,".repeat(n))),
+        (
+            "objects of many keys",
+            format!(
+                "{{{}}}",
+                (0..n)
+                    .map(|i| format!("\"k{i}\":[{i}]"))
+                    .collect::<Vec<_>>()
+                    .join(",")
+            ),
+        ),
+        (
+            "objects of five keys",
+            format!(
+                "[{}]",
+                vec![r#"{"a":1,"b":"x","c":[],"d":{},"e":null}"#; n / 4].join(",")
+            ),
+        ),
+        ("a long string", format!("\"{}\"", "y".repeat(n * 8))),
+        (
+            "nested",
+            format!(
+                "[{}]",
+                vec![format!("{}0{}", "[{\"a\":".repeat(60), "}]".repeat(60)); 100].join(",")
+            ),
+        ),
+    ];
+    for (what, text) in shapes {
+        let before = LIVE.load(Relaxed);
+        PEAK.store(before, Relaxed);
+        let v = budget::from_str(&text, usize::MAX).unwrap();
+        let held = LIVE.load(Relaxed) - before;
+        let peak = PEAK.load(Relaxed) - before;
+        let cost = budget::cost(&v);
+        let plain = {
+            let before = LIVE.load(Relaxed);
+            let w: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(w, v, "{what}");
+            LIVE.load(Relaxed) - before
+        };
+        eprintln!(
+            "{what}: {} bytes of text, held {held} (serde_json {plain}), peak {peak}, counted {cost}",
+            text.len()
+        );
+        assert!(cost >= held, "{what}: counted {cost} < held {held}");
+        assert!(
+            cost >= plain,
+            "{what}: counted {cost} < serde_json's {plain}"
+        );
+        assert!(
+            peak <= cost + cost / 4,
+            "{what}: peak {peak} > counted {cost} + 25 %"
+        );
+        assert!(budget::from_str(&text, cost).is_ok(), "{what}");
+    }
 }

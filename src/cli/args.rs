@@ -66,7 +66,8 @@ pub(crate) struct RunArgs {
     /// Seconds a judge command may take before it is stopped (its pair gets an error).
     #[arg(long, value_name = "SECONDS", default_value_t = crate::cli::judge::DEFAULT_TIMEOUT_SECS)]
     pub judge_timeout: f64,
-    /// Worker threads (default: all cores). Output is identical for any value.
+    /// Worker threads (default: all cores, fewer if the memory available holds fewer workers
+    /// reading their largest file, 1.5 GiB each). Output is identical for any value.
     #[arg(long, short = 'j', value_name = "N")]
     pub threads: Option<usize>,
     /// When to use colours.

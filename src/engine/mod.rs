@@ -53,6 +53,7 @@ pub mod per_argument;
 mod prepare;
 mod resolve;
 mod scopes;
+mod text_path;
 pub mod tokens;
 pub mod verdict;
 

@@ -26,10 +26,12 @@ use serde_json::Value;
 
 use super::checks::{describe, place, Evaluator, Miss, RefMode};
 use super::json::{int_of, num_cmp, show, trimmed, type_name};
-use super::resolve::{parse_document, step, ParseCache};
+use super::resolve::{holds_document, step, ParseCache};
+use super::text_path::{follow, Collector, Found};
 use super::verdict::{Finding, Severity};
 use crate::code::Code;
 use crate::config::{Check, MatcherConfig, Part, Path, PathSeg, RefOp};
+use crate::json::budget::Meter;
 
 /// Elements one `[*]` reference collects from one call, at most.
 pub const EACH_BOUND: usize = 10_000;
@@ -69,7 +71,7 @@ impl RefCx {
 enum Captured {
     /// The path (up to its first `[*]`) does not exist.
     Missing,
-    /// It holds this value, which is not an array.
+    /// It holds this value (cut for messages), which is not an array.
     NotList(Value),
     /// The elements.
     List(Members),
@@ -208,16 +210,36 @@ impl Members {
     }
 }
 
-/// The value at `path` (no `[*]` in it) inside `v`, stepping into strings that hold JSON. Not
-/// through the run's [`ParseCache`](super::resolve::ParseCache): a list is collected once per
-/// run, and the values met inside parsed strings are temporaries, which that cache must not see.
-fn resolve<'v>(v: &'v Value, path: &[PathSeg]) -> Option<Cow<'v, Value>> {
+impl Collector for Members {
+    fn visit(&mut self) -> bool {
+        if !self.full() {
+            self.visited += 1;
+            if !self.full() {
+                return true;
+            }
+        }
+        self.truncated = true;
+        false
+    }
+
+    fn take(&mut self, v: &Value) {
+        self.push(v);
+    }
+}
+
+/// The value at `path` (no `[*]` in it) inside `v`, stepping into strings that hold JSON (read
+/// along the path, within `meter`). Not through the run's
+/// [`ParseCache`](super::resolve::ParseCache) entries: a list is collected once per run, and
+/// the values met inside strings are temporaries, which that cache must not see.
+fn resolve<'v>(v: &'v Value, path: &[PathSeg], meter: &Meter) -> Option<Cow<'v, Value>> {
     let mut cur = v;
     for (at, seg) in path.iter().enumerate() {
         cur = match cur {
             Value::String(s) => {
-                let doc = parse_document(s)?;
-                return resolve(&doc, &path[at..]).map(|x| Cow::Owned(x.into_owned()));
+                return match follow(s, &path[at..], meter, None) {
+                    Found::Value(x) => Some(Cow::Owned(x)),
+                    _ => None,
+                };
             }
             _ => step(cur, seg)?,
         };
@@ -225,101 +247,108 @@ fn resolve<'v>(v: &'v Value, path: &[PathSeg]) -> Option<Cow<'v, Value>> {
     Some(Cow::Borrowed(cur))
 }
 
-/// Collect the values at `path` (with at least one `[*]`) inside `v` into `out`; the path up
-/// to its first `[*]` must exist and hold an array, else what is there instead.
-fn collect_each(v: &Value, path: &[PathSeg]) -> Captured {
+/// What a `[*]` path (`path`, the rest of it) finds in the JSON text of `s`, read as the text
+/// is read: the elements go to the list as they come; at the `[*]`, something that is not a
+/// list (the string itself when it is not JSON).
+fn capture_text(s: &str, path: &[PathSeg], meter: &Meter) -> Captured {
+    let mut out = Members::default();
+    match follow(s, path, meter, Some(&mut out)) {
+        Found::List => Captured::List(out),
+        Found::NotList(other) => Captured::NotList(trimmed(&other)),
+        Found::Missing if path.first() == Some(&PathSeg::Each) => {
+            Captured::NotList(trimmed(&Value::String(s.to_owned())))
+        }
+        Found::Missing | Found::Value(_) | Found::Full => Captured::Missing,
+    }
+}
+
+/// Collect the values at `path` (with at least one `[*]`) inside `v`; the path up to its first
+/// `[*]` must exist and hold an array, else what is there instead. A string holding JSON met on
+/// the way is read along the rest of the path, never built whole.
+fn collect_each(v: &Value, path: &[PathSeg], meter: &Meter) -> Captured {
     let at = path
         .iter()
         .position(|s| *s == PathSeg::Each)
         .unwrap_or(path.len());
-    let Some(list) = resolve(v, &path[..at]) else {
-        return Captured::Missing;
-    };
-    let list = match &*list {
-        Value::String(s) => match parse_document(s) {
-            Some(doc) => Cow::Owned(doc),
-            None => list,
-        },
-        _ => list,
-    };
-    let Value::Array(items) = &*list else {
-        return Captured::NotList((*list).clone());
-    };
-    let mut out = Members::default();
-    for x in items {
-        if out.full() {
-            out.truncated = true;
-            break;
-        }
-        gather(x, &path[at + 1..], &mut out);
+    let mut cur = v;
+    for (i, seg) in path[..at].iter().enumerate() {
+        cur = match cur {
+            Value::String(s) => return capture_text(s, &path[i..], meter),
+            _ => match step(cur, seg) {
+                Some(x) => x,
+                None => return Captured::Missing,
+            },
+        };
     }
-    Captured::List(out)
+    match cur {
+        Value::String(s) if holds_document(s) => capture_text(s, &path[at..], meter),
+        Value::Array(items) => {
+            let mut out = Members::default();
+            for x in items {
+                if out.full() {
+                    out.truncated = true;
+                    break;
+                }
+                gather(x, &path[at + 1..], &mut out, meter);
+            }
+            Captured::List(out)
+        }
+        other => Captured::NotList(trimmed(other)),
+    }
 }
 
 /// Every value at `path` inside `v` (each `[*]` flattened) into `out`; missing ones skipped.
-fn gather(v: &Value, path: &[PathSeg], out: &mut Members) {
+fn gather(v: &Value, path: &[PathSeg], out: &mut Members, meter: &Meter) {
     out.visited += 1;
     if out.full() {
         out.truncated = true;
         return;
     }
     let Some(at) = path.iter().position(|s| *s == PathSeg::Each) else {
-        if let Some(x) = resolve(v, path) {
+        if let Some(x) = resolve(v, path, meter) {
             out.push(&x);
         }
         return;
     };
-    let Some(list) = resolve(v, &path[..at]) else {
-        return;
-    };
-    let doc;
-    let list = match &*list {
-        Value::String(s) => match parse_document(s) {
-            Some(d) => {
-                doc = d;
-                &doc
-            }
-            None => return,
-        },
-        other => other,
-    };
-    if let Value::Array(items) = list {
-        for x in items {
-            if out.full() {
-                out.truncated = true;
+    let mut cur = v;
+    for (i, seg) in path[..at].iter().enumerate() {
+        cur = match cur {
+            Value::String(s) => {
+                follow(s, &path[i..], meter, Some(out));
                 return;
             }
-            gather(x, &path[at + 1..], out);
+            _ => match step(cur, seg) {
+                Some(x) => x,
+                None => return,
+            },
+        };
+    }
+    match cur {
+        Value::String(s) if holds_document(s) => {
+            follow(s, &path[at..], meter, Some(out));
         }
+        Value::Array(items) => {
+            for x in items {
+                if out.full() {
+                    out.truncated = true;
+                    return;
+                }
+                gather(x, &path[at + 1..], out, meter);
+            }
+        }
+        _ => {}
     }
 }
 
-/// What a membership reference finds at `path` inside `root`.
-fn capture(root: &Value, path: &[PathSeg]) -> Captured {
+/// What a membership reference finds at `path` inside `root`: without a `[*]`, the elements of
+/// the array there (as `path[*]` collects them).
+fn capture(root: &Value, path: &[PathSeg], meter: &Meter) -> Captured {
     if path.contains(&PathSeg::Each) {
-        return collect_each(root, path);
+        return collect_each(root, path, meter);
     }
-    let Some(v) = resolve(root, path) else {
-        return Captured::Missing;
-    };
-    let v = match &*v {
-        Value::String(s) => parse_document(s).map_or(v.clone(), Cow::Owned),
-        _ => v,
-    };
-    match &*v {
-        Value::Array(items) => {
-            let mut out = Members::default();
-            for x in items {
-                if out.len >= EACH_BOUND {
-                    out.truncated = true;
-                    break;
-                }
-                out.push(x);
-            }
-            Captured::List(out)
-        }
-        other => Captured::NotList(other.clone()),
-    }
+    let mut each = path.to_vec();
+    each.push(PathSeg::Each);
+    collect_each(root, &each, meter)
 }
 
 /// The outcome of one reference check.
@@ -591,7 +620,7 @@ impl Evaluator<'_> {
             return Rc::clone(hit);
         }
         let got = Rc::new(match self.root_of(j, part) {
-            Some(root) => capture(&root, path),
+            Some(root) => capture(&root, path, self.cache.meter()),
             None => Captured::Missing,
         });
         self.refcx.lists.borrow_mut().insert(key, Rc::clone(&got));

@@ -1,11 +1,15 @@
 //! Path resolution, stepping into strings that hold JSON.
 //!
 //! Tool outputs are usually JSON documents serialized into a string. When a path step meets such
-//! a string (its first non-blank character is `{` or `[`, and it parses), the engine parses it and
-//! continues inside. Each string is parsed at most once per run: the cache is keyed by the
-//! string's address, which is stable because the calls are borrowed for the whole run and parsed
-//! documents are kept alive by the cache itself until the run ends. (So only values that live as
-//! long as the cache may be resolved: never a temporary, whose address could be reused.)
+//! a string (its first non-blank character is `{` or `[`, and it parses), the path goes on inside
+//! it: the string's text is read along the path, and only the value at its end is built
+//! ([`super::text_path`]; a 23 MB output is not built whole to read one field of it). What one
+//! string gives at one path is kept for the run, keyed by the string's address, which is stable
+//! because the calls are borrowed for the whole run (so only values that live as long as the
+//! cache may be resolved: never a temporary, whose address could be reused). A whole document is
+//! parsed only where a check needs all of it (an object's keys, a comparison with a structured
+//! value), once per string. Everything a run builds from strings draws on one budget
+//! ([`PARSED_BUDGET`]): past it, a string is left as the text it is.
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -15,22 +19,51 @@ use std::rc::Rc;
 use serde_json::Value;
 
 use crate::config::PathSeg;
-use crate::transcript::field;
+use crate::json::budget::{self, Meter};
+use crate::transcript::{field, PARSED_BUDGET};
 
-/// Parsed JSON strings of one run.
-#[derive(Default)]
+use super::text_path::{self, follow};
+
+/// The value found at a path inside a string, by the string's address and the path.
+type Found = RefCell<HashMap<(usize, Vec<PathSeg>), Option<Rc<Value>>>>;
+
+/// Values parsed from JSON strings in one run.
 pub(crate) struct ParseCache {
+    /// What the run may still build from strings.
+    meter: Meter,
+    /// Whole documents, by the string's address.
     parsed: RefCell<HashMap<usize, Option<Rc<Value>>>>,
+    /// The value at a path inside a string.
+    found: Found,
+}
+
+impl Default for ParseCache {
+    fn default() -> Self {
+        ParseCache {
+            meter: Meter::new(PARSED_BUDGET),
+            parsed: RefCell::default(),
+            found: RefCell::default(),
+        }
+    }
 }
 
 impl ParseCache {
-    /// The JSON document held by `s`, if it holds an object or array.
+    /// The budget values built from strings draw on.
+    pub(crate) fn meter(&self) -> &Meter {
+        &self.meter
+    }
+
+    /// The JSON document held by `s`, if it holds an object or array (and it fits what is left
+    /// of the run's budget).
     pub(crate) fn parse(&self, s: &String) -> Option<Rc<Value>> {
         let key = std::ptr::from_ref::<String>(s) as usize;
         if let Some(hit) = self.parsed.borrow().get(&key) {
             return hit.clone();
         }
-        let doc = parse_document(s).map(Rc::new);
+        let doc = holds_document(s)
+            .then(|| budget::from_str_metered(s, &self.meter).ok())
+            .flatten()
+            .map(Rc::new);
         self.parsed.borrow_mut().insert(key, doc.clone());
         doc
     }
@@ -51,16 +84,38 @@ impl ParseCache {
         let mut cur = root;
         for (at, seg) in path.iter().enumerate() {
             cur = match cur {
-                Value::String(s) => {
-                    let doc = self.parse(s)?;
-                    let inner = self.resolve(&doc, &path[at..])?;
-                    return Some(Cow::Owned(inner.into_owned()));
-                }
+                Value::String(s) => return self.inside(s, &path[at..]).map(Cow::Owned),
                 _ => step(cur, seg)?,
             };
         }
         Some(Cow::Borrowed(cur))
     }
+
+    /// The value at `path` (not empty) inside the JSON text of `s`.
+    fn inside(&self, s: &String, path: &[PathSeg]) -> Option<Value> {
+        let addr = std::ptr::from_ref::<String>(s) as usize;
+        if let Some(Some(doc)) = self.parsed.borrow().get(&addr) {
+            // Already parsed whole: read it there.
+            return self.resolve(doc, path).map(Cow::into_owned);
+        }
+        let key = (addr, path.to_vec());
+        if let Some(hit) = self.found.borrow().get(&key) {
+            return hit.as_deref().cloned();
+        }
+        let got = match follow(s, path, &self.meter, None) {
+            text_path::Found::Value(v) => Some(Rc::new(v)),
+            _ => None,
+        };
+        let out = got.as_deref().cloned();
+        self.found.borrow_mut().insert(key, got);
+        out
+    }
+}
+
+/// Whether `s` may hold a JSON document (an object or an array): the engine's paths step into
+/// such strings.
+pub(crate) fn holds_document(s: &str) -> bool {
+    s.trim_start().starts_with(['{', '['])
 }
 
 /// One step of a path inside an object or array (`None` for any other value, and for `[*]`,
@@ -72,15 +127,6 @@ pub(crate) fn step<'v>(cur: &'v Value, seg: &PathSeg) -> Option<&'v Value> {
         (Value::Array(a), PathSeg::Index(i)) => a.get(*i),
         (Value::Array(a), PathSeg::Key(k)) => a.get(k.parse::<usize>().ok()?),
         _ => None,
-    }
-}
-
-/// The JSON document a string holds, if it holds an object or an array.
-pub(crate) fn parse_document(s: &str) -> Option<Value> {
-    if s.trim_start().starts_with(['{', '[']) {
-        serde_json::from_str::<Value>(s).ok()
-    } else {
-        None
     }
 }
 
@@ -128,8 +174,19 @@ mod tests {
             .resolve(&v, &p(&["content", "order", "lines", "1"]))
             .unwrap();
         assert_eq!(*got, json!(2));
-        assert_eq!(cache.parsed.borrow().len(), 1);
+        // Each path read once from the text, the document never parsed whole.
+        assert_eq!(cache.found.borrow().len(), 2);
+        assert!(cache.parsed.borrow().is_empty());
         assert!(cache.resolve(&v, &p(&["content", "nope"])).is_none());
+        // Once a check has parsed the document whole, paths are read there.
+        assert!(matches!(cache.document(&v["content"]), Cow::Owned(_)));
+        assert_eq!(
+            *cache
+                .resolve(&v, &p(&["content", "order", "lines", "0"]))
+                .unwrap(),
+            json!(1)
+        );
+        assert_eq!(cache.found.borrow().len(), 3);
         // A string that is not JSON is a leaf.
         let plain = json!({"a": "plain"});
         assert!(cache.resolve(&plain, &p(&["a", "b"])).is_none());

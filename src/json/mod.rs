@@ -7,6 +7,7 @@
 //! otherwise; every reader has a stated bound (nesting, keys per object). A leaf: it knows no
 //! peer, format or spec; `score::profiles` reads its cases through it.
 
+pub mod budget;
 pub mod de;
 pub(crate) mod keys;
 mod pyprint;

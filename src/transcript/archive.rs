@@ -7,15 +7,18 @@
 //!
 //! A zip is hostile input: at most [`MAX_ENTRIES`] entries, each inflated to at most
 //! [`MAX_ENTRY`] bytes and all of them to at most [`MAX_TOTAL`] bytes, counting the bytes
-//! actually inflated (the sizes an archive declares can lie). Encrypted entries and
-//! compression methods other than stored, deflate and zstd are refused. Past a bound, or on a
-//! damaged archive, a located error.
+//! actually inflated (the sizes an archive declares can lie), and each parsed within
+//! [`PARSED_BUDGET`] (64 KiB compressed can inflate to 64 MiB of small objects, which serde_json
+//! would build into 2–4 GB of values). One entry is held at a time: its text is dropped once
+//! parsed, its value once read. Encrypted entries and compression methods other than stored,
+//! deflate and zstd are refused. Past a bound, or on a damaged archive, a located error.
 
 use std::borrow::Cow;
 use std::io::Read;
 
 use ::zip::{CompressionMethod, ZipArchive};
 
+use crate::json::budget::{self, Refusal};
 use crate::source::Span;
 
 use super::driver::{detection_failed, transcript};
@@ -23,7 +26,7 @@ use super::error::Locator;
 use super::readers::inspect_ai;
 use super::sink::Sink;
 use super::spans::SpanTree;
-use super::{Format, Keep, ReadError, RecordLoc, Transcript};
+use super::{Format, Keep, ReadError, RecordLoc, Transcript, PARSED_BUDGET};
 
 /// Most entries an archive may list.
 pub(crate) const MAX_ENTRIES: usize = 100_000;
@@ -133,8 +136,13 @@ pub(crate) fn read(
         let (entry_name, span, text) = inflate(&mut zip, i, &mut total, bytes, &err)?;
         let entry_err =
             |msg: String| err(span.start as u64, format!("entry `{entry_name}`: {msg}"));
-        let v: serde_json::Value =
-            serde_json::from_slice(&text).map_err(|e| entry_err(format!("invalid JSON: {e}")))?;
+        // Within the budget of one parsed value, as a file's document is: the text's size
+        // alone (64 MiB) would let an entry of small objects take 36 times that.
+        let v = budget::from_slice(&text, PARSED_BUDGET).map_err(|e| match e {
+            Refusal::Json(e) => entry_err(format!("invalid JSON: {e}")),
+            Refusal::TooLarge { .. } => too_large(&loc, span, &entry_name, text.len()),
+        })?;
+        drop(text);
         if *k == Entry::Header {
             if !v.get("eval").is_some_and(serde_json::Value::is_object) {
                 return Err(entry_err(
@@ -232,6 +240,23 @@ fn zstd(mut input: &[u8], limit: u64, out: &mut Vec<u8>) -> std::io::Result<()> 
         dec.take(room).read_to_end(out)?;
     }
     Ok(())
+}
+
+/// Entry `name` (at `span` of the archive, `len` bytes inflated) would take more than
+/// [`PARSED_BUDGET`] once parsed.
+fn too_large(loc: &Locator<'_>, span: Span, name: &str, len: usize) -> ReadError {
+    let (line, col) = loc.line_col(span.start);
+    ReadError::ValueTooLarge {
+        file: loc.name.to_owned(),
+        line,
+        col,
+        message: format!(
+            "entry `{name}` takes more than {} MiB of memory once parsed ({len} bytes of JSON inflated), the most toolspec gives one document, line or archive entry",
+            PARSED_BUDGET >> 20
+        ),
+        help: HELP.to_owned(),
+        span: span.into(),
+    }
 }
 
 fn clamp(at: u64, bytes: &[u8]) -> usize {

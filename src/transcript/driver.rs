@@ -7,6 +7,7 @@ use std::io::{BufRead, Read};
 
 use serde_json::Value;
 
+use crate::json::budget::{self, Refusal};
 use crate::json::view::Json;
 
 use crate::source::{LineIndex, Span};
@@ -20,7 +21,7 @@ use super::sink::{field, Sink};
 use super::spans::{Seg, SpanTree};
 use super::sse;
 use super::text::{check_text, check_text_at, check_utf8_at, Line};
-use super::{Format, Keep, ReadError, RecordLoc, Transcript};
+use super::{Format, Keep, ReadError, RecordLoc, Transcript, MAX_LINE, PARSED_BUDGET};
 
 /// The UTF-8 byte-order mark.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -29,6 +30,8 @@ const BOM: &[u8] = b"\xEF\xBB\xBF";
 const HEAD_CHECK: usize = 64 << 10;
 
 const JSON_HELP: &str = "fix the JSON at this position (or re-export the transcript)";
+
+const BIG_HELP: &str = "split the transcripts into smaller files (a JSON-lines file is read one line at a time), or keep large payloads (tool outputs, files) out of the log";
 
 /// Read a whole file held in memory.
 pub(crate) fn read_bytes(
@@ -63,7 +66,7 @@ pub(crate) fn read_bytes(
         });
     };
     if matches!(bytes[first], b'{' | b'[') {
-        match serde_json::from_slice::<Value>(bytes) {
+        match budget::from_slice(bytes, PARSED_BUDGET) {
             Ok(v) => {
                 if super::har::is_har(&v) {
                     return super::har::read(name, bytes, &v, forced, keep, &mut emit);
@@ -74,8 +77,12 @@ pub(crate) fn read_bytes(
                 let read = |f: Format, sink: &mut Sink| readers::read_doc(f, &v, sink);
                 return read_document(name, &|| bytes, &v, &|| &v, &read, forced, keep, &mut emit);
             }
-            Err(e) if e.to_string().starts_with("trailing characters") => {}
-            Err(e) => {
+            Err(Refusal::TooLarge { line, column }) => {
+                let at = super::error::offset_of(bytes, line, column);
+                return Err(loc.value_too_large("the file's JSON document", at, BIG_HELP));
+            }
+            Err(Refusal::Json(e)) if e.to_string().starts_with("trailing characters") => {}
+            Err(Refusal::Json(e)) => {
                 check_utf8_at(name, bytes, 0, 1)?;
                 let help = if e.is_eof() {
                     "the file ends before the JSON document is complete: it was probably cut off while being written"
@@ -237,17 +244,25 @@ pub(crate) fn read_stream(
     let mut lines = Lines::new(name, forced, keep, &mut emit);
     let mut seen_text = false;
     let mut events: Option<sse::Events> = None;
+    let io = |source| ReadError::Io {
+        file: name.to_string(),
+        source,
+    };
     loop {
         buf.clear();
-        let n = reader
-            .read_until(b'\n', &mut buf)
-            .map_err(|source| ReadError::Io {
-                file: name.to_string(),
-                source,
-            })?;
-        if n == 0 {
-            break;
-        }
+        let n = match read_line_within(&mut reader, &mut buf, MAX_LINE).map_err(io)? {
+            LineRead::End => break,
+            LineRead::Line(n) => n,
+            LineRead::TooLong(seen) => {
+                let loc = Locator {
+                    name,
+                    text: &[],
+                    base: 0,
+                    first_line: 1,
+                };
+                return Err(lines.stop(loc.line_too_long(offset, no, seen)));
+            }
+        };
         if offset == 0 && buf.starts_with(BOM) {
             buf[..3].copy_from_slice(b"   ");
         }
@@ -258,18 +273,33 @@ pub(crate) fn read_stream(
             seen_text = true;
             let t = line.trim_ascii_start();
             if matches!(t.first(), Some(b'{' | b'['))
-                && serde_json::from_slice::<Value>(line).is_err()
+                && matches!(
+                    budget::from_slice(line, PARSED_BUDGET),
+                    Err(Refusal::Json(_))
+                )
             {
-                // A pretty-printed document too big to stream: read it whole.
-                // Blank lines before it become spaces so offsets stay true.
+                // A pretty-printed document too big to stream: read it whole, up to the bound
+                // of a line. Blank lines before it become spaces so offsets stay true.
                 let mut all = vec![b' '; offset];
                 all.extend_from_slice(&buf);
-                reader
+                let room = MAX_LINE.saturating_sub(all.len() as u64);
+                (&mut reader)
+                    .take(room + 1)
                     .read_to_end(&mut all)
-                    .map_err(|source| ReadError::Io {
+                    .map_err(io)?;
+                if all.len() as u64 > MAX_LINE {
+                    return Err(ReadError::ValueTooLarge {
                         file: name.to_string(),
-                        source,
-                    })?;
+                        line: no,
+                        col: 1,
+                        message: format!(
+                            "the file's JSON document is larger than {} MiB, the most toolspec reads whole of a file that is not JSON lines",
+                            MAX_LINE >> 20
+                        ),
+                        help: BIG_HELP.to_owned(),
+                        span: Span::point(offset).into(),
+                    });
+                }
                 drop(lines);
                 return read_bytes(name, &all, forced, keep, emit);
             }
@@ -300,6 +330,71 @@ pub(crate) fn read_stream(
         events.finish(&mut |p| lines.push(p.no, p.offset, p.line, p.terminated))?;
     }
     lines.finish()
+}
+
+/// What [`read_line_within`] read.
+enum LineRead {
+    /// The input is at its end.
+    End,
+    /// A line of this many bytes, its newline included (the last line may have none).
+    Line(usize),
+    /// A line longer than the bound, consumed to its end (or the input's) without being kept:
+    /// its length, without its newline.
+    TooLong(u64),
+}
+
+/// Read the next line (its newline included) into `buf`, if it is at most `limit` bytes
+/// without its newline; a longer one is read to its end and dropped, so that memory stays
+/// within the bound whatever the line.
+fn read_line_within(
+    reader: &mut impl BufRead,
+    buf: &mut Vec<u8>,
+    limit: u64,
+) -> std::io::Result<LineRead> {
+    // Bytes seen, the newline included: at most `room` are kept.
+    let room = limit.saturating_add(1);
+    let mut seen = 0u64;
+    loop {
+        let chunk = match reader.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if chunk.is_empty() {
+            return Ok(match seen {
+                0 => LineRead::End,
+                n if n > limit => LineRead::TooLong(n),
+                _ => LineRead::Line(buf.len()),
+            });
+        }
+        let (take, done) = match memchr::memchr(b'\n', chunk) {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        seen += take as u64;
+        if seen <= room {
+            if buf.capacity() - buf.len() < take {
+                // Grown by doubling, but never past the bound.
+                let want = (buf.len() + take).max(2 * buf.capacity());
+                let want = want.min(usize::try_from(room).unwrap_or(usize::MAX));
+                buf.reserve_exact(want - buf.len());
+            }
+            buf.extend_from_slice(&chunk[..take]);
+        } else if !buf.is_empty() {
+            // Past the bound: what was kept goes, the rest is only counted.
+            *buf = Vec::new();
+        }
+        reader.consume(take);
+        if done {
+            // Its length without the newline.
+            let len = seen - 1;
+            return Ok(if len > limit {
+                LineRead::TooLong(len)
+            } else {
+                LineRead::Line(buf.len())
+            });
+        }
+    }
 }
 
 pub(super) fn detection_failed(name: &str, found: String) -> ReadError {
@@ -499,5 +594,47 @@ pub(super) fn transcript(format: Format, record: Option<RecordLoc>, sink: Sink) 
         findings: f.findings,
         turns: f.turns,
         answer: f.answer,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{read_line_within, LineRead};
+
+    fn lines(text: &[u8], limit: u64, chunk: usize) -> Vec<String> {
+        let mut reader = std::io::BufReader::with_capacity(chunk, text);
+        let mut buf = Vec::new();
+        let mut out = Vec::new();
+        loop {
+            buf.clear();
+            match read_line_within(&mut reader, &mut buf, limit).unwrap() {
+                LineRead::End => return out,
+                LineRead::Line(n) => {
+                    assert_eq!(n, buf.len());
+                    assert!(buf.capacity() as u64 <= (limit + 1).max(8));
+                    out.push(String::from_utf8(buf.clone()).unwrap());
+                }
+                LineRead::TooLong(seen) => out.push(format!("<{seen}>")),
+            }
+        }
+    }
+
+    /// Lines within the bound come whole (their newline included, the last one without);
+    /// a longer line is counted, not kept, and reading goes on after it, whatever the reads.
+    #[test]
+    fn a_line_past_the_bound_is_skipped_and_counted() {
+        let text = b"short\nthis line is too long\n\nok\nlast, too long at the end";
+        for chunk in [1, 3, 8, 64] {
+            assert_eq!(
+                lines(text, 10, chunk),
+                ["short\n", "<21>", "\n", "ok\n", "<25>"],
+                "reads of {chunk}"
+            );
+        }
+        assert_eq!(lines(b"exactly 10", 10, 4), ["exactly 10"]);
+        assert_eq!(
+            lines(b"exactly 10\neleven more\n", 10, 4),
+            ["exactly 10\n", "<11>"]
+        );
     }
 }

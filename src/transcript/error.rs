@@ -119,6 +119,39 @@ pub enum ReadError {
         /// The offending value.
         span: SourceSpan,
     },
+    /// A line longer than toolspec reads of one line.
+    #[error("{file}:{line}:{col}: {message}")]
+    LineTooLong {
+        /// File name.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        col: usize,
+        /// How long, and the bound.
+        message: String,
+        /// What to do about it.
+        help: String,
+        /// The line's start.
+        span: SourceSpan,
+    },
+    /// JSON that would take more memory once parsed than toolspec gives one document, line or
+    /// archive entry.
+    #[error("{file}:{line}:{col}: {message}")]
+    ValueTooLarge {
+        /// File name.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        col: usize,
+        /// What was being read, and the bound.
+        message: String,
+        /// What to do about it.
+        help: String,
+        /// Where reading stopped.
+        span: SourceSpan,
+    },
     /// No format matched the content.
     #[error("{file}: unknown transcript format: {}", summarize(.found, .tried))]
     DetectionFailed {
@@ -151,9 +184,10 @@ impl Diagnostic for ReadError {
             ReadError::Binary { .. } => Box::new(
                 "pass a JSON, JSONL or log file; compressed files must be decompressed first",
             ),
-            ReadError::InvalidJson { help, .. } | ReadError::WrongShape { help, .. } => {
-                Box::new(help)
-            }
+            ReadError::InvalidJson { help, .. }
+            | ReadError::WrongShape { help, .. }
+            | ReadError::LineTooLong { help, .. }
+            | ReadError::ValueTooLarge { help, .. } => Box::new(help),
             ReadError::Truncated { .. } => Box::new(
                 "the file ends in the middle of a record (was it still being written?); remove the partial last line or let the writer finish",
             ),
@@ -176,9 +210,10 @@ impl Diagnostic for ReadError {
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
         let (label, span) = match self {
             ReadError::InvalidUtf8 { span, .. } => ("not UTF-8", span),
-            ReadError::InvalidJson { span, .. } | ReadError::WrongShape { span, .. } => {
-                ("here", span)
-            }
+            ReadError::InvalidJson { span, .. }
+            | ReadError::WrongShape { span, .. }
+            | ReadError::ValueTooLarge { span, .. } => ("here", span),
+            ReadError::LineTooLong { span, .. } => ("this line", span),
             ReadError::Truncated { span, .. } => ("incomplete record", span),
             _ => return None,
         };
@@ -215,6 +250,8 @@ impl ReadError {
             ReadError::InvalidJson { .. } => Code::InvalidJson,
             ReadError::Truncated { .. } => Code::Truncated,
             ReadError::WrongShape { .. } => Code::WrongShape,
+            ReadError::LineTooLong { .. } => Code::LineTooLong,
+            ReadError::ValueTooLarge { .. } => Code::ValueTooLarge,
             ReadError::DetectionFailed { .. } => Code::UnknownFormat,
         };
         code.id()
@@ -230,6 +267,8 @@ impl ReadError {
             | ReadError::InvalidJson { file, .. }
             | ReadError::Truncated { file, .. }
             | ReadError::WrongShape { file, .. }
+            | ReadError::LineTooLong { file, .. }
+            | ReadError::ValueTooLarge { file, .. }
             | ReadError::DetectionFailed { file, .. } => file,
         }
     }
@@ -241,7 +280,9 @@ impl ReadError {
             | ReadError::Binary { line, col, .. }
             | ReadError::InvalidJson { line, col, .. }
             | ReadError::Truncated { line, col, .. }
-            | ReadError::WrongShape { line, col, .. } => Some((*line, *col)),
+            | ReadError::WrongShape { line, col, .. }
+            | ReadError::LineTooLong { line, col, .. }
+            | ReadError::ValueTooLarge { line, col, .. } => Some((*line, *col)),
             _ => None,
         }
     }
@@ -330,6 +371,42 @@ impl Locator<'_> {
             message,
             help: help.to_string(),
             span: self.span(offset, 1.min(self.text.len().saturating_sub(offset))),
+        }
+    }
+}
+
+impl Locator<'_> {
+    /// Line `no` (starting at byte `offset` of the file, relative to `text`'s start) is longer
+    /// than [`super::MAX_LINE`]: `seen` bytes, read without being kept.
+    pub(super) fn line_too_long(&self, offset: usize, no: usize, seen: u64) -> ReadError {
+        ReadError::LineTooLong {
+            file: self.name.to_string(),
+            line: no,
+            col: 1,
+            message: format!(
+                "line too long: line {no} is longer than {} MiB ({seen} bytes), the most toolspec reads of one line",
+                super::MAX_LINE >> 20
+            ),
+            help: "the records before it were read; split the record, or keep large payloads (tool outputs, files) out of the log".to_owned(),
+            span: self.span(offset, 0),
+        }
+    }
+
+    /// The JSON of `what` (`the file's JSON document`, `line 3`) would take more than
+    /// [`super::PARSED_BUDGET`] once parsed; reading stopped at byte `offset` of `text`.
+    pub(super) fn value_too_large(&self, what: &str, offset: usize, help: &str) -> ReadError {
+        let (line, col) = self.line_col(offset);
+        ReadError::ValueTooLarge {
+            file: self.name.to_string(),
+            line,
+            col,
+            message: format!(
+                "{what} takes more than {} MiB of memory once parsed ({} bytes of JSON), the most toolspec gives one document, line or archive entry; reading stopped here",
+                super::PARSED_BUDGET >> 20,
+                self.text.len()
+            ),
+            help: help.to_owned(),
+            span: self.span(offset.min(self.text.len()), 0),
         }
     }
 }

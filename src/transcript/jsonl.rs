@@ -5,6 +5,7 @@
 use crate::code::Code;
 use serde_json::Value;
 
+use crate::json::budget::{self, Refusal};
 use crate::source::Span;
 
 use super::detect;
@@ -13,7 +14,7 @@ use super::error::{offset_of, Locator};
 use super::readers::{self, Origin, Session};
 use super::sink::Sink;
 use super::text::{check_utf8_at, classify, Line};
-use super::{Format, Keep, ReadError, ReadFinding, RecordLoc, Transcript};
+use super::{Format, Keep, ReadError, ReadFinding, RecordLoc, Transcript, PARSED_BUDGET};
 
 /// Lines buffered while the format of a JSONL file is still undecided.
 const MAX_UNDECIDED_LINES: usize = 512;
@@ -100,6 +101,15 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
         result
     }
 
+    /// Stop reading at `error`: the dataset record still held open is emitted first, as on an
+    /// error of [`Self::push`].
+    pub(super) fn stop(&mut self, error: ReadError) -> ReadError {
+        if let Some(t) = self.open.take() {
+            (self.emit)(t);
+        }
+        error
+    }
+
     fn push_line(
         &mut self,
         no: usize,
@@ -138,12 +148,26 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
             sink.line = before;
         }
         let parsed = match json_text {
-            Some(text) => serde_json::from_str(text),
-            None => serde_json::from_slice(json),
+            Some(text) => budget::from_str(text, PARSED_BUDGET),
+            None => budget::from_slice(json, PARSED_BUDGET),
         };
         let value: Value = match parsed {
             Ok(v) => v,
-            Err(e) => {
+            Err(Refusal::TooLarge { line, column }) => {
+                let loc = Locator {
+                    name: self.name,
+                    text: raw,
+                    base: offset,
+                    first_line: no,
+                };
+                let at = json_off + offset_of(json, line, column);
+                return Err(loc.value_too_large(
+                    &format!("line {no}"),
+                    at,
+                    "the records before it were read; split the record, or keep large payloads (tool outputs, files) out of the log",
+                ));
+            }
+            Err(Refusal::Json(e)) => {
                 check_utf8_at(self.name, raw, offset, no)?;
                 let loc = Locator {
                     name: self.name,

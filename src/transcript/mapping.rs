@@ -19,13 +19,14 @@ use serde_json::Value;
 use serde_json_path::{JsonPath, PathElement};
 
 use crate::code::Code;
+use crate::json::budget::{self, Refusal};
 use crate::source::Span;
 
 use self::cost::{Scale, Shape};
-use super::error::Locator;
+use super::error::{offset_of, Locator};
 use super::sink::{norm_output, parse_args_text};
 use super::spans::{SpanTree, Step};
-use super::{Format, ReadError, ReadFinding, Transcript};
+use super::{Format, ReadError, ReadFinding, Transcript, PARSED_BUDGET};
 
 /// Largest file a mapping reads (it queries the whole document, so the file is read whole).
 pub const MAPPED_FILE_LIMIT: u64 = 64 << 20;
@@ -309,23 +310,48 @@ fn parse_root(name: &str, bytes: &[u8]) -> Result<Root, ReadError> {
         base: 0,
         first_line: 1,
     };
-    match serde_json::from_slice::<Value>(bytes) {
+    let too_large = |what: &str, text: &[u8], base: usize, (line, column): (usize, usize)| {
+        let line_loc = Locator {
+            name,
+            text,
+            base,
+            first_line: loc.line_col(base).0,
+        };
+        let at = offset_of(text, line, column);
+        line_loc.value_too_large(what, at, "split the file into smaller transcripts")
+    };
+    match budget::from_slice(bytes, PARSED_BUDGET) {
         Ok(value) => return Ok(Root { value, lines: None }),
-        Err(e) if e.to_string().starts_with("trailing characters") => {}
-        Err(e) => return Err(loc.json_error(&e, "fix the JSON at this position")),
+        Err(Refusal::TooLarge { line, column }) => {
+            return Err(too_large(
+                "the file's JSON document",
+                bytes,
+                0,
+                (line, column),
+            ));
+        }
+        Err(Refusal::Json(e)) if e.to_string().starts_with("trailing characters") => {}
+        Err(Refusal::Json(e)) => return Err(loc.json_error(&e, "fix the JSON at this position")),
     }
+    // The lines together within the budget of one document: they become one array.
+    let mut left = PARSED_BUDGET;
     let mut values = Vec::new();
     let mut spans = Vec::new();
     let mut start = 0usize;
     for line in bytes.split(|&b| b == b'\n') {
         let end = start + line.len();
         if !line.iter().all(u8::is_ascii_whitespace) {
-            match serde_json::from_slice::<Value>(line) {
+            match budget::from_slice(line, left) {
                 Ok(v) => {
+                    left = left.saturating_sub(budget::cost(&v));
                     values.push(v);
                     spans.push(Span::new(start, end));
                 }
-                Err(e) => {
+                Err(Refusal::TooLarge { line: l, column }) => {
+                    let what = format!("the lines up to line {}", loc.line_col(start).0);
+                    return Err(too_large(&what, line, start, (l, column)));
+                }
+                Err(Refusal::Json(e)) => {
                     let line_loc = Locator {
                         name,
                         text: line,

@@ -49,6 +49,22 @@ pub const COMPACT_ABOVE: usize = 2_000;
 /// Files up to this size are read whole; larger ones are streamed when they are JSON lines.
 pub(crate) const WHOLE_FILE_LIMIT: u64 = 64 << 20;
 
+/// Longest line of a streamed file (and largest JSON document of a streamed file that is not
+/// JSON lines), in bytes: past it, a `line-too-long` error after the records before it.
+pub const MAX_LINE: u64 = 128 << 20;
+
+/// Most bytes the parsed value of one JSON document, line or archive entry may take, estimated
+/// as it is built ([`crate::json::budget`]): past it, a `value-too-large` error. The text's
+/// size alone bounds nothing: 64 MiB of `{"a":0},` take 4 GB as serde_json values, where real
+/// transcripts take 3 to 11 times their text (a 64 MiB Langfuse trace, 700 MB).
+pub const PARSED_BUDGET: usize = 1 << 30;
+
+/// What one worker may hold at once while reading a transcript file: the file (64 MiB) or one
+/// line of it ([`MAX_LINE`]), an archive entry inflated (64 MiB), the parsed value
+/// ([`PARSED_BUDGET`]), and the transcript's calls and spans. The command line runs no more
+/// workers by default than the memory available holds of these.
+pub const WORKER_MEMORY: u64 = 3 << 29;
+
 /// Where a transcript sits in a JSONL dataset: its line and byte span.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RecordLoc {

@@ -8,6 +8,7 @@ use std::hash::{BuildHasher, Hasher, RandomState};
 use serde_json::Value;
 
 use crate::code::Code;
+use crate::json::budget::{self, Refusal};
 use crate::json::view::{Json, Kind};
 use crate::json::{owned_value, to_value};
 use crate::source::Span;
@@ -759,11 +760,19 @@ fn fingerprint_of_str(s: &str) -> u64 {
     h.finish()
 }
 
+/// Arguments written as JSON text, parsed (blank → `{}`) within the budget of a parsed value:
+/// past it, an error that keeps them as the raw string they are.
 pub(crate) fn parse_args_text(s: &str) -> Result<Value, serde_json::Error> {
     if s.trim().is_empty() {
         return Ok(Value::Object(Default::default()));
     }
-    serde_json::from_str(s)
+    budget::from_str(s, super::PARSED_BUDGET).map_err(|e| match e {
+        Refusal::Json(e) => e,
+        Refusal::TooLarge { .. } => serde::de::Error::custom(format!(
+            "not parsed: they would take more than {} MiB of memory",
+            super::PARSED_BUDGET >> 20
+        )),
+    })
 }
 
 /// The output rule: strings verbatim; a non-empty list made only of text blocks → the texts

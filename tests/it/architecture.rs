@@ -26,7 +26,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         &["config", "guard", "rules", "source", "syntax", "transcript"],
     ),
     ("transcript", &["guard", "json", "source"]),
-    ("engine", &["config", "source", "transcript"]),
+    ("engine", &["config", "json", "source", "transcript"]),
     (
         "score",
         &["config", "engine", "json", "source", "transcript"],

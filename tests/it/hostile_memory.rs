@@ -72,3 +72,249 @@ name = "$.k"
     assert_eq!(relative["calls"], 0, "{relative:#}");
     run.assert_good_checked();
 }
+
+/// `n` bytes (about) of `{"a":0},` objects as the `messages` of an object: JSON whose parsed
+/// value is 40–60 times its text.
+fn small_objects(n: usize) -> String {
+    let count = n / 8;
+    let mut s = String::with_capacity(count * 8 + 32);
+    s.push_str("{\"messages\":[");
+    for _ in 0..count {
+        s.push_str("{\"a\":0},");
+    }
+    s.push_str("{\"a\":0}]}");
+    s
+}
+
+/// An Inspect AI `.eval` log (a zip archive, entries deflated) holding `sample` as its one
+/// sample entry.
+fn eval_log(sample: &str) -> Vec<u8> {
+    use std::io::Write;
+    use zip::write::SimpleFileOptions;
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let deflated =
+        SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    zip.start_file("header.json", deflated).unwrap();
+    zip.write_all(br#"{"version":2,"status":"success","eval":{"task":"t"}}"#)
+        .unwrap();
+    zip.start_file("samples/1_epoch_1.json", deflated).unwrap();
+    zip.write_all(sample.as_bytes()).unwrap();
+    zip.finish().unwrap().into_inner()
+}
+
+/// A `.eval` archive of a few hundred KB whose sample entry inflates to 64 MiB of small objects (2–4 GB as
+/// parsed values, per worker), and a 64 MiB JSON file of the same: each is read within the
+/// budget of one parsed value (1 GiB) and refused past it with a located `value-too-large`
+/// error, and the default number of workers (no `-j`) is what the capped address space holds,
+/// so the run ends by itself and the good transcript is still checked.
+#[test]
+fn documents_and_archive_entries_are_parsed_within_a_memory_budget_per_worker() {
+    let p = Project::new();
+    let sample = small_objects((64 << 20) - 64);
+    let archive = eval_log(&sample);
+    assert!(archive.len() < 1_000_000, "{}", archive.len());
+    p.write("runs/bomb.eval", &archive);
+    p.write("runs/bomb.json", &sample);
+    drop(sample);
+    let run = p.check_limited(2 * LIMIT_MIB, &[]);
+    run.assert_not_killed();
+    assert_eq!(run.code, Some(2), "{}\n{}", run.stdout, run.stderr);
+    for (file, what) in [
+        (
+            "bomb.eval",
+            "entry `samples/1_epoch_1.json` takes more than 1024 MiB",
+        ),
+        (
+            "bomb.json",
+            "the file's JSON document takes more than 1024 MiB",
+        ),
+    ] {
+        let errors = run.errors_about(file);
+        assert_eq!(errors.len(), 1, "{}", run.stdout);
+        assert_eq!(errors[0]["code"], "value-too-large", "{:#}", errors[0]);
+        let message = errors[0]["message"].as_str().unwrap();
+        assert!(message.contains(what), "{message}");
+        assert!(errors[0]["location"]["line"].is_number(), "{:#}", errors[0]);
+    }
+    run.assert_good_checked();
+}
+
+/// Write `lines` to `path`, each followed by a newline; a line is a list of parts, each a chunk
+/// written `count` times (so that a long line is never held whole).
+fn write_lines(path: &std::path::Path, lines: &[&[(&str, usize)]]) {
+    use std::io::Write;
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    for parts in lines {
+        for (chunk, count) in *parts {
+            for _ in 0..*count {
+                f.write_all(chunk.as_bytes()).unwrap();
+            }
+        }
+        f.write_all(b"\n").unwrap();
+    }
+    f.flush().unwrap();
+}
+
+/// A streamed JSON-lines file (over 64 MiB) whose second line is 140 MB of small objects (8 GB
+/// as parsed values), and a pretty-printed document over 128 MiB: the long line is read to its
+/// end without being kept and is a located `line-too-long` error, reported with the record
+/// before it; the document is refused past 128 MiB (`value-too-large`); the run stays within
+/// the memory cap and the good transcript is still checked.
+#[test]
+fn a_line_past_128_mib_is_a_located_error_and_the_records_before_it_are_read() {
+    let p = Project::new();
+    let record = r#"{"messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"lookup","arguments":"{\"q\":\"x\"}"}}]}]}"#;
+    let objects = "{\"a\":0},".repeat(1000);
+    let count = 140_000_000 / objects.len();
+    let long: &[(&str, usize)] = &[
+        ("{\"messages\":[", 1),
+        (&objects, count),
+        ("{\"a\":0}]}", 1),
+    ];
+    write_lines(
+        &p.path("runs/long.jsonl"),
+        &[&[(record, 1)], long, &[(record, 1)]],
+    );
+    write_lines(
+        &p.path("runs/pretty.json"),
+        &[
+            &[("{", 1)],
+            &[("\"messages\": [", 1)],
+            &[(&objects, count), ("{\"a\":0}]}", 1)],
+        ],
+    );
+    let run = p.check_limited(LIMIT_MIB, &[]);
+    run.assert_not_killed();
+    assert_eq!(run.code, Some(2), "{}\n{}", run.stdout, run.stderr);
+    let errors = run.errors_about("long.jsonl");
+    assert_eq!(errors.len(), 1, "{}", run.stdout);
+    assert_eq!(errors[0]["code"], "line-too-long", "{:#}", errors[0]);
+    assert_eq!(errors[0]["location"]["line"], 2, "{:#}", errors[0]);
+    let message = errors[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("line 2 is longer than 128 MiB"),
+        "{message}"
+    );
+    // The record before the long line was read and checked.
+    let first = run
+        .result_for("long.jsonl")
+        .expect("the record before the long line");
+    assert_eq!(first["passed"], true, "{first:#}");
+    let errors = run.errors_about("pretty.json");
+    assert_eq!(errors.len(), 1, "{}", run.stdout);
+    assert_eq!(errors[0]["code"], "value-too-large", "{:#}", errors[0]);
+    assert!(
+        errors[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("larger than 128 MiB"),
+        "{:#}",
+        errors[0]
+    );
+    run.assert_good_checked();
+}
+
+/// `toolspec score` on a file whose second case line is 300 MB (it held a 1 GiB line whole, in
+/// two buffers, 4 GB): the line is read to its end without being kept and its case gets a
+/// located `line-too-long` error line; the cases before and after it are scored, within the
+/// memory cap.
+#[test]
+fn score_skips_a_case_line_past_16_mib_and_scores_the_others() {
+    let p = Project::new();
+    let case = |id: &str| {
+        format!(
+            r#"{{"id":"{id}","actualCalls":[{{"name":"a"}}],"expectedCalls":[{{"name":"a"}}]}}"#
+        )
+    };
+    let (first, last) = (case("first"), case("last"));
+    let pad = "x".repeat(1000);
+    write_lines(
+        &p.path("cases.jsonl"),
+        &[
+            &[(first.as_str(), 1)],
+            &[
+                ("{\"id\":\"long\",\"pad\":\"", 1),
+                (&pad, 300_000),
+                ("\"}", 1),
+            ],
+            &[(last.as_str(), 1)],
+        ],
+    );
+    let run = hostile_support::run_limited(
+        p.root(),
+        LIMIT_MIB,
+        &["score", "--profile", "evalite", "cases.jsonl"],
+    );
+    run.assert_not_killed();
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let lines: Vec<serde_json::Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 3, "{}", run.stdout);
+    assert_eq!(lines[0]["id"], "first");
+    assert_eq!(lines[0]["score"], 1.0, "{}", lines[0]);
+    let error = lines[1]["error"].as_str().expect("an error line");
+    assert!(
+        error
+            .starts_with("line 2: line-too-long: the line is longer than 16 MiB (300000022 bytes)"),
+        "{error}"
+    );
+    assert_eq!(lines[2]["id"], "last");
+    assert_eq!(lines[2]["score"], 1.0, "{}", lines[2]);
+    assert!(run.stderr.contains("3 cases"), "{}", run.stderr);
+}
+
+/// A reference into a 40 MB tool output (a JSON document held in a string, 2–3 GB as parsed
+/// values; a 23 MB one took 1 GB) is read along the path it names: `in s.output.items[*].id`
+/// collects the ids as the text is read (the rest of each item skipped), `s.output.meta.total`
+/// reads one number at the end of the text; the pair passes within the memory cap, and the
+/// good transcript is still checked.
+#[test]
+fn a_reference_into_a_large_output_reads_the_path_not_the_whole_output() {
+    let spec = r#"spec lookup_once {
+  transcripts "runs/good.json"
+  call lookup(q: "x")
+}
+spec refs {
+  transcripts "runs/refs.json"
+  s: call search
+  call book(id: in s.output.items[*].id, total: s.output.meta.total)
+}
+"#;
+    let p = Project::with_spec(spec);
+    let pad = format!("[{}{{\"a\":0}}]", "{\"a\":0},".repeat(5000));
+    let mut output = String::from("{\"items\":[");
+    for i in 0..1000 {
+        output.push_str(&format!("{{\"pad\":{pad},\"id\":\"i{i}\"}},"));
+    }
+    output.push_str("{\"id\":\"last\"}],\"meta\":{\"total\":3}}");
+    assert!(output.len() > 40_000_000, "{}", output.len());
+    let transcript = serde_json::json!({
+        "model": "gpt-4o",
+        "messages": [
+            {"role": "user", "content": "book"},
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function",
+                "function": {"name": "search", "arguments": "{}"}}]},
+            {"role": "tool", "tool_call_id": "c1", "content": output},
+            {"role": "assistant", "content": null, "tool_calls": [{"id": "c2", "type": "function",
+                "function": {"name": "book", "arguments": "{\"id\":\"i997\",\"total\":3}"}}]},
+            {"role": "tool", "tool_call_id": "c2", "content": "booked"}
+        ]
+    });
+    p.write("runs/refs.json", transcript.to_string());
+    drop(transcript);
+    let run = p.check_limited(LIMIT_MIB, &[]);
+    run.assert_not_killed();
+    assert_eq!(
+        run.code,
+        Some(0),
+        "{}\n{}",
+        &run.stdout[..run.stdout.len().min(4000)],
+        run.stderr
+    );
+    let refs = run.result_for("refs.json").expect("refs.json checked");
+    assert_eq!(refs["passed"], true, "{refs:#}");
+    run.assert_good_checked();
+}

@@ -115,11 +115,11 @@ pub(crate) fn run(args: CallsArgs) -> u8 {
                 }
                 if t.record.is_none() {
                     file.single = true;
-                    output::out(&pretty(&calls_json(&t), if several { 2 } else { 0 }));
+                    write_calls(&t, if several { 2 } else { 0 }, &mut |s| output::out(s));
                     return;
                 }
             }
-            file.element(&calls_json(&t), several);
+            file.element(&t, several);
         };
         let read = match &bytes {
             Some(b) => transcript::Reader::new()
@@ -185,14 +185,11 @@ struct JsonFile {
 }
 
 impl JsonFile {
-    fn element(&mut self, v: &Value, several: bool) {
+    fn element(&mut self, t: &Transcript, several: bool) {
         let base = if several { 2 } else { 0 };
         let open = if self.records == 0 { "[\n" } else { ",\n" };
-        output::out(&format!(
-            "{open}{}{}",
-            " ".repeat(base + 2),
-            pretty(v, base + 2)
-        ));
+        output::out(&format!("{open}{}", " ".repeat(base + 2)));
+        write_calls(t, base + 2, &mut |s| output::out(s));
         self.records += 1;
     }
 
@@ -218,27 +215,54 @@ fn pretty(v: &Value, indent: usize) -> String {
     text.replace('\n', &pad)
 }
 
-/// The calls of `t` as `toolspec calls --json` prints them: `name`, `args`, `id`, `output`,
-/// `is_error` each.
+/// The `--json` value of a transcript: the array of its calls ([`call_json`]). The command
+/// writes it one call at a time ([`write_calls`]); the Python module returns it whole.
 pub fn calls_json(t: &Transcript) -> Value {
-    Value::Array(
-        t.calls
-            .iter()
-            .map(|c| {
-                let mut v = json!({"name": c.name, "args": c.args, "id": c.id, "output": c.output, "is_error": c.is_error});
-                // Where the reader records them: the user turn and the sub-agent of the call.
-                if let Some(m) = v.as_object_mut() {
-                    if let Some(turn) = c.turn {
-                        m.insert("turn".into(), json!(turn));
-                    }
-                    if let Some(agent) = &c.agent {
-                        m.insert("agent".into(), json!(agent));
-                    }
-                }
-                v
-            })
-            .collect(),
-    )
+    Value::Array(t.calls.iter().map(call_json).collect())
+}
+
+/// One call as `--json` shows it: `{name, args, id, output, is_error}`, and its user turn and
+/// sub-agent where the reader records them.
+fn call_json(c: &transcript::ToolCall) -> Value {
+    let mut v = json!({"name": c.name, "args": c.args, "id": c.id, "output": c.output, "is_error": c.is_error});
+    if let Some(m) = v.as_object_mut() {
+        if let Some(turn) = c.turn {
+            m.insert("turn".into(), json!(turn));
+        }
+        if let Some(agent) = &c.agent {
+            m.insert("agent".into(), json!(agent));
+        }
+    }
+    v
+}
+
+/// Bytes of text gathered before they are written.
+const WRITE_CHUNK: usize = 64 << 10;
+
+/// `pretty(&calls_json(t), indent)`, written to `out` one call at a time: the text (and the
+/// JSON values) of a session of a million calls never exist whole, only one call's.
+fn write_calls(t: &Transcript, indent: usize, out: &mut dyn FnMut(&str)) {
+    if t.calls.is_empty() {
+        out("[]");
+        return;
+    }
+    let mut buf = String::from("[\n");
+    let pad = " ".repeat(indent + 2);
+    for (i, c) in t.calls.iter().enumerate() {
+        if i > 0 {
+            buf.push_str(",\n");
+        }
+        buf.push_str(&pad);
+        buf.push_str(&pretty(&call_json(c), indent + 2));
+        if buf.len() >= WRITE_CHUNK {
+            out(&buf);
+            buf.clear();
+        }
+    }
+    buf.push('\n');
+    buf.push_str(&" ".repeat(indent));
+    buf.push(']');
+    out(&buf);
 }
 
 /// The table of each transcript's calls; every piece of data in it is escaped (the first line
@@ -276,5 +300,40 @@ fn clip(s: &str, max: usize) -> String {
     } else {
         let cut: String = s.chars().take(max - 1).collect();
         format!("{cut}…")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Written one call at a time, the text is the whole value pretty-printed, at every
+    /// indentation `--json` uses.
+    #[test]
+    fn calls_are_written_as_the_whole_value_prints() {
+        let text = br#"[{"name": "a", "args": {"q": [1, {"x": null}]}},
+            {"name": "b", "args": {}, "output": "ok", "is_error": true}]"#;
+        let mut transcripts = transcript::Reader::new().read("t.json", text).unwrap();
+        let many = transcript::Reader::new()
+            .read(
+                "m.json",
+                format!(
+                    "[{}{{\"name\":\"z\",\"args\":{{}}}}]",
+                    "{\"name\":\"y\",\"args\":{\"k\":\"v\"}},".repeat(3000)
+                )
+                .as_bytes(),
+            )
+            .unwrap();
+        transcripts.extend(many);
+        let mut empty = transcripts[0].clone();
+        empty.calls.clear();
+        transcripts.push(empty);
+        for t in &transcripts {
+            for indent in [0, 2, 4] {
+                let mut got = String::new();
+                write_calls(t, indent, &mut |s| got.push_str(s));
+                assert_eq!(got, pretty(&calls_json(t), indent));
+            }
+        }
     }
 }

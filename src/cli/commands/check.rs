@@ -301,12 +301,13 @@ pub(crate) fn load_settings(run: &RunArgs, cwd: &Path) -> Result<LoadedSettings,
     })
 }
 
-/// Run `f` on a pool of `threads` workers (default: rayon's, one per core).
+/// Run `f` on a pool of `threads` workers (default: one per core, fewer when the memory this
+/// process may use holds fewer workers reading their largest file: `cli::memory`).
 pub(crate) fn with_threads<T: Send>(
     threads: Option<usize>,
     f: impl FnOnce() -> T + Send,
 ) -> Result<T, String> {
-    match threads {
+    match threads.or_else(crate::cli::memory::default_jobs) {
         None => Ok(f()),
         Some(n) => rayon::ThreadPoolBuilder::new()
             .num_threads(n.max(1))

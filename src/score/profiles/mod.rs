@@ -37,7 +37,7 @@ pub use calls::{
     score_calls, score_calls_judged, score_calls_with_tools, ExpectedCall, ProfileVerdict,
 };
 pub use judge::{Judge, JudgeAnswer, JudgeError, JudgeRequest};
-pub use stream::{score_stream, score_stream_judged, Summary};
+pub use stream::{score_stream, score_stream_judged, Summary, MAX_CASE_LINE};
 
 /// A peer metric that `toolspec score --profile NAME` reproduces: one module per peer, one row
 /// of [`PEERS`] each. Its name and options are its row of the config's profile list

@@ -5,7 +5,7 @@ use std::io::{self, Read, Write};
 use std::sync::Mutex;
 
 use super::judge::Judge;
-use super::{score_into, Outcome, PeerRow, Scratch};
+use super::{score_into, write_error, Outcome, PeerRow, Scratch};
 
 /// Counts of a `toolspec score` run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -41,6 +41,14 @@ type Group = (String, Vec<Outcome>);
 
 /// Bytes read per batch; each batch is split into groups of lines scored in parallel.
 const BATCH_BYTES: usize = 4 << 20;
+
+/// Longest case line `score` reads, in bytes: a longer one is read to its end without being
+/// kept, and its case gets an error line (`line-too-long`); the other cases are scored.
+pub const MAX_CASE_LINE: usize = 16 << 20;
+
+/// What stands in the batch for a line too long to keep: a non-blank line of its own, which
+/// [`Batch::long`] tells from a case.
+const PLACEHOLDER: &[u8] = b"!\n";
 /// Lines per parallel task: large enough that task overhead is noise.
 const LINES_PER_TASK: usize = 64;
 
@@ -51,6 +59,8 @@ struct Batch {
     filled: usize,
     end: usize,
     eof: bool,
+    /// Where a line too long to keep was (its placeholder's start in `buf`), and its length.
+    long: Vec<(usize, u64)>,
 }
 
 impl Batch {
@@ -60,12 +70,14 @@ impl Batch {
             filled: 0,
             end: 0,
             eof: false,
+            long: Vec::new(),
         }
     }
 
     /// Read until the buffer is full or the input ends, straight into the buffer (no reader
     /// buffer in between), and find the end of the last whole line. A line longer than the
-    /// buffer doubles it.
+    /// buffer doubles it, up to [`MAX_CASE_LINE`]; a longer one is skipped
+    /// ([`Self::skip_long_line`]).
     fn fill(&mut self, input: &mut impl Read) -> io::Result<()> {
         loop {
             while self.filled < self.buf.len() && !self.eof {
@@ -85,8 +97,45 @@ impl Batch {
                 return Ok(());
             }
             let n = self.buf.len();
-            self.buf.resize(2 * n, 0);
+            if n >= MAX_CASE_LINE {
+                // The buffer holds the start of one line (a batch starts with the line the
+                // last one left unfinished) and no end of it.
+                self.skip_long_line(input)?;
+                continue;
+            }
+            self.buf.resize((2 * n).min(MAX_CASE_LINE), 0);
         }
+    }
+
+    /// The buffer is one unfinished line past [`MAX_CASE_LINE`]: read the rest of it without
+    /// keeping it, leave a placeholder line in its place (recorded in `long`), and keep what
+    /// follows its newline.
+    fn skip_long_line(&mut self, input: &mut impl Read) -> io::Result<()> {
+        let scratch = PLACEHOLDER.len();
+        let mut seen = self.filled as u64;
+        self.filled = scratch;
+        loop {
+            let n = match input.read(&mut self.buf[scratch..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    break;
+                }
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if let Some(i) = memchr::memchr(b'\n', &self.buf[scratch..scratch + n]) {
+                // Its length without the newline.
+                seen += i as u64;
+                self.buf.copy_within(scratch + i + 1..scratch + n, scratch);
+                self.filled = scratch + n - (i + 1);
+                break;
+            }
+            seen += n as u64;
+        }
+        self.buf[..scratch].copy_from_slice(PLACEHOLDER);
+        self.long.push((0, seen));
+        Ok(())
     }
 
     /// Start `next` with this batch's unfinished last line.
@@ -99,6 +148,7 @@ impl Batch {
         next.filled = tail.len();
         next.end = 0;
         next.eof = self.eof;
+        next.long.clear();
     }
 }
 
@@ -194,13 +244,26 @@ pub fn score_stream_judged(
             outs.resize_with(groups, Default::default);
         }
         let buf = &cur.buf[..cur.end];
+        let long = &cur.long;
         let score_group = |(out, group): (&mut Group, &[Line]), scratch: &mut Scratch| {
             let (text, outcomes) = out;
             text.clear();
             outcomes.clear();
             for &(lineno, start, end) in group {
-                let line = buf.get(start..end).unwrap_or_default();
-                outcomes.push(score_into(peer, line, lineno, text, scratch, judge));
+                if let Some(&(_, seen)) = long.iter().find(|(at, _)| *at == start) {
+                    write_error(
+                        text,
+                        None,
+                        &format!(
+                            "line {lineno}: line-too-long: the line is longer than {} MiB ({seen} bytes), the most toolspec reads of one case; it was not scored",
+                            MAX_CASE_LINE >> 20
+                        ),
+                    );
+                    outcomes.push(Outcome::Error);
+                } else {
+                    let line = buf.get(start..end).unwrap_or_default();
+                    outcomes.push(score_into(peer, line, lineno, text, scratch, judge));
+                }
                 text.push('\n');
             }
         };
