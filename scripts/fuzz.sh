@@ -19,7 +19,7 @@ JOBS="${2:-2}"
 shift $(( $# > 2 ? 2 : $# ))
 TARGETS=("$@")
 if [[ ${#TARGETS[@]} -eq 0 ]]; then
-  TARGETS=(spec_parser compile transcript_read transcript_eval engine score_line tape_serde document_nodes mapping)
+  TARGETS=(spec_parser compile transcript_read transcript_eval engine score_line tape_serde document_nodes mapping schema_rules)
 fi
 SAN="${SANITIZER:-address}"
 export RUSTC_BOOTSTRAP=1
@@ -70,6 +70,7 @@ for i, name in enumerate(["axion", "deepeval", "evalite", "agentevals", "galtea"
         put("score_line", bytes([i]) + line.rstrip(b"\n"))
         put("tape_serde", line.rstrip(b"\n"))
 os.makedirs(os.path.join(root, "fuzz", "corpus", "engine"), exist_ok=True)
+os.makedirs(os.path.join(root, "fuzz", "corpus", "schema_rules"), exist_ok=True)
 # Custom mappings: `calls \0 name \0 results \0 document`, the fixture's mapping and others on
 # the fixture's log and on a small array.
 log = open(f"{root}/tests/fixtures/mapping/runs/session.json", "rb").read()

@@ -33,6 +33,7 @@ pub const TARGETS: &[&str] = &[
     "score_line",
     "document_nodes",
     "mapping",
+    "schema_rules",
 ];
 
 /// Run the target `name` on `data`.
@@ -46,6 +47,7 @@ pub fn run(name: &str, data: &[u8]) {
         "score_line" => score_line(data),
         "document_nodes" => document_nodes(data),
         "mapping" => mapping(data),
+        "schema_rules" => schema_rules(data),
         other => panic!("unknown fuzz target {other}"),
     }
 }
@@ -1051,5 +1053,298 @@ pub fn engine(data: &[u8]) {
         if let Some(i) = f.call {
             assert!(i < calls.len(), "finding names call {i} of {}", calls.len());
         }
+    }
+}
+
+/// Patterns a fuzzed schema may hold: plain and anchored ones, Unicode classes near and past
+/// the size limit of one pattern, ECMA-262 syntax the linear-time engine lacks (look-around,
+/// backreferences), and invalid ones.
+const SCHEMA_PATTERNS: &[&str] = &[
+    "^[a-z]+$",
+    "a",
+    "",
+    "^(?=x)x",
+    "(a)\\1",
+    "(?<=a)b",
+    "\\p{L}{20}",
+    "\\p{L}{600}",
+    "\\w{200}",
+    "^\\d{3}-\\d{4}$",
+    "[",
+    "é+",
+];
+
+/// `$ref` targets a fuzzed schema may name: its definitions (by pointer, escaped, or by
+/// anchor), itself, missing ones, a meta-schema the crate knows, another document.
+const SCHEMA_REFS: &[&str] = &[
+    "#/$defs/d0",
+    "#/$defs/d1",
+    "#/$defs/d2",
+    "#/$defs/d3",
+    "#",
+    "#a0",
+    "#/$defs/missing",
+    "#/$defs/d%30",
+    "https://json-schema.org/draft/2020-12/schema",
+    "other.json#/$defs/d0",
+    "file:///etc/passwd",
+];
+
+/// An arbitrary schema of at most `depth` levels and `budget` objects; every schema object
+/// carries `"x-count": true` (an annotation for the rule; the oracle counts it).
+fn arb_schema(u: &mut Unstructured, depth: u32, budget: &mut u32) -> arbitrary::Result<Value> {
+    if depth == 0 || *budget == 0 || u.ratio(1, 6)? {
+        return Ok(match u.int_in_range(0..=5)? {
+            0 => json!(true),
+            1 => json!(false),
+            2 => json!({"type": "string", "x-count": true}),
+            3 => json!({"type": "integer", "minimum": 3, "x-count": true}),
+            4 => json!({"$ref": *u.choose(SCHEMA_REFS)?, "x-count": true}),
+            _ => json!({"required": ["a"], "x-count": true}),
+        });
+    }
+    *budget -= 1;
+    let mut o = Map::new();
+    o.insert("x-count".into(), json!(true));
+    for _ in 0..u.int_in_range(1..=3)? {
+        let sub = |u: &mut Unstructured, budget: &mut u32| arb_schema(u, depth - 1, budget);
+        let (k, v) = match u.int_in_range(0..=23)? {
+            0 => (
+                "type",
+                json!(*u.choose(&[
+                    "string", "integer", "object", "array", "STRING", "number", "int"
+                ])?),
+            ),
+            1 => ("enum", json!(["a", 1, null])),
+            2 => ("maxLength", json!(u.int_in_range(0..=5)?)),
+            3 => ("pattern", json!(*u.choose(SCHEMA_PATTERNS)?)),
+            4 => (
+                "format",
+                json!(*u.choose(&["email", "regex", "date", "uuid"])?),
+            ),
+            5 => ("$ref", json!(*u.choose(SCHEMA_REFS)?)),
+            6 => (
+                "$dynamicRef",
+                json!(*u.choose(&["#a0", "#a1", "#/$defs/d0"])?),
+            ),
+            7..=9 => {
+                let n = u.int_in_range(1..=3)?;
+                let mut all = Vec::new();
+                for _ in 0..n {
+                    all.push(sub(u, budget)?);
+                }
+                (*u.choose(&["anyOf", "allOf", "oneOf"])?, Value::Array(all))
+            }
+            10 => ("not", sub(u, budget)?),
+            11 => (*u.choose(&["if", "then", "else"])?, sub(u, budget)?),
+            12 | 13 => {
+                let mut props = Map::new();
+                for key in ["a", "b", "c"] {
+                    if u.arbitrary()? {
+                        props.insert(key.into(), sub(u, budget)?);
+                    }
+                }
+                ("properties", Value::Object(props))
+            }
+            14 => {
+                let mut props = Map::new();
+                props.insert((*u.choose(SCHEMA_PATTERNS)?).into(), sub(u, budget)?);
+                ("patternProperties", Value::Object(props))
+            }
+            15 => (
+                *u.choose(&["additionalProperties", "unevaluatedProperties"])?,
+                sub(u, budget)?,
+            ),
+            16 => ("items", sub(u, budget)?),
+            17 => (
+                "prefixItems",
+                Value::Array(vec![sub(u, budget)?, sub(u, budget)?]),
+            ),
+            18 => (
+                *u.choose(&["contains", "propertyNames", "unevaluatedItems"])?,
+                sub(u, budget)?,
+            ),
+            19 => ("dependentSchemas", json!({"a": sub(u, budget)?})),
+            20 => ("$anchor", json!(*u.choose(&["a0", "a1"])?)),
+            21 => ("$dynamicAnchor", json!(*u.choose(&["a0", "a1"])?)),
+            22 => (
+                "$id",
+                json!(*u.choose(&["other.json", "https://example.com/s", "#a1"])?),
+            ),
+            _ => ("required", json!(["a", "b"])),
+        };
+        o.insert(k.into(), v);
+    }
+    Ok(Value::Object(o))
+}
+
+/// An arbitrary argument value of at most `depth` levels (long strings among its scalars).
+fn arb_value(u: &mut Unstructured, depth: u32) -> arbitrary::Result<Value> {
+    if depth == 0 || u.ratio(1, 3)? {
+        return Ok(match u.int_in_range(0..=6)? {
+            0 => json!(null),
+            1 => json!(u.arbitrary::<bool>()?),
+            2 => json!(u.int_in_range(-5..=5)?),
+            3 => json!("abc"),
+            4 => json!("x".repeat(u.int_in_range(0..=3000)?)),
+            5 => json!("é".repeat(u.int_in_range(0..=1200)?)),
+            _ => json!(1.5),
+        });
+    }
+    if u.arbitrary()? {
+        let n = u.int_in_range(0..=3)?;
+        (0..n)
+            .map(|_| arb_value(u, depth - 1))
+            .collect::<arbitrary::Result<Vec<_>>>()
+            .map(Value::Array)
+    } else {
+        let mut o = Map::new();
+        for key in ["a", "b", "c", "x"] {
+            if u.arbitrary()? {
+                o.insert(key.into(), arb_value(u, depth - 1)?);
+            }
+        }
+        Ok(Value::Object(o))
+    }
+}
+
+/// The built-in rules on tools whose schemas are arbitrary (`$ref` graphs, patterns past every
+/// limit, keywords of every draft) and calls with arbitrary arguments: every finding is a
+/// rule's, located in the file, its words bounded; and the work the rule counts before
+/// checking a call is at least what the `jsonschema` crate does (every schema object carries
+/// a keyword that counts its applications).
+pub fn schema_rules(data: &[u8]) {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+    use toolspec::code::Stage;
+    use toolspec::rules::{self, RuleSet, View};
+    use toolspec::transcript::ToolDecl;
+
+    let mut u = Unstructured::new(data);
+    let mut budget = 40;
+    let Ok(mut schema) = arb_schema(&mut u, 5, &mut budget) else {
+        return;
+    };
+    let mut defs = Map::new();
+    for i in 0..4 {
+        let Ok(d) = arb_schema(&mut u, 4, &mut budget) else {
+            return;
+        };
+        defs.insert(format!("d{i}"), d);
+    }
+    match &mut schema {
+        Value::Object(o) => {
+            o.insert("$defs".into(), Value::Object(defs));
+            if u.ratio(1, 4).unwrap_or(false) {
+                o.insert(
+                    "$schema".into(),
+                    json!("http://json-schema.org/draft-07/schema#"),
+                );
+            }
+        }
+        other => *other = json!({"allOf": [other.clone()], "$defs": defs, "x-count": true}),
+    }
+    let mut calls = Vec::new();
+    for i in 0..u.int_in_range(1..=4).unwrap_or(1) {
+        let Ok(args) = arb_value(&mut u, 4) else {
+            break;
+        };
+        let name = if i % 2 == 0 { "t" } else { "u" };
+        calls.push(ToolCall {
+            name: name.into(),
+            args,
+            id: None,
+            output: None,
+            is_error: false,
+            span: Span::new(i, i + 1),
+            turn: None,
+            agent: None,
+        });
+    }
+    // `u` declares the same schema (one validator for both) or none.
+    let same = u.arbitrary().unwrap_or(false);
+    let tools = [
+        ToolDecl {
+            name: "t".into(),
+            description: None,
+            parameters: Some(schema.clone()),
+        },
+        ToolDecl {
+            name: "u".into(),
+            description: None,
+            parameters: same.then(|| schema.clone()),
+        },
+    ];
+    let spans: Vec<Span> = calls.iter().map(|c| c.span).collect();
+    let text = vec![b'.'; calls.len() + 1];
+    let found = rules::run(
+        &RuleSet::default(),
+        &View {
+            calls: &calls,
+            spans: &spans,
+            tools: &tools,
+            answered: &[],
+            text: Some(&text),
+        },
+    );
+    for f in &found {
+        assert_eq!(f.code.stage(), Stage::Rule, "{f:?}");
+        assert!(f.span.end <= text.len(), "{f:?}");
+        assert!(
+            f.message.len() < 1_200,
+            "{} bytes: {}",
+            f.message.len(),
+            f.message
+        );
+    }
+    assert!(
+        found.len() <= 4 * (rules::MAX_FINDINGS_PER_RULE + 1),
+        "{}",
+        found.len()
+    );
+
+    // The oracle: the crate's applications of schema objects (validity, then every error)
+    // never exceed the counted weight.
+    let ticks = Arc::new(AtomicU64::new(0));
+    let t = Arc::clone(&ticks);
+    let Ok(validator) = jsonschema::options()
+        .offline()
+        .with_pattern_options(
+            jsonschema::PatternOptions::regex()
+                .size_limit(rules::PATTERN_LIMITS.program)
+                .dfa_size_limit(rules::PATTERN_LIMITS.dfa),
+        )
+        .with_keyword("x-count", move |_, _, _| Ok(Box::new(Tick(Arc::clone(&t)))))
+        .build(&schema)
+    else {
+        return;
+    };
+    for c in &calls {
+        let Ok(work) = rules::schema_work(&schema, &c.args, rules::MAX_CALL_WORK) else {
+            continue;
+        };
+        ticks.store(0, Ordering::Relaxed);
+        let _ = validator.is_valid(&c.args);
+        let _ = validator.iter_errors(&c.args).count();
+        let done = ticks.load(Ordering::Relaxed);
+        assert!(
+            done <= work.weight,
+            "the crate applied {done} schema objects, the count says {work:?}"
+        );
+    }
+}
+
+/// Counts the applications of the schema object that holds it.
+struct Tick(std::sync::Arc<std::sync::atomic::AtomicU64>);
+
+impl<'i> jsonschema::Keyword<'i> for Tick {
+    fn validate(&self, _: &'i Value) -> Result<(), jsonschema::ValidationError<'i>> {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+
+    fn is_valid(&self, _: &'i Value) -> bool {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        true
     }
 }

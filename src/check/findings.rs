@@ -20,6 +20,7 @@ pub(super) fn plain(code: Code, message: String, help: Option<String>) -> Findin
         related: None,
         expectation: None,
         call: None,
+        unverified: false,
     }
 }
 
@@ -58,5 +59,6 @@ pub(super) fn spec_finding(d: &SpecDiagnostic) -> Finding {
         related: None,
         expectation: None,
         call: None,
+        unverified: false,
     }
 }

@@ -540,5 +540,6 @@ fn glob_error(file: &SpecFile, glob: &TranscriptGlob, e: &GlobError) -> Finding 
         related: None,
         expectation: None,
         call: None,
+        unverified: false,
     }
 }

@@ -232,5 +232,6 @@ pub(super) fn read_error(e: &ReadError, shown: &str) -> Finding {
         related: None,
         expectation: None,
         call: None,
+        unverified: false,
     }
 }

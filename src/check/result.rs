@@ -29,7 +29,7 @@ use crate::engine;
 use crate::guard::RootGuard;
 use crate::report::model::{
     CallRef, CallShare, ConstraintFailure, ExpectationResult, Finding, PairResult, RuleResult,
-    Severity,
+    Severity, Tally,
 };
 use crate::report::stream::PairSink;
 use crate::rules::{self, RuleFinding, RuleSet};
@@ -40,8 +40,9 @@ use crate::transcript::{self, Format, Transcript};
 /// Where a result goes in report order: spec file, spec, transcript, record.
 pub(super) type SortKey = (Arc<str>, Arc<str>, Arc<str>, Option<usize>);
 
-/// What a file's task keeps of a result: its sort key, whether it passed, the sink's entry.
-pub(super) type Kept<E> = (SortKey, bool, E);
+/// What a file's task keeps of a result: its sort key, what the counts need of it, the sink's
+/// entry.
+pub(super) type Kept<E> = (SortKey, Tally, E);
 
 /// What checking one transcript file produced.
 pub(super) struct FileOutcome<E> {
@@ -267,9 +268,9 @@ pub(super) fn check_file<S: PairSink>(
                 if input.quiet && spans.is_empty() {
                     return;
                 }
-                let (passed, record, entry) = rules_only(&shown, &t, &mut locator, sink);
+                let (tally, record, entry) = rules_only(&shown, &t, &mut locator, sink);
                 let k = (rules_file.clone(), rules_key.clone(), key.clone(), record);
-                pairs.push((k, passed, entry));
+                pairs.push((k, tally, entry));
                 return;
             }
             // One spec at a time: its findings are built as the sink writes them out, so a
@@ -294,10 +295,10 @@ pub(super) fn check_file<S: PairSink>(
                     )
                 });
                 let run = engine::Run::new(&s.config, all);
-                let (passed, record, entry) =
+                let (tally, record, entry) =
                     check_pair(s, &shown, &t, &run, all, profile, base, &mut locator, sink);
                 let k = (s.file.key.clone(), s.name.clone(), key.clone(), record);
-                pairs.push((k, passed, entry));
+                pairs.push((k, tally, entry));
             }
         };
         let mut keep = engine::keep_for(&specs.iter().map(|s| &s.config).collect::<Vec<_>>());
@@ -445,7 +446,7 @@ fn literal_value(m: &ValueMatcher) -> Option<serde_json::Value> {
 
 /// Build the result of `spec` on the transcript `t` from its engine `run` and hand it to `sink`
 /// with its findings sorted and its locations placed; the findings are built one at a time as
-/// the sink takes them. Returns whether it passed, its record and the sink's entry.
+/// the sink takes them. Returns what the counts need of it, its record and the sink's entry.
 #[allow(clippy::too_many_arguments)]
 fn check_pair<S: PairSink>(
     spec: &Spec,
@@ -457,7 +458,7 @@ fn check_pair<S: PairSink>(
     rule_set: &RuleSet,
     locator: &mut locate::Locator<'_>,
     sink: &S,
-) -> (bool, Option<usize>, S::Entry) {
+) -> (Tally, Option<usize>, S::Entry) {
     let file = &spec.file;
     // A rule's finding is shown if the rule applies to the run or this spec denies it; a denied
     // one is an error and fails the pair.
@@ -494,11 +495,16 @@ fn check_pair<S: PairSink>(
         .iter()
         .filter(|&&x| x >= engine_count && denies(place(x).2))
         .count();
+    // The findings that leave part of the spec unchecked, counted without building them.
+    let unverified = (0..engine_count)
+        .filter(|&x| run.finding_unverified(x))
+        .count();
     if let Some(entry) = sink.verdict_only() {
         // The verdict alone, as the result below decides it: the peer's under a profile, and a
         // denied rule's finding fails the pair.
         let passed = profile.as_ref().map_or(verdict.passed, |p| p.passed) && denied == 0;
-        return (passed, t.record.map(|r| r.line), entry);
+        let tally = Tally { passed, unverified };
+        return (tally, t.record.map(|r| r.line), entry);
     }
     order.sort_by(|&a, &b| place(a).cmp(&place(b)));
     // Lines and columns of every place in the transcript the result names, found in one pass.
@@ -678,6 +684,7 @@ fn check_pair<S: PairSink>(
             related: None,
             expectation: None,
             call: None,
+            unverified: false,
         });
     let head = PairResult {
         spec_file: file.shown.clone(),
@@ -738,6 +745,7 @@ fn check_pair<S: PairSink>(
             related: f.spec_span.map(|s| file.locate(s)),
             expectation: f.expectation,
             call: f.call.map(|i| call_ref(i, false)),
+            unverified: f.unverified,
         })
     };
     // Under a `pass_rate` a transcript fails the run only through its spec's rate: what fails
@@ -753,7 +761,8 @@ fn check_pair<S: PairSink>(
             }
             f
         });
-    (passed, record, sink.pair_streamed(head, &mut findings))
+    let tally = Tally { passed, unverified };
+    (tally, record, sink.pair_streamed(head, &mut findings))
 }
 
 /// The spec name of a result of the built-in rules alone ([`PairResult::is_rules_only`]).
@@ -779,6 +788,7 @@ fn rule_finding(
         related: None,
         expectation: None,
         call: None,
+        unverified: false,
     }
 }
 
@@ -798,19 +808,20 @@ fn read_finding(
         related: None,
         expectation: None,
         call: None,
+        unverified: false,
     }
 }
 
 /// The result of the built-in rules alone on a transcript no spec names: its findings (the
 /// rules' and the reader's the rules keep) at their codes' severities, sorted by place; it
-/// fails when one is an error. Handed to `sink`; returns whether it passed, its record and the
-/// sink's entry.
+/// fails when one is an error. Handed to `sink`; returns what the counts need of it (a rule's
+/// finding leaves no spec unchecked), its record and the sink's entry.
 fn rules_only<S: PairSink>(
     shown: &str,
     t: &Seen<'_>,
     locator: &mut locate::Locator<'_>,
     sink: &S,
-) -> (bool, Option<usize>, S::Entry) {
+) -> (Tally, Option<usize>, S::Entry) {
     let mut offsets: Vec<usize> = Vec::new();
     for s in t
         .findings
@@ -870,7 +881,10 @@ fn rules_only<S: PairSink>(
     };
     let record = head.record;
     (
-        passed,
+        Tally {
+            passed,
+            unverified: 0,
+        },
         record,
         sink.pair_streamed(head, &mut findings.into_iter()),
     )

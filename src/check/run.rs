@@ -58,7 +58,12 @@ pub struct Checked<E> {
 impl<E> Checked<E> {
     /// The process outcome, as [`Report::exit_status`] gives it for the whole report.
     pub fn exit_status(&self) -> u8 {
-        crate::report::model::exit_status(!self.report.errors.is_empty(), &self.report.summary)
+        self.report.exit_status()
+    }
+
+    /// The process outcome under `--strict`, as [`Report::strict_exit_status`] gives it.
+    pub fn strict_exit_status(&self) -> u8 {
+        self.report.strict_exit_status()
     }
 }
 
@@ -197,7 +202,7 @@ fn finish<E>(mut report: Report, outcomes: Vec<FileOutcome<E>>, rated: &[Rated])
         rated,
         pairs
             .iter()
-            .map(|((file, spec, _, _), passed, _)| ((file, spec), *passed)),
+            .map(|((file, spec, _, _), tally, _)| ((file, spec), tally.passed)),
         &unread,
     );
     report.rates = rates;
@@ -230,9 +235,12 @@ fn finish<E>(mut report: Report, outcomes: Vec<FileOutcome<E>>, rated: &[Rated])
         report.sort();
         report.recount();
     }
-    report.summary.checked = pairs.len();
-    report.summary.passed = pairs.iter().filter(|p| p.1).count();
-    report.summary.failed = report.summary.checked - report.summary.passed;
+    // The report holds no result: the counts are the tallies the check kept.
+    report.summary.count(
+        pairs.iter().map(|p| p.1),
+        report.errors.len(),
+        report.warnings.len(),
+    );
     report.summary.failed_within_rate = failed_within_rate;
     Checked {
         report,

@@ -97,8 +97,9 @@ pub(crate) struct CheckArgs {
     /// Exit 0 even when expectations fail (errors that stop the run still exit 2).
     #[arg(long)]
     pub exit_zero: bool,
-    /// Treat warnings about the run (a glob that matches nothing, nothing checked at all, a
-    /// transcript read with no tool calls, ...) as failures: exit 1 when there are any.
+    /// Treat warnings as failures: those about the run (a glob that matches nothing, nothing
+    /// checked at all, a transcript read with no tool calls, ...) and findings that leave part of
+    /// a spec unchecked (an `agent` name no call has, ...): exit 1 when there are any.
     #[arg(long)]
     pub strict: bool,
     /// Show each finding in full, with the transcript and spec snippets, and passing pairs'

@@ -25,13 +25,15 @@ pub(crate) const SHORT_MAX: usize = 2 * 1024;
 
 /// A regular expression that serializes as its source text and compiles once, when built or
 /// deserialized. Matching is linear-time (no engine here backtracks without bound).
+///
+/// Clones share the compiled engines and their search caches: a spec that writes one pattern
+/// for a thousand expectations holds one program and, per thread that matches it, one cache.
 #[derive(Clone)]
 pub struct Pattern {
-    source: String,
-    engine: Engine,
+    source: Arc<str>,
+    engine: Arc<Engine>,
 }
 
-#[derive(Clone)]
 enum Engine {
     /// Literal text, maybe anchored at the start (`^`) or the end (`$`) of the argument.
     Literal {
@@ -44,10 +46,11 @@ enum Engine {
     /// argument too).
     Regex {
         short: meta::Regex,
-        full: Arc<OnceLock<Option<regex::Regex>>>,
+        full: OnceLock<Option<regex::Regex>>,
+        limits: Limits,
     },
     /// The full regex for every argument (a pattern the NFA engines alone would not build).
-    Full(regex::Regex),
+    Full(regex::Regex, Limits),
 }
 
 /// The most bytes one pattern's compiled program may take (the `regex` crate's `size_limit`,
@@ -55,11 +58,29 @@ enum Engine {
 /// (`dfa_size_limit`). Past it, [`Pattern::new`] fails with `regex::Error::CompiledTooBig`.
 pub(crate) const SIZE_LIMIT: usize = 1 << 22;
 
-/// The `regex` crate's regex, with the size limits a spec's regexes get.
-fn full(source: &str) -> Result<regex::Regex, regex::Error> {
+/// How large a pattern may compile: its program, and each lazy DFA cache of the full regex.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The most bytes the program may take (the `regex` crate's `size_limit`, and the NFA size
+    /// limit of the short-argument engines).
+    pub program: usize,
+    /// The most bytes each lazy DFA of the full regex may cache (`dfa_size_limit`).
+    pub dfa: usize,
+}
+
+impl Limits {
+    /// A spec's regular expressions: [`SIZE_LIMIT`] for both.
+    pub const SPEC: Limits = Limits {
+        program: SIZE_LIMIT,
+        dfa: SIZE_LIMIT,
+    };
+}
+
+/// The `regex` crate's regex, within `limits`.
+fn full(source: &str, limits: Limits) -> Result<regex::Regex, regex::Error> {
     regex::RegexBuilder::new(source)
-        .size_limit(SIZE_LIMIT)
-        .dfa_size_limit(SIZE_LIMIT)
+        .size_limit(limits.program)
+        .dfa_size_limit(limits.dfa)
         .build()
 }
 
@@ -80,29 +101,37 @@ pub(crate) fn short_config() -> meta::Config {
 
 /// The NFA engines of `source` ([`short_config`]). The syntax settings are `regex`'s defaults
 /// (Unicode, UTF-8, nesting limit 250).
-fn short(source: &str) -> Option<meta::Regex> {
+fn short(source: &str, limits: Limits) -> Option<meta::Regex> {
     meta::Builder::new()
-        .configure(short_config().nfa_size_limit(Some(SIZE_LIMIT)))
+        .configure(short_config().nfa_size_limit(Some(limits.program)))
         .build(source)
         .ok()
 }
 
 impl Pattern {
-    /// Compile `source`. The error is the `regex` crate's, which names the offending position.
+    /// Compile `source` within [`Limits::SPEC`]. The error is the `regex` crate's, which names
+    /// the offending position.
     pub fn new(source: &str) -> Result<Self, regex::Error> {
+        Pattern::with_limits(source, Limits::SPEC)
+    }
+
+    /// Compile `source` within `limits` (a schema's `pattern` gets smaller ones than a spec's
+    /// regex).
+    pub fn with_limits(source: &str, limits: Limits) -> Result<Self, regex::Error> {
         let engine = match literal(source) {
             Some((text, start, end)) => Engine::Literal { text, start, end },
-            None => match short(source) {
+            None => match short(source, limits) {
                 Some(short) => Engine::Regex {
                     short,
-                    full: Arc::default(),
+                    full: OnceLock::new(),
+                    limits,
                 },
-                None => Engine::Full(full(source)?),
+                None => Engine::Full(full(source, limits)?, limits),
             },
         };
         Ok(Pattern {
-            source: source.to_owned(),
-            engine,
+            source: source.into(),
+            engine: Arc::new(engine),
         })
     }
 
@@ -113,40 +142,62 @@ impl Pattern {
 
     /// Whether the expression matches somewhere in `haystack`.
     pub fn is_match(&self, haystack: &str) -> bool {
-        match &self.engine {
+        match &*self.engine {
             Engine::Literal { text, start, end } => match (start, end) {
                 (false, false) => haystack.contains(text.as_str()),
                 (true, false) => haystack.starts_with(text.as_str()),
                 (false, true) => haystack.ends_with(text.as_str()),
                 (true, true) => haystack == text,
             },
-            Engine::Regex { short, full: f } => {
+            Engine::Regex {
+                short,
+                full: f,
+                limits,
+            } => {
                 if haystack.len() > SHORT_MAX {
-                    if let Some(re) = f.get_or_init(|| full(&self.source).ok()) {
+                    if let Some(re) = f.get_or_init(|| full(&self.source, *limits).ok()) {
                         return re.is_match(haystack);
                     }
                 }
                 short.is_match(haystack)
             }
-            Engine::Full(re) => re.is_match(haystack),
+            Engine::Full(re, _) => re.is_match(haystack),
         }
     }
 
     /// Bytes the compiled pattern holds: its program (the NFA of the short-argument engines;
-    /// for a pattern compiled by the full regex only, its size limit, [`SIZE_LIMIT`]), or its
-    /// literal text. The full regex for long arguments, built on first need, holds about as
-    /// much again, plus a lazy DFA cache of at most [`SIZE_LIMIT`].
+    /// for a pattern compiled by the full regex only, its size limit), or its literal text.
+    /// In use it holds more: see [`Pattern::footprint`].
     pub fn memory_usage(&self) -> usize {
-        match &self.engine {
+        match &*self.engine {
             Engine::Literal { text, .. } => text.len(),
             Engine::Regex { short, .. } => short.memory_usage(),
-            Engine::Full(_) => SIZE_LIMIT,
+            Engine::Full(_, limits) => limits.program,
+        }
+    }
+
+    /// The most bytes the pattern holds once one thread has matched it against arguments of
+    /// every length: the program ([`Pattern::memory_usage`]), a search cache of the
+    /// short-argument engines (about the program's size again), and, built for the first
+    /// argument over [`SHORT_MAX`] bytes, the full regex (its forward and reverse programs,
+    /// about three times the program, and two lazy DFA caches of at most `Limits::dfa`).
+    /// Each further thread that matches it adds a search cache. Literal text holds itself.
+    pub fn footprint(&self) -> usize {
+        match &*self.engine {
+            Engine::Literal { text, .. } => text.len(),
+            Engine::Regex { short, limits, .. } => {
+                let program = short.memory_usage();
+                program
+                    .saturating_mul(5)
+                    .saturating_add(limits.dfa.saturating_mul(2))
+            }
+            Engine::Full(_, limits) => limits.program.saturating_add(limits.dfa.saturating_mul(2)),
         }
     }
 
     /// Whether the pattern is matched as literal text.
     pub fn is_literal(&self) -> bool {
-        matches!(self.engine, Engine::Literal { .. })
+        matches!(*self.engine, Engine::Literal { .. })
     }
 }
 
@@ -266,7 +317,7 @@ mod tests {
             }
         }
         assert!(matches!(
-            Pattern::new("^ab$").unwrap().engine,
+            *Pattern::new("^ab$").unwrap().engine,
             Engine::Literal {
                 start: true,
                 end: true,

@@ -343,6 +343,7 @@ pub(crate) fn critical_findings(
             expectation: Some(j),
             spec_span: Some(c.span),
             call: None,
+            unverified: false,
         })));
     }
     out
@@ -421,6 +422,7 @@ pub(crate) fn branch_notes(
             expectation: branches.get(b).and_then(|br| br.first()).copied(),
             spec_span: Some(group.span),
             call: None,
+            unverified: false,
         })));
     }
     out

@@ -66,6 +66,7 @@ pub(crate) fn finding(
         expectation,
         spec_span,
         call,
+        unverified: false,
     }
 }
 

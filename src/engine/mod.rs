@@ -399,7 +399,42 @@ impl<'a> Run<'a> {
     /// Check `calls` against `config`. The verdict is complete but for its findings, which are
     /// handed out one at a time ([`Run::finding`]), in the verdict's order.
     pub fn new(config: &'a MatcherConfig, calls: &'a dyn Calls) -> Run<'a> {
-        let shared = Shared::default();
+        let mut run = Run::with(config, calls, Shared::default());
+        run.mark_unverified_references();
+        run
+    }
+
+    /// A pair that passes with `reference-not-applied` notes is run again with every reference
+    /// applied (one to an expectation that matched nothing then fails); if that run fails, the
+    /// pass rests on constraints that were not checked, and the notes are marked
+    /// [`Finding::unverified`]. At most doubles the work of such a pair, within the same
+    /// budgets; a pair without such notes, or that fails, is not run again.
+    fn mark_unverified_references(&mut self) {
+        if !self.verdict.passed {
+            return;
+        }
+        let notes: Vec<usize> = (0..self.pending.len())
+            .filter(|&k| self.finding_place(k).2 == Code::ReferenceNotApplied.id())
+            .collect();
+        if notes.is_empty() {
+            return;
+        }
+        let applied = Shared {
+            refs_always_apply: true,
+            ..Shared::default()
+        };
+        if Run::with(self.config, self.calls, applied).verdict.passed {
+            return;
+        }
+        for k in notes {
+            if let Some(explain::Pending::Ready(f)) = self.pending.get_mut(k) {
+                f.unverified = true;
+            }
+        }
+    }
+
+    /// [`Run::new`] with what the arrangements share given, without marking the references.
+    fn with(config: &'a MatcherConfig, calls: &'a dyn Calls, shared: Shared) -> Run<'a> {
         // Every arrangement of the `either` and `parallel` blocks (one for a spec without
         // blocks), the best verdict kept: passing first, then the higher score, then fewer
         // avoidable hard failures, then the first tried.
@@ -543,6 +578,11 @@ impl<'a> Run<'a> {
             ),
             None => (None, None, ""),
         }
+    }
+
+    /// Whether finding `k` is [`Finding::unverified`], without building it.
+    pub fn finding_unverified(&self, k: usize) -> bool {
+        matches!(self.pending.get(k), Some(explain::Pending::Ready(f)) if f.unverified)
     }
 
     /// Finding `k`, in the verdict's order (`None` past the end). Built on demand, so that a

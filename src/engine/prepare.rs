@@ -21,6 +21,10 @@ use crate::config::{MatcherConfig, OrderMode, Part};
 pub(crate) struct Shared {
     pub(crate) cache: ParseCache,
     pub(crate) fuzzy: fuzzy::RunFuzzy,
+    /// References to an expectation that may match nothing apply even when it matched nothing
+    /// (and then fail, as a reference to a missing call does): the run that tells whether a
+    /// verdict rests on references that did not apply (`Run::new`).
+    pub(crate) refs_always_apply: bool,
 }
 
 /// The candidates of one choice of branches.
@@ -79,7 +83,7 @@ impl<'r> Named<'r> {
         let exps = &config.expectations;
         let is_active = |j: usize| active.get(j).copied().unwrap_or(true);
         let n = calls.count();
-        let refcx = RefCx::new(config, active);
+        let refcx = RefCx::new(config, active, shared.refs_always_apply);
 
         let mut names = NameTable::new(&config.names);
         let exp_name: Vec<usize> = exps.iter().map(|e| names.id(&e.tool)).collect();

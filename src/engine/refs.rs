@@ -53,14 +53,17 @@ pub(crate) struct RefCx {
 
 impl RefCx {
     /// `active`: per expectation, whether it takes part in the arrangement (not in an `either`
-    /// branch left out); a missing entry takes part.
-    pub(crate) fn new(config: &MatcherConfig, active: &[bool]) -> RefCx {
+    /// branch left out); a missing entry takes part. `always_apply`: no reference is left
+    /// unapplied (one to an expectation that matched nothing fails).
+    pub(crate) fn new(config: &MatcherConfig, active: &[bool], always_apply: bool) -> RefCx {
         RefCx {
             optional: config
                 .expectations
                 .iter()
                 .enumerate()
-                .map(|(j, e)| e.repeat.min == 0 || !active.get(j).copied().unwrap_or(true))
+                .map(|(j, e)| {
+                    !always_apply && (e.repeat.min == 0 || !active.get(j).copied().unwrap_or(true))
+                })
                 .collect(),
             lists: RefCell::default(),
         }
@@ -775,6 +778,8 @@ pub(crate) fn not_applied(
                     expectation: Some(j),
                     spec_span: Some(pc.span),
                     call: Some(first),
+                    // Set by the run when the verdict rests on it (`Run::new`).
+                    unverified: false,
                 });
             }
         }

@@ -101,7 +101,7 @@ pub(crate) fn findings(config: &MatcherConfig, calls: &dyn Calls) -> (Vec<Findin
         match (turns, s.turn) {
             (None, _) if !hard => {
                 hard = true;
-                out.push(finding(
+                out.push(scope_finding(
                     Code::ScopesNotRecorded,
                     Severity::Error,
                     "the spec has `turn` blocks, but this transcript records no user turns, so \
@@ -114,7 +114,7 @@ pub(crate) fn findings(config: &MatcherConfig, calls: &dyn Calls) -> (Vec<Findin
                     s.turn_span,
                 ));
             }
-            (Some(n), Some(TurnSel::Nth(k))) if k > n => out.push(finding(
+            (Some(n), Some(TurnSel::Nth(k))) if k > n => out.push(scope_finding(
                 Code::TurnOutOfRange,
                 Severity::Warning,
                 format!(
@@ -175,7 +175,7 @@ pub(crate) fn findings(config: &MatcherConfig, calls: &dyn Calls) -> (Vec<Findin
                 None => format!("the transcript's agents: {}{more}", list.join(", ")),
             }
         };
-        out.push(finding(
+        out.push(scope_finding(
             Code::UnknownAgent,
             Severity::Warning,
             format!(
@@ -261,4 +261,19 @@ fn finding(
     span: crate::source::Span,
 ) -> Finding {
     super::explain::finding(code, severity, message, help, None, Some(span), None)
+}
+
+/// A finding about a scope of the spec at `span` that this transcript cannot answer: what the
+/// scope holds was checked against no call ([`Finding::unverified`]).
+fn scope_finding(
+    code: Code,
+    severity: Severity,
+    message: String,
+    help: String,
+    span: crate::source::Span,
+) -> Finding {
+    Finding {
+        unverified: true,
+        ..finding(code, severity, message, help, span)
+    }
 }

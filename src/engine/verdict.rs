@@ -161,4 +161,12 @@ pub struct Finding {
     /// The call concerned (0-based position); its location is `calls[i].span`.
     #[serde(default)]
     pub call: Option<usize>,
+    /// Whether the finding means that part of the spec was not checked, and the verdict does
+    /// not cover it: a scope that selected no call (`unknown-agent`, `turn-out-of-range`,
+    /// `scopes-not-recorded`), or a reference that did not apply on a pair that passes only
+    /// because it did (`reference-not-applied`; see `docs/engine.md`). Every output shows such
+    /// a finding, on passing pairs too, the summary counts it among the warnings, and
+    /// `--strict` fails on it. Its severity stays its code's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unverified: bool,
 }

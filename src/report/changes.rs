@@ -204,6 +204,7 @@ mod tests {
             related: None,
             expectation: None,
             call: None,
+            unverified: false,
         }
     }
 

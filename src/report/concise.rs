@@ -33,23 +33,25 @@ const MIN_MESSAGE: usize = 20;
 impl Emitter for ConciseEmitter {
     type Meta = ();
 
-    /// A line per finding of a failing pair; nothing for a passing one.
+    /// A line per finding the pair lists ([`PairResult::lists`]: every finding of a failing
+    /// pair, those of a passing one that leave part of its spec unchecked).
     fn pair(
         &self,
         r: &PairResult,
         findings: &mut dyn Iterator<Item = Finding>,
         out: &mut PairOut<'_>,
     ) -> io::Result<()> {
-        if r.passed {
-            return Ok(());
-        }
         // A failing pair of a spec with a `pass_rate` fails the run only through the rate.
         let within = r
             .pass_rate
+            .filter(|_| !r.passed)
             .map(|_| "within pass_rate: ".to_owned())
             .unwrap_or_default();
-        for f in findings {
-            let message = format!("{within}{}", message(r, &f));
+        for f in findings.filter(|f| r.lists(f)) {
+            let mut message = format!("{within}{}", message(r, &f));
+            if f.unverified {
+                message = format!("{message}; {}", Finding::UNVERIFIED);
+            }
             out.text
                 .write_all(line(&f, &message, self.width).as_bytes())?;
         }
@@ -73,10 +75,8 @@ impl Emitter for ConciseEmitter {
             let message = format!("{}: {}", escape(&r.spec), r.verdict_text());
             out.write_all(line(&f, &message, self.width).as_bytes())?;
         }
-        if !head.errors.is_empty()
-            || !head.warnings.is_empty()
-            || head.summary.failed > 0
-            || !head.rates.is_empty()
+        let listed = (0..results.len()).any(|i| !results.text_is_empty(i));
+        if !head.errors.is_empty() || !head.warnings.is_empty() || listed || !head.rates.is_empty()
         {
             out.write_all(b"\n")?;
         }

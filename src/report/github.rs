@@ -80,10 +80,28 @@ fn summary_line(s: &Summary) -> String {
     } else {
         String::new()
     };
+    let warnings = match (s.warnings, s.unverified) {
+        (0, _) => String::new(),
+        (w, 0) => format!(", {w} warning{}", plural(w)),
+        (w, u) => format!(", {w} warning{} ({u} unverified)", plural(w)),
+    };
     format!(
-        "toolspec: {} checked, {} passed, {} failed{rates}, {} errors\n",
-        s.checked, s.passed, s.failed, s.errors
+        "toolspec: {} checked, {} passed, {} failed{rates}, {} error{}{warnings}\n",
+        s.checked,
+        s.passed,
+        s.failed,
+        s.errors,
+        plural(s.errors)
     )
+}
+
+/// The plural ending of a count.
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
 }
 
 /// One workflow command. Every piece of data in it is escaped first ([`crate::text::escape`]:
@@ -171,6 +189,7 @@ mod tests {
             related: None,
             expectation: None,
             call: None,
+            unverified: false,
         };
         let a = annotation(&f);
         assert!(!a.chars().any(crate::text::is_control), "{a}");

@@ -1028,6 +1028,7 @@ mod tests {
                 related: None,
                 expectation: Some(0),
                 call: Some(call),
+                unverified: false,
             }],
             profile_details: None,
             pass_rate: None,

@@ -137,11 +137,12 @@ pub fn render_run_findings(report: &Report, sources: Sources<'_>, opts: Options)
     out
 }
 
-/// A pair's section of stdout: for a failing pair (and a result of the rules alone) that has
-/// findings, its line and its findings in brief; with `verbose`, for every pair, its line, its
-/// alignment and its findings rendered in full; nothing otherwise. The findings are taken from `findings`
-/// (those of `r` are not looked at), one at a time; none is asked for when the pair's section
-/// is empty because it passed. Handed to `out` a finding at a time.
+/// A pair's section of stdout: when the pair has findings it lists ([`PairResult::lists`]: all
+/// of a failing pair or a result of the rules alone, of a passing pair those that leave part of
+/// its spec unchecked), its line and those findings in brief; with `verbose`, for every pair,
+/// its line, its alignment and all its findings rendered in full; nothing otherwise. The
+/// findings are taken from `findings` (those of `r` are not looked at), one at a time. Handed
+/// to `out` a finding at a time.
 fn pair_details<E>(
     r: &PairResult,
     findings: &mut dyn Iterator<Item = Finding>,
@@ -149,11 +150,7 @@ fn pair_details<E>(
     opts: Options,
     out: &mut dyn FnMut(&str) -> Result<(), E>,
 ) -> Result<(), E> {
-    // A linter's warnings are shown: the rules' findings of a passing transcript too.
-    if r.passed && !opts.verbose && !r.is_rules_only() {
-        return Ok(());
-    }
-    let mut findings = findings.peekable();
+    let mut findings = findings.filter(|f| opts.verbose || r.lists(f)).peekable();
     if opts.verbose {
         // Every pair, with how its calls aligned with the spec.
         out(&pair_line(r, opts.color))?;
@@ -267,24 +264,41 @@ fn brief_finding(r: &PairResult, f: &Finding, opts: Options) -> String {
     };
     out.push_str(&format!("  {shown_tag} {first_line}\n"));
     out.push_str(&rest);
-    let second = if f.call.is_some() {
-        Some(brief::wrap(&brief::detail(r, f), width.saturating_sub(6)).join("\n      "))
+    let room = width.saturating_sub(6);
+    // What leaves part of the spec unchecked says so after what it is about, wrapped rather
+    // than cut, then how to fix it (a did-you-mean).
+    let second = if f.unverified {
+        let about = if f.call.is_some() {
+            Some(brief::detail(r, f))
+        } else if let Some(rel) = &f.related {
+            Some(format!("{} at {}", f.related_role().0, brief::place(rel)))
+        } else {
+            f.location
+                .as_ref()
+                .map(|loc| format!("at {}", brief::place_col(loc)))
+        };
+        let line = match about {
+            Some(about) => format!("{about}; {}", Finding::UNVERIFIED),
+            None => Finding::UNVERIFIED.to_owned(),
+        };
+        Some(brief::wrap(&line, room).join("\n      "))
+    } else if f.call.is_some() {
+        Some(brief::wrap(&brief::detail(r, f), room).join("\n      "))
     } else if let Some(rel) = &f.related {
         let (noun, _) = f.related_role();
-        Some(fit(
-            &format!("{noun} at {}", brief::place(rel)),
-            width.saturating_sub(6),
-        ))
+        Some(fit(&format!("{noun} at {}", brief::place(rel)), room))
     } else {
-        f.location.as_ref().map(|loc| {
-            fit(
-                &format!("at {}", brief::place_col(loc)),
-                width.saturating_sub(6),
-            )
-        })
+        f.location
+            .as_ref()
+            .map(|loc| fit(&format!("at {}", brief::place_col(loc)), room))
     };
     if let Some(line) = second {
         out.push_str(&format!("      {line}\n"));
+    }
+    if let Some(help) = f.help.as_ref().filter(|_| f.unverified) {
+        let text = format!("help: {}", escaped(help));
+        let lines = brief::wrap(&text, room);
+        out.push_str(&format!("      {}\n", lines.join("\n      ")));
     }
     crate::text::guard_lines(&out).into_owned()
 }
@@ -362,8 +376,13 @@ pub(super) fn summary_line(s: &Summary) -> String {
         ));
     }
     if s.warnings > 0 {
+        let unverified = if s.unverified > 0 {
+            format!(" ({} unverified)", s.unverified)
+        } else {
+            String::new()
+        };
         summary.push_str(&format!(
-            "; {} warning{}",
+            "; {} warning{}{unverified}",
             s.warnings,
             if s.warnings == 1 { "" } else { "s" }
         ));
@@ -750,6 +769,7 @@ mod tests {
             related: Some(loc("s.toolspec", &spec, 11, 40)),
             expectation: None,
             call: None,
+            unverified: false,
         };
         let sources = |name: &str| match name {
             "s.toolspec" => Some(std::sync::Arc::new(spec.clone())),

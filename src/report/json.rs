@@ -256,6 +256,7 @@ mod tests {
             related: None,
             expectation: None,
             call: None,
+            unverified: false,
         }
     }
 

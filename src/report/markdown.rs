@@ -164,7 +164,12 @@ fn document(
             String::new()
         },
         if s.warnings > 0 {
-            format!("; {} warning{}", s.warnings, plural(s.warnings))
+            let unverified = if s.unverified > 0 {
+                format!(" ({} unverified)", s.unverified)
+            } else {
+                String::new()
+            };
+            format!("; {} warning{}{unverified}", s.warnings, plural(s.warnings))
         } else {
             String::new()
         },

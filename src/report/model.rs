@@ -128,11 +128,27 @@ impl RateResult {
             related: None,
             expectation: None,
             call: None,
+            unverified: false,
         }
     }
 }
 
 impl PairResult {
+    /// Whether the text formats (human, concise) list finding `f` of this result: every finding
+    /// of a pair that failed, or of a result of the built-in rules alone (a linter's warnings
+    /// are shown); of a pair that passed, those that leave part of its spec unchecked
+    /// ([`Finding::unverified`]).
+    pub fn lists(&self, f: &Finding) -> bool {
+        !self.passed || self.is_rules_only() || f.unverified
+    }
+
+    /// Whether the annotation formats (GitHub, SARIF) report finding `f` of this result: all
+    /// but the notes of a pair that passed, unless `notes` (`--show-notes`) asks for them or the
+    /// note leaves part of the spec unchecked.
+    pub fn annotates(&self, f: &Finding, notes: bool) -> bool {
+        notes || !self.passed || f.severity != Severity::Note || f.unverified
+    }
+
     /// For a result of a spec with a `pass_rate`, what its verdict counts for: ``counts toward
     /// spec `booking`'s `pass_rate >= 0.9`: fails the run only through that rate``.
     pub fn rate_note(&self) -> Option<String> {
@@ -175,8 +191,13 @@ pub struct Summary {
     pub failed: usize,
     /// Errors that kept something from being checked.
     pub errors: usize,
-    /// Run warnings.
+    /// Warnings: those about the run ([`Report::warnings`]), and the findings of results that
+    /// leave part of a spec unchecked ([`Finding::unverified`], whatever their severity).
+    /// `--strict` fails the run on any.
     pub warnings: usize,
+    /// Of `warnings`, the findings of results that leave part of a spec unchecked.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unverified: usize,
     /// Of the failed pairs, those of specs with a `pass_rate`: they fail the run only through
     /// their spec's rate.
     #[serde(default, skip_serializing_if = "is_zero")]
@@ -200,6 +221,56 @@ impl Summary {
     /// `pass_rate` failed, or a spec's rate was not met.
     pub fn fails(&self) -> bool {
         self.failed > self.failed_within_rate || self.rates_missed > 0
+    }
+
+    /// Whether the run fails under `--strict`: it [`fails`](Summary::fails), or there is a
+    /// warning (about the run, or a finding that leaves part of a spec unchecked).
+    pub fn fails_strictly(&self) -> bool {
+        self.fails() || self.warnings > 0
+    }
+
+    /// Count the results, each by its [`Tally`], with the run's `errors` and `warnings`: what
+    /// was checked, passed and failed, and the warnings (the run's and the results'
+    /// unverified findings). The one count of every run, whether its results are held
+    /// ([`Report::recount`]) or were streamed (the check's own tallies).
+    pub fn count(
+        &mut self,
+        results: impl IntoIterator<Item = Tally>,
+        errors: usize,
+        warnings: usize,
+    ) {
+        let (mut checked, mut passed, mut unverified) = (0, 0, 0);
+        for t in results {
+            checked += 1;
+            passed += usize::from(t.passed);
+            unverified += t.unverified;
+        }
+        self.checked = checked;
+        self.passed = passed;
+        self.failed = checked - passed;
+        self.errors = errors;
+        self.unverified = unverified;
+        self.warnings = warnings + unverified;
+    }
+}
+
+/// What a run's counts need of one result: whether it passed, and how many of its findings
+/// leave part of its spec unchecked ([`Finding::unverified`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// Whether the pair passed.
+    pub passed: bool,
+    /// Its unverified findings.
+    pub unverified: usize,
+}
+
+impl Tally {
+    /// The tally of a result held whole.
+    pub fn of(r: &PairResult) -> Tally {
+        Tally {
+            passed: r.passed,
+            unverified: r.findings.iter().filter(|f| f.unverified).count(),
+        }
     }
 }
 
@@ -369,9 +440,19 @@ pub struct Finding {
     /// The call an engine finding is about, with its name and arguments, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call: Option<CallRef>,
+    /// Whether the finding means that part of the spec was not checked and the verdict does not
+    /// cover it (`docs/engine.md`: a scope that selected no call; a reference that did not
+    /// apply, on a pair that passes only because it did). Shown on passing pairs too, counted
+    /// in the summary's `warnings`, failing the run under `--strict`. Left out when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unverified: bool,
 }
 
 impl Finding {
+    /// What the text formats say of an [`unverified`](Finding::unverified) finding, after what
+    /// it is about.
+    pub const UNVERIFIED: &'static str = "not checked: the verdict does not cover it";
+
     /// What the related location of an engine finding is, and what it says there: the
     /// expectation a finding comes from (`("expectation", "expected here")`), or the rule a
     /// forbidden call or a broken order breaks (not an expectation: nothing is expected there).
@@ -481,11 +562,11 @@ impl Report {
     /// left as set by the caller).
     pub fn recount(&mut self) {
         self.version = REPORT_VERSION;
-        self.summary.checked = self.results.len();
-        self.summary.passed = self.results.iter().filter(|r| r.passed).count();
-        self.summary.failed = self.summary.checked - self.summary.passed;
-        self.summary.errors = self.errors.len();
-        self.summary.warnings = self.warnings.len();
+        self.summary.count(
+            self.results.iter().map(Tally::of),
+            self.errors.len(),
+            self.warnings.len(),
+        );
         self.summary.failed_within_rate = self
             .results
             .iter()
@@ -516,6 +597,11 @@ impl Report {
     pub fn exit_status(&self) -> u8 {
         exit_status(!self.errors.is_empty(), &self.summary)
     }
+
+    /// The process outcome under `--strict` ([`strict_exit_status`]).
+    pub fn strict_exit_status(&self) -> u8 {
+        strict_exit_status(!self.errors.is_empty(), &self.summary)
+    }
 }
 
 /// The process outcome, decided here for every run: 2 if something could not be checked, else
@@ -526,6 +612,16 @@ pub fn exit_status(has_errors: bool, summary: &Summary) -> u8 {
         2
     } else {
         u8::from(summary.fails())
+    }
+}
+
+/// The process outcome under `--strict`: as [`exit_status`], but a warning fails the run too
+/// ([`Summary::fails_strictly`]).
+pub fn strict_exit_status(has_errors: bool, summary: &Summary) -> u8 {
+    if has_errors {
+        2
+    } else {
+        u8::from(summary.fails_strictly())
     }
 }
 

@@ -5,8 +5,9 @@
 //! [`RuleSet`] (which rules apply, with their options). Output: [`RuleFinding`]s, each with a
 //! [`Stage::Rule`](crate::code::Stage::Rule) code of the one registry ([`crate::code`]) and a
 //! byte span in the transcript. Nothing fails: a schema that cannot be checked is a finding
-//! (`invalid-schema`), and every rule stops at a stated bound ([`MAX_FINDINGS_PER_RULE`],
-//! [`MAX_SCHEMA_BYTES`], [`MAX_SCHEMA_DEPTH`], [`MAX_ERRORS_PER_CALL`])
+//! (`invalid-schema`), and every rule stops at a stated bound ([`MAX_FINDINGS_PER_RULE`], and
+//! for schemas the sizes, work and pattern budgets of each transcript: [`MAX_SCHEMA_BYTES`],
+//! [`MAX_TRANSCRIPT_WORK`], [`MAX_PATTERN_BYTES`] and the others the `schema` module lists)
 //! with a `rule-limit` note saying what was left unchecked.
 //!
 //! [`RULES`] is the registry of rules: code, whether it is on by default, its options. Two
@@ -17,7 +18,11 @@
 mod schema;
 mod sequence;
 
-pub use schema::{MAX_ERRORS_PER_CALL, MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH};
+pub use schema::{
+    schema_work, Over, Work, MAX_CALL_WORK, MAX_COMPILED_SCHEMA_BYTES, MAX_DETAILED_WORK,
+    MAX_ERRORS_PER_CALL, MAX_PATTERN_BYTES, MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NESTING,
+    MAX_TRANSCRIPT_WORK, PATTERN_LIMITS,
+};
 
 use crate::code::Code;
 use crate::engine::Calls;

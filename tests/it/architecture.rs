@@ -32,7 +32,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
         &["config", "engine", "json", "source", "transcript"],
     ),
     ("report", &["engine", "source", "text"]),
-    ("rules", &["engine", "source", "transcript"]),
+    ("rules", &["config", "engine", "source", "transcript"]),
     (
         "check",
         &[

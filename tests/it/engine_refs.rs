@@ -759,3 +759,36 @@ fn compiled_all(text: &str) -> Vec<MatcherConfig> {
     assert!(r.diagnostics.is_empty(), "{:?}", r.diagnostics);
     r.file.expect("a config").specs
 }
+
+/// A `reference-not-applied` note is `unverified` exactly when the pair passes only because the
+/// reference did not apply: applied, the constraint fails and so does the pair. On a pair that
+/// passes either way, or that fails anyway, the note is an ordinary note.
+#[test]
+fn a_reference_the_pass_rests_on_is_unverified() {
+    let unverified = |text: &str, calls: &[ToolCall]| -> (bool, Vec<bool>) {
+        let v = check(text, calls);
+        let marks = v
+            .findings
+            .iter()
+            .filter(|f| f.code == "reference-not-applied")
+            .map(|f| f.unverified)
+            .collect();
+        (v.passed, marks)
+    };
+    let refund = [call("refund", json!({"amount": 50, "code": "X"}))];
+    assert_eq!(unverified(OPTIONAL, &refund), (true, vec![true, true]));
+    // A threshold the pair reaches with the constraint failed: the verdict does not rest on it.
+    let lenient = OPTIONAL.replace("spec s {\n", "spec s {\n  threshold 0.1\n");
+    assert_eq!(unverified(&lenient, &refund), (true, vec![false, false]));
+    // A pair that fails anyway: nothing rests on the note.
+    let failing = OPTIONAL.replace("call refund(", "call cancel\n  call refund(");
+    let (passed, marks) = unverified(&failing, &refund);
+    assert!(!passed);
+    assert!(marks.iter().all(|m| !m), "{marks:?}");
+    // No other finding is marked by it.
+    let v = check(OPTIONAL, &refund);
+    assert!(v
+        .findings
+        .iter()
+        .all(|f| f.code == "reference-not-applied" || !f.unverified));
+}

@@ -179,6 +179,15 @@ fn out_of_range_turns_and_unknown_agents_are_explained() {
         agent.help
     );
     assert!(agent.help.contains("\"writer\""), "{}", agent.help);
+    // The pair passes (both caps hold with no call), but neither scope checked a call: both
+    // findings say the verdict does not cover them.
+    assert!(v.passed);
+    assert!(turn.unverified && agent.unverified);
+    assert!(v
+        .findings
+        .iter()
+        .filter(|f| f.code != "turn-out-of-range" && f.code != "unknown-agent")
+        .all(|f| !f.unverified));
 }
 
 /// The answer counts as one expectation of weight 1: two calls made right and a failing answer

@@ -206,3 +206,23 @@ fn the_engine_body_runs_on_structured_noise() {
         }
     }
 }
+
+/// The schema rules' fuzz body on a deterministic spread of inputs: arbitrary schemas and
+/// arguments, and the oracle that the counted work bounds the crate's.
+#[test]
+fn the_schema_rules_body_runs_on_structured_noise() {
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    for len in [0usize, 32, 128, 512, 2048] {
+        for _ in 0..60 {
+            let data: Vec<u8> = (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    (x >> 56) as u8
+                })
+                .collect();
+            fuzz_targets::schema_rules(&data);
+        }
+    }
+}

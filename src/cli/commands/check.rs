@@ -182,19 +182,44 @@ impl Run<'_> {
         };
         let head = &checked.report;
         output::err(&stderr(head));
-        let mut status = checked.exit_status();
-        if args.strict && status == exit::OK && !head.warnings.is_empty() {
-            let n = head.warnings.len();
-            output::err(&format!(
-                "error: --strict: {n} warning{} about the run fail{} it\n",
-                if n == 1 { "" } else { "s" },
-                if n == 1 { "s" } else { "" },
-            ));
-            status = exit::FAILED;
+        let status = if args.strict {
+            checked.strict_exit_status()
+        } else {
+            checked.exit_status()
+        };
+        if args.strict && status != checked.exit_status() {
+            output::err(&strict_failure(&head.summary));
         }
         write_output(args, status, |out| {
             streamer.write(head, &checked.pairs, out)
         })
+    }
+}
+
+/// Why `--strict` fails a run that would pass: its warnings about the run, and its findings
+/// that leave part of a spec unchecked (`unverified`).
+fn strict_failure(s: &toolspec::report::model::Summary) -> String {
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let verb = |n: usize| if n == 1 { "fails" } else { "fail" };
+    let about_run = s.warnings - s.unverified;
+    let unverified = |u: usize| {
+        format!(
+            "{u} unverified finding{} (part of a spec was not checked)",
+            plural(u)
+        )
+    };
+    match (about_run, s.unverified) {
+        (r, 0) => format!(
+            "error: --strict: {r} warning{} about the run {} it\n",
+            plural(r),
+            verb(r)
+        ),
+        (0, u) => format!("error: --strict: {} {} the run\n", unverified(u), verb(u)),
+        (r, u) => format!(
+            "error: --strict: {r} warning{} about the run and {} fail it\n",
+            plural(r),
+            unverified(u)
+        ),
     }
 }
 

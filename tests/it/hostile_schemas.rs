@@ -1,0 +1,180 @@
+//! Schemas a transcript declares, and spec regexes, built to exhaust memory: each reproduction
+//! runs the built binary under `ulimit -v` (`hostile_support::run_limited`) next to a good
+//! transcript, and the run must end by itself with the good result and the finding that names
+//! the bound (`docs/robustness.md`, *Built-in rules*). Before the bounds, the `$ref` DAG took
+//! 1.5 GB at 20 levels and aborted the run at 24, the patterns 3 to 7.7 GB, the regex copies
+//! 2.9 GB.
+
+use serde_json::{json, Value};
+
+use crate::hostile_support::{Project, LIMIT_MIB};
+
+/// An OpenAI Chat request declaring `tools` (name, parameters) with one call to each of
+/// `calls` (name, arguments).
+fn chat(tools: &[(&str, Value)], calls: &[(&str, Value)]) -> String {
+    let tools: Vec<Value> = tools
+        .iter()
+        .map(|(n, p)| json!({"type": "function", "function": {"name": n, "parameters": p}}))
+        .collect();
+    let calls: Vec<Value> = calls
+        .iter()
+        .enumerate()
+        .map(|(i, (n, a))| {
+            json!({"id": format!("c{i}"), "type": "function",
+                   "function": {"name": n, "arguments": a.to_string()}})
+        })
+        .collect();
+    json!({"model": "m", "tools": tools, "messages": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": null, "tool_calls": calls}
+    ]})
+    .to_string()
+}
+
+/// The findings of the result for the transcript whose path ends with `name`.
+fn findings(run: &crate::hostile_support::Run, name: &str) -> Vec<Value> {
+    let result = run
+        .result_for(name)
+        .unwrap_or_else(|| panic!("{name} was not checked:\n{}\n{}", run.stdout, run.stderr));
+    result["findings"].as_array().cloned().unwrap_or_default()
+}
+
+fn with_code<'a>(found: &'a [Value], code: &str) -> Vec<&'a str> {
+    found
+        .iter()
+        .filter(|f| f["code"] == code)
+        .map(|f| f["message"].as_str().unwrap_or(""))
+        .collect()
+}
+
+/// A 2 KB transcript whose schema is a `$ref` DAG of 24 levels under `anyOf` (each level's two
+/// branches refer to the next): the call is not checked, with a note that names the bound, and
+/// the run goes on.
+#[test]
+fn a_ref_dag_schema_is_refused_at_its_bound() {
+    let levels = 24;
+    let mut defs = serde_json::Map::new();
+    for i in 0..levels {
+        let next = json!({"$ref": format!("#/$defs/d{}", i + 1)});
+        defs.insert(format!("d{i}"), json!({"anyOf": [next, next]}));
+    }
+    defs.insert(format!("d{levels}"), json!({"type": "string"}));
+    let schema =
+        json!({"type": "object", "$defs": defs, "properties": {"x": {"$ref": "#/$defs/d0"}}});
+    let text = chat(
+        &[
+            ("t", schema),
+            ("n", json!({"type": "object", "required": ["k"]})),
+        ],
+        &[("t", json!({"x": 1})), ("n", json!({}))],
+    );
+    assert!(text.len() < 2_600, "{}", text.len());
+    let p = Project::new();
+    p.write("runs/dag.json", &text);
+    let run = p.check_limited(LIMIT_MIB, &[]);
+    run.assert_not_killed();
+    run.assert_good_checked();
+    let found = findings(&run, "dag.json");
+    let notes = with_code(&found, "rule-limit");
+    assert_eq!(notes.len(), 1, "{found:#?}");
+    assert!(notes[0].contains("more than 1000000 steps"), "{}", notes[0]);
+    // The other tool's call is still checked.
+    assert!(with_code(&found, "schema-violation")
+        .iter()
+        .any(|m| m.contains("\"k\" is a required property")));
+}
+
+/// Thousands of `\p{L}{20}` patterns, each under the size limit of one: the first fit in the
+/// transcript's pattern budget, one note counts the others, and the rest of the schema is
+/// checked.
+#[test]
+fn thousands_of_unicode_patterns_stop_at_the_transcript_budget() {
+    let props: serde_json::Map<String, Value> = (0..3000)
+        .map(|i| {
+            (
+                format!("p{i}"),
+                json!({"type": "string", "pattern": format!(r"\p{{L}}{{20}}{i}")}),
+            )
+        })
+        .collect();
+    let args: serde_json::Map<String, Value> = (0..3000)
+        .map(|i| (format!("p{i}"), json!("é".repeat(25))))
+        .collect();
+    let text = chat(
+        &[(
+            "t",
+            json!({"type": "object", "properties": props, "required": ["missing"]}),
+        )],
+        &[("t", Value::Object(args))],
+    );
+    let p = Project::new();
+    p.write("runs/patterns.json", &text);
+    let run = p.check_limited(LIMIT_MIB, &[]);
+    run.assert_not_killed();
+    run.assert_good_checked();
+    let found = findings(&run, "patterns.json");
+    let notes = with_code(&found, "rule-limit");
+    assert!(
+        notes
+            .iter()
+            .any(|m| m.contains("budget of 64 MiB") && m.contains("more are not checked")),
+        "{notes:#?}"
+    );
+    assert!(with_code(&found, "schema-violation")
+        .iter()
+        .any(|m| m.contains("\"missing\" is a required property")));
+}
+
+/// An ECMA look-ahead in one `pattern` leaves that keyword unchecked, named where it is; the
+/// rest of the schema is checked.
+#[test]
+fn a_look_ahead_voids_only_its_pattern() {
+    let schema = json!({"type": "object", "properties": {
+        "a": {"type": "string", "pattern": "^(?=x)x"},
+        "b": {"type": "integer"}
+    }});
+    let p = Project::new();
+    p.write(
+        "runs/ahead.json",
+        chat(&[("t", schema)], &[("t", json!({"a": "y", "b": "no"}))]),
+    );
+    let run = p.check_limited(LIMIT_MIB, &[]);
+    run.assert_not_killed();
+    run.assert_good_checked();
+    let found = findings(&run, "ahead.json");
+    let invalid = with_code(&found, "invalid-schema");
+    assert_eq!(invalid.len(), 1, "{found:#?}");
+    assert!(
+        invalid[0].contains("`/properties/a/pattern`"),
+        "{}",
+        invalid[0]
+    );
+    assert!(with_code(&found, "schema-violation")
+        .iter()
+        .any(|m| m.contains("argument `b`")));
+}
+
+/// 1 000 copies of `/\w{200}/` in a spec (one compiled pattern, 3.5 MB of program): the copies
+/// share its search cache (each clone filled a cache of its own, about 2.9 MB: 2.9 GB).
+#[test]
+fn copies_of_one_spec_regex_share_one_cache() {
+    let mut spec = String::from("spec big {\n  transcripts \"calls/*\"\n");
+    for _ in 0..1000 {
+        spec.push_str("  call f(a: /\\w{200}/)\n");
+    }
+    spec.push_str("}\n");
+    let p = Project::new();
+    p.write("big.toolspec", &spec);
+    p.write(
+        "calls/f.json",
+        chat(&[], &[("f", json!({"a": "a".repeat(210)}))]),
+    );
+    let run = p.check_limited(LIMIT_MIB / 2, &["-j", "1"]);
+    run.assert_not_killed();
+    run.assert_good_checked();
+    let f = run.result_for("f.json").expect("f.json checked");
+    assert_eq!(f["spec"], "big");
+    // Every expectation was tried on the call; one of them has it.
+    assert_eq!(f["counts"]["expectations"], 1000, "{f:#}");
+    assert_eq!(f["counts"]["exact"], 1, "{f:#}");
+}
