@@ -25,7 +25,12 @@ PYTEST=pytest==9.2.0
 PRE_COMMIT=pre-commit==4.7.0
 RAY='ray[data]==2.60.0'
 
-step() { printf '\n== %s\n' "$*"; }
+STEP_START=$(date +%s)
+# Each step says how long the one before it took (.ci/run prints the whole run's phases).
+step() {
+  printf '\n== %s (previous step: %d s)\n' "$*" $(( $(date +%s) - STEP_START ))
+  STEP_START=$(date +%s)
+}
 pipq() { "$@" --quiet --disable-pip-version-check; }
 
 step "build the wheel (maturin build --release)"

@@ -5,16 +5,9 @@
 //! check, reader and compiler, and hands back their JSON (the same documents the command
 //! prints) or rendered text.
 //!
-//! The `toolspec` command of the package is the command line of the root crate (`src/cli/`),
-//! compiled into this module and run in-process by [`main`]: one implementation, whichever way
-//! toolspec is installed.
+//! The `toolspec` command of the package is the library's command line
+//! ([`toolspec::cli::run`]), run in-process by [`main`]: the binary's code, compiled once.
 #![forbid(unsafe_code)]
-
-// The command line of the `toolspec` binary, the same source. Parts of it the binary uses
-// (its `main`) are unused here.
-#[path = "../../src/cli/mod.rs"]
-#[allow(dead_code, clippy::all, clippy::pedantic)]
-mod cli;
 
 /// Rust's allocations in this module go to mimalloc (see `Cargo.toml` for why); Python's own
 /// objects keep the interpreter's allocator.
@@ -41,7 +34,8 @@ use toolspec::report::stream::Verdicts;
 use toolspec::report::{human, Report};
 use toolspec::transcript::{Document, Format, Reader};
 
-use cli::sources::SourceCache;
+use toolspec::cli;
+use toolspec::cli::sources::SourceCache;
 
 mod objects;
 

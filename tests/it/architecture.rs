@@ -585,53 +585,48 @@ crate::
     assert_eq!(found, [(3, "text".to_owned())]);
 }
 
-/// The Python package compiles `src/cli` into its extension module (`python/src/lib.rs`, by
-/// `#[path]`), so its crate must depend on every crate the command line uses: a crate of the
-/// root's dependencies that `src/cli` names is in `python/Cargo.toml`'s dependencies too.
+/// The Python package's extension runs the library's command line (`toolspec::cli`), compiled
+/// once with the library: no `#[path]` module compiles `src/cli` into it a second time, and its
+/// crate keeps no copy of the command line's dependencies (every crate it depends on is named by
+/// its own code).
 #[test]
-fn the_python_crate_has_every_dependency_of_the_command_line() {
+fn the_python_crate_compiles_no_second_command_line() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let deps = |manifest: &str| -> Vec<String> {
-        let text = std::fs::read_to_string(root.join(manifest)).unwrap();
-        let doc: toml::Table = text.parse().unwrap();
-        doc["dependencies"]
-            .as_table()
-            .unwrap()
-            .keys()
-            .cloned()
-            .collect()
-    };
-    let mut files = rust_files(&root.join("src/cli"));
-    files.push(root.join("src/main.rs"));
-    let cli: String = files
+    let text = std::fs::read_to_string(root.join("python/Cargo.toml")).unwrap();
+    let doc: toml::Table = text.parse().unwrap();
+    let deps: Vec<String> = doc["dependencies"]
+        .as_table()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    let code: String = rust_files(&root.join("python/src"))
         .iter()
         .map(|f| {
-            String::from_utf8_lossy(
-                &code_only(&std::fs::read_to_string(f).unwrap())
-                    .into_iter()
-                    .collect::<String>()
-                    .into_bytes(),
-            )
-            .into_owned()
-        })
-        .collect();
-    let python = deps("python/Cargo.toml");
-    let missing: Vec<String> = deps("Cargo.toml")
-        .into_iter()
-        .filter(|d| {
-            let ident = d.replace('-', "_");
-            // `ident::` as a path's first segment (not `other::ident::`).
-            let used = cli.match_indices(&format!("{ident}::")).any(|(at, _)| {
-                !cli[..at]
-                    .chars()
-                    .next_back()
-                    .is_some_and(|c| is_ident(c) || c == ':')
-            });
-            used && !python.contains(d)
+            code_only(&std::fs::read_to_string(f).unwrap())
+                .into_iter()
+                .collect::<String>()
         })
         .collect();
     assert!(
-        missing.is_empty(),
-        "src/cli uses {missing:?}, which python/Cargo.toml does not depend on"
+        !code.contains("#[path"),
+        "python/src compiles a module by #[path]: call the library's instead"
+    );
+    let unused: Vec<&String> = deps
+        .iter()
+        .filter(|d| {
+            let ident = d.replace('-', "_");
+            // `ident::` as a path's first segment (not `other::ident::`).
+            !code.match_indices(&format!("{ident}::")).any(|(at, _)| {
+                !code[..at]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| is_ident(c) || c == ':')
+            })
+        })
+        .collect();
+    assert!(
+        unused.is_empty(),
+        "python/Cargo.toml depends on {unused:?}, which python/src does not name"
     );
 }

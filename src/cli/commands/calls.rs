@@ -220,8 +220,7 @@ fn pretty(v: &Value, indent: usize) -> String {
 
 /// The `--json` value of a transcript: the array of its calls ([`call_json`]). The command
 /// writes it one call at a time ([`write_calls`]); the Python module returns it whole.
-#[allow(dead_code)]
-pub(crate) fn calls_json(t: &Transcript) -> Value {
+pub fn calls_json(t: &Transcript) -> Value {
     Value::Array(t.calls.iter().map(call_json).collect())
 }
 

@@ -1,6 +1,6 @@
 //! One file per command.
 
-pub(crate) mod calls;
+pub mod calls;
 pub(crate) mod check;
 pub(crate) mod compile;
 pub(crate) mod fmt;
