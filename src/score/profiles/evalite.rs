@@ -15,6 +15,7 @@ use super::judge::Judge;
 use super::read::{self, Raw, TapeProfile};
 use super::{write_head, CaseLine, LineError, Outcome, Peer, Reader, Scratch, Work};
 use crate::config::profile::{ProfileSpec, EVALITE};
+use crate::json::lone;
 use crate::json::read::Runtime;
 use crate::json::tape::{Tape, V};
 use crate::json::text::{js_json, js_number, json_str, push_u64};
@@ -361,7 +362,7 @@ impl<'t> Len<'t> {
     fn of(v: V<'t>) -> Len<'t> {
         match v.kind() {
             Kind::Arr => Len::Count(v.items().count()),
-            Kind::Str(s) => Len::Count(s.encode_utf16().count()),
+            Kind::Str(s) => Len::Count(lone::utf16_len(s)),
             Kind::Obj => v.get("length").map_or(Len::Undefined, Len::Value),
             _ => Len::Undefined,
         }
@@ -528,7 +529,7 @@ fn evaluate_js<'t>(
             _ => Vec::new(),
         };
         let units = match expected.kind() {
-            Kind::Str(s) => s.encode_utf16().count(),
+            Kind::Str(s) => lone::utf16_len(s),
             _ => 0,
         };
         for i in 0..outs.len() {
@@ -666,7 +667,7 @@ fn stable(out: &mut String, v: V<'_>) {
             // `result[key] = ...` with key `__proto__` runs the prototype setter: no own property.
             let mut sorted: Vec<(&str, V<'_>)> =
                 v.entries().filter(|(k, _)| *k != "__proto__").collect();
-            sorted.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+            sorted.sort_by(|a, b| lone::utf16_cmp(a.0, b.0));
             out.push('{');
             for (i, (k, x)) in sorted.into_iter().enumerate() {
                 if i > 0 {
