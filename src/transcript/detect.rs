@@ -143,6 +143,23 @@ pub(crate) fn line<'s, J: Json<'s>>(v: J) -> Option<Format> {
     None
 }
 
+/// An Azure OpenAI content-filter chunk of a Chat Completions stream: `object: ""`, filter
+/// results and no `delta` or `message` (the OpenAI SDK skips it). It decides nothing.
+pub(crate) fn is_filter_chunk<'s, J: Json<'s>>(v: J) -> bool {
+    v.str_of("object") == Some("")
+        && v.get("choices").is_some_and(J::is_arr)
+        && (v.get("prompt_filter_results").is_some()
+            || v.items_of("choices")
+                .all(|c| c.get("delta").is_none() && c.get("message").is_none()))
+}
+
+/// Whether a list's first item that is not a filter chunk is a Chat Completions chunk.
+pub(crate) fn is_chunk_list<'s, J: Json<'s>>(mut items: impl Iterator<Item = J>) -> bool {
+    items
+        .find(|x| !is_filter_chunk(*x))
+        .is_some_and(|x| x.str_of("object") == Some("chat.completion.chunk"))
+}
+
 /// The first event of an Anthropic Messages stream: `{type: "message_start", message: {type:
 /// "message", …}}`.
 pub(crate) fn is_anthropic_event<'s, J: Json<'s>>(v: J) -> bool {
@@ -630,17 +647,17 @@ fn doc_shape<'s, J: Json<'s>>(v: J, marks: &Marks) -> Option<Format> {
             return Some(Format::Deepeval);
         }
     }
-    if let Some(mut a) = v.as_items() {
-        if a.clone()
-            .next()
-            .is_some_and(|x| x.str_of("object") == Some("chat.completion.chunk"))
-        {
+    if let Some(a) = v.as_items() {
+        if is_chunk_list(a.clone()) {
             return Some(Format::OpenaiChat);
         }
         if is_ui_chunk_stream::<J>(a.clone()) {
             return Some(Format::VercelAiSdk);
         }
-        if a.len() > 0 && a.all(is_gemini_content) {
+        if a.len() > 0 && a.clone().all(is_gemini_content) {
+            return Some(Format::Gemini);
+        }
+        if is_gemini_response_list(a) {
             return Some(Format::Gemini);
         }
     }
@@ -671,6 +688,17 @@ fn doc_shape<'s, J: Json<'s>>(v: J, marks: &Marks) -> Option<Format> {
         return Some(Format::OpenaiChat);
     }
     None
+}
+
+/// The body of a Gemini `streamGenerateContent` call without `alt=sse`: one JSON array of the
+/// streamed `GenerateContentResponse`s, the first with `candidates` (a last one may hold only
+/// `usageMetadata`).
+pub(crate) fn is_gemini_response_list<'s, J: Json<'s>>(mut items: impl Iterator<Item = J>) -> bool {
+    items
+        .next()
+        .is_some_and(|x| x.get("candidates").is_some_and(J::is_arr))
+        && items
+            .all(|x| x.get("candidates").is_some_and(J::is_arr) || x.get("usageMetadata").is_some())
 }
 
 fn is_gemini_content<'s, J: Json<'s>>(v: J) -> bool {

@@ -113,7 +113,7 @@ pub(crate) static FORMATS: [Def; LISTED + 1] = [
         read: |v, sink| r::openai_chat::read(v, sink), nodes: Some(|v, sink| r::openai_chat::read(v, sink)), parts: None, stream: Some(Session::chat_stream) },
     Def { format: Format::OpenaiResponses, name: "openai-responses", aliases: &["responses"], session: false,
         marks: "no `object: response`/`list` and no typed items (`function_call`, `message`, …)",
-        read: |v, sink| r::openai_responses::read(v, sink), nodes: Some(|v, sink| r::openai_responses::read(v, sink)), parts: None, stream: None },
+        read: |v, sink| r::openai_responses::read(v, sink), nodes: Some(|v, sink| r::openai_responses::read(v, sink)), parts: None, stream: Some(Session::responses_stream) },
     Def { format: Format::AnthropicMessages, name: "anthropic-messages", aliases: &["anthropic"], session: false,
         marks: "no `type: message` document and no `tool_use`/`tool_result` content blocks",
         read: |v, sink| r::anthropic::read(v, sink), nodes: Some(|v, sink| r::anthropic::read(v, sink)), parts: None, stream: Some(Session::anthropic_stream) },

@@ -252,7 +252,7 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
                     self.claude_hint = true;
                     None
                 }
-                None if b.origin != Origin::Unknown => None,
+                None if b.origin != Origin::Unknown || detect::is_filter_chunk(&b.value) => None,
                 None if detect::doc(&b.value).is_ok() => Some(None),
                 None => None,
             },

@@ -235,8 +235,9 @@ impl Sink {
         self.by_id(id).is_some()
     }
 
-    /// Record a call. A call whose id was already seen, with the same name and arguments, is a
-    /// duplicate (history resent, resumed session, provider-raw mirror) and is dropped: returns
+    /// Record a call. A call whose id (not empty) was already seen, with the same name and
+    /// arguments, is a duplicate (history resent, resumed session, provider-raw mirror) and is
+    /// dropped: returns
     /// the existing call's index. The same id on a different call is a reused id (some
     /// OpenAI-compatible servers number calls per response): a new call, and results with that
     /// id link to it from then on.
@@ -247,7 +248,8 @@ impl Sink {
         id: Option<String>,
         loc: Loc,
     ) -> usize {
-        if let Some(id) = &id {
+        // An empty id is no id: it cannot tell a call sent again from another.
+        if let Some(id) = id.as_deref().filter(|id| !id.is_empty()) {
             if let Some(i) = self.by_id(id) {
                 if self.name(i) == name && self.same_args(i, &args) {
                     return i;

@@ -20,10 +20,15 @@ fn the_address_space_cap_applies_to_the_binary() {
     assert_ne!(starved.code, Some(0), "{starved:?}");
 }
 
+/// A JSONPath of 143 bytes whose queries from the root (`$`) sit in filters, in function
+/// arguments (`count($[?…])`), on both sides of a comparison and in every branch of `&&`/`||`.
+const ROOTED_IN_FUNCTIONS: &str = "$[?count($[?count($[?count($[?count($[*]) > 0]) > 0]) > 0]) > 0 && ($[?$..key] || count($..*) >= 1000 || $[?@.k == $[0].name] || $[?$[?$[*]]])]";
+
 /// A mapping whose filters nest queries from the root (`$`), each run again for every node a
 /// filter tests (N^(k+1) visits: a 900-byte file took minutes), is refused before it runs with
-/// an error at the file naming the expression; the same shape relative to the node tested
-/// (`@`), bounded by the depth, is read; the transcript beside them is still checked.
+/// an error at the file naming the expression, and so is the issue's 143-byte expression with
+/// such queries in function arguments and comparisons; the same shape relative to the node
+/// tested (`@`), bounded by the depth, is read; the transcript beside them is still checked.
 #[test]
 fn nested_queries_from_the_root_in_a_mapping_are_refused_before_they_run() {
     let p = Project::new();
@@ -38,13 +43,20 @@ name = "$.k"
 files = ["runs/relative.json"]
 calls = "$[?@[?@[?@[?@[?@[?@[*]]]]]]]"
 name = "$.k"
-"#,
+
+[formats.functions]
+files = ["runs/functions.json"]
+calls = 'ROOTED_IN_FUNCTIONS'
+name = "$.k"
+"#
+        .replace("ROOTED_IN_FUNCTIONS", ROOTED_IN_FUNCTIONS),
     );
     // 900 bytes of small objects: 180 nodes.
     let doc = format!("[{}{{\"k\":1}}]", "{\"k\":\"lookup\"},".repeat(60));
     assert!(doc.len() > 900);
     p.write("runs/rooted.json", &doc);
     p.write("runs/relative.json", &doc);
+    p.write("runs/functions.json", &doc);
     let run = hostile_support::run_limited(
         p.root(),
         LIMIT_MIB,
@@ -57,6 +69,19 @@ name = "$.k"
     let message = errors[0]["message"].as_str().unwrap();
     assert!(
         message.contains("`$[?$[?$[?$[?$[?$[?$[*]]]]]]]` (formats.rooted.calls) may visit up to"),
+        "{message}"
+    );
+    assert_eq!(errors[0]["location"]["line"], 1, "{:#}", errors[0]);
+    // 143 bytes: queries from the root inside function arguments, both sides of comparisons
+    // and every branch of a logical expression are counted as well.
+    assert_eq!(ROOTED_IN_FUNCTIONS.len(), 143);
+    let errors = run.errors_about("functions.json");
+    assert_eq!(errors.len(), 1, "{}", run.stdout);
+    let message = errors[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!(
+            "`{ROOTED_IN_FUNCTIONS}` (formats.functions.calls) may visit up to"
+        )),
         "{message}"
     );
     assert_eq!(errors[0]["location"]["line"], 1, "{:#}", errors[0]);
@@ -317,4 +342,46 @@ spec refs {
     let refs = run.result_for("refs.json").expect("refs.json checked");
     assert_eq!(refs["passed"], true, "{refs:#}");
     run.assert_good_checked();
+}
+
+/// `toolspec calls --json` on a session of 200 000 calls (8 MB) next to a good transcript: the
+/// calls are written one at a time, so the run holds what reading the session holds and no copy
+/// of the output. Measured on this session: the command ends within 440 MiB of address space
+/// (not within 380); building the whole value, its text and a re-indented copy, as it did, aborted
+/// under 720 MiB. Under a 600 MiB cap both files are printed, every call in its place.
+#[test]
+fn calls_json_of_a_long_session_writes_one_call_at_a_time() {
+    const CALLS: usize = 200_000;
+    const CAP_MIB: u64 = 600;
+    let p = Project::new();
+    let calls: Vec<String> = (0..CALLS)
+        .map(|i| format!(r#"{{"name":"lookup","args":{{"q":"x{i}"}}}}"#))
+        .collect();
+    p.write("runs/long.json", format!("[{}]", calls.join(",")));
+    drop(calls);
+    let run = hostile_support::run_limited(
+        p.root(),
+        CAP_MIB,
+        &["calls", "--json", "runs/long.json", "runs/good.json"],
+    );
+    run.assert_not_killed();
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let printed: serde_json::Value = serde_json::from_str(&run.stdout).expect("one JSON value");
+    let long = printed["runs/long.json"]
+        .as_array()
+        .expect("the session's calls");
+    assert_eq!(long.len(), CALLS);
+    for (i, call) in [(0, &long[0]), (CALLS - 1, &long[CALLS - 1])] {
+        assert_eq!(
+            call,
+            &serde_json::json!({"name": "lookup", "args": {"q": format!("x{i}")},
+                "id": null, "output": null, "is_error": false})
+        );
+    }
+    let good = printed["runs/good.json"]
+        .as_array()
+        .expect("good.json's calls");
+    assert_eq!(good.len(), 1, "{printed:#}");
+    assert_eq!(good[0]["args"], serde_json::json!({"q": "x"}));
+    assert_eq!(good[0]["output"], "found");
 }

@@ -47,37 +47,71 @@ fn with_code<'a>(found: &'a [Value], code: &str) -> Vec<&'a str> {
         .collect()
 }
 
-/// A 2 KB transcript whose schema is a `$ref` DAG of 24 levels under `anyOf` (each level's two
-/// branches refer to the next): the call is not checked, with a note that names the bound, and
-/// the run goes on.
-#[test]
-fn a_ref_dag_schema_is_refused_at_its_bound() {
-    let levels = 24;
+/// A `$ref` DAG of `levels` levels for `x`: each level's two branches, under `keyword(level)`,
+/// both refer to the next level.
+fn dag(levels: usize, keyword: impl Fn(usize) -> &'static str) -> Value {
     let mut defs = serde_json::Map::new();
     for i in 0..levels {
         let next = json!({"$ref": format!("#/$defs/d{}", i + 1)});
-        defs.insert(format!("d{i}"), json!({"anyOf": [next, next]}));
+        let mut level = serde_json::Map::new();
+        level.insert(keyword(i).into(), json!([next, next]));
+        defs.insert(format!("d{i}"), Value::Object(level));
     }
     defs.insert(format!("d{levels}"), json!({"type": "string"}));
-    let schema =
-        json!({"type": "object", "$defs": defs, "properties": {"x": {"$ref": "#/$defs/d0"}}});
-    let text = chat(
-        &[
-            ("t", schema),
-            ("n", json!({"type": "object", "required": ["k"]})),
-        ],
-        &[("t", json!({"x": 1})), ("n", json!({}))],
-    );
-    assert!(text.len() < 2_600, "{}", text.len());
+    json!({"type": "object", "$defs": defs, "properties": {"x": {"$ref": "#/$defs/d0"}}})
+}
+
+/// A 2 KB transcript whose schema is a `$ref` DAG of 24 levels under `anyOf`, under `allOf`,
+/// under `oneOf` and under the three in turn (each level's two branches refer to the next;
+/// 20 levels took 1.5 GB, 24 aborted the run): each call is not checked, with a note at it
+/// that names the bound, and the run goes on: the other tool's call is checked, and so is the
+/// good transcript.
+#[test]
+fn a_ref_dag_schema_is_refused_at_its_bound() {
+    const KEYWORDS: [&str; 3] = ["anyOf", "allOf", "oneOf"];
+    let levels = 24;
+    let mut tools: Vec<(&str, Value)> = KEYWORDS
+        .iter()
+        .map(|&k| (k, dag(levels, move |_| k)))
+        .collect();
+    tools.push(("mixed", dag(levels, |i| KEYWORDS[i % 3])));
+    tools.push(("n", json!({"type": "object", "required": ["k"]})));
+    let calls: Vec<(&str, Value)> = tools
+        .iter()
+        .map(|(name, _)| {
+            (
+                *name,
+                if *name == "n" {
+                    json!({})
+                } else {
+                    json!({"x": 1})
+                },
+            )
+        })
+        .collect();
     let p = Project::new();
-    p.write("runs/dag.json", &text);
+    for (name, schema) in &tools[..4] {
+        // The size: one DAG, one call, 2 KB.
+        let one = chat(&[(name, schema.clone())], &[(name, json!({"x": 1}))]);
+        assert!(one.len() < 2_600, "{}", one.len());
+    }
+    p.write("runs/dag.json", chat(&tools, &calls));
     let run = p.check_limited(LIMIT_MIB, &[]);
     run.assert_not_killed();
     run.assert_good_checked();
     let found = findings(&run, "dag.json");
-    let notes = with_code(&found, "rule-limit");
-    assert_eq!(notes.len(), 1, "{found:#?}");
-    assert!(notes[0].contains("more than 1000000 steps"), "{}", notes[0]);
+    let notes: Vec<&Value> = found.iter().filter(|f| f["code"] == "rule-limit").collect();
+    assert_eq!(notes.len(), 4, "{found:#?}");
+    for (note, (name, _)) in notes.iter().zip(&tools) {
+        let message = note["message"].as_str().unwrap();
+        assert!(
+            message.contains(&format!(
+                "checking this call of `{name}` against its schema would take more than 1000000 steps"
+            )),
+            "{message}"
+        );
+        assert!(note["location"]["line"].is_number(), "located: {note:#}");
+    }
     // The other tool's call is still checked.
     assert!(with_code(&found, "schema-violation")
         .iter()
@@ -125,8 +159,9 @@ fn thousands_of_unicode_patterns_stop_at_the_transcript_budget() {
         .any(|m| m.contains("\"missing\" is a required property")));
 }
 
-/// An ECMA look-ahead in one `pattern` leaves that keyword unchecked, named where it is; the
-/// rest of the schema is checked.
+/// An ECMA look-ahead in one `pattern` (which made the whole schema `invalid-schema`, every
+/// call of the tool unchecked) leaves only that keyword unchecked, with a note at the call that
+/// names where it is in the schema; the rest of the schema is checked.
 #[test]
 fn a_look_ahead_voids_only_its_pattern() {
     let schema = json!({"type": "object", "properties": {
@@ -145,10 +180,16 @@ fn a_look_ahead_voids_only_its_pattern() {
     let invalid = with_code(&found, "invalid-schema");
     assert_eq!(invalid.len(), 1, "{found:#?}");
     assert!(
-        invalid[0].contains("`/properties/a/pattern`"),
+        invalid[0].contains("in the schema of `t`, the `pattern` at `/properties/a/pattern` (`^(?=x)x`) is not checked"),
         "{}",
         invalid[0]
     );
+    // Located: at the tool's first call.
+    let note = found
+        .iter()
+        .find(|f| f["code"] == "invalid-schema")
+        .unwrap();
+    assert!(note["location"]["line"].is_number(), "{note:#}");
     assert!(with_code(&found, "schema-violation")
         .iter()
         .any(|m| m.contains("argument `b`")));

@@ -11,6 +11,21 @@ use crate::json::view::Json;
 
 /// Read an Anthropic Messages document.
 pub(crate) fn read<'s, J: Json<'s>>(v: J, sink: &mut Sink) -> Result<(), String> {
+    if detect::is_anthropic_event(v) {
+        // A stream cut after its first event (or of one event) is a document of one line:
+        // read as the stream it starts.
+        let owned;
+        let value = if let Some(value) = v.as_value() {
+            value
+        } else {
+            owned = crate::json::to_value(v);
+            &owned
+        };
+        let mut stream = Stream::default();
+        stream.event(value, sink);
+        stream.finish(sink);
+        return Ok(());
+    }
     for t in v.items_of("tools") {
         if let Some(name) = t.str_of("name") {
             sink.declare(name, t.get("description"), t.get("input_schema"));
@@ -157,7 +172,7 @@ impl Stream {
                     let before = sink.len();
                     block(b, &[Seg::K("message"), Seg::K("content")], j, sink);
                     if sink.len() > before {
-                        self.open.open(j as u64, sink.len() - 1);
+                        self.open.open(j as u64, sink.len() - 1, sink);
                     }
                 }
             }
@@ -165,10 +180,16 @@ impl Stream {
                 let Some(b) = field(v, "content_block") else {
                     return;
                 };
-                let before = sink.len();
-                block(b, &[Seg::K("content_block")], 0, sink);
-                if sink.len() > before {
-                    self.open.open(index, sink.len() - 1);
+                if matches!(
+                    s(b, "type"),
+                    Some("tool_use" | "server_tool_use" | "mcp_tool_use")
+                ) {
+                    let l = sink.at(&[Seg::K("content_block")]);
+                    let name = s(b, "name").unwrap_or("");
+                    self.open
+                        .open_call(index, sink, name, s(b, "id"), field(b, "input"), l);
+                } else {
+                    block(b, &[Seg::K("content_block")], 0, sink);
                 }
             }
             Some("content_block_delta") => {

@@ -210,13 +210,14 @@ impl Stream {
                 return;
             };
             let l = sink.at(&[Seg::K("contentBlockStart")]);
-            let i = sink.call(
+            self.open.open_call(
+                index(e).unwrap_or(0),
+                sink,
                 s(u, "name").unwrap_or(""),
-                Args::Empty,
-                s(u, "toolUseId").map(str::to_string),
+                s(u, "toolUseId"),
+                None,
                 l,
             );
-            self.open.open(index(e).unwrap_or(0), i);
         } else if let Some(e) = field(v, "contentBlockDelta") {
             let piece = e
                 .get("delta")

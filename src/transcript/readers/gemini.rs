@@ -92,7 +92,7 @@ impl Stream {
                     l,
                 );
                 if sink.len() > before {
-                    self.steps.open(index, sink.len() - 1);
+                    self.steps.open(index, sink.len() - 1, sink);
                 }
             }
             Some("step.delta") => {
@@ -326,6 +326,16 @@ fn read_with<'s, J: Json<'s>>(st: &mut Stream, v: J, sink: &mut Sink) -> Result<
     }
     if v.get("candidates").is_some() {
         response(st, v, &[], sink);
+        return Ok(());
+    }
+    if let Some(list) = v
+        .as_items()
+        .filter(|a| detect::is_gemini_response_list(a.clone()))
+    {
+        // A `streamGenerateContent` body without `alt=sse`: the responses of one stream.
+        for (k, r) in list.enumerate() {
+            response(st, r, &[Seg::I(k)], sink);
+        }
         return Ok(());
     }
     if let Some(r) = v.get("response") {

@@ -77,9 +77,24 @@ fn message<'s, J: Json<'s>>(m: J, mut path: Vec<Seg>, sink: &mut Sink) {
     }
 }
 
+/// An `AIMessage`'s calls: `tool_calls`, then `invalid_tool_calls` (their `args` a string, read
+/// by the argument-string rule). When it has neither, nor `tool_call_chunks` (absent or empty
+/// lists), the provider's raw calls in `additional_kwargs.tool_calls` are parsed as LangChain
+/// parses them (`AIMessage._backwards_compat_tool_calls`): arguments that are JSON make a call
+/// (a JSON value that is false in Python — `null`, `0`, `[]`, … — is `{}`), the others an
+/// invalid call after them, keeping the text.
 fn ai<'s, J: Json<'s>>(f: J, path: &[Seg], sink: &mut Sink) {
-    let has_tc = f.get("tool_calls").is_some();
-    let has_invalid = f.get("invalid_tool_calls").is_some();
+    let listed = |key: &str| {
+        f.get(key)
+            .and_then(J::as_items)
+            .is_some_and(|items| items.len() > 0)
+    };
+    if !listed("tool_calls") && !listed("invalid_tool_calls") && !listed("tool_call_chunks") {
+        if let Some(kw) = f.get("additional_kwargs") {
+            legacy(kw, path, sink);
+        }
+        return;
+    }
     for (j, tc) in f.items_of("tool_calls").enumerate() {
         let args = tc.get("args").map_or(Args::Empty, Args::of);
         let l = sink.at_in(path, &[Seg::K("tool_calls"), Seg::I(j)]);
@@ -110,24 +125,52 @@ fn ai<'s, J: Json<'s>>(f: J, path: &[Seg], sink: &mut Sink) {
             l,
         );
     }
-    if !has_tc && !has_invalid {
-        if let Some(kw) = f.get("additional_kwargs") {
-            for (j, tc) in kw.items_of("tool_calls").enumerate() {
-                let Some(func) = tc.get("function") else {
-                    continue;
+}
+
+/// The raw calls of `additional_kwargs.tool_calls`, as LangChain's `default_tool_parser` reads
+/// them: those whose `function.arguments` is JSON first, then the others.
+fn legacy<'s, J: Json<'s>>(kw: J, path: &[Seg], sink: &mut Sink) {
+    let mut invalid = Vec::new();
+    for (j, tc) in kw.items_of("tool_calls").enumerate() {
+        let Some(func) = tc.get("function") else {
+            continue;
+        };
+        let l = sink.at_in(
+            path,
+            &[Seg::K("additional_kwargs"), Seg::K("tool_calls"), Seg::I(j)],
+        );
+        let name = func.str_of("name").unwrap_or("");
+        let id = tc.str_of("id").map(str::to_string);
+        let raw = func.get("arguments");
+        let parsed = raw
+            .and_then(J::as_str)
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok());
+        match parsed {
+            Some(v) => {
+                let args = if py_false(&v) {
+                    serde_json::Value::Object(serde_json::Map::new())
+                } else {
+                    v
                 };
-                let args = func.get("arguments").map_or(Args::Empty, Args::of);
-                let l = sink.at_in(
-                    path,
-                    &[Seg::K("additional_kwargs"), Seg::K("tool_calls"), Seg::I(j)],
-                );
-                sink.call(
-                    func.str_of("name").unwrap_or(""),
-                    args,
-                    tc.str_of("id").map(str::to_string),
-                    l,
-                );
+                sink.call(name, Args::Owned(args), id, l);
             }
+            None => invalid.push((name, raw, id, l)),
         }
+    }
+    for (name, raw, id, l) in invalid {
+        sink.call(name, raw.map_or(Args::Empty, Args::of), id, l);
+    }
+}
+
+/// Whether Python takes the JSON value for false (`args or {}`).
+fn py_false(v: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match v {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
     }
 }

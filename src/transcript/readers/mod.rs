@@ -54,6 +54,8 @@ pub(crate) enum Session {
     Gemini(gemini::Stream),
     /// Anthropic Messages stream events, one per line.
     AnthropicStream(anthropic::Stream),
+    /// OpenAI Responses stream events, one per line.
+    ResponsesStream(openai_responses::Stream),
     /// OpenAI Agents SDK trace export, one exported item per line.
     OpenaiAgents(openai_agents::Spans),
     /// Bedrock ConverseStream events, one per line.
@@ -116,6 +118,13 @@ impl Session {
             .then(|| Session::AnthropicStream(anthropic::Stream::default()))
     }
 
+    /// OpenAI Responses stream events, when the deciding line is one.
+    pub(super) fn responses_stream(first: Option<&Value>) -> Option<Self> {
+        first
+            .is_some_and(super::detect::is_responses_event)
+            .then(|| Session::ResponsesStream(openai_responses::Stream::default()))
+    }
+
     /// Bedrock ConverseStream events, when the deciding line is one.
     pub(super) fn bedrock_stream(first: Option<&Value>) -> Option<Self> {
         first
@@ -136,6 +145,7 @@ impl Session {
                 let _ = s.read(v, sink);
             }
             Session::AnthropicStream(s) => s.event(v, sink),
+            Session::ResponsesStream(s) => s.event(v, sink),
             Session::OpenaiAgents(s) => s.line(v, sink),
             Session::BedrockStream(s) => s.event(v, sink),
             Session::Doc(f) => {
@@ -163,6 +173,7 @@ impl Session {
             Session::ChatStream(s) => s.finish(sink),
             Session::Gemini(mut s) => s.finish(sink),
             Session::AnthropicStream(s) => s.finish(sink),
+            Session::ResponsesStream(mut s) => s.finish(sink),
             Session::OpenaiAgents(s) => s.finish(sink),
             Session::BedrockStream(s) => s.finish(sink),
             Session::ClaudeCode(_) | Session::Codex(_) | Session::Doc(_) => {}

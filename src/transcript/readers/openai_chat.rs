@@ -15,7 +15,7 @@ use crate::json::view::Json;
 pub(crate) fn read<'s, J: Json<'s>>(v: J, sink: &mut Sink) -> Result<(), String> {
     declare_tools(v, sink);
     if let Some(items) = v.as_items() {
-        if items.clone().next().and_then(|x| x.str_of("object")) == Some("chat.completion.chunk") {
+        if detect::is_chunk_list(items.clone()) {
             let mut st = Stream::default();
             for (i, c) in items.enumerate() {
                 st.chunk(c, &[Seg::I(i)], sink);
@@ -195,9 +195,21 @@ impl Stream {
         }
     }
 
-    /// Emit the assembled calls in order of first appearance.
+    /// Emit the assembled calls: completions in order of first appearance, and in each the
+    /// choices and their calls by index (the SDK's `choices[i].message.tool_calls[j]`).
     pub(crate) fn finish(mut self, sink: &mut Sink) {
-        for key in &self.order {
+        let mut first: HashMap<&str, usize> = HashMap::new();
+        for (n, (resp, _, _)) in self.order.iter().enumerate() {
+            first.entry(resp.as_str()).or_insert(n);
+        }
+        let mut order: Vec<_> = self
+            .order
+            .iter()
+            .map(|k| (first[k.0.as_str()], k.1, k.2, k))
+            .collect();
+        order.sort_by_key(|o| (o.0, o.1, o.2));
+        let order: Vec<_> = order.into_iter().map(|o| o.3.clone()).collect();
+        for key in &order {
             if let Some(p) = self.partial.remove(key) {
                 let loc = p
                     .loc

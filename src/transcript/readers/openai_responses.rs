@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::super::detect;
-use super::super::sink::{content_text, is_prompt, norm_output, Args, Sink};
+use super::super::sink::{content_text, is_prompt, norm_output, Args, Loc, Sink};
 use super::super::spans::Seg;
 use crate::code::Code;
 use crate::json::owned_value;
@@ -72,241 +72,244 @@ pub(super) fn items<'s, J: Json<'s>>(
 ) {
     let mut i = 0;
     while let Some(&it) = items.get(i) {
-        let path: Vec<Seg> = path(i);
-        let loc = sink.at(&path);
-        let ty = it.str_of("type").unwrap_or("");
-        // The OpenAI Agents SDK for TypeScript writes the same items in camelCase (`callId`).
-        let call_id = it
-            .str_of("call_id")
-            .or_else(|| it.str_of("callId"))
-            .map(str::to_string);
-        let item_id = it.str_of("id").map(str::to_string);
-        let failed = it.str_of("status") == Some("failed");
-        // Messages: a user prompt starts a turn; assistant text is the answer so far.
-        if matches!(ty, "message" | "") {
-            match it.str_of("role") {
-                Some("user") if is_prompt(it.get("content")) => sink.user_turn(),
-                Some("assistant") => {
-                    if let Some(text) = content_text(it.get("content")) {
-                        sink.assistant_text(&text);
-                    }
-                }
-                _ => {}
-            }
-        }
-        let obj = |key: &str| {
-            it.get(key)
-                .map_or_else(|| Value::Object(Default::default()), owned_value)
+        let loc = sink.at(&path(i));
+        i += if item(it, items.get(i + 1).copied(), loc, sink) {
+            2
+        } else {
+            1
         };
-        match ty {
-            "function_call" => {
-                let args = it.get("arguments").map_or(Args::Empty, Args::of);
-                sink.call(
-                    it.str_of("name").unwrap_or(""),
-                    args,
-                    call_id.or(item_id),
-                    loc,
-                );
-            }
-            "custom_tool_call" => {
-                let input = it.str_of("input").unwrap_or("").to_string();
-                sink.call(
-                    it.str_of("name").unwrap_or(""),
-                    Args::Raw(input),
-                    call_id.or(item_id),
-                    loc,
-                );
-            }
-            "computer_call" => {
-                let i2 = sink.call(
-                    "computer",
-                    Args::Owned(obj("action")),
-                    call_id.or(item_id),
-                    loc,
-                );
-                if failed {
-                    sink.flag_error(i2);
-                }
-            }
-            "shell_call" | "apply_patch_call" | "local_shell_call" => {
-                let (name, key) = match ty {
-                    "shell_call" => ("shell", "action"),
-                    "apply_patch_call" => ("apply_patch", "operation"),
-                    _ => ("local_shell", "action"),
-                };
-                let i2 = sink.call(name, Args::Owned(obj(key)), call_id.or(item_id), loc);
-                // Its `*_output` item may still follow: flag, do not answer.
-                if failed {
-                    sink.flag_error(i2);
-                }
-            }
-            "function_call_output"
-            | "function_call_result"
-            | "custom_tool_call_output"
-            | "computer_call_output"
-            | "computer_call_result"
-            | "shell_call_output"
-            | "apply_patch_call_output"
-            | "local_shell_call_output" => {
-                let id = call_id.or(item_id);
-                let out = it.get("output").map(output_value);
-                // Only the hosted-tool output items say they failed: `apply_patch_call_output`
-                // by `status`, `shell_call_output` by an outcome that is not exit code 0.
-                let error = failed || (ty == "shell_call_output" && shell_failed(it));
-                if let Some(id) = id {
-                    if !sink.answer_id(&id, out, error) {
-                        sink.finding(
-                            Code::OrphanResult,
-                            format!("`{ty}` for `{id}` has no matching call"),
-                            loc,
-                        );
-                    }
-                }
-            }
-            "web_search_call" => {
-                let i2 = sink.call("web_search", Args::Owned(obj("action")), item_id, loc);
-                sink.answer(i2, None, failed);
-            }
-            "file_search_call" => {
-                let mut args = serde_json::Map::new();
-                args.insert(
-                    "queries".into(),
-                    it.get("queries").map_or(Value::Null, owned_value),
-                );
-                let i2 = sink.call(
-                    "file_search",
-                    Args::Owned(Value::Object(args)),
-                    item_id,
-                    loc,
-                );
-                sink.answer(
-                    i2,
-                    it.get("results").filter(|r| !r.is_null()).map(owned_value),
-                    failed,
-                );
-            }
-            // xAI writes its hosted code execution as a `code_interpreter_call` with a `name`
-            // and JSON-string `arguments` (no `code`), and an empty `call_id`.
-            "code_interpreter_call"
-                if it.get("code").is_none() && it.get("arguments").is_some() =>
-            {
-                let args = it.get("arguments").map_or(Args::Empty, Args::of);
-                let id = call_id.filter(|c| !c.is_empty()).or(item_id);
-                let i2 = sink.call(
-                    it.str_of("name").unwrap_or("code_interpreter"),
-                    args,
-                    id,
-                    loc,
-                );
-                sink.answer(
-                    i2,
-                    it.get("outputs").filter(|r| !r.is_null()).map(norm_output),
-                    failed,
-                );
-            }
-            "code_interpreter_call" => {
-                let mut args = serde_json::Map::new();
-                args.insert(
-                    "code".into(),
-                    it.get("code").map_or(Value::Null, owned_value),
-                );
-                let i2 = sink.call(
-                    "code_interpreter",
-                    Args::Owned(Value::Object(args)),
-                    item_id,
-                    loc,
-                );
-                sink.answer(
-                    i2,
-                    it.get("outputs").filter(|r| !r.is_null()).map(norm_output),
-                    failed,
-                );
-            }
-            // Programmatic tool calling: the model's program is a call of its own; the
-            // `function_call` items it makes (`caller.type: "program"`) are plain calls.
-            "program" => {
-                let mut args = serde_json::Map::new();
-                args.insert(
-                    "code".into(),
-                    it.get("code").map_or(Value::Null, owned_value),
-                );
-                let i2 = sink.call(
-                    "program",
-                    Args::Owned(Value::Object(args)),
-                    call_id.or(item_id),
-                    loc,
-                );
-                if failed {
-                    sink.flag_error(i2);
-                }
-            }
-            "program_output" => {
-                let out = it
-                    .get("result")
-                    .or_else(|| it.get("output"))
-                    .filter(|r| !r.is_null())
-                    .map(norm_output);
-                if let Some(id) = call_id.or(item_id) {
-                    if !sink.answer_id(&id, out, failed) {
-                        sink.finding(
-                            Code::OrphanResult,
-                            format!("`{ty}` for `{id}` has no matching call"),
-                            loc,
-                        );
-                    }
-                }
-            }
-            // The TypeScript Agents SDK's hosted tools (web search, file search, hosted MCP, …):
-            // `{name, arguments?, status, output?}`.
-            "hosted_tool_call" => {
-                let args = it.get("arguments").map_or(Args::Empty, Args::of);
-                let i2 = sink.call(it.str_of("name").unwrap_or(""), args, item_id, loc);
-                let out = it.get("output").filter(|o| !o.is_null()).map(norm_output);
-                if out.is_some() || failed {
-                    sink.answer(i2, out, failed);
-                }
-            }
-            "image_generation_call" => {
-                let i2 = sink.call("image_generation", Args::Empty, item_id, loc);
-                sink.answer(
-                    i2,
-                    it.get("result").filter(|r| !r.is_null()).map(owned_value),
-                    failed,
-                );
-            }
-            "mcp_call" => {
-                let args = it.get("arguments").map_or(Args::Empty, Args::of);
-                let i2 = sink.call(it.str_of("name").unwrap_or(""), args, item_id, loc);
-                let err = it.get("error").filter(|e| !e.is_null());
-                let out = match err {
-                    Some(e) => Some(norm_output(e)),
-                    None => it.get("output").filter(|o| !o.is_null()).map(norm_output),
-                };
-                sink.answer(i2, out, err.is_some() || failed);
-            }
-            "tool_search_call" => {
-                let args = it.get("arguments").map_or(Args::Empty, Args::of);
-                let i2 = sink.call("tool_search", args, call_id.or(item_id), loc);
-                // Its output item follows directly and carries no usable link.
-                if let Some(next) = items
-                    .get(i + 1)
-                    .copied()
-                    .filter(|n| n.str_of("type") == Some("tool_search_output"))
-                {
-                    sink.answer(
-                        i2,
-                        next.get("tools").map(owned_value),
-                        next.str_of("status") == Some("failed"),
-                    );
-                    i += 1;
-                } else if failed {
-                    sink.answer(i2, None, true);
+    }
+}
+
+/// Read one item located at `loc`; `next` is the item after it, if any. True when `next` was
+/// read with it (a `tool_search_output` answers the `tool_search_call` before it).
+fn item<'s, J: Json<'s>>(it: J, next: Option<J>, loc: Loc, sink: &mut Sink) -> bool {
+    let ty = it.str_of("type").unwrap_or("");
+    // The OpenAI Agents SDK for TypeScript writes the same items in camelCase (`callId`).
+    let call_id = it
+        .str_of("call_id")
+        .or_else(|| it.str_of("callId"))
+        .map(str::to_string);
+    let item_id = it.str_of("id").map(str::to_string);
+    let failed = it.str_of("status") == Some("failed");
+    // Messages: a user prompt starts a turn; assistant text is the answer so far.
+    if matches!(ty, "message" | "") {
+        match it.str_of("role") {
+            Some("user") if is_prompt(it.get("content")) => sink.user_turn(),
+            Some("assistant") => {
+                if let Some(text) = content_text(it.get("content")) {
+                    sink.assistant_text(&text);
                 }
             }
             _ => {}
         }
-        i += 1;
     }
+    let obj = |key: &str| {
+        it.get(key)
+            .map_or_else(|| Value::Object(Default::default()), owned_value)
+    };
+    match ty {
+        "function_call" => {
+            let args = it.get("arguments").map_or(Args::Empty, Args::of);
+            sink.call(
+                it.str_of("name").unwrap_or(""),
+                args,
+                call_id.or(item_id),
+                loc,
+            );
+        }
+        "custom_tool_call" => {
+            let input = it.str_of("input").unwrap_or("").to_string();
+            sink.call(
+                it.str_of("name").unwrap_or(""),
+                Args::Raw(input),
+                call_id.or(item_id),
+                loc,
+            );
+        }
+        "computer_call" => {
+            let i2 = sink.call(
+                "computer",
+                Args::Owned(obj("action")),
+                call_id.or(item_id),
+                loc,
+            );
+            if failed {
+                sink.flag_error(i2);
+            }
+        }
+        "shell_call" | "apply_patch_call" | "local_shell_call" => {
+            let (name, key) = match ty {
+                "shell_call" => ("shell", "action"),
+                "apply_patch_call" => ("apply_patch", "operation"),
+                _ => ("local_shell", "action"),
+            };
+            let i2 = sink.call(name, Args::Owned(obj(key)), call_id.or(item_id), loc);
+            // Its `*_output` item may still follow: flag, do not answer.
+            if failed {
+                sink.flag_error(i2);
+            }
+        }
+        "function_call_output"
+        | "function_call_result"
+        | "custom_tool_call_output"
+        | "computer_call_output"
+        | "computer_call_result"
+        | "shell_call_output"
+        | "apply_patch_call_output"
+        | "local_shell_call_output" => {
+            let id = call_id.or(item_id);
+            let out = it.get("output").map(output_value);
+            // Only the hosted-tool output items say they failed: `apply_patch_call_output`
+            // by `status`, `shell_call_output` by an outcome that is not exit code 0.
+            let error = failed || (ty == "shell_call_output" && shell_failed(it));
+            if let Some(id) = id {
+                if !sink.answer_id(&id, out, error) {
+                    sink.finding(
+                        Code::OrphanResult,
+                        format!("`{ty}` for `{id}` has no matching call"),
+                        loc,
+                    );
+                }
+            }
+        }
+        "web_search_call" => {
+            let i2 = sink.call("web_search", Args::Owned(obj("action")), item_id, loc);
+            sink.answer(i2, None, failed);
+        }
+        "file_search_call" => {
+            let mut args = serde_json::Map::new();
+            args.insert(
+                "queries".into(),
+                it.get("queries").map_or(Value::Null, owned_value),
+            );
+            let i2 = sink.call(
+                "file_search",
+                Args::Owned(Value::Object(args)),
+                item_id,
+                loc,
+            );
+            sink.answer(
+                i2,
+                it.get("results").filter(|r| !r.is_null()).map(owned_value),
+                failed,
+            );
+        }
+        // xAI writes its hosted code execution as a `code_interpreter_call` with a `name`
+        // and JSON-string `arguments` (no `code`), and an empty `call_id`.
+        "code_interpreter_call" if it.get("code").is_none() && it.get("arguments").is_some() => {
+            let args = it.get("arguments").map_or(Args::Empty, Args::of);
+            let id = call_id.filter(|c| !c.is_empty()).or(item_id);
+            let i2 = sink.call(
+                it.str_of("name").unwrap_or("code_interpreter"),
+                args,
+                id,
+                loc,
+            );
+            sink.answer(
+                i2,
+                it.get("outputs").filter(|r| !r.is_null()).map(norm_output),
+                failed,
+            );
+        }
+        "code_interpreter_call" => {
+            let mut args = serde_json::Map::new();
+            args.insert(
+                "code".into(),
+                it.get("code").map_or(Value::Null, owned_value),
+            );
+            let i2 = sink.call(
+                "code_interpreter",
+                Args::Owned(Value::Object(args)),
+                item_id,
+                loc,
+            );
+            sink.answer(
+                i2,
+                it.get("outputs").filter(|r| !r.is_null()).map(norm_output),
+                failed,
+            );
+        }
+        // Programmatic tool calling: the model's program is a call of its own; the
+        // `function_call` items it makes (`caller.type: "program"`) are plain calls.
+        "program" => {
+            let mut args = serde_json::Map::new();
+            args.insert(
+                "code".into(),
+                it.get("code").map_or(Value::Null, owned_value),
+            );
+            let i2 = sink.call(
+                "program",
+                Args::Owned(Value::Object(args)),
+                call_id.or(item_id),
+                loc,
+            );
+            if failed {
+                sink.flag_error(i2);
+            }
+        }
+        "program_output" => {
+            let out = it
+                .get("result")
+                .or_else(|| it.get("output"))
+                .filter(|r| !r.is_null())
+                .map(norm_output);
+            if let Some(id) = call_id.or(item_id) {
+                if !sink.answer_id(&id, out, failed) {
+                    sink.finding(
+                        Code::OrphanResult,
+                        format!("`{ty}` for `{id}` has no matching call"),
+                        loc,
+                    );
+                }
+            }
+        }
+        // The TypeScript Agents SDK's hosted tools (web search, file search, hosted MCP, …):
+        // `{name, arguments?, status, output?}`.
+        "hosted_tool_call" => {
+            let args = it.get("arguments").map_or(Args::Empty, Args::of);
+            let i2 = sink.call(it.str_of("name").unwrap_or(""), args, item_id, loc);
+            let out = it.get("output").filter(|o| !o.is_null()).map(norm_output);
+            if out.is_some() || failed {
+                sink.answer(i2, out, failed);
+            }
+        }
+        "image_generation_call" => {
+            let i2 = sink.call("image_generation", Args::Empty, item_id, loc);
+            sink.answer(
+                i2,
+                it.get("result").filter(|r| !r.is_null()).map(owned_value),
+                failed,
+            );
+        }
+        "mcp_call" => {
+            let args = it.get("arguments").map_or(Args::Empty, Args::of);
+            let i2 = sink.call(it.str_of("name").unwrap_or(""), args, item_id, loc);
+            let err = it.get("error").filter(|e| !e.is_null());
+            let out = match err {
+                Some(e) => Some(norm_output(e)),
+                None => it.get("output").filter(|o| !o.is_null()).map(norm_output),
+            };
+            sink.answer(i2, out, err.is_some() || failed);
+        }
+        "tool_search_call" => {
+            let args = it.get("arguments").map_or(Args::Empty, Args::of);
+            let i2 = sink.call("tool_search", args, call_id.or(item_id), loc);
+            // Its output item follows directly and carries no usable link.
+            if let Some(next) = next.filter(|n| n.str_of("type") == Some("tool_search_output")) {
+                sink.answer(
+                    i2,
+                    next.get("tools").map(owned_value),
+                    next.str_of("status") == Some("failed"),
+                );
+                return true;
+            } else if failed {
+                sink.answer(i2, None, true);
+            }
+        }
+        _ => {}
+    }
+    false
 }
 
 /// An output item's `output` by the output rule; the TypeScript Agents SDK's single content
@@ -404,4 +407,57 @@ fn hosted_call_name(ty: &str) -> Option<&'static str> {
         "programmatic_tool_calling" => "program",
         _ => return None,
     })
+}
+
+/// OpenAI Responses stream events, one per line. Calls are the items of
+/// `response.output_item.done` (the deltas before them and `response.completed`, which repeats
+/// the items, add nothing), recorded in `output_index` order: the order of `Response.output`,
+/// which the OpenAI SDK's stream state rebuilds, whatever order parallel items finished in. A
+/// response's items are recorded when it ends (`response.completed`, `.incomplete`, `.failed`),
+/// when the next one starts, or at the end of input. A line that is no event is read as a
+/// Responses document.
+#[derive(Default)]
+pub(crate) struct Stream {
+    /// The finished items of the current response: (output index, arrival) → item, location.
+    done: std::collections::BTreeMap<(u64, usize), (Value, Loc)>,
+}
+
+impl Stream {
+    /// Feed one line.
+    pub(crate) fn event(&mut self, v: &Value, sink: &mut Sink) {
+        if !detect::is_responses_event(v) {
+            self.finish(sink);
+            // A line that does not fit is skipped, as for other document lines.
+            let _ = read(v, sink);
+            return;
+        }
+        match v.str_of("type") {
+            Some("response.output_item.done") => {
+                if let Some(item) = v.get("item") {
+                    let index = v
+                        .get("output_index")
+                        .and_then(Value::as_u64)
+                        .unwrap_or(u64::MAX);
+                    let loc = sink.at(&[Seg::K("item")]);
+                    self.done
+                        .insert((index, self.done.len()), (item.clone(), loc));
+                }
+            }
+            Some(
+                "response.created"
+                | "response.completed"
+                | "response.incomplete"
+                | "response.failed"
+                | "response.done",
+            ) => self.finish(sink),
+            _ => {}
+        }
+    }
+
+    /// End of a response, or of input: its items, in output order.
+    pub(crate) fn finish(&mut self, sink: &mut Sink) {
+        for (_, (item, loc)) in std::mem::take(&mut self.done) {
+            self::item(&item, None, loc, sink);
+        }
+    }
 }
