@@ -75,6 +75,13 @@ const CASES: &[Case] = &[
     Case {
         spec: "66_scoped_rules.toolspec",
         name: "research_handoff",
+        transcript: "runs/scoped/research-ok.adk-session.json",
+        passed: true,
+        codes: &[],
+    },
+    Case {
+        spec: "66_scoped_rules.toolspec",
+        name: "research_handoff",
         transcript: "runs/scoped/research-too-many-pages.agents-state.json",
         passed: false,
         codes: &["count-out-of-range"],
@@ -200,6 +207,20 @@ const CASES: &[Case] = &[
         transcript: "runs/scoped/research-ok.agents-state.json",
         passed: true,
         codes: &[],
+    },
+    Case {
+        spec: "69_agent_runs.toolspec",
+        name: "one_research_run",
+        transcript: "runs/scoped/research-ok.adk-session.json",
+        passed: true,
+        codes: &[],
+    },
+    Case {
+        spec: "69_agent_runs.toolspec",
+        name: "one_research_run",
+        transcript: "runs/scoped/research-twice.adk-session.json",
+        passed: false,
+        codes: &["count-out-of-range"],
     },
     Case {
         spec: "69_agent_runs.toolspec",

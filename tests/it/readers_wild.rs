@@ -687,6 +687,73 @@ fn adk_sessions_are_detected_as_themselves_only() {
     }
 }
 
+/// An ADK session's events name their agent (`author`): each call is its event's author's
+/// (the user's events make none), and each stretch of one agent's events within one invocation
+/// is one run of it: a transfer to another agent and back starts a second run, the next
+/// invocation a third; events without a content neither start nor end one.
+#[test]
+fn adk_session_authors_are_agents_and_their_stretches_runs() {
+    let ev = |inv: &str, author: &str, role: &str, part: &str| {
+        format!(
+            r#"{{"invocation_id":"{inv}","author":"{author}","content":{{"role":"{role}","parts":[{part}]}},"actions":{{}},"id":"e","timestamp":1.0}}"#
+        )
+    };
+    let call = |id: &str, name: &str| {
+        format!(r#"{{"function_call":{{"id":"{id}","name":"{name}","args":{{}}}}}}"#)
+    };
+    let text = r#"{"text":"hi"}"#;
+    let events = [
+        ev("i1", "user", "user", text),
+        ev("i1", "root", "model", &call("1", "transfer_to_agent")),
+        ev("i1", "helper", "model", &call("2", "search")),
+        r#"{"invocation_id":"i1","author":"helper","actions":{"state_delta":{"x":1}},"id":"e","timestamp":1.0}"#.to_owned(),
+        ev("i1", "helper", "model", &call("3", "fetch")),
+        ev("i1", "root", "model", &call("4", "transfer_to_agent")),
+        ev("i1", "helper", "model", &call("5", "search")),
+        ev("i2", "user", "user", text),
+        ev("i2", "helper", "model", &call("6", "search")),
+    ];
+    let doc = format!(
+        r#"{{"id":"s","app_name":"a","user_id":"u","state":{{}},"events":[{}]}}"#,
+        events.join(",")
+    );
+    let ts = Reader::new().read("s.json", doc.as_bytes()).unwrap();
+    assert_eq!(ts[0].format, Format::AdkSession);
+    let by: Vec<(&str, Option<&str>, Option<u32>)> = ts[0]
+        .calls
+        .iter()
+        .map(|c| (c.name.as_str(), c.agent.as_deref(), c.turn))
+        .collect();
+    assert_eq!(
+        by,
+        vec![
+            ("transfer_to_agent", Some("root"), Some(1)),
+            ("search", Some("helper"), Some(1)),
+            ("fetch", Some("helper"), Some(1)),
+            ("transfer_to_agent", Some("root"), Some(1)),
+            ("search", Some("helper"), Some(1)),
+            ("search", Some("helper"), Some(2)),
+        ]
+    );
+    let runs: Vec<(&str, usize)> = ts[0]
+        .agent_runs
+        .as_ref()
+        .expect("an ADK session records runs")
+        .iter()
+        .map(|r| (r.agent.as_str(), r.first_call))
+        .collect();
+    assert_eq!(
+        runs,
+        vec![
+            ("root", 0),
+            ("helper", 1),
+            ("root", 3),
+            ("helper", 4),
+            ("helper", 5)
+        ]
+    );
+}
+
 /// OpenAI Agents SDK files are detected as `openai-agents` and nothing else: a run state reads
 /// its input items and the `raw_item`s of its generated items (a pending approval repeats its
 /// call, counted once), a run item list the same, and a trace export its `function` spans by

@@ -36,7 +36,11 @@ pub(crate) fn is_session<'s, J: Json<'s>>(v: J) -> bool {
         }
 }
 
-/// Read a session dump.
+/// Read a session dump. Each event's `author` names the agent that wrote it (`"user"` for the
+/// user's messages): the calls of an event are that agent's, and each stretch of consecutive
+/// events of one agent within one invocation is one run of it (a transfer to another agent, or
+/// the user's next message, starts the next). Events without a content (state changes) neither
+/// start nor end a run.
 pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
     let Some(events) = field(v, "events").and_then(Value::as_array) else {
         return Err(format!(
@@ -44,11 +48,28 @@ pub(crate) fn read(v: &Value, sink: &mut Sink) -> Result<(), String> {
             detect::describe(v)
         ));
     };
-    let contents = events.iter().enumerate().filter_map(|(i, e)| {
-        field(e, "content")
-            .filter(|c| c.is_object())
-            .map(|c| (vec![Seg::K("events"), Seg::I(i), Seg::K("content")], c))
-    });
-    super::gemini::contents(contents, sink);
+    sink.records_runs();
+    let mut st = super::gemini::Stream::default();
+    // The author and invocation of the last event with a content.
+    let mut last: Option<(&str, Option<&str>)> = None;
+    for (i, e) in events.iter().enumerate() {
+        let Some(c) = field(e, "content").filter(|c| c.is_object()) else {
+            continue;
+        };
+        let author = field(e, "author").and_then(Value::as_str).unwrap_or("user");
+        let invocation = field(e, "invocation_id")
+            .or_else(|| field(e, "invocationId"))
+            .and_then(Value::as_str);
+        let agent = (author != "user").then_some(author);
+        if let Some(a) = agent {
+            if last != Some((a, invocation)) {
+                sink.agent_run(a);
+            }
+        }
+        last = Some((author, invocation));
+        sink.set_agent(agent);
+        st.content(c, &[Seg::K("events"), Seg::I(i), Seg::K("content")], sink);
+    }
+    st.finish(sink);
     Ok(())
 }

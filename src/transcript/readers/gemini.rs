@@ -380,15 +380,12 @@ fn read_with<'s, J: Json<'s>>(st: &mut Stream, v: J, sink: &mut Sink) -> Result<
     Ok(())
 }
 
-/// Read the Gemini `Content`s `{role, parts}` of another format's records (ADK session events),
-/// each with its path, as one transcript: calls, results and streamed arguments by the rules of
-/// this module.
-pub(crate) fn contents<'v>(list: impl IntoIterator<Item = (Vec<Seg>, &'v Value)>, sink: &mut Sink) {
-    let mut st = Stream::default();
-    for (path, c) in list {
-        content(&mut st, c, &path, sink);
+impl Stream {
+    /// One Gemini `Content` `{role, parts}` of another format's records (an ADK session
+    /// event's), at `path`; [`Stream::finish`] ends the transcript.
+    pub(crate) fn content(&mut self, c: &Value, path: &[Seg], sink: &mut Sink) {
+        content(self, c, path, sink);
     }
-    st.finish(sink);
 }
 
 fn response<'s, J: Json<'s>>(st: &mut Stream, r: J, path: &[Seg], sink: &mut Sink) {
