@@ -464,8 +464,7 @@ impl SpecSet {
     ) -> Report {
         let Checked {
             mut report, pairs, ..
-        } =
-            self.check_selected_with(selection, transcript, forced, &Collect);
+        } = self.check_selected_with(selection, transcript, forced, &Collect);
         report.results = pairs;
         report
     }

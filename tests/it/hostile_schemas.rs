@@ -152,7 +152,8 @@ fn thousands_of_unicode_patterns_stop_at_the_transcript_budget() {
             )
         })
         .collect();
-    let tool_refs: Vec<(&str, Value)> = tools.iter().map(|(n, s)| (n.as_str(), s.clone())).collect();
+    let tool_refs: Vec<(&str, Value)> =
+        tools.iter().map(|(n, s)| (n.as_str(), s.clone())).collect();
     let calls: Vec<(&str, Value)> = tools
         .iter()
         .map(|(n, _)| (n.as_str(), json!({"p": "é".repeat(25)})))
