@@ -50,7 +50,7 @@ pub(crate) fn run(args: CompileArgs) -> u8 {
 /// the file and its includes are read through `guard`. `Err`: the file cannot be read (the
 /// message names it and says why, never quoting it). `toolspec compile` and the Python
 /// module's `compile` both compile through here.
-pub(crate) fn compile_spec(
+pub fn compile_spec(
     path: &Path,
     text: Option<String>,
     guard: &RootGuard,

@@ -2,7 +2,7 @@
 
 pub mod calls;
 pub(crate) mod check;
-pub(crate) mod compile;
+pub mod compile;
 pub(crate) mod fmt;
 pub(crate) mod init;
 pub(crate) mod rules;
