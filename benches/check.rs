@@ -367,7 +367,10 @@ fn corpus(dir: &Path, reps: usize) {
 
 fn compile_spec(text: &str) -> Vec<MatcherConfig> {
     let source = SourceFile::new("bench.toolspec", text.to_owned());
-    let result = compile::compile(&source, &FsLoader);
+    let result = compile::compile(
+        &source,
+        &FsLoader::new(toolspec::guard::RootGuard::anywhere()),
+    );
     match result.file {
         Some(f) => f.specs,
         None => panic!(

@@ -24,7 +24,7 @@ export TOOLSPEC_BENCH_REPS="$REPS" TOOLSPEC_BENCH_CORPUS="$CORPUS"
 SECTIONS=("${@:-all}")
 want() { [[ " ${SECTIONS[*]} " == *" all "* || " ${SECTIONS[*]} " == *" $1 "* ]]; }
 say() { printf '\n### %s\n' "$*"; }
-BIN="$ROOT/target/release/toolspec"
+BIN="$ROOT/target/dist/toolspec"
 mkdir -p "$BENCH_DIR"
 
 say "machine"
@@ -35,12 +35,11 @@ rustc --version
 date -u +"%Y-%m-%dT%H:%M:%SZ"
 git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || true
 
-say "build (release: lto thin, codegen-units 1)"
-# The benches first: `cargo bench` builds the binary too, under the bench profile. The release
-# build then puts back target/release/toolspec as `cargo build --release` and `cargo install`
-# make it.
+say "build (the dist profile of the published binaries: lto thin, codegen-units 1)"
+# The benches (bench profile: the same optimization, with line tables), then the binary as the
+# release workflow builds it (target/dist/toolspec).
 cargo bench --no-run --quiet 2>/dev/null || cargo bench --no-run
-cargo build --release --quiet
+cargo build --profile dist --quiet
 
 corpus() {
   if [[ ! -d "$CORPUS/transcripts" || "${REGEN:-0}" == 1 ]]; then

@@ -3,8 +3,9 @@
 # checkout with maturin, install it into a fresh virtual environment, and run
 #   - python/tests: the API on the bundled examples agrees with the command line's JSON report,
 #     pair by pair, for paths, bytes and Python objects; the pytest plugin on examples/;
-#   - the `language: python` pre-commit hook of .pre-commit-hooks.yaml, by `pre-commit try-repo`
-#     of this checkout, on a scratch git repository;
+#   - the `language: python` pre-commit hooks of .pre-commit-hooks.yaml, by `pre-commit try-repo`
+#     of this checkout, on a scratch git repository: the examples' verdict, staged files that are
+#     no transcripts passed over, a staged spec whose glob matches nothing failing the hook;
 #   - the distributed example (examples/distributed/) on a local Ray cluster.
 # Everything is installed from PyPI, pinned; the wheel is the only thing built here.
 #   scripts/python-tests.sh [WORKDIR]      (default: a temporary folder, removed at the end)
@@ -24,7 +25,12 @@ PYTEST=pytest==9.2.0
 PRE_COMMIT=pre-commit==4.7.0
 RAY='ray[data]==2.60.0'
 
-step() { printf '\n== %s\n' "$*"; }
+STEP_START=$(date +%s)
+# Each step says how long the one before it took (.ci/run prints the whole run's phases).
+step() {
+  printf '\n== %s (previous step: %d s)\n' "$*" $(( $(date +%s) - STEP_START ))
+  STEP_START=$(date +%s)
+}
 pipq() { "$@" --quiet --disable-pip-version-check; }
 
 step "build the wheel (maturin build --release)"
@@ -76,6 +82,27 @@ cp -r examples/prompts examples/runs "$SCRATCH/"
   # Without the failing run, the hook on the staged files passes.
   git rm -qf runs/refund/2025-06-07-openai-skipped-check.request.json
   "$WORK/venv/bin/pre-commit" try-repo "$ROOT" toolspec --all-files
+  # Staged files that are no transcripts (a JavaScript project's package.json and
+  # tsconfig.json) do not block a commit: each is passed over with a note.
+  printf '{\n  "name": "agent-app",\n  "version": "1.0.0"\n}\n' > package.json
+  printf '{\n  "compilerOptions": {"strict": true}\n}\n' > tsconfig.json
+  git add package.json tsconfig.json
+  "$WORK/venv/bin/pre-commit" try-repo "$ROOT" toolspec --verbose \
+    --files package.json tsconfig.json runs/coding/claude-code-session.jsonl > hook.out 2>&1 \
+    || { cat hook.out; echo "the hook failed on package.json/tsconfig.json"; exit 1; }
+  cat hook.out
+  grep -q 'unclaimed-file' hook.out
+  # A staged spec whose glob matches nothing fails the hook, at the glob's line.
+  printf 'spec stale {\n  transcripts "../runs/nowhere/*.json"\n  call anything()\n}\n' > prompts/stale.toolspec
+  git add prompts/stale.toolspec
+  set +e
+  "$WORK/venv/bin/pre-commit" try-repo "$ROOT" toolspec --files prompts/stale.toolspec > hook.out 2>&1
+  status=$?
+  set -e
+  cat hook.out
+  [[ $status -eq 1 ]] || { echo "expected the hook to fail on a glob that matches nothing, got $status"; exit 1; }
+  grep -q 'glob-matches-nothing' hook.out
+  grep -q 'prompts/stale.toolspec:2' hook.out
 )
 
 step "the distributed example on a local Ray cluster"

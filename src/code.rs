@@ -210,6 +210,8 @@ codes! {
         "watch: a spec stopped compiling; its last good version is used";
     NoCallsRead = "no-calls-read", Run, Warning,
         "a transcript file was read without error but without a single tool call";
+    UnclaimedFile = "unclaimed-file", Run, Note,
+        "a file named on the command line that no spec names and that is no transcript was passed over (note)";
     SkippedFile = "skipped-file", Run, Warning,
         "--strict or -v: a file of a walked folder was passed over (not a transcript, or no call)";
     NothingChecked = "nothing-checked", Run, Warning,

@@ -129,6 +129,19 @@ impl RootGuard {
         }
     }
 
+    /// The real path of the folder `path` if the guard lets it be walked: inside the root
+    /// (the root itself included). A folder that only holds the root (`..`, `/`) is outside:
+    /// walking it would reach everything else under it first. Nothing is opened.
+    pub fn check_folder(&self, path: &Path) -> io::Result<PathBuf> {
+        let real = std::fs::canonicalize(path)?;
+        if let Some(root) = &self.root {
+            if !real.starts_with(root) {
+                return Err(Refused::OutsideRoot { root: root.clone() }.into_io());
+            }
+        }
+        Ok(real)
+    }
+
     /// The real path of `path` if the guard lets it be read: inside the root, a regular file,
     /// not a system view. Nothing is opened.
     pub fn check(&self, path: &Path) -> io::Result<PathBuf> {
@@ -203,13 +216,6 @@ impl RootGuard {
     }
 }
 
-/// Read a text file (a spec) as UTF-8, a regular file of at most [`SPEC_LIMIT`] bytes, anywhere
-/// ([`RootGuard::anywhere`]). Where it is not UTF-8, the error says where
-/// (`std::fs::read_to_string` only says that it is not).
-pub fn read_text(path: &Path) -> Result<String, crate::source::ReadTextError> {
-    RootGuard::anywhere().read_text(path, SPEC_LIMIT)
-}
-
 /// Open a regular file anywhere ([`RootGuard::anywhere`]): for paths the guard has already let
 /// through once (a transcript read again to place findings, a file shown in a snippet).
 pub fn open_regular(path: &Path) -> io::Result<File> {
@@ -263,5 +269,17 @@ mod tests {
             Some(Refused::TooLarge { len: 2, limit: 1 })
         ));
         assert!(anywhere.open(&root.join("link.json")).is_ok());
+        // Folders: the root and what is under it, not what holds it or a link out of it.
+        std::os::unix::fs::symlink(outer.path(), root.join("up")).unwrap();
+        assert!(guard.check_folder(&root).is_ok());
+        for outside in [outer.path().to_path_buf(), root.join(".."), root.join("up")] {
+            let e = guard.check_folder(&outside).unwrap_err();
+            assert!(
+                matches!(Refused::of(&e), Some(Refused::OutsideRoot { .. })),
+                "{}",
+                outside.display()
+            );
+        }
+        assert!(anywhere.check_folder(outer.path()).is_ok());
     }
 }

@@ -9,16 +9,20 @@
 //!                                                    score (native, profiles) ─▶ report
 //! ```
 //!
-//! The library never prints; the `toolspec` binary (`src/cli/`) is the only part that talks to
-//! the terminal, the file system watcher and the process.
+//! The library never prints; its command line ([`cli`], which the `toolspec` binary and the
+//! Python package's `toolspec` command run) is the only part that talks to the terminal, the
+//! file system watcher and the process.
 #![warn(missing_docs)]
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 #![forbid(unsafe_code)]
 
 // pest's derive, built without its `std` feature (see Cargo.toml), names `alloc` from the crate root.
 extern crate alloc;
+// The command line ([`cli`]) names the library as its other users do, `toolspec::...`.
+extern crate self as toolspec;
 
 pub mod check;
+pub mod cli;
 pub mod code;
 pub mod compile;
 pub mod config;

@@ -1,8 +1,6 @@
-//! The `toolspec` binary: a thin layer over the library (see `cli/`).
+//! The `toolspec` binary: the library's command line ([`toolspec::cli`]).
 #![forbid(unsafe_code)]
 
-mod cli;
-
 fn main() -> std::process::ExitCode {
-    cli::main()
+    toolspec::cli::main()
 }

@@ -478,16 +478,24 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("latin1.toolspec");
         std::fs::write(&path, b"spec s {\n  call caf\xe9()\n}\n").unwrap();
-        let e = crate::guard::read_text(&path).unwrap_err();
+        let e = crate::guard::RootGuard::anywhere()
+            .read_text(&path, crate::guard::SPEC_LIMIT)
+            .unwrap_err();
         assert_eq!(
             e.to_string(),
             "line 2, column 11: byte 0xE9 is not UTF-8 (toolspec reads specs and settings as UTF-8 text)"
         );
         assert!(matches!(e, ReadTextError::NotUtf8 { offset: 19, .. }));
         std::fs::write(&path, "spec s {}\n").unwrap();
-        assert_eq!(crate::guard::read_text(&path).unwrap(), "spec s {}\n");
+        assert_eq!(
+            crate::guard::RootGuard::anywhere()
+                .read_text(&path, crate::guard::SPEC_LIMIT)
+                .unwrap(),
+            "spec s {}\n"
+        );
         assert!(matches!(
-            crate::guard::read_text(&dir.path().join("missing")),
+            crate::guard::RootGuard::anywhere()
+                .read_text(&dir.path().join("missing"), crate::guard::SPEC_LIMIT),
             Err(ReadTextError::Io(_))
         ));
     }

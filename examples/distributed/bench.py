@@ -44,7 +44,6 @@ def main() -> None:
     sources = sorted(glob.glob(str(ROOT / "examples/runs/refund/*.json")))
     data = [Path(p).read_bytes() for p in sources]
     rows = [{"path": f"run-{i:05}.json", "bytes": data[i % len(data)]} for i in range(n)]
-    spec_text = SPEC.read_text()
     table = []
 
     # The command line on the same transcripts, as files.
@@ -74,7 +73,7 @@ def main() -> None:
     check_corpus.init_local(2)
     ds = ray.data.from_items(rows).materialize()
     for workers in (1, 2):
-        job = lambda: check_corpus.check_dataset(ds, spec_text, workers=workers).take_all()
+        job = lambda: check_corpus.check_dataset(ds, SPEC, workers=workers).take_all()
         assert len(job()) == n  # warm-up: workers started, the module imported
         table.append((f"Ray Data, {workers} worker{'s' if workers > 1 else ''}", workers, best_of(3, job)))
     ray.shutdown()

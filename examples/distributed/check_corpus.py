@@ -1,15 +1,20 @@
 """Check a corpus of agent transcripts on Ray Data: a column of transcripts → a column of results.
 
 Each row holds one transcript (the bytes of a file, as read from object storage or a table);
-`check_dataset` adds the verdict of every spec of a `.toolspec` file on it. The spec's text
-travels with the task, so workers need no shared file system; each worker checks its batches
-in-process with the `toolspec` module (no process per transcript).
+`check_dataset` adds the verdict of every spec of a `.toolspec` file on it. The spec is
+compiled on the driver first (a spec that does not compile fails at once, before any worker
+starts); the workers get its path and the project root it was compiled under, never its text,
+and each compiles it from that file through the same root guard as `toolspec check` (its
+includes stay inside the root), then checks its batches in-process with the `toolspec` module
+(no process per transcript).
 
     python examples/distributed/check_corpus.py SPEC TRANSCRIPT...   # a local cluster
 
 On a real cluster, call `ray.init(address="auto")` instead and build the dataset from the
 store that holds the transcripts (`ray.data.read_binary_files("s3://bucket/runs/")`: its
-`bytes` column is the transcript).
+`bytes` column is the transcript). The workers read the spec file and its includes at the
+driver's paths: the project must be at the same place on every machine (a shared file system,
+or the job's container image).
 """
 
 from __future__ import annotations
@@ -26,9 +31,9 @@ import toolspec
 class CheckBatch:
     """A Ray Data worker: the spec compiled once per worker, each batch checked in-process."""
 
-    def __init__(self, spec_text: str, spec_name: Optional[str] = None) -> None:
-        # A spec that does not compile fails the job at once.
-        self.spec = toolspec.Spec(spec_text, name=spec_name)
+    def __init__(self, spec_path: str, root: str, spec_name: Optional[str] = None) -> None:
+        # The spec file, read inside the driver's project root wherever the worker runs.
+        self.spec = toolspec.Spec(spec_path, name=spec_name, root=root)
 
     def __call__(self, batch: Dict[str, Any]) -> Dict[str, List[Any]]:
         out: Dict[str, List[Any]] = {
@@ -63,18 +68,22 @@ class CheckBatch:
 
 def check_dataset(
     ds: "ray.data.Dataset",
-    spec_text: str,
+    spec: "str | os.PathLike[str]",
     *,
     workers: int = 2,
     spec_name: Optional[str] = None,
     batch_size: int = 64,
 ) -> "ray.data.Dataset":
-    """`ds` (columns `path`, `bytes`) → one row per (transcript, spec): `path`, `spec`,
-    `passed`, `score`, `failure`, `findings` (codes), `error` (a transcript that could not be
-    read). `workers` parallel workers, one CPU each."""
+    """`ds` (columns `path`, `bytes`) → one row per (transcript, spec of the file `spec`):
+    `path`, `spec`, `passed`, `score`, `failure`, `findings` (codes), `error` (a transcript
+    that could not be read). `workers` parallel workers, one CPU each.
+
+    Raises `toolspec.SpecError` at once when the spec cannot be read or does not compile."""
+    compiled = toolspec.Spec(spec, name=spec_name)
+    kwargs = {"spec_path": os.path.abspath(spec), "root": compiled.root, "spec_name": spec_name}
     return ds.map_batches(
         CheckBatch,
-        fn_constructor_kwargs={"spec_text": spec_text, "spec_name": spec_name},
+        fn_constructor_kwargs=kwargs,
         batch_size=batch_size,
         compute=ray.data.ActorPoolStrategy(size=workers),
         num_cpus=1,
@@ -108,10 +117,8 @@ def main(argv: List[str]) -> int:
         print(__doc__, file=sys.stderr)
         return 2
     spec, transcripts = argv[0], argv[1:]
-    with open(spec, encoding="utf-8") as f:
-        spec_text = f.read()
     init_local(2)
-    rows = check_dataset(dataset_of_files(transcripts), spec_text).take_all()
+    rows = check_dataset(dataset_of_files(transcripts), spec).take_all()
     failed = 0
     for r in sorted(rows, key=lambda r: (r["path"], r["spec"] or "")):
         verdict = "ERROR" if r["error"] else ("PASS" if r["passed"] else "FAIL")

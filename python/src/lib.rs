@@ -5,16 +5,9 @@
 //! check, reader and compiler, and hands back their JSON (the same documents the command
 //! prints) or rendered text.
 //!
-//! The `toolspec` command of the package is the command line of the root crate (`src/cli/`),
-//! compiled into this module and run in-process by [`main`]: one implementation, whichever way
-//! toolspec is installed.
+//! The `toolspec` command of the package is the library's command line
+//! ([`toolspec::cli::run`]), run in-process by [`main`]: the binary's code, compiled once.
 #![forbid(unsafe_code)]
-
-// The command line of the `toolspec` binary, the same source. Parts of it the binary uses
-// (its `main`) are unused here.
-#[path = "../../src/cli/mod.rs"]
-#[allow(dead_code, clippy::all, clippy::pedantic)]
-mod cli;
 
 /// Rust's allocations in this module go to mimalloc (see `Cargo.toml` for why); Python's own
 /// objects keep the interpreter's allocator.
@@ -22,7 +15,7 @@ mod cli;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use pyo3::exceptions::PyValueError;
@@ -30,15 +23,19 @@ use pyo3::prelude::*;
 use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString};
 use serde_json::Value;
 
-use toolspec::check::run::{check, CheckOptions, Given, SpecSet, STDIN_NAME};
+use toolspec::check::paths::{absolute, display_path};
+use toolspec::check::run::{
+    check, CheckOptions, Given, Selection, SpecSet, Unselected, STDIN_NAME,
+};
 use toolspec::check::settings::LoadedSettings;
-use toolspec::compile::{compile as compile_source, FsLoader};
+use toolspec::check::verdicts::Verdict;
+use toolspec::guard::RootGuard;
 use toolspec::report::stream::Verdicts;
 use toolspec::report::{human, Report};
-use toolspec::source::SourceFile;
 use toolspec::transcript::{Document, Format, Reader};
 
-use cli::sources::SourceCache;
+use toolspec::cli;
+use toolspec::cli::sources::SourceCache;
 
 mod objects;
 
@@ -87,6 +84,8 @@ struct Later {
     /// The compiled specs and the input (bytes or Python objects, never a path: a file is read
     /// once).
     set: Arc<SpecSet>,
+    /// The specs of the set that check the input.
+    selection: Selection,
     input: Input,
     forced: Option<Format>,
 }
@@ -106,7 +105,9 @@ impl Checked {
             Built::Now(report) => report,
             Built::Later(later) => later.whole.get_or_init(|| {
                 self.pin_input();
-                later.set.check(later.input.given(), later.forced)
+                later
+                    .set
+                    .check_selected(&later.selection, later.input.given(), later.forced)
             }),
         }
     }
@@ -162,15 +163,28 @@ impl Checked {
         let Some(result) = report.results.get(index) else {
             return Err(PyValueError::new_err(format!("no result {index}")));
         };
-        let mut one = Report {
-            version: report.version,
-            results: vec![result.clone()],
-            ..Report::default()
-        };
-        one.recount();
         let sources = |name: &str| self.sources.get(name);
         let opts = text_options(width);
-        Ok(py.detach(|| human::render(&one, &sources, opts).stdout))
+        Ok(py.detach(|| human::render_pair(result, &sources, opts)))
+    }
+
+    /// The verdicts of the run (`check::verdicts`), one per thing that can fail it, in report
+    /// order: `("pair", result, passed, [], "")` for a result that stands alone, `("rate", rate,
+    /// met, [its results], its verdict line)` for a spec's pass rate.
+    fn verdicts(&self, py: Python<'_>) -> Vec<(&'static str, usize, bool, Vec<usize>, String)> {
+        let report = py.detach(|| self.report());
+        toolspec::check::verdicts::verdicts(report)
+            .into_iter()
+            .map(|v| {
+                let passed = v.passed(report);
+                match v {
+                    Verdict::Pair { result } => ("pair", result, passed, Vec::new(), String::new()),
+                    Verdict::Rate { rate, results } => {
+                        ("rate", rate, passed, results, report.rates[rate].line())
+                    }
+                }
+            })
+            .collect()
     }
 
     /// The human text of the run's errors and warnings (spec compile errors, unreadable
@@ -196,6 +210,8 @@ struct CompiledSpec {
     set: Arc<SpecSet>,
     /// The name and text of a spec given as text, for the snippets of `explain()`.
     text: Option<(String, Arc<String>)>,
+    /// The project root it was compiled under (symbolic links resolved).
+    root: PathBuf,
 }
 
 #[pymethods]
@@ -206,32 +222,48 @@ impl CompiledSpec {
         self.set.names().map(str::to_owned).collect()
     }
 
-    /// Check `transcript` (a path, bytes or Python objects) against every spec, as
-    /// `toolspec check --spec SPEC TRANSCRIPT` does.
-    #[pyo3(signature = (transcript, input_format=None))]
+    /// The project root it was compiled under: what `root=` names to compile it again, in
+    /// another process, under the same root and settings.
+    #[getter]
+    fn root(&self) -> PathBuf {
+        self.root.clone()
+    }
+
+    /// Check `transcript` (a path, bytes or Python objects) against the specs that check it
+    /// (`SpecSet::select`: the spec named `spec_name`; else those whose globs name the path;
+    /// else the file's one spec). Raises `ValueError` when the file holds several specs and
+    /// none is chosen.
+    #[pyo3(signature = (transcript, input_format=None, spec_name=None))]
     fn check(
         &self,
         py: Python<'_>,
         transcript: &Bound<'_, PyAny>,
         input_format: Option<&str>,
+        spec_name: Option<&str>,
     ) -> PyResult<Checked> {
         let input = input(transcript)?;
         let forced = format(input_format)?;
+        let selection = self.select(&input, spec_name)?;
         Ok(py.detach(|| {
             let sources = Arc::new(SourceCache::default());
             if let Some((name, text)) = &self.text {
                 sources.pin_text(name, text.clone());
             }
             if let Input::Path(_) = input {
-                return Checked::ready(self.set.check(input.given(), forced), sources);
+                let report = self.set.check_selected(&selection, input.given(), forced);
+                return Checked::ready(report, sources);
             }
             // Bytes and objects: the verdicts now, the whole report when asked for.
-            let head = self.set.check_with(input.given(), forced, &Verdicts).report;
+            let head = self
+                .set
+                .check_selected_with(&selection, input.given(), forced, &Verdicts)
+                .report;
             Checked {
                 report: Built::Later(Box::new(Later {
                     head,
                     whole: OnceLock::new(),
                     set: self.set.clone(),
+                    selection,
                     input,
                     forced,
                 })),
@@ -240,43 +272,107 @@ impl CompiledSpec {
         }))
     }
 
-    /// Whether `transcript` (a path, bytes or Python objects) passes every spec, and whether
-    /// something could not be checked: the verdicts of [`CompiledSpec::check`] without
-    /// building a result (`report::stream::Verdicts`).
-    #[pyo3(signature = (transcript, input_format=None))]
+    /// Whether `transcript` (a path, bytes or Python objects) passes the specs that check it,
+    /// and whether something could not be checked: the verdicts of [`CompiledSpec::check`]
+    /// without building a result (`report::stream::Verdicts`).
+    #[pyo3(signature = (transcript, input_format=None, spec_name=None))]
     fn passes(
         &self,
         py: Python<'_>,
         transcript: &Bound<'_, PyAny>,
         input_format: Option<&str>,
+        spec_name: Option<&str>,
     ) -> PyResult<(bool, bool)> {
         let input = input(transcript)?;
         let forced = format(input_format)?;
+        let selection = self.select(&input, spec_name)?;
         Ok(py.detach(|| {
-            let head = self.set.check_with(input.given(), forced, &Verdicts).report;
+            let head = self
+                .set
+                .check_selected_with(&selection, input.given(), forced, &Verdicts)
+                .report;
             (passed(&head), !head.errors.is_empty())
         }))
     }
 }
 
-/// Compile the spec file `path`, or `text` as its content (nothing is then read at `path`),
-/// under the settings found from the current folder. Returns the compiled specs, or `None` and
-/// the report of why not (its errors); the report holds the compile warnings either way.
+impl CompiledSpec {
+    /// The specs that check `input` (`SpecSet::select`), or why the caller must name one.
+    fn select(&self, input: &Input, spec_name: Option<&str>) -> PyResult<Selection> {
+        self.set.select(input.given(), spec_name).map_err(|e| {
+            let how = match e {
+                Unselected::Ambiguous { .. } => {
+                    " (`spec_name=` of `toolspec.check`, `name=` of `toolspec.Spec`)"
+                }
+                Unselected::UnknownName { .. } => "",
+            };
+            PyValueError::new_err(format!("{e}{how}"))
+        })
+    }
+}
+
+/// How spec source text is named: a file of this name at the project root, which its includes
+/// and globs are relative to.
+const TEXT_SPEC_FILE: &str = "spec.toolspec";
+
+/// The working folder and the project's settings: those of `root` when the caller states it
+/// (`root=`; [`LoadedSettings::at_root`]), else found from the working folder up as the
+/// command finds them. Every file the call reads goes through the root guard of their root.
+fn project(root: Option<&Path>) -> PyResult<(PathBuf, LoadedSettings)> {
+    let cwd = current_dir()?;
+    let settings = match root {
+        Some(r) => LoadedSettings::at_root(&absolute(r)),
+        None => LoadedSettings::discover(&cwd),
+    }
+    .map_err(|e| PyValueError::new_err(render(&e)))?;
+    Ok((cwd, settings))
+}
+
+/// The project root without reading the settings (for what reads no settings: `compile`,
+/// `calls`): `root` as stated, else the one the command finds from the working folder.
+fn project_root(root: Option<&Path>) -> PyResult<PathBuf> {
+    Ok(match root {
+        Some(r) => absolute(r),
+        None => toolspec::check::settings::project_root(&current_dir()?),
+    })
+}
+
+/// The spec file `path`, or `text` as the content of [`TEXT_SPEC_FILE`] at the project root
+/// (nothing is then read), and the name the reports give it.
+fn spec_path(
+    path: Option<PathBuf>,
+    text: &Option<String>,
+    root: &Path,
+    cwd: &Path,
+) -> (PathBuf, String) {
+    let path = match (path, text) {
+        (Some(p), None) => p,
+        _ => absolute(root).join(TEXT_SPEC_FILE),
+    };
+    let shown = display_path(&absolute(&path), cwd);
+    (path, shown)
+}
+
+/// Compile the spec file `path`, or `text` as spec source (named [`TEXT_SPEC_FILE`] at the
+/// project root: its includes and globs are relative to the root), under the project's
+/// settings ([`project`]); the spec file and its includes are read through the project's root
+/// guard, widened to anywhere by `allow_outside_root`. Returns the compiled specs, or `None`
+/// and the report of why not (its errors); the report holds the compile warnings either way.
 #[pyfunction]
-#[pyo3(signature = (path, text=None, allow_outside_root=false))]
+#[pyo3(signature = (path, text=None, allow_outside_root=false, root=None))]
 fn compile_spec(
     py: Python<'_>,
-    path: PathBuf,
+    path: Option<PathBuf>,
     text: Option<String>,
     allow_outside_root: bool,
+    root: Option<PathBuf>,
 ) -> PyResult<(Option<CompiledSpec>, Checked)> {
     py.detach(|| {
-        let cwd = current_dir()?;
-        let settings =
-            LoadedSettings::discover(&cwd).map_err(|e| PyValueError::new_err(render(&e)))?;
+        let (cwd, settings) = project(root.as_deref())?;
+        let (path, shown) = spec_path(path, &text, &settings.root, &cwd);
+        let root = absolute(&settings.root);
+        let root = std::fs::canonicalize(&root).unwrap_or(root);
         let sources = Arc::new(SourceCache::default());
-        let shown =
-            toolspec::check::paths::display_path(&toolspec::check::paths::absolute(&path), &cwd);
         let pinned = text.as_ref().map(|t| (shown, Arc::new(t.clone())));
         if let Some((name, t)) = &pinned {
             sources.pin_text(name, t.clone());
@@ -292,6 +388,7 @@ fn compile_spec(
                         Some(CompiledSpec {
                             set: Arc::new(set),
                             text: pinned,
+                            root,
                         }),
                         Checked::ready(report, sources),
                     )
@@ -305,13 +402,18 @@ fn compile_spec(
 /// Check the project as `toolspec check PATHS...` does: every spec file under `paths` against
 /// the transcripts its globs name (no paths: the current folder).
 #[pyfunction]
-fn check_paths(py: Python<'_>, paths: Vec<PathBuf>) -> PyResult<Checked> {
+#[pyo3(signature = (paths, allow_outside_root=false, root=None))]
+fn check_paths(
+    py: Python<'_>,
+    paths: Vec<PathBuf>,
+    allow_outside_root: bool,
+    root: Option<PathBuf>,
+) -> PyResult<Checked> {
     py.detach(|| {
-        let cwd = current_dir()?;
-        let settings =
-            LoadedSettings::discover(&cwd).map_err(|e| PyValueError::new_err(render(&e)))?;
+        let (cwd, settings) = project(root.as_deref())?;
         let opts = CheckOptions {
             paths,
+            allow_outside_root,
             ..CheckOptions::default()
         };
         Ok(Checked::ready(
@@ -329,16 +431,20 @@ fn current_dir() -> PyResult<PathBuf> {
 /// The calls read from `transcript` (a path, bytes or Python objects): a JSON array
 /// with one array per transcript the input holds, each call as `toolspec calls --json` prints it.
 #[pyfunction]
-#[pyo3(signature = (transcript, input_format=None))]
+#[pyo3(signature = (transcript, input_format=None, allow_outside_root=false, root=None))]
 fn calls_json(
     py: Python<'_>,
     transcript: &Bound<'_, PyAny>,
     input_format: Option<&str>,
+    allow_outside_root: bool,
+    root: Option<PathBuf>,
 ) -> PyResult<String> {
     let input = input(transcript)?;
     let format = format(input_format)?;
     py.detach(|| {
-        let reader = Reader::new().format(format);
+        // A path is read through the project's root guard, as `check` reads it.
+        let guard = RootGuard::for_project(&project_root(root.as_deref())?, allow_outside_root);
+        let reader = Reader::new().format(format).guard(&guard);
         let read = match &input {
             Input::Path(p) => reader.read_file(p),
             Input::Bytes(b) => reader.read(STDIN_NAME, b),
@@ -361,17 +467,34 @@ fn calls_json(
 /// A compile diagnostic: code, severity, message, the text the command prints.
 type Diagnostic = (String, String, String, String);
 
-/// Compile the spec source `text` (named `name` in diagnostics; includes are read relative to
-/// it). Returns the config as `toolspec compile` prints it (JSON, or `None` when it does not
-/// compile) and the diagnostics: `(code, severity, message, rendered text)` each.
+/// Compile the spec file `path`, or `text` as spec source (named [`TEXT_SPEC_FILE`] at the
+/// project root), as `toolspec compile` does: the file and its includes read through the
+/// project's root guard, widened to anywhere by `allow_outside_root`. Returns the config as the
+/// command prints it (JSON, or `None` when it does not compile) and the diagnostics: `(code,
+/// severity, message, rendered text)` each. A spec file that cannot be read raises
+/// `ValueError` (naming it and why, never quoting it).
 #[pyfunction]
-fn compile_text(
+#[pyo3(signature = (path, text=None, allow_outside_root=false, root=None))]
+fn compile_config(
     py: Python<'_>,
-    name: String,
-    text: String,
+    path: Option<PathBuf>,
+    text: Option<String>,
+    allow_outside_root: bool,
+    root: Option<PathBuf>,
 ) -> PyResult<(Option<String>, Vec<Diagnostic>)> {
     py.detach(|| {
-        let result = compile_source(&SourceFile::new(name, text), &FsLoader);
+        let root = project_root(root.as_deref())?;
+        let guard = RootGuard::for_project(&root, allow_outside_root);
+        let cwd = current_dir()?;
+        let (path, shown) = spec_path(path, &text, &root, &cwd);
+        // Spec text is named as the reports name it; a file as it was given.
+        let name = if text.is_some() {
+            PathBuf::from(shown)
+        } else {
+            path
+        };
+        let result = cli::commands::compile::compile_spec(&name, text, &guard)
+            .map_err(PyValueError::new_err)?;
         let diags = result
             .diagnostics
             .iter()
@@ -393,13 +516,6 @@ fn compile_text(
         };
         Ok((json, diags))
     })
-}
-
-/// Read a spec file as `toolspec compile` does: its text, or the reason it cannot be read.
-#[pyfunction]
-fn read_spec(path: PathBuf) -> PyResult<String> {
-    toolspec::guard::read_text(&path)
-        .map_err(|e| PyValueError::new_err(format!("cannot read {}: {e}", path.display())))
 }
 
 /// Run the `toolspec` command line with `args` (the program name first); return its exit code.
@@ -464,8 +580,7 @@ fn _toolspec(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compile_spec, m)?)?;
     m.add_function(wrap_pyfunction!(check_paths, m)?)?;
     m.add_function(wrap_pyfunction!(calls_json, m)?)?;
-    m.add_function(wrap_pyfunction!(compile_text, m)?)?;
-    m.add_function(wrap_pyfunction!(read_spec, m)?)?;
+    m.add_function(wrap_pyfunction!(compile_config, m)?)?;
     m.add_function(wrap_pyfunction!(main, m)?)?;
     m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
     Ok(())

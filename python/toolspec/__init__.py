@@ -152,9 +152,8 @@ class Report:
 
     The results are built when first asked for: `passed` alone reads nothing but the verdicts."""
 
-    def __init__(self, checked: Any, spec_name: Optional[str] = None) -> None:
+    def __init__(self, checked: Any) -> None:
         self._checked = checked
-        self._spec_name = spec_name
         self._raw: Optional[Dict[str, Any]] = None
         self._results: Optional[List[Result]] = None
 
@@ -169,10 +168,9 @@ class Report:
     def results(self) -> List[Result]:
         """One `Result` per spec × transcript, in the report's order."""
         if self._results is None:
-            results = [_result(r, self._checked, i) for i, r in enumerate(self.raw["results"])]
-            if self._spec_name is not None:
-                results = [r for r in results if r.spec == self._spec_name]
-            self._results = results
+            self._results = [
+                _result(r, self._checked, i) for i, r in enumerate(self.raw["results"])
+            ]
         return self._results
 
     @property
@@ -183,26 +181,17 @@ class Report:
 
     @property
     def rates(self) -> List[Dict[str, Any]]:
-        """The pass rate of each spec with a `pass_rate` (of the spec named, with `spec_name`),
-        as the JSON report writes them: `passed`, `total`, `rate`, `required`, `met`."""
-        rates = self.raw.get("rates", [])
-        if self._spec_name is not None:
-            rates = [r for r in rates if r["spec"] == self._spec_name]
-        return rates
+        """The pass rate of each spec checked with a `pass_rate`, as the JSON report writes them:
+        `passed`, `total`, `rate`, `required`, `met`."""
+        return self.raw.get("rates", [])
 
     @property
     def passed(self) -> bool:
         """True when every result passed (and there is at least one); the results of a spec with
         a `pass_rate` pass through the spec's rate instead (over the transcripts checked: over
-        one transcript, the rate is that transcript's verdict)."""
-        if self._spec_name is None:
-            return bool(self._checked.passed)
-        if not self.results:
-            return False
-        rates = self.rates
-        if rates:
-            return all(r["met"] for r in rates)
-        return all(r.passed for r in self.results)
+        one transcript, the rate is that transcript's verdict). Decided by the check itself, as
+        the command's exit status is."""
+        return bool(self._checked.passed)
 
     @property
     def failed(self) -> List[Result]:
@@ -226,8 +215,8 @@ PathLike = Union[str, "os.PathLike[str]"]
 Transcript = Any
 
 
-#: How spec source text is named in reports and messages (includes and globs are relative to
-#: the current folder).
+#: How spec source text is named: a file of this name at the project root, which its includes
+#: and globs are relative to (reports show it relative to the current folder).
 TEXT_SPEC_NAME = "spec.toolspec"
 
 
@@ -235,15 +224,19 @@ def _is_path(spec: str) -> bool:
     return "\n" not in spec and (spec.endswith(".toolspec") or os.path.exists(spec))
 
 
-def _spec_source(spec: Any) -> "tuple[str, Optional[str]]":
-    """The path of `spec`, and its text when it is source text rather than a path."""
+def _spec_source(spec: Any) -> "tuple[Optional[str], Optional[str]]":
+    """The path of `spec`, or its text when it is source text rather than a path."""
     if isinstance(spec, str):
         if _is_path(spec):
             return spec, None
-        return TEXT_SPEC_NAME, spec
+        return None, spec
     if isinstance(spec, os.PathLike):
         return os.fspath(spec), None
     raise TypeError(f"spec must be a path or spec source text, not {type(spec).__name__}")
+
+
+def _root(root: Optional[PathLike]) -> Optional[str]:
+    return None if root is None else os.fspath(root)
 
 
 def _plain(v: Any) -> Any:
@@ -347,17 +340,24 @@ def _result(r: Dict[str, Any], checked: Any, index: int) -> Result:
 class Spec:
     """A spec file compiled once, to check many transcripts with.
 
-    `source_or_path` is the path of a `.toolspec` file, or spec source text. Every spec in it
-    applies, whatever its `transcripts` globs say; `name` keeps only the spec of that name.
-    Settings (`toolspec.toml`) are found from the current folder when the `Spec` is built, as for
-    the command, and kept: each `check` then reads only the transcript.
+    `source_or_path` is the path of a `.toolspec` file, or spec source text. Which of its specs
+    check a transcript is chosen as `toolspec check` chooses them: a transcript given by path is
+    checked against the specs whose `transcripts` globs name it; given as bytes or objects (or
+    by a path no glob names), against the file's one spec. A file of several specs then needs
+    `name` (`ToolspecError` names its specs otherwise); `name` always picks that spec, whatever
+    its globs say.
+    Settings (`toolspec.toml`) and the project root are found from the current folder when the
+    `Spec` is built, as for the command (or `root` is the project root), and kept: each `check`
+    then reads only the transcript. Spec source text is taken as a file `spec.toolspec` at the
+    project root: its includes and globs are relative to the root. The spec file, its includes
+    and transcript paths are read only inside the root, unless `allow_outside_root=True`.
 
         spec = toolspec.Spec("prompts/refund.toolspec")
         for run in runs:
             assert spec.check(run).passed
 
     Raises `SpecError` when the spec cannot be read or does not compile, `ToolspecError` for an
-    unknown `name`."""
+    unknown `name` (and, from `check`, when no spec is chosen for a transcript)."""
 
     def __init__(
         self,
@@ -365,11 +365,12 @@ class Spec:
         *,
         name: Optional[str] = None,
         allow_outside_root: bool = False,
+        root: Optional[PathLike] = None,
     ) -> None:
         path, text = _spec_source(source_or_path)
         try:
             compiled, problems = _toolspec.compile_spec(
-                path, text, allow_outside_root or text is not None
+                path, text, allow_outside_root, _root(root)
             )
         except ValueError as e:
             raise ToolspecError(str(e)) from None
@@ -386,20 +387,24 @@ class Spec:
         #: The names of the file's specs.
         self.names: List[str] = names
         #: The spec file (`spec.toolspec` for source text).
-        self.path: str = path
+        self.path: str = TEXT_SPEC_NAME if path is None else path
+        #: The project root it was compiled under (links resolved): `root=` compiles it again
+        #: under the same root and settings, in another process or folder.
+        self.root: str = os.fspath(compiled.root)
 
     def check(self, transcript: "Transcript", *, input_format: Optional[str] = None) -> "Report":
         """Check `transcript` (a path, bytes or Python objects, as for `toolspec.check`).
 
-        Raises `TranscriptError` when the transcript cannot be read."""
+        Raises `TranscriptError` when the transcript cannot be read, `ToolspecError` when the
+        file holds several specs, none named and none whose globs name the transcript."""
         try:
-            checked = self._compiled.check(_transcript(transcript), input_format)
+            checked = self._compiled.check(_transcript(transcript), input_format, self.name)
         except ValueError as e:
             raise ToolspecError(str(e)) from None
         if checked.has_errors:
             raw = json.loads(checked.json)
             raise TranscriptError(checked.problems(TEXT_WIDTH).rstrip("\n"), raw["errors"])
-        return Report(checked, self.name)
+        return Report(checked)
 
     def passes(self, transcript: "Transcript", *, input_format: Optional[str] = None) -> bool:
         """Whether `transcript` passes: `check(transcript).passed`, decided without building
@@ -409,11 +414,9 @@ class Spec:
             failed = [run for run in runs if not spec.passes(run)]
 
         Raises as `check` does (`TranscriptError` when the transcript cannot be read)."""
-        if self.name is not None:
-            return self.check(transcript, input_format=input_format).passed
         data = _transcript(transcript)
         try:
-            passed, errors = self._compiled.passes(data, input_format)
+            passed, errors = self._compiled.passes(data, input_format, self.name)
         except ValueError as e:
             raise ToolspecError(str(e)) from None
         if errors:
@@ -425,30 +428,41 @@ class Spec:
 
 
 #: Compiled specs `check` keeps, most recently used last, keyed by spec text (or path, size and
-#: modification time), spec name, settings folder and root option.
+#: modification time), spec name, current folder, root and root option.
 _CACHE: "OrderedDict[tuple, Spec]" = OrderedDict()
 _CACHE_SIZE = 64
 _CACHE_LOCK = threading.Lock()
 
 
-def _cached_spec(spec: Any, spec_name: Optional[str], allow_outside_root: bool) -> Spec:
+def _cached_spec(
+    spec: Any,
+    spec_name: Optional[str],
+    allow_outside_root: bool,
+    root: Optional[PathLike] = None,
+) -> Spec:
     path, text = _spec_source(spec)
     if text is not None:
         key: tuple = ("text", text)
     else:
+        assert path is not None
         try:
             st = os.stat(path)
         except OSError:
-            return Spec(path, name=spec_name, allow_outside_root=allow_outside_root)
+            return Spec(path, name=spec_name, allow_outside_root=allow_outside_root, root=root)
         # The path as given: with the current folder (in the key below) it names the file.
         key = ("path", path, st.st_mtime_ns, st.st_size)
-    key += (spec_name, os.getcwd(), allow_outside_root)
+    key += (spec_name, os.getcwd(), allow_outside_root, _root(root))
     with _CACHE_LOCK:
         hit = _CACHE.get(key)
         if hit is not None:
             _CACHE.move_to_end(key)
             return hit
-    compiled = Spec(spec if text is None else text, name=spec_name, allow_outside_root=allow_outside_root)
+    compiled = Spec(
+        spec if text is None else text,
+        name=spec_name,
+        allow_outside_root=allow_outside_root,
+        root=root,
+    )
     with _CACHE_LOCK:
         _CACHE[key] = compiled
         while len(_CACHE) > _CACHE_SIZE:
@@ -463,11 +477,15 @@ def check(
     spec_name: Optional[str] = None,
     input_format: Optional[str] = None,
     allow_outside_root: bool = False,
+    root: Optional[PathLike] = None,
 ) -> Report:
     """Check `transcript` against the specs of `spec`.
 
-    `spec` is the path of a `.toolspec` file, or spec source text. Every spec in it applies,
-    whatever its `transcripts` globs say; `spec_name` keeps only the spec of that name.
+    `spec` is the path of a `.toolspec` file, or spec source text. Its specs are chosen as
+    `toolspec check` chooses them: a transcript given by path is checked against the specs whose
+    `transcripts` globs name it; given as bytes or objects (or by a path no glob names), against
+    the file's one spec: a file of several specs then needs `spec_name`, and the `ToolspecError`
+    raised without it names them. `spec_name` always picks that spec, whatever its globs say.
 
     `transcript` is a path (`str` or `os.PathLike`), the bytes of a transcript file, or Python
     objects: the list of messages an OpenAI, Anthropic, LangChain or Vercel AI SDK run produced,
@@ -475,9 +493,12 @@ def check(
     is detected as for files; `input_format` (e.g. `"openai-chat"`) forces one.
 
     Settings come from the `toolspec.toml` found from the current folder up, as for the command,
-    and so does the project root: a spec or transcript file outside it (a pytest `tmp_path`) is
-    read only with `allow_outside_root=True` (`--allow-outside-root`). Spec source text is
-    named `spec.toolspec` and may include files from anywhere.
+    and so does the project root (`root` states it instead: the settings are then those of
+    `root/toolspec.toml`, if any). A spec file, an included file or a transcript file outside
+    the root (a pytest `tmp_path`) is read only with `allow_outside_root=True`
+    (`--allow-outside-root`); a refusal names the path and why, never what the file holds. Spec
+    source text is taken as a file `spec.toolspec` at the project root: its includes and globs
+    are relative to the root, and go through the same guard.
 
     The spec is compiled once: `check` keeps the last 64 specs compiled (`Spec` objects), by
     their text, or by path, size and modification time, so checking many runs against one spec
@@ -485,56 +506,84 @@ def check(
     the caller.
 
     Raises `SpecError` when the spec cannot be read or does not compile, `TranscriptError` when
-    the transcript cannot be read, `ToolspecError` for an unknown `spec_name` or format.
+    the transcript cannot be read, `ToolspecError` for an unknown `spec_name` or format, or
+    when no spec is chosen.
     """
-    return _cached_spec(spec, spec_name, allow_outside_root).check(
+    return _cached_spec(spec, spec_name, allow_outside_root, root).check(
         transcript, input_format=input_format
     )
 
 
-def check_project(*paths: PathLike) -> Report:
+def check_project(
+    *paths: PathLike, allow_outside_root: bool = False, root: Optional[PathLike] = None
+) -> Report:
     """Check a project as `toolspec check PATHS...` does: every spec file under `paths` (folders
     are searched for `*.toolspec`; none: the current folder) against the transcripts its
-    `transcripts` globs name.
+    `transcripts` globs name. Paths, includes and globs stay inside the project root (found
+    from the current folder, or `root`) unless `allow_outside_root=True`: a folder outside it
+    is refused before it is searched.
 
     Raises `ToolspecError` (its `diagnostics`: the report's `errors`) when something could not
     be checked: a spec that does not compile, a transcript that cannot be read, a path that does
-    not exist."""
-    report, checked = _check_project([os.fspath(p) for p in paths])
+    not exist or lies outside the root."""
+    report, checked = _check_project(
+        [os.fspath(p) for p in paths], allow_outside_root=allow_outside_root, root=root
+    )
     if report.raw["errors"]:
         raise ToolspecError(checked.problems(TEXT_WIDTH).rstrip("\n"), report.raw["errors"])
     return report
 
 
-def _check_project(paths: List[str]) -> "tuple[Report, Any]":
+def _check_project(
+    paths: List[str], *, allow_outside_root: bool = False, root: Optional[PathLike] = None
+) -> "tuple[Report, Any]":
     """The report of `toolspec check PATHS...`, errors included, and its handle for texts."""
     try:
-        checked = _toolspec.check_paths(paths)
+        checked = _toolspec.check_paths(paths, allow_outside_root, _root(root))
     except ValueError as e:
         raise ToolspecError(str(e)) from None
     return Report(checked), checked
 
 
 def calls_by_transcript(
-    transcript: Transcript, *, input_format: Optional[str] = None
+    transcript: Transcript,
+    *,
+    input_format: Optional[str] = None,
+    allow_outside_root: bool = False,
+    root: Optional[PathLike] = None,
 ) -> List[List[Dict[str, Any]]]:
     """The calls of every transcript `transcript` holds (a dataset file holds one per line),
     each call as `toolspec calls --json` prints it: `name`, `args`, `id`, `output`,
-    `is_error`."""
+    `is_error`. A path is read only inside the project root (as for `check`) unless
+    `allow_outside_root=True`."""
     try:
-        text = _toolspec.calls_json(_transcript(transcript), input_format)
+        text = _toolspec.calls_json(
+            _transcript(transcript), input_format, allow_outside_root, _root(root)
+        )
     except ValueError as e:
         raise TranscriptError(str(e)) from None
     return json.loads(text)
 
 
-def calls(transcript: Transcript, *, input_format: Optional[str] = None) -> List[Dict[str, Any]]:
+def calls(
+    transcript: Transcript,
+    *,
+    input_format: Optional[str] = None,
+    allow_outside_root: bool = False,
+    root: Optional[PathLike] = None,
+) -> List[Dict[str, Any]]:
     """The tool calls read from `transcript` (a path, bytes or Python objects, as for
-    `check`), normalized: a list of `{"name", "args", "id", "output", "is_error"}`.
+    `check`), normalized: a list of `{"name", "args", "id", "output", "is_error"}`. A path is
+    read only inside the project root unless `allow_outside_root=True`.
 
     Raises `TranscriptError` when it cannot be read, or holds several transcripts (use
     `calls_by_transcript`)."""
-    all_calls = calls_by_transcript(transcript, input_format=input_format)
+    all_calls = calls_by_transcript(
+        transcript,
+        input_format=input_format,
+        allow_outside_root=allow_outside_root,
+        root=root,
+    )
     if len(all_calls) == 1:
         return all_calls[0]
     if not all_calls:
@@ -544,23 +593,26 @@ def calls(transcript: Transcript, *, input_format: Optional[str] = None) -> List
     )
 
 
-def compile(spec: Union[PathLike, str]) -> Dict[str, Any]:  # noqa: A001 (the command's name)
+def compile(  # noqa: A001 (the command's name)
+    spec: Union[PathLike, str],
+    *,
+    allow_outside_root: bool = False,
+    root: Optional[PathLike] = None,
+) -> Dict[str, Any]:
     """The matcher config `spec` compiles to, as `toolspec compile` prints it (a dict with the
-    file's specs). `spec` is a path or spec source text.
+    file's specs). `spec` is a path or spec source text (taken as a file `spec.toolspec` at the
+    project root). The spec file and its includes are read only inside the project root (found
+    from the current folder as the command finds it, or `root`) unless
+    `allow_outside_root=True`.
 
     Raises `SpecError` (its `diagnostics`: `code`, `severity`, `message`, `text` each) when the
     spec cannot be read or does not compile."""
-    if isinstance(spec, os.PathLike) or (isinstance(spec, str) and _is_path(spec)):
-        name = os.fspath(spec)
-        try:
-            text = _toolspec.read_spec(name)
-        except ValueError as e:
-            raise SpecError(str(e)) from None
-    elif isinstance(spec, str):
-        name, text = "<spec>", spec
-    else:
-        raise TypeError(f"spec must be a path or spec source text, not {type(spec).__name__}")
-    config, diags = _toolspec.compile_text(name, text)
+    path, text = _spec_source(spec)
+    try:
+        config, diags = _toolspec.compile_config(path, text, allow_outside_root, _root(root))
+    except ValueError as e:
+        raise SpecError(str(e)) from None
+    name = TEXT_SPEC_NAME if path is None else path
     diagnostics = [
         {"code": c, "severity": s, "message": m, "text": t} for (c, s, m, t) in diags
     ]

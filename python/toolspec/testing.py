@@ -21,6 +21,7 @@ def assert_passes(
     spec_name: Optional[str] = None,
     input_format: Optional[str] = None,
     allow_outside_root: bool = False,
+    root: "PathLike | None" = None,
 ) -> Report:
     """Check `transcript` against `spec` as `toolspec.check` does and fail the test with the
     human report (each finding at the transcript and spec lines) unless every result passes.
@@ -35,6 +36,7 @@ def assert_passes(
         spec_name=spec_name,
         input_format=input_format,
         allow_outside_root=allow_outside_root,
+        root=root,
     )
     if not report.results:
         raise AssertionError("toolspec: no spec was checked (is the spec file empty?)")

@@ -146,8 +146,14 @@ impl BoundGlob {
     /// Every existing file the glob matches, sorted (absolute paths); an error if its literal
     /// part resolves outside the project root (symbolic links followed), where nothing is
     /// walked. Links below the literal part are not followed. `git_global`: whether git's global
-    /// excludes file may apply ([`paths::walker`]).
-    pub fn expand(&self, git_global: bool) -> Result<Vec<PathBuf>, GlobError> {
+    /// excludes file may apply ([`paths::walker`]). The folders where a new file would change the
+    /// answer are added to `folders`: those walked, the literal part's parent folder (where it
+    /// is made again after a deletion), or the nearest existing folder above a missing one.
+    pub fn expand(
+        &self,
+        git_global: bool,
+        folders: &mut Vec<PathBuf>,
+    ) -> Result<Vec<PathBuf>, GlobError> {
         if let Some(root) = &self.root_real {
             if let Ok(real) = std::fs::canonicalize(&self.prefix) {
                 if !real.starts_with(root) {
@@ -158,6 +164,18 @@ impl BoundGlob {
                 }
             }
         }
+        folders.extend(
+            self.prefix
+                .ancestors()
+                .skip(1)
+                .find(|a| a.is_dir())
+                .filter(|a| {
+                    self.root_real.as_ref().is_none_or(|root| {
+                        std::fs::canonicalize(a).is_ok_and(|real| real.starts_with(root))
+                    })
+                })
+                .map(Path::to_path_buf),
+        );
         // Anything but a folder is handed on, links and FIFOs included: the root guard opens
         // regular files inside the root only, and refuses the rest with a finding.
         let not_a_folder = |t: std::fs::FileType| !t.is_dir();
@@ -181,6 +199,9 @@ impl BoundGlob {
         let mut out: Vec<PathBuf> = walker
             .filter_map(Result::ok)
             .filter(|e| {
+                if e.file_type().is_some_and(|t| t.is_dir()) {
+                    folders.push(e.path().to_path_buf());
+                }
                 e.file_type()
                     .is_some_and(|t| not_a_folder(t) && !(t.is_symlink() && e.path().is_dir()))
             })
@@ -221,10 +242,13 @@ mod tests {
         let r = dir.path();
         let base = r.join("prompts");
         let g = BoundGlob::new("runs/*.jsonl", &base, r, false).unwrap();
-        assert_eq!(g.expand(true).unwrap(), [r.join("prompts/runs/a.jsonl")]);
+        assert_eq!(
+            g.expand(true, &mut Vec::new()).unwrap(),
+            [r.join("prompts/runs/a.jsonl")]
+        );
         let g = BoundGlob::new("./runs/**/*.jsonl", &base, r, false).unwrap();
         assert_eq!(
-            g.expand(true).unwrap(),
+            g.expand(true, &mut Vec::new()).unwrap(),
             [
                 r.join("prompts/runs/a.jsonl"),
                 r.join("prompts/runs/deep/c.jsonl")
@@ -240,7 +264,10 @@ mod tests {
         let r = dir.path();
         let g = BoundGlob::new("../runs/shared.jsonl", &r.join("prompts"), r, false).unwrap();
         assert!(g.matcher.is_none());
-        assert_eq!(g.expand(true).unwrap(), [r.join("runs/shared.jsonl")]);
+        assert_eq!(
+            g.expand(true, &mut Vec::new()).unwrap(),
+            [r.join("runs/shared.jsonl")]
+        );
         assert!(g.matches(&r.join("prompts/../runs/shared.jsonl")));
     }
 
@@ -288,6 +315,9 @@ mod tests {
         fs::create_dir_all(&odd).unwrap();
         fs::write(odd.join("t.jsonl"), "").unwrap();
         let g = BoundGlob::new("*.jsonl", &odd, dir.path(), false).unwrap();
-        assert_eq!(g.expand(true).unwrap(), [odd.join("t.jsonl")]);
+        assert_eq!(
+            g.expand(true, &mut Vec::new()).unwrap(),
+            [odd.join("t.jsonl")]
+        );
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! A folder is walked for `*.toolspec` files with the `ignore` crate, so `.gitignore`, `.ignore`
 //! and hidden files are respected as in ripgrep and ruff; symbolic links are not followed, so a
-//! link loop cannot trap the walk. A file path (a pre-commit hook passes staged files) must pass
+//! link loop cannot trap the walk. A folder must resolve inside the project root, else it is
+//! refused before it is walked. A file path (a pre-commit hook passes staged files) must pass
 //! the root guard ([`crate::guard`]: resolved inside the project root, a regular file), else it
 //! is refused, never opened; a `.toolspec` file is a spec, anything else a transcript.
 
@@ -31,6 +32,9 @@ pub struct Discovered {
     /// Files the root guard refused (outside the root once links are followed, not regular
     /// files): never opened. The reason is the second element.
     pub refused: Vec<(PathBuf, String)>,
+    /// The folders walked, but those whose files are all excluded ([`folder_excluded`]):
+    /// where a new or changed file changes what the walk finds (`watch` watches these).
+    pub folders: Vec<PathBuf>,
 }
 
 /// The extensions of files a folder walk takes as possible transcripts: JSON and JSON lines,
@@ -56,9 +60,9 @@ pub fn is_spec(path: &Path) -> bool {
 
 /// Resolve command-line `paths` (folders walked, files taken as given), skipping `exclude`d
 /// paths (matched against absolute paths) unless named explicitly as files. A file must pass
-/// `guard` (resolved inside the root, a regular file), else it is `refused`; a folder's spec
-/// files are read through the guard later. `git_global`: whether git's global excludes file may
-/// apply to the walk ([`paths::walker`]).
+/// `guard` (resolved inside the root, a regular file), and a folder must resolve inside the
+/// root, else it is `refused`; a folder's spec files are read through the guard later.
+/// `git_global`: whether git's global excludes file may apply to the walk ([`paths::walker`]).
 pub fn discover(
     paths: &[PathBuf],
     exclude: &GlobSet,
@@ -66,16 +70,24 @@ pub fn discover(
     git_global: bool,
 ) -> Discovered {
     let mut found = Discovered::default();
+    let why = |e: std::io::Error| match Refused::of(&e) {
+        Some(r) => r.to_string(),
+        None => e.to_string(),
+    };
     for path in paths {
         if path.is_dir() {
-            walk_specs(path, exclude, git_global, &mut found);
+            // A folder outside the root is refused whole, before its walk: walking `/` to
+            // refuse every file under it would take minutes.
+            match guard.check_folder(path) {
+                Ok(_) => walk_specs(path, exclude, git_global, &mut found),
+                Err(e) => found.refused.push((path.clone(), why(e))),
+            }
         } else if std::fs::symlink_metadata(path).is_ok() {
+            found
+                .folders
+                .extend(paths::absolute(path).parent().map(Path::to_path_buf));
             if let Err(e) = guard.check(path) {
-                let why = match Refused::of(&e) {
-                    Some(r) => r.to_string(),
-                    None => e.to_string(),
-                };
-                found.refused.push((path.clone(), why));
+                found.refused.push((path.clone(), why(e)));
             } else if is_spec(path) {
                 found.specs.push(path.clone());
             } else {
@@ -91,6 +103,7 @@ pub fn discover(
         &mut found.specs,
         &mut found.transcripts,
         &mut found.candidates,
+        &mut found.folders,
     ] {
         list.sort();
         list.dedup();
@@ -109,6 +122,9 @@ pub fn walk_specs(dir: &Path, exclude: &GlobSet, git_global: bool, found: &mut D
         match entry {
             Ok(entry) => {
                 let p = entry.path();
+                if entry.file_type().is_some_and(|t| t.is_dir()) && !folder_excluded(p, exclude) {
+                    found.folders.push(paths::absolute(p));
+                }
                 if !entry.file_type().is_some_and(|t| t.is_file()) || is_excluded(p, exclude) {
                     continue;
                 }
@@ -132,6 +148,17 @@ pub fn is_excluded(path: &Path, exclude: &GlobSet) -> bool {
         Ok(abs) => exclude.is_match(paths::normalize(&abs)),
         Err(_) => false,
     }
+}
+
+/// Whether every file under the folder `path` is excluded, as far as probing tells: the folder
+/// matches an exclude glob, or a file in it, a spec file in it and a file one folder down all
+/// do (`vendor/**` excludes `vendor`; `vendor/*` and `vendor/*.json` do not).
+pub fn folder_excluded(path: &Path, exclude: &GlobSet) -> bool {
+    !exclude.is_empty()
+        && (is_excluded(path, exclude)
+            || ["probe", "probe.toolspec", "probe/probe.json"]
+                .iter()
+                .all(|p| is_excluded(&path.join(p), exclude)))
 }
 
 fn strip_dot(p: &Path) -> PathBuf {
@@ -166,6 +193,33 @@ mod tests {
         assert_eq!(found.specs, [root.join("prompts/a.toolspec")]);
         assert_eq!(found.transcripts, [root.join("run.jsonl")]);
         assert_eq!(found.problems.len(), 1);
+        // The folders walked: not the ignored one.
+        assert_eq!(found.folders, [root.to_path_buf(), root.join("prompts")]);
+    }
+
+    /// A folder is passed over only when every file under it is excluded.
+    #[test]
+    fn excluded_folders_are_those_whose_files_all_are() {
+        let set = |globs: &[&str]| {
+            let mut b = globset::GlobSetBuilder::new();
+            for g in globs {
+                b.add(
+                    globset::GlobBuilder::new(g)
+                        .literal_separator(true)
+                        .build()
+                        .unwrap(),
+                );
+            }
+            b.build().unwrap()
+        };
+        let vendor = Path::new("/r/vendor");
+        assert!(folder_excluded(vendor, &set(&["/r/vendor/**"])));
+        assert!(folder_excluded(vendor, &set(&["/r/vendor"])));
+        assert!(folder_excluded(vendor, &set(&["/r/**/vendor/**"])));
+        assert!(!folder_excluded(vendor, &set(&["/r/vendor/*"])));
+        assert!(!folder_excluded(vendor, &set(&["/r/vendor/**/*.json"])));
+        assert!(!folder_excluded(vendor, &set(&["/r/other/**"])));
+        assert!(!folder_excluded(vendor, &GlobSet::empty()));
     }
 
     #[cfg(unix)]

@@ -19,3 +19,4 @@ pub mod run;
 pub use read::no_calls_warning;
 pub mod settings;
 pub mod starter;
+pub mod verdicts;

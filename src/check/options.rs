@@ -47,6 +47,9 @@ pub struct CheckOptions {
     /// transcript, or holds no tool call — with why, as a `skipped-file` warning (`--strict`,
     /// `-v`); by default such files are passed over without a word.
     pub name_skipped: bool,
+    /// `--force-exclude`: files named in `paths` that the settings' `exclude` matches are left
+    /// out, as a folder walk leaves them out (by default a file named is checked even so).
+    pub force_exclude: bool,
     /// `--select`: only these built-in rules (over the settings' `[rules] select`).
     pub select: Option<Vec<crate::code::Code>>,
     /// `--ignore`: not these built-in rules (besides the settings' `[rules] ignore`).

@@ -26,7 +26,7 @@ use super::options::{CheckOptions, STDIN_NAME};
 use super::paths::{absolute, display_path};
 use super::settings::LoadedSettings;
 use crate::code::Code;
-use crate::compile::{self, FsLoader, ProjectLoader, SourceLoader};
+use crate::compile::{self, FsLoader};
 use crate::config::{MatcherConfig, TranscriptGlob};
 use crate::guard::{Refused, RootGuard};
 use crate::report::model::{Finding, Location, Report};
@@ -44,6 +44,9 @@ pub(super) struct Found {
     pub(super) transcripts: Vec<PathBuf>,
     /// Files under the folders walked that may be transcripts (none under `--spec`).
     pub(super) candidates: Vec<PathBuf>,
+    /// The folders where a new or changed file changes what was found
+    /// ([`Discovered::folders`]).
+    pub(super) folders: Vec<PathBuf>,
 }
 
 /// Discover what the options' paths name (the working folder by default); paths that are
@@ -54,11 +57,14 @@ pub(super) fn discover(
     (exclude, guard, git_global): (&GlobSet, &RootGuard, bool),
     report: &mut Report,
 ) -> Found {
-    let paths = if opts.paths.is_empty() && opts.spec.is_none() && opts.stdin.is_none() {
+    let mut paths = if opts.paths.is_empty() && opts.spec.is_none() && opts.stdin.is_none() {
         vec![cwd.to_path_buf()]
     } else {
         opts.paths.clone()
     };
+    if opts.force_exclude {
+        paths.retain(|p| p.is_dir() || !discover::is_excluded(p, exclude));
+    }
     let mut found = if opts.spec.is_some() {
         // Under `--spec` the paths are transcripts: a folder or spec file is a mistake.
         let (folders, files): (Vec<PathBuf>, Vec<PathBuf>) =
@@ -92,6 +98,7 @@ pub(super) fn discover(
         let d = discover::discover(std::slice::from_ref(spec), exclude, guard, git_global);
         found.refused.extend(d.refused);
         found.problems.extend(d.problems);
+        found.folders.extend(d.folders);
         given_spec = d.specs.into_iter().chain(d.transcripts).next();
     }
     for (path, problem) in &found.refused {
@@ -115,6 +122,7 @@ pub(super) fn discover(
         let mut all = Discovered::default();
         discover::walk_specs(root, exclude, git_global, &mut all);
         spec_files.extend(all.specs.iter().map(|p| absolute(p)));
+        found.folders.extend(all.folders);
     }
     let explicit_specs: BTreeSet<PathBuf> = found.specs.iter().map(|p| absolute(p)).collect();
     Found {
@@ -122,6 +130,7 @@ pub(super) fn discover(
         explicit_specs,
         transcripts: found.transcripts,
         candidates: found.candidates,
+        folders: found.folders,
     }
 }
 
@@ -139,10 +148,15 @@ pub(super) struct Bound {
     pub(super) files: BTreeMap<PathBuf, Vec<SpecRef>>,
     /// The specs that check the transcript read from standard input.
     pub(super) stdin: Vec<SpecRef>,
-    /// Transcript files no spec checks, for the built-in rules alone (when any applies): those
-    /// named on the command line (`false`), then the files of walked folders that may be
-    /// transcripts (`true`: quiet, a file that does not read as one is passed over).
+    /// Transcript files no spec checks: those named on the command line (`false`: read, to
+    /// tell a transcript, said to be checked by no spec and checked by the built-in rules, from
+    /// a file that is none, passed over with a note), then the files of walked folders that may
+    /// be transcripts, for the built-in rules alone when any applies (`true`: quiet, a file
+    /// that does not read as one is passed over).
     pub(super) unclaimed: Vec<(PathBuf, bool)>,
+    /// The folders where a new or changed file changes what the specs' globs name
+    /// ([`BoundGlob::expand`]).
+    pub(super) folders: Vec<PathBuf>,
 }
 
 impl Bound {
@@ -159,7 +173,7 @@ pub(super) fn bind(
     compiled: Vec<(PathBuf, Compiled, Vec<Finding>)>,
     found: &Found,
     opts: &CheckOptions,
-    (cwd, git_global, rules): (&Path, bool, bool),
+    (git_global, rules): (bool, bool),
     report: &mut Report,
 ) -> Bound {
     report.summary.spec_files = compiled.len();
@@ -169,6 +183,7 @@ pub(super) fn bind(
     let mut stdin_specs: Vec<SpecRef> = Vec::new();
     let mut units: Vec<Vec<Spec>> = Vec::new();
     let mut fulls: Vec<bool> = Vec::new();
+    let mut folders: Vec<PathBuf> = Vec::new();
     for (path, specs, warnings) in compiled {
         report.warnings.extend(warnings);
         let specs = match specs {
@@ -183,7 +198,7 @@ pub(super) fn bind(
         for (si, spec) in specs.iter().enumerate() {
             if full {
                 for (g, glob) in spec.globs.iter().enumerate() {
-                    let files = match glob.expand(git_global) {
+                    let files = match glob.expand(git_global, &mut folders) {
                         Ok(files) => files,
                         Err(e) => {
                             report.errors.push(glob_error(
@@ -207,7 +222,7 @@ pub(super) fn bind(
             // Under `--spec`, every spec of the file checks every transcript named.
             let given = opts.spec.is_some();
             for t in &found.transcripts {
-                if given || spec.globs.iter().any(|g| g.matches(t)) {
+                if given || spec.claims(t) {
                     push_unique(bound.entry(absolute(t)).or_default(), (unit, si));
                 }
             }
@@ -218,20 +233,6 @@ pub(super) fn bind(
         units.push(specs);
         fulls.push(full);
     }
-    // An explicit transcript that no spec names is worth a word: it was not checked.
-    let mut warned = BTreeSet::new();
-    for t in &found.transcripts {
-        if !bound.contains_key(&absolute(t)) && warned.insert(absolute(t)) {
-            report.warnings.push(plain(
-                Code::UnclaimedTranscript,
-                format!(
-                    "{} is not named by any spec's transcripts",
-                    display_path(t, cwd)
-                ),
-                Some("add a glob that matches it to a spec's `transcripts` line".into()),
-            ));
-        }
-    }
 
     let checked_specs: BTreeSet<SpecRef> = bound
         .values()
@@ -240,16 +241,17 @@ pub(super) fn bind(
         .copied()
         .collect();
     report.summary.specs = checked_specs.len();
+    // An explicit transcript that no spec names is worth a word, said once it is read
+    // (`check_file`): a transcript no spec checks, or a file that is no transcript, passed over
+    // (a pre-commit hook is handed every staged `package.json`).
     let mut unclaimed: Vec<(PathBuf, bool)> = Vec::new();
-    if rules {
-        let mut seen = BTreeSet::new();
-        let explicit = found.transcripts.iter().map(|t| (t, false));
-        let walked = found.candidates.iter().map(|t| (t, true));
-        for (t, quiet) in explicit.chain(walked) {
-            let abs = absolute(t);
-            if !bound.contains_key(&abs) && seen.insert(abs.clone()) {
-                unclaimed.push((abs, quiet));
-            }
+    let mut seen = BTreeSet::new();
+    let explicit = found.transcripts.iter().map(|t| (t, false));
+    let walked = found.candidates.iter().map(|t| (t, true)).filter(|_| rules);
+    for (t, quiet) in explicit.chain(walked) {
+        let abs = absolute(t);
+        if !bound.contains_key(&abs) && seen.insert(abs.clone()) {
+            unclaimed.push((abs, quiet));
         }
     }
     Bound {
@@ -258,6 +260,7 @@ pub(super) fn bind(
         files: bound,
         stdin: stdin_specs,
         unclaimed,
+        folders,
     }
 }
 
@@ -274,6 +277,14 @@ pub(super) struct Spec {
     pub(super) config: MatcherConfig,
     /// Its transcript globs, bound (in the order of `config.transcripts`).
     pub(super) globs: Vec<BoundGlob>,
+}
+
+impl Spec {
+    /// Whether one of its globs names the transcript file `path`: how a transcript named on the
+    /// command line (or given to the library by path) finds the specs that check it.
+    pub(super) fn claims(&self, path: &Path) -> bool {
+        self.globs.iter().any(|g| g.matches(path))
+    }
 }
 
 /// A spec file's text, display name and line index.
@@ -392,31 +403,26 @@ pub(super) fn compile_spec_file(
             return (Err(vec![f]), Vec::new());
         }
     };
-    compile_spec_text(path, shown, text, settings, root, opts)
+    compile_spec_text(path, shown, text, settings, (root, guard), opts)
 }
 
 /// Compile the text of the spec file `path` (shown as `shown`; includes and globs are relative
-/// to its folder): its specs with globs bound, or its errors; plus warnings. A spec file read
-/// from disk ([`compile_spec_file`]) and a spec held in memory
+/// to its folder; includes are read through `guard`, globs bound inside `root` unless
+/// `--allow-outside-root`): its specs with globs bound, or its errors; plus warnings. A spec
+/// file read from disk ([`compile_spec_file`]) and a spec held in memory
 /// ([`super::run::SpecSet::compile`]) both go through here.
 pub(super) fn compile_spec_text(
     path: &Path,
     shown: String,
     text: String,
     settings: &LoadedSettings,
-    root: &Path,
+    (root, guard): (&Path, &RootGuard),
     opts: &CheckOptions,
 ) -> (Compiled, Vec<Finding>) {
     let mut source = SourceFile::new(shown.clone(), text);
-    // Includes stay inside the project unless globs may leave it too.
-    let rooted;
-    let loader: &dyn SourceLoader = if opts.allow_outside_root {
-        &FsLoader
-    } else {
-        rooted = ProjectLoader::new(root).for_spec(path);
-        &rooted
-    };
-    let mut result = compile::compile(&source, loader);
+    // Includes go through the run's guard, as every file it reads.
+    let loader = FsLoader::new(guard.clone());
+    let mut result = compile::compile(&source, &loader);
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
     for d in &result.diagnostics {
@@ -434,7 +440,7 @@ pub(super) fn compile_spec_text(
         } else if let Some(text) = last_good.get(&key) {
             // Mid-edit: keep checking with the version that last compiled, and say so.
             let fallback = SourceFile::new(shown.clone(), text);
-            let again = compile::compile(&fallback, loader);
+            let again = compile::compile(&fallback, &loader);
             if again.file.is_some() {
                 warnings.append(&mut errors);
                 warnings.push(plain(

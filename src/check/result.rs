@@ -104,6 +104,11 @@ pub(super) struct Input<'a> {
     /// Such a file, when passed over, is named with why (`skipped-file`, under `--strict` and
     /// `-v`).
     pub(super) name_skipped: bool,
+    /// A file named on the command line that no spec names: if it reads as a transcript, an
+    /// `unclaimed-transcript` warning says no spec checked it (the built-in rules did, when any
+    /// applies); if it does not, it is passed over with an `unclaimed-file` note, not an error
+    /// (a pre-commit hook is handed every staged `package.json`).
+    pub(super) named_unclaimed: bool,
 }
 
 /// Read one transcript file and run every bound spec on each transcript in it.
@@ -267,7 +272,7 @@ pub(super) fn check_file<S: PairSink>(
                 rules: rule_findings,
             };
             if specs.is_empty() {
-                if input.quiet && spans.is_empty() {
+                if (input.quiet && spans.is_empty()) || !rule_set.any() {
                     return;
                 }
                 let (tally, record, entry) = rules_only(&shown, &t, &mut locator, sink);
@@ -330,6 +335,29 @@ pub(super) fn check_file<S: PairSink>(
         // Transcripts read before an error (the records of a dataset before a broken line) are
         // still reported, next to the error.
         match read {
+            Err(e) if input.named_unclaimed => {
+                let why = read_error(&e, &shown);
+                let first = why.message.lines().next().unwrap_or("");
+                let first = first.strip_prefix(&format!("{shown}: ")).unwrap_or(first);
+                out.warnings.push(passed_over(
+                    Code::UnclaimedFile,
+                    &shown,
+                    &format!(
+                        "no spec names it and it is not a transcript toolspec reads ({}: {first})",
+                        why.code
+                    ),
+                    UNCLAIMED_HELP,
+                ));
+            }
+            Ok(()) if input.named_unclaimed => {
+                out.warnings.push(plain_unclaimed(&shown));
+                if calls_read == 0 {
+                    if let Some(f) = read_as {
+                        out.warnings
+                            .push(no_calls_warning(&shown, f, format.is_some()));
+                    }
+                }
+            }
             Err(e) if input.quiet => {
                 if input.name_skipped {
                     let why = read_error(&e, &shown);
@@ -377,12 +405,32 @@ pub(super) fn check_file<S: PairSink>(
     out
 }
 
+const UNCLAIMED_HELP: &str = "a file named on the command line (a pre-commit hook names every \
+     staged file) is checked when a spec's `transcripts` names it or it reads as a transcript; \
+     if it is a transcript toolspec does not detect, name its format with --input-format or a \
+     custom mapping of toolspec.toml";
+
+/// The `unclaimed-transcript` warning: a transcript named on the command line that no spec
+/// names was not checked against any.
+fn plain_unclaimed(shown: &str) -> Finding {
+    findings::plain(
+        Code::UnclaimedTranscript,
+        format!("{shown} is not named by any spec's transcripts"),
+        Some("add a glob that matches it to a spec's `transcripts` line".into()),
+    )
+}
+
 const SKIPPED_HELP: &str = "a file of a walked folder that no spec names is checked by the \
      built-in rules when it reads as a transcript; name it with --input-format or a custom \
      mapping of toolspec.toml to read it, or exclude it in toolspec.toml";
 
 /// A `skipped-file` warning: a walked file passed over, and `why`.
 fn skipped(shown: &str, why: &str) -> Finding {
+    passed_over(Code::SkippedFile, shown, why, SKIPPED_HELP)
+}
+
+/// A file passed over (`code`, at its first byte), and `why`.
+fn passed_over(code: Code, shown: &str, why: &str, help: &str) -> Finding {
     Finding {
         location: Some(crate::report::model::Location {
             file: shown.to_owned(),
@@ -392,11 +440,7 @@ fn skipped(shown: &str, why: &str) -> Finding {
             end_column: 1,
             span: [0, 0],
         }),
-        ..findings::plain(
-            Code::SkippedFile,
-            format!("passed over: {why}"),
-            Some(SKIPPED_HELP.to_owned()),
-        )
+        ..findings::plain(code, format!("passed over: {why}"), Some(help.to_owned()))
     }
 }
 

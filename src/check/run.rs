@@ -40,7 +40,9 @@ pub use super::result::expected_calls;
 
 /// Check the project and return the report (sorted, counted).
 pub fn check(opts: &CheckOptions, settings: &LoadedSettings, cwd: &Path) -> Report {
-    let Checked { mut report, pairs } = check_with(opts, settings, cwd, &Collect);
+    let Checked {
+        mut report, pairs, ..
+    } = check_with(opts, settings, cwd, &Collect);
     report.results = pairs;
     report
 }
@@ -53,6 +55,11 @@ pub struct Checked<E> {
     pub report: Report,
     /// What the sink kept of each result, in report order ([`Report::sort`]).
     pub pairs: Vec<E>,
+    /// The folders where a file made, changed or removed can change this report (absolute,
+    /// sorted, each once): those the check walked for spec files (ignored and wholly excluded
+    /// ones left out, as the walk leaves their files out), those it walked for each spec's
+    /// transcript globs, and the folders of the files it was given. `watch` watches these.
+    pub folders: Vec<PathBuf>,
 }
 
 impl<E> Checked<E> {
@@ -103,9 +110,17 @@ pub fn check_with<S: PairSink>(
         compiled,
         &found,
         opts,
-        (cwd, git_global, rules.any()),
+        (git_global, rules.any()),
         &mut report,
     );
+    let mut folders: Vec<PathBuf> = found
+        .folders
+        .iter()
+        .chain(&bound.folders)
+        .map(|f| absolute(f))
+        .collect();
+    folders.sort();
+    folders.dedup();
     let formats = format_overrides(settings, &root, &mut report);
     // `--input-format`: a built-in reader, or a custom mapping of the settings by name.
     let forced = if let Some(name) = &opts.input_mapping {
@@ -119,28 +134,28 @@ pub fn check_with<S: PairSink>(
             return Checked {
                 report,
                 pairs: Vec::new(),
+                folders,
             };
         };
         Some(Reading::Mapping(i))
     } else {
         opts.input_format.map(Reading::Reader)
     };
-    // `None`: the transcript read from standard input. The flag: a file of a walked folder no
-    // spec names, checked by the rules alone and passed over if it is no transcript.
-    type Work<'b> = (Option<&'b PathBuf>, &'b [plan::SpecRef], bool);
+    // `None`: the transcript read from standard input. Then whether no spec names the file.
+    type Work<'b> = (Option<&'b PathBuf>, &'b [plan::SpecRef], Unclaimed);
     let mut work: Vec<Work<'_>> = bound
         .files
         .iter()
-        .map(|(f, s)| (Some(f), s.as_slice(), false))
+        .map(|(f, s)| (Some(f), s.as_slice(), Unclaimed::No))
         .collect();
     if !bound.stdin.is_empty() {
-        work.push((None, &bound.stdin, false));
+        work.push((None, &bound.stdin, Unclaimed::No));
     }
     work.extend(
         bound
             .unclaimed
             .iter()
-            .map(|(f, quiet)| (Some(f), &[][..], *quiet)),
+            .map(|(f, quiet)| (Some(f), &[][..], Unclaimed::of(*quiet))),
     );
     let rated: Vec<Rated> = bound
         .units
@@ -148,7 +163,8 @@ pub fn check_with<S: PairSink>(
         .zip(&bound.full)
         .flat_map(|(specs, &full)| specs.iter().filter_map(move |s| Rated::of(s, full)))
         .collect();
-    let outcomes: Vec<FileOutcome<S::Entry>> = par_map(&work, |&(file, specs, quiet)| {
+    let outcomes: Vec<FileOutcome<S::Entry>> = par_map(&work, |&(file, specs, unclaimed)| {
+        let quiet = unclaimed == Unclaimed::Walked;
         let specs: Vec<&plan::Spec> = specs.iter().map(|&r| bound.spec(r)).collect();
         let (path, shown, given) = match file {
             Some(f) => (f.as_path(), display_path(f, cwd), None),
@@ -166,6 +182,7 @@ pub fn check_with<S: PairSink>(
             forced,
             quiet,
             name_skipped: quiet && opts.name_skipped,
+            named_unclaimed: unclaimed == Unclaimed::Named,
         };
         // A file that panics is reported as an error, and what it had handed to the sink is
         // dropped with its outcome (as if it had no results).
@@ -182,7 +199,31 @@ pub fn check_with<S: PairSink>(
         })
         .unwrap_or_else(|f| FileOutcome::failed(f, &specs))
     });
-    finish(report, outcomes, &rated)
+    let mut checked = finish(report, outcomes, &rated);
+    checked.folders = folders;
+    checked
+}
+
+/// Whether no spec names a transcript file of the run, and how it came into it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Unclaimed {
+    /// Some spec names it (or it is standard input under `--spec`).
+    No,
+    /// Named on the command line.
+    Named,
+    /// Found in a walked folder.
+    Walked,
+}
+
+impl Unclaimed {
+    /// From the flag of [`plan::Bound::unclaimed`].
+    fn of(walked: bool) -> Unclaimed {
+        if walked {
+            Unclaimed::Walked
+        } else {
+            Unclaimed::Named
+        }
+    }
 }
 
 /// The end of a check: the files' outcomes gathered into the report (sorted, counted), with a
@@ -239,12 +280,13 @@ fn finish<E>(mut report: Report, outcomes: Vec<FileOutcome<E>>, rated: &[Rated])
     report.summary.count(
         pairs.iter().map(|p| p.1),
         report.errors.len(),
-        report.warnings.len(),
+        report.warning_count(),
     );
     report.summary.failed_within_rate = failed_within_rate;
     Checked {
         report,
         pairs: pairs.into_iter().map(|p| p.2).collect(),
+        folders: Vec::new(),
     }
 }
 
@@ -309,7 +351,7 @@ impl SpecSet {
         let shown = display_path(&absolute(path), cwd);
         let (specs, warnings) = isolate(&shown, "compiling this spec file", || match text {
             Some(text) => {
-                plan::compile_spec_text(path, shown.clone(), text, settings, &root, &opts)
+                plan::compile_spec_text(path, shown.clone(), text, settings, (&root, &guard), &opts)
             }
             None => plan::compile_spec_file(path, settings, &root, &guard, &opts, cwd),
         })
@@ -350,12 +392,79 @@ impl SpecSet {
         self.specs.iter().map(|s| &*s.name)
     }
 
+    /// Every spec of the file, as `toolspec check --spec FILE` checks a transcript with.
+    pub fn all(&self) -> Selection {
+        Selection((0..self.specs.len()).collect())
+    }
+
+    /// The specs of the file that check `transcript`, as a run chooses them:
+    /// - `name` given: the spec of that name, whatever its globs say;
+    /// - a path that the globs of some specs name: those specs, as `toolspec check PATH` binds
+    ///   a transcript named on the command line;
+    /// - otherwise (bytes, a document, a path no glob names): the file's one spec; a file of
+    ///   several specs needs `name`, and the error names them. A transcript is never checked
+    ///   against a sibling spec meant for other runs.
+    pub fn select(
+        &self,
+        transcript: Given<'_>,
+        name: Option<&str>,
+    ) -> Result<Selection, Unselected> {
+        let names = || self.names().map(str::to_owned).collect::<Vec<_>>();
+        let file = || {
+            self.specs
+                .first()
+                .map_or_else(String::new, |s| s.file.shown.clone())
+        };
+        if let Some(name) = name {
+            return match self.specs.iter().position(|s| &*s.name == name) {
+                Some(i) => Ok(Selection(vec![i])),
+                None => Err(Unselected::UnknownName {
+                    file: file(),
+                    name: name.to_owned(),
+                    names: names(),
+                }),
+            };
+        }
+        let mut path_shown = None;
+        if let Given::Path(p) = transcript {
+            let p = absolute(p);
+            let claimed: Vec<usize> = (0..self.specs.len())
+                .filter(|&i| self.specs[i].claims(&p))
+                .collect();
+            if !claimed.is_empty() {
+                return Ok(Selection(claimed));
+            }
+            path_shown = Some(display_path(&p, &self.cwd));
+        }
+        if self.specs.len() <= 1 {
+            return Ok(self.all());
+        }
+        Err(Unselected::Ambiguous {
+            file: file(),
+            names: names(),
+            path: path_shown,
+        })
+    }
+
     /// Check `transcript` against every spec of the file, as `toolspec check --spec FILE
     /// TRANSCRIPT` does: the report (sorted, counted), with one result per spec × transcript
     /// it holds; a transcript that cannot be read is a report error. `forced` is
     /// `--input-format`.
     pub fn check(&self, transcript: Given<'_>, forced: Option<Format>) -> Report {
-        let Checked { mut report, pairs } = self.check_with(transcript, forced, &Collect);
+        self.check_selected(&self.all(), transcript, forced)
+    }
+
+    /// [`SpecSet::check`] with the specs of `selection` only ([`SpecSet::select`]): they
+    /// alone are checked and counted.
+    pub fn check_selected(
+        &self,
+        selection: &Selection,
+        transcript: Given<'_>,
+        forced: Option<Format>,
+    ) -> Report {
+        let Checked {
+            mut report, pairs, ..
+        } = self.check_selected_with(selection, transcript, forced, &Collect);
         report.results = pairs;
         report
     }
@@ -365,6 +474,17 @@ impl SpecSet {
     /// no result is built: the counts say whether everything passed.
     pub fn check_with<S: PairSink>(
         &self,
+        transcript: Given<'_>,
+        forced: Option<Format>,
+        sink: &S,
+    ) -> Checked<S::Entry> {
+        self.check_selected_with(&self.all(), transcript, forced, sink)
+    }
+
+    /// [`SpecSet::check_with`] with the specs of `selection` only.
+    pub fn check_selected_with<S: PairSink>(
+        &self,
+        selection: &Selection,
         transcript: Given<'_>,
         forced: Option<Format>,
         sink: &S,
@@ -388,7 +508,7 @@ impl SpecSet {
                 Some(d),
             ),
         };
-        let specs: Vec<&plan::Spec> = self.specs.iter().collect();
+        let specs: Vec<&plan::Spec> = selection.0.iter().map(|&i| &self.specs[i]).collect();
         let input = Input {
             path: &path,
             shown: &shown,
@@ -397,6 +517,7 @@ impl SpecSet {
             forced: forced.map(Reading::Reader),
             quiet: false,
             name_skipped: false,
+            named_unclaimed: false,
         };
         let outcome = isolate(&shown, "checking this transcript file", || {
             check_file(
@@ -415,15 +536,61 @@ impl SpecSet {
             ..Report::default()
         };
         report.summary.spec_files = 1;
-        report.summary.specs = self.specs.len();
-        // Every spec of the file takes part: its rate is over the transcripts given.
-        let rated: Vec<Rated> = self
-            .specs
-            .iter()
-            .filter_map(|s| Rated::of(s, true))
-            .collect();
+        report.summary.specs = specs.len();
+        // Every spec selected takes part: its rate is over the transcripts given.
+        let rated: Vec<Rated> = specs.iter().filter_map(|s| Rated::of(s, true)).collect();
         finish(report, vec![outcome], &rated)
     }
+}
+
+/// Which specs of a [`SpecSet`] check a transcript (positions in the file's order), from
+/// [`SpecSet::select`] or [`SpecSet::all`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Selection(Vec<usize>);
+
+/// Why [`SpecSet::select`] chose no spec: the caller must name one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Unselected {
+    /// The name given is no spec of the file.
+    #[error("{file} has no spec named `{name}`; its specs: {}", list(.names))]
+    UnknownName {
+        /// The spec file, as reports show it.
+        file: String,
+        /// The name asked for.
+        name: String,
+        /// Its specs' names.
+        names: Vec<String>,
+    },
+    /// No glob names the transcript (or it is no file) and the file holds several specs.
+    #[error("{}", ambiguous(.file, .names, .path.as_deref()))]
+    Ambiguous {
+        /// The spec file, as reports show it.
+        file: String,
+        /// Its specs' names.
+        names: Vec<String>,
+        /// The transcript file, when it was given by path.
+        path: Option<String>,
+    },
+}
+
+fn ambiguous(file: &str, names: &[String], path: Option<&str>) -> String {
+    let why = match path {
+        Some(p) => format!("none of their `transcripts` globs names {p}"),
+        None => "a transcript given as bytes or objects is named by no glob".to_owned(),
+    };
+    format!(
+        "{file} holds {} specs ({}) and {why}: name the spec to check it against",
+        names.len(),
+        list(names)
+    )
+}
+
+fn list(names: &[String]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// `f` over `items` on rayon's pool, in order; on this thread when there is at most one item,

@@ -552,38 +552,81 @@ impl LoadedSettings {
     }
 
     /// Walk up from `start` to the first folder holding a settings file and load it; with none,
-    /// defaults rooted at the nearest folder holding `.git`, else at `start`.
+    /// defaults rooted at the nearest folder holding `.git`, else at `start`. The root is the
+    /// one [`project_root`] finds.
     pub fn discover(start: &Path) -> Result<LoadedSettings, SettingsError> {
-        for (up, dir) in start.ancestors().enumerate() {
-            for name in SETTINGS_FILES {
-                let candidate = dir.join(name);
-                // Whatever it is (a link, a FIFO): the guard decides, and says why not.
-                if candidate.symlink_metadata().is_ok() {
-                    // Errors name the file relative to `start` (`toolspec.toml`,
-                    // `../toolspec.toml`), as reports name every other file.
-                    let shown = format!("{}{name}", "../".repeat(up));
-                    return Self::load_guarded(&candidate, &RootGuard::new(dir))
-                        .map_err(|e| e.shown_as(shown));
-                }
+        match settings_file(start) {
+            Some((up, dir, name)) => {
+                // Errors name the file relative to `start` (`toolspec.toml`,
+                // `../toolspec.toml`), as reports name every other file.
+                let shown = format!("{}{name}", "../".repeat(up));
+                Self::load_guarded(&dir.join(name), &RootGuard::new(dir))
+                    .map_err(|e| e.shown_as(shown))
+            }
+            None => Ok(Self::defaults(start)),
+        }
+    }
+
+    /// The settings of the project rooted at `root`, as a caller states it (the Python
+    /// module's `root=`): the settings file in `root` itself if there is one (through the
+    /// guard of `root`), else defaults rooted at `root`. Nothing above `root` is looked at:
+    /// the root stays the one stated.
+    pub fn at_root(root: &Path) -> Result<LoadedSettings, SettingsError> {
+        for name in SETTINGS_FILES {
+            let candidate = root.join(name);
+            if candidate.symlink_metadata().is_ok() {
+                return Self::load_guarded(&candidate, &RootGuard::new(root))
+                    .map_err(|e| e.shown_as(candidate.display().to_string()));
             }
         }
-        Ok(Self::defaults(start))
+        Ok(LoadedSettings {
+            root: root.to_path_buf(),
+            ..LoadedSettings::default()
+        })
     }
 
     /// Default settings rooted at the repository containing `start` (or `start` itself).
     pub fn defaults(start: &Path) -> LoadedSettings {
-        let root = start
-            .ancestors()
-            .find(|d| d.join(".git").exists())
-            .unwrap_or(start)
-            .to_path_buf();
         LoadedSettings {
             path: None,
-            root,
+            root: repository_root(start),
             settings: Settings::default(),
             mappings: Vec::new(),
             rules: RuleChoice::default(),
         }
+    }
+}
+
+/// The first settings file found walking up from `start`: how many folders up, its folder,
+/// its name. Whatever it is (a link, a FIFO): the guard decides when it is read, and says why
+/// not.
+fn settings_file(start: &Path) -> Option<(usize, &Path, &'static str)> {
+    start.ancestors().enumerate().find_map(|(up, dir)| {
+        SETTINGS_FILES
+            .iter()
+            .find(|name| dir.join(name).symlink_metadata().is_ok())
+            .map(|name| (up, dir, *name))
+    })
+}
+
+/// The nearest folder from `start` up holding `.git`, else `start`.
+fn repository_root(start: &Path) -> PathBuf {
+    start
+        .ancestors()
+        .find(|d| d.join(".git").exists())
+        .unwrap_or(start)
+        .to_path_buf()
+}
+
+/// The project root of the working folder `start`, as `toolspec check` finds it without
+/// reading the settings: the folder of the first `toolspec.toml` (or `.toolspec.toml`) from
+/// `start` up, else the enclosing git repository, else `start`. The commands that read no
+/// settings (`compile`, `fmt`, `calls`, `init`) guard what they read with it, so they refuse
+/// what `check` refuses.
+pub fn project_root(start: &Path) -> PathBuf {
+    match settings_file(start) {
+        Some((_, dir, _)) => dir.to_path_buf(),
+        None => repository_root(start),
     }
 }
 
@@ -654,5 +697,32 @@ allow_outside_root = false
         assert_eq!(loaded.settings.exclude, ["x"]);
         let none = LoadedSettings::discover(dir.path()).unwrap();
         assert!(none.path.is_none());
+    }
+
+    /// `project_root` is the root `discover` (and `defaults`) give, without reading the file;
+    /// `at_root` keeps the root stated, never looking above it.
+    #[test]
+    fn the_project_root_is_found_once_and_a_stated_root_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let nested = dir.path().join("repo/a/b");
+        std::fs::create_dir_all(&nested).unwrap();
+        std::fs::create_dir_all(dir.path().join("repo/.git")).unwrap();
+        assert_eq!(project_root(&nested), dir.path().join("repo"));
+        assert_eq!(
+            LoadedSettings::discover(&nested).unwrap().root,
+            project_root(&nested)
+        );
+        // A broken settings file: its folder is the root all the same.
+        std::fs::write(dir.path().join("repo/a/toolspec.toml"), "not = [toml").unwrap();
+        assert_eq!(project_root(&nested), dir.path().join("repo/a"));
+        assert!(LoadedSettings::discover(&nested).is_err());
+        // A stated root: its own file, or defaults rooted there, never the file above it.
+        let stated = LoadedSettings::at_root(&nested).unwrap();
+        assert_eq!(stated.root, nested);
+        assert!(stated.path.is_none());
+        std::fs::write(nested.join("toolspec.toml"), "exclude = [\"x\"]").unwrap();
+        let stated = LoadedSettings::at_root(&nested).unwrap();
+        assert_eq!(stated.settings.exclude, ["x"]);
+        assert_eq!(stated.root, nested);
     }
 }

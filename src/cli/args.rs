@@ -102,6 +102,14 @@ pub(crate) struct CheckArgs {
     /// a spec unchecked (an `agent` name no call has, ...): exit 1 when there are any.
     #[arg(long)]
     pub strict: bool,
+    /// Leave out the files named in PATHS that toolspec.toml's `exclude` matches, as a folder
+    /// walk leaves them out (the pre-commit hooks pass it: they name every staged file).
+    #[arg(long)]
+    pub force_exclude: bool,
+    /// GitHub and SARIF: also report the notes of passing pairs (an extra call a spec allows,
+    /// ...); by default a passing pair gives annotations only for its warnings and errors.
+    #[arg(long)]
+    pub show_notes: bool,
     /// Show each finding in full, with the transcript and spec snippets, and passing pairs'
     /// findings too.
     #[arg(long, short)]
@@ -141,6 +149,10 @@ pub(crate) struct CompileArgs {
     /// Spec files.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
+    /// Read files outside the project root (the folder of toolspec.toml, else the git
+    /// repository, else the working folder), as `check --allow-outside-root` does.
+    #[arg(long)]
+    pub allow_outside_root: bool,
     /// When to use colours in diagnostics.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
@@ -151,6 +163,10 @@ pub(crate) struct CompileArgs {
 pub(crate) struct FmtArgs {
     /// Spec files or folders (default: the current folder).
     pub paths: Vec<PathBuf>,
+    /// Read files outside the project root (the folder of toolspec.toml, else the git
+    /// repository, else the working folder), as `check --allow-outside-root` does.
+    #[arg(long)]
+    pub allow_outside_root: bool,
     /// Do not write; exit 1 if any file is not formatted.
     #[arg(long)]
     pub check: bool,
@@ -171,6 +187,10 @@ pub(crate) struct CallsArgs {
     /// Print JSON (an array of calls per file) instead of a table.
     #[arg(long)]
     pub json: bool,
+    /// Read files outside the project root (the folder of toolspec.toml, else the git
+    /// repository, else the working folder), as `check --allow-outside-root` does.
+    #[arg(long)]
+    pub allow_outside_root: bool,
     /// Read as this format instead of detecting it, or with the custom mapping `[formats.NAME]`
     /// of toolspec.toml.
     #[arg(long = "input-format", alias = "format", value_name = "NAME")]
@@ -212,6 +232,10 @@ pub(crate) struct InitArgs {
     /// Overwrite an existing spec.
     #[arg(long)]
     pub force: bool,
+    /// Read files outside the project root (the folder of toolspec.toml, else the git
+    /// repository, else the working folder), as `check --allow-outside-root` does.
+    #[arg(long)]
+    pub allow_outside_root: bool,
 }
 
 /// Output formats of `check`.

@@ -1,13 +1,16 @@
 //! The command line: argument parsing, output, watch and exit codes. The only place with
-//! process, environment and terminal access; everything else is library code.
+//! process, environment and terminal access; everything else is library code. The `toolspec`
+//! binary runs [`main`]; the Python package's `toolspec` command runs [`run`] in-process, and
+//! its module renders with [`output`] and [`sources`] as the command does.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
 
 pub(crate) mod args;
-pub(crate) mod commands;
+pub mod commands;
 pub(crate) mod git_excludes;
 pub(crate) mod judge;
 pub(crate) mod memory;
-pub(crate) mod output;
-pub(crate) mod sources;
+pub mod output;
+pub mod sources;
 pub(crate) mod stdin;
 pub(crate) mod watch;
 
@@ -19,13 +22,13 @@ use args::{Cli, Command};
 use output::exit;
 
 /// Run the command line of this process and return its exit code.
-pub(crate) fn main() -> ExitCode {
+pub fn main() -> ExitCode {
     run(std::env::args_os().collect())
 }
 
 /// Run the command line `args` (the program name first) and return the exit code. The
 /// `toolspec` command of the Python package calls this with its own arguments (`python/`).
-pub(crate) fn run(args: Vec<std::ffi::OsString>) -> ExitCode {
+pub fn run(args: Vec<std::ffi::OsString>) -> ExitCode {
     install_panic_hook();
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,

@@ -6,7 +6,7 @@ use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme};
 
 /// Render a diagnostic the way every command shows errors, followed by a blank line. Its texts
 /// are escaped and its snippet masked ([`toolspec::text`]), whatever file it comes from.
-pub(crate) fn render(diag: &dyn Diagnostic, color: bool) -> String {
+pub fn render(diag: &dyn Diagnostic, color: bool) -> String {
     let theme = if color {
         GraphicalTheme::unicode()
     } else {

@@ -24,7 +24,7 @@ pub(crate) const BUDGET: usize = 4 << 20;
 /// File texts for rendering snippets, read on demand and kept least-recently-used first out.
 /// Shared by the workers; a file is read outside the lock, so one worker reading a large
 /// transcript does not hold up the others.
-pub(crate) struct SourceCache {
+pub struct SourceCache {
     inner: Mutex<Lru>,
     budget: usize,
     /// Texts that are not files (standard input, a spec given as text): always kept, never
@@ -60,14 +60,14 @@ impl SourceCache {
 
     /// Show `bytes` (if UTF-8) for `name` instead of reading a file of that name: a transcript
     /// read from standard input.
-    pub(crate) fn pin(&self, name: &str, bytes: &[u8]) {
+    pub fn pin(&self, name: &str, bytes: &[u8]) {
         if let Ok(text) = std::str::from_utf8(bytes) {
             self.pin_text(name, Arc::new(text.to_owned()));
         }
     }
 
     /// Show `text` for `name` instead of reading a file of that name.
-    pub(crate) fn pin_text(&self, name: &str, text: Arc<String>) {
+    pub fn pin_text(&self, name: &str, text: Arc<String>) {
         if let Ok(mut p) = self.pinned.lock() {
             p.retain(|(n, _)| n != name);
             p.push((name.to_owned(), text));
@@ -76,7 +76,7 @@ impl SourceCache {
 
     /// The text of `name` (a path as shown in the report), if readable as UTF-8 and at most
     /// [`SNIPPET_FILE_LIMIT`] bytes.
-    pub(crate) fn get(&self, name: &str) -> Option<Arc<String>> {
+    pub fn get(&self, name: &str) -> Option<Arc<String>> {
         if let Some((_, text)) = self.pinned.lock().ok()?.iter().find(|(n, _)| n == name) {
             return Some(text.clone());
         }

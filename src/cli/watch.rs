@@ -1,4 +1,5 @@
-//! File watching for `toolspec watch`: debounced, filtered change batches.
+//! File watching for `toolspec watch`: debounced, filtered change batches from the folders the
+//! check reads.
 //!
 //! notify-debouncer-full merges an editor's save (write, or temp file + rename) into one batch
 //! and drops probe files. Only events that change content count: reading a watched file emits
@@ -10,8 +11,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use notify_debouncer_full::notify::event::{AccessKind, AccessMode, EventKind, ModifyKind};
-use notify_debouncer_full::notify::RecursiveMode;
-use notify_debouncer_full::{new_debouncer, DebounceEventResult};
+use notify_debouncer_full::notify::{RecommendedWatcher, RecursiveMode};
+use notify_debouncer_full::{new_debouncer, DebounceEventResult, Debouncer, RecommendedCache};
 
 /// Whether an event kind means a file's content or existence changed.
 pub(crate) fn is_change(kind: EventKind) -> bool {
@@ -24,17 +25,20 @@ pub(crate) fn is_change(kind: EventKind) -> bool {
     )
 }
 
-/// A stream of changed-path batches under some folders.
+/// A stream of changed-path batches from a set of folders, each watched alone (not
+/// recursively): the caller says which folders, and changes them as the tree changes, so a
+/// folder the check passes over (ignored, excluded) costs no watch at all.
 pub(crate) struct Watcher {
-    _debouncer: Box<dyn std::any::Any>,
+    debouncer: Debouncer<RecommendedWatcher, RecommendedCache>,
+    watched: BTreeSet<PathBuf>,
     rx: mpsc::Receiver<Result<BTreeSet<PathBuf>, String>>,
 }
 
 impl Watcher {
-    /// Watch `roots` recursively, batching changes that arrive within `debounce` of each other.
-    pub(crate) fn new(roots: &[PathBuf], debounce: Duration) -> Result<Watcher, String> {
+    /// A watcher of no folder yet, batching changes that arrive within `debounce` of each other.
+    pub(crate) fn new(debounce: Duration) -> Result<Watcher, String> {
         let (tx, rx) = mpsc::channel();
-        let mut debouncer = new_debouncer(debounce, None, move |res: DebounceEventResult| {
+        let debouncer = new_debouncer(debounce, None, move |res: DebounceEventResult| {
             let batch = match res {
                 Ok(events) => Ok(events
                     .iter()
@@ -53,15 +57,50 @@ impl Watcher {
             let _ = tx.send(batch);
         })
         .map_err(|e| e.to_string())?;
-        for root in roots {
-            debouncer
-                .watch(root, RecursiveMode::Recursive)
-                .map_err(|e| format!("cannot watch {}: {e}", root.display()))?;
-        }
         Ok(Watcher {
-            _debouncer: Box::new(debouncer),
+            debouncer,
+            watched: BTreeSet::new(),
             rx,
         })
+    }
+
+    /// Watch exactly `folders`: stop watching the others, start on the new ones, and watch
+    /// again those among `changed` (a folder removed and made again under the same name is a
+    /// new folder; its old watch went with it). Returns what could not be watched (a folder
+    /// that vanished meanwhile is not a problem: its removal is seen in its parent).
+    pub(crate) fn watch_exactly(
+        &mut self,
+        folders: &BTreeSet<PathBuf>,
+        changed: &BTreeSet<PathBuf>,
+    ) -> Vec<String> {
+        for gone in self.watched.difference(folders) {
+            let _ = self.debouncer.unwatch(gone);
+        }
+        self.watched.retain(|f| folders.contains(f));
+        let mut problems = Vec::new();
+        for f in folders {
+            if self.watched.contains(f) && !changed.contains(f) {
+                continue;
+            }
+            match self.debouncer.watch(f, RecursiveMode::NonRecursive) {
+                Ok(()) => {
+                    self.watched.insert(f.clone());
+                }
+                Err(e) if f.is_dir() => {
+                    self.watched.remove(f);
+                    problems.push(format!("cannot watch {}: {e}", f.display()));
+                }
+                Err(_) => {
+                    self.watched.remove(f);
+                }
+            }
+        }
+        problems
+    }
+
+    /// How many folders are watched.
+    pub(crate) fn len(&self) -> usize {
+        self.watched.len()
     }
 
     /// Block until the next batch of changed paths (or a watcher error).
@@ -70,30 +109,10 @@ impl Watcher {
     }
 }
 
-/// The folders to watch for `paths`: folders themselves, and the parent folder of files (so that
-/// an editor's rename-over-save of a file is seen).
-pub(crate) fn watch_roots(paths: &[PathBuf]) -> Vec<PathBuf> {
-    let mut roots: Vec<PathBuf> = paths
-        .iter()
-        .map(|p| {
-            let abs = std::path::absolute(p).unwrap_or_else(|_| p.clone());
-            if abs.is_dir() {
-                abs
-            } else {
-                abs.parent().map(Path::to_path_buf).unwrap_or(abs)
-            }
-        })
-        .collect();
-    roots.sort();
-    roots.dedup();
-    // A folder inside another watched folder is already covered.
-    let mut kept: Vec<PathBuf> = Vec::new();
-    for r in roots {
-        if !kept.iter().any(|k| r.starts_with(k)) {
-            kept.push(r);
-        }
-    }
-    kept
+/// The nearest folder at or above `path` that exists (`path` made absolute first).
+pub(crate) fn existing_folder(path: &Path) -> Option<PathBuf> {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    abs.ancestors().find(|a| a.is_dir()).map(Path::to_path_buf)
 }
 
 #[cfg(test)]
@@ -119,15 +138,5 @@ mod tests {
         assert!(!is_change(EventKind::Modify(ModifyKind::Metadata(
             MetadataKind::Any
         ))));
-    }
-
-    #[test]
-    fn nested_roots_collapse() {
-        let dir = tempfile::tempdir().unwrap();
-        let a = dir.path().join("a");
-        std::fs::create_dir_all(a.join("b")).unwrap();
-        std::fs::write(a.join("b/x.toolspec"), "").unwrap();
-        let roots = watch_roots(&[a.clone(), a.join("b"), a.join("b/x.toolspec")]);
-        assert_eq!(roots, [a]);
     }
 }

@@ -9,10 +9,11 @@
 use std::collections::HashSet;
 
 use super::diags::Diags;
-use super::loader::{normalize, resolve_include, OutsideRoot, SourceLoader};
+use super::loader::{normalize, resolve_include, SourceLoader};
 use super::lower::top_keywords;
 use super::suggest::did_you_mean;
 use crate::code::Code;
+use crate::guard::Refused;
 use crate::source::SourceFile;
 use crate::syntax::ast::{File, Include, Item};
 use crate::syntax::{parse, SpecDiagnostic};
@@ -178,12 +179,14 @@ fn step(
                     format!("cannot read included file `{}`", inc.path.value),
                 )
                 .label(inc.path.span, e.to_string())
-                .help(if OutsideRoot::of(&e).is_some() {
-                    "includes may not leave the project root; pass --allow-outside-root \
+                .help(
+                    if matches!(Refused::of(&e), Some(Refused::OutsideRoot { .. })) {
+                        "includes may not leave the project root; pass --allow-outside-root \
                      on the command line to allow it"
-                } else {
-                    "the path is relative to the including file's folder"
-                }),
+                    } else {
+                        "the path is relative to the including file's folder"
+                    },
+                ),
             );
         }
     };

@@ -1,9 +1,10 @@
-//! Loading included files: from disk ([`FsLoader`]) or from memory ([`MapLoader`], for tests and
-//! editors).
+//! Loading included files: from disk through the root guard ([`FsLoader`]) or from memory
+//! ([`MapLoader`], for tests and editors).
 
 use std::collections::HashMap;
 use std::io;
 
+use crate::guard::RootGuard;
 use crate::source::SourceFile;
 
 /// Reads the file an `include` names. Paths are resolved relative to the including file; the
@@ -52,107 +53,37 @@ pub fn normalize(path: &str) -> String {
     }
 }
 
-/// Reads included files from disk.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct FsLoader;
+/// Reads included files from disk, through a root guard: the one way an `include` reaches a
+/// file, whichever way the spec came in (a file `check` found, `toolspec compile FILE`, spec
+/// text given to the Python module). The included path is resolved against the including file,
+/// then the guard resolves symbolic links and refuses a file outside its root or one that is
+/// not a regular file ([`RootGuard`]): a spec is code run in CI on whatever a branch contains,
+/// and a refused include is never opened, so its content (a key, a credentials file) cannot
+/// reach a diagnostic. The refusal is an [`io::Error`] carrying a [`crate::guard::Refused`].
+///
+/// Built with [`RootGuard::for_project`] (`--allow-outside-root` widens it to anywhere).
+#[derive(Debug, Clone)]
+pub struct FsLoader {
+    guard: RootGuard,
+}
+
+impl FsLoader {
+    /// Includes read through `guard`.
+    pub fn new(guard: RootGuard) -> Self {
+        FsLoader { guard }
+    }
+}
 
 impl SourceLoader for FsLoader {
     fn load(&self, from: &SourceFile, path: &str) -> io::Result<SourceFile> {
         let name = resolve_include(&from.name, path);
-        // A regular file only (a FIFO would never end), and of a bounded size.
-        let text = crate::guard::RootGuard::anywhere()
+        // Inside the root, a regular file only (a FIFO would never end), of a bounded size.
+        let text = self
+            .guard
             .read_text(std::path::Path::new(&name), crate::guard::SPEC_LIMIT)?;
         Ok(SourceFile::new(name, text))
     }
 }
-
-/// Reads included files from disk, but only inside a project: an include whose file lies
-/// outside `root` (after following symbolic links) is refused, as `toolspec check` refuses a
-/// transcript glob that leaves the project. A spec is code run in CI on whatever a branch
-/// contains, and a refused include cannot echo a file from elsewhere on the machine (a key, a
-/// credentials file) into a diagnostic.
-/// A spec file named on the command line from outside the project may include files from its
-/// own folder (see [`ProjectLoader::for_spec`]).
-#[derive(Debug, Clone)]
-pub struct ProjectLoader {
-    /// The project root, with symbolic links resolved.
-    root: std::path::PathBuf,
-    /// The folder of a spec file that lies outside the root, if any.
-    spec_folder: Option<std::path::PathBuf>,
-}
-
-impl ProjectLoader {
-    /// Includes may reach files under `root` only.
-    pub fn new(root: &std::path::Path) -> Self {
-        ProjectLoader {
-            root: real_path(root),
-            spec_folder: None,
-        }
-    }
-
-    /// For the spec file `spec`: if it lies outside the root, its own folder is allowed too.
-    pub fn for_spec(mut self, spec: &std::path::Path) -> Self {
-        let spec = real_path(spec);
-        if !spec.starts_with(&self.root) {
-            self.spec_folder = spec.parent().map(std::path::Path::to_path_buf);
-        }
-        self
-    }
-}
-
-fn real_path(p: &std::path::Path) -> std::path::PathBuf {
-    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
-}
-
-impl SourceLoader for ProjectLoader {
-    fn load(&self, from: &SourceFile, path: &str) -> io::Result<SourceFile> {
-        let name = resolve_include(&from.name, path);
-        let real = std::fs::canonicalize(&name)?;
-        let inside = real.starts_with(&self.root)
-            || self
-                .spec_folder
-                .as_ref()
-                .is_some_and(|f| real.starts_with(f));
-        if !inside {
-            let outside = OutsideRoot {
-                name,
-                root: self.root.clone(),
-            };
-            return Err(io::Error::new(io::ErrorKind::PermissionDenied, outside));
-        }
-        FsLoader.load(from, path)
-    }
-}
-
-/// The error of a [`ProjectLoader`] refusing a file outside the project (inside an
-/// [`io::Error`] of kind `PermissionDenied`; see [`OutsideRoot::of`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OutsideRoot {
-    /// The included path, resolved against the including file.
-    pub name: String,
-    /// The project root.
-    pub root: std::path::PathBuf,
-}
-
-impl OutsideRoot {
-    /// The refusal inside `e`, if `e` is one.
-    pub fn of(e: &io::Error) -> Option<&OutsideRoot> {
-        e.get_ref().and_then(|inner| inner.downcast_ref())
-    }
-}
-
-impl std::fmt::Display for OutsideRoot {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "`{}` is outside the project root {}",
-            self.name,
-            self.root.display()
-        )
-    }
-}
-
-impl std::error::Error for OutsideRoot {}
 
 /// Serves included files from memory, keyed by their resolved path.
 #[derive(Debug, Clone, Default)]

@@ -10,6 +10,7 @@
 pub mod budget;
 pub mod de;
 pub(crate) mod keys;
+pub mod lone;
 mod pyprint;
 pub mod read;
 pub(crate) mod scan;

@@ -9,12 +9,23 @@
 //!
 //! Nesting is read with an explicit stack, never by recursion, up to the runtime's stated limit
 //! ([`Runtime::depth`]); past it the line is refused with the peer's own reason. Lone surrogate
-//! escapes (`"\ud800"`), which both runtimes keep and a Rust string cannot hold, are refused.
+//! escapes (`"\ud800"`), which both runtimes keep and a Rust string cannot hold, are kept as
+//! characters of a block set aside for them ([`super::lone`]).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+use super::lone;
 use super::value::Val;
+
+/// The refusal of a character of the block set aside for lone surrogates ([`lone`]).
+pub fn set_aside(c: char) -> String {
+    format!(
+        "toolspec: the character U+{:04X} is in the private-use block toolspec keeps for lone \
+         surrogates, and would be read as one (the case is not scored)",
+        c as u32
+    )
+}
 
 /// The runtime whose reading of JSON a peer has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,8 +87,8 @@ pub struct ReadError {
     pub message: String,
     /// The byte offset in the line.
     pub at: usize,
-    /// Whether the runtime itself would read the line (the refusal is toolspec's: a lone
-    /// surrogate), so the message says why.
+    /// Whether the runtime itself would read the line (the refusal is toolspec's: a character
+    /// of the block set aside for lone surrogates), so the message says why.
     pub toolspec: bool,
     /// Whether the text breaks JSON's grammar (not a limit of the runtime or of toolspec).
     pub syntax: bool,
@@ -90,6 +101,8 @@ pub struct Shape {
     pub depth: usize,
     /// Whether an object had a duplicate key.
     pub duplicates: bool,
+    /// Whether a string held a lone surrogate escape (kept as [`super::lone`] says).
+    pub lone: bool,
     /// Where the value of each member of a top-level object is in the line (the last one of a
     /// duplicate key), in first-appearance order: what a case prints back as written.
     pub spans: Vec<(String, std::ops::Range<usize>)>,
@@ -383,20 +396,24 @@ impl<'a> Reader<'a> {
                 } else {
                     hi
                 };
-                match char::from_u32(cp) {
-                    Some(c) => c,
-                    None => {
-                        return Err(ReadError {
-                            message: format!(
-                                "toolspec: the lone surrogate escape \\u{cp:04x} is text the \
-                                 peer keeps and toolspec does not read (the case is not scored)"
-                            ),
-                            at: self.i,
-                            toolspec: true,
-                            syntax: false,
-                        })
-                    }
+                // A lone surrogate is kept as the character set aside for it; a character
+                // of that block written as a pair would read back as a surrogate.
+                // (`hex4` reads at most 0xFFFF and a pair at most 0x10FFFF: every value is a
+                // character or a surrogate.)
+                let c = char::from_u32(cp)
+                    .or_else(|| lone::char_of(cp))
+                    .unwrap_or(char::REPLACEMENT_CHARACTER);
+                if cp <= 0xffff && lone::unit_of(c).is_some() {
+                    self.shape.lone = true;
+                } else if lone::unit_of(c).is_some() {
+                    return Err(ReadError {
+                        message: set_aside(c),
+                        at: self.i,
+                        toolspec: true,
+                        syntax: false,
+                    });
                 }
+                c
             }
             _ => {
                 self.i -= 2;
@@ -662,8 +679,19 @@ mod tests {
             }
         )
         .is_ok());
-        let e = read(r#""\ud800""#, Runtime::JavaScript).unwrap_err();
-        assert!(e.toolspec && e.message.contains("lone surrogate"), "{e:?}");
+        // A lone surrogate is kept (as the character set aside for it); a character of that
+        // block written as a pair is refused.
+        let lone = |u| crate::json::lone::char_of(u).unwrap().to_string();
+        assert_eq!(
+            read(r#""\ud800a\udfff""#, Runtime::JavaScript).unwrap().0,
+            Val::Str(format!("{}a{}", lone(0xd800), lone(0xdfff)).into())
+        );
+        assert_eq!(
+            py(r#""\ud83d\ud83d\ude00""#),
+            Val::Str(format!("{}\u{1f600}", lone(0xd83d)).into())
+        );
+        let e = read(r#""\udbfc\udc00""#, Runtime::PY311).unwrap_err();
+        assert!(e.toolspec && e.message.contains("U+10F000"), "{e:?}");
         assert!(read(r#""\x""#, Runtime::PY311).is_err());
     }
 

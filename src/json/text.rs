@@ -7,6 +7,7 @@
 
 use std::fmt::Write as _;
 
+use super::lone;
 use super::view::{Json, Kind};
 
 /// Shortest round-trip digits (at most 17) and decimal exponent of a finite, non-zero `f64`:
@@ -228,7 +229,8 @@ pub(crate) fn py_str_in<const MINOR: u8>(out: &mut String, s: &str) {
             }
             c if py_printable(c, MINOR) => out.push(c),
             c => {
-                let u = c as u32;
+                // A lone surrogate is printed as `'\ud800'`.
+                let u = lone::py_code_point(c);
                 if u < 0x100 {
                     let _ = write!(out, "\\x{u:02x}");
                 } else if u < 0x10000 {
@@ -386,8 +388,27 @@ pub fn json_str(out: &mut String, s: &str) {
 }
 
 /// [`json_str`] without the quotes: the escaped text, so that a string built in pieces can be
-/// escaped piece by piece (escaping works character by character).
+/// escaped piece by piece (escaping works character by character). A lone surrogate
+/// ([`super::lone`]) is written as its escape, `\ud800`, as `JSON.stringify` writes it.
 pub(crate) fn json_str_body(out: &mut String, s: &str) {
+    if !lone::maybe(s) {
+        return py_dumps_body(out, s);
+    }
+    let mut rest = s;
+    while let Some((i, unit)) = rest
+        .char_indices()
+        .find_map(|(i, c)| lone::unit_of(c).map(|u| (i, u)))
+    {
+        py_dumps_body(out, &rest[..i]);
+        let _ = write!(out, "\\u{unit:04x}");
+        rest = &rest[i + 4..];
+    }
+    py_dumps_body(out, rest);
+}
+
+/// The body of a string literal of Python's `json.dumps(ensure_ascii=False)`: [`json_str_body`],
+/// but a lone surrogate stays as it is (Python writes it raw).
+fn py_dumps_body(out: &mut String, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let b = s.as_bytes();
     let mut start = 0;
@@ -417,16 +438,19 @@ pub(crate) fn json_str_body(out: &mut String, s: &str) {
 /// [`json_str`], and with `ESC` that literal escaped again as the body of a JSON string.
 fn json_str_in<const ESC: bool>(out: &mut String, s: &str) {
     if !ESC {
-        json_str(out, s);
+        out.reserve(s.len() + 2);
+        out.push('"');
+        py_dumps_body(out, s);
+        out.push('"');
         return;
     }
     out.push_str("\\\"");
-    if super::scan::plain_run_end(s.as_bytes(), 0) == s.len() {
+    if super::scan::plain_run_end(s.as_bytes(), 0) == s.len() && !lone::maybe(s) {
         // Nothing to escape at either level.
         out.push_str(s);
     } else {
         let mut once = String::with_capacity(s.len() + 8);
-        json_str_body(&mut once, s);
+        py_dumps_body(&mut once, s);
         json_str_body(out, &once);
     }
     out.push_str("\\\"");

@@ -1,34 +1,34 @@
 //! `--format concise`: one line per finding, `path:line:col: code message`, as ruff's concise
-//! format prints them, each cut to the width; then the summary line.
+//! format prints them, each whole whatever the terminal (for editors, scripts and CI logs); then
+//! the summary line.
 //!
-//! The findings of failing pairs are listed (a passing pair's notes are not), each message
-//! starting with what is most telling (a failed constraint: `amount_cents: 14999 is above the
-//! maximum 12999; …`), so that the part cut at the width is the least useful. The run's errors
-//! and warnings come first, in the same form.
+//! The findings of failing pairs are listed (a passing pair's notes are not; its findings that
+//! leave part of the spec unchecked are), each message starting with what is most telling (a
+//! failed constraint: `amount_cents: 14999 is above the maximum 12999; call #3
+//! issue_refund(amount_cents: 14999, …) fails expectation #4 issue_refund (refund) at
+//! prompts/refund.toolspec:14`), the call with its offending values first. The run's errors and
+//! warnings come first, in the same form.
 
 use std::io::{self, Write};
 
 use super::brief;
-use super::call::cut;
 use super::model::{Finding, PairResult, Report};
 use super::stream::{self, Emitter, PairOut, Results};
 use crate::text::escape;
 
-/// Render the report as concise lines, `width` characters wide at most (but for a path that
-/// alone is wider).
-pub fn render(report: &Report, width: usize) -> String {
-    stream::render(ConciseEmitter { width }, report)
+/// Render the report as concise lines.
+pub fn render(report: &Report) -> String {
+    stream::render(ConciseEmitter, report)
 }
 
 /// The concise output format.
-#[derive(Debug, Clone, Copy)]
-pub struct ConciseEmitter {
-    /// The width lines are cut to (the terminal's, or 100).
-    pub width: usize,
-}
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ConciseEmitter;
 
-/// Fewest characters of a message shown, however long the path before it.
-const MIN_MESSAGE: usize = 20;
+/// Most characters of a call shown in a line (`call #3 issue_refund(amount_cents: 14999, …)`):
+/// its arguments, the offending ones first, each value cut to [`super::call::VALUE_CHARS`], as
+/// many as fit. A call's arguments can be megabytes; the line stays readable and bounded.
+const CALL_CHARS: usize = 160;
 
 impl Emitter for ConciseEmitter {
     type Meta = ();
@@ -51,9 +51,11 @@ impl Emitter for ConciseEmitter {
             let mut message = format!("{within}{}", message(r, &f));
             if f.unverified {
                 message = format!("{message}; {}", Finding::UNVERIFIED);
+                if let Some(help) = &f.help {
+                    message = format!("{message}; help: {}", escape(help));
+                }
             }
-            out.text
-                .write_all(line(&f, &message, self.width).as_bytes())?;
+            out.text.write_all(line(&f, &message).as_bytes())?;
         }
         Ok(())
     }
@@ -66,14 +68,14 @@ impl Emitter for ConciseEmitter {
         out: &mut dyn Write,
     ) -> io::Result<()> {
         for f in head.errors.iter().chain(&head.warnings) {
-            out.write_all(line(f, &escape(&f.message), self.width).as_bytes())?;
+            out.write_all(line(f, &escape(&f.message)).as_bytes())?;
         }
         results.write_texts(|()| true, out)?;
         // Each spec's pass rate, as a finding at its `pass_rate` line.
         for r in &head.rates {
             let f = r.finding();
             let message = format!("{}: {}", escape(&r.spec), r.verdict_text());
-            out.write_all(line(&f, &message, self.width).as_bytes())?;
+            out.write_all(line(&f, &message).as_bytes())?;
         }
         let listed = (0..results.len()).any(|i| !results.text_is_empty(i));
         if !head.errors.is_empty() || !head.warnings.is_empty() || listed || !head.rates.is_empty()
@@ -84,36 +86,63 @@ impl Emitter for ConciseEmitter {
     }
 }
 
-/// `path:line:col: code message`, the message cut so that the line fits `width`.
-fn line(f: &Finding, message: &str, width: usize) -> String {
+/// `path:line:col: code message`, whole: one line however long (a line break or control
+/// character in the data is escaped).
+fn line(f: &Finding, message: &str) -> String {
     let head = match &f.location {
         Some(l) => format!("{}: {} ", brief::place_col(l), escape(&f.code)),
         None => format!("{} ", escape(&f.code)),
     };
-    let room = width.saturating_sub(head.chars().count()).max(MIN_MESSAGE);
-    crate::text::guard_lines(&format!("{head}{}\n", cut(message, room))).into_owned()
+    crate::text::guard_lines(&format!("{head}{message}\n")).into_owned()
 }
 
 /// A finding's message for one line: for a call that fails constraints, the constraints first,
-/// then the call and the expectation; otherwise the finding's own message.
+/// then the call with its offending values and the expectation; for another finding about a
+/// call, the call with its values and what is wrong with it; otherwise the finding's own
+/// message; then the spec line it comes from.
 fn message(r: &PairResult, f: &Finding) -> String {
-    let failed = brief::failures(r, f);
-    if failed.is_empty() {
-        return escape(&f.message).into_owned();
-    }
-    let what: Vec<String> = failed
-        .iter()
-        .map(|g| escape(&g.message).into_owned())
-        .collect();
-    let call = f
-        .call
+    let (noun, _) = f.related_role();
+    let at = f
+        .related
         .as_ref()
-        .map(|c| format!("call #{} {}", c.index + 1, escape(&c.name)))
+        .map(|l| format!(" at {}", brief::place(l)))
         .unwrap_or_default();
-    let exp = f
-        .expectation
-        .and_then(|e| brief::expectation(r, e))
-        .map(|e| format!(" fails {e}"))
-        .unwrap_or_default();
-    format!("{}; {call}{exp}", what.join("; "))
+    let call = brief::call_text(r, f, CALL_CHARS);
+    let failed = brief::failures(r, f);
+    if !failed.is_empty() {
+        let what: Vec<String> = failed
+            .iter()
+            .map(|g| escape(&g.message).into_owned())
+            .collect();
+        let exp = f
+            .expectation
+            .and_then(|e| brief::expectation(r, e))
+            .map(|e| format!(" fails expectation {e}{at}"))
+            .unwrap_or_default();
+        let share = brief::share(r, f)
+            .map(|s| format!("; {} (credit {:.2})", escape(&s.summary), s.credit))
+            .unwrap_or_default();
+        return format!(
+            "{}{share}; {}{exp}",
+            what.join("; "),
+            call.unwrap_or_default()
+        );
+    }
+    let related = if at.is_empty() {
+        String::new()
+    } else {
+        format!("; {noun}{at}")
+    };
+    match (call, &f.call) {
+        (Some(call), Some(c)) => {
+            // The message names the call (`call #4 `issue_refund` is not accounted for …`):
+            // the call with its values takes the place of its name.
+            let named = format!("call #{} `{}` ", c.index + 1, c.name);
+            match f.message.strip_prefix(&named) {
+                Some(rest) => format!("{call} {}{related}", escape(rest)),
+                None => format!("{call}: {}{related}", escape(&f.message)),
+            }
+        }
+        _ => format!("{}{related}", escape(&f.message)),
+    }
 }

@@ -8,17 +8,21 @@ use super::stream::{self, Emitter, PairOut, Results};
 
 /// Render the report as workflow commands.
 pub fn render(report: &Report) -> String {
-    stream::render(GithubEmitter, report)
+    stream::render(GithubEmitter::default(), report)
 }
 
 /// The GitHub Actions output format.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct GithubEmitter;
+pub struct GithubEmitter {
+    /// Annotate the notes of passing pairs too (`--show-notes`; [`PairResult::annotates`]).
+    pub show_notes: bool,
+}
 
 impl Emitter for GithubEmitter {
     type Meta = ();
 
-    /// The annotations of the result's findings.
+    /// The annotations of the result's findings ([`PairResult::annotates`]: of a passing pair,
+    /// not its notes unless asked for).
     fn pair(
         &self,
         r: &PairResult,
@@ -28,7 +32,7 @@ impl Emitter for GithubEmitter {
         // A failing result of a spec with a `pass_rate`: its warnings say what they count
         // toward.
         let note = r.rate_note().filter(|_| !r.passed);
-        for mut f in findings {
+        for mut f in findings.filter(|f| r.annotates(f, self.show_notes)) {
             if let Some(note) = note.as_ref().filter(|_| f.severity != Severity::Note) {
                 f.message = format!("{} ({note})", f.message);
             }

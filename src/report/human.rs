@@ -126,6 +126,30 @@ impl<S: Fn(&str) -> Option<Arc<String>>> Emitter for HumanEmitter<S> {
     }
 }
 
+/// One result on its own, as `-v` shows it: its line, its alignment and every finding in full,
+/// then its line again. No list of pairs and no counts: those are the run's, and one result is
+/// not a run (the Python API's `Result.explain()`).
+pub fn render_pair(r: &PairResult, sources: Sources<'_>, opts: Options) -> String {
+    let mut out = String::new();
+    let opts = Options {
+        verbose: true,
+        ..opts
+    };
+    let _ = pair_details(
+        r,
+        &mut r.findings.iter().cloned(),
+        sources,
+        opts,
+        &mut |s| {
+            out.push_str(s);
+            Ok::<(), std::convert::Infallible>(())
+        },
+    );
+    out.push_str(&pair_line(r, opts.color));
+    out.push('\n');
+    out
+}
+
 /// What goes to stderr: the run's errors, then its warnings, rendered.
 pub fn render_run_findings(report: &Report, sources: Sources<'_>, opts: Options) -> String {
     let handler = handler(opts);

@@ -73,6 +73,8 @@ impl Emitter for MarkdownEmitter {
 pub struct GithubWithSummary<W> {
     /// Where the job summary goes (`$GITHUB_STEP_SUMMARY`, opened for appending by the CLI).
     pub summary: Mutex<W>,
+    /// The annotations' format.
+    pub github: GithubEmitter,
 }
 
 impl<W: Write + Send> Emitter for GithubWithSummary<W> {
@@ -98,7 +100,7 @@ impl<W: Write + Send> Emitter for GithubWithSummary<W> {
                 more += 1;
             }
         });
-        GithubEmitter.pair(r, &mut tee, out)?;
+        self.github.pair(r, &mut tee, out)?;
         drop(tee);
         if !r.passed {
             out.line
@@ -310,10 +312,14 @@ fn row(r: &PairResult, findings: &mut dyn Iterator<Item = Finding>, more: usize)
         Some(rate) => format!(" (within pass_rate ≥ {})", percent(rate)),
         None => String::new(),
     };
+    // The built-in rules alone have no spec file: `rules`, as the pair's line says.
+    let spec = if r.is_rules_only() {
+        md(&r.spec).into_owned()
+    } else {
+        format!("{}::{}", md(&r.spec_file), md(&r.spec))
+    };
     format!(
-        "| {}::{} | {} | {}{within} | {} |\n",
-        md(&r.spec_file),
-        md(&r.spec),
+        "| {spec} | {} | {}{within} | {} |\n",
         md(&target),
         md(&r.verdict_text()),
         cells.join("<br>")

@@ -143,8 +143,8 @@ impl PairResult {
     }
 
     /// Whether the annotation formats (GitHub, SARIF) report finding `f` of this result: all
-    /// but the notes of a pair that passed, unless `notes` (`--show-notes`) asks for them or the
-    /// note leaves part of the spec unchecked.
+    /// but the notes of a pair that passed (an allowed extra call, ...), unless `notes`
+    /// (`--show-notes`) asks for them or the note leaves part of the spec unchecked.
     pub fn annotates(&self, f: &Finding, notes: bool) -> bool {
         notes || !self.passed || f.severity != Severity::Note || f.unverified
     }
@@ -565,14 +565,24 @@ impl Location {
 }
 
 impl Report {
+    /// How many of the run's [`warnings`](Report::warnings) are warnings: a note (a file
+    /// passed over) is listed with them but is none, and fails nothing under `--strict`.
+    pub fn warning_count(&self) -> usize {
+        self.warnings
+            .iter()
+            .filter(|w| w.severity != Severity::Note)
+            .count()
+    }
+
     /// Recount the summary from the results, errors and warnings (file and spec counts are
     /// left as set by the caller).
     pub fn recount(&mut self) {
         self.version = REPORT_VERSION;
+        let warnings = self.warning_count();
         self.summary.count(
             self.results.iter().map(Tally::of),
             self.errors.len(),
-            self.warnings.len(),
+            warnings,
         );
         self.summary.failed_within_rate = self
             .results

@@ -120,12 +120,23 @@ pub struct SarifEmitter {
     /// The codes of the findings rendered, numbered in order of first use (the placeholder
     /// rule index of their results).
     codes: Mutex<Vec<String>>,
+    /// Report the notes of passing pairs too (`--show-notes`; [`PairResult::annotates`]).
+    show_notes: bool,
 }
 
 impl SarifEmitter {
     /// The format.
     pub fn new() -> Self {
         SarifEmitter::default()
+    }
+
+    /// The format, reporting the notes of passing pairs too when `yes` (`--show-notes`).
+    #[must_use]
+    pub fn showing_notes(self, yes: bool) -> Self {
+        SarifEmitter {
+            show_notes: yes,
+            ..self
+        }
     }
 
     /// The placeholder rule index of `code`.
@@ -162,7 +173,8 @@ impl Emitter for SarifEmitter {
         // A failing result of a spec with a `pass_rate`: its findings (warnings) say what they
         // count toward.
         let note = r.rate_note().filter(|_| !r.passed);
-        for (i, mut f) in findings.enumerate() {
+        let shown = findings.filter(|f| r.annotates(f, self.show_notes));
+        for (i, mut f) in shown.enumerate() {
             if let Some(note) = note.as_ref().filter(|_| f.severity != Severity::Note) {
                 f.message = format!("{} ({note})", f.message);
             }

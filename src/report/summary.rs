@@ -24,14 +24,24 @@ pub struct Digest {
     pub passed: bool,
     /// Its score.
     pub score: f64,
-    /// The expectations and `never` rules it failed, as the reports name them
-    /// (`#3 check_refund_eligibility (eligibility)`, `never close_account`; escaped).
+    /// Of a failed pair, the expectations and `never` rules it failed, as the reports name them
+    /// (`#3 check_refund_eligibility (eligibility)`, `never close_account`; escaped). None for a
+    /// pair that passed: what it left unmet (a second call of a plain `call` where extra calls
+    /// are allowed, a miss below a lenient threshold) did not fail it.
     pub failed: Vec<String>,
 }
 
 impl Digest {
     /// The digest of a result.
     pub fn of(r: &PairResult) -> Digest {
+        if r.passed {
+            return Digest {
+                spec: spec_name(&r.spec_file, &r.spec),
+                passed: true,
+                score: r.score,
+                failed: Vec::new(),
+            };
+        }
         let mut failed: Vec<String> = r
             .expectations
             .iter()
@@ -45,11 +55,21 @@ impl Digest {
                 .map(|rule| format!("never {}", escape(&rule.tool))),
         );
         Digest {
-            spec: format!("{}::{}", escape(&r.spec_file), escape(&r.spec)),
+            spec: spec_name(&r.spec_file, &r.spec),
             passed: r.passed,
             score: r.score,
             failed,
         }
+    }
+}
+
+/// A spec as a summary names it, `spec_file::spec` (escaped); the built-in rules alone, which
+/// have no spec file ([`PairResult::is_rules_only`]), as `rules`, as their pairs' lines say.
+fn spec_name(spec_file: &str, spec: &str) -> String {
+    if spec_file.is_empty() {
+        escape(spec).into_owned()
+    } else {
+        format!("{}::{}", escape(spec_file), escape(spec))
     }
 }
 
@@ -77,7 +97,7 @@ pub fn with_rates(mut rows: Vec<SpecSummary>, rates: &[RateResult]) -> Vec<SpecS
     for row in &mut rows {
         row.pass_rate = rates
             .iter()
-            .find(|r| format!("{}::{}", escape(&r.spec_file), escape(&r.spec)) == row.spec)
+            .find(|r| spec_name(&r.spec_file, &r.spec) == row.spec)
             .cloned();
     }
     rows

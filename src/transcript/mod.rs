@@ -299,6 +299,8 @@ pub struct Reader<'m> {
     format: Option<Format>,
     keep: Keep,
     mapping: Option<&'m Mapping>,
+    /// The guard files are opened through (`None`: regular files anywhere).
+    guard: Option<&'m crate::guard::RootGuard>,
 }
 
 impl<'m> Reader<'m> {
@@ -316,6 +318,13 @@ impl<'m> Reader<'m> {
     /// Keep of each call only what `keep` asks for.
     pub fn keep(mut self, keep: Keep) -> Self {
         self.keep = keep;
+        self
+    }
+
+    /// Open files through `guard` ([`Self::read_file`]); without one, a regular file
+    /// anywhere ([`crate::guard::RootGuard::anywhere`]).
+    pub fn guard(mut self, guard: &'m crate::guard::RootGuard) -> Self {
+        self.guard = Some(guard);
         self
     }
 
@@ -389,13 +398,13 @@ impl<'m> Reader<'m> {
             file: name.clone(),
             source,
         };
+        let anywhere = crate::guard::RootGuard::anywhere();
+        let guard = self.guard.unwrap_or(&anywhere);
         if self.mapping.is_some() {
-            let bytes = crate::guard::RootGuard::anywhere()
-                .read(path, mapping::MAPPED_FILE_LIMIT)
-                .map_err(io)?;
+            let bytes = guard.read(path, mapping::MAPPED_FILE_LIMIT).map_err(io)?;
             return self.read_with(&name, &bytes, emit);
         }
-        let mut file = crate::guard::open_regular(path).map_err(io)?;
+        let mut file = guard.open(path).map_err(io)?;
         let len = file.metadata().map_err(io)?.len();
         if len <= WHOLE_FILE_LIMIT {
             let mut bytes = Vec::with_capacity(len as usize);

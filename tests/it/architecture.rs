@@ -478,6 +478,81 @@ fn the_library_never_spawns_reads_the_environment_or_prints() {
     assert!(problems.is_empty(), "\n{problems}");
 }
 
+/// Where a file may be opened without a project's root guard (`RootGuard::anywhere()`,
+/// `open_regular`): (file, why). Every other read — each command, each function of the Python
+/// module — states the guard of its project.
+const UNGUARDED_READS: &[(&str, &str)] = &[
+    ("src/guard.rs", "the guard itself"),
+    (
+        "src/transcript/mod.rs",
+        "a `Reader` that is given no guard (library users naming their own file)",
+    ),
+    (
+        "src/check/settings.rs",
+        "`--config FILE`: a settings file the command line names",
+    ),
+    (
+        "src/check/locate.rs",
+        "a transcript read again to place findings, once the guard let it through",
+    ),
+    (
+        "src/cli/sources.rs",
+        "the snippets of files a finding names, read through the guard first",
+    ),
+];
+
+/// One guard for every way a spec enters: the only loaders of included files are `FsLoader`
+/// (from disk, through the root guard it is built with) and `MapLoader` (from memory), and no
+/// code outside [`UNGUARDED_READS`] opens a file without a project's guard — not a command of
+/// `src/cli`, not the Python module.
+#[test]
+fn every_include_and_file_is_read_through_a_root_guard() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = rust_files(&src());
+    files.extend(rust_files(&root.join("python/src")));
+    let mut problems = String::new();
+    let mut loaders = Vec::new();
+    for path in files {
+        let rel = path
+            .strip_prefix(root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let code: String = without_tests(code_only(&text)).into_iter().collect();
+        for (n, line) in code.lines().enumerate() {
+            if let Some(at) = line.find("SourceLoader for ") {
+                let ty: String = line[at + "SourceLoader for ".len()..]
+                    .chars()
+                    .take_while(|&c| is_ident(c))
+                    .collect();
+                loaders.push(format!("{rel}: {ty}"));
+            }
+            let unguarded = ["RootGuard::anywhere()", "open_regular("]
+                .iter()
+                .any(|needle| line.contains(needle));
+            if unguarded && !UNGUARDED_READS.iter().any(|(f, _)| *f == rel) {
+                writeln!(
+                    problems,
+                    "{rel}:{}: a file opened without the project's root guard; build one with \
+                     `RootGuard::for_project` (see docs/security.md)",
+                    n + 1
+                )
+                .unwrap();
+            }
+        }
+    }
+    assert_eq!(
+        loaders,
+        [
+            "src/compile/loader.rs: FsLoader",
+            "src/compile/loader.rs: MapLoader"
+        ],
+        "the loaders of included files"
+    );
+    assert!(problems.is_empty(), "\n{problems}");
+}
+
 #[test]
 fn the_scanner_reads_code_not_comments_strings_or_tests() {
     let text = r##"
@@ -510,53 +585,48 @@ crate::
     assert_eq!(found, [(3, "text".to_owned())]);
 }
 
-/// The Python package compiles `src/cli` into its extension module (`python/src/lib.rs`, by
-/// `#[path]`), so its crate must depend on every crate the command line uses: a crate of the
-/// root's dependencies that `src/cli` names is in `python/Cargo.toml`'s dependencies too.
+/// The Python package's extension runs the library's command line (`toolspec::cli`), compiled
+/// once with the library: no `#[path]` module compiles `src/cli` into it a second time, and its
+/// crate keeps no copy of the command line's dependencies (every crate it depends on is named by
+/// its own code).
 #[test]
-fn the_python_crate_has_every_dependency_of_the_command_line() {
+fn the_python_crate_compiles_no_second_command_line() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let deps = |manifest: &str| -> Vec<String> {
-        let text = std::fs::read_to_string(root.join(manifest)).unwrap();
-        let doc: toml::Table = text.parse().unwrap();
-        doc["dependencies"]
-            .as_table()
-            .unwrap()
-            .keys()
-            .cloned()
-            .collect()
-    };
-    let mut files = rust_files(&root.join("src/cli"));
-    files.push(root.join("src/main.rs"));
-    let cli: String = files
+    let text = std::fs::read_to_string(root.join("python/Cargo.toml")).unwrap();
+    let doc: toml::Table = text.parse().unwrap();
+    let deps: Vec<String> = doc["dependencies"]
+        .as_table()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    let code: String = rust_files(&root.join("python/src"))
         .iter()
         .map(|f| {
-            String::from_utf8_lossy(
-                &code_only(&std::fs::read_to_string(f).unwrap())
-                    .into_iter()
-                    .collect::<String>()
-                    .into_bytes(),
-            )
-            .into_owned()
-        })
-        .collect();
-    let python = deps("python/Cargo.toml");
-    let missing: Vec<String> = deps("Cargo.toml")
-        .into_iter()
-        .filter(|d| {
-            let ident = d.replace('-', "_");
-            // `ident::` as a path's first segment (not `other::ident::`).
-            let used = cli.match_indices(&format!("{ident}::")).any(|(at, _)| {
-                !cli[..at]
-                    .chars()
-                    .next_back()
-                    .is_some_and(|c| is_ident(c) || c == ':')
-            });
-            used && !python.contains(d)
+            code_only(&std::fs::read_to_string(f).unwrap())
+                .into_iter()
+                .collect::<String>()
         })
         .collect();
     assert!(
-        missing.is_empty(),
-        "src/cli uses {missing:?}, which python/Cargo.toml does not depend on"
+        !code.contains("#[path"),
+        "python/src compiles a module by #[path]: call the library's instead"
+    );
+    let unused: Vec<&String> = deps
+        .iter()
+        .filter(|d| {
+            let ident = d.replace('-', "_");
+            // `ident::` as a path's first segment (not `other::ident::`).
+            !code.match_indices(&format!("{ident}::")).any(|(at, _)| {
+                !code[..at]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| is_ident(c) || c == ':')
+            })
+        })
+        .collect();
+    assert!(
+        unused.is_empty(),
+        "python/Cargo.toml depends on {unused:?}, which python/src does not name"
     );
 }

@@ -134,7 +134,13 @@ fn the_compact_table_gives_the_verdicts_of_the_full_calls() {
     assert_eq!(table.len(), full.calls.len());
     assert_eq!(compact.findings, full.findings);
     let source = SourceFile::new("many.toolspec", SPECS);
-    let specs = compile(&source, &FsLoader).file.unwrap().specs;
+    let specs = compile(
+        &source,
+        &FsLoader::new(toolspec::guard::RootGuard::anywhere()),
+    )
+    .file
+    .unwrap()
+    .specs;
     assert_eq!(specs.len(), 3);
     for config in &specs {
         let want = engine::run(config, &full.calls);
@@ -203,7 +209,7 @@ fn every_format_streams_a_session_of_many_calls_as_the_report_renders() {
     );
     run(
         "github",
-        streamed(github::GithubEmitter, o, s, project),
+        streamed(github::GithubEmitter::default(), o, s, project),
         github::render(&whole),
     );
     run(

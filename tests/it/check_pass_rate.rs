@@ -95,6 +95,29 @@ fn check_project(dir: &Path) -> (toolspec::report::Report, u8) {
     // One path: the collected report and the streamed check decide the same status.
     assert_eq!(report.exit_status(), streamed.exit_status());
     assert_eq!(report.summary, streamed.report.summary);
+    // The verdicts a test runner makes its items of (the pytest plugin): one per result of a
+    // spec without a rate, one per rate over all its results; one fails exactly when the run
+    // does.
+    let verdicts = toolspec::check::verdicts::verdicts(&report);
+    assert_eq!(
+        verdicts.iter().any(|v| !v.passed(&report)),
+        report.summary.fails()
+    );
+    let covered: usize = verdicts
+        .iter()
+        .map(|v| match v {
+            toolspec::check::verdicts::Verdict::Pair { .. } => 1,
+            toolspec::check::verdicts::Verdict::Rate { results, .. } => results.len(),
+        })
+        .sum();
+    assert_eq!(covered, report.results.len());
+    assert_eq!(
+        verdicts
+            .iter()
+            .filter(|v| matches!(v, toolspec::check::verdicts::Verdict::Rate { .. }))
+            .count(),
+        report.rates.len()
+    );
     let status = report.exit_status();
     (report, status)
 }

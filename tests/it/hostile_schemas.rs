@@ -118,9 +118,9 @@ fn a_ref_dag_schema_is_refused_at_its_bound() {
         .any(|m| m.contains("\"k\" is a required property")));
 }
 
-/// Thousands of `\p{L}{20}` patterns, each under the size limit of one: the first fit in the
-/// transcript's pattern budget, one note counts the others, and the rest of the schema is
-/// checked.
+/// Thousands of `\p{L}{20}` patterns, each under the size limit of one (3 to 7.7 GB, then an
+/// abort), in one schema and spread over 300 tools: the first fit in the transcript's pattern
+/// budget, one note counts the others, and the rest of each schema is checked.
 #[test]
 fn thousands_of_unicode_patterns_stop_at_the_transcript_budget() {
     let props: serde_json::Map<String, Value> = (0..3000)
@@ -141,22 +141,48 @@ fn thousands_of_unicode_patterns_stop_at_the_transcript_budget() {
         )],
         &[("t", Value::Object(args))],
     );
+    // The same patterns spread over 300 tools, one each: the budget is the transcript's.
+    let tools: Vec<(String, Value)> = (0..300)
+        .map(|i| {
+            let pattern = format!(r"\p{{L}}{{20}}{i}");
+            (
+                format!("t{i}"),
+                json!({"type": "object", "required": ["missing"],
+                       "properties": {"p": {"type": "string", "pattern": pattern}}}),
+            )
+        })
+        .collect();
+    let tool_refs: Vec<(&str, Value)> =
+        tools.iter().map(|(n, s)| (n.as_str(), s.clone())).collect();
+    let calls: Vec<(&str, Value)> = tools
+        .iter()
+        .map(|(n, _)| (n.as_str(), json!({"p": "é".repeat(25)})))
+        .collect();
+    let spread = chat(&tool_refs, &calls);
     let p = Project::new();
     p.write("runs/patterns.json", &text);
+    p.write("runs/spread.json", &spread);
     let run = p.check_limited(LIMIT_MIB, &[]);
     run.assert_not_killed();
     run.assert_good_checked();
-    let found = findings(&run, "patterns.json");
-    let notes = with_code(&found, "rule-limit");
-    assert!(
-        notes
-            .iter()
-            .any(|m| m.contains("budget of 64 MiB") && m.contains("more are not checked")),
-        "{notes:#?}"
-    );
-    assert!(with_code(&found, "schema-violation")
-        .iter()
-        .any(|m| m.contains("\"missing\" is a required property")));
+    for file in ["patterns.json", "spread.json"] {
+        let found = findings(&run, file);
+        let notes = with_code(&found, "rule-limit");
+        assert_eq!(
+            notes
+                .iter()
+                .filter(|m| m.contains("budget of 64 MiB") && m.contains("more are not checked"))
+                .count(),
+            1,
+            "{file}: {notes:#?}"
+        );
+        assert!(
+            with_code(&found, "schema-violation")
+                .iter()
+                .any(|m| m.contains("\"missing\" is a required property")),
+            "{file}"
+        );
+    }
 }
 
 /// An ECMA look-ahead in one `pattern` (which made the whole schema `invalid-schema`, every

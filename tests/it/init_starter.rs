@@ -40,7 +40,10 @@ fn every_starter_spec_compiles_and_passes_on_its_transcript() {
         let name = format!("{}.toolspec", path.display());
         let formatted = toolspec::syntax::format(&SourceFile::new(name.clone(), text.clone()))
             .unwrap_or_else(|d| panic!("{name}: {d:?}\n{text}"));
-        let compiled = compile(&SourceFile::new(name.clone(), formatted.clone()), &FsLoader);
+        let compiled = compile(
+            &SourceFile::new(name.clone(), formatted.clone()),
+            &FsLoader::new(toolspec::guard::RootGuard::anywhere()),
+        );
         if !compiled.diagnostics.is_empty() {
             problems.push(format!("{name}: {:?}\n{formatted}", compiled.diagnostics));
             continue;

@@ -17,53 +17,16 @@ use toolspec::score::profiles::{peer, score_line, score_line_reference};
 use crate::parity_support::reason_modulo_set_order;
 
 /// Whether a line that disagrees with its peer is one of the differences `docs/parity.md`
-/// lists ("Remaining differences"): a lone surrogate escape, which toolspec refuses (the peers
-/// keep it); for promptfoo, an expected value that promptfoo renders as a template, reads or
-/// runs (toolspec never does); for Evalite, a call list that is not an array or a call that is
-/// not an object (toolspec refuses the shape).
-fn known(profile: &str, case: &str, got: &Value) -> bool {
+/// lists ("Remaining differences"): for promptfoo, an expected value that promptfoo renders as
+/// a template, reads or runs (toolspec never does).
+fn known(profile: &str, got: &Value) -> bool {
     let error = got["error"].as_str().unwrap_or_default();
-    let lone = error.contains("toolspec: the lone surrogate escape") && has_lone_surrogate(case);
-    let template = profile == "promptfoo" && error.contains("is a Nunjucks template");
-    let shape = profile == "evalite"
-        && (error.contains("expected a sequence") || error.contains("expected a tool call object"));
-    lone || template || shape
+    profile == "promptfoo" && error.contains("is a Nunjucks template")
 }
 
-/// Whether the line holds an escape of a surrogate that is not part of a pair.
-fn has_lone_surrogate(text: &str) -> bool {
-    let unit = |i: usize| -> Option<u32> {
-        if text.get(i..i + 2)? != "\\u" {
-            return None;
-        }
-        u32::from_str_radix(text.get(i + 2..i + 6)?, 16).ok()
-    };
-    let mut i = 0;
-    while let Some(at) = text.get(i..).and_then(|t| t.find("\\u")) {
-        let at = i + at;
-        match unit(at) {
-            Some(0xd800..=0xdbff) => {
-                if !unit(at + 6).is_some_and(|n| (0xdc00..0xe000).contains(&n)) {
-                    return true;
-                }
-                i = at + 12;
-            }
-            Some(0xdc00..=0xdfff) => return true,
-            _ => i = at + 2,
-        }
-    }
-    false
-}
-
-/// The least share of lines that agree, per peer: 99.5 %, but for the two peers whose sets
-/// hold more known differences than that leaves room for: promptfoo (templates toolspec never
-/// renders, besides lone surrogates) and Evalite (call lists and calls of other shapes, besides
-/// lone surrogates).
-fn floor(profile: &str) -> f64 {
-    match profile {
-        "promptfoo" | "evalite" => 0.992,
-        _ => 0.995,
-    }
+/// The least share of lines that agree: 99.5 % for every peer.
+fn floor(_profile: &str) -> f64 {
+    0.995
 }
 
 /// A JSON line (a peer's answer, toolspec's, or a recorded vector) as a serde_json value,
@@ -177,7 +140,7 @@ fn disagreements(profile: &str, vectors: &[(String, Value)]) -> Vec<(String, Str
             bad.push((
                 id_of(case),
                 format!("want {}\n   got {}", cut(want), cut(&got)),
-                known(profile, case, &got),
+                known(profile, &got),
             ));
         }
     }
@@ -186,7 +149,9 @@ fn disagreements(profile: &str, vectors: &[(String, Value)]) -> Vec<(String, Str
 
 /// Every reproduction of the differences toolspec had with the peers (duplicate keys, integers
 /// past 64 bits and `-0` on every reading path, `NaN` and `Infinity`, deep nesting, Galtea's
-/// options, promptfoo's `(none)`), with the real peers' answers: all agree.
+/// options, promptfoo's `(none)`, Evalite's call lists and calls of every JSON type, lone
+/// surrogates in every peer: compared, printed, ordered and measured as the runtime holds
+/// them), with the real peers' answers: all agree.
 #[test]
 fn reproductions_agree_with_the_peers() {
     let text = std::fs::read_to_string("tests/fixtures/differential/reproductions.jsonl").unwrap();
@@ -208,6 +173,29 @@ fn reproductions_agree_with_the_peers() {
         }
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// A character of the block toolspec keeps lone surrogates in, written in a line (as itself or
+/// as a surrogate pair), would be read back as a surrogate: every profile refuses the line
+/// with a reason, the only lines a peer scores that toolspec does not (`docs/parity.md`).
+#[test]
+fn characters_of_the_block_kept_for_lone_surrogates_are_refused() {
+    let raw = "{\"id\":1,\"tools_called\":[\"a\u{10f000}\"],\"expected_tools\":[\"a\"]}";
+    let pair = r#"{"id":1,"tools_called":["a\udbfc\udc00"],"expected_tools":["a"]}"#;
+    for p in toolspec::score::profiles::PEERS {
+        for line in [raw, pair] {
+            let out = String::from_utf8(score_line(p, line.as_bytes())).unwrap();
+            assert!(
+                out.contains("U+10F000 is in the private-use block toolspec keeps for lone"),
+                "{}: {out}",
+                p.name()
+            );
+        }
+    }
+    // Other private-use characters are read as they are.
+    let line = "{\"id\":1,\"tools_called\":[\"\u{10fffd}\"],\"expected_tools\":[\"\u{10fffd}\"]}";
+    let out = String::from_utf8(score_line(peer("galtea").unwrap(), line.as_bytes())).unwrap();
+    assert!(out.contains("\"score\":1"), "{out}");
 }
 
 /// The recorded differential set of `profile`: (case, peer answer).

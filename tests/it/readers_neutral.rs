@@ -8,9 +8,17 @@ use std::process::Command;
 use serde_json::{json, Value};
 use toolspec::transcript::{Format, Reader};
 
+/// `toolspec calls --json PATH` (the copy lies in a temporary folder, outside the project: the
+/// test names it, as a user widening the root does).
 fn calls_json(path: &Path) -> Option<Vec<u8>> {
     let out = Command::new(env!("CARGO_BIN_EXE_toolspec"))
-        .args(["calls", "--json", "--color", "never"])
+        .args([
+            "calls",
+            "--json",
+            "--color",
+            "never",
+            "--allow-outside-root",
+        ])
         .arg(path)
         .output()
         .expect("run toolspec");

@@ -157,7 +157,7 @@ fn assert_streams_the_same(project: &Path) {
     streams_as("json", || json::JsonEmitter, &json::render(w), w, project);
     streams_as(
         "github",
-        || github::GithubEmitter,
+        github::GithubEmitter::default,
         &github::render(w),
         w,
         project,
@@ -178,8 +178,8 @@ fn assert_streams_the_same(project: &Path) {
     );
     streams_as(
         "concise",
-        || concise::ConciseEmitter { width: 100 },
-        &concise::render(w, 100),
+        || concise::ConciseEmitter,
+        &concise::render(w),
         w,
         project,
     );

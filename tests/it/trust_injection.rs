@@ -184,6 +184,24 @@ fn check_in_every_format_writes_no_control_sequence_or_workflow_command_from_dat
             );
         }
     }
+    // The notes of passing pairs, when asked for, go through the same escaping.
+    for format in ["github", "sarif"] {
+        let out = run(
+            dir.path(),
+            &[
+                "check",
+                ".",
+                "--color",
+                "never",
+                "--format",
+                format,
+                "--show-notes",
+            ],
+        );
+        let what = format!("check --format {format} --show-notes");
+        assert_eq!(out.status.code(), Some(2), "{what}: {out:?}");
+        check_output(&what, &out, format == "github");
+    }
 }
 
 #[test]

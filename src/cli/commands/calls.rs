@@ -60,6 +60,8 @@ pub(crate) fn run(args: CallsArgs) -> u8 {
     } else {
         None
     };
+    // What `check` may read, `calls` may read.
+    let guard = super::project_guard(args.allow_outside_root);
     let mut status = exit::OK;
     let several = args.files.len() > 1;
     let mut files_written = 0usize;
@@ -130,6 +132,7 @@ pub(crate) fn run(args: CallsArgs) -> u8 {
             None => transcript::Reader::new()
                 .format(format)
                 .mapping(mapping.map(|m| &**m))
+                .guard(&guard)
                 .read_file_with(path, emit),
         };
         if args.json {
@@ -217,8 +220,7 @@ fn pretty(v: &Value, indent: usize) -> String {
 
 /// The `--json` value of a transcript: the array of its calls ([`call_json`]). The command
 /// writes it one call at a time ([`write_calls`]); the Python module returns it whole.
-#[allow(dead_code)]
-pub(crate) fn calls_json(t: &Transcript) -> Value {
+pub fn calls_json(t: &Transcript) -> Value {
     Value::Array(t.calls.iter().map(call_json).collect())
 }
 

@@ -96,6 +96,7 @@ pub(crate) fn run(args: CheckArgs) -> u8 {
             input_format,
             input_mapping,
             name_skipped: args.strict || args.verbose,
+            force_exclude: args.force_exclude,
             ..o
         },
         Err(status) => return status,
@@ -105,6 +106,9 @@ pub(crate) fn run(args: CheckArgs) -> u8 {
         opts: &opts,
         settings: &settings,
         cwd: &cwd,
+    };
+    let github = GithubEmitter {
+        show_notes: args.show_notes,
     };
     let stderr_human = |head: &Report| report::human::render_run_findings(head, &sources, human);
     match args.format {
@@ -116,22 +120,24 @@ pub(crate) fn run(args: CheckArgs) -> u8 {
             },
             stderr_human,
         ),
-        OutputFormat::Concise => {
-            run.stream(ConciseEmitter { width: human.width }, |_| String::new())
-        }
+        OutputFormat::Concise => run.stream(ConciseEmitter, |_| String::new()),
         OutputFormat::Github => match step_summary() {
             Some(file) => run.stream(
                 GithubWithSummary {
                     summary: std::sync::Mutex::new(BufWriter::new(file)),
+                    github,
                 },
                 short_errors,
             ),
-            None => run.stream(GithubEmitter, short_errors),
+            None => run.stream(github, short_errors),
         },
         OutputFormat::Markdown => run.stream(MarkdownEmitter, short_errors),
         OutputFormat::Html => run.stream(HtmlEmitter { sources: &sources }, short_errors),
         OutputFormat::Junit => run.stream(JunitEmitter, short_errors),
-        OutputFormat::Sarif => run.stream(SarifEmitter::new(), short_errors),
+        OutputFormat::Sarif => run.stream(
+            SarifEmitter::new().showing_notes(args.show_notes),
+            short_errors,
+        ),
     }
 }
 
@@ -367,10 +373,7 @@ pub(crate) fn render(
             );
             (h.stdout, h.stderr)
         }
-        OutputFormat::Concise => (
-            report::concise::render(report, output::terminal_width()),
-            String::new(),
-        ),
+        OutputFormat::Concise => (report::concise::render(report), String::new()),
         OutputFormat::Json => (report::json::render(report), short_errors()),
         OutputFormat::Junit => (report::junit::render(report), short_errors()),
         OutputFormat::Sarif => (report::sarif::render(report), short_errors()),

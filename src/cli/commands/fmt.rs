@@ -17,10 +17,12 @@ pub(crate) fn run(args: FmtArgs) -> u8 {
     } else {
         args.paths.clone()
     };
+    // What `check` may read, `fmt` may read (and write).
+    let guard = super::project_guard(args.allow_outside_root);
     let found = discover::discover(
         &paths,
         &globset::GlobSet::empty(),
-        &toolspec::guard::RootGuard::anywhere(),
+        &guard,
         crate::cli::git_excludes::may_apply(),
     );
     let mut status = exit::OK;
@@ -40,7 +42,7 @@ pub(crate) fn run(args: FmtArgs) -> u8 {
     {
         let name = path.display().to_string();
         let shown = output::esc(&name);
-        let text = match toolspec::guard::read_text(path) {
+        let text = match guard.read_text(path, toolspec::guard::SPEC_LIMIT) {
             Ok(t) => t,
             Err(e) => {
                 output::err(&format!(

@@ -5,6 +5,7 @@ use std::path::Path;
 use toolspec::check::paths::display_path;
 use toolspec::check::starter::starter_spec;
 use toolspec::compile::{compile, FsLoader};
+use toolspec::guard::RootGuard;
 use toolspec::source::SourceFile;
 use toolspec::transcript;
 
@@ -36,9 +37,11 @@ pub(crate) fn run(args: InitArgs) -> u8 {
         .map_or_else(|| "agent".into(), |s| s.to_string_lossy().into_owned());
     let name = ident(&stem);
     let dir = args.prompt.parent().unwrap_or(Path::new("")).to_path_buf();
+    // What `check` may read, `init` may read.
+    let guard = super::project_guard(args.allow_outside_root);
     let text = match &args.transcript {
         None => skeleton(&args.prompt, &name, &stem),
-        Some(t) => match from_transcript(&args.prompt, &name, &dir, t) {
+        Some(t) => match from_transcript(&args.prompt, &name, &dir, t, &guard) {
             Ok(text) => text,
             Err(e) => {
                 output::err(&e);
@@ -50,7 +53,7 @@ pub(crate) fn run(args: InitArgs) -> u8 {
     let text = toolspec::syntax::format(&source).unwrap_or(source.text.clone());
     let checked = compile(
         &SourceFile::new(source.name.clone(), text.clone()),
-        &FsLoader,
+        &FsLoader::new(guard),
     );
     if checked.has_errors() {
         for d in &checked.diagnostics {
@@ -92,8 +95,15 @@ fn skeleton(prompt: &Path, name: &str, stem: &str) -> String {
     )
 }
 
-fn from_transcript(prompt: &Path, name: &str, dir: &Path, t: &Path) -> Result<String, String> {
+fn from_transcript(
+    prompt: &Path,
+    name: &str,
+    dir: &Path,
+    t: &Path,
+    guard: &RootGuard,
+) -> Result<String, String> {
     let transcripts = transcript::Reader::new()
+        .guard(guard)
         .read_file(t)
         .map_err(|e| output::render(&e, false))?;
     let Some(first) = transcripts.first() else {

@@ -1,23 +1,27 @@
-//! `toolspec watch`: check once, then re-check what each saved change affects.
+//! `toolspec watch`: check the tree, then check it again after every change.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use toolspec::check::discover::is_spec;
-use toolspec::check::paths::{display_path, normalize};
-use toolspec::check::run::{check, CheckOptions, LastGood};
-use toolspec::check::settings::{LoadedSettings, SETTINGS_FILES};
-use toolspec::code::Code;
+use toolspec::check::paths::{absolute, normalize};
+use toolspec::check::run::{check_with, CheckOptions, Checked, LastGood};
+use toolspec::check::settings::LoadedSettings;
 use toolspec::report::changes::Snapshot;
+use toolspec::report::stream::Collect;
 use toolspec::report::Report;
 
 use crate::cli::args::{OutputFormat, WatchArgs};
 use crate::cli::commands::check::{load_settings, options, render, with_threads};
 use crate::cli::output::{self, exit};
-use crate::cli::watch::{watch_roots, Watcher};
+use crate::cli::watch::{existing_folder, Watcher};
 
 /// Never returns on findings: only a watcher failure (or Ctrl-C) ends it.
+///
+/// Every run is a whole check of the tree through the planner `toolspec check` uses, so what
+/// it prints after any change is what `toolspec check` would print then. The folders watched
+/// are those the run reports it read ([`Checked::folders`]), the project root and the folder
+/// above it (so a root removed and made again is seen), set again after every run.
 pub(crate) fn run(args: WatchArgs) -> u8 {
     let cwd = match std::env::current_dir() {
         Ok(d) => d,
@@ -29,10 +33,6 @@ pub(crate) fn run(args: WatchArgs) -> u8 {
             return exit::ERROR;
         }
     };
-    let mut settings = match load_settings(&args.run, &cwd) {
-        Ok(s) => s,
-        Err(status) => return status,
-    };
     let color = args.run.color.enabled();
     let last_good = LastGood::default();
     let base = match options(&args.run) {
@@ -42,106 +42,120 @@ pub(crate) fn run(args: WatchArgs) -> u8 {
         },
         Err(status) => return status,
     };
-    let full = |settings: &LoadedSettings| {
-        with_threads(args.run.threads, || check(&base, settings, &cwd)).unwrap_or_default()
-    };
-    let mut roots = if args.run.paths.is_empty() {
-        vec![cwd.clone()]
-    } else {
-        args.run.paths.clone()
-    };
-    roots.push(settings.root.clone());
-    let roots = watch_roots(&roots);
-    let watcher = match Watcher::new(&roots, Duration::from_millis(args.debounce)) {
+    let mut watcher = match Watcher::new(Duration::from_millis(args.debounce)) {
         Ok(w) => w,
         Err(e) => {
             output::err(&format!("error: {}\n", output::esc(&e.clone())));
             return exit::ERROR;
         }
     };
-    // The watcher is in place before the first run, so no save made after it starts is missed.
-    let mut report = full(&settings);
-    show(&report, &args, color, &settings, None, None);
-    let mut last = Snapshot::of(&report);
-    while let Some(batch) = watcher.next_batch() {
-        let changed = match batch {
-            Ok(paths) => paths,
-            Err(e) => {
-                output::err(&format!(
+    let mut first = true;
+    let mut last: Option<Snapshot> = None;
+    let mut changed: BTreeSet<PathBuf> = BTreeSet::new();
+    // The folders of the last run, and the folders whose changes count (at or under a root).
+    let mut folders: BTreeSet<PathBuf> = BTreeSet::new();
+    let mut roots: Vec<PathBuf> = vec![cwd.clone()];
+    loop {
+        // The working folder may have been removed and made again since the last run: the
+        // process would still be in the old one.
+        let _ = std::env::set_current_dir(&cwd);
+        // The settings are read again for every run, as `toolspec check` reads them.
+        match load_settings(&args.run, &cwd) {
+            Ok(settings) => {
+                let root = absolute(&settings.root);
+                roots = vec![cwd.clone(), root.clone()];
+                // The watches are in place before the run, so no save made during it is missed.
+                let mut wanted = folders.clone();
+                wanted.extend(around(&root));
+                wanted.extend(around(&cwd));
+                let problems = watcher.watch_exactly(&wanted, &changed);
+                if first && !problems.is_empty() {
+                    output::err(&format!("error: {}\n", output::esc(&problems.join("; "))));
+                    return exit::ERROR;
+                }
+                let checked = with_threads(args.run.threads, || {
+                    check_with(&base, &settings, &cwd, &Collect)
+                });
+                let Ok(checked) = checked else {
+                    output::err("error: cannot start the check's worker threads\n");
+                    return exit::ERROR;
+                };
+                let Checked {
+                    mut report,
+                    pairs,
+                    folders: read,
+                } = checked;
+                report.results = pairs;
+                // Watch what this run read: a folder made by the last change is watched now.
+                let before = std::mem::replace(&mut folders, read.into_iter().collect());
+                if folders != before {
+                    let mut wanted = folders.clone();
+                    wanted.extend(around(&root));
+                    wanted.extend(around(&cwd));
+                    for problem in watcher.watch_exactly(&wanted, &changed) {
+                        output::err(&format!("warning: {}\n", output::esc(&problem)));
+                    }
+                }
+                let now = Snapshot::of(&report);
+                let changes = last.as_ref().map(|l| now.changes_since(l));
+                show(
+                    &report,
+                    &args,
+                    color,
+                    &settings,
+                    changes.as_deref(),
+                    watcher.len(),
+                );
+                last = Some(now);
+            }
+            // The error is printed; the run waits for the settings to be fixed.
+            Err(status) if first => return status,
+            Err(_) => output::err(
+                "[watch] the settings cannot be read; waiting for changes (Ctrl-C to stop)\n",
+            ),
+        }
+        first = false;
+        changed = loop {
+            match watcher.next_batch() {
+                None => return exit::OK,
+                Some(Err(e)) => output::err(&format!(
                     "warning: file watcher: {}\n",
                     output::esc(&e.clone())
-                ));
-                continue;
+                )),
+                Some(Ok(paths)) => {
+                    let paths: BTreeSet<PathBuf> = paths
+                        .into_iter()
+                        .map(|p| normalize(&p))
+                        .filter(|p| !is_noise(p) && counts(p, &roots, &folders))
+                        .collect();
+                    if !paths.is_empty() {
+                        break paths;
+                    }
+                }
             }
         };
-        let changed: BTreeSet<PathBuf> = changed
-            .into_iter()
-            .map(|p| normalize(&p))
-            .filter(|p| !is_noise(p))
-            .collect();
-        if changed.is_empty() {
-            continue;
-        }
-        let settings_changed = changed.iter().any(|p| {
-            p.file_name()
-                .is_some_and(|n| SETTINGS_FILES.iter().any(|s| n == *s))
-        });
-        if settings_changed && !args.run.no_config && args.run.config.is_none() {
-            if let Ok(s) = LoadedSettings::discover(&cwd) {
-                settings = s;
-            }
-        }
-        let mut rechecked = None;
-        if settings_changed || changed.iter().any(|p| is_spec(p)) {
-            report = full(&settings);
-        } else {
-            // Only transcripts changed: re-check the pairs that name them, keep the rest.
-            let shown: BTreeSet<String> = changed.iter().map(|p| display_path(p, &cwd)).collect();
-            let existing: Vec<PathBuf> = changed.iter().filter(|p| p.is_file()).cloned().collect();
-            let affected = report.results.iter().any(|r| shown.contains(&r.transcript));
-            if existing.is_empty() && !affected {
-                continue;
-            }
-            let mut partial = if existing.is_empty() {
-                Report::default()
-            } else {
-                let opts = CheckOptions {
-                    paths: existing,
-                    ..base.clone()
-                };
-                with_threads(args.run.threads, || check(&opts, &settings, &cwd)).unwrap_or_default()
-            };
-            // A file no spec names is not news while watching.
-            partial.warnings.retain(|w| {
-                w.code != Code::UnclaimedTranscript.id() && w.code != Code::NothingChecked.id()
-            });
-            if partial.results.is_empty() && !affected && partial.errors.is_empty() {
-                continue;
-            }
-            report.results.retain(|r| !shown.contains(&r.transcript));
-            report
-                .errors
-                .retain(|e| e.location.as_ref().is_none_or(|l| !shown.contains(&l.file)));
-            let n = partial.results.len();
-            report.results.extend(partial.results);
-            report.errors.extend(partial.errors);
-            report.sort();
-            report.recount();
-            rechecked = Some((n, shown));
-        }
-        let now = Snapshot::of(&report);
-        let changes = now.changes_since(&last);
-        last = now;
-        show(
-            &report,
-            &args,
-            color,
-            &settings,
-            rechecked.as_ref(),
-            Some(&changes),
-        );
     }
-    exit::OK
+}
+
+/// The folders watched beside those a run reads for `root`: the folder itself, or the nearest
+/// one above it that exists (where it is made again), and the folder above it.
+fn around(root: &Path) -> Vec<PathBuf> {
+    let Some(found) = existing_folder(root) else {
+        return Vec::new();
+    };
+    let mut out = vec![found.clone()];
+    out.extend(found.parent().map(Path::to_path_buf));
+    out
+}
+
+/// Whether a change at `path` can change a run: it lies in a folder the last run read, or it
+/// is a root or holds one (the folder above a root is watched for the root alone).
+fn counts(path: &Path, roots: &[PathBuf], folders: &BTreeSet<PathBuf>) -> bool {
+    roots
+        .iter()
+        .any(|r| r.starts_with(path) || path.parent() == Some(r.as_path()))
+        || path.parent().is_some_and(|p| folders.contains(p))
+        || folders.contains(path)
 }
 
 /// Editor and VCS files that never matter.
@@ -159,16 +173,14 @@ fn is_noise(p: &Path) -> bool {
 }
 
 /// Print a run: the run's errors and warnings first, then the report, then (after a re-run,
-/// on stderr) what changed since the last run, then the status line. `rechecked`: after a
-/// transcript-only change, how many pairs were checked again and which transcripts changed (the
-/// status line says so: the rest was not re-read).
+/// on stderr) what changed since the last run, then the status line.
 fn show(
     report: &Report,
     args: &WatchArgs,
     color: bool,
     settings: &LoadedSettings,
-    rechecked: Option<&(usize, BTreeSet<String>)>,
     changes: Option<&[String]>,
+    watched: usize,
 ) {
     let (stdout, stderr) = render(report, OutputFormat::Human, color, false);
     if !args.no_clear {
@@ -193,20 +205,9 @@ fn show(
     }
     let root = settings.root.display().to_string();
     let root = output::esc(&root);
-    let what = match rechecked {
-        None => format!("checked {} pair(s)", report.results.len()),
-        Some((n, changed)) => format!(
-            "re-checked {n} of {} pair(s) (changed: {})",
-            report.results.len(),
-            changed
-                .iter()
-                .map(|c| output::esc(c))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
-    };
     output::err(&format!(
-        "[watch] {what}; {} spec file(s) under {root}; waiting for changes (Ctrl-C to stop)\n",
+        "[watch] checked {} pair(s); {} spec file(s) under {root}; {watched} folder(s) watched; waiting for changes (Ctrl-C to stop)\n",
+        report.results.len(),
         report.summary.spec_files
     ));
 }

@@ -16,6 +16,7 @@ use super::{on_deep_stack, write_head, CaseLine, LineError, Outcome, Peer, Reade
 use crate::config::profile::{ProfileSpec, AXION};
 use crate::engine::difflib::SequenceMatcher;
 use crate::json::keys;
+use crate::json::lone;
 use crate::json::read::Runtime;
 use crate::json::text::{json_f64, json_str, py_str_list_in, PY312};
 use crate::json::value::{depth, py_eq_item};
@@ -612,8 +613,67 @@ fn flexible(
     (score, explanation)
 }
 
-/// Axion's own refusal of a case whose tool args nest past what pydantic serializes.
+/// pydantic's refusal to serialize a string that holds a lone surrogate (Axion serializes every
+/// tool's name and args, the args' own keys aside, and the result's explanation).
+fn surrogate_error(s: &str) -> Option<String> {
+    if !lone::maybe(s) {
+        return None;
+    }
+    let (pos, unit) = s
+        .chars()
+        .enumerate()
+        .find_map(|(i, c)| lone::unit_of(c).map(|u| (i, u)))?;
+    Some(format!(
+        "PydanticSerializationError: Error serializing to JSON: UnicodeEncodeError: 'utf-8' \
+         codec can't encode character '\\u{unit:04x}' in position {pos}: surrogates not allowed"
+    ))
+}
+
+/// [`surrogate_error`] of the first string in tool args `args`: the values, and the keys of
+/// the dicts inside them (pydantic writes the keys of the args dict itself without the check).
+fn surrogate_in_args(args: &Val<'_>) -> Option<String> {
+    // Strings to check (`Ok`: a key) and values to walk (`Err`), in the order pydantic writes
+    // them.
+    let mut stack: Vec<Result<&str, &Val<'_>>> = match args {
+        Val::Obj(members) => members.iter().rev().map(|(_, x)| Err(x)).collect(),
+        other => vec![Err(other)],
+    };
+    while let Some(item) = stack.pop() {
+        match item {
+            Ok(s) => {
+                if let Some(e) = surrogate_error(s) {
+                    return Some(e);
+                }
+            }
+            Err(Val::Str(s)) => {
+                if let Some(e) = surrogate_error(s) {
+                    return Some(e);
+                }
+            }
+            Err(Val::Arr(items)) => stack.extend(items.iter().rev().map(Err)),
+            Err(Val::Obj(members)) => {
+                for (k, x) in members.iter().rev() {
+                    stack.push(Err(x));
+                    stack.push(Ok(k));
+                }
+            }
+            Err(_) => {}
+        }
+    }
+    None
+}
+
+/// Axion's own refusal of a case whose tool args nest past what pydantic serializes, or whose
+/// tool names or args values hold a lone surrogate.
 fn unreproducible(called: &[Tool<'_>], expected: &[Tool<'_>]) -> Option<String> {
+    for t in called.iter().chain(expected) {
+        if let Some(e) = surrogate_error(&t.name) {
+            return Some(e);
+        }
+        if let Some(e) = t.args.as_ref().and_then(surrogate_in_args) {
+            return Some(e);
+        }
+    }
     // Axion serializes every tool's args with pydantic, whose recursion guard stops at 255
     // nested containers.
     if called
@@ -674,6 +734,10 @@ fn score_case<'a>(c: &CaseLine<'a>, out: &mut String) -> Result<Outcome, LineErr
     }
     let v = evaluate(&called, &expected, &opts, rev)
         .map_err(|message| LineError::Rejected { id, message })?;
+    // The explanation holds a raw string only through `scoring`'s prefix.
+    if let Some(message) = surrogate_error(&v.explanation) {
+        return Err(rejected(message));
+    }
     write_head(out, id.unwrap_or("null"), Some(v.score), Some(v.passed));
     out.push_str(",\"explanation\":");
     json_str(out, &v.explanation);

@@ -4,37 +4,81 @@
 //! threshold?}`; a call without `input` is JavaScript `undefined`, which differs from `null`.
 //! `threshold` is a toolspec addition (Evalite has no pass/fail): `passed = score >= threshold`,
 //! default 1.
+//!
+//! Call lists that are not arrays and calls that are not objects are read as the metric's
+//! JavaScript reads them ([`evaluate_js`]): through `.length`, `.map`, `for...of`, indexing and
+//! property access.
 
 use std::collections::HashMap;
-use std::fmt;
-
-use serde::de::{Deserialize, Deserializer, MapAccess, Visitor};
 
 use super::judge::Judge;
 use super::read::{self, Raw, TapeProfile};
 use super::{write_head, CaseLine, LineError, Outcome, Peer, Reader, Scratch, Work};
 use crate::config::profile::{ProfileSpec, EVALITE};
+use crate::json::lone;
 use crate::json::read::Runtime;
 use crate::json::tape::{Tape, V};
-use crate::json::text::{js_json, json_str, push_u64};
-use crate::json::value::{js_eq, js_json_eq, js_strict_eq, CowKey, Val};
+use crate::json::text::{js_json, js_number, json_str, push_u64};
+use crate::json::value::{js_eq, js_json_eq, js_strict_eq, Val};
 use crate::json::view::{Json, Kind};
 
 /// An absent value (`undefined`).
 const NONE: u32 = u32::MAX;
 
-/// One call object as JavaScript sees it: `toolName` and `input` may be absent (`undefined`,
-/// [`NONE`]); the whole object is printed back in the metadata. Its values are nodes of the
-/// case's tape.
+/// One call as JavaScript sees it: `toolName` and `input` may be absent (`undefined`,
+/// [`NONE`]); the whole call is printed back in the metadata. Its values are nodes of the
+/// case's tape. A call that is not an object (`1`, `"a"`, `[]`, `null`) has neither.
 #[derive(Clone, Copy)]
 pub(crate) struct Call {
     name: u32,
     input: u32,
-    /// The call object's node, printed back as it was given.
+    /// The call's node, printed back as it was given.
     obj: u32,
+    /// Whether JavaScript finds the call falsy (`null`, `false`, `0`, `""`, `undefined`).
+    falsy: bool,
+    /// For one character of a string iterated as a list of calls: its bytes in the string.
+    piece: Option<(u32, u32)>,
 }
 
 impl Call {
+    /// `undefined`: an index past a list, a member an object list does not have.
+    const UNDEFINED: Call = Call {
+        name: NONE,
+        input: NONE,
+        obj: NONE,
+        falsy: true,
+        piece: None,
+    };
+
+    /// The call JavaScript reads from value `v`: an object's `toolName` and `input`, nothing
+    /// from any other value.
+    fn of(v: V<'_>) -> Call {
+        let mut call = Call {
+            name: NONE,
+            input: NONE,
+            obj: v.index(),
+            falsy: false,
+            piece: None,
+        };
+        match v.kind() {
+            Kind::Obj => {
+                for (k, x) in v.members() {
+                    match k {
+                        b"toolName" => call.name = x.index(),
+                        b"input" => call.input = x.index(),
+                        _ => {}
+                    }
+                }
+            }
+            Kind::Null => call.falsy = true,
+            Kind::Bool(b) => call.falsy = !b,
+            Kind::Str(s) => call.falsy = s.is_empty(),
+            Kind::Arr => {}
+            _ => call.falsy = v.as_f64().is_some_and(|x| x == 0.0 || x.is_nan()),
+        }
+        call
+    }
+
     fn name<'t>(&self, t: &'t Tape<'t>) -> Option<V<'t>> {
         (self.name != NONE).then(|| t.at(self.name))
     }
@@ -46,6 +90,11 @@ impl Call {
     /// `JSON.stringify` of the call object as it was given: the text of each value when that
     /// is what `JSON.stringify` prints.
     fn print(&self, t: &Tape<'_>, out: &mut String) {
+        if let Some((a, b)) = self.piece {
+            let s = t.at(self.obj).as_str().unwrap_or_default();
+            json_str(out, s.get(a as usize..b as usize).unwrap_or_default());
+            return;
+        }
         let value = |out: &mut String, v: V<'_>| match v.js_canonical_raw() {
             Some(raw) => out.push_str(raw),
             None => js_json(out, v),
@@ -62,11 +111,14 @@ pub(crate) struct Case<'t> {
     mode: Option<V<'t>>,
     weights: Option<V<'t>>,
     threshold: Option<f64>,
+    /// The two call lists (actual, expected) when they are not both arrays of objects: read as
+    /// JavaScript reads them ([`evaluate_js`]), `calls` left empty.
+    shapes: Option<(V<'t>, V<'t>)>,
 }
 
-/// Reads the case from its tape as the serde reader does (both call lists required, each call
-/// an object, `null` for an optional field is absent, `threshold` a number), or `None` where
-/// that reader would fail. The list of calls is the worker's ([`Work`]), which
+/// Reads the case from its tape as the serde reader does (both call lists required, `null` for
+/// an optional field is absent, `threshold` a number), or `None` where that reader would
+/// fail. The list of calls is the worker's ([`Work`]), which
 /// [`Evalite::score`] gives back.
 fn case_of<'t>(root: V<'t>, work: &mut Work) -> Option<Case<'t>> {
     if !root.is_obj() {
@@ -95,9 +147,11 @@ fn case_of<'t>(root: V<'t>, work: &mut Work) -> Option<Case<'t>> {
     let read = calls_of(actual, &mut calls)
         .map(|()| calls.len())
         .and_then(|n_actual| calls_of(expected, &mut calls).map(|()| n_actual));
-    let Some(n_actual) = read else {
-        work.calls = calls;
-        return None;
+    let (n_actual, shapes) = if let Some(n) = read {
+        (n, None)
+    } else {
+        calls.clear();
+        (0, Some((actual, expected)))
     };
     Some(Case {
         t: root.tape(),
@@ -106,6 +160,7 @@ fn case_of<'t>(root: V<'t>, work: &mut Work) -> Option<Case<'t>> {
         mode,
         weights,
         threshold,
+        shapes,
     })
 }
 
@@ -118,19 +173,7 @@ fn calls_of(v: V<'_>, calls: &mut Vec<Call>) -> Option<()> {
         if !obj.is_obj() {
             return None;
         }
-        let mut call = Call {
-            name: NONE,
-            input: NONE,
-            obj: obj.index(),
-        };
-        for (k, x) in obj.members() {
-            match k {
-                b"toolName" => call.name = x.index(),
-                b"input" => call.input = x.index(),
-                _ => {}
-            }
-        }
-        calls.push(call);
+        calls.push(Call::of(obj));
     }
     Some(())
 }
@@ -142,38 +185,16 @@ fn calls_of(v: V<'_>, calls: &mut Vec<Call>) -> Option<()> {
 struct SerdeCase<'a> {
     #[serde(borrow, default)]
     id: Option<Val<'a>>,
-    #[serde(rename = "actualCalls")]
-    actual: Vec<SerdeCall>,
-    #[serde(rename = "expectedCalls")]
-    expected: Vec<SerdeCall>,
+    #[serde(borrow, rename = "actualCalls")]
+    actual: Val<'a>,
+    #[serde(borrow, rename = "expectedCalls")]
+    expected: Val<'a>,
     #[serde(borrow, default)]
     mode: Option<Val<'a>>,
     #[serde(borrow, default)]
     weights: Option<Val<'a>>,
     #[serde(default)]
     threshold: Option<f64>,
-}
-
-/// A call object, checked as the metric reads it.
-struct SerdeCall;
-
-impl<'de> Deserialize<'de> for SerdeCall {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct CallVisitor;
-        impl<'de> Visitor<'de> for CallVisitor {
-            type Value = SerdeCall;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a tool call object")
-            }
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<SerdeCall, A::Error> {
-                while let Some(CowKey(_)) = map.next_key()? {
-                    map.next_value::<Val<'_>>()?;
-                }
-                Ok(SerdeCall)
-            }
-        }
-        d.deserialize_map(CallVisitor)
-    }
 }
 
 /// JavaScript `ToNumber` of a weight (as used by `*`): `null` → 0, booleans → 0/1, strings by
@@ -328,7 +349,124 @@ fn same_value(a: V<'_>, b: V<'_>) -> bool {
     a.same_text(b) || js_eq(a, b)
 }
 
-/// The metric: score (NaN possible with odd weights) and the metadata object, as JSON text.
+/// The `.length` of a call list as JavaScript reads it: an array's or an object list's count,
+/// a string's UTF-16 length, an object's own `length` member (any value), or `undefined`.
+#[derive(Clone, Copy)]
+enum Len<'t> {
+    Count(usize),
+    Value(V<'t>),
+    Undefined,
+}
+
+impl<'t> Len<'t> {
+    fn of(v: V<'t>) -> Len<'t> {
+        match v.kind() {
+            Kind::Arr => Len::Count(v.items().count()),
+            Kind::Str(s) => Len::Count(lone::utf16_len(s)),
+            Kind::Obj => v.get("length").map_or(Len::Undefined, Len::Value),
+            _ => Len::Undefined,
+        }
+    }
+
+    /// `length === 0`.
+    fn is_zero(self) -> bool {
+        match self {
+            Len::Count(n) => n == 0,
+            Len::Value(v) => v.is_num() && v.as_f64() == Some(0.0),
+            Len::Undefined => false,
+        }
+    }
+
+    /// The number JavaScript's arithmetic takes (`ToNumber`).
+    fn num(self) -> f64 {
+        match self {
+            Len::Count(n) => n as f64,
+            Len::Value(v) => js_to_number(v),
+            Len::Undefined => f64::NAN,
+        }
+    }
+
+    /// `"key":value` as `JSON.stringify` writes the member (nothing for `undefined`), after a
+    /// comma unless `first`; whether it wrote one.
+    fn member(self, out: &mut String, key: &str, first: bool) -> bool {
+        if matches!(self, Len::Undefined) {
+            return false;
+        }
+        if !first {
+            out.push(',');
+        }
+        out.push('"');
+        out.push_str(key);
+        out.push_str("\":");
+        match self {
+            Len::Count(n) => push_u64(out, n as u64),
+            Len::Value(v) => js_json(out, v),
+            Len::Undefined => {}
+        }
+        true
+    }
+}
+
+/// `Math.max(a, b)`: NaN if either is NaN.
+fn js_max(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() {
+        f64::NAN
+    } else {
+        a.max(b)
+    }
+}
+
+/// The lengths of the two lists: `o` the actual calls', `r` the expected calls'.
+#[derive(Clone, Copy)]
+struct Lens<'t> {
+    o: Len<'t>,
+    r: Len<'t>,
+}
+
+impl Lens<'_> {
+    /// `calculateDenominator(referenceToolCalls.length)`.
+    fn denominator(self) -> f64 {
+        js_max(self.r.num(), 1.0)
+    }
+}
+
+/// `validateToolCallArrays`: the score and metadata of the empty cases, or `None`.
+fn validate(lens: Lens<'_>, meta: &mut String) -> Option<f64> {
+    let (o, r) = (lens.o, lens.r);
+    if r.is_zero() && o.is_zero() {
+        meta.push_str("{\"note\":\"Both empty - perfect match\"}");
+        return Some(1.0);
+    }
+    if r.is_zero() {
+        meta.push_str("{\"warning\":\"Reference tool calls are empty but predictions exist\"");
+        o.member(meta, "outputCount", false);
+        meta.push('}');
+        return Some(0.0);
+    }
+    if o.is_zero() {
+        meta.push_str("{\"warning\":\"No tool calls found in output\"");
+        r.member(meta, "referenceCount", false);
+        meta.push('}');
+        return Some(0.0);
+    }
+    None
+}
+
+/// Whether `mode` is flexible (else exact), or Evalite's error for another mode.
+fn flexible(mode: Option<V<'_>>) -> Result<bool, String> {
+    match mode.map(V::kind) {
+        None | Some(Kind::Null) => Ok(false),
+        Some(Kind::Str("exact")) => Ok(false),
+        Some(Kind::Str("flexible")) => Ok(true),
+        Some(_) => {
+            let m = mode.map(js_to_string).unwrap_or_default();
+            Err(format!("Invalid mode: {m}"))
+        }
+    }
+}
+
+/// The metric on two arrays of call objects: score (NaN possible with odd weights) and the
+/// metadata object, as JSON text.
 fn evaluate<'t>(
     t: &'t Tape<'t>,
     actual: &[Call],
@@ -338,79 +476,156 @@ fn evaluate<'t>(
     lists: &mut Lists,
     meta: &mut String,
 ) -> Result<f64, String> {
-    let (o, r) = (actual.len(), expected.len());
-    if r == 0 && o == 0 {
-        meta.push_str("{\"note\":\"Both empty - perfect match\"}");
-        return Ok(1.0);
-    }
-    if r == 0 {
-        meta.push_str(
-            "{\"warning\":\"Reference tool calls are empty but predictions exist\",\"outputCount\":",
-        );
-        push_u64(meta, o as u64);
-        meta.push('}');
-        return Ok(0.0);
-    }
-    if o == 0 {
-        meta.push_str("{\"warning\":\"No tool calls found in output\",\"referenceCount\":");
-        push_u64(meta, r as u64);
-        meta.push('}');
-        return Ok(0.0);
-    }
-    let flexible = match mode.map(V::kind) {
-        None | Some(Kind::Null) => false,
-        Some(Kind::Str("exact")) => false,
-        Some(Kind::Str("flexible")) => true,
-        Some(_) => {
-            let m = mode.map(js_to_string).unwrap_or_default();
-            return Err(format!("Invalid mode: {m}"));
-        }
+    let lens = Lens {
+        o: Len::Count(actual.len()),
+        r: Len::Count(expected.len()),
     };
-    let w = weights(w);
-    let d = r.max(1) as f64;
-    if !flexible {
-        let (mut e, mut n, mut wrong) = (0usize, 0usize, 0usize);
-        for (i, out) in actual.iter().enumerate() {
-            let Some(rf) = expected.get(i) else {
-                wrong += 1;
-                continue;
-            };
-            if !same_name(out.name(t), rf.name(t)) {
-                wrong += 1;
-                continue;
-            }
-            let exact = match (rf.input(t), out.input(t)) {
-                (None, _) => true,
-                (Some(_), None) => false,
-                (Some(ri), Some(oi)) => same_value(oi, ri),
-            };
-            if exact {
-                e += 1;
-            } else {
-                n += 1;
-            }
-        }
-        wrong += o.saturating_sub(r);
-        let score =
-            clamp01((e as f64 + w.name_only * n as f64) / d - w.wrong_penalty * (wrong as f64 / d));
-        meta.push_str("{\"mode\":\"exact\",\"exactMatches\":");
-        push_u64(meta, e as u64);
-        meta.push_str(",\"nameOnlyMatches\":");
-        push_u64(meta, n as u64);
-        meta.push_str(",\"wrongOrMissing\":");
-        push_u64(meta, wrong as u64);
-        totals(meta, r, o);
-        meta.push('}');
+    if let Some(score) = validate(lens, meta) {
         return Ok(score);
     }
-    flexible_mode(lists, t, actual, expected, &w, d, meta)
+    let w = weights(w);
+    if flexible(mode)? {
+        flexible_mode(lists, t, actual, expected, &w, lens, meta)
+    } else {
+        Ok(exact_mode(t, actual, expected, &w, lens, meta))
+    }
 }
 
-fn totals(meta: &mut String, r: usize, o: usize) {
-    meta.push_str(",\"totals\":{\"reference\":");
-    push_u64(meta, r as u64);
-    meta.push_str(",\"output\":");
-    push_u64(meta, o as u64);
+/// The metric on call lists of any shape, as its JavaScript reads them: `.length` of each
+/// (`null` is a `TypeError`), then exact mode's `outputToolCalls.map` and
+/// `referenceToolCalls[i]` (a string's UTF-16 units, an object's members `"0"`, `"1"`...), or
+/// flexible mode's `for...of` over both (an array's items, a string's characters; a `null`
+/// call is a `TypeError`).
+fn evaluate_js<'t>(
+    t: &'t Tape<'t>,
+    (actual, expected): (V<'t>, V<'t>),
+    mode: Option<V<'t>>,
+    w: Option<V<'t>>,
+    work: &mut Work,
+) -> Result<f64, String> {
+    for v in [expected, actual] {
+        if v.is_null() {
+            return Err("Cannot read properties of null (reading 'length')".into());
+        }
+    }
+    let lens = Lens {
+        o: Len::of(actual),
+        r: Len::of(expected),
+    };
+    let meta = &mut work.text;
+    if let Some(score) = validate(lens, meta) {
+        return Ok(score);
+    }
+    let flexible = flexible(mode)?;
+    let w = weights(w);
+    let (mut outs, mut refs) = (Vec::new(), Vec::new());
+    if !flexible {
+        if !actual.is_arr() {
+            return Err("a.map is not a function".into());
+        }
+        outs.extend(actual.items().map(Call::of));
+        let items: Vec<V<'t>> = match expected.kind() {
+            Kind::Arr => expected.items().collect(),
+            _ => Vec::new(),
+        };
+        let units = match expected.kind() {
+            Kind::Str(s) => lone::utf16_len(s),
+            _ => 0,
+        };
+        for i in 0..outs.len() {
+            refs.push(match expected.kind() {
+                Kind::Arr => items.get(i).map_or(Call::UNDEFINED, |&v| Call::of(v)),
+                // One UTF-16 unit: a string of length one, truthy, with no properties.
+                Kind::Str(_) if i < units => Call {
+                    falsy: false,
+                    ..Call::UNDEFINED
+                },
+                Kind::Obj => expected
+                    .get(&i.to_string())
+                    .map_or(Call::UNDEFINED, Call::of),
+                _ => Call::UNDEFINED,
+            });
+        }
+        return Ok(exact_mode(t, &outs, &refs, &w, lens, meta));
+    }
+    for (v, list, name) in [
+        (expected, &mut refs, "referenceToolCalls"),
+        (actual, &mut outs, "outputToolCalls"),
+    ] {
+        match v.kind() {
+            Kind::Arr => {
+                for x in v.items() {
+                    if x.is_null() {
+                        return Err("Cannot read properties of null (reading 'toolName')".into());
+                    }
+                    list.push(Call::of(x));
+                }
+            }
+            Kind::Str(s) => {
+                for (at, c) in s.char_indices() {
+                    list.push(Call {
+                        obj: v.index(),
+                        falsy: false,
+                        piece: Some((at as u32, (at + c.len_utf8()) as u32)),
+                        ..Call::UNDEFINED
+                    });
+                }
+            }
+            _ => return Err(format!("{name} is not iterable")),
+        }
+    }
+    flexible_mode(&mut work.lists, t, &outs, &refs, &w, lens, meta)
+}
+
+/// Exact mode: positional pairs (`zip` over the actual calls), extra calls counted wrong
+/// twice.
+fn exact_mode<'t>(
+    t: &'t Tape<'t>,
+    actual: &[Call],
+    expected: &[Call],
+    w: &Weights,
+    lens: Lens<'_>,
+    meta: &mut String,
+) -> f64 {
+    let (mut e, mut n, mut wrong) = (0usize, 0usize, 0usize);
+    for (i, out) in actual.iter().enumerate() {
+        let Some(rf) = expected.get(i) else {
+            wrong += 1;
+            continue;
+        };
+        if out.falsy || rf.falsy || !same_name(out.name(t), rf.name(t)) {
+            wrong += 1;
+            continue;
+        }
+        let exact = match (rf.input(t), out.input(t)) {
+            (None, _) => true,
+            (Some(_), None) => false,
+            (Some(ri), Some(oi)) => same_value(oi, ri),
+        };
+        if exact {
+            e += 1;
+        } else {
+            n += 1;
+        }
+    }
+    let wrong = wrong as f64 + js_max(0.0, lens.o.num() - lens.r.num());
+    let d = lens.denominator();
+    let score = clamp01((e as f64 + w.name_only * n as f64) / d - w.wrong_penalty * (wrong / d));
+    meta.push_str("{\"mode\":\"exact\",\"exactMatches\":");
+    push_u64(meta, e as u64);
+    meta.push_str(",\"nameOnlyMatches\":");
+    push_u64(meta, n as u64);
+    meta.push_str(",\"wrongOrMissing\":");
+    js_number(meta, wrong);
+    totals(meta, lens);
+    meta.push('}');
+    score
+}
+
+fn totals(meta: &mut String, lens: Lens<'_>) {
+    meta.push_str(",\"totals\":{");
+    let wrote = lens.r.member(meta, "reference", true);
+    lens.o.member(meta, "output", !wrote);
     meta.push('}');
 }
 
@@ -452,7 +667,7 @@ fn stable(out: &mut String, v: V<'_>) {
             // `result[key] = ...` with key `__proto__` runs the prototype setter: no own property.
             let mut sorted: Vec<(&str, V<'_>)> =
                 v.entries().filter(|(k, _)| *k != "__proto__").collect();
-            sorted.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+            sorted.sort_by(|a, b| lone::utf16_cmp(a.0, b.0));
             out.push('{');
             for (i, (k, x)) in sorted.into_iter().enumerate() {
                 if i > 0 {
@@ -493,9 +708,10 @@ fn flexible_mode<'t>(
     actual: &[Call],
     expected: &[Call],
     w: &Weights,
-    d: f64,
+    lens: Lens<'_>,
     meta: &mut String,
 ) -> Result<f64, String> {
+    let d = lens.denominator();
     let Lists {
         reps,
         group_of,
@@ -647,7 +863,7 @@ fn flexible_mode<'t>(
     push_u64(meta, x as u64);
     meta.push_str(",\"missing\":");
     push_u64(meta, missing as u64);
-    totals(meta, expected.len(), actual.len());
+    totals(meta, lens);
     meta.push_str(",\"details\":{");
     let lists: [(&str, &[usize], bool); 4] = [
         ("matches", matches, true),
@@ -715,19 +931,22 @@ impl TapeProfile for Evalite {
         _judge: Option<&dyn Judge>,
     ) -> Result<Outcome, LineError<'a>> {
         let id = raw.get("id");
-        let meta = &mut work.text;
-        meta.clear();
+        work.text.clear();
         let (actual, expected) = case.calls.split_at(case.n_actual.min(case.calls.len()));
-        let result = evaluate(
-            case.t,
-            actual,
-            expected,
-            case.mode,
-            case.weights,
-            &mut work.lists,
-            meta,
-        );
+        let result = match case.shapes {
+            None => evaluate(
+                case.t,
+                actual,
+                expected,
+                case.mode,
+                case.weights,
+                &mut work.lists,
+                &mut work.text,
+            ),
+            Some(lists) => evaluate_js(case.t, lists, case.mode, case.weights, work),
+        };
         work.calls = case.calls;
+        let meta = &work.text;
         match result {
             Ok(score) => {
                 let passed = score >= case.threshold.unwrap_or(1.0);

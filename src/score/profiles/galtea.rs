@@ -6,13 +6,12 @@
 //! Input line: `{id, tools_called | tools_used, expected_tools, options{galtea{profile,
 //! prefixes, camel_to_snake}}}`; list items are `{name, ...}` objects or plain strings.
 
-use std::collections::BTreeSet;
-
 use serde::Deserialize;
 
 use super::judge::Judge;
 use super::{on_deep_stack, write_head, CaseLine, LineError, Outcome, Peer, Reader, Scratch};
 use crate::config::profile::{ProfileSpec, GALTEA};
+use crate::json::lone;
 use crate::json::read::Runtime;
 use crate::json::text::{json_str, py_str_list};
 use crate::json::value::Val;
@@ -293,13 +292,26 @@ pub(crate) fn evaluate<'s>(
     expected: impl IntoIterator<Item = &'s str>,
     rules: &Rules,
 ) -> Verdict {
-    let cu: BTreeSet<String> = used.into_iter().map(|n| canon(n, rules)).collect();
-    let ce: BTreeSet<String> = expected.into_iter().map(|n| canon(n, rules)).collect();
+    // Python's `sorted(set(...))`: code point order, a lone surrogate at its own value.
+    let set = |names: Vec<String>| {
+        let mut v = names;
+        v.sort_by(|a, b| lone::py_cmp(a, b));
+        v.dedup();
+        v
+    };
+    let cu = set(used.into_iter().map(|n| canon(n, rules)).collect());
+    let ce = set(expected.into_iter().map(|n| canon(n, rules)).collect());
+    let minus = |a: &[String], b: &[String]| -> Vec<String> {
+        a.iter()
+            .filter(|n| b.binary_search_by(|x| lone::py_cmp(x, n)).is_err())
+            .cloned()
+            .collect()
+    };
     Verdict {
-        missing: ce.difference(&cu).cloned().collect(),
-        extra: cu.difference(&ce).cloned().collect(),
-        used: cu.into_iter().collect(),
-        expected: ce.into_iter().collect(),
+        missing: minus(&ce, &cu),
+        extra: minus(&cu, &ce),
+        used: cu,
+        expected: ce,
     }
 }
 

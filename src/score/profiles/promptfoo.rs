@@ -567,7 +567,7 @@ fn evaluate(a: &Assertion<'_>, output: Option<&Val<'_>>) -> Result<Verdict, Stri
     // `[...set].sort()` compares UTF-16 code units.
     let sorted = |v: &[String]| {
         let mut s: Vec<&String> = v.iter().collect();
-        s.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
+        s.sort_by(|a, b| crate::json::lone::utf16_cmp(a, b));
         s.iter().map(|x| x.as_str()).collect::<Vec<_>>().join(", ")
     };
     let expected_s = sorted(&expected);
