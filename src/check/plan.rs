@@ -403,7 +403,7 @@ pub(super) fn compile_spec_file(
             return (Err(vec![f]), Vec::new());
         }
     };
-    compile_spec_text(path, shown, text, settings, (root, guard), opts)
+    compile_spec_text(path, shown, text, settings, (root, guard), opts, cwd)
 }
 
 /// Compile the text of the spec file `path` (shown as `shown`; includes and globs are relative
@@ -418,10 +418,12 @@ pub(super) fn compile_spec_text(
     settings: &LoadedSettings,
     (root, guard): (&Path, &RootGuard),
     opts: &CheckOptions,
+    cwd: &Path,
 ) -> (Compiled, Vec<Finding>) {
     let mut source = SourceFile::new(shown.clone(), text);
-    // Includes go through the run's guard, as every file it reads.
-    let loader = FsLoader::new(guard.clone());
+    // Includes go through the run's guard, as every file it reads; their names, like `shown`,
+    // are relative to `cwd`.
+    let loader = FsLoader::new(guard.clone()).relative_to(cwd);
     let mut result = compile::compile(&source, &loader);
     let mut errors = Vec::new();
     let mut warnings = Vec::new();

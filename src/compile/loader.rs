@@ -65,22 +65,33 @@ pub fn normalize(path: &str) -> String {
 #[derive(Debug, Clone)]
 pub struct FsLoader {
     guard: RootGuard,
+    /// The folder relative names are relative to (`None`: the process's working folder).
+    base: Option<std::path::PathBuf>,
 }
 
 impl FsLoader {
     /// Includes read through `guard`.
     pub fn new(guard: RootGuard) -> Self {
-        FsLoader { guard }
+        FsLoader { guard, base: None }
+    }
+
+    /// The same, for files named relative to `base` rather than the process's working folder
+    /// (a spec shown relative to a working folder of the caller's).
+    pub fn relative_to(mut self, base: &std::path::Path) -> Self {
+        self.base = Some(base.to_path_buf());
+        self
     }
 }
 
 impl SourceLoader for FsLoader {
     fn load(&self, from: &SourceFile, path: &str) -> io::Result<SourceFile> {
         let name = resolve_include(&from.name, path);
+        let at = match &self.base {
+            Some(base) => base.join(&name),
+            None => std::path::PathBuf::from(&name),
+        };
         // Inside the root, a regular file only (a FIFO would never end), of a bounded size.
-        let text = self
-            .guard
-            .read_text(std::path::Path::new(&name), crate::guard::SPEC_LIMIT)?;
+        let text = self.guard.read_text(&at, crate::guard::SPEC_LIMIT)?;
         Ok(SourceFile::new(name, text))
     }
 }
