@@ -347,16 +347,37 @@ fn misplaced(
     top_level: bool,
     words: &[String],
 ) -> Option<SpecDiagnostic> {
-    let word = found.strip_prefix('`')?.strip_suffix('`')?;
-    let keyword: Keyword = word.parse().ok()?;
     let in_spec = words.iter().any(|w| w == "a statement");
+    // Inside a spec, `tool x(...)` reads `tool` as a tool name and fails at `x`: the word that
+    // starts the line is the one out of place.
+    let line_start = source.text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+    let before = source.text[line_start..span.start].trim();
+    let (keyword, span, in_spec) = match before.parse::<Keyword>() {
+        Ok(k) if !top_level && k.starts() == Starts::Item => {
+            let line = &source.text[line_start..];
+            let at = line_start + (line.len() - line.trim_start().len());
+            (k, Span::new(at, at + k.as_str().len()), true)
+        }
+        _ => {
+            let word = found.strip_prefix('`')?.strip_suffix('`')?;
+            (word.parse::<Keyword>().ok()?, span, in_spec)
+        }
+    };
     let (message, label, help) = match keyword.starts() {
-        Starts::Statement if top_level && !in_spec => (
+        Starts::Statement
+            if top_level
+                && !in_spec
+                && words
+                    .iter()
+                    .all(|w| w == "end of file" || Keyword::items().any(|k| k.quoted() == w)) =>
+        {
+            (
             format!("{} cannot be written outside a spec", keyword.quoted()),
             "a statement outside any `spec`",
             "statements are written inside `spec NAME { ... }`; if this one belongs to the spec \
              above, a `}` too many ended it early",
-        ),
+            )
+        }
         Starts::Item if in_spec && !top_level => (
             format!("{} cannot be written inside a spec", keyword.quoted()),
             "a file item inside a `spec`",
