@@ -350,17 +350,15 @@ impl SpecSet {
         };
         let shown = display_path(&absolute(path), cwd);
         let (specs, warnings) = isolate(&shown, "compiling this spec file", || match text {
-            Some(text) => {
-                plan::compile_spec_text(
-                    path,
-                    shown.clone(),
-                    text,
-                    settings,
-                    (&root, &guard),
-                    &opts,
-                    cwd,
-                )
-            }
+            Some(text) => plan::compile_spec_text(
+                path,
+                shown.clone(),
+                text,
+                settings,
+                (&root, &guard),
+                &opts,
+                cwd,
+            ),
             None => plan::compile_spec_file(path, settings, &root, &guard, &opts, cwd),
         })
         .unwrap_or_else(|f| (Err(vec![f]), Vec::new()));

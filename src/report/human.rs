@@ -485,11 +485,7 @@ fn render_declared(
         let (source, label) = locate(loc, sources, Some("declares this constraint"));
         diag.related.push(FindingDiagnostic {
             code: String::new(),
-            message: format!(
-                "`tool` declaration at {}:{}",
-                escaped(&loc.file),
-                loc.line
-            ),
+            message: format!("`tool` declaration at {}:{}", escaped(&loc.file), loc.line),
             help: None,
             severity: miette::Severity::Advice,
             source,

@@ -341,7 +341,10 @@ fn declared_constraints_are_located_at_the_declaration() {
         .unwrap()
         + 1;
     for (transcript, actual) in [
-        ("runs/declared/reason-a-number.openai.json", Some(serde_json::json!(3))),
+        (
+            "runs/declared/reason-a-number.openai.json",
+            Some(serde_json::json!(3)),
+        ),
         ("runs/declared/reason-missing.anthropic.json", None),
     ] {
         let bytes = std::fs::read(specs.join(transcript)).unwrap();
