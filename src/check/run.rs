@@ -599,14 +599,31 @@ fn list(names: &[String]) -> String {
         .join(", ")
 }
 
-/// `f` over `items` on rayon's pool, in order; on this thread when there is at most one item,
-/// so that a pre-commit run on one spec and one transcript never starts the thread pool.
+/// `f` over `items` in parallel, in order; on this thread when there is at most one item, so
+/// that a pre-commit run on one spec and one transcript never starts a thread pool. Inside a
+/// rayon pool (the command's `-j`), on that pool; else on [`own_pool`], or on this thread when
+/// no thread could be started (a process under `ulimit -v` or a thread limit): rayon's global
+/// pool would panic there instead, which in the Python module raises out of the interpreter's
+/// call rather than giving a report.
 fn par_map<T: Sync, U: Send>(items: &[T], f: impl Fn(&T) -> U + Sync + Send) -> Vec<U> {
     if items.len() <= 1 {
-        items.iter().map(f).collect()
-    } else {
-        items.par_iter().map(f).collect()
+        return items.iter().map(f).collect();
     }
+    if rayon::current_thread_index().is_some() {
+        return items.par_iter().map(f).collect();
+    }
+    match own_pool() {
+        Some(pool) => pool.install(|| items.par_iter().map(f).collect()),
+        None => items.iter().map(f).collect(),
+    }
+}
+
+/// The library's thread pool, one worker a core, built once and fallibly: `None` when the
+/// process cannot start its threads.
+fn own_pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| rayon::ThreadPoolBuilder::new().build().ok())
+        .as_ref()
 }
 
 /// Run `f`, turning a panic into an `internal-error` finding about `shown`, so that one file
