@@ -482,17 +482,12 @@ fn render_declared(
 ) -> String {
     let mut diag = FindingDiagnostic::new(f, sources);
     for loc in declared {
-        let (source, label) = locate(loc, sources, Some("declares this constraint"));
-        diag.related.push(FindingDiagnostic {
-            code: String::new(),
-            message: format!("`tool` declaration at {}:{}", escaped(&loc.file), loc.line),
-            help: None,
-            severity: miette::Severity::Advice,
-            source,
-            labels: label.into_iter().collect(),
-            related: Vec::new(),
-            cause: None,
-        });
+        diag.related.push(related_place(
+            "`tool` declaration",
+            "declares this constraint",
+            loc,
+            sources,
+        ));
     }
     let mut s = String::new();
     if handler.render_report(&mut s, &diag).is_err() {
@@ -555,17 +550,7 @@ impl FindingDiagnostic {
             .iter()
             .map(|loc| {
                 let (noun, says) = f.related_role();
-                let (source, label) = locate(loc, sources, Some(says));
-                FindingDiagnostic {
-                    code: String::new(),
-                    message: format!("{noun} at {}:{}", escaped(&loc.file), loc.line),
-                    help: None,
-                    severity: miette::Severity::Advice,
-                    source,
-                    labels: label.into_iter().collect(),
-                    related: Vec::new(),
-                    cause: None,
-                }
+                related_place(noun, says, loc, sources)
             })
             .collect();
         let message = match (&f.location, &source) {
@@ -755,6 +740,26 @@ impl Diagnostic for FindingDiagnostic {
         } else {
             Some(Box::new(self.related.iter().map(|d| d as &dyn Diagnostic)))
         }
+    }
+}
+
+/// A related place of a finding (`noun at FILE:LINE`), its snippet labelled with what it `says`.
+fn related_place(
+    noun: &str,
+    says: &str,
+    loc: &Location,
+    sources: Sources<'_>,
+) -> FindingDiagnostic {
+    let (source, label) = locate(loc, sources, Some(says));
+    FindingDiagnostic {
+        code: String::new(),
+        message: format!("{noun} at {}:{}", escaped(&loc.file), loc.line),
+        help: None,
+        severity: miette::Severity::Advice,
+        source,
+        labels: label.into_iter().collect(),
+        related: Vec::new(),
+        cause: None,
     }
 }
 
