@@ -416,10 +416,10 @@ fn check_paths(
             allow_outside_root,
             ..CheckOptions::default()
         };
-        Ok(Checked::ready(
-            check(&opts, &settings, &cwd),
-            Arc::new(SourceCache::default()),
-        ))
+        // As many workers as `toolspec check` starts here: one per core, fewer when memory holds
+        // fewer (a Ray worker or a capped container), on this thread when none can start.
+        let report = cli::memory::with_threads(None, || check(&opts, &settings, &cwd));
+        Ok(Checked::ready(report, Arc::new(SourceCache::default())))
     })
 }
 

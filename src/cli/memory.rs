@@ -17,6 +17,21 @@ pub(crate) fn default_jobs() -> Option<usize> {
     (n < cores).then_some(n)
 }
 
+/// Run `f` on a pool of `threads` workers (`-j`; default: one per core, fewer when the memory
+/// this process may use holds fewer workers reading their largest file, [`default_jobs`]).
+/// When the threads cannot be started (a process under `ulimit -v` or a thread limit), `f` runs
+/// on this thread: the same report, later, never an abort. The command and the Python module's
+/// project check both run through here.
+pub fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> T {
+    let Some(n) = threads.or_else(default_jobs) else {
+        return f();
+    };
+    match rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build() {
+        Ok(pool) => pool.install(f),
+        Err(_) => f(),
+    }
+}
+
 /// What the system says about memory (each `None` when it does not say).
 struct Probe {
     /// `MemAvailable` of /proc/meminfo.

@@ -8,7 +8,7 @@ pub(crate) mod args;
 pub mod commands;
 pub(crate) mod git_excludes;
 pub(crate) mod judge;
-pub(crate) mod memory;
+pub mod memory;
 pub mod output;
 pub mod sources;
 pub(crate) mod stdin;

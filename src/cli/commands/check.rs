@@ -20,6 +20,7 @@ use crate::cli::args::{CheckArgs, OutputFormat, RunArgs};
 use crate::cli::output::{self, exit};
 use crate::cli::sources::SourceCache;
 use crate::cli::stdin;
+use crate::cli::memory::with_threads;
 
 /// Run a check and print it in the chosen format; exit 0 (all passed), 1 (some expectation
 /// failed) or 2 (something could not be checked).
@@ -177,15 +178,9 @@ impl Run<'_> {
     fn stream<E: Emitter + Sync>(self, emitter: E, stderr: impl Fn(&Report) -> String) -> u8 {
         let args = self.args;
         let streamer = Streamer::new(emitter);
-        let checked = match with_threads(args.run.threads, || {
+        let checked = with_threads(args.run.threads, || {
             check_with(self.opts, self.settings, self.cwd, &streamer)
-        }) {
-            Ok(c) => c,
-            Err(e) => {
-                output::err(&format!("error: {}\n", output::esc(&e)));
-                return exit::ERROR;
-            }
-        };
+        });
         let head = &checked.report;
         output::err(&stderr(head));
         let status = if args.strict {
@@ -330,22 +325,6 @@ pub(crate) fn load_settings(run: &RunArgs, cwd: &Path) -> Result<LoadedSettings,
         output::err(&output::render(&e, run.color.enabled_stderr()));
         exit::ERROR
     })
-}
-
-/// Run `f` on a pool of `threads` workers (default: one per core, fewer when the memory this
-/// process may use holds fewer workers reading their largest file: `cli::memory`).
-pub(crate) fn with_threads<T: Send>(
-    threads: Option<usize>,
-    f: impl FnOnce() -> T + Send,
-) -> Result<T, String> {
-    match threads.or_else(crate::cli::memory::default_jobs) {
-        None => Ok(f()),
-        Some(n) => rayon::ThreadPoolBuilder::new()
-            .num_threads(n.max(1))
-            .build()
-            .map(|pool| pool.install(f))
-            .map_err(|e| e.to_string()),
-    }
 }
 
 /// Render a report: (stdout, stderr). Machine formats put everything in the document on stdout

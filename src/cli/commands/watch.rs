@@ -12,7 +12,8 @@ use toolspec::report::stream::Collect;
 use toolspec::report::Report;
 
 use crate::cli::args::{OutputFormat, WatchArgs};
-use crate::cli::commands::check::{load_settings, options, render, with_threads};
+use crate::cli::commands::check::{load_settings, options, render};
+use crate::cli::memory::with_threads;
 use crate::cli::output::{self, exit};
 use crate::cli::watch::{existing_folder, Watcher};
 
@@ -76,10 +77,6 @@ pub(crate) fn run(args: WatchArgs) -> u8 {
                 let checked = with_threads(args.run.threads, || {
                     check_with(&base, &settings, &cwd, &Collect)
                 });
-                let Ok(checked) = checked else {
-                    output::err("error: cannot start the check's worker threads\n");
-                    return exit::ERROR;
-                };
                 let Checked {
                     mut report,
                     pairs,
