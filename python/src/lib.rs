@@ -229,6 +229,13 @@ impl CompiledSpec {
         self.root.clone()
     }
 
+    /// The files its includes read, at any depth: what `toolspec.check`'s cache of compiled
+    /// specs watches, with the spec file, to reuse one.
+    #[getter]
+    fn includes(&self) -> Vec<PathBuf> {
+        self.set.includes().to_vec()
+    }
+
     /// Check `transcript` (a path, bytes or Python objects) against the specs that check it
     /// (`SpecSet::select`: the spec named `spec_name`; else those whose globs name the path;
     /// else the file's one spec). Raises `ValueError` when the file holds several specs and

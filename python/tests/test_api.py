@@ -4,6 +4,7 @@ transcripts given as paths, as bytes and as Python objects; its errors carry the
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any, Dict, List
 
@@ -180,6 +181,29 @@ def test_check_compiles_a_spec_once_and_again_when_it_changes(tmp_path: Path) ->
     spec.write_text('spec renamed {\n  call get_order(order_id: /^ORD-/)\n}\n# longer\n')
     assert toolspec._cached_spec(str(spec), None, True) is not first
     assert toolspec.check(str(spec), run, allow_outside_root=True).results[0].spec == "renamed"
+
+
+def test_check_compiles_a_spec_again_when_a_file_it_includes_changes(tmp_path: Path) -> None:
+    """The cache sees an edited include at any depth, for a spec file and for spec text."""
+    (tmp_path / "tools.toolspec").write_text('include "deep.toolspec"\n')
+    deep = tmp_path / "deep.toolspec"
+    deep.write_text("tool get_order(order_id: /^ORD-/)\n")
+    spec = tmp_path / "s.toolspec"
+    spec.write_text('include "tools.toolspec"\nspec a {\n  call get_order()\n}\n')
+    run = os.path.abspath("examples/runs/refund/2025-06-03-openai.request.json")
+    text = spec.read_text()
+    for given, root in ((str(spec), None), (text, str(tmp_path))):
+        first = toolspec._cached_spec(given, None, True, root)
+        assert sorted(os.path.realpath(p) for p in first._compiled.includes) == sorted(
+            os.path.realpath(tmp_path / n) for n in ("deep.toolspec", "tools.toolspec")
+        )
+        assert toolspec._cached_spec(given, None, True, root) is first
+        assert toolspec.check(given, run, allow_outside_root=True, root=root).passed
+        deep.write_text("tool get_order(order_id: /^NEVER-/)\n# now longer than before\n")
+        again = toolspec._cached_spec(given, None, True, root)
+        assert again is not first
+        assert not toolspec.check(given, run, allow_outside_root=True, root=root).passed
+        deep.write_text("tool get_order(order_id: /^ORD-/)\n")
 
 
 def test_a_compiled_spec_explains_a_spec_given_as_text() -> None:

@@ -22,7 +22,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 from . import _toolspec
 
@@ -428,10 +428,23 @@ class Spec:
 
 
 #: Compiled specs `check` keeps, most recently used last, keyed by spec text (or path, size and
-#: modification time), spec name, current folder, root and root option.
-_CACHE: "OrderedDict[tuple, Spec]" = OrderedDict()
+#: modification time), spec name, current folder, root and root option; each with the size and
+#: modification time of every file its includes read, checked again on every use.
+_CACHE: "OrderedDict[tuple, Tuple[Spec, tuple]]" = OrderedDict()
 _CACHE_SIZE = 64
 _CACHE_LOCK = threading.Lock()
+
+
+def _stamps(spec: Spec) -> tuple:
+    """The size and modification time of each file `spec`'s includes read (`None`: gone)."""
+    out = []
+    for p in spec._compiled.includes:
+        try:
+            st = os.stat(p)
+            out.append((st.st_mtime_ns, st.st_size))
+        except OSError:
+            out.append(None)
+    return tuple(out)
 
 
 def _cached_spec(
@@ -454,9 +467,11 @@ def _cached_spec(
     key += (spec_name, os.getcwd(), allow_outside_root, _root(root))
     with _CACHE_LOCK:
         hit = _CACHE.get(key)
-        if hit is not None:
-            _CACHE.move_to_end(key)
-            return hit
+    if hit is not None and _stamps(hit[0]) == hit[1]:
+        with _CACHE_LOCK:
+            if key in _CACHE:
+                _CACHE.move_to_end(key)
+        return hit[0]
     compiled = Spec(
         spec if text is None else text,
         name=spec_name,
@@ -464,7 +479,7 @@ def _cached_spec(
         root=root,
     )
     with _CACHE_LOCK:
-        _CACHE[key] = compiled
+        _CACHE[key] = (compiled, _stamps(compiled))
         while len(_CACHE) > _CACHE_SIZE:
             _CACHE.popitem(last=False)
     return compiled
@@ -502,8 +517,9 @@ def check(
 
     The spec is compiled once: `check` keeps the last 64 specs compiled (`Spec` objects), by
     their text, or by path, size and modification time, so checking many runs against one spec
-    compiles it once. `Spec(spec).check(transcript)` is the same check with the spec kept by
-    the caller.
+    compiles it once; a spec whose included files (at any depth) changed size or modification
+    time since is compiled again. `Spec(spec).check(transcript)` is the same check with the spec
+    kept by the caller (it does not see later edits).
 
     Raises `SpecError` when the spec cannot be read or does not compile, `TranscriptError` when
     the transcript cannot be read, `ToolspecError` for an unknown `spec_name` or format, or

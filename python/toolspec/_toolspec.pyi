@@ -35,6 +35,9 @@ class CompiledSpec:
     @property
     def root(self) -> Union[str, os.PathLike[str]]:
         """The project root it was compiled under."""
+    @property
+    def includes(self) -> List[Union[str, os.PathLike[str]]]:
+        """The files its includes read, at any depth."""
     def check(
         self, transcript: Any, input_format: Optional[str] = None, spec_name: Optional[str] = None
     ) -> Checked:

@@ -298,6 +298,8 @@ pub(super) struct SpecFile {
     /// The included files that `tool` declarations the specs' constraints come from are in:
     /// name, text and line index.
     declarations: Vec<(String, String, LineIndex)>,
+    /// Every file its includes read (at any depth), as paths.
+    pub(super) includes: Vec<PathBuf>,
 }
 
 impl SpecFile {
@@ -423,7 +425,8 @@ pub(super) fn compile_spec_text(
     let mut source = SourceFile::new(shown.clone(), text);
     // Includes go through the run's guard, as every file it reads; their names, like `shown`,
     // are relative to `cwd`.
-    let loader = FsLoader::new(guard.clone()).relative_to(cwd);
+    let fs = FsLoader::new(guard.clone()).relative_to(cwd);
+    let loader = compile::Recording::new(&fs);
     let mut result = compile::compile(&source, &loader);
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
@@ -458,7 +461,13 @@ pub(super) fn compile_spec_text(
     let Some(file) = result.file else {
         return (Err(errors), warnings);
     };
+    let includes = loader
+        .into_loaded()
+        .into_iter()
+        .map(|n| cwd.join(n))
+        .collect();
     let spec_file = Arc::new(SpecFile {
+        includes,
         key: Arc::from(shown.as_str()),
         shown,
         index: LineIndex::new(source.text.as_bytes()),

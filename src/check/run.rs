@@ -393,6 +393,13 @@ impl SpecSet {
         &self.warnings
     }
 
+    /// The files its includes read, at any depth (absolute when the working folder given to
+    /// [`SpecSet::compile`] is): with the spec file itself, what a cache of compiled specs must
+    /// see unchanged to reuse one.
+    pub fn includes(&self) -> &[PathBuf] {
+        self.specs.first().map_or(&[], |s| &s.file.includes)
+    }
+
     /// The names of its specs, in the file's order.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.specs.iter().map(|s| &*s.name)

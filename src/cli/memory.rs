@@ -26,7 +26,10 @@ pub fn with_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Sen
     let Some(n) = threads.or_else(default_jobs) else {
         return f();
     };
-    match rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build() {
+    match rayon::ThreadPoolBuilder::new()
+        .num_threads(n.max(1))
+        .build()
+    {
         Ok(pool) => pool.install(f),
         Err(_) => f(),
     }

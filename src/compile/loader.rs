@@ -96,6 +96,39 @@ impl SourceLoader for FsLoader {
     }
 }
 
+/// A loader that remembers the name of every file it loaded: the files a compiled spec depends
+/// on beside its own (what a cache of compiled specs must see change).
+pub struct Recording<'l> {
+    inner: &'l dyn SourceLoader,
+    loaded: std::cell::RefCell<Vec<String>>,
+}
+
+impl<'l> Recording<'l> {
+    /// Load through `inner`, remembering what was loaded.
+    pub fn new(inner: &'l dyn SourceLoader) -> Self {
+        Recording {
+            inner,
+            loaded: std::cell::RefCell::default(),
+        }
+    }
+
+    /// The names of the files loaded, in load order, each once.
+    pub fn into_loaded(self) -> Vec<String> {
+        self.loaded.into_inner()
+    }
+}
+
+impl SourceLoader for Recording<'_> {
+    fn load(&self, from: &SourceFile, path: &str) -> io::Result<SourceFile> {
+        let file = self.inner.load(from, path)?;
+        let mut loaded = self.loaded.borrow_mut();
+        if !loaded.contains(&file.name) {
+            loaded.push(file.name.clone());
+        }
+        Ok(file)
+    }
+}
+
 /// Serves included files from memory, keyed by their resolved path.
 #[derive(Debug, Clone, Default)]
 pub struct MapLoader {
@@ -136,6 +169,20 @@ impl SourceLoader for MapLoader {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_recording_loader_names_each_file_loaded_once() {
+        let inner = MapLoader::new()
+            .with("a/b.toolspec", "x")
+            .with("a/c.toolspec", "y");
+        let rec = Recording::new(&inner);
+        let from = SourceFile::new("a/main.toolspec", "");
+        assert!(rec.load(&from, "b.toolspec").is_ok());
+        assert!(rec.load(&from, "./b.toolspec").is_ok());
+        assert!(rec.load(&from, "missing.toolspec").is_err());
+        assert!(rec.load(&from, "c.toolspec").is_ok());
+        assert_eq!(rec.into_loaded(), ["a/b.toolspec", "a/c.toolspec"]);
+    }
 
     #[test]
     fn resolves_relative_to_the_including_file() {

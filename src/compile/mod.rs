@@ -20,7 +20,9 @@ mod suggest;
 pub use crate::syntax::SpecDiagnostic;
 pub use diags::{MAX_DIAGNOSTICS, MAX_DIAGNOSTICS_PER_FILE};
 pub use includes::{MAX_INCLUDED_BYTES, MAX_INCLUDED_FILES, MAX_INCLUDE_DEPTH};
-pub use loader::{normalize as normalize_path, resolve_include, FsLoader, MapLoader, SourceLoader};
+pub use loader::{
+    normalize as normalize_path, resolve_include, FsLoader, MapLoader, Recording, SourceLoader,
+};
 pub use lower::DEFAULT_FUZZY;
 pub use regex_lit::MAX_REGEX_BYTES;
 

@@ -17,10 +17,10 @@ use toolspec::report::stream::{Emitter, Streamer};
 use toolspec::report::{self, Report};
 
 use crate::cli::args::{CheckArgs, OutputFormat, RunArgs};
+use crate::cli::memory::with_threads;
 use crate::cli::output::{self, exit};
 use crate::cli::sources::SourceCache;
 use crate::cli::stdin;
-use crate::cli::memory::with_threads;
 
 /// Run a check and print it in the chosen format; exit 0 (all passed), 1 (some expectation
 /// failed) or 2 (something could not be checked).
