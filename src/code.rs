@@ -170,6 +170,8 @@ codes! {
     InvalidUtf8 = "invalid-utf8", Read, Error, "a transcript file is not valid UTF-8";
     Binary = "binary", Read, Error, "a transcript file holds binary data";
     InvalidJson = "invalid-json", Read, Error, "a transcript file is not valid JSON";
+    InvalidYaml = "invalid-yaml", Read, Error,
+        "a YAML transcript file (a VCR cassette, or a file a custom mapping reads) is not one valid YAML document, or holds what JSON cannot (a key that is not text, more than 128 levels)";
     Truncated = "truncated", Read, Error,
         "a transcript file ends in the middle of a JSON value";
     WrongShape = "wrong-shape", Read, Error,

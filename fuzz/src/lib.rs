@@ -35,6 +35,7 @@ pub const TARGETS: &[&str] = &[
     "document_nodes",
     "mapping",
     "schema_rules",
+    "yaml",
 ];
 
 /// Run the target `name` on `data`.
@@ -49,6 +50,7 @@ pub fn run(name: &str, data: &[u8]) {
         "document_nodes" => document_nodes(data),
         "mapping" => mapping(data),
         "schema_rules" => schema_rules(data),
+        "yaml" => yaml(data),
         other => panic!("unknown fuzz target {other}"),
     }
 }
@@ -403,6 +405,133 @@ pub fn mapping(data: &[u8]) {
         Err(e) => {
             render(&e);
         }
+    }
+}
+
+/// The YAML reader (`toolspec::json::yaml`, what VCR cassettes and custom mappings of YAML files
+/// are read with): the value read stays within its budget (what `json::budget` counts for it),
+/// every node it locates lies in the text on character boundaries, an error points into the
+/// text, and the value written as JSON (ASCII, as YAML reads JSON) and read again as YAML is the
+/// same value. The first byte picks the budget (up to 64 KiB, so that aliases reach it); the
+/// rest is the text. The text is also read as a file of a custom mapping, whose errors render.
+pub fn yaml(data: &[u8]) {
+    use toolspec::json::yaml::{self, Key, Refusal};
+    let Some((&sel, bytes)) = data.split_first() else {
+        return;
+    };
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return;
+    };
+    let budget = 256 * (usize::from(sel) + 1);
+    match yaml::from_str(text, budget, 3) {
+        Ok(parsed) => {
+            let cost = toolspec::json::budget::cost(&parsed.value);
+            assert!(
+                cost <= budget,
+                "the value takes {cost} bytes, its budget {budget}"
+            );
+            let mut paths: Vec<Vec<Key<'_>>> = vec![Vec::new()];
+            let mut i = 0;
+            while i < paths.len() && paths.len() < 200 {
+                let path = paths[i].clone();
+                i += 1;
+                let mut v = &parsed.value;
+                for k in &path {
+                    v = match (k, v) {
+                        (Key::Name(n), Value::Object(m)) => &m[*n],
+                        (Key::Index(j), Value::Array(a)) => &a[*j],
+                        _ => unreachable!(),
+                    };
+                }
+                let Some((s, e)) = parsed.spans.locate(&parsed.value, path.iter().copied()) else {
+                    // A text of no document (blank, or comments alone).
+                    assert!(path.is_empty() && parsed.value.is_null());
+                    continue;
+                };
+                assert!(s <= e && e <= text.len(), "span {s}..{e} of {}", text.len());
+                assert!(text.is_char_boundary(s) && text.is_char_boundary(e));
+                if path.len() < 4 {
+                    match v {
+                        Value::Object(m) => paths.extend(m.keys().map(|k| {
+                            let mut p = path.clone();
+                            p.push(Key::Name(k.as_str()));
+                            p
+                        })),
+                        Value::Array(a) => paths.extend((0..a.len()).map(|j| {
+                            let mut p = path.clone();
+                            p.push(Key::Index(j));
+                            p
+                        })),
+                        _ => {}
+                    }
+                }
+            }
+            let json = ascii_json(&parsed.value);
+            match yaml::from_str(&json, usize::MAX, 0) {
+                Ok(again) => {
+                    assert_eq!(again.value, parsed.value, "JSON of it read as YAML: {json}")
+                }
+                // YAML's implicit keys are at most 1024 characters long.
+                Err(e) => assert!(
+                    longest_key(&parsed.value) > 1000,
+                    "its JSON is no YAML: {e}\n{json}"
+                ),
+            }
+        }
+        Err(Refusal::Invalid { at, .. } | Refusal::TooLarge { at }) => {
+            assert!(
+                at <= text.len() && text.is_char_boundary(at),
+                "error at {at}"
+            );
+        }
+    }
+    let m = transcript::Mapping {
+        name: "y".into(),
+        files: Vec::new(),
+        calls: transcript::mapping::MappingPath::new("formats.y.calls", "$..calls[*]").unwrap(),
+        tool: transcript::mapping::MappingPath::new("formats.y.name", "@.name").unwrap(),
+        arguments: None,
+        id: None,
+        output: None,
+        error: None,
+        results: None,
+    };
+    match transcript::Reader::new().mapping(&m).read("t.yaml", bytes) {
+        Ok(ts) => {
+            for c in ts.iter().flat_map(|t| &t.calls) {
+                assert!(c.span.end <= bytes.len(), "call span {:?}", c.span);
+            }
+        }
+        Err(e) => {
+            render(&e);
+        }
+    }
+}
+
+/// JSON text of `v` in ASCII (`\u` escapes; `\U` for characters past the first plane, which
+/// YAML reads and JSON's surrogate pairs would not be).
+fn ascii_json(v: &Value) -> String {
+    let text = serde_json::to_string(v).expect("a value serializes");
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match u32::from(c) {
+            0..=0x7f => out.push(c),
+            n @ 0x80..=0xffff => out.push_str(&format!("\\u{n:04x}")),
+            n => out.push_str(&format!("\\U{n:08x}")),
+        }
+    }
+    out
+}
+
+fn longest_key(v: &Value) -> usize {
+    match v {
+        Value::Object(m) => m
+            .iter()
+            .map(|(k, x)| k.chars().count().max(longest_key(x)))
+            .max()
+            .unwrap_or(0),
+        Value::Array(a) => a.iter().map(longest_key).max().unwrap_or(0),
+        _ => 0,
     }
 }
 

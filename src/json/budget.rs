@@ -19,14 +19,14 @@ use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
 /// Bytes of one `Value` (an enum of 32 bytes on 64-bit targets).
-const VALUE: usize = std::mem::size_of::<Value>();
+pub(crate) const VALUE: usize = std::mem::size_of::<Value>();
 /// What the allocator adds to each allocation, and its smallest chunk.
 const CHUNK_OVERHEAD: usize = 16;
 const MIN_CHUNK: usize = 32;
 /// An object's ordered map: each entry holds its hash, key and value (64 bytes), and its table
 /// an index and a control byte; its first allocation holds 3 entries.
 const ENTRY: usize = 8 + std::mem::size_of::<String>() + VALUE;
-const FIRST_ENTRIES: usize = 3;
+pub(crate) const FIRST_ENTRIES: usize = 3;
 
 /// Why a text was not read.
 #[derive(Debug)]
@@ -111,7 +111,7 @@ fn read<'de, R: serde_json::de::Read<'de>>(
 }
 
 /// An allocation of `n` bytes, rounded as the allocator rounds it.
-fn chunk(n: usize) -> usize {
+pub(crate) fn chunk(n: usize) -> usize {
     if n == 0 {
         0
     } else {
@@ -119,12 +119,13 @@ fn chunk(n: usize) -> usize {
     }
 }
 
-fn string(len: usize) -> usize {
+/// A string of `len` bytes.
+pub(crate) fn string(len: usize) -> usize {
     chunk(len)
 }
 
 /// A non-empty object's first allocations: room for 3 entries and a table of 4 slots.
-fn map_base(len: usize) -> usize {
+pub(crate) fn map_base(len: usize) -> usize {
     if len == 0 {
         0
     } else {
@@ -134,7 +135,7 @@ fn map_base(len: usize) -> usize {
 
 /// Each entry past the first 3: its share of the entries and of the table, which grow by
 /// doubling (so up to twice the room in use), and of the copy a growth makes.
-fn map_grow() -> usize {
+pub(crate) fn map_grow() -> usize {
     4 * (ENTRY + 9)
 }
 
@@ -166,12 +167,21 @@ impl Meter {
 
     /// Take `n` bytes, or fail (and remember it) when fewer are left.
     pub fn charge<E: serde::de::Error>(&self, n: usize) -> Result<(), E> {
-        if let Some(left) = self.left.get().checked_sub(n) {
-            self.left.set(left);
+        if self.take(n) {
             Ok(())
         } else {
-            self.over.set(true);
             Err(E::custom("the parsed value is past its memory budget"))
+        }
+    }
+
+    /// Take `n` bytes if that many are left; `false` (remembered) when fewer are.
+    pub fn take(&self, n: usize) -> bool {
+        if let Some(left) = self.left.get().checked_sub(n) {
+            self.left.set(left);
+            true
+        } else {
+            self.over.set(true);
+            false
         }
     }
 

@@ -18,6 +18,7 @@ pub(crate) mod tape;
 pub mod text;
 pub mod value;
 pub(crate) mod view;
+pub mod yaml;
 
 use serde_json::Value;
 

@@ -87,6 +87,24 @@ pub enum ReadError {
         /// Where parsing stopped.
         span: SourceSpan,
     },
+    /// The YAML is malformed (or holds what JSON cannot).
+    #[error("{file}:{line}:{col}: invalid YAML: {message}")]
+    InvalidYaml {
+        /// File name.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        col: usize,
+        /// What is wrong.
+        message: String,
+        /// What to do about it.
+        help: String,
+        /// Text of the file, when small enough to show.
+        src: Option<NamedSource<String>>,
+        /// Where parsing stopped.
+        span: SourceSpan,
+    },
     /// The last line of a JSON-lines file was cut off mid-record.
     #[error("{file}:{line}:{col}: truncated last line: {message}")]
     Truncated {
@@ -185,6 +203,7 @@ impl Diagnostic for ReadError {
                 "pass a JSON, JSONL or log file; compressed files must be decompressed first",
             ),
             ReadError::InvalidJson { help, .. }
+            | ReadError::InvalidYaml { help, .. }
             | ReadError::WrongShape { help, .. }
             | ReadError::LineTooLong { help, .. }
             | ReadError::ValueTooLarge { help, .. } => Box::new(help),
@@ -202,6 +221,7 @@ impl Diagnostic for ReadError {
         match self {
             ReadError::InvalidUtf8 { src, .. }
             | ReadError::InvalidJson { src, .. }
+            | ReadError::InvalidYaml { src, .. }
             | ReadError::Truncated { src, .. } => src.as_ref().map(|s| s as &dyn SourceCode),
             _ => None,
         }
@@ -211,6 +231,7 @@ impl Diagnostic for ReadError {
         let (label, span) = match self {
             ReadError::InvalidUtf8 { span, .. } => ("not UTF-8", span),
             ReadError::InvalidJson { span, .. }
+            | ReadError::InvalidYaml { span, .. }
             | ReadError::WrongShape { span, .. }
             | ReadError::ValueTooLarge { span, .. } => ("here", span),
             ReadError::LineTooLong { span, .. } => ("this line", span),
@@ -248,6 +269,7 @@ impl ReadError {
             ReadError::InvalidUtf8 { .. } => Code::InvalidUtf8,
             ReadError::Binary { .. } => Code::Binary,
             ReadError::InvalidJson { .. } => Code::InvalidJson,
+            ReadError::InvalidYaml { .. } => Code::InvalidYaml,
             ReadError::Truncated { .. } => Code::Truncated,
             ReadError::WrongShape { .. } => Code::WrongShape,
             ReadError::LineTooLong { .. } => Code::LineTooLong,
@@ -265,6 +287,7 @@ impl ReadError {
             | ReadError::InvalidUtf8 { file, .. }
             | ReadError::Binary { file, .. }
             | ReadError::InvalidJson { file, .. }
+            | ReadError::InvalidYaml { file, .. }
             | ReadError::Truncated { file, .. }
             | ReadError::WrongShape { file, .. }
             | ReadError::LineTooLong { file, .. }
@@ -279,6 +302,7 @@ impl ReadError {
             ReadError::InvalidUtf8 { line, col, .. }
             | ReadError::Binary { line, col, .. }
             | ReadError::InvalidJson { line, col, .. }
+            | ReadError::InvalidYaml { line, col, .. }
             | ReadError::Truncated { line, col, .. }
             | ReadError::WrongShape { line, col, .. }
             | ReadError::LineTooLong { line, col, .. }
@@ -344,6 +368,47 @@ impl Locator<'_> {
             help: help.to_string(),
             src: self.source(),
             span: self.span(offset.min(self.text.len()), 0),
+        }
+    }
+
+    /// A YAML text refused by [`crate::json::yaml::from_str`]: invalid, or past
+    /// [`super::PARSED_BUDGET`] (then `what` names what was being read); `help` is for an
+    /// invalid text.
+    pub(super) fn yaml_error(
+        &self,
+        refusal: &crate::json::yaml::Refusal,
+        what: &str,
+        help: &str,
+    ) -> ReadError {
+        use crate::json::yaml::Refusal;
+        match refusal {
+            Refusal::TooLarge { at } => {
+                let (line, col) = self.line_col(*at);
+                ReadError::ValueTooLarge {
+                    file: self.name.to_string(),
+                    line,
+                    col,
+                    message: format!(
+                        "{what} takes more than {} MiB of memory once parsed ({} bytes of YAML, aliases counted as the copies they make), the most toolspec gives one document; reading stopped here",
+                        super::PARSED_BUDGET >> 20,
+                        self.text.len()
+                    ),
+                    help: "split the file into smaller ones, or keep large payloads (and aliases of them) out of it".to_owned(),
+                    span: self.span((*at).min(self.text.len()), 0),
+                }
+            }
+            Refusal::Invalid { message, at } => {
+                let (line, col) = self.line_col(*at);
+                ReadError::InvalidYaml {
+                    file: self.name.to_string(),
+                    line,
+                    col,
+                    message: message.clone(),
+                    help: help.to_string(),
+                    src: self.source(),
+                    span: self.span((*at).min(self.text.len()), 0),
+                }
+            }
         }
     }
 

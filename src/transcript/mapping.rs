@@ -3,7 +3,9 @@
 //!
 //! A mapping only changes how a file is parsed: it is applied to the bytes of a file `check` or
 //! `calls` already reads, and never opens anything itself. A JSON document is the query root; a
-//! JSON-lines file is read as the array of its lines (`$[0]` is the first line).
+//! JSON-lines file is read as the array of its lines (`$[0]` is the first line); a file that
+//! does not start with `{` or `[` is one YAML document ([`crate::json::yaml`], within the same
+//! budget), its value the root.
 //!
 //! Bounds: before a query runs, an upper bound of the nodes it can visit, read from the
 //! expression's shape ([`cost`]: the selectors of each bracket, each `..` after the first, and
@@ -20,6 +22,7 @@ use serde_json_path::{JsonPath, PathElement};
 
 use crate::code::Code;
 use crate::json::budget::{self, Refusal};
+use crate::json::yaml::Key;
 use crate::source::Span;
 
 use self::cost::{Scale, Shape};
@@ -301,6 +304,8 @@ fn flag(v: Option<&Value>) -> bool {
 struct Root {
     value: Value,
     lines: Option<Vec<Span>>,
+    /// Where the nodes of a YAML document are written.
+    yaml: Option<crate::json::yaml::Spans>,
 }
 
 fn parse_root(name: &str, bytes: &[u8]) -> Result<Root, ReadError> {
@@ -320,8 +325,29 @@ fn parse_root(name: &str, bytes: &[u8]) -> Result<Root, ReadError> {
         let at = offset_of(text, line, column);
         line_loc.value_too_large(what, at, "split the file into smaller transcripts")
     };
+    let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+    if !matches!(first, Some(b'{' | b'[')) {
+        // Not a JSON document or JSON lines: one YAML document (a JSON scalar reads the same).
+        let parsed = super::yaml::parse(
+            name,
+            bytes,
+            usize::MAX,
+            "fix the YAML at this position (a custom mapping reads a JSON document, JSON lines, or one YAML document)",
+        )?;
+        return Ok(Root {
+            value: parsed.value,
+            lines: None,
+            yaml: Some(parsed.spans),
+        });
+    }
     match budget::from_slice(bytes, PARSED_BUDGET) {
-        Ok(value) => return Ok(Root { value, lines: None }),
+        Ok(value) => {
+            return Ok(Root {
+                value,
+                lines: None,
+                yaml: None,
+            })
+        }
         Err(Refusal::TooLarge { line, column }) => {
             return Err(too_large(
                 "the file's JSON document",
@@ -367,6 +393,7 @@ fn parse_root(name: &str, bytes: &[u8]) -> Result<Root, ReadError> {
     Ok(Root {
         value: Value::Array(values),
         lines: Some(spans),
+        yaml: None,
     })
 }
 
@@ -409,6 +436,16 @@ pub(crate) fn read_mapped(
     let mut line_trees: HashMap<usize, SpanTree<'_>> = HashMap::new();
     let max_depth = usize::try_from(depth).unwrap_or(usize::MAX);
     let mut span_of = |steps: &[Step<'_>]| -> Span {
+        if let Some(spans) = &root.yaml {
+            let keys = steps.iter().map(|s| match *s {
+                Step::K(k) => Key::Name(k),
+                Step::I(i) => Key::Index(i),
+            });
+            return spans
+                .locate(&root.value, keys)
+                .map(|(s, e)| Span::new(s, e))
+                .unwrap_or_default();
+        }
         match &root.lines {
             None => {
                 let tree = whole_tree.get_or_insert_with(|| SpanTree::build(bytes, max_depth));

@@ -30,6 +30,7 @@ mod sink;
 mod spans;
 mod sse;
 mod text;
+mod yaml;
 
 use std::io::Read;
 use std::path::Path;

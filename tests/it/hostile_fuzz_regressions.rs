@@ -226,3 +226,40 @@ fn the_schema_rules_body_runs_on_structured_noise() {
         }
     }
 }
+
+/// The YAML body holds on cassette-like documents, on every kind of scalar, key and
+/// collection, on aliases up to and past the budget (a "billion laughs"), on nesting past the
+/// limit, on broken text and on non-ASCII text, with every budget the selector byte picks.
+#[test]
+fn the_yaml_fuzz_body_holds_on_documents_and_hostile_yaml() {
+    let mut laughs = String::from("a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+    for i in 1..9 {
+        let refs = vec![format!("*a{}", i - 1); 10].join(", ");
+        laughs.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
+    }
+    let deep = format!("k: {}{}", "[".repeat(300), "]".repeat(300));
+    let cases = [
+        "interactions:\n- request:\n    body: '{\"messages\": []}'\n    uri: https://api.example.com/v1/chat\n  response:\n    body:\n      string: '{\"calls\": [{\"name\": \"ls\"}]}'\n    status: {code: 200, message: OK}\nversion: 1\n",
+        "---\nversion: 2\ninteractions:\n- id: 0\n  request:\n    body: |\n      {\"a\": 1}\n  response:\n    body: |+\n      data: {\"x\": 1}\n\n      data: [DONE]\n\n",
+        "calls:\n- name: é\n  args: {q: \"ü\\u00e9\\U0001F600\", n: 1.5e3, m: -0, big: 18446744073709551616}\n- {name: \"ls\", args: ~}\n",
+        "? a\n: 1\n? [b]\n: 2\n",
+        "{a: 1, a: 2, \"b\": [1, 2, {c: .inf}], d: !!binary aGVsbG8=, e: !custom x}",
+        "a: &x {calls: [{name: t}]}\nb: *x\n*x : 1\n",
+        "a: *nothing\n",
+        "a: 1\n---\nb: 2\n",
+        "a: 'unterminated\n",
+        "- - - - [x, {y: [z]}]\n  - \"\\x41\\t\\n\"\n",
+        "a:\r\n  b: 1\r  c: 2\r\n",
+        "#only a comment\n",
+        "",
+        laughs.as_str(),
+        deep.as_str(),
+    ];
+    for case in cases {
+        for sel in [0u8, 3, 40, 255] {
+            let mut data = vec![sel];
+            data.extend_from_slice(case.as_bytes());
+            fuzz_targets::yaml(&data);
+        }
+    }
+}

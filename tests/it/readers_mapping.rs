@@ -197,3 +197,53 @@ fn a_mapping_that_finds_no_call_says_so() {
         "{all}"
     );
 }
+
+/// The same log written as YAML (what a custom mapping of `*.yaml` files reads): the same calls,
+/// each located at its node in the YAML text; broken YAML is an `invalid-yaml` error at the
+/// parser's line and column, never a JSON error.
+#[test]
+fn a_yaml_log_reads_as_the_json_it_stands_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("runs")).unwrap();
+    let settings = std::fs::read_to_string(Path::new(FIXTURE).join("toolspec.toml"))
+        .unwrap()
+        .replace("runs/*.json", "runs/*.yaml");
+    std::fs::write(root.join("toolspec.toml"), settings).unwrap();
+    let yaml = "# the session of tests/fixtures/mapping/runs/session.json, as YAML\nsession: s-1\nevents:\n- kind: tool\n  tool: {fn: search, params: '{\"q\": \"refund policy\"}'}\n  ref: a1\n- {kind: note, text: reading the results}\n- kind: tool_result\n  ref: a1\n  body: ok\n- kind: tool\n  tool:\n    fn: fetch\n    params:\n      url: https://example.com/refunds\n  ref: a2\n- kind: tool_result\n  ref: a2\n  body: timeout\n  status: error\n";
+    std::fs::write(root.join("runs/session.yaml"), yaml).unwrap();
+    let out = toolspec(root, &["calls", "--json", "runs/session.yaml"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let calls: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        calls,
+        json!([
+            {"name": "search", "args": {"q": "refund policy"}, "id": "a1", "output": "ok", "is_error": false},
+            {"name": "fetch", "args": {"url": "https://example.com/refunds"}, "id": "a2", "output": "timeout", "is_error": true}
+        ])
+    );
+    // Each call at its node: the second `- kind: tool` item starts on line 11, column 3.
+    let spec = "spec yaml_fail {\n  transcripts \"runs/*.yaml\"\n  call search(q: \"refund policy\")\n  call issue_refund(order_id: \"ORD-1\")\n}\n";
+    std::fs::write(root.join("fail.toolspec"), spec).unwrap();
+    let fail = toolspec(root, &["check", "fail.toolspec", "-v"]);
+    assert_eq!(fail.status.code(), Some(1), "{}", text(&fail));
+    assert!(
+        text(&fail).contains("runs/session.yaml:11:3"),
+        "{}",
+        text(&fail)
+    );
+
+    std::fs::write(
+        root.join("runs/session.yaml"),
+        "events:\n- kind: tool\n  tool: {fn: search\n- kind: note\n",
+    )
+    .unwrap();
+    let out = toolspec(root, &["calls", "--json", "runs/session.yaml"]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert!(all.contains("invalid YAML"), "{all}");
+    assert!(all.contains("runs/session.yaml:4:"), "{all}");
+    assert!(all.contains("invalid_yaml"), "{all}");
+    assert!(!all.contains("invalid JSON"), "{all}");
+    assert!(!all.contains("fix the JSON"), "{all}");
+}
