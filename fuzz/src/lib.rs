@@ -469,7 +469,7 @@ pub fn yaml(data: &[u8]) {
             let json = ascii_json(&parsed.value);
             match yaml::from_str(&json, usize::MAX, 0) {
                 Ok(again) => {
-                    assert_eq!(again.value, parsed.value, "JSON of it read as YAML: {json}")
+                    assert_eq!(again.value, parsed.value, "JSON of it read as YAML: {json}");
                 }
                 // YAML's implicit keys are at most 1024 characters long.
                 Err(e) => assert!(

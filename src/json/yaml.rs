@@ -189,7 +189,7 @@ pub fn from_str(text: &str, budget: usize, depth: usize) -> Result<Parsed, Refus
             Event::Alias(id) => build.alias(id, at)?,
             Event::SequenceStart(anchor, _) => build.open(Open::Seq(Vec::new()), anchor, at)?,
             Event::MappingStart(anchor, _) => {
-                build.open(Open::Map(Map::new(), None), anchor, at)?
+                build.open(Open::Map(Map::new(), None), anchor, at)?;
             }
             Event::SequenceEnd | Event::MappingEnd => build.close(at, text)?,
         }
@@ -417,12 +417,11 @@ impl Build<'_, '_> {
         if let Some(n) = frame.node {
             // A flow collection ends past its bracket; a block one where the next token
             // starts, less the blank space before it.
-            let end = match text.as_bytes().get(at) {
-                Some(b']' | b'}') => at + 1,
-                _ => {
-                    let start = self.nodes[n].start;
-                    start + text[start..at.max(start)].trim_end().len()
-                }
+            let end = if let Some(b']' | b'}') = text.as_bytes().get(at) {
+                at + 1
+            } else {
+                let start = self.nodes[n].start;
+                start + text[start..at.max(start)].trim_end().len()
             };
             let kids_start = self.kids.len();
             self.charge(
@@ -553,18 +552,15 @@ impl<'t> Positions<'t> {
         };
         let bytes = self.text.as_bytes();
         while at_line < line {
-            match memchr::memchr2(b'\n', b'\r', &bytes[at..]) {
-                Some(i) => {
-                    at += i + 1;
-                    if bytes[at - 1] == b'\r' && bytes.get(at) == Some(&b'\n') {
-                        at += 1;
-                    }
-                    at_line += 1;
+            if let Some(i) = memchr::memchr2(b'\n', b'\r', &bytes[at..]) {
+                at += i + 1;
+                if bytes[at - 1] == b'\r' && bytes.get(at) == Some(&b'\n') {
+                    at += 1;
                 }
-                None => {
-                    at = bytes.len();
-                    break;
-                }
+                at_line += 1;
+            } else {
+                at = bytes.len();
+                break;
             }
         }
         if self.lines.last().is_some_and(|&(l, _)| l < line) {
