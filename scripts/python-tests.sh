@@ -33,12 +33,16 @@ step() {
 }
 pipq() { "$@" --quiet --disable-pip-version-check; }
 
-step "build the wheel (maturin build --release)"
+# The wheel is built in cargo's dev profile (stripped), in the target dir `cargo test` used: the
+# dependency graph it shares with the library's tests is compiled once (python/Cargo.toml aligns
+# the features the tests' dev-dependencies turn on), and only pyo3, mimalloc and the module are
+# compiled here. The release profile is for the wheels users install (README, docs/releasing.md).
+step "build the wheel (maturin build --profile dev --strip)"
 "$PYTHON" -m venv "$WORK/build"
 pipq "$WORK/build/bin/pip" install "$MATURIN"
 rm -rf "$WORK/wheels"
 start=$(date +%s)
-"$WORK/build/bin/maturin" build --release --manifest-path python/Cargo.toml \
+"$WORK/build/bin/maturin" build --profile dev --strip --locked --manifest-path python/Cargo.toml \
   --interpreter "$WORK/build/bin/python" --out "$WORK/wheels"
 echo "wheel built in $(( $(date +%s) - start )) s: $(ls "$WORK/wheels")"
 
