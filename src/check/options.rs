@@ -50,6 +50,11 @@ pub struct CheckOptions {
     /// `--force-exclude`: files named in `paths` that the settings' `exclude` matches are left
     /// out, as a folder walk leaves them out (by default a file named is checked even so).
     pub force_exclude: bool,
+    /// `--whole-rates`: a spec with a `pass_rate` that a transcript named in `paths` brings in
+    /// is judged over every transcript its globs name, as a check of its spec file judges it,
+    /// not over the transcripts named alone (the pre-commit hooks pass it: a commit that stages
+    /// one run of a spec judged at 90 % is judged by the spec's rate over all its runs).
+    pub whole_rates: bool,
     /// `--select`: only these built-in rules (over the settings' `[rules] select`).
     pub select: Option<Vec<crate::code::Code>>,
     /// `--ignore`: not these built-in rules (besides the settings' `[rules] ignore`).

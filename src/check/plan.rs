@@ -7,7 +7,9 @@
 //!    compile errors become report errors and the other files go on.
 //! 3. Bind each spec's globs ([`super::bind`]): explicit spec files (or folders) check every
 //!    transcript their globs name; explicit transcript files are checked against every spec of
-//!    the project whose globs name them (what a pre-commit hook needs).
+//!    the project whose globs name them (what a pre-commit hook needs); under `--whole-rates`
+//!    such a spec with a `pass_rate` checks every transcript its globs name, so that its rate
+//!    is the one a check of its spec file gives.
 //!
 //! Input: [`CheckOptions`], [`LoadedSettings`], the working folder. Output: [`Found`], then
 //! [`Bound`]. Fails per file, never per run: a missing or refused path, a spec that does not
@@ -196,7 +198,15 @@ pub(super) fn bind(
         let unit = units.len();
         let full = found.explicit_specs.contains(&path);
         for (si, spec) in specs.iter().enumerate() {
-            if full {
+            // `--whole-rates`: a spec with a rate that a named transcript brings in is judged
+            // over all its transcripts, as if its file were named (its globs are not warned
+            // about: its file is not what was named).
+            let whole = full
+                || (opts.whole_rates
+                    && opts.spec.is_none()
+                    && spec.config.pass_rate.is_some()
+                    && found.transcripts.iter().any(|t| spec.claims(t)));
+            if whole {
                 for (g, glob) in spec.globs.iter().enumerate() {
                     let files = match glob.expand(git_global, &mut folders) {
                         Ok(files) => files,
@@ -209,7 +219,7 @@ pub(super) fn bind(
                             continue;
                         }
                     };
-                    if files.is_empty() {
+                    if files.is_empty() && full {
                         report
                             .warnings
                             .push(glob_warning(&spec.file, &spec.config.transcripts[g]));

@@ -10,7 +10,8 @@
 //! globs therefore name all its transcripts, always does: with no transcript judged its rate is
 //! not met (a rate over no run says nothing of the agent). A spec brought in only because a
 //! transcript named on the command line (or standard input under `--spec`) matches it takes
-//! part when it judged one: its rate is over the transcripts given.
+//! part when it judged one: its rate is over the transcripts given (under `--whole-rates`, over
+//! every transcript its globs name, as for a named spec file).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

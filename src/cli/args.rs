@@ -106,6 +106,11 @@ pub(crate) struct CheckArgs {
     /// walk leaves them out (the pre-commit hooks pass it: they name every staged file).
     #[arg(long)]
     pub force_exclude: bool,
+    /// A spec with a `pass_rate` that a transcript named in PATHS brings in is judged over all
+    /// the transcripts its globs name, as when its spec file is checked, not over those named
+    /// alone (the pre-commit hooks pass it: they name only the staged files).
+    #[arg(long)]
+    pub whole_rates: bool,
     /// GitHub and SARIF: also report the notes of passing pairs (an extra call a spec allows,
     /// ...); by default a passing pair gives annotations only for its warnings and errors.
     #[arg(long)]

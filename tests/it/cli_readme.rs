@@ -97,7 +97,8 @@ fn the_readme_run_command_checks_the_example_as_described() {
 
 /// The ids in README's `.pre-commit-config.yaml` snippet are hooks of `.pre-commit-hooks.yaml`.
 /// The hooks come in two pairs, `language: python` (the default ids) and `language: rust`: in
-/// each, one on the staged files and one on the whole repository with `pass_filenames: false`.
+/// each, one on the staged files (one process, `--strict --force-exclude --whole-rates`) and one
+/// on the whole repository with `pass_filenames: false`.
 #[test]
 fn the_pre_commit_snippet_names_the_defined_hooks() {
     let hooks = std::fs::read_to_string(concat!(
@@ -138,6 +139,17 @@ fn the_pre_commit_snippet_names_the_defined_hooks() {
         assert!(
             staged.1.contains("files:"),
             "the staged-files hook filters files"
+        );
+        // One process judges every staged file (pre-commit would otherwise split them over one
+        // process per CPU, each judging a spec's rate over its own share), and a spec's rate over
+        // all its transcripts, as `toolspec check` does.
+        assert!(staged.1.contains("require_serial: true\n"), "{}", staged.1);
+        assert!(
+            staged
+                .1
+                .contains("entry: toolspec check --strict --force-exclude --whole-rates\n"),
+            "{}",
+            staged.1
         );
     }
 

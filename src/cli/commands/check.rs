@@ -98,6 +98,7 @@ pub(crate) fn run(args: CheckArgs) -> u8 {
             input_mapping,
             name_skipped: args.strict || args.verbose,
             force_exclude: args.force_exclude,
+            whole_rates: args.whole_rates,
             ..o
         },
         Err(status) => return status,
