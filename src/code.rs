@@ -214,8 +214,8 @@ codes! {
         "a transcript file was read without error but without a single tool call";
     UnclaimedFile = "unclaimed-file", Run, Note,
         "a file named on the command line that no spec names and that is no transcript was passed over (note)";
-    SkippedFile = "skipped-file", Run, Warning,
-        "--strict or -v: a file of a walked folder was passed over (not a transcript, or no call)";
+    SkippedFile = "skipped-file", Run, Note,
+        "--strict or -v: a file of a walked folder was passed over (not a transcript, or no call) (note)";
     NothingChecked = "nothing-checked", Run, Warning,
         "no spec × transcript pair was checked in the whole run";
     InternalError = "internal-error", Run, Error,

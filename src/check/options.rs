@@ -44,7 +44,7 @@ pub struct CheckOptions {
     /// the command line does.
     pub no_git_global_excludes: bool,
     /// Name each file of a walked folder that is passed over — it does not read as a
-    /// transcript, or holds no tool call — with why, as a `skipped-file` warning (`--strict`,
+    /// transcript, or holds no tool call — with why, as a `skipped-file` note (`--strict`,
     /// `-v`); by default such files are passed over without a word.
     pub name_skipped: bool,
     /// `--force-exclude`: files named in `paths` that the settings' `exclude` matches are left

@@ -424,7 +424,7 @@ const SKIPPED_HELP: &str = "a file of a walked folder that no spec names is chec
      built-in rules when it reads as a transcript; name it with --input-format or a custom \
      mapping of toolspec.toml to read it, or exclude it in toolspec.toml";
 
-/// A `skipped-file` warning: a walked file passed over, and `why`.
+/// A `skipped-file` note: a walked file passed over, and `why`.
 fn skipped(shown: &str, why: &str) -> Finding {
     passed_over(Code::SkippedFile, shown, why, SKIPPED_HELP)
 }
