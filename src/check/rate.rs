@@ -3,8 +3,9 @@
 //!
 //! Input: the specs with a `pass_rate` ([`Rated`], from the plan), whether each result passed
 //! (by spec), and the transcripts that could not be read (by spec). Output: one [`RateResult`]
-//! per spec that took part in the run, in report order, and how many failed results the rates
-//! account for. Cannot fail.
+//! per spec that took part in the run, in report order (how many failed results the rates
+//! account for is counted with every other count, [`crate::report::model::Summary::count`]).
+//! Cannot fail.
 //!
 //! Which specs take part: a spec whose file was named (or found under a folder named), whose
 //! globs therefore name all its transcripts, always does: with no transcript judged its rate is
@@ -52,24 +53,22 @@ struct Tally {
     unread: usize,
 }
 
-/// The rate of each spec of `rated` that took part, sorted by spec file and spec, and how many
-/// failed results they account for. `results` gives each result's (spec file, spec) and
-/// whether it passed; `unread` a (spec file, spec) per transcript that could not be read.
+/// The rate of each spec of `rated` that took part, sorted by spec file and spec. `results`
+/// gives each result's (spec file, spec) and whether it passed; `unread` a (spec file, spec)
+/// per transcript that could not be read.
 pub(super) fn rates<'a>(
     rated: &[Rated],
     results: impl Iterator<Item = ((&'a Arc<str>, &'a Arc<str>), bool)>,
     unread: &[(Arc<str>, Arc<str>)],
-) -> (Vec<RateResult>, usize) {
+) -> Vec<RateResult> {
     let mut tally: BTreeMap<(&str, &str), Tally> = rated
         .iter()
         .map(|r| ((&*r.file, &*r.spec), Tally::default()))
         .collect();
-    let mut within = 0;
     for ((file, spec), passed) in results {
         if let Some(t) = tally.get_mut(&(&**file, &**spec)) {
             t.total += 1;
             t.passed += usize::from(passed);
-            within += usize::from(!passed);
         }
     }
     for (file, spec) in unread {
@@ -102,5 +101,5 @@ pub(super) fn rates<'a>(
         .collect();
     out.sort_by(|a, b| (&a.spec_file, &a.spec).cmp(&(&b.spec_file, &b.spec)));
     out.dedup_by(|a, b| (&a.spec_file, &a.spec) == (&b.spec_file, &b.spec));
-    (out, within)
+    out
 }

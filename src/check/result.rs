@@ -549,7 +549,11 @@ fn check_pair<S: PairSink>(
         // The verdict alone, as the result below decides it: the peer's under a profile, and a
         // denied rule's finding fails the pair.
         let passed = profile.as_ref().map_or(verdict.passed, |p| p.passed) && denied == 0;
-        let tally = Tally { passed, unverified };
+        let tally = Tally {
+            passed,
+            unverified,
+            within_rate: spec.config.pass_rate.is_some(),
+        };
         return (tally, t.record.map(|r| r.line), entry);
     }
     order.sort_by(|&a, &b| place(a).cmp(&place(b)));
@@ -810,7 +814,11 @@ fn check_pair<S: PairSink>(
             }
             f
         });
-    let tally = Tally { passed, unverified };
+    let tally = Tally {
+        passed,
+        unverified,
+        within_rate,
+    };
     (tally, record, sink.pair_streamed(head, &mut findings))
 }
 
@@ -933,6 +941,7 @@ fn rules_only<S: PairSink>(
         Tally {
             passed,
             unverified: 0,
+            within_rate: false,
         },
         record,
         sink.pair_streamed(head, &mut findings.into_iter()),

@@ -239,19 +239,17 @@ fn finish<E>(mut report: Report, outcomes: Vec<FileOutcome<E>>, rated: &[Rated])
         report.warnings.extend(o.warnings);
         unread.extend(o.unread);
     }
-    let (rates, failed_within_rate) = rate::rates(
+    report.rates = rate::rates(
         rated,
         pairs
             .iter()
             .map(|((file, spec, _, _), tally, _)| ((file, spec), tally.passed)),
         &unread,
     );
-    report.rates = rates;
     report.summary.transcripts = transcripts;
     // As Report::sort sorts results (a stable sort, from the same order).
     pairs.sort_by(|a, b| a.0.cmp(&b.0));
     report.sort();
-    report.recount();
     if pairs.is_empty() && report.errors.is_empty() {
         // Exit 0 with nothing checked is easy to mistake for a pass.
         let (message, help) = if report.summary.spec_files == 0 {
@@ -274,15 +272,9 @@ fn finish<E>(mut report: Report, outcomes: Vec<FileOutcome<E>>, rated: &[Rated])
             Some(help.to_owned()),
         ));
         report.sort();
-        report.recount();
     }
-    // The report holds no result: the counts are the tallies the check kept.
-    report.summary.count(
-        pairs.iter().map(|p| p.1),
-        report.errors.len(),
-        report.warning_count(),
-    );
-    report.summary.failed_within_rate = failed_within_rate;
+    // The report holds no result: the counts are the tallies the check kept, counted once.
+    report.count(pairs.iter().map(|p| p.1));
     Checked {
         report,
         pairs: pairs.into_iter().map(|p| p.2).collect(),

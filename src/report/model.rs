@@ -230,24 +230,26 @@ impl Summary {
     }
 
     /// Count the results, each by its [`Tally`], with the run's `errors` and `warnings`: what
-    /// was checked, passed and failed, and the warnings (the run's and the results'
-    /// unverified findings). The one count of every run, whether its results are held
-    /// ([`Report::recount`]) or were streamed (the check's own tallies).
+    /// was checked, passed and failed (and of those, within a `pass_rate`), and the warnings
+    /// (the run's and the results' unverified findings). The one count of every run, whether
+    /// its results are held ([`Report::recount`]) or were streamed (the check's own tallies).
     pub fn count(
         &mut self,
         results: impl IntoIterator<Item = Tally>,
         errors: usize,
         warnings: usize,
     ) {
-        let (mut checked, mut passed, mut unverified) = (0, 0, 0);
+        let (mut checked, mut passed, mut unverified, mut within) = (0, 0, 0, 0);
         for t in results {
             checked += 1;
             passed += usize::from(t.passed);
             unverified += t.unverified;
+            within += usize::from(!t.passed && t.within_rate);
         }
         self.checked = checked;
         self.passed = passed;
         self.failed = checked - passed;
+        self.failed_within_rate = within;
         self.errors = errors;
         self.unverified = unverified;
         self.warnings = warnings + unverified;
@@ -262,6 +264,8 @@ pub struct Tally {
     pub passed: bool,
     /// Its unverified findings.
     pub unverified: usize,
+    /// Whether its spec has a `pass_rate`: failed, it fails the run only through the rate.
+    pub within_rate: bool,
 }
 
 impl Tally {
@@ -270,6 +274,7 @@ impl Tally {
         Tally {
             passed: r.passed,
             unverified: r.findings.iter().filter(|f| f.unverified).count(),
+            within_rate: r.pass_rate.is_some(),
         }
     }
 }
@@ -577,18 +582,17 @@ impl Report {
     /// Recount the summary from the results, errors and warnings (file and spec counts are
     /// left as set by the caller).
     pub fn recount(&mut self) {
+        let tallies: Vec<Tally> = self.results.iter().map(Tally::of).collect();
+        self.count(tallies);
+    }
+
+    /// Count the summary from a [`Tally`] per result (held, or streamed and kept by the check
+    /// alone), with the report's errors, warnings and rates (file and spec counts are left as
+    /// set by the caller): every count of the summary, and so the exit status, comes from here.
+    pub fn count(&mut self, tallies: impl IntoIterator<Item = Tally>) {
         self.version = REPORT_VERSION;
         let warnings = self.warning_count();
-        self.summary.count(
-            self.results.iter().map(Tally::of),
-            self.errors.len(),
-            warnings,
-        );
-        self.summary.failed_within_rate = self
-            .results
-            .iter()
-            .filter(|r| !r.passed && r.pass_rate.is_some())
-            .count();
+        self.summary.count(tallies, self.errors.len(), warnings);
         self.summary.rates = self.rates.len();
         self.summary.rates_missed = self.rates.iter().filter(|r| !r.met).count();
     }
