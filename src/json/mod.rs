@@ -12,6 +12,7 @@ pub mod de;
 pub(crate) mod keys;
 pub mod lone;
 mod pyprint;
+pub mod pyset;
 pub mod read;
 pub(crate) mod scan;
 pub(crate) mod tape;

@@ -68,6 +68,7 @@ mod parity_differential;
 mod parity_evalite;
 mod parity_galtea;
 mod parity_promptfoo;
+mod parity_pyset;
 mod profiles_costs;
 mod readers_captures;
 mod readers_corpus;

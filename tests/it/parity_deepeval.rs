@@ -53,9 +53,13 @@ fn every_deepeval_vector_matches() {
 #[test]
 fn every_extra_deepeval_vector_matches_reason_included() {
     assert_eq!(
-        reason_modulo_set_order("x missing tools ['b', 'a'] and out-of-order tools ['c'] y"),
-        "x missing tools ['a', 'b'] and out-of-order tools ['c'] y"
+        reason_modulo_set_order("Incomplete tool usage: missing tools ['b', 'a']; y"),
+        "Incomplete tool usage: missing tools ['a', 'b']; y"
     );
+    // The ordering mode's sets of names are compared as printed.
+    let ordering =
+        "Incorrect tool usage: missing tools ['b', 'a'] and out-of-order tools ['c', 'd']";
+    assert_eq!(reason_modulo_set_order(ordering), ordering);
     let lines = vector_lines("deepeval_extra");
     let (mut bad, mut checked, mut reasons_exact) = (Vec::new(), 0, 0);
     let mut combos = std::collections::BTreeSet::new();

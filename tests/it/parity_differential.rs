@@ -151,7 +151,8 @@ fn disagreements(profile: &str, vectors: &[(String, Value)]) -> Vec<(String, Str
 /// past 64 bits and `-0` on every reading path, `NaN` and `Infinity`, deep nesting, Galtea's
 /// options, promptfoo's `(none)`, Evalite's call lists and calls of every JSON type, lone
 /// surrogates in every peer: compared, printed, ordered and measured as the runtime holds
-/// them), with the real peers' answers: all agree.
+/// them; DeepEval's sets of names and the sums DeepEval and Axion make over a set of keys, in
+/// CPython's order under `PYTHONHASHSEED=0`), with the real peers' answers: all agree.
 #[test]
 fn reproductions_agree_with_the_peers() {
     let text = std::fs::read_to_string("tests/fixtures/differential/reproductions.jsonl").unwrap();

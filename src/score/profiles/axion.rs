@@ -17,6 +17,7 @@ use crate::config::profile::{ProfileSpec, AXION};
 use crate::engine::difflib::SequenceMatcher;
 use crate::json::keys;
 use crate::json::lone;
+use crate::json::pyset::StrSet;
 use crate::json::read::Runtime;
 use crate::json::text::{json_f64, json_str, py_str_list_in, PY312};
 use crate::json::value::{depth, py_eq_item};
@@ -325,9 +326,26 @@ fn similarity(v1: Option<&Val<'_>>, v2: Option<&Val<'_>>, work: &Work) -> Result
             let key_sim = n_common as f64 / union as f64;
             let value_sim = if n_common == 0 {
                 0.0
-            } else {
+            } else if n_common < 3 {
+                // Two terms add up alike in either order.
                 let mut s = 0.0;
                 for (av, bv) in common() {
+                    s += similarity(Some(av), Some(bv), work)?;
+                }
+                s / n_common as f64
+            } else {
+                // `for key in keys1 & keys2`: the terms in the order CPython 3.12 keeps that set
+                // with `PYTHONHASHSEED=0` (float addition is not associative).
+                let keyed_b = keys::of_val(b);
+                let keys1 = StrSet::from_strs(a.iter().map(|(k, _)| k.as_ref()));
+                let keys2 = StrSet::from_strs(b.iter().map(|(k, _)| k.as_ref()));
+                let mut s = 0.0;
+                for k in keys1.intersection(&keys2).iter() {
+                    let (Some(av), Some(bv)) =
+                        (keyed_a.get(k.as_bytes()), keyed_b.get(k.as_bytes()))
+                    else {
+                        continue;
+                    };
                     s += similarity(Some(av), Some(bv), work)?;
                 }
                 s / n_common as f64

@@ -9,12 +9,13 @@
 //! A `judge` option in the line is an error line: a judge command is never read from data.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use serde::Deserialize;
 
 use super::judge::{Judge, JudgeRequest};
 use super::read::{self, Raw, TapeProfile};
+use crate::json::pyset::StrSet;
 use crate::json::read::Runtime;
 use crate::json::scan::plain_run_end;
 use crate::json::scan::{same_bytes, same_str};
@@ -407,6 +408,9 @@ fn dict_score(a: V<'_>, b: V<'_>) -> (f64, bool) {
     let mut equal = total == na && na == nb;
     let share = 1.0 / total as f64;
     let mut s = 0.0;
+    // The shares of nested dicts that are not equal, by their key's place in `d1`: their sum
+    // depends on the order of the terms, which is Python's set order (see below).
+    let mut partial: SmallVec<[(usize, f64); 4]> = SmallVec::new();
     for (i, (k, v1)) in a.members().enumerate() {
         let v2 = match &keyed_b {
             None => pairs[i],
@@ -420,6 +424,7 @@ fn dict_score(a: V<'_>, b: V<'_>) -> (f64, bool) {
                 (_, true) => s += share,
                 (x, false) => {
                     s += x / total as f64;
+                    partial.push((i, x / total as f64));
                     equal = false;
                 }
             }
@@ -433,9 +438,39 @@ fn dict_score(a: V<'_>, b: V<'_>) -> (f64, bool) {
     }
     if equal {
         (1.0, true)
-    } else {
+    } else if partial.is_empty() || (partial.len() == 1 && s == partial[0].1) {
+        // Equal shares (and one other term alone) add up alike in any order.
         (s, false)
+    } else {
+        (in_set_order(a, b, share, &partial), false)
     }
+}
+
+/// `_compare_dicts`'s sum over `set(d1.keys()).intersection(set(d2.keys()))`, term by term in
+/// that set's order as CPython 3.11 keeps it with `PYTHONHASHSEED=0`: `share` for a key whose
+/// values are equal, the `partial` share of a nested pair of unequal dicts (by its key's place
+/// in `d1`), nothing for other keys.
+fn in_set_order(a: V<'_>, b: V<'_>, share: f64, partial: &[(usize, f64)]) -> f64 {
+    let keys_a = StrSet::from_strs(a.entries().map(|(k, _)| k));
+    let common = keys_a.intersection(&StrSet::from_strs(b.entries().map(|(k, _)| k)));
+    let in_a: HashMap<&str, (usize, V<'_>)> = a
+        .entries()
+        .enumerate()
+        .map(|(i, (k, v))| (k, (i, v)))
+        .collect();
+    let in_b: HashMap<&str, V<'_>> = b.entries().collect();
+    let mut s = 0.0;
+    for k in common.iter() {
+        let (Some(&(i, v1)), Some(&v2)) = (in_a.get(k), in_b.get(k)) else {
+            continue;
+        };
+        if let Some(&(_, x)) = partial.iter().find(|(j, _)| *j == i) {
+            s += x;
+        } else if v1.same_text(v2) || py_eq(v1, v2) || (v1.is_obj() && v2.is_obj()) {
+            s += share;
+        }
+    }
+    s
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -880,31 +915,6 @@ fn type_mismatches(exp: &[Tool<'_>], called: &[Tool<'_>]) -> Vec<String> {
     v
 }
 
-/// Distinct names in first-appearance order (DeepEval lists a Python set here, in hash order;
-/// toolspec fixes the order so the text is reproducible).
-fn distinct<'s>(names: impl Iterator<Item = &'s str>) -> SmallVec<[&'s str; 16]> {
-    let mut v: SmallVec<[&str; 16]> = SmallVec::new();
-    // Past a handful of names, a set: linear in the names, not quadratic.
-    let mut seen: HashSet<&str> = HashSet::new();
-    for n in names {
-        let new = if v.len() < 16 {
-            !v.iter().any(|m| same_str(m, n))
-        } else {
-            if seen.is_empty() {
-                seen.extend(v.iter().copied());
-            }
-            !seen.contains(n)
-        };
-        if new {
-            v.push(n);
-            if !seen.is_empty() {
-                seen.insert(n);
-            }
-        }
-    }
-    v
-}
-
 fn names_repr<const ESC: bool>(out: &mut String, tools: &[Tool<'_>]) {
     str_list::<ESC>(out, tools.iter().map(|t| t.name));
 }
@@ -994,30 +1004,26 @@ fn calling_reason<const ESC: bool>(
             s.push_str(" were called in the correct order.");
             return;
         }
-        let exp_set = distinct(exp.iter().map(|t| t.name));
-        let missing = exp_set
-            .iter()
-            .copied()
-            .filter(|n| !called.iter().any(|c| same_str(c.name, n)));
-        let out_of_order = exp_set
-            .iter()
-            .copied()
-            .filter(|n| !lcs.iter().any(|&i| same_str(exp[i].name, n)));
+        // `set(expected_names) - set(called_names)` and `set(expected_names) - set(lcs_names)`,
+        // listed in the order CPython 3.11 keeps them with `PYTHONHASHSEED=0`.
+        let exp_set = StrSet::from_strs(exp.iter().map(|t| t.name));
+        let missing = exp_set.difference(&StrSet::from_strs(called.iter().map(|t| t.name)));
+        let out_of_order = exp_set.difference(&StrSet::from_strs(lcs.iter().map(|&i| exp[i].name)));
         s.push_str("Incorrect tool usage: ");
         let mut issues = Issues {
             out: s,
             sep: " and ",
             any: false,
         };
-        if missing.clone().next().is_some() {
+        if !missing.is_empty() {
             let o = issues.next();
             o.push_str("missing tools ");
-            str_list::<ESC>(o, missing);
+            str_list::<ESC>(o, missing.iter());
         }
-        if out_of_order.clone().next().is_some() {
+        if !out_of_order.is_empty() {
             let o = issues.next();
             o.push_str("out-of-order tools ");
-            str_list::<ESC>(o, out_of_order);
+            str_list::<ESC>(o, out_of_order.iter());
         }
         if !tm.is_empty() {
             let o = issues.next();
