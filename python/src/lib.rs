@@ -136,9 +136,8 @@ impl Checked {
 
 #[pymethods]
 impl Checked {
-    /// Whether the check passed (and checked at least one result), nothing failing to be
-    /// checked: every result passed, but for those of a spec with a `pass_rate`, which pass
-    /// through their spec's rate.
+    /// Whether the check passed: the outcome the check decided, the one `toolspec check` exits
+    /// 0 on ([`passed`]).
     #[getter]
     fn passed(&self) -> bool {
         passed(self.head())
@@ -197,10 +196,10 @@ impl Checked {
     }
 }
 
-/// Whether a check passed, from its report with or without results: something was checked,
-/// nothing failed to be, and every result passed (through its spec's rate, if it has one).
+/// Whether a check passed, from its report with or without results: the exit status the check
+/// decided is 0 (`Report::exit_status`, read, not decided again here), as for the command.
 fn passed(head: &Report) -> bool {
-    head.errors.is_empty() && head.summary.checked > 0 && !head.summary.fails()
+    head.exit_status() == 0
 }
 
 /// The specs of one spec file, compiled once ([`toolspec::check::run::SpecSet`]), with the

@@ -238,3 +238,49 @@ def test_a_rate_is_one_pytest_item_listing_its_failing_transcripts(tmp_path: Pat
     for i in range(3):
         assert f"runs/booking/{i}.json" in text, text
     assert "prompts/two.toolspec::from_sfo::runs/sfo/a.json PASSED" in text, text
+
+
+def test_a_run_that_checks_nothing_has_one_verdict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A spec whose one run is an Inspect AI `.eval` log of no samples (a dataset of no
+    records): `toolspec check` exits 0 with a `nothing-checked` warning, and `--strict` (the
+    hooks) exits 1. The API passes it with that warning, `assert_passes` passes (it raised "no
+    spec was checked"), and `pytest --toolspec` skips one item saying so and exits 0 (it exited
+    5, no tests collected, failing where the command passes)."""
+    import zipfile
+
+    tree = tmp_path / "project"
+    (tree / "runs").mkdir(parents=True)
+    (tree / "toolspec.toml").write_text("")
+    (tree / "s.toolspec").write_text('spec s {\n  transcripts "runs/*.eval"\n  call search\n}\n')
+    with zipfile.ZipFile(tree / "runs" / "empty.eval", "w") as z:
+        z.writestr("header.json", '{"version": 2, "status": "success", "eval": {"task": "t"}}')
+    monkeypatch.chdir(tree)
+
+    status, report = cli_report(tree)
+    assert status == 0, report
+    assert report["results"] == []
+    assert [w["code"] for w in report["warnings"]] == ["nothing-checked"]
+    assert cli(tree, "check", "--strict").returncode == 1
+    project = toolspec.check_project()
+    assert project.passed and project.results == []
+    assert [w["code"] for w in project.warnings] == ["nothing-checked"]
+
+    t_status, t_report = cli_report(tree, "runs/empty.eval")
+    assert t_status == 0 and t_report["results"] == [], t_report
+    got = toolspec.check("s.toolspec", "runs/empty.eval")
+    assert got.passed and got.results == []
+    assert [w["code"] for w in got.warnings] == ["nothing-checked"]
+    assert toolspec.Spec("s.toolspec").passes("runs/empty.eval")
+    assert assert_passes("s.toolspec", "runs/empty.eval").passed
+
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "--toolspec", "-p", "no:cacheprovider", "-rs"],
+        cwd=tree,
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "1 skipped" in out.stdout.strip().splitlines()[-1], out.stdout
+    assert "no spec × transcript pair was checked" in out.stdout, out.stdout

@@ -187,10 +187,15 @@ class Report:
 
     @property
     def passed(self) -> bool:
-        """True when every result passed (and there is at least one); the results of a spec with
-        a `pass_rate` pass through the spec's rate instead (over the transcripts checked: over
-        one transcript, the rate is that transcript's verdict). Decided by the check itself, as
-        the command's exit status is."""
+        """The check's verdict, the one `toolspec check` exits 0 on: every result passed, but
+        those of a spec with a `pass_rate`, which pass through the spec's rate (over the
+        transcripts checked: over one transcript, the rate is that transcript's verdict), and
+        nothing failed to be checked. Read from the check, never decided again here.
+
+        A check that checked nothing (a dataset file of no records) passes, with a
+        `nothing-checked` warning in `warnings`, as the command exits 0 with it; the command's
+        `--strict`, which fails on any warning, is `passed and raw["summary"]["warnings"] == 0`
+        (notes are listed with the warnings but are none)."""
         return bool(self._checked.passed)
 
     @property

@@ -10,7 +10,10 @@ test item of each verdict of the run:
 - each spec's pass rate, failing when the rate is not met, its report listing every failing
   transcript with its findings;
 - what could not be checked (a spec that does not compile, a transcript that cannot be read),
-  one failing item `toolspec-run::errors`.
+  one failing item `toolspec-run::errors`;
+- a run that checked nothing, one skipped item `toolspec-run::nothing-checked` saying so: the
+  command exits 0 on it with a warning, and a skip is pytest's word for that (a session with
+  no item at all would exit 5, failing where the command passes).
 
 The test session fails exactly when `toolspec check` on the same paths exits non-zero.
 """
@@ -101,9 +104,14 @@ def pytest_collection_modifyitems(session: Any, config: Any, items: List[Any]) -
         return
     for path in sorted(set(run.by_file) - run.collected):
         items.extend(SpecFile.from_parent(session, path=path).collect())
-    if run.loose or run.report.raw["errors"]:
+    if run.loose or run.report.raw["errors"] or _nothing_checked(run):
         node = RunNode.from_parent(session, name="toolspec-run", nodeid="toolspec-run")
         items.extend(node.collect())
+
+
+def _nothing_checked(run: _Run) -> List[Dict[str, Any]]:
+    """The run's `nothing-checked` warning, if it checked nothing."""
+    return [w for w in run.report.warnings if w["code"] == "nothing-checked"]
 
 
 class ToolspecFailure(Exception):
@@ -158,6 +166,10 @@ class RunNode(pytest.Collector):
                 self, name="errors", text=run.checked.problems(TEXT_WIDTH), errors=errors
             )
         yield from _items(self, run, run.loose)
+        for warning in _nothing_checked(run):
+            yield NothingCheckedItem.from_parent(
+                self, name="nothing-checked", text=warning["message"]
+            )
 
 
 class ToolspecItem(pytest.Item):
@@ -223,6 +235,18 @@ class RateItem(ToolspecItem):
             self.add_report_section("call", "toolspec", self.report_text())
         if not self.met:
             raise ToolspecFailure(self.report_text())
+
+
+class NothingCheckedItem(ToolspecItem):
+    """A run that checked no spec × transcript pair: skipped, saying why, as the command passes
+    it with a warning (`--strict` fails it)."""
+
+    def __init__(self, *, text: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.text = text
+
+    def runtest(self) -> None:
+        pytest.skip(f"toolspec: {self.text}")
 
 
 class ProblemItem(ToolspecItem):
