@@ -1,22 +1,36 @@
-"""One verdict everywhere: the same trees checked through `toolspec check`, the Python API
-(`check_project`, `check` of each transcript, `Spec.passes`), `assert_passes`, `pytest --toolspec`
-and the pre-commit hooks' command give one verdict, one exit outcome and the same counts.
+"""One verdict everywhere: the same trees checked through `toolspec check`, `toolspec watch`
+(driven through scripted edits), the Python API (`check_project`, `check` of each transcript,
+`Spec.passes`), `assert_passes`, `pytest --toolspec`, the pre-commit hooks' command and
+`pre-commit` itself running the hooks of `.pre-commit-hooks.yaml` give one verdict, one exit
+outcome and the same counts.
 
 The trees: the bundled examples, and a project with a spec with a `pass_rate` (met, then
 missed), a file of two specs each for its own runs, a folder `toolspec.toml` excludes and a
 folder `.gitignore` ignores (each holding a spec that would fail the run), and a staged
-`package.json` (no transcript, passed over)."""
+`package.json` (no transcript, passed over). The project goes through every kind of edit (a
+transcript added, edited, removed, renamed; a spec edited; `toolspec.toml` edited) under a
+running `toolspec watch`, each state checked every way.
+
+`watch` is driven as `tests/it/cli_watch.rs` drives it (the built command, its output read
+line by line until a run's summary and status lines; what it prints compared with a fresh
+`toolspec check`); that file covers watch's own cases. `pre-commit` (installed from PyPI,
+pinned, by scripts/python-tests.sh) runs the hooks as the repository defines them, each as a
+local hook of the scratch repository running the command under test."""
 
 from __future__ import annotations
 
 import json
 import os
+import queue
 import re
+import shlex
 import shutil
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
 
@@ -97,6 +111,12 @@ def cli(cwd: Path, *args: str) -> "subprocess.CompletedProcess[str]":
     )
 
 
+def check_now(cwd: Path) -> Tuple[str, str]:
+    """What `toolspec check` prints for the tree at `cwd` now: (stdout, stderr)."""
+    out = cli(cwd, "check", "--color", "never")
+    return out.stdout, out.stderr.rstrip()
+
+
 def cli_report(cwd: Path, *args: str) -> Tuple[int, Dict[str, Any]]:
     out = cli(cwd, "check", *args, "--format", "json")
     assert out.returncode in (0, 1, 2), out.stderr
@@ -148,32 +168,105 @@ def hook_files(cwd: Path) -> List[str]:
     return [f for f in listed if re.search(pattern.group(1), f)]
 
 
+def pre_commit(cwd: Path, *args: str) -> "subprocess.CompletedProcess[str]":
+    """`pre-commit ARGS` in the scratch repository at `cwd`, whose `.pre-commit-config.yaml`
+    ([`use_the_hooks`]) holds the hooks of `.pre-commit-hooks.yaml`."""
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={
+            **os.environ,
+            "NO_COLOR": "1",
+            "PRE_COMMIT_COLOR": "never",
+            "PRE_COMMIT_HOME": str(cwd.parent / ".pre-commit-home"),
+        },
+    )
+
+
+def use_the_hooks(cwd: Path) -> None:
+    """Write the scratch repository's `.pre-commit-config.yaml`: each hook of
+    `.pre-commit-hooks.yaml` as it is defined there (its entry's arguments, `files`,
+    `pass_filenames`, `always_run`, `require_serial`), as a local hook whose entry runs the
+    command under test in place of an installed `toolspec`."""
+    import yaml  # pre-commit's own dependency
+
+    hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    local = []
+    for hook in hooks:
+        if hook["language"] != "python":
+            continue  # the `-rust` hooks are the same hooks, built with cargo
+        program, *args = hook["entry"].split()
+        assert program == "toolspec", hook
+        local.append(
+            {
+                **hook,
+                # pre-commit 4's name for a command already installed (`system` before).
+                "language": "unsupported",
+                "entry": " ".join(shlex.quote(a) for a in [cli_command(), *args]),
+            }
+        )
+    config = json.dumps({"repos": [{"repo": "local", "hooks": local}]}, indent=2)
+    path = cwd / ".pre-commit-config.yaml"
+    # Written once: a write would be a change to a running watch.
+    if not path.exists() or path.read_text() != config:
+        path.write_text(config)
+
+
+def summary_line(human: str) -> str:
+    """The counts line of `toolspec check`'s human output."""
+    lines = [l for l in human.splitlines() if re.match(r"^\d+ passed, \d+ failed \(", l)]
+    assert len(lines) == 1, human
+    return lines[0]
+
+
+def pre_commit_agrees(cwd: Path, status: int, check_out: str) -> None:
+    """`pre-commit` itself, running the hooks on every file of the repository, fails exactly
+    when `toolspec check` does and prints its counts, once (one process: `require_serial`)."""
+    use_the_hooks(cwd)
+    git(cwd, "add", "-A")
+    for hook in ("toolspec", "toolspec-all"):
+        out = pre_commit(cwd, "run", hook, "--all-files", "--verbose")
+        text = out.stdout + out.stderr
+        assert (out.returncode == 0) is (status == 0), f"{hook}: {text}"
+        counts = [l for l in text.splitlines() if re.match(r"^\d+ passed, \d+ failed \(", l)]
+        assert counts == [summary_line(check_out)], f"{hook}: {text}"
+
+
 def agree(cwd: Path, monkeypatch: pytest.MonkeyPatch) -> Tuple[int, Dict[str, Any]]:
     """Check the tree at `cwd` every way; assert they agree; return the command's exit status
     and report."""
     monkeypatch.chdir(cwd)
+    git(cwd, "add", "-A")
     status, report = cli_report(cwd)
+    check_out, _ = check_now(cwd)
     # The Python API: the same report, the same verdict.
     project, checked = toolspec._check_project([])
     assert project.raw == report
     assert project.passed is (status == 0)
     # Each transcript, by path, through the API and `assert_passes`, as `toolspec check
-    # TRANSCRIPT` checks it (a spec with a rate: the rate over that one transcript).
-    for transcript in sorted({r["transcript"] for r in report["results"]}):
+    # TRANSCRIPT` checks it (a spec with a rate: the rate over that one transcript), one spec
+    # file at a time: it passes when every spec file's check passes.
+    for transcript in sorted({r["transcript"] for r in report["results"] if r["spec_file"]}):
         t_status, t_report = cli_report(cwd, transcript)
-        spec_files = {r["spec_file"] for r in t_report["results"]}
-        assert len(spec_files) == 1, t_report
-        spec_file = spec_files.pop()
-        got = toolspec.check(spec_file, transcript)
-        assert [r.raw for r in got.results] == t_report["results"], transcript
-        assert got.rates == t_report.get("rates", [])
-        assert got.passed is (t_status == 0), transcript
-        assert toolspec.Spec(spec_file).passes(transcript) is (t_status == 0)
-        if t_status == 0:
-            assert_passes(spec_file, transcript)
-        else:
-            with pytest.raises(AssertionError):
+        spec_files = sorted({r["spec_file"] for r in t_report["results"]})
+        assert spec_files, t_report
+        every = True
+        for spec_file in spec_files:
+            got = toolspec.check(spec_file, transcript)
+            results = [r for r in t_report["results"] if r["spec_file"] == spec_file]
+            rates = [r for r in t_report.get("rates", []) if r["spec_file"] == spec_file]
+            assert [r.raw for r in got.results] == results, transcript
+            assert got.rates == rates
+            assert toolspec.Spec(spec_file).passes(transcript) is got.passed
+            if got.passed:
                 assert_passes(spec_file, transcript)
+            else:
+                with pytest.raises(AssertionError):
+                    assert_passes(spec_file, transcript)
+            every = every and got.passed
+        assert every is (t_status == 0), transcript
     # pytest --toolspec: one item per verdict, failing exactly when the command does.
     p_status, counts = pytest_counts(cwd)
     assert (p_status == 0) is (status == 0), counts
@@ -187,6 +280,8 @@ def agree(cwd: Path, monkeypatch: pytest.MonkeyPatch) -> Tuple[int, Dict[str, An
     # Every count (a staged package.json is a note, no warning).
     assert staged_report["summary"] == report["summary"]
     assert staged_report.get("rates") == report.get("rates")
+    # `pre-commit` itself, running those hooks.
+    pre_commit_agrees(cwd, status, check_out)
     return status, report
 
 
@@ -238,6 +333,161 @@ def test_a_rate_is_one_pytest_item_listing_its_failing_transcripts(tmp_path: Pat
     for i in range(3):
         assert f"runs/booking/{i}.json" in text, text
     assert "prompts/two.toolspec::from_sfo::runs/sfo/a.json PASSED" in text, text
+
+
+class Watch:
+    """`toolspec watch` on a tree, its output read line by line (as tests/it/cli_watch.rs reads
+    it)."""
+
+    def __init__(self, cwd: Path) -> None:
+        self.proc = subprocess.Popen(
+            [cli_command(), "watch", "--color", "never", "--debounce", "250", "--no-clear"],
+            cwd=cwd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "NO_COLOR": "1"},
+        )
+        self.lines: "queue.Queue[Tuple[bool, str]]" = queue.Queue()
+        self.seen: List[str] = []
+        for is_err, pipe in ((False, self.proc.stdout), (True, self.proc.stderr)):
+            threading.Thread(target=self._read, args=(is_err, pipe), daemon=True).start()
+
+    def _read(self, is_err: bool, pipe: Any) -> None:
+        for line in pipe:
+            self.lines.put((is_err, line.rstrip("\n")))
+
+    def _line(self, deadline: float) -> Tuple[bool, str]:
+        try:
+            got = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            raise AssertionError(
+                "no re-check within 60 s; output so far:\n" + "\n".join(self.seen)
+            ) from None
+        self.seen.append(got[1])
+        return got
+
+    def next_state(self) -> Tuple[str, str, str]:
+        """The next run, as `toolspec check` would print it: its stdout, its stderr before
+        what watch adds about itself; then what watch adds (the changes since the last run and
+        the status line)."""
+        deadline = time.monotonic() + 60
+        out, err, own = "", "", ""
+        summary = status = False
+        while not (summary and status):
+            is_err, line = self._line(deadline)
+            if not is_err:
+                summary = summary or bool(re.match(r"^\d+ passed, \d+ failed \(", line))
+                out += line + "\n"
+            elif line.startswith("[watch]"):
+                status = True
+                own += line + "\n"
+            elif own or line.startswith(
+                ("changed since the last run", "nothing changed since the last run")
+            ):
+                own += line + "\n"
+            else:
+                err += line + "\n"
+        # Watch puts a blank line before its changes; `check` ends its stderr without one.
+        return out, err.rstrip(), own
+
+    def settle(self) -> None:
+        """Let any run started by what the checks of the last state did (none is expected:
+        they write nothing watch looks at) print, and drop it."""
+        while True:
+            try:
+                self.seen.append(self.lines.get(timeout=1.0)[1])
+            except queue.Empty:
+                return
+
+    def stop(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+
+def watch_agrees(w: Watch, cwd: Path, step: str) -> str:
+    """Watch's next run prints what a fresh `toolspec check` prints: every verdict, rate,
+    count, error and warning. Returns what it printed, watch's own lines included."""
+    out, err, own = w.next_state()
+    check_out, check_err = check_now(cwd)
+    assert out == check_out, f"{step}: watch's report differs from check's"
+    assert err == check_err, f"{step}: watch's errors and warnings differ from check's"
+    return out + own
+
+
+def test_a_project_edited_under_watch_has_one_verdict_at_every_step(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The project through every kind of edit, `toolspec watch` running: after each, watch
+    prints what `check` prints, and the API, `assert_passes`, pytest, the hooks' command and
+    `pre-commit` agree with `check`."""
+    tree = make_project(tmp_path / "project", 2)
+    use_the_hooks(tree)
+    booking = tree / "runs" / "booking"
+    steps = [
+        # The rate is 2/4, met at 50 %: a failing run added makes it 2/5, missed.
+        ("a transcript added", lambda: (booking / "4.json").write_text(run("OAK")), 1, "2/5"),
+        ("a transcript edited", lambda: (booking / "0.json").write_text(run("SFO")), 0, "3/5"),
+        ("a transcript removed", lambda: (booking / "1.json").unlink(), 0, "3/4"),
+        (
+            "a transcript renamed",
+            lambda: (tree / "runs/sfo/a.json").rename(tree / "runs/sfo/c.json"),
+            0,
+            "runs/sfo/c.json",
+        ),
+        (
+            "a spec edited",
+            lambda: (tree / "prompts/two.toolspec").write_text(
+                (tree / "prompts/two.toolspec").read_text().replace('"OAK"', '"SFO"')
+            ),
+            1,
+            "prompts/two.toolspec::from_oak",
+        ),
+        (
+            "toolspec.toml edited",
+            lambda: (tree / "toolspec.toml").write_text("exclude = []\n"),
+            1,
+            "excluded/stale.toolspec::stale",
+        ),
+    ]
+    w = Watch(tree)
+    try:
+        printed = watch_agrees(w, tree, "the first run")
+        assert "2/4 passed" in printed, printed
+        status, _ = agree(tree, monkeypatch)
+        assert status == 0
+        for step, edit, expected, shown in steps:
+            w.settle()
+            edit()
+            printed = watch_agrees(w, tree, step)
+            assert shown in printed, f"{step}: {printed}"
+            assert "nothing changed since the last run" not in printed, f"{step}: {printed}"
+            status, _ = agree(tree, monkeypatch)
+            assert status == expected, step
+    finally:
+        w.stop()
+
+
+def test_pre_commit_on_a_staged_run_judges_the_rate_over_all_runs(tmp_path: Path) -> None:
+    """`pre-commit` with one failing run staged: the hook judges its spec's `pass_rate` over
+    every run, as `toolspec check` does (`--whole-rates`), not over the staged one (0/1)."""
+    tree = make_project(tmp_path / "project", 1)
+    use_the_hooks(tree)
+    git(tree, "add", "-A")
+    git(tree, "commit", "-q", "-m", "runs")
+    booking = tree / "runs" / "booking"
+    for name, status, rate in (("3.json", 0, "2/4 passed"), ("2.json", 1, "1/4 passed")):
+        (booking / name).write_text(run("OAK"))
+        git(tree, "add", str(booking / name))
+        check_out, _ = check_now(tree)
+        assert (cli(tree, "check").returncode == 0) is (status == 0)
+        assert rate in check_out
+        out = pre_commit(tree, "run", "toolspec", "--verbose")
+        text = out.stdout + out.stderr
+        assert (out.returncode == 0) is (status == 0), text
+        assert rate in text, text
+        assert f"runs/booking/{name}" in text, text
+        git(tree, "commit", "-q", "-m", name)
 
 
 def test_a_run_that_checks_nothing_has_one_verdict(
