@@ -18,7 +18,7 @@ use crate::config::profile::{ProfileSpec, EVALITE};
 use crate::json::lone;
 use crate::json::read::Runtime;
 use crate::json::tape::{Tape, V};
-use crate::json::text::{js_json, js_number, json_str, push_u64};
+use crate::json::text::{js_json, js_number, js_number_string, json_str, push_u64};
 use crate::json::value::{js_eq, js_json_eq, js_strict_eq, Val};
 use crate::json::view::{Json, Kind};
 
@@ -256,7 +256,10 @@ pub(crate) fn js_string_to_number(s: &str) -> f64 {
     }
 }
 
-/// JavaScript template-literal rendering of an invalid `mode`.
+/// JavaScript `String(v)`: a template literal's rendering of an invalid `mode`, and an array
+/// weight's text before `ToNumber`. Numbers print as `Number.prototype.toString` does
+/// (`Infinity`, `NaN`, `-0` as `0`, exponents past 1e21 and below 1e-6); arrays join their
+/// items' strings with commas, `null` items empty.
 fn js_to_string(v: V<'_>) -> String {
     match v.kind() {
         Kind::Str(s) => s.to_string(),
@@ -276,7 +279,7 @@ fn js_to_string(v: V<'_>) -> String {
             .join(","),
         _ => {
             let mut s = String::new();
-            crate::json::text::js_number(&mut s, v.as_f64().unwrap_or(0.0));
+            js_number_string(&mut s, v.as_f64().unwrap_or(0.0));
             s
         }
     }
@@ -983,6 +986,48 @@ mod tests {
 
     fn both(line: &str) -> (String, String) {
         (run(line, Reader::Tape), run(line, Reader::Serde))
+    }
+
+    /// Numbers in Evalite's text are JavaScript's `String(number)`: an invalid `mode` in its
+    /// error and an array weight read through its string. The answers are Evalite's own
+    /// (1.0.0-beta.16 on node 20 through the shared oracle).
+    #[test]
+    fn numbers_in_text_are_javascript_strings() {
+        let call = r#""actualCalls":[{"toolName":"a"}],"expectedCalls":[{"toolName":"a"}]"#;
+        for (mode, want) in [
+            ("1e400", "Infinity"),
+            ("-1e400", "-Infinity"),
+            ("[1e400,-1e400,null,-0]", "Infinity,-Infinity,,0"),
+            ("-0", "0"),
+            ("1e21", "1e+21"),
+            ("123456789012345678901", "123456789012345680000"),
+            ("1e-7", "1e-7"),
+            ("0.000001", "0.000001"),
+            (
+                "[[1.5,[2e-7]],{},true,\"x\"]",
+                "1.5,2e-7,[object Object],true,x",
+            ),
+            ("18446744073709551617", "18446744073709552000"),
+            ("5e-324", "5e-324"),
+            ("1.7976931348623157e308", "1.7976931348623157e+308"),
+        ] {
+            let line = format!(r#"{{"id":1,{call},"mode":{mode}}}"#);
+            let want = format!(r#"Some("1") Invalid mode: {want}"#);
+            for reader in [Reader::Tape, Reader::Serde] {
+                assert_eq!(run(&line, reader), want, "{line}");
+            }
+        }
+        // `weights.extraPenalty: [1e400]` is `Infinity` (score 0), `[-0]` is 0 (score 1).
+        let calls = r#""actualCalls":[{"toolName":"a"},{"toolName":"b"}],"expectedCalls":[{"toolName":"a"}],"mode":"flexible""#;
+        for (w, score) in [("[1e400]", "0"), ("[-0]", "1")] {
+            let line = format!(r#"{{"id":1,{calls},"weights":{{"extraPenalty":{w}}}}}"#);
+            let (fast, serde) = both(&line);
+            assert_eq!(fast, serde);
+            assert!(
+                fast.starts_with(&format!(r#"{{"id":1,"score":{score},"#)),
+                "{line}: {fast}"
+            );
+        }
     }
 
     /// The fast reader and serde_json give the same output on every vector and on odd lines.
