@@ -93,6 +93,11 @@ pub(crate) fn read_bytes(
             }
         }
     }
+    if !matches!(bytes[first], b'{' | b'[') {
+        if let Some(read) = read_yaml(name, bytes, forced, keep, &mut emit) {
+            return read;
+        }
+    }
     let mut lines = Lines::new(name, forced, keep, &mut emit);
     let first_line = &bytes[first..];
     let first_line = &first_line[..memchr::memchr(b'\n', first_line).unwrap_or(first_line.len())];
@@ -127,6 +132,61 @@ pub(crate) fn read_bytes(
         events.finish(&mut |p| lines.push(p.no, p.offset, p.line, p.terminated))?;
     }
     lines.finish()
+}
+
+/// Whether `name` is a YAML file's, or `text` opens as a YAML document does (`---`, `%YAML`) or
+/// as a VCR cassette (`interactions:`, `http_interactions:`), blank lines and `#` comments
+/// before it skipped: how a file that is not JSON is told to be YAML. `whole`: `text` is the
+/// whole file, in which a cassette's list may come after other keys.
+fn yaml_marked(name: &str, text: &[u8], whole: bool) -> bool {
+    let lower = name.to_ascii_lowercase();
+    if lower.ends_with(".yaml") || lower.ends_with(".yml") {
+        return true;
+    }
+    let first = text
+        .split(|&b| b == b'\n')
+        .map(<[u8]>::trim_ascii)
+        .find(|l| !l.is_empty() && !l.starts_with(b"#"));
+    let opens = |l: &[u8]| {
+        l == b"---"
+            || l.starts_with(b"--- ")
+            || l.starts_with(b"%YAML")
+            || l.starts_with(b"interactions:")
+            || l.starts_with(b"http_interactions:")
+    };
+    if first.is_some_and(opens) {
+        return true;
+    }
+    whole
+        && [&b"\ninteractions:"[..], b"\nhttp_interactions:"]
+            .iter()
+            .any(|k| memchr::memmem::find(text, k).is_some())
+}
+
+/// A file that is not JSON but is marked as YAML ([`yaml_marked`]) read as one YAML document:
+/// a VCR cassette is read ([`super::vcr`]); a YAML document that is not one is
+/// `unknown-format`, and a text that is not YAML `invalid-yaml`. `None` for a file not marked
+/// as YAML (read as lines).
+fn read_yaml(
+    name: &str,
+    bytes: &[u8],
+    forced: Option<Format>,
+    keep: &Keep,
+    emit: &mut impl FnMut(Transcript),
+) -> Option<Result<(), ReadError>> {
+    if !yaml_marked(name, bytes, true) {
+        return None;
+    }
+    let parsed = match super::yaml::parse(
+        name,
+        bytes,
+        2,
+        "fix the YAML at this position: toolspec reads YAML files that are VCR cassettes (docs/formats.md)",
+    ) {
+        Ok(p) => p,
+        Err(e) => return Some(Err(e)),
+    };
+    Some(super::vcr::read(name, bytes, &parsed, forced, keep, emit))
 }
 
 /// Read a JSON document already parsed: what [`read_bytes`] does for its text from the parse
@@ -272,14 +332,21 @@ pub(crate) fn read_stream(
         if !seen_text && line.iter().any(|b| !b.is_ascii_whitespace()) {
             seen_text = true;
             let t = line.trim_ascii_start();
-            if matches!(t.first(), Some(b'{' | b'['))
-                && matches!(
+            let json = matches!(t.first(), Some(b'{' | b'['));
+            let whole = if json {
+                // A pretty-printed document too big to stream.
+                matches!(
                     budget::from_slice(line, PARSED_BUDGET),
                     Err(Refusal::Json(_))
                 )
-            {
-                // A pretty-printed document too big to stream: read it whole, up to the bound
-                // of a line. Blank lines before it become spaces so offsets stay true.
+                .then_some("JSON")
+            } else {
+                // A YAML document (a VCR cassette) is one value too.
+                (!sse::opens(t) && yaml_marked(name, t, false)).then_some("YAML")
+            };
+            if let Some(kind) = whole {
+                // Read whole, up to the bound of a line. Blank lines before it become spaces
+                // so offsets stay true.
                 let mut all = vec![b' '; offset];
                 all.extend_from_slice(&buf);
                 let room = MAX_LINE.saturating_sub(all.len() as u64);
@@ -293,7 +360,7 @@ pub(crate) fn read_stream(
                         line: no,
                         col: 1,
                         message: format!(
-                            "the file's JSON document is larger than {} MiB, the most toolspec reads whole of a file that is not JSON lines",
+                            "the file's {kind} document is larger than {} MiB, the most toolspec reads whole of a file that is not JSON lines",
                             MAX_LINE >> 20
                         ),
                         help: BIG_HELP.to_owned(),

@@ -2,7 +2,8 @@
 //!
 //! Input: a file's bytes (and optionally a forced [`Format`]). Output: one or more
 //! [`Transcript`]s — a JSON document or a JSONL *session* (one event per line) is one transcript,
-//! a JSONL *dataset* (one transcript per line) gives one per line — each an ordered list of
+//! a JSONL *dataset* (one transcript per line) gives one per line, an HTTP recording (a HAR file,
+//! a YAML VCR cassette) of provider API calls is one transcript — each an ordered list of
 //! [`ToolCall`]s with byte spans, the tools it declares, and [`ReadFinding`]s (e.g. arguments
 //! that are not valid JSON). The format is sniffed from the content (see `docs/formats.md`).
 //!
@@ -30,6 +31,7 @@ mod sink;
 mod spans;
 mod sse;
 mod text;
+mod vcr;
 mod yaml;
 
 use std::io::Read;

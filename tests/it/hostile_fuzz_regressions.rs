@@ -262,4 +262,21 @@ fn the_yaml_fuzz_body_holds_on_documents_and_hostile_yaml() {
             fuzz_targets::yaml(&data);
         }
     }
+    // A real cassette, through the YAML body and through the readers (detected, whole and
+    // streamed, as each name the reader body gives).
+    let cassette = std::fs::read(root().join(
+        "tests/fixtures/wild/anthropic_messages/pydantic-ai-anthropic-memory-tool.cassette.yaml",
+    ))
+    .unwrap();
+    for sel in [0u8, 255] {
+        let mut data = vec![sel];
+        data.extend_from_slice(&cassette);
+        fuzz_targets::yaml(&data);
+    }
+    let n = Format::ALL.len() as u8 + 1;
+    for sel in [0u8, n, 2 * n, 1] {
+        let mut data = vec![sel];
+        data.extend_from_slice(&cassette);
+        fuzz_targets::transcript_read(&data);
+    }
 }

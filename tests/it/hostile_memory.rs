@@ -385,3 +385,39 @@ fn calls_json_of_a_long_session_writes_one_call_at_a_time() {
     assert_eq!(good[0]["args"], serde_json::json!({"q": "x"}));
     assert_eq!(good[0]["output"], "found");
 }
+
+/// A YAML cassette of ten levels of aliases, each ten times the last (10^10 strings once
+/// copied, a "billion laughs" in 700 bytes): every alias charges what it copies before copying
+/// it, so the file is refused at the budget of one parsed value with a located
+/// `value-too-large` error, within the capped address space, and the good transcript beside it
+/// is still checked.
+#[test]
+fn a_billion_laughs_cassette_stops_at_the_budget_of_one_value() {
+    let p = Project::new();
+    let mut laughs =
+        String::from("interactions:\n- request: {body: ''}\n  response: {body: ''}\nlaughs:\n");
+    laughs.push_str("  a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n");
+    for i in 1..10 {
+        let refs = vec![format!("*a{}", i - 1); 10].join(", ");
+        laughs.push_str(&format!("  a{i}: &a{i} [{refs}]\n"));
+    }
+    assert!(laughs.len() < 800, "{}", laughs.len());
+    p.write("runs/laughs.yaml", &laughs);
+    let run = p.check_limited(2 * LIMIT_MIB, &[]);
+    run.assert_not_killed();
+    assert_eq!(run.code, Some(2), "{}\n{}", run.stdout, run.stderr);
+    let errors = run.errors_about("laughs.yaml");
+    assert_eq!(errors.len(), 1, "{}", run.stdout);
+    assert_eq!(errors[0]["code"], "value-too-large", "{:#}", errors[0]);
+    let message = errors[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("the file's YAML document takes more than 1024 MiB"),
+        "{message}"
+    );
+    assert!(
+        errors[0]["location"]["line"].as_u64() > Some(5),
+        "{:#}",
+        errors[0]
+    );
+    run.assert_good_checked();
+}
