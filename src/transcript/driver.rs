@@ -139,8 +139,10 @@ pub(crate) fn read_bytes(
 /// before it skipped: how a file that is not JSON is told to be YAML. `whole`: `text` is the
 /// whole file, in which a cassette's list may come after other keys.
 fn yaml_marked(name: &str, text: &[u8], whole: bool) -> bool {
-    let lower = name.to_ascii_lowercase();
-    if lower.ends_with(".yaml") || lower.ends_with(".yml") {
+    let yaml_name = std::path::Path::new(name)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"));
+    if yaml_name {
         return true;
     }
     let first = text
