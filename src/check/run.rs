@@ -199,7 +199,8 @@ pub fn check_with<S: PairSink>(
         })
         .unwrap_or_else(|f| FileOutcome::failed(f, &specs))
     });
-    let mut checked = finish(report, outcomes, &rated);
+    let named = bound.files.len() + usize::from(!bound.stdin.is_empty());
+    let mut checked = finish(report, outcomes, &rated, named);
     checked.folders = folders;
     checked
 }
@@ -227,8 +228,14 @@ impl Unclaimed {
 }
 
 /// The end of a check: the files' outcomes gathered into the report (sorted, counted), with a
-/// warning when nothing was checked; what the sink kept of each result, in report order.
-fn finish<E>(mut report: Report, outcomes: Vec<FileOutcome<E>>, rated: &[Rated]) -> Checked<E> {
+/// warning when nothing was checked (`named`: how many transcript files some spec named, to say
+/// why); what the sink kept of each result, in report order.
+fn finish<E>(
+    mut report: Report,
+    outcomes: Vec<FileOutcome<E>>,
+    rated: &[Rated],
+    named: usize,
+) -> Checked<E> {
     let mut transcripts = 0;
     let mut pairs: Vec<Kept<E>> = Vec::new();
     let mut unread = Vec::new();
@@ -257,6 +264,12 @@ fn finish<E>(mut report: Report, outcomes: Vec<FileOutcome<E>>, rated: &[Rated])
                 "no spec × transcript pair was checked: no spec file was found",
                 "specs are `*.toolspec` files, looked for under the paths given (default: the \
                  current folder); `--strict` makes this a failure",
+            )
+        } else if named > 0 {
+            (
+                "no spec × transcript pair was checked: the transcript files the specs name hold no transcript",
+                "a file can be read whole and hold none: a dataset of no records, an Inspect AI \
+                 log without samples; `--strict` makes this a failure",
             )
         } else {
             (
@@ -544,7 +557,7 @@ impl SpecSet {
         report.summary.specs = specs.len();
         // Every spec selected takes part: its rate is over the transcripts given.
         let rated: Vec<Rated> = specs.iter().filter_map(|s| Rated::of(s, true)).collect();
-        finish(report, vec![outcome], &rated)
+        finish(report, vec![outcome], &rated, 1)
     }
 }
 
