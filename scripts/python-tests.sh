@@ -6,7 +6,10 @@
 #   - the `language: python` pre-commit hooks of .pre-commit-hooks.yaml, by `pre-commit try-repo`
 #     of this checkout, on a scratch git repository: the examples' verdict, staged files that are
 #     no transcripts passed over, a staged spec whose glob matches nothing failing the hook;
-#   - the distributed example (examples/distributed/) on a local Ray cluster.
+#   - the distributed example (examples/distributed/) on a local Ray cluster;
+#   - the types and lint of the package: `mypy.stubtest` holds the extension's stub
+#     (python/toolspec/_toolspec.pyi) to the built module, pyright type-checks python/toolspec and
+#     python/tests, ruff lints them (settings in python/pyproject.toml).
 # Everything is installed from PyPI, pinned; the wheel is the only thing built here.
 #   scripts/python-tests.sh [WORKDIR]      (default: a temporary folder, removed at the end)
 # Needs: python3 (3.10+) with venv, the Rust toolchain, git. TOOLSPEC_BIN (optional): the binary
@@ -24,6 +27,9 @@ MATURIN=maturin==1.16.0
 PYTEST=pytest==9.2.0
 PRE_COMMIT=pre-commit==4.7.0
 RAY='ray[data]==2.60.0'
+MYPY=mypy==2.4.1
+PYRIGHT=pyright==1.1.414
+RUFF=ruff==0.17.6
 
 STEP_START=$(date +%s)
 # Each step says how long the one before it took (.ci/run prints the whole run's phases).
@@ -50,8 +56,16 @@ step "install it into a fresh virtual environment"
 "$PYTHON" -m venv "$WORK/venv"
 VPY="$WORK/venv/bin/python"
 pipq "$WORK/venv/bin/pip" install "$PYTEST" "$PRE_COMMIT"
-pipq "$WORK/venv/bin/pip" install --no-index --find-links "$WORK/wheels" toolspec-cli
+# (again when WORKDIR is reused: the version does not change with the code)
+pipq "$WORK/venv/bin/pip" install --force-reinstall --no-index --find-links "$WORK/wheels" toolspec-cli
 "$WORK/venv/bin/toolspec" --version
+
+step "types and lint: mypy.stubtest, pyright, ruff"
+pipq "$WORK/venv/bin/pip" install "$MYPY" "$PYRIGHT" "$RUFF"
+# The stub against the installed module (from the root: no `toolspec` folder here shadows it).
+"$VPY" -m mypy.stubtest toolspec._toolspec --allowlist python/stubtest-allowlist.txt
+# pyright runs on Node.js (the CI machine's), fetching its own package from npm once.
+(cd python && "$WORK/venv/bin/pyright" --pythonpath "$VPY" && "$WORK/venv/bin/ruff" check .)
 
 step "the Python tests and the pytest plugin"
 if [[ -z "${TOOLSPEC_BIN:-}" && -x target/debug/toolspec ]]; then

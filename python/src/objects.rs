@@ -14,7 +14,6 @@
 //!
 //! Bound: [`MAX_DEPTH`] levels of nesting, which also stops an object that holds itself.
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
@@ -272,5 +271,6 @@ fn key(k: &Bound<'_, PyAny>) -> PyResult<String> {
 }
 
 fn not_json(why: impl std::fmt::Display) -> PyErr {
-    PyValueError::new_err(format!("this transcript is not JSON: {why}"))
+    let message = format!("this transcript is not JSON: {why}");
+    Python::attach(|py| crate::errors::plain::<crate::errors::TranscriptError>(py, message))
 }

@@ -18,7 +18,6 @@ import pytest
 import toolspec
 from toolspec.testing import assert_passes
 
-from conftest import ROOT
 
 SECRET = "AKIAFAKE0PYTHON0GUARD"
 

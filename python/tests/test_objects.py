@@ -47,7 +47,7 @@ def as_dumps(obj: Any) -> bytes:
 
 ODD = {
     "tuple": (1, (2, [3])),
-    1: "int key",
+    3: "int key",
     2.5: "float key",
     1e-05: "small float key",
     True: "bool key",

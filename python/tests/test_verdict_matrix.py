@@ -30,7 +30,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Tuple
 
 import pytest
 
@@ -216,7 +216,7 @@ def use_the_hooks(cwd: Path) -> None:
 
 def summary_line(human: str) -> str:
     """The counts line of `toolspec check`'s human output."""
-    lines = [l for l in human.splitlines() if re.match(r"^\d+ passed, \d+ failed \(", l)]
+    lines = [s for s in human.splitlines() if re.match(r"^\d+ passed, \d+ failed \(", s)]
     assert len(lines) == 1, human
     return lines[0]
 
@@ -230,7 +230,7 @@ def pre_commit_agrees(cwd: Path, status: int, check_out: str) -> None:
         out = pre_commit(cwd, "run", hook, "--all-files", "--verbose")
         text = out.stdout + out.stderr
         assert (out.returncode == 0) is (status == 0), f"{hook}: {text}"
-        counts = [l for l in text.splitlines() if re.match(r"^\d+ passed, \d+ failed \(", l)]
+        counts = [s for s in text.splitlines() if re.match(r"^\d+ passed, \d+ failed \(", s)]
         assert counts == [summary_line(check_out)], f"{hook}: {text}"
 
 
@@ -242,7 +242,7 @@ def agree(cwd: Path, monkeypatch: pytest.MonkeyPatch) -> Tuple[int, Dict[str, An
     status, report = cli_report(cwd)
     check_out, _ = check_now(cwd)
     # The Python API: the same report, the same verdict.
-    project, checked = toolspec._check_project([])
+    project = toolspec._check_project([])
     assert project.raw == report
     assert project.passed is (status == 0)
     # Each transcript, by path, through the API and `assert_passes`, as `toolspec check

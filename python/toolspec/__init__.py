@@ -21,18 +21,36 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence, Set
-from dataclasses import dataclass, field
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from . import _toolspec
+from ._toolspec import (
+    CODES,
+    TEXT_WIDTH,
+    Code,
+    Expectation,
+    Finding,
+    Report,
+    Result,
+    Severity,
+    SpecError,
+    Stage,
+    ToolspecError,
+    TranscriptError,
+)
 
 __all__ = [
+    "CODES",
+    "Code",
     "Expectation",
     "Finding",
     "Report",
     "Result",
+    "Severity",
     "Spec",
     "SpecError",
+    "Stage",
+    "TEXT_WIDTH",
     "ToolspecError",
     "TranscriptError",
     "calls",
@@ -43,176 +61,6 @@ __all__ = [
 ]
 
 __version__: str = _toolspec.VERSION
-
-#: Width of the human text of `explain()` and of error messages.
-TEXT_WIDTH = 100
-
-
-class ToolspecError(Exception):
-    """Something could not be checked: a spec that does not compile, a transcript that cannot
-    be read, an unknown format or spec name.
-
-    `str(error)` is the human text `toolspec` prints; `diagnostics` holds each problem as a dict
-    with at least `code`, `severity` and `message` (the `errors` of `toolspec check --format
-    json`, or a spec's compile diagnostics)."""
-
-    def __init__(self, message: str, diagnostics: Sequence[Dict[str, Any]] = ()) -> None:
-        super().__init__(message)
-        self.diagnostics: List[Dict[str, Any]] = list(diagnostics)
-
-
-class SpecError(ToolspecError):
-    """A spec that cannot be read or does not compile."""
-
-
-class TranscriptError(ToolspecError):
-    """A transcript that cannot be read (not found, not a known format, malformed)."""
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One thing wrong (or worth knowing) about a run."""
-
-    #: Stable code, e.g. `missing-call`, `arg-mismatch`.
-    code: str
-    #: `error`, `warning` or `info`.
-    severity: str
-    #: What is wrong, in one sentence.
-    message: str
-    #: How to fix it, if there is something to say.
-    help: Optional[str]
-    #: Position (0-based) of the call the finding is about among the transcript's calls, when
-    #: it is about a call an expectation matched; `None` otherwise (a missing call, an extra one).
-    call: Optional[int]
-    #: The label of the expectation it comes from (`refund` in `refund: call issue_refund(...)`),
-    #: if the expectation has one.
-    expectation: Optional[str]
-    #: Where it is in the transcript: `file`, `line`, `column`, `end_line`, `end_column`,
-    #: `span` (byte offsets); `None` when it has no place.
-    location: Optional[Dict[str, Any]]
-    #: Where the expectation or rule it comes from is written in the spec.
-    related: Optional[Dict[str, Any]]
-
-
-@dataclass(frozen=True)
-class Expectation:
-    """How one expectation of the spec fared."""
-
-    index: int
-    tool: str
-    label: Optional[str]
-    #: `matched`, `name_only`, `missing`, ...
-    status: str
-    passed: bool
-    #: Positions (0-based) of the calls it matched.
-    calls: List[int]
-    #: Why it is not met: the message of each constraint a matched call fails (empty when
-    #: met, and for a missing call, which its `missing-call` finding explains).
-    reasons: List[str]
-
-
-@dataclass(frozen=True)
-class Result:
-    """The result of one spec on one transcript."""
-
-    #: The spec's name.
-    spec: str
-    #: The spec file, as the report shows it.
-    spec_file: str
-    #: The transcript, as the report shows it (`<stdin>` for bytes and Python objects).
-    transcript: str
-    #: For a dataset file (one transcript per line), the 1-based line of this transcript.
-    record: Optional[int]
-    #: The transcript format read (e.g. `openai-chat`).
-    format: str
-    passed: bool
-    #: Score in [0, 1].
-    score: float
-    threshold: float
-    #: For a failed pair, what failed it besides the score (e.g. ``forbidden call `x` ``).
-    failure: Optional[str]
-    findings: List[Finding]
-    expectations: List[Expectation]
-    #: The result exactly as `toolspec check --format json` writes it.
-    raw: Dict[str, Any] = field(repr=False)
-    _checked: Any = field(repr=False, compare=False, default=None)
-    _index: int = field(repr=False, compare=False, default=0)
-
-    def explain(self) -> str:
-        """The human report of this result, as `toolspec check` prints it: each finding with
-        the transcript and spec lines it points at, then the verdict line."""
-        return self._checked.explain(self._index, TEXT_WIDTH)
-
-    def __bool__(self) -> bool:
-        return self.passed
-
-
-class Report:
-    """What a check found: one `Result` per spec × transcript checked.
-
-    The results are built when first asked for: `passed` alone reads nothing but the verdicts."""
-
-    def __init__(self, checked: Any) -> None:
-        self._checked = checked
-        self._raw: Optional[Dict[str, Any]] = None
-        self._results: Optional[List[Result]] = None
-
-    @property
-    def raw(self) -> Dict[str, Any]:
-        """The whole report exactly as `toolspec check --format json` writes it."""
-        if self._raw is None:
-            self._raw = json.loads(self._checked.json)
-        return self._raw
-
-    @property
-    def results(self) -> List[Result]:
-        """One `Result` per spec × transcript, in the report's order."""
-        if self._results is None:
-            self._results = [
-                _result(r, self._checked, i) for i, r in enumerate(self.raw["results"])
-            ]
-        return self._results
-
-    @property
-    def warnings(self) -> List[Dict[str, Any]]:
-        """Warnings about the run (e.g. a transcript without a single call), as the JSON report
-        writes them."""
-        return self.raw["warnings"]
-
-    @property
-    def rates(self) -> List[Dict[str, Any]]:
-        """The pass rate of each spec checked with a `pass_rate`, as the JSON report writes them:
-        `passed`, `total`, `rate`, `required`, `met`."""
-        return self.raw.get("rates", [])
-
-    @property
-    def passed(self) -> bool:
-        """The check's verdict, the one `toolspec check` exits 0 on: every result passed, but
-        those of a spec with a `pass_rate`, which pass through the spec's rate (over the
-        transcripts checked: over one transcript, the rate is that transcript's verdict), and
-        nothing failed to be checked. Read from the check, never decided again here.
-
-        A check that checked nothing (a dataset file of no records) passes, with a
-        `nothing-checked` warning in `warnings`, as the command exits 0 with it; the command's
-        `--strict`, which fails on any warning, is `passed and raw["summary"]["warnings"] == 0`
-        (notes are listed with the warnings but are none)."""
-        return bool(self._checked.passed)
-
-    @property
-    def failed(self) -> List[Result]:
-        """The results that did not pass."""
-        return [r for r in self.results if not r.passed]
-
-    def explain(self) -> str:
-        """The human report of every result, failed ones first."""
-        ordered = self.failed + [r for r in self.results if r.passed]
-        return "\n".join(r.explain() for r in ordered)
-
-    def __bool__(self) -> bool:
-        return self.passed
-
-    def __repr__(self) -> str:
-        return f"<toolspec.Report passed={self.passed} results={len(self.results)}>"
 
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -273,75 +121,6 @@ def _transcript(t: Any) -> Any:
     return t
 
 
-def _innermost(span: List[int], spans: List[tuple]) -> Any:
-    """The value of the smallest `(value, (start, end))` of `spans` that holds `span`."""
-    s, e = span
-    best = None
-    for value, (vs, ve) in spans:
-        if vs <= s and e <= ve and (best is None or ve - vs < best[1]):
-            best = (value, ve - vs)
-    return best[0] if best else None
-
-
-def _finding(f: Dict[str, Any], calls: List[tuple], labels: List[tuple]) -> Finding:
-    loc = f.get("location")
-    rel = f.get("related")
-    call = _innermost(loc["span"], calls) if loc is not None else None
-    label = None
-    if rel is not None:
-        label = _innermost(rel["span"], [(x, sp) for (x, f_, sp) in labels if f_ == rel["file"]])
-    return Finding(
-        code=f["code"],
-        severity=f["severity"],
-        message=f["message"],
-        help=f.get("help"),
-        call=call,
-        expectation=label,
-        location=loc,
-        related=rel,
-    )
-
-
-def _result(r: Dict[str, Any], checked: Any, index: int) -> Result:
-    calls = []
-    labels: List[tuple] = []
-    expectations = []
-    for x in r["expectations"]:
-        for c in x["calls"]:
-            if c.get("location") is not None:
-                calls.append((c["index"], tuple(c["location"]["span"])))
-        if x.get("location") is not None:
-            loc = x["location"]
-            labels.append((x.get("label"), loc["file"], tuple(loc["span"])))
-        expectations.append(
-            Expectation(
-                index=x["index"],
-                tool=x["tool"],
-                label=x.get("label"),
-                status=x["status"],
-                passed=x["passed"],
-                calls=[c["index"] for c in x["calls"]],
-                reasons=[f["message"] for f in x["failures"]],
-            )
-        )
-    return Result(
-        spec=r["spec"],
-        spec_file=r["spec_file"],
-        transcript=r["transcript"],
-        record=r.get("record"),
-        format=r["format"],
-        passed=r["passed"],
-        score=r["score"],
-        threshold=r["threshold"],
-        failure=r.get("failure"),
-        findings=[_finding(f, calls, labels) for f in r["findings"]],
-        expectations=expectations,
-        raw=r,
-        _checked=checked,
-        _index=index,
-    )
-
-
 class Spec:
     """A spec file compiled once, to check many transcripts with.
 
@@ -373,19 +152,8 @@ class Spec:
         root: Optional[PathLike] = None,
     ) -> None:
         path, text = _spec_source(source_or_path)
-        try:
-            compiled, problems = _toolspec.compile_spec(
-                path, text, allow_outside_root, _root(root)
-            )
-        except ValueError as e:
-            raise ToolspecError(str(e)) from None
-        if compiled is None:
-            raw = json.loads(problems.json)
-            raise SpecError(problems.problems(TEXT_WIDTH).rstrip("\n"), raw["errors"])
+        compiled = _toolspec.compile_spec(path, text, allow_outside_root, _root(root), name)
         names: List[str] = compiled.names
-        if name is not None and name not in names:
-            where = "the spec text" if text is not None else path
-            raise ToolspecError(f"no spec named {name!r} in {where}; it has: {', '.join(names)}")
         self._compiled = compiled
         #: The spec kept (`None`: every spec of the file).
         self.name: Optional[str] = name
@@ -402,14 +170,7 @@ class Spec:
 
         Raises `TranscriptError` when the transcript cannot be read, `ToolspecError` when the
         file holds several specs, none named and none whose globs name the transcript."""
-        try:
-            checked = self._compiled.check(_transcript(transcript), input_format, self.name)
-        except ValueError as e:
-            raise ToolspecError(str(e)) from None
-        if checked.has_errors:
-            raw = json.loads(checked.json)
-            raise TranscriptError(checked.problems(TEXT_WIDTH).rstrip("\n"), raw["errors"])
-        return Report(checked)
+        return self._compiled.check(_transcript(transcript), input_format, self.name)
 
     def passes(self, transcript: "Transcript", *, input_format: Optional[str] = None) -> bool:
         """Whether `transcript` passes: `check(transcript).passed`, decided without building
@@ -419,14 +180,7 @@ class Spec:
             failed = [run for run in runs if not spec.passes(run)]
 
         Raises as `check` does (`TranscriptError` when the transcript cannot be read)."""
-        data = _transcript(transcript)
-        try:
-            passed, errors = self._compiled.passes(data, input_format, self.name)
-        except ValueError as e:
-            raise ToolspecError(str(e)) from None
-        if errors:
-            self.check(data, input_format=input_format)  # raises, with the diagnostics
-        return bool(passed)
+        return self._compiled.passes(_transcript(transcript), input_format, self.name)
 
     def __repr__(self) -> str:
         return f"<toolspec.Spec {self.path!r} specs={self.names}>"
@@ -547,23 +301,14 @@ def check_project(
     Raises `ToolspecError` (its `diagnostics`: the report's `errors`) when something could not
     be checked: a spec that does not compile, a transcript that cannot be read, a path that does
     not exist or lies outside the root."""
-    report, checked = _check_project(
-        [os.fspath(p) for p in paths], allow_outside_root=allow_outside_root, root=root
+    return _toolspec.check_project(
+        [os.fspath(p) for p in paths], allow_outside_root, _root(root)
     )
-    if report.raw["errors"]:
-        raise ToolspecError(checked.problems(TEXT_WIDTH).rstrip("\n"), report.raw["errors"])
-    return report
 
 
-def _check_project(
-    paths: List[str], *, allow_outside_root: bool = False, root: Optional[PathLike] = None
-) -> "tuple[Report, Any]":
-    """The report of `toolspec check PATHS...`, errors included, and its handle for texts."""
-    try:
-        checked = _toolspec.check_paths(paths, allow_outside_root, _root(root))
-    except ValueError as e:
-        raise ToolspecError(str(e)) from None
-    return Report(checked), checked
+def _check_project(paths: List[str]) -> Report:
+    """The report of `toolspec check PATHS...`, what could not be checked in its errors."""
+    return _toolspec.check_paths(paths)
 
 
 def calls_by_transcript(
@@ -577,13 +322,9 @@ def calls_by_transcript(
     each call as `toolspec calls --json` prints it: `name`, `args`, `id`, `output`,
     `is_error`. A path is read only inside the project root (as for `check`) unless
     `allow_outside_root=True`."""
-    try:
-        text = _toolspec.calls_json(
-            _transcript(transcript), input_format, allow_outside_root, _root(root)
-        )
-    except ValueError as e:
-        raise TranscriptError(str(e)) from None
-    return json.loads(text)
+    return _toolspec.calls_by_transcript(
+        _transcript(transcript), input_format, allow_outside_root, _root(root)
+    )
 
 
 def calls(
@@ -629,17 +370,7 @@ def compile(  # noqa: A001 (the command's name)
     Raises `SpecError` (its `diagnostics`: `code`, `severity`, `message`, `text` each) when the
     spec cannot be read or does not compile."""
     path, text = _spec_source(spec)
-    try:
-        config, diags = _toolspec.compile_config(path, text, allow_outside_root, _root(root))
-    except ValueError as e:
-        raise SpecError(str(e)) from None
-    name = TEXT_SPEC_NAME if path is None else path
-    diagnostics = [
-        {"code": c, "severity": s, "message": m, "text": t} for (c, s, m, t) in diags
-    ]
-    if config is None:
-        raise SpecError(
-            "\n".join(d["text"].rstrip("\n") for d in diagnostics) or f"{name} does not compile",
-            diagnostics,
-        )
-    return json.loads(config)
+    config: Dict[str, Any] = json.loads(
+        _toolspec.compile_config(path, text, allow_outside_root, _root(root))
+    )
+    return config

@@ -22,11 +22,14 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Optional, Tuple, Union
 
 import pytest
 
-from . import Result, TEXT_WIDTH, _check_project
+if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr
+
+from . import Result, _check_project
 
 
 def pytest_addoption(parser: Any) -> None:
@@ -44,16 +47,15 @@ class _Run:
     """The one `toolspec check` of the session and the items of each spec file."""
 
     def __init__(self, paths: List[str]) -> None:
-        report, checked = _check_project(paths)
+        report = _check_project(paths)
         self.report = report
-        self.checked = checked
         #: Spec file (absolute) → its verdicts, in report order.
         self.by_file: Dict[Path, List[Tuple[str, Any]]] = {}
         #: Verdicts of no spec file (results of the built-in rules alone).
         self.loose: List[Tuple[str, Any]] = []
         results = report.results
         rates = report.rates
-        for kind, index, passed, members, text in checked.verdicts():
+        for kind, index, passed, members, text in report._verdicts():
             if kind == "pair":
                 r = results[index]
                 entry: Tuple[str, Any] = ("pair", r)
@@ -163,7 +165,7 @@ class RunNode(pytest.Collector):
         errors = run.report.raw["errors"]
         if errors:
             yield ProblemItem.from_parent(
-                self, name="errors", text=run.checked.problems(TEXT_WIDTH), errors=errors
+                self, name="errors", text=run.report._problems(), errors=errors
             )
         yield from _items(self, run, run.loose)
         for warning in _nothing_checked(run):
@@ -175,7 +177,7 @@ class RunNode(pytest.Collector):
 class ToolspecItem(pytest.Item):
     """What the toolspec items share: a failure shows toolspec's text, not a traceback."""
 
-    def repr_failure(self, excinfo: Any, style: Any = None) -> str:
+    def repr_failure(self, excinfo: Any, style: Any = None) -> Union[str, TerminalRepr]:
         if isinstance(excinfo.value, ToolspecFailure):
             return str(excinfo.value)
         return super().repr_failure(excinfo)
