@@ -134,16 +134,17 @@ pub(crate) fn read_bytes(
     lines.finish()
 }
 
-/// Whether `name` is a YAML file's, or `text` opens as a YAML document does (`---`, `%YAML`) or
-/// as a VCR cassette (`interactions:`, `http_interactions:`), blank lines and `#` comments
-/// before it skipped: how a file that is not JSON is told to be YAML. `whole`: `text` is the
-/// whole file, in which a cassette's list may come after other keys.
-fn yaml_marked(name: &str, text: &[u8], whole: bool) -> bool {
+/// Whether a file that is not JSON is YAML: `Some(true)` when `name` is a YAML file's, or `text`
+/// opens as a YAML document does (`---`, `%YAML`) or as a VCR cassette (`interactions:`,
+/// `http_interactions:`), blank lines and `#` comments before it skipped; `Some(false)` when a
+/// cassette's list only comes later, after other keys (`whole`: `text` is the whole file), a
+/// weaker sign, which a log could also show; `None` otherwise.
+fn yaml_marked(name: &str, text: &[u8], whole: bool) -> Option<bool> {
     let yaml_name = std::path::Path::new(name)
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"));
     if yaml_name {
-        return true;
+        return Some(true);
     }
     let first = text
         .split(|&b| b == b'\n')
@@ -157,18 +158,19 @@ fn yaml_marked(name: &str, text: &[u8], whole: bool) -> bool {
             || l.starts_with(b"http_interactions:")
     };
     if first.is_some_and(opens) {
-        return true;
+        return Some(true);
     }
-    whole
+    let later = whole
         && [&b"\ninteractions:"[..], b"\nhttp_interactions:"]
             .iter()
-            .any(|k| memchr::memmem::find(text, k).is_some())
+            .any(|k| memchr::memmem::find(text, k).is_some());
+    later.then_some(false)
 }
 
 /// A file that is not JSON but is marked as YAML ([`yaml_marked`]) read as one YAML document:
 /// a VCR cassette is read ([`super::vcr`]); a YAML document that is not one is
 /// `unknown-format`, and a text that is not YAML `invalid-yaml`. `None` for a file not marked
-/// as YAML (read as lines).
+/// as YAML, or only weakly and not a cassette (read as lines, as before).
 fn read_yaml(
     name: &str,
     bytes: &[u8],
@@ -176,9 +178,7 @@ fn read_yaml(
     keep: &Keep,
     emit: &mut impl FnMut(Transcript),
 ) -> Option<Result<(), ReadError>> {
-    if !yaml_marked(name, bytes, true) {
-        return None;
-    }
+    let strong = yaml_marked(name, bytes, true)?;
     let parsed = match super::yaml::parse(
         name,
         bytes,
@@ -186,8 +186,11 @@ fn read_yaml(
         "fix the YAML at this position: toolspec reads YAML files that are VCR cassettes (docs/formats.md)",
     ) {
         Ok(p) => p,
-        Err(e) => return Some(Err(e)),
+        Err(e) => return strong.then_some(Err(e)),
     };
+    if !strong && super::vcr::interactions(&parsed.value).is_none() {
+        return None;
+    }
     Some(super::vcr::read(name, bytes, &parsed, forced, keep, emit))
 }
 
@@ -344,7 +347,7 @@ pub(crate) fn read_stream(
                 .then_some("JSON")
             } else {
                 // A YAML document (a VCR cassette) is one value too.
-                (!sse::opens(t) && yaml_marked(name, t, false)).then_some("YAML")
+                (!sse::opens(t) && yaml_marked(name, t, false).is_some()).then_some("YAML")
             };
             if let Some(kind) = whole {
                 // Read whole, up to the bound of a line. Blank lines before it become spaces

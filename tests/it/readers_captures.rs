@@ -277,4 +277,11 @@ fn yaml_that_is_no_cassette_says_what_it_is() {
     let stdio = "STDIN: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"ls\",\"arguments\":{}}}\nSTDOUT: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\n";
     let ts = read_file("session.log", stdio).unwrap();
     assert_eq!(ts[0].calls[0].name, "ls");
+    // An `interactions:` line further down is a weak sign: a log that is no cassette (YAML or
+    // not) is still read as lines.
+    for extra in ["interactions: 3\n", "interactions: [\n"] {
+        let log = stdio.replacen('\n', &format!("\n{extra}"), 1);
+        let ts = read_file("session.log", &log).unwrap();
+        assert_eq!(ts[0].calls[0].name, "ls", "{log}");
+    }
 }
