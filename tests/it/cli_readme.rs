@@ -52,7 +52,7 @@ fn the_readme_run_command_checks_the_example_as_described() {
         "README shows the run command: {sh:?}"
     );
     assert!(
-        sh.iter().any(|b| b.trim() == "cargo test"),
+        sh.iter().any(|b| b.trim() == "cargo test --workspace"),
         "and the test command"
     );
     let text = readme();
