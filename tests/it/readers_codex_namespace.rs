@@ -33,12 +33,7 @@ fn rollout(calls: &[(Option<&str>, &str, Value, &str)]) -> String {
             "type": "function_call_output", "call_id": id, "output": output}}),
         );
     }
-    let mut text = String::new();
-    for l in &lines {
-        text.push_str(&l.to_string());
-        text.push('\n');
-    }
-    text
+    lines.iter().map(|l| format!("{l}\n")).collect::<String>()
 }
 
 fn session() -> String {
