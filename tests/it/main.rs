@@ -71,7 +71,6 @@ mod parity_promptfoo;
 mod parity_pyset;
 mod profiles_costs;
 mod readers_captures;
-mod readers_codex_namespace;
 mod readers_corpus;
 mod readers_detect;
 mod readers_document;

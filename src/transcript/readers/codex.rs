@@ -40,8 +40,7 @@ impl State {
         match s(p, "type").unwrap_or("") {
             "function_call" => {
                 let args = field(p, "arguments").map_or(Args::Empty, Args::Value);
-                let name = qualified(s(p, "namespace"), s(p, "name").unwrap_or(""));
-                sink.call(&name, args, call_id, loc);
+                sink.call(s(p, "name").unwrap_or(""), args, call_id, loc);
             }
             "custom_tool_call" => {
                 let input = s(p, "input").unwrap_or("").to_string();
@@ -85,21 +84,6 @@ impl State {
     }
 }
 
-/// A call's name with its `namespace` (Codex 0.128 on: the MCP server, `mcp__SERVER__`, or the
-/// app, `codex_app`, a tool belongs to), so that two servers' tools of one short name stay two
-/// tools: a namespace that ends in a separator (`__`, `.`, `/`, `:`) is written before the
-/// name as it is — `mcp__node_repl__` and `js` make `mcp__node_repl__js`, the name Claude Code
-/// gives an MCP tool and the one a spec's `strip "mcp__*__"` shortens — any other joined with
-/// a `.` (`codex_app.automation_update`, as OpenAI writes a tool of a namespace:
-/// `functions.lookup`).
-pub(crate) fn qualified(namespace: Option<&str>, name: &str) -> String {
-    match namespace.filter(|n| !n.is_empty()) {
-        None => name.to_owned(),
-        Some(ns) if ns.ends_with("__") || ns.ends_with(['.', '/', ':']) => format!("{ns}{name}"),
-        Some(ns) => format!("{ns}.{name}"),
-    }
-}
-
 /// Codex marks failure only through the exit code in the output text (JSON metadata or the
 /// `Exit code: N` header).
 pub(crate) fn exit_code_failed(out: &Value) -> bool {
@@ -135,21 +119,6 @@ pub(crate) fn exit_code_failed(out: &Value) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn a_namespace_is_part_of_the_name() {
-        assert_eq!(qualified(None, "shell"), "shell");
-        assert_eq!(qualified(Some(""), "shell"), "shell");
-        assert_eq!(
-            qualified(Some("mcp__node_repl__"), "js"),
-            "mcp__node_repl__js"
-        );
-        assert_eq!(
-            qualified(Some("codex_app"), "automation_update"),
-            "codex_app.automation_update"
-        );
-        assert_eq!(qualified(Some("github/"), "search"), "github/search");
-    }
 
     #[test]
     fn exit_codes_in_both_output_forms() {
