@@ -19,7 +19,9 @@ create_exception!(
     "Something could not be checked: a spec that does not compile, a transcript that cannot be \
      read, an unknown format or spec name.\n\n`str(error)` is the human text `toolspec` prints; \
      `diagnostics` holds each problem as a dict with at least `code`, `severity` and `message` \
-     (the `errors` of `toolspec check --format json`, or a spec's compile diagnostics)."
+     (the `errors` of `toolspec check --format json`, or a spec's compile diagnostics). \
+     `report` is, for `check_project`, the report of everything that could be checked (its \
+     results and its `errors`), else `None`."
 );
 create_exception!(
     toolspec,
@@ -34,14 +36,19 @@ create_exception!(
     "A transcript that cannot be read (not found, not a known format, malformed)."
 );
 
-/// An exception of type `E` with `message` and its `diagnostics` (each a dict).
+/// An exception of type `E` with `message`, its `diagnostics` (each a dict) and no `report`
+/// (`check_project` sets it to the report of what could be checked).
 pub(crate) fn raise<E: PyTypeInfo>(
     py: Python<'_>,
     message: impl Into<String>,
     diagnostics: Bound<'_, PyList>,
 ) -> PyErr {
     let err = PyErr::new::<E, _>(message.into());
-    match err.value(py).setattr("diagnostics", diagnostics) {
+    let value = err.value(py);
+    match value
+        .setattr("diagnostics", diagnostics)
+        .and_then(|()| value.setattr("report", py.None()))
+    {
         Ok(()) => err,
         Err(e) => e,
     }

@@ -305,7 +305,8 @@ fn check_paths(
 }
 
 /// [`check_paths`], raising `ToolspecError` (the report's errors as its diagnostics) when
-/// something could not be checked.
+/// something could not be checked. The error's `report` is the whole report: every result that
+/// could be checked is kept, one unreadable file does not lose the others.
 #[pyfunction]
 #[pyo3(signature = (paths, allow_outside_root=false, root=None))]
 fn check_project(
@@ -316,10 +317,11 @@ fn check_project(
 ) -> PyResult<Report> {
     let report = check_paths(py, paths, allow_outside_root, root)?;
     if report.checked().head().errors.is_empty() {
-        Ok(report)
-    } else {
-        Err(report.checked().error::<ToolspecError>(py))
+        return Ok(report);
     }
+    let err = report.checked().error::<ToolspecError>(py);
+    err.value(py).setattr("report", Py::new(py, report)?)?;
+    Err(err)
 }
 
 fn current_dir<E: pyo3::PyTypeInfo>(py: Python<'_>) -> PyResult<PathBuf> {

@@ -260,6 +260,34 @@ def test_an_unreadable_transcript_raises_with_its_diagnostics() -> None:
         toolspec.check("examples/prompts/refund.toolspec", [object()])
 
 
+def test_check_project_keeps_every_result_it_could_check_when_a_file_is_unreadable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One unreadable transcript raises, and the error's report still holds every other
+    result, as `toolspec check` prints them beside the error."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    good = ROOT / "examples/runs/refund/2025-06-03-openai.request.json"
+    (runs / "good.json").write_bytes(good.read_bytes())
+    (runs / "broken.json").write_text('{"messages": [')
+    (tmp_path / "s.toolspec").write_text(
+        'spec a {\n  transcripts "runs/*.json"\n  call get_order(order_id: /^ORD-/)\n}\n'
+    )
+    # Errors of every other call carry no report.
+    with pytest.raises(toolspec.TranscriptError) as e2:
+        toolspec.check("examples/prompts/refund.toolspec", "no/such/run.json")
+    assert e2.value.report is None
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(toolspec.ToolspecError) as e:
+        toolspec.check_project()
+    report = e.value.report
+    assert report is not None and not report.passed
+    assert [Path(r.transcript).name for r in report.results] == ["good.json"]
+    assert report.results[0].passed
+    assert report.raw["errors"] == e.value.diagnostics and e.value.diagnostics
+    assert "broken.json" in str(e.value)
+
+
 def test_the_command_is_the_binarys_command() -> None:
     import subprocess
     import sys

@@ -300,7 +300,8 @@ def check_project(
 
     Raises `ToolspecError` (its `diagnostics`: the report's `errors`) when something could not
     be checked: a spec that does not compile, a transcript that cannot be read, a path that does
-    not exist or lies outside the root."""
+    not exist or lies outside the root. Its `report` is the report all the same: every result
+    that could be checked, beside the errors."""
     return _toolspec.check_project(
         [os.fspath(p) for p in paths], allow_outside_root, _root(root)
     )

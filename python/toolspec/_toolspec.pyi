@@ -46,9 +46,11 @@ class ToolspecError(Exception):
 
     `str(error)` is the human text `toolspec` prints; `diagnostics` holds each problem as a dict
     with at least `code`, `severity` and `message` (the `errors` of `toolspec check --format
-    json`, or a spec's compile diagnostics)."""
+    json`, or a spec's compile diagnostics). `report` is, for `check_project`, the report of
+    everything that could be checked (its results and its `errors`), else `None`."""
 
     diagnostics: List[Dict[str, Any]]
+    report: Optional[Report]
 
 class SpecError(ToolspecError):
     """A spec that cannot be read or does not compile."""
