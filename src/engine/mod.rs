@@ -52,6 +52,7 @@ pub mod native;
 mod refs;
 pub use refs::{EACH_BOUND, VISIT_BOUND};
 pub mod per_argument;
+pub mod prefix;
 mod prepare;
 mod resolve;
 mod scopes;
@@ -75,6 +76,7 @@ use checks::{Evaluator, RefMode};
 pub(crate) use json::trimmed;
 pub use keep::keep_for;
 use native::NativeInputs;
+pub use prefix::{prefix, Prefix, State, Statement, Subject};
 use prepare::{Named, Prepared, Shared};
 pub use verdict::{
     Counts, ExpectationOutcome, Failure, FailurePart, Finding, Severity, Status, Verdict,
@@ -97,6 +99,12 @@ pub trait Calls {
     /// The user turn of call `i` (1-based), if the transcript records turns.
     fn turn(&self, _i: usize) -> Option<u32> {
         None
+    }
+    /// Whether the result of call `i` (its output and error flag) is as final as the call: true
+    /// for a recorded transcript; false for a call a running agent has made and whose result is
+    /// not in yet, so that a verdict on a prefix ([`prefix()`]) does not decide on it.
+    fn settled(&self, _i: usize) -> bool {
+        true
     }
     /// The sub-agent that made call `i` (`None` for the main agent, or when not recorded).
     fn agent(&self, _i: usize) -> Option<&str> {
@@ -148,6 +156,9 @@ impl Calls for Recorded<'_> {
     }
     fn turn(&self, i: usize) -> Option<u32> {
         self.calls.turn(i)
+    }
+    fn settled(&self, i: usize) -> bool {
+        self.calls.settled(i)
     }
     fn agent(&self, i: usize) -> Option<&str> {
         self.calls.agent(i)
@@ -290,6 +301,9 @@ impl<C: Calls + ?Sized> Calls for AsDyn<'_, C> {
     fn turn(&self, i: usize) -> Option<u32> {
         self.0.turn(i)
     }
+    fn settled(&self, i: usize) -> bool {
+        self.0.settled(i)
+    }
     fn agent(&self, i: usize) -> Option<&str> {
         self.0.agent(i)
     }
@@ -313,6 +327,9 @@ pub struct Run<'a> {
     shared: Shared,
     prep: Rc<Prepared>,
     assigned: Vec<Vec<usize>>,
+    /// The calls the `never` rules forbid, when rules with a reference forbade more than
+    /// `prep`'s.
+    forbidden: Option<Vec<Option<u32>>>,
     strict_extras: bool,
     /// The findings in the verdict's order, most built, the plentiful ones (extra calls) only
     /// described.
@@ -573,10 +590,16 @@ impl<'a> Run<'a> {
             shared,
             prep,
             assigned: aligned.assigned,
+            forbidden: aligned.forbidden,
             strict_extras: judged.strict_extras,
             pending: judged.pending,
             verdict: judged.verdict,
         }
+    }
+
+    /// Per call, the `never` rule that forbids it (index into the spec's rules).
+    pub(crate) fn forbidden_by(&self) -> &[Option<u32>] {
+        self.forbidden.as_deref().unwrap_or(&self.prep.forbidden_by)
     }
 
     /// The verdict, without its findings (see [`Run::finding`]).

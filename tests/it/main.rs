@@ -37,6 +37,7 @@ mod engine_constraints;
 mod engine_counts;
 mod engine_fuzzy_tokens;
 mod engine_per_argument;
+mod engine_prefix;
 mod engine_properties;
 mod engine_refs;
 mod engine_scopes;
