@@ -160,12 +160,12 @@ impl<S: Fn(&str) -> Option<Arc<String>>> Emitter for HtmlEmitter<S> {
         }
         out.write_all(run_findings(head).as_bytes())?;
         if !results.is_empty() {
-            let failing = results.metas().filter(|m| !m.digest.passed).count();
+            // The run's counts (the planner's), not a count of the sections.
             writeln!(
                 out,
-                "<section id=\"pairs\">\n<h2>Transcripts <small>{failing} failing first, then {} \
+                "<section id=\"pairs\">\n<h2>Transcripts <small>{} failing first, then {} \
                  passing; click one to open it</small></h2>",
-                results.len() - failing
+                s.failed, s.passed
             )?;
             out.write_all(filter_form(results).as_bytes())?;
             results.write_texts(|m| !m.digest.passed, out)?;
@@ -1044,6 +1044,21 @@ mod tests {
         };
         report.recount();
         report
+    }
+
+    /// The page's counts of failing and passing pairs are the run's (the summary the check
+    /// counted once), not a count of the sections it was given.
+    #[test]
+    fn pair_counts_are_the_runs() {
+        let mut report = hostile();
+        report.summary.checked = 5;
+        report.summary.passed = 3;
+        report.summary.failed = 2;
+        let page = render(&report, &|_: &str| None);
+        assert!(
+            page.contains("<small>2 failing first, then 3 passing;"),
+            "{page}"
+        );
     }
 
     /// Data never becomes markup, a URL or a control character: a transcript carrying

@@ -109,10 +109,8 @@ impl<S: Fn(&str) -> Option<Arc<String>>> Emitter for HumanEmitter<S> {
         if !results.is_empty() {
             let list_passing = self.options.verbose || results.len() <= MAX_LISTED_PAIRS;
             results.write_lines(|d| list_passing || !d.passed, out)?;
-            let hidden = results
-                .metas()
-                .filter(|d| !list_passing && d.passed)
-                .count();
+            // The run's count of passing pairs (the planner's), not a count of the lines.
+            let hidden = if list_passing { 0 } else { head.summary.passed };
             out.write_all(hidden_pairs_line(hidden).as_bytes())?;
             out.write_all(b"\n")?;
         }

@@ -227,7 +227,8 @@ fn document(
         }
         writeln!(out)?;
     }
-    let failing = results.metas().filter(|d| !d.passed).count();
+    // The run's count (the planner's), not a count of the rows.
+    let failing = s.failed;
     if failing > 0 {
         writeln!(
             out,
@@ -244,11 +245,11 @@ fn document(
             },
             out,
         )?;
-        if failing > MAX_FAILING_ROWS {
+        if failing > listed.get() {
             writeln!(
                 out,
                 "\n… and {} more failing pairs (`toolspec check` lists them all).",
-                failing - MAX_FAILING_ROWS
+                failing - listed.get()
             )?;
         }
         writeln!(out)?;
@@ -324,4 +325,56 @@ fn row(r: &PairResult, findings: &mut dyn Iterator<Item = Finding>, more: usize)
         md(&r.verdict_text()),
         cells.join("<br>")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::model::Summary;
+
+    fn failed_pair(transcript: &str) -> PairResult {
+        PairResult {
+            spec_file: "s.toolspec".into(),
+            spec: "s".into(),
+            transcript: transcript.into(),
+            record: None,
+            format: "openai-chat".into(),
+            profile: None,
+            score: 0.5,
+            threshold: 1.0,
+            passed: false,
+            failure: None,
+            calls: 0,
+            counts: serde_json::Value::Null,
+            expectations: Vec::new(),
+            rules: Vec::new(),
+            findings: Vec::new(),
+            profile_details: None,
+            pass_rate: None,
+        }
+    }
+
+    /// The count of failing pairs is the run's (the summary the check counted once), not a
+    /// count of the results the document was given: a report holding 2 of a run's 150 failed
+    /// pairs lists those 2 and says 148 more.
+    #[test]
+    fn failing_pairs_are_the_runs_count() {
+        let report = Report {
+            version: 2,
+            summary: Summary {
+                specs: 1,
+                transcripts: 150,
+                checked: 150,
+                failed: 150,
+                ..Summary::default()
+            },
+            results: vec![failed_pair("a.json"), failed_pair("b.json")],
+            errors: Vec::new(),
+            warnings: Vec::new(),
+            rates: Vec::new(),
+        };
+        let md = render(&report);
+        assert!(md.contains("**0 passed, 150 failed**"), "{md}");
+        assert!(md.contains("… and 148 more failing pairs"), "{md}");
+    }
 }
