@@ -43,6 +43,31 @@ pipq() { "$@" --quiet --disable-pip-version-check; }
 # dependency graph it shares with the library's tests is compiled once (python/Cargo.toml aligns
 # the features the tests' dev-dependencies turn on), and only pyo3, mimalloc and the module are
 # compiled here. The release profile is for the wheels users install (README, docs/releasing.md).
+# The wheel's dependency graph must have the features `cargo test --workspace` gives it: a
+# package whose features differ is compiled again for the wheel, with every package above it
+# (about 30 crates when getrandom's and toml_edit's did). `cargo tree` resolves both graphs as
+# the two builds do (the tests': every member, dev-dependencies unified in; the wheel's: the
+# module with the feature pyproject.toml sets) in about a second, nothing compiled. Only the
+# module and pyo3, which the tests never build, may differ.
+step "the wheel's dependency graph has the tests' features (cargo tree)"
+features() { cargo tree --locked -f '{p} {f}' --prefix none "$@" | sed 's/ (\*)$//' | sort -u; }
+features --workspace -e normal,build,dev > "$WORK/features-test.txt"
+features -p toolspec-python -F toolspec-python/extension-module -e normal,build > "$WORK/features-wheel.txt"
+drift=$(comm -13 "$WORK/features-test.txt" "$WORK/features-wheel.txt" |
+  grep -Ev '^(toolspec-python|pyo3|pyo3-ffi|pyo3-build-config|pyo3-macros|pyo3-macros-backend) ' || true)
+if [[ -n "$drift" ]]; then
+  echo "error: the wheel would compile these packages with other features than cargo test --workspace:"
+  while read -r name version _; do
+    echo "  $name $version"
+    echo "    wheel:       $(grep "^$name $version" "$WORK/features-wheel.txt" | cut -d' ' -f3- | paste -sd'|')"
+    echo "    cargo test:  $(grep "^$name $version" "$WORK/features-test.txt" | cut -d' ' -f3- | paste -sd'|')"
+  done <<< "$drift"
+  echo "turn the missing features on in python/Cargo.toml (see its getrandom and toml_edit lines)," \
+    "or off where the library turns them on, so that both builds share every compiled crate"
+  exit 1
+fi
+echo "same features: $(wc -l < "$WORK/features-wheel.txt") packages of the wheel's graph"
+
 step "build the wheel (maturin build --profile dev --strip)"
 "$PYTHON" -m venv "$WORK/build"
 pipq "$WORK/build/bin/pip" install "$MATURIN"
