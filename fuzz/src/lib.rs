@@ -349,12 +349,14 @@ fn build_nodes(v: &Value, b: &mut transcript::DocumentBuilder) {
 /// `mapping`: a custom mapping (`[formats.NAME]` of toolspec.toml) read over a document. The
 /// input is `calls \0 name \0 results \0 document`: the JSONPath selecting the calls, the one
 /// reading each call's name (also used for its arguments and id, and for the results' id and
-/// output), the one selecting results (none if empty), and the file. Beyond "does not panic":
+/// output), the one selecting results (none if empty), and the file. Each of the three may be
+/// several expressions separated by `\x01` (a list in toolspec.toml: each after the first reads
+/// the JSON text held in the strings the one before selects). Beyond "does not panic":
 /// every expression's queries, as the cost bound reads them, are those of the syntax tree
 /// `serde_json_path` parsed; a read within the bounds keeps its spans inside the file and its
 /// errors render. A query the bounds let through but that runs long is the fuzzer's timeout.
 pub fn mapping(data: &[u8]) {
-    use transcript::mapping::{Mapping, MappingPath, ResultsMapping};
+    use transcript::mapping::{Mapping, MappingPath, MappingQuery, ResultsMapping};
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
@@ -365,9 +367,12 @@ pub fn mapping(data: &[u8]) {
         return;
     };
     let path = |key: &str, text: &str| {
-        let p = MappingPath::new(key, text).ok()?;
-        same_queries_as_parsed(&p, text);
-        Some(p)
+        let steps: Vec<&str> = text.split('\x01').collect();
+        for step in &steps {
+            let p = MappingPath::new(key, step).ok()?;
+            same_queries_as_parsed(&p, step);
+        }
+        MappingQuery::new(key, &steps).ok()
     };
     let results = path("formats.f.results.path", results);
     let (Some(calls), Some(tool)) = (path("formats.f.calls", calls), path("formats.f.name", name))
@@ -488,8 +493,12 @@ pub fn yaml(data: &[u8]) {
     let m = transcript::Mapping {
         name: "y".into(),
         files: Vec::new(),
-        calls: transcript::mapping::MappingPath::new("formats.y.calls", "$..calls[*]").unwrap(),
-        tool: transcript::mapping::MappingPath::new("formats.y.name", "@.name").unwrap(),
+        calls: transcript::mapping::MappingPath::new("formats.y.calls", "$..calls[*]")
+            .unwrap()
+            .into(),
+        tool: transcript::mapping::MappingPath::new("formats.y.name", "@.name")
+            .unwrap()
+            .into(),
         arguments: None,
         id: None,
         output: None,

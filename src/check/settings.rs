@@ -35,7 +35,7 @@ use serde::Deserialize;
 
 use crate::config::Profile;
 use crate::guard::RootGuard;
-use crate::transcript::mapping::{Mapping, MappingPath, ResultsMapping};
+use crate::transcript::mapping::{Mapping, MappingQuery, ResultsMapping};
 
 /// File names looked for, in order, in each folder while walking up.
 pub const SETTINGS_FILES: &[&str] = &["toolspec.toml", ".toolspec.toml"];
@@ -233,21 +233,21 @@ pub struct MappingSetting {
     #[serde(default)]
     pub files: Vec<toml::Spanned<String>>,
     /// Selects the call nodes.
-    pub calls: toml::Spanned<String>,
+    pub calls: toml::Spanned<QuerySetting>,
     /// The tool name, relative to a call node.
-    pub name: toml::Spanned<String>,
+    pub name: toml::Spanned<QuerySetting>,
     /// The arguments (a JSON string is parsed), relative to a call node.
     #[serde(default)]
-    pub arguments: Option<toml::Spanned<String>>,
+    pub arguments: Option<toml::Spanned<QuerySetting>>,
     /// The call id, relative to a call node.
     #[serde(default)]
-    pub id: Option<toml::Spanned<String>>,
+    pub id: Option<toml::Spanned<QuerySetting>>,
     /// The output, relative to a call node.
     #[serde(default)]
-    pub output: Option<toml::Spanned<String>>,
+    pub output: Option<toml::Spanned<QuerySetting>>,
     /// The error flag, relative to a call node.
     #[serde(default)]
-    pub error: Option<toml::Spanned<String>>,
+    pub error: Option<toml::Spanned<QuerySetting>>,
     /// Results recorded apart from their calls.
     #[serde(default)]
     pub results: Option<ResultsSetting>,
@@ -258,26 +258,41 @@ pub struct MappingSetting {
 #[serde(deny_unknown_fields)]
 pub struct ResultsSetting {
     /// Selects the result nodes.
-    pub path: toml::Spanned<String>,
+    pub path: toml::Spanned<QuerySetting>,
     /// The id of the call a result answers, relative to a result node.
-    pub id: toml::Spanned<String>,
+    pub id: toml::Spanned<QuerySetting>,
     /// The output, relative to a result node.
     #[serde(default)]
-    pub output: Option<toml::Spanned<String>>,
+    pub output: Option<toml::Spanned<QuerySetting>>,
     /// The error flag, relative to a result node.
     #[serde(default)]
-    pub error: Option<toml::Spanned<String>>,
+    pub error: Option<toml::Spanned<QuerySetting>>,
 }
 
 impl MappingSetting {
     /// Compile the mapping named `name`; an error gives the byte range of the offending value
     /// in the settings text and what is wrong.
     pub fn compile(&self, name: &str) -> Result<Mapping, (std::ops::Range<usize>, String)> {
-        let path = |key: &str, v: &toml::Spanned<String>| {
-            MappingPath::new(&format!("formats.{name}.{key}"), v.get_ref())
-                .map_err(|e| (v.span(), format!("formats.{name}.{key}: {e}")))
+        let path = |key: &str, v: &toml::Spanned<QuerySetting>| {
+            let key = format!("formats.{name}.{key}");
+            match v.get_ref() {
+                QuerySetting::One(text) => MappingQuery::new(&key, &[text])
+                    .map_err(|(_, e)| (v.span(), format!("{key}: {e}"))),
+                QuerySetting::Steps(steps) => {
+                    let texts: Vec<&str> = steps.iter().map(|s| s.get_ref().as_str()).collect();
+                    MappingQuery::new(&key, &texts).map_err(|(i, e)| {
+                        let span = steps.get(i).map_or(v.span(), toml::Spanned::span);
+                        let key = if steps.len() > 1 {
+                            format!("{key}[{i}]")
+                        } else {
+                            key.clone()
+                        };
+                        (span, format!("{key}: {e}"))
+                    })
+                }
+            }
         };
-        let opt = |key: &str, v: &Option<toml::Spanned<String>>| {
+        let opt = |key: &str, v: &Option<toml::Spanned<QuerySetting>>| {
             v.as_ref().map(|v| path(key, v)).transpose()
         };
         for f in &self.files {
@@ -315,6 +330,42 @@ impl MappingSetting {
             error: opt("error", &self.error)?,
             results,
         })
+    }
+}
+
+/// A query of a mapping: one JSONPath expression, or a list of them where each after the first
+/// runs on the JSON text held in the strings the one before selects.
+#[derive(Debug, Clone, PartialEq)]
+pub enum QuerySetting {
+    /// `calls = "$.events[*]"`.
+    One(String),
+    /// `calls = ["$.entries[*].body", "$.calls[*]"]`.
+    Steps(Vec<toml::Spanned<String>>),
+}
+
+impl<'de> Deserialize<'de> for QuerySetting {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = QuerySetting;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSONPath expression, or a list of them (each after the first reads the JSON text held in the strings the one before selects)")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<QuerySetting, E> {
+                Ok(QuerySetting::One(v.to_owned()))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<QuerySetting, A::Error> {
+                let mut steps = Vec::new();
+                while let Some(s) = seq.next_element::<toml::Spanned<String>>()? {
+                    steps.push(s);
+                }
+                Ok(QuerySetting::Steps(steps))
+            }
+        }
+        d.deserialize_any(V)
     }
 }
 

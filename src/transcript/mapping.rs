@@ -15,7 +15,9 @@
 //! result set is at most [`MAPPING_RESULTS`] nodes (counted without locations first when the
 //! bound allows more). Past either, the file is not read and the error names the expression.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use serde_json::Value;
 use serde_json_path::{JsonPath, PathElement};
@@ -26,7 +28,7 @@ use crate::json::yaml::Key;
 use crate::source::Span;
 
 use self::cost::{Scale, Shape};
-use super::error::{offset_of, Locator};
+use super::error::{json_message, offset_of, Locator};
 use super::sink::{norm_output, parse_args_text};
 use super::spans::{SpanTree, Step};
 use super::{Format, ReadError, ReadFinding, Transcript, PARSED_BUDGET};
@@ -96,17 +98,91 @@ impl MappingPath {
     }
 }
 
+/// Most JSON decodes in one query: a query is at most this many expressions plus one.
+pub const MAX_DECODES: usize = 4;
+
+/// A query of a mapping: one JSONPath expression, or several in a row (`["$.body", "$.calls[*]"]`
+/// in `toolspec.toml`), each after the first running on the JSON text held in the strings the
+/// one before it selects (a value that is no string is queried as it is). Every decode of a
+/// file draws on one budget ([`Decoder`]), so nesting them does not multiply what they cost.
+#[derive(Debug, Clone)]
+pub struct MappingQuery {
+    /// The expressions, in order (at least one).
+    pub steps: Vec<MappingPath>,
+}
+
+impl MappingQuery {
+    /// Compile the expressions `texts` of the setting `key` (one: keyed `key`; several:
+    /// `key[0]`, `key[1]`, …). An error gives the index of the offending expression.
+    pub fn new(key: &str, texts: &[&str]) -> Result<MappingQuery, (usize, String)> {
+        if texts.is_empty() {
+            return Err((0, "a list of expressions needs at least one".to_owned()));
+        }
+        if texts.len() > MAX_DECODES + 1 {
+            return Err((
+                MAX_DECODES + 1,
+                format!(
+                    "at most {} expressions ({MAX_DECODES} JSON decodes) in one query",
+                    MAX_DECODES + 1
+                ),
+            ));
+        }
+        let steps = texts
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let key = if texts.len() == 1 {
+                    key.to_owned()
+                } else {
+                    format!("{key}[{i}]")
+                };
+                MappingPath::new(&key, t).map_err(|e| (i, e))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(MappingQuery { steps })
+    }
+
+    fn head(&self) -> &MappingPath {
+        &self.steps[0]
+    }
+
+    /// The setting's key (`formats.events.calls`).
+    pub fn key(&self) -> &str {
+        let key = &self.head().key;
+        if self.steps.len() == 1 {
+            key
+        } else {
+            key.strip_suffix("[0]").unwrap_or(key)
+        }
+    }
+
+    /// The query as written: the expression, or the list of them.
+    pub fn text(&self) -> String {
+        if self.steps.len() == 1 {
+            return self.head().text.clone();
+        }
+        let texts: Vec<String> = self.steps.iter().map(|p| format!("{:?}", p.text)).collect();
+        format!("[{}]", texts.join(", "))
+    }
+}
+
+impl From<MappingPath> for MappingQuery {
+    fn from(p: MappingPath) -> MappingQuery {
+        MappingQuery { steps: vec![p] }
+    }
+}
+
 /// How results recorded apart from their calls are linked to them.
 #[derive(Debug, Clone)]
 pub struct ResultsMapping {
     /// Selects the result nodes (from the root).
-    pub path: MappingPath,
+    pub path: MappingQuery,
     /// The call id a result answers (relative to the result node).
-    pub id: MappingPath,
+    pub id: MappingQuery,
     /// The output (relative to the result node).
-    pub output: Option<MappingPath>,
+    pub output: Option<MappingQuery>,
     /// The error flag (relative to the result node).
-    pub error: Option<MappingPath>,
+    pub error: Option<MappingQuery>,
 }
 
 /// A compiled `[formats.NAME]` mapping.
@@ -117,19 +193,45 @@ pub struct Mapping {
     /// Globs of the files read with it, relative to the settings file's folder.
     pub files: Vec<String>,
     /// Selects the call nodes (from the root).
-    pub calls: MappingPath,
+    pub calls: MappingQuery,
     /// The tool name (relative to a call node).
-    pub tool: MappingPath,
+    pub tool: MappingQuery,
     /// The arguments.
-    pub arguments: Option<MappingPath>,
+    pub arguments: Option<MappingQuery>,
     /// The call id.
-    pub id: Option<MappingPath>,
+    pub id: Option<MappingQuery>,
     /// The output.
-    pub output: Option<MappingPath>,
+    pub output: Option<MappingQuery>,
     /// The error flag.
-    pub error: Option<MappingPath>,
+    pub error: Option<MappingQuery>,
     /// Results recorded apart from calls.
     pub results: Option<ResultsMapping>,
+}
+
+impl Mapping {
+    /// Whether a query of the mapping reads JSON held in strings.
+    pub fn decodes(&self) -> bool {
+        let results = self.results.iter().flat_map(|r| {
+            [
+                Some(&r.path),
+                Some(&r.id),
+                r.output.as_ref(),
+                r.error.as_ref(),
+            ]
+        });
+        [
+            Some(&self.calls),
+            Some(&self.tool),
+            self.arguments.as_ref(),
+            self.id.as_ref(),
+            self.output.as_ref(),
+            self.error.as_ref(),
+        ]
+        .into_iter()
+        .chain(results)
+        .flatten()
+        .any(|q| q.steps.len() > 1)
+    }
 }
 
 /// The deepest nesting of brackets and parentheses in a JSONPath text (quoted strings skipped).
@@ -233,32 +335,38 @@ fn within_work(p: &MappingPath, bound: u64, nodes: u64, depth: u64) -> Result<()
 
 /// Check that the relative queries `paths` may run on each of `selected` (whose subtrees are
 /// summed, stopping past the budget) within [`MAPPING_WORK`] together. A `$` inside such a
-/// query's filter is the selected node, whose subtree is at most the document (`nodes`).
+/// query's filter is the selected node, whose subtree is at most the document (`nodes`), or
+/// for nodes decoded from JSON text, at most the largest of their subtrees.
 fn relative_within_work<'p>(
     paths: impl Iterator<Item = &'p MappingPath>,
-    selected: &[Located<'_>],
+    selected: &[Found<'_, '_>],
     (nodes, depth): (u64, u64),
 ) -> Result<(), String> {
     let mut sum = 0u64;
-    let mut stack: Vec<&Value> = Vec::new();
+    let (mut largest, mut deepest) = (0u64, 0u64);
+    let mut stack: Vec<(&Value, u64)> = Vec::new();
     'outer: for (node, _) in selected {
-        stack.push(node);
-        while let Some(v) = stack.pop() {
+        let before = sum;
+        stack.push((node, 1));
+        while let Some((v, d)) = stack.pop() {
             sum += 1;
+            deepest = deepest.max(d);
             if sum > MAPPING_WORK {
                 stack.clear();
                 break 'outer;
             }
             match v {
-                Value::Array(a) => stack.extend(a.iter()),
-                Value::Object(o) => stack.extend(o.values()),
+                Value::Array(a) => stack.extend(a.iter().map(|x| (x, d + 1))),
+                Value::Object(o) => stack.extend(o.values().map(|x| (x, d + 1))),
                 _ => {}
             }
         }
+        largest = largest.max(sum - before);
     }
     let count = selected.len() as u64;
+    let depth = depth.max(deepest);
     let scale = Scale {
-        root_nodes: nodes,
+        root_nodes: nodes.max(largest),
         depth,
     };
     for p in paths {
@@ -270,6 +378,216 @@ fn relative_within_work<'p>(
         within_work(p, bound, sum, depth)?;
     }
     Ok(())
+}
+
+/// A node a query selected, with the steps (in the file) of where it is written, or of the
+/// string in the file its JSON text was decoded from (shared by every node read from it).
+type Found<'v, 'r> = (&'v Value, Rc<[Step<'r>]>);
+
+/// Why JSON held in a string was not read.
+#[derive(Debug)]
+enum Undecoded {
+    /// The text is not JSON.
+    NotJson(serde_json::Error),
+    /// The decoded values would take more memory than the file's budget has left.
+    Memory,
+    /// More text than [`MAPPED_FILE_LIMIT`] decoded in one file.
+    Text,
+    /// A query on decoded values past the work or result budget (the message says which).
+    Refused(String),
+}
+
+/// Why a query of a mapping stopped.
+enum Stop<'r> {
+    /// Past a bound of the queries (the message names the expression).
+    Refused(String),
+    /// JSON held in a string not read, for the expression `key`, at the node in the file that
+    /// is (or holds) the string.
+    Undecoded {
+        at: Rc<[Step<'r>]>,
+        key: String,
+        why: Undecoded,
+    },
+}
+
+/// What decoding JSON held in strings may take while one file is read with a mapping. Every
+/// decode of the file, by any query and at any step of a list, draws on this one budget, so
+/// decodes nested in decodes add up rather than multiply: the memory the file's own document
+/// left of [`PARSED_BUDGET`], [`MAPPED_FILE_LIMIT`] bytes of text in all (so however often a
+/// string is selected, decoding reads at most one more file's worth), and for the queries run
+/// on decoded values, [`MAPPING_WORK`] node visits and [`MAPPING_RESULTS`] selected nodes in
+/// all.
+struct Decoder {
+    meter: budget::Meter,
+    text_left: usize,
+    work_left: u64,
+    selected_left: u64,
+}
+
+impl Decoder {
+    /// A budget for decodes after `root` was read (none when the mapping decodes nothing).
+    fn new(root: &Value, decodes: bool) -> Decoder {
+        let memory = if decodes {
+            PARSED_BUDGET.saturating_sub(budget::cost(root))
+        } else {
+            0
+        };
+        Decoder {
+            meter: budget::Meter::new(memory),
+            text_left: usize::try_from(MAPPED_FILE_LIMIT).unwrap_or(usize::MAX),
+            work_left: MAPPING_WORK,
+            selected_left: MAPPING_RESULTS as u64,
+        }
+    }
+
+    /// The JSON value the text `s` holds.
+    fn decode(&mut self, s: &str) -> Result<Value, Undecoded> {
+        self.text_left = self.text_left.checked_sub(s.len()).ok_or(Undecoded::Text)?;
+        match budget::from_str_metered(s, &self.meter) {
+            Ok(v) => Ok(v),
+            Err(Refusal::TooLarge { .. }) => Err(Undecoded::Memory),
+            Err(Refusal::Json(e)) => Err(Undecoded::NotJson(e)),
+        }
+    }
+
+    /// Keep a copy of part of a decoded value (what a relative query selected in it).
+    fn keep(&mut self, v: &Value) -> Result<Value, Undecoded> {
+        if self.meter.take(budget::cost(v)) {
+            Ok(v.clone())
+        } else {
+            Err(Undecoded::Memory)
+        }
+    }
+
+    /// Run `p` over `value` (decoded, or selected by the expression before): its bound, read
+    /// from the value's size before it runs, and the nodes it selects are charged to the budget.
+    fn run<'v>(&mut self, p: &MappingPath, value: &'v Value) -> Result<Vec<&'v Value>, Undecoded> {
+        let refused = |what: String| {
+            Undecoded::Refused(format!(
+                "`{}` ({}) {what}, more than the queries on the JSON held in a file's strings may take together ({MAPPING_WORK} visits, {MAPPING_RESULTS} nodes)",
+                p.text, p.key
+            ))
+        };
+        // Sized within what is left (the sizing is a visit of each node).
+        let mut nodes = 0u64;
+        let mut depth = 0u64;
+        let mut stack = vec![(value, 1u64)];
+        while let Some((v, d)) = stack.pop() {
+            nodes += 1;
+            depth = depth.max(d);
+            if nodes > self.work_left {
+                return Err(refused(format!(
+                    "runs on more than {} nodes",
+                    self.work_left
+                )));
+            }
+            match v {
+                Value::Array(a) => stack.extend(a.iter().map(|x| (x, d + 1))),
+                Value::Object(o) => stack.extend(o.values().map(|x| (x, d + 1))),
+                _ => {}
+            }
+        }
+        self.work_left -= nodes;
+        let bound = p
+            .shape
+            .cost(Scale {
+                root_nodes: nodes,
+                depth,
+            })
+            .visits(nodes);
+        if bound > self.work_left {
+            return Err(refused(format!(
+                "may visit up to {bound} nodes of the JSON it reads ({nodes} nodes, depth {depth})"
+            )));
+        }
+        self.work_left -= bound;
+        let found = p.path.query(value).all();
+        let n = found.len() as u64;
+        if n > self.selected_left {
+            return Err(refused(format!("selects {n} nodes")));
+        }
+        self.selected_left -= n;
+        Ok(found)
+    }
+}
+
+/// What is done with the nodes the last expression of a query selected.
+type Done<'d, 'r, T> =
+    dyn for<'v> FnMut(&[Found<'v, 'r>], &mut Decoder) -> Result<T, Stop<'r>> + 'd;
+
+/// The nodes the expressions `rest` select from `found`, the JSON text of each string among
+/// `found` decoded first; handed to `done` after the last expression.
+fn descend<'r, T>(
+    rest: &[MappingPath],
+    found: Vec<Found<'_, 'r>>,
+    dec: &mut Decoder,
+    done: &mut Done<'_, 'r, T>,
+) -> Result<T, Stop<'r>> {
+    let Some((p, rest)) = rest.split_first() else {
+        return done(&found, dec);
+    };
+    let mut held = Vec::with_capacity(found.len());
+    for (node, at) in found {
+        let value = match node {
+            Value::String(s) => match dec.decode(s) {
+                Ok(v) => Cow::Owned(v),
+                Err(why) => {
+                    return Err(Stop::Undecoded {
+                        at,
+                        key: p.key.clone(),
+                        why,
+                    })
+                }
+            },
+            other => Cow::Borrowed(other),
+        };
+        held.push((value, at));
+    }
+    let mut next = Vec::new();
+    for (value, at) in &held {
+        let selected = dec.run(p, value).map_err(|why| Stop::Undecoded {
+            at: Rc::clone(at),
+            key: p.key.clone(),
+            why,
+        })?;
+        next.extend(selected.into_iter().map(|n| (n, Rc::clone(at))));
+    }
+    descend(rest, next, dec, done)
+}
+
+/// The first node `q` selects under `node` (a relative query), decoding the JSON held in the
+/// strings between its expressions. An error names the expression that was to read it.
+fn first_in<'a>(
+    q: &MappingQuery,
+    node: &'a Value,
+    dec: &mut Decoder,
+) -> Result<Option<Cow<'a, Value>>, (String, Undecoded)> {
+    let Some(mut cur) = first(q.head(), node).map(Cow::Borrowed) else {
+        return Ok(None);
+    };
+    for p in &q.steps[1..] {
+        let fail = |why| (p.key.clone(), why);
+        if let Value::String(s) = &*cur {
+            let v = dec.decode(s).map_err(fail)?;
+            cur = Cow::Owned(v);
+        }
+        let next = match cur {
+            Cow::Borrowed(b) => dec
+                .run(p, b)
+                .map_err(fail)?
+                .first()
+                .map(|v| Cow::Borrowed(*v)),
+            Cow::Owned(o) => match dec.run(p, &o).map_err(fail)?.first() {
+                Some(v) => Some(Cow::Owned(dec.keep(v).map_err(fail)?)),
+                None => None,
+            },
+        };
+        match next {
+            Some(n) => cur = n,
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(cur))
 }
 
 /// The first node `p` selects under `node` (relative queries), if any.
@@ -296,6 +614,55 @@ fn flag(v: Option<&Value>) -> bool {
             matches!(s.as_str(), "error" | "failed" | "failure" | "true")
         }
         _ => false,
+    }
+}
+
+/// The error for JSON held in a string that was not read (`why`), at `span` of the file: the
+/// string, or the node holding it.
+fn undecoded_error(
+    loc: &Locator<'_>,
+    span: Span,
+    mapping: &str,
+    key: &str,
+    why: Undecoded,
+) -> ReadError {
+    let at = span.start;
+    match why {
+        Undecoded::NotJson(e) => {
+            let (line, col) = loc.line_col(at);
+            ReadError::InvalidJson {
+                file: loc.name.to_string(),
+                line,
+                col,
+                message: format!(
+                    "custom mapping `{mapping}`: `{key}` runs on the JSON text held in the string here, which is not JSON: {} (line {} column {} of the string's text)",
+                    json_message(&e),
+                    e.line(),
+                    e.column()
+                ),
+                help: "select only strings that hold JSON text (with a filter on the content type, for one), or read the string as it is, without a step after it".to_owned(),
+                src: None,
+                span: span.into(),
+            }
+        }
+        Undecoded::Memory => loc.value_too_large(
+            "the JSON text held in the strings the mapping reads, with the file's own document,",
+            at,
+            "select fewer strings (each is decoded again each time a query selects it), or split the file",
+        ),
+        Undecoded::Text => loc.wrong_shape(
+            at,
+            format!(
+                "custom mapping `{mapping}`: `{key}`: the strings read as JSON in this file hold more than {} MiB of text together, the most a mapping decodes in one file",
+                MAPPED_FILE_LIMIT >> 20
+            ),
+            "select fewer strings (each is decoded again each time a query selects it), or split the file",
+        ),
+        Undecoded::Refused(message) => loc.wrong_shape(
+            at,
+            format!("custom mapping `{mapping}`: {message}"),
+            "narrow the expressions that run on the decoded JSON, or select fewer strings",
+        ),
     }
 }
 
@@ -468,95 +835,152 @@ pub(crate) fn read_mapped(
             }
         }
     };
-    let found = query(&mapping.calls, &root.value, size).map_err(&refuse)?;
-    let relative = [
+    let mut dec = Decoder::new(&root.value, mapping.decodes());
+    let relative: Vec<&MappingQuery> = [
         Some(&mapping.tool),
         mapping.arguments.as_ref(),
         mapping.id.as_ref(),
         mapping.output.as_ref(),
         mapping.error.as_ref(),
-    ];
-    relative_within_work(relative.into_iter().flatten(), &found, size).map_err(&refuse)?;
-    let mut calls = Vec::with_capacity(found.len());
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let mut calls = Vec::new();
     let mut findings = Vec::new();
-    for (node, steps) in &found {
-        let span = span_of(steps);
-        let Some(Value::String(tool)) = first(&mapping.tool, node) else {
-            findings.push(ReadFinding {
-                code: Code::UnmappedCall.id(),
-                message: format!(
-                    "a node selected by `{}` has no string at `{}` ({}): not read as a call",
-                    mapping.calls.text, mapping.tool.text, mapping.tool.key
-                ),
-                span,
-            });
-            continue;
-        };
-        let args = match mapping.arguments.as_ref().and_then(|p| first(p, node)) {
-            None => Value::Object(Default::default()),
-            Some(Value::String(s)) => match parse_args_text(s) {
-                Ok(v) => v,
-                Err(e) => {
-                    findings.push(ReadFinding {
-                        code: Code::InvalidArguments.id(),
-                        message: format!(
-                            "arguments of `{tool}` are not valid JSON ({e}); kept as the raw string"
-                        ),
-                        span,
-                    });
-                    Value::String(s.clone())
-                }
-            },
-            Some(v) => v.clone(),
-        };
-        let id = mapping
-            .id
-            .as_ref()
-            .and_then(|p| first(p, node))
-            .and_then(id_text);
-        let output = mapping
-            .output
-            .as_ref()
-            .and_then(|p| first(p, node))
-            .map(norm_output);
-        let is_error = flag(mapping.error.as_ref().and_then(|p| first(p, node)));
-        calls.push(super::ToolCall {
-            name: tool.clone(),
-            args,
-            id,
-            output,
-            is_error,
-            span,
-            turn: None,
-            agent: None,
+    let read = query(mapping.calls.head(), &root.value, size)
+        .map_err(Stop::Refused)
+        .and_then(|found| {
+            let found = found.into_iter().map(|(v, s)| (v, Rc::from(s))).collect();
+            descend(
+                &mapping.calls.steps[1..],
+                found,
+                &mut dec,
+                &mut |found, dec| {
+                    relative_within_work(relative.iter().map(|q| q.head()), found, size)
+                        .map_err(Stop::Refused)?;
+                    calls.reserve(found.len());
+                    for (node, steps) in found {
+                        let span = span_of(steps);
+                        let undecoded = |(key, why)| Stop::Undecoded {
+                            at: Rc::clone(steps),
+                            key,
+                            why,
+                        };
+                        let mut get = |q: Option<&MappingQuery>| match q {
+                            None => Ok(None),
+                            Some(q) => first_in(q, node, dec).map_err(undecoded),
+                        };
+                        let tool = if let Some(Value::String(tool)) =
+                            get(Some(&mapping.tool))?.as_deref()
+                        {
+                            tool.clone()
+                        } else {
+                            findings.push(ReadFinding {
+                                code: Code::UnmappedCall.id(),
+                                message: format!(
+                                    "a node selected by `{}` has no string at `{}` ({}): not read as a call",
+                                    mapping.calls.text(),
+                                    mapping.tool.text(),
+                                    mapping.tool.key()
+                                ),
+                                span,
+                            });
+                            continue;
+                        };
+                        let args = match get(mapping.arguments.as_ref())?.as_deref() {
+                            None => Value::Object(Default::default()),
+                            Some(Value::String(s)) => match parse_args_text(s) {
+                                Ok(v) => v,
+                                Err(e) => {
+                                    findings.push(ReadFinding {
+                                        code: Code::InvalidArguments.id(),
+                                        message: format!(
+                                            "arguments of `{tool}` are not valid JSON ({e}); kept as the raw string"
+                                        ),
+                                        span,
+                                    });
+                                    Value::String(s.clone())
+                                }
+                            },
+                            Some(v) => v.clone(),
+                        };
+                        let id = get(mapping.id.as_ref())?.as_deref().and_then(id_text);
+                        let output = get(mapping.output.as_ref())?.as_deref().map(norm_output);
+                        let is_error = flag(get(mapping.error.as_ref())?.as_deref());
+                        calls.push(super::ToolCall {
+                            name: tool,
+                            args,
+                            id,
+                            output,
+                            is_error,
+                            span,
+                            turn: None,
+                            agent: None,
+                        });
+                    }
+                    Ok(())
+                },
+            )
         });
+    let fail = |stop: Stop<'_>, span_of: &mut dyn FnMut(&[Step<'_>]) -> Span| match stop {
+        Stop::Refused(message) => refuse(message),
+        Stop::Undecoded { at, key, why } => {
+            undecoded_error(&loc, span_of(&at), &mapping.name, &key, why)
+        }
+    };
+    if let Err(stop) = read {
+        return Err(fail(stop, &mut span_of));
     }
     if let Some(r) = &mapping.results {
-        let results = query(&r.path, &root.value, size).map_err(&refuse)?;
-        let relative = [Some(&r.id), r.output.as_ref(), r.error.as_ref()];
-        relative_within_work(relative.into_iter().flatten(), &results, size).map_err(&refuse)?;
+        let relative: Vec<&MappingQuery> = [Some(&r.id), r.output.as_ref(), r.error.as_ref()]
+            .into_iter()
+            .flatten()
+            .collect();
         let mut by_id: HashMap<String, (Option<Value>, bool)> = HashMap::new();
-        for (node, steps) in &results {
-            let Some(id) = first(&r.id, node).and_then(id_text) else {
-                continue;
-            };
-            let output = r
-                .output
-                .as_ref()
-                .and_then(|p| first(p, node))
-                .map(norm_output);
-            let is_error = flag(r.error.as_ref().and_then(|p| first(p, node)));
-            if by_id.contains_key(&id) {
-                continue;
-            }
-            if !calls.iter().any(|c| c.id.as_deref() == Some(id.as_str())) {
-                findings.push(ReadFinding {
-                    code: Code::OrphanResult.id(),
-                    message: format!("a result for call id `{id}` answers no call read"),
-                    span: span_of(steps),
-                });
-            }
-            by_id.insert(id, (output, is_error));
+        let mut orphans: Vec<(String, Rc<[Step<'_>]>)> = Vec::new();
+        let read = query(r.path.head(), &root.value, size)
+            .map_err(Stop::Refused)
+            .and_then(|found| {
+                let found = found.into_iter().map(|(v, s)| (v, Rc::from(s))).collect();
+                descend(&r.path.steps[1..], found, &mut dec, &mut |found, dec| {
+                    relative_within_work(relative.iter().map(|q| q.head()), found, size)
+                        .map_err(Stop::Refused)?;
+                    for (node, steps) in found {
+                        let undecoded = |(key, why)| Stop::Undecoded {
+                            at: Rc::clone(steps),
+                            key,
+                            why,
+                        };
+                        let mut get = |q: Option<&MappingQuery>| match q {
+                            None => Ok(None),
+                            Some(q) => first_in(q, node, dec).map_err(undecoded),
+                        };
+                        let Some(id) = get(Some(&r.id))?.as_deref().and_then(id_text) else {
+                            continue;
+                        };
+                        let output = get(r.output.as_ref())?.as_deref().map(norm_output);
+                        let is_error = flag(get(r.error.as_ref())?.as_deref());
+                        if by_id.contains_key(&id) {
+                            continue;
+                        }
+                        if !calls.iter().any(|c| c.id.as_deref() == Some(id.as_str())) {
+                            orphans.push((id.clone(), Rc::clone(steps)));
+                        }
+                        by_id.insert(id, (output, is_error));
+                    }
+                    Ok(())
+                })
+            });
+        if let Err(stop) = read {
+            return Err(fail(stop, &mut span_of));
+        }
+        for (id, steps) in orphans {
+            findings.push(ReadFinding {
+                code: Code::OrphanResult.id(),
+                message: format!("a result for call id `{id}` answers no call read"),
+                span: span_of(&steps),
+            });
         }
         for c in &mut calls {
             if let Some((output, is_error)) = c.id.as_ref().and_then(|id| by_id.get(id)) {
@@ -585,8 +1009,8 @@ pub(crate) fn read_mapped(
 mod tests {
     use super::*;
 
-    fn p(t: &str) -> MappingPath {
-        MappingPath::new("k", t).unwrap()
+    fn p(t: &str) -> MappingQuery {
+        MappingPath::new("k", t).unwrap().into()
     }
 
     fn events() -> Mapping {
@@ -725,5 +1149,158 @@ mod tests {
         assert!(e.contains("nests"), "{e}");
         let deep = format!("$[?{}@.a{}]", "(".repeat(40), ")".repeat(40));
         assert!(MappingPath::new("k", &deep).is_err());
+    }
+
+    fn q(steps: &[&str]) -> MappingQuery {
+        MappingQuery::new("k", steps).unwrap()
+    }
+
+    /// A capture keeping each response body as JSON text, whose calls keep their arguments as
+    /// JSON text inside JSON text.
+    const CAPTURE: &str = r#"{"entries": [
+  {"response": {"body": "{\"output\": [{\"type\": \"call\", \"name\": \"search\", \"input\": \"{\\\"args\\\": {\\\"q\\\": 1}, \\\"ref\\\": \\\"a1\\\"}\"}]}"}},
+  {"response": {"body": {"output": [{"type": "call", "name": "fetch", "input": {"args": {"url": "x"}}}]}}}
+]}"#;
+
+    fn capture() -> Mapping {
+        Mapping {
+            calls: q(&["$.entries[*].response.body", "$.output[?@.type == 'call']"]),
+            tool: p("$.name"),
+            arguments: Some(q(&["$.input", "$.args"])),
+            id: Some(q(&["$.input", "$.ref"])),
+            results: None,
+            ..events()
+        }
+    }
+
+    #[test]
+    fn json_held_in_strings_is_read_between_the_steps_of_a_query() {
+        let t = read_mapped("c.json", CAPTURE.as_bytes(), &capture()).unwrap();
+        let got: Vec<_> = t
+            .calls
+            .iter()
+            .map(|c| (c.name.as_str(), c.args.clone(), c.id.clone()))
+            .collect();
+        // The second body is an object already: queried as it is.
+        assert_eq!(
+            got,
+            [
+                ("search", serde_json::json!({"q": 1}), Some("a1".to_owned())),
+                ("fetch", serde_json::json!({"url": "x"}), None),
+            ]
+        );
+        // A call read from JSON text is located at the string it was decoded from.
+        let s = &t.calls[0].span;
+        assert!(
+            CAPTURE[s.start..s.end].starts_with("\"{\\\"output"),
+            "{s:?}"
+        );
+        assert!(t.findings.is_empty(), "{:?}", t.findings);
+        // Three steps: JSON text inside JSON text.
+        let doc = serde_json::json!({"b": serde_json::to_string(&serde_json::json!({
+            "inner": serde_json::to_string(&serde_json::json!([{"fn": "deep"}])).unwrap()
+        })).unwrap()})
+        .to_string();
+        let m = Mapping {
+            calls: q(&["$.b", "$.inner", "$[*]"]),
+            tool: p("$.fn"),
+            arguments: None,
+            id: None,
+            results: None,
+            ..events()
+        };
+        let t = read_mapped("d.json", doc.as_bytes(), &m).unwrap();
+        assert_eq!(t.calls[0].name, "deep");
+    }
+
+    #[test]
+    fn a_string_that_holds_no_json_is_an_error_at_the_string() {
+        let doc = "{\"entries\": [\n  {\"response\": {\"body\": \"event: ping\"}}\n]}";
+        let err = read_mapped("c.json", doc.as_bytes(), &capture()).unwrap_err();
+        assert_eq!(err.code(), "invalid-json");
+        assert_eq!(err.line_col(), Some((2, 25)), "{err}");
+        let text = err.to_string();
+        assert!(
+            text.contains("`k[1]` runs on the JSON text held in the string here"),
+            "{text}"
+        );
+        assert!(
+            text.contains("line 1 column 1 of the string's text"),
+            "{text}"
+        );
+        // In a relative query, at the call that holds it.
+        let doc = "[{\"fn\": \"a\", \"in\": \"{\\\"x\\\": 1\"}]";
+        let m = Mapping {
+            calls: p("$[*]"),
+            tool: p("$.fn"),
+            arguments: Some(q(&["$.in", "$.x"])),
+            id: None,
+            results: None,
+            ..events()
+        };
+        let err = read_mapped("r.json", doc.as_bytes(), &m).unwrap_err();
+        assert_eq!(err.code(), "invalid-json");
+        assert_eq!(err.line_col(), Some((1, 2)), "{err}");
+        assert!(err.to_string().contains("EOF while parsing"), "{err}");
+    }
+
+    #[test]
+    fn decodes_share_one_budget_per_file_so_nesting_does_not_multiply() {
+        // Memory: two values that fit one by one do not fit together.
+        let text = format!("[{}0]", "0,".repeat(20));
+        let one = budget::from_str(&text, usize::MAX)
+            .map(|v| budget::cost(&v))
+            .unwrap();
+        let mut dec = Decoder::new(&Value::Null, false);
+        dec.meter = budget::Meter::new(one + one / 2);
+        dec.decode(&text).unwrap();
+        assert!(matches!(dec.decode(&text), Err(Undecoded::Memory)));
+        // Text: a string selected again and again is decoded again, and each time counts.
+        let blank = format!("{}1", " ".repeat(4 << 20));
+        let doc = serde_json::json!([{"body": blank}]).to_string();
+        let m = Mapping {
+            calls: q(&[
+                &format!("${}.body", "[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]"),
+                "$",
+            ]),
+            tool: p("$.fn"),
+            arguments: None,
+            id: None,
+            results: None,
+            ..events()
+        };
+        let err = read_mapped("t.json", doc.as_bytes(), &m).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("more than 64 MiB of text together"),
+            "{err}"
+        );
+        // Work: the queries on decoded values draw on one budget, whatever step they run at.
+        let mut dec = Decoder::new(&Value::Null, true);
+        dec.work_left = 80;
+        let v: Value = serde_json::from_str(&format!("[{}0]", "0,".repeat(30))).unwrap();
+        assert_eq!(
+            dec.run(&MappingPath::new("k", "$[*]").unwrap(), &v)
+                .unwrap()
+                .len(),
+            31
+        );
+        let err = dec
+            .run(&MappingPath::new("k", "$[0]").unwrap(), &v)
+            .unwrap_err();
+        assert!(matches!(err, Undecoded::Refused(m) if m.contains("runs on more than")));
+    }
+
+    #[test]
+    fn a_query_holds_at_most_five_expressions() {
+        let steps = ["$"; MAX_DECODES + 2];
+        let (at, e) = MappingQuery::new("k", &steps).unwrap_err();
+        assert_eq!(at, MAX_DECODES + 1);
+        assert!(e.contains("at most 5 expressions"), "{e}");
+        let (at, e) = MappingQuery::new("k", &["$.a", "$["]).unwrap_err();
+        assert_eq!(at, 1);
+        assert!(e.contains("not a valid JSONPath"), "{e}");
+        assert_eq!(q(&["$.a", "$.b"]).key(), "k");
+        assert_eq!(q(&["$.a", "$.b"]).text(), r#"["$.a", "$.b"]"#);
     }
 }

@@ -138,6 +138,14 @@ fn the_mapping_fuzz_body_holds_on_the_fixture_and_hostile_expressions() {
     let doc =
         std::fs::read_to_string(root().join("tests/fixtures/mapping/runs/session.json")).unwrap();
     let wide = format!("[{}1]", "{\"k\":\"a\"},".repeat(60));
+    // Strings holding JSON text that holds JSON text, and strings holding none.
+    let inner = serde_json::json!([{"fn": "a", "k": "[1]"}, "{\"fn\": \"b\"}", "not json"]);
+    let nested = serde_json::json!([
+        serde_json::to_string(&inner).unwrap(),
+        serde_json::to_string(&serde_json::to_string(&inner).unwrap()).unwrap(),
+        {"k": "{\"k\": 1}"}
+    ])
+    .to_string();
     let cases = [
         (
             "$.events[?@.kind == 'tool']",
@@ -159,9 +167,13 @@ fn the_mapping_fuzz_body_holds_on_the_fixture_and_hostile_expressions() {
         ("$[?@[?@[?@[?@[*]]]]]", "$.k", "$[?$[*]]"),
         ("$['a]$[?$..x]', \"b\\\"$..y\"][0:2:1,-1]", "$.été", ""),
         ("$[?length(@) > 0 || !(@.x == null)]", "$..*", ""),
+        // JSON held in strings, read between the steps of a list (`\x01` between them).
+        ("$.events[*].tool.params\x01$", "$.q", "$..body\x01$"),
+        ("$..*\x01$..*\x01$[*]", "$\x01$\x01$.fn", "$[*]\x01$"),
+        ("$[*]\x01$[0,0,0,0,0,0,0,0,0,0]\x01$[?$[*]]", "$.k\x01$", ""),
     ];
     for (calls, name, results) in cases {
-        for d in [doc.as_str(), wide.as_str()] {
+        for d in [doc.as_str(), wide.as_str(), nested.as_str()] {
             let data = format!("{calls}\0{name}\0{results}\0{d}");
             fuzz_targets::mapping(data.as_bytes());
         }

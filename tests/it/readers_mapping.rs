@@ -247,3 +247,64 @@ fn a_yaml_log_reads_as_the_json_it_stands_for() {
     assert!(!all.contains("invalid JSON"), "{all}");
     assert!(!all.contains("fix the JSON"), "{all}");
 }
+
+/// JSON held in strings: a HAR recording keeps each response body as JSON text, and a list of
+/// expressions reads through it (the recording of tests/fixtures/wild, which the built-in HAR
+/// reader also reads, so the two must agree); an expression of the list that does not parse is
+/// an error at that element, and a string that holds no JSON an error at the string.
+#[test]
+fn a_list_of_expressions_reads_json_held_in_strings() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let har = "openllmetry-ai-sdk-agent-tool-call.recording.har";
+    std::fs::copy(
+        Path::new("tests/fixtures/wild/openai_responses").join(har),
+        root.join(har),
+    )
+    .unwrap();
+    let built_in = toolspec(root, &["calls", "--json", har]);
+    assert_eq!(built_in.status.code(), Some(0), "{}", text(&built_in));
+    let settings = "[formats.har]\nfiles = [\"*.har\"]\ncalls = [\n  \"$.log.entries[*].response.content.text\",\n  \"$.output[?@.type == 'function_call']\",\n]\nname = \"$.name\"\narguments = \"$.arguments\"\nid = \"$.call_id\"\n";
+    std::fs::write(root.join("toolspec.toml"), settings).unwrap();
+    let out = toolspec(root, &["calls", "--json", har]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let calls: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        calls,
+        json!([{"name": "calculate", "args": {"operation": "add", "a": 5, "b": 3}, "id": "call_qT654GsDB0G8qqOyqaLlypO4", "output": null, "is_error": false}])
+    );
+    let expected: Value = serde_json::from_slice(&built_in.stdout).unwrap();
+    assert_eq!(calls[0]["name"], expected[0]["name"]);
+    assert_eq!(calls[0]["args"], expected[0]["args"]);
+
+    std::fs::write(
+        root.join("toolspec.toml"),
+        settings.replace("'function_call']", "'function_call'"),
+    )
+    .unwrap();
+    let out = toolspec(root, &["calls", "--json", har]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert!(all.contains("toolspec.toml:5:3"), "{all}");
+    assert!(all.contains("formats.har.calls[1]: "), "{all}");
+
+    // The request body's messages are JSON too, but its `model` is a plain string.
+    std::fs::write(
+        root.join("toolspec.toml"),
+        settings
+            .replace("response.content.text", "request.postData.text")
+            .replace(
+                "\"$.output[?@.type == 'function_call']\"",
+                "\"$.model\", \"$\"",
+            ),
+    )
+    .unwrap();
+    let out = toolspec(root, &["calls", "--json", har]);
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert!(all.contains("invalid_json"), "{all}");
+    assert!(
+        all.contains("`formats.har.calls[2]` runs on the JSON text held in the string here"),
+        "{all}"
+    );
+}
