@@ -39,11 +39,11 @@ pub struct Discovered {
 
 /// The extensions of files a folder walk takes as possible transcripts: JSON and JSON lines,
 /// logs, the native extensions of formats toolspec reads (SWE-agent `.traj`, Inspect AI
-/// `.eval`), HTTP recordings (HAR files `.har`, VCR cassettes `.yaml`/`.yml`) and provider streams
+/// `.eval`, Letta agent files `.af`), HTTP recordings (HAR files `.har`, VCR cassettes `.yaml`/`.yml`) and provider streams
 /// saved as server-sent events or text (`.sse`, `.txt`). A file that does not read as a transcript is passed over (named under
 /// `--strict` and `-v`).
 pub const CANDIDATE_EXTENSIONS: &[&str] = &[
-    "json", "jsonl", "ndjson", "log", "traj", "eval", "har", "yaml", "yml", "sse", "txt",
+    "json", "jsonl", "ndjson", "log", "traj", "eval", "af", "har", "yaml", "yml", "sse", "txt",
 ];
 
 /// Whether a file found under a folder may be a transcript (by its extension).

@@ -605,6 +605,9 @@ fn doc_shape<'s, J: Json<'s>>(v: J, marks: &Marks) -> Option<Format> {
     if super::readers::adk_session(v) {
         return Some(Format::AdkSession);
     }
+    if super::readers::letta_agent_file(v) {
+        return Some(Format::LettaAgentFile);
+    }
     if super::readers::openai_agents_doc(v) {
         return Some(Format::OpenaiAgents);
     }
@@ -833,6 +836,11 @@ pub(crate) fn also_matches<'s, J: Json<'s>>(
         Format::BedrockConverse,
         super::readers::bedrock_doc(v, seen),
         "Bedrock Converse `toolUse`/`toolResult` blocks",
+    );
+    mark(
+        Format::LettaAgentFile,
+        super::readers::letta_agent_file(v),
+        "a Letta agent file",
     );
     marks
 }

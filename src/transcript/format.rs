@@ -56,6 +56,8 @@ pub enum Format {
     OpenaiAgents,
     /// AWS Bedrock Converse API: requests, saved conversations, responses, ConverseStream events.
     BedrockConverse,
+    /// Letta agent files (`.af`): exported agents and their message history.
+    LettaAgentFile,
     /// A custom mapping (`[formats.NAME]` in toolspec.toml): never detected, never named by
     /// `--format`; the files its `files` globs match are read with it.
     Custom,
@@ -174,13 +176,16 @@ pub(crate) static FORMATS: [Def; LISTED + 1] = [
     Def { format: Format::BedrockConverse, name: "bedrock-converse", aliases: &["bedrock", "converse", "aws-bedrock"], session: false,
         marks: "no `toolUse`/`toolResult` content blocks, no `toolConfig`, no `{output: {message}, stopReason}` response and no ConverseStream events",
         read: |v, sink| r::bedrock::read(v, sink), nodes: Some(|v, sink| r::bedrock::read(v, sink)), parts: None, stream: Some(Session::bedrock_stream) },
+    Def { format: Format::LettaAgentFile, name: "letta-agent-file", aliases: &["letta", "agent-file", "af"], session: false,
+        marks: "no `agents` with `messages` (a Letta agent file) and no agent with `messages` and `in_context_message_indices`",
+        read: r::letta::read, nodes: None, parts: None, stream: None },
     Def { format: Format::Custom, name: "custom", aliases: &[], session: false,
         marks: "",
         read: r::custom, nodes: None, parts: None, stream: None },
 ];
 
 /// How many formats can be named and detected (every row of [`FORMATS`] but the last).
-const LISTED: usize = 22;
+const LISTED: usize = 23;
 
 impl Format {
     /// Every format but [`Format::Custom`], in the order of [`FORMATS`].

@@ -14,6 +14,7 @@ pub(super) mod gemini_cli;
 pub(super) mod inspect_ai;
 pub(super) mod langchain;
 pub(super) mod langfuse;
+pub(super) mod letta;
 pub(super) mod mcp;
 pub(super) mod neutral;
 pub(super) mod openai_agents;
@@ -184,6 +185,11 @@ impl Session {
 /// Whether `v` is a Langfuse trace export (observations).
 pub(crate) fn langfuse_export<'s, J: Json<'s>>(v: J) -> bool {
     langfuse::observations(v).is_some()
+}
+
+/// Whether `v` is a Letta agent file.
+pub(crate) fn letta_agent_file<'s, J: Json<'s>>(v: J) -> bool {
+    letta::is_agent_file(v)
 }
 
 /// Whether `v` is a list of OpenTelemetry SDK span objects (bare or under `spans`).
