@@ -252,4 +252,77 @@ mod tests {
             assert!(!is_agent_file(&v), "{doc}");
         }
     }
+
+    /// Agent files generated from a seed (several agents, several calls a message, returns
+    /// split across tool messages, answered out of order or not at all, error statuses,
+    /// returns without a call) read as the calls the generator wrote, each with its output,
+    /// error flag and agent.
+    #[test]
+    fn generated_agent_files_read_as_generated() {
+        let mut seed = 0x5eed_u64;
+        let mut next = |n: u64| {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (seed >> 33) % n
+        };
+        for case in 0..300 {
+            let mut agents = Vec::new();
+            let mut want = Vec::new();
+            let mut orphans = 0;
+            for a in 0..=next(3) {
+                let name = format!("agent{a}");
+                let mut messages = Vec::new();
+                for m in 0..next(5) {
+                    let mut calls = Vec::new();
+                    let mut returns = Vec::new();
+                    for c in 0..=next(3) {
+                        let id = format!("c{case}-{a}-{m}-{c}");
+                        let tool = format!("tool{}", next(4));
+                        let args = serde_json::json!({"n": next(100), "s": "x\"y"});
+                        calls.push(serde_json::json!({"id": id, "type": "function",
+                            "function": {"name": tool, "arguments": args.to_string()}}));
+                        let answered = next(4) != 0;
+                        let failed = answered && next(3) == 0;
+                        if answered {
+                            returns.push(serde_json::json!({"tool_call_id": id,
+                                "status": if failed { "error" } else { "success" },
+                                "func_response": format!("out {id}"), "stdout": null}));
+                        }
+                        let output = answered.then(|| Value::String(format!("out {id}")));
+                        let agent = (a > 0).then(|| name.clone());
+                        want.push(serde_json::json!([tool, args, id, output, failed, agent]));
+                    }
+                    messages.push(serde_json::json!({"role": "assistant", "content": [], "tool_calls": calls}));
+                    if next(5) == 0 {
+                        orphans += 1;
+                        returns.push(serde_json::json!({"tool_call_id": "none", "status": "success", "func_response": "?"}));
+                    }
+                    // Returns in one tool message or one each, in any order.
+                    if next(2) == 0 {
+                        returns.reverse();
+                    }
+                    if !returns.is_empty() && next(2) == 0 {
+                        messages.push(serde_json::json!({"role": "tool", "tool_returns": returns}));
+                    } else {
+                        for r in returns {
+                            messages.push(serde_json::json!({"role": "tool",
+                                "tool_call_id": r["tool_call_id"], "tool_returns": [r]}));
+                        }
+                    }
+                }
+                agents.push(serde_json::json!({"name": name, "id": format!("agent-{a}"),
+                    "agent_type": "letta_v1_agent", "in_context_message_ids": [], "messages": messages}));
+            }
+            let doc = serde_json::json!({"agents": agents, "groups": [], "tools": []}).to_string();
+            let t = read_text(&doc);
+            let got: Vec<Value> = t
+                .calls
+                .iter()
+                .map(|c| serde_json::json!([c.name, c.args, c.id, c.output, c.is_error, c.agent]))
+                .collect();
+            assert_eq!(got, want, "case {case}: {doc}");
+            assert_eq!(t.findings.len(), orphans, "case {case}: {:?}", t.findings);
+        }
+    }
 }
