@@ -245,11 +245,7 @@ pub mod json {
     /// strings (C0 characters are whitespace between tokens or already escaped, and are kept).
     /// Borrowed, after a scan of the bytes, when there is nothing to escape.
     pub fn escape_text(s: &str) -> std::borrow::Cow<'_, str> {
-        let b = s.as_bytes();
-        // The lead bytes of every such character: DEL, C1 (C2), U+061C (D8), U+200E.. (E2).
-        if memchr::memchr3(0xc2, 0xd8, 0xe2, b).is_none()
-            && memchr::memchr2(0x7f, b'#', b).is_none()
-        {
+        if !may_escape(s.as_bytes()) {
             return std::borrow::Cow::Borrowed(s);
         }
         let special = |i: usize, c: char| {
@@ -267,6 +263,13 @@ pub mod json {
         }
         out.push_str(&s[from..]);
         std::borrow::Cow::Owned(out)
+    }
+
+    /// Whether [`escape_text`] may change text of these bytes: whether they hold a lead byte
+    /// of a character it escapes (DEL, C1 (C2), U+061C (D8), U+200E.. (E2)) or a `#`. Text
+    /// without one is written as it is, UTF-8 or not.
+    pub fn may_escape(b: &[u8]) -> bool {
+        memchr::memchr3(0xc2, 0xd8, 0xe2, b).is_some() || memchr::memchr2(0x7f, b'#', b).is_some()
     }
 
     /// A safe pretty formatter (two-space indent, as `serde_json::to_string_pretty`).

@@ -20,8 +20,9 @@ use super::view::{Json, Kind};
 /// The key [`Tape::has_proto_key`] looks for.
 const PROTO: &[u8] = b"__proto__";
 
-/// Deeper values go to serde_json (whose recursion limit is 128).
-const MAX_DEPTH: usize = 64;
+/// Deeper values go to serde_json (whose recursion limit is 128): no value of a parsed tape is
+/// nested deeper.
+pub(crate) const MAX_DEPTH: usize = 64;
 /// Objects with more keys go to serde_json (duplicate keys are looked for linearly).
 const MAX_KEYS: u32 = 24;
 /// A `raw_start` for nodes that have no text in the line (built from a [`Val`]).
@@ -963,6 +964,30 @@ impl<'t> Json<'t> for V<'t> {
         }
     }
 
+    /// From the node's tag (no [`Json::kind`], which makes a string's `&str`).
+    #[inline]
+    fn is_container(self) -> bool {
+        matches!(self.node().tag, Tag::Arr | Tag::Obj)
+    }
+
+    #[inline]
+    fn is_arr(self) -> bool {
+        self.node().tag == Tag::Arr
+    }
+
+    #[inline]
+    fn is_num(self) -> bool {
+        matches!(
+            self.node().tag,
+            Tag::Int | Tag::UInt | Tag::Float | Tag::BigInt
+        )
+    }
+
+    #[inline]
+    fn is_str(self) -> bool {
+        matches!(self.node().tag, Tag::Str | Tag::OwnedStr)
+    }
+
     fn items(self) -> Items<'t> {
         let n = self.node();
         Items {
@@ -1104,9 +1129,20 @@ fn literal_at(b: &[u8], i: usize) -> Option<(Tag, usize)> {
 mod tests {
     use super::*;
 
-    /// A tape as a `Val`, to compare with what serde_json builds.
+    /// A tape as a `Val`, to compare with what serde_json builds; on the way, every value's
+    /// predicates (read from its node's tag) say what its kind says.
     fn to_val(v: V<'_>) -> Val<'_> {
-        match v.kind() {
+        let k = v.kind();
+        assert_eq!(Json::is_container(v), matches!(k, Kind::Arr | Kind::Obj));
+        assert_eq!(Json::is_arr(v), matches!(k, Kind::Arr));
+        assert_eq!(Json::is_obj(v), matches!(k, Kind::Obj));
+        assert_eq!(Json::is_null(v), matches!(k, Kind::Null));
+        assert_eq!(Json::is_str(v), matches!(k, Kind::Str(_)));
+        assert_eq!(
+            Json::is_num(v),
+            matches!(k, Kind::Int(_) | Kind::UInt(_) | Kind::Float(_))
+        );
+        match k {
             Kind::Null => Val::Null,
             Kind::Bool(b) => Val::Bool(b),
             Kind::Int(i) => Val::Int(i),
@@ -1141,6 +1177,10 @@ mod tests {
             let again = Tape::from_val(&want, &mut other);
             assert_eq!(to_val(again.root()), want, "{line}");
         }
+        // An integer past 64 bits (a Python peer's) is a number.
+        let big = Val::Arr(vec![Val::BigInt("123456789012345678901234567890".into())]);
+        let tape = Tape::from_val(&big, &mut bufs);
+        assert!(matches!(to_val(tape.root()), Val::Arr(v) if matches!(v[..], [Val::Float(_)])));
     }
 
     #[test]

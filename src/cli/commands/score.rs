@@ -77,6 +77,10 @@ struct SafeLines<W: Write> {
 
 impl<W: Write> SafeLines<W> {
     fn emit(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        // Nothing to escape: the bytes as they are, without reading them as UTF-8 first.
+        if !toolspec::text::json::may_escape(bytes) {
+            return self.out.write_all(bytes);
+        }
         match std::str::from_utf8(bytes) {
             Ok(text) => self
                 .out

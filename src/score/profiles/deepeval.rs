@@ -60,21 +60,30 @@ struct Options<'t> {
 
 /// A case: its tools and options (the raw id and input are read from the line).
 pub(crate) struct Case<'t> {
-    /// `tools_called`, then `expected_tools` (one list: one allocation per case).
+    /// `tools_called` and `expected_tools`, in one list, the worker's ([`Work::tools`]): no
+    /// allocation per case.
     tools: Vec<Tool<'t>>,
-    /// How many of `tools` are `tools_called`.
-    n_called: usize,
+    /// Where `tools_called` and `expected_tools` are in `tools`.
+    called: std::ops::Range<usize>,
+    expected: std::ops::Range<usize>,
     options: Options<'t>,
 }
 
 impl<'t> Case<'t> {
     fn tools_called(&self) -> &[Tool<'t>] {
-        self.tools.get(..self.n_called).unwrap_or_default()
+        self.tools.get(self.called.clone()).unwrap_or_default()
     }
 
     fn expected_tools(&self) -> &[Tool<'t>] {
-        self.tools.get(self.n_called..).unwrap_or_default()
+        self.tools.get(self.expected.clone()).unwrap_or_default()
     }
+}
+
+/// The list of tools of a worker ([`Work::tools`]), empty, for a case of any line: its
+/// allocation is kept (collected in place), its tools dropped.
+pub(crate) fn recycle<'b>(mut tools: Vec<Tool<'_>>) -> Vec<Tool<'b>> {
+    tools.clear();
+    tools.into_iter().map(|_| Tool::empty()).collect()
 }
 
 /// The line's shape as serde_json checks it: this reader gives the error of a line the tape
@@ -175,7 +184,28 @@ fn py_truthy(v: V<'_>) -> bool {
 /// Reads the case from its tape as the serde reader does (required fields present, `null` for
 /// an `Option` is `None`, the flags by Python truthiness, `threshold` 0.5 when absent, as without
 /// `options`), or `None` where that reader would fail.
-fn case_of<'t>(root: V<'t>, _work: &mut Work) -> Option<Case<'t>> {
+fn case_of<'t>(root: V<'t>, work: &mut Work) -> Option<Case<'t>> {
+    let mut tools = recycle(std::mem::take(&mut work.tools));
+    match read_case(root, &mut tools) {
+        Some((called, expected, options)) => Some(Case {
+            tools,
+            called,
+            expected,
+            options,
+        }),
+        None => {
+            work.tools = recycle(tools);
+            None
+        }
+    }
+}
+
+/// [`case_of`]: the tools into `tools`, and where each list of them is.
+#[allow(clippy::type_complexity)]
+fn read_case<'t>(
+    root: V<'t>,
+    tools: &mut Vec<Tool<'t>>,
+) -> Option<(std::ops::Range<usize>, std::ops::Range<usize>, Options<'t>)> {
     if !root.is_obj() {
         return None;
     }
@@ -186,33 +216,32 @@ fn case_of<'t>(root: V<'t>, _work: &mut Work) -> Option<Case<'t>> {
     let (mut called, mut expected) = (None, None);
     for (k, v) in root.members() {
         match k {
-            b"tools_called" => called = Some(tools_of(v)?),
-            b"expected_tools" => expected = Some(tools_of(v)?),
+            b"tools_called" => called = Some(tools_into(v, tools)?),
+            b"expected_tools" => expected = Some(tools_into(v, tools)?),
             b"options" if !v.is_null() => options = options_of(v)?,
             _ => {}
         }
     }
-    let (mut tools, expected) = (called?, expected?);
-    let n_called = tools.len();
-    tools.extend(expected);
-    Some(Case {
-        tools,
-        n_called,
-        options,
-    })
+    Some((called?, expected?, options))
 }
 
-fn tools_of(v: V<'_>) -> Option<Vec<Tool<'_>>> {
-    if !matches!(v.kind(), Kind::Arr) {
+/// The tools of list `v`, added to `tools`: where they are in it.
+fn tools_into<'t>(v: V<'t>, tools: &mut Vec<Tool<'t>>) -> Option<std::ops::Range<usize>> {
+    if !v.is_arr() {
         return None;
     }
-    let items = v.items();
-    let mut tools = Vec::with_capacity(items.len());
-    for x in items {
+    let start = tools.len();
+    for x in v.items() {
         // Filled in place (a tool is 96 bytes: no copy of one built aside).
         tools.push(Tool::empty());
         tool_of(x, tools.last_mut()?)?;
     }
+    Some(start..tools.len())
+}
+
+fn tools_of(v: V<'_>) -> Option<Vec<Tool<'_>>> {
+    let mut tools = Vec::new();
+    tools_into(v, &mut tools)?;
     Some(tools)
 }
 
@@ -806,7 +835,11 @@ fn nested_field<const ESC: bool>(out: &mut String, v: V<'_>) {
 
 /// Whether a string or key in `v` holds a line break only `splitlines()` knows of.
 fn has_line_break(v: V<'_>) -> bool {
-    let breaks = |s: &str| s.contains(['\u{85}', '\u{2028}', '\u{2029}']);
+    // Their UTF-8 starts with C2 or E2: a text without either byte has none.
+    let breaks = |s: &str| {
+        memchr::memchr2(0xc2, 0xe2, s.as_bytes()).is_some()
+            && s.contains(['\u{85}', '\u{2028}', '\u{2029}'])
+    };
     match v.kind() {
         Kind::Str(s) => breaks(s),
         Kind::Arr => v.items().any(has_line_break),
@@ -1146,10 +1179,13 @@ const DEEPEVAL_DEPTH: usize = 495;
 /// The error line of a case that sets `judge`.
 const JUDGE_IN_LINE: &str = "the `judge` option is not read from case lines: a judge command runs only when the person running toolspec passes `--judge CMD` on the command line (see docs/security.md)";
 
+/// `depth_bound`: no value of the line is nested deeper ([`Raw::depth_bound`]); a line
+/// shallower than [`DEEPEVAL_DEPTH`] has no tool value to measure.
 fn evaluate<'t, 'a>(
     exp: &[Tool<'t>],
     called: &[Tool<'t>],
     opts: &Options<'t>,
+    depth_bound: usize,
     input: impl FnOnce() -> Option<&'a str>,
     calling: &mut String,
     judge: Option<&dyn Judge>,
@@ -1161,13 +1197,15 @@ fn evaluate<'t, 'a>(
         t.validate()?;
     }
     // DeepEval's own code recurses into tool values: past about 495 levels, Python's
-    // recursion limit ends the case.
-    if exp.iter().chain(called).any(|t| {
-        [t.input_parameters, t.output]
-            .into_iter()
-            .flatten()
-            .any(|v| v.is_container() && depth_of(v) >= DEEPEVAL_DEPTH)
-    }) {
+    // recursion limit ends the case. The values are measured only in a line that deep.
+    if depth_bound >= DEEPEVAL_DEPTH
+        && exp.iter().chain(called).any(|t| {
+            [t.input_parameters, t.output]
+                .into_iter()
+                .flatten()
+                .any(|v| v.is_container() && depth_of(v) >= DEEPEVAL_DEPTH)
+        })
+    {
         return Err(
             "RecursionError: maximum recursion depth exceeded while calling a Python object"
                 .to_owned(),
@@ -1201,7 +1239,16 @@ fn evaluate<'t, 'a>(
         }
     } else {
         let by = by_name.insert(ByName::new(called));
-        let pairs = unordered_pairs(exp, called, by);
+        // At most `2 (n + m)²` pairs for `n` called and `m` expected tools: counted only
+        // where that could pass the budget.
+        let most = (exp.len() + called.len())
+            .saturating_pow(2)
+            .saturating_mul(2);
+        let pairs = if most > UNORDERED_PAIRS {
+            unordered_pairs(exp, called, by)
+        } else {
+            0
+        };
         if pairs > UNORDERED_PAIRS {
             return Err(format!(
                 "toolspec: DeepEval's unordered matching of {} expected and {} called tools \
@@ -1286,7 +1333,7 @@ impl TapeProfile for Deepeval {
         line.case::<SerdeCase<'_>>().map(drop)
     }
 
-    /// `work.text` holds the calling part of the reason, built escaped for the line.
+    /// The case's list of tools goes back to the worker.
     fn score<'a>(
         case: Case<'_>,
         raw: &Raw<'a, '_>,
@@ -1294,55 +1341,69 @@ impl TapeProfile for Deepeval {
         work: &mut Work,
         judge: Option<&dyn Judge>,
     ) -> Result<Outcome, LineError<'a>> {
-        let calling = &mut work.text;
-        let id = raw.get("id");
-        calling.clear();
-        // `LLMTestCase(input=...)` takes a string (an absent input is the oracle's default).
-        if raw.get("input").is_some_and(|i| !i.starts_with('"')) {
-            return Err(LineError::Rejected {
-                id,
-                message: "ValidationError: input: Input should be a valid string".to_owned(),
+        let result = score_case(&case, raw, out, &mut work.text, judge);
+        work.tools = recycle(case.tools);
+        result
+    }
+}
+
+/// [`Deepeval`]'s [`TapeProfile::score`]; `calling` holds the calling part of the reason,
+/// built escaped for the line.
+fn score_case<'a>(
+    case: &Case<'_>,
+    raw: &Raw<'a, '_>,
+    out: &mut String,
+    calling: &mut String,
+    judge: Option<&dyn Judge>,
+) -> Result<Outcome, LineError<'a>> {
+    let id = raw.get("id");
+    calling.clear();
+    // `LLMTestCase(input=...)` takes a string (an absent input is the oracle's default).
+    if raw.get("input").is_some_and(|i| !i.starts_with('"')) {
+        return Err(LineError::Rejected {
+            id,
+            message: "ValidationError: input: Input should be a valid string".to_owned(),
+        });
+    }
+    let result = evaluate(
+        case.expected_tools(),
+        case.tools_called(),
+        &case.options,
+        raw.depth_bound(),
+        // The judge is given the input as written.
+        || raw.get("input").filter(|i| *i != "null"),
+        calling,
+        judge,
+    );
+    match result {
+        Ok(v) => {
+            write_head(out, id.unwrap_or("null"), Some(v.score), v.success);
+            // `success` (the same flag as `passed`) with the fixed text around it.
+            out.push_str(match v.success {
+                Some(true) => ",\"success\":true,\"threshold\":",
+                Some(false) => ",\"success\":false,\"threshold\":",
+                None => ",\"success\":null,\"threshold\":",
             });
-        }
-        let result = evaluate(
-            case.expected_tools(),
-            case.tools_called(),
-            &case.options,
-            // The judge is given the input as written.
-            || raw.get("input").filter(|i| *i != "null"),
-            calling,
-            judge,
-        );
-        match result {
-            Ok(v) => {
-                write_head(out, id.unwrap_or("null"), Some(v.score), v.success);
-                // `success` (the same flag as `passed`) with the fixed text around it.
-                out.push_str(match v.success {
-                    Some(true) => ",\"success\":true,\"threshold\":",
-                    Some(false) => ",\"success\":false,\"threshold\":",
-                    None => ",\"success\":null,\"threshold\":",
-                });
-                match v.threshold {
-                    Some(t) => crate::json::text::json_f64(out, t),
-                    None => out.push_str("null"),
-                }
-                out.push_str(REASON_START);
-                // Built escaped.
-                out.push_str(calling);
-                match &v.selection_reason {
-                    // The usual one: nothing in it to escape.
-                    Cow::Borrowed(NO_TOOLS) => out.push_str(NO_TOOLS_END),
-                    other => {
-                        out.push_str(REASON_MIDDLE);
-                        json_str_body(out, other);
-                        out.push_str(REASON_TAIL);
-                        out.push_str("\"}");
-                    }
-                }
-                Ok(Outcome::of(v.success))
+            match v.threshold {
+                Some(t) => crate::json::text::json_f64(out, t),
+                None => out.push_str("null"),
             }
-            Err(message) => Err(LineError::Rejected { id, message }),
+            out.push_str(REASON_START);
+            // Built escaped.
+            out.push_str(calling);
+            match &v.selection_reason {
+                // The usual one: nothing in it to escape.
+                Cow::Borrowed(NO_TOOLS) => out.push_str(NO_TOOLS_END),
+                other => {
+                    out.push_str(REASON_MIDDLE);
+                    json_str_body(out, other);
+                    out.push_str(REASON_TAIL);
+                    out.push_str("\"}");
+                }
+            }
+            Ok(Outcome::of(v.success))
         }
+        Err(message) => Err(LineError::Rejected { id, message }),
     }
 }
 

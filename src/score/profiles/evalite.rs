@@ -60,16 +60,19 @@ impl Call {
             falsy: false,
             piece: None,
         };
-        match v.kind() {
-            Kind::Obj => {
-                for (k, x) in v.members() {
-                    match k {
-                        b"toolName" => call.name = x.index(),
-                        b"input" => call.input = x.index(),
-                        _ => {}
-                    }
+        // An object (the usual call) is told by its node's tag.
+        if v.is_obj() {
+            for (k, x) in v.members() {
+                match k {
+                    b"toolName" => call.name = x.index(),
+                    b"input" => call.input = x.index(),
+                    _ => {}
                 }
             }
+            return call;
+        }
+        match v.kind() {
+            Kind::Obj => {}
             Kind::Null => call.falsy = true,
             Kind::Bool(b) => call.falsy = !b,
             Kind::Str(s) => call.falsy = s.is_empty(),
@@ -166,7 +169,7 @@ fn case_of<'t>(root: V<'t>, work: &mut Work) -> Option<Case<'t>> {
 
 /// The call objects of list `v` into `calls`; `None` if `v` is not a list of objects.
 fn calls_of(v: V<'_>, calls: &mut Vec<Call>) -> Option<()> {
-    if !matches!(v.kind(), Kind::Arr) {
+    if !v.is_arr() {
         return None;
     }
     for obj in v.items() {

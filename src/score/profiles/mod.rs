@@ -74,6 +74,8 @@ pub(crate) struct Work {
     calls: Vec<evalite::Call>,
     /// Evalite: the index lists of flexible mode.
     lists: evalite::Lists,
+    /// DeepEval: the case's tools (empty between cases; see [`deepeval::recycle`]).
+    tools: Vec<deepeval::Tool<'static>>,
 }
 
 /// How a peer scores a line ([`Peer::score`]).

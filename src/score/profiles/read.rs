@@ -86,6 +86,12 @@ pub(crate) struct Raw<'a, 't> {
 }
 
 impl<'a> Raw<'a, '_> {
+    /// No value of the line is nested deeper than this (containers, the line's own object
+    /// included): the runtime reader's count, or the most the tape reader reads.
+    pub(crate) fn depth_bound(&self) -> usize {
+        self.shape.map_or(crate::json::tape::MAX_DEPTH, |s| s.depth)
+    }
+
     /// The raw text of field `key` of the line (the last one, as a JSON parser keeps it).
     pub(crate) fn get(&self, key: &str) -> Option<&'a str> {
         if let Some(shape) = self.shape {
