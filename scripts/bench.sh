@@ -9,6 +9,9 @@
 #   CORPUS          the large corpus (default: /tmp/bigcorpus; regenerated if missing or REGEN=1)
 #   BIG_GB          size of the peak-memory JSONL files in GB (default: 1)
 #   REPS            repetitions per measurement (default: 3)
+#   ROUNDS          score: rounds of the peer and toolspec timed in turn (default: 5)
+#   PEER_SECS       score: CPU-seconds of each peer run (default: 3)
+#   PEERS           score: where benches/peers/setup.sh installed the peers (/tmp/toolspec-peers)
 # Needs: cargo, python3, /usr/bin/time (GNU time), hyperfine (apt-get install hyperfine).
 # Prints everything; tee it: scripts/bench.sh | tee /tmp/toolspec-bench.log
 set -euo pipefail
@@ -90,32 +93,28 @@ for name in ["evalite", "deepeval"]:
                 f.write(lines)
     print(f"{name}: {len(cases) * reps} cases ({len(cases)} vectors x {reps})")
 PY
+  # The peer and toolspec are timed in turn, ROUNDS times (default 5): the peer's driver for
+  # PEER_SECS CPU-seconds (default 3) on the vectors, then toolspec on each file; each round
+  # gives the ratio of the two, and the medians over the rounds are reported. Every figure is
+  # cases per CPU-second (user + system time), so the load of the other core does not count.
   PEERS="${PEERS:-/tmp/toolspec-peers}"
-  peer() { # peer evalite|deepeval -> "cases per CPU-second" of the real library, or nothing
-    case "$1" in
-      evalite) [[ -d "$PEERS/evalite/node_modules/evalite" ]] &&
-        EVALITE_DIR="$PEERS/evalite" node benches/peers/evalite_scorer.mjs "$BENCH_DIR/evalite.peer.jsonl" 10 ;;
-      deepeval) [[ -x "$PEERS/deepeval/bin/python" ]] &&
-        "$PEERS/deepeval/bin/python" benches/peers/deepeval_metric.py "$BENCH_DIR/deepeval.peer.jsonl" 10 ;;
-    esac
-  }
-  [[ -d "$PEERS/evalite" && -d "$PEERS/deepeval" ]] || echo "peers not installed (benches/peers/setup.sh $PEERS): ratios against the issue's figures only"
+  declare -A peer_cmd=(
+    [evalite]="env EVALITE_DIR=$PEERS/evalite node benches/peers/evalite_scorer.mjs"
+    [deepeval]="$PEERS/deepeval/bin/python benches/peers/deepeval_metric.py"
+  )
   for p in evalite deepeval; do
-    before=$(peer "$p" || true); [[ -n "$before" ]] && echo "peer before: $before"
+    cmd=()
+    if [[ -d "$PEERS/evalite/node_modules/evalite" && -x "$PEERS/deepeval/bin/python" ]]; then
+      read -r -a cmd <<< "${peer_cmd[$p]}"
+    else
+      echo "peers not installed (benches/peers/setup.sh $PEERS): toolspec alone"
+    fi
+    runs=()
     for style in compact python; do
-      f="$BENCH_DIR/$p.$style.jsonl"
-      n=$(wc -l < "$f")
-      for j in 1 "$(nproc)"; do
-        best=""
-        for _ in $(seq "$REPS"); do
-          read -r wall user sys rss < <(timed "$BIN" score --profile "$p" -j "$j" "$f")
-          best=$(python3 -c "b='$best'; w=$wall; c=$user+$sys; print(f'{w} {c} $rss' if not b or c < float(b.split()[1]) else b)")
-        done
-        read -r wall cpu rss <<< "$best"
-        python3 -c "n=$n; w=$wall; c=$cpu; print(f'toolspec score --profile $p ($style) -j $j: {n} cases, wall {w:.2f} s, CPU {c:.2f} s -> {n/w:,.0f} cases/s, {n/c:,.0f} cases/CPU-s, max RSS {$rss/1024:.1f} MB (best of $REPS)')"
-      done
+      for j in 1 "$(nproc)"; do runs+=("$BENCH_DIR/$p.$style.jsonl:$j"); done
     done
-    after=$(peer "$p" || true); [[ -n "$after" ]] && echo "peer after: $after"
+    python3 benches/peers/interleave.py "$BIN" "$p" "$BENCH_DIR/$p.peer.jsonl" "${ROUNDS:-5}" \
+      "${PEER_SECS:-3}" "${runs[@]}" -- "${cmd[@]}"
   done
 fi
 
