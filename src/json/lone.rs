@@ -46,9 +46,7 @@ pub fn maybe(s: &str) -> bool {
 /// The first character of the set-aside block in `s` (a case line as written), if any.
 pub fn in_line(s: &str) -> Option<char> {
     // [`maybe`] over a whole line, with the vectorized search.
-    if memchr::memchr(0xf4, s.as_bytes()).is_none() {
-        return None;
-    }
+    memchr::memchr(0xf4, s.as_bytes())?;
     s.chars().find(|&c| unit_of(c).is_some())
 }
 

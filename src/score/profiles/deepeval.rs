@@ -186,17 +186,16 @@ fn py_truthy(v: V<'_>) -> bool {
 /// `options`), or `None` where that reader would fail.
 fn case_of<'t>(root: V<'t>, work: &mut Work) -> Option<Case<'t>> {
     let mut tools = recycle(std::mem::take(&mut work.tools));
-    match read_case(root, &mut tools) {
-        Some((called, expected, options)) => Some(Case {
+    if let Some((called, expected, options)) = read_case(root, &mut tools) {
+        Some(Case {
             tools,
             called,
             expected,
             options,
-        }),
-        None => {
-            work.tools = recycle(tools);
-            None
-        }
+        })
+    } else {
+        work.tools = recycle(tools);
+        None
     }
 }
 
