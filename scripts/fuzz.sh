@@ -19,7 +19,7 @@ JOBS="${2:-2}"
 shift $(( $# > 2 ? 2 : $# ))
 TARGETS=("$@")
 if [[ ${#TARGETS[@]} -eq 0 ]]; then
-  TARGETS=(spec_parser compile transcript_read transcript_eval engine score_line tape_serde document_nodes mapping schema_rules)
+  TARGETS=(spec_parser compile transcript_read transcript_eval engine score_line tape_serde document_nodes mapping schema_rules yaml)
 fi
 SAN="${SANITIZER:-address}"
 export RUSTC_BOOTSTRAP=1
@@ -69,6 +69,13 @@ for i, name in enumerate(["axion", "deepeval", "evalite", "agentevals", "galtea"
             break
         put("score_line", bytes([i]) + line.rstrip(b"\n"))
         put("tape_serde", line.rstrip(b"\n"))
+# YAML documents (cassettes, mappings) for `yaml`, after a budget selector byte (255: the
+# largest budget the target tries).
+for t in sorted(glob.glob(f"{root}/tests/fixtures/**/*.y*ml", recursive=True)):
+    data = open(t, "rb").read()
+    if len(data) <= 48_000:
+        put("yaml", b"\xff" + data)
+put("yaml", b"\xffa: &x [1, *x]\nb: {c: !tag 'd', e: |\n  text\n}\n")
 os.makedirs(os.path.join(root, "fuzz", "corpus", "engine"), exist_ok=True)
 os.makedirs(os.path.join(root, "fuzz", "corpus", "schema_rules"), exist_ok=True)
 # Custom mappings: `calls \0 name \0 results \0 document`, the fixture's mapping and others on
