@@ -98,6 +98,7 @@ fn call(name: String, args: serde_json::Value, output: serde_json::Value) -> Too
         span: Span::default(),
         turn: None,
         agent: None,
+        args_text: None,
     }
 }
 
@@ -117,12 +118,7 @@ fn spread() -> (Vec<Expectation>, Vec<ToolCall>) {
     let exps = (0..100)
         .map(|j| {
             let checks = vec![
-                check(
-                    "k",
-                    Check::Equals {
-                        value: json!(j % 7),
-                    },
-                ),
+                check("k", Check::equals(json!(j % 7))),
                 check(
                     "query",
                     Check::Fuzzy {
@@ -163,7 +159,7 @@ fn spread() -> (Vec<Expectation>, Vec<ToolCall>) {
                     3 => Check::AllOf {
                         checks: vec![Check::Present, Check::Any],
                     },
-                    _ => Check::Subset { value: json!(500) },
+                    _ => Check::subset(json!(500)),
                 },
             ));
             checks.push(check(
@@ -194,7 +190,7 @@ fn spread() -> (Vec<Expectation>, Vec<ToolCall>) {
             // Outputs are strings holding JSON, as tools return them.
             e.output = Some(ValueMatcher {
                 checks: vec![
-                    check("status", Check::Equals { value: json!("ok") }),
+                    check("status", Check::equals(json!("ok"))),
                     check(
                         "n",
                         Check::Range {
@@ -235,7 +231,7 @@ fn dense() -> (Vec<Expectation>, Vec<ToolCall>) {
         .map(|j| {
             expectation(
                 "search".into(),
-                vec![check("x", Check::Equals { value: json!(j) })],
+                vec![check("x", Check::equals(json!(j)))],
                 Repeat::ONCE,
             )
         })
@@ -360,7 +356,7 @@ fn cost_cases() -> Vec<(&'static str, MatcherConfig, Vec<ToolCall>)> {
     out.push(("fuzzy-100x100", cfg, calls));
 
     let keys: Vec<PathCheck> = (0..50_000)
-        .map(|k| check(&format!("k{k}"), Check::Equals { value: json!(k) }))
+        .map(|k| check(&format!("k{k}"), Check::equals(json!(k))))
         .collect();
     let mut e = expectation("f".into(), keys, Repeat::ONCE);
     e.args_mode = ArgsMode::Exact;

@@ -124,6 +124,7 @@ fn sample_calls() -> Vec<ToolCall> {
         span: Span::default(),
         turn: None,
         agent: None,
+        args_text: None,
     };
     vec![
         call(
@@ -765,8 +766,8 @@ impl C {
             C::Any => Check::Any,
             C::Present => Check::Present,
             C::Absent => Check::Absent,
-            C::Equals(v) => Check::Equals { value: v.value() },
-            C::Subset(v) => Check::Subset { value: v.value() },
+            C::Equals(v) => Check::equals(v.value()),
+            C::Subset(v) => Check::subset(v.value()),
             // An odd threshold byte picks the token-set measure (`fuzzy tokens`): both measures
             // are exercised without changing how inputs decode.
             C::Fuzzy(s, t) if t % 2 == 1 => Check::FuzzyTokens {
@@ -1072,6 +1073,7 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
             // Turns and agents from the high bits of the tool byte (none on some calls).
             turn: (c.tool % 32 != 31).then_some(1 + u32::from(c.tool / 32 % 3)),
             agent: (c.tool & 0x80 != 0).then(|| AGENTS[usize::from(c.tool / 16 % 2)].to_owned()),
+            args_text: None,
         })
         .collect();
     (config, calls)
@@ -1450,6 +1452,7 @@ pub fn schema_rules(data: &[u8]) {
             span: Span::new(i, i + 1),
             turn: None,
             agent: None,
+            args_text: None,
         });
     }
     // `u` declares the same schema (one validator for both) or none.

@@ -455,39 +455,73 @@ fn unread(specs: &[&Spec]) -> Vec<(Arc<str>, Arc<str>)> {
 /// The expected calls a profile sees: each expectation's tool, repeated `min` times (optional
 /// expectations are left out, as the peers have no notion of them), with the arguments and output
 /// its literal checks pin (`Equals`/`Subset` values; other constraints cannot be expressed in the
-/// peers' inputs and are left out; an expectation without literal checks leaves them `None`).
+/// peers' inputs and are left out; an expectation without literal checks leaves them `None`),
+/// and their JSON text where a literal's value does not hold it as written.
 pub fn expected_calls(config: &MatcherConfig) -> Vec<ExpectedCall> {
     config
         .expectations
         .iter()
         .flat_map(|e| {
+            let (args, args_text) = literal_value(&e.args);
+            let (output, output_text) = e.output.as_ref().map(literal_value).unwrap_or_default();
             let call = ExpectedCall {
                 name: e.tool.clone(),
-                args: literal_value(&e.args),
-                output: e.output.as_ref().and_then(literal_value),
+                args,
+                output,
+                args_text,
+                output_text,
             };
             std::iter::repeat_n(call, e.repeat.min as usize)
         })
         .collect()
 }
 
-/// The JSON value a matcher's literal checks describe, if any.
-fn literal_value(m: &ValueMatcher) -> Option<serde_json::Value> {
+/// The JSON value a matcher's literal checks describe, if any, and its JSON text when some
+/// literal of it has one ([`Check::exact_text`]).
+fn literal_value(m: &ValueMatcher) -> (Option<serde_json::Value>, Option<String>) {
     let mut object = serde_json::Map::new();
+    // Each member's text, in the object's order; a later check of the same key replaces the
+    // earlier one where it stands, as in `object`.
+    let mut texts: Vec<(&str, Option<&str>)> = Vec::new();
     for pc in &m.checks {
         let value = match &pc.check {
-            Check::Equals { value } | Check::Subset { value } => value.clone(),
+            Check::Equals { value, .. } | Check::Subset { value, .. } => value.clone(),
             _ => continue,
         };
+        let text = pc.check.exact_text();
         match pc.path.as_slice() {
-            [] => return Some(value),
+            [] => return (Some(value), text.map(str::to_owned)),
             [PathSeg::Key(k)] => {
                 object.insert(k.clone(), value);
+                match texts.iter_mut().find(|(key, _)| key == k) {
+                    Some(slot) => slot.1 = text,
+                    None => texts.push((k, text)),
+                }
             }
             _ => {}
         }
     }
-    (!object.is_empty()).then_some(serde_json::Value::Object(object))
+    if object.is_empty() {
+        return (None, None);
+    }
+    let text = texts.iter().any(|(_, t)| t.is_some()).then(|| {
+        let mut out = String::from("{");
+        for (i, (k, t)) in texts.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(&serde_json::Value::String((*k).to_owned()).to_string());
+            out.push(':');
+            match (t, object.get(*k)) {
+                (Some(t), _) => out.push_str(t),
+                (None, Some(v)) => out.push_str(&v.to_string()),
+                (None, None) => out.push_str("null"),
+            }
+        }
+        out.push('}');
+        out
+    });
+    (Some(serde_json::Value::Object(object)), text)
 }
 
 /// Build the result of `spec` on the transcript `t` from its engine `run` and hand it to `sink`

@@ -541,12 +541,19 @@ pub enum Check {
     Equals {
         /// The expected value.
         value: Value,
+        /// The literal as JSON text, where `value` does not hold it as written (an integer
+        /// past 64 bits, `-0`): what a profile gives its peer ([`Check::exact_text`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<Box<str>>,
     },
     /// The value contains the expected one recursively: objects may have extra keys; arrays
     /// compare element-wise with the same rule and equal length.
     Subset {
         /// The expected value.
         value: Value,
+        /// As for [`Check::Equals`].
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<Box<str>>,
     },
     /// String similarity (Python difflib ratio) at least `threshold`.
     Fuzzy {
@@ -629,6 +636,27 @@ pub enum Check {
         /// The alternatives.
         checks: Vec<Check>,
     },
+}
+
+impl Check {
+    /// Equal to `value`.
+    pub fn equals(value: Value) -> Check {
+        Check::Equals { value, text: None }
+    }
+
+    /// Containing `value`.
+    pub fn subset(value: Value) -> Check {
+        Check::Subset { value, text: None }
+    }
+
+    /// The JSON text of an `Equals`/`Subset` literal where its value does not hold it as
+    /// written; `None` otherwise.
+    pub fn exact_text(&self) -> Option<&str> {
+        match self {
+            Check::Equals { text, .. } | Check::Subset { text, .. } => text.as_deref(),
+            _ => None,
+        }
+    }
 }
 
 /// How a reference constraint compares the value with the captured one.

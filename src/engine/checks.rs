@@ -259,7 +259,7 @@ impl Evaluator<'_> {
                     msg(&|| format!("must be absent, found {}", show(v))),
                 )),
             },
-            Check::Equals { value } => {
+            Check::Equals { value, .. } => {
                 let Some(v) = actual else {
                     return Err(missing("equals", expected_of(value)));
                 };
@@ -274,7 +274,7 @@ impl Evaluator<'_> {
                     ))
                 }
             }
-            Check::Subset { value } => {
+            Check::Subset { value, .. } => {
                 let Some(v) = actual else {
                     return Err(missing("subset", expected_of(value)));
                 };
@@ -712,8 +712,8 @@ pub(crate) fn describe(c: &Check) -> String {
         Check::Any => "be anything".into(),
         Check::Present => "be present".into(),
         Check::Absent => "be absent".into(),
-        Check::Equals { value } => format!("equal {}", show(value)),
-        Check::Subset { value } => format!("contain {}", show(value)),
+        Check::Equals { value, .. } => format!("equal {}", show(value)),
+        Check::Subset { value, .. } => format!("contain {}", show(value)),
         Check::Fuzzy { value, threshold } => {
             format!(
                 "be similar to {} (≥ {threshold:.2})",

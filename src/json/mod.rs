@@ -60,6 +60,53 @@ pub(crate) fn to_value<'s, J: Json<'s>>(v: J) -> Value {
     }
 }
 
+/// Whether the JSON `text` holds a number that a serde_json [`Value`] does not keep as written:
+/// an integer past the 64-bit range (serde_json reads the nearest double) or `-0` (the float
+/// `-0.0`, where Python reads the integer 0). Such text is what the peers' runtimes read
+/// differently from its `Value`, so a profile is given the text itself
+/// ([`crate::transcript::ToolCall::args_text`]). One pass over the text, strings skipped;
+/// `text` is JSON (what is not may answer either way).
+pub fn inexact_in_value(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        match c {
+            b'"' => {
+                // To the closing quote, past escaped characters.
+                i += 1;
+                while let Some(k) = memchr::memchr2(b'"', b'\\', &b[i..]) {
+                    i += k;
+                    if b[i] == b'"' {
+                        break;
+                    }
+                    i += 2;
+                }
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                i += 1;
+                while b
+                    .get(i)
+                    .is_some_and(|d| matches!(d, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-'))
+                {
+                    i += 1;
+                }
+                let token = &text[start..i];
+                let integer = !token.contains(['.', 'e', 'E']);
+                if integer
+                    && (token == "-0"
+                        || (token.parse::<i64>().is_err() && token.parse::<u64>().is_err()))
+                {
+                    return true;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,6 +178,38 @@ mod tests {
         let mut p = tape::Push::default();
         f(&mut p);
         p.finish().map(|t| to_value(t.tape().root()))
+    }
+
+    #[test]
+    fn inexact_numbers_are_found_outside_strings() {
+        for text in [
+            "18446744073709551616",
+            "-9223372036854775809",
+            "-0",
+            r#"{"a": [1, {"b": -0}]}"#,
+            r#"{"s": "x\\\"", "n": 123456789012345678901234567890}"#,
+        ] {
+            assert!(inexact_in_value(text), "{text}");
+        }
+        for text in [
+            "18446744073709551615",
+            "-9223372036854775808",
+            "-0.0",
+            "-0e0",
+            "0",
+            "1e400",
+            r#"{"a": "-0", "b": "18446744073709551616", "c": "\\"}"#,
+            r#"{"a": 1.5, "b": [true, null, -12]}"#,
+            "",
+        ] {
+            assert!(!inexact_in_value(text), "{text}");
+        }
+        // What the function answers is what serde_json does to the text.
+        for text in ["18446744073709551616", "-0", "18446744073709551615", "-0.0"] {
+            let v: Value = serde_json::from_str(text).unwrap();
+            let written = serde_json::to_string(&v).unwrap();
+            assert_eq!(inexact_in_value(text), written != text, "{text}");
+        }
     }
 
     #[test]

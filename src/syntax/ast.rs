@@ -608,7 +608,74 @@ pub enum JsonKind {
     Object(Vec<(Str, Json)>),
 }
 
+/// `s` as a JSON string.
+fn push_json_str(out: &mut String, s: &str) {
+    out.push_str(&serde_json::Value::String(s.to_owned()).to_string());
+}
+
 impl Json {
+    /// The literal as JSON text where [`Json::to_value`] does not hold it as written (it has an
+    /// integer past the 64-bit range, or `-0`: an integer that serde_json reads as a float),
+    /// its numbers as `source` (the spec's text) writes them; `None` when the value holds it.
+    pub fn exact_text(&self, source: &str) -> Option<String> {
+        let number = |j: &Json| source.get(j.span.start..j.span.end);
+        let inexact = |j: &Json| {
+            matches!(&j.kind, JsonKind::Number(n) if n.is_f64())
+                && number(j).is_some_and(|t| !t.contains(['.', 'e', 'E']))
+        };
+        if !self.any_number(&inexact) {
+            return None;
+        }
+        let mut out = String::new();
+        self.write_json(&mut out, &number);
+        Some(out)
+    }
+
+    /// Whether some number of the literal passes `f`.
+    fn any_number(&self, f: &impl Fn(&Json) -> bool) -> bool {
+        match &self.kind {
+            JsonKind::Number(_) => f(self),
+            JsonKind::Array(a) => a.iter().any(|j| j.any_number(f)),
+            JsonKind::Object(o) => o.iter().any(|(_, j)| j.any_number(f)),
+            JsonKind::Null | JsonKind::Bool(_) | JsonKind::String(_) => false,
+        }
+    }
+
+    /// The literal as JSON text, each number as `number` gives its text (or as its value).
+    fn write_json<'s>(&self, out: &mut String, number: &impl Fn(&Json) -> Option<&'s str>) {
+        match &self.kind {
+            JsonKind::Null => out.push_str("null"),
+            JsonKind::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            JsonKind::Number(n) => match number(self) {
+                Some(t) => out.push_str(t),
+                None => out.push_str(&n.to_string()),
+            },
+            JsonKind::String(s) => push_json_str(out, s),
+            JsonKind::Array(a) => {
+                out.push('[');
+                for (i, j) in a.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    j.write_json(out, number);
+                }
+                out.push(']');
+            }
+            JsonKind::Object(o) => {
+                out.push('{');
+                for (i, (k, j)) in o.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    push_json_str(out, &k.value);
+                    out.push(':');
+                    j.write_json(out, number);
+                }
+                out.push('}');
+            }
+        }
+    }
+
     /// The value as `serde_json`.
     pub fn to_value(&self) -> serde_json::Value {
         use serde_json::Value;

@@ -888,10 +888,14 @@ pub(crate) fn read_mapped(
                             });
                             continue;
                         };
+                        let mut args_text = None;
                         let args = match get(mapping.arguments.as_ref())?.as_deref() {
                             None => Value::Object(Default::default()),
                             Some(Value::String(s)) => match parse_args_text(s) {
-                                Ok(v) => v,
+                                Ok(v) => {
+                                    args_text = super::sink::exact_args_text(s, &v);
+                                    v
+                                }
                                 Err(e) => {
                                     findings.push(ReadFinding {
                                         code: Code::InvalidArguments.id(),
@@ -917,6 +921,7 @@ pub(crate) fn read_mapped(
                             span,
                             turn: None,
                             agent: None,
+                            args_text,
                         });
                     }
                     Ok(())

@@ -31,6 +31,12 @@ pub struct ToolCall {
     /// agent, …); `None` for the main agent, or where the format does not record agents.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
+    /// The arguments as the JSON text the transcript writes them in, kept only where `args`
+    /// cannot hold them as written ([`crate::json::inexact_in_value`]: an integer past 64 bits,
+    /// `-0`): a profile gives its peer this text, which the peer's value model reads as the
+    /// peer does. Only arguments recorded as a JSON string have it (not serialized).
+    #[serde(skip)]
+    pub args_text: Option<Box<str>>,
 }
 
 /// One start of a sub-agent, as the transcript records it: a Claude Code `Task` (or `Agent`)
@@ -83,6 +89,9 @@ pub struct CallTable {
     args: Vec<(usize, usize)>,
     /// The arguments' text (UTF-8), one after the other (one allocation, not one per call).
     text: Vec<u8>,
+    /// The calls whose text is the transcript's own ([`ToolCall::args_text`]), not written
+    /// from their value.
+    written: std::collections::BTreeSet<usize>,
     /// The outputs kept, by call position.
     outputs: std::collections::BTreeMap<usize, Value>,
     /// Each call's user turn and agent, once some call has one.
@@ -109,6 +118,7 @@ impl PartialEq for CallTable {
     fn eq(&self, other: &Self) -> bool {
         self.len() == other.len()
             && self.outputs == other.outputs
+            && self.written == other.written
             && (0..self.len()).all(|i| {
                 (
                     self.name(i),
@@ -174,6 +184,12 @@ impl CallTable {
         let &(start, end) = self.args.get(i)?;
         let text = self.text.get(start..end).filter(|t| !t.is_empty())?;
         std::str::from_utf8(text).ok()
+    }
+
+    /// The arguments of call `i` as the transcript writes them, where their value does not
+    /// hold them exactly ([`ToolCall::args_text`]).
+    pub fn exact_args_text(&self, i: usize) -> Option<&str> {
+        self.written.contains(&i).then(|| self.args_text(i))?
     }
 
     /// The arguments of call `i` (parsed from their text; `null` when they were not kept).
@@ -252,6 +268,7 @@ impl CallTable {
                 span: self.span(i),
                 turn: self.turn(i),
                 agent: self.agent(i).map(str::to_owned),
+                args_text: self.exact_args_text(i).map(Into::into),
             })
             .collect()
     }
@@ -261,7 +278,13 @@ impl CallTable {
         let mut t = CallTable::default();
         let mut symbols = Symbols::default();
         for c in calls {
-            let i = t.push(&mut symbols, &c.name, &c.args, c.span);
+            let i = t.push(
+                &mut symbols,
+                &c.name,
+                &c.args,
+                c.args_text.as_deref(),
+                c.span,
+            );
             t.errors[i] = c.is_error;
             t.set_scope(i, c.turn, c.agent.as_deref());
             if let Some(o) = &c.output {
@@ -271,30 +294,40 @@ impl CallTable {
         t
     }
 
-    /// Append a call; returns its position.
+    /// Append a call; returns its position. Its arguments are kept as their `exact` text
+    /// ([`ToolCall::args_text`]) where there is one, else written from `args`.
     pub(crate) fn push(
         &mut self,
         symbols: &mut Symbols,
         name: &str,
         args: &Value,
+        exact: Option<&str>,
         span: Span,
     ) -> usize {
         let sym = symbols.intern(&mut self.names, name);
         self.name.push(sym);
         self.spans.push(span);
         self.errors.push(false);
-        let at = self.add_text(args);
+        let i = self.name.len() - 1;
+        let at = self.add_text(i, args, exact);
         self.args.push(at);
-        self.name.len() - 1
+        i
     }
 
-    /// Append `args` to the text as compact JSON (nothing for `null`, what arguments that were
-    /// not kept read as); its range.
-    fn add_text(&mut self, args: &Value) -> (usize, usize) {
+    /// Append the arguments of call `i` to the text: their `exact` text (which reads back as
+    /// `args`) if given, else `args` as compact JSON (nothing for `null`, what arguments that
+    /// were not kept read as); its range.
+    fn add_text(&mut self, i: usize, args: &Value, exact: Option<&str>) -> (usize, usize) {
         let start = self.text.len();
-        if !args.is_null() && serde_json::to_writer(&mut self.text, args).is_err() {
-            // Writing a value to memory cannot fail; were it to, the call reads as `null`.
-            self.text.truncate(start);
+        if let Some(t) = exact.filter(|t| !t.trim().is_empty() && !args.is_null()) {
+            self.text.extend_from_slice(t.trim().as_bytes());
+            self.written.insert(i);
+        } else {
+            self.written.remove(&i);
+            if !args.is_null() && serde_json::to_writer(&mut self.text, args).is_err() {
+                // Writing a value to memory cannot fail; were it to, the call reads as `null`.
+                self.text.truncate(start);
+            }
         }
         (start, self.text.len())
     }
@@ -307,9 +340,9 @@ impl CallTable {
 
     /// Replace the arguments of call `i` (their old text stays, unused: formats that give
     /// arguments late are streams of small records).
-    pub(crate) fn set_args(&mut self, i: usize, args: &Value) {
+    pub(crate) fn set_args(&mut self, i: usize, args: &Value, exact: Option<&str>) {
         if i < self.args.len() {
-            self.args[i] = self.add_text(args);
+            self.args[i] = self.add_text(i, args, exact);
         }
     }
 
@@ -382,6 +415,7 @@ mod tests {
             span: Span::new(at, at + 3),
             turn: None,
             agent: None,
+            args_text: None,
         }
     }
 
@@ -417,7 +451,22 @@ mod tests {
         calls[1].turn = Some(2);
         calls[1].agent = Some("researcher".into());
         calls[3].agent = Some("researcher".into());
+        // Text kept as written comes back, and is what the table holds.
+        calls[4].args = json!({"n": 1.844_674_407_370_955_2e19});
+        calls[4].args_text = Some(r#"{"n": 18446744073709551617}"#.into());
         let table = CallTable::from_calls(&calls);
+        assert_eq!(
+            (
+                table.args_text(4),
+                table.exact_args_text(4),
+                table.exact_args_text(0)
+            ),
+            (
+                Some(r#"{"n": 18446744073709551617}"#),
+                Some(r#"{"n": 18446744073709551617}"#),
+                None
+            )
+        );
         assert_eq!(table.scopes.as_ref().map(|s| s.agents.len()), Some(1));
         assert_eq!((table.turn(0), table.agent(0)), (None, None));
         let mut want = calls.clone();
@@ -452,10 +501,10 @@ mod tests {
     fn replaced_arguments_and_outputs_read_as_the_last_given() {
         let mut table = CallTable::default();
         let mut symbols = Symbols::default();
-        let i = table.push(&mut symbols, "f", &json!({"a": 1}), Span::point(0));
-        let j = table.push(&mut symbols, "g", &Value::Null, Span::point(1));
-        table.set_args(i, &json!({"a": 2}));
-        table.set_args(j, &json!([true]));
+        let i = table.push(&mut symbols, "f", &json!({"a": 1}), None, Span::point(0));
+        let j = table.push(&mut symbols, "g", &Value::Null, None, Span::point(1));
+        table.set_args(i, &json!({"a": 2}), None);
+        table.set_args(j, &json!([true]), None);
         table.set_output(i, Some(json!("x")));
         table.set_output(i, None);
         table.set_output(j, Some(json!("y")));

@@ -79,7 +79,8 @@ enum Store {
         by_id: HashMap<String, usize>,
     },
     Compact {
-        table: CallTable,
+        /// Boxed: a `Full` store (the common one) does not carry a table's size.
+        table: Box<CallTable>,
         symbols: Symbols,
         /// Each id seen, by a 64-bit keyed hash (SipHash with this run's random keys): the ids
         /// themselves are not kept. Two ids of a transcript share a hash with probability about
@@ -92,7 +93,7 @@ enum Store {
 impl Store {
     fn compact() -> Store {
         Store::Compact {
-            table: CallTable::default(),
+            table: Box::default(),
             symbols: Symbols::default(),
             by_id: HashMap::default(),
             keys: RandomState::new(),
@@ -113,7 +114,7 @@ impl Store {
         } = &mut store
         {
             for c in calls {
-                let i = table.push(symbols, &c.name, &c.args, c.span);
+                let i = table.push(symbols, &c.name, &c.args, c.args_text.as_deref(), c.span);
                 table.set_error(i, c.is_error);
                 table.set_scope(i, c.turn, c.agent.as_deref());
                 table.set_output(i, c.output);
@@ -304,7 +305,7 @@ impl Sink {
         loc: Loc,
     ) -> usize {
         let i = self.len();
-        let (args, fp) = self.decode_args(name, args, &loc, id.is_some());
+        let (args, fp, exact) = self.decode_args(name, args, &loc, id.is_some());
         if let Some(fp) = fp {
             self.fingerprints.insert(i, fp);
         }
@@ -332,6 +333,7 @@ impl Sink {
                     span,
                     turn: (self.turn > 0).then_some(self.turn),
                     agent: self.agent.clone(),
+                    args_text: exact,
                 });
             }
             Store::Compact {
@@ -343,7 +345,7 @@ impl Sink {
                 if let Some(id) = &id {
                     by_id.insert(keys.hash_one(id.as_str()), i);
                 }
-                let i = table.push(symbols, name, &args, span);
+                let i = table.push(symbols, name, &args, exact.as_deref(), span);
                 table.set_scope(
                     i,
                     (self.turn > 0).then_some(self.turn),
@@ -377,14 +379,17 @@ impl Sink {
         if i < self.len() {
             let name = self.name(i).to_owned();
             let loc = self.loc_of(i);
-            let (args, fp) =
+            let (args, fp, exact) =
                 self.decode_args(&name, args, &loc, self.fingerprints.contains_key(&i));
             if let Some(fp) = fp {
                 self.fingerprints.insert(i, fp);
             }
             match &mut self.store {
-                Store::Full { calls, .. } => calls[i].args = args.into_owned(),
-                Store::Compact { table, .. } => table.set_args(i, &args),
+                Store::Full { calls, .. } => {
+                    calls[i].args = args.into_owned();
+                    calls[i].args_text = exact;
+                }
+                Store::Compact { table, .. } => table.set_args(i, &args, exact.as_deref()),
             }
         }
     }
@@ -393,14 +398,15 @@ impl Sink {
     /// with an `invalid-arguments` finding), values are taken as is.
     ///
     /// Arguments that are not kept read as `null`; with `fingerprint`, the fingerprint of what
-    /// they would have been is returned beside.
+    /// they would have been is returned beside. Third: the text of arguments given as JSON
+    /// text that their value does not hold as written ([`ToolCall::args_text`]).
     fn decode_args<'a>(
         &mut self,
         name: &str,
         args: Args<'a>,
         loc: &Loc,
         fingerprint: bool,
-    ) -> (Cow<'a, Value>, Option<u64>) {
+    ) -> (Cow<'a, Value>, Option<u64>, Option<Box<str>>) {
         if !self.keep.args_of(name) {
             // Not needed: nothing is kept or cloned, but arguments that are not valid JSON are
             // still reported, as when they are kept.
@@ -423,18 +429,31 @@ impl Sink {
                 }
                 None => fingerprint.then(|| args_fingerprint(&args)),
             };
-            return (Cow::Owned(Value::Null), fp);
+            return (Cow::Owned(Value::Null), fp, None);
         }
-        let value = Cow::Owned(match args {
-            Args::Value(Value::String(s)) => self.args_text(s, name, loc),
-            Args::Text(s) => self.args_text(s, name, loc),
-            Args::Value(v) => return (Cow::Borrowed(v), None),
-            Args::Owned(Value::String(s)) => self.args_text(&s, name, loc),
-            Args::Owned(v) => v,
-            Args::Raw(s) => Value::String(s),
-            Args::Empty => Value::Object(Default::default()),
-        });
-        (value, None)
+        let exact = exact_args_text;
+        let (value, text) = match args {
+            Args::Value(Value::String(s)) => {
+                let v = self.args_text(s, name, loc);
+                let text = exact(s, &v);
+                (v, text)
+            }
+            Args::Text(s) => {
+                let v = self.args_text(s, name, loc);
+                let text = exact(s, &v);
+                (v, text)
+            }
+            Args::Value(v) => return (Cow::Borrowed(v), None, None),
+            Args::Owned(Value::String(s)) => {
+                let v = self.args_text(&s, name, loc);
+                let text = exact(&s, &v);
+                (v, text)
+            }
+            Args::Owned(v) => (v, None),
+            Args::Raw(s) => (Value::String(s), None),
+            Args::Empty => (Value::Object(Default::default()), None),
+        };
+        (Cow::Owned(value), None, text)
     }
 
     fn args_text(&mut self, s: &str, name: &str, loc: &Loc) -> Value {
@@ -702,7 +721,7 @@ impl Sink {
                         }
                     }
                 }
-                (Vec::new(), Some(table))
+                (Vec::new(), Some(*table))
             }
         };
         if turns.is_some() {
@@ -789,6 +808,12 @@ fn fingerprint_of_str(s: &str) -> u64 {
     let mut h = std::collections::hash_map::DefaultHasher::new();
     (3u8, s).hash(&mut h);
     h.finish()
+}
+
+/// The text of arguments written as JSON text, where their value `v` (as parsed) does not give
+/// it back as written ([`ToolCall::args_text`]); `None` for text kept as a string.
+pub(crate) fn exact_args_text(s: &str, v: &Value) -> Option<Box<str>> {
+    (!v.is_string() && crate::json::inexact_in_value(s)).then(|| s.into())
 }
 
 /// Arguments written as JSON text, parsed (blank → `{}`) within the budget of a parsed value:
@@ -1013,6 +1038,39 @@ mod tests {
             }
             assert_eq!(table.to_calls(), want);
             assert_eq!((compact.turns, compact.answer), (full.turns, full.answer));
+        }
+    }
+
+    /// Arguments written as text that their value does not hold as written keep their text,
+    /// in a full sink and in a compact one; other arguments keep none.
+    #[test]
+    fn inexact_argument_text_is_kept_as_written() {
+        let big = r#"{"n": 18446744073709551617, "z": -0}"#;
+        for compact in [None, Some(0)] {
+            let mut s = Sink::keeping(&Keep {
+                compact,
+                ..Keep::default()
+            });
+            let at = |o| Loc::Span(Span::point(o));
+            s.call("a", Args::Text(big), None, at(0));
+            s.call("b", Args::Value(&json!(big)), None, at(1));
+            s.call("c", Args::Text(r#"{"n": 1}"#), None, at(2));
+            s.call("d", Args::Value(&json!({"n": 1})), None, at(3));
+            let i = s.call("e", Args::Empty, None, at(4));
+            s.set_args(i, Args::Owned(json!(big)));
+            let f = s.finish();
+            let calls = match f.table {
+                Some(t) => t.to_calls(),
+                None => f.calls,
+            };
+            let texts: Vec<Option<&str>> = calls.iter().map(|c| c.args_text.as_deref()).collect();
+            assert_eq!(
+                texts,
+                [Some(big), Some(big), None, None, Some(big)],
+                "compact {compact:?}"
+            );
+            // The value is serde_json's reading all the same.
+            assert_eq!(calls[0].args, serde_json::from_str::<Value>(big).unwrap());
         }
     }
 

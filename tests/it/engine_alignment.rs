@@ -211,7 +211,7 @@ fn forbidden_tools_with_and_without_arguments() {
     let mut m = ValueMatcher::any();
     m.checks.push(PathCheck {
         path: path("force"),
-        check: Check::Equals { value: json!(true) },
+        check: Check::equals(json!(true)),
         span: Default::default(),
         declared: None,
     });

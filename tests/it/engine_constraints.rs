@@ -51,9 +51,7 @@ fn subset_is_recursive_and_names_the_difference() {
     let e = || {
         exp("t").arg(
             "order",
-            Check::Subset {
-                value: json!({"items": [{"sku": "A"}], "gift": true}),
-            },
+            Check::subset(json!({"items": [{"sku": "A"}], "gift": true})),
         )
     };
     assert!(passes(
@@ -257,7 +255,7 @@ fn not_and_all_of() {
                         types: vec![JsonType::String],
                     },
                     Check::Not {
-                        check: Box::new(Check::Equals { value: json!("") }),
+                        check: Box::new(Check::equals(json!(""))),
                     },
                 ],
             },
@@ -343,7 +341,7 @@ fn check_strategy() -> impl Strategy<Value = Check> {
         Check::Type {
             types: vec![JsonType::Number],
         },
-        Check::Equals { value: json!(1) },
+        Check::equals(json!(1)),
         Check::Contains { value: json!("a") },
         Check::Range {
             min: Some(0.0),
@@ -384,16 +382,8 @@ fn nested_paths_step_into_json_strings() {
     let out = json!({"content": json!({"order": {"status": "shipped", "lines": [{"sku": "A"}]}}).to_string()});
     let e = || {
         exp("t")
-            .out(
-                "content.order.status",
-                Check::Equals {
-                    value: json!("shipped"),
-                },
-            )
-            .out(
-                "content.order.lines.0.sku",
-                Check::Equals { value: json!("A") },
-            )
+            .out("content.order.status", Check::equals(json!("shipped")))
+            .out("content.order.lines.0.sku", Check::equals(json!("A")))
     };
     let v = run(
         &spec(OrderMode::InOrder, vec![e()]),
@@ -417,12 +407,7 @@ fn nested_paths_step_into_json_strings() {
         .iter()
         .all(|f| f.part == FailurePart::Output));
     // A whole-output subset against a string holding JSON parses it.
-    let s = exp("t").out(
-        "",
-        Check::Subset {
-            value: json!({"content": {}}),
-        },
-    );
+    let s = exp("t").out("", Check::subset(json!({"content": {}})));
     let wrapped = json!(json!({"content": {"x": 1}}).to_string());
     let v = run(
         &spec(OrderMode::InOrder, vec![s]),
@@ -435,7 +420,7 @@ fn nested_paths_step_into_json_strings() {
 fn output_and_errored() {
     let e = || {
         exp("t")
-            .out("ok", Check::Equals { value: json!(true) })
+            .out("ok", Check::equals(json!(true)))
             .errored(false)
     };
     let good = call_out("t", json!({}), json!({"ok": true}));

@@ -309,7 +309,7 @@ proptest! {
         let without = run(&cfg, &calls);
         let max = extra.map(|e| min + e);
         let args = ValueMatcher {
-            checks: value.map(|v| PathCheck { path: path("v"), check: Check::Equals { value: json!(v) }, span: Span::default(), declared: None }).into_iter().collect(),
+            checks: value.map(|v| PathCheck { path: path("v"), check: Check::equals(json!(v)), span: Span::default(), declared: None }).into_iter().collect(),
             allow_extra_keys: true,
         };
         cfg.limits.push(Limit {

@@ -191,7 +191,7 @@ fn output_and_error_flag_are_units() {
         OrderMode::InOrder,
         vec![exp("f")
             .eq("q", json!("a"))
-            .out("status", Check::Equals { value: json!("ok") })
+            .out("status", Check::equals(json!("ok")))
             .errored(false)],
     );
     s.scoring.per_argument = true;

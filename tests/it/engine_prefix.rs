@@ -142,7 +142,7 @@ fn build(g: &Gen) -> MatcherConfig {
         if let Some(v) = x {
             checks.push(PathCheck {
                 path: path("x"),
-                check: Check::Equals { value: json!(v) },
+                check: Check::equals(json!(v)),
                 span: Span::default(),
                 declared: None,
             });

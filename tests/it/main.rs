@@ -64,6 +64,7 @@ mod lang_specs;
 mod lang_structure;
 mod parity_agentevals;
 mod parity_axion;
+mod parity_check;
 mod parity_deepeval;
 mod parity_differential;
 mod parity_evalite;

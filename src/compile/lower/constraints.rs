@@ -146,8 +146,9 @@ impl FileCx {
         Some(match &t.kind {
             TermKind::Literal(j) => {
                 let value = j.to_value();
+                let text = j.exact_text(&src.text).map(Into::into);
                 match (lit, value) {
-                    (Lit::Equals, value) => Check::Equals { value },
+                    (Lit::Equals, value) => Check::Equals { value, text },
                     (Lit::Fuzzy(threshold), Value::String(s)) => Check::Fuzzy {
                         value: s,
                         threshold,
@@ -156,14 +157,16 @@ impl FileCx {
                         value: s,
                         threshold,
                     },
-                    (_, value) => Check::Subset { value },
+                    (_, value) => Check::Subset { value, text },
                 }
             }
             TermKind::Exact(j) => Check::Equals {
                 value: j.to_value(),
+                text: j.exact_text(&src.text).map(Into::into),
             },
             TermKind::Subset(j) => Check::Subset {
                 value: j.to_value(),
+                text: j.exact_text(&src.text).map(Into::into),
             },
             TermKind::Fuzzy(s, t) => Check::Fuzzy {
                 value: s.value.clone(),

@@ -66,8 +66,8 @@ impl FileCx {
         let lit = Lit::of(mode);
         let (args_mode, args) = match &e.args {
             None => (ArgsMode::Ignore, ValueMatcher::any()),
-            Some(ast::Body::Exact(j)) => (ArgsMode::Exact, whole_value(j, true)),
-            Some(ast::Body::Subset(j)) => (ArgsMode::Subset, whole_value(j, false)),
+            Some(ast::Body::Exact(j)) => (ArgsMode::Exact, whole_value(src, j, true)),
+            Some(ast::Body::Subset(j)) => (ArgsMode::Subset, whole_value(src, j, false)),
             Some(ast::Body::List(list)) => {
                 let mut checks = self.arg_list(src, list, lit, refs, "argument");
                 self.inherit(src, names, e, list, &mut checks);
@@ -85,8 +85,8 @@ impl FileCx {
                 checks: self.arg_list(src, list, lit, refs, "output field"),
                 allow_extra_keys: true,
             },
-            ast::OutputBody::Exact(j) => whole_value(j, true),
-            ast::OutputBody::Subset(j) => whole_value(j, false),
+            ast::OutputBody::Exact(j) => whole_value(src, j, true),
+            ast::OutputBody::Subset(j) => whole_value(src, j, false),
             ast::OutputBody::Value(c) => ValueMatcher {
                 checks: self.constraint(src, c, lit, refs, &Vec::new(), c.span),
                 allow_extra_keys: true,
@@ -406,15 +406,16 @@ impl FileCx {
 
 /// A matcher of the whole value (arguments or output) against JSON written in the spec: equal to
 /// it when `exact`, else containing it (other keys allowed).
-fn whole_value(j: &ast::Json, exact: bool) -> ValueMatcher {
+fn whole_value(src: &SourceFile, j: &ast::Json, exact: bool) -> ValueMatcher {
     let value = j.to_value();
+    let text = j.exact_text(&src.text).map(Into::into);
     ValueMatcher {
         checks: vec![PathCheck {
             path: Vec::new(),
             check: if exact {
-                Check::Equals { value }
+                Check::Equals { value, text }
             } else {
-                Check::Subset { value }
+                Check::Subset { value, text }
             },
             span: j.span,
             declared: None,

@@ -559,6 +559,7 @@ mod tests {
             span,
             turn: None,
             agent: None,
+            args_text: None,
         }
     }
 

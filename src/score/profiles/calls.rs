@@ -24,6 +24,13 @@ pub struct ExpectedCall {
     /// Expected output, if the expectation pins it.
     #[serde(default)]
     pub output: Option<Value>,
+    /// `args` as the JSON text the spec writes them in, where the value does not hold them as
+    /// written (an integer past 64 bits, `-0`): the peer reads this text instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub args_text: Option<String>,
+    /// `output` as JSON text, likewise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_text: Option<String>,
 }
 
 /// A profile's verdict on one transcript.
@@ -48,8 +55,96 @@ fn options_map<T: Serialize>(opts: &T) -> Map<String, Value> {
     }
 }
 
-fn args_or_empty(v: Option<&Value>) -> Value {
-    v.cloned().unwrap_or_else(|| json!({}))
+/// A piece of the peer's input line: a value, or JSON text written as it is. Arguments travel
+/// as text where the transcript or the spec has them as text their value does not hold
+/// (`ToolCall::args_text`, `ExpectedCall::args_text`), so that the peer's value model reads
+/// the integers past 64 bits and the `-0` that were written, as `toolspec score` does.
+enum Part<'a> {
+    /// A value, borrowed.
+    Ref(&'a Value),
+    /// A value made for the line.
+    Own(Value),
+    /// JSON text (valid JSON: arguments serde_json read, or a spec literal written out).
+    Text(&'a str),
+    /// `[…]`.
+    List(Vec<Part<'a>>),
+    /// `{…}`, members in this order.
+    Object(Vec<(&'static str, Part<'a>)>),
+}
+
+impl Part<'_> {
+    fn write(&self, out: &mut String) {
+        match self {
+            Part::Ref(v) => out.push_str(&v.to_string()),
+            Part::Own(v) => out.push_str(&v.to_string()),
+            Part::Text(t) => out.push_str(t),
+            Part::List(items) => {
+                out.push('[');
+                for (i, x) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    x.write(out);
+                }
+                out.push(']');
+            }
+            Part::Object(members) => {
+                out.push('{');
+                for (i, (k, x)) in members.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    crate::json::text::json_str(out, k);
+                    out.push(':');
+                    x.write(out);
+                }
+                out.push('}');
+            }
+        }
+    }
+}
+
+/// A string member.
+fn string(s: &str) -> Part<'static> {
+    Part::Own(Value::String(s.to_owned()))
+}
+
+/// A call's arguments: their text where it is kept, else their value.
+fn args_of(c: &ToolCall) -> Part<'_> {
+    match &c.args_text {
+        Some(t) => Part::Text(t),
+        None => Part::Ref(&c.args),
+    }
+}
+
+/// Expected arguments (`default` when the expectation pins none).
+fn expected_args(e: &ExpectedCall, default: Option<Value>) -> Part<'_> {
+    match (&e.args_text, &e.args) {
+        (Some(t), _) => Part::Text(t),
+        (None, Some(a)) => Part::Ref(a),
+        (None, None) => Part::Own(default.unwrap_or(Value::Null)),
+    }
+}
+
+/// Expected output (`null` when the expectation pins none).
+fn expected_output(e: &ExpectedCall) -> Part<'_> {
+    match (&e.output_text, &e.output) {
+        (Some(t), _) => Part::Text(t),
+        (None, Some(o)) => Part::Ref(o),
+        (None, None) => Part::Own(Value::Null),
+    }
+}
+
+/// Arguments as the JSON string OpenAI messages carry them in (`function.arguments`).
+fn arguments_string(p: Part<'_>) -> Part<'static> {
+    let mut text = String::new();
+    p.write(&mut text);
+    Part::Own(Value::String(text))
+}
+
+/// An option of the profile, `null` when not given (or `default`).
+fn opt(opts: &Map<String, Value>, key: &str, default: Value) -> Part<'static> {
+    Part::Own(opts.get(key).cloned().unwrap_or(default))
 }
 
 /// DeepEval's options for the line: `available_tools` as `ToolCall` objects, from the spec, or
@@ -96,74 +191,199 @@ fn case_line(
     actual: &[ToolCall],
     declared: &[ToolDecl],
     judged: bool,
-) -> Value {
-    match profile {
+) -> String {
+    let id = ("id", Part::Own(Value::Null));
+    let line = match profile {
         Profile::Axion(o) => {
             let mut opts = options_map(o);
             let rev = opts.remove("rev");
-            let mut line = json!({
-                "id": null,
-                "tools_called": actual.iter().map(|c| json!({"name": c.name, "args": c.args})).collect::<Vec<_>>(),
-                "expected_tools": expected.iter().map(|e| json!({"name": e.name, "args": args_or_empty(e.args.as_ref())})).collect::<Vec<_>>(),
-                "options": opts,
-            });
+            let mut line = vec![
+                id,
+                (
+                    "tools_called",
+                    Part::List(
+                        actual
+                            .iter()
+                            .map(|c| {
+                                Part::Object(vec![("name", string(&c.name)), ("args", args_of(c))])
+                            })
+                            .collect(),
+                    ),
+                ),
+                (
+                    "expected_tools",
+                    Part::List(
+                        expected
+                            .iter()
+                            .map(|e| {
+                                Part::Object(vec![
+                                    ("name", string(&e.name)),
+                                    ("args", expected_args(e, Some(json!({})))),
+                                ])
+                            })
+                            .collect(),
+                    ),
+                ),
+                ("options", Part::Own(Value::Object(opts))),
+            ];
             if let Some(r) = rev {
-                line["rev"] = r;
+                line.push(("rev", Part::Own(r)));
             }
             line
         }
-        Profile::Deepeval(o) => json!({
-            "id": null,
-            "tools_called": actual.iter().map(|c| json!({"name": c.name, "input_parameters": c.args, "output": c.output})).collect::<Vec<_>>(),
-            "expected_tools": expected.iter().map(|e| json!({"name": e.name, "input_parameters": e.args, "output": e.output})).collect::<Vec<_>>(),
-            "options": deepeval_options(o, declared, judged),
-        }),
+        Profile::Deepeval(o) => vec![
+            id,
+            (
+                "tools_called",
+                Part::List(
+                    actual
+                        .iter()
+                        .map(|c| {
+                            Part::Object(vec![
+                                ("name", string(&c.name)),
+                                ("input_parameters", args_of(c)),
+                                ("output", Part::Own(c.output.clone().unwrap_or(Value::Null))),
+                            ])
+                        })
+                        .collect(),
+                ),
+            ),
+            (
+                "expected_tools",
+                Part::List(
+                    expected
+                        .iter()
+                        .map(|e| {
+                            Part::Object(vec![
+                                ("name", string(&e.name)),
+                                ("input_parameters", expected_args(e, None)),
+                                ("output", expected_output(e)),
+                            ])
+                        })
+                        .collect(),
+                ),
+            ),
+            (
+                "options",
+                Part::Own(Value::Object(deepeval_options(o, declared, judged))),
+            ),
+        ],
         Profile::Evalite(o) => {
             let opts = options_map(o);
-            let expected_calls: Vec<Value> = expected
-                .iter()
-                .map(|e| match &e.args {
-                    Some(a) => json!({"toolName": e.name, "input": a}),
-                    None => json!({"toolName": e.name}),
-                })
-                .collect();
-            json!({
-                "id": null,
-                "actualCalls": actual.iter().map(|c| json!({"toolName": c.name, "input": c.args})).collect::<Vec<_>>(),
-                "expectedCalls": expected_calls,
-                "mode": opts.get("mode").cloned().unwrap_or(Value::Null),
-                "weights": opts.get("weights").cloned().unwrap_or(Value::Null),
-                "threshold": opts.get("threshold").cloned().unwrap_or(Value::Null),
-            })
+            vec![
+                id,
+                (
+                    "actualCalls",
+                    Part::List(
+                        actual
+                            .iter()
+                            .map(|c| {
+                                Part::Object(vec![
+                                    ("toolName", string(&c.name)),
+                                    ("input", args_of(c)),
+                                ])
+                            })
+                            .collect(),
+                    ),
+                ),
+                (
+                    "expectedCalls",
+                    Part::List(
+                        expected
+                            .iter()
+                            .map(|e| {
+                                let mut call = vec![("toolName", string(&e.name))];
+                                if e.args.is_some() {
+                                    call.push(("input", expected_args(e, None)));
+                                }
+                                Part::Object(call)
+                            })
+                            .collect(),
+                    ),
+                ),
+                ("mode", opt(&opts, "mode", Value::Null)),
+                ("weights", opt(&opts, "weights", Value::Null)),
+                ("threshold", opt(&opts, "threshold", Value::Null)),
+            ]
         }
         Profile::Agentevals(o) => {
             let opts = options_map(o);
-            let message = |calls: Vec<(String, Value)>| {
-                let tcs: Vec<Value> = calls
+            let message = |calls: Vec<(&str, Part<'_>)>| {
+                let tcs: Vec<Part<'_>> = calls
                     .into_iter()
                     .enumerate()
                     .map(|(i, (name, args))| {
-                        json!({"id": format!("call_{i}"), "type": "function",
-                               "function": {"name": name, "arguments": args.to_string()}})
+                        Part::Object(vec![
+                            ("id", Part::Own(Value::String(format!("call_{i}")))),
+                            ("type", string("function")),
+                            (
+                                "function",
+                                Part::Object(vec![
+                                    ("name", string(name)),
+                                    ("arguments", arguments_string(args)),
+                                ]),
+                            ),
+                        ])
                     })
                     .collect();
-                json!([{"role": "assistant", "content": "", "tool_calls": tcs}])
+                Part::List(vec![Part::Object(vec![
+                    ("role", string("assistant")),
+                    ("content", string("")),
+                    ("tool_calls", Part::List(tcs)),
+                ])])
             };
-            json!({
-                "id": null,
-                "outputs": message(actual.iter().map(|c| (c.name.clone(), c.args.clone())).collect()),
-                "reference_outputs": message(expected.iter().map(|e| (e.name.clone(), args_or_empty(e.args.as_ref()))).collect()),
-                "trajectory_match_mode": opts.get("trajectory_match_mode").cloned().unwrap_or(json!("strict")),
-                "tool_args_match_mode": opts.get("tool_args_match_mode").cloned().unwrap_or(json!("exact")),
-                "tool_args_match_overrides": opts.get("tool_args_match_overrides").cloned().unwrap_or(Value::Null),
-            })
+            vec![
+                id,
+                (
+                    "outputs",
+                    message(
+                        actual
+                            .iter()
+                            .map(|c| (c.name.as_str(), args_of(c)))
+                            .collect(),
+                    ),
+                ),
+                (
+                    "reference_outputs",
+                    message(
+                        expected
+                            .iter()
+                            .map(|e| (e.name.as_str(), expected_args(e, Some(json!({})))))
+                            .collect(),
+                    ),
+                ),
+                (
+                    "trajectory_match_mode",
+                    opt(&opts, "trajectory_match_mode", json!("strict")),
+                ),
+                (
+                    "tool_args_match_mode",
+                    opt(&opts, "tool_args_match_mode", json!("exact")),
+                ),
+                (
+                    "tool_args_match_overrides",
+                    opt(&opts, "tool_args_match_overrides", Value::Null),
+                ),
+            ]
         }
-        Profile::Galtea(o) => json!({
-            "id": null,
-            "tools_called": actual.iter().map(|c| c.name.clone()).collect::<Vec<_>>(),
-            "expected_tools": expected.iter().map(|e| e.name.clone()).collect::<Vec<_>>(),
-            "options": {"galtea": options_map(o)},
-        }),
+        Profile::Galtea(o) => vec![
+            id,
+            (
+                "tools_called",
+                Part::Own(json!(actual
+                    .iter()
+                    .map(|c| c.name.clone())
+                    .collect::<Vec<_>>())),
+            ),
+            (
+                "expected_tools",
+                Part::Own(json!(expected
+                    .iter()
+                    .map(|e| e.name.clone())
+                    .collect::<Vec<_>>())),
+            ),
+            ("options", Part::Own(json!({"galtea": options_map(o)}))),
+        ],
         Profile::Promptfoo(o) => {
             let mut assertion = json!({
                 "type": if o.inverse.unwrap_or(false) { "not-tool-call-f1" } else { "tool-call-f1" },
@@ -172,13 +392,34 @@ fn case_line(
             if let Some(t) = o.threshold {
                 assertion["threshold"] = json!(t);
             }
-            json!({
-                "id": null,
-                "assertion": assertion,
-                "output": {"tool_calls": actual.iter().map(|c| json!({"type": "function", "function": {"name": c.name, "arguments": c.args.to_string()}})).collect::<Vec<_>>()},
-            })
+            let calls = actual
+                .iter()
+                .map(|c| {
+                    Part::Object(vec![
+                        ("type", string("function")),
+                        (
+                            "function",
+                            Part::Object(vec![
+                                ("name", string(&c.name)),
+                                ("arguments", arguments_string(args_of(c))),
+                            ]),
+                        ),
+                    ])
+                })
+                .collect();
+            vec![
+                id,
+                ("assertion", Part::Own(assertion)),
+                (
+                    "output",
+                    Part::Object(vec![("tool_calls", Part::List(calls))]),
+                ),
+            ]
         }
-    }
+    };
+    let mut out = String::new();
+    Part::Object(line).write(&mut out);
+    out
 }
 
 /// Score a transcript's calls against expected calls under a profile: the same numbers as
@@ -213,7 +454,7 @@ pub fn score_calls_judged(
 ) -> ProfileVerdict {
     let line = case_line(profile, expected, actual, declared, judge.is_some());
     let peer = peer(profile.name()).expect("every profile has its peer");
-    let out = score_line_judged(peer, line.to_string().as_bytes(), judge);
+    let out = score_line_judged(peer, line.as_bytes(), judge);
     let mut v: Map<String, Value> = if let Ok(Value::Object(m)) = serde_json::from_slice(&out) {
         m
     } else {
@@ -265,6 +506,7 @@ mod tests {
             span: Default::default(),
             turn: None,
             agent: None,
+            args_text: None,
         }
     }
 
@@ -273,6 +515,8 @@ mod tests {
             name: name.into(),
             args,
             output: None,
+            args_text: None,
+            output_text: None,
         }
     }
 

@@ -17,6 +17,7 @@ pub(crate) fn call(name: &str, args: Value) -> ToolCall {
         span: Span::default(),
         turn: None,
         agent: None,
+        args_text: None,
     }
 }
 
@@ -69,7 +70,7 @@ pub(crate) trait ExpExt: Sized {
     fn label(self, l: &str) -> Self;
     fn errored(self, e: bool) -> Self;
     fn eq(self, p: &str, v: Value) -> Self {
-        self.arg(p, Check::Equals { value: v })
+        self.arg(p, Check::equals(v))
     }
 }
 
