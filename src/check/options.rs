@@ -55,6 +55,10 @@ pub struct CheckOptions {
     /// not over the transcripts named alone (the pre-commit hooks pass it: a commit that stages
     /// one run of a spec judged at 90 % is judged by the spec's rate over all its runs).
     pub whole_rates: bool,
+    /// `--partial`: judge each transcript as the beginning of a run that may go on: each result
+    /// says which statements of its spec are violated, pending or met, and passes unless one is
+    /// violated (`docs/engine.md`, *Verdicts on an unfinished run*).
+    pub partial: bool,
     /// `--select`: only these built-in rules (over the settings' `[rules] select`).
     pub select: Option<Vec<crate::code::Code>>,
     /// `--ignore`: not these built-in rules (besides the settings' `[rules] ignore`).

@@ -313,6 +313,18 @@ pub(super) struct SpecFile {
 }
 
 impl SpecFile {
+    /// The text of `span` as a report quotes a statement: its first line, trimmed, control
+    /// characters as spaces, cut to 80 characters with `…`.
+    pub(super) fn snippet(&self, span: Span) -> String {
+        let text = self.text.get(span.start..span.end).unwrap_or("");
+        let line = text.lines().next().unwrap_or("").trim();
+        let clean: String = line
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        crate::report::brief::fit(&clean, 80)
+    }
+
     /// Where `span` of the file is.
     pub(super) fn locate(&self, span: Span) -> Location {
         Location::of(&self.shown, self.text.as_bytes(), &self.index, span)

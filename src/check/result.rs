@@ -28,8 +28,8 @@ use crate::config::{Check, ExtraCalls, MatcherConfig, PathSeg, ValueMatcher};
 use crate::engine;
 use crate::guard::RootGuard;
 use crate::report::model::{
-    CallRef, CallShare, ConstraintFailure, ExpectationResult, Finding, PairResult, RuleResult,
-    Severity, Tally,
+    CallRef, CallShare, ConstraintFailure, ExpectationResult, Finding, Location, PairResult,
+    PartialResult, PartialStatement, RuleResult, Severity, Tally,
 };
 use crate::report::stream::PairSink;
 use crate::rules::{self, RuleFinding, RuleSet};
@@ -109,6 +109,10 @@ pub(super) struct Input<'a> {
     /// applies); if it does not, it is passed over with an `unclaimed-file` note, not an error
     /// (a pre-commit hook is handed every staged `package.json`).
     pub(super) named_unclaimed: bool,
+    /// `--partial`: each result also says which statements of its spec are violated, pending
+    /// or met with the transcript taken as a run that may go on, and passes unless one is
+    /// violated.
+    pub(super) partial: bool,
 }
 
 /// Read one transcript file and run every bound spec on each transcript in it.
@@ -302,8 +306,17 @@ pub(super) fn check_file<S: PairSink>(
                     )
                 });
                 let run = engine::Run::new(&s.config, all);
-                let (tally, record, entry) =
-                    check_pair(s, &shown, &t, &run, all, profile, base, &mut locator, sink);
+                let (tally, record, entry) = check_pair(
+                    s,
+                    &shown,
+                    &t,
+                    &run,
+                    all,
+                    profile,
+                    (base, input.partial),
+                    &mut locator,
+                    sink,
+                );
                 let k = (s.file.key.clone(), s.name.clone(), key.clone(), record);
                 pairs.push((k, tally, entry));
             }
@@ -535,7 +548,7 @@ fn check_pair<S: PairSink>(
     run: &engine::Run<'_>,
     calls: &dyn engine::Calls,
     profile: Option<ProfileVerdict>,
-    rule_set: &RuleSet,
+    (rule_set, partial): (&RuleSet, bool),
     locator: &mut locate::Locator<'_>,
     sink: &S,
 ) -> (Tally, Option<usize>, S::Entry) {
@@ -579,10 +592,24 @@ fn check_pair<S: PairSink>(
     let unverified = (0..engine_count)
         .filter(|&x| run.finding_unverified(x))
         .count();
+    // `--partial`: the statements' states on the run so far; the pair counts as passed unless
+    // one is violated (a denied rule's finding about a call made is one).
+    let statements = partial.then(|| run.statements());
+    let rule_at = |x: usize| &t.rules[x - engine_count - t.findings.len()];
+    let denied_rules: Vec<&RuleFinding> = order
+        .iter()
+        .filter(|&&x| x >= engine_count + t.findings.len() && denies(place(x).2))
+        .map(|&x| rule_at(x))
+        .collect();
+    let violated = statements.as_ref().map(|st| {
+        st.iter().any(|s| s.state == engine::State::Violated)
+            || denied_rules.iter().any(|f| f.code != Code::MissingResult)
+    });
     if let Some(entry) = sink.verdict_only() {
         // The verdict alone, as the result below decides it: the peer's under a profile, and a
         // denied rule's finding fails the pair.
         let passed = profile.as_ref().map_or(verdict.passed, |p| p.passed) && denied == 0;
+        let passed = violated.map_or(passed, |v| !v);
         let tally = Tally {
             passed,
             unverified,
@@ -721,6 +748,7 @@ fn check_pair<S: PairSink>(
             }
         })
         .collect();
+    let partial = statements.map(|st| partial_result(spec, run, st, &denied_rules, &located));
     let counts = serde_json::to_value(verdict.counts).unwrap_or_default();
     let (score, threshold, passed) = (verdict.score, verdict.threshold, verdict.passed);
     let failure = if passed || profile.is_some() {
@@ -791,6 +819,7 @@ fn check_pair<S: PairSink>(
         findings: Vec::new(),
         profile_details,
         pass_rate: spec.config.pass_rate.map(|r| r.min),
+        partial,
     };
     let record = head.record;
     let finding = |x: usize| -> Option<Finding> {
@@ -849,11 +878,101 @@ fn check_pair<S: PairSink>(
             f
         });
     let tally = Tally {
-        passed,
+        passed: violated.map_or(passed, |v| !v),
         unverified,
         within_rate,
     };
     (tally, record, sink.pair_streamed(head, &mut findings))
+}
+
+/// The states of a spec's statements on a run that may go on (`check --partial`): the engine's
+/// ([`engine::Run::statements`]) with the statement as written and the message of its first
+/// finding, and the findings of the built-in rules the spec denies (violated: about a call made;
+/// `missing-result` pending: the result may still come).
+fn partial_result(
+    spec: &Spec,
+    run: &engine::Run<'_>,
+    statements: Vec<engine::Statement>,
+    denied_rules: &[&RuleFinding],
+    located: &dyn Fn(Span) -> Location,
+) -> PartialResult {
+    use engine::{State, Subject};
+    let file = &spec.file;
+    let mut out: Vec<PartialStatement> = Vec::new();
+    for st in statements {
+        let (kind, index) = match st.subject {
+            Subject::Expectation(j) => ("expectation", Some(j)),
+            Subject::Never(r) => ("never", Some(r)),
+            Subject::Count(k) => ("count", Some(k)),
+            Subject::Before(r) => ("before", Some(r)),
+            Subject::Answer => ("answer", None),
+            Subject::EveryCall => ("every_call", None),
+        };
+        let text = match st.subject {
+            Subject::EveryCall if spec.config.order == crate::config::OrderMode::Strict => {
+                "order strict: every call, in the written order".to_owned()
+            }
+            Subject::EveryCall => "extra calls forbid: every call accounted for".to_owned(),
+            _ => file.snippet(st.spec_span),
+        };
+        // The finding that tells why: about the call that decided, else the first.
+        let why = (st.state != State::Met)
+            .then(|| {
+                st.findings
+                    .iter()
+                    .find(|&&k| st.call.is_some() && run.finding_place(k).0 == st.call)
+                    .or(st.findings.first())
+                    .and_then(|&k| run.finding(k))
+            })
+            .flatten();
+        out.push(PartialStatement {
+            state: st.state.name().to_owned(),
+            kind: kind.to_owned(),
+            index,
+            text,
+            location: Some(file.locate(st.spec_span)),
+            call: st.call,
+            code: why.as_ref().map(|f| f.code.clone()),
+            message: why.map(|f| f.message),
+        });
+    }
+    for f in denied_rules {
+        let state = if f.code == Code::MissingResult {
+            State::Pending
+        } else {
+            State::Violated
+        };
+        out.push(PartialStatement {
+            state: state.name().to_owned(),
+            kind: "rule".to_owned(),
+            index: None,
+            text: f.code.id().to_owned(),
+            location: Some(located(f.span)),
+            call: None,
+            code: Some(f.code.id().to_owned()),
+            message: Some(f.message.clone()),
+        });
+    }
+    let count = |s: State| out.iter().filter(|x| x.state == s.name()).count();
+    let (violated, pending, met) = (
+        count(State::Violated),
+        count(State::Pending),
+        count(State::Met),
+    );
+    let state = if violated > 0 {
+        State::Violated
+    } else if pending > 0 {
+        State::Pending
+    } else {
+        State::Met
+    };
+    PartialResult {
+        state: state.name().to_owned(),
+        violated,
+        pending,
+        met,
+        statements: out,
+    }
 }
 
 /// The spec name of a result of the built-in rules alone ([`PairResult::is_rules_only`]).
@@ -969,6 +1088,7 @@ fn rules_only<S: PairSink>(
         findings: Vec::new(),
         profile_details: None,
         pass_rate: None,
+        partial: None,
     };
     let record = head.record;
     (

@@ -183,6 +183,7 @@ pub fn check_with<S: PairSink>(
             quiet,
             name_skipped: quiet && opts.name_skipped,
             named_unclaimed: unclaimed == Unclaimed::Named,
+            partial: opts.partial,
         };
         // A file that panics is reported as an error, and what it had handed to the sink is
         // dropped with its outcome (as if it had no results).
@@ -201,6 +202,7 @@ pub fn check_with<S: PairSink>(
     });
     let named = bound.files.len() + usize::from(!bound.stdin.is_empty());
     let mut checked = finish(report, outcomes, &rated, named);
+    checked.report.summary.partial = opts.partial;
     checked.folders = folders;
     checked
 }
@@ -536,6 +538,7 @@ impl SpecSet {
             quiet: false,
             name_skipped: false,
             named_unclaimed: false,
+            partial: false,
         };
         let outcome = isolate(&shown, "checking this transcript file", || {
             check_file(

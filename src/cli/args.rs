@@ -111,6 +111,11 @@ pub(crate) struct CheckArgs {
     /// alone (the pre-commit hooks pass it: they name only the staged files).
     #[arg(long)]
     pub whole_rates: bool,
+    /// Judge each transcript as the beginning of a run that may go on: report which statements
+    /// of the spec are violated (no continuation can satisfy them), pending or met, and exit 1
+    /// only when one is violated. Formats: human, concise, json.
+    #[arg(long)]
+    pub partial: bool,
     /// GitHub and SARIF: also report the notes of passing pairs (an extra call a spec allows,
     /// ...); by default a passing pair gives annotations only for its warnings and errors.
     #[arg(long)]

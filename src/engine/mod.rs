@@ -629,6 +629,14 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// Finding `k` when it is built already (every finding but those about extra calls).
+    pub(crate) fn finding_built(&self, k: usize) -> Option<&Finding> {
+        match self.pending.get(k) {
+            Some(explain::Pending::Ready(f)) => Some(f),
+            _ => None,
+        }
+    }
+
     /// Whether finding `k` is [`Finding::unverified`], without building it.
     pub fn finding_unverified(&self, k: usize) -> bool {
         matches!(self.pending.get(k), Some(explain::Pending::Ready(f)) if f.unverified)

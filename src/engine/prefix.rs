@@ -13,7 +13,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::names::NameTable;
-use super::verdict::{Severity, Status, Verdict};
+use super::verdict::{Status, Verdict};
 use super::{has_ref, is_cap, AsDyn, Calls, Run};
 use crate::code::Code;
 use crate::config::{
@@ -105,9 +105,31 @@ impl Prefix {
 pub fn prefix<C: Calls + ?Sized>(config: &MatcherConfig, calls: &C) -> Prefix {
     let calls = &AsDyn(calls);
     let run = Run::new(config, calls);
-    let forbidden_by: Vec<Option<u32>> = run.forbidden_by().to_vec();
-    let verdict = run.into_verdict();
-    judge(config, calls, verdict, &forbidden_by)
+    let statements = run.statements();
+    Prefix {
+        verdict: run.into_verdict(),
+        statements,
+    }
+}
+
+impl Run<'_> {
+    /// The state of each statement of the spec on these calls taken as a prefix of a run that
+    /// may go on ([`prefix()`]), read off this run's verdict; `findings` index the run's findings
+    /// ([`Run::finding`]), which are not built for it.
+    pub fn statements(&self) -> Vec<Statement> {
+        judge(self)
+    }
+}
+
+/// What a statement needs of finding `k` without building it: its code, call, spec span,
+/// expectation (of a built finding; the extra calls' are about no statement's expectation), and
+/// whether it is built.
+struct Fact<'r> {
+    code: &'r str,
+    call: Option<usize>,
+    spec_span: Option<Span>,
+    expectation: Option<usize>,
+    built: bool,
 }
 
 /// Whether a scope selects the same calls among those made, whatever calls come next: not the
@@ -122,15 +144,25 @@ fn fixed(scope: Option<&Scope>) -> bool {
     })
 }
 
-fn judge(
-    config: &MatcherConfig,
-    calls: &dyn Calls,
-    verdict: Verdict,
-    forbidden_by: &[Option<u32>],
-) -> Prefix {
+fn judge(run: &Run<'_>) -> Vec<Statement> {
+    let (config, calls, verdict) = (run.config, run.calls, run.verdict());
+    let forbidden_by = run.forbidden_by();
     let exps = &config.expectations;
     let mut statements = Vec::new();
-    let findings = &verdict.findings;
+    let findings: Vec<Fact<'_>> = (0..run.finding_count())
+        .map(|k| {
+            let (call, spec_span, code) = run.finding_place(k);
+            let built = run.finding_built(k);
+            Fact {
+                code,
+                call,
+                spec_span,
+                expectation: built.and_then(|f| f.expectation),
+                built: built.is_some(),
+            }
+        })
+        .collect();
+    let findings = &findings;
     let of_code = |code: Code| {
         findings
             .iter()
@@ -179,8 +211,8 @@ fn judge(
                 let beyond: Vec<usize> = mine
                     .iter()
                     .filter(|&&k| {
-                        findings[k].code == Code::TooManyCalls.id()
-                            && findings[k].severity == Severity::Error
+                        // Built: a call beyond a cap (an extra call's is built on demand).
+                        findings[k].code == Code::TooManyCalls.id() && findings[k].built
                     })
                     .filter_map(|&k| findings[k].call)
                     .collect();
@@ -383,10 +415,7 @@ fn judge(
     }
 
     statements.sort_by_key(|s| (s.spec_span.start, s.spec_span.end));
-    Prefix {
-        verdict,
-        statements,
-    }
+    statements
 }
 
 /// The first call that no order-preserving assignment of the calls made so far to expectations

@@ -183,6 +183,7 @@ mod tests {
             findings: Vec::new(),
             profile_details: None,
             pass_rate: None,
+            partial: None,
         }
     }
 

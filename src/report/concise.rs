@@ -41,6 +41,13 @@ impl Emitter for ConciseEmitter {
         findings: &mut dyn Iterator<Item = Finding>,
         out: &mut PairOut<'_>,
     ) -> io::Result<()> {
+        // `--partial`: a line per statement violated or pending, at the statement.
+        if let Some(p) = &r.partial {
+            for st in p.statements.iter().filter(|s| s.state != "met") {
+                out.text.write_all(partial_line(r, st).as_bytes())?;
+            }
+            return Ok(());
+        }
         // A failing pair of a spec with a `pass_rate` fails the run only through the rate.
         let within = r
             .pass_rate
@@ -84,6 +91,27 @@ impl Emitter for ConciseEmitter {
         }
         out.write_all(super::human::summary_line(&head.summary).as_bytes())
     }
+}
+
+/// `spec:line:col: violated never Bash(…) (transcript): call #4 …`, whole: a statement of
+/// `check --partial` that is not met.
+fn partial_line(r: &PairResult, st: &super::model::PartialStatement) -> String {
+    let head = match &st.location {
+        Some(l) => format!("{}: ", brief::place_col(l)),
+        None => String::new(),
+    };
+    let why = st
+        .message
+        .as_deref()
+        .map(|m| format!(": {}", escape(m)))
+        .unwrap_or_default();
+    crate::text::guard_lines(&format!(
+        "{head}{} {} ({}){why}\n",
+        st.state,
+        escape(&st.text),
+        escape(&r.transcript)
+    ))
+    .into_owned()
 }
 
 /// `path:line:col: code message`, whole: one line however long (a line break or control

@@ -1033,6 +1033,7 @@ mod tests {
             }],
             profile_details: None,
             pass_rate: None,
+            partial: None,
         };
         let mut report = Report {
             version: 2,

@@ -87,6 +87,15 @@ impl<S: Fn(&str) -> Option<Arc<String>>> Emitter for HumanEmitter<S> {
         findings: &mut dyn Iterator<Item = Finding>,
         out: &mut PairOut<'_>,
     ) -> io::Result<Digest> {
+        if let Some(p) = &r.partial {
+            // `--partial`: every pair's statements, by state; listed unless all are met.
+            let text = partial_section(r, p, self.options.color);
+            out.text.write_all(text.as_bytes())?;
+            writeln!(out.line, "{}", partial_line(r, p, self.options.color))?;
+            let mut digest = Digest::of(r);
+            digest.passed = p.state != "violated";
+            return Ok(digest);
+        }
         let text = &mut out.text;
         pair_details(r, findings, &self.sources, self.options, &mut |s| {
             text.write_all(s.as_bytes())
@@ -372,6 +381,28 @@ pub(super) fn rates_lines(head: &Report, color: bool) -> String {
 /// The last line: counts of the run.
 pub(super) fn summary_line(s: &Summary) -> String {
     let plural = |n: usize| if n == 1 { "" } else { "s" };
+    if s.partial {
+        // `--partial`: the pairs with a statement violated, and the others.
+        let mut line = format!(
+            "{} violated, {} not violated ({} checked as unfinished runs: {} spec{}, {} transcript{})",
+            s.failed,
+            s.passed,
+            s.checked,
+            s.specs,
+            plural(s.specs),
+            s.transcripts,
+            plural(s.transcripts)
+        );
+        if s.errors > 0 {
+            line.push_str(&format!(
+                "; {} error{} kept files from being checked",
+                s.errors,
+                plural(s.errors)
+            ));
+        }
+        line.push('\n');
+        return line;
+    }
     let within = if s.failed_within_rate > 0 {
         format!("{} within pass_rate; ", s.failed_within_rate)
     } else {
@@ -432,6 +463,56 @@ fn handler(opts: Options) -> GraphicalReportHandler {
 
 /// One line per pair: verdict, score against threshold (and what failed it besides the score,
 /// [`PairResult::verdict_text`]), spec and transcript.
+/// `check --partial`: the pair's line, then a line per statement (its state, as written, where)
+/// and under one not met the message of the finding that tells why, then a blank line.
+///
+/// ```text
+/// VIOLATED  coding.toolspec::claude_code_fix  cut.jsonl  (1 violated, 2 pending, 6 met)
+///   met       call Grep(pattern: type string)  coding.toolspec:7
+///   violated  never Bash(command: /git push|rm -rf/)  coding.toolspec:13
+///             call #4 calls `Bash` with {"command":"rm -rf build"}, which the spec forbids
+/// ```
+fn partial_section(r: &PairResult, p: &super::model::PartialResult, color: bool) -> String {
+    let mut out = partial_line(r, p, color);
+    out.push('\n');
+    for st in &p.statements {
+        let at = st
+            .location
+            .as_ref()
+            .map(|l| format!("  {}", brief::place(l)))
+            .unwrap_or_default();
+        out.push_str(&format!("  {:<9} {}{at}\n", st.state, escaped(&st.text)));
+        if let Some(m) = &st.message {
+            out.push_str(&format!("            {}\n", escaped(m)));
+        }
+    }
+    out.push('\n');
+    out
+}
+
+/// `VIOLATED  spec_file::spec  transcript  (1 violated, 2 pending, 6 met)`.
+fn partial_line(r: &PairResult, p: &super::model::PartialResult, color: bool) -> String {
+    let word = p.state.to_uppercase();
+    let word = match (color, p.state.as_str()) {
+        (true, "violated") => format!("\x1b[31;1m{word}\x1b[0m"),
+        (true, "met") => format!("\x1b[32m{word}\x1b[0m"),
+        (true, _) => format!("\x1b[33m{word}\x1b[0m"),
+        _ => word,
+    };
+    let target = match r.record {
+        Some(line) => format!("{}:{line}", escaped(&r.transcript)),
+        None => escaped(&r.transcript),
+    };
+    format!(
+        "{word}  {}::{}  {target}  ({} violated, {} pending, {} met)",
+        escaped(&r.spec_file),
+        escaped(&r.spec),
+        p.violated,
+        p.pending,
+        p.met
+    )
+}
+
 fn pair_line(r: &PairResult, color: bool) -> String {
     let word = if r.passed { "PASS" } else { "FAIL" };
     let word = match (color, r.passed) {

@@ -64,6 +64,9 @@ impl Emitter for JsonEmitter {
         if let Some(rate) = &r.pass_rate {
             o.member(out, "pass_rate", rate)?;
         }
+        if let Some(partial) = &r.partial {
+            o.member(out, "partial", partial)?;
+        }
         o.end(out)
     }
 
@@ -279,6 +282,7 @@ mod tests {
             findings,
             profile_details: details.then(|| serde_json::json!({"findings": [], "a": {"b": []}})),
             pass_rate: failure.then_some(0.9),
+            partial: None,
         }
     }
 

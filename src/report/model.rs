@@ -208,6 +208,10 @@ pub struct Summary {
     /// Of those, the specs whose rate was not met.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub rates_missed: usize,
+    /// `check --partial`: `passed` counts the pairs with no statement violated, `failed` those
+    /// with one.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
 }
 
 // serde's `skip_serializing_if` passes a reference.
@@ -322,6 +326,55 @@ pub struct PairResult {
     /// ([`Report::rates`]) and does not fail the run on its own; its findings are warnings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pass_rate: Option<f64>,
+    /// `check --partial`: the state of each statement of the spec with the transcript taken as
+    /// the beginning of a run that may go on (`docs/engine.md`, *Verdicts on an unfinished
+    /// run*). The pair then counts as passed unless a statement is violated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partial: Option<PartialResult>,
+}
+
+/// The states of a spec's statements on a run that may go on (`check --partial`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PartialResult {
+    /// `violated` when a statement is, else `pending` when one is, else `met`.
+    pub state: String,
+    /// Statements no continuation of the run can satisfy: the run fails whatever comes next.
+    pub violated: usize,
+    /// Statements a continuation may still satisfy (or that are decided only at the end).
+    pub pending: usize,
+    /// Statements satisfied by the calls so far.
+    pub met: usize,
+    /// Each statement, in the order they are written.
+    pub statements: Vec<PartialStatement>,
+}
+
+/// The state of one statement of a spec on a run that may go on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PartialStatement {
+    /// `violated`, `pending` or `met`.
+    pub state: String,
+    /// `expectation`, `never`, `count`, `before`, `answer`, `every_call` (under `order strict`
+    /// or `extra calls: forbid`: every call accounted for) or `rule` (a built-in rule the spec
+    /// denies).
+    pub kind: String,
+    /// Its index among the spec's statements of its kind (expectations, `never` rules, counts,
+    /// `before` rules); absent for the others.
+    #[serde(default)]
+    pub index: Option<usize>,
+    /// The statement as written (its first line), or what it requires.
+    pub text: String,
+    /// Where it is written (for a rule's finding: the call).
+    #[serde(default)]
+    pub location: Option<Location>,
+    /// The call that decided a violation (0-based), when one did.
+    #[serde(default)]
+    pub call: Option<usize>,
+    /// The code of the first finding about it, when it has one.
+    #[serde(default)]
+    pub code: Option<String>,
+    /// That finding's message.
+    #[serde(default)]
+    pub message: Option<String>,
 }
 
 /// How one expectation fared on one transcript.
@@ -669,6 +722,7 @@ mod tests {
             findings: Vec::new(),
             profile_details: None,
             pass_rate: None,
+            partial: None,
         }
     }
 

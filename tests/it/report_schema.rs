@@ -190,3 +190,68 @@ fn calls_and_failed_constraints_are_data() {
     assert_eq!(extra["call"]["name"], "open_ticket");
     assert_eq!(extra["call"]["arguments"], json!({"queue": "billing"}));
 }
+
+/// `check --partial --format json` validates against the schema too, on every project above and
+/// on the fixture of a run with a forbidden call; its `partial` says which statement is violated
+/// and by which call, as data.
+#[test]
+fn partial_reports_validate_and_name_the_violated_statement() {
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string("docs/schema/report.schema.json").unwrap())
+            .unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("the schema compiles");
+    let partial = |dir: &str, args: &[&str]| -> Value {
+        let out = Command::new(env!("CARGO_BIN_EXE_toolspec"))
+            .args(["check", "--partial", "--format", "json"])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("run toolspec");
+        serde_json::from_slice(&out.stdout).expect("the report is JSON")
+    };
+    for dir in [
+        "examples",
+        "tests/cmd/report.in",
+        "tests/cmd/broken.in",
+        "tests/cmd/rate.in",
+        "tests/cmd/extras.in",
+    ] {
+        let report = partial(dir, &["."]);
+        assert_eq!(report["summary"]["partial"], true, "{dir}");
+        let errors: Vec<String> = validator
+            .iter_errors(&report)
+            .map(|e| format!("{e} at {}", e.instance_path()))
+            .collect();
+        assert!(errors.is_empty(), "{dir}: {}", errors.join("\n"));
+        for r in report["results"].as_array().unwrap() {
+            assert!(
+                r["partial"].is_object() || r["spec"] == "rules",
+                "{dir}: {r}"
+            );
+        }
+    }
+    let report = partial(
+        "examples/prompts",
+        &[
+            "--spec",
+            "coding.toolspec",
+            "../../tests/cmd/partial.in/rm-rf-at-call-4.jsonl",
+        ],
+    );
+    assert!(validator.is_valid(&report));
+    let r = result(
+        &report,
+        "claude_code_fix",
+        "../../tests/cmd/partial.in/rm-rf-at-call-4.jsonl",
+    );
+    let violated: Vec<&Value> = r["partial"]["statements"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["state"] == "violated")
+        .collect();
+    assert_eq!(violated.len(), 1, "{r}");
+    assert_eq!(violated[0]["kind"], "never");
+    assert_eq!(violated[0]["call"], 3);
+    assert_eq!(violated[0]["code"], "forbidden-call");
+}

@@ -39,6 +39,15 @@ pub(crate) fn run(args: CheckArgs) -> u8 {
             return exit::ERROR;
         }
     };
+    if args.partial
+        && !matches!(
+            args.format,
+            OutputFormat::Human | OutputFormat::Concise | OutputFormat::Json
+        )
+    {
+        output::err("error: --partial reports in the human, concise and json formats only\n");
+        return exit::ERROR;
+    }
     let settings = match load_settings(&args.run, &cwd) {
         Ok(s) => s,
         Err(status) => return status,
@@ -99,6 +108,7 @@ pub(crate) fn run(args: CheckArgs) -> u8 {
             name_skipped: args.strict || args.verbose,
             force_exclude: args.force_exclude,
             whole_rates: args.whole_rates,
+            partial: args.partial,
             ..o
         },
         Err(status) => return status,
