@@ -38,6 +38,7 @@ fn expectation(tool: String, checks: Vec<PathCheck>, repeat: Repeat) -> Expectat
     Expectation {
         label: Some(tool.clone()),
         tool,
+        namespace: None,
         args_mode: ArgsMode::Subset,
         args: ValueMatcher {
             checks,
@@ -66,6 +67,7 @@ fn config(order: OrderMode, expectations: Vec<Expectation>) -> MatcherConfig {
         expectations,
         forbidden: vec![Forbidden {
             tool: "delete_account".into(),
+            namespace: None,
             any_tool: false,
             args: None,
             errored: None,
@@ -98,6 +100,7 @@ fn call(name: String, args: serde_json::Value, output: serde_json::Value) -> Too
         span: Span::default(),
         turn: None,
         agent: None,
+        namespace: None,
         args_text: None,
     }
 }

@@ -104,6 +104,7 @@ fn calls_json(t: &Transcript) -> Value {
         .map(|c| toolspec::transcript::ToolCall {
             turn: None,
             agent: None,
+            namespace: None,
             ..c.clone()
         })
         .collect();

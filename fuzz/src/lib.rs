@@ -124,6 +124,7 @@ fn sample_calls() -> Vec<ToolCall> {
         span: Span::default(),
         turn: None,
         agent: None,
+        namespace: None,
         args_text: None,
     };
     vec![
@@ -914,6 +915,7 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
             Expectation {
                 label: e.label.then(|| format!("e{i}")),
                 tool: tool(e.tool),
+                namespace: None,
                 args_mode: ArgsMode::Subset,
                 args: e.args.matcher(n),
                 output: e.output.as_ref().map(|m| m.matcher(n)),
@@ -1003,6 +1005,7 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
             .take(3)
             .map(|(t, m)| Forbidden {
                 tool: tool(*t),
+                namespace: None,
                 any_tool: false,
                 args: m.as_ref().map(|m| m.matcher(n)),
                 errored: None,
@@ -1073,6 +1076,7 @@ fn build(input: &EngineInput) -> (MatcherConfig, Vec<ToolCall>) {
             // Turns and agents from the high bits of the tool byte (none on some calls).
             turn: (c.tool % 32 != 31).then_some(1 + u32::from(c.tool / 32 % 3)),
             agent: (c.tool & 0x80 != 0).then(|| AGENTS[usize::from(c.tool / 16 % 2)].to_owned()),
+            namespace: None,
             args_text: None,
         })
         .collect();
@@ -1452,6 +1456,7 @@ pub fn schema_rules(data: &[u8]) {
             span: Span::new(i, i + 1),
             turn: None,
             agent: None,
+            namespace: None,
             args_text: None,
         });
     }

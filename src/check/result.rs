@@ -741,7 +741,7 @@ fn check_pair<S: PairSink>(
             hit.sort_unstable();
             RuleResult {
                 index,
-                tool: rule.tool.clone(),
+                tool: rule.shown_tool(),
                 passed: hit.is_empty(),
                 calls: hit.into_iter().map(|i| call_ref(i, true)).collect(),
                 location: Some(file.locate(rule.span)),

@@ -251,6 +251,10 @@ pub struct Expectation {
     pub label: Option<String>,
     /// The tool name as written (compared under [`MatcherConfig::names`]).
     pub tool: String,
+    /// The MCP server the tool must belong to (`call SERVER::TOOL`): only calls whose
+    /// `namespace` is this, exactly, match; `None` matches a call of any namespace or none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
     /// The argument mode this expectation was written under (for display; the checks are explicit).
     pub args_mode: ArgsMode,
     /// Constraints on the call's arguments.
@@ -279,6 +283,13 @@ pub struct Expectation {
     /// `agent "name" { … }`); `None` for any call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<Scope>,
+}
+
+impl Expectation {
+    /// The tool as the spec names it: `SERVER::TOOL` when it names a server.
+    pub fn shown_tool(&self) -> String {
+        shown_tool(self.namespace.as_deref(), &self.tool)
+    }
 }
 
 /// The calls an expectation (a `never` rule, a count) written inside `turn`, `agent` and `after`
@@ -755,6 +766,10 @@ pub enum JsonType {
 pub struct Forbidden {
     /// The tool name, compared under [`MatcherConfig::names`] (`*` when `any_tool`).
     pub tool: String,
+    /// The MCP server the tool must belong to (`never SERVER::TOOL`), as for
+    /// [`Expectation::namespace`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
     /// `never *`: calls of every tool (the name rules do not apply: every name matches).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub any_tool: bool,
@@ -771,6 +786,21 @@ pub struct Forbidden {
     /// Where it is written.
     #[serde(default)]
     pub span: Span,
+}
+
+impl Forbidden {
+    /// The tool as the spec names it: `SERVER::TOOL` when it names a server.
+    pub fn shown_tool(&self) -> String {
+        shown_tool(self.namespace.as_deref(), &self.tool)
+    }
+}
+
+/// `SERVER::TOOL`, or the tool alone.
+fn shown_tool(namespace: Option<&str>, tool: &str) -> String {
+    match namespace {
+        Some(ns) => format!("{ns}::{tool}"),
+        None => tool.to_owned(),
+    }
 }
 
 /// A bound on how many things happen in a run, or in a part of it: `total_calls <= 10`,

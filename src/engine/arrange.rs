@@ -454,6 +454,7 @@ mod tests {
         let e = |t: &str| crate::config::Expectation {
             label: None,
             tool: t.into(),
+            namespace: None,
             args_mode: crate::config::ArgsMode::Ignore,
             args: ValueMatcher::any(),
             output: None,

@@ -48,8 +48,14 @@ impl Context<'_> {
             .expectations
             .get(j)
             .and_then(|e| e.scope.as_ref());
+        let server = self
+            .config
+            .expectations
+            .get(j)
+            .and_then(|e| e.namespace.as_deref());
         self.bounds.get(j).is_none_or(|b| b.admits(i))
             && super::scopes::in_scope(scope, self.calls, self.turns, i)
+            && super::of_server(server, self.calls, i)
     }
 }
 
@@ -85,9 +91,10 @@ pub(crate) fn who(config: &MatcherConfig, j: usize) -> String {
     match config.expectations.get(j) {
         Some(e) => {
             let scope = super::scopes::describe(e.scope.as_ref());
+            let tool = e.shown_tool();
             match &e.label {
-                Some(l) if l != &e.tool => format!("#{} `{}` ({l}){scope}", j + 1, e.tool),
-                _ => format!("#{} `{}`{scope}", j + 1, e.tool),
+                Some(l) if l != &e.tool => format!("#{} `{tool}` ({l}){scope}", j + 1),
+                _ => format!("#{} `{tool}`{scope}", j + 1),
             }
         }
         None => format!("#{}", j + 1),
@@ -748,6 +755,28 @@ fn missing_help(ctx: &Context<'_>, index: &NameIndex, j: usize) -> String {
         shown.join(", ")
     };
     let (named, forbidden) = index.calls_of(ctx.exp_name[j]);
+    let server = ctx.config.expectations[j].namespace.as_deref();
+    if let Some(ns) = server {
+        if !named.is_empty()
+            && !named
+                .iter()
+                .any(|&i| super::of_server(server, ctx.calls, i))
+        {
+            let seen: Vec<String> = named
+                .iter()
+                .take(5)
+                .map(|&i| match ctx.calls.namespace(i) {
+                    Some(other) => format!("`{other}`"),
+                    None => "none".to_owned(),
+                })
+                .collect();
+            return format!(
+                "calls to this tool exist ({}), but of another server than `{ns}` (theirs: {})",
+                list(named),
+                seen.join(", ")
+            );
+        }
+    }
     let scope = ctx.config.expectations[j].scope.as_ref();
     if scope.is_some() && !named.is_empty() && !named.iter().any(|&i| ctx.in_scope(j, i)) {
         return format!(

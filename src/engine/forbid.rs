@@ -144,6 +144,7 @@ fn bound(bounds: &[Bound], r: usize) -> Bound {
 /// error flag, its arguments matching.
 fn holds(f: &Forbidden, ev: &Evaluator<'_>, turns: Turns, i: usize) -> bool {
     scopes::in_scope(f.scope.as_ref(), ev.calls, turns, i)
+        && super::of_server(f.namespace.as_deref(), ev.calls, i)
         && f.errored.is_none_or(|e| ev.calls.is_error(i) == e)
         && f.args.as_ref().is_none_or(|a| {
             ev.with_args(i, |ev, args| ev.matcher(a, Some(args), Part::Args, i, None))

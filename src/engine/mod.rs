@@ -110,6 +110,10 @@ pub trait Calls {
     fn agent(&self, _i: usize) -> Option<&str> {
         None
     }
+    /// The MCP server (namespace) of call `i`'s tool, if recorded ([`ToolCall::namespace`]).
+    fn namespace(&self, _i: usize) -> Option<&str> {
+        None
+    }
     /// How many user turns the transcript has, if it records turns: by default the last turn
     /// a call belongs to (a transcript read from a file knows its own count, see [`Recorded`]).
     fn turns(&self) -> Option<u32> {
@@ -163,6 +167,9 @@ impl Calls for Recorded<'_> {
     fn agent(&self, i: usize) -> Option<&str> {
         self.calls.agent(i)
     }
+    fn namespace(&self, i: usize) -> Option<&str> {
+        self.calls.namespace(i)
+    }
     fn turns(&self) -> Option<u32> {
         self.turns
     }
@@ -199,6 +206,9 @@ impl Calls for [ToolCall] {
     fn agent(&self, i: usize) -> Option<&str> {
         self.get(i).and_then(|c| c.agent.as_deref())
     }
+    fn namespace(&self, i: usize) -> Option<&str> {
+        self.get(i).and_then(|c| c.namespace.as_deref())
+    }
 }
 
 impl<const N: usize> Calls for [ToolCall; N] {
@@ -222,6 +232,9 @@ impl<const N: usize> Calls for [ToolCall; N] {
     }
     fn agent(&self, i: usize) -> Option<&str> {
         self.as_slice().agent(i)
+    }
+    fn namespace(&self, i: usize) -> Option<&str> {
+        self.as_slice().namespace(i)
     }
 }
 
@@ -247,6 +260,9 @@ impl Calls for Vec<ToolCall> {
     fn agent(&self, i: usize) -> Option<&str> {
         self.as_slice().agent(i)
     }
+    fn namespace(&self, i: usize) -> Option<&str> {
+        self.as_slice().namespace(i)
+    }
 }
 
 impl Calls for CallTable {
@@ -271,6 +287,15 @@ impl Calls for CallTable {
     fn agent(&self, i: usize) -> Option<&str> {
         CallTable::agent(self, i)
     }
+    fn namespace(&self, i: usize) -> Option<&str> {
+        CallTable::namespace(self, i)
+    }
+}
+
+/// Whether call `i` is of the server an expectation or a `never` rule names (`SERVER::TOOL`,
+/// its `namespace`): exactly that namespace; any call when it names none.
+pub(crate) fn of_server(namespace: Option<&str>, calls: &dyn Calls, i: usize) -> bool {
+    namespace.is_none_or(|ns| calls.namespace(i) == Some(ns))
 }
 
 /// Check `calls` (in transcript order) against `config`: a `&[ToolCall]` (or a `Vec` or an
@@ -306,6 +331,9 @@ impl<C: Calls + ?Sized> Calls for AsDyn<'_, C> {
     }
     fn agent(&self, i: usize) -> Option<&str> {
         self.0.agent(i)
+    }
+    fn namespace(&self, i: usize) -> Option<&str> {
+        self.0.namespace(i)
     }
     fn turns(&self) -> Option<u32> {
         self.0.turns()
@@ -904,7 +932,7 @@ impl Pass<'_> {
                 // verdict by `Run::new`).
                 outcomes.push(ExpectationOutcome {
                     expectation: j,
-                    tool: e.tool.clone(),
+                    tool: e.shown_tool(),
                     label: e.label.clone(),
                     status: Status::Skipped,
                     calls: Vec::new(),
@@ -972,7 +1000,7 @@ impl Pass<'_> {
             };
             outcomes.push(ExpectationOutcome {
                 expectation: j,
-                tool: e.tool.clone(),
+                tool: e.shown_tool(),
                 label: e.label.clone(),
                 status,
                 calls: calls_j.clone(),

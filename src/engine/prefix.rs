@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::names::NameTable;
 use super::verdict::{Status, Verdict};
-use super::{has_ref, is_cap, AsDyn, Calls, Run};
+use super::{has_ref, is_cap, of_server, AsDyn, Calls, Run};
 use crate::code::Code;
 use crate::config::{
     Anchor, Counted, Edge, ExtraCalls, GroupKind, MatcherConfig, OrderMode, Scope, TurnSel,
@@ -435,11 +435,14 @@ fn unplaceable_in_order(
     for i in 0..calls.count() {
         let id = names.id(calls.name(i));
         let room = |j: usize, used: usize| exps[j].repeat.max.is_none_or(|mx| used < mx as usize);
-        if at < exps.len() && exp_name[at] == id && room(at, used) {
+        // An expectation of that name, and of the call's server where it names one.
+        let takes =
+            |j: usize| exp_name[j] == id && of_server(exps[j].namespace.as_deref(), calls, i);
+        if at < exps.len() && takes(at) && room(at, used) {
             used += 1;
             continue;
         }
-        match (at + 1..exps.len()).find(|&j| exp_name[j] == id && room(j, 0)) {
+        match (at + 1..exps.len()).find(|&j| takes(j) && room(j, 0)) {
             Some(next) => {
                 at = next;
                 used = 1;
@@ -451,7 +454,7 @@ fn unplaceable_in_order(
 }
 
 /// In any order: the first call of a name beyond the sum of the maxima of that name's
-/// expectations, if there is one.
+/// expectations, or of a server none of them admits (`SERVER::TOOL`), if there is one.
 fn unplaceable_any_order(
     config: &MatcherConfig,
     calls: &dyn Calls,
@@ -466,8 +469,25 @@ fn unplaceable_any_order(
             _ => None,
         };
     }
+    // Per name, the servers its expectations admit (`None`: any, as one of them names none).
+    let mut servers: std::collections::HashMap<usize, Option<Vec<&str>>> = Default::default();
+    for (j, e) in config.expectations.iter().enumerate() {
+        let s = servers.entry(exp_name[j]).or_insert(Some(Vec::new()));
+        match (s.as_mut(), e.namespace.as_deref()) {
+            (Some(list), Some(ns)) => list.push(ns),
+            (Some(_), None) => *s = None,
+            (None, _) => {}
+        }
+    }
     for i in 0..calls.count() {
         let id = names.id(calls.name(i));
+        let admitted = match servers.get(&id) {
+            Some(Some(list)) => calls.namespace(i).is_some_and(|ns| list.contains(&ns)),
+            _ => true,
+        };
+        if !admitted {
+            return Some(i);
+        }
         match room.get_mut(&id) {
             Some(None) => {}
             Some(Some(left)) if *left > 0 => *left -= 1,

@@ -268,10 +268,11 @@ impl<'r> Named<'r> {
                     .iter()
                     .copied()
                     // A scoped expectation pairs only with the calls of its turn and agent, after
-                    // its anchor.
+                    // its anchor; one that names a server, only with calls of that server.
                     .filter(|&j| {
                         bounds.exps[j].admits(i)
                             && scopes::in_scope(exps[j].scope.as_ref(), calls, turns, i)
+                            && super::of_server(exps[j].namespace.as_deref(), calls, i)
                     })
                     .map(|j| Candidate {
                         exp: j,

@@ -69,7 +69,7 @@ pub enum Status {
 pub struct ExpectationOutcome {
     /// Index into the spec's expectations.
     pub expectation: usize,
-    /// The tool name as written.
+    /// The tool name as written (`SERVER::TOOL` when the spec names the tool's server).
     pub tool: String,
     /// The expectation's label, if any.
     #[serde(default)]

@@ -382,7 +382,7 @@ pub struct PartialStatement {
 pub struct ExpectationResult {
     /// Position in the spec (0-based).
     pub index: usize,
-    /// The expected tool.
+    /// The expected tool (`SERVER::TOOL` when the spec names the tool's server).
     pub tool: String,
     /// The expectation's label, if any.
     pub label: Option<String>,
@@ -451,7 +451,7 @@ pub struct ConstraintFailure {
 pub struct RuleResult {
     /// Position among the spec's `never` rules (0-based).
     pub index: usize,
-    /// The forbidden tool.
+    /// The forbidden tool (`SERVER::TOOL` when the spec names the tool's server).
     pub tool: String,
     /// Whether no call broke the rule.
     pub passed: bool,

@@ -175,6 +175,7 @@ mod tests {
             span: Span::new(at, at + 1),
             turn: None,
             agent: None,
+            namespace: None,
             args_text: None,
         }
     }

@@ -211,6 +211,8 @@ pub enum StmtKind {
     },
     /// `never tool(args) errored`, `never * errored`
     Never {
+        /// The MCP server the tool is qualified with (`never SERVER::TOOL`), if any.
+        server: Option<Ident>,
         /// The tool (`*` for any tool, then `any_tool` is set).
         tool: Ident,
         /// `never *`: calls of any tool.
@@ -331,6 +333,8 @@ pub struct Expectation {
     pub critical: Option<Span>,
     /// How many times.
     pub repeat: Option<RepeatAst>,
+    /// The MCP server the tool is qualified with (`call SERVER::TOOL`), if any.
+    pub server: Option<Ident>,
     /// The tool (`*` for any tool, then `any_tool` is set).
     pub tool: Ident,
     /// `call *`: a count of the calls of any tool (`at_most 1 call * errored`).

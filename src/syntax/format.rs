@@ -205,6 +205,10 @@ impl<'t> Printer<'t> {
             });
         }
         s.push_str("call ");
+        if let Some(server) = &e.server {
+            s.push_str(self.raw(server.span));
+            s.push_str("::");
+        }
         s.push_str(self.raw(e.tool.span));
         match &e.args {
             None => {}
@@ -329,19 +333,23 @@ impl<'t> Printer<'t> {
                 }
             }
             StmtKind::Never {
+                server,
                 tool,
                 args,
                 suffixes,
                 ..
             } => {
+                let name = match server {
+                    Some(sv) => format!("{}::{}", raw(sv.span), raw(tool.span)),
+                    None => raw(tool.span).to_owned(),
+                };
                 let one = |multi| match args {
                     Some(l) => format!(
-                        "never {}{}{}",
-                        raw(tool.span),
+                        "never {name}{}{}",
                         self.list(l, "(", ")", false, multi),
                         self.suffixes(suffixes)
                     ),
-                    None => format!("never {}{}", raw(tool.span), self.suffixes(suffixes)),
+                    None => format!("never {name}{}", self.suffixes(suffixes)),
                 };
                 let s = one(false);
                 if Self::too_wide(&s, indent) && args.as_ref().is_some_and(|l| !l.args.is_empty()) {

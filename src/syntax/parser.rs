@@ -192,14 +192,47 @@ impl Builder<'_> {
         }
     }
 
+    /// A tool name where no server may be named (`before`, `after`, `tool`): `SERVER::TOOL`
+    /// is an error that says where one may.
     fn tool_name(&mut self, p: Pair<'_, Rule>) -> R<Ident> {
         let sp = self.span(&p);
-        let inner = p.into_inner().next().expect("tool_name has one child");
-        let name = match inner.as_rule() {
-            Rule::string => self.string(inner)?.value,
-            _ => inner.as_str().to_owned(),
-        };
-        Ok(Ident { name, span: sp })
+        match self.server_tool(p)? {
+            (None, tool) => Ok(tool),
+            (Some(_), _) => Err(SpecDiagnostic::error(
+                Code::Syntax,
+                self.source,
+                "a server is named only on a `call` or a `never` rule",
+            )
+            .label(sp, "`SERVER::TOOL` is not read here")
+            .help("name the tool alone here; `call SERVER::TOOL` matches the tool of that server only")),
+        }
+    }
+
+    /// A tool name and the server it is qualified with (`SERVER::TOOL`), each a bare name or a
+    /// string; each span is its own part's.
+    fn server_tool(&mut self, p: Pair<'_, Rule>) -> R<(Option<Ident>, Ident)> {
+        let mut server = None;
+        let mut tool = None;
+        for inner in p.into_inner() {
+            let is_server = inner.as_rule() == Rule::server;
+            let part = if is_server {
+                inner.into_inner().next().expect("server has one child")
+            } else {
+                inner
+            };
+            let sp = self.span(&part);
+            let name = match part.as_rule() {
+                Rule::string => self.string(part)?.value,
+                _ => part.as_str().to_owned(),
+            };
+            let id = Ident { name, span: sp };
+            if is_server {
+                server = Some(id);
+            } else {
+                tool = Some(id);
+            }
+        }
+        Ok((server, tool.expect("tool_name has a tool")))
     }
 
     fn string(&self, p: Pair<'_, Rule>) -> R<Str> {
@@ -457,13 +490,14 @@ impl Builder<'_> {
             Rule::never_stmt => {
                 let t = it.next().expect("never tool");
                 let any_tool = t.as_rule() == Rule::any_tool;
-                let tool = if any_tool {
-                    Ident {
+                let (server, tool) = if any_tool {
+                    let tool = Ident {
                         name: "*".to_owned(),
                         span: self.span(&t),
-                    }
+                    };
+                    (None, tool)
                 } else {
-                    self.tool_name(t)?
+                    self.server_tool(t)?
                 };
                 let mut args = None;
                 let mut suffixes = Vec::new();
@@ -474,6 +508,7 @@ impl Builder<'_> {
                     }
                 }
                 StmtKind::Never {
+                    server,
                     tool,
                     any_tool,
                     args,
@@ -563,6 +598,7 @@ impl Builder<'_> {
             label: None,
             critical: None,
             repeat: None,
+            server: None,
             tool: Ident {
                 name: String::new(),
                 span: Span::default(),
@@ -579,7 +615,7 @@ impl Builder<'_> {
                 Rule::critical => e.critical = Some(self.span(&c)),
                 Rule::repeat => e.repeat = Some(self.repeat(c)),
                 Rule::tool_name => {
-                    e.tool = self.tool_name(c)?;
+                    (e.server, e.tool) = self.server_tool(c)?;
                     seen_tool = true;
                 }
                 Rule::any_tool => {

@@ -921,6 +921,7 @@ pub(crate) fn read_mapped(
                             span,
                             turn: None,
                             agent: None,
+                            namespace: None,
                             args_text,
                         });
                     }

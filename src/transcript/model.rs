@@ -31,6 +31,13 @@ pub struct ToolCall {
     /// agent, …); `None` for the main agent, or where the format does not record agents.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent: Option<String>,
+    /// The MCP server (or other namespace) the called tool belongs to, where the format records
+    /// it beside the tool's name: Codex's `namespace` (its `mcp__SERVER__` prefix read as
+    /// `SERVER`), an OpenAI Responses `mcp_call`'s `server_label`, an Anthropic
+    /// `mcp_tool_use`'s `server_name`, an OpenAI Agents SDK function span's `mcp_data.server`.
+    /// `name` stays the tool's name as the model called it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
     /// The arguments as the JSON text the transcript writes them in, kept only where `args`
     /// cannot hold them as written ([`crate::json::inexact_in_value`]: an integer past 64 bits,
     /// `-0`): a profile gives its peer this text, which the peer's value model reads as the
@@ -96,6 +103,48 @@ pub struct CallTable {
     outputs: std::collections::BTreeMap<usize, Value>,
     /// Each call's user turn and agent, once some call has one.
     scopes: Option<Box<Scopes>>,
+    /// Each call's namespace ([`ToolCall::namespace`]), once some call has one.
+    namespaces: Option<Box<Column>>,
+}
+
+/// A column of optional strings, interned: each call's index into `words` plus one (0: none),
+/// shorter than the table when its last calls have none.
+#[derive(Debug, Clone, Default)]
+struct Column {
+    of: Vec<u32>,
+    words: Vec<Box<str>>,
+    ids: std::collections::HashMap<Box<str>, u32>,
+}
+
+impl Column {
+    fn get(&self, i: usize) -> Option<&str> {
+        let k = *self.of.get(i)?;
+        self.words.get((k as usize).checked_sub(1)?).map(|w| &**w)
+    }
+
+    fn set(&mut self, i: usize, word: Option<&str>) {
+        let k = match word {
+            Some(w) => {
+                if let Some(&k) = self.ids.get(w) {
+                    k
+                } else {
+                    self.words.push(w.into());
+                    // Past u32::MAX distinct words (more than any file holds), the last is
+                    // reused.
+                    let k = u32::try_from(self.words.len()).unwrap_or(u32::MAX);
+                    self.ids.insert(w.into(), k);
+                    k
+                }
+            }
+            None => 0,
+        };
+        if k > 0 {
+            self.of.resize(self.of.len().max(i + 1), 0);
+        }
+        if let Some(slot) = self.of.get_mut(i) {
+            *slot = k;
+        }
+    }
 }
 
 /// The turns and agents of a [`CallTable`]'s calls (kept apart: most transcripts have none).
@@ -127,6 +176,7 @@ impl PartialEq for CallTable {
                     self.args_text(i),
                     self.turn(i),
                     self.agent(i),
+                    self.namespace(i),
                 ) == (
                     other.name(i),
                     other.span(i),
@@ -134,6 +184,7 @@ impl PartialEq for CallTable {
                     other.args_text(i),
                     other.turn(i),
                     other.agent(i),
+                    other.namespace(i),
                 )
             })
     }
@@ -217,6 +268,21 @@ impl CallTable {
         s.agents.get((a as usize).checked_sub(1)?).map(|n| &**n)
     }
 
+    /// The namespace of call `i`'s tool, if recorded ([`ToolCall::namespace`]).
+    pub fn namespace(&self, i: usize) -> Option<&str> {
+        self.namespaces.as_ref()?.get(i)
+    }
+
+    /// Record the namespace of call `i`'s tool (`None`: none).
+    pub(crate) fn set_namespace(&mut self, i: usize, namespace: Option<&str>) {
+        if i >= self.len() || (namespace.is_none() && self.namespaces.is_none()) {
+            return;
+        }
+        self.namespaces
+            .get_or_insert_with(Box::default)
+            .set(i, namespace);
+    }
+
     /// Record the user turn (`None`: none) and agent of call `i`.
     pub(crate) fn set_scope(&mut self, i: usize, turn: Option<u32>, agent: Option<&str>) {
         let n = self.len();
@@ -268,6 +334,7 @@ impl CallTable {
                 span: self.span(i),
                 turn: self.turn(i),
                 agent: self.agent(i).map(str::to_owned),
+                namespace: self.namespace(i).map(str::to_owned),
                 args_text: self.exact_args_text(i).map(Into::into),
             })
             .collect()
@@ -287,6 +354,7 @@ impl CallTable {
             );
             t.errors[i] = c.is_error;
             t.set_scope(i, c.turn, c.agent.as_deref());
+            t.set_namespace(i, c.namespace.as_deref());
             if let Some(o) = &c.output {
                 t.outputs.insert(i, o.clone());
             }
@@ -375,6 +443,9 @@ impl CallTable {
             s.turns.shrink_to_fit();
             s.agent.shrink_to_fit();
         }
+        if let Some(n) = &mut self.namespaces {
+            n.of.shrink_to_fit();
+        }
     }
 }
 
@@ -415,6 +486,7 @@ mod tests {
             span: Span::new(at, at + 3),
             turn: None,
             agent: None,
+            namespace: None,
             args_text: None,
         }
     }
@@ -451,6 +523,7 @@ mod tests {
         calls[1].turn = Some(2);
         calls[1].agent = Some("researcher".into());
         calls[3].agent = Some("researcher".into());
+        calls[3].namespace = Some("github".into());
         // Text kept as written comes back, and is what the table holds.
         calls[4].args = json!({"n": 1.844_674_407_370_955_2e19});
         calls[4].args_text = Some(r#"{"n": 18446744073709551617}"#.into());

@@ -116,6 +116,7 @@ impl Store {
             for c in calls {
                 let i = table.push(symbols, &c.name, &c.args, c.args_text.as_deref(), c.span);
                 table.set_error(i, c.is_error);
+                table.set_namespace(i, c.namespace.as_deref());
                 table.set_scope(i, c.turn, c.agent.as_deref());
                 table.set_output(i, c.output);
             }
@@ -333,6 +334,7 @@ impl Sink {
                     span,
                     turn: (self.turn > 0).then_some(self.turn),
                     agent: self.agent.clone(),
+                    namespace: None,
                     args_text: exact,
                 });
             }
@@ -519,6 +521,20 @@ impl Sink {
                 }
             }
             Store::Compact { table, .. } => table.set_error(i, true),
+        }
+    }
+
+    /// Record the MCP server (or other namespace) of call `i`'s tool, as the format records it
+    /// beside the name ([`ToolCall::namespace`]); an empty one is none.
+    pub(crate) fn set_namespace(&mut self, i: usize, namespace: Option<&str>) {
+        let namespace = namespace.filter(|n| !n.is_empty());
+        match &mut self.store {
+            Store::Full { calls, .. } => {
+                if let Some(c) = calls.get_mut(i) {
+                    c.namespace = namespace.map(str::to_owned);
+                }
+            }
+            Store::Compact { table, .. } => table.set_namespace(i, namespace),
         }
     }
 

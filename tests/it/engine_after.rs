@@ -124,6 +124,7 @@ fn never_after_a_label() {
     );
     cfg.forbidden.push(Forbidden {
         tool: "Edit".into(),
+        namespace: None,
         any_tool: false,
         args: None,
         errored: None,

@@ -37,6 +37,8 @@ const ALL: &[&str] = &[
     "escape \\u surrogate pair",
     "tool name with namespace",
     "quoted tool name",
+    "call SERVER::TOOL",
+    "never SERVER::TOOL",
     // Settings.
     "transcripts",
     "transcripts with several globs",
@@ -395,12 +397,16 @@ impl Seen {
                 }
             }
             StmtKind::Never {
+                server,
                 tool,
                 any_tool,
                 args,
                 suffixes,
             } => {
                 self.add("never");
+                if server.is_some() {
+                    self.add("never SERVER::TOOL");
+                }
                 if *any_tool {
                     self.add("never *");
                 } else {
@@ -504,6 +510,9 @@ impl Seen {
             });
         }
         self.tool_name(text, &e.tool);
+        if e.server.is_some() {
+            self.add("call SERVER::TOOL");
+        }
         match &e.args {
             None => self.add("call without arguments"),
             Some(Body::List(l)) => {

@@ -258,6 +258,50 @@ const CASES: &[Case] = &[
         passed: false,
         codes: &["name-only-match"],
     },
+    // `SERVER::TOOL`: one MCP server's tool, whichever format records the server.
+    Case {
+        spec: "71_mcp_servers.toolspec",
+        name: "github_issues_only",
+        transcript: "runs/servers/github.codex.jsonl",
+        passed: true,
+        codes: &[],
+    },
+    Case {
+        spec: "71_mcp_servers.toolspec",
+        name: "github_issues_only",
+        transcript: "runs/servers/github.responses.json",
+        passed: true,
+        codes: &[],
+    },
+    Case {
+        spec: "71_mcp_servers.toolspec",
+        name: "github_issues_only",
+        transcript: "runs/servers/both.codex.jsonl",
+        passed: false,
+        codes: &["forbidden-call"],
+    },
+    Case {
+        spec: "71_mcp_servers.toolspec",
+        name: "github_issues_only",
+        transcript: "runs/servers/jira.responses.json",
+        passed: false,
+        codes: &["missing-call"],
+    },
+    // The name alone: the tool of any server.
+    Case {
+        spec: "71_mcp_servers.toolspec",
+        name: "one_search",
+        transcript: "runs/servers/jira.responses.json",
+        passed: true,
+        codes: &[],
+    },
+    Case {
+        spec: "71_mcp_servers.toolspec",
+        name: "one_search",
+        transcript: "runs/servers/both.codex.jsonl",
+        passed: false,
+        codes: &["too-many-calls"],
+    },
 ];
 
 /// Every case, checked as `toolspec check SPEC TRANSCRIPT` checks it.

@@ -277,6 +277,7 @@ fn the_compiler_and_the_engine_agree_on_tool_names() {
             span: Span::default(),
             turn: None,
             agent: None,
+            namespace: None,
             args_text: None,
         };
         assert_eq!(

@@ -212,11 +212,15 @@ impl<'t> Check<'t> {
                 }
             }
             StmtKind::Never {
+                server,
                 tool,
                 args,
                 any_tool,
                 suffixes,
             } => {
+                if let Some(server) = server {
+                    self.ident(sp, server);
+                }
                 self.ident(sp, tool);
                 assert_eq!(*any_tool, self.at(tool.span) == "*");
                 if let Some(a) = args {
@@ -301,6 +305,9 @@ impl<'t> Check<'t> {
                     self.int(r.span, b);
                 }
             }
+        }
+        if let Some(server) = &e.server {
+            self.ident(sp, server);
         }
         self.ident(sp, &e.tool);
         match &e.args {

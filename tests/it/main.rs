@@ -81,6 +81,7 @@ mod readers_eval;
 mod readers_fuzz;
 mod readers_keep;
 mod readers_mapping;
+mod readers_namespace;
 mod readers_neutral;
 mod readers_oracles;
 mod readers_silent;

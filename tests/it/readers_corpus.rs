@@ -32,8 +32,8 @@ fn pairs(root: &Path, transcripts: &str, truth: &str) -> Vec<(PathBuf, PathBuf)>
     out
 }
 
-/// The calls in the truth files' shape: the `turn` and `agent` a reader records besides
-/// (`docs/formats.md`) are not part of the truth files.
+/// The calls in the truth files' shape: the `turn`, `agent` and `namespace` a reader records
+/// besides (`docs/formats.md`) are not part of the truth files.
 fn calls_json(ts: &[Transcript]) -> Value {
     let calls: Vec<_> = ts
         .iter()
@@ -41,6 +41,7 @@ fn calls_json(ts: &[Transcript]) -> Value {
         .map(|c| toolspec::transcript::ToolCall {
             turn: None,
             agent: None,
+            namespace: None,
             ..c.clone()
         })
         .collect();

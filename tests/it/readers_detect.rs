@@ -115,6 +115,7 @@ fn jsonl_of_whole_transcripts_is_a_dataset() {
             .iter()
             .map(|c| ToolCall {
                 turn: None,
+                namespace: None,
                 ..c.clone()
             })
             .collect();

@@ -19,6 +19,7 @@ fn call(name: &str, args: Value, at: usize) -> ToolCall {
         span: Span::new(at, at + 1),
         turn: None,
         agent: None,
+        namespace: None,
         args_text: None,
     }
 }

@@ -224,8 +224,8 @@ pub fn calls_json(t: &Transcript) -> Value {
     Value::Array(t.calls.iter().map(call_json).collect())
 }
 
-/// One call as `--json` shows it: `{name, args, id, output, is_error}`, and its user turn and
-/// sub-agent where the reader records them.
+/// One call as `--json` shows it: `{name, args, id, output, is_error}`, and its user turn,
+/// sub-agent and tool namespace where the reader records them.
 fn call_json(c: &transcript::ToolCall) -> Value {
     let mut v = json!({"name": c.name, "args": c.args, "id": c.id, "output": c.output, "is_error": c.is_error});
     if let Some(m) = v.as_object_mut() {
@@ -234,6 +234,9 @@ fn call_json(c: &transcript::ToolCall) -> Value {
         }
         if let Some(agent) = &c.agent {
             m.insert("agent".into(), json!(agent));
+        }
+        if let Some(namespace) = &c.namespace {
+            m.insert("namespace".into(), json!(namespace));
         }
     }
     v
@@ -282,7 +285,15 @@ fn table(name: &str, transcripts: &[Transcript]) -> String {
             t.calls.len(),
             if t.calls.len() == 1 { "" } else { "s" }
         ));
-        let names: Vec<_> = t.calls.iter().map(|c| esc(&c.name)).collect();
+        // A tool of a named server is shown as a spec names it: `SERVER::TOOL`.
+        let names: Vec<_> = t
+            .calls
+            .iter()
+            .map(|c| match &c.namespace {
+                Some(ns) => format!("{}::{}", esc(ns), esc(&c.name)),
+                None => esc(&c.name).into_owned(),
+            })
+            .collect();
         let width = names.iter().map(|n| n.chars().count()).max().unwrap_or(0);
         for (i, (c, name)) in t.calls.iter().zip(&names).enumerate() {
             let json = toolspec::text::json::to_string(&c.args).unwrap_or_default();

@@ -129,6 +129,7 @@ impl FileCx {
         Expectation {
             label: e.label.as_ref().map(|l| l.name.clone()),
             tool: e.tool.name.clone(),
+            namespace: e.server.as_ref().map(|s| s.name.clone()),
             args_mode,
             args,
             output,

@@ -35,6 +35,7 @@ impl FileCx {
     ) {
         for (stmt, scope) in nevers {
             let StmtKind::Never {
+                server,
                 tool,
                 any_tool,
                 args,
@@ -84,8 +85,15 @@ impl FileCx {
             if args.as_ref().is_none_or(|a| a.checks.is_empty()) {
                 let tool_norm = norm.normalise(&tool.name);
                 let clash = written.exps.iter().enumerate().find(|(j, (e, _))| {
-                    let same_tool =
-                        *any_tool || (!e.any_tool && norm.normalise(&e.tool.name) == tool_norm);
+                    // A rule of one server forbids every call an expectation may match only
+                    // when the expectation names that server too.
+                    let same_server = server
+                        .as_ref()
+                        .is_none_or(|sv| e.server.as_ref().is_some_and(|es| es.name == sv.name));
+                    let same_tool = *any_tool
+                        || (!e.any_tool
+                            && same_server
+                            && norm.normalise(&e.tool.name) == tool_norm);
                     let e_errored = e.suffixes.iter().rev().find_map(|s| match s {
                         ast::Suffix::Errored { value, .. } => Some(*value),
                         ast::Suffix::Weight(..) => None,
@@ -131,6 +139,7 @@ impl FileCx {
             }
             cfg.forbidden.push(Forbidden {
                 tool: tool.name.clone(),
+                namespace: server.as_ref().map(|s| s.name.clone()),
                 any_tool: *any_tool,
                 args,
                 errored,

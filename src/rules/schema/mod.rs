@@ -559,6 +559,7 @@ mod tests {
             span,
             turn: None,
             agent: None,
+            namespace: None,
             args_text: None,
         }
     }

@@ -506,6 +506,7 @@ mod tests {
             span: Default::default(),
             turn: None,
             agent: None,
+            namespace: None,
             args_text: None,
         }
     }

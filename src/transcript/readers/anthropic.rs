@@ -91,12 +91,14 @@ pub(crate) fn block<'s, J: Json<'s>>(b: J, path: &[Seg], j: usize, sink: &mut Si
         "tool_use" | "server_tool_use" | "mcp_tool_use" => {
             let args = b.get("input").map_or(Args::Empty, Args::of);
             let l = sink.at(&loc());
-            sink.call(
+            let i = sink.call(
                 b.str_of("name").unwrap_or(""),
                 args,
                 b.str_of("id").map(str::to_string),
                 l,
             );
+            // The MCP connector names the server of an `mcp_tool_use`.
+            sink.set_namespace(i, b.str_of("server_name"));
         }
         "tool_result" | "mcp_tool_result" => {
             let id = b.str_of("tool_use_id").unwrap_or("");

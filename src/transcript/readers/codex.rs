@@ -40,11 +40,13 @@ impl State {
         match s(p, "type").unwrap_or("") {
             "function_call" => {
                 let args = field(p, "arguments").map_or(Args::Empty, Args::Value);
-                sink.call(s(p, "name").unwrap_or(""), args, call_id, loc);
+                let i = sink.call(s(p, "name").unwrap_or(""), args, call_id, loc);
+                sink.set_namespace(i, namespace(s(p, "namespace")));
             }
             "custom_tool_call" => {
                 let input = s(p, "input").unwrap_or("").to_string();
-                sink.call(s(p, "name").unwrap_or(""), Args::Raw(input), call_id, loc);
+                let i = sink.call(s(p, "name").unwrap_or(""), Args::Raw(input), call_id, loc);
+                sink.set_namespace(i, namespace(s(p, "namespace")));
             }
             "local_shell_call" => {
                 let action = p
@@ -84,6 +86,20 @@ impl State {
     }
 }
 
+/// The namespace of a call's tool (Codex 0.128 on): an MCP server's is written
+/// `mcp__SERVER__`, read as `SERVER` (the server's name in Codex's configuration, and what
+/// other formats record: a Responses `mcp_call`'s `server_label`); any other (`codex_app`) as
+/// it is. The call's name stays the tool's, as the model called it.
+pub(crate) fn namespace(ns: Option<&str>) -> Option<&str> {
+    let ns = ns?;
+    Some(
+        ns.strip_prefix("mcp__")
+            .and_then(|r| r.strip_suffix("__"))
+            .filter(|server| !server.is_empty())
+            .unwrap_or(ns),
+    )
+}
+
 /// Codex marks failure only through the exit code in the output text (JSON metadata or the
 /// `Exit code: N` header).
 pub(crate) fn exit_code_failed(out: &Value) -> bool {
@@ -119,6 +135,15 @@ pub(crate) fn exit_code_failed(out: &Value) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn an_mcp_namespace_is_its_server() {
+        assert_eq!(namespace(Some("mcp__node_repl__")), Some("node_repl"));
+        assert_eq!(namespace(Some("mcp__a__b__")), Some("a__b"));
+        assert_eq!(namespace(Some("codex_app")), Some("codex_app"));
+        assert_eq!(namespace(Some("mcp____")), Some("mcp____"));
+        assert_eq!(namespace(None), None);
+    }
 
     #[test]
     fn exit_codes_in_both_output_forms() {

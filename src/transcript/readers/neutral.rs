@@ -14,7 +14,16 @@ use super::super::spans::Seg;
 use crate::code::Code;
 
 /// The keys a call object may have.
-pub(crate) const KEYS: [&str; 7] = ["name", "args", "id", "output", "is_error", "turn", "agent"];
+pub(crate) const KEYS: [&str; 8] = [
+    "name",
+    "args",
+    "id",
+    "output",
+    "is_error",
+    "turn",
+    "agent",
+    "namespace",
+];
 
 /// Whether `v` is one call: an object with a string `name`, an `args` member, and no key
 /// outside [`KEYS`] (`id` a string or null, `is_error` a boolean or null).
@@ -29,6 +38,7 @@ pub(crate) fn is_call<'s, J: Json<'s>>(o: J) -> bool {
         && o.get("turn")
             .is_none_or(|t| t.as_u64().is_some_and(|t| t >= 1) || t.is_null())
         && o.get("agent").is_none_or(|a| a.is_str() || a.is_null())
+        && o.get("namespace").is_none_or(|n| n.is_str() || n.is_null())
 }
 
 /// Whether `v` is one transcript: an array of calls (an empty array is one with no calls).
@@ -106,6 +116,7 @@ fn call(c: &Value, path: &[Seg], sink: &mut Sink) -> Result<(), String> {
     sink.reach_turn(turn.map_or(0, |t| u32::try_from(t).unwrap_or(u32::MAX)));
     let i = sink.call_unique(name, args, id_string(field(c, "id")), l);
     sink.set_agent(None);
+    sink.set_namespace(i, field(c, "namespace").and_then(Value::as_str));
     let output = field(c, "output").filter(|o| !o.is_null()).cloned();
     let is_error = field(c, "is_error")
         .and_then(Value::as_bool)

@@ -281,6 +281,8 @@ fn read_spans<'v>(items: &'v [Value], at: impl Fn(usize) -> Loc, sink: &mut Sink
             span @ Loc::Span(_) => span,
         };
         let k = sink.call_unique(name, input.map_or(Args::Empty, Args::Value), id, l);
+        // An MCP tool's span says its server (`mcp_data: {"server": NAME}`).
+        sink.set_namespace(k, field(d, "mcp_data").and_then(|m| s(m, "server")));
         let output = field(d, "output").filter(|o| !o.is_null()).cloned();
         let error = field(x, "error").is_some_and(|e| !e.is_null());
         if output.is_some() || error {

@@ -285,6 +285,7 @@ fn item<'s, J: Json<'s>>(it: J, next: Option<J>, loc: Loc, sink: &mut Sink) -> b
         "mcp_call" => {
             let args = it.get("arguments").map_or(Args::Empty, Args::of);
             let i2 = sink.call(it.str_of("name").unwrap_or(""), args, item_id, loc);
+            sink.set_namespace(i2, it.str_of("server_label"));
             let err = it.get("error").filter(|e| !e.is_null());
             let out = match err {
                 Some(e) => Some(norm_output(e)),

@@ -17,6 +17,7 @@ pub(crate) fn call(name: &str, args: Value) -> ToolCall {
         span: Span::default(),
         turn: None,
         agent: None,
+        namespace: None,
         args_text: None,
     }
 }
@@ -47,6 +48,7 @@ pub(crate) fn exp(tool: &str) -> Expectation {
     Expectation {
         label: None,
         tool: tool.into(),
+        namespace: None,
         args_mode: ArgsMode::Subset,
         args: ValueMatcher::any(),
         output: None,
@@ -182,6 +184,7 @@ pub(crate) fn reference_op(
 pub(crate) fn forbid(tool: &str, args: Option<ValueMatcher>) -> Forbidden {
     Forbidden {
         tool: tool.into(),
+        namespace: None,
         any_tool: false,
         args,
         errored: None,
