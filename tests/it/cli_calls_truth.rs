@@ -67,8 +67,9 @@ fn calls_json_equals_every_truth_file() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// The calls in the truth files' shape `{name, args, id, output, is_error}`: the `turn` and
-/// `agent` a reader records besides (`docs/formats.md`) are not part of the truth files.
+/// The calls in the truth files' shape `{name, args, id, output, is_error}`: the `turn`,
+/// `agent` and `namespace` (MCP server) a reader records besides (`docs/formats.md`) are not
+/// part of the truth files.
 fn truth_shape(mut v: Value) -> Value {
     fn strip(v: &mut Value) {
         match v {
@@ -76,6 +77,7 @@ fn truth_shape(mut v: Value) -> Value {
             Value::Object(call) => {
                 call.remove("turn");
                 call.remove("agent");
+                call.remove("namespace");
             }
             _ => {}
         }
