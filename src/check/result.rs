@@ -909,10 +909,22 @@ fn partial_result(
             Subject::EveryCall => ("every_call", None),
         };
         let text = match st.subject {
-            Subject::EveryCall if spec.config.order == crate::config::OrderMode::Strict => {
-                "order strict: every call, in the written order".to_owned()
+            Subject::EveryCall => {
+                let every = if spec.config.order == crate::config::OrderMode::Strict {
+                    "order strict: every call, in the written order"
+                } else {
+                    "extra calls forbid: every call accounted for"
+                };
+                // Violated at a call that passes over a required expectation: located there.
+                if st.spec_span == spec.config.span {
+                    every.to_owned()
+                } else {
+                    format!(
+                        "{every}; a call passes over `{}`, which no call made before it can fill",
+                        file.snippet(st.spec_span)
+                    )
+                }
             }
-            Subject::EveryCall => "extra calls forbid: every call accounted for".to_owned(),
             _ => file.snippet(st.spec_span),
         };
         // The finding that tells why: about the call that decided, else the first.

@@ -414,8 +414,110 @@ fn judge(run: &Run<'_>) -> Vec<Statement> {
         });
     }
 
+    // Under `order strict` or `extra calls: forbid` in written order, a call that can only be
+    // placed past an expectation whose absence fails the run, with no call of its name made
+    // before, fails the run whatever comes next.
+    if (config.order == OrderMode::Strict || config.extra_calls == ExtraCalls::Forbid)
+        && config.order != OrderMode::AnyOrder
+        && !config
+            .groups
+            .iter()
+            .any(|g| matches!(g.kind, GroupKind::Parallel { .. }))
+    {
+        // Either that expectation stays without a call or the call is left unaccounted: the
+        // every-call statement is violated, located at the expectation passed over.
+        if let Some((j, i)) = skipped_in_order(config, calls, &mut names, &exp_name, &in_group) {
+            if let Some(st) = statements
+                .iter_mut()
+                .find(|s| s.subject == Subject::EveryCall)
+                .filter(|s| s.state != State::Violated || s.call.is_some_and(|c| c > i))
+            {
+                st.state = State::Violated;
+                st.call = Some(i);
+                st.spec_span = exps[j].span;
+            }
+        }
+    }
+
     statements.sort_by_key(|s| (s.spec_span.start, s.spec_span.end));
     statements
+}
+
+/// Whether a run that never calls expectation `j` fails whatever else it does: `j` is required
+/// (a minimum of at least one, outside `either` and `parallel` blocks and scopes), and either
+/// critical or worth more of the score than the threshold leaves room for (credits per call at
+/// most 1, a name-only credit at most a full one, so nothing else makes up for its slots).
+fn fails_if_missing(config: &MatcherConfig, j: usize, in_group: &[bool]) -> bool {
+    let e = &config.expectations[j];
+    if e.repeat.min == 0 || in_group[j] || e.scope.is_some() {
+        return false;
+    }
+    if e.critical {
+        return true;
+    }
+    let s = &config.scoring;
+    let weight = |w: f64| if w.is_finite() && w > 0.0 { w } else { 0.0 };
+    let total: f64 = config
+        .expectations
+        .iter()
+        .map(|x| weight(x.weight) * f64::from(x.repeat.min))
+        .sum();
+    let share = weight(e.weight) * f64::from(e.repeat.min) / total;
+    !s.binary
+        && s.exact_match <= 1.0
+        && s.name_only <= s.exact_match
+        && total > 0.0
+        && share.is_finite()
+        && share >= (1.0 - s.threshold) + 1e-6
+}
+
+/// Under `order strict` or `extra calls: forbid`, in written order: the first expectation whose
+/// absence fails the run ([`fails_if_missing`]) that a call is placed past while no call of its
+/// name has been made, with that call. Every call must then be placed, in written order, and
+/// the leftmost placement ([`unplaceable_in_order`]) puts each call as early as any assignment
+/// can: every assignment places the call past the expectation too, so only the calls before it
+/// could fill it, and none has its name.
+fn skipped_in_order(
+    config: &MatcherConfig,
+    calls: &dyn Calls,
+    names: &mut NameTable,
+    exp_name: &[usize],
+    in_group: &[bool],
+) -> Option<(usize, usize)> {
+    let exps = &config.expectations;
+    let mut seen: std::collections::HashSet<usize> = Default::default();
+    // `at`: where the last call was placed (`None`: no call yet); `passed`: the expectations
+    // before it, every one of them looked at.
+    let (mut at, mut used, mut passed) = (None::<usize>, 0usize, 0usize);
+    for i in 0..calls.count() {
+        let id = names.id(calls.name(i));
+        let room = |j: usize, used: usize| exps[j].repeat.max.is_none_or(|mx| used < mx as usize);
+        let takes =
+            |j: usize| exp_name[j] == id && of_server(exps[j].namespace.as_deref(), calls, i);
+        if let Some(a) = at {
+            if takes(a) && room(a, used) {
+                used += 1;
+                seen.insert(id);
+                continue;
+            }
+        }
+        let from = at.map_or(0, |a| a + 1);
+        let Some(next) = (from..exps.len()).find(|&j| takes(j) && room(j, 0)) else {
+            // Unplaceable: the every-call statement says so.
+            break;
+        };
+        let passed_over = (passed..next).find(|&j| {
+            Some(j) != at && !seen.contains(&exp_name[j]) && fails_if_missing(config, j, in_group)
+        });
+        if let Some(j) = passed_over {
+            return Some((j, i));
+        }
+        passed = next + 1;
+        at = Some(next);
+        used = 1;
+        seen.insert(id);
+    }
+    None
 }
 
 /// The first call that no order-preserving assignment of the calls made so far to expectations

@@ -332,7 +332,23 @@ fn a_call_out_of_strict_order_is_violated_and_a_missing_one_pending() {
         .find(|s| s.subject == Subject::EveryCall)
         .expect("listed");
     assert_eq!(every.state, State::Violated);
-    assert_eq!(every.call, Some(1));
+    // Decided at the `b`, which can only be placed past `a` while no `a` was made.
+    assert_eq!(every.call, Some(0));
+    // Made after an `a`, the `b` is placed; the second `a` cannot be.
+    let p = prefix(
+        &s,
+        &vec![
+            call("a", json!({})),
+            call("b", json!({})),
+            call("a", json!({})),
+        ],
+    );
+    let every = p
+        .statements
+        .iter()
+        .find(|s| s.subject == Subject::EveryCall)
+        .expect("listed");
+    assert_eq!(every.call, Some(2));
 }
 
 #[test]
@@ -357,4 +373,41 @@ fn a_before_rule_broken_so_far_is_pending() {
     let p = prefix(&s, &vec![call("b", json!({})), call("a", json!({}))]);
     assert_eq!(state_of(&p, Subject::Before(0)), State::Pending);
     assert!(!p.violated());
+}
+
+#[test]
+fn a_required_call_passed_over_in_written_order_is_violated_where_every_call_counts() {
+    // `read` then `edit`, written in order: an `edit` before any `read` passes `read` over.
+    let mut s = spec(OrderMode::InOrder, vec![exp("read"), exp("edit")]);
+    s.expectations[0].span = Span::new(10, 20);
+    let edit_first = vec![call("edit", json!({}))];
+    // Extra calls allowed: the `edit` may be an extra call and a later one matched instead.
+    assert!(!prefix(&s, &edit_first).violated());
+    s.extra_calls = ExtraCalls::Forbid;
+    let p = prefix(&s, &edit_first);
+    let every = p
+        .statements
+        .iter()
+        .find(|st| st.subject == Subject::EveryCall)
+        .expect("listed");
+    // Either `read` stays without a call or the `edit` is left unaccounted: the run fails.
+    assert_eq!(every.state, State::Violated);
+    assert_eq!(every.call, Some(0));
+    assert_eq!(every.spec_span, Span::new(10, 20));
+    assert_eq!(state_of(&p, Subject::Expectation(0)), State::Pending);
+    // A `read` made first: nothing is passed over.
+    let p = prefix(&s, &vec![call("read", json!({})), call("edit", json!({}))]);
+    assert!(!p.violated());
+    // An optional `read` may stay without a call.
+    let mut s = spec(
+        OrderMode::Strict,
+        vec![exp("read").repeat(0, Some(1)), exp("edit")],
+    );
+    assert!(!prefix(&s, &edit_first).violated());
+    // Below a threshold that leaves room for it, neither.
+    s.expectations[0].repeat = Repeat::ONCE;
+    s.scoring.threshold = 0.4;
+    assert!(!prefix(&s, &edit_first).violated());
+    s.scoring.threshold = 1.0;
+    assert!(prefix(&s, &edit_first).violated());
 }
