@@ -29,6 +29,7 @@ pub mod config;
 pub mod engine;
 pub mod guard;
 pub mod json;
+pub mod lsp;
 pub mod report;
 pub mod rules;
 pub mod score;

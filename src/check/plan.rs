@@ -427,14 +427,27 @@ pub(super) fn compile_spec_file(
             return (Err(vec![f]), Vec::new());
         }
     };
-    compile_spec_text(path, shown, text, settings, (root, guard), opts, cwd)
+    compile_spec_text(path, shown, text, settings, (root, guard), opts, cwd, None)
+}
+
+/// What an editor adds to a compilation ([`super::run::diagnose`]): the open buffers that
+/// includes read in place of the files on disk, and the compiler's diagnostics kept whole
+/// (every label, for the editor's related locations) instead of as report findings.
+#[derive(Default)]
+pub(super) struct Editor {
+    /// The open buffers.
+    pub(super) buffers: Option<Arc<compile::Buffers>>,
+    /// The compiler's diagnostics, in its order.
+    pub(super) diagnostics: Vec<compile::SpecDiagnostic>,
 }
 
 /// Compile the text of the spec file `path` (shown as `shown`; includes and globs are relative
 /// to its folder; includes are read through `guard`, globs bound inside `root` unless
 /// `--allow-outside-root`): its specs with globs bound, or its errors; plus warnings. A spec
 /// file read from disk ([`compile_spec_file`]) and a spec held in memory
-/// ([`super::run::SpecSet::compile`]) both go through here.
+/// ([`super::run::SpecSet::compile`]) both go through here, and so does an editor's buffer
+/// (`editor`: [`super::run::diagnose`]).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn compile_spec_text(
     path: &Path,
     shown: String,
@@ -443,21 +456,30 @@ pub(super) fn compile_spec_text(
     (root, guard): (&Path, &RootGuard),
     opts: &CheckOptions,
     cwd: &Path,
+    editor: Option<&mut Editor>,
 ) -> (Compiled, Vec<Finding>) {
     let mut source = SourceFile::new(shown.clone(), text);
     // Includes go through the run's guard, as every file it reads; their names, like `shown`,
     // are relative to `cwd`.
-    let fs = FsLoader::new(guard.clone()).relative_to(cwd);
+    let mut fs = FsLoader::new(guard.clone()).relative_to(cwd);
+    if let Some(buffers) = editor.as_ref().and_then(|e| e.buffers.clone()) {
+        fs = fs.with_buffers(buffers);
+    }
     let loader = compile::Recording::new(&fs);
     let mut result = compile::compile(&source, &loader);
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
-    for d in &result.diagnostics {
-        let f = spec_finding(d);
-        if d.is_error() {
-            errors.push(f);
-        } else {
-            warnings.push(f);
+    match editor {
+        Some(editor) => editor.diagnostics = std::mem::take(&mut result.diagnostics),
+        None => {
+            for d in &result.diagnostics {
+                let f = spec_finding(d);
+                if d.is_error() {
+                    errors.push(f);
+                } else {
+                    warnings.push(f);
+                }
+            }
         }
     }
     let key = absolute(path);

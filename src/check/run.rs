@@ -365,6 +365,7 @@ impl SpecSet {
                 (&root, &guard),
                 &opts,
                 cwd,
+                None,
             ),
             None => plan::compile_spec_file(path, settings, &root, &guard, &opts, cwd),
         })
@@ -561,6 +562,80 @@ impl SpecSet {
         // Every spec selected takes part: its rate is over the transcripts given.
         let rated: Vec<Rated> = specs.iter().filter_map(|s| Rated::of(s, true)).collect();
         finish(report, vec![outcome], &rated, 1)
+    }
+}
+
+/// A spec file's text as an editor holds it, compiled by the function `toolspec check` compiles
+/// every spec file with ([`SpecSet::compile`] too): what `toolspec lsp` shows.
+#[derive(Debug, Default)]
+pub struct Diagnosed {
+    /// The compiler's diagnostics, whole (every label), in its order: the text's, and its
+    /// included files' (each names its file).
+    pub diagnostics: Vec<crate::compile::SpecDiagnostic>,
+    /// What the check adds about the file (a glob that is invalid or leaves the root, a spec
+    /// that names no transcripts, the settings' own errors), located where they have a place.
+    pub findings: Vec<Finding>,
+    /// The compiled specs with their transcript globs bound, when the file compiles.
+    pub specs: Vec<(crate::config::MatcherConfig, Vec<super::bind::BoundGlob>)>,
+    /// The files its includes read (absolute), when it compiles.
+    pub includes: Vec<PathBuf>,
+}
+
+/// Compile `text` as the content of the spec file `path` (shown relative to `cwd`) under
+/// `settings`, as [`SpecSet::compile`] does, its includes read through the project's root guard
+/// with `buffers` (an editor's open documents) in place of the files they hold. Nothing is
+/// walked or checked: the editor's diagnostics, on every change.
+pub fn diagnose(
+    path: &Path,
+    text: String,
+    settings: &LoadedSettings,
+    cwd: &Path,
+    buffers: Option<std::sync::Arc<crate::compile::Buffers>>,
+) -> Diagnosed {
+    let mut report = Report::default();
+    let root = std::path::absolute(&settings.root).unwrap_or_else(|_| settings.root.clone());
+    let guard = RootGuard::for_project(&root, false);
+    let opts = CheckOptions {
+        spec: Some(path.to_path_buf()),
+        ..CheckOptions::default()
+    };
+    let shown = display_path(&absolute(path), cwd);
+    let mut editor = plan::Editor {
+        buffers,
+        diagnostics: Vec::new(),
+    };
+    let (specs, warnings) = isolate(&shown, "compiling this spec file", || {
+        plan::compile_spec_text(
+            path,
+            shown.clone(),
+            text,
+            settings,
+            (&root, &guard),
+            &opts,
+            cwd,
+            Some(&mut editor),
+        )
+    })
+    .unwrap_or_else(|f| (Err(vec![f]), Vec::new()));
+    format_overrides(settings, &root, &mut report);
+    let mut findings = report.errors;
+    findings.extend(warnings);
+    let (specs, includes) = match specs {
+        Ok(specs) => {
+            let includes = specs.first().map(|s| s.file.includes.clone());
+            let specs = specs.into_iter().map(|s| (s.config, s.globs)).collect();
+            (specs, includes.unwrap_or_default())
+        }
+        Err(errors) => {
+            findings.extend(errors);
+            (Vec::new(), Vec::new())
+        }
+    };
+    Diagnosed {
+        diagnostics: editor.diagnostics,
+        findings,
+        specs,
+        includes,
     }
 }
 

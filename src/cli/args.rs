@@ -36,7 +36,14 @@ pub(crate) enum Command {
     Init(InitArgs),
     /// List the built-in rules (code, default, description), or print one rule's documentation.
     Rules(RulesArgs),
+    /// Run the language server on standard input and output (for editors: diagnostics,
+    /// formatting, completion, hover, definitions).
+    Lsp(LspArgs),
 }
+
+/// `toolspec lsp`.
+#[derive(Debug, Args)]
+pub(crate) struct LspArgs {}
 
 /// `toolspec rules`.
 #[derive(Debug, Args)]

@@ -51,6 +51,7 @@ pub fn run(args: Vec<std::ffi::OsString>) -> ExitCode {
         Command::Watch(a) => commands::watch::run(a),
         Command::Score(a) => commands::score::run(a),
         Command::Rules(a) => commands::rules::run(&a),
+        Command::Lsp(_) => commands::lsp::run(),
     };
     exit::code(status)
 }

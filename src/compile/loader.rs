@@ -67,12 +67,30 @@ pub struct FsLoader {
     guard: RootGuard,
     /// The folder relative names are relative to (`None`: the process's working folder).
     base: Option<std::path::PathBuf>,
+    /// Texts that replace files on disk (an editor's open buffers).
+    buffers: Option<std::sync::Arc<Buffers>>,
 }
+
+/// Texts that replace the files on disk they are the buffers of (an editor's open documents),
+/// keyed by the file's real path ([`std::fs::canonicalize`]). A buffer is read in place of its
+/// file only where the guard lets the file itself be read: a buffer widens nothing.
+pub type Buffers = HashMap<std::path::PathBuf, String>;
 
 impl FsLoader {
     /// Includes read through `guard`.
     pub fn new(guard: RootGuard) -> Self {
-        FsLoader { guard, base: None }
+        FsLoader {
+            guard,
+            base: None,
+            buffers: None,
+        }
+    }
+
+    /// The same, reading `buffers` in place of the files they hold (an editor's open
+    /// documents), wherever the guard lets the file itself be read.
+    pub fn with_buffers(mut self, buffers: std::sync::Arc<Buffers>) -> Self {
+        self.buffers = Some(buffers);
+        self
     }
 
     /// The same, for files named relative to `base` rather than the process's working folder
@@ -90,6 +108,27 @@ impl SourceLoader for FsLoader {
             Some(base) => base.join(&name),
             None => std::path::PathBuf::from(&name),
         };
+        if let Some(buffers) = self.buffers.as_deref().filter(|b| !b.is_empty()) {
+            // The guard judges the file on disk; its buffer is read in its place, within the
+            // same size limit.
+            if let Some(text) = self
+                .guard
+                .check(&at)
+                .ok()
+                .and_then(|real| buffers.get(&real))
+            {
+                if text.len() as u64 > crate::guard::SPEC_LIMIT {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        crate::guard::Refused::TooLarge {
+                            len: text.len() as u64,
+                            limit: crate::guard::SPEC_LIMIT,
+                        },
+                    ));
+                }
+                return Ok(SourceFile::new(name, text.clone()));
+            }
+        }
         // Inside the root, a regular file only (a FIFO would never end), of a bounded size.
         let text = self.guard.read_text(&at, crate::guard::SPEC_LIMIT)?;
         Ok(SourceFile::new(name, text))

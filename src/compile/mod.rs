@@ -21,7 +21,8 @@ pub use crate::syntax::SpecDiagnostic;
 pub use diags::{MAX_DIAGNOSTICS, MAX_DIAGNOSTICS_PER_FILE};
 pub use includes::{MAX_INCLUDED_BYTES, MAX_INCLUDED_FILES, MAX_INCLUDE_DEPTH};
 pub use loader::{
-    normalize as normalize_path, resolve_include, FsLoader, MapLoader, Recording, SourceLoader,
+    normalize as normalize_path, resolve_include, Buffers, FsLoader, MapLoader, Recording,
+    SourceLoader,
 };
 pub use lower::DEFAULT_FUZZY;
 pub use regex_lit::MAX_REGEX_BYTES;

@@ -48,6 +48,20 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "transcript",
         ],
     ),
+    (
+        "lsp",
+        &[
+            "check",
+            "compile",
+            "config",
+            "guard",
+            "report",
+            "source",
+            "syntax",
+            "text",
+            "transcript",
+        ],
+    ),
 ];
 
 /// Edges that exist today and are to be removed; each is allowed until then. Nothing else

@@ -62,6 +62,7 @@ mod lang_props;
 mod lang_spans;
 mod lang_specs;
 mod lang_structure;
+mod lsp;
 mod parity_agentevals;
 mod parity_axion;
 mod parity_check;

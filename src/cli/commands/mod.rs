@@ -5,6 +5,7 @@ pub(crate) mod check;
 pub mod compile;
 pub(crate) mod fmt;
 pub(crate) mod init;
+pub(crate) mod lsp;
 pub(crate) mod rules;
 pub(crate) mod score;
 pub(crate) mod watch;
