@@ -13,8 +13,12 @@
 //! of quiet after a change, and a request or notification whose handling panics is answered
 //! with an internal error and the server goes on.
 
+mod complete;
 mod diagnostics;
+mod outline;
+mod runs;
 mod text;
+mod view;
 
 use std::collections::{HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -30,6 +34,9 @@ use lsp_types::{
     NumberOrString, OneOf, PositionEncodingKind, PublishDiagnosticsParams, Range,
     ServerCapabilities, ServerInfo, TextDocumentSyncCapability, TextDocumentSyncKind, TextEdit,
     Uri,
+};
+pub use runs::{
+    MAX_CACHED, MAX_FILES, MAX_FILE_BYTES, MAX_KEYS, MAX_READ_BYTES, MAX_SCHEMA_BYTES, MAX_TOOLS,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -84,6 +91,7 @@ pub fn serve(connection: &Connection) -> Result<(), ServeError> {
         due: HashMap::new(),
         elsewhere: HashSet::new(),
         buffers: None,
+        runs: Arc::new(runs::Runs::default()),
     };
     server.run()
 }
@@ -121,6 +129,10 @@ fn capabilities(enc: Encoding) -> ServerCapabilities {
         }),
         text_document_sync: Some(TextDocumentSyncCapability::Kind(TextDocumentSyncKind::FULL)),
         document_formatting_provider: Some(OneOf::Left(true)),
+        completion_provider: Some(lsp_types::CompletionOptions {
+            trigger_characters: Some([" ", "(", ".", ",", "{"].map(str::to_owned).to_vec()),
+            ..lsp_types::CompletionOptions::default()
+        }),
         ..ServerCapabilities::default()
     }
 }
@@ -133,6 +145,14 @@ struct Doc {
     text: String,
     lines: Lines,
     version: i32,
+    /// The specs of its last text that compiled, with their globs bound: what completion and
+    /// hover fall back on while the text does not compile.
+    specs: Arc<
+        Vec<(
+            crate::config::MatcherConfig,
+            Vec<crate::check::bind::BoundGlob>,
+        )>,
+    >,
 }
 
 /// The project a document belongs to: the folder names are shown relative to, and the settings.
@@ -153,6 +173,8 @@ struct Server<'c> {
     elsewhere: HashSet<Uri>,
     /// The open documents' texts by real path, for includes (rebuilt after a change).
     buffers: Option<Arc<crate::compile::Buffers>>,
+    /// What the transcripts the specs' globs match say, by file.
+    runs: Arc<runs::Runs>,
 }
 
 /// An error answer: its code and message.
@@ -248,6 +270,11 @@ impl Server<'_> {
                 let p: DocumentFormattingParams = params(req.params)?;
                 serde_json::to_value(self.formatting(&p.text_document.uri))
             }
+            "textDocument/completion" => {
+                let p: lsp_types::CompletionParams = params(req.params)?;
+                let at = p.text_document_position;
+                serde_json::to_value(self.completion(&at.text_document.uri, at.position))
+            }
             other => {
                 return Err((
                     ErrorCode::MethodNotFound,
@@ -309,12 +336,14 @@ impl Server<'_> {
                 text,
                 lines,
                 version,
+                specs: Arc::default(),
             },
         );
         self.buffers = None;
         // Opening compiles at once; the documents that may include it after the quiet time.
         self.compile(&uri);
         self.touch_others(Some(&uri));
+        self.warm(&uri);
     }
 
     fn change(&mut self, uri: Uri, text: String, version: i32) {
@@ -459,6 +488,7 @@ impl Server<'_> {
             cwd: &project.cwd,
         };
         let mut found = diagnostics::of_compilation(&target, &diagnosed, self.enc);
+        let compiled = (!diagnosed.specs.is_empty()).then(|| Arc::new(diagnosed.specs));
         let mut settings_file = None;
         if let Some(e) = &project.error {
             let (in_spec, on_file) = diagnostics::of_settings(&project.cwd, e, self.enc);
@@ -466,6 +496,9 @@ impl Server<'_> {
             settings_file = on_file;
         }
         self.publish(uri.clone(), found, version);
+        if let (Some(specs), Some(doc)) = (compiled, self.docs.get_mut(uri)) {
+            doc.specs = specs;
+        }
         // The settings file: its error, or none now.
         let settings_uri = settings_file.as_ref().map(|(u, _)| u.clone());
         for stale in self

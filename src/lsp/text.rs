@@ -66,8 +66,6 @@ impl Lines {
         )
     }
 
-    // Used by the requests that take a position (completion, hover, definitions).
-    #[allow(dead_code)]
     /// The byte offset of `pos` in `text`: a line past the end is the end of the text, a
     /// character past the end of its line the line's end (before its `\r\n`), a character
     /// inside a UTF-16 pair or a UTF-8 sequence the start of that character.

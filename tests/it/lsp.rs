@@ -334,3 +334,80 @@ fn requests_it_cannot_read_get_errors_and_the_server_goes_on() {
     assert_eq!(codes(&small), Vec::<String>::new());
     client.shutdown();
 }
+
+/// The position just after the first `needle` of `text` (UTF-16 columns).
+fn after(text: &str, needle: &str) -> Value {
+    let at = text.find(needle).unwrap() + needle.len();
+    let line = text[..at].matches('\n').count();
+    let col = text[..at]
+        .rsplit('\n')
+        .next()
+        .unwrap()
+        .encode_utf16()
+        .count();
+    json!({"line": line, "character": col})
+}
+
+fn labels(answer: &Value) -> Vec<String> {
+    answer["result"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{answer}"))
+        .iter()
+        .map(|i| i["label"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn completion_after_call_lists_the_tools_of_the_runs_the_globs_match() {
+    let root = repo();
+    let mut client = Client::start(&root, false);
+    let doc = uri(&root.join("examples/lsp_complete.toolspec"));
+    // Being written: `call ` does not parse yet.
+    let text = "spec edit_flow {\n  transcripts \"runs/coding/claude-code-session.jsonl\"\n  read: call Read\n  call \n}\n";
+    client.open(&doc, text);
+    let answer = client.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": doc}, "position": after(text, "  call ")}),
+    );
+    assert_eq!(
+        labels(&answer),
+        ["Edit", "Bash", "TodoWrite", "Grep", "Read"],
+        "{answer}"
+    );
+    assert_json_snapshot!("complete_after_call", client.redact(&answer));
+    client.shutdown();
+}
+
+#[test]
+fn completion_inside_a_calls_arguments_lists_its_keys() {
+    let root = repo();
+    let mut client = Client::start(&root, false);
+    let doc = uri(&root.join("examples/lsp_complete_args.toolspec"));
+    let text = "spec edit_flow {\n  transcripts \"runs/coding/claude-code-session.jsonl\"\n  read: call Read\n  call Edit(\n}\n";
+    client.open(&doc, text);
+    let answer = client.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": doc}, "position": after(text, "call Edit(")}),
+    );
+    assert_json_snapshot!("complete_edit_arguments", client.redact(&answer));
+    let keys = labels(&answer);
+    assert!(
+        keys == ["file_path", "old_string", "new_string"],
+        "{keys:?}"
+    );
+    // A reference's fields: the label's tool's argument keys.
+    let text2 = "spec edit_flow {\n  transcripts \"runs/coding/claude-code-session.jsonl\"\n  read: call Read\n  call Edit(file_path: read.args.\n}\n";
+    client.change(&doc, 2, text2);
+    let answer = client.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": doc}, "position": after(text2, "read.args.")}),
+    );
+    assert_eq!(labels(&answer), ["file_path"], "{answer}");
+    // A statement's start: keywords.
+    let answer = client.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": doc}, "position": after(text2, "read: call Read\n  ")}),
+    );
+    assert!(labels(&answer).contains(&"never".to_owned()), "{answer}");
+    client.shutdown();
+}
