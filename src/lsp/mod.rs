@@ -15,6 +15,7 @@
 
 mod complete;
 mod diagnostics;
+mod navigate;
 mod outline;
 mod runs;
 mod text;
@@ -129,6 +130,10 @@ fn capabilities(enc: Encoding) -> ServerCapabilities {
         }),
         text_document_sync: Some(TextDocumentSyncCapability::Kind(TextDocumentSyncKind::FULL)),
         document_formatting_provider: Some(OneOf::Left(true)),
+        hover_provider: Some(lsp_types::HoverProviderCapability::Simple(true)),
+        definition_provider: Some(OneOf::Left(true)),
+        references_provider: Some(OneOf::Left(true)),
+        document_symbol_provider: Some(OneOf::Left(true)),
         completion_provider: Some(lsp_types::CompletionOptions {
             trigger_characters: Some([" ", "(", ".", ",", "{"].map(str::to_owned).to_vec()),
             ..lsp_types::CompletionOptions::default()
@@ -274,6 +279,29 @@ impl Server<'_> {
                 let p: lsp_types::CompletionParams = params(req.params)?;
                 let at = p.text_document_position;
                 serde_json::to_value(self.completion(&at.text_document.uri, at.position))
+            }
+            "textDocument/hover" => {
+                let p: lsp_types::HoverParams = params(req.params)?;
+                let at = p.text_document_position_params;
+                serde_json::to_value(self.hover(&at.text_document.uri, at.position))
+            }
+            "textDocument/definition" => {
+                let p: lsp_types::GotoDefinitionParams = params(req.params)?;
+                let at = p.text_document_position_params;
+                serde_json::to_value(self.definition(&at.text_document.uri, at.position))
+            }
+            "textDocument/references" => {
+                let p: lsp_types::ReferenceParams = params(req.params)?;
+                let at = p.text_document_position;
+                serde_json::to_value(self.references(
+                    &at.text_document.uri,
+                    at.position,
+                    p.context.include_declaration,
+                ))
+            }
+            "textDocument/documentSymbol" => {
+                let p: lsp_types::DocumentSymbolParams = params(req.params)?;
+                serde_json::to_value(self.symbols(&p.text_document.uri))
             }
             other => {
                 return Err((

@@ -34,7 +34,6 @@ pub(crate) struct Occ {
     /// declaration, the statement (expectation, rule, declaration) it is in.
     pub(crate) tool: Option<String>,
     /// The statement it is written in.
-    #[allow(dead_code)] // read by hover (next)
     pub(crate) stmt: Span,
 }
 
@@ -170,8 +169,6 @@ fn term(t: &Term, st: &Stmt, spec: usize, out: &mut Vec<Occ>) {
     }
 }
 
-// Definitions and references (next) read these.
-#[allow(dead_code)]
 /// What the name `occ` stands for: the label of its spec it names, else the tool.
 pub(crate) fn target<'o>(occs: &'o [Occ], occ: &'o Occ) -> Target<'o> {
     let label = |name: &str| {
@@ -189,7 +186,6 @@ pub(crate) fn target<'o>(occs: &'o [Occ], occ: &'o Occ) -> Target<'o> {
     }
 }
 
-#[allow(dead_code)]
 /// A label (of a spec, with its definition if there is one) or a tool.
 #[derive(Debug, Clone)]
 pub(crate) enum Target<'o> {
@@ -197,7 +193,6 @@ pub(crate) enum Target<'o> {
     Tool(String),
 }
 
-#[allow(dead_code)]
 impl Target<'_> {
     /// Whether `occ` names this.
     pub(crate) fn named_by(&self, occs: &[Occ], occ: &Occ) -> bool {
@@ -209,7 +204,6 @@ impl Target<'_> {
     }
 }
 
-#[allow(dead_code)]
 /// The name written at byte `at` (or just before it).
 pub(crate) fn at(occs: &[Occ], at: usize) -> Option<&Occ> {
     occs.iter().find(|o| o.span.start <= at && at <= o.span.end)

@@ -23,7 +23,6 @@ use crate::syntax::ast::{File, Item, Seg};
 const MAX_NAVIGATED_FILES: usize = 64;
 
 /// A file reached through includes: its path, text and tree.
-#[allow(dead_code)] // `path` and `source`: definitions (next)
 pub(crate) struct Included {
     pub(crate) path: PathBuf,
     pub(crate) source: SourceFile,

@@ -411,3 +411,104 @@ fn completion_inside_a_calls_arguments_lists_its_keys() {
     assert!(labels(&answer).contains(&"never".to_owned()), "{answer}");
     client.shutdown();
 }
+
+#[test]
+fn hover_on_a_label_shows_its_lowered_check_and_definition_jumps_to_it() {
+    let root = repo();
+    let mut client = Client::start(&root, false);
+    let doc = uri(&root.join("examples/lsp_edit_flow.toolspec"));
+    client.open(&doc, SPEC);
+    let hover = client.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": doc}, "position": after(SPEC, "file_path: rea")}),
+    );
+    let shown = hover["result"]["contents"]["value"].as_str().unwrap();
+    assert!(shown.contains("\"label\": \"read\""), "{shown}");
+    assert!(shown.contains("Lowered check"), "{shown}");
+    assert_json_snapshot!("hover_label", client.redact(&hover));
+    // Definition on the reference `read.args.file_path` jumps to `read:`.
+    let def = client.request(
+        "textDocument/definition",
+        json!({"textDocument": {"uri": doc}, "position": after(SPEC, "file_path: re")}),
+    );
+    assert_eq!(
+        def["result"],
+        json!([{"uri": doc, "range": {"start": {"line": 3, "character": 2}, "end": {"line": 3, "character": 6}}}]),
+        "{def}"
+    );
+    // Its references: the reference and the `before` rule (and the label, when asked).
+    let refs = client.request(
+        "textDocument/references",
+        json!({"textDocument": {"uri": doc}, "position": after(SPEC, "  re"), "context": {"includeDeclaration": true}}),
+    );
+    let lines: Vec<u64> = refs["result"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["range"]["start"]["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, [3, 4, 5], "{refs}");
+    // A keyword's documentation; a tool's calls in the transcripts.
+    let kw = client.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": doc}, "position": after(SPEC, "  order in_")}),
+    );
+    assert_eq!(kw["result"], Value::Null, "{kw}");
+    let kw = client.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": doc}, "position": after(SPEC, "  ord")}),
+    );
+    assert!(
+        kw["result"]["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .starts_with("`order strict"),
+        "{kw}"
+    );
+    let tool = client.request(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": doc}, "position": after(SPEC, "call Ed")}),
+    );
+    let shown = tool["result"]["contents"]["value"].as_str().unwrap();
+    assert!(shown.contains("3 calls in 1 of 1 file"), "{shown}");
+    let symbols = client.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": doc}}),
+    );
+    assert_eq!(symbols["result"][0]["name"], "edit_flow");
+    assert_eq!(symbols["result"][0]["children"][0]["name"], "read");
+    client.shutdown();
+}
+
+#[test]
+fn a_tools_definition_is_found_across_includes() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::write(root.join("toolspec.toml"), "").unwrap();
+    std::fs::create_dir(root.join("shared")).unwrap();
+    std::fs::write(
+        root.join("shared/tools.toolspec"),
+        "# shared\ntool lookup(id: type string)\n",
+    )
+    .unwrap();
+    let main = "include \"shared/tools.toolspec\"\nspec s {\n  transcripts \"r/*.jsonl\"\n  call lookup(id: \"7\")\n}\n";
+    std::fs::write(root.join("main.toolspec"), main).unwrap();
+    let mut client = Client::start(&root, false);
+    let doc = uri(&root.join("main.toolspec"));
+    client.open(&doc, main);
+    let def = client.request(
+        "textDocument/definition",
+        json!({"textDocument": {"uri": doc}, "position": after(main, "call look")}),
+    );
+    assert_eq!(
+        def["result"],
+        json!([{"uri": uri(&root.join("shared/tools.toolspec")), "range": {"start": {"line": 1, "character": 5}, "end": {"line": 1, "character": 11}}}]),
+        "{def}"
+    );
+    let args = client.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": doc}, "position": after(main, "call lookup(")}),
+    );
+    assert_eq!(labels(&args), ["id"], "{args}");
+    client.shutdown();
+}
