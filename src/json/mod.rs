@@ -107,6 +107,29 @@ pub fn inexact_in_value(text: &str) -> bool {
     false
 }
 
+/// Whether a serde_json [`Value`] may hold a number that its JSON text wrote otherwise
+/// ([`inexact_in_value`]): serde_json reads an integer past the 64-bit range as a double (an
+/// integer-valued float of magnitude 2^63 or more) and `-0` as `-0.0`. `false` means the value
+/// gives its text's numbers back as written; `true` that the text is worth a look (`1e19` and
+/// `-0.0` answer `true` too). One visit per node, an explicit stack (no recursion).
+pub fn may_be_inexact(v: &Value) -> bool {
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Number(n) if !n.is_i64() && !n.is_u64() => {
+                let f = n.as_f64().unwrap_or(0.0);
+                if (f == 0.0 && f.is_sign_negative()) || (f.fract() == 0.0 && f.abs() >= 9.2e18) {
+                    return true;
+                }
+            }
+            Value::Array(items) => stack.extend(items),
+            Value::Object(members) => stack.extend(members.values()),
+            _ => {}
+        }
+    }
+    false
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,6 +144,45 @@ mod tests {
             prop_assert_eq!(tape, serde, "{}", text);
         }
         Ok(())
+    }
+
+    /// `may_be_inexact` answers true for every value serde_json reads from text that
+    /// `inexact_in_value` finds inexact (and for few others).
+    #[test]
+    fn values_that_may_be_inexact() {
+        for (text, inexact) in [
+            (r#"{"n": 18446744073709551617}"#, true),
+            (r#"[-18446744073709551617]"#, true),
+            (r#"{"a": [{"z": -0}]}"#, true),
+            (r#"{"a": -0.0}"#, false),
+            (r#"{"a": 1e19}"#, false),
+            (
+                r#"{"a": 18446744073709551615, "b": -9223372036854775808, "c": 0}"#,
+                false,
+            ),
+            (r#"{"a": "18446744073709551617 -0", "b": 0.5}"#, false),
+        ] {
+            let v: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(inexact_in_value(text), inexact, "{text}");
+            if inexact {
+                assert!(may_be_inexact(&v), "{text}");
+            }
+        }
+        for (text, may) in [
+            (r#"{"a": -0.0}"#, true),
+            (r#"{"a": 1e19}"#, true),
+            (
+                r#"{"a": 18446744073709551615, "b": -9223372036854775808, "c": 0}"#,
+                false,
+            ),
+            (
+                r#"{"a": "18446744073709551617 -0", "b": [0.5, -1.5]}"#,
+                false,
+            ),
+        ] {
+            let v: Value = serde_json::from_str(text).unwrap();
+            assert_eq!(may_be_inexact(&v), may, "{text}");
+        }
     }
 
     fn json() -> impl Strategy<Value = Value> {

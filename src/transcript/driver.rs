@@ -506,6 +506,7 @@ fn read_document<'t, 's, J: Json<'s>>(
     }
     let mut sink = Sink::keeping(keep);
     read(format, &mut sink).map_err(|msg| shape_error(name, text(), 0, 1, format, msg))?;
+    sink.keep_written_args(value, text);
     if let Some(marks) = &marks {
         ambiguous(v, format, marks, &mut sink);
     }
@@ -559,6 +560,7 @@ fn read_capture<'t>(
     if let Err(msg) = read {
         return Some(Err(shape_error(name, text(), 0, 1, format, msg)));
     }
+    sink.keep_written_args(|| v, text);
     sink.resolve(text, 0);
     emit(transcript(format, None, sink));
     Some(Ok(()))
@@ -609,9 +611,10 @@ fn read_parts(
     let tree = SpanTree::build(bytes, depth);
     let index = LineIndex::new(bytes);
     let whole = Span::new(0, bytes.len());
-    for ((path, _), mut sink) in parts.iter().zip(sinks) {
+    for ((path, part), mut sink) in parts.iter().zip(sinks) {
         sink.resolve_with(&tree, 0, whole);
         let span = tree.locate(path).map_or(whole, |(s, e)| Span::new(s, e));
+        sink.keep_written_args(|| part, || &bytes[span.start..span.end]);
         let line = index.line_col(bytes, span.start).line;
         emit(transcript(format, Some(RecordLoc { line, span }), sink));
     }

@@ -192,6 +192,8 @@ impl<'a> Recording<'a> {
             }
             None => {}
         }
+        // The bodies' text is not kept: arguments read from them keep their value only.
+        sink.forget_unwritten();
         sink.line = None;
     }
 

@@ -213,6 +213,7 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
             State::Session { reader, sink, .. } => {
                 sink.line = Some(span);
                 reader.line(&value, origin, sink);
+                sink.keep_written_args(|| &value, || json);
                 Ok(())
             }
             State::Dataset => self.dataset_line(no, span, json_base, json, &value),
@@ -295,6 +296,7 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
                 for b in &buffered {
                     sink.line = Some(b.span);
                     reader.line(&b.value, b.origin, sink);
+                    sink.keep_written_args(|| &b.value, || &b.text);
                 }
             }
             Ok(())
@@ -335,6 +337,7 @@ impl<'a, F: FnMut(Transcript)> Lines<'a, F> {
         let mut sink = Sink::keeping(&self.line_keep);
         readers::read_doc(format, v, &mut sink)
             .map_err(|msg| shape_error(self.name, json, json_base, no, format, msg))?;
+        sink.keep_written_args(|| v, || json);
         if self.forced.is_none() {
             ambiguous(v, format, &detect::Marks::of_doc(v), &mut sink);
         }

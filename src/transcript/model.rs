@@ -41,7 +41,9 @@ pub struct ToolCall {
     /// The arguments as the JSON text the transcript writes them in, kept only where `args`
     /// cannot hold them as written ([`crate::json::inexact_in_value`]: an integer past 64 bits,
     /// `-0`): a profile gives its peer this text, which the peer's value model reads as the
-    /// peer does. Only arguments recorded as a JSON string have it (not serialized).
+    /// peer does. Arguments recorded as a JSON string have it, and arguments recorded as a
+    /// JSON value of the file's document or line (Anthropic `input`, Gemini `args`, ...): the
+    /// value's span of the file's text. Not serialized.
     #[serde(skip)]
     pub args_text: Option<Box<str>>,
 }

@@ -14,7 +14,7 @@ use crate::json::{owned_value, to_value};
 use crate::source::Span;
 
 use super::model::{AgentRun, CallTable, Symbols};
-use super::spans::{Seg, SpanTree};
+use super::spans::{Seg, SpanTree, Step};
 use super::{Keep, ReadFinding, ToolCall, ToolDecl};
 
 /// Where a call (or finding) sits: a known span, or a path into the current JSON document.
@@ -70,6 +70,11 @@ pub(crate) struct Sink {
     /// The starts of sub-agents, when the format records them ([`Self::agent_run`]): the
     /// agent, the user turns seen before it (0: before the first), the calls before it.
     runs: Option<Vec<(String, u32, usize)>>,
+    /// Calls whose arguments are a value of the document (or line) being read that may not
+    /// hold a number as its text writes it ([`crate::json::may_be_inexact`]): the call and
+    /// the address of that value, until [`Self::keep_written_args`] finds their text in the
+    /// document's.
+    unwritten: Vec<(usize, usize)>,
 }
 
 /// Where the calls are kept: as [`ToolCall`]s (by default), or compact ([`Keep::compact`]).
@@ -306,9 +311,12 @@ impl Sink {
         loc: Loc,
     ) -> usize {
         let i = self.len();
-        let (args, fp, exact) = self.decode_args(name, args, &loc, id.is_some());
+        let (args, fp, exact, at) = self.decode_args(name, args, &loc, id.is_some());
         if let Some(fp) = fp {
             self.fingerprints.insert(i, fp);
+        }
+        if let Some(at) = at {
+            self.unwritten.push((i, at));
         }
         let span = match loc {
             Loc::Span(s) => s,
@@ -381,10 +389,14 @@ impl Sink {
         if i < self.len() {
             let name = self.name(i).to_owned();
             let loc = self.loc_of(i);
-            let (args, fp, exact) =
+            let (args, fp, exact, at) =
                 self.decode_args(&name, args, &loc, self.fingerprints.contains_key(&i));
             if let Some(fp) = fp {
                 self.fingerprints.insert(i, fp);
+            }
+            self.unwritten.retain(|&(j, _)| j != i);
+            if let Some(at) = at {
+                self.unwritten.push((i, at));
             }
             match &mut self.store {
                 Store::Full { calls, .. } => {
@@ -401,14 +413,17 @@ impl Sink {
     ///
     /// Arguments that are not kept read as `null`; with `fingerprint`, the fingerprint of what
     /// they would have been is returned beside. Third: the text of arguments given as JSON
-    /// text that their value does not hold as written ([`ToolCall::args_text`]).
+    /// text that their value does not hold as written ([`ToolCall::args_text`]). Fourth: for
+    /// arguments given as a value that may not hold a number as written
+    /// ([`crate::json::may_be_inexact`]), the value's address, by which
+    /// [`Self::keep_written_args`] finds their text.
     fn decode_args<'a>(
         &mut self,
         name: &str,
         args: Args<'a>,
         loc: &Loc,
         fingerprint: bool,
-    ) -> (Cow<'a, Value>, Option<u64>, Option<Box<str>>) {
+    ) -> (Cow<'a, Value>, Option<u64>, Option<Box<str>>, Option<usize>) {
         if !self.keep.args_of(name) {
             // Not needed: nothing is kept or cloned, but arguments that are not valid JSON are
             // still reported, as when they are kept.
@@ -431,7 +446,7 @@ impl Sink {
                 }
                 None => fingerprint.then(|| args_fingerprint(&args)),
             };
-            return (Cow::Owned(Value::Null), fp, None);
+            return (Cow::Owned(Value::Null), fp, None, None);
         }
         let exact = exact_args_text;
         let (value, text) = match args {
@@ -445,7 +460,10 @@ impl Sink {
                 let text = exact(s, &v);
                 (v, text)
             }
-            Args::Value(v) => return (Cow::Borrowed(v), None, None),
+            Args::Value(v) => {
+                let at = crate::json::may_be_inexact(v).then(|| std::ptr::from_ref(v) as usize);
+                return (Cow::Borrowed(v), None, None, at);
+            }
             Args::Owned(Value::String(s)) => {
                 let v = self.args_text(&s, name, loc);
                 let text = exact(&s, &v);
@@ -455,7 +473,7 @@ impl Sink {
             Args::Raw(s) => (Value::String(s), None),
             Args::Empty => (Value::Object(Default::default()), None),
         };
-        (Cow::Owned(value), None, text)
+        (Cow::Owned(value), None, text, None)
     }
 
     fn args_text(&mut self, s: &str, name: &str, loc: &Loc) -> Value {
@@ -674,6 +692,93 @@ impl Sink {
         let text = text();
         let tree = SpanTree::build(text, depth);
         self.resolve_with(&tree, base, Span::new(base, base + text.len()));
+    }
+
+    /// Give the calls whose arguments were values of the document `root` that may not hold a
+    /// number as written ([`Self::decode_args`]) the text `root`'s JSON text (`text`) writes
+    /// them in ([`ToolCall::args_text`]), where that text holds such a number: each value's
+    /// place in `root` is found by its address (one visit per node, an explicit stack), then
+    /// its span in `text` ([`SpanTree`], to that depth), and the text is kept when it reads
+    /// back as the value. Called once a document or line is read, while `root` is alive (an
+    /// address is only compared, never followed); arguments the reader made itself are not in
+    /// `root` and keep their value only.
+    pub(crate) fn keep_written_args<'v, 't>(
+        &mut self,
+        root: impl FnOnce() -> &'v Value,
+        text: impl FnOnce() -> &'t [u8],
+    ) {
+        if self.unwritten.is_empty() {
+            return;
+        }
+        let mut wanted: HashMap<usize, Vec<usize>> = HashMap::new();
+        for (i, at) in std::mem::take(&mut self.unwritten) {
+            wanted.entry(at).or_default().push(i);
+        }
+        let mut left = wanted.len();
+        let mut found: Vec<(usize, Vec<Step<'v>>)> = Vec::new();
+        let mut path: Vec<Step<'v>> = Vec::new();
+        let mut stack: Vec<(&'v Value, usize, Option<Step<'v>>)> = vec![(root(), 0, None)];
+        while let Some((v, depth, step)) = stack.pop() {
+            path.truncate(depth.saturating_sub(1));
+            path.extend(step);
+            if let Some(calls) = wanted.get(&(std::ptr::from_ref(v) as usize)) {
+                found.extend(calls.iter().map(|&i| (i, path.clone())));
+                left -= 1;
+                if left == 0 {
+                    break;
+                }
+            }
+            match v {
+                Value::Array(items) => stack.extend(
+                    items
+                        .iter()
+                        .enumerate()
+                        .map(|(k, x)| (x, depth + 1, Some(Step::I(k)))),
+                ),
+                Value::Object(members) => stack.extend(
+                    members
+                        .iter()
+                        .map(|(k, x)| (x, depth + 1, Some(Step::K(k.as_str())))),
+                ),
+                _ => {}
+            }
+        }
+        let Some(depth) = found.iter().map(|(_, p)| p.len()).max() else {
+            return;
+        };
+        let text = text();
+        let tree = SpanTree::build(text, depth);
+        for (i, p) in found {
+            let Some(written) = tree
+                .locate_steps(p.iter().copied())
+                .and_then(|(s, e)| std::str::from_utf8(text.get(s..e)?).ok())
+                .filter(|t| crate::json::inexact_in_value(t))
+            else {
+                continue;
+            };
+            match &mut self.store {
+                Store::Full { calls, .. } => {
+                    if let Some(c) = calls.get_mut(i) {
+                        if parse_args_text(written).is_ok_and(|v| v == c.args) {
+                            c.args_text = Some(written.into());
+                        }
+                    }
+                }
+                Store::Compact { table, .. } => {
+                    let args = table.args(i);
+                    if parse_args_text(written).is_ok_and(|v| v == args) {
+                        table.set_args(i, &args, Some(written));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Drop what [`Self::keep_written_args`] would look for, where the document's text is not
+    /// at hand (its values are about to go, and an address must not be looked for among the
+    /// values of another).
+    pub(crate) fn forget_unwritten(&mut self) {
+        self.unwritten.clear();
     }
 
     /// The longest path still to resolve, if any.
@@ -1087,6 +1192,58 @@ mod tests {
             );
             // The value is serde_json's reading all the same.
             assert_eq!(calls[0].args, serde_json::from_str::<Value>(big).unwrap());
+        }
+    }
+
+    /// Arguments given as a value of the document that may not hold a number as written keep
+    /// the document's text of them, found by the value's place, in a full sink and a compact
+    /// one; arguments whose text writes no such number, arguments the reader made, and values
+    /// not found in the document keep none.
+    #[test]
+    fn argument_values_keep_the_documents_text() {
+        let text = r#"{"calls": [
+            {"args": {"n": 18446744073709551617}},
+            {"args": {"z": -0, "k": [1, {"m": -0}]}},
+            {"args": {"x": -0.0, "y": 1e19}},
+            {"args": {"n": 1}}
+        ]}"#;
+        let doc: Value = serde_json::from_str(text).unwrap();
+        let elsewhere = json!({"n": 18446744073709551617u128 as f64});
+        for compact in [None, Some(0)] {
+            let mut s = Sink::keeping(&Keep {
+                compact,
+                ..Keep::default()
+            });
+            let at = |o| Loc::Span(Span::point(o));
+            for (k, c) in doc["calls"].as_array().unwrap().iter().enumerate() {
+                s.call("f", Args::Value(&c["args"]), None, at(k));
+            }
+            s.call("g", Args::Value(&elsewhere), None, at(9));
+            s.call(
+                "h",
+                Args::Owned(doc["calls"][0]["args"].clone()),
+                None,
+                at(9),
+            );
+            s.keep_written_args(|| &doc, || text.as_bytes());
+            let f = s.finish();
+            let calls = match f.table {
+                Some(t) => t.to_calls(),
+                None => f.calls,
+            };
+            let texts: Vec<Option<&str>> = calls.iter().map(|c| c.args_text.as_deref()).collect();
+            assert_eq!(
+                texts,
+                [
+                    Some(r#"{"n": 18446744073709551617}"#),
+                    Some(r#"{"z": -0, "k": [1, {"m": -0}]}"#),
+                    None,
+                    None,
+                    None,
+                    None
+                ],
+                "compact {compact:?}"
+            );
         }
     }
 

@@ -178,3 +178,143 @@ fn a_profile_in_check_reads_the_numbers_the_peer_reads() {
         assert_eq!(checked, line, "{spec}\n{}", c.actual);
     }
 }
+
+/// An Anthropic Messages transcript with one call of `f` whose `input` object is the JSON text
+/// `args` (as written), answered `ok`.
+fn anthropic(args: &str) -> Vec<u8> {
+    format!(
+        r#"{{"messages": [
+  {{"role": "user", "content": "go"}},
+  {{"role": "assistant", "content": [{{"type": "tool_use", "id": "t1", "name": "f", "input": {args}}}]}},
+  {{"role": "user", "content": [{{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}}]}}
+]}}"#
+    )
+    .into_bytes()
+}
+
+/// A Gemini `generateContent` transcript with one `functionCall` of `f` whose `args` object is
+/// `args`, answered `{"result": "ok"}`.
+fn gemini(args: &str) -> Vec<u8> {
+    format!(
+        r#"{{"contents": [
+  {{"role": "user", "parts": [{{"text": "go"}}]}},
+  {{"role": "model", "parts": [{{"functionCall": {{"name": "f", "args": {args}}}}}]}},
+  {{"role": "user", "parts": [{{"functionResponse": {{"name": "f", "response": {{"result": "ok"}}}}}}]}}
+]}}"#
+    )
+    .into_bytes()
+}
+
+/// A Claude Code session (JSON lines) with one `tool_use` of `f` whose `input` is `args`,
+/// answered `ok`.
+fn claude_code(args: &str) -> Vec<u8> {
+    format!(
+        r#"{{"type":"system","subtype":"init","cwd":"/repo","session_id":"s1","tools":["f"]}}
+{{"type":"assistant","message":{{"id":"m1","type":"message","role":"assistant","content":[{{"type":"tool_use","id":"t1","name":"f","input":{args}}}]}},"session_id":"s1"}}
+{{"type":"user","message":{{"role":"user","content":[{{"tool_use_id":"t1","type":"tool_result","content":"ok"}}]}},"session_id":"s1"}}
+"#
+    )
+    .into_bytes()
+}
+
+/// Arguments recorded as a JSON object (not a string) reach the peer as written: integers past
+/// 64 bits and `-0` in an Anthropic `input`, a Gemini `args` and a Claude Code `input`, under
+/// DeepEval and Axion. Each `want` is what the real peer gives on the line (DeepEval 4.3.1 and
+/// Axion `7ab96dc` through `../shared/oracles`, `PYTHONHASHSEED=0`). Before the value of such
+/// arguments was read with serde_json, which holds 2^64 + 1 as 2^64 (DeepEval and Axion then
+/// scored 1 where the peer scores 0) and `-0` as `-0.0` (Axion's fuzzy match scored 0 where
+/// the peer scores 1, and its strict-order explanation printed `-0.0`).
+#[test]
+fn arguments_recorded_as_objects_reach_the_peer_as_written() {
+    let transcripts: [(&str, fn(&str) -> Vec<u8>, &str); 3] = [
+        ("anthropic", anthropic, r#""ok""#),
+        ("gemini", gemini, r#"{"result":"ok"}"#),
+        ("claude code", claude_code, r#""ok""#),
+    ];
+    // (profile, spec options, expectation, the transcript's arguments, peer line options, the
+    // peer's score)
+    let cases = [
+        (
+            "deepeval",
+            r#"{ evaluation_params: ["INPUT_PARAMETERS"] }"#,
+            "call f(n: 18446744073709551616)",
+            r#"{"n": 18446744073709551617}"#,
+            r#"{"evaluation_params":["INPUT_PARAMETERS"]}"#,
+            0.0,
+        ),
+        (
+            "deepeval",
+            r#"{ evaluation_params: ["INPUT_PARAMETERS"] }"#,
+            "call f(n: 18446744073709551616)",
+            r#"{"n": 18446744073709551616}"#,
+            r#"{"evaluation_params":["INPUT_PARAMETERS"]}"#,
+            1.0,
+        ),
+        (
+            "deepeval",
+            r#"{ evaluation_params: ["INPUT_PARAMETERS"] }"#,
+            "call f(z: 0)",
+            r#"{"z": -0}"#,
+            r#"{"evaluation_params":["INPUT_PARAMETERS"]}"#,
+            1.0,
+        ),
+        (
+            "axion",
+            "{ check_parameters: true }",
+            "call f(n: 18446744073709551616)",
+            r#"{"n": 18446744073709551617}"#,
+            r#"{"check_parameters":true}"#,
+            0.0,
+        ),
+        (
+            "axion",
+            r#"{ check_parameters: true, parameter_matching_strategy: "fuzzy" }"#,
+            "call f(z: 0)",
+            r#"{"z": -0}"#,
+            r#"{"check_parameters":true,"parameter_matching_strategy":"fuzzy"}"#,
+            1.0,
+        ),
+        // The explanation prints the called arguments with Python's `str`: `0`, not `-0.0`.
+        (
+            "axion",
+            "{ check_parameters: true, strict_order: true }",
+            "call f(z: 0, a: 2)",
+            r#"{"z": -0, "a": 1}"#,
+            r#"{"check_parameters":true,"strict_order":true}"#,
+            0.0,
+        ),
+    ];
+    for (format, transcript, output) in transcripts {
+        for (profile, options, expect, actual, opts, want) in cases {
+            let expected = expect
+                .trim_start_matches("call f(")
+                .trim_end_matches(')')
+                .split(", ")
+                .map(|kv| {
+                    let (k, v) = kv.split_once(": ").unwrap();
+                    format!(r#""{k}":{v}"#)
+                })
+                .collect::<Vec<_>>()
+                .join(",");
+            let line = match profile {
+                "deepeval" => format!(
+                    r#"{{"id":1,"tools_called":[{{"name":"f","input_parameters":{actual},"output":{output}}}],"expected_tools":[{{"name":"f","input_parameters":{{{expected}}},"output":null}}],"options":{opts}}}"#
+                ),
+                _ => format!(
+                    r#"{{"id":1,"tools_called":[{{"name":"f","args":{actual}}}],"expected_tools":[{{"name":"f","args":{{{expected}}}}}],"options":{opts}}}"#
+                ),
+            };
+            let scored = score(profile, &line);
+            assert_eq!(scored.0, want, "{line}: the peer's score");
+            if actual.contains(r#""a""#) {
+                assert_eq!(
+                    scored.2["explanation"],
+                    "Tool mismatch at position 0: expected 'f', got 'f' with args {'z': 0, 'a': 1}"
+                );
+            }
+            let spec = format!("spec s {{\n  profile {profile} {options}\n  {expect}\n}}\n");
+            let checked = check(&spec, &transcript(actual));
+            assert_eq!(checked, scored, "{format}: {spec}\n{actual}");
+        }
+    }
+}

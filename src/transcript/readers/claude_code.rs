@@ -174,9 +174,9 @@ impl State {
     /// then parses the line into a `Value` (for its value or its error) and feeds
     /// [`Self::line`]. Declined: a line [`Line`] does not take (not an object, a member of
     /// another type than the reader expects, a repeated member, any JSON error), a `system`
-    /// line, a server tool's result (its error is read from its content), and a line that may
+    /// line, a server tool's result (its error is read from its content), a line that may
     /// hold a number too large for an `f64`, which serde_json refuses when it builds it but
-    /// not when it skips it.
+    /// not when it skips it, and a call whose arguments may not hold a number as written.
     pub(crate) fn text(&mut self, text: &str, outputs: bool, sink: &mut Sink) -> bool {
         if may_overflow(text.as_bytes()) {
             return false;
@@ -207,6 +207,15 @@ impl State {
             })
         };
         if blocks.iter().any(server_result) {
+            return false;
+        }
+        // Arguments that may not hold a number as written (an integer past 64 bits, `-0`) are
+        // read from the line's value, whose text a profile then reads
+        // ([`Sink::keep_written_args`]).
+        if blocks
+            .iter()
+            .any(|b| b.input.as_ref().is_some_and(crate::json::may_be_inexact))
+        {
             return false;
         }
         let prompt = string.is_some()
