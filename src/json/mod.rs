@@ -152,7 +152,7 @@ mod tests {
     fn values_that_may_be_inexact() {
         for (text, inexact) in [
             (r#"{"n": 18446744073709551617}"#, true),
-            (r#"[-18446744073709551617]"#, true),
+            (r"[-18446744073709551617]", true),
             (r#"{"a": [{"z": -0}]}"#, true),
             (r#"{"a": -0.0}"#, false),
             (r#"{"a": 1e19}"#, false),

@@ -226,7 +226,8 @@ fn claude_code(args: &str) -> Vec<u8> {
 /// the peer scores 1, and its strict-order explanation printed `-0.0`).
 #[test]
 fn arguments_recorded_as_objects_reach_the_peer_as_written() {
-    let transcripts: [(&str, fn(&str) -> Vec<u8>, &str); 3] = [
+    type Transcript = fn(&str) -> Vec<u8>;
+    let transcripts: [(&str, Transcript, &str); 3] = [
         ("anthropic", anthropic, r#""ok""#),
         ("gemini", gemini, r#"{"result":"ok"}"#),
         ("claude code", claude_code, r#""ok""#),
