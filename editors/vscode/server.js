@@ -1,5 +1,5 @@
 // Where the language server comes from: the `toolspec.path` setting when it is set, else the
-// `toolspec` executable found on PATH (`pip install toolspec` and `npm install -g toolspec` both
+// `toolspec` executable found on PATH (`pip install toolspec-cli` and `npm install -g toolspec` both
 // put one there). No VS Code API here, so that node's test runner can check it.
 'use strict';
 const fs = require('node:fs');
@@ -41,7 +41,7 @@ function serverCommand(configuredPath, env = process.env, platform = process.pla
     if (!command) {
       return {
         error:
-          'No `toolspec` executable on PATH. Install it (`pip install toolspec` or `npm install -g toolspec`) ' +
+          'No `toolspec` executable on PATH. Install it (`pip install toolspec-cli` or `npm install -g toolspec`) ' +
           'or set toolspec.path to the executable.',
       };
     }
