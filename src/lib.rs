@@ -30,6 +30,7 @@ pub mod engine;
 pub mod guard;
 pub mod json;
 pub mod lsp;
+pub mod live;
 pub mod report;
 pub mod rules;
 pub mod score;

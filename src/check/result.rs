@@ -113,6 +113,9 @@ pub(super) struct Input<'a> {
     /// or met with the transcript taken as a run that may go on, and passes unless one is
     /// violated.
     pub(super) partial: bool,
+    /// The calls (by position in the transcript) whose result is not in yet: a guard's journal
+    /// of a run going on (`engine::Unsettled`). Empty for a recorded transcript.
+    pub(super) unsettled: &'a [usize],
 }
 
 /// Read one transcript file and run every bound spec on each transcript in it.
@@ -241,7 +244,15 @@ pub(super) fn check_file<S: PairSink>(
                 answer: answer.as_deref(),
                 agent_runs: agent_runs.as_deref(),
             };
-            let all: &dyn engine::Calls = &recorded;
+            let live = engine::Unsettled {
+                calls: &recorded,
+                unsettled: input.unsettled,
+            };
+            let all: &dyn engine::Calls = if input.unsettled.is_empty() {
+                &recorded
+            } else {
+                &live
+            };
             let listed: Vec<Span>;
             let spans = if let Some(table) = &compact {
                 table.spans()

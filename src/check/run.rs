@@ -184,6 +184,7 @@ pub fn check_with<S: PairSink>(
             name_skipped: quiet && opts.name_skipped,
             named_unclaimed: unclaimed == Unclaimed::Named,
             partial: opts.partial,
+            unsettled: &[],
         };
         // A file that panics is reported as an error, and what it had handed to the sink is
         // dropped with its outcome (as if it had no results).
@@ -510,6 +511,43 @@ impl SpecSet {
         forced: Option<Format>,
         sink: &S,
     ) -> Checked<S::Entry> {
+        self.check_run(selection, transcript, forced, sink, None)
+    }
+
+    /// [`SpecSet::check_selected`] with the transcript taken as the beginning of a run that
+    /// may go on, as `toolspec check --partial` takes it: each result says which statements
+    /// are violated, pending or met (`docs/engine.md`); `unsettled` (sorted positions of calls)
+    /// are the calls whose result is not in yet (a guard's journal), decided on nothing that
+    /// depends on their result.
+    pub fn check_partial(
+        &self,
+        selection: &Selection,
+        transcript: Given<'_>,
+        forced: Option<Format>,
+        unsettled: &[usize],
+    ) -> Report {
+        let Checked {
+            mut report, pairs, ..
+        } = self.check_run(selection, transcript, forced, &Collect, Some(unsettled));
+        report.results = pairs;
+        report.summary.partial = true;
+        report
+    }
+
+    /// The specs of the file with their names, in the file's order.
+    pub fn configs(&self) -> impl Iterator<Item = (&str, &crate::config::MatcherConfig)> {
+        self.specs.iter().map(|s| (&*s.name, &s.config))
+    }
+
+    /// Check with `partial`: `None` for a whole run, or the unsettled calls of a partial one.
+    fn check_run<S: PairSink>(
+        &self,
+        selection: &Selection,
+        transcript: Given<'_>,
+        forced: Option<Format>,
+        sink: &S,
+        partial: Option<&[usize]>,
+    ) -> Checked<S::Entry> {
         let (path, shown, given, document) = match transcript {
             Given::Path(p) => {
                 let p = absolute(p);
@@ -539,7 +577,8 @@ impl SpecSet {
             quiet: false,
             name_skipped: false,
             named_unclaimed: false,
-            partial: false,
+            partial: partial.is_some(),
+            unsettled: partial.unwrap_or(&[]),
         };
         let outcome = isolate(&shown, "checking this transcript file", || {
             check_file(

@@ -64,6 +64,26 @@ pub struct Settings {
     /// `[rules]`: which built-in rules apply, and their options (`docs/rules.md`).
     #[serde(default)]
     pub rules: RulesSetting,
+    /// `[guard]`: what `toolspec guard` enforces while an agent runs (`docs/guard.md`).
+    #[serde(default)]
+    pub guard: GuardSetting,
+}
+
+/// `[guard]`: the specs `toolspec guard` enforces, and where it keeps its journals.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GuardSetting {
+    /// Spec files, relative to the settings file's folder (`--spec` replaces them).
+    #[serde(default)]
+    pub specs: Vec<String>,
+    /// Only the specs of these names among those files (default: every spec of the files;
+    /// `--spec-name` replaces them).
+    #[serde(default)]
+    pub names: Vec<String>,
+    /// The state folder, relative to the settings file's folder (default `.toolspec/guard`;
+    /// `--state` replaces it).
+    #[serde(default)]
+    pub state: Option<String>,
 }
 
 /// `[rules]`: which built-in rules apply (`select`, `ignore`: rule codes), and per-rule options

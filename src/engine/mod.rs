@@ -181,6 +181,55 @@ impl Calls for Recorded<'_> {
     }
 }
 
+/// Calls of a run still going on, some of whose results are not in yet (a guard's journal):
+/// `calls`, with call `i` settled ([`Calls::settled`]) only when it is not listed in
+/// `unsettled` (sorted) and `calls` has it settled.
+pub struct Unsettled<'a> {
+    /// The calls.
+    pub calls: &'a dyn Calls,
+    /// The calls whose result is not in yet, sorted.
+    pub unsettled: &'a [usize],
+}
+
+impl Calls for Unsettled<'_> {
+    fn count(&self) -> usize {
+        self.calls.count()
+    }
+    fn name(&self, i: usize) -> &str {
+        self.calls.name(i)
+    }
+    fn is_error(&self, i: usize) -> bool {
+        self.calls.is_error(i)
+    }
+    fn args(&self, i: usize) -> Cow<'_, Value> {
+        self.calls.args(i)
+    }
+    fn output(&self, i: usize) -> Option<&Value> {
+        self.calls.output(i)
+    }
+    fn turn(&self, i: usize) -> Option<u32> {
+        self.calls.turn(i)
+    }
+    fn settled(&self, i: usize) -> bool {
+        self.unsettled.binary_search(&i).is_err() && self.calls.settled(i)
+    }
+    fn agent(&self, i: usize) -> Option<&str> {
+        self.calls.agent(i)
+    }
+    fn namespace(&self, i: usize) -> Option<&str> {
+        self.calls.namespace(i)
+    }
+    fn turns(&self) -> Option<u32> {
+        self.calls.turns()
+    }
+    fn answer(&self) -> Option<&str> {
+        self.calls.answer()
+    }
+    fn agent_runs(&self) -> Option<&[AgentRun]> {
+        self.calls.agent_runs()
+    }
+}
+
 impl Calls for [ToolCall] {
     fn count(&self) -> usize {
         self.len()

@@ -62,6 +62,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "transcript",
         ],
     ),
+    ("live", &["check", "config", "report", "text", "transcript"]),
 ];
 
 /// Edges that exist today and are to be removed; each is allowed until then. Nothing else
