@@ -39,6 +39,53 @@ pub(crate) enum Command {
     /// Run the language server on standard input and output (for editors: diagnostics,
     /// formatting, completion, hover, definitions).
     Lsp(LspArgs),
+    /// Enforce specs while an agent runs: answer its hook events (docs/guard.md).
+    Guard(GuardArgs),
+}
+
+/// `toolspec guard`.
+#[derive(Debug, Args)]
+pub(crate) struct GuardArgs {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: GuardCommand,
+}
+
+/// `toolspec guard` commands.
+#[derive(Debug, Subcommand)]
+pub(crate) enum GuardCommand {
+    /// Answer one Claude Code hook event, read as JSON on stdin: deny a tool call that would
+    /// break a spec for good, block a stop while the spec expects more (docs/guard.md).
+    ClaudeCode(GuardRunArgs),
+    /// Write the guard's hook entries into an agent's settings.
+    Install {
+        /// The agent.
+        #[command(subcommand)]
+        target: InstallTarget,
+    },
+}
+
+/// `toolspec guard install` targets.
+#[derive(Debug, Subcommand)]
+pub(crate) enum InstallTarget {
+    /// Merge the hooks into .claude/settings.json at the project root (others' entries kept).
+    ClaudeCode(GuardRunArgs),
+}
+
+/// Options of `toolspec guard claude-code` and `toolspec guard install claude-code`.
+#[derive(Debug, Args)]
+pub(crate) struct GuardRunArgs {
+    /// A spec file to enforce, relative to the project root (over `[guard] specs` of
+    /// toolspec.toml). Repeatable.
+    #[arg(long = "spec", value_name = "FILE")]
+    pub specs: Vec<PathBuf>,
+    /// Only the specs of this name in those files (over `[guard] names`). Repeatable.
+    #[arg(long = "spec-name", value_name = "NAME")]
+    pub spec_names: Vec<String>,
+    /// The folder of the sessions' journals (over `[guard] state`; default
+    /// .toolspec/guard at the project root).
+    #[arg(long, value_name = "DIR")]
+    pub state: Option<PathBuf>,
 }
 
 /// `toolspec lsp`.

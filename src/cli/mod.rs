@@ -52,6 +52,7 @@ pub fn run(args: Vec<std::ffi::OsString>) -> ExitCode {
         Command::Score(a) => commands::score::run(a),
         Command::Rules(a) => commands::rules::run(&a),
         Command::Lsp(_) => commands::lsp::run(),
+        Command::Guard(a) => commands::guard::run(a),
     };
     exit::code(status)
 }

@@ -92,9 +92,7 @@ fn decide_on(
     match &event.kind {
         Kind::PreToolUse(call) => pre_tool_use(specs, journal, j, call),
         Kind::PostToolUse { call, output } => Ok(Outcome::none(result(j, call, output, false))),
-        Kind::PostToolUseFailure { call, error } => {
-            Ok(Outcome::none(result(j, call, error, true)))
-        }
+        Kind::PostToolUseFailure { call, error } => Ok(Outcome::none(result(j, call, error, true))),
         Kind::Stop { active, subagent } => stop(specs, journal, j, *active, subagent.as_deref()),
         Kind::UserPromptSubmit => Ok(Outcome::none(prompt_line())),
         Kind::SessionStart | Kind::Other(_) => Ok(Outcome::none(String::new())),

@@ -44,6 +44,7 @@ mod engine_scopes;
 mod engine_scoring_doc;
 mod engine_structure;
 mod engine_verdict_snapshot;
+mod guard_claude_code;
 mod hostile_doors;
 mod hostile_fuzz_regressions;
 mod hostile_inputs;

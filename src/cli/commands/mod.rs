@@ -4,6 +4,7 @@ pub mod calls;
 pub(crate) mod check;
 pub mod compile;
 pub(crate) mod fmt;
+pub(crate) mod guard;
 pub(crate) mod init;
 pub(crate) mod lsp;
 pub(crate) mod rules;
