@@ -74,7 +74,7 @@ pub struct FsLoader {
 /// Texts that replace the files on disk they are the buffers of (an editor's open documents),
 /// keyed by the file's real path ([`std::fs::canonicalize`]). A buffer is read in place of its
 /// file only where the guard lets the file itself be read: a buffer widens nothing.
-pub type Buffers = HashMap<std::path::PathBuf, String>;
+pub type Buffers = HashMap<std::path::PathBuf, std::sync::Arc<str>>;
 
 impl FsLoader {
     /// Includes read through `guard`.
@@ -126,7 +126,7 @@ impl SourceLoader for FsLoader {
                         },
                     ));
                 }
-                return Ok(SourceFile::new(name, text.clone()));
+                return Ok(SourceFile::new(name, &**text));
             }
         }
         // Inside the root, a regular file only (a FIFO would never end), of a bounded size.

@@ -367,6 +367,12 @@ fn written(name: &str, tool: bool) -> Option<String> {
     }
 }
 
+/// Whether a name from a transcript may be offered: one with a control character (a line break,
+/// a bidi override) cannot be typed as shown, and is left out.
+fn showable(name: &str) -> bool {
+    !name.is_empty() && !name.chars().any(crate::text::is_control)
+}
+
 /// The completion items for `place`.
 pub(crate) fn items(place: &Place, known: &Known<'_>) -> Vec<CompletionItem> {
     let mut out = Vec::new();
@@ -453,7 +459,7 @@ fn labels(known: &Known<'_>, out: &mut Vec<CompletionItem>) {
 fn tools(known: &Known<'_>, out: &mut Vec<CompletionItem>) {
     let mut names: Vec<(String, Option<String>, usize)> = Vec::new();
     let mut push = |name: &str, detail: Option<String>, rank: usize| {
-        if !names.iter().any(|(n, _, _)| n == name) {
+        if showable(name) && !names.iter().any(|(n, _, _)| n == name) {
             names.push((name.to_owned(), detail, rank));
         }
     };
@@ -491,7 +497,7 @@ fn tools(known: &Known<'_>, out: &mut Vec<CompletionItem>) {
 fn arg_keys(known: &Known<'_>, tool: &str, output: bool, out: &mut Vec<CompletionItem>) {
     let mut keys: Vec<(String, String)> = Vec::new();
     let mut push = |k: &str, detail: String| {
-        if !keys.iter().any(|(n, _)| n == k) {
+        if showable(k) && !keys.iter().any(|(n, _)| n == k) {
             keys.push((k.to_owned(), detail));
         }
     };

@@ -8,8 +8,9 @@
 //! fmt` writes. The server reads what a check of the workspace would read and nothing else; it
 //! never prints and reads no environment.
 //!
-//! Bounds: a document of more than [`MAX_DOCUMENT`] bytes is not compiled (one diagnostic says
-//! so), at most [`MAX_DOCUMENTS`] documents are kept open, diagnostics wait for [`DEBOUNCE`]
+//! Bounds: a document of more than [`MAX_DOCUMENT`] bytes is not kept or compiled (one diagnostic
+//! says so), nor one that would take the open documents past [`MAX_OPEN_BYTES`]; at most
+//! [`MAX_DOCUMENTS`] documents are kept open; diagnostics wait for [`DEBOUNCE`]
 //! of quiet after a change, and a request or notification whose handling panics is answered
 //! with an internal error and the server goes on.
 
@@ -54,6 +55,9 @@ pub const MAX_DOCUMENT: usize = crate::guard::SPEC_LIMIT as usize;
 /// The most documents kept open at once; past it, an opened document is not kept (and a
 /// message says so).
 pub const MAX_DOCUMENTS: usize = 1024;
+/// The most bytes of all open documents together; a document that would take them past it is
+/// not kept (as a document over [`MAX_DOCUMENT`]).
+pub const MAX_OPEN_BYTES: usize = 256 << 20;
 /// The quiet time after a change before the document is compiled again.
 pub const DEBOUNCE: Duration = Duration::from_millis(20);
 
@@ -147,7 +151,14 @@ struct Doc {
     /// Its file, absolute and normalised (`None`: not a `file:` URI; compiled as a file of the
     /// workspace's folder).
     path: Option<PathBuf>,
+    /// Its file's real path, for includes (`None`: no file on disk).
+    real: Option<PathBuf>,
+    /// The text (empty when it was not kept: see `dropped`).
     text: String,
+    /// The text as includes read it, shared.
+    shared: Arc<str>,
+    /// The size of a text not kept (past [`MAX_DOCUMENT`] or [`MAX_OPEN_BYTES`]).
+    dropped: Option<usize>,
     lines: Lines,
     version: i32,
     /// The specs of its last text that compiled, with their globs bound: what completion and
@@ -356,13 +367,17 @@ impl Server<'_> {
             return;
         }
         let path = uri_path(&uri).map(|p| normalize(&p));
-        let lines = Lines::new(&text);
+        let real = path.as_ref().and_then(|p| std::fs::canonicalize(p).ok());
+        let (text, dropped) = self.keep(&uri, text);
         self.docs.insert(
             uri.clone(),
             Doc {
                 path,
+                real,
+                lines: Lines::new(&text),
+                shared: Arc::from(text.as_str()),
                 text,
-                lines,
+                dropped,
                 version,
                 specs: Arc::default(),
             },
@@ -374,10 +389,29 @@ impl Server<'_> {
         self.warm(&uri);
     }
 
+    /// `text` if it may be kept (the text of `uri`, replacing its old one), else nothing and
+    /// its size.
+    fn keep(&self, uri: &Uri, text: String) -> (String, Option<usize>) {
+        let others: usize = self
+            .docs
+            .iter()
+            .filter(|(u, _)| *u != uri)
+            .map(|(_, d)| d.text.len())
+            .sum();
+        if text.len() > MAX_DOCUMENT || others + text.len() > MAX_OPEN_BYTES {
+            (String::new(), Some(text.len()))
+        } else {
+            (text, None)
+        }
+    }
+
     fn change(&mut self, uri: Uri, text: String, version: i32) {
+        let (text, dropped) = self.keep(&uri, text);
         if let Some(doc) = self.docs.get_mut(&uri) {
             doc.lines = Lines::new(&text);
+            doc.shared = Arc::from(text.as_str());
             doc.text = text;
+            doc.dropped = dropped;
             doc.version = version;
         }
         self.buffers = None;
@@ -386,15 +420,15 @@ impl Server<'_> {
         self.touch_others(Some(&uri));
     }
 
-    /// Compile the other open documents after the quiet time (one of them may include the
-    /// document that changed).
+    /// Compile the other open documents that include a file after the quiet time (one of
+    /// them may include the document that changed).
     fn touch_others(&mut self, changed: Option<&Uri>) {
         let at = Instant::now() + DEBOUNCE;
         let others: Vec<Uri> = self
             .docs
-            .keys()
-            .filter(|u| Some(*u) != changed)
-            .cloned()
+            .iter()
+            .filter(|(u, d)| Some(*u) != changed && d.text.contains("include"))
+            .map(|(u, _)| u.clone())
             .collect();
         for u in others {
             self.due.entry(u).or_insert(at);
@@ -461,12 +495,8 @@ impl Server<'_> {
         }
         let mut map = crate::compile::Buffers::new();
         for doc in self.docs.values() {
-            let real = doc
-                .path
-                .as_ref()
-                .and_then(|p| std::fs::canonicalize(p).ok());
-            if let Some(real) = real {
-                map.insert(real, doc.text.clone());
+            if let (Some(real), None) = (&doc.real, doc.dropped) {
+                map.insert(real.clone(), doc.shared.clone());
             }
         }
         let map = Arc::new(map);
@@ -482,7 +512,7 @@ impl Server<'_> {
         };
         let path = self.file_of(uri, doc);
         let version = Some(doc.version);
-        if doc.text.len() > MAX_DOCUMENT {
+        if let Some(size) = doc.dropped {
             let d = Diagnostic {
                 range: Range::default(),
                 severity: Some(DiagnosticSeverity::ERROR),
@@ -490,10 +520,11 @@ impl Server<'_> {
                     crate::code::Code::PathRefused.id().to_owned(),
                 )),
                 source: Some(diagnostics::SOURCE.to_owned()),
-                message: format!(
-                    "this document is {} bytes, more than the {MAX_DOCUMENT} bytes toolspec reads of a spec; it is not checked",
-                    doc.text.len()
-                ),
+                message: if size > MAX_DOCUMENT {
+                    format!("this document is {size} bytes, more than the {MAX_DOCUMENT} bytes toolspec reads of a spec; it is not checked")
+                } else {
+                    format!("the open documents would take more than {MAX_OPEN_BYTES} bytes with this one; it is not checked (close some)")
+                },
                 ..Diagnostic::default()
             };
             self.publish(uri.clone(), vec![d], version);
@@ -557,7 +588,7 @@ impl Server<'_> {
     /// `None` when it does not parse (its diagnostics say why).
     fn formatting(&self, uri: &Uri) -> Option<Vec<TextEdit>> {
         let doc = self.docs.get(uri)?;
-        if doc.text.len() > MAX_DOCUMENT {
+        if doc.dropped.is_some() {
             return None;
         }
         let name = self.file_of(uri, doc).display().to_string();

@@ -137,7 +137,7 @@ impl Server<'_> {
 
     fn position_view(&mut self, uri: &Uri, pos: Position) -> Option<(View, usize)> {
         let doc = self.docs.get(uri)?;
-        if doc.text.len() > super::MAX_DOCUMENT {
+        if doc.dropped.is_some() {
             return None;
         }
         let offset = doc.lines.offset(&doc.text, pos, self.enc);

@@ -90,7 +90,7 @@ impl Server<'_> {
     pub(crate) fn view(&mut self, uri: &Uri, offset: usize) -> Option<View> {
         let buffers = self.buffers();
         let doc = self.docs.get(uri)?;
-        if doc.text.len() > super::MAX_DOCUMENT {
+        if doc.dropped.is_some() {
             return None;
         }
         let path = self.file_of(uri, doc);
@@ -196,7 +196,7 @@ impl Server<'_> {
     /// Completion at `pos` of `uri`.
     pub(crate) fn completion(&mut self, uri: &Uri, pos: Position) -> Option<CompletionResponse> {
         let doc = self.docs.get(uri)?;
-        if doc.text.len() > super::MAX_DOCUMENT {
+        if doc.dropped.is_some() {
             return None;
         }
         let offset = doc.lines.offset(&doc.text, pos, self.enc);

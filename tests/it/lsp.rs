@@ -512,3 +512,67 @@ fn a_tools_definition_is_found_across_includes() {
     assert_eq!(labels(&args), ["id"], "{args}");
     client.shutdown();
 }
+
+/// Hostile review (docs/security.md): transcripts a spec's globs reach but the root guard
+/// refuses are never read; names with control characters are not offered; positions past the
+/// end, a garbage transcript and requests on unknown documents are answered, not fatal.
+#[test]
+fn completion_reads_only_what_the_guard_lets_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().canonicalize().unwrap();
+    let root = base.join("project");
+    let outside = base.join("outside");
+    std::fs::create_dir_all(root.join("runs")).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(root.join("toolspec.toml"), "").unwrap();
+    let call = |name: &str| format!("{}\n", json!({"name": name, "args": {"k": 1}}));
+    std::fs::write(outside.join("secret.jsonl"), call("SecretTool")).unwrap();
+    std::fs::write(root.join("runs/ok.jsonl"), call("Visible")).unwrap();
+    std::fs::write(root.join("runs/bidi.jsonl"), call("Evil\u{202e}Tool")).unwrap();
+    std::fs::write(
+        root.join("runs/garbage.jsonl"),
+        "{\"not\": [1, 2\n\u{0}\u{1}",
+    )
+    .unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(outside.join("secret.jsonl"), root.join("runs/link.jsonl")).unwrap();
+    let mut client = Client::start(&root, false);
+    client.roots.insert(0, uri(&base));
+    let doc = uri(&root.join("s.toolspec"));
+    let text = "spec s {\n  transcripts \"runs/*.jsonl\"\n  call \n}\n";
+    client.open(&doc, text);
+    let answer = client.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": doc}, "position": after(text, "  call ")}),
+    );
+    assert_eq!(labels(&answer), ["Visible"], "{answer}");
+    // A glob out of the root is an error, and nothing is read through it.
+    let out = "spec s {\n  transcripts \"../outside/*.jsonl\"\n  call \n}\n";
+    client.change(&doc, 2, out);
+    let answer = client.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": doc}, "position": after(out, "  call ")}),
+    );
+    assert_eq!(labels(&answer), Vec::<String>::new(), "{answer}");
+    let fixed = "spec s {\n  transcripts \"../outside/*.jsonl\"\n  call f\n}\n";
+    let published = client.change(&doc, 3, fixed);
+    assert_eq!(codes(&published), ["glob-outside-root"], "{published}");
+    // Positions past the end, and documents never opened.
+    for method in [
+        "textDocument/completion",
+        "textDocument/hover",
+        "textDocument/definition",
+    ] {
+        let far = client.request(
+            method,
+            json!({"textDocument": {"uri": doc}, "position": {"line": 4_000_000_000u32, "character": 4_000_000_000u32}}),
+        );
+        assert!(far.get("error").is_none(), "{method}: {far}");
+        let unknown = client.request(
+            method,
+            json!({"textDocument": {"uri": "file:///nowhere.toolspec"}, "position": {"line": 0, "character": 0}}),
+        );
+        assert_eq!(unknown["result"], Value::Null, "{method}: {unknown}");
+    }
+    client.shutdown();
+}
