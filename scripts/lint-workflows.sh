@@ -29,5 +29,6 @@ cd "$ROOT"
 # ShellCheck checks every run: script.
 "$VENV/bin/actionlint" -shellcheck "$VENV/bin/shellcheck" -no-color
 # The scripts .ci/run and the release workflow run.
-"$VENV/bin/shellcheck" .ci/run scripts/npm-smoke.sh scripts/lint-workflows.sh scripts/oracles.sh
+"$VENV/bin/shellcheck" .ci/run scripts/npm-smoke.sh scripts/lint-workflows.sh scripts/oracles.sh \
+  scripts/neovim-test.sh
 echo "lint-workflows: $(find .github/workflows -name '*.yml' | wc -l) workflows clean"
