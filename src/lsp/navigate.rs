@@ -141,7 +141,7 @@ impl Server<'_> {
             return None;
         }
         let offset = doc.lines.offset(&doc.text, pos, self.enc);
-        let view = self.view(uri, offset)?;
+        let view = self.view(uri, offset, false)?;
         Some((view, offset))
     }
 
@@ -335,7 +335,7 @@ impl Server<'_> {
 
     /// The document's specs, their labelled expectations, and its tool declarations.
     pub(crate) fn symbols(&mut self, uri: &Uri) -> Option<DocumentSymbolResponse> {
-        let view = self.view(uri, 0)?;
+        let view = self.view(uri, 0, false)?;
         let file = view.file.as_ref()?;
         let lines = Lines::new(&view.text);
         let range = |s: Span| lines.range(&view.text, s, self.enc);

@@ -86,8 +86,9 @@ fn blank_line(text: &str, offset: usize) -> String {
 }
 
 impl Server<'_> {
-    /// The view of document `uri` at byte `offset`.
-    pub(crate) fn view(&mut self, uri: &Uri, offset: usize) -> Option<View> {
+    /// The view of document `uri` at byte `offset`; `writing`: for completion, the line at
+    /// `offset` being written.
+    pub(crate) fn view(&mut self, uri: &Uri, offset: usize, writing: bool) -> Option<View> {
         let buffers = self.buffers();
         let doc = self.docs.get(uri)?;
         if doc.dropped.is_some() {
@@ -97,12 +98,21 @@ impl Server<'_> {
         let project = self.project(&path);
         let name = path.display().to_string();
         let parse = |text: &str| crate::syntax::parse(&SourceFile::new(name.clone(), text)).ok();
-        let (text, file) = if let Some(f) = parse(&doc.text) {
+        // The line being written is left out for completion (`call ` would take the next
+        // line's first word as its tool), and whenever the text does not parse with it.
+        let blank = || blank_line(&doc.text, offset.min(doc.text.len()));
+        let (text, file) = if writing {
+            let blanked = blank();
+            match parse(&blanked) {
+                Some(f) => (blanked, Some(f)),
+                None => (doc.text.clone(), parse(&doc.text)),
+            }
+        } else if let Some(f) = parse(&doc.text) {
             (doc.text.clone(), Some(f))
         } else {
-            let blank = blank_line(&doc.text, offset.min(doc.text.len()));
-            let f = parse(&blank);
-            (blank, f)
+            let blanked = blank();
+            let f = parse(&blanked);
+            (blanked, f)
         };
         let occs = file.as_ref().map(outline::occurrences).unwrap_or_default();
         let spec = file.as_ref().and_then(|f| {
@@ -152,12 +162,16 @@ impl Server<'_> {
 
     /// What the transcripts the spec's globs match show.
     pub(crate) fn seen(&mut self, uri: &Uri, view: &View) -> Seen {
-        let Some((config, globs)) = self.compiled(uri, view) else {
-            return Seen::default();
+        let (format, globs) = match self.compiled(uri, view) {
+            Some((config, globs)) => (config.format, globs),
+            None => match written_globs(view) {
+                Some(found) => found,
+                None => return Seen::default(),
+            },
         };
         let files = expand(&globs);
         let guard = guard_of(&view.project);
-        let format = config.format.as_deref().and_then(|f| f.parse().ok());
+        let format = format.as_deref().and_then(|f| f.parse().ok());
         self.runs
             .seen(&files, &guard, &view.project.settings, format)
     }
@@ -204,7 +218,7 @@ impl Server<'_> {
         if place == Place::Nothing {
             return Some(CompletionResponse::Array(Vec::new()));
         }
-        let view = self.view(uri, offset)?;
+        let view = self.view(uri, offset, true)?;
         let needs_runs = matches!(
             place,
             Place::Tool
@@ -228,6 +242,49 @@ impl Server<'_> {
         let items: Vec<CompletionItem> = complete::items(&place, &known);
         Some(CompletionResponse::Array(items))
     }
+}
+
+/// The spec's globs as written (else the settings' default globs), bound as the planner binds
+/// them, and its `format`: for a spec that does not compile yet (a `before` naming a call not
+/// written yet), whose globs still say which transcripts it is about.
+fn written_globs(view: &View) -> Option<(Option<String>, Vec<crate::check::bind::BoundGlob>)> {
+    use crate::syntax::ast::StmtKind;
+    let (i, name) = view.spec.as_ref()?;
+    let Some(Item::Spec(spec)) = view.file.as_ref()?.items.get(*i) else {
+        return None;
+    };
+    let mut patterns = Vec::new();
+    let mut format = None;
+    for st in &spec.stmts {
+        match &st.kind {
+            StmtKind::Transcripts(globs) => patterns.extend(globs.iter().map(|g| g.value.clone())),
+            StmtKind::Format(f) => format = Some(f.name.clone()),
+            _ => {}
+        }
+    }
+    if patterns.is_empty() {
+        let stem = view
+            .path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        patterns = view
+            .project
+            .settings
+            .settings
+            .transcripts
+            .iter()
+            .map(|p| p.replace("{stem}", &stem).replace("{spec}", name))
+            .collect();
+    }
+    let base = view.path.parent()?;
+    let root = std::path::absolute(&view.project.settings.root)
+        .unwrap_or_else(|_| view.project.settings.root.clone());
+    let globs = patterns
+        .iter()
+        .filter_map(|p| crate::check::bind::BoundGlob::new(p, base, &root, false).ok())
+        .collect();
+    Some((format, globs))
 }
 
 /// The project's root guard (never widened: `--allow-outside-root` is not the editor's).

@@ -375,6 +375,18 @@ fn completion_after_call_lists_the_tools_of_the_runs_the_globs_match() {
         "{answer}"
     );
     assert_json_snapshot!("complete_after_call", client.redact(&answer));
+    // With a statement on the next line (`call` would take its first word as the tool).
+    let next = "spec edit_flow {\n  transcripts \"runs/coding/claude-code-session.jsonl\"\n  call \n  read: call Read\n  read before Edit\n}\n";
+    client.change(&doc, 2, next);
+    let answer = client.request(
+        "textDocument/completion",
+        json!({"textDocument": {"uri": doc}, "position": after(next, "  call ")}),
+    );
+    assert_eq!(
+        labels(&answer),
+        ["Edit", "Bash", "TodoWrite", "Grep", "Read"],
+        "{answer}"
+    );
     client.shutdown();
 }
 
