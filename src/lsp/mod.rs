@@ -134,6 +134,7 @@ fn capabilities(enc: Encoding) -> ServerCapabilities {
         }),
         text_document_sync: Some(TextDocumentSyncCapability::Kind(TextDocumentSyncKind::FULL)),
         document_formatting_provider: Some(OneOf::Left(true)),
+        code_action_provider: Some(lsp_types::CodeActionProviderCapability::Simple(true)),
         hover_provider: Some(lsp_types::HoverProviderCapability::Simple(true)),
         definition_provider: Some(OneOf::Left(true)),
         references_provider: Some(OneOf::Left(true)),
@@ -290,6 +291,10 @@ impl Server<'_> {
                 let p: lsp_types::CompletionParams = params(req.params)?;
                 let at = p.text_document_position;
                 serde_json::to_value(self.completion(&at.text_document.uri, at.position))
+            }
+            "textDocument/codeAction" => {
+                let p: lsp_types::CodeActionParams = params(req.params)?;
+                serde_json::to_value(code_actions(&p))
             }
             "textDocument/hover" => {
                 let p: lsp_types::HoverParams = params(req.params)?;
@@ -602,4 +607,40 @@ impl Server<'_> {
             new_text: formatted,
         }])
     }
+}
+
+/// The fixes the diagnostics already suggest: a did-you-mean (`did you mean `order`?`) replaces
+/// the word it is about.
+// `WorkspaceEdit::changes` is keyed by `Uri`, whose hash and equality are its text (the lint
+// sees the parsed form's cells, which neither reads).
+#[allow(clippy::mutable_key_type)]
+fn code_actions(p: &lsp_types::CodeActionParams) -> Vec<lsp_types::CodeActionOrCommand> {
+    let mut out = Vec::new();
+    for d in &p.context.diagnostics {
+        if d.source.as_deref() != Some(diagnostics::SOURCE) {
+            continue;
+        }
+        let Some(rest) = d.message.split("did you mean `").nth(1) else {
+            continue;
+        };
+        let Some(word) = rest.split("`?").next().filter(|w| !w.contains('`')) else {
+            continue;
+        };
+        let edit = TextEdit {
+            range: d.range,
+            new_text: word.to_owned(),
+        };
+        let changes = HashMap::from([(p.text_document.uri.clone(), vec![edit])]);
+        out.push(lsp_types::CodeActionOrCommand::CodeAction(
+            lsp_types::CodeAction {
+                title: format!("Replace with `{word}`"),
+                kind: Some(lsp_types::CodeActionKind::QUICKFIX),
+                diagnostics: Some(vec![d.clone()]),
+                edit: Some(lsp_types::WorkspaceEdit::new(changes)),
+                is_preferred: Some(true),
+                ..lsp_types::CodeAction::default()
+            },
+        ));
+    }
+    out
 }

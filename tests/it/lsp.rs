@@ -199,6 +199,14 @@ fn a_misspelled_tool_name_gets_its_code_one_change_later() {
     let second = client.change(&doc, 2, &misspelled);
     assert_eq!(codes(&second), ["toolspec::unknown-expectation"]);
     assert_json_snapshot!("misspelled_tool_name", client.redact(&second));
+    // Its did-you-mean is a quick fix.
+    let actions = client.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": doc}, "range": second["diagnostics"][0]["range"], "context": {"diagnostics": second["diagnostics"]}}),
+    );
+    let edit = &actions["result"][0]["edit"]["changes"][&doc][0];
+    assert_eq!(edit["newText"], "Edit", "{actions}");
+    assert_eq!(edit["range"], second["diagnostics"][0]["range"]);
     client.shutdown();
 }
 
