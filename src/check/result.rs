@@ -132,7 +132,7 @@ pub(super) fn check_file<S: PairSink>(
         &[(globset::GlobMatcher, Reading)],
         &[Arc<transcript::Mapping>],
     ),
-    rule_set: &RuleSet,
+    (rule_set, schemas): (&RuleSet, &rules::SchemaCache),
     sink: &S,
     guard: &RootGuard,
     judge: Option<&dyn profiles::Judge>,
@@ -262,7 +262,7 @@ pub(super) fn check_file<S: PairSink>(
             };
             calls_read += spans.len();
             let rule_findings = if rule_set.any() {
-                rules::run(
+                rules::run_with(
                     rule_set,
                     &rules::View {
                         calls: all,
@@ -271,6 +271,7 @@ pub(super) fn check_file<S: PairSink>(
                         answered: &answered,
                         text,
                     },
+                    schemas,
                 )
             } else {
                 Vec::new()

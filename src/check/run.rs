@@ -163,6 +163,8 @@ pub fn check_with<S: PairSink>(
         .zip(&bound.full)
         .flat_map(|(specs, &full)| specs.iter().filter_map(move |s| Rated::of(s, full)))
         .collect();
+    // Each distinct JSON Schema the transcripts declare is compiled once for the run.
+    let schemas = crate::rules::SchemaCache::default();
     let outcomes: Vec<FileOutcome<S::Entry>> = par_map(&work, |&(file, specs, unclaimed)| {
         let quiet = unclaimed == Unclaimed::Walked;
         let specs: Vec<&plan::Spec> = specs.iter().map(|&r| bound.spec(r)).collect();
@@ -193,7 +195,7 @@ pub fn check_with<S: PairSink>(
                 &input,
                 &specs,
                 (&formats, &settings.mappings),
-                &rules,
+                (&rules, &schemas),
                 sink,
                 &guard,
                 opts.judge.as_deref(),
@@ -585,7 +587,9 @@ impl SpecSet {
                 &input,
                 &specs,
                 (&self.formats, &self.mappings),
-                &self.rules,
+                // One transcript: its schemas are not kept past it (a spec kept for many
+                // checks would keep every distinct schema they declared).
+                (&self.rules, &crate::rules::SchemaCache::default()),
                 sink,
                 &self.guard,
                 None,

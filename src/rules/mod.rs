@@ -19,9 +19,10 @@ mod schema;
 mod sequence;
 
 pub use schema::{
-    schema_work, Over, Work, MAX_CALL_WORK, MAX_COMPILED_SCHEMA_BYTES, MAX_DETAILED_WORK,
-    MAX_ERRORS_PER_CALL, MAX_PATTERN_BYTES, MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NESTING,
-    MAX_TRANSCRIPT_WORK, PATTERN_LIMITS,
+    schema_work, Over, SchemaCache, Work, MAX_CALL_WORK, MAX_COMPILED_SCHEMA_BYTES,
+    MAX_DETAILED_WORK, MAX_ERRORS_PER_CALL, MAX_PATTERN_BYTES, MAX_SCHEMA_BYTES, MAX_SCHEMA_DEPTH,
+    MAX_SCHEMA_NESTING, MAX_SHARED_PATTERN_BYTES, MAX_SHARED_SCHEMA_BYTES, MAX_TRANSCRIPT_WORK,
+    PATTERN_LIMITS,
 };
 
 use crate::code::Code;
@@ -287,9 +288,15 @@ impl Capped {
 /// Every finding of the rules `set` turns on (except those the readers find), sorted by place
 /// then code.
 pub fn run(set: &RuleSet, t: &View<'_>) -> Vec<RuleFinding> {
+    run_with(set, t, &SchemaCache::default())
+}
+
+/// [`run`], with the schemas a run has compiled for its other transcripts (`schemas`; those
+/// compiled here are kept there): the findings are the same.
+pub fn run_with(set: &RuleSet, t: &View<'_>, schemas: &SchemaCache) -> Vec<RuleFinding> {
     let mut out = Vec::new();
     if set.is_on(Code::SchemaViolation) || set.is_on(Code::InvalidSchema) {
-        schema::check(set, t, &mut out);
+        schema::check(set, t, schemas, &mut out);
     }
     if set.is_on(Code::UndeclaredTool) {
         sequence::undeclared(t, &mut out);

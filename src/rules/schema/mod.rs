@@ -12,6 +12,13 @@
 //!   declares the same one; a schema larger than [`MAX_SCHEMA_BYTES`] or nested deeper than
 //!   [`MAX_SCHEMA_DEPTH`] is not compiled, nor any once the distinct schemas compiled reach
 //!   [`MAX_COMPILED_SCHEMA_BYTES`];
+//! - a run compiles each distinct schema once ([`SchemaCache`], keyed by the schema's text,
+//!   shared by the checks of every transcript of the run): a transcript whose schemas were
+//!   compiled by an earlier one takes them, and their patterns, into its own budgets exactly as
+//!   compiling them would, and compiles a schema itself whenever compiling it would give another
+//!   result there (its pattern budget would run out). The cache holds at most
+//!   [`MAX_SHARED_SCHEMA_BYTES`] of schemas and [`MAX_SHARED_PATTERN_BYTES`] of their patterns;
+//!   past that, schemas are compiled per transcript;
 //! - patterns run on the `regex` engine (linear time), each compiled once per transcript and
 //!   all within [`MAX_PATTERN_BYTES`] (`patterns`); a pattern that cannot be compiled leaves
 //!   only its own keyword unchecked (`invalid-schema`, naming where it is);
@@ -27,7 +34,6 @@ mod keywords;
 mod patterns;
 
 use std::collections::HashMap;
-use std::rc::Rc;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
@@ -39,7 +45,7 @@ use super::{clip, Capped, RuleFinding, RuleSet, View};
 use crate::code::Code;
 use crate::source::Span;
 use expansion::{Index, Meter};
-use patterns::{Patterns, Problem, Why};
+use patterns::{PatternLog, Patterns, Problem, Why};
 
 /// A declared schema larger than this (compact JSON, in bytes) is not checked.
 pub const MAX_SCHEMA_BYTES: usize = 256 << 10;
@@ -65,6 +71,69 @@ pub const MAX_TRANSCRIPT_WORK: u64 = 20_000_000;
 
 /// At most this many violations of one call are reported.
 pub const MAX_ERRORS_PER_CALL: usize = 20;
+
+/// A run's [`SchemaCache`] keeps schemas (compact JSON) of at most this many bytes together.
+pub const MAX_SHARED_SCHEMA_BYTES: usize = 4 << 20;
+
+/// A run's [`SchemaCache`] keeps schemas whose patterns take at most this many bytes together
+/// (each counted as in [`MAX_PATTERN_BYTES`]).
+pub const MAX_SHARED_PATTERN_BYTES: usize = 16 << 20;
+
+/// The schemas a run has compiled, by their text (compact JSON), shared by the checks of all
+/// its transcripts (on every thread): each distinct schema is compiled once per run instead of
+/// once per transcript. Within [`MAX_SHARED_SCHEMA_BYTES`] and [`MAX_SHARED_PATTERN_BYTES`].
+#[derive(Default)]
+pub struct SchemaCache {
+    inner: Mutex<Shared>,
+}
+
+impl std::fmt::Debug for SchemaCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let shared = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        f.debug_struct("SchemaCache")
+            .field("schemas", &shared.by_text.len())
+            .field("bytes", &shared.bytes)
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Default)]
+struct Shared {
+    by_text: HashMap<String, Arc<Kept>>,
+    /// The bytes of the texts kept.
+    bytes: usize,
+    /// The bytes of their patterns.
+    pattern_bytes: usize,
+}
+
+/// A schema compiled in some transcript of the run, and what compiling it took of that
+/// transcript's pattern budget.
+struct Kept {
+    compiled: Arc<Compiled>,
+    patterns: PatternLog,
+}
+
+impl SchemaCache {
+    fn get(&self, text: &str) -> Option<Arc<Kept>> {
+        let shared = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        shared.by_text.get(text).cloned()
+    }
+
+    /// Keep `kept` under `text`, if within the bounds.
+    fn keep(&self, text: &str, kept: Kept) {
+        let pattern_bytes = kept.patterns.bytes();
+        let mut shared = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        if shared.by_text.contains_key(text)
+            || shared.bytes + text.len() > MAX_SHARED_SCHEMA_BYTES
+            || shared.pattern_bytes.saturating_add(pattern_bytes) > MAX_SHARED_PATTERN_BYTES
+        {
+            return;
+        }
+        shared.bytes += text.len();
+        shared.pattern_bytes += pattern_bytes;
+        shared.by_text.insert(text.to_owned(), Arc::new(kept));
+    }
+}
 
 /// The work of checking `value` against `schema` as the rule counts it before checking (see
 /// [`Work`]; `$ref`s expanded), or why the count stopped: past `cap` (in [`Work::weight`]) or
@@ -97,7 +166,7 @@ struct Compiled {
 /// A schema's compilation: compiled, or why not.
 #[derive(Clone)]
 enum Outcome {
-    Checked(Rc<Compiled>),
+    Checked(Arc<Compiled>),
     /// Not a schema the crate can check: its words.
     Invalid(String),
     /// A bound reached: the note's words (about the tool named `{tool}`).
@@ -107,7 +176,9 @@ enum Outcome {
 /// The schema checks of one transcript.
 struct Checker<'t> {
     set: &'t RuleSet,
-    by_tool: HashMap<&'t str, Option<Rc<Compiled>>>,
+    /// The run's compiled schemas.
+    cache: &'t SchemaCache,
+    by_tool: HashMap<&'t str, Option<Arc<Compiled>>>,
     by_schema: HashMap<String, Outcome>,
     patterns: Arc<Mutex<Patterns>>,
     compiled_bytes: usize,
@@ -119,8 +190,9 @@ struct Checker<'t> {
     over_budget: Option<(RuleFinding, usize)>,
 }
 
-/// Check every call of a declared tool that has a schema.
-pub(super) fn check(set: &RuleSet, t: &View<'_>, out: &mut Vec<RuleFinding>) {
+/// Check every call of a declared tool that has a schema, with the schemas compiled in `cache`
+/// (and the schemas compiled here kept there).
+pub(super) fn check(set: &RuleSet, t: &View<'_>, cache: &SchemaCache, out: &mut Vec<RuleFinding>) {
     let schemas: HashMap<&str, &Value> = t
         .tools
         .iter()
@@ -131,6 +203,7 @@ pub(super) fn check(set: &RuleSet, t: &View<'_>, out: &mut Vec<RuleFinding>) {
     }
     let mut c = Checker {
         set,
+        cache,
         by_tool: HashMap::new(),
         by_schema: HashMap::new(),
         patterns: Arc::default(),
@@ -173,7 +246,7 @@ impl<'t> Checker<'t> {
     /// The compiled schema of tool `name` (compiled on its first call, shared with every tool
     /// that declares the same schema), or `None` when it is not checked (the finding that
     /// says why is made at this first call).
-    fn compiled(&mut self, name: &'t str, schema: &Value, span: Span) -> Option<Rc<Compiled>> {
+    fn compiled(&mut self, name: &'t str, schema: &Value, span: Span) -> Option<Arc<Compiled>> {
         if let Some(known) = self.by_tool.get(name) {
             return known.clone();
         }
@@ -212,7 +285,8 @@ impl<'t> Checker<'t> {
         compiled
     }
 
-    /// Compile `schema`, or take the outcome of the same schema compiled before.
+    /// Compile `schema`, or take the outcome of the same schema compiled before (in this
+    /// transcript, or in another one of the run when that gives what compiling it here would).
     fn outcome(&mut self, schema: &Value) -> Outcome {
         if depth(schema) > MAX_SCHEMA_DEPTH {
             return Outcome::Limit(format!(
@@ -238,19 +312,43 @@ impl<'t> Checker<'t> {
             ))
         } else {
             self.compiled_bytes += text.len();
-            match self.compile(schema) {
-                Ok(c) => Outcome::Checked(Rc::new(c)),
-                Err(why) => Outcome::Invalid(why),
+            match self.cache.get(&text) {
+                Some(kept) if lock(&self.patterns).adopt(&kept.patterns) => {
+                    Outcome::Checked(Arc::clone(&kept.compiled))
+                }
+                _ => match self.compile(schema) {
+                    Ok((c, log)) => {
+                        let c = Arc::new(c);
+                        // A pattern refused for this transcript's budget makes a schema
+                        // another transcript would compile otherwise: not kept.
+                        if !c.problems.iter().any(|p| p.why == Why::OverBudget) {
+                            self.cache.keep(
+                                &text,
+                                Kept {
+                                    compiled: Arc::clone(&c),
+                                    patterns: log,
+                                },
+                            );
+                        }
+                        Outcome::Checked(c)
+                    }
+                    Err(why) => Outcome::Invalid(why),
+                },
             }
         };
         self.by_schema.insert(text, outcome.clone());
         outcome
     }
 
-    /// The validator of `schema`, or the crate's words for why there is none.
-    fn compile(&mut self, schema: &Value) -> Result<Compiled, String> {
+    /// The validator of `schema` and what compiling it took of the pattern budget, or the
+    /// crate's words for why there is none.
+    fn compile(&mut self, schema: &Value) -> Result<(Compiled, PatternLog), String> {
         let mut schema = openapi_types(schema);
-        lock(&self.patterns).check_pattern_properties(&mut schema);
+        {
+            let mut patterns = lock(&self.patterns);
+            patterns.take_log();
+            patterns.check_pattern_properties(&mut schema);
+        }
         let built = jsonschema::options()
             .offline()
             .should_validate_formats(true)
@@ -261,14 +359,20 @@ impl<'t> Checker<'t> {
             )
             .with_keyword("pattern", patterns::keyword(Arc::clone(&self.patterns)))
             .build(&schema);
-        let problems = lock(&self.patterns).take_problems();
+        let (problems, log) = {
+            let mut patterns = lock(&self.patterns);
+            (patterns.take_problems(), patterns.take_log())
+        };
         let validator = built.map_err(|e| clip(&e.to_string(), 240))?;
-        Ok(Compiled {
-            index: Index::new(&schema),
-            schema,
-            validator,
-            problems,
-        })
+        Ok((
+            Compiled {
+                index: Index::new(&schema),
+                schema,
+                validator,
+                problems,
+            },
+            log,
+        ))
     }
 
     /// The finding about a pattern of `name`'s schema that is not checked.
@@ -527,6 +631,16 @@ mod tests {
     use serde_json::json;
 
     fn view_check(tools: &[ToolDecl], calls: &[ToolCall], text: &[u8]) -> Vec<RuleFinding> {
+        view_check_in(&SchemaCache::default(), tools, calls, text)
+    }
+
+    /// [`view_check`] with the schemas a run compiled before.
+    fn view_check_in(
+        cache: &SchemaCache,
+        tools: &[ToolDecl],
+        calls: &[ToolCall],
+        text: &[u8],
+    ) -> Vec<RuleFinding> {
         let spans: Vec<Span> = calls.iter().map(|c| c.span).collect();
         let calls = calls.to_vec();
         let t = View {
@@ -537,8 +651,24 @@ mod tests {
             text: Some(text),
         };
         let mut out = Vec::new();
-        check(&RuleSet::default(), &t, &mut out);
+        check(&RuleSet::default(), &t, cache, &mut out);
         out
+    }
+
+    fn checker<'t>(set: &'t RuleSet, cache: &'t SchemaCache) -> Checker<'t> {
+        Checker {
+            set,
+            cache,
+            by_tool: HashMap::new(),
+            by_schema: HashMap::new(),
+            patterns: Arc::default(),
+            compiled_bytes: 0,
+            work_left: MAX_TRANSCRIPT_WORK,
+            violations: Capped::new(Code::SchemaViolation),
+            invalid: Capped::new(Code::InvalidSchema),
+            notes: Capped::new(Code::RuleLimit),
+            over_budget: None,
+        }
     }
 
     fn decl(name: &str, parameters: Value) -> ToolDecl {
@@ -726,26 +856,88 @@ mod tests {
         let same = json!({"type": "object", "properties": {"s": {"type": "string", "pattern": "^[a-z]{3}$"}}});
         let other = json!({"type": "object", "properties": {"z": {"pattern": "^[a-z]{3}$"}}});
         let set = RuleSet::default();
-        let mut c = Checker {
-            set: &set,
-            by_tool: HashMap::new(),
-            by_schema: HashMap::new(),
-            patterns: Arc::default(),
-            compiled_bytes: 0,
-            work_left: MAX_TRANSCRIPT_WORK,
-            violations: Capped::new(Code::SchemaViolation),
-            invalid: Capped::new(Code::InvalidSchema),
-            notes: Capped::new(Code::RuleLimit),
-            over_budget: None,
-        };
+        let cache = SchemaCache::default();
+        let mut c = checker(&set, &cache);
         let a = c.compiled("a", &same, Span::default()).unwrap();
         let b = c.compiled("b", &same, Span::default()).unwrap();
-        assert!(Rc::ptr_eq(&a, &b));
+        assert!(Arc::ptr_eq(&a, &b));
         let used = lock(&c.patterns).used;
         assert!(used > 0);
         c.compiled("c", &other, Span::default()).unwrap();
         assert_eq!(lock(&c.patterns).used, used);
         assert_eq!(c.by_schema.len(), 2);
+    }
+
+    /// A run compiles each distinct schema once: the next transcript takes the compiled schema,
+    /// its patterns counted in that transcript's budget as compiling them there counts them.
+    #[test]
+    fn a_run_compiles_each_schema_once() {
+        let schema = json!({"type": "object", "properties": {"s": {"type": "string", "pattern": "^[a-z]{3}$"}}});
+        let set = RuleSet::default();
+        let cache = SchemaCache::default();
+        let mut first = checker(&set, &cache);
+        let a = first.compiled("a", &schema, Span::default()).unwrap();
+        let mut next = checker(&set, &cache);
+        let b = next.compiled("b", &schema, Span::default()).unwrap();
+        assert!(Arc::ptr_eq(&a, &b));
+        let used = lock(&first.patterns).used;
+        assert!(used > 0);
+        assert_eq!(lock(&next.patterns).used, used);
+        // Alone (its own cache), the same schema is compiled again.
+        let alone = SchemaCache::default();
+        let c = checker(&set, &alone)
+            .compiled("a", &schema, Span::default())
+            .unwrap();
+        assert!(!Arc::ptr_eq(&a, &c));
+    }
+
+    /// What a transcript's checks find does not depend on what the run compiled before: a
+    /// schema compiled by an earlier transcript is compiled again where this transcript's
+    /// pattern budget would refuse some of its patterns (the budget spent by a schema declared
+    /// before it), with the same findings as a run that never saw it.
+    #[test]
+    fn findings_do_not_depend_on_the_schemas_compiled_before() {
+        let props = |n: usize| -> serde_json::Map<String, Value> {
+            (0..n)
+                .map(|i| {
+                    (
+                        format!("p{i}"),
+                        json!({"type": "string", "pattern": format!(r"\p{{L}}{{20}}{i}")}),
+                    )
+                })
+                .collect()
+        };
+        let big = decl("big", json!({"type": "object", "properties": props(200)}));
+        let small = decl(
+            "small",
+            json!({"type": "object", "properties": {"q": {"type": "string", "pattern": r"\p{L}{20}x"}}}),
+        );
+        let calls = [
+            call("big", json!({"p0": "x"}), Span::new(0, 4)),
+            call("small", json!({"q": "y"}), Span::new(4, 8)),
+        ];
+        let cache = SchemaCache::default();
+        // An earlier transcript of the run declared `small` alone: compiled and kept.
+        let earlier = view_check_in(
+            &cache,
+            std::slice::from_ref(&small),
+            &calls[1..],
+            b"........",
+        );
+        assert!(format!("{cache:?}").contains("schemas: 1"), "{cache:?}");
+        assert_eq!(
+            earlier,
+            view_check(std::slice::from_ref(&small), &calls[1..], b"........")
+        );
+        // This one spends its budget on `big` first: `small`'s pattern is refused here.
+        let tools = [big, small];
+        let shared = view_check_in(&cache, &tools, &calls, b"........");
+        let alone = view_check(&tools, &calls, b"........");
+        assert_eq!(shared, alone);
+        assert!(
+            alone.iter().any(|f| f.message.contains("budget of 64 MiB")),
+            "{alone:#?}"
+        );
     }
 
     /// Past the budget of compiled patterns, one note counts the patterns left out; the other
@@ -854,7 +1046,7 @@ mod tests {
             text: None,
         };
         let mut found = Vec::new();
-        check(&RuleSet::default(), &t, &mut found);
+        check(&RuleSet::default(), &t, &SchemaCache::default(), &mut found);
         assert_eq!(codes(&found), [Code::RuleLimit], "{found:#?}");
         assert!(
             found[0].message.contains("reached their budget"),

@@ -13,7 +13,7 @@
 //! comes after the budget is spent, leaves only its own keyword unchecked: a `Problem` says
 //! where, and the rest of the schema is checked.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use jsonschema::paths::Location;
@@ -35,6 +35,30 @@ pub const PATTERN_LIMITS: Limits = Limits {
     program: 1 << 20,
     dfa: 64 << 10,
 };
+
+/// The patterns compiling one schema looked up (in order, with what each gave) and the bytes
+/// it counted again: what that compile took of its transcript's budget.
+#[derive(Default)]
+pub(super) struct PatternLog {
+    looked_up: Vec<(String, Result<Pattern, Why>)>,
+    recounted: usize,
+}
+
+impl PatternLog {
+    /// The bytes of the compiled patterns it holds (each distinct one once).
+    pub(super) fn bytes(&self) -> usize {
+        let mut seen: HashSet<&str> = HashSet::new();
+        let mut bytes = self.recounted;
+        for (ecma, found) in &self.looked_up {
+            if let Ok(p) = found {
+                if seen.insert(ecma) {
+                    bytes = bytes.saturating_add(p.footprint());
+                }
+            }
+        }
+        bytes
+    }
+}
 
 /// Why a pattern is not checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,11 +94,21 @@ pub(super) struct Patterns {
     spent: bool,
     /// Problems found since the last [`Patterns::take_problems`].
     problems: Vec<Problem>,
+    /// Every pattern looked up since the last [`Patterns::take_log`], with what it gave.
+    looked_up: Vec<(String, Result<Pattern, Why>)>,
+    /// Bytes counted again since then ([`Patterns::count_again`]).
+    recounted: usize,
 }
 
 impl Patterns {
     /// The compiled `ecma` pattern (counted the first time), or why there is none.
     fn get(&mut self, ecma: &str) -> Result<Pattern, Why> {
+        let found = self.lookup(ecma);
+        self.looked_up.push((ecma.to_owned(), found.clone()));
+        found
+    }
+
+    fn lookup(&mut self, ecma: &str) -> Result<Pattern, Why> {
         if let Some(known) = self.compiled.get(ecma) {
             return known.clone();
         }
@@ -103,7 +137,50 @@ impl Patterns {
             return Err(Why::OverBudget);
         }
         self.used += p.footprint();
+        self.recounted += p.footprint();
         Ok(())
+    }
+
+    /// What was looked up and counted again since the last call: what compiling one schema
+    /// took of the budget, to take it again in another transcript ([`Patterns::adopt`]).
+    pub(super) fn take_log(&mut self) -> PatternLog {
+        PatternLog {
+            looked_up: std::mem::take(&mut self.looked_up),
+            recounted: std::mem::take(&mut self.recounted),
+        }
+    }
+
+    /// Take `log` (of a schema compiled in another transcript) into this transcript's
+    /// patterns and budget as compiling the schema here would, if compiling it here would give
+    /// the same patterns: every pattern within the budget, none refused for it. `false` (and
+    /// nothing taken) when it would not: the schema is then compiled here.
+    pub(super) fn adopt(&mut self, log: &PatternLog) -> bool {
+        let mut new: Vec<&(String, Result<Pattern, Why>)> = Vec::new();
+        let mut seen: HashSet<&str> = HashSet::new();
+        let mut bytes = log.recounted;
+        for entry in &log.looked_up {
+            match self.compiled.get(&entry.0) {
+                Some(Err(Why::OverBudget)) => return false,
+                Some(_) => {}
+                None if self.spent => return false,
+                None => {
+                    if seen.insert(&entry.0) {
+                        bytes =
+                            bytes.saturating_add(entry.1.as_ref().map_or(0, Pattern::footprint));
+                        new.push(entry);
+                    }
+                }
+            }
+        }
+        if (self.spent && log.recounted > 0) || self.used.saturating_add(bytes) > MAX_PATTERN_BYTES
+        {
+            return false;
+        }
+        for (ecma, found) in new {
+            self.compiled.insert(ecma.clone(), found.clone());
+        }
+        self.used += bytes;
+        true
     }
 
     /// The problems found since the last call.
