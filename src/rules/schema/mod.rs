@@ -940,6 +940,52 @@ mod tests {
         );
     }
 
+    /// The same where the schema taken from the run holds a `patternProperties` name of no
+    /// bytes (``, matched as literal text): known to this transcript before its budget was
+    /// spent, it is still counted again for the schema, and refused once the budget is spent.
+    #[test]
+    fn an_empty_pattern_property_past_the_budget_is_refused_as_when_compiled() {
+        let props: serde_json::Map<String, Value> = (0..200)
+            .map(|i| {
+                (
+                    format!("p{i}"),
+                    json!({"type": "string", "pattern": format!(r"\p{{L}}{{20}}{i}")}),
+                )
+            })
+            .collect();
+        let empty = decl(
+            "empty",
+            json!({"type": "object", "properties": {"e": {"type": "string", "pattern": ""}}}),
+        );
+        let big = decl("big", json!({"type": "object", "properties": props}));
+        let named = decl(
+            "named",
+            json!({"type": "object", "patternProperties": {"": {"type": "string"}}}),
+        );
+        let calls = [
+            call("empty", json!({"e": "x"}), Span::new(0, 4)),
+            call("big", json!({"p0": "x"}), Span::new(4, 8)),
+            call("named", json!({"n": 1}), Span::new(8, 12)),
+        ];
+        let text = b"............";
+        let cache = SchemaCache::default();
+        let earlier = view_check_in(&cache, std::slice::from_ref(&named), &calls[2..], text);
+        assert_eq!(codes(&earlier), [Code::SchemaViolation], "{earlier:#?}");
+        assert!(format!("{cache:?}").contains("schemas: 1"), "{cache:?}");
+        let tools = [empty, big, named];
+        let alone = view_check(&tools, &calls, text);
+        // Alone, the name is refused (counted in the budget's note) and `n` is not checked.
+        assert!(
+            alone.iter().any(|f| f.message.contains("budget of 64 MiB")),
+            "{alone:#?}"
+        );
+        assert!(
+            !alone.iter().any(|f| f.span == Span::new(8, 12)),
+            "{alone:#?}"
+        );
+        assert_eq!(view_check_in(&cache, &tools, &calls, text), alone);
+    }
+
     /// Past the budget of compiled patterns, one note counts the patterns left out; the other
     /// keywords of the schema are still checked.
     #[test]

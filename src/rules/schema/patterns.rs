@@ -36,11 +36,12 @@ pub const PATTERN_LIMITS: Limits = Limits {
     dfa: 64 << 10,
 };
 
-/// The patterns compiling one schema looked up (in order, with what each gave) and the bytes
-/// it counted again: what that compile took of its transcript's budget.
+/// The patterns compiling one schema looked up (in order, with what each gave), and how many
+/// copies it counted again and their bytes: what that compile took of its transcript's budget.
 #[derive(Default)]
 pub(super) struct PatternLog {
     looked_up: Vec<(String, Result<Pattern, Why>)>,
+    recounts: usize,
     recounted: usize,
 }
 
@@ -96,7 +97,8 @@ pub(super) struct Patterns {
     problems: Vec<Problem>,
     /// Every pattern looked up since the last [`Patterns::take_log`], with what it gave.
     looked_up: Vec<(String, Result<Pattern, Why>)>,
-    /// Bytes counted again since then ([`Patterns::count_again`]).
+    /// Copies counted again since then ([`Patterns::count_again`]), and their bytes.
+    recounts: usize,
     recounted: usize,
 }
 
@@ -137,6 +139,7 @@ impl Patterns {
             return Err(Why::OverBudget);
         }
         self.used += p.footprint();
+        self.recounts += 1;
         self.recounted += p.footprint();
         Ok(())
     }
@@ -146,6 +149,7 @@ impl Patterns {
     pub(super) fn take_log(&mut self) -> PatternLog {
         PatternLog {
             looked_up: std::mem::take(&mut self.looked_up),
+            recounts: std::mem::take(&mut self.recounts),
             recounted: std::mem::take(&mut self.recounted),
         }
     }
@@ -172,8 +176,9 @@ impl Patterns {
                 }
             }
         }
-        if (self.spent && log.recounted > 0) || self.used.saturating_add(bytes) > MAX_PATTERN_BYTES
-        {
+        // Once the budget is spent, every copy counted again is refused, even one of no bytes
+        // (an empty `patternProperties` name).
+        if (self.spent && log.recounts > 0) || self.used.saturating_add(bytes) > MAX_PATTERN_BYTES {
             return false;
         }
         for (ecma, found) in new {
