@@ -44,12 +44,41 @@ pub(crate) enum Place {
     Rule,
 }
 
+/// Where a scan of spec text stands with respect to string literals.
+#[derive(Default)]
+struct Strings {
+    /// Inside a string literal.
+    open: bool,
+    /// The last character was a backslash inside one.
+    escaped: bool,
+}
+
+impl Strings {
+    /// Reads `c`: whether it belongs to a string literal (its quotes included), which the scan
+    /// passes over.
+    fn take(&mut self, c: char) -> bool {
+        if self.open {
+            match c {
+                _ if self.escaped => self.escaped = false,
+                '\\' => self.escaped = true,
+                '"' => self.open = false,
+                _ => {}
+            }
+            true
+        } else if c == '"' {
+            self.open = true;
+            true
+        } else {
+            false
+        }
+    }
+}
+
 /// What the text before the cursor (`before`) leaves open.
 pub(crate) fn place(before: &str) -> Place {
     // One pass: strings, comments and open brackets.
     let mut stack: Vec<(char, usize)> = Vec::new();
-    let mut in_string = false;
-    let mut escaped = false;
+    let mut strings = Strings::default();
     let mut in_comment = false;
     for (i, c) in before.char_indices() {
         if in_comment {
@@ -58,17 +87,10 @@ pub(crate) fn place(before: &str) -> Place {
             }
             continue;
         }
-        if in_string {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_string = false,
-                _ => {}
-            }
+        if strings.take(c) {
             continue;
         }
         match c {
-            '"' => in_string = true,
             '#' => in_comment = true,
             '(' | '{' | '[' => stack.push((c, i)),
             ')' | '}' | ']' => {
@@ -77,7 +99,7 @@ pub(crate) fn place(before: &str) -> Place {
             _ => {}
         }
     }
-    if in_string || in_comment {
+    if strings.open || in_comment {
         return Place::Nothing;
     }
     // The word being written, and the text of the statement before it.
@@ -175,21 +197,13 @@ fn dotted(head: &str, _word: &str) -> Option<Place> {
 /// The text after the last comma of `inner` that is at its depth.
 fn last_item(inner: &str) -> &str {
     let mut depth = 0i32;
-    let mut in_string = false;
-    let mut escaped = false;
+    let mut strings = Strings::default();
     let mut cut = 0;
     for (i, c) in inner.char_indices() {
-        if in_string {
-            match c {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_string = false,
-                _ => {}
-            }
+        if strings.take(c) {
             continue;
         }
         match c {
-            '"' => in_string = true,
             '(' | '{' | '[' => depth += 1,
             ')' | '}' | ']' => depth -= 1,
             ',' if depth == 0 => cut = i + 1,

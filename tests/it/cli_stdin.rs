@@ -5,7 +5,9 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-fn run(args: &[&str], cwd: &Path, stdin: &[u8]) -> Output {
+/// Runs the binary in `cwd` with `stdin` written to it (by a thread, so a large input cannot
+/// dead-lock against the output).
+pub(crate) fn run(args: &[&str], cwd: &Path, stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_toolspec"))
         .args(args)
         .current_dir(cwd)

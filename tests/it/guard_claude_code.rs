@@ -4,9 +4,8 @@
 //! `PreToolUse` and its `PostToolUse` or `PostToolUseFailure`, with the session's inputs and
 //! results, between a `SessionStart`, the prompt and a final `Stop`).
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use serde_json::{json, Value};
 
@@ -23,22 +22,7 @@ fn events() -> Vec<Value> {
 }
 
 fn run_in(cwd: &Path, args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolspec"))
-        .args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run toolspec");
-    let mut input = child.stdin.take().unwrap();
-    let bytes = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(&bytes);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    out
+    crate::cli_stdin::run(args, cwd, stdin)
 }
 
 /// A guard over `spec` (and `name`, if given) keeping its journals in a folder of its own.

@@ -201,19 +201,7 @@ pub(super) fn check(set: &RuleSet, t: &View<'_>, cache: &SchemaCache, out: &mut 
     if schemas.is_empty() {
         return;
     }
-    let mut c = Checker {
-        set,
-        cache,
-        by_tool: HashMap::new(),
-        by_schema: HashMap::new(),
-        patterns: Arc::default(),
-        compiled_bytes: 0,
-        work_left: MAX_TRANSCRIPT_WORK,
-        violations: Capped::new(Code::SchemaViolation),
-        invalid: Capped::new(Code::InvalidSchema),
-        notes: Capped::new(Code::RuleLimit),
-        over_budget: None,
-    };
+    let mut c = Checker::new(set, cache);
     for i in 0..t.calls.count() {
         if c.violations.full() && c.violations.dropped > 10 * super::MAX_FINDINGS_PER_RULE {
             // Counting further would only make the note's number larger.
@@ -243,6 +231,23 @@ pub(super) fn check(set: &RuleSet, t: &View<'_>, cache: &SchemaCache, out: &mut 
 }
 
 impl<'t> Checker<'t> {
+    /// A checker of one transcript: nothing compiled yet, the transcript's whole budget left.
+    fn new(set: &'t RuleSet, cache: &'t SchemaCache) -> Self {
+        Checker {
+            set,
+            cache,
+            by_tool: HashMap::new(),
+            by_schema: HashMap::new(),
+            patterns: Arc::default(),
+            compiled_bytes: 0,
+            work_left: MAX_TRANSCRIPT_WORK,
+            violations: Capped::new(Code::SchemaViolation),
+            invalid: Capped::new(Code::InvalidSchema),
+            notes: Capped::new(Code::RuleLimit),
+            over_budget: None,
+        }
+    }
+
     /// The compiled schema of tool `name` (compiled on its first call, shared with every tool
     /// that declares the same schema), or `None` when it is not checked (the finding that
     /// says why is made at this first call).
@@ -655,22 +660,6 @@ mod tests {
         out
     }
 
-    fn checker<'t>(set: &'t RuleSet, cache: &'t SchemaCache) -> Checker<'t> {
-        Checker {
-            set,
-            cache,
-            by_tool: HashMap::new(),
-            by_schema: HashMap::new(),
-            patterns: Arc::default(),
-            compiled_bytes: 0,
-            work_left: MAX_TRANSCRIPT_WORK,
-            violations: Capped::new(Code::SchemaViolation),
-            invalid: Capped::new(Code::InvalidSchema),
-            notes: Capped::new(Code::RuleLimit),
-            over_budget: None,
-        }
-    }
-
     fn decl(name: &str, parameters: Value) -> ToolDecl {
         ToolDecl {
             name: name.into(),
@@ -857,7 +846,7 @@ mod tests {
         let other = json!({"type": "object", "properties": {"z": {"pattern": "^[a-z]{3}$"}}});
         let set = RuleSet::default();
         let cache = SchemaCache::default();
-        let mut c = checker(&set, &cache);
+        let mut c = Checker::new(&set, &cache);
         let a = c.compiled("a", &same, Span::default()).unwrap();
         let b = c.compiled("b", &same, Span::default()).unwrap();
         assert!(Arc::ptr_eq(&a, &b));
@@ -875,9 +864,9 @@ mod tests {
         let schema = json!({"type": "object", "properties": {"s": {"type": "string", "pattern": "^[a-z]{3}$"}}});
         let set = RuleSet::default();
         let cache = SchemaCache::default();
-        let mut first = checker(&set, &cache);
+        let mut first = Checker::new(&set, &cache);
         let a = first.compiled("a", &schema, Span::default()).unwrap();
-        let mut next = checker(&set, &cache);
+        let mut next = Checker::new(&set, &cache);
         let b = next.compiled("b", &schema, Span::default()).unwrap();
         assert!(Arc::ptr_eq(&a, &b));
         let used = lock(&first.patterns).used;
@@ -885,7 +874,7 @@ mod tests {
         assert_eq!(lock(&next.patterns).used, used);
         // Alone (its own cache), the same schema is compiled again.
         let alone = SchemaCache::default();
-        let c = checker(&set, &alone)
+        let c = Checker::new(&set, &alone)
             .compiled("a", &schema, Span::default())
             .unwrap();
         assert!(!Arc::ptr_eq(&a, &c));
